@@ -1,0 +1,52 @@
+//! `mparray info`: what engines this machine offers.
+
+use super::CliError;
+use crate::engine::cuda::compile;
+
+pub fn run() -> Result<(), CliError> {
+    println!("mparray {}", env!("CARGO_PKG_VERSION"));
+    println!(
+        "cpu: available, {} threads (rayon)",
+        rayon::current_num_threads()
+    );
+    match crate::engine::cuda_status() {
+        Ok(eng) => {
+            let i = eng.info();
+            println!("cuda: available");
+            println!("  device {}: {}", i.ordinal, i.name);
+            println!(
+                "  compute capability {}.{} ({}), {} SMs, {:.1} GiB memory, {} MiB L2",
+                i.compute_capability.0,
+                i.compute_capability.1,
+                i.arch(),
+                i.sms,
+                i.memory_bytes as f64 / (1u64 << 30) as f64,
+                i.l2_bytes >> 20
+            );
+            println!(
+                "  driver CUDA version {}.{}, NVRTC {}.{}",
+                i.driver_version / 1000,
+                (i.driver_version % 1000) / 10,
+                i.nvrtc_version.0,
+                i.nvrtc_version.1
+            );
+            if let Some(d) = &i.cache_dir {
+                println!("  kernel cache: {}", d.display());
+            }
+            println!("default engine: cuda");
+        }
+        Err(e) => {
+            println!("cuda: not usable: {}", strip(&e.to_string()));
+            match compile::nvrtc_version() {
+                Ok((a, b)) => println!("  NVRTC {a}.{b} found (kernels can be compiled)"),
+                Err(_) => println!("  NVRTC not found"),
+            }
+            println!("default engine: cpu");
+        }
+    }
+    Ok(())
+}
+
+fn strip(s: &str) -> &str {
+    s.strip_prefix("CUDA is not available: ").unwrap_or(s)
+}

@@ -1,0 +1,90 @@
+//! Engines: where arrays live and operations run.
+//!
+//! [`Engine::Cpu`] is always there and uses all cores (rayon). [`Engine::Cuda`]
+//! wraps one GPU, found at run time; if there is none, [`Engine::best`] falls
+//! back to the CPU and [`cuda_status`] says why in plain words.
+
+pub mod cuda;
+
+use std::fmt;
+use std::sync::Arc;
+
+pub use cuda::CudaEngine;
+
+use crate::error::{Error, Result};
+
+/// An engine: the CPU, or one CUDA device.
+#[derive(Clone)]
+pub enum Engine {
+    Cpu,
+    Cuda(Arc<CudaEngine>),
+}
+
+impl Engine {
+    /// The CPU engine.
+    pub fn cpu() -> Engine {
+        Engine::Cpu
+    }
+
+    /// The first CUDA device (shared, created on first use).
+    pub fn cuda() -> Result<Engine> {
+        Ok(Engine::Cuda(CudaEngine::shared()?))
+    }
+
+    /// CUDA if usable, else the CPU.
+    pub fn best() -> Engine {
+        Engine::cuda().unwrap_or(Engine::Cpu)
+    }
+
+    /// Parses `cpu`, `cuda` or `auto`/`best`.
+    pub fn from_name(name: &str) -> Result<Engine> {
+        match name {
+            "cpu" => Ok(Engine::Cpu),
+            "cuda" | "gpu" => Engine::cuda(),
+            "auto" | "best" => Ok(Engine::best()),
+            other => Err(Error::Invalid(format!(
+                "unknown engine {other:?}: expected cpu, cuda or auto"
+            ))),
+        }
+    }
+
+    /// A short name: `cpu` or `cuda`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Engine::Cpu => "cpu",
+            Engine::Cuda(_) => "cuda",
+        }
+    }
+
+    pub fn is_cuda(&self) -> bool {
+        matches!(self, Engine::Cuda(_))
+    }
+
+    /// Same engine (the CPU, or the same CUDA context)?
+    pub fn same_as(&self, other: &Engine) -> bool {
+        match (self, other) {
+            (Engine::Cpu, Engine::Cpu) => true,
+            (Engine::Cuda(a), Engine::Cuda(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// A one-line description (device name, or the number of CPU threads).
+    pub fn describe(&self) -> String {
+        match self {
+            Engine::Cpu => format!("cpu ({} threads)", rayon::current_num_threads()),
+            Engine::Cuda(c) => format!("cuda ({})", c.info().name),
+        }
+    }
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+/// Whether CUDA is usable here: the device description, or why not.
+pub fn cuda_status() -> Result<Arc<CudaEngine>> {
+    CudaEngine::shared()
+}

@@ -1,0 +1,72 @@
+//! One error type for the whole crate: every failure is a value that says
+//! what went wrong and, where it concerns one element, which one.
+
+use thiserror::Error;
+
+/// Everything that can go wrong in mparray.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A number could not be parsed; `index` is the element (0-based).
+    #[error("element {index}: cannot parse {text:?}: {reason}")]
+    Parse {
+        index: usize,
+        text: String,
+        reason: String,
+    },
+    /// A value needs more bits than the array's width.
+    #[error("element {index}: value needs {needed} bits but the width is {width} bits")]
+    TooWide {
+        index: usize,
+        needed: u64,
+        width: u64,
+    },
+    /// The width is not a positive multiple of 64 within the supported range.
+    #[error("invalid width {bits} bits: widths are multiples of 64 from 64 to {max}")]
+    BadWidth { bits: u64, max: u64 },
+    /// Two operands disagree in width or length, or a buffer has the wrong size.
+    #[error("shape mismatch: {0}")]
+    Shape(String),
+    /// The operands live on different engines.
+    #[error("operands are on different engines ({0} and {1}); move one with to_engine()")]
+    EngineMismatch(String, String),
+    /// A divisor is zero; `index` is the first such element.
+    #[error("division by zero at element {index}")]
+    DivisionByZero { index: usize },
+    /// CUDA is not usable; the text says why in plain words.
+    #[error("CUDA is not available: {0}")]
+    CudaUnavailable(String),
+    /// A CUDA driver call failed.
+    #[error("CUDA driver error during {what}: {source}")]
+    Driver {
+        what: String,
+        #[source]
+        source: cudarc::driver::DriverError,
+    },
+    /// NVRTC could not compile a kernel; carries the compiler's log.
+    #[error("NVRTC failed to compile {kernel} with options {options:?}:\n{log}")]
+    Compile {
+        kernel: String,
+        options: Vec<String>,
+        log: String,
+    },
+    /// An I/O error, with the path involved.
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Invalid argument to an operation or command.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Wraps a driver error with a short description of the call.
+    pub fn driver(what: impl Into<String>) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
+        let what = what.into();
+        move |source| Error::Driver { what, source }
+    }
+}

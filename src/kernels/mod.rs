@@ -1,0 +1,89 @@
+//! CUDA C++ kernel sources, one `.cu` file per family of operations, with
+//! shared device helpers in `common.cuh`. Sources are compiled at run time by
+//! NVRTC (see `engine::cuda::compile`); an [`Instance`] is one source with
+//! its compile-time parameters (passed as `-D` defines, which select template
+//! specialisations inside the source).
+
+use std::fmt::Write as _;
+
+/// One kernel source file.
+#[derive(Debug)]
+pub struct KernelSource {
+    pub name: &'static str,
+    pub code: &'static str,
+}
+
+/// Shared device helpers, textually included where a source says
+/// `#include "common.cuh"`.
+pub const COMMON: &str = include_str!("common.cuh");
+
+/// Addition, subtraction and the fused add chains.
+pub static INT_ADD: KernelSource = KernelSource {
+    name: "int_add",
+    code: include_str!("int_add.cu"),
+};
+/// Multiplication (low half and full product) and the fused polynomial.
+pub static INT_MUL: KernelSource = KernelSource {
+    name: "int_mul",
+    code: include_str!("int_mul.cu"),
+};
+/// Division with remainder.
+pub static INT_DIV: KernelSource = KernelSource {
+    name: "int_div",
+    code: include_str!("int_div.cu"),
+};
+/// Random inputs generated on the device (same bits as the CPU generator).
+pub static INT_RAND: KernelSource = KernelSource {
+    name: "int_rand",
+    code: include_str!("int_rand.cu"),
+};
+
+/// Every kernel source, for listings and the CI compile check.
+pub fn sources() -> [&'static KernelSource; 4] {
+    [&INT_ADD, &INT_MUL, &INT_DIV, &INT_RAND]
+}
+
+/// A source plus its compile-time parameters.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    pub source: &'static KernelSource,
+    pub defines: Vec<(&'static str, i64)>,
+}
+
+impl Instance {
+    pub fn new(source: &'static KernelSource, defines: &[(&'static str, i64)]) -> Instance {
+        Instance {
+            source,
+            defines: defines.to_vec(),
+        }
+    }
+
+    /// The registry key: source name plus defines.
+    pub fn key(&self) -> String {
+        let mut k = self.source.name.to_string();
+        for (n, v) in &self.defines {
+            let _ = write!(k, ",{n}={v}");
+        }
+        k
+    }
+
+    /// NVRTC options for this instance.
+    pub fn options(&self) -> Vec<String> {
+        self.defines
+            .iter()
+            .map(|(n, v)| format!("-D{n}={v}"))
+            .collect()
+    }
+
+    /// The source with `common.cuh` pasted in (NVRTC has no file system).
+    pub fn full_source(&self) -> String {
+        self.source.code.replace("#include \"common.cuh\"", COMMON)
+    }
+}
+
+/// Every instantiation the library can request, for the CI compile check.
+pub fn all_instances() -> Vec<Instance> {
+    let mut v = Vec::new();
+    v.extend(crate::int::cuda::instances());
+    v
+}

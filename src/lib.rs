@@ -1,0 +1,18 @@
+//! mparray: arrays of multi-precision numbers on the CPU and on NVIDIA GPUs,
+//! with identical results on both.
+//!
+//! Layout: [`engine`] (CPU and CUDA, kernel compilation and caching),
+//! [`int`] (fixed-width integer arrays and their operations), [`kernels`]
+//! (CUDA C++ sources), [`bench`] (the benchmark suites behind
+//! `mparray bench`), [`cli`] (the command-line tool).
+
+pub mod bench;
+pub mod cli;
+pub mod engine;
+pub mod error;
+pub mod int;
+pub mod kernels;
+
+pub use engine::Engine;
+pub use error::{Error, Result};
+pub use int::{Fused, IntArray, Radix};

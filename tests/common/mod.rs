@@ -1,0 +1,178 @@
+//! Shared test harness: every integer operation on an engine, compared with
+//! malachite on random and hand-picked inputs.
+#![allow(dead_code)]
+
+use malachite_base::num::arithmetic::traits::{DivMod, Pow};
+use malachite_nz::natural::Natural;
+use mparray::{Engine, Fused, IntArray};
+
+/// Widths (in limbs) crossing the kernel-tier thresholds; tests pick from this.
+pub const LIMBS_SMALL: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33];
+pub const LIMBS_MID: &[usize] = &[63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513];
+pub const LIMBS_LARGE: &[usize] = &[1023, 1024, 1025, 2048, 4096, 8192, 16384];
+
+/// A fresh seed per run (tests draw new inputs each time), printed so a
+/// failure can be replayed with MPARRAY_TEST_SEED.
+pub fn seed() -> u64 {
+    if let Ok(s) = std::env::var("MPARRAY_TEST_SEED") {
+        return s.parse().expect("MPARRAY_TEST_SEED must be a number");
+    }
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    let s = t ^ (std::process::id() as u64).rotate_left(32);
+    eprintln!("seed {s} (set MPARRAY_TEST_SEED={s} to replay)");
+    s
+}
+
+pub fn modulus(bits: u64) -> Natural {
+    Natural::from(2u32).pow(bits)
+}
+
+/// Edge-case inputs of `limbs` limbs: 0, 1, 2^W-1, carry ripples, one-limb
+/// values, top bit set and clear, leading zero limbs.
+pub fn edge_values(limbs: usize) -> Vec<Vec<u64>> {
+    let l = limbs;
+    let mut v = vec![
+        vec![0; l],
+        {
+            let mut x = vec![0; l];
+            x[0] = 1;
+            x
+        },
+        vec![u64::MAX; l],
+        {
+            let mut x = vec![u64::MAX; l];
+            x[l - 1] = 0;
+            x
+        },
+        {
+            let mut x = vec![0; l];
+            x[l - 1] = 1 << 63;
+            x
+        },
+        {
+            let mut x = vec![0; l];
+            x[0] = u64::MAX;
+            x
+        },
+        {
+            let mut x = vec![0; l];
+            x[0] = 2;
+            x
+        },
+        {
+            let mut x = vec![0x5555_5555_5555_5555; l];
+            x[l - 1] = 0x7fff_ffff_ffff_ffff;
+            x
+        },
+    ];
+    if l > 1 {
+        let mut x = vec![0; l];
+        x[l / 2] = 1;
+        x[0] = 3;
+        v.push(x);
+        let mut y = vec![u64::MAX; l];
+        y[l - 1] = 1;
+        v.push(y);
+    }
+    v
+}
+
+/// Random elements plus all pairs of edge values, as two arrays on `engine`.
+pub fn operands(engine: &Engine, limbs: usize, n_random: usize, seed: u64) -> (IntArray, IntArray) {
+    let bits = 64 * limbs as u64;
+    let edges = edge_values(limbs);
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for x in &edges {
+        for y in &edges {
+            a.extend_from_slice(x);
+            b.extend_from_slice(y);
+        }
+    }
+    let ra = IntArray::random(&Engine::Cpu, n_random, bits, seed).unwrap().to_limbs().unwrap();
+    let rb = IntArray::random_lengths(&Engine::Cpu, n_random, bits, seed ^ 0xabc, 1, limbs)
+        .unwrap()
+        .to_limbs()
+        .unwrap();
+    a.extend(ra);
+    b.extend(rb);
+    // a + b: carries rippling through every limb.
+    let mut x = vec![u64::MAX; limbs];
+    x[0] = u64::MAX;
+    a.extend_from_slice(&x);
+    let mut one = vec![0; limbs];
+    one[0] = 1;
+    b.extend_from_slice(&one);
+    let ha = IntArray::from_limbs(bits, a).unwrap();
+    let hb = IntArray::from_limbs(bits, b).unwrap();
+    (ha.to_engine(engine).unwrap(), hb.to_engine(engine).unwrap())
+}
+
+fn nats(a: &IntArray) -> Vec<Natural> {
+    a.to_naturals().unwrap()
+}
+
+/// Checks add, sub (with flags), mul, mul_wide, fused and divrem of `a`, `b`
+/// against malachite. Zero divisors are replaced by one for divrem.
+pub fn check_all(a: &IntArray, b: &IntArray, what: &str) {
+    let bits = a.bits();
+    let m = modulus(bits);
+    let (na, nb) = (nats(a), nats(b));
+
+    let (s, c) = a.overflowing_add(b).unwrap();
+    let (d, br) = a.overflowing_sub(b).unwrap();
+    let p = a.mul(b).unwrap();
+    let (ns, nd, np) = (nats(&s), nats(&d), nats(&p));
+    for i in 0..na.len() {
+        let sum = &na[i] + &nb[i];
+        assert_eq!(ns[i], &sum % &m, "{what}: add element {i}");
+        assert_eq!(c[i], sum >= m, "{what}: carry element {i}");
+        let diff = (&na[i] + &m - &nb[i]) % &m;
+        assert_eq!(nd[i], diff, "{what}: sub element {i}");
+        assert_eq!(br[i], na[i] < nb[i], "{what}: borrow element {i}");
+        assert_eq!(np[i], (&na[i] * &nb[i]) % &m, "{what}: mul element {i}");
+    }
+    if 2 * bits <= mparray::int::MAX_BITS {
+        let w = nats(&a.mul_wide(b).unwrap());
+        for i in 0..na.len() {
+            assert_eq!(w[i], &na[i] * &nb[i], "{what}: mul_wide element {i}");
+        }
+    }
+    let six = nats(&a.fused(b, Fused::SixAdd).unwrap());
+    let poly = nats(&a.fused(b, Fused::Poly).unwrap());
+    for i in 0..na.len() {
+        let (x, y) = (&na[i], &nb[i]);
+        assert_eq!(six[i], (x * Natural::from(4u32) + y * Natural::from(3u32)) % &m, "{what}: six-add element {i}");
+        let want = ((x * x + y) % &m * ((y * y + y) % &m) + x * y) % &m;
+        assert_eq!(poly[i], want, "{what}: poly element {i}");
+    }
+    // Division: zero divisors become 1 so the whole batch divides.
+    let fixed: Vec<Natural> = nb
+        .iter()
+        .map(|x| if *x == 0u32 { Natural::from(1u32) } else { x.clone() })
+        .collect();
+    let bd = IntArray::from_naturals(bits, &fixed).unwrap().to_engine(&a.engine()).unwrap();
+    let (q, r) = a.divrem(&bd).unwrap();
+    let (nq, nr) = (nats(&q), nats(&r));
+    for i in 0..na.len() {
+        let (eq, er) = na[i].clone().div_mod(fixed[i].clone());
+        assert_eq!(nq[i], eq, "{what}: quotient element {i}");
+        assert_eq!(nr[i], er, "{what}: remainder element {i}");
+    }
+}
+
+/// Division with dividends and divisors of random lengths (the Div benchmark's shape).
+pub fn check_div_lengths(engine: &Engine, limbs: usize, n: usize, seed: u64) {
+    let bits = 64 * limbs as u64;
+    let a = IntArray::random_lengths(engine, n, bits, seed, 1, limbs).unwrap();
+    let b = IntArray::random_lengths(engine, n, bits, seed ^ 1, 1, limbs).unwrap();
+    let (q, r) = a.divrem(&b).unwrap();
+    let (na, nb, nq, nr) = (nats(&a), nats(&b), nats(&q), nats(&r));
+    for i in 0..n {
+        let (eq, er) = na[i].clone().div_mod(nb[i].clone());
+        assert_eq!((&nq[i], &nr[i]), (&eq, &er), "divrem {limbs} limbs element {i}");
+    }
+}
