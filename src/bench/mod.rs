@@ -1,14 +1,104 @@
-//! Benchmark suites behind `mparray bench`.
+//! Benchmark suites behind `mparray bench`. Each suite times operations on
+//! one engine (CUDA: device events after a warm-up; CPU: wall clock), reports
+//! the median, and checks results against malachite before printing them.
 
 pub mod int;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 
-use crate::cli::CliError;
+use crate::cli::{CliError, engine_from_arg};
+use crate::engine::Engine;
+use crate::error::{Error, Result};
 
 #[derive(Args)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    #[command(subcommand)]
+    suite: Option<Suite>,
+    /// Options of the default suite (`int`) when none is named.
+    #[command(flatten)]
+    int: int::IntBenchArgs,
+}
 
-pub fn run(_a: BenchArgs) -> Result<(), CliError> {
-    Err(CliError::Other("not yet implemented".into()))
+#[derive(Subcommand)]
+enum Suite {
+    /// The midsize-integer suite: 1-Add, 6-Add, 1-Mul, Poly, Div.
+    Int(int::IntBenchArgs),
+}
+
+pub fn run(a: BenchArgs) -> std::result::Result<(), CliError> {
+    match a.suite {
+        Some(Suite::Int(x)) => int::run(x),
+        None => int::run(a.int),
+    }
+}
+
+/// Times `f` `runs` times after `warmup` untimed calls; returns each run's
+/// milliseconds and the last result. On CUDA the time is between two device
+/// events around the queued work.
+pub fn time_runs<T>(
+    engine: &Engine,
+    warmup: usize,
+    runs: usize,
+    mut f: impl FnMut() -> Result<T>,
+) -> Result<(Vec<f64>, T)> {
+    let mut last = None;
+    for _ in 0..warmup {
+        last = Some(f()?);
+    }
+    let mut times = Vec::with_capacity(runs);
+    match engine {
+        Engine::Cpu => {
+            for _ in 0..runs {
+                let t = std::time::Instant::now();
+                let out = f()?;
+                times.push(t.elapsed().as_secs_f64() * 1e3);
+                last = Some(out);
+            }
+        }
+        Engine::Cuda(eng) => {
+            use cudarc::driver::sys::CUevent_flags;
+            let ctx = eng.context();
+            let ev = |what| {
+                ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                    .map_err(Error::driver(what))
+            };
+            let (start, end) = (ev("creating an event")?, ev("creating an event")?);
+            eng.synchronize()?;
+            for _ in 0..runs {
+                // Drop the previous outputs first so their memory is reused.
+                drop(last.take());
+                start.record(eng.stream()).map_err(Error::driver("recording an event"))?;
+                let out = f()?;
+                end.record(eng.stream()).map_err(Error::driver("recording an event"))?;
+                end.synchronize().map_err(Error::driver("waiting for an event"))?;
+                let ms = start.elapsed_ms(&end).map_err(Error::driver("reading an event"))?;
+                times.push(ms as f64);
+                last = Some(out);
+            }
+        }
+    }
+    let last = match last {
+        Some(l) => l,
+        None => f()?,
+    };
+    Ok((times, last))
+}
+
+/// The median of a non-empty list.
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let n = s.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+pub(crate) fn engine(name: &str) -> std::result::Result<Engine, CliError> {
+    engine_from_arg(name)
 }

@@ -73,10 +73,6 @@ impl IntArray {
         IntArray { limbs, len, store }
     }
 
-    pub(crate) fn store(&self) -> &Store {
-        &self.store
-    }
-
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len

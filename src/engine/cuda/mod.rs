@@ -57,6 +57,24 @@ fn unavailable(msg: impl Into<String>) -> Error {
     Error::CudaUnavailable(msg.into())
 }
 
+/// Lets the stream-ordered allocator keep freed memory for reuse instead of
+/// returning it at every synchronisation, so temporaries cost no driver call
+/// in steady state (like PyTorch's caching allocator).
+fn keep_freed_memory(ctx: &Arc<CudaContext>) {
+    let mut pool: drv::CUmemoryPool = std::ptr::null_mut();
+    // SAFETY: out-parameter; the attribute value is a u64 as the API requires.
+    unsafe {
+        if drv::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == drv::CUresult::CUDA_SUCCESS {
+            let mut threshold: u64 = u64::MAX;
+            let _ = drv::cuMemPoolSetAttribute(
+                pool,
+                drv::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                &mut threshold as *mut u64 as *mut std::ffi::c_void,
+            );
+        }
+    }
+}
+
 impl CudaEngine {
     /// The engine for device 0, created once per process.
     pub fn shared() -> Result<Arc<CudaEngine>> {
@@ -116,6 +134,11 @@ impl CudaEngine {
             nvrtc_version,
             cache_dir: Some(compile::cache_dir()),
         };
+        // One stream for everything: cudarc's per-buffer event tracking is
+        // not needed, and it costs an event per allocation.
+        // SAFETY: all work of this engine is queued on the one stream below.
+        unsafe { ctx.disable_event_tracking() };
+        keep_freed_memory(&ctx);
         let stream = ctx.default_stream();
         Ok(Arc::new(CudaEngine {
             ctx,
