@@ -520,3 +520,16 @@ fn kernels_list() {
     assert!(out.lines().count() >= 1, "{out}");
     assert!(out.lines().all(|l| !l.trim().is_empty()), "{out}");
 }
+
+#[test]
+fn readme_shows_the_quickstart_example() {
+    // The README's library example is examples/quickstart.rs (which
+    // `cargo test` compiles), minus its first comment line.
+    let readme = include_str!("../README.md");
+    let example = include_str!("../examples/quickstart.rs");
+    let body = example.split_once('\n').unwrap().1;
+    assert!(
+        readme.contains(body),
+        "README.md and examples/quickstart.rs differ"
+    );
+}

@@ -219,17 +219,18 @@ pub fn run(a: IntArgs) -> Result<(), CliError> {
             fa.name, fb.name
         )));
     }
-    if a.op == Op::Divrem {
-        if let Some(i) = db
+    let zero_at = match a.op {
+        Op::Divrem => db
             .par_chunks(limbs)
-            .position_first(|v| v.iter().all(|&x| x == 0))
-        {
-            return Err(CliError::Input(format!(
-                "{}:{}: division by zero (the divisor is 0)",
-                fb.name,
-                i + 1
-            )));
-        }
+            .position_first(|v| v.iter().all(|&x| x == 0)),
+        _ => None,
+    };
+    if let Some(i) = zero_at {
+        return Err(CliError::Input(format!(
+            "{}:{}: division by zero (the divisor is 0)",
+            fb.name,
+            i + 1
+        )));
     }
     // The texts are no longer needed: free them before computing.
     drop((fa, fb));
