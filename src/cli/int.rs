@@ -1,12 +1,315 @@
-//! `mparray int OP --bits W [--engine E] A_FILE [B_FILE]`: the batch calculator.
+//! `mparray int OP --bits W [--engine E] [--hex|--dec] A_FILE B_FILE`: the
+//! batch calculator.
+//!
+//! Input: one unsigned number per line, decimal or `0x`-hex (bases may be
+//! mixed). White space around a number (spaces, tabs, a CR of a CRLF line
+//! end) is ignored; a UTF-8 byte-order mark at the start of a file is
+//! ignored; the last line may or may not end with a newline. Every other
+//! line must hold a number: a blank line is an error, so line k of the
+//! output always belongs to line k of the inputs. `-` reads standard input.
+//!
+//! Output: one result per line (`q r` for divrem), in the base of the first
+//! number of A_FILE unless `--hex` or `--dec` says otherwise. Results are
+//! those of the library: add and sub modulo 2^W, mul the low W bits,
+//! mul-wide the full 2W bits, divrem the floor quotient and remainder.
+//!
+//! Errors name the file and line (`b.txt:17: cannot parse ...`) and exit
+//! with status 2 (see [`super::main`]).
 
-use clap::Args;
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
 
-use super::CliError;
+use clap::{Args, ValueEnum};
+use rayon::prelude::*;
+
+use super::{CliError, engine_from_arg};
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::int::{self, IntArray, Radix, cpu, parse};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Op {
+    /// A + B modulo 2^W.
+    Add,
+    /// A - B modulo 2^W.
+    Sub,
+    /// The low W bits of A * B.
+    Mul,
+    /// The full 2W-bit product A * B.
+    MulWide,
+    /// Floor quotient and remainder of A / B, printed as `q r`.
+    Divrem,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Add => "add",
+            Op::Sub => "sub",
+            Op::Mul => "mul",
+            Op::MulWide => "mul-wide",
+            Op::Divrem => "divrem",
+        }
+    }
+}
 
 #[derive(Args)]
-pub struct IntArgs {}
+#[command(after_help = "\
+Files hold one number per line, decimal or 0x-hex. Surrounding white space and \
+CRLF line ends are ignored, a final newline is optional, blank lines are errors. \
+Results are printed one per line (`q r` for divrem) in the base of the first \
+number of A_FILE, unless --hex or --dec is given. `-` reads standard input. \
+Bad input exits with status 2 and names the file and line.")]
+pub struct IntArgs {
+    /// The operation.
+    #[arg(value_enum)]
+    op: Op,
+    /// Width of every number in bits: a multiple of 64 from 64 to 2^20
+    /// (written as a number or as 2^K).
+    #[arg(long, value_name = "W")]
+    bits: String,
+    /// Engine: cpu, cuda, or auto (CUDA if usable, else the CPU).
+    #[arg(long, default_value = "auto")]
+    engine: String,
+    /// Print results in hex (0x prefix).
+    #[arg(long, conflicts_with = "dec")]
+    hex: bool,
+    /// Print results in decimal.
+    #[arg(long)]
+    dec: bool,
+    /// First operands, one per line (`-`: standard input).
+    a_file: PathBuf,
+    /// Second operands (divisors for divrem), one per line.
+    b_file: Option<PathBuf>,
+}
 
-pub fn run(_a: IntArgs) -> Result<(), CliError> {
-    Err(CliError::Other("not yet implemented".into()))
+/// One input file: its name for messages and its text.
+struct Input {
+    name: String,
+    text: String,
+}
+
+impl Input {
+    fn read(path: &PathBuf) -> Result<Input, CliError> {
+        let (name, bytes) = if path.as_os_str() == "-" {
+            let mut v = Vec::new();
+            io::stdin()
+                .lock()
+                .read_to_end(&mut v)
+                .map_err(|e| CliError::Input(format!("cannot read standard input: {e}")))?;
+            ("<stdin>".to_string(), v)
+        } else {
+            let name = path.display().to_string();
+            let v = std::fs::read(path)
+                .map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
+            (name, v)
+        };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            CliError::Input(format!("{name}:{line}: not valid UTF-8 text"))
+        })?;
+        Ok(Input { name, text })
+    }
+
+    /// The lines. A final line end does not start another line, so `""`
+    /// has no lines, `"5\n"` one, and `"5\n\n"` two (the second blank).
+    fn lines(&self) -> Vec<&str> {
+        let t = self.text.strip_prefix('\u{feff}').unwrap_or(&self.text);
+        if t.is_empty() {
+            return Vec::new();
+        }
+        t.strip_suffix('\n').unwrap_or(t).split('\n').collect()
+    }
+
+    /// An error of the library about element `index` of this file, with the
+    /// file name and line number.
+    fn locate(&self, e: Error) -> CliError {
+        match e {
+            Error::Parse { index, text, .. } if text.is_empty() => CliError::Input(format!(
+                "{}:{}: empty line (every line must hold one number)",
+                self.name,
+                index + 1
+            )),
+            Error::Parse {
+                index,
+                text,
+                reason,
+            } => CliError::Input(format!(
+                "{}:{}: cannot parse {text:?}: {reason}",
+                self.name,
+                index + 1
+            )),
+            Error::TooWide {
+                index,
+                needed,
+                width,
+            } => CliError::Input(format!(
+                "{}:{}: value does not fit in {width} bits (it needs {needed} bits)",
+                self.name,
+                index + 1
+            )),
+            other => other.into(),
+        }
+    }
+}
+
+/// Parses `--bits`: a number or `2^K`.
+fn parse_bits(s: &str) -> Result<u64, CliError> {
+    let t = s.trim();
+    let v = match t.split_once('^') {
+        Some(("2", k)) => k
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .and_then(|k| 1u64.checked_shl(k)),
+        Some(_) => None,
+        None => t.parse::<u64>().ok(),
+    };
+    let bad = || {
+        CliError::Input(format!(
+            "invalid --bits {s:?}: the width is a multiple of 64 from 64 to {} (2^20)",
+            int::MAX_BITS
+        ))
+    };
+    let bits = v.ok_or_else(bad)?;
+    int::limbs_for_bits(bits).map_err(|_| bad())?;
+    Ok(bits)
+}
+
+/// Parses the lines of `input` into limbs, in parallel.
+fn parse_file(input: &Input, limbs: usize) -> Result<Vec<u64>, CliError> {
+    let lines = input.lines();
+    let n = lines
+        .len()
+        .checked_mul(limbs)
+        .ok_or_else(|| CliError::Input(format!("{} has too many lines for memory", input.name)))?;
+    let mut data = vec![0u64; n];
+    parse::parse_into(&lines, limbs, &mut data).map_err(|e| input.locate(e))?;
+    Ok(data)
+}
+
+pub fn run(a: IntArgs) -> Result<(), CliError> {
+    let bits = parse_bits(&a.bits)?;
+    let limbs = (bits / 64) as usize;
+    let Some(b_path) = &a.b_file else {
+        return Err(CliError::Input(format!(
+            "{} needs two files: A_FILE B_FILE",
+            a.op.name()
+        )));
+    };
+    let engine = engine_from_arg(&a.engine)?;
+    let fa = Input::read(&a.a_file)?;
+    let fb = Input::read(b_path)?;
+    let radix = if a.hex {
+        Radix::Hex
+    } else if a.dec {
+        Radix::Dec
+    } else {
+        fa.lines()
+            .first()
+            .map_or(Radix::Dec, |s| parse::radix_of(s))
+    };
+    let (da, db) = rayon::join(|| parse_file(&fa, limbs), || parse_file(&fb, limbs));
+    let (da, db) = (da?, db?);
+    let (na, nb) = (da.len() / limbs, db.len() / limbs);
+    if na != nb {
+        return Err(CliError::Input(format!(
+            "{} has {na} lines but {} has {nb}: the files must have one line per operation",
+            fa.name, fb.name
+        )));
+    }
+    let zero_at = match a.op {
+        Op::Divrem => db
+            .par_chunks(limbs)
+            .position_first(|v| v.iter().all(|&x| x == 0)),
+        _ => None,
+    };
+    if let Some(i) = zero_at {
+        return Err(CliError::Input(format!(
+            "{}:{}: division by zero (the divisor is 0)",
+            fb.name,
+            i + 1
+        )));
+    }
+    // The texts are no longer needed: free them before computing.
+    drop((fa, fb));
+    let outs = compute(a.op, &engine, bits, da, db)?;
+    let out_limbs = if a.op == Op::MulWide {
+        2 * limbs
+    } else {
+        limbs
+    };
+    match write_results(&outs, out_limbs, na, radix) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`mparray int ... | head`) is not a failure.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::Other(format!("writing the results: {e}"))),
+    }
+}
+
+/// Runs `op` on `engine`; returns the result limbs (two arrays for divrem).
+fn compute(
+    op: Op,
+    engine: &Engine,
+    bits: u64,
+    a: Vec<u64>,
+    b: Vec<u64>,
+) -> Result<Vec<Vec<u64>>, Error> {
+    if op == Op::MulWide && 2 * bits > int::MAX_BITS {
+        // The product is wider than an array may be; it is only printed, so
+        // the CPU limb code computes it directly.
+        return Ok(vec![cpu::mul_wide(&a, &b, (bits / 64) as usize)]);
+    }
+    let mut x = IntArray::from_limbs(bits, a)?;
+    let mut y = IntArray::from_limbs(bits, b)?;
+    if engine.is_cuda() {
+        x = x.to_engine(engine)?;
+        y = y.to_engine(engine)?;
+    }
+    let outs = match op {
+        Op::Add => vec![x.add(&y)?],
+        Op::Sub => vec![x.sub(&y)?],
+        Op::Mul => vec![x.mul(&y)?],
+        Op::MulWide => vec![x.mul_wide(&y)?],
+        Op::Divrem => {
+            let (q, r) = x.divrem(&y)?;
+            vec![q, r]
+        }
+    };
+    outs.iter().map(IntArray::to_limbs).collect()
+}
+
+/// Writes `n` result lines (`outs[0][i] outs[1][i] ...`, `limbs` limbs per
+/// number) to stdout: formatted in parallel, a block at a time, through one
+/// locked, buffered writer.
+fn write_results(outs: &[Vec<u64>], limbs: usize, n: usize, radix: Radix) -> io::Result<()> {
+    // Lines per formatting task (about 64 KiB of text) and tasks per block
+    // (bounds the text held in memory).
+    let per_task = (1024 / limbs).max(1);
+    let tasks_per_block = 4 * rayon::current_num_threads().max(1);
+    let mut w = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    let starts: Vec<usize> = (0..n).step_by(per_task).collect();
+    for block in starts.chunks(tasks_per_block) {
+        let texts: Vec<String> = block
+            .par_iter()
+            .map(|&s| {
+                let mut t = String::new();
+                for i in s..(s + per_task).min(n) {
+                    for (k, o) in outs.iter().enumerate() {
+                        if k > 0 {
+                            t.push(' ');
+                        }
+                        parse::write_one(&mut t, &o[i * limbs..(i + 1) * limbs], radix);
+                    }
+                    t.push('\n');
+                }
+                t
+            })
+            .collect();
+        for t in &texts {
+            w.write_all(t.as_bytes())?;
+        }
+    }
+    w.flush()
 }
