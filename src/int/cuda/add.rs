@@ -71,9 +71,9 @@ struct Plan {
 fn plan(len: usize, limbs: usize) -> Plan {
     let tier = tier();
     let window = tier.k * tier.block as usize;
-    let aligned = limbs % tier.k == 0;
+    let aligned = limbs.is_multiple_of(tier.k);
     // General-tier windows start at an even limb: an odd start costs one.
-    let room = if !aligned && limbs % 2 == 1 {
+    let room = if !aligned && !limbs.is_multiple_of(2) {
         window - 1
     } else {
         window
