@@ -1,8 +1,8 @@
 //! CUDA addition, subtraction (with carries/borrows out) and the fused
 //! six-add against malachite at widths crossing every tier and window
 //! threshold of src/kernels/int_add.cu, and against the CPU engine on many
-//! elements. Ignored without a GPU. `MPARRAY_ADD_TIER=K,B` runs them on
-//! another compiled tier.
+//! elements. Ignored without a GPU. `MPARRAY_ADD_TIER=s,K,B` (striped) or
+//! `c,K,B` (chunk layout) runs them on another tier (see src/int/cuda/add.rs).
 mod common;
 
 use common::*;
@@ -71,7 +71,7 @@ fn cuda_add_mid_widths() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn cuda_add_window_widths() {
-    // Windows hold 1024, 2048 or 4096 limbs depending on the tier.
+    // Windows hold 1024 or 2048 limbs depending on the tier.
     run_widths(
         &[
             1023, 1024, 1025, 1028, 2047, 2048, 2049, 2056, 4095, 4096, 4097, 4104,

@@ -84,9 +84,10 @@ int main(int argc, char **argv) {
                                 1023, 1024, 2047, 2048, 2049, 2056, 4095, 4096, 4104, 6000};
     if (argc > 1) { Ls.clear(); for (int i = 1; i < argc; i++) Ls.push_back(atoi(argv[i])); }
     int bad = 0;
+    for (int pairs = 0; pairs < 2; pairs++)
     for (unsigned L : Ls) {
         for (int kind = 0; kind < 5; kind++) {
-            bool aligned = L % ADD_K == 0;
+            bool aligned = pairs ? L % 2 == 0 : L % ADD_K == 0;
             U room = (!aligned && L % 2) ? ADD_T - 1 : ADD_T;
             U E = room / L; if (E < 1) E = 1;
             U n = L >= 2048 ? 3 + (kind & 1) : (kind == 0 ? 2 * E + 3 : E + 1 + kind);
@@ -102,7 +103,15 @@ int main(int argc, char **argv) {
                 std::fill(fl.begin(), fl.end(), 7);
                 ref(a.data(), b.data(), want.data(), wfl.data(), n, L, mode);
                 uint8_t *fp = (mode < 2 && kind != 3) ? fl.data() : nullptr;
-                launch(grid, [&] {
+                if (pairs) launch(grid, [&] {
+                    if (mode == 2) { if (aligned) int_six_add_even(r.data(), a.data(), b.data(), n, L, E);
+                                     else int_six_add_odd(r.data(), a.data(), b.data(), n, L, E); }
+                    else if (aligned) { if (mode) int_sub_even(r.data(), a.data(), b.data(), fp, n, L, E);
+                                        else int_add_even(r.data(), a.data(), b.data(), fp, n, L, E); }
+                    else { if (mode) int_sub_odd(r.data(), a.data(), b.data(), fp, n, L, E);
+                           else int_add_odd(r.data(), a.data(), b.data(), fp, n, L, E); }
+                });
+                else launch(grid, [&] {
                     if (mode == 2) { if (aligned) int_six_add_aligned(r.data(), a.data(), b.data(), n, L, E);
                                      else int_six_add_general(r.data(), a.data(), b.data(), n, L, E); }
                     else if (aligned) { if (mode) int_sub_aligned(r.data(), a.data(), b.data(), fp, n, L, E);
@@ -116,11 +125,11 @@ int main(int argc, char **argv) {
                 if (!ok) {
                     bad++;
                     U i = 0; while (i < n * L && r[i] == want[i]) i++;
-                    printf("FAIL L=%u kind=%d mode=%d n=%llu E=%llu first bad limb %llu\n", L, kind, mode, n, E, i);
+                    printf("FAIL pairs=%d L=%u kind=%d mode=%d n=%llu E=%llu first bad limb %llu\n", pairs, L, kind, mode, n, E, i);
                 }
             }
         }
-        printf("L=%u done\n", L); fflush(stdout);
+        printf("pairs=%d L=%u done\n", pairs, L); fflush(stdout);
     }
     printf(bad ? "%d FAILURES\n" : "all ok\n", bad);
     return bad != 0;

@@ -323,23 +323,281 @@ __device__ __forceinline__ void six_add_general(u64 *r, const u64 *a, const u64 
     }
 }
 
+// ---- Striped layout ----
+// Same units and windows, but each warp owns 32*ADD_K consecutive limbs of
+// the window, taken in ADD_R rounds of 64 limbs: in round j, lane t holds
+// limbs 2t and 2t+1, so every 16-byte load and store of a warp covers 512
+// contiguous bytes. A round's lane (g, p) bits are ballotted; the rounds of
+// a warp compose into one (G, P) for the block scan; the warp's carry-in
+// then runs through its rounds on warp-uniform values. EVEN (L even): a
+// pair never straddles elements. Odd L: limbs of a pair are handled one by
+// one (the window starts at an even limb; limbs outside the unit masked).
+#define ADD_R (ADD_K / 2)
+
+__device__ __forceinline__ u32 add2(u64 (&s)[2], const u64 (&x)[2], const u64 (&y)[2]) {
+    u32 c;
+#ifdef __CUDA_ARCH__
+    asm volatile("add.cc.u64 %0, %3, %5;\n\t"
+                 "addc.cc.u64 %1, %4, %6;\n\t"
+                 "addc.u32 %2, 0, 0;"
+                 : "=l"(s[0]), "=l"(s[1]), "=r"(c)
+                 : "l"(x[0]), "l"(x[1]), "l"(y[0]), "l"(y[1]));
+#else
+    c = 0;
+    s[0] = addc_u64(x[0], y[0], c);
+    s[1] = addc_u64(x[1], y[1], c);
+#endif
+    return c;
+}
+
+__device__ __forceinline__ void inc2(u64 (&s)[2], u32 c) {
+#ifdef __CUDA_ARCH__
+    asm volatile("add.cc.u64 %0, %0, %2;\n\t"
+                 "addc.u64 %1, %1, 0;"
+                 : "+l"(s[0]), "+l"(s[1])
+                 : "l"((u64)c));
+#else
+    s[0] += c;
+    s[1] += (c && s[0] == 0);
+#endif
+}
+
+// The carry into this warp's limbs, given the warp's (G, P) and the carry
+// into the window (cb, which becomes the carry out of the window).
+__device__ __forceinline__ u32 warp_carry_in(u32 G, u32 P, u32 &cb, u32 *slot) {
+    u32 lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    if (lane == 0) slot[w] = G | (P << 1);
+    __syncthreads();
+    u32 v = lane < ADD_NW ? slot[lane] : 0;
+    u32 gw = __ballot_sync(~0u, v & 1), pw = __ballot_sync(~0u, v & 2);
+    u64 bs = ((u64)gw << 1) + pw + cb;
+    cb = (u32)(bs >> ADD_NW) & 1;
+    return (u32)((bs ^ pw) >> w) & 1;
+}
+
+// Geometry of a thread's pairs in one window: kill bits (carry out of the
+// limb replaced by F: an element's last limb, or a limb outside the unit)
+// for limb 0 and limb 1 of each round, and which valid limbs end elements.
+struct PairMasks {
+    u32 k0, k1, e0, e1;
+};
+
+template <bool EVEN>
+__device__ __forceinline__ PairMasks pair_masks(u64 x0, u64 lo, u64 hi, u32 L, u32 step) {
+    PairMasks m = {0, 0, 0, 0};
+    // x0 >= lo - 1; limb lo - 1 sits at position L - 1 of the previous element.
+    u32 pos = x0 >= lo ? (u32)((x0 - lo) % L) : L - 1;
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u64 i = x0 + 64 * j;
+        if (EVEN) {
+            u32 v = i < hi, end = pos + 2 == L;
+            m.k1 |= (!v || end) << j;
+            m.e1 |= (v && end) << j;
+        } else {
+            u32 v0 = i >= lo && i < hi, v1 = i + 1 >= lo && i + 1 < hi;
+            u32 end0 = pos == L - 1, end1 = (pos + 1 == L ? 0 : pos + 1) == L - 1;
+            m.k0 |= (!v0 || end0) << j;
+            m.k1 |= (!v1 || end1) << j;
+            m.e0 |= (v0 && end0) << j;
+            m.e1 |= (v1 && end1) << j;
+        }
+        pos += step;
+        pos = pos >= L ? pos - L : pos;
+    }
+    return m;
+}
+
+template <bool EVEN>
+__device__ __forceinline__ void load_pairs(u64 (&v)[ADD_R][2], const u64 *base, u64 x0, u64 lo,
+                                           u64 hi) {
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u64 i = x0 + 64 * j;
+        v[j][0] = v[j][1] = 0;
+        if (EVEN) {
+            if (i < hi) ld2(base + i, v[j][0], v[j][1]);
+        } else if (i >= lo && i + 2 <= hi) {
+            ld2(base + i, v[j][0], v[j][1]);
+        } else {
+            if (i >= lo && i < hi) v[j][0] = base[i];
+            if (i + 1 >= lo && i + 1 < hi) v[j][1] = base[i + 1];
+        }
+    }
+}
+
+template <bool EVEN>
+__device__ __forceinline__ void store_pairs(u64 *base, const u64 (&v)[ADD_R][2], u64 x0, u64 lo,
+                                            u64 hi) {
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u64 i = x0 + 64 * j;
+        if (EVEN) {
+            if (i < hi) st2(base + i, v[j][0], v[j][1]);
+        } else if (i >= lo && i + 2 <= hi) {
+            st2(base + i, v[j][0], v[j][1]);
+        } else {
+            if (i >= lo && i < hi) base[i] = v[j][0];
+            if (i + 1 >= lo && i + 1 < hi) base[i + 1] = v[j][1];
+        }
+    }
+}
+
+// One segmented addition s = x + y over the thread's pairs. Returns the
+// true carry out of limb 0 (co0) and limb 1 (co1) of each round, as masks.
+template <int F, bool EVEN>
+__device__ __forceinline__ void step_pairs(u64 (&s)[ADD_R][2], const u64 (&x)[ADD_R][2],
+                                           const u64 (&y)[ADD_R][2], const PairMasks &m, u32 &cb,
+                                           u32 *slot, u32 &co0, u32 &co1) {
+    u32 lane = threadIdx.x & 31;
+    u32 gm[ADD_R], pm[ADD_R];
+    u32 g0 = 0, p0 = 0, g1 = 0, p1 = 0; // lane bits per round
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u32 k1 = (m.k1 >> j) & 1, gp, pp;
+        if (EVEN) {
+            u32 g = add2(s[j], x[j], y[j]);
+            u32 p = (s[j][0] & s[j][1]) == ~0ull;
+            g1 |= g << j;
+            p1 |= p << j;
+            gp = F ? (g | k1) : (g & (k1 ^ 1));
+            pp = p & (k1 ^ 1);
+        } else {
+            u32 k0 = (m.k0 >> j) & 1;
+            u64 t0 = x[j][0] + y[j][0], t1 = x[j][1] + y[j][1];
+            u32 a0 = t0 < x[j][0], b0 = t0 == ~0ull, a1 = t1 < x[j][1], b1 = t1 == ~0ull;
+            s[j][0] = t0;
+            s[j][1] = t1;
+            g0 |= a0 << j;
+            p0 |= b0 << j;
+            g1 |= a1 << j;
+            p1 |= b1 << j;
+            u32 c1 = k0 ? F : a0; // carry into limb 1 when none enters the pair
+            gp = k1 ? F : (a1 | (b1 & c1));
+            pp = (k0 | k1) ? 0 : (b0 & b1);
+        }
+        gm[j] = __ballot_sync(~0u, gp);
+        pm[j] = __ballot_sync(~0u, pp);
+    }
+    u32 G = 0, P = 1;
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u32 gj = (u32)((((u64)gm[j] << 1) + pm[j]) >> 32), pj = pm[j] == ~0u;
+        G = gj | (pj & G);
+        P &= pj;
+    }
+    u32 c = warp_carry_in(G, P, cb, slot);
+    co0 = co1 = 0;
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u64 sm = ((u64)gm[j] << 1) + pm[j] + c;
+        u32 lc = (u32)((sm ^ pm[j]) >> lane) & 1;
+        c = (u32)(sm >> 32);
+        if (EVEN) {
+            inc2(s[j], lc);
+            co1 |= (((g1 >> j) & 1) | ((p1 >> j) & lc)) << j;
+        } else {
+            u32 a0 = (g0 >> j) & 1, b0 = (p0 >> j) & 1;
+            u32 c1 = ((m.k0 >> j) & 1) ? F : (a0 | (b0 & lc));
+            s[j][0] += lc;
+            s[j][1] += c1;
+            co0 |= (a0 | (b0 & lc)) << j;
+            co1 |= (((g1 >> j) & 1) | ((p1 >> j) & c1)) << j;
+        }
+    }
+}
+
+// The thread's first limb in the window at wb.
+__device__ __forceinline__ u64 pair_origin(u64 wb) {
+    return wb + (threadIdx.x >> 5) * (32 * ADD_K) + 2 * (threadIdx.x & 31);
+}
+
+template <int F, bool EVEN>
+__device__ __forceinline__ void add_sub_pairs(u64 *r, const u64 *a, const u64 *b, u8 *flags,
+                                              u64 n, u32 L, u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    u32 ph = 0, step = 64 % L;
+    u64 units = (n + E - 1) / E;
+    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {
+        ADD_UNIT
+        u32 cb = F;
+        for (u64 wb = EVEN ? lo : (lo & ~1ull); wb < hi; wb += ADD_T) {
+            u64 x0 = pair_origin(wb);
+            u64 x[ADD_R][2], y[ADD_R][2], s[ADD_R][2];
+            load_pairs<EVEN>(x, a, x0, lo, hi);
+            load_pairs<EVEN>(y, b, x0, lo, hi);
+            if (F) {
+#pragma unroll
+                for (int j = 0; j < ADD_R; j++) {
+                    y[j][0] = ~y[j][0];
+                    y[j][1] = ~y[j][1];
+                }
+            }
+            PairMasks m = pair_masks<EVEN>(x0, lo, hi, L, step);
+            u32 co0, co1;
+            step_pairs<F, EVEN>(s, x, y, m, cb, slots[ph], co0, co1);
+            ph ^= 1;
+            store_pairs<EVEN>(r, s, x0, lo, hi);
+            if (flags && (m.e0 | m.e1)) {
+#pragma unroll
+                for (int j = 0; j < ADD_R; j++) {
+                    u32 rel = (u32)(x0 + 64 * j - lo); // valid limbs only: rel >= 0
+                    if ((m.e0 >> j) & 1) flags[e0 + rel / L] = (u8)(((co0 >> j) & 1) ^ F);
+                    if ((m.e1 >> j) & 1) flags[e0 + (rel + 1) / L] = (u8)(((co1 >> j) & 1) ^ F);
+                }
+            }
+        }
+    }
+}
+
+template <bool EVEN>
+__device__ __forceinline__ void six_add_pairs(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L,
+                                              u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    u32 step = 64 % L;
+    u64 units = (n + E - 1) / E;
+    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {
+        ADD_UNIT
+        u32 cb[6] = {0, 0, 0, 0, 0, 0};
+        for (u64 wb = EVEN ? lo : (lo & ~1ull); wb < hi; wb += ADD_T) {
+            u64 x0 = pair_origin(wb);
+            u64 x[ADD_R][2], y[ADD_R][2], s[ADD_R][2];
+            load_pairs<EVEN>(x, a, x0, lo, hi);
+            load_pairs<EVEN>(y, b, x0, lo, hi);
+            PairMasks m = pair_masks<EVEN>(x0, lo, hi, L, step);
+            u32 co0, co1;
+            step_pairs<0, EVEN>(s, x, y, m, cb[0], slots[0], co0, co1);
+#pragma unroll
+            for (int k = 1; k < 6; k++)
+                step_pairs<0, EVEN>(s, s, (k & 1) ? x : y, m, cb[k], slots[k & 1], co0, co1);
+            store_pairs<EVEN>(r, s, x0, lo, hi);
+        }
+    }
+}
+
 // Entry points. flags: one byte per element (carry, or borrow for sub), or
 // null. E: elements per unit (host side, see add.rs).
-#define ADD_ENTRY(name, body, f)                                                                   \
+#define ADD_ENTRY(name, call)                                                                      \
     extern "C" __global__ void __launch_bounds__(ADD_B)                                           \
         name(u64 *r, const u64 *a, const u64 *b, u8 *flags, u64 n, u32 L, u32 E) {                 \
-        body<f>(r, a, b, flags, n, L, E);                                                          \
+        call(r, a, b, flags, n, L, E);                                                             \
     }
-ADD_ENTRY(int_add_aligned, add_sub_aligned, 0)
-ADD_ENTRY(int_sub_aligned, add_sub_aligned, 1)
-ADD_ENTRY(int_add_general, add_sub_general, 0)
-ADD_ENTRY(int_sub_general, add_sub_general, 1)
-
-extern "C" __global__ void __launch_bounds__(ADD_B)
-    int_six_add_aligned(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L, u32 E) {
-    six_add_aligned(r, a, b, n, L, E);
-}
-extern "C" __global__ void __launch_bounds__(ADD_B)
-    int_six_add_general(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L, u32 E) {
-    six_add_general(r, a, b, n, L, E);
-}
+#define ADD6_ENTRY(name, call)                                                                     \
+    extern "C" __global__ void __launch_bounds__(ADD_B)                                           \
+        name(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L, u32 E) {                            \
+        call(r, a, b, n, L, E);                                                                    \
+    }
+// Chunk layout.
+ADD_ENTRY(int_add_aligned, add_sub_aligned<0>)
+ADD_ENTRY(int_sub_aligned, add_sub_aligned<1>)
+ADD_ENTRY(int_add_general, add_sub_general<0>)
+ADD_ENTRY(int_sub_general, add_sub_general<1>)
+ADD6_ENTRY(int_six_add_aligned, six_add_aligned)
+ADD6_ENTRY(int_six_add_general, six_add_general)
+// Striped layout.
+ADD_ENTRY(int_add_even, (add_sub_pairs<0, true>))
+ADD_ENTRY(int_sub_even, (add_sub_pairs<1, true>))
+ADD_ENTRY(int_add_odd, (add_sub_pairs<0, false>))
+ADD_ENTRY(int_sub_odd, (add_sub_pairs<1, false>))
+ADD6_ENTRY(int_six_add_even, six_add_pairs<true>)
+ADD6_ENTRY(int_six_add_odd, six_add_pairs<false>)

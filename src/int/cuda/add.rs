@@ -3,8 +3,10 @@
 //! One kernel family (src/kernels/int_add.cu) serves every width: a block
 //! owns a unit of whole elements (as many as fit in a window of `k * block`
 //! limbs, or one element walked window by window), and carries are resolved
-//! by a segmented scan over the block. Widths that are a multiple of the
-//! chunk (`k` limbs) take the aligned tier, the rest the general tier.
+//! by a segmented scan over the block. Two thread layouts: striped (each
+//! warp load covers 512 contiguous bytes; even widths take the even kernels,
+//! odd widths the odd ones) and chunk (each thread `k` consecutive limbs;
+//! widths that are a multiple of `k` take the aligned kernels).
 
 use std::sync::Arc;
 
@@ -15,19 +17,37 @@ use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
 use crate::kernels::{INT_ADD, Instance};
 
-/// Limbs per thread and threads per block of one compiled tier.
+/// Layout, limbs per thread and threads per block of one compiled tier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Tier {
+    striped: bool,
     k: usize,
     block: u32,
 }
 
 /// The default tier, then alternatives selectable for tuning through
-/// `MPARRAY_ADD_TIER=K,B` (every one is listed by [`instances`]).
-const TIERS: [Tier; 3] = [
-    Tier { k: 8, block: 256 },
-    Tier { k: 4, block: 256 },
-    Tier { k: 8, block: 512 },
+/// `MPARRAY_ADD_TIER=s|c,K,B` (every one is listed by [`instances`]).
+const TIERS: [Tier; 4] = [
+    Tier {
+        striped: true,
+        k: 8,
+        block: 256,
+    },
+    Tier {
+        striped: true,
+        k: 4,
+        block: 256,
+    },
+    Tier {
+        striped: true,
+        k: 4,
+        block: 512,
+    },
+    Tier {
+        striped: false,
+        k: 4,
+        block: 256,
+    },
 ];
 
 fn tier() -> Tier {
@@ -36,8 +56,10 @@ fn tier() -> Tier {
         std::env::var("MPARRAY_ADD_TIER")
             .ok()
             .and_then(|s| {
-                let (k, b) = s.split_once(',')?;
+                let (layout, rest) = s.split_once(',')?;
+                let (k, b) = rest.split_once(',')?;
                 let t = Tier {
+                    striped: layout.trim() == "s",
                     k: k.trim().parse().ok()?,
                     block: b.trim().parse().ok()?,
                 };
@@ -54,9 +76,17 @@ fn inst(t: Tier) -> Instance {
     )
 }
 
-/// Every instantiation this module can request.
+/// Every instantiation this module can request (both layouts live in
+/// every instantiation).
 pub fn instances() -> Vec<Instance> {
-    TIERS.iter().map(|&t| inst(t)).collect()
+    let mut v: Vec<Instance> = Vec::new();
+    for t in TIERS {
+        let i = inst(t);
+        if !v.iter().any(|x| x.key() == i.key()) {
+            v.push(i);
+        }
+    }
+    v
 }
 
 /// How a launch covers `len` elements of `limbs` limbs.
@@ -71,7 +101,7 @@ struct Plan {
 fn plan(len: usize, limbs: usize) -> Plan {
     let tier = tier();
     let window = tier.k * tier.block as usize;
-    let aligned = limbs.is_multiple_of(tier.k);
+    let aligned = limbs.is_multiple_of(if tier.striped { 2 } else { tier.k });
     // General-tier windows start at an even limb: an odd start costs one.
     let room = if !aligned && !limbs.is_multiple_of(2) {
         window - 1
@@ -107,11 +137,15 @@ pub fn add_sub(
         return Ok((r, want_flags.then(Vec::new)));
     }
     let p = plan(len, limbs);
-    let name = match (subtract, p.aligned) {
-        (false, true) => "int_add_aligned",
-        (true, true) => "int_sub_aligned",
-        (false, false) => "int_add_general",
-        (true, false) => "int_sub_general",
+    let name = match (p.tier.striped, subtract, p.aligned) {
+        (true, false, true) => "int_add_even",
+        (true, true, true) => "int_sub_even",
+        (true, false, false) => "int_add_odd",
+        (true, true, false) => "int_sub_odd",
+        (false, false, true) => "int_add_aligned",
+        (false, true, true) => "int_sub_aligned",
+        (false, false, false) => "int_add_general",
+        (false, true, false) => "int_sub_general",
     };
     let f = eng.function(&inst(p.tier), name)?;
     let (n, l, e) = (len as u64, limbs as u32, p.per_unit);
@@ -161,10 +195,11 @@ pub fn six_add(
         return Ok(r);
     }
     let p = plan(len, limbs);
-    let name = if p.aligned {
-        "int_six_add_aligned"
-    } else {
-        "int_six_add_general"
+    let name = match (p.tier.striped, p.aligned) {
+        (true, true) => "int_six_add_even",
+        (true, false) => "int_six_add_odd",
+        (false, true) => "int_six_add_aligned",
+        (false, false) => "int_six_add_general",
     };
     let f = eng.function(&inst(p.tier), name)?;
     let (n, l, e) = (len as u64, limbs as u32, p.per_unit);
@@ -190,7 +225,7 @@ mod tests {
                 let window = t.k * t.block as usize;
                 let e = p.per_unit as usize;
                 assert!(e >= 1 && e <= len);
-                assert_eq!(p.aligned, limbs % t.k == 0);
+                assert_eq!(p.aligned, limbs % if t.striped { 2 } else { t.k } == 0);
                 // A unit fits one window, or is a single element.
                 let span = e * limbs + usize::from(!p.aligned && limbs % 2 == 1);
                 assert!(span <= window || e == 1, "{limbs} limbs, {len} elements");
