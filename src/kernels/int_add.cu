@@ -12,10 +12,14 @@
 // A boundary forces the carry into an element's first limb: 0 for add, 1
 // for sub (a - b = a + ~b + 1; the borrow out is the carry out negated).
 //
-// Two tiers: aligned (L % ADD_K == 0: a chunk never straddles elements, so
-// it is a plain PTX carry chain) and general (any L: per-limb masks; windows
-// start at an even limb so loads stay 16-byte aligned; edges are masked).
-// Memory traffic is exactly one read of a and b and one write of r.
+// Two thread layouts share this frame. Chunk: a thread's ADD_K limbs are
+// consecutive; aligned kernels (L % ADD_K == 0: a chunk never straddles
+// elements, a plain PTX carry chain) and general ones (any L: per-limb
+// masks; windows start at an even limb so loads stay 16-byte aligned;
+// edges masked). Striped (below): each warp load covers 512 contiguous
+// bytes, which is what reaches the copy rate; add.rs says which layout
+// serves which operation. Memory traffic is exactly one read of a and b
+// and one write of r.
 #include "common.cuh"
 
 #ifndef ADD_K

@@ -25,48 +25,34 @@ struct Tier {
     block: u32,
 }
 
-/// The default tier, then alternatives selectable for tuning through
-/// `MPARRAY_ADD_TIER=s|c,K,B` (every one is listed by [`instances`]).
-const TIERS: [Tier; 4] = [
-    Tier {
-        striped: true,
-        k: 8,
-        block: 256,
-    },
-    Tier {
-        striped: true,
-        k: 4,
-        block: 256,
-    },
-    Tier {
-        striped: true,
-        k: 4,
-        block: 512,
-    },
-    Tier {
-        striped: false,
-        k: 4,
-        block: 256,
-    },
-];
+const fn tier(striped: bool, k: usize, block: u32) -> Tier {
+    Tier { striped, k, block }
+}
 
-fn tier() -> Tier {
-    static PICK: std::sync::OnceLock<Tier> = std::sync::OnceLock::new();
-    *PICK.get_or_init(|| {
-        std::env::var("MPARRAY_ADD_TIER")
-            .ok()
-            .and_then(|s| {
-                let (layout, rest) = s.split_once(',')?;
-                let (k, b) = rest.split_once(',')?;
-                let t = Tier {
-                    striped: layout.trim() == "s",
-                    k: k.trim().parse().ok()?,
-                    block: b.trim().parse().ok()?,
-                };
-                TIERS.contains(&t).then_some(t)
-            })
-            .unwrap_or(TIERS[0])
-    })
+/// Add and sub: striped, 8 limbs per thread (H200: 4130-4280 GB/s, at the
+/// device copy rate; the chunk layout reached only 3730-3820).
+const ADD_TIER: Tier = tier(true, 8, 256);
+/// Six-add: chunk layout, 4 limbs per thread (H200: 3520-3570 GB/s; striped
+/// 3290-3590, its extra per-round scan work shows six times over).
+const SIX_TIER: Tier = tier(false, 4, 256);
+/// Every tier the code may pick: the defaults, and the others measured,
+/// selectable through `MPARRAY_ADD_TIER=s|c,K,B` (s: striped, c: chunk).
+const TIERS: [Tier; 4] = [ADD_TIER, SIX_TIER, tier(true, 4, 256), tier(false, 8, 256)];
+
+fn pick(six: bool) -> Tier {
+    static FORCED: std::sync::OnceLock<Option<Tier>> = std::sync::OnceLock::new();
+    let forced = FORCED.get_or_init(|| {
+        let s = std::env::var("MPARRAY_ADD_TIER").ok()?;
+        let (layout, rest) = s.split_once(',')?;
+        let (k, b) = rest.split_once(',')?;
+        let t = tier(
+            layout.trim() == "s",
+            k.trim().parse().ok()?,
+            b.trim().parse().ok()?,
+        );
+        TIERS.contains(&t).then_some(t)
+    });
+    forced.unwrap_or(if six { SIX_TIER } else { ADD_TIER })
 }
 
 fn inst(t: Tier) -> Instance {
@@ -98,8 +84,7 @@ struct Plan {
     cfg: LaunchConfig,
 }
 
-fn plan(len: usize, limbs: usize) -> Plan {
-    let tier = tier();
+fn plan(len: usize, limbs: usize, tier: Tier) -> Plan {
     let window = tier.k * tier.block as usize;
     let aligned = limbs.is_multiple_of(if tier.striped { 2 } else { tier.k });
     // General-tier windows start at an even limb: an odd start costs one.
@@ -136,7 +121,7 @@ pub fn add_sub(
     if len == 0 {
         return Ok((r, want_flags.then(Vec::new)));
     }
-    let p = plan(len, limbs);
+    let p = plan(len, limbs, pick(false));
     let name = match (p.tier.striped, subtract, p.aligned) {
         (true, false, true) => "int_add_even",
         (true, true, true) => "int_sub_even",
@@ -194,7 +179,7 @@ pub fn six_add(
     if len == 0 {
         return Ok(r);
     }
-    let p = plan(len, limbs);
+    let p = plan(len, limbs, pick(true));
     let name = match (p.tier.striped, p.aligned) {
         (true, true) => "int_six_add_even",
         (true, false) => "int_six_add_odd",
@@ -219,9 +204,12 @@ mod tests {
         for limbs in [
             1usize, 2, 3, 7, 8, 9, 64, 1023, 1024, 2047, 2048, 2049, 8192, 16384,
         ] {
-            for len in [1usize, 2, 5, 1000, 4097] {
-                let p = plan(len, limbs);
-                let t = p.tier;
+            for (len, &t) in [1usize, 2, 5, 1000, 4097]
+                .iter()
+                .flat_map(|l| TIERS.iter().map(move |t| (*l, t)))
+            {
+                let p = plan(len, limbs, t);
+                assert_eq!(p.tier, t);
                 let window = t.k * t.block as usize;
                 let e = p.per_unit as usize;
                 assert!(e >= 1 && e <= len);
@@ -232,5 +220,15 @@ mod tests {
                 assert!(len.div_ceil(e) >= p.cfg.grid_dim.0 as usize);
             }
         }
+    }
+
+    #[test]
+    fn default_tiers_and_instances() {
+        if std::env::var_os("MPARRAY_ADD_TIER").is_none() {
+            assert_eq!(pick(false), ADD_TIER);
+            assert_eq!(pick(true), SIX_TIER);
+        }
+        // Both layouts live in every instantiation: one per (K, B).
+        assert_eq!(instances().len(), 2);
     }
 }
