@@ -1,37 +1,607 @@
-// Addition and subtraction modulo 2^W, and the fused add chain.
-// Baseline tier: one thread per element, limbs looped at run time.
+// Addition, subtraction and the fused six-add modulo 2^W.
+//
+// The n elements of L limbs form one flat stream of n*L limbs, and an add is
+// a carry scan over it, segmented at element boundaries. A block owns a unit
+// of whole elements: E of them when they fit in one window of ADD_T limbs,
+// else one, walked window by window with the carry kept in registers. Each
+// thread loads ADD_K consecutive limbs of a window with 16-byte loads (all
+// in flight before the first use), adds them, and reduces its chunk to a
+// generate bit G (carry out) and a propagate bit P (sum all ones). Carries
+// are resolved across a warp with ballots and across warps through shared
+// memory, with carry-in bits = ((G << 1) + P + cin) ^ P (G, P exclusive).
+// A boundary forces the carry into an element's first limb: 0 for add, 1
+// for sub (a - b = a + ~b + 1; the borrow out is the carry out negated).
+//
+// Two thread layouts share this frame. Chunk: a thread's ADD_K limbs are
+// consecutive; aligned kernels (L % ADD_K == 0: a chunk never straddles
+// elements, a plain PTX carry chain) and general ones (any L: per-limb
+// masks; windows start at an even limb so loads stay 16-byte aligned;
+// edges masked). Striped (below): each warp load covers 512 contiguous
+// bytes, which is what reaches the copy rate; add.rs says which layout
+// serves which operation. Memory traffic is exactly one read of a and b
+// and one write of r.
 #include "common.cuh"
 
-// r = a +/- b per element; flags[i] = carry/borrow out (if flags != 0).
-extern "C" __global__ void int_add_sub_thread(u64 *r, const u64 *a, const u64 *b, u8 *flags,
-                                              u64 n, u32 limbs, u32 subtract) {
-    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n;
-         i += (u64)gridDim.x * blockDim.x) {
-        const u64 *x = a + i * limbs, *y = b + i * limbs;
-        u64 *z = r + i * limbs;
-        u32 c = 0;
-        if (subtract) {
-            for (u32 j = 0; j < limbs; j++) z[j] = subb_u64(x[j], y[j], c);
-        } else {
-            for (u32 j = 0; j < limbs; j++) z[j] = addc_u64(x[j], y[j], c);
-        }
-        if (flags) flags[i] = (u8)c;
+#ifndef ADD_K
+#define ADD_K 8 // limbs per thread (even)
+#endif
+#ifndef ADD_B
+#define ADD_B 256 // threads per block
+#endif
+#define ADD_T (ADD_K * ADD_B) // limbs per window
+#define ADD_NW (ADD_B / 32)
+#define ADD_KMASK ((1u << ADD_K) - 1)
+
+// 16-byte streaming load and store. The load is volatile asm so that the
+// compiler keeps every load of a chunk ahead of the (volatile) carry chain
+// that consumes them: all of a thread's loads are in flight at once.
+__device__ __forceinline__ void ld2(const u64 *p, u64 &x, u64 &y) {
+#ifdef __CUDA_ARCH__
+    asm volatile("ld.global.cs.v2.u64 {%0, %1}, [%2];" : "=l"(x), "=l"(y) : "l"(p));
+#else
+    x = p[0];
+    y = p[1];
+#endif
+}
+
+__device__ __forceinline__ void st2(u64 *p, u64 x, u64 y) {
+#ifdef __CUDA_ARCH__
+    asm volatile("st.global.cs.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(x), "l"(y) : "memory");
+#else
+    p[0] = x;
+    p[1] = y;
+#endif
+}
+
+// s = x + y over ADD_K limbs; returns the carry out.
+__device__ __forceinline__ u32 add_chain(u64 (&s)[ADD_K], const u64 (&x)[ADD_K],
+                                         const u64 (&y)[ADD_K]) {
+    u32 c;
+#ifdef __CUDA_ARCH__
+    asm volatile("add.cc.u64 %0, %1, %2;" : "=l"(s[0]) : "l"(x[0]), "l"(y[0]));
+#pragma unroll
+    for (int j = 1; j < ADD_K; j++)
+        asm volatile("addc.cc.u64 %0, %1, %2;" : "=l"(s[j]) : "l"(x[j]), "l"(y[j]));
+    asm volatile("addc.u32 %0, 0, 0;" : "=r"(c));
+#else
+    c = 0;
+    for (int j = 0; j < ADD_K; j++) s[j] = addc_u64(x[j], y[j], c);
+#endif
+    return c;
+}
+
+// s += c (c in {0, 1}) over ADD_K limbs, carry out dropped.
+__device__ __forceinline__ void inc_chain(u64 (&s)[ADD_K], u32 c) {
+#ifdef __CUDA_ARCH__
+    asm volatile("add.cc.u64 %0, %0, %1;" : "+l"(s[0]) : "l"((u64)c));
+#pragma unroll
+    for (int j = 1; j < ADD_K - 1; j++) asm volatile("addc.cc.u64 %0, %0, 0;" : "+l"(s[j]));
+    asm volatile("addc.u64 %0, %0, 0;" : "+l"(s[ADD_K - 1]));
+#else
+    for (int j = 0; j < ADD_K; j++) {
+        s[j] += c;
+        c = c && s[j] == 0;
+    }
+#endif
+}
+
+__device__ __forceinline__ u32 all_ones(const u64 (&s)[ADD_K]) {
+    u64 t = s[0];
+#pragma unroll
+    for (int j = 1; j < ADD_K; j++) t &= s[j];
+    return t == ~0ull;
+}
+
+// The carry into this thread's chunk, given its (g, p) and the carry into
+// the window (cb, which becomes the carry out of the window). All threads
+// of the block call it together; `slot` alternates between two buffers so
+// one barrier per scan suffices.
+__device__ __forceinline__ u32 block_carry(u32 g, u32 p, u32 &cb, u32 *slot) {
+    u32 lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    u32 gm = __ballot_sync(~0u, g), pm = __ballot_sync(~0u, p);
+    u64 ws = ((u64)gm << 1) + pm;
+    if (lane == 0) slot[w] = (u32)(ws >> 32) | ((u32)(pm == ~0u) << 1);
+    __syncthreads();
+    u32 v = lane < ADD_NW ? slot[lane] : 0;
+    u32 gw = __ballot_sync(~0u, v & 1), pw = __ballot_sync(~0u, v & 2);
+    u64 bs = ((u64)gw << 1) + pw + cb;
+    u32 cw = (u32)((bs ^ pw) >> w) & 1;
+    cb = (u32)(bs >> ADD_NW) & 1;
+    u64 ls = ((u64)gm << 1) + pm + cw;
+    return (u32)((ls ^ pm) >> lane) & 1;
+}
+
+__device__ __forceinline__ void load_aligned(u64 (&v)[ADD_K], const u64 *p, bool ok) {
+#pragma unroll
+    for (int j = 0; j < ADD_K; j++) v[j] = 0;
+    if (ok) {
+#pragma unroll
+        for (int j = 0; j < ADD_K; j += 2) ld2(p + j, v[j], v[j + 1]);
     }
 }
 
-// r = a+b+a+b+a+b+a (six dependent additions) per element.
-extern "C" __global__ void int_six_add_thread(u64 *r, const u64 *a, const u64 *b, u64 n,
-                                              u32 limbs) {
-    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n;
-         i += (u64)gridDim.x * blockDim.x) {
-        const u64 *x = a + i * limbs, *y = b + i * limbs;
-        u64 *z = r + i * limbs;
-        u32 c = 0;
-        for (u32 j = 0; j < limbs; j++) z[j] = addc_u64(x[j], y[j], c);
-        for (int k = 0; k < 5; k++) {
-            const u64 *w = (k % 2 == 0) ? x : y;
-            c = 0;
-            for (u32 j = 0; j < limbs; j++) z[j] = addc_u64(z[j], w[j], c);
+__device__ __forceinline__ void store_aligned(u64 *p, const u64 (&v)[ADD_K], bool ok) {
+    if (!ok) return;
+#pragma unroll
+    for (int j = 0; j < ADD_K; j += 2) st2(p + j, v[j], v[j + 1]);
+}
+
+// Limbs x0.. of base, those outside [lo, hi) read as zero. x0 is even.
+__device__ __forceinline__ void load_masked(u64 (&v)[ADD_K], const u64 *base, u64 x0, u64 lo,
+                                            u64 hi) {
+#pragma unroll
+    for (int j = 0; j < ADD_K; j += 2) {
+        u64 i = x0 + j;
+        if (i >= lo && i + 2 <= hi) {
+            ld2(base + i, v[j], v[j + 1]);
+        } else {
+            v[j] = (i >= lo && i < hi) ? base[i] : 0;
+            v[j + 1] = (i + 1 >= lo && i + 1 < hi) ? base[i + 1] : 0;
         }
     }
 }
+
+__device__ __forceinline__ void store_masked(u64 *base, const u64 (&v)[ADD_K], u64 x0, u64 lo,
+                                             u64 hi) {
+#pragma unroll
+    for (int j = 0; j < ADD_K; j += 2) {
+        u64 i = x0 + j;
+        if (i >= lo && i + 2 <= hi) {
+            st2(base + i, v[j], v[j + 1]);
+        } else {
+            if (i >= lo && i < hi) base[i] = v[j];
+            if (i + 1 >= lo && i + 1 < hi) base[i + 1] = v[j + 1];
+        }
+    }
+}
+
+// One segmented addition s = x + y of the aligned tier. `end`: this chunk
+// holds an element's last limb (or lies past the unit), so the carry out of
+// it is replaced by F. Returns the carry out of the chunk's last limb.
+template <int F>
+__device__ __forceinline__ u32 step_aligned(u64 (&s)[ADD_K], const u64 (&x)[ADD_K],
+                                            const u64 (&y)[ADD_K], u32 end, u32 &cb, u32 *slot) {
+    u32 g = add_chain(s, x, y);
+    u32 p = all_ones(s);
+    u32 cin = block_carry(F ? (g | end) : (g & (end ^ 1)), p & (end ^ 1), cb, slot);
+    inc_chain(s, cin);
+    return g | (p & cin);
+}
+
+// Per-thread geometry of the general tier: which limbs of the chunk are in
+// the unit (valid) and which end an element, and the element offset q of
+// the first valid limb from the unit's first element.
+struct Masks {
+    u32 valid, ends, q;
+};
+
+__device__ __forceinline__ Masks chunk_masks(u64 x0, u64 lo, u64 hi, u32 L) {
+    Masks m = {0, 0, 0};
+    u32 rel = x0 >= lo ? (u32)(x0 - lo) : 0;
+    m.q = rel / L;
+    u32 pos = rel - m.q * L;
+#pragma unroll
+    for (int j = 0; j < ADD_K; j++) {
+        u64 i = x0 + j;
+        if (i >= lo && i < hi) {
+            m.valid |= 1u << j;
+            if (pos == L - 1) m.ends |= 1u << j;
+            pos = pos + 1 == L ? 0 : pos + 1;
+        }
+    }
+    return m;
+}
+
+// One segmented addition s = x + y of the general tier. kill: limbs whose
+// carry out is replaced by F. Returns the per-limb carry-out mask.
+template <int F>
+__device__ __forceinline__ u32 step_general(u64 (&s)[ADD_K], const u64 (&x)[ADD_K],
+                                            const u64 (&y)[ADD_K], u32 kill, u32 &cb, u32 *slot) {
+    u32 g = 0, p = 0;
+#pragma unroll
+    for (int j = 0; j < ADD_K; j++) {
+        u64 t = x[j] + y[j];
+        g |= (u32)(t < x[j]) << j;
+        p |= (u32)(t == ~0ull) << j;
+        s[j] = t;
+    }
+    u32 gk = F ? (g | kill) : (g & ~kill), pk = p & ~kill;
+    u32 t = (gk << 1) + pk;
+    u32 cin = block_carry(t >> ADD_K, pk == ADD_KMASK, cb, slot);
+    u32 c = ((gk << 1) + pk + cin) ^ pk;
+#pragma unroll
+    for (int j = 0; j < ADD_K; j++) s[j] += (c >> j) & 1;
+    return g | (p & c);
+}
+
+// The unit u: elements [e0, e1), limbs [lo, hi).
+#define ADD_UNIT                                                                                   \
+    u64 e0 = u * E, e1 = e0 + E < n ? e0 + E : n;                                                  \
+    u64 lo = e0 * L, hi = e1 * L;
+
+template <int F>
+__device__ __forceinline__ void add_sub_aligned(u64 *r, const u64 *a, const u64 *b, u8 *flags,
+                                                u64 n, u32 L, u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    u32 ph = 0;
+    u64 units = (n + E - 1) / E;
+    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {
+        ADD_UNIT
+        u32 cb = F;
+        for (u64 w = lo; w < hi; w += ADD_T) {
+            u64 x0 = w + threadIdx.x * ADD_K;
+            bool ok = x0 < hi;
+            u64 x[ADD_K], y[ADD_K], s[ADD_K];
+            load_aligned(x, a + x0, ok);
+            load_aligned(y, b + x0, ok);
+            if (F) {
+#pragma unroll
+                for (int j = 0; j < ADD_K; j++) y[j] = ~y[j];
+            }
+            u32 rel = (u32)(x0 - lo);
+            u32 end = !ok || (rel + ADD_K) % L == 0;
+            u32 co = step_aligned<F>(s, x, y, end, cb, slots[ph]);
+            ph ^= 1;
+            store_aligned(r + x0, s, ok);
+            if (flags && ok && end) flags[e0 + (rel + ADD_K) / L - 1] = (u8)(co ^ F);
+        }
+    }
+}
+
+template <int F>
+__device__ __forceinline__ void add_sub_general(u64 *r, const u64 *a, const u64 *b, u8 *flags,
+                                                u64 n, u32 L, u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    u32 ph = 0;
+    u64 units = (n + E - 1) / E;
+    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {
+        ADD_UNIT
+        u32 cb = F;
+        for (u64 w = lo & ~1ull; w < hi; w += ADD_T) {
+            u64 x0 = w + threadIdx.x * ADD_K;
+            u64 x[ADD_K], y[ADD_K], s[ADD_K];
+            load_masked(x, a, x0, lo, hi);
+            load_masked(y, b, x0, lo, hi);
+            if (F) {
+#pragma unroll
+                for (int j = 0; j < ADD_K; j++) y[j] = ~y[j];
+            }
+            Masks m = chunk_masks(x0, lo, hi, L);
+            u32 kill = m.ends | (~m.valid & ADD_KMASK);
+            u32 co = step_general<F>(s, x, y, kill, cb, slots[ph]);
+            ph ^= 1;
+            store_masked(r, s, x0, lo, hi);
+            if (flags && m.ends) {
+                u64 e = e0 + m.q;
+#pragma unroll
+                for (int j = 0; j < ADD_K; j++)
+                    if ((m.ends >> j) & 1) flags[e++] = (u8)(((co >> j) & 1) ^ F);
+            }
+        }
+    }
+}
+
+// r = a+b+a+b+a+b+a: six dependent additions, each with its own carry scan,
+// the intermediates in registers.
+__device__ __forceinline__ void six_add_aligned(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L,
+                                                u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    u64 units = (n + E - 1) / E;
+    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {
+        ADD_UNIT
+        u32 cb[6] = {0, 0, 0, 0, 0, 0};
+        for (u64 w = lo; w < hi; w += ADD_T) {
+            u64 x0 = w + threadIdx.x * ADD_K;
+            bool ok = x0 < hi;
+            u64 x[ADD_K], y[ADD_K], s[ADD_K];
+            load_aligned(x, a + x0, ok);
+            load_aligned(y, b + x0, ok);
+            u32 end = !ok || ((u32)(x0 - lo) + ADD_K) % L == 0;
+            step_aligned<0>(s, x, y, end, cb[0], slots[0]);
+#pragma unroll
+            for (int k = 1; k < 6; k++) step_aligned<0>(s, s, (k & 1) ? x : y, end, cb[k], slots[k & 1]);
+            store_aligned(r + x0, s, ok);
+        }
+    }
+}
+
+__device__ __forceinline__ void six_add_general(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L,
+                                                u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    u64 units = (n + E - 1) / E;
+    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {
+        ADD_UNIT
+        u32 cb[6] = {0, 0, 0, 0, 0, 0};
+        for (u64 w = lo & ~1ull; w < hi; w += ADD_T) {
+            u64 x0 = w + threadIdx.x * ADD_K;
+            u64 x[ADD_K], y[ADD_K], s[ADD_K];
+            load_masked(x, a, x0, lo, hi);
+            load_masked(y, b, x0, lo, hi);
+            Masks m = chunk_masks(x0, lo, hi, L);
+            u32 kill = m.ends | (~m.valid & ADD_KMASK);
+            step_general<0>(s, x, y, kill, cb[0], slots[0]);
+#pragma unroll
+            for (int k = 1; k < 6; k++) step_general<0>(s, s, (k & 1) ? x : y, kill, cb[k], slots[k & 1]);
+            store_masked(r, s, x0, lo, hi);
+        }
+    }
+}
+
+// ---- Striped layout ----
+// Same units and windows, but each warp owns 32*ADD_K consecutive limbs of
+// the window, taken in ADD_R rounds of 64 limbs: in round j, lane t holds
+// limbs 2t and 2t+1, so every 16-byte load and store of a warp covers 512
+// contiguous bytes. A round's lane (g, p) bits are ballotted; the rounds of
+// a warp compose into one (G, P) for the block scan; the warp's carry-in
+// then runs through its rounds on warp-uniform values. EVEN (L even): a
+// pair never straddles elements. Odd L: limbs of a pair are handled one by
+// one (the window starts at an even limb; limbs outside the unit masked).
+#define ADD_R (ADD_K / 2)
+
+__device__ __forceinline__ u32 add2(u64 (&s)[2], const u64 (&x)[2], const u64 (&y)[2]) {
+    u32 c;
+#ifdef __CUDA_ARCH__
+    asm volatile("add.cc.u64 %0, %3, %5;\n\t"
+                 "addc.cc.u64 %1, %4, %6;\n\t"
+                 "addc.u32 %2, 0, 0;"
+                 : "=l"(s[0]), "=l"(s[1]), "=r"(c)
+                 : "l"(x[0]), "l"(x[1]), "l"(y[0]), "l"(y[1]));
+#else
+    c = 0;
+    s[0] = addc_u64(x[0], y[0], c);
+    s[1] = addc_u64(x[1], y[1], c);
+#endif
+    return c;
+}
+
+__device__ __forceinline__ void inc2(u64 (&s)[2], u32 c) {
+#ifdef __CUDA_ARCH__
+    asm volatile("add.cc.u64 %0, %0, %2;\n\t"
+                 "addc.u64 %1, %1, 0;"
+                 : "+l"(s[0]), "+l"(s[1])
+                 : "l"((u64)c));
+#else
+    s[0] += c;
+    s[1] += (c && s[0] == 0);
+#endif
+}
+
+// The carry into this warp's limbs, given the warp's (G, P) and the carry
+// into the window (cb, which becomes the carry out of the window).
+__device__ __forceinline__ u32 warp_carry_in(u32 G, u32 P, u32 &cb, u32 *slot) {
+    u32 lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    if (lane == 0) slot[w] = G | (P << 1);
+    __syncthreads();
+    u32 v = lane < ADD_NW ? slot[lane] : 0;
+    u32 gw = __ballot_sync(~0u, v & 1), pw = __ballot_sync(~0u, v & 2);
+    u64 bs = ((u64)gw << 1) + pw + cb;
+    cb = (u32)(bs >> ADD_NW) & 1;
+    return (u32)((bs ^ pw) >> w) & 1;
+}
+
+// Geometry of a thread's pairs in one window: kill bits (carry out of the
+// limb replaced by F: an element's last limb, or a limb outside the unit)
+// for limb 0 and limb 1 of each round, and which valid limbs end elements.
+struct PairMasks {
+    u32 k0, k1, e0, e1;
+};
+
+template <bool EVEN>
+__device__ __forceinline__ PairMasks pair_masks(u64 x0, u64 lo, u64 hi, u32 L, u32 step) {
+    PairMasks m = {0, 0, 0, 0};
+    // x0 >= lo - 1; limb lo - 1 sits at position L - 1 of the previous element.
+    u32 pos = x0 >= lo ? (u32)((x0 - lo) % L) : L - 1;
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u64 i = x0 + 64 * j;
+        if (EVEN) {
+            u32 v = i < hi, end = pos + 2 == L;
+            m.k1 |= (!v || end) << j;
+            m.e1 |= (v && end) << j;
+        } else {
+            u32 v0 = i >= lo && i < hi, v1 = i + 1 >= lo && i + 1 < hi;
+            u32 end0 = pos == L - 1, end1 = (pos + 1 == L ? 0 : pos + 1) == L - 1;
+            m.k0 |= (!v0 || end0) << j;
+            m.k1 |= (!v1 || end1) << j;
+            m.e0 |= (v0 && end0) << j;
+            m.e1 |= (v1 && end1) << j;
+        }
+        pos += step;
+        pos = pos >= L ? pos - L : pos;
+    }
+    return m;
+}
+
+template <bool EVEN>
+__device__ __forceinline__ void load_pairs(u64 (&v)[ADD_R][2], const u64 *base, u64 x0, u64 lo,
+                                           u64 hi) {
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u64 i = x0 + 64 * j;
+        v[j][0] = v[j][1] = 0;
+        if (EVEN) {
+            if (i < hi) ld2(base + i, v[j][0], v[j][1]);
+        } else if (i >= lo && i + 2 <= hi) {
+            ld2(base + i, v[j][0], v[j][1]);
+        } else {
+            if (i >= lo && i < hi) v[j][0] = base[i];
+            if (i + 1 >= lo && i + 1 < hi) v[j][1] = base[i + 1];
+        }
+    }
+}
+
+template <bool EVEN>
+__device__ __forceinline__ void store_pairs(u64 *base, const u64 (&v)[ADD_R][2], u64 x0, u64 lo,
+                                            u64 hi) {
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u64 i = x0 + 64 * j;
+        if (EVEN) {
+            if (i < hi) st2(base + i, v[j][0], v[j][1]);
+        } else if (i >= lo && i + 2 <= hi) {
+            st2(base + i, v[j][0], v[j][1]);
+        } else {
+            if (i >= lo && i < hi) base[i] = v[j][0];
+            if (i + 1 >= lo && i + 1 < hi) base[i + 1] = v[j][1];
+        }
+    }
+}
+
+// One segmented addition s = x + y over the thread's pairs. Returns the
+// true carry out of limb 0 (co0) and limb 1 (co1) of each round, as masks.
+template <int F, bool EVEN>
+__device__ __forceinline__ void step_pairs(u64 (&s)[ADD_R][2], const u64 (&x)[ADD_R][2],
+                                           const u64 (&y)[ADD_R][2], const PairMasks &m, u32 &cb,
+                                           u32 *slot, u32 &co0, u32 &co1) {
+    u32 lane = threadIdx.x & 31;
+    u32 gm[ADD_R], pm[ADD_R];
+    u32 g0 = 0, p0 = 0, g1 = 0, p1 = 0; // lane bits per round
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u32 k1 = (m.k1 >> j) & 1, gp, pp;
+        if (EVEN) {
+            u32 g = add2(s[j], x[j], y[j]);
+            u32 p = (s[j][0] & s[j][1]) == ~0ull;
+            g1 |= g << j;
+            p1 |= p << j;
+            gp = F ? (g | k1) : (g & (k1 ^ 1));
+            pp = p & (k1 ^ 1);
+        } else {
+            u32 k0 = (m.k0 >> j) & 1;
+            u64 t0 = x[j][0] + y[j][0], t1 = x[j][1] + y[j][1];
+            u32 a0 = t0 < x[j][0], b0 = t0 == ~0ull, a1 = t1 < x[j][1], b1 = t1 == ~0ull;
+            s[j][0] = t0;
+            s[j][1] = t1;
+            g0 |= a0 << j;
+            p0 |= b0 << j;
+            g1 |= a1 << j;
+            p1 |= b1 << j;
+            u32 c1 = k0 ? F : a0; // carry into limb 1 when none enters the pair
+            gp = k1 ? F : (a1 | (b1 & c1));
+            pp = (k0 | k1) ? 0 : (b0 & b1);
+        }
+        gm[j] = __ballot_sync(~0u, gp);
+        pm[j] = __ballot_sync(~0u, pp);
+    }
+    u32 G = 0, P = 1;
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u32 gj = (u32)((((u64)gm[j] << 1) + pm[j]) >> 32), pj = pm[j] == ~0u;
+        G = gj | (pj & G);
+        P &= pj;
+    }
+    u32 c = warp_carry_in(G, P, cb, slot);
+    co0 = co1 = 0;
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u64 sm = ((u64)gm[j] << 1) + pm[j] + c;
+        u32 lc = (u32)((sm ^ pm[j]) >> lane) & 1;
+        c = (u32)(sm >> 32);
+        if (EVEN) {
+            inc2(s[j], lc);
+            co1 |= (((g1 >> j) & 1) | ((p1 >> j) & lc)) << j;
+        } else {
+            u32 a0 = (g0 >> j) & 1, b0 = (p0 >> j) & 1;
+            u32 c1 = ((m.k0 >> j) & 1) ? F : (a0 | (b0 & lc));
+            s[j][0] += lc;
+            s[j][1] += c1;
+            co0 |= (a0 | (b0 & lc)) << j;
+            co1 |= (((g1 >> j) & 1) | ((p1 >> j) & c1)) << j;
+        }
+    }
+}
+
+// The thread's first limb in the window at wb.
+__device__ __forceinline__ u64 pair_origin(u64 wb) {
+    return wb + (threadIdx.x >> 5) * (32 * ADD_K) + 2 * (threadIdx.x & 31);
+}
+
+template <int F, bool EVEN>
+__device__ __forceinline__ void add_sub_pairs(u64 *r, const u64 *a, const u64 *b, u8 *flags,
+                                              u64 n, u32 L, u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    u32 ph = 0, step = 64 % L;
+    u64 units = (n + E - 1) / E;
+    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {
+        ADD_UNIT
+        u32 cb = F;
+        for (u64 wb = EVEN ? lo : (lo & ~1ull); wb < hi; wb += ADD_T) {
+            u64 x0 = pair_origin(wb);
+            u64 x[ADD_R][2], y[ADD_R][2], s[ADD_R][2];
+            load_pairs<EVEN>(x, a, x0, lo, hi);
+            load_pairs<EVEN>(y, b, x0, lo, hi);
+            if (F) {
+#pragma unroll
+                for (int j = 0; j < ADD_R; j++) {
+                    y[j][0] = ~y[j][0];
+                    y[j][1] = ~y[j][1];
+                }
+            }
+            PairMasks m = pair_masks<EVEN>(x0, lo, hi, L, step);
+            u32 co0, co1;
+            step_pairs<F, EVEN>(s, x, y, m, cb, slots[ph], co0, co1);
+            ph ^= 1;
+            store_pairs<EVEN>(r, s, x0, lo, hi);
+            if (flags && (m.e0 | m.e1)) {
+#pragma unroll
+                for (int j = 0; j < ADD_R; j++) {
+                    u32 rel = (u32)(x0 + 64 * j - lo); // valid limbs only: rel >= 0
+                    if ((m.e0 >> j) & 1) flags[e0 + rel / L] = (u8)(((co0 >> j) & 1) ^ F);
+                    if ((m.e1 >> j) & 1) flags[e0 + (rel + 1) / L] = (u8)(((co1 >> j) & 1) ^ F);
+                }
+            }
+        }
+    }
+}
+
+template <bool EVEN>
+__device__ __forceinline__ void six_add_pairs(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L,
+                                              u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    u32 step = 64 % L;
+    u64 units = (n + E - 1) / E;
+    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {
+        ADD_UNIT
+        u32 cb[6] = {0, 0, 0, 0, 0, 0};
+        for (u64 wb = EVEN ? lo : (lo & ~1ull); wb < hi; wb += ADD_T) {
+            u64 x0 = pair_origin(wb);
+            u64 x[ADD_R][2], y[ADD_R][2], s[ADD_R][2];
+            load_pairs<EVEN>(x, a, x0, lo, hi);
+            load_pairs<EVEN>(y, b, x0, lo, hi);
+            PairMasks m = pair_masks<EVEN>(x0, lo, hi, L, step);
+            u32 co0, co1;
+            step_pairs<0, EVEN>(s, x, y, m, cb[0], slots[0], co0, co1);
+#pragma unroll
+            for (int k = 1; k < 6; k++)
+                step_pairs<0, EVEN>(s, s, (k & 1) ? x : y, m, cb[k], slots[k & 1], co0, co1);
+            store_pairs<EVEN>(r, s, x0, lo, hi);
+        }
+    }
+}
+
+// Entry points. flags: one byte per element (carry, or borrow for sub), or
+// null. E: elements per unit (host side, see add.rs).
+#define ADD_ENTRY(name, call)                                                                      \
+    extern "C" __global__ void __launch_bounds__(ADD_B)                                           \
+        name(u64 *r, const u64 *a, const u64 *b, u8 *flags, u64 n, u32 L, u32 E) {                 \
+        call(r, a, b, flags, n, L, E);                                                             \
+    }
+#define ADD6_ENTRY(name, call)                                                                     \
+    extern "C" __global__ void __launch_bounds__(ADD_B)                                           \
+        name(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L, u32 E) {                            \
+        call(r, a, b, n, L, E);                                                                    \
+    }
+// Chunk layout.
+ADD_ENTRY(int_add_aligned, add_sub_aligned<0>)
+ADD_ENTRY(int_sub_aligned, add_sub_aligned<1>)
+ADD_ENTRY(int_add_general, add_sub_general<0>)
+ADD_ENTRY(int_sub_general, add_sub_general<1>)
+ADD6_ENTRY(int_six_add_aligned, six_add_aligned)
+ADD6_ENTRY(int_six_add_general, six_add_general)
+// Striped layout.
+ADD_ENTRY(int_add_even, (add_sub_pairs<0, true>))
+ADD_ENTRY(int_sub_even, (add_sub_pairs<1, true>))
+ADD_ENTRY(int_add_odd, (add_sub_pairs<0, false>))
+ADD_ENTRY(int_sub_odd, (add_sub_pairs<1, false>))
+ADD6_ENTRY(int_six_add_even, six_add_pairs<true>)
+ADD6_ENTRY(int_six_add_odd, six_add_pairs<false>)

@@ -1,21 +1,110 @@
 //! Addition, subtraction and the fused add chain on CUDA.
+//!
+//! One kernel family (src/kernels/int_add.cu) serves every width: a block
+//! owns a unit of whole elements (as many as fit in a window of `k * block`
+//! limbs, or one element walked window by window), and carries are resolved
+//! by a segmented scan over the block. Two thread layouts: striped (each
+//! warp load covers 512 contiguous bytes; even widths take the even kernels,
+//! odd widths the odd ones) and chunk (each thread `k` consecutive limbs;
+//! widths that are a multiple of `k` take the aligned kernels).
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, PushKernelArg};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
-use super::{alloc, grid, launched};
+use super::{alloc, launched};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
 use crate::kernels::{INT_ADD, Instance};
 
-fn inst_add() -> Instance {
-    Instance::new(&INT_ADD, &[])
+/// Layout, limbs per thread and threads per block of one compiled tier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tier {
+    striped: bool,
+    k: usize,
+    block: u32,
 }
 
-/// Every instantiation this module can request.
+const fn tier(striped: bool, k: usize, block: u32) -> Tier {
+    Tier { striped, k, block }
+}
+
+/// Add and sub: striped, 8 limbs per thread (H200: 4130-4280 GB/s, at the
+/// device copy rate; the chunk layout reached only 3730-3820).
+const ADD_TIER: Tier = tier(true, 8, 256);
+/// Six-add: chunk layout, 4 limbs per thread (H200: 3520-3570 GB/s; striped
+/// 3290-3590, its extra per-round scan work shows six times over).
+const SIX_TIER: Tier = tier(false, 4, 256);
+/// Every tier the code may pick: the defaults, and the others measured,
+/// selectable through `MPARRAY_ADD_TIER=s|c,K,B` (s: striped, c: chunk).
+const TIERS: [Tier; 4] = [ADD_TIER, SIX_TIER, tier(true, 4, 256), tier(false, 8, 256)];
+
+fn pick(six: bool) -> Tier {
+    static FORCED: std::sync::OnceLock<Option<Tier>> = std::sync::OnceLock::new();
+    let forced = FORCED.get_or_init(|| {
+        let s = std::env::var("MPARRAY_ADD_TIER").ok()?;
+        let (layout, rest) = s.split_once(',')?;
+        let (k, b) = rest.split_once(',')?;
+        let t = tier(
+            layout.trim() == "s",
+            k.trim().parse().ok()?,
+            b.trim().parse().ok()?,
+        );
+        TIERS.contains(&t).then_some(t)
+    });
+    forced.unwrap_or(if six { SIX_TIER } else { ADD_TIER })
+}
+
+fn inst(t: Tier) -> Instance {
+    Instance::new(
+        &INT_ADD,
+        &[("ADD_K", t.k as i64), ("ADD_B", t.block as i64)],
+    )
+}
+
+/// Every instantiation this module can request (both layouts live in
+/// every instantiation).
 pub fn instances() -> Vec<Instance> {
-    vec![inst_add()]
+    let mut v: Vec<Instance> = Vec::new();
+    for t in TIERS {
+        let i = inst(t);
+        if !v.iter().any(|x| x.key() == i.key()) {
+            v.push(i);
+        }
+    }
+    v
+}
+
+/// How a launch covers `len` elements of `limbs` limbs.
+struct Plan {
+    tier: Tier,
+    aligned: bool,
+    /// Elements per unit (one block's work).
+    per_unit: u32,
+    cfg: LaunchConfig,
+}
+
+fn plan(len: usize, limbs: usize, tier: Tier) -> Plan {
+    let window = tier.k * tier.block as usize;
+    let aligned = limbs.is_multiple_of(if tier.striped { 2 } else { tier.k });
+    // General-tier windows start at an even limb: an odd start costs one.
+    let room = if !aligned && !limbs.is_multiple_of(2) {
+        window - 1
+    } else {
+        window
+    };
+    let per_unit = (room / limbs).clamp(1, len.max(1));
+    let units = len.div_ceil(per_unit).max(1);
+    Plan {
+        tier,
+        aligned,
+        per_unit: per_unit as u32,
+        cfg: LaunchConfig {
+            grid_dim: (units.min(i32::MAX as usize) as u32, 1, 1),
+            block_dim: (tier.block, 1, 1),
+            shared_mem_bytes: 0,
+        },
+    }
 }
 
 /// `a +/- b`, with the carries/borrows out when `want_flags`.
@@ -29,32 +118,56 @@ pub fn add_sub(
     want_flags: bool,
 ) -> Result<(CudaSlice<u64>, Option<Vec<bool>>)> {
     let mut r = alloc(eng, len * limbs)?;
-    let mut flags = eng
-        .stream()
-        .alloc_zeros::<u8>(len.max(1))
-        .map_err(Error::driver("allocating flags"))?;
-    if len > 0 {
-        let f = eng.function(&inst_add(), "int_add_sub_thread")?;
-        let (n, l, s) = (len as u64, limbs as u32, subtract as u32);
-        let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(&mut r).arg(a).arg(b).arg(&mut flags).arg(&n).arg(&l).arg(&s);
-        // SAFETY: sizes match len*limbs; flags has len entries.
-        launched(unsafe { bld.launch(grid(n, 128)) }, "int_add_sub")?;
+    if len == 0 {
+        return Ok((r, want_flags.then(Vec::new)));
     }
-    let flags = if want_flags {
-        let v = eng
-            .stream()
-            .clone_dtoh(&flags)
-            .map_err(Error::driver("copying flags"))?;
-        Some(v.into_iter().take(len).map(|x| x != 0).collect())
+    let p = plan(len, limbs, pick(false));
+    let name = match (p.tier.striped, subtract, p.aligned) {
+        (true, false, true) => "int_add_even",
+        (true, true, true) => "int_sub_even",
+        (true, false, false) => "int_add_odd",
+        (true, true, false) => "int_sub_odd",
+        (false, false, true) => "int_add_aligned",
+        (false, true, true) => "int_sub_aligned",
+        (false, false, false) => "int_add_general",
+        (false, true, false) => "int_sub_general",
+    };
+    let f = eng.function(&inst(p.tier), name)?;
+    let (n, l, e) = (len as u64, limbs as u32, p.per_unit);
+    // Flags only when asked for: otherwise a null pointer, and no buffer.
+    let mut flags = if want_flags {
+        Some(
+            // SAFETY: the kernel writes one flag per element.
+            unsafe { eng.stream().alloc::<u8>(len) }.map_err(Error::driver("allocating flags"))?,
+        )
     } else {
         None
+    };
+    let null = 0u64;
+    let mut bld = eng.stream().launch_builder(&f);
+    bld.arg(&mut r).arg(a).arg(b);
+    match flags.as_mut() {
+        Some(fl) => bld.arg(fl),
+        None => bld.arg(&null),
+    };
+    bld.arg(&n).arg(&l).arg(&e);
+    // SAFETY: a, b and r hold len*limbs limbs; flags (if any) len bytes.
+    launched(unsafe { bld.launch(p.cfg) }, name)?;
+    let flags = match flags {
+        Some(fl) => {
+            let v = eng
+                .stream()
+                .clone_dtoh(&fl)
+                .map_err(Error::driver("copying flags"))?;
+            Some(v.into_iter().map(|x| x != 0).collect())
+        }
+        None => None,
     };
     Ok((r, flags))
 }
 
-
-/// `a+b+a+b+a+b+a` in one kernel.
+/// `a+b+a+b+a+b+a` in one kernel: six dependent additions, each with full
+/// carry propagation, intermediates in registers.
 pub fn six_add(
     eng: &Arc<CudaEngine>,
     a: &CudaSlice<u64>,
@@ -66,11 +179,56 @@ pub fn six_add(
     if len == 0 {
         return Ok(r);
     }
-    let (n, l) = (len as u64, limbs as u32);
-    let f = eng.function(&inst_add(), "int_six_add_thread")?;
+    let p = plan(len, limbs, pick(true));
+    let name = match (p.tier.striped, p.aligned) {
+        (true, true) => "int_six_add_even",
+        (true, false) => "int_six_add_odd",
+        (false, true) => "int_six_add_aligned",
+        (false, false) => "int_six_add_general",
+    };
+    let f = eng.function(&inst(p.tier), name)?;
+    let (n, l, e) = (len as u64, limbs as u32, p.per_unit);
     let mut bld = eng.stream().launch_builder(&f);
-    bld.arg(&mut r).arg(a).arg(b).arg(&n).arg(&l);
-    // SAFETY: sizes match.
-    launched(unsafe { bld.launch(grid(n, 128)) }, "int_six_add")?;
+    bld.arg(&mut r).arg(a).arg(b).arg(&n).arg(&l).arg(&e);
+    // SAFETY: a, b and r hold len*limbs limbs.
+    launched(unsafe { bld.launch(p.cfg) }, name)?;
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_cover_every_element_once() {
+        for limbs in [
+            1usize, 2, 3, 7, 8, 9, 64, 1023, 1024, 2047, 2048, 2049, 8192, 16384,
+        ] {
+            for (len, &t) in [1usize, 2, 5, 1000, 4097]
+                .iter()
+                .flat_map(|l| TIERS.iter().map(move |t| (*l, t)))
+            {
+                let p = plan(len, limbs, t);
+                assert_eq!(p.tier, t);
+                let window = t.k * t.block as usize;
+                let e = p.per_unit as usize;
+                assert!(e >= 1 && e <= len);
+                assert_eq!(p.aligned, limbs % if t.striped { 2 } else { t.k } == 0);
+                // A unit fits one window, or is a single element.
+                let span = e * limbs + usize::from(!p.aligned && limbs % 2 == 1);
+                assert!(span <= window || e == 1, "{limbs} limbs, {len} elements");
+                assert!(len.div_ceil(e) >= p.cfg.grid_dim.0 as usize);
+            }
+        }
+    }
+
+    #[test]
+    fn default_tiers_and_instances() {
+        if std::env::var_os("MPARRAY_ADD_TIER").is_none() {
+            assert_eq!(pick(false), ADD_TIER);
+            assert_eq!(pick(true), SIX_TIER);
+        }
+        // Both layouts live in every instantiation: one per (K, B).
+        assert_eq!(instances().len(), 2);
+    }
 }
