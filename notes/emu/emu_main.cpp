@@ -39,24 +39,36 @@ static void ref_poly(const U *a, const U *b, int l, U *r) {
     ref_mul(a, b, l, r, l); ref_add(r, t3.data(), l);
 }
 
-// Operands: edge patterns first, then random (some with short lengths).
+// Operands: all pairs of the edge values of tests/common, then random ones.
+static std::vector<std::vector<U>> edges(int l) {
+    std::vector<std::vector<U>> v(10, std::vector<U>(l, 0));
+    v[1][0] = 1;
+    for (int k = 0; k < l; k++) v[2][k] = v[3][k] = ~0ull;
+    v[3][l - 1] = 0;
+    v[4][l - 1] = 1ull << 63;
+    v[5][0] = ~0ull;
+    v[6][0] = 2;
+    for (int k = 0; k < l; k++) v[7][k] = 0x5555555555555555ull;
+    v[7][l - 1] = 0x7fffffffffffffffull;
+    v[8][l / 2] = 1;
+    v[8][0] = 3;
+    for (int k = 0; k < l; k++) v[9][k] = ~0ull;
+    v[9][l - 1] = 1;
+    if (l == 1) v.resize(8);
+    return v;
+}
 static void make_ops(int l, int n, std::vector<U> &a, std::vector<U> &b) {
+    auto e = edges(l);
+    int ne = (int)e.size();
     a.assign((size_t)n * l, 0);
     b.assign((size_t)n * l, 0);
     for (int i = 0; i < n; i++) {
         U *x = &a[(size_t)i * l], *y = &b[(size_t)i * l];
-        int kind = i % 8;
-        for (int k = 0; k < l; k++) {
-            switch (kind) {
-            case 0: x[k] = ~0ull; y[k] = ~0ull; break;                       // all ones
-            case 1: x[k] = ~0ull; y[k] = k == 0 ? 1 : 0; break;
-            case 2: x[k] = k == l - 1 ? 1ull << 63 : 0; y[k] = ~0ull; break;
-            case 3: x[k] = ~0ull; y[k] = k == l - 1 ? 0 : ~0ull; break;
-            case 4: x[k] = rng() | 0xffff0000ffff0000ull; y[k] = rng(); break;
-            case 5: x[k] = rng(); y[k] = k < l / 2 + 1 ? rng() : 0; break;
-            default: x[k] = rng(); y[k] = rng(); break;
-            }
+        if (i < ne * ne) {
+            for (int k = 0; k < l; k++) { x[k] = e[i / ne][k]; y[k] = e[i % ne][k]; }
+            continue;
         }
+        for (int k = 0; k < l; k++) { x[k] = rng(); y[k] = (i & 1) && k > l / 3 ? 0 : rng(); }
     }
 }
 

@@ -156,8 +156,10 @@ MUL_DEV void acc_init(Acc &z, int init, const u32 *add, const u32 *st, u32 k0) {
             z.e[w + 3] = v.w;
         }
     } else if (init == 2) {
+        // Word C goes to O, whose top word has room for the row carries.
 #pragma unroll
-        for (int w = 0; w <= C; w++) z.e[w] = st[w];
+        for (int w = 0; w < C; w++) z.e[w] = st[w];
+        z.o[C] = st[C];
         z.o[C + 1] = st[C + 1];
     }
 }
