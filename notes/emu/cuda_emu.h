@@ -25,6 +25,7 @@ inline unsigned *emu_smem = nullptr;
 #define MUL_SMEM emu_smem
 
 struct uint4 { unsigned x, y, z, w; };
+struct uint2 { unsigned x, y; };
 using std::min;
 using std::max;
 

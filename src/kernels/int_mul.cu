@@ -125,11 +125,18 @@ MUL_DEV void band_pair(const Shape &s, u32 t, u32 &b1, u32 &b2) {
     }
 }
 
-// Rows i in [lo, hi) touching the columns of band beta (multiples of C).
-MUL_DEV void band_rows(const Shape &s, u32 beta, u32 &lo, u32 &hi) {
-    u32 k0 = beta * C;
-    lo = k0 > s.nc ? k0 - s.nc : 0;
-    hi = min(s.nc, k0 + C);
+// Rows i in [lo, hi) touching the columns of band beta (a whole number of
+// groups of C rows). Squares take only the rows i < k - i (doubled later):
+// full rows below k0/2 and a last group that is masked.
+MUL_DEV void band_rows(const Shape &s, u32 beta, bool sq, int &lo, int &hi) {
+    int k0 = beta * C, nc = s.nc;
+    if (sq) {
+        hi = k0 / 2 + C / 2;
+        lo = hi - (hi + C - 1) / C * C;
+    } else {
+        lo = k0 > nc ? k0 - nc : 0;
+        hi = min(nc, k0 + C);
+    }
 }
 
 // Accumulators: E holds the even-window products (words 0..C), O the odd
@@ -212,43 +219,116 @@ MUL_DEV void load_c(u32 *r, const u32 *src) {
     }
 }
 
+// Squares: st[0..C+2) = 2 (E + O) + the diagonal squares of the band
+// (+ the addend words when add is set).
+MUL_DEV void acc_flush_sq(const Acc &z, u32 *st, const u32 *x, u32 k0, const u32 *add) {
+    u32 v[C + 2];
+    v[0] = z.e[0];
+    v[1] = z.e[1];
+    CH_ADD_CC(v[1], z.o[1]);
+#pragma unroll
+    for (int w = 2; w <= C; w++) {
+        v[w] = z.e[w];
+        CH_ADDC_CC(v[w], z.o[w]);
+    }
+    v[C + 1] = z.o[C + 1];
+    CH_ADDC(v[C + 1], 0u);
+#pragma unroll
+    for (int w = C + 1; w > 0; w--) v[w] = (v[w] << 1) | (v[w - 1] >> 31);
+    v[0] <<= 1;
+    u32 d[C / 2];
+#pragma unroll
+    for (int h = 0; h < C / 2; h += 2) {
+        uint2 q = *(const uint2 *)(x + C + k0 / 2 + h);
+        d[h] = q.x;
+        d[h + 1] = q.y;
+    }
+    CH_MADLO_CC(v[0], d[0], d[0]);
+    CH_MADHIC_CC(v[1], d[0], d[0]);
+#pragma unroll
+    for (int h = 1; h < C / 2; h++) {
+        CH_MADLOC_CC(v[2 * h], d[h], d[h]);
+        CH_MADHIC_CC(v[2 * h + 1], d[h], d[h]);
+    }
+    CH_ADDC_CC(v[C], 0u);
+    CH_ADDC(v[C + 1], 0u);
+    if (add) {
+        u32 ad[C];
+        load_c(ad, add + C + k0);
+        CH_ADD_CC(v[0], ad[0]);
+#pragma unroll
+        for (int w = 1; w < C; w++) CH_ADDC_CC(v[w], ad[w]);
+        CH_ADDC_CC(v[C], 0u);
+        CH_ADDC(v[C + 1], 0u);
+    }
+#pragma unroll
+    for (int w = 0; w < C + 2; w++) st[w] = v[w];
+}
+
 // Thread t's two bands of x*y (padded arrays) into st (C+2 words per band).
+// sq: x*x with y == x (low half only); the addend of init 1 is added at the end.
 MUL_DEV void band_mul(const Shape &s, u32 t, const u32 *x, const u32 *y, u32 *st, int init,
-                      const u32 *add) {
-    u32 b1, b2, lo1, hi1, lo2, hi2;
+                      const u32 *add, bool sq) {
+    u32 b1, b2;
+    int lo1, hi1, lo2, hi2;
     band_pair(s, t, b1, b2);
-    band_rows(s, b1, lo1, hi1);
-    band_rows(s, b2, lo2, hi2);
+    band_rows(s, b1, sq, lo1, hi1);
+    band_rows(s, b2, sq, lo2, hi2);
     u32 ng1 = (hi1 - lo1) / C, ng = ng1 + (hi2 - lo2) / C;
-    u32 beta = b1, i = lo1, m = b1 * C - lo1;  // window: y[C + m + j - u] at step u
+    const u32 *sq_add = init == 1 ? add : nullptr;
+    if (sq) init = 0;
+    u32 beta = b1, k0 = b1 * C;
+    int i = lo1;
+    u32 m = k0 - i;  // window: y[C + m + j - u] at step u
     Acc z;
-    acc_init(z, init, add, st + beta * (C + 2), beta * C);
+    acc_init(z, init, add, st + beta * (C + 2), k0);
     u32 hw[C], lw[C], av[C];
     load_c(hw, y + C + m);
     for (u32 gi = 0; gi < ng; gi++) {
         if (gi == ng1) {
-            acc_flush(z, st + beta * (C + 2));
+            if (sq)
+                acc_flush_sq(z, st + beta * (C + 2), x, k0, sq_add);
+            else
+                acc_flush(z, st + beta * (C + 2));
             beta = b2;
+            k0 = b2 * C;
             i = lo2;
-            m = b2 * C - lo2;
-            acc_init(z, init, add, st + beta * (C + 2), beta * C);
+            m = k0 - i;
+            acc_init(z, init, add, st + beta * (C + 2), k0);
             load_c(hw, y + C + m);
         }
         load_c(lw, y + m);
         load_c(av, x + C + i);
+        if (sq && (gi == ng1 - 1 || gi == ng - 1)) {
+            // Last group of a square band: only products a_i a_j with i < j.
 #pragma unroll
-        for (int u = 0; u < C; u++) {
-            u32 w[C];
+            for (int u = 0; u < C; u++) {
+                u32 w[C];
 #pragma unroll
-            for (int j = 0; j < C; j++) w[j] = j >= u ? hw[j - u] : lw[C + j - u];
-            acc_row(z, av[u], w);
+                for (int j = 0; j < C; j++) {
+                    u32 v = j >= u ? hw[j - u] : lw[C + j - u];
+                    w[j] = 2 * (i + u) < (int)(k0 + j) ? v : 0;
+                }
+                acc_row(z, av[u], w);
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < C; u++) {
+                u32 w[C];
+#pragma unroll
+                for (int j = 0; j < C; j++) w[j] = j >= u ? hw[j - u] : lw[C + j - u];
+                acc_row(z, av[u], w);
+            }
         }
 #pragma unroll
         for (int j = 0; j < C; j++) hw[j] = lw[j];
         i += C;
         m -= C;
     }
-    acc_flush(z, st + beta * (C + 2));
+    if (sq)
+        acc_flush_sq(z, st + beta * (C + 2), x, k0, sq_add);
+    else
+        acc_flush(z, st + beta * (C + 2));
 }
 
 // Adds each band's overflow words into the next band, resolves carries and
@@ -322,14 +402,43 @@ MUL_DEV void carve(const Shape &s, u32 ipb, u32 narrays, u32 *&base, u8 *&flags,
     flags = (u8 *)(chunk + nch);
 }
 
-// Loads words [0, n) of instance `inst` of v into the padded array d
-// (zeros elsewhere), cooperatively over the block.
-MUL_DEV void load_padded(u32 *d, const u64 *v, u64 inst, u64 ninst, const Shape &s, u32 idx,
-                         u32 stride) {
-    const u32 *src = (const u32 *)v + inst * s.n;
-    for (u32 w = idx; w < s.pad; w += stride) {
-        u32 k = w - C;  // wraps for w < C
-        d[w] = (inst < ninst && w >= (u32)C && k < s.n) ? src[k] : 0;
+// Loads the block's instances of a and b (limbs n/2 each, contiguous) into
+// the padded arrays at base + q*per (a) and + pad (b), eight 8-byte loads in
+// flight per thread.
+MUL_DEV void load_block(u32 *base, u32 per, const u64 *a, const u64 *b, u64 inst0, u64 ninst,
+                        const Shape &s, u32 ipb) {
+    u32 l = s.n / 2;
+    u32 avail = ninst > inst0 ? (u32)min((u64)ipb, ninst - inst0) : 0;
+    u32 total = avail * l;
+    const u64 *sa = a + inst0 * l, *sb = b + inst0 * l;
+    for (u32 i0 = threadIdx.x; i0 < total; i0 += 4 * blockDim.x) {
+        u64 x[4], y[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            u32 i = i0 + k * blockDim.x;
+            x[k] = i < total ? sa[i] : 0;
+            y[k] = i < total ? sb[i] : 0;
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            u32 i = i0 + k * blockDim.x;
+            if (i < total) {
+                u32 q = i / l, w = 2 * (i - q * l);
+                u32 *d = base + q * per + C + w;
+                d[0] = (u32)x[k];
+                d[1] = (u32)(x[k] >> 32);
+                d[s.pad] = (u32)y[k];
+                d[s.pad + 1] = (u32)(y[k] >> 32);
+            }
+        }
+    }
+}
+
+MUL_DEV void zero_padding(u32 *base, u32 per, u32 off, const Shape &s, u32 ipb) {
+    u32 z = s.pad - s.n;  // words [0, C) and [C + n, pad)
+    for (u32 i = threadIdx.x; i < ipb * z; i += blockDim.x) {
+        u32 q = i / z, w = i - q * z;
+        base[q * per + off + (w < (u32)C ? w : w + s.n)] = 0;
     }
 }
 
@@ -344,16 +453,13 @@ extern "C" __global__ void __launch_bounds__(256) int_mul_band(u64 *r, const u64
     carve(s, ipb, 2, base, flags, chunk);
     u32 per = 2 * s.pad + s.stg;
     u64 inst0 = (u64)blockIdx.x * ipb;
-    for (u32 q = 0; q < ipb; q++) {
-        u32 *x = base + q * per;
-        load_padded(x, a, inst0 + q, n, s, threadIdx.x, blockDim.x);
-        load_padded(x + s.pad, b, inst0 + q, n, s, threadIdx.x, blockDim.x);
-    }
+    load_block(base, per, a, b, inst0, n, s, ipb);
+    for (u32 k = 0; k < 2; k++) zero_padding(base, per, k * s.pad, s, ipb);
     __syncthreads();
     u32 q = threadIdx.x / s.g, t = threadIdx.x % s.g;
     if (q < ipb) {
         u32 *x = base + q * per;
-        band_mul(s, t, x, x + s.pad, x + 2 * s.pad, 0, nullptr);
+        band_mul(s, t, x, x + s.pad, x + 2 * s.pad, 0, nullptr, false);
     }
     __syncthreads();
     u32 kw = wide ? 2 * s.n : s.n;  // output words
@@ -379,12 +485,8 @@ extern "C" __global__ void __launch_bounds__(256) int_poly_band(u64 *r, const u6
     carve(s, ipb, 4, base, flags, chunk);
     u32 per = 4 * s.pad + s.stg;
     u64 inst0 = (u64)blockIdx.x * ipb;
-    for (u32 q = 0; q < ipb; q++) {
-        u32 *x = base + q * per;
-        load_padded(x, a, inst0 + q, n, s, threadIdx.x, blockDim.x);
-        load_padded(x + s.pad, b, inst0 + q, n, s, threadIdx.x, blockDim.x);
-        for (u32 w = threadIdx.x; w < 2 * s.pad; w += blockDim.x) x[2 * s.pad + w] = 0;
-    }
+    load_block(base, per, a, b, inst0, n, s, ipb);
+    for (u32 k = 0; k < 4; k++) zero_padding(base, per, k * s.pad, s, ipb);
     __syncthreads();
     u32 q = threadIdx.x / s.g, t = threadIdx.x % s.g;
     bool act = q < ipb;
@@ -392,7 +494,7 @@ extern "C" __global__ void __launch_bounds__(256) int_poly_band(u64 *r, const u6
         *st = t2 + s.pad;
     // a*a + b and b*b + b, low halves, into t1 and t2 (zero above n words).
     for (int step = 0; step < 2; step++) {
-        if (act) band_mul(s, t, step ? xb : xa, step ? xb : xa, st, 1, xb);
+        if (act) band_mul(s, t, step ? xb : xa, step ? xb : xa, st, 1, xb, true);
         __syncthreads();
         band_resolve(s, ipb, base + 4 * s.pad, per, flags, chunk, [&](u32 qq, u32 beta, const u32 *w) {
             u32 *dst = base + qq * per + (step ? 3 : 2) * s.pad + C;
@@ -402,8 +504,8 @@ extern "C" __global__ void __launch_bounds__(256) int_poly_band(u64 *r, const u6
         });
     }
     if (act) {
-        band_mul(s, t, t1, t2, st, 0, nullptr);
-        band_mul(s, t, xa, xb, st, 2, nullptr);
+        band_mul(s, t, t1, t2, st, 0, nullptr, false);
+        band_mul(s, t, xa, xb, st, 2, nullptr, false);
     }
     __syncthreads();
     band_resolve(s, ipb, base + 4 * s.pad, per, flags, chunk, [&](u32 qq, u32 beta, const u32 *w) {

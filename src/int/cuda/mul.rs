@@ -7,8 +7,8 @@
 //!   2^20 bits (subquadratic; several launches, processed in chunks of
 //!   instances so that the residue scratch stays bounded).
 //!
-//! `MPARRAY_MUL_TIER=band|ntt` forces a tier where both apply (for
-//! measurements).
+//! `MPARRAY_MUL_TIER=band|ntt` forces a tier where both apply, and
+//! `MPARRAY_MUL_BAND` the band width (for measurements).
 
 use std::sync::{Arc, Mutex, Weak};
 
@@ -58,12 +58,18 @@ enum Tier {
     Ntt,
 }
 
+/// Band width C of the schoolbook: 4 up to 8 words, 8 up to 32, then 16
+/// (`MPARRAY_MUL_BAND=4|8|16` overrides where the block stays <= 256 threads).
 fn band_width(words: usize) -> u32 {
-    match words {
+    let forced = std::env::var("MPARRAY_MUL_BAND")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|c| BANDS.contains(c) && band_geo(words, true, *c as usize, 2).g <= 256);
+    forced.unwrap_or(match words {
         0..=8 => 4,
         9..=32 => 8,
         _ => 16,
-    }
+    })
 }
 
 fn tier(words: usize) -> Tier {
