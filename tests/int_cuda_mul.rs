@@ -105,7 +105,10 @@ fn cuda_mul_all_ones_and_empty() {
             .to_engine(&e)
             .unwrap();
         check_mul(&ones, &ones, &format!("all ones {l} limbs"));
-        let empty = IntArray::from_limbs(64 * l as u64, vec![]).unwrap().to_engine(&e).unwrap();
+        let empty = IntArray::from_limbs(64 * l as u64, vec![])
+            .unwrap()
+            .to_engine(&e)
+            .unwrap();
         assert_eq!(empty.mul(&empty).unwrap().len(), 0);
         assert_eq!(empty.fused(&empty, Fused::Poly).unwrap().len(), 0);
     }

@@ -26,6 +26,13 @@ inline unsigned *emu_smem = nullptr;
 
 struct uint4 { unsigned x, y, z, w; };
 struct uint2 { unsigned x, y; };
+#include <cstdio>
+#include <cstdlib>
+inline void emu_align(const void *p, unsigned a, const char *what) {
+    if ((uintptr_t)p % a) { fprintf(stderr, "misaligned %s at %p\n", what, p); abort(); }
+}
+#define LD4(p) (emu_align(p, 16, "LD4"), *(const uint4 *)(p))
+#define LD2(p) (emu_align(p, 8, "LD2"), *(const uint2 *)(p))
 using std::min;
 using std::max;
 
@@ -63,10 +70,10 @@ inline void emu_set(unsigned &d, unsigned long long t, bool setcf) { d = (unsign
 inline void emu_launch(emu_dim3 grid, unsigned block, size_t smem, const std::function<void()> &f) {
     gridDim = grid;
     blockDim = {block, 1, 1};
-    std::vector<unsigned char> sm(smem + 16);
+    std::vector<uint4> sm((smem + 15) / 16);  // 16-byte aligned like the device's
     for (unsigned by = 0; by < std::max(1u, grid.y); by++)
         for (unsigned bx = 0; bx < grid.x; bx++) {
-            std::memset(sm.data(), 0xa5, sm.size());  // poison
+            std::memset(sm.data(), 0xa5, sm.size() * sizeof(uint4));  // poison
             emu_smem = (unsigned *)sm.data();
             emu_block_bar = std::make_unique<std::barrier<>>(block);
             emu_warps.clear();

@@ -38,6 +38,8 @@ extern __shared__ __align__(16) u32 mul_dyn_smem[];
 #define CH_ADD_CC(d, x) asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
 #define CH_ADDC_CC(d, x) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
 #define CH_ADDC(d, x) asm volatile("addc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
+#define LD4(p) (*(const uint4 *)(p))
+#define LD2(p) (*(const uint2 *)(p))
 #endif
 
 #define MUL_DEV __device__ __forceinline__
@@ -131,7 +133,9 @@ MUL_DEV void band_pair(const Shape &s, u32 t, u32 &b1, u32 &b2) {
 MUL_DEV void band_rows(const Shape &s, u32 beta, bool sq, int &lo, int &hi) {
     int k0 = beta * C, nc = s.nc;
     if (sq) {
-        hi = k0 / 2 + C / 2;
+        // Rounded up to 4 so that vector loads stay aligned (C = 4); rows
+        // past k0/2 + C/2 are masked off anyway.
+        hi = (k0 / 2 + C / 2 + 3) & ~3;
         lo = hi - (hi + C - 1) / C * C;
     } else {
         lo = k0 > nc ? k0 - nc : 0;
@@ -156,7 +160,7 @@ MUL_DEV void acc_init(Acc &z, int init, const u32 *add, const u32 *st, u32 k0) {
     if (init == 1) {
 #pragma unroll
         for (int w = 0; w < C; w += 4) {
-            uint4 v = *(const uint4 *)(add + C + k0 + w);
+            uint4 v = LD4(add + C + k0 + w);
             z.e[w] = v.x;
             z.e[w + 1] = v.y;
             z.e[w + 2] = v.z;
@@ -211,7 +215,7 @@ MUL_DEV void acc_row(Acc &z, u32 a, const u32 *w) {
 MUL_DEV void load_c(u32 *r, const u32 *src) {
 #pragma unroll
     for (int w = 0; w < C; w += 4) {
-        uint4 v = *(const uint4 *)(src + w);
+        uint4 v = LD4(src + w);
         r[w] = v.x;
         r[w + 1] = v.y;
         r[w + 2] = v.z;
@@ -239,7 +243,7 @@ MUL_DEV void acc_flush_sq(const Acc &z, u32 *st, const u32 *x, u32 k0, const u32
     u32 d[C / 2];
 #pragma unroll
     for (int h = 0; h < C / 2; h += 2) {
-        uint2 q = *(const uint2 *)(x + C + k0 / 2 + h);
+        uint2 q = LD2(x + C + k0 / 2 + h);
         d[h] = q.x;
         d[h + 1] = q.y;
     }
@@ -745,7 +749,7 @@ extern "C" __global__ void __launch_bounds__(256)
                 const u32 *w = tp + T_I16 + 2 * e;
 #pragma unroll
                 for (int j = 0; j < C; j += 4) {
-                    uint4 q = *(const uint4 *)(src + j);
+                    uint4 q = LD4(src + j);
                     u32 qq[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
                     for (int h = 0; h < 4; h++) {

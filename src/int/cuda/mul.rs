@@ -58,7 +58,7 @@ enum Tier {
     Ntt,
 }
 
-/// Band width C of the schoolbook: 4 up to 8 words, 8 up to 32, then 16
+/// Band width C of the schoolbook: 4 up to 8 words, 8 up to 128, then 16
 /// (`MPARRAY_MUL_BAND=4|8|16` overrides where the block stays <= 256 threads).
 fn band_width(words: usize) -> u32 {
     let forced = std::env::var("MPARRAY_MUL_BAND")
@@ -67,7 +67,7 @@ fn band_width(words: usize) -> u32 {
         .filter(|c| BANDS.contains(c) && band_geo(words, true, *c as usize, 2).g <= 256);
     forced.unwrap_or(match words {
         0..=8 => 4,
-        9..=32 => 8,
+        9..=128 => 8,
         _ => 16,
     })
 }
@@ -75,7 +75,7 @@ fn band_width(words: usize) -> u32 {
 fn tier(words: usize) -> Tier {
     let forced = std::env::var("MPARRAY_MUL_TIER").unwrap_or_default();
     let band_ok = words <= BAND_MAX_WORDS;
-    let ntt_ok = words >= 512 && words <= NTT_MAX_WORDS;
+    let ntt_ok = (512..=NTT_MAX_WORDS).contains(&words);
     match forced.as_str() {
         "band" if band_ok => Tier::Band(band_width(words)),
         "ntt" if ntt_ok => Tier::Ntt,
@@ -131,6 +131,7 @@ fn band_cfg(len: usize, ipb: usize, threads: u32, smem: u32) -> LaunchConfig {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn mul_band(
     eng: &Arc<CudaEngine>,
     r: &mut CudaSlice<u64>,
@@ -568,7 +569,10 @@ mod tests {
     #[test]
     fn dump_ntt_tables_when_asked() {
         if let Ok(path) = std::env::var("MPARRAY_NTT_TABLES_OUT") {
-            let bytes: Vec<u8> = build_ntt_tables().iter().flat_map(|w| w.to_le_bytes()).collect();
+            let bytes: Vec<u8> = build_ntt_tables()
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
             std::fs::write(path, bytes).unwrap();
         }
     }
