@@ -31,7 +31,7 @@ pub const MAX_BITS: u64 = 1 << 20;
 
 /// Checks a width and returns its number of limbs.
 pub fn limbs_for_bits(bits: u64) -> Result<usize> {
-    if bits < MIN_BITS || bits > MAX_BITS || bits % 64 != 0 {
+    if !(MIN_BITS..=MAX_BITS).contains(&bits) || !bits.is_multiple_of(64) {
         return Err(Error::BadWidth {
             bits,
             max: MAX_BITS,
@@ -120,7 +120,7 @@ impl IntArray {
     /// `data[i*L .. (i+1)*L]`, least significant limb first.
     pub fn from_limbs(bits: u64, data: Vec<u64>) -> Result<IntArray> {
         let limbs = limbs_for_bits(bits)?;
-        if data.len() % limbs != 0 {
+        if !data.len().is_multiple_of(limbs) {
             return Err(Error::Shape(format!(
                 "{} limbs is not a whole number of {bits}-bit elements ({limbs} limbs each)",
                 data.len()

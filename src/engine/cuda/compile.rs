@@ -92,16 +92,14 @@ pub fn compile(
         ver.as_bytes(),
     ]);
     let file = cache.map(|d| d.join(format!("{name}-{arch}-{key:016x}.cubin")));
-    if let Some(f) = &file {
-        if let Ok(bytes) = std::fs::read(f) {
-            if !bytes.is_empty() {
-                return Ok(Compiled {
-                    cubin: bytes,
-                    log: String::new(),
-                    from_cache: true,
-                });
-            }
-        }
+    if let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok())
+        && !bytes.is_empty()
+    {
+        return Ok(Compiled {
+            cubin: bytes,
+            log: String::new(),
+            from_cache: true,
+        });
     }
     let (cubin, log) = nvrtc_compile(name, source, &opts)?;
     if let (Some(f), Some(d)) = (&file, cache) {
