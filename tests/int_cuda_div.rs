@@ -1,5 +1,6 @@
 //! CUDA division with remainder against malachite: every tier threshold of
-//! the kernel (divisor lengths 4, 8, 16, ..., 16384 limbs, each side), random
+//! the kernel (divisor lengths 4, 8, ..., 512, then every 512 up to 8192, and
+//! 16384 limbs, each side), random
 //! lengths, the benchmark's shape, edge values, the rare quotient-estimate
 //! paths (add-back, the B-1 clamp, long borrows) and zero divisors.
 //! Ignored without a GPU; run with `--include-ignored cuda_div_`.
@@ -16,7 +17,10 @@ fn cuda() -> Engine {
 }
 
 /// Tier bounds of the kernel (largest divisor, in limbs, of each tier).
-const TIER_S: [usize; 13] = [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
+const TIER_S: [usize; 24] = [
+    4, 8, 16, 32, 64, 128, 256, 512, 1024, 1536, 2048, 2560, 3072, 3584, 4096, 4608, 5120, 5632,
+    6144, 6656, 7168, 7680, 8192, 16384,
+];
 
 struct Rng(u64);
 impl Rng {
@@ -88,8 +92,14 @@ impl Cases {
         if self.u.is_empty() {
             return;
         }
-        let a = IntArray::from_naturals(self.bits, &self.u).unwrap().to_engine(e).unwrap();
-        let b = IntArray::from_naturals(self.bits, &self.v).unwrap().to_engine(e).unwrap();
+        let a = IntArray::from_naturals(self.bits, &self.u)
+            .unwrap()
+            .to_engine(e)
+            .unwrap();
+        let b = IntArray::from_naturals(self.bits, &self.v)
+            .unwrap()
+            .to_engine(e)
+            .unwrap();
         let (q, r) = a.divrem(&b).unwrap();
         let (nq, nr) = (q.to_naturals().unwrap(), r.to_naturals().unwrap());
         for i in 0..self.u.len() {
@@ -192,7 +202,11 @@ fn cuda_div_benchmark_shape() {
         let (nq, nr) = (q.to_naturals().unwrap(), r.to_naturals().unwrap());
         for i in 0..count {
             let (eq, er) = na[i].clone().div_mod(nb[i].clone());
-            assert_eq!((&nq[i], &nr[i]), (&eq, &er), "bench shape M={m} element {i}");
+            assert_eq!(
+                (&nq[i], &nr[i]),
+                (&eq, &er),
+                "bench shape M={m} element {i}"
+            );
         }
     }
 }
@@ -215,7 +229,13 @@ fn cuda_div_edge_values() {
                 c.push_limbs(x, y);
             }
         }
-        let n_random = if l <= 64 { 200 } else if l <= 1024 { 20 } else { 3 };
+        let n_random = if l <= 64 {
+            200
+        } else if l <= 1024 {
+            20
+        } else {
+            3
+        };
         let (a, b) = operands(&Engine::Cpu, l, n_random, s ^ l as u64);
         let (va, vb) = (a.to_naturals().unwrap(), b.to_naturals().unwrap());
         for (x, y) in va.into_iter().zip(vb) {
@@ -234,7 +254,9 @@ fn cuda_div_estimate_corrections() {
     let (e, s) = (cuda(), seed());
     let mut rng = Rng(s ^ 0xadd);
     let b = |k: usize| Natural::from(1u32) << (64 * k as u64);
-    for l in [2usize, 3, 4, 5, 8, 9, 17, 33, 64, 65, 129, 257, 513, 1025, 2049, 4097, 8193, 16384] {
+    for l in [
+        2usize, 3, 4, 5, 8, 9, 17, 33, 64, 65, 129, 257, 513, 1025, 2049, 4097, 8193, 16384,
+    ] {
         let mut c = Cases::new(l);
         let reps = if l <= 513 { 6 } else { 2 };
         for n in [1usize, 2, 3, l / 2 + 1, l - 1, l] {
@@ -258,7 +280,11 @@ fn cuda_div_estimate_corrections() {
                 if n >= 3 {
                     let j = rng.below(span);
                     let top = &vv - (&vv % b(n - 2));
-                    let k = Natural::from(if rep % 4 == 0 { u64::MAX } else { rng.next() | 1 });
+                    let k = Natural::from(if rep % 4 == 0 {
+                        u64::MAX
+                    } else {
+                        rng.next() | 1
+                    });
                     let low = nat(&rng.num(j.max(1), j, true));
                     c.push(k * top * b(j) + low, vv.clone());
                 }
@@ -318,7 +344,10 @@ fn cuda_div_zero_divisor_names_first() {
         for &z in zeros {
             bl[z * l..(z + 1) * l].iter_mut().for_each(|x| *x = 0);
         }
-        let b = IntArray::from_limbs(bits, bl).unwrap().to_engine(&e).unwrap();
+        let b = IntArray::from_limbs(bits, bl)
+            .unwrap()
+            .to_engine(&e)
+            .unwrap();
         let first = *zeros.iter().min().unwrap();
         match a.divrem(&b) {
             Err(Error::DivisionByZero { index }) => assert_eq!(index, first, "{l} limbs"),
@@ -340,8 +369,16 @@ fn cuda_div_matches_cpu_and_empty() {
         let (qc, rc) = a.divrem(&b).unwrap();
         let (ag, bg) = (a.to_engine(&e).unwrap(), b.to_engine(&e).unwrap());
         let (qg, rg) = ag.divrem(&bg).unwrap();
-        assert_eq!(qg.to_limbs().unwrap(), qc.to_limbs().unwrap(), "{l} limbs quotient");
-        assert_eq!(rg.to_limbs().unwrap(), rc.to_limbs().unwrap(), "{l} limbs remainder");
+        assert_eq!(
+            qg.to_limbs().unwrap(),
+            qc.to_limbs().unwrap(),
+            "{l} limbs quotient"
+        );
+        assert_eq!(
+            rg.to_limbs().unwrap(),
+            rc.to_limbs().unwrap(),
+            "{l} limbs remainder"
+        );
     }
     let z = IntArray::zeros(&e, 0, 128).unwrap();
     let (q, r) = z.divrem(&z).unwrap();

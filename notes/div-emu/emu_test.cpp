@@ -18,13 +18,30 @@ struct TierDesc {
     void (*f)(u64 *, u64 *, const u64 *, const u64 *, const u64 *, const u64 *, u64, u32);
 };
 static TierDesc TIERS[DIV_NTIERS] = {
-    {4, 1, 4, 128, false, int_div_t0},         {8, 1, 8, 128, false, int_div_t1},
-    {16, 1, 16, 128, false, int_div_t2},       {16, 2, 32, 128, false, int_div_t3},
-    {16, 4, 64, 128, false, int_div_t4},       {16, 8, 128, 128, false, int_div_t5},
-    {16, 16, 256, 128, false, int_div_t6},     {16, 32, 512, 128, false, int_div_t7},
-    {16, 64, 1024, 64, false, int_div_t8},     {16, 128, 2048, 128, false, int_div_t9},
-    {16, 256, 4096, 256, false, int_div_t10},  {16, 512, 8192, 512, false, int_div_t11},
-    {32, 512, 16384, 512, true, int_div_t12},
+    {4, 1, 4, 128, false, int_div_t0},
+    {8, 1, 8, 128, false, int_div_t1},
+    {16, 1, 16, 128, false, int_div_t2},
+    {16, 2, 32, 128, false, int_div_t3},
+    {16, 4, 64, 128, false, int_div_t4},
+    {16, 8, 128, 128, false, int_div_t5},
+    {16, 16, 256, 128, false, int_div_t6},
+    {16, 32, 512, 128, false, int_div_t7},
+    {16, 64, 1024, 64, false, int_div_t8},
+    {16, 96, 1536, 96, false, int_div_t9},
+    {16, 128, 2048, 128, false, int_div_t10},
+    {16, 160, 2560, 160, false, int_div_t11},
+    {16, 192, 3072, 192, false, int_div_t12},
+    {16, 224, 3584, 224, false, int_div_t13},
+    {16, 256, 4096, 256, false, int_div_t14},
+    {16, 288, 4608, 288, false, int_div_t15},
+    {16, 320, 5120, 320, false, int_div_t16},
+    {16, 352, 5632, 352, false, int_div_t17},
+    {16, 384, 6144, 384, false, int_div_t18},
+    {16, 416, 6656, 416, false, int_div_t19},
+    {16, 448, 7168, 448, false, int_div_t20},
+    {16, 480, 7680, 480, false, int_div_t21},
+    {16, 512, 8192, 512, false, int_div_t22},
+    {32, 512, 16384, 512, true, int_div_t23},
 };
 static unsigned long long tier_hits[DIV_NTIERS];
 

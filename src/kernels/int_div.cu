@@ -6,10 +6,15 @@
 // precomputed reciprocal (Moller-Granlund, as GMP's mpn_sbpi1_div_qr), so at
 // most one add-back is ever needed. One GROUP of G threads divides one
 // element; thread t of the group keeps C limbs of the normalised divisor and
-// of the partial remainder ("window") in registers, so per quotient limb every
-// thread does C multiply-subtracts, then the group resolves the carries
-// between threads exactly (a shuffle of the carry limbs, then a
-// carry-lookahead over generate/propagate bits from ballots).
+// of the partial remainder ("window") in registers. Per quotient limb q every
+// thread multiply-adds its chunk in 32-bit carry chains, then the group
+// resolves the carries between threads exactly (a shuffle of the carry limbs,
+// then a carry-lookahead over generate/propagate bits from ballots).
+//
+// The subtraction W - q*V is done as additions, which the multiply-add
+// chains do natively: W - q*V = W + q*~V + q - q*B^S, with ~V the complement
+// of the S-limb divisor; the "+ q" enters as the carry into thread 0 and the
+// "- q*B^S" at the top limb.
 //
 // To make the top of the window always sit in the top thread whatever the
 // divisor length n, the divisor is padded with z = G*C - n zero limbs at the
@@ -30,48 +35,102 @@
 #ifndef DIV_COUNT
 #define DIV_COUNT(what) do {} while (0) // the CPU emulator counts rare paths
 #endif
-// Tiers: divisors of at most DIV_S[t] limbs go to tier t.
-#define DIV_NTIERS 13
+// Tiers: divisors of at most div_tier_s[t] limbs go to tier t.
+#define DIV_NTIERS 24
 // meta layout: [0] ~(first element with a zero divisor) or 0; [1..=NTIERS+1]
 // tier bounds in the sorted list; [DIV_HIST..] histogram / offsets, L+2 entries.
 #define DIV_HIST (DIV_NTIERS + 2)
 
-__constant__ unsigned div_tier_s[DIV_NTIERS] = {4,    8,    16,   32,   64,   128,  256,
-                                                512,  1024, 2048, 4096, 8192, 16384};
+__constant__ unsigned div_tier_s[DIV_NTIERS] = {
+    4,    8,    16,   32,   64,   128,  256,  512,  1024, 1536, 2048,  2560,
+    3072, 3584, 4096, 4608, 5120, 5632, 6144, 6656, 7168, 7680, 8192, 16384};
 
 // ---- limb arithmetic -------------------------------------------------------
 
-// (hi:lo) = a*b + c; never overflows. 32-bit multiply-add chain on the device.
-__device__ __forceinline__ void div_mad_wide(u64 a, u64 b, u64 c, u64 &lo, u64 &hi) {
+// 32-bit multiply-add carry chains: PTX on the device (the carry flag flows
+// between consecutive asm statements, as in CGBN); the CPU emulator runs the
+// same sequence with an explicit flag.
 #ifdef __CUDA_ARCH__
-    u32 t0, t1, t2, t3;
-    asm("mad.lo.cc.u32 %0, %4, %6, %8;\n\t"
-        "madc.lo.cc.u32 %1, %4, %7, %9;\n\t"
-        "madc.hi.u32 %2, %4, %7, 0;\n\t"
-        "mad.hi.cc.u32 %1, %4, %6, %1;\n\t"
-        "madc.lo.cc.u32 %2, %5, %7, %2;\n\t"
-        "madc.hi.u32 %3, %5, %7, 0;\n\t"
-        "mad.lo.cc.u32 %1, %5, %6, %1;\n\t"
-        "madc.hi.cc.u32 %2, %5, %6, %2;\n\t"
-        "addc.u32 %3, %3, 0;"
-        : "=&r"(t0), "=&r"(t1), "=&r"(t2), "=&r"(t3)
-        : "r"((u32)a), "r"((u32)(a >> 32)), "r"((u32)b), "r"((u32)(b >> 32)), "r"((u32)c),
-          "r"((u32)(c >> 32)));
-    lo = ((u64)t1 << 32) | t0;
-    hi = ((u64)t3 << 32) | t2;
+#define DIV_CC(name, ins)                                                                    \
+    __device__ __forceinline__ u32 name(u32 a, u32 b, u32 c) {                               \
+        u32 d;                                                                               \
+        asm volatile(ins " %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));             \
+        return d;                                                                            \
+    }
+DIV_CC(div_madlo_cc, "mad.lo.cc.u32")
+DIV_CC(div_madloc_cc, "madc.lo.cc.u32")
+DIV_CC(div_madhi_cc, "mad.hi.cc.u32")
+DIV_CC(div_madhic_cc, "madc.hi.cc.u32")
+DIV_CC(div_madhic, "madc.hi.u32")
+__device__ __forceinline__ u32 div_addc(u32 a, u32 b) {
+    u32 d;
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
 #else
-    unsigned __int128 t = (unsigned __int128)a * b + c;
-    lo = (u64)t;
-    hi = (u64)(t >> 64);
+static u32 div_cf;
+static inline u32 div_cc_out(u64 s) {
+    div_cf = (u32)(s >> 32);
+    return (u32)s;
+}
+static inline u32 div_madlo_cc(u32 a, u32 b, u32 c) { return div_cc_out((u64)(u32)((u64)a * b) + c); }
+static inline u32 div_madloc_cc(u32 a, u32 b, u32 c) {
+    return div_cc_out((u64)(u32)((u64)a * b) + c + div_cf);
+}
+static inline u32 div_madhi_cc(u32 a, u32 b, u32 c) { return div_cc_out((((u64)a * b) >> 32) + c); }
+static inline u32 div_madhic_cc(u32 a, u32 b, u32 c) {
+    return div_cc_out((((u64)a * b) >> 32) + c + div_cf);
+}
+static inline u32 div_madhic(u32 a, u32 b, u32 c) { return (u32)((((u64)a * b) >> 32) + c + div_cf); }
+static inline u32 div_addc(u32 a, u32 b) { return a + b + div_cf; }
 #endif
+
+// x, hidden from the optimiser (so it keeps ~V, not V, in registers).
+__device__ __forceinline__ u64 div_opaque(u64 x) {
+#ifdef __CUDA_ARCH__
+    asm volatile("mov.b64 %0, %0;" : "+l"(x));
+#endif
+    return x;
 }
 
-// r - q*v - c, the new carry (< 2^64) back in c.
-__device__ __forceinline__ u64 div_submul(u64 r, u64 q, u64 v, u64 &c) {
-    u64 lo, hi;
-    div_mad_wide(q, v, c, lo, hi);
-    c = hi + (r < lo);
-    return r - lo;
+// r[0..C) += q * w[0..C), w given by its 32-bit words wd(0..2C); returns the
+// carry limb (r + q*w < B^(C+1)). Four carry chains of 2C multiply-adds.
+template <int C, class WD>
+__device__ __forceinline__ u64 div_addmul(u64 (&r)[C], u64 q, WD wd) {
+    u32 R[2 * C];
+#pragma unroll
+    for (int i = 0; i < C; i++) {
+        R[2 * i] = (u32)r[i];
+        R[2 * i + 1] = (u32)(r[i] >> 32);
+    }
+    const u32 q0 = (u32)q, q1 = (u32)(q >> 32);
+    u32 t0, t1;
+    // lo(q0 * w[i]) into word i
+    R[0] = div_madlo_cc(q0, wd(0), R[0]);
+#pragma unroll
+    for (int i = 1; i < 2 * C; i++) R[i] = div_madloc_cc(q0, wd(i), R[i]);
+    t0 = div_addc(0, 0);
+    // hi(q0 * w[i]) into word i+1
+    R[1] = div_madhi_cc(q0, wd(0), R[1]);
+#pragma unroll
+    for (int i = 1; i < 2 * C - 1; i++) R[i + 1] = div_madhic_cc(q0, wd(i), R[i + 1]);
+    t0 = div_madhic_cc(q0, wd(2 * C - 1), t0);
+    t1 = div_addc(0, 0);
+    // lo(q1 * w[i]) into word i+1
+    R[1] = div_madlo_cc(q1, wd(0), R[1]);
+#pragma unroll
+    for (int i = 1; i < 2 * C - 1; i++) R[i + 1] = div_madloc_cc(q1, wd(i), R[i + 1]);
+    t0 = div_madloc_cc(q1, wd(2 * C - 1), t0);
+    t1 = div_addc(t1, 0);
+    // hi(q1 * w[i]) into word i+2
+    R[2] = div_madhi_cc(q1, wd(0), R[2]);
+#pragma unroll
+    for (int i = 1; i < 2 * C - 2; i++) R[i + 2] = div_madhic_cc(q1, wd(i), R[i + 2]);
+    t0 = div_madhic_cc(q1, wd(2 * C - 2), t0);
+    t1 = div_madhic(q1, wd(2 * C - 1), t1);
+#pragma unroll
+    for (int i = 0; i < C; i++) r[i] = ((u64)R[2 * i + 1] << 32) | R[2 * i];
+    return ((u64)t1 << 32) | t0;
 }
 
 // floor((B^2-1)/d) - B for d >= 2^63 (B = 2^64).
@@ -224,9 +283,10 @@ extern "C" __global__ void __launch_bounds__(256)
 
 // ---- 4. the division proper: a group of G threads per element ----------------
 
-// C limbs per thread, G threads per group (G <= 32: a warp segment, several
-// groups per block; G > 32: the block). VSMEM: the divisor lives in shared
-// memory instead of registers (the widest tier).
+// C limbs per thread, G threads per group (G <= 32: a power of two, a warp
+// segment, several groups per block; G > 32: a multiple of 32, the block).
+// VSMEM: the divisor lives in shared memory instead of registers (the widest
+// tier).
 template <int C, int G, bool VSMEM>
 __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const u64 *b,
                                           const u64 *list, const u64 *mn, u64 count,
@@ -236,7 +296,8 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
     constexpr int P = BLOCK ? 32 : G;      // threads that stage dividend and quotient limbs
     constexpr int NW = BLOCK ? G / 32 : 1; // warps per group
     static_assert(C >= 4, "the top three window limbs must sit in one thread");
-    static_assert((G & (G - 1)) == 0 && G <= 1024, "G must be a power of two");
+    static_assert(BLOCK ? G % 32 == 0 && G <= 1024 : (G & (G - 1)) == 0,
+                  "G: a power of two up to 32, or a multiple of 32");
     static_assert(!VSMEM || BLOCK, "the shared-memory divisor needs a block group");
 
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -249,9 +310,9 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
     __shared__ u64 s_c[NW], s_sh[NW], s_x[2];
     __shared__ u32 s_gp[NW];
 #ifdef DIV_EMU
-    u64 *s_v = (u64 *)emu_dynamic_smem(); // the CPU emulator in notes/div-emu
+    u64 *s_w = (u64 *)emu_dynamic_smem(); // the CPU emulator in notes/div-emu
 #else
-    extern __shared__ u64 s_v[]; // VSMEM only: S limbs, thread-interleaved
+    extern __shared__ u64 s_w[]; // VSMEM only: S limbs, thread-interleaved
 #endif
 
     const u64 e = list[gi];
@@ -275,21 +336,22 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
     };
 
     // Window W[0..S] = limbs j..j+S of (u << s)*B^z at step j (j = j0 down to 0);
-    // thread t holds W[tC..tC+C), the top thread also rt = W[S].
-    u64 r[C], vr[VSMEM ? 1 : C];
+    // thread t holds W[tC..tC+C), the top thread also rt = W[S]. w = ~V.
+    u64 r[C], wr[VSMEM ? 1 : C];
 #pragma unroll
     for (int k = 0; k < C; k++) {
         int p = (int)t * C + k;
         r[k] = un(j0 - z + p);
-        u64 x = p >= z ? vn(p - z) : 0;
-        if constexpr (VSMEM) s_v[k * G + t] = x;
-        else vr[k] = x;
+        u64 x = ~(p >= z ? vn(p - z) : 0);
+        if constexpr (VSMEM) s_w[k * G + t] = x;
+        else wr[k] = x;
     }
     if constexpr (VSMEM) __syncthreads();
-    auto V = [&](int k) -> u64 {
-        if constexpr (VSMEM) return s_v[k * G + t];
-        else return vr[k];
+    auto Wl = [&](int k) -> u64 { // limb k of this thread's ~V chunk
+        if constexpr (VSMEM) return s_w[k * G + t];
+        else return wr[k];
     };
+    auto Wd = [&](int i) -> u32 { return (u32)(Wl(i >> 1) >> (32 * (i & 1))); };
     u64 rt = un((int)m);
     const u64 d1 = vn((int)n - 1), d0 = n >= 2 ? vn((int)n - 2) : 0;
     const u64 di = div_invert_3by2(d1, d0);
@@ -297,6 +359,7 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
     // Dividend limbs to shift in: D(k) = W-limb entering after step k.
     const u32 io = BLOCK ? lane : t;
     const bool is_io = !BLOCK || warp == 0;
+    const bool top_warp = !BLOCK || warp == NW - 1;
     auto D = [&](u32 k) -> u64 { return un(j0 - 1 - z - (int)k); };
     u64 cur = 0, nxt = 0, qb = 0;
     if (is_io) {
@@ -304,17 +367,7 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
         nxt = D(P + io);
     }
 
-    // Group primitives.
-    auto bcast_top = [&](u64 x) -> u64 { // the top thread's x, to all
-        if constexpr (BLOCK) {
-            return x; // callers use shared memory for block groups
-        } else if constexpr (G == 1) {
-            return x;
-        } else {
-            return __shfl_sync(gmask, x, G - 1, G);
-        }
-    };
-    // Carry-lookahead: thread t generates (g) or propagates (p) a carry/borrow;
+    // Carry-lookahead: thread t generates (g) or propagates (p) a carry;
     // returns the carry into thread t (thread 0 gets none).
     auto resolve = [&](bool g, bool p) -> u32 {
         if constexpr (G == 1) {
@@ -324,7 +377,8 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
             u32 cin = 0, tl = t;
             if constexpr (BLOCK) {
                 u64 sw = (u64)X + Y;
-                if (lane == 0) s_gp[warp] = (u32)(sw >> 32) | (X == DIV_FULL && Y == 0 ? 2u : 0u);
+                if (lane == 0)
+                    s_gp[warp] = (u32)(sw >> 32) | (X == DIV_FULL && Y == 0 ? 2u : 0u);
                 __syncthreads();
                 u32 e2 = lane < NW ? s_gp[lane] : 0;
                 u32 GW = __ballot_sync(DIV_FULL, e2 & 1), PW = __ballot_sync(DIV_FULL, e2 & 2);
@@ -339,85 +393,91 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
             return (u32)(ci >> tl) & 1;
         }
     };
-
-    const bool top = t == G - 1;
-    u64 qn = div_qhat(rt, r[C - 1], r[C - 2], d1, d0, di);
-    if constexpr (BLOCK) {
-        if (top) s_x[0] = qn;
-        __syncthreads();
-        qn = s_x[0];
-    } else {
-        qn = bcast_top(qn);
-    }
-
-    for (u32 sg = 0;; sg++) {
-        u64 qd = qn;
-        // W -= qd * V, carries between threads pending.
-        u64 c = 0;
-#pragma unroll
-        for (int k = 0; k < C; k++) r[k] = div_submul(r[k], qd, V(k), c);
-        // The carry limb from the thread below.
-        u64 cin;
+    // The next quotient limb from the top thread's three top limbs, to all.
+    auto publish = [&](u64 ql, bool neg, bool &any_neg) -> u64 {
         if constexpr (BLOCK) {
-            cin = __shfl_up_sync(DIV_FULL, c, 1);
-            if (lane == 31) s_c[warp] = c;
-            __syncthreads();
-            if (lane == 0) cin = warp ? s_c[warp - 1] : 0;
-        } else if constexpr (G == 1) {
-            cin = 0;
-        } else {
-            cin = __shfl_up_sync(gmask, c, 1, G);
-            if (t == 0) cin = 0;
-        }
-        // Subtracting cin from this chunk borrows (g) or leaves zero (p).
-        u64 nz = 0;
-#pragma unroll
-        for (int k = 1; k < C; k++) nz |= r[k];
-        const bool g = nz == 0 && r[0] < cin, p = nz == 0 && r[0] == cin;
-        if (p) DIV_COUNT(propagate);
-        const u32 beta = resolve(g, p);
-        // Apply cin + beta; the borrow rarely passes r[1].
-        u64 x0 = r[0], x1 = x0 - cin;
-        u64 bo = (x0 < cin) | (x1 < beta);
-        r[0] = x1 - beta;
-        u64 y1 = r[1];
-        r[1] = y1 - bo;
-        bo &= (y1 == 0);
-        if (bo) {
-            DIV_COUNT(long_borrow);
-#pragma unroll
-            for (int k = 2; k < C; k++) {
-                u64 y = r[k];
-                r[k] = y - bo;
-                bo &= (y == 0);
-            }
-        }
-        // Top limb: zero unless qd was one too large.
-        u64 rtn = rt - c - bo;
-        bool neg = top && (rtn != 0);
-        u64 ql = div_qhat(r[C - 1], r[C - 2], r[C - 3], d1, d0, di);
-        bool any_neg;
-        if constexpr (BLOCK) {
-            if (top) {
+            if (t == G - 1) {
                 s_x[0] = ql;
                 s_x[1] = neg;
             }
             if (lane == 31) s_sh[warp] = r[C - 1];
             __syncthreads();
             any_neg = s_x[1] != 0;
-            qn = s_x[0];
+            return s_x[0];
+        } else if constexpr (G == 1) {
+            any_neg = neg;
+            return ql;
         } else {
-            any_neg = G == 1 ? neg : (__ballot_sync(gmask, neg) & gmask) != 0;
-            qn = bcast_top(ql);
+            any_neg = (__ballot_sync(gmask, neg) & gmask) != 0;
+            return __shfl_sync(gmask, ql, G - 1, G);
         }
+    };
+
+    const bool top = t == G - 1;
+    u64 qn = 0;
+    {
+        bool dummy;
+        if (top_warp) qn = div_qhat(rt, r[C - 1], r[C - 2], d1, d0, di);
+        qn = publish(qn, false, dummy);
+    }
+
+    for (u32 sg = 0;; sg++) {
+        u64 qd = qn;
+        // W + q*~V, carries between threads pending.
+        u64 c = div_addmul<C>(r, qd, Wd);
+        // The carry limb from the thread below; thread 0 adds q.
+        u64 cin;
+        if constexpr (BLOCK) {
+            cin = __shfl_up_sync(DIV_FULL, c, 1);
+            if (lane == 31) s_c[warp] = c;
+            __syncthreads();
+            if (lane == 0) cin = warp ? s_c[warp - 1] : qd;
+        } else if constexpr (G == 1) {
+            cin = qd;
+        } else {
+            cin = __shfl_up_sync(gmask, c, 1, G);
+            if (t == 0) cin = qd;
+        }
+        // Adding cin to this chunk carries out (g) or leaves all ones (p).
+        u64 ones = ~0ull;
+#pragma unroll
+        for (int k = 1; k < C; k++) ones &= r[k];
+        const u64 s0 = r[0] + cin;
+        const bool ov = s0 < cin, all1 = ones == ~0ull;
+        const bool g = all1 && ov, p = all1 && !ov && s0 == ~0ull;
+        if (p) DIV_COUNT(propagate);
+        const u32 beta = resolve(g, p);
+        // Apply cin + beta; the carry rarely passes r[1].
+        r[0] = s0 + beta;
+        u64 bo = ov | (r[0] < beta);
+        u64 y1 = r[1] + bo;
+        bo &= (y1 == 0);
+        r[1] = y1;
+        if (bo) {
+            DIV_COUNT(long_borrow);
+#pragma unroll
+            for (int k = 2; k < C; k++) {
+                u64 y = r[k] + bo;
+                bo &= (y == 0);
+                r[k] = y;
+            }
+        }
+        // Top limb: zero unless qd was one too large.
+        u64 rtn = rt + c + bo - qd;
+        bool neg = top && (rtn != 0);
+        u64 ql = 0;
+        if (top_warp) ql = div_qhat(r[C - 1], r[C - 2], r[C - 3], d1, d0, di);
+        bool any_neg;
+        qn = publish(ql, neg, any_neg);
         while (any_neg) { // rare: add the divisor back
             if (top) DIV_COUNT(add_back);
             qd--;
             u32 cy = 0;
 #pragma unroll
             for (int k = 0; k < C; k++) {
-                u64 y = r[k] + V(k);
-                u32 c1 = y < r[k];
+                u64 vk = ~div_opaque(Wl(k));
+                u64 y = r[k] + vk;
+                u32 c1 = y < vk;
                 u64 y2 = y + cy;
                 cy = c1 | (y2 < y);
                 r[k] = y2;
@@ -435,21 +495,9 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
             }
             rtn += gen | cy;
             neg = top && (rtn != 0);
-            ql = div_qhat(r[C - 1], r[C - 2], r[C - 3], d1, d0, di);
-            if constexpr (BLOCK) {
-                __syncthreads(); // everyone has read s_x and s_sh
-                if (top) {
-                    s_x[0] = ql;
-                    s_x[1] = neg;
-                }
-                if (lane == 31) s_sh[warp] = r[C - 1];
-                __syncthreads();
-                any_neg = s_x[1] != 0;
-                qn = s_x[0];
-            } else {
-                any_neg = G == 1 ? neg : (__ballot_sync(gmask, neg) & gmask) != 0;
-                qn = bcast_top(ql);
-            }
+            if (top_warp) ql = div_qhat(r[C - 1], r[C - 2], r[C - 3], d1, d0, di);
+            if constexpr (BLOCK) __syncthreads(); // everyone has read s_x and s_sh
+            qn = publish(ql, neg, any_neg);
         }
         // Record the quotient limb; P threads store P limbs at a time.
         const u32 slot = sg % P;
@@ -513,24 +561,37 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
     }
 }
 
-#define DIV_TIER(NAME, C, G, VSMEM, TPB)                                                     \
-    extern "C" __global__ void __launch_bounds__(TPB, 512 / (TPB))                          \
+#define DIV_TIER(NAME, C, G, VSMEM)                                                          \
+    extern "C" __global__ void __launch_bounds__((G) > 32 ? (G) : 128,                      \
+                                                 (G) > 32 ? ((G) > 512 ? 1 : 512 / (G)) : 3)  \
         NAME(u64 *qo, u64 *ro, const u64 *a, const u64 *b, const u64 *list, const u64 *mn,  \
              u64 count, u32 limbs) {                                                         \
         div_group<C, G, VSMEM>(qo, ro, a, b, list, mn, count, limbs);                        \
     }
 
-// Keep in step with TIERS in src/int/cuda/div.rs.
-DIV_TIER(int_div_t0, 4, 1, false, 128)
-DIV_TIER(int_div_t1, 8, 1, false, 128)
-DIV_TIER(int_div_t2, 16, 1, false, 128)
-DIV_TIER(int_div_t3, 16, 2, false, 128)
-DIV_TIER(int_div_t4, 16, 4, false, 128)
-DIV_TIER(int_div_t5, 16, 8, false, 128)
-DIV_TIER(int_div_t6, 16, 16, false, 128)
-DIV_TIER(int_div_t7, 16, 32, false, 128)
-DIV_TIER(int_div_t8, 16, 64, false, 64)
-DIV_TIER(int_div_t9, 16, 128, false, 128)
-DIV_TIER(int_div_t10, 16, 256, false, 256)
-DIV_TIER(int_div_t11, 16, 512, false, 512)
-DIV_TIER(int_div_t12, 32, 512, true, 512)
+// Keep in step with TIERS in src/int/cuda/div.rs and div_tier_s above
+// (S = C*G). Groups of up to 32 threads run 128 threads per block.
+DIV_TIER(int_div_t0, 4, 1, false)
+DIV_TIER(int_div_t1, 8, 1, false)
+DIV_TIER(int_div_t2, 16, 1, false)
+DIV_TIER(int_div_t3, 16, 2, false)
+DIV_TIER(int_div_t4, 16, 4, false)
+DIV_TIER(int_div_t5, 16, 8, false)
+DIV_TIER(int_div_t6, 16, 16, false)
+DIV_TIER(int_div_t7, 16, 32, false)
+DIV_TIER(int_div_t8, 16, 64, false)
+DIV_TIER(int_div_t9, 16, 96, false)
+DIV_TIER(int_div_t10, 16, 128, false)
+DIV_TIER(int_div_t11, 16, 160, false)
+DIV_TIER(int_div_t12, 16, 192, false)
+DIV_TIER(int_div_t13, 16, 224, false)
+DIV_TIER(int_div_t14, 16, 256, false)
+DIV_TIER(int_div_t15, 16, 288, false)
+DIV_TIER(int_div_t16, 16, 320, false)
+DIV_TIER(int_div_t17, 16, 352, false)
+DIV_TIER(int_div_t18, 16, 384, false)
+DIV_TIER(int_div_t19, 16, 416, false)
+DIV_TIER(int_div_t20, 16, 448, false)
+DIV_TIER(int_div_t21, 16, 480, false)
+DIV_TIER(int_div_t22, 16, 512, false)
+DIV_TIER(int_div_t23, 32, 512, true)

@@ -4,7 +4,8 @@
 //!
 //! Launch sequence: classify (lengths, zero divisors, trivial elements),
 //! a counting sort of the elements by divisor length, one read-back of the
-//! zero-divisor flag and the tier bounds, then one launch per non-empty tier.
+//! zero-divisor flag and the tier bounds, then one launch per non-empty tier,
+//! the tiers on concurrent streams.
 
 use std::sync::Arc;
 
@@ -21,37 +22,51 @@ struct Tier {
     kernel: &'static str,
     s: usize,
     g: u32,
-    /// Threads per block (groups of at most 32 threads share blocks).
-    tpb: u32,
     /// The divisor is kept in shared memory (8*s bytes) instead of registers.
     smem_divisor: bool,
 }
 
-const fn tier(kernel: &'static str, s: usize, g: u32, tpb: u32, smem_divisor: bool) -> Tier {
+const fn tier(kernel: &'static str, s: usize, g: u32, smem_divisor: bool) -> Tier {
     Tier {
         kernel,
         s,
         g,
-        tpb,
         smem_divisor,
     }
 }
 
-/// Keep in step with the `DIV_TIER` lines and `div_tier_s` in int_div.cu.
-const TIERS: [Tier; 13] = [
-    tier("int_div_t0", 4, 1, 128, false),
-    tier("int_div_t1", 8, 1, 128, false),
-    tier("int_div_t2", 16, 1, 128, false),
-    tier("int_div_t3", 32, 2, 128, false),
-    tier("int_div_t4", 64, 4, 128, false),
-    tier("int_div_t5", 128, 8, 128, false),
-    tier("int_div_t6", 256, 16, 128, false),
-    tier("int_div_t7", 512, 32, 128, false),
-    tier("int_div_t8", 1024, 64, 64, false),
-    tier("int_div_t9", 2048, 128, 128, false),
-    tier("int_div_t10", 4096, 256, 256, false),
-    tier("int_div_t11", 8192, 512, 512, false),
-    tier("int_div_t12", 16384, 512, 512, true),
+/// Groups of at most 32 threads run 128 threads per block; larger groups are
+/// the block.
+const WARP_TIER_BLOCK: u32 = 128;
+
+/// Keep in step with the `DIV_TIER` lines and `div_tier_s` in int_div.cu:
+/// 16 limbs per thread (4 and 8 for the smallest, 32 for the widest), one
+/// tier per warp count from 2 to 16 warps.
+const TIERS: [Tier; 24] = [
+    tier("int_div_t0", 4, 1, false),
+    tier("int_div_t1", 8, 1, false),
+    tier("int_div_t2", 16, 1, false),
+    tier("int_div_t3", 32, 2, false),
+    tier("int_div_t4", 64, 4, false),
+    tier("int_div_t5", 128, 8, false),
+    tier("int_div_t6", 256, 16, false),
+    tier("int_div_t7", 512, 32, false),
+    tier("int_div_t8", 1024, 64, false),
+    tier("int_div_t9", 1536, 96, false),
+    tier("int_div_t10", 2048, 128, false),
+    tier("int_div_t11", 2560, 160, false),
+    tier("int_div_t12", 3072, 192, false),
+    tier("int_div_t13", 3584, 224, false),
+    tier("int_div_t14", 4096, 256, false),
+    tier("int_div_t15", 4608, 288, false),
+    tier("int_div_t16", 5120, 320, false),
+    tier("int_div_t17", 5632, 352, false),
+    tier("int_div_t18", 6144, 384, false),
+    tier("int_div_t19", 6656, 416, false),
+    tier("int_div_t20", 7168, 448, false),
+    tier("int_div_t21", 7680, 480, false),
+    tier("int_div_t22", 8192, 512, false),
+    tier("int_div_t23", 16384, 512, true),
 ];
 
 /// Layout of the small `meta` buffer: zero-divisor flag, tier bounds, then the
@@ -145,40 +160,68 @@ pub fn divrem(
             index: !head[0] as usize,
         });
     }
-    for (t, tier) in TIERS.iter().enumerate() {
-        let (lo, hi) = (head[1 + t] as usize, head[2 + t] as usize);
-        if hi <= lo {
-            continue;
+    // The tiers run concurrently, each on its own stream forked from the
+    // engine's: a tier with few elements but many quotient limbs (small
+    // divisors of a wide dividend) is latency-bound and would otherwise keep
+    // most of the GPU idle for its whole run.
+    let main = eng.stream();
+    let mut forks = Vec::new();
+    let mut launch_tiers = || -> Result<()> {
+        for (t, tier) in TIERS.iter().enumerate() {
+            let (lo, hi) = (head[1 + t] as usize, head[2 + t] as usize);
+            if hi <= lo {
+                continue;
+            }
+            let count = (hi - lo) as u64;
+            let f = eng.function(&inst, tier.kernel)?;
+            let smem = if tier.smem_divisor {
+                8 * tier.s as u32
+            } else {
+                0
+            };
+            if smem > 0 {
+                f.set_attribute(
+                    CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    smem as i32,
+                )
+                .map_err(Error::driver("allowing shared memory for int_div"))?;
+            }
+            let launch = if tier.g > 32 {
+                let grid = u32::try_from(count).map_err(|_| {
+                    Error::Invalid(format!("divrem: {count} elements in one launch"))
+                })?;
+                cfg(grid, tier.g, smem)
+            } else {
+                cfg(
+                    blocks(count * tier.g as u64, WARP_TIER_BLOCK)?,
+                    WARP_TIER_BLOCK,
+                    smem,
+                )
+            };
+            let stream = main.fork().map_err(Error::driver("creating a stream"))?;
+            let sub = list.slice(lo..hi);
+            let mut bld = stream.launch_builder(&f);
+            bld.arg(&mut q)
+                .arg(&mut r)
+                .arg(a)
+                .arg(b)
+                .arg(&sub)
+                .arg(&mn)
+                .arg(&count)
+                .arg(&l);
+            // SAFETY: count elements of the sorted list, each within len*limbs; the
+            // tiers write disjoint elements; the engine's stream joins them below,
+            // before any buffer here is freed or read.
+            launched(unsafe { bld.launch(launch) }, tier.kernel)?;
+            forks.push(stream);
         }
-        let count = (hi - lo) as u64;
-        let f = eng.function(&inst, tier.kernel)?;
-        let smem = if tier.smem_divisor { 8 * tier.s as u32 } else { 0 };
-        if smem > 0 {
-            f.set_attribute(
-                CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                smem as i32,
-            )
-            .map_err(Error::driver("allowing shared memory for int_div"))?;
-        }
-        let launch = if tier.g > 32 {
-            let grid = u32::try_from(count)
-                .map_err(|_| Error::Invalid(format!("divrem: {count} elements in one launch")))?;
-            cfg(grid, tier.g, smem)
-        } else {
-            cfg(blocks(count * tier.g as u64, tier.tpb)?, tier.tpb, smem)
-        };
-        let sub = list.slice(lo..hi);
-        let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(&mut q)
-            .arg(&mut r)
-            .arg(a)
-            .arg(b)
-            .arg(&sub)
-            .arg(&mn)
-            .arg(&count)
-            .arg(&l);
-        // SAFETY: count elements of the sorted list, each within len*limbs.
-        launched(unsafe { bld.launch(launch) }, tier.kernel)?;
+        Ok(())
+    };
+    let launched_all = launch_tiers();
+    // Join even after a failed launch: the buffers below must outlive the tiers.
+    for s in &forks {
+        main.join(s).map_err(Error::driver("joining streams"))?;
     }
+    launched_all?;
     Ok((q, r))
 }
