@@ -324,15 +324,21 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
     const int z = S - (int)n, j0 = (int)(m - n);
     const u32 steps = (u32)j0 + 1;
 
-    // Limb i of u << s (0 outside 0..=m) and of v << s.
-    auto un = [&](int i) -> u64 {
-        if (i < 0 || i > (int)m) return 0;
-        u64 hi = i < (int)m ? u[i] : 0, lo = i > 0 ? u[i - 1] : 0;
+    // Limb i of u << s (0 outside 0..=m) and of v << s (0 for i < 0). Loads
+    // use clamped indices and no branches, so they all issue back to back.
+    const int lm = (int)limbs - 1;
+    auto ldu = [&](int i) -> u64 { return u[min(max(i, 0), lm)]; };
+    auto un_of = [&](int i, u64 hi, u64 lo) -> u64 { // hi = ldu(i), lo = ldu(i-1)
+        hi = i >= 0 && i < (int)m ? hi : 0;
+        lo = i >= 1 && i <= (int)m ? lo : 0;
         return (hi << s) | ((lo >> 1) >> (63 - s));
     };
+    auto un = [&](int i) -> u64 { return un_of(i, ldu(i), ldu(i - 1)); };
     auto vn = [&](int i) -> u64 {
-        u64 lo = i > 0 ? v[i - 1] : 0;
-        return (v[i] << s) | ((lo >> 1) >> (63 - s));
+        u64 hi = v[min(max(i, 0), lm)], lo = v[min(max(i - 1, 0), lm)];
+        hi = i >= 0 ? hi : 0;
+        lo = i >= 1 ? lo : 0;
+        return (hi << s) | ((lo >> 1) >> (63 - s));
     };
 
     // Window W[0..S] = limbs j..j+S of (u << s)*B^z at step j (j = j0 down to 0);
@@ -342,7 +348,7 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
     for (int k = 0; k < C; k++) {
         int p = (int)t * C + k;
         r[k] = un(j0 - z + p);
-        u64 x = ~(p >= z ? vn(p - z) : 0);
+        u64 x = ~vn(p - z);
         if constexpr (VSMEM) s_w[k * G + t] = x;
         else wr[k] = x;
     }
@@ -360,11 +366,14 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
     const u32 io = BLOCK ? lane : t;
     const bool is_io = !BLOCK || warp == 0;
     const bool top_warp = !BLOCK || warp == NW - 1;
-    auto D = [&](u32 k) -> u64 { return un(j0 - 1 - z - (int)k); };
-    u64 cur = 0, nxt = 0, qb = 0;
+    // Each staging thread holds its limb for this round (cur) and the raw
+    // limbs for the next, loaded a round ahead and combined only when used.
+    auto di_of = [&](u32 k) -> int { return j0 - 1 - z - (int)k; };
+    u64 cur = 0, ph = 0, pl = 0, qb = 0;
     if (is_io) {
-        cur = D(io);
-        nxt = D(P + io);
+        cur = un(di_of(io));
+        ph = ldu(di_of(P + io));
+        pl = ldu(di_of(P + io) - 1);
     }
 
     // Carry-lookahead: thread t generates (g) or propagates (p) a carry;
@@ -425,6 +434,12 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
         u64 qd = qn;
         // W + q*~V, carries between threads pending.
         u64 c = div_addmul<C>(r, qd, Wd);
+        // The next estimate, from the top limbs as they are now: the carries
+        // still to come almost never reach them, so this overlaps the carry
+        // resolution below (checked after it).
+        const u64 sp2 = r[C - 1], sp1 = r[C - 2], sp0 = r[C - 3];
+        u64 ql = 0;
+        if (top_warp) ql = div_qhat(sp2, sp1, sp0, d1, d0, di);
         // The carry limb from the thread below; thread 0 adds q.
         u64 cin;
         if constexpr (BLOCK) {
@@ -465,8 +480,10 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
         // Top limb: zero unless qd was one too large.
         u64 rtn = rt + c + bo - qd;
         bool neg = top && (rtn != 0);
-        u64 ql = 0;
-        if (top_warp) ql = div_qhat(r[C - 1], r[C - 2], r[C - 3], d1, d0, di);
+        if (top_warp && (r[C - 1] != sp2 || r[C - 2] != sp1 || r[C - 3] != sp0)) {
+            if (top) DIV_COUNT(estimate_redone);
+            ql = div_qhat(r[C - 1], r[C - 2], r[C - 3], d1, d0, di);
+        }
         bool any_neg;
         qn = publish(ql, neg, any_neg);
         while (any_neg) { // rare: add the divisor back
@@ -532,8 +549,9 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
         for (int k = C - 1; k > 0; k--) r[k] = r[k - 1];
         r[0] = up;
         if (is_io && slot == P - 1) {
-            cur = nxt;
-            nxt = D(sg + 1 + P + io);
+            cur = un_of(di_of(sg + 1 + io), ph, pl);
+            ph = ldu(di_of(sg + 1 + P + io));
+            pl = ldu(di_of(sg + 1 + P + io) - 1);
         }
     }
 
