@@ -59,4 +59,3 @@ pub fn divrem(
     }
     Ok((q, r))
 }
-

@@ -1,0 +1,395 @@
+//! Division of limb vectors: by one limb with a precomputed reciprocal,
+//! schoolbook with Möller and Granlund's 3/2 division (GMP's
+//! `sbpi1_div_qr`), and recursive divide-and-conquer (Burnikel and Ziegler,
+//! GMP's `dcpi1_div_qr`) whose products use the fast multiplication.
+
+use super::arith::*;
+use super::mul::{mul_any, mul_itch};
+
+/// Divide-and-conquer division from this many divisor (and quotient) limbs.
+pub const DC_T: usize = 40;
+
+/// `floor((B^2 - 1) / d) - B` for a normalised `d` (top bit set).
+#[inline]
+pub fn invert_limb(d: u64) -> u64 {
+    debug_assert!(d >> 63 == 1);
+    ((((!d) as u128) << 64) | u64::MAX as u128).wrapping_div(d as u128) as u64
+}
+
+/// `floor((B^3 - 1) / (d1 B + d0)) - B` for a normalised `d1` (GMP's `invert_pi1`).
+pub fn invert_pi1(d1: u64, d0: u64) -> u64 {
+    let mut v = invert_limb(d1);
+    let mut p = d1.wrapping_mul(v).wrapping_add(d0);
+    if p < d0 {
+        v = v.wrapping_sub(1);
+        let mask = if p >= d1 { u64::MAX } else { 0 };
+        p = p.wrapping_sub(d1);
+        v = v.wrapping_add(mask);
+        p = p.wrapping_sub(mask & d1);
+    }
+    let t = d0 as u128 * v as u128;
+    let (t1, t0) = ((t >> 64) as u64, t as u64);
+    let (p2, o) = p.overflowing_add(t1);
+    if o {
+        v = v.wrapping_sub(1);
+        if p2 >= d1 && (p2 > d1 || t0 >= d0) {
+            v = v.wrapping_sub(1);
+        }
+    }
+    v
+}
+
+/// 2/1 division `(nh B + nl) / d` with `nh < d`, `d` normalised and
+/// `di = invert_limb(d)`; returns quotient and remainder.
+#[inline(always)]
+pub fn div_2by1(nh: u64, nl: u64, d: u64, di: u64) -> (u64, u64) {
+    let p = nh as u128 * di as u128 + (((nh.wrapping_add(1)) as u128) << 64 | nl as u128);
+    let (mut q, ql) = ((p >> 64) as u64, p as u64);
+    let mut r = nl.wrapping_sub(q.wrapping_mul(d));
+    if r > ql {
+        q = q.wrapping_sub(1);
+        r = r.wrapping_add(d);
+    }
+    if r >= d {
+        r -= d;
+        q += 1;
+    }
+    (q, r)
+}
+
+/// 3/2 division `(n2 B^2 + n1 B + n0) / (d1 B + d0)` with `(n2, n1) < (d1, d0)`
+/// and `dinv = invert_pi1(d1, d0)`; returns the quotient limb and the
+/// two-limb remainder `(r1, r0)`.
+#[inline(always)]
+pub fn div_3by2(n2: u64, n1: u64, n0: u64, d1: u64, d0: u64, dinv: u64) -> (u64, u64, u64) {
+    let p = n2 as u128 * dinv as u128 + ((n2 as u128) << 64 | n1 as u128);
+    let (mut q, q0) = ((p >> 64) as u64, p as u64);
+    let r1 = n1.wrapping_sub(d1.wrapping_mul(q));
+    let d = (d1 as u128) << 64 | d0 as u128;
+    let mut r = ((r1 as u128) << 64 | n0 as u128).wrapping_sub(d);
+    r = r.wrapping_sub(d0 as u128 * q as u128);
+    q = q.wrapping_add(1);
+    if (r >> 64) as u64 >= q0 {
+        q = q.wrapping_sub(1);
+        r = r.wrapping_add(d);
+    }
+    if r >= d {
+        q = q.wrapping_add(1);
+        r -= d;
+    }
+    (q, (r >> 64) as u64, r as u64)
+}
+
+/// `q = u / d`, returns `u mod d`, for a single limb `d != 0` (any `d`).
+pub fn div_1(q: &mut [u64], u: &[u64], d: u64) -> u64 {
+    debug_assert!(d != 0 && q.len() == u.len());
+    let s = d.leading_zeros();
+    let dn = d << s;
+    let di = invert_limb(dn);
+    let mut r = 0u64;
+    if s == 0 {
+        for i in (0..u.len()).rev() {
+            let (qi, ri) = div_2by1(r, u[i], dn, di);
+            q[i] = qi;
+            r = ri;
+        }
+        return r;
+    }
+    // Shift the dividend on the fly: limb i of u << s is (u[i] << s) | (u[i-1] >> (64-s)).
+    let n = u.len();
+    let mut hi = 0u64;
+    r = if n > 0 { u[n - 1] >> (64 - s) } else { 0 };
+    for i in (0..n).rev() {
+        let lo = if i > 0 { u[i - 1] >> (64 - s) } else { 0 };
+        let nl = (u[i] << s) | lo;
+        let (qi, ri) = div_2by1(r, nl, dn, di);
+        q[i] = qi;
+        r = ri;
+        hi = ri;
+    }
+    hi >> s
+}
+
+/// Schoolbook division of `np[..nn]` by the normalised `d[..dn]`, `dn >= 2`:
+/// writes the low `nn - dn` quotient limbs to `q`, leaves the remainder in
+/// `np[..dn]` and returns the top quotient limb (0 or 1).
+pub fn sb_div_qr(q: &mut [u64], np: &mut [u64], d: &[u64], dinv: u64) -> bool {
+    let (nn, dn) = (np.len(), d.len());
+    debug_assert!(dn >= 2 && nn >= dn && q.len() == nn - dn && d[dn - 1] >> 63 == 1);
+    let qh = cmp(&np[nn - dn..], d).is_ge();
+    if qh {
+        sub_n_assign(&mut np[nn - dn..], d);
+    }
+    let (d1, d0) = (d[dn - 1], d[dn - 2]);
+    let dl = &d[..dn - 2];
+    let mut n1 = np[nn - 1];
+    for i in (0..nn - dn).rev() {
+        // The partial remainder is np[i..i+dn-1] with n1 on top.
+        let n0top = np[i + dn - 1];
+        let qi;
+        if n1 == d1 && n0top == d0 {
+            qi = u64::MAX;
+            submul_1(&mut np[i..i + dn], d, qi);
+            n1 = np[i + dn - 1];
+        } else {
+            let (mut qq, r1, r0) = div_3by2(n1, n0top, np[i + dn - 2], d1, d0, dinv);
+            let cy = submul_1(&mut np[i..i + dn - 2], dl, qq);
+            let (n0, cy1) = r0.overflowing_sub(cy);
+            let (mut nn1, cy2) = r1.overflowing_sub(cy1 as u64);
+            np[i + dn - 2] = n0;
+            if cy2 {
+                let c = add_n_assign(&mut np[i..i + dn - 1], &d[..dn - 1]);
+                nn1 = nn1.wrapping_add(d1).wrapping_add(c as u64);
+                qq = qq.wrapping_sub(1);
+            }
+            n1 = nn1;
+            qi = qq;
+        }
+        np[i + dn - 1] = n1;
+        q[i] = qi;
+    }
+    qh
+}
+
+/// Scratch limbs needed by [`dc_div_qr_n`] for an `n`-limb divisor.
+pub fn dc_n_itch(n: usize) -> usize {
+    if n < DC_T {
+        return 0;
+    }
+    let lo = n / 2;
+    let hi = n - lo;
+    (n + mul_itch(hi, lo)).max(dc_n_itch(hi)).max(dc_n_itch(lo))
+}
+
+/// `np[..2n] / d[..n]` (normalised) by recursive halves: the quotient's low
+/// `n` limbs to `q`, the remainder in `np[..n]`; returns the top quotient limb.
+pub fn dc_div_qr_n(
+    q: &mut [u64],
+    np: &mut [u64],
+    d: &[u64],
+    dinv: u64,
+    tp: &mut [u64],
+    par: bool,
+) -> u64 {
+    let n = d.len();
+    debug_assert!(q.len() == n && np.len() == 2 * n);
+    let lo = n / 2;
+    let hi = n - lo;
+    // Top half of the quotient: np[2lo..2n] / d[lo..n], then subtract
+    // q_hi * d[..lo] from np[lo..lo+n].
+    let mut qh = div_qr_2n(&mut q[lo..], &mut np[2 * lo..], &d[lo..], dinv, tp, par);
+    let (t, s) = tp.split_at_mut(n);
+    mul_any(t, &q[lo..], &d[..lo], s, par);
+    let mut cy = sub_n_assign(&mut np[lo..lo + n], t) as u64;
+    if qh != 0 {
+        cy += sub_n_assign(&mut np[n..n + lo], &d[..lo]) as u64;
+    }
+    while cy != 0 {
+        qh = qh.wrapping_sub(sub_1_assign(&mut q[lo..], 1) as u64);
+        cy -= add_n_assign(&mut np[lo..lo + n], d) as u64;
+    }
+    // Low half: np[hi..hi+2lo] / d[hi..n], then subtract q_lo * d[..hi].
+    let ql = div_qr_2n(
+        &mut q[..lo],
+        &mut np[hi..hi + 2 * lo],
+        &d[hi..],
+        dinv,
+        tp,
+        par,
+    );
+    let (t, s) = tp.split_at_mut(n);
+    mul_any(t, &d[..hi], &q[..lo], s, par);
+    let mut cy = sub_n_assign(&mut np[..n], t) as u64;
+    if ql != 0 {
+        cy += sub_n_assign(&mut np[lo..n], &d[..hi]) as u64;
+    }
+    while cy != 0 {
+        sub_1_assign(&mut q[..lo], 1);
+        cy -= add_n_assign(&mut np[..n], d) as u64;
+    }
+    qh
+}
+
+/// `np[..2n] / d[..n]`: schoolbook below `DC_T`, recursive above.
+fn div_qr_2n(
+    q: &mut [u64],
+    np: &mut [u64],
+    d: &[u64],
+    dinv: u64,
+    tp: &mut [u64],
+    par: bool,
+) -> u64 {
+    if d.len() < DC_T {
+        sb_div_qr(q, np, d, dinv) as u64
+    } else {
+        dc_div_qr_n(q, np, d, dinv, tp, par)
+    }
+}
+
+/// `np[..dn+k] / d[..dn]` for a quotient of `k <= dn` limbs: the top `2k`
+/// limbs by the top `k` divisor limbs, then corrected by the product of
+/// that quotient and the rest of the divisor (GMP's scheme). The quotient's
+/// low `k` limbs go to `q`, the remainder stays in `np[..dn]`; returns the
+/// top quotient limb.
+fn div_qr_short(
+    q: &mut [u64],
+    np: &mut [u64],
+    d: &[u64],
+    dinv: u64,
+    tp: &mut [u64],
+    par: bool,
+) -> u64 {
+    let dn = d.len();
+    let k = q.len();
+    debug_assert!(k <= dn && np.len() == dn + k);
+    if k < DC_T {
+        return sb_div_qr(q, np, d, dinv) as u64;
+    }
+    let mut qh = dc_div_qr_n(q, &mut np[dn - k..], &d[dn - k..], dinv, tp, par);
+    if k != dn {
+        let (t, s) = tp.split_at_mut(dn);
+        mul_any(t, q, &d[..dn - k], s, par);
+        let mut cy = sub_n_assign(&mut np[..dn], t) as u64;
+        if qh != 0 {
+            cy += sub_n_assign(&mut np[k..dn], &d[..dn - k]) as u64;
+        }
+        while cy != 0 {
+            qh = qh.wrapping_sub(sub_1_assign(q, 1) as u64);
+            cy -= add_n_assign(&mut np[..dn], d) as u64;
+        }
+    }
+    qh
+}
+
+/// Quotient limbs of the first (top) block of [`div_qr`]: `qn mod dn`, or
+/// a whole `dn` (or all of `qn`) when that is zero.
+fn first_block(qn: usize, dn: usize) -> usize {
+    match qn % dn {
+        0 => dn.min(qn),
+        f => f,
+    }
+}
+
+/// Scratch limbs for [`div_qr`] with a quotient of `qn` and a divisor of `dn` limbs.
+pub fn div_qr_itch(qn: usize, dn: usize) -> usize {
+    if dn < DC_T {
+        return 0;
+    }
+    let k = first_block(qn, dn);
+    let short = if k < DC_T {
+        0
+    } else if k == dn {
+        dc_n_itch(dn)
+    } else {
+        dc_n_itch(k).max(dn + mul_itch(k.max(dn - k), k.min(dn - k)))
+    };
+    if qn > k {
+        short.max(dc_n_itch(dn))
+    } else {
+        short
+    }
+}
+
+/// `np[..nn] / d[..dn]` for a normalised `d`, `dn >= 2`: the low `nn - dn`
+/// quotient limbs to `q`, the remainder in `np[..dn]`; returns the top
+/// quotient limb. Long quotients go in blocks of `dn` limbs, top first.
+pub fn div_qr(
+    q: &mut [u64],
+    np: &mut [u64],
+    d: &[u64],
+    dinv: u64,
+    tp: &mut [u64],
+    par: bool,
+) -> u64 {
+    let (nn, dn) = (np.len(), d.len());
+    let qn = nn - dn;
+    debug_assert!(dn >= 2 && q.len() == qn);
+    if dn < DC_T {
+        return sb_div_qr(q, np, d, dinv) as u64;
+    }
+    let mut pos = qn - first_block(qn, dn);
+    let qh = div_qr_short(&mut q[pos..], &mut np[pos..], d, dinv, tp, par);
+    while pos > 0 {
+        pos -= dn;
+        let c = dc_div_qr_n(
+            &mut q[pos..pos + dn],
+            &mut np[pos..pos + 2 * dn],
+            d,
+            dinv,
+            tp,
+            par,
+        );
+        debug_assert_eq!(c, 0);
+    }
+    qh
+}
+
+/// Floor division of `u` by `v` (any lengths): `q = u / v`, `r = u mod v`,
+/// written in full (zero-padded) to `q` and `r`, which have `u.len()` and
+/// at least `v`'s significant length of limbs. Returns false (and zeros)
+/// when `v == 0`. `scratch` grows as needed.
+pub fn divrem(
+    q: &mut [u64],
+    r: &mut [u64],
+    u: &[u64],
+    v: &[u64],
+    scratch: &mut Vec<u64>,
+    par: bool,
+) -> bool {
+    let n = nlen(v);
+    if n == 0 {
+        q.fill(0);
+        r.fill(0);
+        return false;
+    }
+    let m = nlen(u);
+    if m < n || (m == n && cmp(&u[..n], &v[..n]).is_lt()) {
+        q.fill(0);
+        r[..m].copy_from_slice(&u[..m]);
+        r[m..].fill(0);
+        return true;
+    }
+    if n == 1 {
+        let rem = div_1(&mut q[..m], &u[..m], v[0]);
+        q[m..].fill(0);
+        r.fill(0);
+        r[0] = rem;
+        return true;
+    }
+    let s = v[n - 1].leading_zeros();
+    let top = if s == 0 { 0 } else { u[m - 1] >> (64 - s) };
+    // The shifted dividend needs one more limb only when bits come out on top.
+    let nn = if top == 0 { m } else { m + 1 };
+    let qn = nn - n;
+    let need = n + nn + div_qr_itch(qn, n);
+    if scratch.len() < need {
+        scratch.resize(need, 0);
+    }
+    let (vn, rest) = scratch.split_at_mut(n);
+    let (un, tp) = rest.split_at_mut(nn);
+    if s == 0 {
+        vn.copy_from_slice(&v[..n]);
+        un.copy_from_slice(&u[..m]);
+    } else {
+        shl(vn, &v[..n], s);
+        let c = shl(&mut un[..m], &u[..m], s);
+        if nn > m {
+            un[m] = c;
+        }
+    }
+    let dinv = invert_pi1(vn[n - 1], vn[n - 2]);
+    let qh = div_qr(&mut q[..qn], un, vn, dinv, tp, par);
+    if qn < q.len() {
+        q[qn] = qh;
+        q[qn + 1..].fill(0);
+    } else {
+        debug_assert_eq!(qh, 0);
+    }
+    if s == 0 {
+        r[..n].copy_from_slice(&un[..n]);
+    } else {
+        shr(&mut r[..n], &un[..n], s);
+    }
+    r[n..].fill(0);
+    true
+}
