@@ -154,6 +154,11 @@ pub fn mul_wide_into(a: &[u64], b: &[u64], l: usize, r: &mut [u64]) {
         });
 }
 
+/// An error naming the first element whose divisor is zero, if any.
+pub fn check_divisors(b: &[u64], l: usize) -> Result<()> {
+    first_zero(b, l)
+}
+
 /// The first element whose divisor is zero.
 fn first_zero(b: &[u64], l: usize) -> Result<()> {
     match b
@@ -168,7 +173,6 @@ fn first_zero(b: &[u64], l: usize) -> Result<()> {
 /// Floor quotient and remainder per element; the first zero divisor is an
 /// error naming its element.
 pub fn divrem(a: &[u64], b: &[u64], l: usize) -> Result<(Vec<u64>, Vec<u64>)> {
-    first_zero(b, l)?;
     let mut q = vec![0u64; a.len()];
     let mut r = vec![0u64; a.len()];
     divrem_into(a, b, l, &mut q, &mut r)?;
