@@ -165,6 +165,18 @@ fn portable_path() {
         let (a, b) = operands(&Engine::Cpu, l, 10, s ^ l as u64);
         check_all(&a, &b, &format!("portable {l} limbs"));
     }
+    // The 64-bit scalar transform (the AVX2 one is off too).
+    for &(an, bn) in &[(1usize, 1usize), (7, 3), (600, 600), (1000, 333), (4097, 4097)] {
+        let a = limbs_of(an, s ^ an as u64, an % 2 == 0);
+        let b = limbs_of(bn, s ^ 7 ^ bn as u64, bn % 2 == 1);
+        let mut r = vec![0u64; an + bn];
+        let mut sc = vec![0u64; ntt::itch(an, bn)];
+        ntt::mul(&mut r, &a, Some(&b), &mut sc, an > 500);
+        assert_eq!(nat(&r), nat(&a) * nat(&b), "scalar ntt {an}x{bn}");
+        let mut r = vec![0u64; 2 * an];
+        ntt::mul(&mut r, &a, None, &mut sc, false);
+        assert_eq!(nat(&r), nat(&a) * nat(&a), "scalar ntt square {an}");
+    }
     cpu::force_portable(false);
 }
 

@@ -14,6 +14,8 @@ mod asm;
 pub mod div;
 pub mod mul;
 pub mod ntt;
+#[cfg(target_arch = "x86_64")]
+mod ntt32;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -14,7 +14,19 @@ pub const TOOM3_T: usize = 110;
 /// `mullo` splits from this many limbs.
 pub const MULLO_DC_T: usize = 12;
 /// `mul_n` and `mullo` use the NTT from this many limbs.
-pub const NTT_T: usize = 4096;
+pub const NTT_T: usize = 512;
+/// Whether the NTT computes an `an`-by-`bn` product: both large, and
+/// filling at least 5/8 of the transform's power-of-two length (just above
+/// a power of two it would pay for twice the length; Toom-3 or pieces of
+/// the operands do better there).
+pub fn use_ntt(an: usize, bn: usize) -> bool {
+    let t = an + bn;
+    an.min(bn) >= NTT_T / 2
+        && t >= 2 * NTT_T
+        && ntt::fits(an, bn)
+        && 8 * t >= 5 * t.next_power_of_two()
+}
+
 /// Sub-products run in parallel from this many limbs (with `par`).
 pub const PAR_T: usize = 1024;
 
@@ -76,7 +88,7 @@ pub fn mul_n(r: &mut [u64], a: &[u64], b: &[u64], s: &mut [u64], par: bool) {
         mul_basecase(r, a, b);
     } else if n < TOOM3_T {
         karatsuba(r, a, b, s);
-    } else if n >= NTT_T && ntt::fits(n, n) {
+    } else if use_ntt(n, n) {
         // Equal operands (squares) need one forward transform less.
         let b = (a.as_ptr() != b.as_ptr()).then_some(b);
         ntt::mul(r, a, b, s, par);
@@ -255,7 +267,7 @@ pub fn mul(r: &mut [u64], a: &[u64], b: &[u64], s: &mut [u64], par: bool) {
         mul_basecase(r, a, b);
         return;
     }
-    if bn >= NTT_T / 2 && an + bn >= 2 * NTT_T && ntt::fits(an, bn) {
+    if use_ntt(an, bn) {
         ntt::mul(r, a, Some(b), s, par);
         return;
     }
@@ -313,7 +325,7 @@ pub fn mullo(r: &mut [u64], a: &[u64], b: &[u64], s: &mut [u64], par: bool) {
         mullo_basecase(r, a, b);
         return;
     }
-    if n >= NTT_T && ntt::fits(n, n) {
+    if use_ntt(n, n) {
         // The transform costs the same for the full product.
         let (t, s) = s.split_at_mut(2 * n);
         let b = (a.as_ptr() != b.as_ptr()).then_some(b);

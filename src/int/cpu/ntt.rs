@@ -253,14 +253,26 @@ fn length(an: usize, bn: usize) -> usize {
     (an + bn - 1).next_power_of_two()
 }
 
-/// Whether an `an`-by-`bn` product fits the transform.
-pub fn fits(an: usize, bn: usize) -> bool {
-    length(an, bn) <= 1 << MAX_LOG
+/// Whether the AVX2 transform of `ntt32.rs` runs (x86-64 with AVX2, not
+/// switched off).
+#[inline]
+fn use_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        !super::PORTABLE.load(std::sync::atomic::Ordering::Relaxed) && super::ntt32::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
-/// Scratch limbs for [`mul`].
+/// Whether an `an`-by-`bn` product fits the transform.
+pub fn fits(an: usize, bn: usize) -> bool {
+    an + bn <= 1 << MAX_LOG
+}
+
+/// Scratch limbs for [`mul`] (enough for either transform).
 pub fn itch(an: usize, bn: usize) -> usize {
-    4 * length(an, bn)
+    4 * (an + bn).next_power_of_two().max(8)
 }
 
 /// `r[..an+bn] = a * b` (`b == None`: `a * a`, `r` of `2an` limbs). With
@@ -269,6 +281,13 @@ pub fn mul(r: &mut [u64], a: &[u64], b: Option<&[u64]>, s: &mut [u64], par: bool
     let an = a.len();
     let bn = b.map_or(an, |b| b.len());
     debug_assert!(fits(an, bn) && r.len() == an + bn && an >= 1 && bn >= 1);
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2() {
+        debug_assert!(super::ntt32::fits(an, bn) && s.len() >= super::ntt32::itch(an, bn));
+        // SAFETY: AVX2 checked; sizes as asserted (ntt32 covers every length that fits here).
+        unsafe { super::ntt32::mul(r, a, b, s, par) };
+        return;
+    }
     let l = length(an, bn);
     let t = tables();
     let (f, rest) = s.split_at_mut(3 * l);
