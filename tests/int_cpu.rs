@@ -166,7 +166,13 @@ fn portable_path() {
         check_all(&a, &b, &format!("portable {l} limbs"));
     }
     // The 64-bit scalar transform (the AVX2 one is off too).
-    for &(an, bn) in &[(1usize, 1usize), (7, 3), (600, 600), (1000, 333), (4097, 4097)] {
+    for &(an, bn) in &[
+        (1usize, 1usize),
+        (7, 3),
+        (600, 600),
+        (1000, 333),
+        (4097, 4097),
+    ] {
         let a = limbs_of(an, s ^ an as u64, an % 2 == 0);
         let b = limbs_of(bn, s ^ 7 ^ bn as u64, bn % 2 == 1);
         let mut r = vec![0u64; an + bn];

@@ -14,7 +14,7 @@ pub const TOOM3_T: usize = 110;
 /// `mullo` splits from this many limbs.
 pub const MULLO_DC_T: usize = 12;
 /// `mul_n` and `mullo` use the NTT from this many limbs.
-pub const NTT_T: usize = 512;
+pub const NTT_T: usize = 256;
 /// Whether the NTT computes an `an`-by-`bn` product: both large, and
 /// filling at least 5/8 of the transform's power-of-two length (just above
 /// a power of two it would pay for twice the length; Toom-3 or pieces of

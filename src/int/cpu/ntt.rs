@@ -313,62 +313,54 @@ pub fn mul(r: &mut [u64], a: &[u64], b: Option<&[u64]>, s: &mut [u64], par: bool
     crt(r, f1, f2, f3, &t.crt);
 }
 
-/// Garner's reconstruction of each coefficient from its three residues,
-/// carried into the limbs of `r`.
-fn crt(r: &mut [u64], f1: &[u64], f2: &[u64], f3: &[u64], c: &Crt) {
+/// Garner's reconstruction: each coefficient is `r1 + p1 v2 + p1 p2 v3`
+/// with `v2 < p2`, `v3 < p3` (computed in place of the residues mod p2 and
+/// p3); with one coefficient per limb the product is then
+/// `R1 + p1 V2 + p1 p2 V3`, a few single-limb multiply-adds.
+fn crt(r: &mut [u64], f1: &[u64], f2: &mut [u64], f3: &mut [u64], c: &Crt) {
     let [p1, p2, p3] = PRIMES;
     let n = r.len();
-    let ncoef = n - 1;
-    let (mut a0, mut a1, mut a2) = (0u64, 0u64, 0u64);
-    for i in 0..n {
-        if i < ncoef {
-            let (r1, r2, r3) = (f1[i], f2[i], f3[i]);
-            // v2 = (r2 - r1) / p1 mod p2
-            let r1m2 = if r1 >= p2 { r1 - p2 } else { r1 };
-            let d = if r2 >= r1m2 {
-                r2 - r1m2
-            } else {
-                r2 + p2 - r1m2
-            };
-            let mut v2 = mul_shoup(d, c.i12[0], c.i12[1], p2);
-            if v2 >= p2 {
-                v2 -= p2;
-            }
-            // v3 = (r3 - r1 - p1 v2) / (p1 p2) mod p3
-            let r1m3 = if r1 >= p3 { r1 - p3 } else { r1 };
-            let mut t = mul_shoup(v2, c.p1m3[0], c.p1m3[1], p3);
-            if t >= p3 {
-                t -= p3;
-            }
-            let mut s = r1m3 + t;
-            if s >= p3 {
-                s -= p3;
-            }
-            let d = if r3 >= s { r3 - s } else { r3 + p3 - s };
-            let mut v3 = mul_shoup(d, c.i123[0], c.i123[1], p3);
-            if v3 >= p3 {
-                v3 -= p3;
-            }
-            // x = r1 + p1 v2 + p1 p2 v3, three limbs.
-            let x = r1 as u128 + p1 as u128 * v2 as u128;
-            let lo = c.p12[0] as u128 * v3 as u128;
-            let hi = c.p12[1] as u128 * v3 as u128;
-            let (x0, x1a) = (x as u64, (x >> 64) as u64);
-            let (y0, y1) = (lo as u64, (lo >> 64) as u64);
-            let (s0, c0) = x0.overflowing_add(y0);
-            let m1 = x1a as u128 + y1 as u128 + c0 as u128 + (hi as u64) as u128;
-            let x2 = (hi >> 64) as u64 + (m1 >> 64) as u64;
-            // acc += (s0, m1, x2)
-            let (t0, k0) = a0.overflowing_add(s0);
-            let t1 = a1 as u128 + (m1 as u64) as u128 + k0 as u128;
-            a0 = t0;
-            a1 = t1 as u64;
-            a2 = a2 + x2 + (t1 >> 64) as u64;
+    let m = n.min(f1.len());
+    for i in 0..m {
+        let (r1, r2, r3) = (f1[i], f2[i], f3[i]);
+        // v2 = (r2 - r1) / p1 mod p2
+        let r1m2 = if r1 >= p2 { r1 - p2 } else { r1 };
+        let d = if r2 >= r1m2 {
+            r2 - r1m2
+        } else {
+            r2 + p2 - r1m2
+        };
+        let mut v2 = mul_shoup(d, c.i12[0], c.i12[1], p2);
+        if v2 >= p2 {
+            v2 -= p2;
         }
-        r[i] = a0;
-        a0 = a1;
-        a1 = a2;
-        a2 = 0;
+        // v3 = (r3 - r1 - p1 v2) / (p1 p2) mod p3
+        let r1m3 = if r1 >= p3 { r1 - p3 } else { r1 };
+        let mut t = mul_shoup(v2, c.p1m3[0], c.p1m3[1], p3);
+        if t >= p3 {
+            t -= p3;
+        }
+        let mut s = r1m3 + t;
+        if s >= p3 {
+            s -= p3;
+        }
+        let d = if r3 >= s { r3 - s } else { r3 + p3 - s };
+        let mut v3 = mul_shoup(d, c.i123[0], c.i123[1], p3);
+        if v3 >= p3 {
+            v3 -= p3;
+        }
+        f2[i] = v2;
+        f3[i] = v3;
     }
-    debug_assert!(a0 == 0 && a1 == 0);
+    use super::arith::{add_1_assign, addmul_1};
+    r[..m].copy_from_slice(&f1[..m]);
+    r[m..].fill(0);
+    let k = addmul_1(&mut r[..m], &f2[..m], p1);
+    let o1 = add_1_assign(&mut r[m..], k);
+    let k = addmul_1(&mut r[..m], &f3[..m], c.p12[0]);
+    let o2 = add_1_assign(&mut r[m..], k);
+    let mm = m.min(n - 1);
+    let k = addmul_1(&mut r[1..mm + 1], &f3[..mm], c.p12[1]);
+    let o3 = add_1_assign(&mut r[mm + 1..], k);
+    debug_assert!(!(o1 || o2 || o3));
 }

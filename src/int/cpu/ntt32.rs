@@ -69,13 +69,12 @@ impl Prime {
     }
 }
 
-/// Constants of the reconstruction, each with its Shoup companion
-/// `floor(c 2^32 / p)`.
+/// Constants of the reconstruction (Garner's form), in Montgomery form
+/// for the vector lanes: `1/p1 mod p2`, `p1 mod p3`, `1/(p1 p2) mod p3`.
 struct Crt {
-    i12: [u64; 2],
-    p1m3: [u64; 2],
-    i123: [u64; 2],
-    one3: [u64; 2],
+    i12: u32,
+    p1m3: u32,
+    i123: u32,
 }
 
 struct Tables {
@@ -87,29 +86,16 @@ fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| {
         let [p1, p2, p3] = PRIMES.map(|p| p as u64);
-        let w = |c: u64, p: u64| [c, (c << 32) / p];
+        let m = |c: u64, p: u64| ((c << 32) % p) as u32;
         Tables {
             primes: [0, 1, 2].map(|i| Prime::new(PRIMES[i], GENERATORS[i])),
             crt: Crt {
-                i12: w(powmod(p1 % p2, p2 - 2, p2), p2),
-                p1m3: w(p1 % p3, p3),
-                i123: w(powmod(p1 * p2 % p3, p3 - 2, p3), p3),
-                one3: w(1, p3),
+                i12: m(powmod(p1 % p2, p2 - 2, p2), p2),
+                p1m3: m(p1 % p3, p3),
+                i123: m(powmod(p1 * p2 % p3, p3 - 2, p3), p3),
             },
         }
     })
-}
-
-/// `x * c mod p` in [0, 2p) for `x < 2^32`, `c = [c, floor(c 2^32 / p)]`.
-#[inline(always)]
-fn mul_shoup(x: u64, c: [u64; 2], p: u64) -> u64 {
-    let q = (x * c[1]) >> 32;
-    x * c[0] - q * p
-}
-
-#[inline(always)]
-fn red(x: u64, p: u64) -> u64 {
-    if x >= p { x - p } else { x }
 }
 
 /// The transform length (a power of two, at least 16) for an `an`-by-`bn`
@@ -170,7 +156,7 @@ pub unsafe fn mul(r: &mut [u64], a: &[u64], b: Option<&[u64]>, s: &mut [u64], pa
         run(&t.primes[1], f2, &mut fb[..l]);
         run(&t.primes[2], f3, &mut fb[..l]);
     }
-    crt(r, f1, f2, f3, &t.crt);
+    unsafe { crt(r, f1, f2, f3, &t.crt) };
 }
 
 /// Eight lanes of `x * w / 2^32 mod p` in [0, 2p), for `x < 4p`, `w < p`.
@@ -406,29 +392,48 @@ unsafe fn product(
     }
 }
 
-/// Garner's reconstruction of each coefficient (below 2^89), carried into
-/// the 64-bit limbs of `r`: limb j gets coefficients 2j and 2j + 1.
-fn crt(r: &mut [u64], f1: &[u32], f2: &[u32], f3: &[u32], c: &Crt) {
-    let [p1, p2, p3] = PRIMES.map(|p| p as u64);
-    let p12 = (p1 * p2) as u128;
-    let ncoef = 2 * r.len() - 1;
-    let coef = |k: usize| -> u128 {
-        if k >= ncoef {
-            return 0;
+/// Garner's reconstruction: each coefficient is `r1 + p1 v2 + p1 p2 v3`
+/// with `v2 < p2`, `v3 < p3` computed in the vector lanes (in place of the
+/// residues mod p2 and p3). Read two 32-bit coefficients to a limb, the
+/// residue arrays are then three numbers, and the product is
+/// `R1 + p1 V2 + p1 p2 V3`: two single-limb multiply-adds.
+#[target_feature(enable = "avx2")]
+unsafe fn crt(r: &mut [u64], f1: &[u32], f2: &mut [u32], f3: &mut [u32], c: &Crt) {
+    let t = tables();
+    let (v2c, v3c) = (consts(&t.primes[1]), consts(&t.primes[2]));
+    let (i12, p1m3, i123) = (
+        _mm256_set1_epi32(c.i12 as i32),
+        _mm256_set1_epi32(c.p1m3 as i32),
+        _mm256_set1_epi32(c.i123 as i32),
+    );
+    let red = |x: __m256i, p: __m256i| _mm256_min_epu32(x, _mm256_sub_epi32(x, p));
+    let n = 2 * r.len();
+    for i in (0..n).step_by(8) {
+        unsafe {
+            let (r1, r2, r3) = (ld(f1, i), ld(f2, i), ld(f3, i));
+            // v2 = (r2 - r1) / p1 mod p2
+            let d = _mm256_sub_epi32(_mm256_add_epi32(r2, v2c.p), red(r1, v2c.p));
+            let v2 = red(mont(d, i12, v2c.p, v2c.pinv), v2c.p);
+            // v3 = (r3 - r1 - p1 v2) / (p1 p2) mod p3
+            let r1m3 = red(red(r1, v3c.p2), v3c.p);
+            let s = _mm256_add_epi32(r1m3, red(mont(v2, p1m3, v3c.p, v3c.pinv), v3c.p));
+            let s = red(s, v3c.p);
+            let d = _mm256_sub_epi32(_mm256_add_epi32(r3, v3c.p), s);
+            let v3 = red(mont(d, i123, v3c.p, v3c.pinv), v3c.p);
+            st(f2, i, v2);
+            st(f3, i, v3);
         }
-        let (r1, r2, r3) = (f1[k] as u64, f2[k] as u64, f3[k] as u64);
-        let r1m2 = red(r1, p2);
-        let v2 = red(mul_shoup(r2 + p2 - r1m2, c.i12, p2), p2);
-        let s = red(mul_shoup(r1, c.one3, p3), p3) + red(mul_shoup(v2, c.p1m3, p3), p3);
-        let s = red(s, p3);
-        let v3 = red(mul_shoup(r3 + p3 - s, c.i123, p3), p3);
-        r1 as u128 + (p1 * v2) as u128 + p12 * v3 as u128
-    };
-    let mut acc = 0u128;
-    for (j, x) in r.iter_mut().enumerate() {
-        acc += coef(2 * j) + (coef(2 * j + 1) << 32);
-        *x = acc as u64;
-        acc >>= 64;
     }
-    debug_assert_eq!(acc, 0);
+    fn as64(f: &[u32]) -> &[u64] {
+        // SAFETY: the residue arrays start at multiples of 16 u32 inside a
+        // u64 buffer, so the whole even length reads as u64.
+        let (pre, mid, _) = unsafe { f.align_to::<u64>() };
+        assert!(pre.is_empty());
+        mid
+    }
+    let [p1, p2, _] = PRIMES.map(|p| p as u64);
+    r.copy_from_slice(as64(&f1[..n]));
+    let c1 = super::arith::addmul_1(r, as64(&f2[..n]), p1);
+    let c2 = super::arith::addmul_1(r, as64(&f3[..n]), p1 * p2);
+    debug_assert!(c1 == 0 && c2 == 0);
 }
