@@ -26,3 +26,4 @@ int main() {
       TIME("tdiv_qr", n, mpn_tdiv_qr(q, r + 2 * N, 0, a, n - 2, b, n / 2)); }
   }
 }
+// (second program) see gmpdiv.c

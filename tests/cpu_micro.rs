@@ -68,6 +68,10 @@ fn micro() {
         time("mullo_n", n, || {
             mul::mullo(&mut r[..n], &a, &b, &mut s, false)
         });
+        if n <= 32 {
+            time("comba", n, || mul::mullo_comba(&mut r[..n], &a, &b));
+            time("mullo_bc", n, || mul::mullo_basecase(&mut r[..n], &a, &b));
+        }
         if n >= 256 {
             let mut s = vec![0u64; mparray::int::cpu::ntt::itch(n, n)];
             time("ntt", n, || {
@@ -126,5 +130,35 @@ fn ntt_matches_schoolbook() {
         ntt::mul(&mut r3, &a, None, &mut s, true);
         mul::mul_basecase(&mut r4, &a, &a);
         assert_eq!(r3, r4, "sqr {an}");
+    }
+}
+
+#[test]
+#[ignore = "timing, not a test"]
+fn micro_div() {
+    let m = 8190;
+    let u = rnd(m, 5);
+    for dn in [2usize, 8, 16, 40, 64, 128, 256, 512, 1024, 2048, 3000, 4096] {
+        let mut v = rnd(dn, 6);
+        v[dn - 1] |= 1;
+        v.resize(m, 0);
+        let (mut q, mut r, mut s) = (vec![0u64; m], vec![0u64; m], Vec::new());
+        let it = 1 + 2_000_000_000 / (m * if dn < 200 { dn * 8 } else { 1600 } + 1);
+        let mut best = [f64::MAX; 2];
+        for _ in 0..5 {
+            for (k, t) in [div::BARRETT_T, usize::MAX].into_iter().enumerate() {
+                div::set_barrett_threshold(t);
+                let t = Instant::now();
+                for _ in 0..it {
+                    div::divrem(&mut q, &mut r, &u, &v, &mut s, false);
+                }
+                best[k] = best[k].min(t.elapsed().as_nanos() as f64 / it as f64);
+            }
+        }
+        div::set_barrett_threshold(div::BARRETT_T);
+        println!(
+            "div 8190/{dn:<5} {:>12.1} ns   (no Barrett {:>12.1})",
+            best[0], best[1]
+        );
     }
 }

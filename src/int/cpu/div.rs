@@ -4,7 +4,7 @@
 //! GMP's `dcpi1_div_qr`) whose products use the fast multiplication.
 
 use super::arith::*;
-use super::mul::mul_any;
+use super::mul::{mul_any, mul_n};
 
 /// Divide-and-conquer division from this many divisor (and quotient) limbs.
 pub const DC_T: usize = 40;
@@ -268,8 +268,64 @@ fn first_block(qn: usize, dn: usize) -> usize {
 
 /// Scratch limbs for [`div_qr`] with a quotient of `qn` and a divisor of
 /// `dn` limbs (every block needs at most what one `dn`-limb block does).
-pub fn div_qr_itch(_qn: usize, dn: usize) -> usize {
-    dc_n_itch(dn)
+pub fn div_qr_itch(qn: usize, dn: usize) -> usize {
+    if use_barrett(qn, dn) {
+        (24 * dn + 300).max(dc_n_itch(dn))
+    } else {
+        dc_n_itch(dn)
+    }
+}
+
+/// Barrett blocks from divisors of this many limbs.
+pub const BARRETT_T: usize = 200;
+
+static BARRETT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(BARRETT_T);
+
+/// Moves the Barrett threshold (for measurements; `usize::MAX` turns the
+/// Barrett blocks off). Results are the same either way.
+#[doc(hidden)]
+pub fn set_barrett_threshold(t: usize) {
+    BARRETT.store(t, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`div_qr`] divides its whole blocks with a precomputed inverse:
+/// for large divisors and at least two whole blocks, where the inverse
+/// (one division) pays for itself.
+fn use_barrett(qn: usize, dn: usize) -> bool {
+    dn >= BARRETT.load(std::sync::atomic::Ordering::Relaxed) && qn - first_block(qn, dn) >= 2 * dn
+}
+
+/// `I' = floor((B^2n - 1) / d) - B^n` for a normalised `n`-limb `d`: the
+/// low `n` limbs of the reciprocal (its top limb is 1), into `inv`.
+fn reciprocal(inv: &mut [u64], d: &[u64], dinv: u64, tp: &mut [u64], par: bool) {
+    let n = d.len();
+    let (num, tp) = tp.split_at_mut(2 * n);
+    let (q, tp) = tp.split_at_mut(n);
+    num.fill(u64::MAX);
+    let qh = div_qr(q, num, d, dinv, tp, par);
+    debug_assert_eq!(qh, 1);
+    inv.copy_from_slice(q);
+}
+
+/// One Barrett block: `w[..2n] / d` (top half below `d`) with the
+/// reciprocal's low limbs `inv`: `q^ = W1 + floor(W1 I' / B^n)` from the
+/// top half `W1`, which is at most 3 below the quotient; the remainder
+/// `w - q^ d < 4d` needs only its low `n + 1` limbs.
+fn barrett_block(q: &mut [u64], w: &mut [u64], d: &[u64], inv: &[u64], tp: &mut [u64], par: bool) {
+    let n = d.len();
+    let (t, tp) = tp.split_at_mut(2 * n);
+    let (t2, s) = tp.split_at_mut(2 * n);
+    mul_n(t, &w[n..], inv, s, par);
+    let c = add_n(q, &t[n..], &w[n..]);
+    debug_assert!(!c);
+    mul_n(t2, q, d, s, par);
+    sub_n_assign(&mut w[..n + 1], &t2[..n + 1]);
+    // At most three corrections.
+    while w[n] != 0 || cmp(&w[..n], d).is_ge() {
+        let b = sub_n_assign(&mut w[..n], d);
+        w[n] = w[n].wrapping_sub(b as u64);
+        add_1_assign(q, 1);
+    }
 }
 
 /// `np[..nn] / d[..dn]` for a normalised `d`, `dn >= 2`: the low `nn - dn`
@@ -291,6 +347,22 @@ pub fn div_qr(
     }
     let mut pos = qn - first_block(qn, dn);
     let qh = div_qr_short(&mut q[pos..], &mut np[pos..], d, dinv, tp, par);
+    if use_barrett(qn, dn) {
+        let (inv, tp) = tp.split_at_mut(dn);
+        reciprocal(inv, d, dinv, tp, par);
+        while pos > 0 {
+            pos -= dn;
+            barrett_block(
+                &mut q[pos..pos + dn],
+                &mut np[pos..pos + 2 * dn],
+                d,
+                inv,
+                tp,
+                par,
+            );
+        }
+        return qh;
+    }
     while pos > 0 {
         pos -= dn;
         let c = dc_div_qr_n(

@@ -73,6 +73,29 @@ pub fn mullo_basecase(r: &mut [u64], a: &[u64], b: &[u64]) {
     }
 }
 
+/// Low half by product scanning (Comba): each output limb sums its column
+/// of partial products in a three-limb accumulator held in registers; for
+/// short operands, where rows of multiply-adds cost more in overhead.
+pub fn mullo_comba(r: &mut [u64], a: &[u64], b: &[u64]) {
+    let n = r.len();
+    debug_assert!(a.len() == n && b.len() == n);
+    let (mut c0, mut c1, mut c2) = (0u64, 0u64, 0u64);
+    for k in 0..n {
+        for i in 0..=k {
+            let p = a[i] as u128 * b[k - i] as u128;
+            let (s0, k0) = c0.overflowing_add(p as u64);
+            let (s1, k1) = adc(c1, (p >> 64) as u64, k0);
+            c0 = s0;
+            c1 = s1;
+            c2 += k1 as u64;
+        }
+        r[k] = c0;
+        c0 = c1;
+        c1 = c2;
+        c2 = 0;
+    }
+}
+
 /// Scratch limbs needed by [`mul_n`] for `n`-limb operands: a bound that
 /// grows with `n` (each algorithm's own buffers plus its sub-products'),
 /// so a scratch sized for `n` serves every smaller product too.
