@@ -121,6 +121,18 @@ pub fn sb_div_qr(q: &mut [u64], np: &mut [u64], d: &[u64], dinv: u64) -> bool {
         sub_n_assign(&mut np[nn - dn..], d);
     }
     let (d1, d0) = (d[dn - 1], d[dn - 2]);
+    if dn == 2 {
+        // Two-limb divisor: the 3/2 division is the whole step.
+        let (mut r1, mut r0) = (np[nn - 1], np[nn - 2]);
+        for i in (0..nn - 2).rev() {
+            let (qi, s1, s0) = div_3by2(r1, r0, np[i], d1, d0, dinv);
+            q[i] = qi;
+            (r1, r0) = (s1, s0);
+        }
+        np[1] = r1;
+        np[0] = r0;
+        return qh;
+    }
     let dl = &d[..dn - 2];
     let mut n1 = np[nn - 1];
     for i in (0..nn - dn).rev() {
@@ -276,8 +288,9 @@ pub fn div_qr_itch(qn: usize, dn: usize) -> usize {
     }
 }
 
-/// Barrett blocks from divisors of this many limbs.
-pub const BARRETT_T: usize = 200;
+/// Barrett blocks from divisors of this many limbs (with three whole
+/// blocks or more; two suffice from `2.5 * BARRETT_T`).
+pub const BARRETT_T: usize = 400;
 
 static BARRETT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(BARRETT_T);
 
@@ -289,10 +302,13 @@ pub fn set_barrett_threshold(t: usize) {
 }
 
 /// Whether [`div_qr`] divides its whole blocks with a precomputed inverse:
-/// for large divisors and at least two whole blocks, where the inverse
-/// (one division) pays for itself.
+/// for large divisors and enough whole blocks that the inverse (one
+/// division) pays for itself: a block then costs two products instead of
+/// a recursive division, whose cost over two products grows with `dn`.
 fn use_barrett(qn: usize, dn: usize) -> bool {
-    dn >= BARRETT.load(std::sync::atomic::Ordering::Relaxed) && qn - first_block(qn, dn) >= 2 * dn
+    let t = BARRETT.load(std::sync::atomic::Ordering::Relaxed);
+    let blocks = (qn - first_block(qn, dn)) / dn;
+    dn >= t && (blocks >= 3 || (blocks >= 2 && 2 * dn >= 5 * t))
 }
 
 /// `I' = floor((B^2n - 1) / d) - B^n` for a normalised `n`-limb `d`: the
