@@ -17,6 +17,7 @@ pub mod ntt;
 #[cfg(target_arch = "x86_64")]
 mod ntt32;
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
@@ -31,6 +32,35 @@ pub(crate) static PORTABLE: AtomicBool = AtomicBool::new(false);
 /// same bits (tests compare them).
 pub fn force_portable(on: bool) {
     PORTABLE.store(on, Ordering::Relaxed);
+}
+
+thread_local! {
+    /// Each worker thread's scratch, kept from call to call: no allocation
+    /// (nor the page faults of fresh memory) per task.
+    static SCRATCH: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+    /// Intermediates of fused expressions, likewise.
+    static TEMPS: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with `n` limbs of this thread's intermediates (fresh ones when in use).
+fn with_temps<R>(n: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
+    TEMPS.with(|c| match c.try_borrow_mut() {
+        Ok(mut t) => {
+            grow(&mut t, n);
+            f(&mut t[..n])
+        }
+        Err(_) => f(&mut vec![0u64; n]),
+    })
+}
+
+/// Runs `f` with this thread's scratch, or a fresh vector when it is in use
+/// (a thread waiting in a nested parallel product may pick up another
+/// element's task).
+fn with_scratch<R>(f: impl FnOnce(&mut Vec<u64>) -> R) -> R {
+    SCRATCH.with(|c| match c.try_borrow_mut() {
+        Ok(mut s) => f(&mut s),
+        Err(_) => f(&mut Vec::new()),
+    })
 }
 
 /// Whether each large element should also use several cores: when the batch
@@ -135,7 +165,7 @@ pub fn mul_into(a: &[u64], b: &[u64], l: usize, r: &mut [u64]) {
     let par = nested(r.len() / l);
     r.par_chunks_mut(l)
         .zip(a.par_chunks(l).zip(b.par_chunks(l)))
-        .for_each_init(Vec::new, |s, (re, (ae, be))| mullo_elem(re, ae, be, s, par));
+        .for_each(|(re, (ae, be))| with_scratch(|s| mullo_elem(re, ae, be, s, par)));
 }
 
 /// Full 2W-bit product, per element.
@@ -151,9 +181,7 @@ pub fn mul_wide_into(a: &[u64], b: &[u64], l: usize, r: &mut [u64]) {
     let par = nested(a.len() / l);
     r.par_chunks_mut(2 * l)
         .zip(a.par_chunks(l).zip(b.par_chunks(l)))
-        .for_each_init(Vec::new, |s, (re, (ae, be))| {
-            mul_full_elem(re, ae, be, s, par)
-        });
+        .for_each(|(re, (ae, be))| with_scratch(|s| mul_full_elem(re, ae, be, s, par)));
 }
 
 /// An error naming the first element whose divisor is zero, if any.
@@ -190,8 +218,8 @@ pub fn divrem_into(a: &[u64], b: &[u64], l: usize, q: &mut [u64], r: &mut [u64])
     q.par_chunks_mut(l)
         .zip(r.par_chunks_mut(l))
         .zip(a.par_chunks(l).zip(b.par_chunks(l)))
-        .for_each_init(Vec::new, |s, ((qe, re), (ae, be))| {
-            div::divrem(qe, re, ae, be, s, par);
+        .for_each(|((qe, re), (ae, be))| {
+            with_scratch(|s| div::divrem(qe, re, ae, be, s, par));
         });
     Ok(())
 }
@@ -221,10 +249,9 @@ pub fn fused_into(a: &[u64], b: &[u64], l: usize, kind: super::Fused, r: &mut [u
             let par = nested(a.len() / l);
             r.par_chunks_mut(l)
                 .zip(a.par_chunks(l).zip(b.par_chunks(l)))
-                .for_each_init(
-                    || (vec![0u64; 3 * l], Vec::new()),
-                    |(t, s), (re, (ae, be))| poly(re, ae, be, t, s, par),
-                );
+                .for_each(|(re, (ae, be))| {
+                    with_temps(3 * l, |t| with_scratch(|s| poly(re, ae, be, t, s, par)))
+                });
         }
     }
 }
