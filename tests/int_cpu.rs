@@ -209,7 +209,7 @@ fn limbs_of(n: usize, seed: u64, extreme: bool) -> Vec<u64> {
     (0..n as u64)
         .map(|i| {
             let h = random::limb(seed, i);
-            if extreme && h % 4 != 0 {
+            if extreme && !h.is_multiple_of(4) {
                 SPECIAL[(h >> 8) as usize % SPECIAL.len()]
             } else {
                 random::limb(seed ^ 0x77, i)
@@ -227,11 +227,11 @@ fn check_mul(an: usize, bn: usize, seed: u64, extreme: bool) {
     assert_eq!(nat(&r), nat(&a) * nat(&b), "mul {an}x{bn} seed {seed}");
     if an == bn {
         let mut s = vec![0u64; mul::mul_n_itch(an)];
-        mul::mul_n(&mut r, &a, &a, &mut s, an % 2 == 0);
+        mul::mul_n(&mut r, &a, &a, &mut s, an.is_multiple_of(2));
         assert_eq!(nat(&r), nat(&a) * nat(&a), "square {an} seed {seed}");
         let mut lo = vec![0u64; an];
         let mut s = vec![0u64; mul::mullo_itch(an)];
-        mul::mullo(&mut lo, &a, &b, &mut s, an % 3 == 0);
+        mul::mullo(&mut lo, &a, &b, &mut s, an.is_multiple_of(3));
         let m = Natural::from(1u32) << (64 * an as u64);
         assert_eq!(nat(&lo), nat(&a) * nat(&b) % m, "mullo {an} seed {seed}");
     }
