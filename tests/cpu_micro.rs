@@ -151,7 +151,13 @@ fn micro_div() {
         let it = 1 + 2_000_000_000 / (m * if dn < 200 { dn * 8 } else { 1600 } + 1);
         let mut best = [f64::MAX; 2];
         for _ in 0..5 {
-            for (k, t) in [div::BARRETT_T, usize::MAX].into_iter().enumerate() {
+            for (k, t) in [
+                std::env::var("BT").map_or(div::BARRETT_T, |s| s.parse().unwrap()),
+                usize::MAX,
+            ]
+            .into_iter()
+            .enumerate()
+            {
                 div::set_barrett_threshold(t);
                 let t = Instant::now();
                 for _ in 0..it {

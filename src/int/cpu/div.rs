@@ -4,7 +4,7 @@
 //! GMP's `dcpi1_div_qr`) whose products use the fast multiplication.
 
 use super::arith::*;
-use super::mul::{mul_any, mul_n};
+use super::mul::{NTT_T, mul_any, mul_n, mullo};
 
 /// Divide-and-conquer division from this many divisor (and quotient) limbs.
 pub const DC_T: usize = 40;
@@ -282,7 +282,7 @@ fn first_block(qn: usize, dn: usize) -> usize {
 /// `dn` limbs (every block needs at most what one `dn`-limb block does).
 pub fn div_qr_itch(qn: usize, dn: usize) -> usize {
     if use_barrett(qn, dn) {
-        (24 * dn + 300).max(dc_n_itch(dn))
+        (30 * dn + 400).max(dc_n_itch(dn))
     } else {
         dc_n_itch(dn)
     }
@@ -329,13 +329,25 @@ fn reciprocal(inv: &mut [u64], d: &[u64], dinv: u64, tp: &mut [u64], par: bool) 
 /// `w - q^ d < 4d` needs only its low `n + 1` limbs.
 fn barrett_block(q: &mut [u64], w: &mut [u64], d: &[u64], inv: &[u64], tp: &mut [u64], par: bool) {
     let n = d.len();
-    let (t, tp) = tp.split_at_mut(2 * n);
-    let (t2, s) = tp.split_at_mut(2 * n);
-    mul_n(t, &w[n..], inv, s, par);
-    let c = add_n(q, &t[n..], &w[n..]);
+    let (t, tp) = tp.split_at_mut(2 * n + 2);
+    let (x, tp) = tp.split_at_mut(n + 1);
+    let (y, s) = tp.split_at_mut(n + 1);
+    mul_n(&mut t[..2 * n], &w[n..], inv, s, par);
+    let c = add_n(q, &t[n..2 * n], &w[n..]);
     debug_assert!(!c);
-    mul_n(t2, q, d, s, par);
-    sub_n_assign(&mut w[..n + 1], &t2[..n + 1]);
+    // The low n + 1 limbs of q^ d: a low-half product below the NTT sizes,
+    // a full one there (the transform costs the same, and n + 1 limbs
+    // could double its length).
+    if n >= NTT_T {
+        mul_n(&mut t[..2 * n], q, d, s, par);
+    } else {
+        x[..n].copy_from_slice(q);
+        x[n] = 0;
+        y[..n].copy_from_slice(d);
+        y[n] = 0;
+        mullo(&mut t[..n + 1], x, y, s, par);
+    }
+    sub_n_assign(&mut w[..n + 1], &t[..n + 1]);
     // At most three corrections.
     while w[n] != 0 || cmp(&w[..n], d).is_ge() {
         let b = sub_n_assign(&mut w[..n], d);
