@@ -72,11 +72,16 @@ fn micro() {
             time("comba", n, || mul::mullo_comba(&mut r[..n], &a, &b));
             time("mullo_bc", n, || mul::mullo_basecase(&mut r[..n], &a, &b));
         }
-        if n >= 256 {
+        if n >= 48 {
             let mut s = vec![0u64; mparray::int::cpu::ntt::itch(n, n)];
             time("ntt", n, || {
                 mparray::int::cpu::ntt::mul(&mut r, &a, Some(&b), &mut s, false)
             });
+            mparray::int::cpu::ntt::avoid_avx512(true);
+            time("ntt/avx2", n, || {
+                mparray::int::cpu::ntt::mul(&mut r, &a, Some(&b), &mut s, false)
+            });
+            mparray::int::cpu::ntt::avoid_avx512(false);
         }
         if n >= 16 {
             b[n / 2 - 1] |= 1 << 63;

@@ -48,7 +48,8 @@ fn threshold_widths() -> Vec<usize> {
         div::DC_T,
         2 * div::DC_T,
         mul::PAR_T,
-        mul::NTT_T,
+        mul::ntt_t(),
+        div::BARRETT_T,
     ] {
         v.extend([t - 1, t, t + 1]);
     }
@@ -257,6 +258,11 @@ fn mul_around_thresholds() {
         mul::MULLO_DC_T,
         mul::NTT_T / 2,
         mul::NTT_T,
+        mul::NTT_T * 5 / 4,
+        2 * mul::NTT_T,
+        mul::NTT_T_AVX2,
+        mul::NTT_T_AVX2 * 5 / 4,
+        mul::NTT_T_SCALAR,
     ] {
         for d in [-2i64, -1, 0, 1, 2] {
             sizes.push((t as i64 + d) as usize);
@@ -279,12 +285,12 @@ fn mul_unbalanced() {
         70,
         mul::TOOM3_T + 3,
         400,
-        mul::NTT_T / 2,
-        mul::NTT_T / 2 + 1,
+        mul::ntt_t() / 2,
+        mul::ntt_t() / 2 + 1,
     ];
     for (i, &an) in t
         .iter()
-        .chain(&[3 * mul::NTT_T / 2, 2 * mul::NTT_T + 5])
+        .chain(&[3 * mul::ntt_t() / 2, 2 * mul::ntt_t() + 5])
         .enumerate()
     {
         for (j, &bn) in t.iter().enumerate() {
@@ -298,33 +304,39 @@ fn mul_unbalanced() {
 #[test]
 fn ntt_direct() {
     let s = seed();
-    for &(an, bn) in &[
-        (1usize, 1usize),
-        (2, 1),
-        (3, 3),
-        (5, 4),
-        (100, 37),
-        (1000, 1000),
-        (4096, 100),
-        (4097, 4097),
-    ] {
-        let a = limbs_of(an, s ^ an as u64, an % 2 == 0);
-        let b = limbs_of(bn, s ^ 7 ^ bn as u64, bn % 2 == 1);
-        let mut r = vec![0u64; an + bn];
-        let mut sc = vec![0u64; ntt::itch(an, bn)];
-        ntt::mul(&mut r, &a, Some(&b), &mut sc, an > 500);
-        assert_eq!(nat(&r), nat(&a) * nat(&b), "ntt {an}x{bn}");
-        let mut r = vec![0u64; 2 * an];
-        let mut sc = vec![0u64; ntt::itch(an, an)];
-        ntt::mul(&mut r, &a, None, &mut sc, false);
-        assert_eq!(nat(&r), nat(&a) * nat(&a), "ntt square {an}");
+    // Both SIMD widths where the CPU has them (AVX-512, then AVX2).
+    for avoid in [false, true] {
+        ntt::avoid_avx512(avoid);
+        for &(an, bn) in &[
+            (1usize, 1usize),
+            (2, 1),
+            (3, 3),
+            (5, 4),
+            (8, 8),
+            (100, 37),
+            (1000, 1000),
+            (4096, 100),
+            (4097, 4097),
+        ] {
+            let a = limbs_of(an, s ^ an as u64, an % 2 == 0);
+            let b = limbs_of(bn, s ^ 7 ^ bn as u64, bn % 2 == 1);
+            let mut r = vec![0u64; an + bn];
+            let mut sc = vec![0u64; ntt::itch(an, bn)];
+            ntt::mul(&mut r, &a, Some(&b), &mut sc, an > 500);
+            assert_eq!(nat(&r), nat(&a) * nat(&b), "ntt {an}x{bn} avoid {avoid}");
+            let mut r = vec![0u64; 2 * an];
+            let mut sc = vec![0u64; ntt::itch(an, an)];
+            ntt::mul(&mut r, &a, None, &mut sc, false);
+            assert_eq!(nat(&r), nat(&a) * nat(&a), "ntt square {an} avoid {avoid}");
+        }
+        // All-ones operands give the largest coefficients.
+        let a = vec![u64::MAX; 8192];
+        let mut r = vec![0u64; 16384];
+        let mut sc = vec![0u64; ntt::itch(8192, 8192)];
+        ntt::mul(&mut r, &a, Some(&a), &mut sc, true);
+        assert_eq!(nat(&r), nat(&a) * nat(&a), "ntt all ones");
     }
-    // All-ones operands give the largest coefficients.
-    let a = vec![u64::MAX; 8192];
-    let mut r = vec![0u64; 16384];
-    let mut sc = vec![0u64; ntt::itch(8192, 8192)];
-    ntt::mul(&mut r, &a, Some(&a), &mut sc, true);
-    assert_eq!(nat(&r), nat(&a) * nat(&a), "ntt all ones");
+    ntt::avoid_avx512(false);
 }
 
 /// `u / v` through the element-level division, checked against malachite.

@@ -4,7 +4,7 @@
 //! GMP's `dcpi1_div_qr`) whose products use the fast multiplication.
 
 use super::arith::*;
-use super::mul::{NTT_T, mul_any, mul_n, mullo};
+use super::mul::{mul_any, mul_n, mullo};
 
 /// Divide-and-conquer division from this many divisor (and quotient) limbs.
 pub const DC_T: usize = 40;
@@ -338,7 +338,7 @@ fn barrett_block(q: &mut [u64], w: &mut [u64], d: &[u64], inv: &[u64], tp: &mut 
     // The low n + 1 limbs of q^ d: a low-half product below the NTT sizes,
     // a full one there (the transform costs the same, and n + 1 limbs
     // could double its length).
-    if n >= NTT_T {
+    if n >= super::mul::ntt_t() {
         mul_n(&mut t[..2 * n], q, d, s, par);
     } else {
         x[..n].copy_from_slice(q);

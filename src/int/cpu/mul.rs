@@ -13,18 +13,30 @@ pub const KARA_T: usize = 24;
 pub const TOOM3_T: usize = 110;
 /// `mullo` splits from this many limbs.
 pub const MULLO_DC_T: usize = 12;
-/// `mul_n` and `mullo` use the NTT from this many limbs.
-pub const NTT_T: usize = 256;
+/// `mul_n` and `mullo` use the NTT from this many limbs, with AVX-512 ...
+pub const NTT_T: usize = 128;
+/// ... with AVX2 only ...
+pub const NTT_T_AVX2: usize = 256;
+/// ... and with the 64-bit scalar transform.
+pub const NTT_T_SCALAR: usize = 2048;
+
+/// The NTT threshold for the transform this CPU runs.
+#[inline]
+pub fn ntt_t() -> usize {
+    match ntt::kind() {
+        ntt::Kind::Avx512 => NTT_T,
+        ntt::Kind::Avx2 => NTT_T_AVX2,
+        ntt::Kind::Scalar => NTT_T_SCALAR,
+    }
+}
+
 /// Whether the NTT computes an `an`-by-`bn` product: both large, and
 /// filling at least 5/8 of the transform's power-of-two length (just above
 /// a power of two it would pay for twice the length; Toom-3 or pieces of
 /// the operands do better there).
 pub fn use_ntt(an: usize, bn: usize) -> bool {
-    let t = an + bn;
-    an.min(bn) >= NTT_T / 2
-        && t >= 2 * NTT_T
-        && ntt::fits(an, bn)
-        && 8 * t >= 5 * t.next_power_of_two()
+    let (t, nt) = (an + bn, ntt_t());
+    an.min(bn) >= nt / 2 && t >= 2 * nt && ntt::fits(an, bn) && 8 * t >= 5 * t.next_power_of_two()
 }
 
 /// Sub-products run in parallel from this many limbs (with `par`).

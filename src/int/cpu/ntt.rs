@@ -253,6 +253,31 @@ fn length(an: usize, bn: usize) -> usize {
     (an + bn - 1).next_power_of_two()
 }
 
+/// Which transform runs on this CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// 32-bit lanes, sixteen to a vector.
+    Avx512,
+    /// 32-bit lanes, eight to a vector.
+    Avx2,
+    /// Three 62-bit primes, one lane.
+    Scalar,
+}
+
+/// The transform [`mul`] runs now.
+#[inline]
+pub fn kind() -> Kind {
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2() {
+        return if super::ntt32::use_avx512() {
+            Kind::Avx512
+        } else {
+            Kind::Avx2
+        };
+    }
+    Kind::Scalar
+}
+
 /// Whether the AVX2 transform of `ntt32.rs` runs (x86-64 with AVX2, not
 /// switched off).
 #[inline]
@@ -265,6 +290,16 @@ fn use_avx2() -> bool {
     false
 }
 
+/// Keeps the SIMD transform on AVX2 where AVX-512 is present (for tests and
+/// comparisons; the bits are the same).
+#[doc(hidden)]
+pub fn avoid_avx512(on: bool) {
+    #[cfg(target_arch = "x86_64")]
+    super::ntt32::avoid_avx512(on);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = on;
+}
+
 /// Whether an `an`-by-`bn` product fits the transform.
 pub fn fits(an: usize, bn: usize) -> bool {
     an + bn <= 1 << MAX_LOG
@@ -272,7 +307,7 @@ pub fn fits(an: usize, bn: usize) -> bool {
 
 /// Scratch limbs for [`mul`] (enough for either transform).
 pub fn itch(an: usize, bn: usize) -> usize {
-    4 * (an + bn).next_power_of_two().max(8)
+    4 * (an + bn).next_power_of_two().max(16)
 }
 
 /// `r[..an+bn] = a * b` (`b == None`: `a * a`, `r` of `2an` limbs). With
