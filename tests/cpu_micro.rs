@@ -68,7 +68,7 @@ fn micro() {
         time("mullo_n", n, || {
             mul::mullo(&mut r[..n], &a, &b, &mut s, false)
         });
-        if n <= 32 {
+        if n <= 128 {
             time("comba", n, || mul::mullo_comba(&mut r[..n], &a, &b));
             time("mullo_bc", n, || mul::mullo_basecase(&mut r[..n], &a, &b));
         }

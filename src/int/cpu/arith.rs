@@ -351,7 +351,7 @@ pub fn submul_1(r: &mut [u64], a: &[u64], b: u64) -> u64 {
     let n = r.len();
     assert_eq!(a.len(), n);
     #[cfg(target_arch = "x86_64")]
-    if n >= 8 && use_asm() {
+    if n >= 4 && use_asm() {
         let h = n % 4;
         let c = submul_1_portable(&mut r[..h], &a[..h], b, 0);
         // SAFETY: as in mul_1.

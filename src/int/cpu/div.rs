@@ -13,7 +13,27 @@ pub const DC_T: usize = 40;
 #[inline]
 pub fn invert_limb(d: u64) -> u64 {
     debug_assert!(d >> 63 == 1);
-    ((((!d) as u128) << 64) | u64::MAX as u128).wrapping_div(d as u128) as u64
+    #[cfg(target_arch = "x86_64")]
+    {
+        // One hardware division of (!d, B - 1) by d; the quotient fits a
+        // limb because !d < d.
+        let q: u64;
+        // SAFETY: no memory access; the quotient cannot overflow (#DE).
+        unsafe {
+            std::arch::asm!(
+                "div {d}",
+                d = in(reg) d,
+                inout("rax") u64::MAX => q,
+                inout("rdx") !d => _,
+                options(pure, nomem, nostack),
+            );
+        }
+        q
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        ((((!d) as u128) << 64) | u64::MAX as u128).wrapping_div(d as u128) as u64
+    }
 }
 
 /// `floor((B^3 - 1) / (d1 B + d0)) - B` for a normalised `d1` (GMP's `invert_pi1`).
@@ -62,22 +82,30 @@ pub fn div_2by1(nh: u64, nl: u64, d: u64, di: u64) -> (u64, u64) {
 /// two-limb remainder `(r1, r0)`.
 #[inline(always)]
 pub fn div_3by2(n2: u64, n1: u64, n0: u64, d1: u64, d0: u64, dinv: u64) -> (u64, u64, u64) {
-    let p = n2 as u128 * dinv as u128 + ((n2 as u128) << 64 | n1 as u128);
-    let (mut q, q0) = ((p >> 64) as u64, p as u64);
+    // Limb by limb, as GMP's udiv_qr_3by2, so that each step is one
+    // add/sub pair on the critical path.
+    let p = n2 as u128 * dinv as u128;
+    let (q0, c) = (p as u64).overflowing_add(n1);
+    let mut q = ((p >> 64) as u64).wrapping_add(n2).wrapping_add(c as u64);
     let r1 = n1.wrapping_sub(d1.wrapping_mul(q));
-    let d = (d1 as u128) << 64 | d0 as u128;
-    let mut r = ((r1 as u128) << 64 | n0 as u128).wrapping_sub(d);
-    r = r.wrapping_sub(d0 as u128 * q as u128);
+    let t = d0 as u128 * q as u128;
+    // (r1, r0) = (r1, n0) - (d1, d0) - d0 q
+    let (r0, b1) = n0.overflowing_sub(d0);
+    let r1 = r1.wrapping_sub(d1).wrapping_sub(b1 as u64);
+    let (r0, b2) = r0.overflowing_sub(t as u64);
+    let r1 = r1.wrapping_sub((t >> 64) as u64).wrapping_sub(b2 as u64);
     q = q.wrapping_add(1);
-    if (r >> 64) as u64 >= q0 {
-        q = q.wrapping_sub(1);
-        r = r.wrapping_add(d);
-    }
-    if r >= d {
+    let mask = 0u64.wrapping_sub((r1 >= q0) as u64);
+    q = q.wrapping_add(mask);
+    let (mut r0, c2) = r0.overflowing_add(mask & d0);
+    let mut r1 = r1.wrapping_add(mask & d1).wrapping_add(c2 as u64);
+    if r1 >= d1 && (r1 > d1 || r0 >= d0) {
         q = q.wrapping_add(1);
-        r -= d;
+        let (x, b) = r0.overflowing_sub(d0);
+        r0 = x;
+        r1 = r1.wrapping_sub(d1).wrapping_sub(b as u64);
     }
-    (q, (r >> 64) as u64, r as u64)
+    (q, r1, r0)
 }
 
 /// `q = u / d`, returns `u mod d`, for a single limb `d != 0` (any `d`).

@@ -12,7 +12,7 @@ pub const KARA_T: usize = 24;
 /// `mul_n` uses Toom-3 from this many limbs.
 pub const TOOM3_T: usize = 110;
 /// `mullo` splits from this many limbs.
-pub const MULLO_DC_T: usize = 12;
+pub const MULLO_DC_T: usize = 90;
 /// `mul_n` and `mullo` use the NTT from this many limbs, with AVX-512 ...
 pub const NTT_T: usize = 128;
 /// ... with AVX2 only ...
