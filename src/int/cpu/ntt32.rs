@@ -536,7 +536,7 @@ const fn short_tables() -> [[[u32; 32]; 4]; 4] {
         let (mut nx, mut ny) = (0usize, 0usize);
         let mut e = 0;
         while e < 32 {
-            if (e / len) % 2 == 0 {
+            if (e / len).is_multiple_of(2) {
                 t[lg][0][nx] = e as u32;
                 t[lg][2][e] = nx as u32;
                 t[lg][3][nx] = (e / (2 * len)) as u32;
