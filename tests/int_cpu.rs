@@ -464,6 +464,50 @@ fn division_hard_cases() {
     }
 }
 
+/// Long quotients by large divisors (the Barrett blocks) at the edges of
+/// the rule that picks them, with random, extreme and near-multiple
+/// dividends.
+#[test]
+fn division_barrett() {
+    let s = seed();
+    let bt = div::BARRETT_T;
+    let mut k = 0u64;
+    // With AVX2 only the NTT starts later and the blocks of divisors below
+    // its threshold take their low-half product path; cover both.
+    let avx2 = [
+        (bt, true),
+        (bt + 1, false),
+        (300, true),
+        (bt - 1, false),
+        (1030, false),
+    ];
+    for &(dn, avoid) in &avx2 {
+        ntt::avoid_avx512(avoid);
+        // Whole blocks just below, at and above `dn + 1024` limbs.
+        let full = (dn + 1024).max(2 * dn).div_ceil(dn) * dn;
+        for qn in [full - dn + 5, full + 3, full + dn - 1, 4 * full] {
+            for extreme in [false, true] {
+                k += 1;
+                let mut v = limbs_of(dn, s ^ k, extreme);
+                v[dn - 1] |= 1 << (k % 64);
+                let u = limbs_of(dn + qn - 1, s ^ k ^ 0xfeed, extreme);
+                check_div(&u, &v, &format!("barrett {}/{dn} (seed {s})", u.len()));
+                // q v + v - 1 and q v - 1: remainders at both ends.
+                let q = limbs_of(qn - 1, s ^ k ^ 0xabc, extreme);
+                let p = nat(&q) * nat(&v);
+                for x in [&p + nat(&v) - Natural::from(1u32), &p - Natural::from(1u32)] {
+                    check_div(
+                        &x.to_limbs_asc(),
+                        &v,
+                        &format!("barrett near multiple {qn}+{dn}"),
+                    );
+                }
+            }
+        }
+    }
+    ntt::avoid_avx512(false);
+}
+
 #[test]
 fn reciprocals() {
     let s = seed();

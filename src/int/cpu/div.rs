@@ -316,9 +316,9 @@ pub fn div_qr_itch(qn: usize, dn: usize) -> usize {
     }
 }
 
-/// Barrett blocks from divisors of this many limbs (with three whole
-/// blocks or more; two suffice from `2.5 * BARRETT_T`).
-pub const BARRETT_T: usize = 400;
+/// Barrett blocks from divisors of this many limbs (and enough whole
+/// blocks, see [`use_barrett`]).
+pub const BARRETT_T: usize = 128;
 
 static BARRETT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(BARRETT_T);
 
@@ -329,14 +329,14 @@ pub fn set_barrett_threshold(t: usize) {
     BARRETT.store(t, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Whether [`div_qr`] divides its whole blocks with a precomputed inverse:
-/// for large divisors and enough whole blocks that the inverse (one
-/// division) pays for itself: a block then costs two products instead of
-/// a recursive division, whose cost over two products grows with `dn`.
+/// Whether [`div_qr`] divides its whole blocks with a precomputed inverse.
+/// The inverse costs about one recursive division of a block; each block
+/// then costs two products instead of a recursive division, which saves
+/// more the larger `dn` is. Measured: worth it from about
+/// `1 + 1024 / dn` whole blocks (and at least two).
 fn use_barrett(qn: usize, dn: usize) -> bool {
-    let t = BARRETT.load(std::sync::atomic::Ordering::Relaxed);
-    let blocks = (qn - first_block(qn, dn)) / dn;
-    dn >= t && (blocks >= 3 || (blocks >= 2 && 2 * dn >= 5 * t))
+    let full = qn - first_block(qn, dn);
+    dn >= BARRETT.load(std::sync::atomic::Ordering::Relaxed) && full >= 2 * dn && full >= dn + 1024
 }
 
 /// `I' = floor((B^2n - 1) / d) - B^n` for a normalised `n`-limb `d`: the
