@@ -201,7 +201,13 @@ trait Simd: Copy {
     unsafe fn mont(self, w: Self, p: Self, pinv: Self) -> Self;
     /// The stages shorter than a vector (`len < N`): `FWD` butterflies
     /// with twiddles `z[m + blk]`.
-    unsafe fn short_stage<const FWD: bool>(a: &mut [u32], z: &[u32], len: usize, v: Consts<Self>);
+    unsafe fn short_stage<const FWD: bool>(
+        a: &mut [u32],
+        z: &[u32],
+        len: usize,
+        m: usize,
+        v: Consts<Self>,
+    );
 }
 
 /// One prime's constants in lanes.
@@ -248,12 +254,17 @@ unsafe fn bf<S: Simd, const FWD: bool>(x: S, y: S, w: S, v: Consts<S>) -> (S, S)
 
 /// One stage with half-length `len` (`m = L / 2len` blocks).
 #[inline(always)]
-unsafe fn stage<S: Simd, const FWD: bool>(a: &mut [u32], z: &[u32], len: usize, v: Consts<S>) {
+unsafe fn stage<S: Simd, const FWD: bool>(
+    a: &mut [u32],
+    z: &[u32],
+    len: usize,
+    m: usize,
+    v: Consts<S>,
+) {
     if len < S::N {
-        return unsafe { S::short_stage::<FWD>(a, z, len, v) };
+        return unsafe { S::short_stage::<FWD>(a, z, len, m, v) };
     }
-    let m = a.len() / (2 * len);
-    for blk in 0..m {
+    for blk in 0..a.len() / (2 * len) {
         let w = unsafe { S::splat(z[m + blk]) };
         let base = 2 * len * blk;
         for j in (base..base + len).step_by(S::N) {
@@ -266,11 +277,17 @@ unsafe fn stage<S: Simd, const FWD: bool>(a: &mut [u32], z: &[u32], len: usize, 
     }
 }
 
+/// Elements per cache block: stages whose butterflies stay within such a
+/// block run block by block (16 KB, in L1), the larger ones as passes over
+/// the whole array.
+const BLOCK: usize = 4096;
+
 /// Loads the 32-bit halves of `x` (below 4p) into `f`, zeros above, and
-/// transforms; with `prune` the top half of `f` is zero, so the first
-/// stage only copies.
+/// runs the forward stages larger than a block; with `prune` the top half
+/// of `f` is zero, so the first stage only copies. Returns the `len` of
+/// the next stage.
 #[inline(always)]
-unsafe fn forward<S: Simd>(pr: &Prime, f: &mut [u32], x: &[u64], prune: bool) {
+unsafe fn load_big<S: Simd>(pr: &Prime, f: &mut [u32], x: &[u64], prune: bool) -> usize {
     let l = f.len();
     let n = 2 * x.len();
     // SAFETY: u64 to u32 halves (little-endian); u32 aligns within u64.
@@ -295,14 +312,51 @@ unsafe fn forward<S: Simd>(pr: &Prime, f: &mut [u32], x: &[u64], prune: bool) {
         } else {
             f[n..].fill(0);
         }
-        while len >= 1 {
-            stage::<S, true>(f, &pr.fwd, len, v);
+        while len >= BLOCK {
+            stage::<S, true>(f, &pr.fwd, len, l / (2 * len), v);
             len /= 2;
         }
+        len
     }
 }
 
-/// The residues of the product mod one prime, in [0, p), into `fa`.
+/// The stages from `len` down to 1 on the block of `f` starting at `base`.
+#[inline(always)]
+unsafe fn fwd_block<S: Simd>(
+    pr: &Prime,
+    f: &mut [u32],
+    l: usize,
+    base: usize,
+    mut len: usize,
+    v: Consts<S>,
+) {
+    while len >= 1 {
+        unsafe { stage::<S, true>(f, &pr.fwd[base / (2 * len)..], len, l / (2 * len), v) };
+        len /= 2;
+    }
+}
+
+/// The inverse stages from 1 up to (not including) `end` on the block of `f` starting at `base`.
+#[inline(always)]
+unsafe fn inv_block<S: Simd>(
+    pr: &Prime,
+    f: &mut [u32],
+    l: usize,
+    base: usize,
+    end: usize,
+    v: Consts<S>,
+) {
+    let mut len = 1;
+    while len < end {
+        unsafe { stage::<S, false>(f, &pr.inv[base / (2 * len)..], len, l / (2 * len), v) };
+        len *= 2;
+    }
+}
+
+/// The residues of the product mod one prime, in [0, p), into `fa`: the
+/// large forward stages as passes, then block by block the small forward
+/// stages of both operands, the pointwise product and the small inverse
+/// stages, then the large inverse stages.
 #[inline(always)]
 unsafe fn product<S: Simd>(
     pr: &Prime,
@@ -313,30 +367,40 @@ unsafe fn product<S: Simd>(
     prune: bool,
 ) {
     let l = fa.len();
+    let bs = BLOCK.min(l);
     unsafe {
         let v = consts::<S>(pr);
         let sc = S::splat(pr.scale[l.trailing_zeros() as usize]);
-        forward::<S>(pr, fa, a, prune);
-        match b {
-            Some(b) => {
-                forward::<S>(pr, fb, b, prune);
-                for i in (0..l).step_by(S::N) {
-                    let y = red(red(S::load(fb, i), v.p2), v.p);
-                    let t = S::load(fa, i).mont(y, v.p, v.pinv);
-                    t.mont(sc, v.p, v.pinv).store(fa, i);
-                }
-            }
-            None => {
-                for i in (0..l).step_by(S::N) {
-                    let x = S::load(fa, i);
-                    let t = x.mont(red(red(x, v.p2), v.p), v.p, v.pinv);
-                    t.mont(sc, v.p, v.pinv).store(fa, i);
-                }
-            }
+        let len = load_big::<S>(pr, fa, a, prune);
+        if let Some(b) = b {
+            load_big::<S>(pr, fb, b, prune);
         }
-        let mut len = 1;
+        for base in (0..l).step_by(bs) {
+            let xa = &mut fa[base..base + bs];
+            fwd_block::<S>(pr, xa, l, base, len, v);
+            match b {
+                Some(_) => {
+                    let xb = &mut fb[base..base + bs];
+                    fwd_block::<S>(pr, xb, l, base, len, v);
+                    for i in (0..bs).step_by(S::N) {
+                        let y = red(red(S::load(xb, i), v.p2), v.p);
+                        let t = S::load(xa, i).mont(y, v.p, v.pinv);
+                        t.mont(sc, v.p, v.pinv).store(xa, i);
+                    }
+                }
+                None => {
+                    for i in (0..bs).step_by(S::N) {
+                        let x = S::load(xa, i);
+                        let t = x.mont(red(red(x, v.p2), v.p), v.p, v.pinv);
+                        t.mont(sc, v.p, v.pinv).store(xa, i);
+                    }
+                }
+            }
+            inv_block::<S>(pr, xa, l, base, bs, v);
+        }
+        let mut len = bs;
         while len < l {
-            stage::<S, false>(fa, &pr.inv, len, v);
+            stage::<S, false>(fa, &pr.inv, len, l / (2 * len), v);
             len *= 2;
         }
         for i in (0..l).step_by(S::N) {
@@ -467,9 +531,14 @@ impl Simd for Avx2 {
         }
     }
     #[inline(always)]
-    unsafe fn short_stage<const FWD: bool>(a: &mut [u32], z: &[u32], len: usize, v: Consts<Self>) {
+    unsafe fn short_stage<const FWD: bool>(
+        a: &mut [u32],
+        z: &[u32],
+        len: usize,
+        m: usize,
+        v: Consts<Self>,
+    ) {
         let l = a.len();
-        let m = l / (2 * len);
         // Twiddles: eight table entries from k, rearranged by idx.
         #[inline(always)]
         unsafe fn tw(z: &[u32], k: usize, idx: __m256i) -> Avx2 {
@@ -601,9 +670,14 @@ impl Simd for Avx512 {
         }
     }
     #[inline(always)]
-    unsafe fn short_stage<const FWD: bool>(a: &mut [u32], z: &[u32], len: usize, v: Consts<Self>) {
+    unsafe fn short_stage<const FWD: bool>(
+        a: &mut [u32],
+        z: &[u32],
+        len: usize,
+        m: usize,
+        v: Consts<Self>,
+    ) {
         let l = a.len();
-        let m = l / (2 * len);
         let t = &SHORT[len.trailing_zeros() as usize];
         unsafe {
             let ix = _mm512_loadu_si512(t[0].as_ptr() as *const __m512i);
