@@ -257,19 +257,30 @@ pub fn abs_diff_n(r: &mut [u64], a: &[u64], b: &[u64]) -> bool {
     }
 }
 
-/// Number of significant limbs.
+/// Number of significant limbs (the zeros on top four at a time: random
+/// divisors can have thousands of them).
 #[inline]
 pub fn nlen(a: &[u64]) -> usize {
-    a.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1)
+    let mut n = a.len();
+    while n >= 4 && (a[n - 1] | a[n - 2] | a[n - 3] | a[n - 4]) == 0 {
+        n -= 4;
+    }
+    while n > 0 && a[n - 1] == 0 {
+        n -= 1;
+    }
+    n
 }
 
-/// Whether the CPU has BMI2 and ADX and the assembly is not switched off.
+/// Whether the CPU has BMI2 and ADX and the assembly is not switched off
+/// (one relaxed load: `super::ASM` caches the answer).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub fn use_asm() -> bool {
-    !super::PORTABLE.load(std::sync::atomic::Ordering::Relaxed)
-        && std::arch::is_x86_feature_detected!("bmi2")
-        && std::arch::is_x86_feature_detected!("adx")
+    match super::ASM.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => super::detect_asm(),
+    }
 }
 
 #[inline(always)]
@@ -334,13 +345,9 @@ pub fn addmul_1(r: &mut [u64], a: &[u64], b: u64) -> u64 {
     let n = r.len();
     assert_eq!(a.len(), n);
     #[cfg(target_arch = "x86_64")]
-    if n >= 8 && use_asm() {
-        let h = n % 4;
-        let c = addmul_1_portable(&mut r[..h], &a[..h], b, 0);
-        // SAFETY: as in mul_1.
-        return unsafe {
-            asm::addmul_1(r.as_mut_ptr().add(h), a.as_ptr().add(h), (n - h) / 4, b, c)
-        };
+    if n >= 1 && use_asm() {
+        // SAFETY: checked above; both slices hold n limbs.
+        return unsafe { asm::addmul_1(r.as_mut_ptr(), a.as_ptr(), n, b) };
     }
     addmul_1_portable(r, a, b, 0)
 }
@@ -351,13 +358,9 @@ pub fn submul_1(r: &mut [u64], a: &[u64], b: u64) -> u64 {
     let n = r.len();
     assert_eq!(a.len(), n);
     #[cfg(target_arch = "x86_64")]
-    if n >= 4 && use_asm() {
-        let h = n % 4;
-        let c = submul_1_portable(&mut r[..h], &a[..h], b, 0);
-        // SAFETY: as in mul_1.
-        return unsafe {
-            asm::submul_1(r.as_mut_ptr().add(h), a.as_ptr().add(h), (n - h) / 4, b, c)
-        };
+    if n >= 1 && use_asm() {
+        // SAFETY: as in addmul_1.
+        return unsafe { asm::submul_1(r.as_mut_ptr(), a.as_ptr(), n, b) };
     }
     submul_1_portable(r, a, b, 0)
 }

@@ -51,30 +51,55 @@ pub unsafe fn mul_1(r: *mut u64, a: *const u64, blocks: usize, b: u64, c: u64) -
     c
 }
 
-/// `r[..4*blocks] += a * b + c`; returns the carry limb.
+/// `r[..n] += a * b`; returns the carry limb.
 ///
 /// # Safety
-/// As for [`mul_1`].
+/// BMI2 and ADX present; `r` and `a` valid for `n >= 1` limbs.
 #[target_feature(enable = "bmi2,adx")]
-pub unsafe fn addmul_1(r: *mut u64, a: *const u64, blocks: usize, b: u64, c: u64) -> u64 {
-    debug_assert!(blocks >= 1);
-    let mut c = c;
+pub unsafe fn addmul_1(r: *mut u64, a: *const u64, n: usize, b: u64) -> u64 {
+    debug_assert!(n >= 1);
+    // Enter the four-limb loop at slot j so that it ends on a whole block;
+    // the pointers start j limbs early (never read there).
+    let j = (4 - n % 4) % 4;
+    let mut c = 0u64;
     unsafe {
         asm!(
+            "cmp {j}, 2",
+            "jb 2f",
+            "je 4f",
+            // j = 3: carry in t1
+            "mov {t1}, {c}",
             "xor {t0:e}, {t0:e}",
+            "jmp 8f",
             "2:",
+            "test {j}, {j}",
+            "jz 3f",
+            // j = 1: carry in t1
+            "mov {t1}, {c}",
+            "xor {t0:e}, {t0:e}",
+            "jmp 6f",
+            "3:",
+            "xor {t0:e}, {t0:e}",
+            "jmp 5f",
+            "4:",
+            "xor {t0:e}, {t0:e}",
+            "jmp 7f",
+            "5:",
             "mulx {t1}, {t0}, qword ptr [{ap}]",
             "adox {t0}, {c}",
             "adcx {t0}, qword ptr [{rp}]",
             "mov qword ptr [{rp}], {t0}",
+            "6:",
             "mulx {c}, {t0}, qword ptr [{ap} + 8]",
             "adox {t0}, {t1}",
             "adcx {t0}, qword ptr [{rp} + 8]",
             "mov qword ptr [{rp} + 8], {t0}",
+            "7:",
             "mulx {t1}, {t0}, qword ptr [{ap} + 16]",
             "adox {t0}, {c}",
             "adcx {t0}, qword ptr [{rp} + 16]",
             "mov qword ptr [{rp} + 16], {t0}",
+            "8:",
             "mulx {c}, {t0}, qword ptr [{ap} + 24]",
             "adox {t0}, {t1}",
             "adcx {t0}, qword ptr [{rp} + 24]",
@@ -82,18 +107,19 @@ pub unsafe fn addmul_1(r: *mut u64, a: *const u64, blocks: usize, b: u64, c: u64
             "lea {ap}, [{ap} + 32]",
             "lea {rp}, [{rp} + 32]",
             "lea rcx, [rcx - 1]",
-            "jrcxz 3f",
-            "jmp 2b",
-            "3:",
+            "jrcxz 9f",
+            "jmp 5b",
+            "9:",
             "mov {t0:e}, 0",
             "adox {c}, {t0}",
             "adcx {c}, {t0}",
-            ap = inout(reg) a => _,
-            rp = inout(reg) r => _,
+            ap = inout(reg) a.wrapping_sub(j) => _,
+            rp = inout(reg) r.wrapping_sub(j) => _,
+            j = in(reg) j,
             c = inout(reg) c,
             t0 = out(reg) _,
             t1 = out(reg) _,
-            inout("rcx") blocks => _,
+            inout("rcx") (n + j) / 4 => _,
             in("rdx") b,
             options(nostack),
         );
@@ -101,35 +127,59 @@ pub unsafe fn addmul_1(r: *mut u64, a: *const u64, blocks: usize, b: u64, c: u64
     c
 }
 
-/// `r[..4*blocks] -= a * b + c`; returns the borrow limb. The product row
-/// is added in one's complement (`r + ~x + 1`), so both chains are additions.
+/// `r[..n] -= a * b`; returns the borrow limb. The product row is added in
+/// one's complement (`r + ~x + 1`), so both chains are additions.
 ///
 /// # Safety
-/// As for [`mul_1`].
+/// BMI2 and ADX present; `r` and `a` valid for `n >= 1` limbs.
 #[target_feature(enable = "bmi2,adx")]
-pub unsafe fn submul_1(r: *mut u64, a: *const u64, blocks: usize, b: u64, c: u64) -> u64 {
-    debug_assert!(blocks >= 1);
-    let mut c = c;
+pub unsafe fn submul_1(r: *mut u64, a: *const u64, n: usize, b: u64) -> u64 {
+    debug_assert!(n >= 1);
+    // Enter the four-limb loop at slot j so that it ends on a whole block;
+    // the pointers start j limbs early (never read there).
+    let j = (4 - n % 4) % 4;
+    let mut c = 0u64;
     unsafe {
         asm!(
-            "xor {t0:e}, {t0:e}",
-            "stc",
+            "cmp {j}, 2",
+            "jb 2f",
+            "je 4f",
+            // j = 3: carry in t1
+            "mov {t1}, {c}",
+            "xor {t0:e}, {t0:e}", "stc",
+            "jmp 8f",
             "2:",
+            "test {j}, {j}",
+            "jz 3f",
+            // j = 1: carry in t1
+            "mov {t1}, {c}",
+            "xor {t0:e}, {t0:e}", "stc",
+            "jmp 6f",
+            "3:",
+            "xor {t0:e}, {t0:e}", "stc",
+            "jmp 5f",
+            "4:",
+            "xor {t0:e}, {t0:e}", "stc",
+            "jmp 7f",
+            "5:",
             "mulx {t1}, {t0}, qword ptr [{ap}]",
             "adox {t0}, {c}",
             "not {t0}",
             "adcx {t0}, qword ptr [{rp}]",
             "mov qword ptr [{rp}], {t0}",
+            "6:",
             "mulx {c}, {t0}, qword ptr [{ap} + 8]",
             "adox {t0}, {t1}",
             "not {t0}",
             "adcx {t0}, qword ptr [{rp} + 8]",
             "mov qword ptr [{rp} + 8], {t0}",
+            "7:",
             "mulx {t1}, {t0}, qword ptr [{ap} + 16]",
             "adox {t0}, {c}",
             "not {t0}",
             "adcx {t0}, qword ptr [{rp} + 16]",
             "mov qword ptr [{rp} + 16], {t0}",
+            "8:",
             "mulx {c}, {t0}, qword ptr [{ap} + 24]",
             "adox {t0}, {t1}",
             "not {t0}",
@@ -138,19 +188,20 @@ pub unsafe fn submul_1(r: *mut u64, a: *const u64, blocks: usize, b: u64, c: u64
             "lea {ap}, [{ap} + 32]",
             "lea {rp}, [{rp} + 32]",
             "lea rcx, [rcx - 1]",
-            "jrcxz 3f",
-            "jmp 2b",
-            "3:",
+            "jrcxz 9f",
+            "jmp 5b",
+            "9:",
             "mov {t0:e}, 0",
             "adox {c}, {t0}",
             "cmc",
             "adcx {c}, {t0}",
-            ap = inout(reg) a => _,
-            rp = inout(reg) r => _,
+            ap = inout(reg) a.wrapping_sub(j) => _,
+            rp = inout(reg) r.wrapping_sub(j) => _,
+            j = in(reg) j,
             c = inout(reg) c,
             t0 = out(reg) _,
             t1 = out(reg) _,
-            inout("rcx") blocks => _,
+            inout("rcx") (n + j) / 4 => _,
             in("rdx") b,
             options(nostack),
         );

@@ -28,10 +28,24 @@ use arith::nlen;
 /// Set to run the portable Rust loops instead of the x86-64 assembly.
 pub(crate) static PORTABLE: AtomicBool = AtomicBool::new(false);
 
+/// Whether the BMI2/ADX assembly runs: 0 not known yet, 1 yes, 2 no.
+pub(crate) static ASM: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Decides (and caches) whether the BMI2/ADX assembly runs.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn detect_asm() -> bool {
+    let on = !PORTABLE.load(Ordering::Relaxed)
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("adx");
+    ASM.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+    on
+}
+
 /// Switches the x86-64 assembly off (`true`) or back on; both paths give the
 /// same bits (tests compare them).
 pub fn force_portable(on: bool) {
     PORTABLE.store(on, Ordering::Relaxed);
+    ASM.store(0, Ordering::Relaxed);
 }
 
 thread_local! {
@@ -159,13 +173,69 @@ fn grow(s: &mut Vec<u64>, n: usize) {
     }
 }
 
+/// Elements per task for the compute-bound operations: small elements go
+/// in groups (about 2 KB of each operand), so that the next element's
+/// operands can be fetched while this one is computed.
+fn group(l: usize) -> usize {
+    (256 / l).clamp(1, 64)
+}
+
+/// Asks for the cache lines of `x` (small elements only; larger ones
+/// stream well by themselves).
+#[inline]
+fn prefetch(x: &[u64]) {
+    #[cfg(target_arch = "x86_64")]
+    if x.len() <= 256 {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        for i in (0..x.len()).step_by(8) {
+            // SAFETY: a hint on an address inside `x`; no access is made.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(x.as_ptr().add(i) as *const i8) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// Runs `f` on each element of a group of `ac.len() / l` elements (inputs
+/// of `l` limbs, outputs of `lo` limbs), prefetching the next element's
+/// inputs first.
+#[inline]
+fn each<F: FnMut(&mut [u64], &[u64], &[u64])>(
+    rc: &mut [u64],
+    ac: &[u64],
+    bc: &[u64],
+    l: usize,
+    lo: usize,
+    mut f: F,
+) {
+    let n = ac.len() / l;
+    for k in 0..n {
+        if k + 1 < n {
+            prefetch(&ac[(k + 1) * l..(k + 2) * l]);
+            prefetch(&bc[(k + 1) * l..(k + 2) * l]);
+        }
+        f(
+            &mut rc[k * lo..(k + 1) * lo],
+            &ac[k * l..(k + 1) * l],
+            &bc[k * l..(k + 1) * l],
+        );
+    }
+}
+
 /// Low half of the product per element, into `r`.
 pub fn mul_into(a: &[u64], b: &[u64], l: usize, r: &mut [u64]) {
     assert!(a.len() == r.len() && b.len() == r.len());
     let par = nested(r.len() / l);
-    r.par_chunks_mut(l)
-        .zip(a.par_chunks(l).zip(b.par_chunks(l)))
-        .for_each(|(re, (ae, be))| with_scratch(|s| mullo_elem(re, ae, be, s, par)));
+    let g = group(l) * l;
+    r.par_chunks_mut(g)
+        .zip(a.par_chunks(g).zip(b.par_chunks(g)))
+        .for_each(|(rc, (ac, bc))| {
+            with_scratch(|s| {
+                each(rc, ac, bc, l, l, |re, ae, be| {
+                    mullo_elem(re, ae, be, s, par)
+                })
+            })
+        });
 }
 
 /// Full 2W-bit product, per element.
@@ -179,9 +249,16 @@ pub fn mul_wide(a: &[u64], b: &[u64], l: usize) -> Vec<u64> {
 pub fn mul_wide_into(a: &[u64], b: &[u64], l: usize, r: &mut [u64]) {
     assert!(a.len() == b.len() && r.len() == 2 * a.len());
     let par = nested(a.len() / l);
-    r.par_chunks_mut(2 * l)
-        .zip(a.par_chunks(l).zip(b.par_chunks(l)))
-        .for_each(|(re, (ae, be))| with_scratch(|s| mul_full_elem(re, ae, be, s, par)));
+    let g = group(l);
+    r.par_chunks_mut(2 * g * l)
+        .zip(a.par_chunks(g * l).zip(b.par_chunks(g * l)))
+        .for_each(|(rc, (ac, bc))| {
+            with_scratch(|s| {
+                each(rc, ac, bc, l, 2 * l, |re, ae, be| {
+                    mul_full_elem(re, ae, be, s, par)
+                })
+            })
+        });
 }
 
 /// An error naming the first element whose divisor is zero, if any.
@@ -215,11 +292,29 @@ pub fn divrem_into(a: &[u64], b: &[u64], l: usize, q: &mut [u64], r: &mut [u64])
     assert!(a.len() == b.len() && q.len() == a.len() && r.len() == a.len());
     first_zero(b, l)?;
     let par = nested(a.len() / l);
-    q.par_chunks_mut(l)
-        .zip(r.par_chunks_mut(l))
-        .zip(a.par_chunks(l).zip(b.par_chunks(l)))
-        .for_each(|((qe, re), (ae, be))| {
-            with_scratch(|s| div::divrem(qe, re, ae, be, s, par));
+    let g = group(l) * l;
+    q.par_chunks_mut(g)
+        .zip(r.par_chunks_mut(g))
+        .zip(a.par_chunks(g).zip(b.par_chunks(g)))
+        .for_each(|((qc, rc), (ac, bc))| {
+            with_scratch(|s| {
+                let n = ac.len() / l;
+                for k in 0..n {
+                    if k + 1 < n {
+                        prefetch(&ac[(k + 1) * l..(k + 2) * l]);
+                        prefetch(&bc[(k + 1) * l..(k + 2) * l]);
+                    }
+                    let e = k * l..(k + 1) * l;
+                    div::divrem(
+                        &mut qc[e.clone()],
+                        &mut rc[e.clone()],
+                        &ac[e.clone()],
+                        &bc[e],
+                        s,
+                        par,
+                    );
+                }
+            })
         });
     Ok(())
 }
@@ -247,10 +342,15 @@ pub fn fused_into(a: &[u64], b: &[u64], l: usize, kind: super::Fused, r: &mut [u
         }
         super::Fused::Poly => {
             let par = nested(a.len() / l);
-            r.par_chunks_mut(l)
-                .zip(a.par_chunks(l).zip(b.par_chunks(l)))
-                .for_each(|(re, (ae, be))| {
-                    with_temps(3 * l, |t| with_scratch(|s| poly(re, ae, be, t, s, par)))
+            let g = group(l) * l;
+            r.par_chunks_mut(g)
+                .zip(a.par_chunks(g).zip(b.par_chunks(g)))
+                .for_each(|(rc, (ac, bc))| {
+                    with_temps(3 * l, |t| {
+                        with_scratch(|s| {
+                            each(rc, ac, bc, l, l, |re, ae, be| poly(re, ae, be, t, s, par))
+                        })
+                    })
                 });
         }
     }
