@@ -1,6 +1,6 @@
 #!/bin/bash
 # Single-thread comparison with GMP at --scale $1 (min of runs): mparray vs notes/gmpbench.c
-S=${1:-10}; CASES=${2:-add,mul,div}
+S=${1:-10}; CASES=${2:-add,mul,div}  # needs /tmp/gmpbench: gcc -O2 -fopenmp notes/gmpbench.c -o /tmp/gmpbench -lgmp
 RAYON_NUM_THREADS=1 $CARGO_TARGET_DIR/release/mparray bench int --engine cpu --scale $S --runs 7 --cases $CASES --json | python3 -c '
 import json,sys
 d=json.load(sys.stdin)

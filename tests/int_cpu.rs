@@ -551,10 +551,20 @@ fn one_huge_element() {
     assert_eq!(w, h * h);
 }
 
-// ---- Timings (ignored): single-thread ns per call, to compare with
-// notes/gmpmicro.c and notes/gmpdiv.c. Run with
-// `cargo test --release --test int_cpu micro -- --ignored --nocapture`
-// (SIZES=64,256 picks sizes; M=1022 the dividend of micro_div).
+// ---- Timings (ignored, and skipped unless MPARRAY_TIMINGS is set, so that
+// runs of all ignored tests on the GPU machine do not pay for them):
+// single-thread ns per call, to compare with notes/gmpmicro.c and
+// notes/gmpdiv.c. Run with `MPARRAY_TIMINGS=1 cargo test --release --test
+// int_cpu micro -- --ignored --nocapture` (SIZES=64,256 picks sizes;
+// M=1022 the dividend of micro_div).
+
+fn timings_wanted() -> bool {
+    let on = std::env::var_os("MPARRAY_TIMINGS").is_some();
+    if !on {
+        eprintln!("timing test skipped (set MPARRAY_TIMINGS=1 to run it)");
+    }
+    on
+}
 
 fn rnd(n: usize, seed: u64) -> Vec<u64> {
     (0..n as u64)
@@ -578,6 +588,9 @@ fn time_it(label: &str, n: usize, mut f: impl FnMut()) {
 #[test]
 #[ignore = "timing, not a test"]
 fn micro() {
+    if !timings_wanted() {
+        return;
+    }
     let sizes: Vec<usize> = std::env::var("SIZES")
         .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
         .unwrap_or(vec![
@@ -656,6 +669,9 @@ fn micro() {
 #[test]
 #[ignore = "timing, not a test"]
 fn micro_div() {
+    if !timings_wanted() {
+        return;
+    }
     let m: usize = std::env::var("M").map_or(8190, |s| s.parse().unwrap());
     let u = rnd(m, 5);
     for dn in [
