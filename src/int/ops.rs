@@ -199,46 +199,49 @@ impl IntArray {
     /// [`overflowing_add`](Self::overflowing_add) into `out`, reusing its
     /// memory when it has the right shape and engine.
     pub fn overflowing_add_into(&self, other: &IntArray, out: &mut IntArray) -> Result<Vec<bool>> {
-        self.add_sub_into(other, false, out)
+        Ok(self
+            .add_sub_into(other, false, true, out)?
+            .unwrap_or_default())
     }
 
     /// [`overflowing_sub`](Self::overflowing_sub) into `out`, reusing its memory.
     pub fn overflowing_sub_into(&self, other: &IntArray, out: &mut IntArray) -> Result<Vec<bool>> {
-        self.add_sub_into(other, true, out)
+        Ok(self
+            .add_sub_into(other, true, true, out)?
+            .unwrap_or_default())
     }
 
     /// [`add`](Self::add) into `out`, reusing its memory.
     pub fn add_into(&self, other: &IntArray, out: &mut IntArray) -> Result<()> {
-        self.add_sub_into(other, false, out).map(drop)
+        self.add_sub_into(other, false, false, out).map(drop)
     }
 
     /// [`sub`](Self::sub) into `out`, reusing its memory.
     pub fn sub_into(&self, other: &IntArray, out: &mut IntArray) -> Result<()> {
-        self.add_sub_into(other, true, out).map(drop)
+        self.add_sub_into(other, true, false, out).map(drop)
     }
 
     fn add_sub_into(
         &self,
         other: &IntArray,
         subtract: bool,
+        flags: bool,
         out: &mut IntArray,
-    ) -> Result<Vec<bool>> {
+    ) -> Result<Option<Vec<bool>>> {
         self.check_pair(other, if subtract { "sub" } else { "add" })?;
         let l = self.limbs;
         match (&self.store, &other.store) {
             (Store::Host(a), Store::Host(b)) => {
                 let mut r = Self::reuse(out, l, self.len);
-                let mut flags = vec![false; self.len];
-                cpu::add_sub_into(a, b, l, subtract, &mut r, &mut flags);
+                let mut c = vec![false; self.len];
+                cpu::add_sub_into(a, b, l, subtract, &mut r, &mut c);
                 *out = self.like(l, Store::Host(r));
-                Ok(flags)
+                Ok(Some(c))
             }
             _ => {
-                let (r, c) = if subtract {
-                    self.overflowing_sub(other)?
-                } else {
-                    self.overflowing_add(other)?
-                };
+                // Other engines: the same call as the allocating forms
+                // (with or without the carry flags).
+                let (r, c) = self.add_sub(other, subtract, flags)?;
                 *out = r;
                 Ok(c)
             }
