@@ -135,9 +135,7 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
         (None, false) => 0,
     };
     if scale > 20 {
-        return Err(CliError::Input(format!(
-            "--scale {scale} is too large (at most 20)"
-        )));
+        return Err(CliError::Input(format!("--scale {scale} is too large (at most 20)")));
     }
     let sizes: Vec<u32> = if a.sizes.is_empty() {
         (12..=19).collect()
@@ -145,19 +143,14 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
         a.sizes.clone()
     };
     if let Some(&s) = sizes.iter().find(|&&s| !(6..=20).contains(&s)) {
-        return Err(CliError::Input(format!(
-            "size 2^{s} bits is out of range (2^6..2^20)"
-        )));
+        return Err(CliError::Input(format!("size 2^{s} bits is out of range (2^6..2^20)")));
     }
     let cases: Vec<Case> = if a.cases.is_empty() {
         vec![Case::Add1, Case::Add6, Case::Mul1, Case::Poly, Case::Div]
     } else {
         a.cases.clone()
     };
-    let runs = a
-        .runs
-        .unwrap_or(if engine.is_cuda() { 10 } else { 5 })
-        .max(1);
+    let runs = a.runs.unwrap_or(if engine.is_cuda() { 10 } else { 5 }).max(1);
     if !a.json {
         println!(
             "mparray bench int: engine {}, NumBits*NumInsts = 2^{}, median of {runs} runs, verify {:?}",
@@ -188,9 +181,7 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
         println!("{}", to_json(&engine, scale, runs, &rows));
     }
     if !all_ok {
-        return Err(CliError::Other(
-            "some results did not match the reference".into(),
-        ));
+        return Err(CliError::Other("some results did not match the reference".into()));
     }
     Ok(())
 }
@@ -274,24 +265,41 @@ fn bench_case(
             IntArray::random(engine, insts, bits, s ^ 0x5eed)?,
         )
     };
-    // Outputs are written in place run after run (as GMP's benchmark reuses
-    // its arrays): fresh buffers would time the page faults of new memory.
-    let mut outs = vec![IntArray::zeros(engine, insts, bits)?];
-    if case == Case::Div {
-        outs.push(IntArray::zeros(engine, insts, bits)?);
-    }
-    let (times, ()) = time_runs(engine, 1, runs, || -> Result<()> {
-        match case {
-            Case::Add1 => a.add_into(&b, &mut outs[0]),
-            Case::Add6 => a.fused_into(&b, Fused::SixAdd, &mut outs[0]),
-            Case::Mul1 => a.mul_into(&b, &mut outs[0]),
-            Case::Poly => a.fused_into(&b, Fused::Poly, &mut outs[0]),
-            Case::Div => {
-                let (q, r) = outs.split_at_mut(1);
-                a.divrem_into(&b, &mut q[0], &mut r[0])
-            }
+    let (times, outs) = if engine.is_cuda() {
+        time_runs(engine, 1, runs, || -> Result<Vec<IntArray>> {
+            Ok(match case {
+                Case::Add1 => vec![a.add(&b)?],
+                Case::Add6 => vec![a.fused(&b, Fused::SixAdd)?],
+                Case::Mul1 => vec![a.mul(&b)?],
+                Case::Poly => vec![a.fused(&b, Fused::Poly)?],
+                Case::Div => {
+                    let (q, r) = a.divrem(&b)?;
+                    vec![q, r]
+                }
+            })
+        })?
+    } else {
+        // On the CPU, outputs are written in place run after run (as GMP's
+        // benchmark reuses its arrays): fresh buffers would time the page
+        // faults of new memory.
+        let mut outs = vec![IntArray::zeros(engine, insts, bits)?];
+        if case == Case::Div {
+            outs.push(IntArray::zeros(engine, insts, bits)?);
         }
-    })?;
+        let (times, ()) = time_runs(engine, 1, runs, || -> Result<()> {
+            match case {
+                Case::Add1 => a.add_into(&b, &mut outs[0]),
+                Case::Add6 => a.fused_into(&b, Fused::SixAdd, &mut outs[0]),
+                Case::Mul1 => a.mul_into(&b, &mut outs[0]),
+                Case::Poly => a.fused_into(&b, Fused::Poly, &mut outs[0]),
+                Case::Div => {
+                    let (q, r) = outs.split_at_mut(1);
+                    a.divrem_into(&b, &mut q[0], &mut r[0])
+                }
+            }
+        })?;
+        (times, outs)
+    };
     let med = median(&times);
     let min = times.iter().cloned().fold(f64::INFINITY, f64::min);
     let gbps = case
@@ -341,8 +349,8 @@ fn check(
             Case::Add6 => got == (&x * Natural::from(4u32) + &y * Natural::from(3u32)) % &modulus,
             Case::Mul1 => got == (&x * &y) % &modulus,
             Case::Poly => {
-                let want =
-                    ((&x * &x + &y) % &modulus * ((&y * &y + &y) % &modulus) + &x * &y) % &modulus;
+                let want = ((&x * &x + &y) % &modulus * ((&y * &y + &y) % &modulus) + &x * &y)
+                    % &modulus;
                 got == want
             }
             Case::Div => {

@@ -54,11 +54,7 @@ pub fn run(a: KernelsArgs) -> Result<(), CliError> {
                     all.len()
                 )));
             }
-            println!(
-                "all {} kernel instantiations compiled for {}",
-                all.len(),
-                a.arch
-            );
+            println!("all {} kernel instantiations compiled for {}", all.len(), a.arch);
         }
     }
     Ok(())

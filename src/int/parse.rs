@@ -45,9 +45,7 @@ pub fn parse_one(text: &str, index: usize, out: &mut [u64]) -> Result<()> {
         return Err(err("empty"));
     }
     if t.starts_with('-') {
-        return Err(err(
-            "negative numbers are not allowed (elements are unsigned)",
-        ));
+        return Err(err("negative numbers are not allowed (elements are unsigned)"));
     }
     let width = out.len() as u64 * 64;
     if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -55,10 +53,7 @@ pub fn parse_one(text: &str, index: usize, out: &mut [u64]) -> Result<()> {
             return Err(err("no digits after 0x"));
         }
         if let Some((pos, c)) = h.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
-            return Err(err(&format!(
-                "invalid hex digit {c:?} at offset {}",
-                pos + 2
-            )));
+            return Err(err(&format!("invalid hex digit {c:?} at offset {}", pos + 2)));
         }
         let h = h.trim_start_matches('0');
         let needed = match h.as_bytes().first() {

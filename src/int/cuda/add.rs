@@ -37,13 +37,7 @@ pub fn add_sub(
         let f = eng.function(&inst_add(), "int_add_sub_thread")?;
         let (n, l, s) = (len as u64, limbs as u32, subtract as u32);
         let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(&mut r)
-            .arg(a)
-            .arg(b)
-            .arg(&mut flags)
-            .arg(&n)
-            .arg(&l)
-            .arg(&s);
+        bld.arg(&mut r).arg(a).arg(b).arg(&mut flags).arg(&n).arg(&l).arg(&s);
         // SAFETY: sizes match len*limbs; flags has len entries.
         launched(unsafe { bld.launch(grid(n, 128)) }, "int_add_sub")?;
     }
@@ -58,6 +52,7 @@ pub fn add_sub(
     };
     Ok((r, flags))
 }
+
 
 /// `a+b+a+b+a+b+a` in one kernel.
 pub fn six_add(

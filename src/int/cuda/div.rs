@@ -59,3 +59,4 @@ pub fn divrem(
     }
     Ok((q, r))
 }
+

@@ -58,6 +58,7 @@ pub fn mul_wide(
     mul_any(eng, a, b, len, limbs, true)
 }
 
+
 /// `(a*a+b)*(b*b+b)+a*b` (low halves) in one kernel.
 pub fn poly(
     eng: &Arc<CudaEngine>,
@@ -74,12 +75,7 @@ pub fn poly(
     let mut scratch = alloc(eng, len * 3 * limbs)?;
     let f = eng.function(&inst_mul(), "int_poly_thread")?;
     let mut bld = eng.stream().launch_builder(&f);
-    bld.arg(&mut r)
-        .arg(a)
-        .arg(b)
-        .arg(&mut scratch)
-        .arg(&n)
-        .arg(&l);
+    bld.arg(&mut r).arg(a).arg(b).arg(&mut scratch).arg(&n).arg(&l);
     // SAFETY: sizes match; scratch 3l per element.
     launched(unsafe { bld.launch(grid(n, 128)) }, "int_poly")?;
     Ok(r)
