@@ -265,18 +265,41 @@ fn bench_case(
             IntArray::random(engine, insts, bits, s ^ 0x5eed)?,
         )
     };
-    let (times, outs) = time_runs(engine, 1, runs, || -> Result<Vec<IntArray>> {
-        Ok(match case {
-            Case::Add1 => vec![a.add(&b)?],
-            Case::Add6 => vec![a.fused(&b, Fused::SixAdd)?],
-            Case::Mul1 => vec![a.mul(&b)?],
-            Case::Poly => vec![a.fused(&b, Fused::Poly)?],
-            Case::Div => {
-                let (q, r) = a.divrem(&b)?;
-                vec![q, r]
+    let (times, outs) = if engine.is_cuda() {
+        time_runs(engine, 1, runs, || -> Result<Vec<IntArray>> {
+            Ok(match case {
+                Case::Add1 => vec![a.add(&b)?],
+                Case::Add6 => vec![a.fused(&b, Fused::SixAdd)?],
+                Case::Mul1 => vec![a.mul(&b)?],
+                Case::Poly => vec![a.fused(&b, Fused::Poly)?],
+                Case::Div => {
+                    let (q, r) = a.divrem(&b)?;
+                    vec![q, r]
+                }
+            })
+        })?
+    } else {
+        // On the CPU, outputs are written in place run after run (as GMP's
+        // benchmark reuses its arrays): fresh buffers would time the page
+        // faults of new memory.
+        let mut outs = vec![IntArray::zeros(engine, insts, bits)?];
+        if case == Case::Div {
+            outs.push(IntArray::zeros(engine, insts, bits)?);
+        }
+        let (times, ()) = time_runs(engine, 1, runs, || -> Result<()> {
+            match case {
+                Case::Add1 => a.add_into(&b, &mut outs[0]),
+                Case::Add6 => a.fused_into(&b, Fused::SixAdd, &mut outs[0]),
+                Case::Mul1 => a.mul_into(&b, &mut outs[0]),
+                Case::Poly => a.fused_into(&b, Fused::Poly, &mut outs[0]),
+                Case::Div => {
+                    let (q, r) = outs.split_at_mut(1);
+                    a.divrem_into(&b, &mut q[0], &mut r[0])
+                }
             }
-        })
-    })?;
+        })?;
+        (times, outs)
+    };
     let med = median(&times);
     let min = times.iter().cloned().fold(f64::INFINITY, f64::min);
     let gbps = case

@@ -184,4 +184,130 @@ impl IntArray {
             _ => unreachable!("check_pair rejects mixed engines"),
         })
     }
+
+    /// The host buffer of `out` to overwrite when it already holds `len`
+    /// elements of `limbs` limbs on the CPU (no allocation, no page faults);
+    /// otherwise a fresh one. Callers check for errors first, so `out` is
+    /// never left half-taken.
+    fn reuse(out: &mut IntArray, limbs: usize, len: usize) -> Vec<u64> {
+        match &mut out.store {
+            Store::Host(v) if out.limbs == limbs && out.len == len => std::mem::take(v),
+            _ => vec![0; limbs * len],
+        }
+    }
+
+    /// [`overflowing_add`](Self::overflowing_add) into `out`, reusing its
+    /// memory when it has the right shape and engine.
+    pub fn overflowing_add_into(&self, other: &IntArray, out: &mut IntArray) -> Result<Vec<bool>> {
+        Ok(self
+            .add_sub_into(other, false, true, out)?
+            .unwrap_or_default())
+    }
+
+    /// [`overflowing_sub`](Self::overflowing_sub) into `out`, reusing its memory.
+    pub fn overflowing_sub_into(&self, other: &IntArray, out: &mut IntArray) -> Result<Vec<bool>> {
+        Ok(self
+            .add_sub_into(other, true, true, out)?
+            .unwrap_or_default())
+    }
+
+    /// [`add`](Self::add) into `out`, reusing its memory.
+    pub fn add_into(&self, other: &IntArray, out: &mut IntArray) -> Result<()> {
+        self.add_sub_into(other, false, false, out).map(drop)
+    }
+
+    /// [`sub`](Self::sub) into `out`, reusing its memory.
+    pub fn sub_into(&self, other: &IntArray, out: &mut IntArray) -> Result<()> {
+        self.add_sub_into(other, true, false, out).map(drop)
+    }
+
+    fn add_sub_into(
+        &self,
+        other: &IntArray,
+        subtract: bool,
+        flags: bool,
+        out: &mut IntArray,
+    ) -> Result<Option<Vec<bool>>> {
+        self.check_pair(other, if subtract { "sub" } else { "add" })?;
+        let l = self.limbs;
+        match (&self.store, &other.store) {
+            (Store::Host(a), Store::Host(b)) => {
+                let mut r = Self::reuse(out, l, self.len);
+                let mut c = vec![false; self.len];
+                cpu::add_sub_into(a, b, l, subtract, &mut r, &mut c);
+                *out = self.like(l, Store::Host(r));
+                Ok(Some(c))
+            }
+            _ => {
+                // Other engines: the same call as the allocating forms
+                // (with or without the carry flags).
+                let (r, c) = self.add_sub(other, subtract, flags)?;
+                *out = r;
+                Ok(c)
+            }
+        }
+    }
+
+    /// [`mul`](Self::mul) into `out`, reusing its memory.
+    pub fn mul_into(&self, other: &IntArray, out: &mut IntArray) -> Result<()> {
+        self.check_pair(other, "mul")?;
+        let l = self.limbs;
+        match (&self.store, &other.store) {
+            (Store::Host(a), Store::Host(b)) => {
+                let mut r = Self::reuse(out, l, self.len);
+                cpu::mul_into(a, b, l, &mut r);
+                *out = self.like(l, Store::Host(r));
+            }
+            _ => *out = self.mul(other)?,
+        }
+        Ok(())
+    }
+
+    /// [`mul_wide`](Self::mul_wide) into `out`, reusing its memory.
+    pub fn mul_wide_into(&self, other: &IntArray, out: &mut IntArray) -> Result<()> {
+        self.check_pair(other, "mul_wide")?;
+        let l = self.limbs;
+        match (&self.store, &other.store) {
+            (Store::Host(a), Store::Host(b)) if 2 * self.bits() <= super::MAX_BITS => {
+                let mut r = Self::reuse(out, 2 * l, self.len);
+                cpu::mul_wide_into(a, b, l, &mut r);
+                *out = self.like(2 * l, Store::Host(r));
+            }
+            _ => *out = self.mul_wide(other)?,
+        }
+        Ok(())
+    }
+
+    /// [`divrem`](Self::divrem) into `q` and `r`, reusing their memory.
+    pub fn divrem_into(&self, other: &IntArray, q: &mut IntArray, r: &mut IntArray) -> Result<()> {
+        self.check_pair(other, "divrem")?;
+        let l = self.limbs;
+        match (&self.store, &other.store) {
+            (Store::Host(a), Store::Host(b)) => {
+                cpu::check_divisors(b, l)?;
+                let mut qv = Self::reuse(q, l, self.len);
+                let mut rv = Self::reuse(r, l, self.len);
+                cpu::divrem_into(a, b, l, &mut qv, &mut rv)?;
+                *q = self.like(l, Store::Host(qv));
+                *r = self.like(l, Store::Host(rv));
+            }
+            _ => (*q, *r) = self.divrem(other)?,
+        }
+        Ok(())
+    }
+
+    /// [`fused`](Self::fused) into `out`, reusing its memory.
+    pub fn fused_into(&self, other: &IntArray, kind: Fused, out: &mut IntArray) -> Result<()> {
+        self.check_pair(other, "fused")?;
+        let l = self.limbs;
+        match (&self.store, &other.store) {
+            (Store::Host(a), Store::Host(b)) => {
+                let mut r = Self::reuse(out, l, self.len);
+                cpu::fused_into(a, b, l, kind, &mut r);
+                *out = self.like(l, Store::Host(r));
+            }
+            _ => *out = self.fused(other, kind)?,
+        }
+        Ok(())
+    }
 }
