@@ -82,6 +82,9 @@ pub struct IntBenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also write the JSON report to this file (the table still prints).
+    #[arg(long, value_name = "FILE")]
+    json_out: Option<std::path::PathBuf>,
 }
 
 /// The best of the peers (CGBN, CudaP) measured on the H200, per log2 size:
@@ -179,6 +182,10 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
     }
     if a.json {
         println!("{}", to_json(&engine, scale, runs, &rows));
+    }
+    if let Some(path) = &a.json_out {
+        std::fs::write(path, to_json(&engine, scale, runs, &rows) + "\n")
+            .map_err(|e| CliError::Other(format!("{}: {e}", path.display())))?;
     }
     if !all_ok {
         return Err(CliError::Other("some results did not match the reference".into()));
