@@ -671,7 +671,8 @@ __device__ __forceinline__ Slot slot_ref(u32 *slot) {
 __device__ __forceinline__ u32 lane_carry(u32 g, u32 p, u32 &cb, Slot sl) {
     u32 lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     u32 gm = __ballot_sync(~0u, g), pm = __ballot_sync(~0u, p);
-    u32 sv = (u32)((((u64)gm << 1) + pm) >> 32) | ((u32)(pm == ~0u) << 1), v = 0;
+    // G in bit 0, P in bit 31: each is one test from a ballot predicate.
+    u32 sv = (u32)((((u64)gm << 1) + pm) >> 32) | ((u32)(pm == ~0u) << 31), v = 0;
 #ifdef __CUDA_ARCH__
     // Predicated in place: no branch around the store and the load.
     asm volatile("{.reg .pred q; setp.eq.u32 q, %2, 0; @q st.shared.u32 [%0], %1;}" ::"r"(sl.st),
@@ -687,7 +688,7 @@ __device__ __forceinline__ u32 lane_carry(u32 g, u32 p, u32 &cb, Slot sl) {
     __syncthreads();
     v = lane < ADD_NW ? sl.p[lane] : 0;
 #endif
-    u32 gw = __ballot_sync(~0u, v & 1), pw = __ballot_sync(~0u, v & 2);
+    u32 gw = __ballot_sync(~0u, v & 1), pw = __ballot_sync(~0u, (int)v < 0);
     u32 bs = (gw << 1) + pw + cb;
     u32 cw = ((bs ^ pw) >> w) & 1;
     cb = (bs >> ADD_NW) & 1;

@@ -72,13 +72,12 @@ const SIX_TIER: Tier = tier(Layout::Chunk, 4, 256);
 /// t (staged) or p (pipelined); t and p serve the six-add only (add and sub
 /// keep their default). The pipelined kernel needs K*B <= 1024 (shared
 /// memory); its register bounds: 48 (K=4) and 96 (K=8), no spills.
-const TIERS: [Tier; 9] = [
+const TIERS: [Tier; 8] = [
     ADD_TIER,
     SIX_TIER,
     tier(Layout::Striped, 4, 256),
     tier(Layout::Chunk, 8, 256),
     tier(Layout::Staged, 4, 256),
-    tier(Layout::Staged, 8, 256),
     piped(4, 256, 5),
     piped(4, 128, 10),
     piped(8, 128, 5),
