@@ -1,8 +1,9 @@
 //! CUDA addition, subtraction (with carries/borrows out) and the fused
 //! six-add against malachite at widths crossing every tier and window
 //! threshold of src/kernels/int_add.cu, and against the CPU engine on many
-//! elements. Ignored without a GPU. `MPARRAY_ADD_TIER=s,K,B` (striped) or
-//! `c,K,B` (chunk layout) runs them on another tier (see src/int/cuda/add.rs).
+//! elements. Ignored without a GPU. `MPARRAY_ADD_TIER=L,K,B` runs them on
+//! another tier: L = s (striped), c (chunk), t (staged) or p (pipelined;
+//! t and p change the six-add only), see src/int/cuda/add.rs.
 mod common;
 
 use common::*;
@@ -175,6 +176,30 @@ fn cuda_add_many_elements_match_cpu() {
         let c6 = ca.fused(&cb, Fused::SixAdd).unwrap().to_limbs().unwrap();
         let g6 = ga.fused(&gb, Fused::SixAdd).unwrap().to_limbs().unwrap();
         assert_eq!(c6, g6, "six-add {l} limbs");
+    }
+}
+
+/// Six-add over more units than resident blocks (the pipelined tier's
+/// blocks then walk several units, one or several windows each).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuda_add_six_many_units_match_cpu() {
+    let (e, s) = (cuda(), seed());
+    for &(l, n) in &[
+        (4usize, 400_003usize),
+        (8, 200_001),
+        (64, 40_001),
+        (1020, 3_001),
+        (2048, 1_501),
+        (4100, 701),
+    ] {
+        let bits = 64 * l as u64;
+        let ca = IntArray::random(&Engine::Cpu, n, bits, s ^ l as u64).unwrap();
+        let cb = IntArray::random(&Engine::Cpu, n, bits, s ^ 11).unwrap();
+        let (ga, gb) = (ca.to_engine(&e).unwrap(), cb.to_engine(&e).unwrap());
+        let c6 = ca.fused(&cb, Fused::SixAdd).unwrap().to_limbs().unwrap();
+        let g6 = ga.fused(&gb, Fused::SixAdd).unwrap().to_limbs().unwrap();
+        assert_eq!(c6, g6, "six-add {l} limbs, {n} elements");
     }
 }
 

@@ -28,6 +28,7 @@ static inline unsigned long long __umul64hi(unsigned long long a, unsigned long 
 static std::barrier<> *bar;
 static unsigned votes[1024];
 static void __syncthreads() { bar->arrive_and_wait(); }
+static void __syncwarp(unsigned = ~0u) { bar->arrive_and_wait(); }
 static unsigned __ballot_sync(unsigned, unsigned pred) {
     votes[threadIdx.x] = pred != 0;
     bar->arrive_and_wait();
@@ -81,13 +82,18 @@ static U limb(int kind) {
 
 int main(int argc, char **argv) {
     std::vector<unsigned> Ls = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 33, 63, 64, 65, 255, 256, 257,
-                                1023, 1024, 2047, 2048, 2049, 2056, 4095, 4096, 4104, 6000};
+                                1023, 1024, 2047, 2048, 2049, 2050, 2051, 2052, 2053, 2054, 2055, 2056,
+                                4095, 4096, 4097, 4098, 4099, 4100, 4101, 4102, 4103, 4104, 6000, 16384};
     if (argc > 1) { Ls.clear(); for (int i = 1; i < argc; i++) Ls.push_back(atoi(argv[i])); }
     int bad = 0;
-    for (int pairs = 0; pairs < 2; pairs++)
+    // layout 0: chunk, 1: striped (pairs), 2: staged chunk, 3: pipelined staged
+    // chunk (2 and 3: six-add only; 3 on a grid of 1..3 blocks looping).
+    int lay0 = getenv("EMU_LAYOUT") ? atoi(getenv("EMU_LAYOUT")) : 0;
+    int lay1 = getenv("EMU_LAYOUT") ? lay0 + 1 : 4;
+    for (int pairs = lay0; pairs < lay1; pairs++)
     for (unsigned L : Ls) {
         for (int kind = 0; kind < 5; kind++) {
-            bool aligned = pairs ? L % 2 == 0 : L % ADD_K == 0;
+            bool aligned = pairs == 1 ? L % 2 == 0 : L % ADD_K == 0;
             U room = (!aligned && L % 2) ? ADD_T - 1 : ADD_T;
             U E = room / L; if (E < 1) E = 1;
             U n = L >= 2048 ? 3 + (kind & 1) : (kind == 0 ? 2 * E + 3 : E + 1 + kind);
@@ -98,12 +104,27 @@ int main(int argc, char **argv) {
             std::vector<uint8_t> fl(n, 7), wfl(n);
             for (U i = 0; i < n * L; i++) { a[i] = limb(kind); b[i] = limb(kind == 4 ? 0 : kind); }
             if (kind == 1) for (U i = 0; i < n; i++) { for (unsigned j = 0; j < L; j++) b[i*L+j] = (i % 3 == 0) ? (j == 0) : (i % 3 == 1 ? 0 : ~0ull); }
-            for (int mode = 0; mode < 3; mode++) {
+            for (int mode = pairs >= 2 ? 2 : 0; mode < 3; mode++) {
                 std::fill(r.begin(), r.end(), 0xdeadbeefull);
                 std::fill(fl.begin(), fl.end(), 7);
                 ref(a.data(), b.data(), want.data(), wfl.data(), n, L, mode);
                 uint8_t *fp = (mode < 2 && kind != 3) ? fl.data() : nullptr;
-                if (pairs) launch(grid, [&] {
+                if (pairs == 3) {
+#ifdef ADD_PIPED
+                    unsigned g3 = std::min<U>(units, kind % 3 + 1);
+                    launch(g3, [&] {
+                        if (aligned) int_six_add_piped(r.data(), a.data(), b.data(), n, L, E);
+                        else int_six_add_staged_general(r.data(), a.data(), b.data(), n, L, E);
+                    });
+#else
+                    r = want;
+#endif
+                }
+                else if (pairs == 2) launch(grid, [&] {
+                    if (aligned) int_six_add_staged(r.data(), a.data(), b.data(), n, L, E);
+                    else int_six_add_staged_general(r.data(), a.data(), b.data(), n, L, E);
+                });
+                else if (pairs) launch(grid, [&] {
                     if (mode == 2) { if (aligned) int_six_add_even(r.data(), a.data(), b.data(), n, L, E);
                                      else int_six_add_odd(r.data(), a.data(), b.data(), n, L, E); }
                     else if (aligned) { if (mode) int_sub_even(r.data(), a.data(), b.data(), fp, n, L, E);

@@ -579,6 +579,315 @@ __device__ __forceinline__ void six_add_pairs(u64 *r, const u64 *a, const u64 *b
     }
 }
 
+// ---- Staged chunk layout (six-add) ----
+// Chunk arithmetic with striped memory access: a warp loads its 32*ADD_K
+// limbs as the striped layout does (every load covers 512 contiguous
+// bytes) and exchanges them through shared memory into chunks of ADD_K
+// consecutive limbs per lane (and back before the store), so the scans pay
+// one (g, p) per thread and no per-round ballots. 16-byte units are XOR-
+// swizzled within groups of 8 so the striped and the chunk accesses are
+// both free of bank conflicts. Aligned scans fuse each carry increment into
+// the next addition (s + o + cin in one chain): its carry out, less the
+// increment's own carry out p & cin (already propagated by the previous
+// scan), is the next g.
+#define ADD_U (16 * ADD_K) // 16-byte units per warp span
+
+__device__ __forceinline__ u32 stage_swz(u32 u) { return u ^ ((u >> 3) & (ADD_K / 2 - 1)); }
+
+// Striped pairs (round j: limbs 64j + 2*lane, +1 of the warp span) to the
+// lane's chunk (limbs ADD_K*lane..). buf: the warp's ADD_U units.
+__device__ __forceinline__ void stage_in(u64 (&v)[ADD_K], const u64 (&p)[ADD_R][2],
+                                         ulonglong2 *buf) {
+    u32 lane = threadIdx.x & 31;
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) buf[stage_swz(32 * j + lane)] = make_ulonglong2(p[j][0], p[j][1]);
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < ADD_K / 2; j++) {
+        ulonglong2 q = buf[stage_swz(lane * (ADD_K / 2) + j)];
+        v[2 * j] = q.x;
+        v[2 * j + 1] = q.y;
+    }
+    __syncwarp();
+}
+
+__device__ __forceinline__ void stage_out(u64 (&p)[ADD_R][2], const u64 (&v)[ADD_K],
+                                          ulonglong2 *buf) {
+    u32 lane = threadIdx.x & 31;
+#pragma unroll
+    for (int j = 0; j < ADD_K / 2; j++)
+        buf[stage_swz(lane * (ADD_K / 2) + j)] = make_ulonglong2(v[2 * j], v[2 * j + 1]);
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        ulonglong2 q = buf[stage_swz(32 * j + lane)];
+        p[j][0] = q.x;
+        p[j][1] = q.y;
+    }
+    __syncwarp();
+}
+
+// s += o + (c != 0) over ADD_K limbs; returns the carry out.
+__device__ __forceinline__ u32 acc_chain(u64 (&s)[ADD_K], const u64 (&o)[ADD_K], u32 c) {
+    u32 co;
+#ifdef __CUDA_ARCH__
+    asm volatile("add.cc.u32 %0, %0, -1;" : "+r"(c)); // carry flag = c != 0
+#pragma unroll
+    for (int j = 0; j < ADD_K; j++) asm volatile("addc.cc.u64 %0, %0, %1;" : "+l"(s[j]) : "l"(o[j]));
+    asm volatile("addc.u32 %0, 0, 0;" : "=r"(co));
+#else
+    co = c != 0;
+    for (int j = 0; j < ADD_K; j++) s[j] = addc_u64(s[j], o[j], co);
+#endif
+    return co;
+}
+
+// Like block_carry, but returns the carry into this lane's chunk as a mask
+// (nonzero: a carry enters), in 32-bit arithmetic.
+static_assert(ADD_NW < 32, "block too large for the 32-bit warp scan");
+// A scan slot buffer as lane_carry uses it: on the device the shared
+// addresses of this warp's slot and of slot[lane], computed once so that
+// they stay in registers (the compiler otherwise rebuilds them every scan).
+struct Slot {
+#ifdef __CUDA_ARCH__
+    u32 st, ld;
+#else
+    u32 *p;
+#endif
+};
+
+__device__ __forceinline__ Slot slot_ref(u32 *slot) {
+#ifdef __CUDA_ARCH__
+    u32 base = (u32)__cvta_generic_to_shared(slot);
+    u32 st = base + 4 * (threadIdx.x >> 5), ld = base + 4 * (threadIdx.x & 31);
+    asm volatile("mov.b32 %0, %0;" : "+r"(st)); // opaque: not rematerialised
+    asm volatile("mov.b32 %0, %0;" : "+r"(ld));
+    return {st, ld};
+#else
+    return {slot};
+#endif
+}
+
+__device__ __forceinline__ u32 lane_carry(u32 g, u32 p, u32 &cb, Slot sl) {
+    u32 lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    u32 gm = __ballot_sync(~0u, g), pm = __ballot_sync(~0u, p);
+    // G in bit 0, P in bit 31: each is one test from a ballot predicate.
+    u32 sv = (u32)((((u64)gm << 1) + pm) >> 32) | ((u32)(pm == ~0u) << 31), v = 0;
+#ifdef __CUDA_ARCH__
+    // Predicated in place: no branch around the store and the load.
+    asm volatile("{.reg .pred q; setp.eq.u32 q, %2, 0; @q st.shared.u32 [%0], %1;}" ::"r"(sl.st),
+                 "r"(sv), "r"(lane)
+                 : "memory");
+    __syncthreads();
+    asm volatile("{.reg .pred q; setp.lt.u32 q, %2, %3; @q ld.shared.u32 %0, [%1];}"
+                 : "+r"(v)
+                 : "r"(sl.ld), "r"(lane), "n"(ADD_NW)
+                 : "memory");
+#else
+    if (lane == 0) sl.p[w] = sv;
+    __syncthreads();
+    v = lane < ADD_NW ? sl.p[lane] : 0;
+#endif
+    u32 gw = __ballot_sync(~0u, v & 1), pw = __ballot_sync(~0u, (int)v < 0);
+    u32 bs = (gw << 1) + pw + cb;
+    u32 cw = ((bs ^ pw) >> w) & 1;
+    cb = (bs >> ADD_NW) & 1;
+    return (((gm << 1) + pm + cw) ^ pm) & (1u << lane);
+}
+
+// The thread's first limb of the warp span at wb, in striped order.
+__device__ __forceinline__ u64 stage_origin(u64 wb) {
+    return wb + (threadIdx.x >> 5) * (32 * ADD_K) + 2 * (threadIdx.x & 31);
+}
+
+// Aligned (L % ADD_K == 0): a chunk never straddles elements.
+__device__ __forceinline__ void six_add_staged(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L,
+                                               u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    __shared__ ulonglong2 stage[ADD_NW][ADD_U];
+    ulonglong2 *buf = stage[threadIdx.x >> 5];
+    Slot sl[2] = {slot_ref(slots[0]), slot_ref(slots[1])};
+    u64 units = (n + E - 1) / E;
+    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {
+        ADD_UNIT
+        u32 cb[6] = {0, 0, 0, 0, 0, 0};
+        for (u64 w = lo; w < hi; w += ADD_T) {
+            u64 xs = stage_origin(w);
+            u64 px[ADD_R][2], py[ADD_R][2];
+            load_pairs<true>(px, a, xs, lo, hi);
+            load_pairs<true>(py, b, xs, lo, hi);
+            u64 x[ADD_K], y[ADD_K], s[ADD_K];
+            stage_in(x, px, buf);
+            stage_in(y, py, buf);
+            u64 x0 = w + threadIdx.x * ADD_K;
+            u32 live = x0 < hi && ((u32)(x0 - lo) + ADD_K) % L != 0; // carry out propagates
+            u32 g = add_chain(s, x, y), p = all_ones(s);
+            u32 lc = lane_carry(g & live, p & live, cb[0], sl[0]);
+#pragma unroll
+            for (int k = 1; k < 6; k++) {
+                u32 inc = p & (lc != 0);
+                g = acc_chain(s, (k & 1) ? x : y, lc) ^ inc;
+                p = all_ones(s);
+                lc = lane_carry(g & live, p & live, cb[k], sl[k & 1]);
+            }
+            inc_chain(s, lc != 0);
+            stage_out(px, s, buf);
+            store_pairs<true>(r, px, xs, lo, hi);
+        }
+    }
+}
+
+// Any L: windows start at an even limb, limbs outside the unit masked.
+__device__ __forceinline__ void six_add_staged_general(u64 *r, const u64 *a, const u64 *b, u64 n,
+                                                       u32 L, u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    __shared__ ulonglong2 stage[ADD_NW][ADD_U];
+    ulonglong2 *buf = stage[threadIdx.x >> 5];
+    u64 units = (n + E - 1) / E;
+    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {
+        ADD_UNIT
+        u32 cb[6] = {0, 0, 0, 0, 0, 0};
+        for (u64 w = lo & ~1ull; w < hi; w += ADD_T) {
+            u64 xs = stage_origin(w);
+            u64 px[ADD_R][2], py[ADD_R][2];
+            load_pairs<false>(px, a, xs, lo, hi);
+            load_pairs<false>(py, b, xs, lo, hi);
+            u64 x[ADD_K], y[ADD_K], s[ADD_K];
+            stage_in(x, px, buf);
+            stage_in(y, py, buf);
+            u64 x0 = w + threadIdx.x * ADD_K;
+            Masks m = chunk_masks(x0, lo, hi, L);
+            u32 kill = m.ends | (~m.valid & ADD_KMASK);
+            step_general<0>(s, x, y, kill, cb[0], slots[0]);
+#pragma unroll
+            for (int k = 1; k < 6; k++) step_general<0>(s, s, (k & 1) ? x : y, kill, cb[k], slots[k & 1]);
+            stage_out(px, s, buf);
+            store_pairs<false>(r, px, xs, lo, hi);
+        }
+    }
+}
+
+// ---- Pipelined staged layout (six-add, aligned) ----
+#if ADD_T <= 1024 // two buffers of x and y: 32 * ADD_T bytes of static shared memory
+#define ADD_PIPED 1
+// As the staged layout, but the loads go straight to shared memory with
+// cp.async, and a block walks its windows (of all the units it owns, the
+// grid sized to the resident blocks) loading window i + 1 while it computes
+// window i: the memory system never idles while the scans run, and the
+// loads need no registers.
+__device__ __forceinline__ void cp16(ulonglong2 *dst, const u64 *src, bool ok) {
+#ifdef __CUDA_ARCH__
+    u32 d = (u32)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src),
+                 "r"(ok ? 16 : 0)
+                 : "memory");
+#else
+    *dst = ok ? make_ulonglong2(src[0], src[1]) : make_ulonglong2(0, 0);
+#endif
+}
+
+__device__ __forceinline__ void cp_commit() {
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+// Waits until all but the latest committed group have landed.
+__device__ __forceinline__ void cp_wait_prev() {
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.wait_group 1;" ::: "memory");
+#endif
+}
+
+// Loads the window at w (limbs >= hi read as zero) into the warp's x and y
+// buffers, in striped order (round j: units 32j + lane), swizzled.
+__device__ __forceinline__ void piped_issue(ulonglong2 *bx, ulonglong2 *by, const u64 *a,
+                                            const u64 *b, u64 w, u64 hi) {
+    u32 lane = threadIdx.x & 31;
+    u64 xs = stage_origin(w);
+#pragma unroll
+    for (int j = 0; j < ADD_R; j++) {
+        u64 i = xs + 64 * j;
+        bool ok = i < hi;
+        u32 q = stage_swz(32 * j + lane);
+        cp16(bx + q, ok ? a + i : a, ok);
+        cp16(by + q, ok ? b + i : b, ok);
+    }
+}
+
+__device__ __forceinline__ void piped_read(u64 (&v)[ADD_K], const ulonglong2 *buf) {
+    u32 lane = threadIdx.x & 31;
+#pragma unroll
+    for (int j = 0; j < ADD_K / 2; j++) {
+        ulonglong2 q = buf[stage_swz(lane * (ADD_K / 2) + j)];
+        v[2 * j] = q.x;
+        v[2 * j + 1] = q.y;
+    }
+}
+
+__device__ __forceinline__ void six_add_piped(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L,
+                                              u32 E) {
+    __shared__ u32 slots[2][ADD_NW];
+    __shared__ ulonglong2 stage[2][ADD_NW][2][ADD_U]; // [buffer][warp][x, y][unit]
+    Slot sl[2] = {slot_ref(slots[0]), slot_ref(slots[1])};
+    u32 wp = threadIdx.x >> 5;
+    u64 units = (n + E - 1) / E;
+    u64 u = blockIdx.x;
+    if (u >= units) return;
+    ADD_UNIT
+    u64 w = lo;
+    piped_issue(stage[0][wp][0], stage[0][wp][1], a, b, w, hi);
+    cp_commit();
+    u32 cb[6] = {0, 0, 0, 0, 0, 0};
+    // Element ends without a division per window: the window's offset in
+    // its element (pos) plus the thread's (tpos) is a multiple of L.
+    u32 tpos = (threadIdx.x * ADD_K + ADD_K) % L, step = ADD_T % L, pos = 0;
+    for (u32 cur = 0;; cur ^= 1) {
+        // The next window: in this unit, or the first of the next one.
+        u64 nw = w + ADD_T, nu = u, nlo = lo, nhi = hi;
+        u32 npos = pos + step >= L ? pos + step - L : pos + step;
+        if (nw >= hi) {
+            nu = u + gridDim.x;
+            nlo = nu * E * L;
+            nhi = (nu * E + E < n ? nu * E + E : n) * L;
+            nw = nlo;
+            npos = 0;
+        }
+        bool more = nu < units;
+        if (more) piped_issue(stage[cur ^ 1][wp][0], stage[cur ^ 1][wp][1], a, b, nw, nhi);
+        cp_commit();
+        cp_wait_prev();
+        __syncwarp();
+        u64 x[ADD_K], y[ADD_K], s[ADD_K];
+        piped_read(x, stage[cur][wp][0]);
+        piped_read(y, stage[cur][wp][1]);
+        // cb needs no reset at a new unit: the chunk holding an element's
+        // last limb passes no carry on, so every scan ends a unit with 0.
+        u64 x0 = w + threadIdx.x * ADD_K;
+        u32 live = x0 < hi && pos + tpos != 0 && pos + tpos != L;
+        u32 g = add_chain(s, x, y), p = all_ones(s);
+        u32 lc = lane_carry(g & live, p & live, cb[0], sl[0]);
+#pragma unroll
+        for (int k = 1; k < 6; k++) {
+            u32 inc = p & (lc != 0);
+            g = acc_chain(s, (k & 1) ? x : y, lc) ^ inc;
+            p = all_ones(s);
+            lc = lane_carry(g & live, p & live, cb[k], sl[k & 1]);
+        }
+        inc_chain(s, lc != 0);
+        u64 ps[ADD_R][2];
+        stage_out(ps, s, stage[cur][wp][0]); // x is consumed: reuse its buffer
+        store_pairs<true>(r, ps, stage_origin(w), lo, hi);
+        if (!more) break;
+        u = nu;
+        w = nw;
+        lo = nlo;
+        hi = nhi;
+        pos = npos;
+    }
+}
+#endif
+
 // Entry points. flags: one byte per element (carry, or borrow for sub), or
 // null. E: elements per unit (host side, see add.rs).
 #define ADD_ENTRY(name, call)                                                                      \
@@ -605,3 +914,15 @@ ADD_ENTRY(int_add_odd, (add_sub_pairs<0, false>))
 ADD_ENTRY(int_sub_odd, (add_sub_pairs<1, false>))
 ADD6_ENTRY(int_six_add_even, six_add_pairs<true>)
 ADD6_ENTRY(int_six_add_odd, six_add_pairs<false>)
+// Staged chunk layout.
+ADD6_ENTRY(int_six_add_staged, six_add_staged)
+ADD6_ENTRY(int_six_add_staged_general, six_add_staged_general)
+#ifdef ADD_PIPED
+#ifndef ADD_MINB
+#define ADD_MINB 1 // resident blocks per SM the pipelined kernel asks registers for
+#endif
+extern "C" __global__ void __launch_bounds__(ADD_B, ADD_MINB)
+    int_six_add_piped(u64 *r, const u64 *a, const u64 *b, u64 n, u32 L, u32 E) {
+    six_add_piped(r, a, b, n, L, E);
+}
+#endif

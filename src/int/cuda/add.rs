@@ -3,10 +3,11 @@
 //! One kernel family (src/kernels/int_add.cu) serves every width: a block
 //! owns a unit of whole elements (as many as fit in a window of `k * block`
 //! limbs, or one element walked window by window), and carries are resolved
-//! by a segmented scan over the block. Two thread layouts: striped (each
-//! warp load covers 512 contiguous bytes; even widths take the even kernels,
-//! odd widths the odd ones) and chunk (each thread `k` consecutive limbs;
-//! widths that are a multiple of `k` take the aligned kernels).
+//! by a segmented scan over the block. Thread layouts: striped (each warp
+//! load covers 512 contiguous bytes; even widths take the even kernels, odd
+//! widths the odd ones), chunk (each thread `k` consecutive limbs; widths
+//! that are a multiple of `k` take the aligned kernels), and for the six-add
+//! staged and pipelined (striped loads, chunk arithmetic).
 
 use std::sync::Arc;
 
@@ -17,53 +18,113 @@ use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
 use crate::kernels::{INT_ADD, Instance};
 
-/// Layout, limbs per thread and threads per block of one compiled tier.
+/// How a block's threads hold the limbs of a window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Tier {
-    striped: bool,
-    k: usize,
-    block: u32,
+enum Layout {
+    /// `k` consecutive limbs per thread.
+    Chunk,
+    /// Pairs of limbs, warp loads of 512 contiguous bytes.
+    Striped,
+    /// Six-add only: striped loads exchanged through shared memory into
+    /// chunks, scans with fused carry increments.
+    Staged,
+    /// Six-add only: as `Staged`, loads by cp.async one window ahead, the
+    /// grid sized to the resident blocks (aligned widths; others `Staged`).
+    Piped,
 }
 
-const fn tier(striped: bool, k: usize, block: u32) -> Tier {
-    Tier { striped, k, block }
+/// Layout, limbs per thread, threads per block and (pipelined kernel
+/// only) the resident blocks per SM it asks registers for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tier {
+    layout: Layout,
+    k: usize,
+    block: u32,
+    min_blocks: u32,
+}
+
+const fn tier(layout: Layout, k: usize, block: u32) -> Tier {
+    Tier {
+        layout,
+        k,
+        block,
+        min_blocks: 0,
+    }
+}
+
+const fn piped(k: usize, block: u32, min_blocks: u32) -> Tier {
+    Tier {
+        layout: Layout::Piped,
+        k,
+        block,
+        min_blocks,
+    }
 }
 
 /// Add and sub: striped, 8 limbs per thread (H200: 4130-4280 GB/s, at the
 /// device copy rate; the chunk layout reached only 3730-3820).
-const ADD_TIER: Tier = tier(true, 8, 256);
+const ADD_TIER: Tier = tier(Layout::Striped, 8, 256);
 /// Six-add: chunk layout, 4 limbs per thread (H200: 3520-3570 GB/s; striped
 /// 3290-3590, its extra per-round scan work shows six times over).
-const SIX_TIER: Tier = tier(false, 4, 256);
-/// Every tier the code may pick: the defaults, and the others measured,
-/// selectable through `MPARRAY_ADD_TIER=s|c,K,B` (s: striped, c: chunk).
-const TIERS: [Tier; 4] = [ADD_TIER, SIX_TIER, tier(true, 4, 256), tier(false, 8, 256)];
+const SIX_TIER: Tier = tier(Layout::Chunk, 4, 256);
+/// Every tier the code may pick: the defaults, and the others, selectable
+/// through `MPARRAY_ADD_TIER=L,K,B` with L one of s (striped), c (chunk),
+/// t (staged) or p (pipelined); t and p serve the six-add only (add and sub
+/// keep their default). The pipelined kernel needs K*B <= 1024 (shared
+/// memory); its register bounds: 48 (K=4) and 96 (K=8), no spills.
+const TIERS: [Tier; 8] = [
+    ADD_TIER,
+    SIX_TIER,
+    tier(Layout::Striped, 4, 256),
+    tier(Layout::Chunk, 8, 256),
+    tier(Layout::Staged, 4, 256),
+    piped(4, 256, 5),
+    piped(4, 128, 10),
+    piped(8, 128, 5),
+];
+
+fn forced() -> Option<Tier> {
+    static FORCED: std::sync::OnceLock<Option<Tier>> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(|| {
+        let s = std::env::var("MPARRAY_ADD_TIER").ok()?;
+        let mut it = s.split(',').map(str::trim);
+        let layout = match it.next()? {
+            "s" => Layout::Striped,
+            "c" => Layout::Chunk,
+            "t" => Layout::Staged,
+            "p" => Layout::Piped,
+            _ => return None,
+        };
+        let k: usize = it.next()?.parse().ok()?;
+        let block: u32 = it.next()?.parse().ok()?;
+        if it.next().is_some() {
+            return None;
+        }
+        TIERS
+            .iter()
+            .find(|t| t.layout == layout && t.k == k && t.block == block)
+            .copied()
+    })
+}
 
 fn pick(six: bool) -> Tier {
-    static FORCED: std::sync::OnceLock<Option<Tier>> = std::sync::OnceLock::new();
-    let forced = FORCED.get_or_init(|| {
-        let s = std::env::var("MPARRAY_ADD_TIER").ok()?;
-        let (layout, rest) = s.split_once(',')?;
-        let (k, b) = rest.split_once(',')?;
-        let t = tier(
-            layout.trim() == "s",
-            k.trim().parse().ok()?,
-            b.trim().parse().ok()?,
-        );
-        TIERS.contains(&t).then_some(t)
-    });
-    forced.unwrap_or(if six { SIX_TIER } else { ADD_TIER })
+    match forced() {
+        Some(t) if six || matches!(t.layout, Layout::Chunk | Layout::Striped) => t,
+        _ if six => SIX_TIER,
+        _ => ADD_TIER,
+    }
 }
 
 fn inst(t: Tier) -> Instance {
-    Instance::new(
-        &INT_ADD,
-        &[("ADD_K", t.k as i64), ("ADD_B", t.block as i64)],
-    )
+    let mut d = vec![("ADD_K", t.k as i64), ("ADD_B", t.block as i64)];
+    if t.min_blocks > 0 {
+        d.push(("ADD_MINB", t.min_blocks as i64));
+    }
+    Instance::new(&INT_ADD, &d)
 }
 
-/// Every instantiation this module can request (both layouts live in
-/// every instantiation).
+/// Every instantiation this module can request (every layout lives in
+/// every instantiation; the pipelined kernel where K*B <= 1024).
 pub fn instances() -> Vec<Instance> {
     let mut v: Vec<Instance> = Vec::new();
     for t in TIERS {
@@ -86,7 +147,11 @@ struct Plan {
 
 fn plan(len: usize, limbs: usize, tier: Tier) -> Plan {
     let window = tier.k * tier.block as usize;
-    let aligned = limbs.is_multiple_of(if tier.striped { 2 } else { tier.k });
+    let aligned = limbs.is_multiple_of(if tier.layout == Layout::Striped {
+        2
+    } else {
+        tier.k
+    });
     // General-tier windows start at an even limb: an odd start costs one.
     let room = if !aligned && !limbs.is_multiple_of(2) {
         window - 1
@@ -122,7 +187,7 @@ pub fn add_sub(
         return Ok((r, want_flags.then(Vec::new)));
     }
     let p = plan(len, limbs, pick(false));
-    let name = match (p.tier.striped, subtract, p.aligned) {
+    let name = match (p.tier.layout == Layout::Striped, subtract, p.aligned) {
         (true, false, true) => "int_add_even",
         (true, true, true) => "int_sub_even",
         (true, false, false) => "int_add_odd",
@@ -179,14 +244,27 @@ pub fn six_add(
     if len == 0 {
         return Ok(r);
     }
-    let p = plan(len, limbs, pick(true));
-    let name = match (p.tier.striped, p.aligned) {
-        (true, true) => "int_six_add_even",
-        (true, false) => "int_six_add_odd",
-        (false, true) => "int_six_add_aligned",
-        (false, false) => "int_six_add_general",
+    let mut p = plan(len, limbs, pick(true));
+    let name = match (p.tier.layout, p.aligned) {
+        (Layout::Striped, true) => "int_six_add_even",
+        (Layout::Striped, false) => "int_six_add_odd",
+        (Layout::Chunk, true) => "int_six_add_aligned",
+        (Layout::Chunk, false) => "int_six_add_general",
+        (Layout::Staged, true) => "int_six_add_staged",
+        (Layout::Piped, true) => "int_six_add_piped",
+        (Layout::Staged | Layout::Piped, false) => "int_six_add_staged_general",
     };
     let f = eng.function(&inst(p.tier), name)?;
+    if name == "int_six_add_piped" {
+        // Blocks loop over units, loading one window ahead: one resident
+        // wave of them.
+        let per_sm = f
+            .occupancy_max_active_blocks_per_multiprocessor(p.tier.block, 0, None)
+            .unwrap_or(1)
+            .max(1);
+        let sms = eng.info().sms.max(1) as u32;
+        p.cfg.grid_dim.0 = p.cfg.grid_dim.0.min(sms.saturating_mul(per_sm));
+    }
     let (n, l, e) = (len as u64, limbs as u32, p.per_unit);
     let mut bld = eng.stream().launch_builder(&f);
     bld.arg(&mut r).arg(a).arg(b).arg(&n).arg(&l).arg(&e);
@@ -213,7 +291,8 @@ mod tests {
                 let window = t.k * t.block as usize;
                 let e = p.per_unit as usize;
                 assert!(e >= 1 && e <= len);
-                assert_eq!(p.aligned, limbs % if t.striped { 2 } else { t.k } == 0);
+                let pair = t.layout == Layout::Striped;
+                assert_eq!(p.aligned, limbs % if pair { 2 } else { t.k } == 0);
                 // A unit fits one window, or is a single element.
                 let span = e * limbs + usize::from(!p.aligned && limbs % 2 == 1);
                 assert!(span <= window || e == 1, "{limbs} limbs, {len} elements");
@@ -228,7 +307,13 @@ mod tests {
             assert_eq!(pick(false), ADD_TIER);
             assert_eq!(pick(true), SIX_TIER);
         }
-        // Both layouts live in every instantiation: one per (K, B).
-        assert_eq!(instances().len(), 2);
+        // Every layout lives in every instantiation: one per (K, B), and
+        // per register bound of the pipelined kernel.
+        assert_eq!(instances().len(), 5);
+        for t in TIERS {
+            if t.layout == Layout::Piped {
+                assert!(t.k * t.block as usize <= 1024 && t.min_blocks > 0);
+            }
+        }
     }
 }
