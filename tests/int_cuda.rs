@@ -52,10 +52,19 @@ fn cuda_division_random_lengths() {
 #[ignore = "needs a CUDA device"]
 fn cuda_random_matches_cpu() {
     let (e, s) = (cuda(), seed());
-    for &(l, lo, hi) in &[(1usize, 1usize, 1usize), (64, 64, 64), (64, 2, 32), (1000, 1, 1000)] {
+    for &(l, lo, hi) in &[
+        (1usize, 1usize, 1usize),
+        (64, 64, 64),
+        (64, 2, 32),
+        (1000, 1, 1000),
+    ] {
         let g = IntArray::random_lengths(&e, 777, 64 * l as u64, s, lo, hi).unwrap();
         let c = IntArray::random_lengths(&Engine::Cpu, 777, 64 * l as u64, s, lo, hi).unwrap();
-        assert_eq!(g.to_limbs().unwrap(), c.to_limbs().unwrap(), "random {l} limbs {lo}..={hi}");
+        assert_eq!(
+            g.to_limbs().unwrap(),
+            c.to_limbs().unwrap(),
+            "random {l} limbs {lo}..={hi}"
+        );
     }
 }
 
@@ -63,8 +72,14 @@ fn cuda_random_matches_cpu() {
 #[ignore = "needs a CUDA device"]
 fn cuda_division_by_zero_names_first_element() {
     let e = cuda();
-    let a = IntArray::from_strs(128, &["5", "6", "7", "8"]).unwrap().to_engine(&e).unwrap();
-    let b = IntArray::from_strs(128, &["1", "0", "3", "0"]).unwrap().to_engine(&e).unwrap();
+    let a = IntArray::from_strs(128, &["5", "6", "7", "8"])
+        .unwrap()
+        .to_engine(&e)
+        .unwrap();
+    let b = IntArray::from_strs(128, &["1", "0", "3", "0"])
+        .unwrap()
+        .to_engine(&e)
+        .unwrap();
     match a.divrem(&b) {
         Err(Error::DivisionByZero { index }) => assert_eq!(index, 1),
         other => panic!("expected division by zero, got {other:?}"),

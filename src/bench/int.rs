@@ -138,7 +138,9 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
         (None, false) => 0,
     };
     if scale > 20 {
-        return Err(CliError::Input(format!("--scale {scale} is too large (at most 20)")));
+        return Err(CliError::Input(format!(
+            "--scale {scale} is too large (at most 20)"
+        )));
     }
     let sizes: Vec<u32> = if a.sizes.is_empty() {
         (12..=19).collect()
@@ -146,14 +148,19 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
         a.sizes.clone()
     };
     if let Some(&s) = sizes.iter().find(|&&s| !(6..=20).contains(&s)) {
-        return Err(CliError::Input(format!("size 2^{s} bits is out of range (2^6..2^20)")));
+        return Err(CliError::Input(format!(
+            "size 2^{s} bits is out of range (2^6..2^20)"
+        )));
     }
     let cases: Vec<Case> = if a.cases.is_empty() {
         vec![Case::Add1, Case::Add6, Case::Mul1, Case::Poly, Case::Div]
     } else {
         a.cases.clone()
     };
-    let runs = a.runs.unwrap_or(if engine.is_cuda() { 10 } else { 5 }).max(1);
+    let runs = a
+        .runs
+        .unwrap_or(if engine.is_cuda() { 10 } else { 5 })
+        .max(1);
     if !a.json {
         println!(
             "mparray bench int: engine {}, NumBits*NumInsts = 2^{}, median of {runs} runs, verify {:?}",
@@ -188,7 +195,9 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
             .map_err(|e| CliError::Other(format!("{}: {e}", path.display())))?;
     }
     if !all_ok {
-        return Err(CliError::Other("some results did not match the reference".into()));
+        return Err(CliError::Other(
+            "some results did not match the reference".into(),
+        ));
     }
     Ok(())
 }
@@ -356,8 +365,8 @@ fn check(
             Case::Add6 => got == (&x * Natural::from(4u32) + &y * Natural::from(3u32)) % &modulus,
             Case::Mul1 => got == (&x * &y) % &modulus,
             Case::Poly => {
-                let want = ((&x * &x + &y) % &modulus * ((&y * &y + &y) % &modulus) + &x * &y)
-                    % &modulus;
+                let want =
+                    ((&x * &x + &y) % &modulus * ((&y * &y + &y) % &modulus) + &x * &y) % &modulus;
                 got == want
             }
             Case::Div => {

@@ -67,11 +67,17 @@ pub fn time_runs<T>(
             for _ in 0..runs {
                 // Drop the previous outputs first so their memory is reused.
                 drop(last.take());
-                start.record(eng.stream()).map_err(Error::driver("recording an event"))?;
+                start
+                    .record(eng.stream())
+                    .map_err(Error::driver("recording an event"))?;
                 let out = f()?;
-                end.record(eng.stream()).map_err(Error::driver("recording an event"))?;
-                end.synchronize().map_err(Error::driver("waiting for an event"))?;
-                let ms = start.elapsed_ms(&end).map_err(Error::driver("reading an event"))?;
+                end.record(eng.stream())
+                    .map_err(Error::driver("recording an event"))?;
+                end.synchronize()
+                    .map_err(Error::driver("waiting for an event"))?;
+                let ms = start
+                    .elapsed_ms(&end)
+                    .map_err(Error::driver("reading an event"))?;
                 times.push(ms as f64);
                 last = Some(out);
             }

@@ -54,7 +54,11 @@ pub fn run(a: KernelsArgs) -> Result<(), CliError> {
                     all.len()
                 )));
             }
-            println!("all {} kernel instantiations compiled for {}", all.len(), a.arch);
+            println!(
+                "all {} kernel instantiations compiled for {}",
+                all.len(),
+                a.arch
+            );
         }
     }
     Ok(())

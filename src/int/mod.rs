@@ -104,7 +104,9 @@ impl IntArray {
     pub fn zeros(engine: &Engine, len: usize, bits: u64) -> Result<IntArray> {
         let limbs = limbs_for_bits(bits)?;
         let n = len.checked_mul(limbs).ok_or_else(|| {
-            Error::Invalid(format!("{len} elements of {bits} bits do not fit in memory"))
+            Error::Invalid(format!(
+                "{len} elements of {bits} bits do not fit in memory"
+            ))
         })?;
         let store = match engine {
             Engine::Cpu => Store::Host(vec![0; n]),
@@ -199,9 +201,7 @@ impl IntArray {
             Engine::Cuda(eng) => {
                 let buf = match &self.store {
                     Store::Host(v) => cuda::upload(eng, v)?,
-                    Store::Cuda { buf, eng: src } if Arc::ptr_eq(src, eng) => {
-                        cuda::copy(eng, buf)?
-                    }
+                    Store::Cuda { buf, eng: src } if Arc::ptr_eq(src, eng) => cuda::copy(eng, buf)?,
                     Store::Cuda { .. } => cuda::upload(eng, &self.to_limbs()?)?,
                 };
                 Store::Cuda {

@@ -39,7 +39,11 @@ pub fn fill(data: &mut [u64], limbs: usize, seed: u64, min: usize, max: usize) {
         };
         let base = (i * limbs) as u64;
         for (j, x) in e.iter_mut().enumerate() {
-            *x = if j < n { limb(seed, base + j as u64) } else { 0 };
+            *x = if j < n {
+                limb(seed, base + j as u64)
+            } else {
+                0
+            };
         }
         if min != max && e[n - 1] == 0 {
             e[n - 1] = 1;

@@ -92,7 +92,10 @@ pub fn operands(engine: &Engine, limbs: usize, n_random: usize, seed: u64) -> (I
             b.extend_from_slice(y);
         }
     }
-    let ra = IntArray::random(&Engine::Cpu, n_random, bits, seed).unwrap().to_limbs().unwrap();
+    let ra = IntArray::random(&Engine::Cpu, n_random, bits, seed)
+        .unwrap()
+        .to_limbs()
+        .unwrap();
     let rb = IntArray::random_lengths(&Engine::Cpu, n_random, bits, seed ^ 0xabc, 1, limbs)
         .unwrap()
         .to_limbs()
@@ -145,16 +148,29 @@ pub fn check_all(a: &IntArray, b: &IntArray, what: &str) {
     let poly = nats(&a.fused(b, Fused::Poly).unwrap());
     for i in 0..na.len() {
         let (x, y) = (&na[i], &nb[i]);
-        assert_eq!(six[i], (x * Natural::from(4u32) + y * Natural::from(3u32)) % &m, "{what}: six-add element {i}");
+        assert_eq!(
+            six[i],
+            (x * Natural::from(4u32) + y * Natural::from(3u32)) % &m,
+            "{what}: six-add element {i}"
+        );
         let want = ((x * x + y) % &m * ((y * y + y) % &m) + x * y) % &m;
         assert_eq!(poly[i], want, "{what}: poly element {i}");
     }
     // Division: zero divisors become 1 so the whole batch divides.
     let fixed: Vec<Natural> = nb
         .iter()
-        .map(|x| if *x == 0u32 { Natural::from(1u32) } else { x.clone() })
+        .map(|x| {
+            if *x == 0u32 {
+                Natural::from(1u32)
+            } else {
+                x.clone()
+            }
+        })
         .collect();
-    let bd = IntArray::from_naturals(bits, &fixed).unwrap().to_engine(&a.engine()).unwrap();
+    let bd = IntArray::from_naturals(bits, &fixed)
+        .unwrap()
+        .to_engine(&a.engine())
+        .unwrap();
     let (q, r) = a.divrem(&bd).unwrap();
     let (nq, nr) = (nats(&q), nats(&r));
     for i in 0..na.len() {
@@ -173,6 +189,10 @@ pub fn check_div_lengths(engine: &Engine, limbs: usize, n: usize, seed: u64) {
     let (na, nb, nq, nr) = (nats(&a), nats(&b), nats(&q), nats(&r));
     for i in 0..n {
         let (eq, er) = na[i].clone().div_mod(nb[i].clone());
-        assert_eq!((&nq[i], &nr[i]), (&eq, &er), "divrem {limbs} limbs element {i}");
+        assert_eq!(
+            (&nq[i], &nr[i]),
+            (&eq, &er),
+            "divrem {limbs} limbs element {i}"
+        );
     }
 }

@@ -86,11 +86,7 @@ pub fn compile(
     ];
     opts.extend(options.iter().cloned());
     let ver = format!("{major}.{minor}");
-    let key = fnv1a(&[
-        source.as_bytes(),
-        opts.join(" ").as_bytes(),
-        ver.as_bytes(),
-    ]);
+    let key = fnv1a(&[source.as_bytes(), opts.join(" ").as_bytes(), ver.as_bytes()]);
     let file = cache.map(|d| d.join(format!("{name}-{arch}-{key:016x}.cubin")));
     if let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok())
         && !bytes.is_empty()
@@ -141,8 +137,7 @@ fn nvrtc_compile(name: &str, source: &str, opts: &[String]) -> Result<(Vec<u8>, 
                     Err(fail(format!("nvrtcGetCUBINSize: {e:?}")))
                 } else {
                     let mut buf = vec![0u8; size];
-                    match nvrtc_sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut c_char).result()
-                    {
+                    match nvrtc_sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut c_char).result() {
                         Err(e) => Err(fail(format!("nvrtcGetCUBIN: {e:?}"))),
                         Ok(()) => Ok((buf, log)),
                     }

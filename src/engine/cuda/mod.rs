@@ -64,7 +64,8 @@ fn keep_freed_memory(ctx: &Arc<CudaContext>) {
     let mut pool: drv::CUmemoryPool = std::ptr::null_mut();
     // SAFETY: out-parameter; the attribute value is a u64 as the API requires.
     unsafe {
-        if drv::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == drv::CUresult::CUDA_SUCCESS {
+        if drv::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == drv::CUresult::CUDA_SUCCESS
+        {
             let mut threshold: u64 = u64::MAX;
             let _ = drv::cuMemPoolSetAttribute(
                 pool,
@@ -118,8 +119,9 @@ impl CudaEngine {
             )));
         }
         let nvrtc_version = compile::nvrtc_version()?;
-        let ctx = CudaContext::new(ordinal)
-            .map_err(|e| unavailable(format!("cannot create a context on device {ordinal}: {e}")))?;
+        let ctx = CudaContext::new(ordinal).map_err(|e| {
+            unavailable(format!("cannot create a context on device {ordinal}: {e}"))
+        })?;
         let attr = |a| ctx.attribute(a).unwrap_or(0);
         use drv::CUdevice_attribute as A;
         let info = DeviceInfo {
@@ -129,7 +131,9 @@ impl CudaEngine {
             sms: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
             memory_bytes: ctx.total_mem().unwrap_or(0),
             l2_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
-            max_shared_per_block_optin: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+            max_shared_per_block_optin: attr(
+                A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            ),
             driver_version,
             nvrtc_version,
             cache_dir: Some(compile::cache_dir()),
@@ -163,7 +167,9 @@ impl CudaEngine {
 
     /// Waits for all queued work.
     pub fn synchronize(&self) -> Result<()> {
-        self.stream.synchronize().map_err(Error::driver("synchronize"))
+        self.stream
+            .synchronize()
+            .map_err(Error::driver("synchronize"))
     }
 
     /// The kernel `func` of instantiation `inst`, compiling and loading the

@@ -70,8 +70,12 @@ pub(crate) fn grid(items: u64, block: u32) -> LaunchConfig {
     }
 }
 
-pub(crate) fn launched<T>(r: std::result::Result<T, cudarc::driver::DriverError>, what: &str) -> Result<()> {
-    r.map(|_| ()).map_err(Error::driver(format!("launching {what}")))
+pub(crate) fn launched<T>(
+    r: std::result::Result<T, cudarc::driver::DriverError>,
+    what: &str,
+) -> Result<()> {
+    r.map(|_| ())
+        .map_err(Error::driver(format!("launching {what}")))
 }
 
 fn inst_rand() -> Instance {
