@@ -43,8 +43,26 @@ impl Drop for Tmp {
     }
 }
 
+/// The binary under test: where cargo built it, or, when the test binaries
+/// were packed and moved (the GPU machine's `.gpu/tests`), `../bin/mparray`
+/// beside them; `MPARRAY_BIN` overrides both.
+fn bin() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("MPARRAY_BIN") {
+        return p.into();
+    }
+    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_mparray"));
+    if built.exists() {
+        return built;
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|t| Some(t.parent()?.parent()?.join("bin").join("mparray")))
+        .filter(|p| p.exists())
+        .unwrap_or(built)
+}
+
 fn mparray(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mparray"))
+    Command::new(bin())
         .args(args)
         .output()
         .expect("running mparray")
@@ -346,7 +364,7 @@ fn lenient_layout() {
 fn standard_input() {
     let tmp = Tmp::new();
     let b = tmp.file("b", "3\n4\n");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mparray"))
+    let mut child = Command::new(bin())
         .args(["int", "divrem", "--bits", "64", "-", p(&b)])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -503,7 +521,7 @@ fn info_does_not_panic() {
     );
     assert!(out.contains("default engine:"), "{out}");
     // Without any CUDA library on the search path, it says why.
-    let o = Command::new(env!("CARGO_BIN_EXE_mparray"))
+    let o = Command::new(bin())
         .arg("info")
         .env("LD_LIBRARY_PATH", "/nonexistent")
         .output()

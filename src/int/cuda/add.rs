@@ -64,9 +64,11 @@ const fn piped(k: usize, block: u32, min_blocks: u32) -> Tier {
 /// Add and sub: striped, 8 limbs per thread (H200: 4130-4280 GB/s, at the
 /// device copy rate; the chunk layout reached only 3730-3820).
 const ADD_TIER: Tier = tier(Layout::Striped, 8, 256);
-/// Six-add: chunk layout, 4 limbs per thread (H200: 3520-3570 GB/s; striped
-/// 3290-3590, its extra per-round scan work shows six times over).
-const SIX_TIER: Tier = tier(Layout::Chunk, 4, 256);
+/// Six-add: staged layout, 4 limbs per thread: striped 512-byte warp loads
+/// through shared memory into 4-limb chunks, fused carry increments (H200,
+/// 2026-11-30: 3940-4090 GB/s; pipelined K=8 3805-3882, pipelined K=4
+/// 3702-3763, chunk K=4 3464-3557, striped K=8 3290-3430).
+const SIX_TIER: Tier = tier(Layout::Staged, 4, 256);
 /// Every tier the code may pick: the defaults, and the others, selectable
 /// through `MPARRAY_ADD_TIER=L,K,B` with L one of s (striped), c (chunk),
 /// t (staged) or p (pipelined); t and p serve the six-add only (add and sub
@@ -77,7 +79,7 @@ const TIERS: [Tier; 8] = [
     SIX_TIER,
     tier(Layout::Striped, 4, 256),
     tier(Layout::Chunk, 8, 256),
-    tier(Layout::Staged, 4, 256),
+    tier(Layout::Chunk, 4, 256),
     piped(4, 256, 5),
     piped(4, 128, 10),
     piped(8, 128, 5),
