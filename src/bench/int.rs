@@ -348,9 +348,7 @@ fn check(
     let l = a.limbs_per_element();
     let idx: Vec<usize> = match verify {
         Verify::All => (0..n).collect(),
-        Verify::Sample => (0..64.min(n))
-            .map(|k| (random::mix64(seed ^ (k as u64 + 77)) % n as u64) as usize)
-            .collect(),
+        Verify::Sample => sample_indices(n, 64, seed),
     };
     let (ha, hb) = (a.to_limbs()?, b.to_limbs()?);
     let ho: Vec<Vec<u64>> = outs.iter().map(|o| o.to_limbs()).collect::<Result<_>>()?;
@@ -376,4 +374,36 @@ fn check(
         }
     });
     Ok((idx.len(), ok))
+}
+
+/// `count` distinct random indices below `n` (all of them when `n <= count`),
+/// always including the first and the last instance.
+fn sample_indices(n: usize, count: usize, seed: u64) -> Vec<usize> {
+    if n <= count {
+        return (0..n).collect();
+    }
+    let mut picked = std::collections::BTreeSet::from([0, n - 1]);
+    let mut k = 0u64;
+    while picked.len() < count {
+        picked.insert((random::mix64(seed ^ (k + 77)) % n as u64) as usize);
+        k += 1;
+    }
+    picked.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sample_indices;
+
+    #[test]
+    fn samples_are_distinct_and_in_range() {
+        for n in [1usize, 5, 63, 64, 65, 1000, 1 << 20] {
+            let s = sample_indices(n, 64, n as u64);
+            assert_eq!(s.len(), n.min(64), "n = {n}");
+            assert!(s.windows(2).all(|w| w[0] < w[1]) && *s.last().unwrap() < n);
+            if n > 1 {
+                assert_eq!((s[0], *s.last().unwrap()), (0, n - 1));
+            }
+        }
+    }
 }
