@@ -2,7 +2,8 @@
 //! with identical results on both.
 //!
 //! Layout: [`engine`] (CPU and CUDA, kernel compilation and caching),
-//! [`int`] (fixed-width integer arrays and their operations), [`kernels`]
+//! [`int`] (fixed-width integer arrays and their operations), [`huge`]
+//! (single integers of any size), [`kernels`]
 //! (CUDA C++ sources), [`bench`] (the benchmark suites behind
 //! `mparray bench`), [`cli`] (the command-line tool).
 
@@ -10,6 +11,7 @@ pub mod bench;
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod huge;
 pub mod int;
 pub mod kernels;
 
