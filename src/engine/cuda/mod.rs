@@ -7,6 +7,7 @@
 
 pub mod compile;
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -49,6 +50,9 @@ pub struct CudaEngine {
     stream: Arc<CudaStream>,
     info: DeviceInfo,
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    /// Device-resident data built once per engine (twiddle tables and the
+    /// like), keyed by a name chosen by the owner.
+    resources: Mutex<HashMap<&'static str, Arc<dyn Any + Send + Sync>>>,
 }
 
 static SHARED: OnceLock<std::result::Result<Arc<CudaEngine>, String>> = OnceLock::new();
@@ -149,6 +153,7 @@ impl CudaEngine {
             stream,
             info,
             modules: Mutex::new(HashMap::new()),
+            resources: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -170,6 +175,25 @@ impl CudaEngine {
         self.stream
             .synchronize()
             .map_err(Error::driver("synchronize"))
+    }
+
+    /// The resource `key` of this engine, made by `init` on first use and
+    /// kept for the engine's lifetime (so it is freed with the engine, and two
+    /// engines never share one). `key` must always name the same type `T`.
+    pub fn resource<T: Any + Send + Sync>(
+        &self,
+        key: &'static str,
+        init: impl FnOnce(&CudaEngine) -> Result<T>,
+    ) -> Result<Arc<T>> {
+        let mut map = self.resources.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(r) = map.get(key) {
+            return r.clone().downcast::<T>().map_err(|_| {
+                Error::Invalid(format!("engine resource {key:?} requested with another type"))
+            });
+        }
+        let r = Arc::new(init(self)?);
+        map.insert(key, r.clone());
+        Ok(r)
     }
 
     /// The kernel `func` of instantiation `inst`, compiling and loading the

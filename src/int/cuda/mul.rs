@@ -10,7 +10,7 @@
 //! `MPARRAY_MUL_TIER=band|ntt` forces a tier where both apply, and
 //! `MPARRAY_MUL_BAND` the band width (for measurements).
 
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
@@ -516,27 +516,13 @@ pub(crate) fn build_ntt_tables() -> Vec<u32> {
     t
 }
 
-type TableCache = Vec<(Weak<CudaEngine>, Arc<CudaSlice<u32>>)>;
-static TABLES: Mutex<TableCache> = Mutex::new(Vec::new());
-
 /// The NTT tables on `eng`, built and uploaded once per engine.
 fn ntt_tables(eng: &Arc<CudaEngine>) -> Result<Arc<CudaSlice<u32>>> {
-    let mut cache = TABLES.lock().unwrap_or_else(|p| p.into_inner());
-    cache.retain(|(w, _)| w.strong_count() > 0);
-    if let Some((_, t)) = cache
-        .iter()
-        .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(eng)))
-    {
-        return Ok(t.clone());
-    }
-    let host = build_ntt_tables();
-    let dev = Arc::new(
-        eng.stream()
-            .clone_htod(&host)
-            .map_err(Error::driver("uploading NTT tables"))?,
-    );
-    cache.push((Arc::downgrade(eng), dev.clone()));
-    Ok(dev)
+    eng.resource("int_mul.ntt_tables", |e| {
+        e.stream()
+            .clone_htod(&build_ntt_tables())
+            .map_err(Error::driver("uploading NTT tables"))
+    })
 }
 
 #[cfg(test)]
