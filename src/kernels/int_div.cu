@@ -631,7 +631,7 @@ DIV_TIER(int_div_t23, 32, 512, true)
 // For long divisors. The window W (S+QS limbs: the remainder, S limbs with
 // the divisor padded at the bottom to S = n rounded up to 16, times B^QS plus
 // the next QS dividend limbs) gives Q = floor(W/V) < B^QS per step:
-//  A. warp 0 divides the top H+QS window limbs by the top H divisor limbs V_T
+//  A. one warp divides the top H+QS window limbs by the top H divisor limbs V_T
 //     (a limb per lane, 3-by-2 estimates, exact): Q and R_T. As V is
 //     normalised, Q is at most 2 too large for the whole window, and only
 //     if R_T < B^QS (essentially never for random data).
@@ -639,7 +639,7 @@ DIV_TIER(int_div_t23, 32, 512, true)
 //     a band schoolbook as in int_mul.cu (bands of 16 words, mad.lo.cc/
 //     madc.hi.cc pairs that ptxas fuses into IMAD.WIDE.U32.X); the bands'
 //     overlaps and carries are resolved once per step, not per limb.
-//  C. warp 0: T = R_T + Z_hi - Q (Z_hi: Z's limbs from S-H up) is the top of
+//  C. that warp: T = R_T + Z_hi - Q (Z_hi: Z's limbs from S-H up) is the top of
 //     the new remainder Z_lo + T*B^(S-H); if T < 0, V is added back and Q
 //     decremented (at most twice).
 // The divisor (as ~V_L, zero from limb S-H up) and the window live in shared
@@ -739,8 +739,8 @@ __device__ __forceinline__ void divb_row(u32 (&e)[17], u32 (&o)[18], u32 a, cons
 
 // Band beta of Z: c = its 8 window limbs (replaced by Z's, the W part read
 // only if withw), ov = the 2 words above them. Mw: ~V_L as words (zero below
-// word 0), Qw: Q as words.
-__device__ __forceinline__ void divb_band(u64 *c, u64 &ov, const u32 *Mw, const u32 *Qw, u32 beta,
+// word 0), Qw: Q as words. Returns whether limbs 1..7 are all ones.
+__device__ __forceinline__ bool divb_band(u64 *c, u64 &ov, const u32 *Mw, const u32 *Qw, u32 beta,
                                           bool withw) {
     const u32 k0 = 16 * beta;
     u32 e[17], o[18];
@@ -785,9 +785,13 @@ __device__ __forceinline__ void divb_band(u64 *c, u64 &ov, const u32 *Mw, const 
 #pragma unroll
     for (int w = 2; w <= 16; w++) st[w] = div_addc_cc(e[w], o[w]);
     st[17] = div_addc(o[17], 0);
+    u32 ones = ~0u;
+#pragma unroll
+    for (int w = 2; w < 16; w++) ones &= st[w];
 #pragma unroll
     for (int i = 0; i < 8; i++) c[i] = ((u64)st[2 * i + 1] << 32) | st[2 * i];
     ov = ((u64)st[17] << 32) | st[16];
+    return ones == ~0u;
 }
 
 // Dynamic shared memory for divisors of at most smax limbs (div.rs has the
@@ -803,6 +807,11 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
     static_assert(SMAX % 16 == 0 && SMAX / 8 <= 32 * 32, "at most 32 units of 32 bands");
     if (blockIdx.x >= count) return;
     const u32 tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    // The warp that solves the top problem, and the one that loads dividend
+    // limbs, rotate with the block: warp w of a block runs on the SM's
+    // sub-partition w, so a fixed choice would put every resident block's
+    // serial top problem on one sub-partition.
+    const u32 tw = blockIdx.x % NW, lw = (tw + 1) % NW;
 
 #ifdef DIV_EMU
     u64 *sm = (u64 *)emu_dynamic_smem();
@@ -857,8 +866,8 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
     }
     const int P0 = (nsteps - 1) * QS;
     for (int i = (int)tid; i < S + QS; i += DIVB_T) ring[i] = un(P0 + i - z);
-    u64 vt = 0; // warp 0: lane i < H holds V_T limb i
-    if (warp == 0 && lane < H) vt = vn((int)n - H + (int)lane);
+    u64 vt = 0; // warp tw: lane i < H holds V_T limb i
+    if (warp == tw && lane < H) vt = vn((int)n - H + (int)lane);
     const u64 d1 = vn((int)n - 1), d0 = vn((int)n - 2), di = div_invert_3by2(d1, d0);
     __syncthreads();
 
@@ -869,9 +878,9 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
     };
     for (int st = 0;; st++) {
         const int P = (nsteps - 1 - st) * QS; // quotient limb of Q's limb 0
-        // ---- A: the top problem (warp 0); warp 1 loads the next QS limbs.
+        // ---- A: the top problem (warp tw); warp lw loads the next QS limbs.
         u64 x = 0, myq = 0;
-        if (warp == 0) {
+        if (warp == tw) {
             x = lane < H ? ring[ri(S + QS - H + (int)lane)] : 0;
             const u64 inc = lane < QS ? ring[ri(S - H + (int)lane)] : 0;
             // The remainder's top H limbs are at most V_T; if equal, Q would
@@ -884,43 +893,66 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
                 if (lane > H) x = 0;
             } else {
                 const u64 w = lane < H ? ~vt : 0;
+                // The estimate from x's top three limbs before the shift.
+                auto qhat_of = [&](u64 y) -> u64 {
+                    return div_qhat(__shfl_sync(DIV_FULL, y, H - 1), __shfl_sync(DIV_FULL, y, H - 2),
+                                    __shfl_sync(DIV_FULL, y, H - 3), d1, d0, di);
+                };
+                u64 q = qhat_of(x);
                 for (int k = QS - 1; k >= 0; k--) {
                     const u64 xin = __shfl_sync(DIV_FULL, inc, k);
                     x = __shfl_up_sync(DIV_FULL, x, 1);
                     if (lane == 0) x = xin;
-                    const u64 n2 = __shfl_sync(DIV_FULL, x, H), n1 = __shfl_sync(DIV_FULL, x, H - 1),
-                              n0 = __shfl_sync(DIV_FULL, x, H - 2);
-                    u64 q = div_qhat(n2, n1, n0, d1, d0, di);
-                    // x + q*~V_T + q - q*B^H
+                    // x + q*~V_T + q - q*B^H, settled as in divb_settle.
                     const u64 lo = q * w, hi = __umul64hi(q, w);
                     u64 hin = __shfl_up_sync(DIV_FULL, hi, 1);
                     if (lane == 0) hin = q;
                     const u64 s1 = x + lo, s2 = s1 + hin;
-                    x = divb_settle(s2, (u32)(s1 < lo) + (u32)(s2 < hin), lane);
+                    u32 cin = __shfl_up_sync(DIV_FULL, (u32)(s1 < lo) + (u32)(s2 < hin), 1);
+                    if (lane == 0) cin = 0;
+                    const u64 pre = s2 + cin;
+                    // The next estimate, speculatively: the one-bit carries
+                    // below almost never reach the top limbs (checked after).
+                    u64 qn = 0;
+                    if (k > 0) qn = qhat_of(pre);
+                    const bool g = pre < cin, p = pre == ~0ull;
+                    const u32 X = __ballot_sync(DIV_FULL, g || p), Y = __ballot_sync(DIV_FULL, g);
+                    const u64 ci = ((u64)X + Y) ^ (X ^ Y);
+                    x = pre + ((ci >> lane) & 1);
                     if (lane > H) x = 0;
                     if (lane == H) x -= q; // 0, or ~0 if q was one too large
+                    bool redo = ((ci >> (H - 3)) & 7) != 0;
                     if (__ballot_sync(DIV_FULL, lane == H && x != 0)) {
                         DIV_COUNT(blocked_top_add_back);
                         q--;
                         const u64 s3 = x + vt;
                         x = divb_settle(s3, s3 < vt, lane);
                         if (lane > H) x = 0;
+                        redo = true;
                     }
                     if (lane == (u32)k) myq = q;
+                    if (k > 0) {
+                        if (redo) DIV_COUNT(blocked_estimate_redone);
+                        q = redo ? qhat_of(x) : qn;
+                    }
                 }
             }
             if (lane < QS) sQ[lane] = myq;
-        } else if (warp == 1 && P > 0 && lane < QS) {
+        } else if (warp == lw && P > 0 && lane < QS) {
             int nbase = base - QS;
             if (nbase < 0) nbase += RING;
             ring[nbase + (int)lane] = un(P - QS + (int)lane - z);
         }
         __syncthreads();
         // ---- B: Z = W_L + Q*~V_L + Q, band by band.
+        u32 ones = 0; // bit k: limbs 1..7 of this lane's band of unit k are all ones
 #pragma unroll 1
         for (int k = 0; k < KM; k++) {
             const int beta = 32 * (int)(warp + NW * k) + (int)lane;
-            if (beta < nb) divb_band(ring + ri(8 * beta), sov[beta], Mw, Qw, (u32)beta, 8 * beta < S - H);
+            if (beta < nb)
+                ones |= (u32)divb_band(ring + ri(8 * beta), sov[beta], Mw, Qw, (u32)beta,
+                                       8 * beta < S - H)
+                        << k;
         }
         __syncthreads();
         // ---- the overlap of the band below, then one carry-lookahead.
@@ -933,20 +965,12 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
                 const u64 o = beta > 0 ? sov[beta - 1] : 0;
                 const u64 y0 = c[0] + o;
                 u32 cy = y0 < o;
-                u64 all = y0;
                 c[0] = y0;
-                if (cy) {
-#pragma unroll
-                    for (int i = 1; i < 8; i++) {
-                        const u64 y = c[i] + cy;
-                        cy &= (y == 0);
-                        c[i] = y;
-                    }
+                if (cy) { // y0 < o: not all ones, so the band cannot propagate
+                    for (int i = 1; i < 8 && cy; i++) cy = ++c[i] == 0;
                 }
-#pragma unroll
-                for (int i = 1; i < 8; i++) all &= c[i];
                 gb |= cy << k;
-                pb |= (u32)(all == ~0ull) << k;
+                pb |= (u32)(y0 == ~0ull && ((ones >> k) & 1)) << k;
             }
         }
         u32 cin = divb_scan<KM>(gb, pb, nunits, s_u);
@@ -961,7 +985,7 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
         }
         __syncthreads();
         // ---- C: T = R_T + Z_hi - Q, computed mod B^(H+1) as R_T + Z_hi + ~Q + 1.
-        if (warp == 0) {
+        if (warp == tw) {
             const u64 zh = lane < H ? ring[ri(S - H + (int)lane)] : 0;
             const u64 nq = lane < QS ? ~myq : (lane <= H ? ~0ull : 0);
             const u64 s1 = x + zh, s2 = s1 + nq, s3 = s2 + (lane == 0);
@@ -1010,7 +1034,7 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
                 if (beta == bh) s_x = (cin >> k) & 1;
             }
             __syncthreads();
-            if (warp == 0) { // T += V_T + carry, Q -= 1
+            if (warp == tw) { // T += V_T + carry, Q -= 1
                 const u64 cb = lane == 0 ? s_x : 0;
                 const u64 s1 = x + vt, s2 = s1 + cb;
                 x = divb_settle(s2, (u32)(s1 < vt) + (u32)(s2 < cb), lane);
