@@ -45,11 +45,12 @@ static TierDesc TIERS[DIV_NTIERS] = {
 };
 static unsigned long long tier_hits[DIV_NTIERS];
 // Blocked kernels for tiers 7..22 (as div.rs), used from tier blocked_from up.
-static void (*BLOCKED[16])(u64 *, u64 *, const u64 *, const u64 *, const u64 *, const u64 *, u64, u32) = {
+static void (*BLOCKED[16])(u64 *, u64 *, const u64 *, const u64 *, const u64 *, const u64 *, u64, u32, u32) = {
     int_div_b7,  int_div_b8,  int_div_b9,  int_div_b10, int_div_b11, int_div_b12,
     int_div_b13, int_div_b14, int_div_b15, int_div_b16, int_div_b17, int_div_b18,
     int_div_b19, int_div_b20, int_div_b21, int_div_b22};
 static int blocked_from = 8;
+static unsigned top_recip = 1; // the blocked kernel's top problem from a reciprocal
 
 // Returns -1 or the first zero-divisor index.
 static long long run_div(const std::vector<u64> &a, const std::vector<u64> &b, size_t len, u32 L,
@@ -80,15 +81,15 @@ static long long run_div(const std::vector<u64> &a, const std::vector<u64> &b, s
             block = d.tpb;
         }
         size_t dyn = d.vsmem ? (size_t)d.s * 8 : 0;
-        auto f = d.f;
         if (t >= blocked_from && t <= 22) {
-            f = BLOCKED[t - 7];
-            grid = (unsigned)cnt;
-            block = DIVB_T;
-            dyn = DIVB_SMEM((size_t)d.s);
+            auto f = BLOCKED[t - 7];
+            emu_launch((unsigned)cnt, DIVB_T, DIVB_SMEM((size_t)d.s), [&] {
+                f(q.data(), r.data(), a.data(), b.data(), list.data() + lo, mn.data(), cnt, L, top_recip);
+            });
+            continue;
         }
         emu_launch(grid, block, dyn, [&] {
-            f(q.data(), r.data(), a.data(), b.data(), list.data() + lo, mn.data(), cnt, L);
+            d.f(q.data(), r.data(), a.data(), b.data(), list.data() + lo, mn.data(), cnt, L);
         });
     }
     return -1;
@@ -347,7 +348,8 @@ int main(int argc, char **argv) {
     u64 seed = argc > 1 ? strtoull(argv[1], 0, 10) : 1;
     int level = argc > 2 ? atoi(argv[2]) : 1;
     if (argc > 3) blocked_from = atoi(argv[3]);
-    printf("blocked from tier %d\n", blocked_from);
+    if (argc > 4) top_recip = (unsigned)atoi(argv[4]);
+    printf("blocked from tier %d, top problem %s\n", blocked_from, top_recip ? "reciprocal" : "sequential");
     rng.seed(seed);
     printf("seed %llu\n", (unsigned long long)seed);
 
@@ -430,6 +432,13 @@ int main(int argc, char **argv) {
             Batch B{L};
             for (int i = 0; i < nrand; i++) B.add(random_num(L, L - 2, false), random_num(L, 2 + rng() % (L / 2 - 1), false));
             run_batch(B, "bench-shape");
+        }
+        // the benchmark shape at large widths: hundreds of blocked steps, the
+        // window's ring wrapping many times
+        if (level >= 2 && (L == 4096 || L == 8192)) {
+            Batch B{L};
+            for (int i = 0; i < 3; i++) B.add(random_num(L, L - 2, i == 2), random_num(L, L / 4 + rng() % (L / 4), false));
+            run_batch(B, "bench-long");
         }
         // every tier boundary this width reaches: n = S-1, S, S+1
         {

@@ -663,6 +663,61 @@ __device__ __forceinline__ u64 divb_settle(u64 s, u32 c, u32 lane) {
     return s2 + ((ci >> lane) & 1);
 }
 
+// Warp: x (lanes 0..H-1, below V_T; lanes from H zero) times B^iters plus
+// the limbs inc (lane k: the limb entering at step k, k = iters-1 down to 0),
+// divided by V_T (vt in lanes < H) a limb at a time with 3-by-2 estimates.
+// Returns lane k's quotient limb; x becomes the remainder.
+__device__ __forceinline__ u64 divb_seq(u64 &x, u64 inc, int iters, u64 vt, u64 d1, u64 d0, u64 di,
+                                        u32 lane) {
+    constexpr int H = DIVB_H;
+    const u64 w = lane < H ? ~vt : 0;
+    u64 myq = 0;
+    // The estimate from x's top three limbs before the shift.
+    auto qhat_of = [&](u64 y) -> u64 {
+        return div_qhat(__shfl_sync(DIV_FULL, y, H - 1), __shfl_sync(DIV_FULL, y, H - 2),
+                        __shfl_sync(DIV_FULL, y, H - 3), d1, d0, di);
+    };
+    u64 q = qhat_of(x);
+    for (int k = iters - 1; k >= 0; k--) {
+        const u64 xin = __shfl_sync(DIV_FULL, inc, k);
+        x = __shfl_up_sync(DIV_FULL, x, 1);
+        if (lane == 0) x = xin;
+        // x + q*~V_T + q - q*B^H, settled as in divb_settle.
+        const u64 lo = q * w, hi = __umul64hi(q, w);
+        u64 hin = __shfl_up_sync(DIV_FULL, hi, 1);
+        if (lane == 0) hin = q;
+        const u64 s1 = x + lo, s2 = s1 + hin;
+        u32 cin = __shfl_up_sync(DIV_FULL, (u32)(s1 < lo) + (u32)(s2 < hin), 1);
+        if (lane == 0) cin = 0;
+        const u64 pre = s2 + cin;
+        // The next estimate, speculatively: the one-bit carries
+        // below almost never reach the top limbs (checked after).
+        u64 qn = 0;
+        if (k > 0) qn = qhat_of(pre);
+        const bool g = pre < cin, p = pre == ~0ull;
+        const u32 X = __ballot_sync(DIV_FULL, g || p), Y = __ballot_sync(DIV_FULL, g);
+        const u64 ci = ((u64)X + Y) ^ (X ^ Y);
+        x = pre + ((ci >> lane) & 1);
+        if (lane > H) x = 0;
+        if (lane == H) x -= q; // 0, or ~0 if q was one too large
+        bool redo = ((ci >> (H - 3)) & 7) != 0;
+        if (__ballot_sync(DIV_FULL, lane == H && x != 0)) {
+            DIV_COUNT(blocked_top_add_back);
+            q--;
+            const u64 s3 = x + vt;
+            x = divb_settle(s3, s3 < vt, lane);
+            if (lane > H) x = 0;
+            redo = true;
+        }
+        if (lane == (u32)k) myq = q;
+        if (k > 0) {
+            if (redo) DIV_COUNT(blocked_estimate_redone);
+            q = redo ? qhat_of(x) : qn;
+        }
+    }
+    return myq;
+}
+
 // Block-wide carry-lookahead over bands: unit un = warp + NW*k holds bands
 // 32*un..32*un+31 (one per lane). Bit k of g / p: this lane's band of unit k
 // generates / propagates a carry. Returns the carries into this lane's bands.
@@ -799,9 +854,11 @@ __device__ __forceinline__ bool divb_band(u64 *c, u64 &ov, const u32 *Mw, const 
 // overflows (smax/8 limbs), Q (QS limbs).
 #define DIVB_SMEM(smax) (17 * (smax) + 512)
 
+// recip: the top problem from a reciprocal of V_T (else a limb at a time).
 template <int SMAX>
 __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, const u64 *b,
-                                            const u64 *list, const u64 *mn, u64 count, u32 limbs) {
+                                            const u64 *list, const u64 *mn, u64 count, u32 limbs,
+                                            u32 recip) {
     constexpr int QS = DIVB_QS, H = DIVB_H, NW = DIVB_NW;
     constexpr int KM = (SMAX / 8 + 32 * NW - 1) / (32 * NW); // units per warp
     static_assert(SMAX % 16 == 0 && SMAX / 8 <= 32 * 32, "at most 32 units of 32 bands");
@@ -825,7 +882,7 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
     u64 *sQ = sov + SMAX / 8;        // QS limbs
     const u32 *Qw = (const u32 *)sQ;
     __shared__ u32 s_u[32];
-    __shared__ u64 s_x;
+    __shared__ u64 s_x, s_mu[DIVB_QS + 1], s_vt[DIVB_H];
     __shared__ int s_neg;
 
     const u64 e = list[blockIdx.x];
@@ -869,6 +926,14 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
     u64 vt = 0; // warp tw: lane i < H holds V_T limb i
     if (warp == tw && lane < H) vt = vn((int)n - H + (int)lane);
     const u64 d1 = vn((int)n - 1), d0 = vn((int)n - 2), di = div_invert_3by2(d1, d0);
+    if (warp == tw) {
+        if (lane < H) s_vt[lane] = vt;
+        if (recip) { // mu = floor(B^(H+QS)/V_T), QS+1 limbs (the top one <= 2)
+            u64 xm = lane == H - 1 ? 1 : 0;
+            const u64 mu = divb_seq(xm, 0, QS + 1, vt, d1, d0, di, lane);
+            if (lane <= QS) s_mu[lane] = mu;
+        }
+    }
     __syncthreads();
 
     int base = 0; // ring index of window limb 0
@@ -891,51 +956,65 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
                 const u64 sum = inc + vt;
                 x = divb_settle(sum, sum < vt, lane);
                 if (lane > H) x = 0;
-            } else {
-                const u64 w = lane < H ? ~vt : 0;
-                // The estimate from x's top three limbs before the shift.
-                auto qhat_of = [&](u64 y) -> u64 {
-                    return div_qhat(__shfl_sync(DIV_FULL, y, H - 1), __shfl_sync(DIV_FULL, y, H - 2),
-                                    __shfl_sync(DIV_FULL, y, H - 3), d1, d0, di);
+            } else if (recip) {
+                // Qh = floor(a*mu/B^QS), a = W_T's top QS limbs (the window's
+                // from S): Q-3 <= Qh <= Q (Barrett). Lane c sums a_i*mu_(c-i).
+                u64 p0 = 0, p1 = 0, p2 = 0;
+                auto mac = [&](u64 f, u64 g) {
+                    const u64 lo = f * g, hi = __umul64hi(f, g);
+                    p0 += lo;
+                    const u64 h = hi + (p0 < lo); // hi <= B-2
+                    p1 += h;
+                    p2 += p1 < h;
                 };
-                u64 q = qhat_of(x);
-                for (int k = QS - 1; k >= 0; k--) {
-                    const u64 xin = __shfl_sync(DIV_FULL, inc, k);
-                    x = __shfl_up_sync(DIV_FULL, x, 1);
-                    if (lane == 0) x = xin;
-                    // x + q*~V_T + q - q*B^H, settled as in divb_settle.
-                    const u64 lo = q * w, hi = __umul64hi(q, w);
-                    u64 hin = __shfl_up_sync(DIV_FULL, hi, 1);
-                    if (lane == 0) hin = q;
-                    const u64 s1 = x + lo, s2 = s1 + hin;
-                    u32 cin = __shfl_up_sync(DIV_FULL, (u32)(s1 < lo) + (u32)(s2 < hin), 1);
-                    if (lane == 0) cin = 0;
-                    const u64 pre = s2 + cin;
-                    // The next estimate, speculatively: the one-bit carries
-                    // below almost never reach the top limbs (checked after).
-                    u64 qn = 0;
-                    if (k > 0) qn = qhat_of(pre);
-                    const bool g = pre < cin, p = pre == ~0ull;
-                    const u32 X = __ballot_sync(DIV_FULL, g || p), Y = __ballot_sync(DIV_FULL, g);
-                    const u64 ci = ((u64)X + Y) ^ (X ^ Y);
-                    x = pre + ((ci >> lane) & 1);
-                    if (lane > H) x = 0;
-                    if (lane == H) x -= q; // 0, or ~0 if q was one too large
-                    bool redo = ((ci >> (H - 3)) & 7) != 0;
-                    if (__ballot_sync(DIV_FULL, lane == H && x != 0)) {
-                        DIV_COUNT(blocked_top_add_back);
-                        q--;
-                        const u64 s3 = x + vt;
-                        x = divb_settle(s3, s3 < vt, lane);
-                        if (lane > H) x = 0;
-                        redo = true;
-                    }
-                    if (lane == (u32)k) myq = q;
-                    if (k > 0) {
-                        if (redo) DIV_COUNT(blocked_estimate_redone);
-                        q = redo ? qhat_of(x) : qn;
-                    }
+                // Column c of the sum: p0_c + p1_(c-1) + p2_(c-2).
+                auto columns = [&]() -> u64 {
+                    u64 a1 = __shfl_up_sync(DIV_FULL, p1, 1), a2 = __shfl_up_sync(DIV_FULL, p2, 2);
+                    if (lane < 1) a1 = 0;
+                    if (lane < 2) a2 = 0;
+                    const u64 s1 = p0 + a1, s2 = s1 + a2;
+                    return divb_settle(s2, (u32)(s1 < a1) + (u32)(s2 < a2), lane);
+                };
+#pragma unroll
+                for (int i = 0; i < QS; i++) {
+                    const int j = (int)lane - i;
+                    mac(ring[ri(S + i)], j >= 0 && j <= QS ? s_mu[max(j, 0)] : 0);
                 }
+                u64 qh = __shfl_down_sync(DIV_FULL, columns(), QS);
+                if (lane >= QS) qh = 0;
+                if (lane < QS) sQ[lane] = qh;
+                __syncwarp();
+                // R_T = W_T - Qh*V_T, H+1 limbs (R_T < 4*V_T).
+                p0 = p1 = p2 = 0;
+#pragma unroll
+                for (int i = 0; i < QS; i++) {
+                    const int j = (int)lane - i;
+                    mac(sQ[i], j >= 0 && j < H ? s_vt[max(j, 0)] : 0);
+                }
+                {
+                    const u64 col = columns(); // every lane: it shuffles
+                    const u64 nd = lane <= H ? ~col : 0;
+                    const u64 wl = lane <= H ? ring[ri(S - H + (int)lane)] : 0;
+                    const u64 s1 = wl + nd, s2 = s1 + (lane == 0);
+                    x = divb_settle(s2, (u32)(s1 < nd) + (u32)(s2 < s1), lane);
+                    if (lane > H) x = 0;
+                }
+                // At most 3 times: R_T >= V_T, so R_T -= V_T and Qh += 1.
+                for (;;) {
+                    const u64 nv = lane < H ? ~vt : (lane <= H + 1 ? ~0ull : 0);
+                    const u64 s1 = x + nv, s2 = s1 + (lane == 0);
+                    const u64 d = divb_settle(s2, (u32)(s1 < nv) + (u32)(s2 < s1), lane);
+                    if (__shfl_sync(DIV_FULL, d, H + 1) != 0) break; // R_T - V_T < 0
+                    DIV_COUNT(blocked_recip_fix);
+                    x = lane <= H ? d : 0;
+                    const u64 t = qh + (lane == 0);
+                    qh = divb_settle(t, t < qh, lane);
+                    if (lane >= QS) qh = 0;
+                }
+                myq = qh;
+                __syncwarp(); // every lane has read sQ
+            } else {
+                myq = divb_seq(x, inc, QS, vt, d1, d0, di, lane);
             }
             if (lane < QS) sQ[lane] = myq;
         } else if (warp == lw && P > 0 && lane < QS) {
@@ -1065,8 +1144,8 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
 #define DIVB_TIER(NAME, SMAX)                                                                \
     extern "C" __global__ void __launch_bounds__(DIVB_T, 4)                                  \
         NAME(u64 *qo, u64 *ro, const u64 *a, const u64 *b, const u64 *list, const u64 *mn,  \
-             u64 count, u32 limbs) {                                                         \
-        div_blocked<SMAX>(qo, ro, a, b, list, mn, count, limbs);                             \
+             u64 count, u32 limbs, u32 recip) {                                              \
+        div_blocked<SMAX>(qo, ro, a, b, list, mn, count, limbs, recip);                      \
     }
 
 // Keep in step with BLOCKED in src/int/cuda/div.rs: tier t's bound as SMAX.

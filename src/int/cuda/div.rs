@@ -106,6 +106,17 @@ fn blocked_from() -> usize {
         .map_or(BLOCKED_FROM, |t| t.clamp(BLOCKED_LO, BLOCKED_HI + 1))
 }
 
+/// The blocked kernel's top problem (16 quotient limbs from the top 24
+/// divisor limbs): from a per-element reciprocal, one column product and at
+/// most 3 corrections (1), or a limb at a time (0, `MPARRAY_DIV_TOP=seq`,
+/// for comparison).
+fn top_recip() -> u32 {
+    match std::env::var("MPARRAY_DIV_TOP") {
+        Ok(x) if x == "seq" => 0,
+        _ => 1,
+    }
+}
+
 /// Dynamic shared memory of the blocked kernel for divisors of at most `s`
 /// limbs (`DIVB_SMEM` in int_div.cu).
 fn blocked_smem(s: usize) -> u32 {
@@ -209,6 +220,7 @@ pub fn divrem(
     // most of the GPU idle for its whole run.
     let main = eng.stream();
     let from = blocked_from();
+    let recip = top_recip();
     let mut forks = Vec::new();
     let mut launch_tiers = || -> Result<()> {
         for (t, tier) in TIERS.iter().enumerate() {
@@ -266,6 +278,9 @@ pub fn divrem(
                 .arg(&mn)
                 .arg(&count)
                 .arg(&l);
+            if blocked {
+                bld.arg(&recip);
+            }
             // SAFETY: count elements of the sorted list, each within len*limbs; the
             // tiers write disjoint elements; the engine's stream joins them below,
             // before any buffer here is freed or read.
