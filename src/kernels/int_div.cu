@@ -702,7 +702,7 @@ __device__ __forceinline__ u64 divb_seq(u64 &x, u64 inc, int iters, u64 vt, u64 
         if (lane == H) x -= q; // 0, or ~0 if q was one too large
         bool redo = ((ci >> (H - 3)) & 7) != 0;
         if (__ballot_sync(DIV_FULL, lane == H && x != 0)) {
-            DIV_COUNT(blocked_top_add_back);
+            if (lane == 0) DIV_COUNT(blocked_top_add_back);
             q--;
             const u64 s3 = x + vt;
             x = divb_settle(s3, s3 < vt, lane);
@@ -711,7 +711,7 @@ __device__ __forceinline__ u64 divb_seq(u64 &x, u64 inc, int iters, u64 vt, u64 
         }
         if (lane == (u32)k) myq = q;
         if (k > 0) {
-            if (redo) DIV_COUNT(blocked_estimate_redone);
+            if (redo && lane == 0) DIV_COUNT(blocked_estimate_redone);
             q = redo ? qhat_of(x) : qn;
         }
     }
@@ -951,7 +951,7 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
             // The remainder's top H limbs are at most V_T; if equal, Q would
             // not fit in QS limbs: Q = B^QS - 1 (at most 1 too large) instead.
             if (__ballot_sync(DIV_FULL, lane < H && x != vt) == 0) {
-                DIV_COUNT(blocked_top_equal);
+                if (lane == 0) DIV_COUNT(blocked_top_equal);
                 myq = lane < QS ? ~0ull : 0;
                 const u64 sum = inc + vt;
                 x = divb_settle(sum, sum < vt, lane);
@@ -980,6 +980,7 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
                     const int j = (int)lane - i;
                     mac(ring[ri(S + i)], j >= 0 && j <= QS ? s_mu[max(j, 0)] : 0);
                 }
+                if (lane == 0) DIV_COUNT(blocked_recip_step);
                 u64 qh = __shfl_down_sync(DIV_FULL, columns(), QS);
                 if (lane >= QS) qh = 0;
                 if (lane < QS) sQ[lane] = qh;
@@ -1005,7 +1006,7 @@ __device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, cons
                     const u64 s1 = x + nv, s2 = s1 + (lane == 0);
                     const u64 d = divb_settle(s2, (u32)(s1 < nv) + (u32)(s2 < s1), lane);
                     if (__shfl_sync(DIV_FULL, d, H + 1) != 0) break; // R_T - V_T < 0
-                    DIV_COUNT(blocked_recip_fix);
+                    if (lane == 0) DIV_COUNT(blocked_recip_fix);
                     x = lane <= H ? d : 0;
                     const u64 t = qh + (lane == 0);
                     qh = divb_settle(t, t < qh, lane);
