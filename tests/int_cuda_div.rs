@@ -324,6 +324,82 @@ fn cuda_div_estimate_corrections() {
     }
 }
 
+/// The blocked kernel (divisors above 512 limbs, 16 quotient limbs a step,
+/// the top 24 divisor limbs for the estimate): quotient lengths around
+/// multiples of 16, divisor top limbs 1 and all ones (normalisation shifts 63
+/// and 0), and the dividends that take its rare paths: a step's estimate one
+/// too large (u = k * (v with the limbs below n-25 cleared) * B^j, j on a step
+/// boundary), the window's top equal to the divisor's (u = (v-1) * B^j + x).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuda_div_blocked_steps() {
+    let (e, s) = (cuda(), seed());
+    let mut rng = Rng(s ^ 0xb10c);
+    let b = |k: usize| Natural::from(1u32) << (64 * k as u64);
+    for l in [600usize, 1100, 2100, 4200, 8192] {
+        let mut c = Cases::new(l);
+        for n in [
+            300usize,
+            512,
+            513,
+            528,
+            529,
+            1024,
+            1025,
+            2048,
+            4097,
+            l / 2 + 1,
+            l - 33,
+            l - 17,
+            l - 16,
+            l - 15,
+            l - 1,
+        ] {
+            if n > l - 1 {
+                continue;
+            }
+            for rep in 0..3 {
+                let mut v = rng.num(l, n, rep == 1);
+                match rep {
+                    0 => v[n - 1] = 1,
+                    1 => v[n - 1] = u64::MAX,
+                    _ => v[n - 1] |= 1 << 62,
+                }
+                let vv = nat(&v);
+                let room = l - n; // quotient limbs that fit
+                // Quotient lengths around the step size.
+                for ql in [1usize, 15, 16, 17, 31, 32, 33, 1 + rng.below(room.min(80))] {
+                    if ql > room {
+                        continue;
+                    }
+                    let q = nat(&rng.num(ql, ql, rep == 2));
+                    let r = nat(&rng.num(n, n, false)) % &vv;
+                    c.push(q * &vv + r, vv.clone());
+                }
+                // The estimate one too large at a step boundary.
+                let top = &vv - (&vv % b(n - 25));
+                for j in [0usize, 16, 32] {
+                    let kl = 1 + rng.below(16);
+                    if j + kl > room {
+                        continue;
+                    }
+                    let k = nat(&rng.num(kl, kl, rep == 0));
+                    c.push(k * &top * b(j), vv.clone());
+                }
+                // The window's top limbs equal to the divisor's.
+                for j in [16usize, 32, 48] {
+                    if j > room {
+                        continue;
+                    }
+                    let x = nat(&rng.num(j, j, true));
+                    c.push((&vv - Natural::from(1u32)) * b(j) + x, vv.clone());
+                }
+            }
+        }
+        c.check(&e, "blocked steps");
+    }
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn cuda_div_zero_divisor_names_first() {

@@ -133,7 +133,7 @@ inline bool emu_progress() {
                         ready = false;
                         break;
                     }
-                    if (o.mask != m || o.op != t.op) emu_fail("mismatched warp intrinsics");
+                    if (o.mask != m || o.op != t.op) { fprintf(stderr, "lane %d op %d mask %x vs lane %d op %d mask %x\n", l, t.op, m, k, o.op, o.mask); emu_fail("mismatched warp intrinsics"); }
                 }
             if (!ready) continue;
             for (int k = 0; k < 32; k++)
@@ -217,5 +217,6 @@ template <class T> inline T __shfl_up_sync(unsigned m, T v, unsigned d, int w = 
 template <class T> inline T __shfl_down_sync(unsigned m, T v, unsigned d, int w = 32) {
     return (T)emu_wait(OP_DOWN, m, (unsigned long long)v, d, (unsigned)w);
 }
+inline void __syncwarp(unsigned m = 0xffffffffu) { emu_wait(OP_BALLOT, m, 0, 0, 32); }
 inline unsigned __ballot_sync(unsigned m, int p) { return (unsigned)emu_wait(OP_BALLOT, m, p != 0, 0, 32); }
 inline unsigned __match_any_sync(unsigned m, unsigned v) { return (unsigned)emu_wait(OP_MATCH, m, v, 0, 32); }

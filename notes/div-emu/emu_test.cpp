@@ -44,6 +44,13 @@ static TierDesc TIERS[DIV_NTIERS] = {
     {32, 512, 16384, 512, true, int_div_t23},
 };
 static unsigned long long tier_hits[DIV_NTIERS];
+// Blocked kernels for tiers 7..22 (as div.rs), used from tier blocked_from up.
+static void (*BLOCKED[16])(u64 *, u64 *, const u64 *, const u64 *, const u64 *, const u64 *, u64, u32, u32) = {
+    int_div_b7,  int_div_b8,  int_div_b9,  int_div_b10, int_div_b11, int_div_b12,
+    int_div_b13, int_div_b14, int_div_b15, int_div_b16, int_div_b17, int_div_b18,
+    int_div_b19, int_div_b20, int_div_b21, int_div_b22};
+static int blocked_from = 8;
+static unsigned top_recip = 1; // the blocked kernel's top problem from a reciprocal
 
 // Returns -1 or the first zero-divisor index.
 static long long run_div(const std::vector<u64> &a, const std::vector<u64> &b, size_t len, u32 L,
@@ -74,6 +81,13 @@ static long long run_div(const std::vector<u64> &a, const std::vector<u64> &b, s
             block = d.tpb;
         }
         size_t dyn = d.vsmem ? (size_t)d.s * 8 : 0;
+        if (t >= blocked_from && t <= 22) {
+            auto f = BLOCKED[t - 7];
+            emu_launch((unsigned)cnt, DIVB_T, DIVB_SMEM((size_t)d.s), [&] {
+                f(q.data(), r.data(), a.data(), b.data(), list.data() + lo, mn.data(), cnt, L, top_recip);
+            });
+            continue;
+        }
         emu_launch(grid, block, dyn, [&] {
             d.f(q.data(), r.data(), a.data(), b.data(), list.data() + lo, mn.data(), cnt, L);
         });
@@ -267,6 +281,44 @@ static void adversarial(Batch &B, u32 n, int reps) {
     }
 }
 
+// The blocked kernel's rare paths for divisor length n: (1) the top problem's
+// Q one too large (the whole divisor adds back): u = k * (v with its limbs
+// below n-H-1 cleared) * B^j, j a multiple of 16 (a step boundary), k of up
+// to 16 limbs; (2) the window's top H limbs equal to V_T: u = (v-1)*B^j + x.
+static void adversarial_blocked(Batch &B, u32 n, int reps) {
+    u32 L = B.L;
+    for (int rep = 0; rep < reps; rep++) {
+        Num v = random_num(L, n, rep % 2);
+        if (rep % 3 == 0) v[n - 1] |= 1ull << 63;
+        if (rep % 3 == 1) v[n - 1] = 1 + rng() % 3;
+        u32 span = L - n; // room above v for the quotient
+        if (span < 1) continue;
+        {
+            u32 j = 16 * (u32)(rng() % (span / 16 + 1));
+            if (j >= span) j = 0;
+            u32 kl = 1 + (u32)(rng() % min<u32>(16, span - j));
+            Num top(L, 0), k(L, 0), u;
+            for (u32 i = n - DIVB_H - 1; i < n; i++) top[i] = v[i];
+            for (u32 i = 0; i < kl; i++) k[i] = rng() % 3 ? rnd() : ~0ull;
+            Num sh(L, 0), kt;
+            if (muladd(k, top, Num(L, 0), kt, L)) {
+                if (j < L) sh[j] = 1;
+                if (muladd(kt, sh, Num(L, 0), u, L)) B.add(u, v);
+            }
+        }
+        {
+            u32 j = 16 * (1 + (u32)(rng() % (span / 16 + 1)));
+            if (j > span) j = 16;
+            Num vm = v, sh(L, 0), x(L, 0), u;
+            for (u32 i = 0; i < L; i++)
+                if (vm[i]--) break;
+            if (j < L) sh[j] = 1;
+            for (u32 i = 0; i < j && i < L; i++) x[i] = rlimb();
+            if (muladd(vm, sh, x, u, L)) B.add(u, v);
+        }
+    }
+}
+
 static int failures = 0;
 static void run_batch(Batch &B, const char *what) {
     std::vector<u64> q, r;
@@ -295,6 +347,9 @@ static void run_batch(Batch &B, const char *what) {
 int main(int argc, char **argv) {
     u64 seed = argc > 1 ? strtoull(argv[1], 0, 10) : 1;
     int level = argc > 2 ? atoi(argv[2]) : 1;
+    if (argc > 3) blocked_from = atoi(argv[3]);
+    if (argc > 4) top_recip = (unsigned)atoi(argv[4]);
+    printf("blocked from tier %d, top problem %s\n", blocked_from, top_recip ? "reciprocal" : "sequential");
     rng.seed(seed);
     printf("seed %llu\n", (unsigned long long)seed);
 
@@ -378,6 +433,13 @@ int main(int argc, char **argv) {
             for (int i = 0; i < nrand; i++) B.add(random_num(L, L - 2, false), random_num(L, 2 + rng() % (L / 2 - 1), false));
             run_batch(B, "bench-shape");
         }
+        // the benchmark shape at large widths: hundreds of blocked steps, the
+        // window's ring wrapping many times
+        if (level >= 2 && (L == 4096 || L == 8192)) {
+            Batch B{L};
+            for (int i = 0; i < 3; i++) B.add(random_num(L, L - 2, i == 2), random_num(L, L / 4 + rng() % (L / 4), false));
+            run_batch(B, "bench-long");
+        }
         // every tier boundary this width reaches: n = S-1, S, S+1
         {
             Batch B{L};
@@ -412,6 +474,8 @@ int main(int argc, char **argv) {
             std::vector<u32> ns = {1, 2, 3, L / 2 + 1, L > 2 ? L - 1 : 1, L};
             for (u32 n : ns)
                 if (n >= 1 && n <= L) adversarial(B, n, L > 600 ? 1 : 4);
+            for (u32 n : {257u, 300u, 511u, 512u, 513u, 528u, 529u, L / 2 + 1, L - 17, L - 16, L - 15, L - 1})
+                if (n >= 257 && n < L) adversarial_blocked(B, n, 3);
             if (L > 600) {
                 // keep the emulation short: drop elements with many steps
                 Batch C{L};

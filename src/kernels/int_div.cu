@@ -67,6 +67,16 @@ __device__ __forceinline__ u32 div_addc(u32 a, u32 b) {
     asm volatile("addc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
     return d;
 }
+__device__ __forceinline__ u32 div_add_cc(u32 a, u32 b) {
+    u32 d;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+__device__ __forceinline__ u32 div_addc_cc(u32 a, u32 b) {
+    u32 d;
+    asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
 #else
 static u32 div_cf;
 static inline u32 div_cc_out(u64 s) {
@@ -83,6 +93,8 @@ static inline u32 div_madhic_cc(u32 a, u32 b, u32 c) {
 }
 static inline u32 div_madhic(u32 a, u32 b, u32 c) { return (u32)((((u64)a * b) >> 32) + c + div_cf); }
 static inline u32 div_addc(u32 a, u32 b) { return a + b + div_cf; }
+static inline u32 div_add_cc(u32 a, u32 b) { return div_cc_out((u64)a + b); }
+static inline u32 div_addc_cc(u32 a, u32 b) { return div_cc_out((u64)a + b + div_cf); }
 #endif
 
 // x, hidden from the optimiser (so it keeps ~V, not V, in registers).
@@ -613,3 +625,544 @@ DIV_TIER(int_div_t20, 16, 448, false)
 DIV_TIER(int_div_t21, 16, 480, false)
 DIV_TIER(int_div_t22, 16, 512, false)
 DIV_TIER(int_div_t23, 32, 512, true)
+
+// ---- 5. blocked schoolbook: a block per element, QS quotient limbs a step ----
+//
+// For long divisors. The window W (S+QS limbs: the remainder, S limbs with
+// the divisor padded at the bottom to S = n rounded up to 16, times B^QS plus
+// the next QS dividend limbs) gives Q = floor(W/V) < B^QS per step:
+//  A. one warp divides the top H+QS window limbs by the top H divisor limbs V_T
+//     (a limb per lane, 3-by-2 estimates, exact): Q and R_T. As V is
+//     normalised, Q is at most 2 too large for the whole window, and only
+//     if R_T < B^QS (essentially never for random data).
+//  B. all threads: Z = W_L + Q*~V_L + Q over the low S-H limbs (W_L, V_L),
+//     a band schoolbook as in int_mul.cu (bands of 16 words, mad.lo.cc/
+//     madc.hi.cc pairs that ptxas fuses into IMAD.WIDE.U32.X); the bands'
+//     overlaps and carries are resolved once per step, not per limb.
+//  C. that warp: T = R_T + Z_hi - Q (Z_hi: Z's limbs from S-H up) is the top of
+//     the new remainder Z_lo + T*B^(S-H); if T < 0, V is added back and Q
+//     decremented (at most twice).
+// The divisor (as ~V_L, zero from limb S-H up) and the window live in shared
+// memory; the window is a ring of S+2*QS limbs, so that the next QS dividend
+// limbs load during step A.
+#define DIVB_QS 16 // quotient limbs per step
+#define DIVB_H 24  // >= QS+1 (Z fits below S), a multiple of 8 (whole bands), < 32 lanes
+#define DIVB_T 128 // threads per block
+#define DIVB_NW (DIVB_T / 32)
+
+// Completes a lane-parallel sum: s is this lane's limb, c (0..3) the carries
+// it sends to the lane above; returns the settled limb (carries out of lane
+// 31 are dropped).
+__device__ __forceinline__ u64 divb_settle(u64 s, u32 c, u32 lane) {
+    u32 cin = __shfl_up_sync(DIV_FULL, c, 1);
+    if (lane == 0) cin = 0;
+    const u64 s2 = s + cin;
+    const bool g = s2 < cin, p = s2 == ~0ull;
+    const u32 X = __ballot_sync(DIV_FULL, g || p), Y = __ballot_sync(DIV_FULL, g);
+    const u64 ci = ((u64)X + Y) ^ (X ^ Y);
+    return s2 + ((ci >> lane) & 1);
+}
+
+// Warp: x (lanes 0..H-1, below V_T; lanes from H zero) times B^iters plus
+// the limbs inc (lane k: the limb entering at step k, k = iters-1 down to 0),
+// divided by V_T (vt in lanes < H) a limb at a time with 3-by-2 estimates.
+// Returns lane k's quotient limb; x becomes the remainder.
+__device__ __forceinline__ u64 divb_seq(u64 &x, u64 inc, int iters, u64 vt, u64 d1, u64 d0, u64 di,
+                                        u32 lane) {
+    constexpr int H = DIVB_H;
+    const u64 w = lane < H ? ~vt : 0;
+    u64 myq = 0;
+    // The estimate from x's top three limbs before the shift.
+    auto qhat_of = [&](u64 y) -> u64 {
+        return div_qhat(__shfl_sync(DIV_FULL, y, H - 1), __shfl_sync(DIV_FULL, y, H - 2),
+                        __shfl_sync(DIV_FULL, y, H - 3), d1, d0, di);
+    };
+    u64 q = qhat_of(x);
+    for (int k = iters - 1; k >= 0; k--) {
+        const u64 xin = __shfl_sync(DIV_FULL, inc, k);
+        x = __shfl_up_sync(DIV_FULL, x, 1);
+        if (lane == 0) x = xin;
+        // x + q*~V_T + q - q*B^H, settled as in divb_settle.
+        const u64 lo = q * w, hi = __umul64hi(q, w);
+        u64 hin = __shfl_up_sync(DIV_FULL, hi, 1);
+        if (lane == 0) hin = q;
+        const u64 s1 = x + lo, s2 = s1 + hin;
+        u32 cin = __shfl_up_sync(DIV_FULL, (u32)(s1 < lo) + (u32)(s2 < hin), 1);
+        if (lane == 0) cin = 0;
+        const u64 pre = s2 + cin;
+        // The next estimate, speculatively: the one-bit carries
+        // below almost never reach the top limbs (checked after).
+        u64 qn = 0;
+        if (k > 0) qn = qhat_of(pre);
+        const bool g = pre < cin, p = pre == ~0ull;
+        const u32 X = __ballot_sync(DIV_FULL, g || p), Y = __ballot_sync(DIV_FULL, g);
+        const u64 ci = ((u64)X + Y) ^ (X ^ Y);
+        x = pre + ((ci >> lane) & 1);
+        if (lane > H) x = 0;
+        if (lane == H) x -= q; // 0, or ~0 if q was one too large
+        bool redo = ((ci >> (H - 3)) & 7) != 0;
+        if (__ballot_sync(DIV_FULL, lane == H && x != 0)) {
+            if (lane == 0) DIV_COUNT(blocked_top_add_back);
+            q--;
+            const u64 s3 = x + vt;
+            x = divb_settle(s3, s3 < vt, lane);
+            if (lane > H) x = 0;
+            redo = true;
+        }
+        if (lane == (u32)k) myq = q;
+        if (k > 0) {
+            if (redo && lane == 0) DIV_COUNT(blocked_estimate_redone);
+            q = redo ? qhat_of(x) : qn;
+        }
+    }
+    return myq;
+}
+
+// Block-wide carry-lookahead over bands: unit un = warp + NW*k holds bands
+// 32*un..32*un+31 (one per lane). Bit k of g / p: this lane's band of unit k
+// generates / propagates a carry. Returns the carries into this lane's bands.
+template <int KM>
+__device__ __forceinline__ u32 divb_scan(u32 g, u32 p, u32 nunits, u32 *s_u) {
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int k = 0; k < KM; k++) {
+        const u32 un = warp + DIVB_NW * k;
+        if (un < nunits) {
+            u32 X = __ballot_sync(DIV_FULL, ((g | p) >> k) & 1), Y = __ballot_sync(DIV_FULL, (g >> k) & 1);
+            if (lane == 0) s_u[un] = (u32)(((u64)X + Y) >> 32) | (X == DIV_FULL && Y == 0 ? 2u : 0u);
+        }
+    }
+    __syncthreads();
+    if (warp == 0) {
+        const u32 f = lane < nunits ? s_u[lane] : 0;
+        const u32 X = __ballot_sync(DIV_FULL, f != 0), Y = __ballot_sync(DIV_FULL, f & 1);
+        const u64 ci = ((u64)X + Y) ^ (X ^ Y);
+        if (lane < nunits) s_u[lane] = f | ((u32)(ci >> lane) & 1) << 2;
+    }
+    __syncthreads();
+    u32 cin = 0;
+#pragma unroll
+    for (int k = 0; k < KM; k++) {
+        const u32 un = warp + DIVB_NW * k;
+        if (un < nunits) {
+            u32 X = __ballot_sync(DIV_FULL, ((g | p) >> k) & 1), Y = __ballot_sync(DIV_FULL, (g >> k) & 1);
+            const u64 ci = ((u64)X + Y + (s_u[un] >> 2)) ^ (X ^ Y);
+            cin |= ((u32)(ci >> lane) & 1) << k;
+        }
+    }
+    return cin;
+}
+
+// 16 words from shared memory, 16-byte aligned.
+__device__ __forceinline__ void divb_ld16(u32 (&r)[16], const u32 *p) {
+#ifdef DIV_EMU
+    if ((size_t)p & 15) emu_fail("misaligned 16-byte load");
+    for (int w = 0; w < 16; w++) r[w] = p[w];
+#else
+#pragma unroll
+    for (int w = 0; w < 16; w += 4) {
+        const uint4 x = *(const uint4 *)(p + w);
+        r[w] = x.x;
+        r[w + 1] = x.y;
+        r[w + 2] = x.z;
+        r[w + 3] = x.w;
+    }
+#endif
+}
+
+// One row: (e, o) += a * w, w a 16-word window; e holds the even words'
+// products (words 0..16), o the odd ones' (words 1..17), so that each 32x32
+// product is a mad.lo.cc/madc.hi.cc pair on the same operands.
+__device__ __forceinline__ void divb_row(u32 (&e)[17], u32 (&o)[18], u32 a, const u32 (&w)[16]) {
+    e[0] = div_madlo_cc(a, w[0], e[0]);
+    e[1] = div_madhic_cc(a, w[0], e[1]);
+#pragma unroll
+    for (int j = 2; j < 16; j += 2) {
+        e[j] = div_madloc_cc(a, w[j], e[j]);
+        e[j + 1] = div_madhic_cc(a, w[j], e[j + 1]);
+    }
+    e[16] = div_addc(e[16], 0);
+    o[1] = div_madlo_cc(a, w[1], o[1]);
+    o[2] = div_madhic_cc(a, w[1], o[2]);
+#pragma unroll
+    for (int j = 3; j < 16; j += 2) {
+        o[j] = div_madloc_cc(a, w[j], o[j]);
+        o[j + 1] = div_madhic_cc(a, w[j], o[j + 1]);
+    }
+    o[17] = div_addc(o[17], 0);
+}
+
+// Band beta of Z: c = its 8 window limbs (replaced by Z's, the W part read
+// only if withw), ov = the 2 words above them. Mw: ~V_L as words (zero below
+// word 0), Qw: Q as words. Returns whether limbs 1..7 are all ones.
+__device__ __forceinline__ bool divb_band(u64 *c, u64 &ov, const u32 *Mw, const u32 *Qw, u32 beta,
+                                          bool withw) {
+    const u32 k0 = 16 * beta;
+    u32 e[17], o[18];
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const u64 x = withw ? c[i] : 0;
+        e[2 * i] = (u32)x;
+        e[2 * i + 1] = (u32)(x >> 32);
+    }
+    e[16] = 0;
+#pragma unroll
+    for (int i = 0; i < 18; i++) o[i] = 0;
+    u32 hw[16], lw[16], av[16];
+    divb_ld16(hw, Mw + k0);
+    divb_ld16(lw, Mw + k0 - 16);
+    divb_ld16(av, Qw);
+#pragma unroll
+    for (int u = 0; u < 16; u++) {
+        u32 w[16];
+#pragma unroll
+        for (int j = 0; j < 16; j++) w[j] = j >= u ? hw[j - u] : lw[16 + j - u];
+        divb_row(e, o, av[u], w);
+    }
+#pragma unroll
+    for (int j = 0; j < 16; j++) hw[j] = lw[j];
+    divb_ld16(lw, Mw + k0 - 32);
+    divb_ld16(av, Qw + 16);
+#pragma unroll
+    for (int u = 0; u < 16; u++) {
+        u32 w[16];
+#pragma unroll
+        for (int j = 0; j < 16; j++) w[j] = j >= u ? hw[j - u] : lw[16 + j - u];
+        divb_row(e, o, av[u], w);
+    }
+    if (k0 < 2 * DIVB_QS) { // + Q in the lowest two bands
+        divb_ld16(av, Qw + k0);
+        divb_row(e, o, 1u, av);
+    }
+    u32 st[18];
+    st[0] = e[0];
+    st[1] = div_add_cc(e[1], o[1]);
+#pragma unroll
+    for (int w = 2; w <= 16; w++) st[w] = div_addc_cc(e[w], o[w]);
+    st[17] = div_addc(o[17], 0);
+    u32 ones = ~0u;
+#pragma unroll
+    for (int w = 2; w < 16; w++) ones &= st[w];
+#pragma unroll
+    for (int i = 0; i < 8; i++) c[i] = ((u64)st[2 * i + 1] << 32) | st[2 * i];
+    ov = ((u64)st[17] << 32) | st[16];
+    return ones == ~0u;
+}
+
+// Dynamic shared memory for divisors of at most smax limbs (div.rs has the
+// same formula): ~V words (2*smax+32), ring (smax+2*QS limbs), band
+// overflows (smax/8 limbs), Q (QS limbs).
+#define DIVB_SMEM(smax) (17 * (smax) + 512)
+
+// recip: the top problem from a reciprocal of V_T (else a limb at a time).
+template <int SMAX>
+__device__ __forceinline__ void div_blocked(u64 *qo, u64 *ro, const u64 *a, const u64 *b,
+                                            const u64 *list, const u64 *mn, u64 count, u32 limbs,
+                                            u32 recip) {
+    constexpr int QS = DIVB_QS, H = DIVB_H, NW = DIVB_NW;
+    constexpr int KM = (SMAX / 8 + 32 * NW - 1) / (32 * NW); // units per warp
+    static_assert(SMAX % 16 == 0 && SMAX / 8 <= 32 * 32, "at most 32 units of 32 bands");
+    if (blockIdx.x >= count) return;
+    const u32 tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    // The warp that solves the top problem, and the one that loads dividend
+    // limbs, rotate with the block: warp w of a block runs on the SM's
+    // sub-partition w, so a fixed choice would put every resident block's
+    // serial top problem on one sub-partition.
+    const u32 tw = blockIdx.x % NW, lw = (tw + 1) % NW;
+
+#ifdef DIV_EMU
+    u64 *sm = (u64 *)emu_dynamic_smem();
+#else
+    extern __shared__ u64 s_w[];
+    u64 *sm = s_w;
+#endif
+    u32 *Mw = (u32 *)sm + 32;        // words [-32, 2*SMAX)
+    u64 *ring = sm + SMAX + 16;      // SMAX + 2*QS limbs
+    u64 *sov = ring + SMAX + 2 * QS; // SMAX/8 limbs
+    u64 *sQ = sov + SMAX / 8;        // QS limbs
+    const u32 *Qw = (const u32 *)sQ;
+    __shared__ u32 s_u[32];
+    __shared__ u64 s_x, s_mu[DIVB_QS + 1], s_vt[DIVB_H];
+    __shared__ int s_neg;
+
+    const u64 e = list[blockIdx.x];
+    const u64 mnv = mn[e];
+    const u32 m = (u32)(mnv >> 32), n = (u32)mnv;
+    const u64 *u = a + e * limbs, *v = b + e * limbs;
+    u64 *q_out = qo + e * limbs, *r_out = ro + e * limbs;
+    const u32 s = __clzll(v[n - 1]);
+    const int S = (int)((n + 15) & ~15u), z = S - (int)n, j0 = (int)(m - n);
+    const int nb = S / 8, RING = S + 2 * QS;
+    const u32 nunits = (u32)(nb + 31) / 32;
+    const int nsteps = (j0 + QS) / QS;
+
+    const int lm = (int)limbs - 1;
+    auto ldu = [&](int i) -> u64 { return u[min(max(i, 0), lm)]; };
+    // Limb i of u << s (0 outside 0..=m) and of v << s (0 for i < 0).
+    auto un = [&](int i) -> u64 {
+        u64 hi = ldu(i), lo = ldu(i - 1);
+        hi = i >= 0 && i < (int)m ? hi : 0;
+        lo = i >= 1 && i <= (int)m ? lo : 0;
+        return (hi << s) | ((lo >> 1) >> (63 - s));
+    };
+    auto vn = [&](int i) -> u64 {
+        u64 hi = v[min(max(i, 0), lm)], lo = v[min(max(i - 1, 0), lm)];
+        hi = i >= 0 ? hi : 0;
+        lo = i >= 1 ? lo : 0;
+        return (hi << s) | ((lo >> 1) >> (63 - s));
+    };
+
+    // ~V_L (limbs -16..S-1, zero outside 0..S-H), and the first window: the
+    // dividend limbs from (nsteps-1)*QS, with zero limbs above (so that every
+    // step makes QS quotient limbs, the top ones zero).
+    for (int i = (int)tid; i < S + 16; i += DIVB_T) {
+        const int l = i - 16;
+        const u64 x = l >= 0 && l < S - H ? ~vn(l - z) : 0;
+        Mw[2 * l] = (u32)x;
+        Mw[2 * l + 1] = (u32)(x >> 32);
+    }
+    const int P0 = (nsteps - 1) * QS;
+    for (int i = (int)tid; i < S + QS; i += DIVB_T) ring[i] = un(P0 + i - z);
+    u64 vt = 0; // warp tw: lane i < H holds V_T limb i
+    if (warp == tw && lane < H) vt = vn((int)n - H + (int)lane);
+    const u64 d1 = vn((int)n - 1), d0 = vn((int)n - 2), di = div_invert_3by2(d1, d0);
+    if (warp == tw) {
+        if (lane < H) s_vt[lane] = vt;
+        if (recip) { // mu = floor(B^(H+QS)/V_T), QS+1 limbs (the top one <= 2)
+            u64 xm = lane == H - 1 ? 1 : 0;
+            const u64 mu = divb_seq(xm, 0, QS + 1, vt, d1, d0, di, lane);
+            if (lane <= QS) s_mu[lane] = mu;
+        }
+    }
+    __syncthreads();
+
+    int base = 0; // ring index of window limb 0
+    auto ri = [&](int i) -> int {
+        const int x = base + i;
+        return x >= RING ? x - RING : x;
+    };
+    for (int st = 0;; st++) {
+        const int P = (nsteps - 1 - st) * QS; // quotient limb of Q's limb 0
+        // ---- A: the top problem (warp tw); warp lw loads the next QS limbs.
+        u64 x = 0, myq = 0;
+        if (warp == tw) {
+            x = lane < H ? ring[ri(S + QS - H + (int)lane)] : 0;
+            const u64 inc = lane < QS ? ring[ri(S - H + (int)lane)] : 0;
+            // The remainder's top H limbs are at most V_T; if equal, Q would
+            // not fit in QS limbs: Q = B^QS - 1 (at most 1 too large) instead.
+            if (__ballot_sync(DIV_FULL, lane < H && x != vt) == 0) {
+                if (lane == 0) DIV_COUNT(blocked_top_equal);
+                myq = lane < QS ? ~0ull : 0;
+                const u64 sum = inc + vt;
+                x = divb_settle(sum, sum < vt, lane);
+                if (lane > H) x = 0;
+            } else if (recip) {
+                // Qh = floor(a*mu/B^QS), a = W_T's top QS limbs (the window's
+                // from S): Q-3 <= Qh <= Q (Barrett). Lane c sums a_i*mu_(c-i).
+                u64 p0 = 0, p1 = 0, p2 = 0;
+                auto mac = [&](u64 f, u64 g) {
+                    const u64 lo = f * g, hi = __umul64hi(f, g);
+                    p0 += lo;
+                    const u64 h = hi + (p0 < lo); // hi <= B-2
+                    p1 += h;
+                    p2 += p1 < h;
+                };
+                // Column c of the sum: p0_c + p1_(c-1) + p2_(c-2).
+                auto columns = [&]() -> u64 {
+                    u64 a1 = __shfl_up_sync(DIV_FULL, p1, 1), a2 = __shfl_up_sync(DIV_FULL, p2, 2);
+                    if (lane < 1) a1 = 0;
+                    if (lane < 2) a2 = 0;
+                    const u64 s1 = p0 + a1, s2 = s1 + a2;
+                    return divb_settle(s2, (u32)(s1 < a1) + (u32)(s2 < a2), lane);
+                };
+#pragma unroll
+                for (int i = 0; i < QS; i++) {
+                    const int j = (int)lane - i;
+                    mac(ring[ri(S + i)], j >= 0 && j <= QS ? s_mu[max(j, 0)] : 0);
+                }
+                if (lane == 0) DIV_COUNT(blocked_recip_step);
+                u64 qh = __shfl_down_sync(DIV_FULL, columns(), QS);
+                if (lane >= QS) qh = 0;
+                if (lane < QS) sQ[lane] = qh;
+                __syncwarp();
+                // R_T = W_T - Qh*V_T, H+1 limbs (R_T < 4*V_T).
+                p0 = p1 = p2 = 0;
+#pragma unroll
+                for (int i = 0; i < QS; i++) {
+                    const int j = (int)lane - i;
+                    mac(sQ[i], j >= 0 && j < H ? s_vt[max(j, 0)] : 0);
+                }
+                {
+                    const u64 col = columns(); // every lane: it shuffles
+                    const u64 nd = lane <= H ? ~col : 0;
+                    const u64 wl = lane <= H ? ring[ri(S - H + (int)lane)] : 0;
+                    const u64 s1 = wl + nd, s2 = s1 + (lane == 0);
+                    x = divb_settle(s2, (u32)(s1 < nd) + (u32)(s2 < s1), lane);
+                    if (lane > H) x = 0;
+                }
+                // At most 3 times: R_T >= V_T, so R_T -= V_T and Qh += 1.
+                for (;;) {
+                    const u64 nv = lane < H ? ~vt : (lane <= H + 1 ? ~0ull : 0);
+                    const u64 s1 = x + nv, s2 = s1 + (lane == 0);
+                    const u64 d = divb_settle(s2, (u32)(s1 < nv) + (u32)(s2 < s1), lane);
+                    if (__shfl_sync(DIV_FULL, d, H + 1) != 0) break; // R_T - V_T < 0
+                    if (lane == 0) DIV_COUNT(blocked_recip_fix);
+                    x = lane <= H ? d : 0;
+                    const u64 t = qh + (lane == 0);
+                    qh = divb_settle(t, t < qh, lane);
+                    if (lane >= QS) qh = 0;
+                }
+                myq = qh;
+                __syncwarp(); // every lane has read sQ
+            } else {
+                myq = divb_seq(x, inc, QS, vt, d1, d0, di, lane);
+            }
+            if (lane < QS) sQ[lane] = myq;
+        } else if (warp == lw && P > 0 && lane < QS) {
+            int nbase = base - QS;
+            if (nbase < 0) nbase += RING;
+            ring[nbase + (int)lane] = un(P - QS + (int)lane - z);
+        }
+        __syncthreads();
+        // ---- B: Z = W_L + Q*~V_L + Q, band by band.
+        u32 ones = 0; // bit k: limbs 1..7 of this lane's band of unit k are all ones
+#pragma unroll 1
+        for (int k = 0; k < KM; k++) {
+            const int beta = 32 * (int)(warp + NW * k) + (int)lane;
+            if (beta < nb)
+                ones |= (u32)divb_band(ring + ri(8 * beta), sov[beta], Mw, Qw, (u32)beta,
+                                       8 * beta < S - H)
+                        << k;
+        }
+        __syncthreads();
+        // ---- the overlap of the band below, then one carry-lookahead.
+        u32 gb = 0, pb = 0;
+#pragma unroll
+        for (int k = 0; k < KM; k++) {
+            const int beta = 32 * (int)(warp + NW * k) + (int)lane;
+            if (beta < nb) {
+                u64 *c = ring + ri(8 * beta);
+                const u64 o = beta > 0 ? sov[beta - 1] : 0;
+                const u64 y0 = c[0] + o;
+                u32 cy = y0 < o;
+                c[0] = y0;
+                if (cy) { // y0 < o: not all ones, so the band cannot propagate
+                    for (int i = 1; i < 8 && cy; i++) cy = ++c[i] == 0;
+                }
+                gb |= cy << k;
+                pb |= (u32)(y0 == ~0ull && ((ones >> k) & 1)) << k;
+            }
+        }
+        u32 cin = divb_scan<KM>(gb, pb, nunits, s_u);
+#pragma unroll
+        for (int k = 0; k < KM; k++) {
+            const int beta = 32 * (int)(warp + NW * k) + (int)lane;
+            if (beta < nb && ((cin >> k) & 1)) {
+                u64 *c = ring + ri(8 * beta);
+                for (int i = 0; i < 8; i++)
+                    if (++c[i] != 0) break;
+            }
+        }
+        __syncthreads();
+        // ---- C: T = R_T + Z_hi - Q, computed mod B^(H+1) as R_T + Z_hi + ~Q + 1.
+        if (warp == tw) {
+            const u64 zh = lane < H ? ring[ri(S - H + (int)lane)] : 0;
+            const u64 nq = lane < QS ? ~myq : (lane <= H ? ~0ull : 0);
+            const u64 s1 = x + zh, s2 = s1 + nq, s3 = s2 + (lane == 0);
+            x = divb_settle(s3, (u32)(s1 < zh) + (u32)(s2 < nq) + (u32)(s3 < s2), lane);
+            if (lane > H) x = 0;
+            const bool neg = __shfl_sync(DIV_FULL, x, H) >> 63;
+            if (!neg) {
+                if (lane < H) ring[ri(S - H + (int)lane)] = x;
+                if (lane < QS && P + (int)lane <= j0) q_out[P + lane] = myq;
+            }
+            if (lane == 0) s_neg = neg;
+        }
+        __syncthreads();
+        while (s_neg) { // rare: add the divisor back
+            if (tid == 0) DIV_COUNT(blocked_add_back);
+            const int bh = (S - H) / 8; // bands below S-H get V_L
+            gb = pb = 0;
+#pragma unroll
+            for (int k = 0; k < KM; k++) {
+                const int beta = 32 * (int)(warp + NW * k) + (int)lane;
+                if (beta < bh) {
+                    u64 *c = ring + ri(8 * beta);
+                    u32 cy = 0;
+                    u64 all = ~0ull;
+                    for (int i = 0; i < 8; i++) {
+                        const int l = 8 * beta + i;
+                        const u64 vl = ~(((u64)Mw[2 * l + 1] << 32) | Mw[2 * l]);
+                        const u64 y = c[i] + vl, y2 = y + cy;
+                        cy = (u32)(y < vl) | (u32)(y2 < y);
+                        c[i] = y2;
+                        all &= y2;
+                    }
+                    gb |= cy << k;
+                    pb |= (u32)(all == ~0ull) << k;
+                }
+            }
+            cin = divb_scan<KM>(gb, pb, nunits, s_u);
+#pragma unroll
+            for (int k = 0; k < KM; k++) {
+                const int beta = 32 * (int)(warp + NW * k) + (int)lane;
+                if (beta < bh && ((cin >> k) & 1)) {
+                    u64 *c = ring + ri(8 * beta);
+                    for (int i = 0; i < 8; i++)
+                        if (++c[i] != 0) break;
+                }
+                if (beta == bh) s_x = (cin >> k) & 1;
+            }
+            __syncthreads();
+            if (warp == tw) { // T += V_T + carry, Q -= 1
+                const u64 cb = lane == 0 ? s_x : 0;
+                const u64 s1 = x + vt, s2 = s1 + cb;
+                x = divb_settle(s2, (u32)(s1 < vt) + (u32)(s2 < cb), lane);
+                if (lane > H) x = 0;
+                const u64 dq = lane < QS ? ~0ull : 0, s3 = myq + dq;
+                myq = divb_settle(s3, s3 < dq, lane);
+                if (lane >= QS) myq = 0;
+                const bool neg = __shfl_sync(DIV_FULL, x, H) >> 63;
+                if (!neg) {
+                    if (lane < H) ring[ri(S - H + (int)lane)] = x;
+                    if (lane < QS && P + (int)lane <= j0) q_out[P + lane] = myq;
+                }
+                if (lane == 0) s_neg = neg;
+            }
+            __syncthreads();
+        }
+        if (st == nsteps - 1) break;
+        base = base >= QS ? base - QS : base - QS + RING;
+    }
+
+    // Remainder: window limbs [z, S) >> s.
+    for (int i = (int)tid; i < (int)n; i += DIVB_T) {
+        const u64 lo = ring[ri(z + i)], hi = z + i + 1 < S ? ring[ri(z + i + 1)] : 0;
+        r_out[i] = (lo >> s) | ((hi << 1) << (63 - s));
+    }
+}
+
+#define DIVB_TIER(NAME, SMAX)                                                                \
+    extern "C" __global__ void __launch_bounds__(DIVB_T, 4)                                  \
+        NAME(u64 *qo, u64 *ro, const u64 *a, const u64 *b, const u64 *list, const u64 *mn,  \
+             u64 count, u32 limbs, u32 recip) {                                              \
+        div_blocked<SMAX>(qo, ro, a, b, list, mn, count, limbs, recip);                      \
+    }
+
+// Keep in step with BLOCKED in src/int/cuda/div.rs: tier t's bound as SMAX.
+DIVB_TIER(int_div_b7, 512)
+DIVB_TIER(int_div_b8, 1024)
+DIVB_TIER(int_div_b9, 1536)
+DIVB_TIER(int_div_b10, 2048)
+DIVB_TIER(int_div_b11, 2560)
+DIVB_TIER(int_div_b12, 3072)
+DIVB_TIER(int_div_b13, 3584)
+DIVB_TIER(int_div_b14, 4096)
+DIVB_TIER(int_div_b15, 4608)
+DIVB_TIER(int_div_b16, 5120)
+DIVB_TIER(int_div_b17, 5632)
+DIVB_TIER(int_div_b18, 6144)
+DIVB_TIER(int_div_b19, 6656)
+DIVB_TIER(int_div_b20, 7168)
+DIVB_TIER(int_div_b21, 7680)
+DIVB_TIER(int_div_b22, 8192)

@@ -69,6 +69,60 @@ const TIERS: [Tier; 24] = [
     tier("int_div_t23", 16384, 512, true),
 ];
 
+/// Tiers `BLOCKED_LO..=BLOCKED_HI` have a second kernel, the blocked
+/// schoolbook (`div_blocked` in int_div.cu: a block of `BLOCKED_THREADS` per
+/// element, 16 quotient limbs per step, the divisor and the window in shared
+/// memory), used from tier `blocked_from()` up.
+const BLOCKED_LO: usize = 7;
+const BLOCKED_HI: usize = 22;
+const BLOCKED: [&str; BLOCKED_HI - BLOCKED_LO + 1] = [
+    "int_div_b7",
+    "int_div_b8",
+    "int_div_b9",
+    "int_div_b10",
+    "int_div_b11",
+    "int_div_b12",
+    "int_div_b13",
+    "int_div_b14",
+    "int_div_b15",
+    "int_div_b16",
+    "int_div_b17",
+    "int_div_b18",
+    "int_div_b19",
+    "int_div_b20",
+    "int_div_b21",
+    "int_div_b22",
+];
+const BLOCKED_THREADS: u32 = 128;
+/// The first tier that runs blocked (divisors above 512 limbs), unless
+/// `MPARRAY_DIV_BLOCKED_FROM` names another tier (7..=23; 23 = never), for
+/// measuring the crossover.
+const BLOCKED_FROM: usize = 8;
+
+fn blocked_from() -> usize {
+    std::env::var("MPARRAY_DIV_BLOCKED_FROM")
+        .ok()
+        .and_then(|x| x.parse::<usize>().ok())
+        .map_or(BLOCKED_FROM, |t| t.clamp(BLOCKED_LO, BLOCKED_HI + 1))
+}
+
+/// The blocked kernel's top problem (16 quotient limbs from the top 24
+/// divisor limbs): from a per-element reciprocal, one column product and at
+/// most 3 corrections (1), or a limb at a time (0, `MPARRAY_DIV_TOP=seq`,
+/// for comparison).
+fn top_recip() -> u32 {
+    match std::env::var("MPARRAY_DIV_TOP") {
+        Ok(x) if x == "seq" => 0,
+        _ => 1,
+    }
+}
+
+/// Dynamic shared memory of the blocked kernel for divisors of at most `s`
+/// limbs (`DIVB_SMEM` in int_div.cu).
+fn blocked_smem(s: usize) -> u32 {
+    17 * s as u32 + 512
+}
+
 /// Layout of the small `meta` buffer: zero-divisor flag, tier bounds, then the
 /// histogram of divisor lengths (`DIV_HIST` in int_div.cu).
 const META_HEAD: usize = TIERS.len() + 2;
@@ -165,6 +219,8 @@ pub fn divrem(
     // divisors of a wide dividend) is latency-bound and would otherwise keep
     // most of the GPU idle for its whole run.
     let main = eng.stream();
+    let from = blocked_from();
+    let recip = top_recip();
     let mut forks = Vec::new();
     let mut launch_tiers = || -> Result<()> {
         for (t, tier) in TIERS.iter().enumerate() {
@@ -173,8 +229,16 @@ pub fn divrem(
                 continue;
             }
             let count = (hi - lo) as u64;
-            let f = eng.function(&inst, tier.kernel)?;
-            let smem = if tier.smem_divisor {
+            let blocked = t >= from && t <= BLOCKED_HI;
+            let kernel = if blocked {
+                BLOCKED[t - BLOCKED_LO]
+            } else {
+                tier.kernel
+            };
+            let f = eng.function(&inst, kernel)?;
+            let smem = if blocked {
+                blocked_smem(tier.s)
+            } else if tier.smem_divisor {
                 8 * tier.s as u32
             } else {
                 0
@@ -186,7 +250,12 @@ pub fn divrem(
                 )
                 .map_err(Error::driver("allowing shared memory for int_div"))?;
             }
-            let launch = if tier.g > 32 {
+            let launch = if blocked {
+                let grid = u32::try_from(count).map_err(|_| {
+                    Error::Invalid(format!("divrem: {count} elements in one launch"))
+                })?;
+                cfg(grid, BLOCKED_THREADS, smem)
+            } else if tier.g > 32 {
                 let grid = u32::try_from(count).map_err(|_| {
                     Error::Invalid(format!("divrem: {count} elements in one launch"))
                 })?;
@@ -209,10 +278,13 @@ pub fn divrem(
                 .arg(&mn)
                 .arg(&count)
                 .arg(&l);
+            if blocked {
+                bld.arg(&recip);
+            }
             // SAFETY: count elements of the sorted list, each within len*limbs; the
             // tiers write disjoint elements; the engine's stream joins them below,
             // before any buffer here is freed or read.
-            launched(unsafe { bld.launch(launch) }, tier.kernel)?;
+            launched(unsafe { bld.launch(launch) }, kernel)?;
             forks.push(stream);
         }
         Ok(())
