@@ -2,6 +2,7 @@
 //! multiplied by number-theoretic transforms; division, square root and
 //! radix conversion on top of that multiplication.
 
+pub mod cuda;
 pub mod engine;
 
 pub use engine::HugeEngine;
