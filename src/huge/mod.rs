@@ -355,7 +355,11 @@ fn bad_char(text: &[u8], p: usize) -> String {
         .chars()
         .next()
         .unwrap_or('?');
-    format!("bad character {ch:?} at byte {p} (line {line}, column {col})")
+    if ch.is_whitespace() {
+        format!("white space inside the number at byte {p} (line {line}, column {col}): a file holds one number")
+    } else {
+        format!("bad character {ch:?} at byte {p} (line {line}, column {col})")
+    }
 }
 
 fn bit_len(l: &[u64]) -> u64 {
