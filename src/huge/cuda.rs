@@ -12,7 +12,7 @@
 //! into the result on the device.
 
 use std::cmp::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
@@ -191,9 +191,10 @@ impl CudaHuge {
     /// The engine on `eng`'s device; the transform memory limit is
     /// `MPARRAY_HUGE_MEM_LIMIT` if set, else half the device memory.
     pub fn new(eng: Arc<CudaEngine>) -> Result<CudaHuge> {
+        static TABLES: OnceLock<Vec<u32>> = OnceLock::new();
         let tab = eng
             .stream()
-            .clone_htod(&tables())
+            .clone_htod(TABLES.get_or_init(tables))
             .map_err(Error::driver("copying twiddle tables to the device"))?;
         let mem_limit = match env_mem_limit()? {
             Some(m) => m,
@@ -209,6 +210,24 @@ impl CudaHuge {
     /// The engine on device 0.
     pub fn shared() -> Result<CudaHuge> {
         CudaHuge::new(CudaEngine::shared()?)
+    }
+
+    /// The engine on `eng`, built once per device engine and kept (its
+    /// tables stay on the device).
+    pub fn for_engine(eng: &Arc<CudaEngine>) -> Result<Arc<CudaHuge>> {
+        type Cache = Mutex<Vec<(usize, Arc<CudaHuge>)>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let key = Arc::as_ptr(eng) as usize;
+        let mut c = CACHE
+            .get_or_init(|| Mutex::new(Vec::new()))
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some((_, h)) = c.iter().find(|(k, _)| *k == key) {
+            return Ok(h.clone());
+        }
+        let h = Arc::new(CudaHuge::new(eng.clone())?);
+        c.push((key, h.clone()));
+        Ok(h)
     }
 
     /// Sets the device memory (bytes) one transform product may use; larger

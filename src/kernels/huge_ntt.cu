@@ -12,8 +12,9 @@
 // permutation pass is needed. Stages with half-size h >= 4096 run as global
 // passes of LOGR stages each (each thread holds 2^LOGR elements 2^logs
 // apart in registers); the last 12 stages (h < 4096) run on 4096-element
-// tiles in shared memory, fused with the pointwise product and the first 12
-// inverse stages. Arithmetic is Montgomery with R = 2^32, every value fully
+// tiles (three register rounds of 4 stages, exchanged through shared
+// memory), fused with the pointwise product and the first 12 inverse
+// stages. Arithmetic is Montgomery with R = 2^32, every value fully
 // reduced in [0, p); twiddles are stored in Montgomery form.
 #include "common.cuh"
 
@@ -27,6 +28,7 @@
 #define HN_OFF_TT (HN_OFF_TH + (1 << (HN_LOGMAX - HN_TL_BITS)))
 #define HN_OFF_ROOT (HN_OFF_TT + HN_TILE)
 #define HN_TAB (HN_OFF_ROOT + 32)
+#define HN_TPB 256
 
 __constant__ u32 HN_P[3] = {3892314113u, 3489660929u, 3221225473u};
 // p^-1 mod 2^32.
@@ -72,29 +74,17 @@ extern "C" __global__ void hn_load(u32 *x, const u64 *limbs, u64 lo, u64 npieces
     }
 }
 
-// LOGR consecutive radix-2 stages over global memory, for the 3 primes
-// (blockIdx.y). Half-sizes H = S 2^(LOGR-1) down to S = 2^logs (forward,
-// DIF) or S up to H (inverse, DIT). Thread g holds elements
-// base + t S, t < 2^LOGR, with base = (g / S) 2H + g % S.
+// LOGR radix-2 stages on v[0..2^LOGR), the elements base + t S of a group
+// whose largest half-size is H = S 2^(LOGR-1): DIF from H down (forward) or
+// DIT up to H (inverse). w0 = w_(2H)^off with off = base mod S; T is the
+// (direction, prime) table (for the roots).
 template <int LOGR, bool INV>
-__device__ __forceinline__ void hn_pass(u32 *x, const u32 *tab, u32 logn, u32 logs) {
+__device__ __forceinline__ void hn_radix(u32 (&v)[1 << LOGR], u32 w0, const u32 *T, u32 p,
+                                         u32 pinv) {
     const int R = 1 << LOGR;
-    u32 q = blockIdx.y;
-    u32 p = HN_P[q], pinv = HN_PINV[q];
-    u64 N = 1ull << logn;
-    u64 g = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= (N >> LOGR)) return;
-    const u32 *T = tab + (u64)((INV ? 3 : 0) + q) * HN_TAB;
-    u32 *xs = x + q * N;
-    u64 S = 1ull << logs;
-    u64 off = g & (S - 1);
-    u64 base = ((g >> logs) << (logs + LOGR)) | off;
-    u32 v[R];
-#pragma unroll
-    for (int t = 0; t < R; t++) v[t] = xs[base + t * S];
     // wb[k] = w_(2 h_k)^off with h_k = H / 2^k; w_(2H) = W^(2^27 / 2H).
     u32 wb[LOGR];
-    wb[0] = hn_pow(T, (u32)(off << (HN_LOGMAX - logs - LOGR)), p, pinv);
+    wb[0] = w0;
 #pragma unroll
     for (int k = 1; k < LOGR; k++) wb[k] = hn_mul(wb[k - 1], wb[k - 1], p, pinv);
 #pragma unroll
@@ -122,6 +112,29 @@ __device__ __forceinline__ void hn_pass(u32 *x, const u32 *tab, u32 logn, u32 lo
             if (m + 1 < d) tw = hn_mul(tw, rho, p, pinv);
         }
     }
+}
+
+// LOGR consecutive radix-2 stages over global memory, for the 3 primes
+// (blockIdx.y). Half-sizes H = S 2^(LOGR-1) down to S = 2^logs (forward,
+// DIF) or S up to H (inverse, DIT). Thread g holds elements
+// base + t S, t < 2^LOGR, with base = (g / S) 2H + g % S.
+template <int LOGR, bool INV>
+__device__ __forceinline__ void hn_pass(u32 *x, const u32 *tab, u32 logn, u32 logs) {
+    const int R = 1 << LOGR;
+    u32 q = blockIdx.y;
+    u32 p = HN_P[q], pinv = HN_PINV[q];
+    u64 N = 1ull << logn;
+    u64 g = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= (N >> LOGR)) return;
+    const u32 *T = tab + (u64)((INV ? 3 : 0) + q) * HN_TAB;
+    u32 *xs = x + q * N;
+    u64 S = 1ull << logs;
+    u64 off = g & (S - 1);
+    u64 base = ((g >> logs) << (logs + LOGR)) | off;
+    u32 v[R];
+#pragma unroll
+    for (int t = 0; t < R; t++) v[t] = xs[base + t * S];
+    hn_radix<LOGR, INV>(v, hn_pow(T, (u32)(off << (HN_LOGMAX - logs - LOGR)), p, pinv), T, p, pinv);
 #pragma unroll
     for (int t = 0; t < R; t++) xs[base + t * S] = v[t];
 }
@@ -138,44 +151,54 @@ HN_PASS(2)
 HN_PASS(3)
 HN_PASS(4)
 
-#define HN_TPB 256
+// A 4096-point tile is 3 rounds of 4 stages: round r groups elements
+// base + 16^(2-r) k (k < 16); thread t's base is t (round 0),
+// (t / 16) 256 + t % 16 (round 1) and 16 t (round 2). Shared memory keeps
+// one spare word per 16 so that every round's accesses hit distinct banks.
+#define HN_SPAD (HN_TILE + HN_TILE / 16)
+__device__ __forceinline__ u32 hn_pad(u32 i) { return i + (i >> 4); }
 
-// DIF stages h = 2048 .. 1 on a tile in shared memory.
-__device__ __forceinline__ void hn_tile_dif(u32 *s, const u32 *TT, u32 p, u32 pinv) {
-#pragma unroll 1
-    for (int logh = HN_LOGTILE - 1; logh >= 0; logh--) {
-        u32 h = 1u << logh;
-        __syncthreads();
-#pragma unroll
-        for (int i = 0; i < HN_TILE / 2 / HN_TPB; i++) {
-            u32 b = threadIdx.x + i * HN_TPB;
-            u32 j = b & (h - 1);
-            u32 i0 = ((b >> logh) << (logh + 1)) | j;
-            u32 a = s[i0], c = s[i0 + h];
-            s[i0] = hn_add(a, c, p);
-            s[i0 + h] = hn_mul(hn_sub(a, c, p), TT[h + j], p, pinv);
-        }
-    }
-    __syncthreads();
+template <int RD> __device__ __forceinline__ u32 hn_tbase(u32 t) {
+    return RD == 0 ? t : RD == 1 ? ((t >> 4) << 8) | (t & 15) : t << 4;
 }
 
-// DIT stages h = 1 .. 2048 on a tile in shared memory.
-__device__ __forceinline__ void hn_tile_dit(u32 *s, const u32 *TT, u32 p, u32 pinv) {
-#pragma unroll 1
-    for (int logh = 0; logh < HN_LOGTILE; logh++) {
-        u32 h = 1u << logh;
-        __syncthreads();
+// One round on v; the base twiddle w_(2H)^off comes from the tile table.
+template <int RD, bool INV>
+__device__ __forceinline__ void hn_tround(u32 (&v)[16], const u32 *T, u32 p, u32 pinv) {
+    const u32 S = 1u << (8 - 4 * RD), H = S << 3;
+    u32 off = hn_tbase<RD>(threadIdx.x) & (S - 1);
+    hn_radix<4, INV>(v, T[HN_OFF_TT + H + off], T, p, pinv);
+}
+
+template <int RD> __device__ __forceinline__ void hn_sload(u32 (&v)[16], const u32 *s) {
+    const u32 st = 1u << (8 - 4 * RD);
+    u32 b = hn_tbase<RD>(threadIdx.x);
 #pragma unroll
-        for (int i = 0; i < HN_TILE / 2 / HN_TPB; i++) {
-            u32 b = threadIdx.x + i * HN_TPB;
-            u32 j = b & (h - 1);
-            u32 i0 = ((b >> logh) << (logh + 1)) | j;
-            u32 a = s[i0], c = hn_mul(s[i0 + h], TT[h + j], p, pinv);
-            s[i0] = hn_add(a, c, p);
-            s[i0 + h] = hn_sub(a, c, p);
-        }
-    }
+    for (int k = 0; k < 16; k++) v[k] = s[hn_pad(b + k * st)];
+}
+
+template <int RD> __device__ __forceinline__ void hn_sstore(const u32 (&v)[16], u32 *s) {
+    const u32 st = 1u << (8 - 4 * RD);
+    u32 b = hn_tbase<RD>(threadIdx.x);
+#pragma unroll
+    for (int k = 0; k < 16; k++) s[hn_pad(b + k * st)] = v[k];
+}
+
+// The 12 tile stages (DIF) of g[0..4096), ending in registers in round-2
+// order (16 consecutive elements per thread).
+__device__ __forceinline__ void hn_tile_fwd(u32 (&v)[16], const u32 *g, u32 *s, const u32 *T,
+                                            u32 p, u32 pinv) {
+#pragma unroll
+    for (int k = 0; k < 16; k++) v[k] = g[threadIdx.x + k * HN_TPB];
+    hn_tround<0, false>(v, T, p, pinv);
+    hn_sstore<0>(v, s);
     __syncthreads();
+    hn_sload<1>(v, s);
+    hn_tround<1, false>(v, T, p, pinv);
+    hn_sstore<1>(v, s);
+    __syncthreads();
+    hn_sload<2>(v, s);
+    hn_tround<2, false>(v, T, p, pinv);
 }
 
 // The last 12 forward stages of x (and y unless SQR), the pointwise product
@@ -184,36 +207,37 @@ __device__ __forceinline__ void hn_tile_dit(u32 *s, const u32 *TT, u32 p, u32 pi
 template <bool SQR>
 __device__ __forceinline__ void hn_tile(u32 *x, const u32 *y, const u32 *tab, u32 logn, u32 s0,
                                         u32 s1, u32 s2) {
-    __shared__ u32 sx[HN_TILE];
-    __shared__ u32 sy[SQR ? 1 : HN_TILE];
+    __shared__ u32 sx[HN_SPAD];
+    __shared__ u32 sy[SQR ? 1 : HN_SPAD];
     u32 q = blockIdx.y;
     u32 p = HN_P[q], pinv = HN_PINV[q];
     u32 scale = q == 0 ? s0 : q == 1 ? s1 : s2;
     u64 N = 1ull << logn;
     u64 at = q * N + (u64)blockIdx.x * HN_TILE;
+    const u32 *TF = tab + (u64)q * HN_TAB;
+    const u32 *TI = tab + (u64)(3 + q) * HN_TAB;
+    u32 v[16];
+    hn_tile_fwd(v, x + at, sx, TF, p, pinv);
+    if (SQR) {
 #pragma unroll
-    for (int i = 0; i < HN_TILE / HN_TPB; i++) {
-        u32 k = threadIdx.x + i * HN_TPB;
-        sx[k] = x[at + k];
-        if (!SQR) sy[k] = y[at + k];
-    }
-    const u32 *TF = tab + (u64)q * HN_TAB + HN_OFF_TT;
-    const u32 *TI = tab + (u64)(3 + q) * HN_TAB + HN_OFF_TT;
-    hn_tile_dif(sx, TF, p, pinv);
-    if (!SQR) hn_tile_dif(sy, TF, p, pinv);
+        for (int k = 0; k < 16; k++) v[k] = hn_mul(hn_mul(v[k], v[k], p, pinv), scale, p, pinv);
+    } else {
+        u32 w[16];
+        hn_tile_fwd(w, y + at, sy, TF, p, pinv);
 #pragma unroll
-    for (int i = 0; i < HN_TILE / HN_TPB; i++) {
-        u32 k = threadIdx.x + i * HN_TPB;
-        u32 a = sx[k];
-        u32 b = SQR ? a : sy[k];
-        sx[k] = hn_mul(hn_mul(a, b, p, pinv), scale, p, pinv);
+        for (int k = 0; k < 16; k++) v[k] = hn_mul(hn_mul(v[k], w[k], p, pinv), scale, p, pinv);
     }
-    hn_tile_dit(sx, TI, p, pinv);
+    hn_tround<2, true>(v, TI, p, pinv);
+    hn_sstore<2>(v, sx);
+    __syncthreads();
+    hn_sload<1>(v, sx);
+    hn_tround<1, true>(v, TI, p, pinv);
+    hn_sstore<1>(v, sx);
+    __syncthreads();
+    hn_sload<0>(v, sx);
+    hn_tround<0, true>(v, TI, p, pinv);
 #pragma unroll
-    for (int i = 0; i < HN_TILE / HN_TPB; i++) {
-        u32 k = threadIdx.x + i * HN_TPB;
-        x[at + k] = sx[k];
-    }
+    for (int k = 0; k < 16; k++) x[at + threadIdx.x + k * HN_TPB] = v[k];
 }
 
 extern "C" __global__ void __launch_bounds__(HN_TPB)

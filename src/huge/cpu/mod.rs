@@ -1,0 +1,210 @@
+//! The CPU engine for huge naturals: limbs in a `Vec<u64>`; products by
+//! malachite below [`NTT_T`] limbs and by the parallel four-step NTT of
+//! [`ntt`] above; a much longer operand is cut into pieces.
+
+pub mod ntt;
+
+use std::cmp::Ordering;
+
+use malachite_nz::natural::Natural;
+
+use super::engine::HugeEngine;
+use crate::error::{Error, Result};
+use crate::int::cpu::arith;
+
+/// Products with both operands at least this many limbs (and a sum of at
+/// least twice as many) use the parallel NTT; smaller ones use malachite
+/// (one core, Schönhage-Strassen at the top of its range).
+pub const NTT_T: usize = 1 << 11;
+
+/// A much longer operand is cut into pieces of this many times the shorter
+/// one's length (each piece one transform).
+pub const SPLIT_RATIO: usize = 4;
+
+/// The CPU engine (stateless).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuHuge;
+
+/// `a * b` with malachite (any lengths, zeros allowed).
+fn mul_small(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let (an, bn) = (arith::nlen(a), arith::nlen(b));
+    let mut out = vec![0u64; a.len() + b.len()];
+    if an == 0 || bn == 0 {
+        return out;
+    }
+    let p = Natural::from_limbs_asc(&a[..an]) * Natural::from_limbs_asc(&b[..bn]);
+    let l = p.to_limbs_asc();
+    out[..l.len()].copy_from_slice(&l);
+    out
+}
+
+/// `a * b` (`b == None`: `a * a`) in exactly `len(a) + len(b)` limbs.
+pub fn mul_limbs(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
+    let total = a.len() + b.map_or(a.len(), |b| b.len());
+    let an = arith::nlen(a);
+    let bn = b.map_or(an, arith::nlen);
+    let mut out = vec![0u64; total];
+    if an == 0 || bn == 0 {
+        return out;
+    }
+    let prod = mul_norm(&a[..an], b.map(|b| &b[..bn]));
+    out[..prod.len()].copy_from_slice(&prod);
+    out
+}
+
+/// The product of normalized operands in `an + bn` limbs.
+fn mul_norm(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
+    let an = a.len();
+    let bn = b.map_or(an, |b| b.len());
+    if an.min(bn) < NTT_T || an + bn < 2 * NTT_T {
+        return mul_small(a, b.unwrap_or(a));
+    }
+    let Some(b) = b else {
+        return ntt::mul(a, None);
+    };
+    let (long, short) = if an >= bn { (a, b) } else { (b, a) };
+    let (ln, sn) = (long.len(), short.len());
+    if ln <= SPLIT_RATIO * sn {
+        return ntt::mul(long, Some(short));
+    }
+    // Pieces of the long operand, each sized to fill its transform.
+    let lg = ntt::lg_for(SPLIT_RATIO * sn, sn);
+    let piece = (1usize << lg) + 1 - sn;
+    let mut out = vec![0u64; ln + sn];
+    let mut off = 0;
+    while off < ln {
+        let len = piece.min(ln - off);
+        let part = &long[off..off + len];
+        let pn = arith::nlen(part);
+        if pn > 0 {
+            let part = &part[..pn];
+            let t = if pn <= SPLIT_RATIO * sn {
+                mul_norm(part, Some(short))
+            } else {
+                ntt::mul(part, Some(short))
+            };
+            let c = arith::add_assign(&mut out[off..], &t);
+            debug_assert!(!c);
+        }
+        off += len;
+    }
+    out
+}
+
+fn check_fits(acc: usize, b: &[u64], shift: usize) -> Result<()> {
+    let used = arith::nlen(b) + shift;
+    if arith::nlen(b) > 0 && used > acc {
+        return Err(Error::Shape(format!(
+            "operand of {} limbs at limb {shift} does not fit an accumulator of {acc} limbs",
+            arith::nlen(b)
+        )));
+    }
+    Ok(())
+}
+
+impl HugeEngine for CpuHuge {
+    type Buf = Vec<u64>;
+
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+    fn upload(&self, limbs: &[u64]) -> Result<Vec<u64>> {
+        Ok(limbs.to_vec())
+    }
+    fn download(&self, a: &Vec<u64>) -> Result<Vec<u64>> {
+        Ok(a.clone())
+    }
+    fn len(&self, a: &Vec<u64>) -> usize {
+        a.len()
+    }
+    fn zeros(&self, n: usize) -> Result<Vec<u64>> {
+        Ok(vec![0u64; n])
+    }
+    fn slice(&self, a: &Vec<u64>, lo: usize, hi: usize) -> Result<Vec<u64>> {
+        if lo > hi {
+            return Err(Error::Shape(format!("slice {lo}..{hi} is reversed")));
+        }
+        let mut r = vec![0u64; hi - lo];
+        if lo < a.len() {
+            let e = hi.min(a.len());
+            r[..e - lo].copy_from_slice(&a[lo..e]);
+        }
+        Ok(r)
+    }
+    fn normalized_len(&self, a: &Vec<u64>) -> Result<usize> {
+        Ok(arith::nlen(a))
+    }
+    fn cmp(&self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Ordering> {
+        let (an, bn) = (arith::nlen(a), arith::nlen(b));
+        Ok(an.cmp(&bn).then_with(|| arith::cmp(&a[..an], &b[..an])))
+    }
+    fn mul(&self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>> {
+        Ok(mul_limbs(a, Some(b)))
+    }
+    fn sqr(&self, a: &Vec<u64>) -> Result<Vec<u64>> {
+        Ok(mul_limbs(a, None))
+    }
+    fn mul_limb(&self, a: &Vec<u64>, v: u64) -> Result<Vec<u64>> {
+        let mut r = vec![0u64; a.len() + 1];
+        let c = arith::mul_1(&mut r[..a.len()], a, v);
+        r[a.len()] = c;
+        Ok(r)
+    }
+    fn add_at(&self, acc: &mut Vec<u64>, b: &Vec<u64>, shift: usize) -> Result<bool> {
+        check_fits(acc.len(), b, shift)?;
+        let bn = arith::nlen(b);
+        if bn == 0 {
+            return Ok(false);
+        }
+        Ok(arith::add_assign(&mut acc[shift..], &b[..bn]))
+    }
+    fn sub_at(&self, acc: &mut Vec<u64>, b: &Vec<u64>, shift: usize) -> Result<bool> {
+        check_fits(acc.len(), b, shift)?;
+        let bn = arith::nlen(b);
+        if bn == 0 {
+            return Ok(false);
+        }
+        Ok(arith::sub_assign(&mut acc[shift..], &b[..bn]))
+    }
+    fn add_limb(&self, acc: &mut Vec<u64>, v: u64, at: usize) -> Result<bool> {
+        if v == 0 {
+            return Ok(false);
+        }
+        if at >= acc.len() {
+            return Err(Error::Shape(format!(
+                "limb {at} is past an accumulator of {} limbs",
+                acc.len()
+            )));
+        }
+        Ok(arith::add_1_assign(&mut acc[at..], v))
+    }
+    fn sub_limb(&self, acc: &mut Vec<u64>, v: u64, at: usize) -> Result<bool> {
+        if v == 0 {
+            return Ok(false);
+        }
+        if at >= acc.len() {
+            return Err(Error::Shape(format!(
+                "limb {at} is past an accumulator of {} limbs",
+                acc.len()
+            )));
+        }
+        Ok(arith::sub_1_assign(&mut acc[at..], v))
+    }
+    fn shl_bits(&self, a: &Vec<u64>, bits: u32) -> Result<Vec<u64>> {
+        let mut r = vec![0u64; a.len() + 1];
+        if bits == 0 {
+            r[..a.len()].copy_from_slice(a);
+        } else if !a.is_empty() {
+            let c = arith::shl(&mut r[..a.len()], a, bits);
+            r[a.len()] = c;
+        }
+        Ok(r)
+    }
+    fn shr_bits(&self, a: &Vec<u64>, bits: u32) -> Result<Vec<u64>> {
+        let mut r = a.clone();
+        if bits != 0 && !a.is_empty() {
+            arith::shr(&mut r, a, bits);
+        }
+        Ok(r)
+    }
+}

@@ -1,0 +1,195 @@
+//! Decimal conversion both ways in subquadratic time, generic over the
+//! engine: divide and conquer with the powers `P_j = 10^(D 2^j)` (each the
+//! square of the previous, computed once per conversion). To decimal: a
+//! number below `P_(j+1)` splits into quotient and remainder by `P_j` (one
+//! prepared [`Divisor`] per level serves every node of that level); from
+//! decimal: adjacent pieces combine as `hi P_j + lo`. The leaves (`D`
+//! digits) are converted on the host, in parallel, by malachite.
+
+use std::str::FromStr;
+
+use malachite_nz::natural::Natural;
+use rayon::prelude::*;
+
+use super::div::{Divisor, bit_len, copy, from_nat, trim};
+use super::engine::HugeEngine;
+use crate::error::{Error, Result};
+
+/// Decimal digits per leaf.
+pub const LEAF_DIGITS: usize = 19 << 9;
+
+/// `10^LEAF_DIGITS`, `10^(2 LEAF_DIGITS)`, ... on the engine, as needed.
+struct Powers<'e, E: HugeEngine> {
+    e: &'e E,
+    p: Vec<E::Buf>,
+}
+
+impl<'e, E: HugeEngine> Powers<'e, E> {
+    fn new(e: &'e E, leaf: usize) -> Result<Self> {
+        let p0 = Natural::from(10u32).pow_nat(leaf as u64);
+        let n = p0.to_limbs_asc().len();
+        Ok(Powers {
+            e,
+            p: vec![from_nat(e, &p0, n)?],
+        })
+    }
+
+    /// `10^(leaf 2^j)`.
+    fn get(&mut self, j: usize) -> Result<&E::Buf> {
+        while self.p.len() <= j {
+            let last = self.p.last().expect("non-empty");
+            let sq = self.e.sqr(last)?;
+            self.p.push(trim(self.e, &sq, 1)?);
+        }
+        Ok(&self.p[j])
+    }
+}
+
+trait PowNat {
+    fn pow_nat(self, e: u64) -> Natural;
+}
+
+impl PowNat for Natural {
+    fn pow_nat(self, e: u64) -> Natural {
+        use malachite_base::num::arithmetic::traits::Pow;
+        self.pow(e)
+    }
+}
+
+/// The decimal digits of `a` (no leading zeros; "0" for zero).
+pub fn to_decimal<E: HugeEngine>(e: &E, a: &E::Buf) -> Result<String> {
+    to_decimal_leaf(e, a, LEAF_DIGITS)
+}
+
+/// [`to_decimal`] with a chosen leaf size (for tests of the recursion).
+pub fn to_decimal_leaf<E: HugeEngine>(e: &E, a: &E::Buf, leaf: usize) -> Result<String> {
+    let bits = bit_len(e, a)?;
+    // An upper bound on the digit count.
+    let digits = (bits as f64 * std::f64::consts::LOG10_2).floor() as usize + 1;
+    if digits <= leaf {
+        return Ok(Natural::from_limbs_asc(&e.download(a)?).to_string());
+    }
+    let mut j = 0;
+    while leaf << (j + 1) < digits {
+        j += 1;
+    }
+    let mut pw = Powers::new(e, leaf)?;
+    let mut divs: Vec<Option<Divisor<E>>> = (0..=j).map(|_| None).collect();
+    let mut leaves: Vec<(Vec<u64>, bool)> = Vec::new();
+    let a = trim(e, a, 1)?;
+    split(e, &a, j as isize, false, &mut pw, &mut divs, &mut leaves)?;
+    let parts: Vec<String> = leaves
+        .par_iter()
+        .map(|(l, pad)| {
+            let s = Natural::from_limbs_asc(l).to_string();
+            if *pad {
+                format!("{s:0>leaf$}")
+            } else {
+                s
+            }
+        })
+        .collect();
+    let mut out = String::with_capacity(parts.iter().map(|s| s.len()).sum());
+    for p in &parts {
+        out.push_str(p);
+    }
+    if out.is_empty() {
+        out.push('0');
+    }
+    Ok(out)
+}
+
+/// Appends the leaves of `n < P_(j+1)` (most significant first); `pad`:
+/// `n` stands for exactly `leaf 2^(j+1)` digits.
+fn split<E: HugeEngine>(
+    e: &E,
+    n: &E::Buf,
+    j: isize,
+    pad: bool,
+    pw: &mut Powers<E>,
+    divs: &mut Vec<Option<Divisor<E>>>,
+    leaves: &mut Vec<(Vec<u64>, bool)>,
+) -> Result<()> {
+    if j < 0 {
+        leaves.push((e.download(n)?, pad));
+        return Ok(());
+    }
+    let ju = j as usize;
+    if divs[ju].is_none() {
+        let p = copy(e, pw.get(ju)?)?;
+        let m = e.len(&p);
+        divs[ju] = Some(Divisor::new(e, &p, m + 1)?);
+    }
+    let d = divs[ju].as_ref().expect("set above");
+    let (q, r) = d.divrem(e, n)?;
+    if !pad && e.normalized_len(&q)? == 0 {
+        return split(e, &r, j - 1, false, pw, divs, leaves);
+    }
+    split(e, &q, j - 1, pad, pw, divs, leaves)?;
+    split(e, &r, j - 1, true, pw, divs, leaves)
+}
+
+/// The number with the decimal digits `s` (ASCII `0`-`9` only, checked by
+/// the caller; leading zeros allowed; empty means zero).
+pub fn from_decimal<E: HugeEngine>(e: &E, s: &[u8]) -> Result<E::Buf> {
+    from_decimal_leaf(e, s, LEAF_DIGITS)
+}
+
+/// [`from_decimal`] with a chosen leaf size.
+pub fn from_decimal_leaf<E: HugeEngine>(e: &E, s: &[u8], leaf: usize) -> Result<E::Buf> {
+    if s.iter().any(|c| !c.is_ascii_digit()) {
+        return Err(Error::Invalid("not a decimal digit string".into()));
+    }
+    let parse = |d: &[u8]| -> Vec<u64> {
+        // SAFETY-free: ASCII digits are UTF-8.
+        let t = std::str::from_utf8(d).unwrap_or("0");
+        let n = if t.is_empty() {
+            Natural::from(0u32)
+        } else {
+            Natural::from_str(t).unwrap_or_default()
+        };
+        let mut l = n.to_limbs_asc();
+        if l.is_empty() {
+            l.push(0);
+        }
+        l
+    };
+    if s.len() <= leaf {
+        return e.upload(&parse(s));
+    }
+    // Leaves from the least significant end.
+    let bounds: Vec<(usize, usize)> = (0..s.len().div_ceil(leaf))
+        .map(|i| {
+            let hi = s.len() - i * leaf;
+            (hi.saturating_sub(leaf), hi)
+        })
+        .collect();
+    let limbs: Vec<Vec<u64>> = bounds.par_iter().map(|&(lo, hi)| parse(&s[lo..hi])).collect();
+    let mut nodes = Vec::with_capacity(limbs.len());
+    for l in &limbs {
+        nodes.push(e.upload(l)?);
+    }
+    drop(limbs);
+    let mut pw = Powers::new(e, leaf)?;
+    let mut j = 0;
+    while nodes.len() > 1 {
+        let p = copy(e, pw.get(j)?)?;
+        let mut next = Vec::with_capacity(nodes.len().div_ceil(2));
+        let mut it = nodes.into_iter();
+        while let Some(lo) = it.next() {
+            match it.next() {
+                Some(hi) => {
+                    let t = e.mul(&trim(e, &hi, 1)?, &p)?;
+                    let mut acc = e.zeros(e.len(&t).max(e.len(&lo)) + 1)?;
+                    e.add_at(&mut acc, &t, 0)?;
+                    e.add_at(&mut acc, &lo, 0)?;
+                    next.push(trim(e, &acc, 1)?);
+                }
+                None => next.push(lo),
+            }
+        }
+        nodes = next;
+        j += 1;
+    }
+    Ok(nodes.pop().expect("at least one leaf"))
+}
