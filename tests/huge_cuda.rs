@@ -3,16 +3,19 @@
 //! to 2^21 points and at their boundaries (so every global pass shape, radix
 //! 2 to 16 and up to 3 passes), unbalanced operands, runs of zero and
 //! all-one limbs, 0 and 1, and the split paths forced by a low memory limit.
-//! `huge_cuda_bench` times multiplication at 2^20..2^32 bits (sizes from
+//! The generic algorithms (Newton division, square root, decimal conversion)
+//! run on this engine against malachite too. `huge_cuda_bench` times multiplication at 2^20..2^32 bits (sizes from
 //! MPARRAY_HUGE_BENCH_BITS) and checks each product. Ignored without a GPU.
 mod common;
 
 use std::cmp::Ordering;
 use std::time::Instant;
 
+use malachite_base::num::arithmetic::traits::{DivRem, Pow, SqrtRem};
 use malachite_nz::natural::Natural;
-use mparray::huge::HugeEngine;
+use mparray::Engine;
 use mparray::huge::cuda::CudaHuge;
+use mparray::huge::{HugeEngine, HugeInt, div, radix, sqrt};
 
 fn eng() -> CudaHuge {
     CudaHuge::shared().expect("these tests need a CUDA device")
@@ -280,7 +283,12 @@ fn huge_cuda_linear() {
     let b = e.upload(&[5, 6, 0, 1, 0]).unwrap();
     assert!(e.add_at(&mut da, &b, 9998).is_err());
     // add_limb / sub_limb with runs longer than the first window (4096).
-    for &(n, run) in &[(10usize, 3usize), (5000, 4500), (100000, 99990), (70000, 70000)] {
+    for &(n, run) in &[
+        (10usize, 3usize),
+        (5000, 4500),
+        (100000, 99990),
+        (70000, 70000),
+    ] {
         for sub in [false, true] {
             let fill = if sub { 0 } else { u64::MAX };
             let mut acc = r.limbs(n, 0);
@@ -288,7 +296,11 @@ fn huge_cuda_linear() {
             for x in acc.iter_mut().skip(at).take(run.min(n - at)) {
                 *x = fill;
             }
-            let v = if sub { 1 + r.next() % 1000 } else { u64::MAX - r.next() % 1000 };
+            let v = if sub {
+                1 + r.next() % 1000
+            } else {
+                u64::MAX - r.next() % 1000
+            };
             let mut want = acc.clone();
             let wc = host_add_at(&mut want, &[v], at, sub);
             let mut da = e.upload(&acc).unwrap();
@@ -310,7 +322,11 @@ fn huge_cuda_linear() {
         let da = e.upload(&a).unwrap();
         for v in [0u64, 1, u64::MAX, r.next()] {
             let p = e.download(&e.mul_limb(&da, v).unwrap()).unwrap();
-            assert_eq!(p, limbs_of(&(nat(&a) * Natural::from(v)), n + 1), "mul_limb");
+            assert_eq!(
+                p,
+                limbs_of(&(nat(&a) * Natural::from(v)), n + 1),
+                "mul_limb"
+            );
         }
         for s in [0u32, 1, 31, 63] {
             let l = e.download(&e.shl_bits(&da, s).unwrap()).unwrap();
@@ -336,7 +352,11 @@ fn huge_cuda_linear() {
         let mut w = a.clone();
         w[k] ^= 1;
         let dw = e.upload(&w).unwrap();
-        assert_eq!(e.cmp(&da, &dw).unwrap(), nat(&a).cmp(&nat(&w)), "cmp one bit");
+        assert_eq!(
+            e.cmp(&da, &dw).unwrap(),
+            nat(&a).cmp(&nat(&w)),
+            "cmp one bit"
+        );
         cases += 1;
     }
     let z = e.zeros(0).unwrap();
@@ -438,6 +458,141 @@ fn huge_cuda_bench() {
             times[times.len() / 2],
             times[0],
             st[st.len() / 2]
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn huge_cuda_algorithms() {
+    let e = eng();
+    let mut r = Rng(common::seed());
+    // Division: every length relation, small and large (Newton) sizes.
+    for &(n, m) in &[
+        (1usize, 1usize),
+        (5, 3),
+        (100, 40),
+        (600, 600),
+        (601, 300),
+        (5000, 2100),
+        (9000, 1000),
+        (40000, 20000),
+        (1 << 17, 1 << 16),
+        (300000, 70000),
+    ] {
+        for kind in [0u32, 2] {
+            let a = r.limbs(n, kind);
+            let mut b = r.limbs(m, kind);
+            if b.iter().all(|&x| x == 0) {
+                b[0] = 3;
+            }
+            let (q, rm) = div::divrem(&e, &e.upload(&a).unwrap(), &e.upload(&b).unwrap()).unwrap();
+            let (wq, wr) = nat(&a).div_rem(nat(&b));
+            assert!(
+                nat(&e.download(&q).unwrap()) == wq && nat(&e.download(&rm).unwrap()) == wr,
+                "divrem {n}/{m} limbs kind {kind}"
+            );
+        }
+    }
+    assert!(div::divrem(&e, &e.upload(&[5]).unwrap(), &e.upload(&[0, 0]).unwrap()).is_err());
+    // Square roots.
+    for &n in &[1usize, 2, 33, 65, 301, 2500, 40000, 1 << 17] {
+        let a = nat(&r.limbs(n, 0));
+        let s = nat(&r.limbs(n.div_ceil(2), 0));
+        for x in [a, &s * &s, &s * &s - Natural::from(1u32)] {
+            let l = x.to_limbs_asc();
+            let (sq, rm) = sqrt::sqrt_rem(&e, &e.upload(&l).unwrap()).unwrap();
+            let (ws, wr) = (&x).sqrt_rem();
+            assert!(
+                nat(&e.download(&sq).unwrap()) == ws && nat(&e.download(&rm).unwrap()) == wr,
+                "sqrt of {n} limbs"
+            );
+        }
+    }
+    // Decimal conversion both ways.
+    for &n in &[1usize, 17, 1200, 4000, 40000] {
+        for kind in [0u32, 2] {
+            let a = r.limbs(n, kind);
+            let want = nat(&a).to_string();
+            let got = radix::to_decimal(&e, &e.upload(&a).unwrap()).unwrap();
+            assert!(got == want, "to_decimal {n} limbs");
+            let back = e
+                .download(&radix::from_decimal(&e, want.as_bytes()).unwrap())
+                .unwrap();
+            assert!(nat(&back) == nat(&a), "from_decimal {n} limbs");
+        }
+    }
+    for k in [19u64, 9728, 19456, 20000] {
+        let p = Natural::from(10u32).pow(k);
+        for x in [
+            p.clone() - Natural::from(1u32),
+            p.clone(),
+            p + Natural::from(1u32),
+        ] {
+            let got = radix::to_decimal(&e, &e.upload(&x.to_limbs_asc()).unwrap()).unwrap();
+            assert!(got == x.to_string(), "10^{k} +- 1");
+        }
+    }
+    // The HugeInt API on Engine::Cuda (the dispatch point).
+    let gpu = Engine::cuda().unwrap();
+    let a = nat(&r.limbs(30000, 0));
+    let b = nat(&r.limbs(12345, 2));
+    let ha = HugeInt::from_natural(&gpu, &a).unwrap();
+    let hb = HugeInt::from_natural(&gpu, &b).unwrap();
+    assert_eq!(ha.mul(&hb).unwrap().to_natural().unwrap(), &a * &b);
+    assert_eq!(ha.sqr().unwrap().to_natural().unwrap(), &a * &a);
+    let (q, rm) = ha.divrem(&hb).unwrap();
+    let (wq, wr) = (&a).div_rem(&b);
+    assert_eq!(q.to_natural().unwrap(), wq);
+    assert_eq!(rm.to_natural().unwrap(), wr);
+    let (s, rr) = ha.sqrt_rem().unwrap();
+    let (ws, wrr) = (&a).sqrt_rem();
+    assert_eq!(s.to_natural().unwrap(), ws);
+    assert_eq!(rr.to_natural().unwrap(), wrr);
+    assert_eq!(ha.to_decimal().unwrap(), a.to_string());
+    let cpu = ha.to_engine(&Engine::Cpu).unwrap();
+    assert_eq!(cpu.to_natural().unwrap(), a);
+}
+
+/// Decimal conversion on CUDA at 10^k digits for k in
+/// MPARRAY_HUGE_BENCH_DIGITS (default 6,7,8): to_decimal and from_decimal
+/// times; checked against malachite up to 10^7 digits and by the round trip
+/// above.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn huge_cuda_bench_decimal() {
+    let e = eng();
+    let ks: Vec<u32> = std::env::var("MPARRAY_HUGE_BENCH_DIGITS")
+        .unwrap_or_else(|_| "6,7,8".into())
+        .split(',')
+        .map(|s| s.trim().parse().unwrap())
+        .collect();
+    let mut r = Rng(common::seed());
+    println!("digits  to_decimal_s  from_decimal_s  check");
+    for &k in &ks {
+        let digits = 10usize.pow(k);
+        // A random number of about that many digits (bits = digits log2 10).
+        let n = ((digits as f64 * std::f64::consts::LOG2_10) / 64.0) as usize;
+        let a = r.limbs(n, 0);
+        let da = e.upload(&a).unwrap();
+        let t = Instant::now();
+        let s = radix::to_decimal(&e, &da).unwrap();
+        let t_to = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let back = radix::from_decimal(&e, s.as_bytes()).unwrap();
+        e.synchronize().unwrap();
+        let t_from = t.elapsed().as_secs_f64();
+        let back = e.download(&back).unwrap();
+        assert!(nat(&back) == nat(&a), "round trip at 10^{k} digits");
+        let check = if k <= 7 {
+            assert!(s == nat(&a).to_string(), "to_decimal at 10^{k} digits");
+            "malachite + round trip"
+        } else {
+            "round trip"
+        };
+        println!(
+            "10^{k} ({} digits)  {t_to:.3}  {t_from:.3}  {check}",
+            s.len()
         );
     }
 }

@@ -53,6 +53,8 @@ pub struct CudaHuge {
     /// Twiddle tables: 3 forward then 3 inverse, `TAB` words each.
     tab: CudaSlice<u32>,
     mem_limit: usize,
+    /// Kernels looked up so far, by name.
+    funcs: Mutex<Vec<(&'static str, CudaFunction)>>,
 }
 
 /// Every kernel instantiation this module can request.
@@ -204,6 +206,7 @@ impl CudaHuge {
             eng,
             tab,
             mem_limit,
+            funcs: Mutex::new(Vec::new()),
         })
     }
 
@@ -250,9 +253,15 @@ impl CudaHuge {
         self.eng.synchronize()
     }
 
-    fn f(&self, ntt: bool, name: &str) -> Result<CudaFunction> {
+    fn f(&self, ntt: bool, name: &'static str) -> Result<CudaFunction> {
+        let mut c = self.funcs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, f)) = c.iter().find(|(n, _)| *n == name) {
+            return Ok(f.clone());
+        }
         let inst = if ntt { inst_ntt() } else { inst_linear() };
-        self.eng.function(&inst, name)
+        let f = self.eng.function(&inst, name)?;
+        c.push((name, f.clone()));
+        Ok(f)
     }
 
     fn alloc_zeros<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
@@ -319,9 +328,7 @@ impl CudaHuge {
             return Ok(false);
         }
         let tiles = n.div_ceil(SCAN_TILE);
-        let mut st = self.alloc::<u8>(tiles)?;
-        let mut cout = self.alloc_zeros::<u64>(1)?;
-        let (n64, t64) = (n as u64, tiles as u64);
+        let n64 = n as u64;
         let cfg = LaunchConfig {
             grid_dim: (tiles as u32, 1, 1),
             block_dim: (TPB, 1, 1),
@@ -332,6 +339,28 @@ impl CudaHuge {
         } else {
             ("hl_add1", "hl_add3")
         };
+        if tiles == 1 {
+            // One tile: pass 3 alone, with carry-in 0, reports the carry out.
+            let mut cout = self.alloc::<u64>(1)?;
+            let f = self.f(false, f3)?;
+            {
+                let zero = 0u64;
+                let mut view = acc.slice_mut(off..off + n);
+                let mut bld = self.eng.stream().launch_builder(&f);
+                bld.arg(&mut view).arg(b).arg(&n64).arg(&n64).arg(&zero);
+                if want {
+                    bld.arg(&mut cout);
+                } else {
+                    bld.arg(&zero);
+                }
+                // SAFETY: one block over the n <= 2048 limbs of the view and b.
+                launched(unsafe { bld.launch(cfg) }, f3)?;
+            }
+            return Ok(want && self.read1(&cout, 0)? != 0);
+        }
+        let mut st = self.alloc::<u8>(tiles)?;
+        let mut cout = self.alloc::<u64>(1)?;
+        let t64 = tiles as u64;
         let f = self.f(false, f1)?;
         {
             let view = acc.slice(off..off + n);
@@ -352,9 +381,15 @@ impl CudaHuge {
         launched(unsafe { bld.launch(one) }, "hl_scan2")?;
         let f = self.f(false, f3)?;
         {
+            let zero = 0u64;
             let mut view = acc.slice_mut(off..off + n);
             let mut bld = self.eng.stream().launch_builder(&f);
-            bld.arg(&mut view).arg(b).arg(&n64).arg(&n64).arg(&st);
+            bld.arg(&mut view)
+                .arg(b)
+                .arg(&n64)
+                .arg(&n64)
+                .arg(&st)
+                .arg(&zero);
             // SAFETY: as for pass 1; each limb is read and written by one thread.
             launched(unsafe { bld.launch(cfg) }, f3)?;
         }
@@ -367,7 +402,13 @@ impl CudaHuge {
     /// Carries (or borrows) one unit into `acc[from..n]`; true when it
     /// leaves the top limb. Windows grow geometrically, so a short run costs
     /// one small launch.
-    fn propagate(&self, acc: &mut CudaSlice<u64>, from: usize, n: usize, sub: bool) -> Result<bool> {
+    fn propagate(
+        &self,
+        acc: &mut CudaSlice<u64>,
+        from: usize,
+        n: usize,
+        sub: bool,
+    ) -> Result<bool> {
         let (skip, fill, delta) = if sub {
             (0u64, u64::MAX, u64::MAX)
         } else {
@@ -396,10 +437,7 @@ impl CudaHuge {
                     .arg(&n64)
                     .arg(&delta);
                 // SAFETY: writes acc[lo..r] and acc[r] with r < n.
-                launched(
-                    unsafe { bld.launch(grid((r - l64).max(1))) },
-                    "hl_fill",
-                )?;
+                launched(unsafe { bld.launch(grid((r - l64).max(1))) }, "hl_fill")?;
                 return Ok(false);
             }
             let zero = 0u64;
@@ -420,7 +458,12 @@ impl CudaHuge {
     }
 
     /// 1 + the highest index where a and b (or zero) differ; 0 if equal.
-    fn top(&self, a: &CudaSlice<u64>, na: usize, b: Option<(&CudaSlice<u64>, usize)>) -> Result<usize> {
+    fn top(
+        &self,
+        a: &CudaSlice<u64>,
+        na: usize,
+        b: Option<(&CudaSlice<u64>, usize)>,
+    ) -> Result<usize> {
         let nb = b.map_or(0, |x| x.1);
         if na.max(nb) == 0 {
             return Ok(0);
@@ -436,10 +479,7 @@ impl CudaHuge {
         };
         bld.arg(&nb64).arg(&mut res);
         // SAFETY: reads a[..na], b[..nb]; writes res.
-        launched(
-            unsafe { bld.launch(grid(na.max(nb) as u64)) },
-            "hl_top",
-        )?;
+        launched(unsafe { bld.launch(grid(na.max(nb) as u64)) }, "hl_top")?;
         Ok(self.read1(&res, 0)? as usize)
     }
 
@@ -488,7 +528,11 @@ impl CudaHuge {
         let f = self.f(false, "hl_limb")?;
         let (at64, s) = (at as u64, sub as u32);
         let mut bld = self.eng.stream().launch_builder(&f);
-        bld.arg(&mut acc.data).arg(&at64).arg(&v).arg(&s).arg(&mut flag);
+        bld.arg(&mut acc.data)
+            .arg(&at64)
+            .arg(&v)
+            .arg(&s)
+            .arg(&mut flag);
         // SAFETY: one thread updates acc[at] (at < len) and the flag.
         launched(unsafe { bld.launch(grid(1)) }, "hl_limb")?;
         if self.read1(&flag, 0)? == 0 {
@@ -501,7 +545,13 @@ impl CudaHuge {
 
     /// Residues of limbs `lo..lo+n` of `src` after the global forward stages
     /// of a length-2^logn transform.
-    fn forward(&self, src: &CudaSlice<u64>, lo: usize, n: usize, logn: u32) -> Result<CudaSlice<u32>> {
+    fn forward(
+        &self,
+        src: &CudaSlice<u64>,
+        lo: usize,
+        n: usize,
+        logn: u32,
+    ) -> Result<CudaSlice<u32>> {
         let len = 1usize << logn;
         let mut x = self.alloc::<u32>(3 * len)?;
         let f = self.f(true, "hn_load")?;
@@ -529,14 +579,18 @@ impl CudaHuge {
             } else {
                 logn - done - r
             };
-            let name = format!("hn_{}{}", if inv { "inv" } else { "fwd" }, r);
-            let f = self.f(true, &name)?;
+            const NAMES: [[&str; 4]; 2] = [
+                ["hn_fwd1", "hn_fwd2", "hn_fwd3", "hn_fwd4"],
+                ["hn_inv1", "hn_inv2", "hn_inv3", "hn_inv4"],
+            ];
+            let name = NAMES[inv as usize][r as usize - 1];
+            let f = self.f(true, name)?;
             let mut bld = self.eng.stream().launch_builder(&f);
             bld.arg(&mut *x).arg(&self.tab).arg(&logn).arg(&logs);
             // SAFETY: 2^(logn - r) threads each own 2^r residues per prime.
             launched(
                 unsafe { bld.launch(grid3((1u64 << (logn - r)) / TPB as u64)) },
-                &name,
+                name,
             )?;
             done += r;
         }
@@ -739,14 +793,37 @@ impl HugeEngine for CudaHuge {
     }
 
     fn cmp(&self, a: &CudaBuf, b: &CudaBuf) -> Result<Ordering> {
-        let t = self.top(&a.data, a.len, Some((&b.data, b.len)))?;
-        if t == 0 {
+        let n = a.len.max(b.len);
+        if n == 0 {
             return Ok(Ordering::Equal);
         }
-        let i = t - 1;
-        let x = if i < a.len { self.read1(&a.data, i)? } else { 0 };
-        let y = if i < b.len { self.read1(&b.data, i)? } else { 0 };
-        Ok(x.cmp(&y))
+        let mut top = self.alloc_zeros::<u64>(1)?;
+        let mut out = self.alloc::<u64>(1)?;
+        let (na, nb) = (a.len as u64, b.len as u64);
+        let f = self.f(false, "hl_top")?;
+        let mut bld = self.eng.stream().launch_builder(&f);
+        bld.arg(&a.data)
+            .arg(&na)
+            .arg(&b.data)
+            .arg(&nb)
+            .arg(&mut top);
+        // SAFETY: reads a[..na], b[..nb]; writes top[0].
+        launched(unsafe { bld.launch(grid(n as u64)) }, "hl_top")?;
+        let f = self.f(false, "hl_cmp")?;
+        let mut bld = self.eng.stream().launch_builder(&f);
+        bld.arg(&a.data)
+            .arg(&na)
+            .arg(&b.data)
+            .arg(&nb)
+            .arg(&top)
+            .arg(&mut out);
+        // SAFETY: one thread reads top and one limb of each, writes out.
+        launched(unsafe { bld.launch(grid(1)) }, "hl_cmp")?;
+        Ok(match self.read1(&out, 0)? {
+            0 => Ordering::Less,
+            1 => Ordering::Equal,
+            _ => Ordering::Greater,
+        })
     }
 
     fn mul(&self, a: &CudaBuf, b: &CudaBuf) -> Result<CudaBuf> {
@@ -826,9 +903,7 @@ impl HugeEngine for CudaHuge {
 impl CudaHuge {
     fn shift(&self, a: &CudaBuf, bits: u32, left: bool) -> Result<CudaBuf> {
         if bits >= 64 {
-            return Err(Error::Invalid(format!(
-                "shift by {bits} bits: at most 63"
-            )));
+            return Err(Error::Invalid(format!("shift by {bits} bits: at most 63")));
         }
         let n = a.len;
         let out_len = if left { n + 1 } else { n };

@@ -95,9 +95,7 @@ where
 }
 
 /// THE one place that picks an engine's implementation of the huge-integer
-/// primitives. CUDA: replace the `Engine::Cuda` arm by
-/// `Engine::Cuda(c) => run(&cuda::CudaHuge::new(c.clone())?, job)` (or
-/// however `crate::huge::cuda` builds its engine) and add `pub mod cuda;`.
+/// primitives.
 fn dispatch(engine: &Engine, job: Job) -> Result<Done> {
     match engine {
         Engine::Cpu => run(&CpuHuge, job),
@@ -120,7 +118,9 @@ impl std::fmt::Debug for HugeInt {
 fn bufs(d: Done, n: usize) -> Result<Vec<AnyBuf>> {
     match d {
         Done::Bufs(b) if b.len() == n => Ok(b),
-        _ => Err(Error::Invalid("engine returned an unexpected result".into())),
+        _ => Err(Error::Invalid(
+            "engine returned an unexpected result".into(),
+        )),
     }
 }
 
@@ -179,7 +179,9 @@ impl HugeInt {
                 l.truncate(n);
                 Ok(l)
             }
-            _ => Err(Error::Invalid("engine returned an unexpected result".into())),
+            _ => Err(Error::Invalid(
+                "engine returned an unexpected result".into(),
+            )),
         }
     }
 
@@ -241,7 +243,9 @@ impl HugeInt {
         self.same_engine(o)?;
         match dispatch(&self.engine, Job::Cmp(&self.buf, &o.buf))? {
             Done::Order(x) => Ok(x),
-            _ => Err(Error::Invalid("engine returned an unexpected result".into())),
+            _ => Err(Error::Invalid(
+                "engine returned an unexpected result".into(),
+            )),
         }
     }
 
@@ -249,7 +253,9 @@ impl HugeInt {
     pub fn to_decimal(&self) -> Result<String> {
         match dispatch(&self.engine, Job::ToDecimal(&self.buf))? {
             Done::Text(s) => Ok(s),
-            _ => Err(Error::Invalid("engine returned an unexpected result".into())),
+            _ => Err(Error::Invalid(
+                "engine returned an unexpected result".into(),
+            )),
         }
     }
 
@@ -349,13 +355,19 @@ impl HugeInt {
 
 fn bad_char(text: &[u8], p: usize) -> String {
     let line = text[..p].iter().filter(|&&c| c == b'\n').count() + 1;
-    let col = p - text[..p].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1) + 1;
+    let col = p - text[..p]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1)
+        + 1;
     let ch = String::from_utf8_lossy(&text[p..(p + 4).min(text.len())])
         .chars()
         .next()
         .unwrap_or('?');
     if ch.is_whitespace() {
-        format!("white space inside the number at byte {p} (line {line}, column {col}): a file holds one number")
+        format!(
+            "white space inside the number at byte {p} (line {line}, column {col}): a file holds one number"
+        )
     } else {
         format!("bad character {ch:?} at byte {p} (line {line}, column {col})")
     }

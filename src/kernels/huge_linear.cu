@@ -46,8 +46,10 @@ __device__ __forceinline__ u32 hl_chunk(u64 *out, const u64 *acc, const u64 *b, 
 }
 
 // Carry-in of this thread within its tile, for tile carry-in tcin; the
-// tile's (generate, propagate) pair goes to *tg, *tp. All threads call it.
-__device__ __forceinline__ u32 hl_tile_scan(u32 g, u32 p, u32 tcin, u32 *tg, u32 *tp) {
+// tile's (generate, propagate) pair goes to *tg, *tp and its carry out
+// (given tcin) to *tout. All threads call it.
+__device__ __forceinline__ u32 hl_tile_scan(u32 g, u32 p, u32 tcin, u32 *tg, u32 *tp,
+                                            u32 *tout) {
     __shared__ u32 wg[HL_TPB / 32], wp[HL_TPB / 32];
     u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     u32 G = __ballot_sync(0xffffffffu, g), P = __ballot_sync(0xffffffffu, p);
@@ -64,8 +66,7 @@ __device__ __forceinline__ u32 hl_tile_scan(u32 g, u32 p, u32 tcin, u32 *tg, u32
         bp |= wp[w] << w;
     }
     __syncthreads();
-    u32 tout;
-    u32 wc = hl_carries(bg, bp, tcin, &tout, HL_TPB / 32);
+    u32 wc = hl_carries(bg, bp, tcin, tout, HL_TPB / 32);
     u32 wcin = (wc >> warp) & 1u;
     u32 lc = hl_carries(G, P, wcin, &wout);
     hl_carries(bg, bp, 0, tg, HL_TPB / 32);
@@ -79,20 +80,24 @@ __device__ __forceinline__ void hl_scan1(const u64 *acc, const u64 *b, u64 n, u6
     u64 i0 = (u64)blockIdx.x * HL_TILE + (u64)threadIdx.x * HL_PER;
     u32 p;
     u32 g = hl_chunk<SUB>(nullptr, acc, b, i0, n, nb, 0, &p);
-    u32 tg, tp;
-    hl_tile_scan(g, p, 0, &tg, &tp);
+    u32 tg, tp, tout;
+    hl_tile_scan(g, p, 0, &tg, &tp, &tout);
     if (threadIdx.x == 0) st[blockIdx.x] = (u8)(tg | tp << 1);
 }
 
 // Pass 3: writes acc[i] -/+ b[i] with the carries resolved, st[tile] now
-// holding the tile's carry-in.
+// holding the tile's carry-in. With st null (one tile, n <= HL_TILE) the
+// carry-in is 0, passes 1 and 2 are skipped, and *cout (if not null) gets
+// the carry out.
 template <bool SUB>
-__device__ __forceinline__ void hl_scan3(u64 *acc, const u64 *b, u64 n, u64 nb, const u8 *st) {
+__device__ __forceinline__ void hl_scan3(u64 *acc, const u64 *b, u64 n, u64 nb, const u8 *st,
+                                         u64 *cout) {
     u64 i0 = (u64)blockIdx.x * HL_TILE + (u64)threadIdx.x * HL_PER;
     u32 p;
     u32 g = hl_chunk<SUB>(nullptr, acc, b, i0, n, nb, 0, &p);
-    u32 tg, tp;
-    u32 cin = hl_tile_scan(g, p, st[blockIdx.x], &tg, &tp);
+    u32 tg, tp, tout;
+    u32 cin = hl_tile_scan(g, p, st != nullptr ? st[blockIdx.x] : 0u, &tg, &tp, &tout);
+    if (st == nullptr && cout != nullptr && threadIdx.x == 0) *cout = tout;
     __syncthreads();
     hl_chunk<SUB>(acc, acc, b, i0, n, nb, cin, &p);
 }
@@ -106,12 +111,12 @@ extern "C" __global__ void __launch_bounds__(HL_TPB)
     hl_scan1<true>(acc, b, n, nb, st);
 }
 extern "C" __global__ void __launch_bounds__(HL_TPB)
-    hl_add3(u64 *acc, const u64 *b, u64 n, u64 nb, const u8 *st) {
-    hl_scan3<false>(acc, b, n, nb, st);
+    hl_add3(u64 *acc, const u64 *b, u64 n, u64 nb, const u8 *st, u64 *cout) {
+    hl_scan3<false>(acc, b, n, nb, st, cout);
 }
 extern "C" __global__ void __launch_bounds__(HL_TPB)
-    hl_sub3(u64 *acc, const u64 *b, u64 n, u64 nb, const u8 *st) {
-    hl_scan3<true>(acc, b, n, nb, st);
+    hl_sub3(u64 *acc, const u64 *b, u64 n, u64 nb, const u8 *st, u64 *cout) {
+    hl_scan3<true>(acc, b, n, nb, st, cout);
 }
 
 // Pass 2, one block of 1024 threads: replaces each tile's (generate,
@@ -183,6 +188,20 @@ extern "C" __global__ void hl_top(const u64 *a, u64 na, const u64 *b, u64 nb, u6
         if (x != y) best = i + 1;
     }
     if (best != 0) atomicMax(res, best);
+}
+
+// *out = 0, 1, 2 as a < b, a == b, a > b, given *top from hl_top.
+extern "C" __global__ void hl_cmp(const u64 *a, u64 na, const u64 *b, u64 nb, const u64 *top,
+                                  u64 *out) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        u64 t = *top;
+        if (t == 0) {
+            *out = 1;
+        } else {
+            u64 x = t - 1 < na ? a[t - 1] : 0ull, y = t - 1 < nb ? b[t - 1] : 0ull;
+            *out = x < y ? 0 : x == y ? 1 : 2;
+        }
+    }
 }
 
 // acc[at] -/+= v, *flag = the carry or borrow out of that limb.

@@ -173,11 +173,7 @@ fn dif<const WL: usize>(pr: &Prime, a: &mut [u64], n: usize) {
                     bf(x, y, w);
                 }
             } else {
-                for ((x, y), &w) in xs
-                    .chunks_exact_mut(WL)
-                    .zip(ys.chunks_exact_mut(WL))
-                    .zip(tw)
-                {
+                for ((x, y), &w) in xs.chunks_exact_mut(WL).zip(ys.chunks_exact_mut(WL)).zip(tw) {
                     for (x, y) in x.iter_mut().zip(y.iter_mut()) {
                         bf(x, y, w);
                     }
@@ -211,11 +207,7 @@ fn dit<const WL: usize>(pr: &Prime, a: &mut [u64], n: usize) {
                     bf(x, y, w);
                 }
             } else {
-                for ((x, y), &w) in xs
-                    .chunks_exact_mut(WL)
-                    .zip(ys.chunks_exact_mut(WL))
-                    .zip(tw)
-                {
+                for ((x, y), &w) in xs.chunks_exact_mut(WL).zip(ys.chunks_exact_mut(WL)).zip(tw) {
                     for (x, y) in x.iter_mut().zip(y.iter_mut()) {
                         bf(x, y, w);
                     }
@@ -451,7 +443,11 @@ pub fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
     let l = 1usize << sh.lg;
     let ps = primes();
     let mut res: Vec<Vec<u64>> = Vec::with_capacity(3);
-    let mut xb = if b.is_some() { vec![0u64; l] } else { Vec::new() };
+    let mut xb = if b.is_some() {
+        vec![0u64; l]
+    } else {
+        Vec::new()
+    };
     for pr in ps {
         let mut xa = vec![0u64; l];
         product(pr, sh, a, b, &mut xa, &mut xb);
