@@ -34,12 +34,12 @@ impl Rng {
     fn structured(&mut self, n: usize) -> Vec<u64> {
         let mut v = self.limbs(n);
         let kind = self.below(4);
-        for i in 0..n {
+        for (i, x) in v.iter_mut().enumerate() {
             let run = (i / 37 + kind) % 4;
             if run == 1 {
-                v[i] = 0;
+                *x = 0;
             } else if run == 2 {
-                v[i] = u64::MAX;
+                *x = u64::MAX;
             }
         }
         if n > 0 && v[n - 1] == 0 {
@@ -89,7 +89,10 @@ fn ntt_every_transform_size() {
         if lg <= 16 {
             let a = r.limbs(l / 2);
             let got = cpu::ntt::mul(&a, None);
-            assert!(got == limbs_of(&(nat(&a) * nat(&a)), l), "ntt sqr lg {lg} (seed {seed})");
+            assert!(
+                got == limbs_of(&(nat(&a) * nat(&a)), l),
+                "ntt sqr lg {lg} (seed {seed})"
+            );
         }
     }
 }
@@ -103,14 +106,20 @@ fn ntt_extreme_coefficients() {
         let got = cpu::ntt::mul(&a, Some(&a));
         assert!(got == limbs_of(&(nat(&a) * nat(&a)), 2 * n), "all ones {n}");
         let got = cpu::ntt::mul(&a, None);
-        assert!(got == limbs_of(&(nat(&a) * nat(&a)), 2 * n), "all ones sqr {n}");
+        assert!(
+            got == limbs_of(&(nat(&a) * nat(&a)), 2 * n),
+            "all ones sqr {n}"
+        );
     }
     let mut r = Rng::new(seed);
     for n in [3000usize, 20000] {
         let a = r.structured(n);
         let b = r.structured(n + 17);
         let got = cpu::ntt::mul(&a, Some(&b));
-        assert!(got == limbs_of(&(nat(&a) * nat(&b)), 2 * n + 17), "structured {n} (seed {seed})");
+        assert!(
+            got == limbs_of(&(nat(&a) * nat(&b)), 2 * n + 17),
+            "structured {n} (seed {seed})"
+        );
     }
 }
 
@@ -127,10 +136,10 @@ fn mul_dispatch_and_split() {
         (t + 1, t - 1),
         (3 * t, t),
         (4 * t, t),
-        (4 * t + 1, t),   // split path
+        (4 * t + 1, t), // split path
         (20 * t + 7, t + 3),
         (9 * t, 2 * t + 1),
-        (50_000, 100),    // very unbalanced, malachite
+        (50_000, 100), // very unbalanced, malachite
     ];
     for &(an, bn) in &sizes {
         let (a, b) = (r.limbs(an), r.limbs(bn));
@@ -157,7 +166,10 @@ fn mul_dispatch_and_split() {
     }
     let e = CpuHuge;
     let sq = e.sqr(&rnd).unwrap();
-    assert!(sq == limbs_of(&(nat(&rnd) * nat(&rnd)), 2 * n), "sqr (seed {seed})");
+    assert!(
+        sq == limbs_of(&(nat(&rnd) * nat(&rnd)), 2 * n),
+        "sqr (seed {seed})"
+    );
 }
 
 fn check_div(a: &[u64], b: &[u64], seed: u64) {
@@ -177,7 +189,16 @@ fn division_lengths() {
     let seed = common::seed();
     let mut r = Rng::new(seed);
     for &m in &[1usize, 2, 24, 25, 33, 40, 65, 130, 257, 600, 2100, 5000] {
-        for &n in &[m / 2, m, m + 1, 2 * m - 1, 2 * m, 2 * m + 1, 3 * m + 5, 7 * m + 3] {
+        for &n in &[
+            m / 2,
+            m,
+            m + 1,
+            2 * m - 1,
+            2 * m,
+            2 * m + 1,
+            3 * m + 5,
+            7 * m + 3,
+        ] {
             if n == 0 {
                 continue;
             }
@@ -223,7 +244,11 @@ fn division_near_powers_of_two() {
                 // a = b * q + (b - 1) and a = b * q exactly.
                 let q = r.limbs(n.saturating_sub(m).max(1));
                 let bq = nat(b) * nat(&q);
-                check_div(&(bq.clone() + nat(b) - Natural::from(1u32)).to_limbs_asc(), b, seed);
+                check_div(
+                    &(bq.clone() + nat(b) - Natural::from(1u32)).to_limbs_asc(),
+                    b,
+                    seed,
+                );
                 check_div(&bq.to_limbs_asc(), b, seed);
             }
         }
@@ -242,16 +267,24 @@ fn reciprocal_is_close() {
     for &k in &[33usize, 34, 70, 129, 1000, 3001] {
         let mut d = r.limbs(k);
         d[k - 1] |= 1 << 63;
-        for dd in [d.clone(), {
-            let mut x = vec![0u64; k];
-            x[k - 1] = 1 << 63;
-            x
-        }, vec![u64::MAX; k]] {
+        for dd in [
+            d.clone(),
+            {
+                let mut x = vec![0u64; k];
+                x[k - 1] = 1 << 63;
+                x
+            },
+            vec![u64::MAX; k],
+        ] {
             let x = div::recip(&e, &dd).unwrap();
             let exact = (Natural::from(1u32) << (128 * k as u64)) - Natural::from(1u32);
             let want = exact / nat(&dd);
             let got = nat(&x);
-            let diff = if got > want { &got - &want } else { &want - &got };
+            let diff = if got > want {
+                &got - &want
+            } else {
+                &want - &got
+            };
             assert!(diff <= 8u32, "recip k={k} off by {diff} (seed {seed})");
         }
     }
@@ -265,10 +298,16 @@ fn square_roots() {
     let check = |a: &Natural, what: &str| {
         let (s, rm) = sqrt::sqrt_rem(&e, &limbs_of(a, a.to_limbs_asc().len().max(1))).unwrap();
         let (ws, wr) = a.clone().sqrt_rem();
-        assert!(nat(&s) == ws && nat(&rm) == wr, "sqrt {what} of {} bits (seed {seed})", a.significant_bits());
+        assert!(
+            nat(&s) == ws && nat(&rm) == wr,
+            "sqrt {what} of {} bits (seed {seed})",
+            a.significant_bits()
+        );
     };
     use malachite_base::num::logic::traits::SignificantBits;
-    for &n in &[1usize, 2, 31, 32, 33, 34, 35, 64, 65, 67, 100, 129, 301, 1000, 2500] {
+    for &n in &[
+        1usize, 2, 31, 32, 33, 34, 35, 64, 65, 67, 100, 129, 301, 1000, 2500,
+    ] {
         let a = nat(&r.limbs(n));
         check(&a, "random");
         let s = nat(&r.limbs(n.div_ceil(2)));
@@ -278,8 +317,14 @@ fn square_roots() {
             check(&(&sq - Natural::from(1u32)), "square - 1");
         }
         check(&(&sq + (&s << 1u32)), "square + 2s");
-        check(&(Natural::from(1u32) << (64 * n as u64 - 1)), "power of two");
-        check(&((Natural::from(1u32) << (64 * n as u64)) - Natural::from(1u32)), "2^k - 1");
+        check(
+            &(Natural::from(1u32) << (64 * n as u64 - 1)),
+            "power of two",
+        );
+        check(
+            &((Natural::from(1u32) << (64 * n as u64)) - Natural::from(1u32)),
+            "2^k - 1",
+        );
         check(&nat(&r.structured(n)), "structured");
     }
     check(&Natural::from(0u32), "zero");
@@ -296,9 +341,15 @@ fn decimal_round_trips() {
             for a in [r.limbs(n), r.structured(n)] {
                 let want = nat(&a).to_string();
                 let got = radix::to_decimal_leaf(&e, &a, leaf).unwrap();
-                assert!(got == want, "to_decimal {n} limbs, leaf {leaf} (seed {seed})");
+                assert!(
+                    got == want,
+                    "to_decimal {n} limbs, leaf {leaf} (seed {seed})"
+                );
                 let back = radix::from_decimal_leaf(&e, want.as_bytes(), leaf).unwrap();
-                assert!(nat(&back) == nat(&a), "from_decimal {n} limbs, leaf {leaf} (seed {seed})");
+                assert!(
+                    nat(&back) == nat(&a),
+                    "from_decimal {n} limbs, leaf {leaf} (seed {seed})"
+                );
                 // Leading zeros.
                 let z = format!("000000{want}");
                 let back = radix::from_decimal_leaf(&e, z.as_bytes(), leaf).unwrap();
@@ -308,7 +359,11 @@ fn decimal_round_trips() {
         // Powers of ten and their neighbours (leaves of all zeros or nines).
         for k in [1u64, 18, 19, 20, 75, 76, 77, 152, 1000, 9728, 19456, 20000] {
             let p = Natural::from(10u32).pow(k);
-            for x in [p.clone() - Natural::from(1u32), p.clone(), p + Natural::from(1u32)] {
+            for x in [
+                p.clone() - Natural::from(1u32),
+                p.clone(),
+                p + Natural::from(1u32),
+            ] {
                 let l = x.to_limbs_asc();
                 let got = radix::to_decimal_leaf(&e, &l, leaf).unwrap();
                 assert!(got == x.to_string(), "10^{k} +-1, leaf {leaf}");
@@ -316,7 +371,10 @@ fn decimal_round_trips() {
                 assert!(nat(&back) == x, "10^{k} +-1 back, leaf {leaf}");
             }
         }
-        assert_eq!(radix::to_decimal_leaf(&e, &vec![0u64; 3], leaf).unwrap(), "0");
+        assert_eq!(
+            radix::to_decimal_leaf(&e, &vec![0u64; 3], leaf).unwrap(),
+            "0"
+        );
     }
 }
 
@@ -349,14 +407,23 @@ fn huge_int_api() {
     let (back, radix) = HugeInt::parse(&cpu, &hex.to_uppercase().replace("0X", "0x")).unwrap();
     assert_eq!(radix, Radix::Hex);
     assert_eq!(back.to_natural().unwrap(), a);
-    assert_eq!(HugeInt::parse(&cpu, "0").unwrap().0.to_limbs().unwrap(), Vec::<u64>::new());
-    assert_eq!(HugeInt::parse(&cpu, "0x0").unwrap().0.to_hex().unwrap(), "0x0");
+    assert_eq!(
+        HugeInt::parse(&cpu, "0").unwrap().0.to_limbs().unwrap(),
+        Vec::<u64>::new()
+    );
+    assert_eq!(
+        HugeInt::parse(&cpu, "0x0").unwrap().0.to_hex().unwrap(),
+        "0x0"
+    );
     for bad in ["", "  ", "12a3", "0x", "0xg1", "-5", "1 2"] {
         assert!(HugeInt::parse(&cpu, bad).is_err(), "{bad:?} accepted");
     }
     let zero = HugeInt::zero(&cpu).unwrap();
     assert!(ha.divrem(&zero).is_err());
-    assert_eq!(Natural::from_str(&zero.to_decimal().unwrap()).unwrap(), 0u32);
+    assert_eq!(
+        Natural::from_str(&zero.to_decimal().unwrap()).unwrap(),
+        0u32
+    );
     // CUDA, where absent or not built, is an error, never a panic.
     if let Ok(gpu) = Engine::cuda() {
         let _ = ha.to_engine(&gpu);
@@ -383,28 +450,57 @@ mod cli {
     fn huge_cli_good_files() {
         let a = tmp("a.txt", "  123456789012345678901234567890\n");
         let b = tmp("b.txt", "987654321\r\n");
-        let out = bin().args(["huge", "mul"]).arg(&a).arg(&b).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = bin()
+            .args(["huge", "mul"])
+            .arg(&a)
+            .arg(&b)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(
             String::from_utf8(out.stdout).unwrap().trim(),
             "121932631124828532112482853211126352690"
         );
-        let out = bin().args(["huge", "divrem"]).arg(&a).arg(&b).output().unwrap();
+        let out = bin()
+            .args(["huge", "divrem"])
+            .arg(&a)
+            .arg(&b)
+            .output()
+            .unwrap();
         assert!(out.status.success());
         let s = String::from_utf8(out.stdout).unwrap();
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(lines, ["124999998873437499901", "574845669"]);
-        let out = bin().args(["huge", "sqrt"]).arg(&a).arg("--hex").output().unwrap();
+        let out = bin()
+            .args(["huge", "sqrt"])
+            .arg(&a)
+            .arg("--hex")
+            .output()
+            .unwrap();
         assert!(out.status.success());
         let s = String::from_utf8(out.stdout).unwrap();
         assert_eq!(s.lines().count(), 2);
         assert!(s.starts_with("0x"));
         let h = tmp("h.txt", "0xff\n");
         let o = std::env::temp_dir().join(format!("mparray-huge-{}/o.txt", std::process::id()));
-        let out = bin().args(["huge", "sqr"]).arg(&h).arg("-o").arg(&o).output().unwrap();
+        let out = bin()
+            .args(["huge", "sqr"])
+            .arg(&h)
+            .arg("-o")
+            .arg(&o)
+            .output()
+            .unwrap();
         assert!(out.status.success());
         assert_eq!(std::fs::read_to_string(&o).unwrap().trim(), "0xfe01");
-        let out = bin().args(["huge", "sqr", "--dec"]).arg(&h).output().unwrap();
+        let out = bin()
+            .args(["huge", "sqr", "--dec"])
+            .arg(&h)
+            .output()
+            .unwrap();
         assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "65025");
         let r = std::env::temp_dir().join(format!("mparray-huge-{}/r.txt", std::process::id()));
         let out = bin()
@@ -428,7 +524,12 @@ mod cli {
             ("neg.txt", "-5\n"),
         ] {
             let p = tmp(name, body);
-            let out = bin().args(["huge", "mul"]).arg(&p).arg(&good).output().unwrap();
+            let out = bin()
+                .args(["huge", "mul"])
+                .arg(&p)
+                .arg(&good)
+                .output()
+                .unwrap();
             assert_eq!(out.status.code(), Some(2), "{name}");
             let err = String::from_utf8(out.stderr).unwrap();
             assert!(err.contains(name), "{name}: {err}");
@@ -440,7 +541,12 @@ mod cli {
             .unwrap();
         assert_eq!(out.status.code(), Some(2));
         let zero = tmp("zero.txt", "0\n");
-        let out = bin().args(["huge", "divrem"]).arg(&good).arg(&zero).output().unwrap();
+        let out = bin()
+            .args(["huge", "divrem"])
+            .arg(&good)
+            .arg(&zero)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2));
         let out = bin().args(["huge", "mul"]).arg(&good).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "missing B_FILE");

@@ -110,7 +110,8 @@ impl Drop for Progress {
 
 fn read_number(engine: &Engine, path: &Path) -> Result<(HugeInt, Radix), CliError> {
     let name = path.display().to_string();
-    let data = std::fs::read(path).map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
+    let data =
+        std::fs::read(path).map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
     HugeInt::parse_bytes(engine, &data).map_err(|e| match e {
         Error::Parse { reason, .. } => CliError::Input(format!("{name}: {reason}")),
         other => other.into(),
@@ -137,10 +138,14 @@ pub fn run(a: HugeArgs) -> Result<(), CliError> {
     };
     let needs_b = matches!(op, Op::Mul | Op::Divrem);
     if needs_b && a.b_file.is_none() {
-        return Err(CliError::Input(format!("{op:?} needs two files: A_FILE B_FILE").to_lowercase()));
+        return Err(CliError::Input(
+            format!("{op:?} needs two files: A_FILE B_FILE").to_lowercase(),
+        ));
     }
     if !needs_b && a.b_file.is_some() {
-        return Err(CliError::Input(format!("{op:?} takes one file").to_lowercase()));
+        return Err(CliError::Input(
+            format!("{op:?} takes one file").to_lowercase(),
+        ));
     }
     let engine = pick_engine(&a.engine)?;
     let progress = Progress::start();
@@ -171,8 +176,14 @@ pub fn run(a: HugeArgs) -> Result<(), CliError> {
         }
         (Op::Divrem, Some(y)) => {
             if y.to_limbs()?.is_empty() {
-                let b = a.b_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-                return Err(CliError::Input(format!("{b}: division by zero (the divisor is 0)")));
+                let b = a
+                    .b_file
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                return Err(CliError::Input(format!(
+                    "{b}: division by zero (the divisor is 0)"
+                )));
             }
             progress.stage("dividing");
             let (q, r) = x.divrem(y)?;
@@ -226,7 +237,9 @@ fn rand(r: &HugeArgs) -> Result<(), CliError> {
         return Err(CliError::Input("rand takes no input file".into()));
     }
     if bits == 0 || bits > 1 << 40 {
-        return Err(CliError::Input(format!("invalid --bits {bits}: from 1 to 2^40")));
+        return Err(CliError::Input(format!(
+            "invalid --bits {bits}: from 1 to 2^40"
+        )));
     }
     let seed = r.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
@@ -236,32 +249,23 @@ fn rand(r: &HugeArgs) -> Result<(), CliError> {
     let progress = Progress::start();
     progress.stage("generating");
     let n = bits.div_ceil(64) as usize;
-    let mut limbs = random_limbs(n, seed);
+    let mut limbs = crate::huge::random_limbs(n, seed);
     let top = ((bits - 1) % 64) as u32;
     let last = &mut limbs[n - 1];
-    *last &= if top == 63 { u64::MAX } else { (1u64 << (top + 1)) - 1 };
+    *last &= if top == 63 {
+        u64::MAX
+    } else {
+        (1u64 << (top + 1)) - 1
+    };
     *last |= 1u64 << top;
     let x = HugeInt::from_limbs(&Engine::Cpu, &limbs)?;
-    progress.stage(if r.hex { "converting to hex" } else { "converting to decimal" });
+    progress.stage(if r.hex {
+        "converting to hex"
+    } else {
+        "converting to decimal"
+    });
     let mut text = if r.hex { x.to_hex()? } else { x.to_decimal()? };
     text.push('\n');
     progress.stage("writing");
     write_out(Some(out), &text)
-}
-
-/// `n` pseudo-random limbs from `seed` (splitmix64 per block, in parallel).
-pub fn random_limbs(n: usize, seed: u64) -> Vec<u64> {
-    use rayon::prelude::*;
-    let mut v = vec![0u64; n];
-    v.par_chunks_mut(1 << 16).enumerate().for_each(|(k, c)| {
-        let mut s = seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        for x in c.iter_mut() {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            *x = z ^ (z >> 31);
-        }
-    });
-    v
 }

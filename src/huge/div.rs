@@ -36,10 +36,7 @@ pub(crate) fn to_nat<E: HugeEngine>(e: &E, a: &E::Buf) -> Result<Natural> {
 pub(crate) fn from_nat<E: HugeEngine>(e: &E, x: &Natural, n: usize) -> Result<E::Buf> {
     let mut l = x.to_limbs_asc();
     if l.len() > n {
-        return Err(Error::Shape(format!(
-            "{} limbs do not fit {n}",
-            l.len()
-        )));
+        return Err(Error::Shape(format!("{} limbs do not fit {n}", l.len())));
     }
     l.resize(n, 0);
     e.upload(&l)
@@ -63,7 +60,11 @@ pub(crate) fn shl<E: HugeEngine>(e: &E, a: &E::Buf, bits: u64) -> Result<E::Buf>
     let a = trim(e, a, 1)?;
     let w = (bits / 64) as usize;
     let b = (bits % 64) as u32;
-    let a = if b == 0 { a } else { trim(e, &e.shl_bits(&a, b)?, 1)? };
+    let a = if b == 0 {
+        a
+    } else {
+        trim(e, &e.shl_bits(&a, b)?, 1)?
+    };
     if w == 0 { Ok(a) } else { shl_limbs(e, &a, w) }
 }
 
@@ -123,7 +124,9 @@ pub fn recip<E: HugeEngine>(e: &E, d: &E::Buf) -> Result<E::Buf> {
         e.add_at(&mut x, &delta, 0)?
     };
     if over {
-        return Err(Error::Invalid("reciprocal out of range (internal error)".into()));
+        return Err(Error::Invalid(
+            "reciprocal out of range (internal error)".into(),
+        ));
     }
     Ok(x)
 }
@@ -186,7 +189,11 @@ impl<E: HugeEngine> Divisor<E> {
             return host_divrem(e, a, &self.b);
         }
         let a = e.slice(a, 0, n)?;
-        let a = if self.s == 0 { a } else { e.shl_bits(&a, self.s)? };
+        let a = if self.s == 0 {
+            a
+        } else {
+            e.shl_bits(&a, self.s)?
+        };
         let na = e.normalized_len(&a)?.max(m);
         // rem < bs always; the first one is the top m - 1 limbs.
         let mut rem = e.slice(&a, na - (m - 1), na)?;
@@ -210,7 +217,11 @@ impl<E: HugeEngine> Divisor<E> {
             rest = lo;
             c = cmax;
         }
-        let r = if self.s == 0 { rem } else { e.shr_bits(&rem, self.s)? };
+        let r = if self.s == 0 {
+            rem
+        } else {
+            e.shr_bits(&rem, self.s)?
+        };
         Ok((trim(e, &q, 1)?, trim(e, &r, 1)?))
     }
 
@@ -227,7 +238,9 @@ impl<E: HugeEngine> Divisor<E> {
             e.sub_at(&mut qb, &self.bs, 0)?;
             steps += 1;
             if steps > MAX_STEPS {
-                return Err(Error::Invalid("division did not converge (internal error)".into()));
+                return Err(Error::Invalid(
+                    "division did not converge (internal error)".into(),
+                ));
             }
         }
         let mut r = copy(e, num)?;
@@ -237,7 +250,9 @@ impl<E: HugeEngine> Divisor<E> {
             e.add_limb(&mut q, 1, 0)?;
             steps += 1;
             if steps > MAX_STEPS {
-                return Err(Error::Invalid("division did not converge (internal error)".into()));
+                return Err(Error::Invalid(
+                    "division did not converge (internal error)".into(),
+                ));
             }
         }
         Ok((trim(e, &q, 1)?, e.slice(&r, 0, m)?))

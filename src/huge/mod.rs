@@ -121,7 +121,9 @@ impl std::fmt::Debug for HugeInt {
 fn bufs(d: Done, n: usize) -> Result<Vec<AnyBuf>> {
     match d {
         Done::Bufs(b) if b.len() == n => Ok(b),
-        _ => Err(Error::Invalid("engine returned an unexpected result".into())),
+        _ => Err(Error::Invalid(
+            "engine returned an unexpected result".into(),
+        )),
     }
 }
 
@@ -180,7 +182,9 @@ impl HugeInt {
                 l.truncate(n);
                 Ok(l)
             }
-            _ => Err(Error::Invalid("engine returned an unexpected result".into())),
+            _ => Err(Error::Invalid(
+                "engine returned an unexpected result".into(),
+            )),
         }
     }
 
@@ -242,7 +246,9 @@ impl HugeInt {
         self.same_engine(o)?;
         match dispatch(&self.engine, Job::Cmp(&self.buf, &o.buf))? {
             Done::Order(x) => Ok(x),
-            _ => Err(Error::Invalid("engine returned an unexpected result".into())),
+            _ => Err(Error::Invalid(
+                "engine returned an unexpected result".into(),
+            )),
         }
     }
 
@@ -250,7 +256,9 @@ impl HugeInt {
     pub fn to_decimal(&self) -> Result<String> {
         match dispatch(&self.engine, Job::ToDecimal(&self.buf))? {
             Done::Text(s) => Ok(s),
-            _ => Err(Error::Invalid("engine returned an unexpected result".into())),
+            _ => Err(Error::Invalid(
+                "engine returned an unexpected result".into(),
+            )),
         }
     }
 
@@ -350,13 +358,19 @@ impl HugeInt {
 
 fn bad_char(text: &[u8], p: usize) -> String {
     let line = text[..p].iter().filter(|&&c| c == b'\n').count() + 1;
-    let col = p - text[..p].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1) + 1;
+    let col = p - text[..p]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1)
+        + 1;
     let ch = String::from_utf8_lossy(&text[p..(p + 4).min(text.len())])
         .chars()
         .next()
         .unwrap_or('?');
     if ch.is_whitespace() {
-        format!("white space inside the number at byte {p} (line {line}, column {col}): a file holds one number")
+        format!(
+            "white space inside the number at byte {p} (line {line}, column {col}): a file holds one number"
+        )
     } else {
         format!("bad character {ch:?} at byte {p} (line {line}, column {col})")
     }
@@ -403,4 +417,21 @@ fn hex_string(l: &[u64]) -> String {
         write!(s, "{x:016x}").expect("string");
     }
     s
+}
+
+/// `n` pseudo-random limbs from `seed` (splitmix64 per block, in parallel).
+pub fn random_limbs(n: usize, seed: u64) -> Vec<u64> {
+    use rayon::prelude::*;
+    let mut v = vec![0u64; n];
+    v.par_chunks_mut(1 << 16).enumerate().for_each(|(k, c)| {
+        let mut s = seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for x in c.iter_mut() {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            *x = z ^ (z >> 31);
+        }
+    });
+    v
 }

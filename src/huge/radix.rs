@@ -82,11 +82,7 @@ pub fn to_decimal_leaf<E: HugeEngine>(e: &E, a: &E::Buf, leaf: usize) -> Result<
         .par_iter()
         .map(|(l, pad)| {
             let s = Natural::from_limbs_asc(l).to_string();
-            if *pad {
-                format!("{s:0>leaf$}")
-            } else {
-                s
-            }
+            if *pad { format!("{s:0>leaf$}") } else { s }
         })
         .collect();
     let mut out = String::with_capacity(parts.iter().map(|s| s.len()).sum());
@@ -164,7 +160,10 @@ pub fn from_decimal_leaf<E: HugeEngine>(e: &E, s: &[u8], leaf: usize) -> Result<
             (hi.saturating_sub(leaf), hi)
         })
         .collect();
-    let limbs: Vec<Vec<u64>> = bounds.par_iter().map(|&(lo, hi)| parse(&s[lo..hi])).collect();
+    let limbs: Vec<Vec<u64>> = bounds
+        .par_iter()
+        .map(|&(lo, hi)| parse(&s[lo..hi]))
+        .collect();
     let mut nodes = Vec::with_capacity(limbs.len());
     for l in &limbs {
         nodes.push(e.upload(l)?);

@@ -36,7 +36,9 @@ pub fn sqrt_rem<E: HugeEngine>(e: &E, a: &E::Buf) -> Result<(E::Buf, E::Buf)> {
     let s2 = e.sqr(&s)?;
     let mut r = e.slice(a, 0, n.max(e.normalized_len(&s2)?))?;
     if e.sub_at(&mut r, &trim(e, &s2, 1)?, 0)? {
-        return Err(Error::Invalid("square root too large (internal error)".into()));
+        return Err(Error::Invalid(
+            "square root too large (internal error)".into(),
+        ));
     }
     Ok((s, trim(e, &r, 1)?))
 }
@@ -81,7 +83,9 @@ fn rec<E: HugeEngine>(e: &E, num: &E::Buf, l: usize) -> Result<(E::Buf, E::Buf)>
         e.sub_limb(&mut s, 1, 0)?;
         steps += 1;
         if steps > 4 {
-            return Err(Error::Invalid("square root did not converge (internal error)".into()));
+            return Err(Error::Invalid(
+                "square root did not converge (internal error)".into(),
+            ));
         }
     }
     let mut r = if e.len(&r) >= e.len(&q2) {
