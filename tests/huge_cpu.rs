@@ -34,12 +34,12 @@ impl Rng {
     fn structured(&mut self, n: usize) -> Vec<u64> {
         let mut v = self.limbs(n);
         let kind = self.below(4);
-        for i in 0..n {
+        for (i, x) in v.iter_mut().enumerate() {
             let run = (i / 37 + kind) % 4;
             if run == 1 {
-                v[i] = 0;
+                *x = 0;
             } else if run == 2 {
-                v[i] = u64::MAX;
+                *x = u64::MAX;
             }
         }
         if n > 0 && v[n - 1] == 0 {

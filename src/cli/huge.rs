@@ -249,7 +249,7 @@ fn rand(r: &HugeArgs) -> Result<(), CliError> {
     let progress = Progress::start();
     progress.stage("generating");
     let n = bits.div_ceil(64) as usize;
-    let mut limbs = random_limbs(n, seed);
+    let mut limbs = crate::huge::random_limbs(n, seed);
     let top = ((bits - 1) % 64) as u32;
     let last = &mut limbs[n - 1];
     *last &= if top == 63 {
@@ -268,21 +268,4 @@ fn rand(r: &HugeArgs) -> Result<(), CliError> {
     text.push('\n');
     progress.stage("writing");
     write_out(Some(out), &text)
-}
-
-/// `n` pseudo-random limbs from `seed` (splitmix64 per block, in parallel).
-pub fn random_limbs(n: usize, seed: u64) -> Vec<u64> {
-    use rayon::prelude::*;
-    let mut v = vec![0u64; n];
-    v.par_chunks_mut(1 << 16).enumerate().for_each(|(k, c)| {
-        let mut s = seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        for x in c.iter_mut() {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            *x = z ^ (z >> 31);
-        }
-    });
-    v
 }

@@ -415,3 +415,20 @@ fn hex_string(l: &[u64]) -> String {
     }
     s
 }
+
+/// `n` pseudo-random limbs from `seed` (splitmix64 per block, in parallel).
+pub fn random_limbs(n: usize, seed: u64) -> Vec<u64> {
+    use rayon::prelude::*;
+    let mut v = vec![0u64; n];
+    v.par_chunks_mut(1 << 16).enumerate().for_each(|(k, c)| {
+        let mut s = seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for x in c.iter_mut() {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            *x = z ^ (z >> 31);
+        }
+    });
+    v
+}

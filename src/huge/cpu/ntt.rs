@@ -280,6 +280,14 @@ struct Shared(*mut u64);
 unsafe impl Send for Shared {}
 unsafe impl Sync for Shared {}
 
+impl Shared {
+    /// The pointer (a method, so closures capture the whole `Shared`).
+    #[inline(always)]
+    fn get(self) -> *mut u64 {
+        self.0
+    }
+}
+
 /// Geometry of one transform.
 #[derive(Clone, Copy)]
 struct Shape {
@@ -324,7 +332,6 @@ fn forward_columns(pr: &Prime, tw: &Twiddles, sh: Shape, src: &[u64], x: &mut [u
                 }
             }
             dif::<W>(pr, buf, r);
-            let xp = xp;
             for pos in 0..r {
                 let k2 = if rb == 0 {
                     0
@@ -335,7 +342,7 @@ fn forward_columns(pr: &Prime, tw: &Twiddles, sh: Shape, src: &[u64], x: &mut [u
                     let e = (k2 * (c0 + l)) & ((1usize << sh.lg) - 1);
                     let v = pr.mont(buf[pos * W + l], tw.fwd(pr, e));
                     // SAFETY: column group g owns columns c0..c0+W.
-                    unsafe { *xp.0.add(pos * c + c0 + l) = v };
+                    unsafe { *xp.get().add(pos * c + c0 + l) = v };
                 }
             }
         },
@@ -390,18 +397,17 @@ fn inverse_columns(pr: &Prime, sh: Shape, x: &mut [u64]) {
         || vec![0u64; r * W],
         |buf, g| {
             let c0 = g * W;
-            let xp = xp;
             for n2 in 0..r {
                 for l in 0..W {
                     // SAFETY: column group g owns columns c0..c0+W.
-                    buf[n2 * W + l] = unsafe { *xp.0.add(n2 * c + c0 + l) };
+                    buf[n2 * W + l] = unsafe { *xp.get().add(n2 * c + c0 + l) };
                 }
             }
             dit::<W>(pr, buf, r);
             for n2 in 0..r {
                 for l in 0..W {
                     // SAFETY: as above.
-                    unsafe { *xp.0.add(n2 * c + c0 + l) = buf[n2 * W + l] };
+                    unsafe { *xp.get().add(n2 * c + c0 + l) = buf[n2 * W + l] };
                 }
             }
         },
