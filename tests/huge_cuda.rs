@@ -359,6 +359,12 @@ fn huge_cuda_linear() {
         );
         cases += 1;
     }
+    // Downloads past the 4M-limb staging chunk.
+    let big = r.limbs((9 << 20) + 3, 0);
+    assert!(
+        e.download(&e.upload(&big).unwrap()).unwrap() == big,
+        "staged download"
+    );
     let z = e.zeros(0).unwrap();
     assert_eq!(e.normalized_len(&z).unwrap(), 0);
     assert_eq!(e.cmp(&z, &e.zeros(5).unwrap()).unwrap(), Ordering::Equal);
@@ -397,7 +403,7 @@ fn mulmod61(a: u64, b: u64) -> u64 {
 /// above.
 #[test]
 #[ignore = "needs a CUDA device"]
-fn huge_cuda_bench() {
+fn huge_cuda_bench_mul() {
     let e = eng();
     let bits: Vec<u32> = std::env::var("MPARRAY_HUGE_BENCH_BITS")
         .unwrap_or_else(|_| "20,24,28,30,32".into())

@@ -14,7 +14,8 @@
 use std::cmp::Ordering;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use rayon::prelude::*;
 
 use super::HugeEngine;
 use crate::engine::CudaEngine;
@@ -55,7 +56,18 @@ pub struct CudaHuge {
     mem_limit: usize,
     /// Kernels looked up so far, by name.
     funcs: Mutex<Vec<(&'static str, CudaFunction)>>,
+    /// Page-locked staging buffer for large downloads (made on first use).
+    staging: Mutex<Option<PinnedHostSlice<u64>>>,
+    /// Per-primitive call counts and times, when profiling.
+    prof: Option<Mutex<Vec<ProfEntry>>>,
 }
+
+/// Primitive name, calls, seconds.
+type ProfEntry = (&'static str, u64, f64);
+
+/// Limbs per staging chunk (32 MiB); downloads of more than one chunk go
+/// through it: pageable device-to-host copies run at ~1 GB/s here.
+const STAGE: usize = 1 << 22;
 
 /// Every kernel instantiation this module can request.
 pub fn instances() -> Vec<Instance> {
@@ -108,14 +120,14 @@ fn tables() -> Vec<u32> {
             }
             let tq = &mut t[(d * 3 + q) * TAB..(d * 3 + q + 1) * TAB];
             let mut x = 1;
-            for e in 0..OFF_TH {
-                tq[e] = mont(x, p);
+            for t in &mut tq[..OFF_TH] {
+                *t = mont(x, p);
                 x = mulmod(x, w, p);
             }
             let step = powmod(w, 1 << TL_BITS, p);
             let mut x = 1;
-            for e in 0..(1usize << (LOG_MAX - TL_BITS)) {
-                tq[OFF_TH + e] = mont(x, p);
+            for t in &mut tq[OFF_TH..OFF_TT] {
+                *t = mont(x, p);
                 x = mulmod(x, step, p);
             }
             let mut h = 1usize;
@@ -207,6 +219,8 @@ impl CudaHuge {
             tab,
             mem_limit,
             funcs: Mutex::new(Vec::new()),
+            staging: Mutex::new(None),
+            prof: None,
         })
     }
 
@@ -238,6 +252,52 @@ impl CudaHuge {
     pub fn with_mem_limit(mut self, bytes: usize) -> CudaHuge {
         self.mem_limit = bytes;
         self
+    }
+
+    /// Counts and times every primitive call (synchronizing around each,
+    /// so the times include the device work each one queued).
+    pub fn with_profile(mut self) -> CudaHuge {
+        self.prof = Some(Mutex::new(Vec::new()));
+        self
+    }
+
+    /// The profile so far: one line per primitive (calls, total ms, us per
+    /// call), most expensive first.
+    pub fn profile_report(&self) -> String {
+        let Some(p) = &self.prof else {
+            return "profiling is off".into();
+        };
+        let mut v = p.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        v.sort_by(|a, b| b.2.total_cmp(&a.2));
+        v.iter()
+            .map(|(n, c, t)| {
+                format!(
+                    "{n:<15} {c:>8} calls {:>10.1} ms {:>9.1} us/call\n",
+                    t * 1e3,
+                    t * 1e6 / *c as f64
+                )
+            })
+            .collect()
+    }
+
+    fn timed<T>(&self, name: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let Some(p) = &self.prof else {
+            return f();
+        };
+        self.eng.synchronize()?;
+        let t = std::time::Instant::now();
+        let r = f();
+        self.eng.synchronize()?;
+        let dt = t.elapsed().as_secs_f64();
+        let mut v = p.lock().unwrap_or_else(|e| e.into_inner());
+        match v.iter_mut().find(|x| x.0 == name) {
+            Some(x) => {
+                x.1 += 1;
+                x.2 += dt;
+            }
+            None => v.push((name, 1, dt)),
+        }
+        r
     }
 
     pub fn mem_limit(&self) -> usize {
@@ -736,28 +796,35 @@ impl HugeEngine for CudaHuge {
     }
 
     fn upload(&self, limbs: &[u64]) -> Result<CudaBuf> {
-        if limbs.is_empty() {
-            return self.zeros(0);
-        }
-        let data = self
-            .eng
-            .stream()
-            .clone_htod(limbs)
-            .map_err(Error::driver("copying to the device"))?;
-        Ok(CudaBuf {
-            data,
-            len: limbs.len(),
+        self.timed("upload", || {
+            if limbs.is_empty() {
+                return self.zeros(0);
+            }
+            let data = self
+                .eng
+                .stream()
+                .clone_htod(limbs)
+                .map_err(Error::driver("copying to the device"))?;
+            Ok(CudaBuf {
+                data,
+                len: limbs.len(),
+            })
         })
     }
 
     fn download(&self, a: &CudaBuf) -> Result<Vec<u64>> {
-        let mut v = self
-            .eng
-            .stream()
-            .clone_dtoh(&a.data)
-            .map_err(Error::driver("copying from the device"))?;
-        v.truncate(a.len);
-        Ok(v)
+        self.timed("download", || {
+            if a.len > STAGE {
+                return self.download_staged(a);
+            }
+            let mut v = self
+                .eng
+                .stream()
+                .clone_dtoh(&a.data)
+                .map_err(Error::driver("copying from the device"))?;
+            v.truncate(a.len);
+            Ok(v)
+        })
     }
 
     fn len(&self, a: &CudaBuf) -> usize {
@@ -765,142 +832,194 @@ impl HugeEngine for CudaHuge {
     }
 
     fn zeros(&self, n: usize) -> Result<CudaBuf> {
-        Ok(CudaBuf {
-            data: self.alloc_zeros::<u64>(n)?,
-            len: n,
+        self.timed("zeros", || {
+            Ok(CudaBuf {
+                data: self.alloc_zeros::<u64>(n)?,
+                len: n,
+            })
         })
     }
 
     fn slice(&self, a: &CudaBuf, lo: usize, hi: usize) -> Result<CudaBuf> {
-        if lo > hi {
-            return Err(Error::Invalid(format!("slice: {lo} > {hi}")));
-        }
-        let mut out = self.zeros(hi - lo)?;
-        let end = hi.min(a.len);
-        if lo < end {
-            let src = a.data.slice(lo..end);
-            let mut dst = out.data.slice_mut(0..end - lo);
-            self.eng
-                .stream()
-                .memcpy_dtod(&src, &mut dst)
-                .map_err(Error::driver("copying on the device"))?;
-        }
-        Ok(out)
+        self.timed("slice", || {
+            if lo > hi {
+                return Err(Error::Invalid(format!("slice: {lo} > {hi}")));
+            }
+            let mut out = self.zeros(hi - lo)?;
+            let end = hi.min(a.len);
+            if lo < end {
+                let src = a.data.slice(lo..end);
+                let mut dst = out.data.slice_mut(0..end - lo);
+                self.eng
+                    .stream()
+                    .memcpy_dtod(&src, &mut dst)
+                    .map_err(Error::driver("copying on the device"))?;
+            }
+            Ok(out)
+        })
     }
 
     fn normalized_len(&self, a: &CudaBuf) -> Result<usize> {
-        self.top(&a.data, a.len, None)
+        self.timed("normalized_len", || self.top(&a.data, a.len, None))
     }
 
     fn cmp(&self, a: &CudaBuf, b: &CudaBuf) -> Result<Ordering> {
-        let n = a.len.max(b.len);
-        if n == 0 {
-            return Ok(Ordering::Equal);
-        }
-        let mut top = self.alloc_zeros::<u64>(1)?;
-        let mut out = self.alloc::<u64>(1)?;
-        let (na, nb) = (a.len as u64, b.len as u64);
-        let f = self.f(false, "hl_top")?;
-        let mut bld = self.eng.stream().launch_builder(&f);
-        bld.arg(&a.data)
-            .arg(&na)
-            .arg(&b.data)
-            .arg(&nb)
-            .arg(&mut top);
-        // SAFETY: reads a[..na], b[..nb]; writes top[0].
-        launched(unsafe { bld.launch(grid(n as u64)) }, "hl_top")?;
-        let f = self.f(false, "hl_cmp")?;
-        let mut bld = self.eng.stream().launch_builder(&f);
-        bld.arg(&a.data)
-            .arg(&na)
-            .arg(&b.data)
-            .arg(&nb)
-            .arg(&top)
-            .arg(&mut out);
-        // SAFETY: one thread reads top and one limb of each, writes out.
-        launched(unsafe { bld.launch(grid(1)) }, "hl_cmp")?;
-        Ok(match self.read1(&out, 0)? {
-            0 => Ordering::Less,
-            1 => Ordering::Equal,
-            _ => Ordering::Greater,
+        self.timed("cmp", || {
+            let n = a.len.max(b.len);
+            if n == 0 {
+                return Ok(Ordering::Equal);
+            }
+            let mut top = self.alloc_zeros::<u64>(1)?;
+            let mut out = self.alloc::<u64>(1)?;
+            let (na, nb) = (a.len as u64, b.len as u64);
+            let f = self.f(false, "hl_top")?;
+            let mut bld = self.eng.stream().launch_builder(&f);
+            bld.arg(&a.data)
+                .arg(&na)
+                .arg(&b.data)
+                .arg(&nb)
+                .arg(&mut top);
+            // SAFETY: reads a[..na], b[..nb]; writes top[0].
+            launched(unsafe { bld.launch(grid(n as u64)) }, "hl_top")?;
+            let f = self.f(false, "hl_cmp")?;
+            let mut bld = self.eng.stream().launch_builder(&f);
+            bld.arg(&a.data)
+                .arg(&na)
+                .arg(&b.data)
+                .arg(&nb)
+                .arg(&top)
+                .arg(&mut out);
+            // SAFETY: one thread reads top and one limb of each, writes out.
+            launched(unsafe { bld.launch(grid(1)) }, "hl_cmp")?;
+            Ok(match self.read1(&out, 0)? {
+                0 => Ordering::Less,
+                1 => Ordering::Equal,
+                _ => Ordering::Greater,
+            })
         })
     }
 
     fn mul(&self, a: &CudaBuf, b: &CudaBuf) -> Result<CudaBuf> {
-        let (a, b) = if a.len >= b.len { (a, b) } else { (b, a) };
-        let (la, lb) = (a.len, b.len);
-        if lb == 0 {
-            return self.zeros(la);
-        }
-        let pmax = 1usize << (self.max_logn() - 1);
-        if la + lb <= pmax {
-            return self.direct(&a.data, 0, la, Some((&b.data, 0, lb)));
-        }
-        let mut out = self.zeros(la + lb)?;
-        self.mul_split(&mut out, 0, &a.data, 0, la, &b.data, 0, lb)?;
-        Ok(out)
+        self.timed("mul", || {
+            let (a, b) = if a.len >= b.len { (a, b) } else { (b, a) };
+            let (la, lb) = (a.len, b.len);
+            if lb == 0 {
+                return self.zeros(la);
+            }
+            let pmax = 1usize << (self.max_logn() - 1);
+            if la + lb <= pmax {
+                return self.direct(&a.data, 0, la, Some((&b.data, 0, lb)));
+            }
+            let mut out = self.zeros(la + lb)?;
+            self.mul_split(&mut out, 0, &a.data, 0, la, &b.data, 0, lb)?;
+            Ok(out)
+        })
     }
 
     fn sqr(&self, a: &CudaBuf) -> Result<CudaBuf> {
-        let la = a.len;
-        if la == 0 {
-            return self.zeros(0);
-        }
-        let pmax = 1usize << (self.max_logn() - 1);
-        if 2 * la <= pmax {
-            return self.direct(&a.data, 0, la, None);
-        }
-        let mut out = self.zeros(2 * la)?;
-        self.mul_split(&mut out, 0, &a.data, 0, la, &a.data, 0, la)?;
-        Ok(out)
+        self.timed("sqr", || {
+            let la = a.len;
+            if la == 0 {
+                return self.zeros(0);
+            }
+            let pmax = 1usize << (self.max_logn() - 1);
+            if 2 * la <= pmax {
+                return self.direct(&a.data, 0, la, None);
+            }
+            let mut out = self.zeros(2 * la)?;
+            self.mul_split(&mut out, 0, &a.data, 0, la, &a.data, 0, la)?;
+            Ok(out)
+        })
     }
 
     fn mul_limb(&self, a: &CudaBuf, v: u64) -> Result<CudaBuf> {
-        let n = a.len;
-        if n == 0 {
-            return self.zeros(1);
-        }
-        let mut lo = self.alloc::<u64>(n + 1)?;
-        let mut hi = self.alloc::<u64>(n)?;
-        let f = self.f(false, "hl_mul_limb")?;
-        let n64 = n as u64;
-        let mut bld = self.eng.stream().launch_builder(&f);
-        bld.arg(&mut lo).arg(&mut hi).arg(&a.data).arg(&n64).arg(&v);
-        // SAFETY: writes lo[..=n] and hi[..n], reads a[..n].
-        launched(unsafe { bld.launch(grid(n64 + 1)) }, "hl_mul_limb")?;
-        self.scan(&mut lo, 1, n, &hi, false, false)?;
-        Ok(CudaBuf {
-            data: lo,
-            len: n + 1,
+        self.timed("mul_limb", || {
+            let n = a.len;
+            if n == 0 {
+                return self.zeros(1);
+            }
+            let mut lo = self.alloc::<u64>(n + 1)?;
+            let mut hi = self.alloc::<u64>(n)?;
+            let f = self.f(false, "hl_mul_limb")?;
+            let n64 = n as u64;
+            let mut bld = self.eng.stream().launch_builder(&f);
+            bld.arg(&mut lo).arg(&mut hi).arg(&a.data).arg(&n64).arg(&v);
+            // SAFETY: writes lo[..=n] and hi[..n], reads a[..n].
+            launched(unsafe { bld.launch(grid(n64 + 1)) }, "hl_mul_limb")?;
+            self.scan(&mut lo, 1, n, &hi, false, false)?;
+            Ok(CudaBuf {
+                data: lo,
+                len: n + 1,
+            })
         })
     }
 
     fn add_at(&self, acc: &mut CudaBuf, b: &CudaBuf, shift: usize) -> Result<bool> {
-        self.add_sub_at(acc, b, shift, false)
+        self.timed("add_at", || self.add_sub_at(acc, b, shift, false))
     }
 
     fn sub_at(&self, acc: &mut CudaBuf, b: &CudaBuf, shift: usize) -> Result<bool> {
-        self.add_sub_at(acc, b, shift, true)
+        self.timed("sub_at", || self.add_sub_at(acc, b, shift, true))
     }
 
     fn add_limb(&self, acc: &mut CudaBuf, v: u64, at: usize) -> Result<bool> {
-        self.limb_op(acc, v, at, false)
+        self.timed("add_limb", || self.limb_op(acc, v, at, false))
     }
 
     fn sub_limb(&self, acc: &mut CudaBuf, v: u64, at: usize) -> Result<bool> {
-        self.limb_op(acc, v, at, true)
+        self.timed("sub_limb", || self.limb_op(acc, v, at, true))
     }
 
     fn shl_bits(&self, a: &CudaBuf, bits: u32) -> Result<CudaBuf> {
-        self.shift(a, bits, true)
+        self.timed("shl_bits", || self.shift(a, bits, true))
     }
 
     fn shr_bits(&self, a: &CudaBuf, bits: u32) -> Result<CudaBuf> {
-        self.shift(a, bits, false)
+        self.timed("shr_bits", || self.shift(a, bits, false))
     }
 }
 
 impl CudaHuge {
+    /// A large download in chunks through page-locked memory, each chunk
+    /// copied out by all cores.
+    fn download_staged(&self, a: &CudaBuf) -> Result<Vec<u64>> {
+        let mut guard = self.staging.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            // SAFETY: the buffer is only read after a copy into it completes.
+            let p = unsafe { self.eng.context().alloc_pinned_with_flags::<u64>(STAGE, 0) }
+                .map_err(Error::driver("allocating page-locked host memory"))?;
+            *guard = Some(p);
+        }
+        let pinned = guard.as_mut().expect("set above");
+        let mut out = vec![0u64; 0];
+        out.try_reserve_exact(a.len)
+            .map_err(|_| Error::Invalid(format!("cannot allocate {} limbs on the host", a.len)))?;
+        let spare = &mut out.spare_capacity_mut()[..a.len];
+        let mut lo = 0;
+        while lo < a.len {
+            let hi = a.len.min(lo + STAGE);
+            self.eng
+                .stream()
+                .memcpy_dtoh(&a.data.slice(lo..hi), pinned)
+                .map_err(Error::driver("copying from the device"))?;
+            let src = pinned
+                .as_slice()
+                .map_err(Error::driver("waiting for a copy from the device"))?;
+            spare[lo..hi]
+                .par_chunks_mut(1 << 16)
+                .zip(src[..hi - lo].par_chunks(1 << 16))
+                .for_each(|(d, s)| {
+                    for (x, y) in d.iter_mut().zip(s) {
+                        x.write(*y);
+                    }
+                });
+            lo = hi;
+        }
+        // SAFETY: every limb of 0..a.len was written above.
+        unsafe { out.set_len(a.len) };
+        Ok(out)
+    }
+
     fn shift(&self, a: &CudaBuf, bits: u32, left: bool) -> Result<CudaBuf> {
         if bits >= 64 {
             return Err(Error::Invalid(format!("shift by {bits} bits: at most 63")));
