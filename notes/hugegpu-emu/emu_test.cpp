@@ -88,8 +88,9 @@ static void passes(std::vector<u32> &x, u32 logn, bool inv) {
     u64 N = 1ull << logn;
     // Forward: top stages first; inverse: bottom first.
     u32 done = 0;
-    while (done < G) {
-        u32 r = std::min<u32>(4, G - done);
+    u32 npass = (G + 5) / 6;
+    for (u32 i = 0; i < npass; i++) {
+        u32 r = (G - done) / (npass - i);
         u32 logs = inv ? HN_LOGTILE + done : logn - done - r;
         u64 thr = N >> r;
         unsigned gx = (unsigned)((thr + 255) / 256);
@@ -103,6 +104,10 @@ static void passes(std::vector<u32> &x, u32 logn, bool inv) {
             case 7: hn_inv3(x.data(), TAB.data(), logn, logs); break;
             case 8: hn_fwd4(x.data(), TAB.data(), logn, logs); break;
             case 9: hn_inv4(x.data(), TAB.data(), logn, logs); break;
+            case 10: hn_fwd5(x.data(), TAB.data(), logn, logs); break;
+            case 11: hn_inv5(x.data(), TAB.data(), logn, logs); break;
+            case 12: hn_fwd6(x.data(), TAB.data(), logn, logs); break;
+            case 13: hn_inv6(x.data(), TAB.data(), logn, logs); break;
             }
         });
         done += r;
@@ -208,7 +213,7 @@ int main(int argc, char **argv) {
     printf("scan2 done\n");
     // Products at every pass shape: logn 12..17.
     size_t sizes[][2] = {{1, 1}, {3, 2}, {1024, 1024}, {2048, 1}, {1500, 548}, {2049, 2047}, {3000, 1000},
-                         {4096, 4096}, {5000, 3000}, {8192, 8191}, {9000, 7000}, {16384, 16384}, {20000, 15000}, {17000, 17000}, {40000, 30000}};
+                         {4096, 4096}, {5000, 3000}, {8192, 8191}, {9000, 7000}, {16384, 16384}, {20000, 15000}, {17000, 17000}, {40000, 30000}, {70000, 60000}};
     int ns = sizeof(sizes) / sizeof(sizes[0]);
     for (int i = 0; i < ns; i++)
         for (int kind = 0; kind < 3; kind++) {

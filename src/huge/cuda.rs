@@ -41,6 +41,8 @@ const BYTES_PER_POINT: usize = 32;
 /// Limbs per tile of the carry scan (HL_TILE).
 const SCAN_TILE: usize = 2048;
 const TPB: u32 = 256;
+/// Most radix-2 stages per global pass (hn_fwd6, hn_inv6).
+const MAX_LOGR: u32 = 6;
 
 /// Limbs of one number on the device; `data` holds at least one limb.
 pub struct CudaBuf {
@@ -60,6 +62,8 @@ pub struct CudaHuge {
     staging: Mutex<Option<PinnedHostSlice<u64>>>,
     /// Per-primitive call counts and times, when profiling.
     prof: Option<Mutex<Vec<ProfEntry>>>,
+    /// Most radix-2 stages per global pass, 1..=MAX_LOGR.
+    max_logr: u32,
 }
 
 /// Primitive name, calls, seconds.
@@ -221,6 +225,7 @@ impl CudaHuge {
             funcs: Mutex::new(Vec::new()),
             staging: Mutex::new(None),
             prof: None,
+            max_logr: MAX_LOGR,
         })
     }
 
@@ -251,6 +256,13 @@ impl CudaHuge {
     /// products are split.
     pub fn with_mem_limit(mut self, bytes: usize) -> CudaHuge {
         self.mem_limit = bytes;
+        self
+    }
+
+    /// Limits global transform passes to `2^logr`-point groups (1..=6;
+    /// default 6), for measurements.
+    pub fn with_max_radix_log(mut self, logr: u32) -> CudaHuge {
+        self.max_logr = logr.clamp(1, MAX_LOGR);
         self
     }
 
@@ -631,17 +643,23 @@ impl CudaHuge {
     /// top, inverse from the bottom.
     fn passes(&self, x: &mut CudaSlice<u32>, logn: u32, inv: bool) -> Result<()> {
         let g = logn - LOG_TILE;
+        // As few passes as possible (radix up to 64), their sizes balanced.
+        let npass = g.div_ceil(self.max_logr);
         let mut done = 0;
-        while done < g {
-            let r = (g - done).min(4);
+        for i in 0..npass {
+            let r = (g - done) / (npass - i);
             let logs = if inv {
                 LOG_TILE + done
             } else {
                 logn - done - r
             };
-            const NAMES: [[&str; 4]; 2] = [
-                ["hn_fwd1", "hn_fwd2", "hn_fwd3", "hn_fwd4"],
-                ["hn_inv1", "hn_inv2", "hn_inv3", "hn_inv4"],
+            const NAMES: [[&str; 6]; 2] = [
+                [
+                    "hn_fwd1", "hn_fwd2", "hn_fwd3", "hn_fwd4", "hn_fwd5", "hn_fwd6",
+                ],
+                [
+                    "hn_inv1", "hn_inv2", "hn_inv3", "hn_inv4", "hn_inv5", "hn_inv6",
+                ],
             ];
             let name = NAMES[inv as usize][r as usize - 1];
             let f = self.f(true, name)?;

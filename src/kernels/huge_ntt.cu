@@ -150,6 +150,8 @@ HN_PASS(1)
 HN_PASS(2)
 HN_PASS(3)
 HN_PASS(4)
+HN_PASS(5)
+HN_PASS(6)
 
 // A 4096-point tile is 3 rounds of 4 stages: round r groups elements
 // base + 16^(2-r) k (k < 16); thread t's base is t (round 0),
