@@ -3,6 +3,8 @@
 //! [`ntt`] above; a much longer operand is cut into pieces.
 
 pub mod ntt;
+#[cfg(target_arch = "x86_64")]
+pub mod ntt52;
 
 use std::cmp::Ordering;
 

@@ -440,8 +440,38 @@ pub fn fits(an: usize, bn: usize) -> bool {
     an >= 1 && bn >= 1 && lg_for(an, bn) <= MAX_LG
 }
 
-/// `a * b` (`b == None`: `a * a`) in `an + bn` limbs, on all cores.
+static NO_IFMA: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Keeps products on the 64-bit scalar transform even where the IFMA one
+/// runs (for tests and comparisons; the bits are the same).
+#[doc(hidden)]
+pub fn avoid_ifma(on: bool) {
+    NO_IFMA.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`mul`] runs the AVX-512 IFMA transform (`ntt52`).
+pub fn uses_ifma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        !NO_IFMA.load(std::sync::atomic::Ordering::Relaxed) && super::ntt52::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// `a * b` (`b == None`: `a * a`) in `an + bn` limbs, on all cores: the
+/// IFMA transform where the CPU has it, else the scalar one.
 pub fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
+    #[cfg(target_arch = "x86_64")]
+    if uses_ifma() && super::ntt52::fits(a.len(), b.map_or(a.len(), |b| b.len())) {
+        // SAFETY: IFMA checked.
+        return unsafe { super::ntt52::mul(a, b) };
+    }
+    mul_scalar(a, b)
+}
+
+/// [`mul`] on the scalar three-prime transform.
+pub fn mul_scalar(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
     let an = a.len();
     let bn = b.map_or(an, |b| b.len());
     assert!(fits(an, bn));
