@@ -16,7 +16,7 @@ use super::engine::HugeEngine;
 use crate::error::{Error, Result};
 
 /// Decimal digits per leaf.
-pub const LEAF_DIGITS: usize = 19 << 9;
+pub const LEAF_DIGITS: usize = 19 << 11;
 
 /// `10^LEAF_DIGITS`, `10^(2 LEAF_DIGITS)`, ... on the engine, as needed.
 struct Powers<'e, E: HugeEngine> {
