@@ -566,13 +566,13 @@ pub unsafe fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
     let l = 1usize << lg;
     let mut res: Vec<Vec<u64>> = Vec::with_capacity(4);
     let mut xb = if b.is_some() {
-        vec![0u64; l]
+        super::big_buffer(l)
     } else {
         Vec::new()
     };
     for pr in primes() {
         let tw = Twiddles::new(pr, lg);
-        let mut xa = vec![0u64; l];
+        let mut xa = super::big_buffer(l);
         forward_columns(pr, &tw, sh, a, &mut xa);
         match b {
             Some(b) => {
@@ -585,7 +585,7 @@ pub unsafe fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
         res.push(xa);
     }
     drop(xb);
-    let mut out = vec![0u64; an + bn];
+    let mut out = super::big_buffer(an + bn);
     crt(&mut out, &res);
     out
 }
