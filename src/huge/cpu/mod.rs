@@ -67,6 +67,45 @@ pub(crate) fn big_buffer(n: usize) -> Vec<u64> {
     v
 }
 
+/// Transform buffers kept between products: fresh memory costs the kernel's
+/// page zeroing (about a third of a 2^28-bit product on one core here).
+static POOL: std::sync::Mutex<Vec<Vec<u64>>> = std::sync::Mutex::new(Vec::new());
+/// At most this many buffers are kept ...
+const POOL_MAX: usize = 5;
+/// ... each of 2^16 to this many limbs (at most 1.25 GiB in all).
+const POOL_LIMBS: usize = 1 << 25;
+
+/// A transform buffer of `n` limbs with arbitrary contents (the caller
+/// overwrites every limb).
+pub(crate) fn take_buffer(n: usize) -> Vec<u64> {
+    if (1 << 16..=POOL_LIMBS).contains(&n)
+        && let Ok(mut p) = POOL.lock()
+        && let Some(i) = p.iter().position(|v| v.len() == n)
+    {
+        return p.swap_remove(i);
+    }
+    big_buffer(n)
+}
+
+/// Returns a buffer of [`take_buffer`] for reuse.
+pub(crate) fn give_buffer(v: Vec<u64>) {
+    if (1 << 16..=POOL_LIMBS).contains(&v.len())
+        && let Ok(mut p) = POOL.lock()
+    {
+        if p.len() >= POOL_MAX {
+            p.remove(0);
+        }
+        p.push(v);
+    }
+}
+
+/// Frees the transform buffers kept for reuse.
+pub fn release_buffers() {
+    if let Ok(mut p) = POOL.lock() {
+        p.clear();
+    }
+}
+
 /// The CPU engine (stateless).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CpuHuge;

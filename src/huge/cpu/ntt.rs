@@ -480,18 +480,21 @@ pub fn mul_scalar(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
     let ps = primes();
     let mut res: Vec<Vec<u64>> = Vec::with_capacity(3);
     let mut xb = if b.is_some() {
-        super::big_buffer(l)
+        super::take_buffer(l)
     } else {
         Vec::new()
     };
     for pr in ps {
-        let mut xa = super::big_buffer(l);
+        let mut xa = super::take_buffer(l);
         product(pr, sh, a, b, &mut xa, &mut xb);
         res.push(xa);
     }
-    drop(xb);
+    super::give_buffer(xb);
     let mut out = super::big_buffer(an + bn);
     crt(&mut out, &res[0], &res[1], &res[2]);
+    for x in res {
+        super::give_buffer(x);
+    }
     out
 }
 

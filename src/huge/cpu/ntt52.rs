@@ -566,13 +566,13 @@ pub unsafe fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
     let l = 1usize << lg;
     let mut res: Vec<Vec<u64>> = Vec::with_capacity(4);
     let mut xb = if b.is_some() {
-        super::big_buffer(l)
+        super::take_buffer(l)
     } else {
         Vec::new()
     };
     for pr in primes() {
         let tw = Twiddles::new(pr, lg);
-        let mut xa = super::big_buffer(l);
+        let mut xa = super::take_buffer(l);
         forward_columns(pr, &tw, sh, a, &mut xa);
         match b {
             Some(b) => {
@@ -584,9 +584,12 @@ pub unsafe fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
         inverse_columns(pr, sh, &mut xa);
         res.push(xa);
     }
-    drop(xb);
+    super::give_buffer(xb);
     let mut out = super::big_buffer(an + bn);
     crt(&mut out, &res);
+    for x in res {
+        super::give_buffer(x);
+    }
     out
 }
 
