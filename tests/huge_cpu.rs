@@ -127,7 +127,7 @@ fn ntt_extreme_coefficients() {
 fn mul_dispatch_and_split() {
     let seed = common::seed();
     let mut r = Rng::new(seed);
-    let t = cpu::NTT_T;
+    let t = cpu::ntt_t();
     let sizes = [
         (1, 1),
         (5, 3),

@@ -16,7 +16,7 @@ use super::engine::HugeEngine;
 use crate::error::{Error, Result};
 
 /// Decimal digits per leaf.
-pub const LEAF_DIGITS: usize = 19 << 9;
+pub const LEAF_DIGITS: usize = 19 << 11;
 
 /// `10^LEAF_DIGITS`, `10^(2 LEAF_DIGITS)`, ... on the engine, as needed.
 struct Powers<'e, E: HugeEngine> {
@@ -82,7 +82,14 @@ pub fn to_decimal_leaf<E: HugeEngine>(e: &E, a: &E::Buf, leaf: usize) -> Result<
         .par_iter()
         .map(|(l, pad)| {
             let s = Natural::from_limbs_asc(l).to_string();
-            if *pad { format!("{s:0>leaf$}") } else { s }
+            if *pad && s.len() < leaf {
+                // (`format!` widths stop at 65535.)
+                let mut t = "0".repeat(leaf - s.len());
+                t.push_str(&s);
+                t
+            } else {
+                s
+            }
         })
         .collect();
     let mut out = String::with_capacity(parts.iter().map(|s| s.len()).sum());

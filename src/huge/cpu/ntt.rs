@@ -440,8 +440,38 @@ pub fn fits(an: usize, bn: usize) -> bool {
     an >= 1 && bn >= 1 && lg_for(an, bn) <= MAX_LG
 }
 
-/// `a * b` (`b == None`: `a * a`) in `an + bn` limbs, on all cores.
+static NO_IFMA: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Keeps products on the 64-bit scalar transform even where the IFMA one
+/// runs (for tests and comparisons; the bits are the same).
+#[doc(hidden)]
+pub fn avoid_ifma(on: bool) {
+    NO_IFMA.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`mul`] runs the AVX-512 IFMA transform (`ntt52`).
+pub fn uses_ifma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        !NO_IFMA.load(std::sync::atomic::Ordering::Relaxed) && super::ntt52::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// `a * b` (`b == None`: `a * a`) in `an + bn` limbs, on all cores: the
+/// IFMA transform where the CPU has it, else the scalar one.
 pub fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
+    #[cfg(target_arch = "x86_64")]
+    if uses_ifma() && super::ntt52::fits(a.len(), b.map_or(a.len(), |b| b.len())) {
+        // SAFETY: IFMA checked.
+        return unsafe { super::ntt52::mul(a, b) };
+    }
+    mul_scalar(a, b)
+}
+
+/// [`mul`] on the scalar three-prime transform.
+pub fn mul_scalar(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
     let an = a.len();
     let bn = b.map_or(an, |b| b.len());
     assert!(fits(an, bn));
@@ -450,18 +480,21 @@ pub fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
     let ps = primes();
     let mut res: Vec<Vec<u64>> = Vec::with_capacity(3);
     let mut xb = if b.is_some() {
-        vec![0u64; l]
+        super::take_buffer(l)
     } else {
         Vec::new()
     };
     for pr in ps {
-        let mut xa = vec![0u64; l];
+        let mut xa = super::take_buffer(l);
         product(pr, sh, a, b, &mut xa, &mut xb);
         res.push(xa);
     }
-    drop(xb);
-    let mut out = vec![0u64; an + bn];
+    super::give_buffer(xb);
+    let mut out = super::big_buffer(an + bn);
     crt(&mut out, &res[0], &res[1], &res[2]);
+    for x in res {
+        super::give_buffer(x);
+    }
     out
 }
 
