@@ -174,11 +174,34 @@ static Num rnd(size_t n, int kind) {
     return v;
 }
 
+static u64 mod61(const Num &v) {
+    const u64 M = (1ull << 61) - 1;
+    u64 r = 0;
+    for (size_t i = v.size(); i-- > 0;) {
+        unsigned __int128 x = ((unsigned __int128)r << 3) + v[i];
+        u64 y = (u64)(x & M) + (u64)(x >> 61);
+        y = (y & M) + (y >> 61);
+        r = y >= M ? y - M : y;
+    }
+    return r;
+}
+
 int main(int argc, char **argv) {
     u64 seed = argc > 1 ? strtoull(argv[1], 0, 10) : 1;
     rng.seed(seed);
     TAB = make_tab();
     int fails = 0;
+    if (argc > 2) {
+        // One big product (2^k limbs each), checked mod 2^61-1 and its low limb.
+        size_t n = (size_t)1 << atoi(argv[2]);
+        Num a = rnd(n, 0), b = rnd(n, 0);
+        Num r = ntt_mul(a, b, false);
+        const u64 M = (1ull << 61) - 1;
+        u64 want = (u64)((unsigned __int128)mod61(a) * mod61(b) % M);
+        bool ok = mod61(r) == want && r[0] == a[0] * b[0];
+        printf("big %zu limbs: %s\n", n, ok ? "ok" : "FAIL");
+        return ok ? 0 : 1;
+    }
     // Carry scan across tiles, against a sequential loop.
     for (int it = 0; it < 40; it++) {
         u64 n = 1 + rng() % (it < 10 ? 2048 : it < 20 ? 5000 : 9000);

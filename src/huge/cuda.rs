@@ -1016,16 +1016,20 @@ impl CudaHuge {
         let mut lo = 0;
         while lo < a.len {
             let hi = a.len.min(lo + STAGE);
+            let buf = &mut pinned
+                .as_mut_slice()
+                .map_err(Error::driver("page-locked host memory"))?[..hi - lo];
+            // A plain host slice as destination: the copy is exactly its
+            // length and the stream is synchronized before this returns
+            // (the engine does not track events, so the pinned buffer's own
+            // event would not be recorded).
             self.eng
                 .stream()
-                .memcpy_dtoh(&a.data.slice(lo..hi), pinned)
+                .memcpy_dtoh(&a.data.slice(lo..hi), buf)
                 .map_err(Error::driver("copying from the device"))?;
-            let src = pinned
-                .as_slice()
-                .map_err(Error::driver("waiting for a copy from the device"))?;
             spare[lo..hi]
                 .par_chunks_mut(1 << 16)
-                .zip(src[..hi - lo].par_chunks(1 << 16))
+                .zip(buf.par_chunks(1 << 16))
                 .for_each(|(d, s)| {
                     for (x, y) in d.iter_mut().zip(s) {
                         x.write(*y);
