@@ -83,7 +83,7 @@ static u32 scan(Num &acc, u64 off, u64 n, const u64 *b, u64 nb, bool sub) {
     return (u32)cout;
 }
 
-static void passes(std::vector<u32> &x, u32 logn, bool inv) {
+static void passes(std::vector<u32> &x, u32 logn, bool inv, const Num *src = nullptr) {
     u32 G = logn - HN_LOGTILE;
     u64 N = 1ull << logn;
     // Forward: top stages first; inverse: bottom first.
@@ -94,19 +94,21 @@ static void passes(std::vector<u32> &x, u32 logn, bool inv) {
         u32 logs = inv ? HN_LOGTILE + done : logn - done - r;
         u64 thr = N >> r;
         unsigned gx = (unsigned)((thr + 255) / 256);
+        const u64 *s = i == 0 && src ? src->data() : nullptr;
+        u64 np = src ? 2 * src->size() : 0;
         launch2(gx, 3, 256, [&] {
             switch (r * 2 + inv) {
-            case 2: hn_fwd1(x.data(), TAB.data(), logn, logs); break;
+            case 2: hn_fwd1(x.data(), TAB.data(), logn, logs, s, 0, np); break;
             case 3: hn_inv1(x.data(), TAB.data(), logn, logs); break;
-            case 4: hn_fwd2(x.data(), TAB.data(), logn, logs); break;
+            case 4: hn_fwd2(x.data(), TAB.data(), logn, logs, s, 0, np); break;
             case 5: hn_inv2(x.data(), TAB.data(), logn, logs); break;
-            case 6: hn_fwd3(x.data(), TAB.data(), logn, logs); break;
+            case 6: hn_fwd3(x.data(), TAB.data(), logn, logs, s, 0, np); break;
             case 7: hn_inv3(x.data(), TAB.data(), logn, logs); break;
-            case 8: hn_fwd4(x.data(), TAB.data(), logn, logs); break;
+            case 8: hn_fwd4(x.data(), TAB.data(), logn, logs, s, 0, np); break;
             case 9: hn_inv4(x.data(), TAB.data(), logn, logs); break;
-            case 10: hn_fwd5(x.data(), TAB.data(), logn, logs); break;
+            case 10: hn_fwd5(x.data(), TAB.data(), logn, logs, s, 0, np); break;
             case 11: hn_inv5(x.data(), TAB.data(), logn, logs); break;
-            case 12: hn_fwd6(x.data(), TAB.data(), logn, logs); break;
+            case 12: hn_fwd6(x.data(), TAB.data(), logn, logs, s, 0, np); break;
             case 13: hn_inv6(x.data(), TAB.data(), logn, logs); break;
             }
         });
@@ -121,11 +123,13 @@ static Num ntt_mul(const Num &a, const Num &b, bool sqr) {
     u64 N = 1ull << logn;
     std::vector<u32> X(3 * N, 0xabcdef01), Y(3 * N, 0x12345678);
     unsigned gl = (unsigned)std::min<u64>((N + 255) / 256, 64);
-    launch2(gl, 3, 256, [&] { hn_load(X.data(), a.data(), 0, 2 * a.size(), logn); });
-    passes(X, logn, false);
+    // As src/huge/cuda.rs: the first forward pass loads, or hn_load when
+    // there is no global pass.
+    if (logn == HN_LOGTILE) launch2(gl, 3, 256, [&] { hn_load(X.data(), a.data(), 0, 2 * a.size(), logn); });
+    passes(X, logn, false, &a);
     if (!sqr) {
-        launch2(gl, 3, 256, [&] { hn_load(Y.data(), b.data(), 0, 2 * b.size(), logn); });
-        passes(Y, logn, false);
+        if (logn == HN_LOGTILE) launch2(gl, 3, 256, [&] { hn_load(Y.data(), b.data(), 0, 2 * b.size(), logn); });
+        passes(Y, logn, false, &b);
     }
     u32 s[3];
     for (int q = 0; q < 3; q++) s[q] = (u32)((((unsigned __int128)1 << 64) % PR[q]) * pw(pw(2, logn, PR[q]), PR[q] - 2, PR[q]) % PR[q]);

@@ -184,9 +184,14 @@ fn launched<T>(r: std::result::Result<T, cudarc::driver::DriverError>, what: &st
 /// The memory limit from `MPARRAY_HUGE_MEM_LIMIT` (bytes, with an optional
 /// K, M or G suffix), if set.
 fn env_mem_limit() -> Result<Option<usize>> {
-    let Ok(s) = std::env::var("MPARRAY_HUGE_MEM_LIMIT") else {
-        return Ok(None);
-    };
+    match std::env::var("MPARRAY_HUGE_MEM_LIMIT") {
+        Ok(s) => parse_mem_limit(&s).map(Some),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Bytes from `123`, `64K`, `256M` or `2G`.
+fn parse_mem_limit(s: &str) -> Result<usize> {
     let t = s.trim();
     let (num, mul) = match t.chars().last() {
         Some('K' | 'k') => (&t[..t.len() - 1], 1usize << 10),
@@ -197,7 +202,6 @@ fn env_mem_limit() -> Result<Option<usize>> {
     num.parse::<usize>()
         .ok()
         .and_then(|v| v.checked_mul(mul))
-        .map(Some)
         .ok_or_else(|| {
             Error::Invalid(format!(
                 "MPARRAY_HUGE_MEM_LIMIT={s:?}: expected a number of bytes (suffix K, M or G allowed)"
@@ -626,24 +630,35 @@ impl CudaHuge {
     ) -> Result<CudaSlice<u32>> {
         let len = 1usize << logn;
         let mut x = self.alloc::<u32>(3 * len)?;
-        let f = self.f(true, "hn_load")?;
-        let (lo64, np, ln) = (lo as u64, 2 * n as u64, logn);
-        let mut bld = self.eng.stream().launch_builder(&f);
-        bld.arg(&mut x).arg(src).arg(&lo64).arg(&np).arg(&ln);
-        // SAFETY: writes 3 * 2^logn residues; reads 2n words from limb lo.
-        launched(
-            unsafe { bld.launch(grid3((len as u64 / TPB as u64).min(4096))) },
-            "hn_load",
-        )?;
-        self.passes(&mut x, logn, false)?;
+        if logn == LOG_TILE {
+            // No global pass to fuse the load into.
+            let f = self.f(true, "hn_load")?;
+            let (lo64, np, ln) = (lo as u64, 2 * n as u64, logn);
+            let mut bld = self.eng.stream().launch_builder(&f);
+            bld.arg(&mut x).arg(src).arg(&lo64).arg(&np).arg(&ln);
+            // SAFETY: writes 3 * 2^logn residues; reads 2n words from limb lo.
+            launched(
+                unsafe { bld.launch(grid3((len as u64 / TPB as u64).min(4096))) },
+                "hn_load",
+            )?;
+        } else {
+            self.passes(&mut x, logn, false, Some((src, lo, n)))?;
+        }
         Ok(x)
     }
 
-    /// The global stages (h >= 4096), LOG_R <= 4 at a time: forward from the
-    /// top, inverse from the bottom.
-    fn passes(&self, x: &mut CudaSlice<u32>, logn: u32, inv: bool) -> Result<()> {
+    /// The global stages (h >= 4096), up to `max_logr` at a time: forward
+    /// from the top (the first pass reading the limbs src[lo..lo+n] when
+    /// given), inverse from the bottom.
+    fn passes(
+        &self,
+        x: &mut CudaSlice<u32>,
+        logn: u32,
+        inv: bool,
+        src: Option<(&CudaSlice<u64>, usize, usize)>,
+    ) -> Result<()> {
         let g = logn - LOG_TILE;
-        // As few passes as possible (radix up to 64), their sizes balanced.
+        // As few passes as possible, their sizes balanced.
         let npass = g.div_ceil(self.max_logr);
         let mut done = 0;
         for i in 0..npass {
@@ -654,18 +669,27 @@ impl CudaHuge {
                 logn - done - r
             };
             const NAMES: [[&str; 6]; 2] = [
-                [
-                    "hn_fwd1", "hn_fwd2", "hn_fwd3", "hn_fwd4", "hn_fwd5", "hn_fwd6",
-                ],
-                [
-                    "hn_inv1", "hn_inv2", "hn_inv3", "hn_inv4", "hn_inv5", "hn_inv6",
-                ],
+                ["hn_fwd1", "hn_fwd2", "hn_fwd3", "hn_fwd4", "hn_fwd5", "hn_fwd6"],
+                ["hn_inv1", "hn_inv2", "hn_inv3", "hn_inv4", "hn_inv5", "hn_inv6"],
             ];
             let name = NAMES[inv as usize][r as usize - 1];
             let f = self.f(true, name)?;
+            let zero = 0u64;
+            let (lo64, np) = match (i, src) {
+                (0, Some((_, lo, n))) => (lo as u64, 2 * n as u64),
+                _ => (0, 0),
+            };
             let mut bld = self.eng.stream().launch_builder(&f);
             bld.arg(&mut *x).arg(&self.tab).arg(&logn).arg(&logs);
-            // SAFETY: 2^(logn - r) threads each own 2^r residues per prime.
+            if !inv {
+                match (i, src) {
+                    (0, Some((s, _, _))) => bld.arg(s),
+                    _ => bld.arg(&zero),
+                };
+                bld.arg(&lo64).arg(&np);
+            }
+            // SAFETY: 2^(logn - r) threads each own 2^r residues per prime;
+            // the first forward pass reads 2n words of src from limb lo.
             launched(
                 unsafe { bld.launch(grid3((1u64 << (logn - r)) / TPB as u64)) },
                 name,
@@ -710,7 +734,7 @@ impl CudaHuge {
             .arg(&s[2]);
         // SAFETY: one block per 4096-residue tile and prime.
         launched(unsafe { bld.launch(grid3(tiles)) }, name)?;
-        self.passes(x, logn, true)?;
+        self.passes(x, logn, true, None)?;
         let c1 = mont(inv(P[0] % P[1], P[1]), P[1]);
         let c2 = mont(inv(mulmod(P[0], P[1], P[2]), P[2]), P[2]);
         let r2 = ((1u128 << 64) % P[2] as u128) as u32;
@@ -863,8 +887,16 @@ impl HugeEngine for CudaHuge {
             if lo > hi {
                 return Err(Error::Invalid(format!("slice: {lo} > {hi}")));
             }
-            let mut out = self.zeros(hi - lo)?;
             let end = hi.min(a.len);
+            // Zero-filled only where the slice reaches past a.
+            let mut out = if end == hi && lo < hi {
+                CudaBuf {
+                    data: self.alloc::<u64>(hi - lo)?,
+                    len: hi - lo,
+                }
+            } else {
+                self.zeros(hi - lo)?
+            };
             if lo < end {
                 let src = a.data.slice(lo..end);
                 let mut dst = out.data.slice_mut(0..end - lo);
@@ -1063,5 +1095,49 @@ impl CudaHuge {
             data: r,
             len: out_len,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mem_limit_parsing() {
+        assert_eq!(parse_mem_limit("1234").unwrap(), 1234);
+        assert_eq!(parse_mem_limit(" 64K ").unwrap(), 64 << 10);
+        assert_eq!(parse_mem_limit("256m").unwrap(), 256 << 20);
+        assert_eq!(parse_mem_limit("2G").unwrap(), 2 << 30);
+        for bad in ["", "G", "12x", "-5", "99999999999999999999G"] {
+            assert!(parse_mem_limit(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn tables_are_roots() {
+        // ROOT[q] has order exactly 2^q; TT and the two-level table agree.
+        let t = tables();
+        for d in 0..2 {
+            for q in 0..3 {
+                let p = P[q];
+                let tq = &t[(d * 3 + q) * TAB..];
+                let plain = |m: u32| mulmod(m as u64, inv((1u64 << 32) % p, p), p);
+                for k in 1..=LOG_MAX as usize {
+                    let r = plain(tq[OFF_ROOT + k]);
+                    assert_eq!(powmod(r, 1 << k, p), 1);
+                    assert_eq!(powmod(r, 1 << (k - 1), p), p - 1);
+                }
+                // w_(2h)^j from TT equals W^(j 2^27 / 2h) from TL/TH.
+                for &(h, j) in &[(1usize, 0usize), (2, 1), (64, 33), (2048, 2047)] {
+                    let e = (j as u64) << (LOG_MAX as u64 - 1 - h.trailing_zeros() as u64);
+                    let lo = plain(tq[(e & ((1 << TL_BITS) - 1)) as usize]);
+                    let hi = plain(tq[OFF_TH + (e >> TL_BITS) as usize]);
+                    assert_eq!(plain(tq[OFF_TT + h + j]), mulmod(lo, hi, p));
+                }
+            }
+        }
+        // The CRT bound at the longest transform.
+        let prod = P.iter().map(|&p| p as f64).product::<f64>().log2();
+        assert!(prod > 26.0 + 64.0 + 1.0);
     }
 }

@@ -118,8 +118,12 @@ __device__ __forceinline__ void hn_radix(u32 (&v)[1 << LOGR], u32 w0, const u32 
 // (blockIdx.y). Half-sizes H = S 2^(LOGR-1) down to S = 2^logs (forward,
 // DIF) or S up to H (inverse, DIT). Thread g holds elements
 // base + t S, t < 2^LOGR, with base = (g / S) 2H + g % S.
+// With src set (the first forward pass), the elements are read as pieces
+// of the limbs src[lo..] (piece i < npieces, else 0) reduced mod p, which
+// saves the separate load pass.
 template <int LOGR, bool INV>
-__device__ __forceinline__ void hn_pass(u32 *x, const u32 *tab, u32 logn, u32 logs) {
+__device__ __forceinline__ void hn_pass(u32 *x, const u32 *tab, u32 logn, u32 logs,
+                                        const u64 *src, u64 lo, u64 npieces) {
     const int R = 1 << LOGR;
     u32 q = blockIdx.y;
     u32 p = HN_P[q], pinv = HN_PINV[q];
@@ -132,19 +136,30 @@ __device__ __forceinline__ void hn_pass(u32 *x, const u32 *tab, u32 logn, u32 lo
     u64 off = g & (S - 1);
     u64 base = ((g >> logs) << (logs + LOGR)) | off;
     u32 v[R];
+    if (src != nullptr) {
+        const u32 *w = (const u32 *)src + 2 * lo;
 #pragma unroll
-    for (int t = 0; t < R; t++) v[t] = xs[base + t * S];
+        for (int t = 0; t < R; t++) {
+            u64 i = base + t * S;
+            u32 a = i < npieces ? w[i] : 0u;
+            v[t] = a >= p ? a - p : a;
+        }
+    } else {
+#pragma unroll
+        for (int t = 0; t < R; t++) v[t] = xs[base + t * S];
+    }
     hn_radix<LOGR, INV>(v, hn_pow(T, (u32)(off << (HN_LOGMAX - logs - LOGR)), p, pinv), T, p, pinv);
 #pragma unroll
     for (int t = 0; t < R; t++) xs[base + t * S] = v[t];
 }
 
 #define HN_PASS(LOGR)                                                                          \
-    extern "C" __global__ void hn_fwd##LOGR(u32 *x, const u32 *tab, u32 logn, u32 logs) {      \
-        hn_pass<LOGR, false>(x, tab, logn, logs);                                              \
+    extern "C" __global__ void hn_fwd##LOGR(u32 *x, const u32 *tab, u32 logn, u32 logs,        \
+                                            const u64 *src, u64 lo, u64 npieces) {             \
+        hn_pass<LOGR, false>(x, tab, logn, logs, src, lo, npieces);                            \
     }                                                                                          \
     extern "C" __global__ void hn_inv##LOGR(u32 *x, const u32 *tab, u32 logn, u32 logs) {      \
-        hn_pass<LOGR, true>(x, tab, logn, logs);                                               \
+        hn_pass<LOGR, true>(x, tab, logn, logs, nullptr, 0, 0);                                \
     }
 HN_PASS(1)
 HN_PASS(2)
