@@ -60,6 +60,8 @@ pub struct CudaHuge {
     funcs: Mutex<Vec<(&'static str, CudaFunction)>>,
     /// Page-locked staging buffer for large downloads (made on first use).
     staging: Mutex<Option<PinnedHostSlice<u64>>>,
+    /// Page-locked word for read-backs (made on first use).
+    word_host: Mutex<Option<PinnedHostSlice<u64>>>,
     /// Per-primitive call counts and times, when profiling.
     prof: Option<Mutex<Vec<ProfEntry>>>,
     /// Most radix-2 stages per global pass, 1..=MAX_LOGR.
@@ -228,6 +230,7 @@ impl CudaHuge {
             mem_limit,
             funcs: Mutex::new(Vec::new()),
             staging: Mutex::new(None),
+            word_host: Mutex::new(None),
             prof: None,
             max_logr: MAX_LOGR,
         })
@@ -362,13 +365,29 @@ impl CudaHuge {
         )))
     }
 
+    /// One limb back to the host (waits for the queued work), through a
+    /// page-locked word: small pageable copies cost more.
     fn read1(&self, buf: &CudaSlice<u64>, i: usize) -> Result<u64> {
-        let v = self
-            .eng
+        let mut guard = self.word_host.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            // SAFETY: read only after a copy into it completes.
+            let p = unsafe { self.eng.context().alloc_pinned_with_flags::<u64>(1, 0) }
+                .map_err(Error::driver("allocating page-locked host memory"))?;
+            *guard = Some(p);
+        }
+        let host = guard
+            .as_mut()
+            .expect("set above")
+            .as_mut_slice()
+            .map_err(Error::driver("page-locked host memory"))?;
+        // The copy into page-locked memory is asynchronous (and the engine
+        // tracks no events): synchronize before reading.
+        self.eng
             .stream()
-            .clone_dtoh(&buf.slice(i..i + 1))
+            .memcpy_dtoh(&buf.slice(i..i + 1), &mut host[..1])
             .map_err(Error::driver("reading a limb back"))?;
-        Ok(v[0])
+        self.eng.synchronize()?;
+        Ok(host[0])
     }
 
     fn word(&self, v: u64) -> Result<CudaSlice<u64>> {
@@ -669,8 +688,12 @@ impl CudaHuge {
                 logn - done - r
             };
             const NAMES: [[&str; 6]; 2] = [
-                ["hn_fwd1", "hn_fwd2", "hn_fwd3", "hn_fwd4", "hn_fwd5", "hn_fwd6"],
-                ["hn_inv1", "hn_inv2", "hn_inv3", "hn_inv4", "hn_inv5", "hn_inv6"],
+                [
+                    "hn_fwd1", "hn_fwd2", "hn_fwd3", "hn_fwd4", "hn_fwd5", "hn_fwd6",
+                ],
+                [
+                    "hn_inv1", "hn_inv2", "hn_inv3", "hn_inv4", "hn_inv5", "hn_inv6",
+                ],
             ];
             let name = NAMES[inv as usize][r as usize - 1];
             let f = self.f(true, name)?;
@@ -1051,14 +1074,14 @@ impl CudaHuge {
             let buf = &mut pinned
                 .as_mut_slice()
                 .map_err(Error::driver("page-locked host memory"))?[..hi - lo];
-            // A plain host slice as destination: the copy is exactly its
-            // length and the stream is synchronized before this returns
-            // (the engine does not track events, so the pinned buffer's own
-            // event would not be recorded).
+            // A plain slice as destination, so the copy is exactly its
+            // length; it is asynchronous (page-locked memory) and the engine
+            // tracks no events: synchronize before reading.
             self.eng
                 .stream()
                 .memcpy_dtoh(&a.data.slice(lo..hi), buf)
                 .map_err(Error::driver("copying from the device"))?;
+            self.eng.synchronize()?;
             spare[lo..hi]
                 .par_chunks_mut(1 << 16)
                 .zip(buf.par_chunks(1 << 16))
