@@ -59,9 +59,11 @@ pub(crate) fn big_buffer(n: usize) -> Vec<u64> {
     }
     v.spare_capacity_mut()
         .par_chunks_mut(1 << 16)
-        .for_each(|c| c.iter_mut().for_each(|x| {
-            x.write(0);
-        }));
+        .for_each(|c| {
+            c.iter_mut().for_each(|x| {
+                x.write(0);
+            })
+        });
     // SAFETY: all n limbs were written above.
     unsafe { v.set_len(n) };
     v
