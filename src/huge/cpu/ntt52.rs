@@ -403,12 +403,16 @@ unsafe fn fwd_col_group<const NV: usize>(
         dif::<NV>(pr, v, buf, r);
         for pos in 0..r {
             let k2 = sh.brv_r(pos);
+            // w^(k2 (c0 + 8k + l)) = w^(k2 (c0 + 8k)) w^(k2 l): one lane
+            // vector per row, one broadcast per vector of columns.
+            let mut e = [0usize; W];
+            for (l, e) in e.iter_mut().enumerate() {
+                *e = (k2 * l) & mask;
+            }
+            let lanes = tw.get(&v, false, e);
             for k in 0..NV {
-                let mut e = [0usize; W];
-                for (l, e) in e.iter_mut().enumerate() {
-                    *e = (k2 * (c0 + k * W + l)) & mask;
-                }
-                let t = tw.get(&v, false, e);
+                let b = tw.get(&v, false, [(k2 * (c0 + k * W)) & mask; W]);
+                let t = v.mont(b, lanes);
                 let y = v.mont(ld(buf, pos * rw + k * W), t);
                 _mm512_storeu_si512(xp.get().add(pos * c + c0 + k * W) as *mut __m512i, y);
             }
@@ -496,13 +500,29 @@ unsafe fn row_group(
         for (l, k) in k2.iter_mut().enumerate() {
             *k = sh.brv_r(g * W + l);
         }
-        for n1 in 0..c {
+        // w^-(k2 n1) = w^-(k2 nb hi) w^-(k2 lo) with n1 = nb hi + lo: two
+        // small tables of lane vectors per group instead of a lookup per
+        // element (the second carries the scale).
+        let nb = c.min(64);
+        let mut small = [_mm512_setzero_si512(); 64];
+        for (lo, t) in small.iter_mut().enumerate().take(nb) {
             let mut e = [0usize; W];
             for l in 0..W {
-                e[l] = (k2[l] * n1) & mask;
+                e[l] = (k2[l] * lo) & mask;
             }
-            let t = tw.get(&v, true, e);
-            st(ba, n1 * W, v.mont(ld(ba, n1 * W), t));
+            *t = tw.get(&v, true, e);
+        }
+        for hi in 0..c / nb {
+            let mut e = [0usize; W];
+            for l in 0..W {
+                e[l] = (mask + 1 - ((k2[l] * nb * hi) & mask)) & mask;
+            }
+            let big = tw.get(&v, false, e);
+            for (lo, t) in small.iter().enumerate().take(nb) {
+                let n1 = hi * nb + lo;
+                let t = v.mont(big, *t);
+                st(ba, n1 * W, v.mont(ld(ba, n1 * W), t));
+            }
         }
         scatter_rows(ra, c, ba);
     }
