@@ -74,10 +74,16 @@ pub fn to_decimal_leaf<E: HugeEngine>(e: &E, a: &E::Buf, leaf: usize) -> Result<
         j += 1;
     }
     let mut pw = Powers::new(e, leaf)?;
-    let mut divs: Vec<Option<Divisor<E>>> = (0..=j).map(|_| None).collect();
-    let mut leaves: Vec<(Vec<u64>, bool)> = Vec::new();
+    // One prepared divisor per level, shared by every node of the level.
+    let mut divs = Vec::with_capacity(j + 1);
+    for ju in 0..=j {
+        let p = copy(e, pw.get(ju)?)?;
+        let m = e.len(&p);
+        divs.push(Divisor::new(e, &p, m + 1)?);
+    }
+    drop(pw);
     let a = trim(e, a, 1)?;
-    split(e, &a, j as isize, false, &mut pw, &mut divs, &mut leaves)?;
+    let leaves = split(e, a, j as isize, false, &divs)?;
     let parts: Vec<String> = leaves
         .par_iter()
         .map(|(l, pad)| {
@@ -102,34 +108,40 @@ pub fn to_decimal_leaf<E: HugeEngine>(e: &E, a: &E::Buf, leaf: usize) -> Result<
     Ok(out)
 }
 
-/// Appends the leaves of `n < P_(j+1)` (most significant first); `pad`:
-/// `n` stands for exactly `leaf 2^(j+1)` digits.
+/// Nodes below this many limbs split their two halves on two cores (the
+/// products there are too small to use several cores each).
+const PAR_T: usize = 1 << 15;
+
+/// The leaves of `n < P_(j+1)` (most significant first); `pad`: `n`
+/// stands for exactly `leaf 2^(j+1)` digits.
 fn split<E: HugeEngine>(
     e: &E,
-    n: &E::Buf,
+    n: E::Buf,
     j: isize,
     pad: bool,
-    pw: &mut Powers<E>,
-    divs: &mut Vec<Option<Divisor<E>>>,
-    leaves: &mut Vec<(Vec<u64>, bool)>,
-) -> Result<()> {
+    divs: &[Divisor<E>],
+) -> Result<Vec<(Vec<u64>, bool)>> {
     if j < 0 {
-        leaves.push((e.download(n)?, pad));
-        return Ok(());
+        return Ok(vec![(e.download(&n)?, pad)]);
     }
-    let ju = j as usize;
-    if divs[ju].is_none() {
-        let p = copy(e, pw.get(ju)?)?;
-        let m = e.len(&p);
-        divs[ju] = Some(Divisor::new(e, &p, m + 1)?);
-    }
-    let d = divs[ju].as_ref().expect("set above");
-    let (q, r) = d.divrem(e, n)?;
+    let (q, r) = divs[j as usize].divrem(e, &n)?;
+    let small = e.len(&n) < PAR_T;
+    drop(n);
     if !pad && e.normalized_len(&q)? == 0 {
-        return split(e, &r, j - 1, false, pw, divs, leaves);
+        return split(e, r, j - 1, false, divs);
     }
-    split(e, &q, j - 1, pad, pw, divs, leaves)?;
-    split(e, &r, j - 1, true, pw, divs, leaves)
+    let (hi, lo) = if small {
+        rayon::join(
+            || split(e, q, j - 1, pad, divs),
+            || split(e, r, j - 1, true, divs),
+        )
+    } else {
+        let hi = split(e, q, j - 1, pad, divs);
+        (hi, split(e, r, j - 1, true, divs))
+    };
+    let mut hi = hi?;
+    hi.extend(lo?);
+    Ok(hi)
 }
 
 /// The number with the decimal digits `s` (ASCII `0`-`9` only, checked by
@@ -180,21 +192,30 @@ pub fn from_decimal_leaf<E: HugeEngine>(e: &E, s: &[u8], leaf: usize) -> Result<
     let mut j = 0;
     while nodes.len() > 1 {
         let p = copy(e, pw.get(j)?)?;
-        let mut next = Vec::with_capacity(nodes.len().div_ceil(2));
+        let combine = |lo: E::Buf, hi: Option<E::Buf>| -> Result<E::Buf> {
+            let Some(hi) = hi else { return Ok(lo) };
+            let t = e.mul(&trim(e, &hi, 1)?, &p)?;
+            let mut acc = e.zeros(e.len(&t).max(e.len(&lo)) + 1)?;
+            e.add_at(&mut acc, &t, 0)?;
+            e.add_at(&mut acc, &lo, 0)?;
+            trim(e, &acc, 1)
+        };
+        let mut pairs = Vec::with_capacity(nodes.len().div_ceil(2));
         let mut it = nodes.into_iter();
         while let Some(lo) = it.next() {
-            match it.next() {
-                Some(hi) => {
-                    let t = e.mul(&trim(e, &hi, 1)?, &p)?;
-                    let mut acc = e.zeros(e.len(&t).max(e.len(&lo)) + 1)?;
-                    e.add_at(&mut acc, &t, 0)?;
-                    e.add_at(&mut acc, &lo, 0)?;
-                    next.push(trim(e, &acc, 1)?);
-                }
-                None => next.push(lo),
-            }
+            pairs.push((lo, it.next()));
         }
-        nodes = next;
+        nodes = if e.len(&p) < PAR_T {
+            pairs
+                .into_par_iter()
+                .map(|(lo, hi)| combine(lo, hi))
+                .collect::<Result<Vec<_>>>()?
+        } else {
+            pairs
+                .into_iter()
+                .map(|(lo, hi)| combine(lo, hi))
+                .collect::<Result<Vec<_>>>()?
+        };
         j += 1;
     }
     Ok(nodes.pop().expect("at least one leaf"))

@@ -341,7 +341,7 @@ unsafe fn reduce_input(v: &V, r52sq: __m512i, x: __m512i) -> __m512i {
 
 fn forward_columns(pr: &Prime, tw: &Twiddles, sh: Shape, src: &[u64], x: &mut [u64]) {
     let xp = Shared(x.as_mut_ptr());
-    if sh.c >= CG * W {
+    if wide_columns(sh) {
         (0..sh.c / (CG * W)).into_par_iter().for_each_init(
             || vec![0u64; sh.r * CG * W],
             // SAFETY: IFMA checked by `mul`'s caller; group g owns its columns.
@@ -354,6 +354,12 @@ fn forward_columns(pr: &Prime, tw: &Twiddles, sh: Shape, src: &[u64], x: &mut [u
             |buf, g| unsafe { fwd_col_group::<1>(pr, tw, sh, src, xp, buf, g) },
         );
     }
+}
+
+/// Whether the column passes gather 32 columns at a time: when that still
+/// leaves at least two tasks per thread.
+fn wide_columns(sh: Shape) -> bool {
+    sh.c / (CG * W) >= 2 * rayon::current_num_threads()
 }
 
 /// Vectors per row of a gathered column block (32 columns: four cache
@@ -397,12 +403,16 @@ unsafe fn fwd_col_group<const NV: usize>(
         dif::<NV>(pr, v, buf, r);
         for pos in 0..r {
             let k2 = sh.brv_r(pos);
+            // w^(k2 (c0 + 8k + l)) = w^(k2 (c0 + 8k)) w^(k2 l): one lane
+            // vector per row, one broadcast per vector of columns.
+            let mut e = [0usize; W];
+            for (l, e) in e.iter_mut().enumerate() {
+                *e = (k2 * l) & mask;
+            }
+            let lanes = tw.get(&v, false, e);
             for k in 0..NV {
-                let mut e = [0usize; W];
-                for (l, e) in e.iter_mut().enumerate() {
-                    *e = (k2 * (c0 + k * W + l)) & mask;
-                }
-                let t = tw.get(&v, false, e);
+                let b = tw.get(&v, false, [(k2 * (c0 + k * W)) & mask; W]);
+                let t = v.mont(b, lanes);
                 let y = v.mont(ld(buf, pos * rw + k * W), t);
                 _mm512_storeu_si512(xp.get().add(pos * c + c0 + k * W) as *mut __m512i, y);
             }
@@ -490,13 +500,29 @@ unsafe fn row_group(
         for (l, k) in k2.iter_mut().enumerate() {
             *k = sh.brv_r(g * W + l);
         }
-        for n1 in 0..c {
+        // w^-(k2 n1) = w^-(k2 nb hi) w^-(k2 lo) with n1 = nb hi + lo: two
+        // small tables of lane vectors per group instead of a lookup per
+        // element (the second carries the scale).
+        let nb = c.min(64);
+        let mut small = [_mm512_setzero_si512(); 64];
+        for (lo, t) in small.iter_mut().enumerate().take(nb) {
             let mut e = [0usize; W];
             for l in 0..W {
-                e[l] = (k2[l] * n1) & mask;
+                e[l] = (k2[l] * lo) & mask;
             }
-            let t = tw.get(&v, true, e);
-            st(ba, n1 * W, v.mont(ld(ba, n1 * W), t));
+            *t = tw.get(&v, true, e);
+        }
+        for hi in 0..c / nb {
+            let mut e = [0usize; W];
+            for l in 0..W {
+                e[l] = (mask + 1 - ((k2[l] * nb * hi) & mask)) & mask;
+            }
+            let big = tw.get(&v, false, e);
+            for (lo, t) in small.iter().enumerate().take(nb) {
+                let n1 = hi * nb + lo;
+                let t = v.mont(big, *t);
+                st(ba, n1 * W, v.mont(ld(ba, n1 * W), t));
+            }
         }
         scatter_rows(ra, c, ba);
     }
@@ -504,7 +530,7 @@ unsafe fn row_group(
 
 fn inverse_columns(pr: &Prime, sh: Shape, x: &mut [u64]) {
     let xp = Shared(x.as_mut_ptr());
-    if sh.c >= CG * W {
+    if wide_columns(sh) {
         (0..sh.c / (CG * W)).into_par_iter().for_each_init(
             || vec![0u64; sh.r * CG * W],
             // SAFETY: IFMA checked by `mul`'s caller; group g owns its columns.
@@ -586,7 +612,11 @@ pub unsafe fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
     }
     super::give_buffer(xb);
     let mut out = super::big_buffer(an + bn);
-    crt(&mut out, &res);
+    if std::env::var_os("MPARRAY_SCALAR_CRT").is_some() {
+        crt(&mut out, &res);
+    } else {
+        crt_vec(&mut out, &res);
+    }
     for x in res {
         super::give_buffer(x);
     }
@@ -594,7 +624,7 @@ pub unsafe fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
 }
 
 /// Garner's reconstruction with four primes (scalar), carried into limbs in
-/// parallel chunks.
+/// parallel chunks (the reference for [`crt_vec`]; `MPARRAY_SCALAR_CRT=1`).
 fn crt(out: &mut [u64], f: &[Vec<u64>]) {
     let ps = primes();
     let [p1, p2, p3, p4] = PRIMES;
@@ -653,6 +683,157 @@ fn crt(out: &mut [u64], f: &[Vec<u64>]) {
         .collect();
     for (k, c) in carries.iter().enumerate() {
         let at = ((k + 1) * CH).min(m);
+        let mut i = at;
+        let mut carry = 0u64;
+        for (t, &cw) in c.iter().enumerate() {
+            if at + t >= n {
+                debug_assert!(cw == 0 && carry == 0);
+                break;
+            }
+            let (s, o1) = out[at + t].overflowing_add(cw);
+            let (s, o2) = s.overflowing_add(carry);
+            out[at + t] = s;
+            carry = (o1 | o2) as u64;
+            i = at + t + 1;
+        }
+        while carry != 0 && i < n {
+            let (s, o) = out[i].overflowing_add(carry);
+            out[i] = s;
+            carry = o as u64;
+            i += 1;
+        }
+    }
+}
+
+/// Constants of the vector Garner step.
+struct CrtConsts {
+    /// Per prime: p, p^-1 mod 2^52.
+    v: [V; 4],
+    /// `c_ij = p_i^-1 mod p_j` times 2^52 (Montgomery form), for
+    /// (1,2), (1,3), (2,3), (1,4), (2,4), (3,4).
+    c: [__m512i; 6],
+}
+
+/// `x mod p` for `x < 2p`.
+#[inline(always)]
+unsafe fn red1(x: __m512i, p: __m512i) -> __m512i {
+    unsafe { _mm512_min_epu64(x, _mm512_sub_epi64(x, p)) }
+}
+
+/// Garner's reconstruction of eight coefficients at `j` (residues in
+/// [0, 2p)) into their four 64-bit limbs each.
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn crt8(k: &CrtConsts, f: &[Vec<u64>], j: usize) -> [[u64; W]; 4] {
+    unsafe {
+        let z = _mm512_setzero_si512();
+        let m52 = _mm512_set1_epi64(M52 as i64);
+        let [v1, v2, v3, v4] = k.v;
+        let (p1, p2, p3, p4) = (v1.p, v2.p, v3.p, v4.p);
+        let mont = |v: &V, a, b| red1(v.mont(a, b), v.p);
+        let r1 = red1(ld(&f[0], j), p1);
+        let r2 = red1(ld(&f[1], j), p2);
+        let r3 = red1(ld(&f[2], j), p3);
+        let r4 = red1(ld(&f[3], j), p4);
+        let sub = |r, x, p| _mm512_sub_epi64(_mm512_add_epi64(r, p), red1(x, p));
+        let x1 = r1;
+        let x2 = mont(&v2, sub(r2, x1, p2), k.c[0]);
+        let t = mont(&v3, sub(r3, x1, p3), k.c[1]);
+        let x3 = mont(&v3, sub(t, x2, p3), k.c[2]);
+        let t = mont(&v4, sub(r4, x1, p4), k.c[3]);
+        let t = mont(&v4, sub(t, x2, p4), k.c[4]);
+        let x4 = mont(&v4, sub(t, x3, p4), k.c[5]);
+        // Radix 2^52: t = x3 + p3 x4, u = x2 + p2 t, w = x1 + p1 u.
+        let lo = _mm512_madd52lo_epu64(x3, p3, x4);
+        let t0 = _mm512_and_si512(lo, m52);
+        let t1 = _mm512_add_epi64(_mm512_madd52hi_epu64(z, p3, x4), _mm512_srli_epi64(lo, 52));
+        let u0 = _mm512_madd52lo_epu64(x2, p2, t0);
+        let u1 = _mm512_madd52lo_epu64(_mm512_madd52hi_epu64(z, p2, t0), p2, t1);
+        let u2 = _mm512_madd52hi_epu64(z, p2, t1);
+        let u1 = _mm512_add_epi64(u1, _mm512_srli_epi64(u0, 52));
+        let u0 = _mm512_and_si512(u0, m52);
+        let u2 = _mm512_add_epi64(u2, _mm512_srli_epi64(u1, 52));
+        let u1 = _mm512_and_si512(u1, m52);
+        let w0 = _mm512_madd52lo_epu64(x1, p1, u0);
+        let w1 = _mm512_madd52lo_epu64(_mm512_madd52hi_epu64(z, p1, u0), p1, u1);
+        let w2 = _mm512_madd52lo_epu64(_mm512_madd52hi_epu64(z, p1, u1), p1, u2);
+        let w3 = _mm512_madd52hi_epu64(z, p1, u2);
+        let w1 = _mm512_add_epi64(w1, _mm512_srli_epi64(w0, 52));
+        let w0 = _mm512_and_si512(w0, m52);
+        let w2 = _mm512_add_epi64(w2, _mm512_srli_epi64(w1, 52));
+        let w1 = _mm512_and_si512(w1, m52);
+        let w3 = _mm512_add_epi64(w3, _mm512_srli_epi64(w2, 52));
+        let w2 = _mm512_and_si512(w2, m52);
+        let l0 = _mm512_or_si512(w0, _mm512_slli_epi64(w1, 52));
+        let l1 = _mm512_or_si512(_mm512_srli_epi64(w1, 12), _mm512_slli_epi64(w2, 40));
+        let l2 = _mm512_or_si512(_mm512_srli_epi64(w2, 24), _mm512_slli_epi64(w3, 28));
+        let l3 = _mm512_srli_epi64(w3, 36);
+        let mut out = [[0u64; W]; 4];
+        for (o, l) in out.iter_mut().zip([l0, l1, l2, l3]) {
+            st(o, 0, l);
+        }
+        out
+    }
+}
+
+/// Garner's reconstruction in IFMA lanes, carried into limbs in parallel
+/// chunks (a running three-limb carry inside each chunk).
+fn crt_vec(out: &mut [u64], f: &[Vec<u64>]) {
+    let ps = primes();
+    let cm = |i: u64, j: usize| {
+        let pj = PRIMES[j];
+        mulmod(powmod(i % pj, pj - 2, pj), ps[j].r52, pj)
+    };
+    let [p1, p2, p3, _] = PRIMES;
+    // SAFETY: IFMA checked by `mul`'s caller.
+    let k = unsafe {
+        CrtConsts {
+            v: [0, 1, 2, 3].map(|i| V::new(&ps[i])),
+            c: [
+                cm(p1, 1),
+                cm(p1, 2),
+                cm(p2, 2),
+                cm(p1, 3),
+                cm(p2, 3),
+                cm(p3, 3),
+            ]
+            .map(|c| _mm512_set1_epi64(c as i64)),
+        }
+    };
+    let n = out.len();
+    let m = n.min(f[0].len());
+    const CH: usize = 1 << 14;
+    let carries: Vec<[u64; 3]> = out[..m]
+        .par_chunks_mut(CH)
+        .enumerate()
+        .map(|(ci, o)| {
+            let s = ci * CH;
+            let mut car = [0u64; 3];
+            for (g, og) in o.chunks_mut(W).enumerate() {
+                // SAFETY: IFMA checked; s + 8g + 8 <= L (chunks start at
+                // multiples of 8 and L is a multiple of 8).
+                let l = unsafe { crt8(&k, f, s + g * W) };
+                for (i, o) in og.iter_mut().enumerate() {
+                    let (s0, c0) = l[0][i].overflowing_add(car[0]);
+                    let (s1, c1a) = l[1][i].overflowing_add(car[1]);
+                    let (s1, c1b) = s1.overflowing_add(c0 as u64);
+                    let (s2, c2a) = l[2][i].overflowing_add(car[2]);
+                    let (s2, c2b) = s2.overflowing_add((c1a | c1b) as u64);
+                    let s3 = l[3][i] + (c2a | c2b) as u64;
+                    *o = s0;
+                    car = [s1, s2, s3];
+                }
+            }
+            car
+        })
+        .collect();
+    add_carries(out, m, CH, &carries);
+}
+
+/// Adds each chunk's three-limb carry at the start of the next chunk.
+fn add_carries(out: &mut [u64], m: usize, ch: usize, carries: &[[u64; 3]]) {
+    let n = out.len();
+    for (k, c) in carries.iter().enumerate() {
+        let at = ((k + 1) * ch).min(m);
         let mut i = at;
         let mut carry = 0u64;
         for (t, &cw) in c.iter().enumerate() {
