@@ -58,8 +58,6 @@ struct Prime {
     p: u64,
     /// `p^-1 mod 2^52` (vector Montgomery).
     pinv52: u64,
-    /// `p^-1 mod 2^64` (scalar Montgomery, R = 2^64).
-    pinv64: u64,
     /// `2^52 mod p`.
     r52: u64,
     /// `2^104 mod p`.
@@ -96,24 +94,12 @@ impl Prime {
         Prime {
             p,
             pinv52: pi & M52,
-            pinv64: pi,
             r52,
             r52sq: mulmod(r52, r52, p),
             fwd,
             inv,
             g,
         }
-    }
-
-    /// Scalar `a b / 2^64 mod p` in [0, p) (for `a b < p 2^64`).
-    #[inline(always)]
-    fn mont64(&self, a: u64, b: u64) -> u64 {
-        let t = a as u128 * b as u128;
-        let m = (t as u64).wrapping_mul(self.pinv64);
-        let mp = ((m as u128 * self.p as u128) >> 64) as u64;
-        let hi = (t >> 64) as u64;
-        let r = hi.wrapping_sub(mp).wrapping_add(self.p);
-        r.min(r.wrapping_sub(self.p))
     }
 }
 
