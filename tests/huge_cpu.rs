@@ -342,16 +342,20 @@ fn decimal_round_trips() {
         for &n in &[1usize, 2, 5, 17, 40, 100, 333, 1200, 4000] {
             for a in [r.limbs(n), r.structured(n)] {
                 let want = nat(&a).to_string();
-                let got = radix::to_decimal_leaf(&e, &a, leaf).unwrap();
-                assert!(
-                    got == want,
-                    "to_decimal {n} limbs, leaf {leaf} (seed {seed})"
-                );
-                let back = radix::from_decimal_leaf(&e, want.as_bytes(), leaf).unwrap();
-                assert!(
-                    nat(&back) == nat(&a),
-                    "from_decimal {n} limbs, leaf {leaf} (seed {seed})"
-                );
+                // Host threshold: everything on the host, some levels on
+                // the engine, all levels on the engine.
+                for host_t in [radix::HOST_NODE_T, 100, 1] {
+                    let got = radix::to_decimal_with(&e, &a, leaf, host_t).unwrap();
+                    assert!(
+                        got == want,
+                        "to_decimal {n} limbs, leaf {leaf}, host {host_t} (seed {seed})"
+                    );
+                    let back = radix::from_decimal_with(&e, want.as_bytes(), leaf, host_t).unwrap();
+                    assert!(
+                        nat(&back) == nat(&a),
+                        "from_decimal {n} limbs, leaf {leaf}, host {host_t} (seed {seed})"
+                    );
+                }
                 // Leading zeros.
                 let z = format!("000000{want}");
                 let back = radix::from_decimal_leaf(&e, z.as_bytes(), leaf).unwrap();
@@ -685,9 +689,9 @@ mod contract {
             let (s, rm) = sqrt::sqrt_rem(&e, &a).unwrap();
             let (ws, wr) = nat(&a).sqrt_rem();
             assert!(nat(&s) == ws && nat(&rm) == wr, "sqrt (seed {seed})");
-            let d = radix::to_decimal_leaf(&e, &a, 19).unwrap();
+            let d = radix::to_decimal_with(&e, &a, 19, 1).unwrap();
             assert_eq!(d, nat(&a).to_string());
-            let back = radix::from_decimal_leaf(&e, d.as_bytes(), 19).unwrap();
+            let back = radix::from_decimal_with(&e, d.as_bytes(), 19, 1).unwrap();
             assert!(nat(&back) == nat(&a));
         }
         assert!(e.calls.load(Relaxed) > 100);
