@@ -5,8 +5,8 @@
 //! prepared [`Divisor`] per level serves every node of that level); from
 //! decimal: adjacent pieces combine as `hi P_j + lo`. The leaves (`D`
 //! digits) are converted on the host, in parallel, by malachite; and nodes
-//! of at most [`HOST_NODE_T`] limbs are finished on the host with the CPU
-//! engine, in parallel (on a GPU the thousands of small nodes would cost
+//! of at most [`HOST_NODE_T`] limbs ([`HOST_NODE_T_DEVICE`] on a device)
+//! are finished on the host with the CPU engine, in parallel (on a GPU the thousands of small nodes would cost
 //! more in launches and round trips than in arithmetic).
 
 use std::str::FromStr;
@@ -22,8 +22,29 @@ use crate::error::{Error, Result};
 /// Decimal digits per leaf.
 pub const LEAF_DIGITS: usize = 19 << 11;
 
-/// Nodes of at most this many limbs are converted on the host.
+/// Nodes of at most this many limbs are converted on the host (CPU engine:
+/// where the node-level parallelism beats splitting each small product).
 pub const HOST_NODE_T: usize = 1 << 16;
+/// The same for other engines (a GPU): small enough that the host's share
+/// of the work stays small, large enough that the engine does not run
+/// thousands of tiny divisions. `MPARRAY_HUGE_HOST_T` (limbs) overrides
+/// both, for tuning.
+pub const HOST_NODE_T_DEVICE: usize = 1 << 13;
+
+/// The host threshold for engine `e`.
+pub fn host_threshold<E: HugeEngine>(e: &E) -> usize {
+    if let Some(t) = std::env::var("MPARRAY_HUGE_HOST_T")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        return t.max(1);
+    }
+    if e.name() == "cpu" {
+        HOST_NODE_T
+    } else {
+        HOST_NODE_T_DEVICE
+    }
+}
 
 /// `10^LEAF_DIGITS`, `10^(2 LEAF_DIGITS)`, ... on the engine, as needed.
 struct Powers<'e, E: HugeEngine> {
@@ -70,7 +91,7 @@ pub fn to_decimal<E: HugeEngine>(e: &E, a: &E::Buf) -> Result<String> {
 
 /// [`to_decimal`] with a chosen leaf size (for tests of the recursion).
 pub fn to_decimal_leaf<E: HugeEngine>(e: &E, a: &E::Buf, leaf: usize) -> Result<String> {
-    to_decimal_with(e, a, leaf, HOST_NODE_T)
+    to_decimal_with(e, a, leaf, host_threshold(e))
 }
 
 /// [`to_decimal`] with a chosen leaf size and host threshold (limbs).
@@ -227,7 +248,7 @@ pub fn from_decimal<E: HugeEngine>(e: &E, s: &[u8]) -> Result<E::Buf> {
 
 /// [`from_decimal`] with a chosen leaf size.
 pub fn from_decimal_leaf<E: HugeEngine>(e: &E, s: &[u8], leaf: usize) -> Result<E::Buf> {
-    from_decimal_with(e, s, leaf, HOST_NODE_T)
+    from_decimal_with(e, s, leaf, host_threshold(e))
 }
 
 /// [`from_decimal`] with a chosen leaf size and host threshold (limbs).
