@@ -127,7 +127,9 @@ fn ntt_extreme_coefficients() {
 fn mul_dispatch_and_split() {
     let seed = common::seed();
     let mut r = Rng::new(seed);
-    let t = cpu::ntt_t();
+    // (Without IFMA on few cores every product is malachite's: the sizes
+    // then only test the dispatch.)
+    let t = cpu::ntt_t().min(cpu::NTT_T_SCALAR);
     let sizes = [
         (1, 1),
         (5, 3),
@@ -340,16 +342,20 @@ fn decimal_round_trips() {
         for &n in &[1usize, 2, 5, 17, 40, 100, 333, 1200, 4000] {
             for a in [r.limbs(n), r.structured(n)] {
                 let want = nat(&a).to_string();
-                let got = radix::to_decimal_leaf(&e, &a, leaf).unwrap();
-                assert!(
-                    got == want,
-                    "to_decimal {n} limbs, leaf {leaf} (seed {seed})"
-                );
-                let back = radix::from_decimal_leaf(&e, want.as_bytes(), leaf).unwrap();
-                assert!(
-                    nat(&back) == nat(&a),
-                    "from_decimal {n} limbs, leaf {leaf} (seed {seed})"
-                );
+                // Host threshold: everything on the host, some levels on
+                // the engine, all levels on the engine.
+                for host_t in [radix::HOST_NODE_T, 100, 1] {
+                    let got = radix::to_decimal_with(&e, &a, leaf, host_t).unwrap();
+                    assert!(
+                        got == want,
+                        "to_decimal {n} limbs, leaf {leaf}, host {host_t} (seed {seed})"
+                    );
+                    let back = radix::from_decimal_with(&e, want.as_bytes(), leaf, host_t).unwrap();
+                    assert!(
+                        nat(&back) == nat(&a),
+                        "from_decimal {n} limbs, leaf {leaf}, host {host_t} (seed {seed})"
+                    );
+                }
                 // Leading zeros.
                 let z = format!("000000{want}");
                 let back = radix::from_decimal_leaf(&e, z.as_bytes(), leaf).unwrap();
@@ -550,5 +556,144 @@ mod cli {
         assert_eq!(out.status.code(), Some(2));
         let out = bin().args(["huge", "mul"]).arg(&good).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "missing B_FILE");
+    }
+}
+
+/// The CPU engine behind checks of what the generic algorithms ask of an
+/// engine: no zero-length buffers, shifts of 1..63 bits, every slice within
+/// reason, additions and subtractions that never carry or borrow out (the
+/// algorithms size their accumulators), products of non-empty buffers. A
+/// CUDA engine then only needs the documented behaviour in these cases.
+mod contract {
+    use super::*;
+    use std::cmp::Ordering;
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+    pub struct Checked {
+        pub calls: AtomicUsize,
+    }
+
+    impl Checked {
+        fn note(&self) {
+            self.calls.fetch_add(1, Relaxed);
+        }
+    }
+
+    type R<T> = mparray::Result<T>;
+
+    impl HugeEngine for Checked {
+        type Buf = Vec<u64>;
+        fn name(&self) -> &'static str {
+            "checked"
+        }
+        fn upload(&self, l: &[u64]) -> R<Vec<u64>> {
+            assert!(!l.is_empty(), "upload of nothing");
+            self.note();
+            CpuHuge.upload(l)
+        }
+        fn download(&self, a: &Vec<u64>) -> R<Vec<u64>> {
+            assert!(!a.is_empty(), "download of nothing");
+            CpuHuge.download(a)
+        }
+        fn len(&self, a: &Vec<u64>) -> usize {
+            a.len()
+        }
+        fn zeros(&self, n: usize) -> R<Vec<u64>> {
+            assert!(n > 0, "zeros(0)");
+            self.note();
+            CpuHuge.zeros(n)
+        }
+        fn slice(&self, a: &Vec<u64>, lo: usize, hi: usize) -> R<Vec<u64>> {
+            assert!(lo < hi, "empty slice {lo}..{hi}");
+            assert!(
+                lo < a.len(),
+                "slice {lo}..{hi} starts past {} limbs",
+                a.len()
+            );
+            self.note();
+            CpuHuge.slice(a, lo, hi)
+        }
+        fn normalized_len(&self, a: &Vec<u64>) -> R<usize> {
+            CpuHuge.normalized_len(a)
+        }
+        fn cmp(&self, a: &Vec<u64>, b: &Vec<u64>) -> R<Ordering> {
+            CpuHuge.cmp(a, b)
+        }
+        fn mul(&self, a: &Vec<u64>, b: &Vec<u64>) -> R<Vec<u64>> {
+            assert!(!a.is_empty() && !b.is_empty());
+            self.note();
+            let r = CpuHuge.mul(a, b)?;
+            assert_eq!(r.len(), a.len() + b.len());
+            Ok(r)
+        }
+        fn sqr(&self, a: &Vec<u64>) -> R<Vec<u64>> {
+            assert!(!a.is_empty());
+            self.note();
+            CpuHuge.sqr(a)
+        }
+        fn mul_limb(&self, a: &Vec<u64>, v: u64) -> R<Vec<u64>> {
+            CpuHuge.mul_limb(a, v)
+        }
+        fn add_at(&self, acc: &mut Vec<u64>, b: &Vec<u64>, s: usize) -> R<bool> {
+            let c = CpuHuge.add_at(acc, b, s)?;
+            assert!(!c, "carry out of add_at");
+            Ok(c)
+        }
+        fn sub_at(&self, acc: &mut Vec<u64>, b: &Vec<u64>, s: usize) -> R<bool> {
+            let c = CpuHuge.sub_at(acc, b, s)?;
+            assert!(!c, "borrow out of sub_at");
+            Ok(c)
+        }
+        fn add_limb(&self, acc: &mut Vec<u64>, v: u64, at: usize) -> R<bool> {
+            let c = CpuHuge.add_limb(acc, v, at)?;
+            assert!(!c, "carry out of add_limb");
+            Ok(c)
+        }
+        fn sub_limb(&self, acc: &mut Vec<u64>, v: u64, at: usize) -> R<bool> {
+            let c = CpuHuge.sub_limb(acc, v, at)?;
+            assert!(!c, "borrow out of sub_limb");
+            Ok(c)
+        }
+        fn shl_bits(&self, a: &Vec<u64>, bits: u32) -> R<Vec<u64>> {
+            assert!((1..64).contains(&bits), "shl by {bits}");
+            CpuHuge.shl_bits(a, bits)
+        }
+        fn shr_bits(&self, a: &Vec<u64>, bits: u32) -> R<Vec<u64>> {
+            assert!((1..64).contains(&bits), "shr by {bits}");
+            CpuHuge.shr_bits(a, bits)
+        }
+    }
+
+    #[test]
+    fn algorithms_keep_to_the_engine_contract() {
+        let seed = common::seed();
+        let mut r = Rng::new(seed);
+        let e = Checked {
+            calls: AtomicUsize::new(0),
+        };
+        for &(n, m) in &[
+            (300usize, 100usize),
+            (1000, 999),
+            (2000, 40),
+            (90, 70),
+            (700, 1),
+        ] {
+            for (a, b) in [(r.limbs(n), r.limbs(m)), (r.structured(n), r.structured(m))] {
+                let (q, rm) = div::divrem(&e, &a, &b).unwrap();
+                let (wq, wr) = nat(&a).div_rem(nat(&b));
+                assert!(nat(&q) == wq && nat(&rm) == wr, "divrem (seed {seed})");
+            }
+        }
+        for n in [40usize, 77, 300, 1001] {
+            let a = r.limbs(n);
+            let (s, rm) = sqrt::sqrt_rem(&e, &a).unwrap();
+            let (ws, wr) = nat(&a).sqrt_rem();
+            assert!(nat(&s) == ws && nat(&rm) == wr, "sqrt (seed {seed})");
+            let d = radix::to_decimal_with(&e, &a, 19, 1).unwrap();
+            assert_eq!(d, nat(&a).to_string());
+            let back = radix::from_decimal_with(&e, d.as_bytes(), 19, 1).unwrap();
+            assert!(nat(&back) == nat(&a));
+        }
+        assert!(e.calls.load(Relaxed) > 100);
     }
 }

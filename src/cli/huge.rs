@@ -72,18 +72,22 @@ pub struct HugeArgs {
     seed: Option<u64>,
 }
 
-/// A spinner on standard error with the stage and the time, drawn only
-/// after a second of work and only on a terminal.
+/// A bar over the stages of the command (read, compute, convert, write)
+/// with a spinner, the elapsed time and the stage's name, on standard
+/// error, drawn only after a second of work and only on a terminal.
 struct Progress {
     bar: ProgressBar,
 }
 
 impl Progress {
-    fn start() -> Progress {
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    fn start(stages: u64) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(stages), ProgressDrawTarget::hidden());
         bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] [{bar:24}] {pos}/{len} {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
         );
         if std::io::stderr().is_terminal() {
             let b = bar.clone();
@@ -97,7 +101,11 @@ impl Progress {
         }
         Progress { bar }
     }
+    /// Starts the next stage (the previous ones count as done).
     fn stage(&self, s: &str) {
+        if !self.bar.message().is_empty() {
+            self.bar.inc(1);
+        }
         self.bar.set_message(s.to_string());
     }
 }
@@ -148,7 +156,8 @@ pub fn run(a: HugeArgs) -> Result<(), CliError> {
         ));
     }
     let engine = pick_engine(&a.engine)?;
-    let progress = Progress::start();
+    // Stages: read A, [read B], compute, convert, write.
+    let progress = Progress::start(4 + u64::from(a.b_file.is_some()));
     progress.stage("reading A");
     let (x, radix_a) = read_number(&engine, a_path)?;
     let y = match &a.b_file {
@@ -246,7 +255,7 @@ fn rand(r: &HugeArgs) -> Result<(), CliError> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64)
     });
-    let progress = Progress::start();
+    let progress = Progress::start(3);
     progress.stage("generating");
     let n = bits.div_ceil(64) as usize;
     let mut limbs = crate::huge::random_limbs(n, seed);

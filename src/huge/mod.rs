@@ -76,7 +76,12 @@ where
         Job::Download(a) => {
             let a = get(e, a)?;
             let n = e.normalized_len(a)?;
-            Done::Limbs(e.download(&e.slice(a, 0, n)?)?)
+            if n == 0 {
+                // (No zero-length buffer on the engine.)
+                Done::Limbs(Vec::new())
+            } else {
+                Done::Limbs(e.download(&e.slice(a, 0, n)?)?)
+            }
         }
         Job::Mul(a, b) => boxed::<E>(vec![e.mul(get(e, a)?, get(e, b)?)?]),
         Job::Sqr(a) => boxed::<E>(vec![e.sqr(get(e, a)?)?]),

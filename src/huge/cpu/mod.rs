@@ -24,12 +24,16 @@ pub const NTT_T: usize = 6 << 10;
 /// ms at 2^14 against malachite's 1.9 and 3.3: it wins by its cores).
 pub const NTT_T_SCALAR: usize = 16 << 10;
 
-/// The NTT threshold of the transform that runs here.
+/// The NTT threshold of the transform that runs here. The scalar transform
+/// takes 2.5-3x malachite's time per core, so it only runs with at least
+/// four threads (below that every product goes to malachite).
 pub fn ntt_t() -> usize {
     if ntt::uses_ifma() {
         NTT_T
-    } else {
+    } else if rayon::current_num_threads() >= 4 {
         NTT_T_SCALAR
+    } else {
+        usize::MAX / 4
     }
 }
 

@@ -449,11 +449,15 @@ pub fn avoid_ifma(on: bool) {
     NO_IFMA.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Whether [`mul`] runs the AVX-512 IFMA transform (`ntt52`).
+/// Whether [`mul`] runs the AVX-512 IFMA transform (`ntt52`): where the CPU
+/// has it, unless switched off by [`avoid_ifma`] or by the environment
+/// variable `MPARRAY_NO_IFMA` (to measure the scalar transform).
 pub fn uses_ifma() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        !NO_IFMA.load(std::sync::atomic::Ordering::Relaxed) && super::ntt52::available()
+        static ENV_OFF: OnceLock<bool> = OnceLock::new();
+        let off = *ENV_OFF.get_or_init(|| std::env::var_os("MPARRAY_NO_IFMA").is_some());
+        !off && !NO_IFMA.load(std::sync::atomic::Ordering::Relaxed) && super::ntt52::available()
     }
     #[cfg(not(target_arch = "x86_64"))]
     false

@@ -58,8 +58,6 @@ struct Prime {
     p: u64,
     /// `p^-1 mod 2^52` (vector Montgomery).
     pinv52: u64,
-    /// `p^-1 mod 2^64` (scalar Montgomery, R = 2^64).
-    pinv64: u64,
     /// `2^52 mod p`.
     r52: u64,
     /// `2^104 mod p`.
@@ -96,24 +94,12 @@ impl Prime {
         Prime {
             p,
             pinv52: pi & M52,
-            pinv64: pi,
             r52,
             r52sq: mulmod(r52, r52, p),
             fwd,
             inv,
             g,
         }
-    }
-
-    /// Scalar `a b / 2^64 mod p` in [0, p) (for `a b < p 2^64`).
-    #[inline(always)]
-    fn mont64(&self, a: u64, b: u64) -> u64 {
-        let t = a as u128 * b as u128;
-        let m = (t as u64).wrapping_mul(self.pinv64);
-        let mp = ((m as u128 * self.p as u128) >> 64) as u64;
-        let hi = (t >> 64) as u64;
-        let r = hi.wrapping_sub(mp).wrapping_add(self.p);
-        r.min(r.wrapping_sub(self.p))
     }
 }
 
@@ -612,97 +598,11 @@ pub unsafe fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
     }
     super::give_buffer(xb);
     let mut out = super::big_buffer(an + bn);
-    if std::env::var_os("MPARRAY_SCALAR_CRT").is_some() {
-        crt(&mut out, &res);
-    } else {
-        crt_vec(&mut out, &res);
-    }
+    crt_vec(&mut out, &res);
     for x in res {
         super::give_buffer(x);
     }
     out
-}
-
-/// Garner's reconstruction with four primes (scalar), carried into limbs in
-/// parallel chunks (the reference for [`crt_vec`]; `MPARRAY_SCALAR_CRT=1`).
-fn crt(out: &mut [u64], f: &[Vec<u64>]) {
-    let ps = primes();
-    let [p1, p2, p3, p4] = PRIMES;
-    // c_ij = p_i^-1 mod p_j in Montgomery form (R = 2^64) for mont64.
-    let r64 = |p: u64| ((1u128 << 64) % p as u128) as u64;
-    let cm = |i: u64, j: usize| {
-        let pj = PRIMES[j];
-        mulmod(powmod(i % pj, pj - 2, pj), r64(pj), pj)
-    };
-    let (c12, c13, c14) = (cm(p1, 1), cm(p1, 2), cm(p1, 3));
-    let (c23, c24, c34) = (cm(p2, 2), cm(p2, 3), cm(p3, 3));
-    let n = out.len();
-    let m = n.min(f[0].len());
-    const CH: usize = 1 << 14;
-    let red = |x: u64, p: u64| x.min(x.wrapping_sub(p));
-    let carries: Vec<[u64; 3]> = out[..m]
-        .par_chunks_mut(CH)
-        .enumerate()
-        .map(|(k, o)| {
-            let s = k * CH;
-            let mut car = [0u64; 3];
-            for (i, o) in o.iter_mut().enumerate() {
-                let j = s + i;
-                let r1 = red(red(f[0][j], p1), p1);
-                let r2 = red(red(f[1][j], p2), p2);
-                let r3 = red(red(f[2][j], p3), p3);
-                let r4 = red(red(f[3][j], p4), p4);
-                let x1 = r1;
-                let x2 = ps[1].mont64(r2 + p2 - red(x1, p2), c12);
-                let t = ps[2].mont64(r3 + p3 - red(x1, p3), c13);
-                let x3 = ps[2].mont64(t + p3 - red(x2, p3), c23);
-                let t = ps[3].mont64(r4 + p4 - red(x1, p4), c14);
-                let t = ps[3].mont64(t + p4 - red(x2, p4), c24);
-                let x4 = ps[3].mont64(t + p4 - x3.min(x3.wrapping_sub(p4)), c34);
-                // v = x1 + p1 (x2 + p2 (x3 + p3 x4)), four limbs.
-                let t1 = x3 as u128 + p3 as u128 * x4 as u128; // < 2^100
-                let (a0, a1) = (t1 as u64, (t1 >> 64) as u64);
-                let u0 = p2 as u128 * a0 as u128 + x2 as u128;
-                let u1 = p2 as u128 * a1 as u128 + (u0 >> 64);
-                let (t2_0, t2_1, t2_2) = (u0 as u64, u1 as u64, (u1 >> 64) as u64);
-                let w0 = p1 as u128 * t2_0 as u128 + x1 as u128;
-                let w1 = p1 as u128 * t2_1 as u128 + (w0 >> 64);
-                let w2 = p1 as u128 * t2_2 as u128 + (w1 >> 64);
-                let v = [w0 as u64, w1 as u64, w2 as u64, (w2 >> 64) as u64];
-                let (s0, c0) = v[0].overflowing_add(car[0]);
-                let (s1, c1a) = v[1].overflowing_add(car[1]);
-                let (s1, c1b) = s1.overflowing_add(c0 as u64);
-                let (s2, c2a) = v[2].overflowing_add(car[2]);
-                let (s2, c2b) = s2.overflowing_add((c1a | c1b) as u64);
-                let s3 = v[3] + (c2a | c2b) as u64;
-                *o = s0;
-                car = [s1, s2, s3];
-            }
-            car
-        })
-        .collect();
-    for (k, c) in carries.iter().enumerate() {
-        let at = ((k + 1) * CH).min(m);
-        let mut i = at;
-        let mut carry = 0u64;
-        for (t, &cw) in c.iter().enumerate() {
-            if at + t >= n {
-                debug_assert!(cw == 0 && carry == 0);
-                break;
-            }
-            let (s, o1) = out[at + t].overflowing_add(cw);
-            let (s, o2) = s.overflowing_add(carry);
-            out[at + t] = s;
-            carry = (o1 | o2) as u64;
-            i = at + t + 1;
-        }
-        while carry != 0 && i < n {
-            let (s, o) = out[i].overflowing_add(carry);
-            out[i] = s;
-            carry = o as u64;
-            i += 1;
-        }
-    }
 }
 
 /// Constants of the vector Garner step.
