@@ -2,6 +2,7 @@
 //! one engine (CUDA: device events after a warm-up; CPU: wall clock), reports
 //! the median, and checks results against malachite before printing them.
 
+pub mod huge;
 pub mod int;
 
 use clap::{Args, Subcommand};
@@ -23,11 +24,15 @@ pub struct BenchArgs {
 enum Suite {
     /// The midsize-integer suite: 1-Add, 6-Add, 1-Mul, Poly, Div.
     Int(int::IntBenchArgs),
+    /// Huge integers: multiplication at 2^20..2^32 bits, decimal conversion
+    /// of 10^6..10^8 digits, each checked.
+    Huge(huge::HugeBenchArgs),
 }
 
 pub fn run(a: BenchArgs) -> std::result::Result<(), CliError> {
     match a.suite {
         Some(Suite::Int(x)) => int::run(x),
+        Some(Suite::Huge(x)) => huge::run(x),
         None => int::run(a.int),
     }
 }

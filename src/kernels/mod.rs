@@ -38,9 +38,27 @@ pub static INT_RAND: KernelSource = KernelSource {
     code: include_str!("int_rand.cu"),
 };
 
+/// Number-theoretic transforms for huge-integer multiplication.
+pub static HUGE_NTT: KernelSource = KernelSource {
+    name: "huge_ntt",
+    code: include_str!("huge_ntt.cu"),
+};
+/// Linear-time primitives on one huge integer (carry scans, shifts).
+pub static HUGE_LINEAR: KernelSource = KernelSource {
+    name: "huge_linear",
+    code: include_str!("huge_linear.cu"),
+};
+
 /// Every kernel source, for listings and the CI compile check.
-pub fn sources() -> [&'static KernelSource; 4] {
-    [&INT_ADD, &INT_MUL, &INT_DIV, &INT_RAND]
+pub fn sources() -> [&'static KernelSource; 6] {
+    [
+        &INT_ADD,
+        &INT_MUL,
+        &INT_DIV,
+        &INT_RAND,
+        &HUGE_NTT,
+        &HUGE_LINEAR,
+    ]
 }
 
 /// A source plus its compile-time parameters.
@@ -85,5 +103,6 @@ impl Instance {
 pub fn all_instances() -> Vec<Instance> {
     let mut v = Vec::new();
     v.extend(crate::int::cuda::instances());
+    v.extend(crate::huge::cuda::instances());
     v
 }
