@@ -1,0 +1,505 @@
+//! Per-element arithmetic: MPFR's special-value rules, then the exact (or
+//! exact-plus-sticky) result of the finite case rounded once by
+//! [`round_to`]. Products and quotients of mantissas use the integer CPU
+//! engine's limb kernels (exact integer results, so any algorithm gives the
+//! same bits); the CUDA kernels must reproduce the same exact integers and
+//! the same rounding step.
+
+use std::cmp::Ordering;
+
+use super::round::{Out, Round, round_to};
+use super::{Class, Elem};
+use crate::int::cpu::{arith as mpn, div as mdiv, mul as mmul};
+
+/// Scratch buffers reused across the elements of one task (no allocation
+/// per element once they have grown).
+#[derive(Default)]
+pub(crate) struct Scratch {
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: Vec<u64>,
+    d: Vec<u64>,
+    t: Vec<u64>,
+}
+
+fn grow(v: &mut Vec<u64>, n: usize) -> &mut [u64] {
+    if v.len() < n {
+        v.resize(n, 0);
+    }
+    &mut v[..n]
+}
+
+/// A finite nonzero operand: `(-1)^neg * 0.m * 2^e`, `m`'s top bit set.
+#[derive(Clone, Copy)]
+pub(crate) struct Num<'a> {
+    pub neg: bool,
+    pub e: i64,
+    pub m: &'a [u64],
+}
+
+impl<'a> Num<'a> {
+    fn of(x: &Elem<'a>, neg: bool) -> Num<'a> {
+        Num {
+            neg,
+            e: x.exp,
+            m: x.limbs,
+        }
+    }
+}
+
+/// Compares two top-aligned mantissas of any lengths.
+pub(crate) fn cmp_mant(a: &[u64], b: &[u64]) -> Ordering {
+    let (la, lb) = (a.len(), b.len());
+    for k in 1..=la.max(lb) {
+        let x = if k <= la { a[la - k] } else { 0 };
+        let y = if k <= lb { b[lb - k] } else { 0 };
+        if x != y {
+            return x.cmp(&y);
+        }
+    }
+    Ordering::Equal
+}
+
+/// Shifts `r` left by `s` bits (0 <= s < 64) in place.
+fn shl_assign(r: &mut [u64], s: u32) {
+    if s == 0 {
+        return;
+    }
+    for i in (1..r.len()).rev() {
+        r[i] = (r[i] << s) | (r[i - 1] >> (64 - s));
+    }
+    r[0] <<= s;
+}
+
+/// Normalizes `r` (nonzero): returns its significant length and the left
+/// shift applied to put the top bit at the top of that length.
+fn normalize(r: &mut [u64]) -> (usize, u32) {
+    let top = r.iter().rposition(|&x| x != 0).expect("nonzero");
+    let lz = r[top].leading_zeros();
+    shl_assign(&mut r[..=top], lz);
+    (top + 1, lz)
+}
+
+/// Element comparison (None with a NaN).
+pub(crate) fn cmp(a: &Elem, b: &Elem) -> Option<Ordering> {
+    if a.class == Class::NaN || b.class == Class::NaN {
+        return None;
+    }
+    let sg = |x: &Elem| match (x.class, x.neg) {
+        (Class::Zero, _) => 0i8,
+        (_, true) => -1,
+        _ => 1,
+    };
+    let (sa, sb) = (sg(a), sg(b));
+    if sa != sb || sa == 0 {
+        return Some(sa.cmp(&sb));
+    }
+    let mag = match (a.class, b.class) {
+        (Class::Inf, Class::Inf) => Ordering::Equal,
+        (Class::Inf, _) => Ordering::Greater,
+        (_, Class::Inf) => Ordering::Less,
+        _ => a.exp.cmp(&b.exp).then_with(|| cmp_mant(a.limbs, b.limbs)),
+    };
+    Some(if sa < 0 { mag.reverse() } else { mag })
+}
+
+/// `x` (negated when `neg_flip`, made positive when `abs`) rounded to the
+/// output precision (mpfr_set, mpfr_neg, mpfr_abs, mpfr_prec_round).
+pub(crate) fn set(out: &mut Out, x: &Elem, neg_flip: bool, abs: bool, p: u64, rnd: Round) -> i8 {
+    let neg = (x.neg ^ neg_flip) && !abs;
+    match x.class {
+        Class::Normal => round_to(out, neg, x.exp, x.limbs, false, p, rnd),
+        c => {
+            out.special(c, neg);
+            0
+        }
+    }
+}
+
+/// `x * 2^k` rounded (mpfr_mul_2si; mpfr_div_2si is k negated).
+pub(crate) fn mul_2si(out: &mut Out, x: &Elem, k: i64, p: u64, rnd: Round) -> i8 {
+    match x.class {
+        Class::Normal => {
+            // Beyond 2^40 the result overflows or underflows either way.
+            let k = k.clamp(-(1 << 40), 1 << 40);
+            round_to(out, x.neg, x.exp + k, x.limbs, false, p, rnd)
+        }
+        c => {
+            out.special(c, x.neg);
+            0
+        }
+    }
+}
+
+/// min (or max with `max`) with MPFR's rules: a NaN loses to a number, and
+/// -0 < +0.
+pub(crate) fn min_max(out: &mut Out, x: &Elem, y: &Elem, max: bool, p: u64, rnd: Round) -> i8 {
+    let pick = match (x.class == Class::NaN, y.class == Class::NaN) {
+        (true, true) => {
+            out.special(Class::NaN, false);
+            return 0;
+        }
+        (true, false) => y,
+        (false, true) => x,
+        _ => {
+            if x.class == Class::Zero && y.class == Class::Zero {
+                let neg = if max { x.neg && y.neg } else { x.neg || y.neg };
+                out.special(Class::Zero, neg);
+                return 0;
+            }
+            match (cmp(x, y).unwrap_or(Ordering::Equal), max) {
+                (Ordering::Less, false) | (Ordering::Greater, true) => x,
+                (Ordering::Less, true) | (Ordering::Greater, false) => y,
+                _ => x,
+            }
+        }
+    };
+    set(out, pick, false, false, p, rnd)
+}
+
+/// `x + y` (`y` negated when `sub`).
+pub(crate) fn add(
+    out: &mut Out,
+    x: &Elem,
+    y: &Elem,
+    sub: bool,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    let (xn, yn) = (x.neg, y.neg ^ sub);
+    use Class::*;
+    match (x.class, y.class) {
+        (NaN, _) | (_, NaN) => out.special(NaN, false),
+        (Inf, Inf) if xn != yn => out.special(NaN, false),
+        (Inf, _) => out.special(Inf, xn),
+        (_, Inf) => out.special(Inf, yn),
+        (Zero, Zero) => out.special(Zero, if xn == yn { xn } else { rnd == Round::Down }),
+        (Zero, _) => return round_to(out, yn, y.exp, y.limbs, false, p, rnd),
+        (_, Zero) => return round_to(out, xn, x.exp, x.limbs, false, p, rnd),
+        _ => {
+            let Scratch { a, b, .. } = s;
+            return add_num(out, Num::of(x, xn), Num::of(y, yn), p, rnd, a, b);
+        }
+    }
+    0
+}
+
+/// Writes into `yb` (w limbs) the bits of `ym` placed with its top limb at
+/// `yb`'s top limb minus `base`... precisely: `Ya` has `ym` at limbs
+/// `base..base+ly` of a w-limb window; `yb = floor(Ya / 2^d)`. Returns
+/// whether nonzero bits were shifted out (the sticky bit).
+fn shift_into(yb: &mut [u64], ym: &[u64], base: usize, d: u64) -> bool {
+    let w = yb.len();
+    let ly = ym.len();
+    if d >= 64 * w as u64 {
+        yb.fill(0);
+        return true;
+    }
+    let q = (d / 64) as usize;
+    let r = (d % 64) as u32;
+    let get = |t: usize| {
+        if t >= base && t < base + ly {
+            ym[t - base]
+        } else {
+            0
+        }
+    };
+    for (i, o) in yb.iter_mut().enumerate() {
+        let lo = get(i + q);
+        *o = if r == 0 {
+            lo
+        } else {
+            (lo >> r) | (get(i + q + 1) << (64 - r))
+        };
+    }
+    let mut st = (base..(base + ly).min(q)).any(|t| ym[t - base] != 0);
+    if r > 0 {
+        st |= get(q) & ((1u64 << r) - 1) != 0;
+    }
+    st
+}
+
+/// `x + y` for finite nonzero operands of any lengths: the larger operand
+/// at the top of a window of `w = max(lx, ly, n) + 1` limbs, the smaller
+/// shifted into it with the bits shifted out kept as a sticky bit (for a
+/// subtraction, one unit is borrowed so that the sticky bit stays a
+/// positive remainder). Cancellation of more than one bit happens only when
+/// the exponents differ by at most one, and then nothing is shifted out.
+pub(crate) fn add_num(
+    out: &mut Out,
+    x: Num,
+    y: Num,
+    p: u64,
+    rnd: Round,
+    buf: &mut Vec<u64>,
+    ybuf: &mut Vec<u64>,
+) -> i8 {
+    let ord = if x.e != y.e {
+        x.e.cmp(&y.e)
+    } else {
+        cmp_mant(x.m, y.m)
+    };
+    let (x, y) = if ord == Ordering::Less { (y, x) } else { (x, y) };
+    let sub = x.neg != y.neg;
+    if sub && ord == Ordering::Equal {
+        // Exact cancellation: +0, or -0 when rounding toward -Inf.
+        out.special(Class::Zero, rnd == Round::Down);
+        return 0;
+    }
+    let (lx, ly, n) = (x.m.len(), y.m.len(), out.m.len());
+    let w = lx.max(ly).max(n) + 1;
+    let d = (x.e - y.e) as u64;
+    let bf = grow(buf, w + 1);
+    bf[..w - lx].fill(0);
+    bf[w - lx..w].copy_from_slice(x.m);
+    bf[w] = 0;
+    let yb = grow(ybuf, w);
+    let sticky = shift_into(yb, y.m, w - ly, d);
+    if sub {
+        mpn::sub_n_assign(&mut bf[..w], yb);
+        if sticky {
+            mpn::sub_1_assign(&mut bf[..w], 1);
+        }
+    } else {
+        bf[w] = mpn::add_n_assign(&mut bf[..w], yb) as u64;
+    }
+    let (len, lz) = normalize(bf);
+    let e = x.e + 64 * (len as i64 - w as i64) - lz as i64;
+    round_to(out, x.neg, e, &bf[..len], sticky, p, rnd)
+}
+
+/// The exact product of two mantissas into `r` (`a.len() + b.len()` limbs).
+fn mul_exact(r: &mut [u64], a: &[u64], b: &[u64], t: &mut Vec<u64>) {
+    let (an, bn) = (a.len(), b.len());
+    let tt = grow(t, mmul::mul_itch(an.max(bn), an.min(bn)));
+    mmul::mul_any(r, a, b, tt, false);
+}
+
+/// The exact product of two finite nonzero numbers, normalized, in `r`:
+/// returns (sign, exponent, limbs used).
+fn product<'r>(x: Num, y: Num, r: &'r mut Vec<u64>, t: &mut Vec<u64>) -> Num<'r> {
+    let l = x.m.len() + y.m.len();
+    let pr = grow(r, l);
+    mul_exact(pr, x.m, y.m, t);
+    // The product of two normalized mantissas loses at most one top bit.
+    let lz = if pr[l - 1] >> 63 == 0 {
+        shl_assign(pr, 1);
+        1
+    } else {
+        0
+    };
+    Num {
+        neg: x.neg ^ y.neg,
+        e: x.e + y.e - lz,
+        m: pr,
+    }
+}
+
+/// `x * y`.
+pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut Scratch) -> i8 {
+    let neg = x.neg ^ y.neg;
+    use Class::*;
+    match (x.class, y.class) {
+        (NaN, _) | (_, NaN) => out.special(NaN, false),
+        (Inf, Zero) | (Zero, Inf) => out.special(NaN, false),
+        (Inf, _) | (_, Inf) => out.special(Inf, neg),
+        (Zero, _) | (_, Zero) => out.special(Zero, neg),
+        _ => {
+            let pr = product(Num::of(x, x.neg), Num::of(y, y.neg), &mut s.a, &mut s.t);
+            return round_to(out, pr.neg, pr.e, pr.m, false, p, rnd);
+        }
+    }
+    0
+}
+
+/// `x / y`.
+pub(crate) fn div(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut Scratch) -> i8 {
+    let neg = x.neg ^ y.neg;
+    use Class::*;
+    match (x.class, y.class) {
+        (NaN, _) | (_, NaN) | (Inf, Inf) | (Zero, Zero) => out.special(NaN, false),
+        (Inf, _) => out.special(Inf, neg),
+        (_, Inf) => out.special(Zero, neg),
+        (_, Zero) => out.special(Inf, neg),
+        (Zero, _) => out.special(Zero, neg),
+        _ => return div_num(out, Num::of(x, x.neg), Num::of(y, y.neg), p, rnd, s),
+    }
+    0
+}
+
+/// Quotient of finite nonzero numbers: `x`'s mantissa extended with `k`
+/// zero limbs so that the integer quotient has at least `64(n+1)` bits,
+/// then one exact division; a nonzero remainder is the sticky bit.
+fn div_num(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round, s: &mut Scratch) -> i8 {
+    let (lx, ly, n) = (x.m.len(), y.m.len(), out.m.len());
+    let k = (ly + n + 1).saturating_sub(lx);
+    let ul = lx + k;
+    let u = grow(&mut s.a, ul);
+    u[..k].fill(0);
+    u[k..].copy_from_slice(x.m);
+    let q = grow(&mut s.b, ul);
+    let r = grow(&mut s.c, ly);
+    mdiv::divrem(q, r, u, y.m, &mut s.t, false);
+    let sticky = r.iter().any(|&v| v != 0);
+    let (qs, lz) = normalize(q);
+    let e = x.e - y.e + 64 * (ly as i64 + qs as i64 - lx as i64 - k as i64) - lz as i64;
+    round_to(out, x.neg ^ y.neg, e, &q[..qs], sticky, p, rnd)
+}
+
+/// `sqrt(x)`.
+pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch) -> i8 {
+    match (x.class, x.neg) {
+        (Class::NaN, _) | (Class::Inf, true) | (Class::Normal, true) => {
+            out.special(Class::NaN, false)
+        }
+        (Class::Inf, false) => out.special(Class::Inf, false),
+        // sqrt(-0) = -0.
+        (Class::Zero, neg) => out.special(Class::Zero, neg),
+        (Class::Normal, false) => {
+            let (lx, n) = (x.limbs.len(), out.m.len());
+            let m = (n + 1).max(lx / 2 + 1);
+            // Make the exponent even: N = mantissa * 2^(128m - 64lx - t).
+            let t = (x.exp & 1) as u32;
+            let nn = grow(&mut s.a, 2 * m);
+            nn.fill(0);
+            nn[2 * m - lx..].copy_from_slice(x.limbs);
+            if t == 1 {
+                mpn::shr_assign(nn, 1);
+            }
+            let root = grow(&mut s.b, m);
+            let inexact = isqrt(root, nn, &mut s.c, &mut s.d, &mut s.t);
+            let e = (x.exp + t as i64) / 2;
+            return round_to(out, false, e, root, inexact, p, rnd);
+        }
+    }
+    0
+}
+
+/// floor(sqrt(n)) of a 128-bit integer.
+fn isqrt_u128(n: u128) -> u64 {
+    let mut s = ((n as f64).sqrt() as u128).min(u64::MAX as u128);
+    for _ in 0..3 {
+        if s == 0 {
+            break;
+        }
+        let ns = ((s + n / s) / 2).min(u64::MAX as u128);
+        if ns == s {
+            break;
+        }
+        s = ns;
+    }
+    while s * s > n {
+        s -= 1;
+    }
+    while s < u64::MAX as u128 && (s + 1) * (s + 1) <= n {
+        s += 1;
+    }
+    s as u64
+}
+
+/// `root = floor(sqrt(nn))` for `nn` of `2m` limbs whose top limb is at
+/// least 2^62 (`root` has `m` limbs, top bit set); returns whether the
+/// square root is inexact. Precision doubling: the root of the top half
+/// (plus one, times B^h) over-estimates the root by at most B^h, one floor
+/// Newton step `(s + N/s) / 2` lands at most 2 above it, and a few
+/// decrements while `s^2 > N` finish.
+fn isqrt(
+    root: &mut [u64],
+    nn: &[u64],
+    q: &mut Vec<u64>,
+    sq: &mut Vec<u64>,
+    t: &mut Vec<u64>,
+) -> bool {
+    let m = root.len();
+    debug_assert!(nn.len() == 2 * m && nn[2 * m - 1] >> 62 != 0);
+    if m == 1 {
+        let v = ((nn[1] as u128) << 64) | nn[0] as u128;
+        let s = isqrt_u128(v);
+        root[0] = s;
+        return s as u128 * s as u128 != v;
+    }
+    let h = m / 2;
+    isqrt(&mut root[h..], &nn[2 * h..], q, sq, t);
+    root[..h].fill(0);
+    if mpn::add_1_assign(&mut root[h..], 1) {
+        root.fill(u64::MAX);
+    }
+    // s1 = floor((s0 + floor(N / s0)) / 2).
+    {
+        let qq = grow(q, 2 * m + 1);
+        let (qv, rv) = qq.split_at_mut(2 * m);
+        let mut rr = vec![0u64; m];
+        mdiv::divrem(qv, &mut rr, nn, root, t, false);
+        let _ = rv;
+        // N / s0 < 2^(64m+1): at most m+1 limbs.
+        debug_assert!(qv[m + 1..].iter().all(|&x| x == 0));
+        let c = mpn::add_n_assign(&mut qv[..m], root);
+        let hi = qv[m] + c as u64; // < 4
+        let lo = mpn::shr_assign(&mut qv[..m], 1);
+        let _ = lo;
+        qv[m - 1] |= (hi & 1) << 63;
+        if hi >> 1 != 0 {
+            // s1 >= B^m: the root is below B^m, so B^m - 1 is still above it.
+            root.fill(u64::MAX);
+        } else {
+            root.copy_from_slice(&qv[..m]);
+        }
+    }
+    loop {
+        let s2 = grow(sq, 2 * m);
+        mul_exact(s2, root, root, t);
+        match mpn::cmp(s2, nn) {
+            Ordering::Greater => {
+                mpn::sub_1_assign(root, 1);
+            }
+            o => return o != Ordering::Equal,
+        }
+    }
+}
+
+/// `a * b + c` (`c` negated when `sub`: `a * b - c`), rounded once.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fma(
+    out: &mut Out,
+    a: &Elem,
+    b: &Elem,
+    c: &Elem,
+    sub: bool,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    use Class::*;
+    let pn = a.neg ^ b.neg;
+    let cn = c.neg ^ sub;
+    if a.class == NaN || b.class == NaN || c.class == NaN {
+        out.special(NaN, false);
+        return 0;
+    }
+    if a.class == Inf || b.class == Inf {
+        if a.class == Zero || b.class == Zero || (c.class == Inf && cn != pn) {
+            out.special(NaN, false);
+        } else {
+            out.special(Inf, pn);
+        }
+        return 0;
+    }
+    if c.class == Inf {
+        out.special(Inf, cn);
+        return 0;
+    }
+    if a.class == Zero || b.class == Zero {
+        if c.class == Zero {
+            out.special(Zero, if pn == cn { pn } else { rnd == Round::Down });
+            return 0;
+        }
+        return round_to(out, cn, c.exp, c.limbs, false, p, rnd);
+    }
+    let Scratch { a: buf, b: ybuf, d: pbuf, t, .. } = s;
+    let pr = product(Num::of(a, a.neg), Num::of(b, b.neg), pbuf, t);
+    if c.class == Zero {
+        return round_to(out, pr.neg, pr.e, pr.m, false, p, rnd);
+    }
+    add_num(out, pr, Num::of(c, cn), p, rnd, buf, ybuf)
+}
