@@ -9,7 +9,9 @@ mod common;
 use std::cmp::Ordering;
 
 use malachite_base::num::arithmetic::traits::{Abs, Pow};
-use malachite_base::num::basic::traits::{Infinity, NaN, NegativeInfinity, NegativeZero, One, Zero};
+use malachite_base::num::basic::traits::{
+    Infinity, NaN, NegativeInfinity, NegativeZero, One, Zero,
+};
 use malachite_base::num::conversion::traits::RoundingFrom;
 use malachite_base::num::logic::traits::SignificantBits;
 use malachite_base::rounding_modes::RoundingMode;
@@ -22,8 +24,8 @@ use mparray::{FloatArray, Round};
 /// (1/2/3 limbs, Karatsuba at 24 limbs, divide-and-conquer division at 40,
 /// Toom-3 at 110, NTT/Barrett at 128 limbs).
 const PRECS: &[u64] = &[
-    1, 2, 3, 53, 63, 64, 65, 127, 128, 129, 191, 192, 193, 500, 1000, 1535, 1536, 1537, 2559,
-    2560, 2561, 4096, 7040, 8193, 16384,
+    1, 2, 3, 53, 63, 64, 65, 127, 128, 129, 191, 192, 193, 500, 1000, 1535, 1536, 1537, 2559, 2560,
+    2561, 4096, 7040, 8193, 16384,
 ];
 
 struct Rng(u64);
@@ -265,7 +267,11 @@ fn run_unary(op: Un, seed: u64) {
             let xs: Vec<Float> = (0..n)
                 .map(|_| {
                     let x = rand_float(&mut r, qa, (-300, 300), 5);
-                    if matches!(op, Un::Sqrt) && r.below(4) != 0 { x.abs() } else { x }
+                    if matches!(op, Un::Sqrt) && r.below(4) != 0 {
+                        x.abs()
+                    } else {
+                        x
+                    }
                 })
                 .collect();
             let a = arr(qa, &xs);
@@ -328,7 +334,8 @@ fn run_fma(sub: bool, seed: u64) {
             for _ in 0..n {
                 let x = rand_float(&mut r, q[0], (-30, 30), 3);
                 let y = rand_float(&mut r, q[1], (-30, 30), 3);
-                let ep = x.get_exponent().map_or(0, i64::from) + y.get_exponent().map_or(0, i64::from);
+                let ep =
+                    x.get_exponent().map_or(0, i64::from) + y.get_exponent().map_or(0, i64::from);
                 let d = match r.below(4) {
                     0 => r.range(-2, 1),
                     1 => r.range(-200, 200),
@@ -357,9 +364,13 @@ fn run_fma(sub: bool, seed: u64) {
             let want: Vec<(Float, Ordering)> = (0..n)
                 .map(|i| {
                     if sub {
-                        xs[i]
-                            .clone()
-                            .mul_sub_mul_prec_round(ys[i].clone(), zs[i].clone(), one.clone(), p, m)
+                        xs[i].clone().mul_sub_mul_prec_round(
+                            ys[i].clone(),
+                            zs[i].clone(),
+                            one.clone(),
+                            p,
+                            m,
+                        )
                     } else {
                         zs[i].add_mul_prec_round_ref_ref_ref(&xs[i], &ys[i], p, m)
                     }
@@ -396,7 +407,13 @@ fn special_values_every_pair() {
         Float::ZERO,
         Float::NEGATIVE_ZERO,
     ];
-    for (m, prec, e) in [(1u32, 1, 1), (3, 2, 2), (5, 3, -7), (1, 1, EMIN), (1, 1, EMAX)] {
+    for (m, prec, e) in [
+        (1u32, 1, 1),
+        (3, 2, 2),
+        (5, 3, -7),
+        (1, 1, EMIN),
+        (1, 1, EMAX),
+    ] {
         let f = make(Natural::from(m), prec, e, false);
         vals.push(-f.clone());
         vals.push(f);
@@ -419,19 +436,41 @@ fn special_values_every_pair() {
             let m = rm(rnd);
             type Ref = fn(&Float, &Float, u64, RoundingMode) -> (Float, Ordering);
             let cases: [(&str, (FloatArray, Vec<i8>), Ref); 6] = [
-                ("add", a.add_ternary(&b, p, rnd).unwrap(), |x, y, p, m| x.add_prec_round_ref_ref(y, p, m)),
-                ("sub", a.sub_ternary(&b, p, rnd).unwrap(), |x, y, p, m| x.sub_prec_round_ref_ref(y, p, m)),
-                ("mul", a.mul_ternary(&b, p, rnd).unwrap(), |x, y, p, m| x.mul_prec_round_ref_ref(y, p, m)),
-                ("div", a.div_ternary(&b, p, rnd).unwrap(), |x, y, p, m| x.div_prec_round_ref_ref(y, p, m)),
-                ("min", a.min_ternary(&b, p, rnd).unwrap(), |x, y, p, m| x.clone().min_prec_round(y.clone(), p, m)),
-                ("max", a.max_ternary(&b, p, rnd).unwrap(), |x, y, p, m| x.clone().max_prec_round(y.clone(), p, m)),
+                ("add", a.add_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.add_prec_round_ref_ref(y, p, m)
+                }),
+                ("sub", a.sub_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.sub_prec_round_ref_ref(y, p, m)
+                }),
+                ("mul", a.mul_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.mul_prec_round_ref_ref(y, p, m)
+                }),
+                ("div", a.div_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.div_prec_round_ref_ref(y, p, m)
+                }),
+                ("min", a.min_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.clone().min_prec_round(y.clone(), p, m)
+                }),
+                ("max", a.max_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.clone().max_prec_round(y.clone(), p, m)
+                }),
             ];
             for (name, got, f) in cases {
                 let want: Vec<_> = xs.iter().zip(&ys).map(|(x, y)| f(x, y, p, m)).collect();
-                check(&format!("special {name} p={p} {rnd:?}"), &got, &want, &[&xs, &ys]);
+                check(
+                    &format!("special {name} p={p} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs, &ys],
+                );
             }
             // Three-operand: every triple of a smaller set.
-            let small: Vec<Float> = vals.iter().step_by(2).cloned().chain([Float::ONE, -Float::ONE]).collect();
+            let small: Vec<Float> = vals
+                .iter()
+                .step_by(2)
+                .cloned()
+                .chain([Float::ONE, -Float::ONE])
+                .collect();
             let (mut u, mut v, mut w) = (vec![], vec![], vec![]);
             for x in &small {
                 for y in &small {
@@ -445,19 +484,45 @@ fn special_values_every_pair() {
             let (ua, va, wa) = (arr(3, &u), arr(3, &v), arr(3, &w));
             let (u, v, w) = (ua.to_floats(), va.to_floats(), wa.to_floats());
             let got = ua.fma_ternary(&va, &wa, p, rnd).unwrap();
-            let want: Vec<_> = (0..u.len()).map(|i| w[i].add_mul_prec_round_ref_ref_ref(&u[i], &v[i], p, m)).collect();
-            check(&format!("special fma p={p} {rnd:?}"), &got, &want, &[&u, &v, &w]);
+            let want: Vec<_> = (0..u.len())
+                .map(|i| w[i].add_mul_prec_round_ref_ref_ref(&u[i], &v[i], p, m))
+                .collect();
+            check(
+                &format!("special fma p={p} {rnd:?}"),
+                &got,
+                &want,
+                &[&u, &v, &w],
+            );
             let got = ua.fms_ternary(&va, &wa, p, rnd).unwrap();
             let want: Vec<_> = (0..u.len())
-                .map(|i| u[i].clone().mul_sub_mul_prec_round(v[i].clone(), w[i].clone(), Float::ONE, p, m))
+                .map(|i| {
+                    u[i].clone().mul_sub_mul_prec_round(
+                        v[i].clone(),
+                        w[i].clone(),
+                        Float::ONE,
+                        p,
+                        m,
+                    )
+                })
                 .collect();
-            check(&format!("special fms p={p} {rnd:?}"), &got, &want, &[&u, &v, &w]);
+            check(
+                &format!("special fms p={p} {rnd:?}"),
+                &got,
+                &want,
+                &[&u, &v, &w],
+            );
             let got = a.sqrt_ternary(p, rnd).unwrap();
             let want: Vec<_> = xs.iter().map(|x| x.sqrt_prec_round_ref(p, m)).collect();
             check(&format!("special sqrt p={p} {rnd:?}"), &got, &want, &[&xs]);
             let cmp = a.cmp(&b).unwrap();
             for i in 0..xs.len() {
-                assert_eq!(cmp[i], xs[i].partial_cmp(&ys[i]), "cmp {} {}", show(&xs[i]), show(&ys[i]));
+                assert_eq!(
+                    cmp[i],
+                    xs[i].partial_cmp(&ys[i]),
+                    "cmp {} {}",
+                    show(&xs[i]),
+                    show(&ys[i])
+                );
             }
         }
     }
@@ -478,11 +543,21 @@ fn overflow_underflow() {
                 let q = r.pick(&[1u64, 2, 3, 53, 64, 65, 130]);
                 let q2 = r.pick(&[1u64, 2, 3, 53, 64, 65, 130]);
                 let hi = r.below(2) == 0;
-                let ex = if hi { r.range(EMAX - 3, EMAX) } else { r.range(EMIN, EMIN + 3) };
+                let ex = if hi {
+                    r.range(EMAX - 3, EMAX)
+                } else {
+                    r.range(EMIN, EMIN + 3)
+                };
                 let x = make(mantissa(&mut r, q), q, ex, r.below(2) == 0);
                 let ey = match r.below(3) {
                     0 => r.range(-2, 3),
-                    1 => if hi { r.range(EMAX - 2, EMAX) } else { r.range(EMIN, EMIN + 2) },
+                    1 => {
+                        if hi {
+                            r.range(EMAX - 2, EMAX)
+                        } else {
+                            r.range(EMIN, EMIN + 2)
+                        }
+                    }
                     _ => r.range(-70, 70),
                 };
                 let y = make(mantissa(&mut r, q2), q2, ey, r.below(2) == 0);
@@ -492,19 +567,63 @@ fn overflow_underflow() {
             // Arrays of one precision: round the operands to 130 bits (exact).
             let (a, b) = (arr(130, &xs), arr(130, &ys));
             let ops: [(&str, (FloatArray, Vec<i8>), Vec<(Float, Ordering)>); 5] = [
-                ("mul", a.mul_ternary(&b, p, rnd).unwrap(), xs.iter().zip(&ys).map(|(x, y)| x.mul_prec_round_ref_ref(y, p, m)).collect()),
-                ("div", a.div_ternary(&b, p, rnd).unwrap(), xs.iter().zip(&ys).map(|(x, y)| x.div_prec_round_ref_ref(y, p, m)).collect()),
-                ("add", a.add_ternary(&a, p, rnd).unwrap(), xs.iter().map(|x| x.add_prec_round_ref_ref(x, p, m)).collect()),
-                ("sub", a.sub_ternary(&b, p, rnd).unwrap(), xs.iter().zip(&ys).map(|(x, y)| x.sub_prec_round_ref_ref(y, p, m)).collect()),
-                ("fma", a.fma_ternary(&b, &a, p, rnd).unwrap(), xs.iter().zip(&ys).map(|(x, y)| fma_ref(x, y, x, p, m)).collect()),
+                (
+                    "mul",
+                    a.mul_ternary(&b, p, rnd).unwrap(),
+                    xs.iter()
+                        .zip(&ys)
+                        .map(|(x, y)| x.mul_prec_round_ref_ref(y, p, m))
+                        .collect(),
+                ),
+                (
+                    "div",
+                    a.div_ternary(&b, p, rnd).unwrap(),
+                    xs.iter()
+                        .zip(&ys)
+                        .map(|(x, y)| x.div_prec_round_ref_ref(y, p, m))
+                        .collect(),
+                ),
+                (
+                    "add",
+                    a.add_ternary(&a, p, rnd).unwrap(),
+                    xs.iter()
+                        .map(|x| x.add_prec_round_ref_ref(x, p, m))
+                        .collect(),
+                ),
+                (
+                    "sub",
+                    a.sub_ternary(&b, p, rnd).unwrap(),
+                    xs.iter()
+                        .zip(&ys)
+                        .map(|(x, y)| x.sub_prec_round_ref_ref(y, p, m))
+                        .collect(),
+                ),
+                (
+                    "fma",
+                    a.fma_ternary(&b, &a, p, rnd).unwrap(),
+                    xs.iter()
+                        .zip(&ys)
+                        .map(|(x, y)| fma_ref(x, y, x, p, m))
+                        .collect(),
+                ),
             ];
             for (name, got, want) in ops {
-                check(&format!("range {name} p={p} {rnd:?}"), &got, &want, &[&xs, &ys]);
+                check(
+                    &format!("range {name} p={p} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs, &ys],
+                );
             }
             for k in [-3i64, -2, -1, 1, 2, 3] {
                 let got = a.mul_2si_ternary(k, p, rnd).unwrap();
                 let want: Vec<_> = xs.iter().map(|x| x.shl_prec_round_ref(k, p, m)).collect();
-                check(&format!("range mul_2si({k}) p={p} {rnd:?}"), &got, &want, &[&xs]);
+                check(
+                    &format!("range mul_2si({k}) p={p} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs],
+                );
             }
             let got = a.sqrt_ternary(p, rnd).unwrap();
             let want: Vec<_> = xs.iter().map(|x| x.sqrt_prec_round_ref(p, m)).collect();
@@ -518,11 +637,20 @@ fn overflow_underflow() {
         let half = make(Natural::ONE, 1, 0, false); // 1/2
         let just = make(Natural::from(3u32), 2, 0, false); // 3/4
         let xs = vec![h.clone(), h.clone(), -h.clone(), h.clone()];
-        let ys = vec![half.clone(), just.clone(), half.clone(), make(Natural::ONE, 1, -1, false)];
+        let ys = vec![
+            half.clone(),
+            just.clone(),
+            half.clone(),
+            make(Natural::ONE, 1, -1, false),
+        ];
         let (a, b) = (arr(2, &xs), arr(2, &ys));
         for p in [1, 2, 10] {
             let got = a.mul_ternary(&b, p, rnd).unwrap();
-            let want: Vec<_> = xs.iter().zip(&ys).map(|(x, y)| x.mul_prec_round_ref_ref(y, p, m)).collect();
+            let want: Vec<_> = xs
+                .iter()
+                .zip(&ys)
+                .map(|(x, y)| x.mul_prec_round_ref_ref(y, p, m))
+                .collect();
             check(&format!("midpoint p={p} {rnd:?}"), &got, &want, &[&xs, &ys]);
         }
     }
@@ -537,7 +665,9 @@ fn overflow_underflow() {
 /// at the range's end as MPFR does; see mul_2si and the range tests).
 fn fma_ref(x: &Float, y: &Float, z: &Float, p: u64, m: RoundingMode) -> (Float, Ordering) {
     let r = z.add_mul_prec_round_ref_ref_ref(x, y, p, m);
-    let near_bottom = [x, z].iter().all(|v| v.get_exponent().is_some_and(|e| (e as i64) < EMIN + 200));
+    let near_bottom = [x, z]
+        .iter()
+        .all(|v| v.get_exponent().is_some_and(|e| (e as i64) < EMIN + 200));
     if !(y.get_exponent().is_some_and(|e| e.abs() < 100) && near_bottom) {
         return r;
     }
@@ -559,10 +689,10 @@ fn halfway_and_carries() {
             for _ in 0..8 {
                 let hi = mantissa(&mut r, p);
                 let tails = [
-                    Natural::ONE << (k - 1),                             // exact tie
-                    (Natural::ONE << (k - 1)) - Natural::ONE,            // just below
-                    (Natural::ONE << (k - 1)) + Natural::ONE,            // just above
-                    (Natural::ONE << k) - Natural::ONE,                  // all ones
+                    Natural::ONE << (k - 1),                  // exact tie
+                    (Natural::ONE << (k - 1)) - Natural::ONE, // just below
+                    (Natural::ONE << (k - 1)) + Natural::ONE, // just above
+                    (Natural::ONE << k) - Natural::ONE,       // all ones
                 ];
                 for t in tails {
                     let all_ones = (Natural::ONE << p) - Natural::ONE;
@@ -577,15 +707,39 @@ fn halfway_and_carries() {
             let a = arr(q, &xs);
             for rnd in Round::ALL {
                 let got = a.set_prec_ternary(p, rnd).unwrap();
-                let want: Vec<_> = xs.iter().map(|x| Float::from_float_prec_round_ref(x, p, rm(rnd))).collect();
-                check(&format!("tie set_prec p={p} k={k} {rnd:?}"), &got, &want, &[&xs]);
+                let want: Vec<_> = xs
+                    .iter()
+                    .map(|x| Float::from_float_prec_round_ref(x, p, rm(rnd)))
+                    .collect();
+                check(
+                    &format!("tie set_prec p={p} k={k} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs],
+                );
                 // The same through add: x_hi + tail.
-                let his: Vec<Float> = xs.iter().map(|x| Float::from_float_prec_round_ref(x, p, RoundingMode::Down).0).collect();
-                let tl: Vec<Float> = xs.iter().zip(&his).map(|(x, h)| x.sub_prec_round_ref_ref(h, q, RoundingMode::Exact).0).collect();
+                let his: Vec<Float> = xs
+                    .iter()
+                    .map(|x| Float::from_float_prec_round_ref(x, p, RoundingMode::Down).0)
+                    .collect();
+                let tl: Vec<Float> = xs
+                    .iter()
+                    .zip(&his)
+                    .map(|(x, h)| x.sub_prec_round_ref_ref(h, q, RoundingMode::Exact).0)
+                    .collect();
                 let (ha, ta) = (arr(p, &his), arr(q, &tl));
                 let got = ha.add_ternary(&ta, p, rnd).unwrap();
-                let want: Vec<_> = his.iter().zip(&tl).map(|(h, t)| h.add_prec_round_ref_ref(t, p, rm(rnd))).collect();
-                check(&format!("tie add p={p} k={k} {rnd:?}"), &got, &want, &[&his, &tl]);
+                let want: Vec<_> = his
+                    .iter()
+                    .zip(&tl)
+                    .map(|(h, t)| h.add_prec_round_ref_ref(t, p, rm(rnd)))
+                    .collect();
+                check(
+                    &format!("tie add p={p} k={k} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&his, &tl],
+                );
             }
         }
     }
@@ -595,7 +749,9 @@ fn halfway_and_carries() {
 fn malachite_round_trip_and_rounding() {
     let mut r = Rng(common::seed());
     for &q in PRECS {
-        let xs: Vec<Float> = (0..count(q)).map(|_| rand_float(&mut r, q, (EMIN, EMAX), 10)).collect();
+        let xs: Vec<Float> = (0..count(q))
+            .map(|_| rand_float(&mut r, q, (EMIN, EMAX), 10))
+            .collect();
         let a = arr(q, &xs);
         for (i, x) in xs.iter().enumerate() {
             assert_eq!(ComparableFloatRef(&a.to_float(i)), ComparableFloatRef(x));
@@ -603,8 +759,16 @@ fn malachite_round_trip_and_rounding() {
         for rnd in Round::ALL {
             let p = r.pick(PRECS);
             let got = FloatArray::from_floats(p, &xs, rnd).unwrap();
-            let want: Vec<_> = xs.iter().map(|x| Float::from_float_prec_round_ref(x, p, rm(rnd))).collect();
-            check(&format!("from_floats p={p} q={q} {rnd:?}"), &got, &want, &[&xs]);
+            let want: Vec<_> = xs
+                .iter()
+                .map(|x| Float::from_float_prec_round_ref(x, p, rm(rnd)))
+                .collect();
+            check(
+                &format!("from_floats p={p} q={q} {rnd:?}"),
+                &got,
+                &want,
+                &[&xs],
+            );
         }
     }
 }
@@ -613,11 +777,25 @@ fn malachite_round_trip_and_rounding() {
 fn f64_i64_int_conversions() {
     let mut r = Rng(common::seed());
     let mut ds: Vec<f64> = (0..2000).map(|_| f64::from_bits(r.next())).collect();
-    ds.extend([0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE, 5e-324, -5e-324, f64::MAX, 0.1]);
+    ds.extend([
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MIN_POSITIVE,
+        5e-324,
+        -5e-324,
+        f64::MAX,
+        0.1,
+    ]);
     for &p in &[1u64, 2, 24, 52, 53, 54, 64, 200] {
         for rnd in Round::ALL {
             let got = FloatArray::from_f64s(p, &ds, rnd).unwrap();
-            let want: Vec<_> = ds.iter().map(|&d| Float::from_primitive_float_prec_round(d, p, rm(rnd))).collect();
+            let want: Vec<_> = ds
+                .iter()
+                .map(|&d| Float::from_primitive_float_prec_round(d, p, rm(rnd)))
+                .collect();
             let fl: Vec<Float> = ds.iter().map(|&d| Float::from(d)).collect();
             check(&format!("from_f64 p={p} {rnd:?}"), &got, &want, &[&fl]);
         }
@@ -649,11 +827,17 @@ fn f64_i64_int_conversions() {
             );
         }
     }
-    let is: Vec<i64> = (0..1000).map(|_| r.next() as i64 >> r.below(64)).chain([0, 1, -1, i64::MIN, i64::MAX]).collect();
+    let is: Vec<i64> = (0..1000)
+        .map(|_| r.next() as i64 >> r.below(64))
+        .chain([0, 1, -1, i64::MIN, i64::MAX])
+        .collect();
     for &p in &[1u64, 2, 32, 62, 63, 64, 65] {
         for rnd in Round::ALL {
             let got = FloatArray::from_i64s(p, &is, rnd).unwrap();
-            let want: Vec<_> = is.iter().map(|&v| Float::from_signed_prec_round(v, p, rm(rnd))).collect();
+            let want: Vec<_> = is
+                .iter()
+                .map(|&v| Float::from_signed_prec_round(v, p, rm(rnd)))
+                .collect();
             let fl: Vec<Float> = is.iter().map(|&v| Float::from(v)).collect();
             check(&format!("from_i64 p={p} {rnd:?}"), &got, &want, &[&fl]);
             let back = got.0.to_i64s(rnd);
@@ -664,7 +848,11 @@ fn f64_i64_int_conversions() {
                     let w = i64::rounding_from(x, rm(rnd));
                     assert_eq!(*b, w.0, "to_i64 {}", show(x));
                 } else {
-                    assert!(!x.is_finite() || x.get_exponent().unwrap() >= 63, "to_i64 {}", show(x));
+                    assert!(
+                        !x.is_finite() || x.get_exponent().unwrap() >= 63,
+                        "to_i64 {}",
+                        show(x)
+                    );
                 }
             }
         }
@@ -677,9 +865,20 @@ fn f64_i64_int_conversions() {
     for &p in &[1u64, 53, 64, 255, 256, 300] {
         for rnd in Round::ALL {
             let got = FloatArray::from_int_array(p, &ia, rnd).unwrap();
-            let want: Vec<_> = nats.iter().map(|v| Float::from_natural_prec_round_ref(v, p, rm(rnd))).collect();
-            let fl: Vec<Float> = nats.iter().map(|v| Float::from_natural_prec_ref(v, 256).0).collect();
-            check(&format!("from_int_array p={p} {rnd:?}"), &got, &want, &[&fl]);
+            let want: Vec<_> = nats
+                .iter()
+                .map(|v| Float::from_natural_prec_round_ref(v, p, rm(rnd)))
+                .collect();
+            let fl: Vec<Float> = nats
+                .iter()
+                .map(|v| Float::from_natural_prec_ref(v, 256).0)
+                .collect();
+            check(
+                &format!("from_int_array p={p} {rnd:?}"),
+                &got,
+                &want,
+                &[&fl],
+            );
             if p >= 256 {
                 let back = got.0.to_int_array(256, rnd).unwrap().to_naturals().unwrap();
                 assert_eq!(back, nats);
@@ -693,14 +892,26 @@ fn f64_i64_int_conversions() {
 fn decimal_parse() {
     let mut r = Rng(common::seed());
     let mut strs: Vec<String> = vec![
-        "0".into(), "-0".into(), "+0".into(), "1.5e-30".into(), "0.1".into(), "-2.5".into(),
-        "123456789012345678901234567890".into(), "1e-400".into(), "9.999999999999999999e99".into(),
-        ".5".into(), "5.".into(), "1E5".into(), "0.000001e6".into(),
+        "0".into(),
+        "-0".into(),
+        "+0".into(),
+        "1.5e-30".into(),
+        "0.1".into(),
+        "-2.5".into(),
+        "123456789012345678901234567890".into(),
+        "1e-400".into(),
+        "9.999999999999999999e99".into(),
+        ".5".into(),
+        "5.".into(),
+        "1E5".into(),
+        "0.000001e6".into(),
     ];
     for _ in 0..600 {
         let lim = if r.below(4) == 0 { 120 } else { 20 };
         let nd = 1 + r.below(lim) as usize;
-        let digits: String = (0..nd).map(|_| char::from(b'0' + r.below(10) as u8)).collect();
+        let digits: String = (0..nd)
+            .map(|_| char::from(b'0' + r.below(10) as u8))
+            .collect();
         let dot = r.below(nd as u64 + 1) as usize;
         let e = r.range(-400, 400);
         let sign = if r.below(2) == 0 { "-" } else { "" };
@@ -719,12 +930,24 @@ fn decimal_parse() {
                 } else {
                     ComparableFloatRef(&g) == ComparableFloatRef(&w)
                 };
-                assert!(same && ord(got.1[i]) == o, "parse {s:?} p={p} {rnd:?}: got {} {} want {} {:?}", show(&g), got.1[i], show(&w), o);
+                assert!(
+                    same && ord(got.1[i]) == o,
+                    "parse {s:?} p={p} {rnd:?}: got {} {} want {} {:?}",
+                    show(&g),
+                    got.1[i],
+                    show(&w),
+                    o
+                );
             }
         }
     }
     // Far outside the range: overflow and underflow by the mode.
-    let far = ["1e400000000", "-1e400000000", "1e-400000000", "-1e-400000000"];
+    let far = [
+        "1e400000000",
+        "-1e400000000",
+        "1e-400000000",
+        "-1e-400000000",
+    ];
     for rnd in Round::ALL {
         let got = FloatArray::from_strs_ternary(10, &far, rnd).unwrap();
         let m = rm(rnd);
@@ -741,7 +964,10 @@ fn decimal_parse() {
     // Bad input: an error naming the element.
     for bad in ["", "1.2.3", "abc", "1e", "0x", "--1", "1e+-2", "0x1.g"] {
         let e = FloatArray::from_strs(53, &["1", bad]).unwrap_err();
-        assert!(matches!(e, mparray::Error::Parse { index: 1, .. }), "{bad:?}: {e}");
+        assert!(
+            matches!(e, mparray::Error::Parse { index: 1, .. }),
+            "{bad:?}: {e}"
+        );
     }
 }
 
@@ -751,13 +977,23 @@ fn decimal_parse() {
 fn decimal_print() {
     let mut r = Rng(common::seed());
     for &p in &[1u64, 2, 24, 53, 64, 65, 200, 1000] {
-        let xs: Vec<Float> = (0..150).map(|_| rand_float(&mut r, p, (-1200, 1200), 0)).collect();
+        let xs: Vec<Float> = (0..150)
+            .map(|_| rand_float(&mut r, p, (-1200, 1200), 0))
+            .collect();
         let a = arr(p, &xs);
         for rnd in Round::ALL {
             for digits in [1usize, 2, 5, 17, 40, 0] {
                 let strs = a.to_dec_strings(digits, rnd);
                 for (i, s) in strs.iter().enumerate() {
-                    let (ds, e) = text::get_str_digits(&a.get(i), if digits == 0 { text::default_digits(p) } else { digits }, rnd);
+                    let (ds, e) = text::get_str_digits(
+                        &a.get(i),
+                        if digits == 0 {
+                            text::default_digits(p)
+                        } else {
+                            digits
+                        },
+                        rnd,
+                    );
                     let nd = ds.len() as i64;
                     let q: Natural = ds.parse().unwrap();
                     // |x| = M 2^b and candidate q 10^(e-nd): compare exactly.
@@ -778,10 +1014,21 @@ fn decimal_print() {
                     let (lo_q, hi_q) = (q.clone() - Natural::ONE, q.clone() + Natural::ONE);
                     let lower = lhs(&lo_q);
                     let upper = lhs(&hi_q);
-                    assert_eq!(ds.len(), if digits == 0 { text::default_digits(p) } else { digits });
+                    assert_eq!(
+                        ds.len(),
+                        if digits == 0 {
+                            text::default_digits(p)
+                        } else {
+                            digits
+                        }
+                    );
                     assert!(ds.as_bytes()[0] != b'0', "{s}");
                     // The exact value lies strictly between the neighbours.
-                    assert!(lower < x2 && x2 < upper, "{s} not adjacent to {}", show(&xs[i]));
+                    assert!(
+                        lower < x2 && x2 < upper,
+                        "{s} not adjacent to {}",
+                        show(&xs[i])
+                    );
                     let neg = x.neg;
                     let ok = match rnd {
                         Round::Nearest => {
@@ -792,8 +1039,20 @@ fn decimal_print() {
                         }
                         Round::Zero => lo <= x2,
                         Round::Away => lo >= x2,
-                        Round::Up => if neg { lo <= x2 } else { lo >= x2 },
-                        Round::Down => if neg { lo >= x2 } else { lo <= x2 },
+                        Round::Up => {
+                            if neg {
+                                lo <= x2
+                            } else {
+                                lo >= x2
+                            }
+                        }
+                        Round::Down => {
+                            if neg {
+                                lo >= x2
+                            } else {
+                                lo <= x2
+                            }
+                        }
                     };
                     assert!(ok, "{s} is not {rnd:?}-rounded from {}", show(&xs[i]));
                 }
@@ -807,7 +1066,14 @@ fn decimal_print() {
     let a = FloatArray::from_strs(53, &["0.1", "-0", "inf", "nan", "1", "-1.5e-30"]).unwrap();
     assert_eq!(
         a.to_dec_strings(17, Round::Nearest),
-        ["1.0000000000000001e-01", "-0.0000000000000000e+00", "inf", "nan", "1.0000000000000000e+00", "-1.4999999999999999e-30"]
+        [
+            "1.0000000000000001e-01",
+            "-0.0000000000000000e+00",
+            "inf",
+            "nan",
+            "1.0000000000000000e+00",
+            "-1.4999999999999999e-30"
+        ]
     );
     assert_eq!(a.to_dec_strings(1, Round::Up)[0], "2e-01");
 }
@@ -815,14 +1081,44 @@ fn decimal_print() {
 /// Hex floats: %Ra output is exact and reads back; examples as MPFR prints.
 #[test]
 fn hex_round_trip() {
-    let a = FloatArray::from_strs(53, &["0x1.8p+3", "0.1", "1", "-0", "3", "0x0.0001p0", "-inf", "nan", "0x1p-1073741824", "0x1p-1073741825", "0x1.0000000000001p-1073741825"]).unwrap();
+    let a = FloatArray::from_strs(
+        53,
+        &[
+            "0x1.8p+3",
+            "0.1",
+            "1",
+            "-0",
+            "3",
+            "0x0.0001p0",
+            "-inf",
+            "nan",
+            "0x1p-1073741824",
+            "0x1p-1073741825",
+            "0x1.0000000000001p-1073741825",
+        ],
+    )
+    .unwrap();
     assert_eq!(
         a.to_hex_strings(),
-        ["0xcp+0", "0x1.999999999999ap-4", "0x1p+0", "-0x0p+0", "0x3p+0", "0x1p-16", "-inf", "nan", "0x1p-1073741824", "0x0p+0", "0x1p-1073741824"]
+        [
+            "0xcp+0",
+            "0x1.999999999999ap-4",
+            "0x1p+0",
+            "-0x0p+0",
+            "0x3p+0",
+            "0x1p-16",
+            "-inf",
+            "nan",
+            "0x1p-1073741824",
+            "0x0p+0",
+            "0x1p-1073741824"
+        ]
     );
     let mut r = Rng(common::seed());
     for &p in PRECS {
-        let xs: Vec<Float> = (0..count(p)).map(|_| rand_float(&mut r, p, (EMIN, EMAX), 10)).collect();
+        let xs: Vec<Float> = (0..count(p))
+            .map(|_| rand_float(&mut r, p, (EMIN, EMAX), 10))
+            .collect();
         let a = arr(p, &xs);
         let h = a.to_hex_strings();
         let back = FloatArray::from_strs_ternary(p, &h, Round::Zero).unwrap();

@@ -2,6 +2,7 @@
 //! one engine (CUDA: device events after a warm-up; CPU: wall clock), reports
 //! the median, and checks results against malachite before printing them.
 
+pub mod float;
 pub mod int;
 
 use clap::{Args, Subcommand};
@@ -23,11 +24,14 @@ pub struct BenchArgs {
 enum Suite {
     /// The midsize-integer suite: 1-Add, 6-Add, 1-Mul, Poly, Div.
     Int(int::IntBenchArgs),
+    /// Float arrays with MPFR's semantics: add, mul, div, sqrt, fma at 128..2048 bits.
+    Float(float::FloatBenchArgs),
 }
 
 pub fn run(a: BenchArgs) -> std::result::Result<(), CliError> {
     match a.suite {
         Some(Suite::Int(x)) => int::run(x),
+        Some(Suite::Float(x)) => float::run(x),
         None => int::run(a.int),
     }
 }

@@ -1,9 +1,11 @@
-//! The `mparray` command line: `info`, `int` (batch calculator), `bench`,
+//! The `mparray` command line: `info`, `int` and `float` (batch
+//! calculators), `bench`,
 //! and `kernels` (list or compile every kernel instantiation).
 //!
 //! Exit status: 0 on success, 2 on bad input (with file and line), 1 on other
 //! failures.
 
+mod float;
 mod info;
 mod int;
 mod kernels;
@@ -30,6 +32,8 @@ enum Command {
     Info,
     /// Batch calculator on fixed-width integers read from files.
     Int(int::IntArgs),
+    /// Batch calculator on floats with MPFR's semantics, read from files.
+    Float(float::FloatArgs),
     /// Benchmarks (`mparray bench int ...`).
     Bench(crate::bench::BenchArgs),
     /// List or compile every kernel instantiation (the CI compile check).
@@ -78,6 +82,7 @@ pub fn main() -> i32 {
     let result = match cli.cmd {
         Command::Info => info::run(),
         Command::Int(a) => int::run(a),
+        Command::Float(a) => float::run(a),
         Command::Bench(a) => crate::bench::run(a),
         Command::Kernels(a) => kernels::run(a),
     };

@@ -240,7 +240,11 @@ pub(crate) fn add_num(
     } else {
         cmp_mant(x.m, y.m)
     };
-    let (x, y) = if ord == Ordering::Less { (y, x) } else { (x, y) };
+    let (x, y) = if ord == Ordering::Less {
+        (y, x)
+    } else {
+        (x, y)
+    };
     let sub = x.neg != y.neg;
     if sub && ord == Ordering::Equal {
         // Exact cancellation: +0, or -0 when rounding toward -Inf.
@@ -496,7 +500,13 @@ pub(crate) fn fma(
         }
         return round_to(out, cn, c.exp, c.limbs, false, p, rnd);
     }
-    let Scratch { a: buf, b: ybuf, d: pbuf, t, .. } = s;
+    let Scratch {
+        a: buf,
+        b: ybuf,
+        d: pbuf,
+        t,
+        ..
+    } = s;
     let pr = product(Num::of(a, a.neg), Num::of(b, b.neg), pbuf, t);
     if c.class == Zero {
         return round_to(out, pr.neg, pr.e, pr.m, false, p, rnd);

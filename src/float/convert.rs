@@ -188,7 +188,9 @@ impl FloatArray {
     /// Each element rounded to f64 in mode `rnd` (mpfr_get_d: IEEE
     /// subnormals, overflow to Inf or the largest double by the mode).
     pub fn to_f64s(&self, rnd: Round) -> Vec<f64> {
-        (0..self.len).map(|i| elem_to_f64(&self.get(i), rnd)).collect()
+        (0..self.len)
+            .map(|i| elem_to_f64(&self.get(i), rnd))
+            .collect()
     }
 
     /// Each element rounded to an integer in mode `rnd` (mpfr_get_si), or

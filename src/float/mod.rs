@@ -147,7 +147,12 @@ impl FloatArray {
     /// An array from its raw parts (checked: every normal element must have
     /// its top bit set, zero bits below the precision and an exponent in
     /// range; special elements zero limbs and exponent 0).
-    pub fn from_raw(prec: u64, tags: Vec<u8>, exps: Vec<i64>, limbs: Vec<u64>) -> Result<FloatArray> {
+    pub fn from_raw(
+        prec: u64,
+        tags: Vec<u8>,
+        exps: Vec<i64>,
+        limbs: Vec<u64>,
+    ) -> Result<FloatArray> {
         let n = check_prec(prec)?;
         let len = tags.len();
         if exps.len() != len || limbs.len() != len * n {

@@ -62,7 +62,9 @@ impl FloatArray {
     ) -> Result<(FloatArray, Vec<i8>)> {
         self.same_len(b)?;
         check_prec(prec)?;
-        build(self.len, prec, |i, out, s| f(out, &self.get(i), &b.get(i), s))
+        build(self.len, prec, |i, out, s| {
+            f(out, &self.get(i), &b.get(i), s)
+        })
     }
 
     fn unary(
@@ -75,25 +77,49 @@ impl FloatArray {
     }
 
     /// `self + b` and the ternary values.
-    pub fn add_ternary(&self, b: &FloatArray, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, s| arith::add(o, x, y, false, prec, rnd, s))
+    pub fn add_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.binary(b, prec, |o, x, y, s| {
+            arith::add(o, x, y, false, prec, rnd, s)
+        })
     }
     with_ternary!(add, add_ternary, (b: &FloatArray), "`self + b` rounded to `prec` bits.");
 
     /// `self - b` and the ternary values.
-    pub fn sub_ternary(&self, b: &FloatArray, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, s| arith::add(o, x, y, true, prec, rnd, s))
+    pub fn sub_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.binary(b, prec, |o, x, y, s| {
+            arith::add(o, x, y, true, prec, rnd, s)
+        })
     }
     with_ternary!(sub, sub_ternary, (b: &FloatArray), "`self - b` rounded to `prec` bits.");
 
     /// `self * b` and the ternary values.
-    pub fn mul_ternary(&self, b: &FloatArray, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn mul_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
         self.binary(b, prec, |o, x, y, s| arith::mul(o, x, y, prec, rnd, s))
     }
     with_ternary!(mul, mul_ternary, (b: &FloatArray), "`self * b` rounded to `prec` bits.");
 
     /// `self / b` and the ternary values (x/0 is +-Inf, 0/0 NaN, as MPFR).
-    pub fn div_ternary(&self, b: &FloatArray, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn div_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
         self.binary(b, prec, |o, x, y, s| arith::div(o, x, y, prec, rnd, s))
     }
     with_ternary!(div, div_ternary, (b: &FloatArray), "`self / b` rounded to `prec` bits.");
@@ -102,7 +128,12 @@ impl FloatArray {
     pub fn sqrt_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
         self.unary(prec, |o, x, s| arith::sqrt(o, x, prec, rnd, s))
     }
-    with_ternary!(sqrt, sqrt_ternary, (), "`sqrt(self)` rounded to `prec` bits.");
+    with_ternary!(
+        sqrt,
+        sqrt_ternary,
+        (),
+        "`sqrt(self)` rounded to `prec` bits."
+    );
 
     /// `self * b + c` rounded once, and the ternary values.
     pub fn fma_ternary(
@@ -155,18 +186,37 @@ impl FloatArray {
     pub fn set_prec_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
         self.unary(prec, |o, x, _| arith::set(o, x, false, false, prec, rnd))
     }
-    with_ternary!(set_prec, set_prec_ternary, (), "`self` rounded to `prec` bits.");
+    with_ternary!(
+        set_prec,
+        set_prec_ternary,
+        (),
+        "`self` rounded to `prec` bits."
+    );
 
     /// `min(self, b)` with MPFR's rules (NaN loses, -0 < +0), and the
     /// ternary values.
-    pub fn min_ternary(&self, b: &FloatArray, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, _| arith::min_max(o, x, y, false, prec, rnd))
+    pub fn min_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.binary(b, prec, |o, x, y, _| {
+            arith::min_max(o, x, y, false, prec, rnd)
+        })
     }
     with_ternary!(min, min_ternary, (b: &FloatArray), "`min(self, b)` rounded to `prec` bits.");
 
     /// `max(self, b)` with MPFR's rules, and the ternary values.
-    pub fn max_ternary(&self, b: &FloatArray, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, _| arith::min_max(o, x, y, true, prec, rnd))
+    pub fn max_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.binary(b, prec, |o, x, y, _| {
+            arith::min_max(o, x, y, true, prec, rnd)
+        })
     }
     with_ternary!(max, max_ternary, (b: &FloatArray), "`max(self, b)` rounded to `prec` bits.");
 

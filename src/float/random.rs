@@ -63,7 +63,13 @@ impl FloatArray {
 
     /// Random signs, exponents uniform in `emin..=emax` (within MPFR's
     /// range) and uniformly random normalized mantissas.
-    pub fn random_exp(len: usize, prec: u64, seed: u64, emin: i64, emax: i64) -> Result<FloatArray> {
+    pub fn random_exp(
+        len: usize,
+        prec: u64,
+        seed: u64,
+        emin: i64,
+        emax: i64,
+    ) -> Result<FloatArray> {
         let n = check_prec(prec)?;
         if emin > emax || emin < EMIN || emax > EMAX {
             return Err(Error::Invalid(format!(

@@ -217,8 +217,8 @@ pub(crate) fn finish(out: &mut Out, neg: bool, e: i64, t: i8, inc: bool, p: u64,
             // unbounded rounding gave exactly 2^(EMIN-2) from a value not
             // above it, or anything smaller.
             Round::Nearest => {
-                let pow2 =
-                    out.m[out.m.len() - 1] == 1 << 63 && out.m[..out.m.len() - 1].iter().all(|&x| x == 0);
+                let pow2 = out.m[out.m.len() - 1] == 1 << 63
+                    && out.m[..out.m.len() - 1].iter().all(|&x| x == 0);
                 !(e < EMIN - 1 || (pow2 && (t == 0 || inc)))
             }
             r => r.like_away(neg),

@@ -34,7 +34,12 @@ pub fn default_digits(prec: u64) -> usize {
 }
 
 /// Parses one number and rounds it into `out`; returns the ternary value.
-pub(crate) fn parse_into(s: &str, out: &mut Out, p: u64, rnd: Round) -> std::result::Result<i8, String> {
+pub(crate) fn parse_into(
+    s: &str,
+    out: &mut Out,
+    p: u64,
+    rnd: Round,
+) -> std::result::Result<i8, String> {
     let t = s.trim();
     if t.is_empty() {
         return Err("empty".into());
@@ -65,7 +70,10 @@ pub(crate) fn parse_into(s: &str, out: &mut Out, p: u64, rnd: Round) -> std::res
 
 /// Splits `mant[.frac]` into its digit string and the number of fraction
 /// digits; checks the digits with `ok`.
-fn split_mantissa(m: &str, ok: impl Fn(u8) -> bool) -> std::result::Result<(String, usize), String> {
+fn split_mantissa(
+    m: &str,
+    ok: impl Fn(u8) -> bool,
+) -> std::result::Result<(String, usize), String> {
     let (ip, fp) = match m.split_once('.') {
         Some((a, b)) => (a, b),
         None => (m, ""),
@@ -91,12 +99,21 @@ fn parse_exp(e: &str) -> std::result::Result<i64, String> {
     }
     let mut v: i64 = 0;
     for c in d.bytes() {
-        v = v.saturating_mul(10).saturating_add((c - b'0') as i64).min(1 << 62);
+        v = v
+            .saturating_mul(10)
+            .saturating_add((c - b'0') as i64)
+            .min(1 << 62);
     }
     Ok(if neg { -v } else { v })
 }
 
-fn parse_hex(h: &str, neg: bool, out: &mut Out, p: u64, rnd: Round) -> std::result::Result<i8, String> {
+fn parse_hex(
+    h: &str,
+    neg: bool,
+    out: &mut Out,
+    p: u64,
+    rnd: Round,
+) -> std::result::Result<i8, String> {
     let (m, e) = match h.split_once('p') {
         Some((m, e)) => (m, parse_exp(e)?),
         None => (h, 0),
@@ -108,10 +125,24 @@ fn parse_hex(h: &str, neg: bool, out: &mut Out, p: u64, rnd: Round) -> std::resu
         return Ok(0);
     }
     let e2 = e.saturating_sub(4 * frac as i64);
-    Ok(round_int(out, neg, &mut v.to_limbs_asc(), e2, false, p, rnd))
+    Ok(round_int(
+        out,
+        neg,
+        &mut v.to_limbs_asc(),
+        e2,
+        false,
+        p,
+        rnd,
+    ))
 }
 
-fn parse_dec(d: &str, neg: bool, out: &mut Out, p: u64, rnd: Round) -> std::result::Result<i8, String> {
+fn parse_dec(
+    d: &str,
+    neg: bool,
+    out: &mut Out,
+    p: u64,
+    rnd: Round,
+) -> std::result::Result<i8, String> {
     let (m, e) = match d.find(['e', '@']) {
         Some(i) => (&d[..i], parse_exp(&d[i + 1..])?),
         None => (d, 0),
@@ -220,7 +251,11 @@ impl Odd for Natural {
 /// One element in decimal, `digits` significant digits (0: the default
 /// `1 + ceil(p log10 2)`), `%.{D-1}Re` style.
 pub fn format_dec(x: &Elem, prec: u64, digits: usize, rnd: Round) -> String {
-    let digits = if digits == 0 { default_digits(prec) } else { digits };
+    let digits = if digits == 0 {
+        default_digits(prec)
+    } else {
+        digits
+    };
     let sign = if x.neg { "-" } else { "" };
     match x.class {
         Class::NaN => "nan".into(),
@@ -283,7 +318,11 @@ pub fn format_hex(x: &Elem) -> String {
                 s.push_str(frac);
             }
             let pe = x.exp - f as i64;
-            s.push_str(&format!("p{}{}", if pe < 0 { '-' } else { '+' }, pe.unsigned_abs()));
+            s.push_str(&format!(
+                "p{}{}",
+                if pe < 0 { '-' } else { '+' },
+                pe.unsigned_abs()
+            ));
             s
         }
     }
