@@ -146,7 +146,7 @@ fn check(what: &str, got: &(FloatArray, Vec<i8>), want: &[(Float, Ordering)], in
 
 /// Elements per case: fewer at large precisions.
 fn count(p: u64) -> usize {
-    (3000 / (p as usize / 64 + 4)).max(3)
+    (24000 / (p as usize / 64 + 4)).max(4)
 }
 
 #[derive(Clone, Copy, Debug)]
