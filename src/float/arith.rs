@@ -19,6 +19,7 @@ pub(crate) struct Scratch {
     b: Vec<u64>,
     c: Vec<u64>,
     d: Vec<u64>,
+    e: Vec<u64>,
     t: Vec<u64>,
 }
 
@@ -191,31 +192,37 @@ pub(crate) fn add(
 /// whether nonzero bits were shifted out (the sticky bit).
 fn shift_into(yb: &mut [u64], ym: &[u64], base: usize, d: u64) -> bool {
     let w = yb.len();
-    let ly = ym.len();
     if d >= 64 * w as u64 {
         yb.fill(0);
         return true;
     }
     let q = (d / 64) as usize;
     let r = (d % 64) as u32;
-    let get = |t: usize| {
-        if t >= base && t < base + ly {
-            ym[t - base]
+    yb.fill(0);
+    let mut st = false;
+    // ym[j] sits at window limb base + j; after the shift its bits land in
+    // limbs base + j - q (>> r) and base + j - q - 1 (<< 64 - r).
+    for (j, &v) in ym.iter().enumerate() {
+        let t = base + j;
+        if r == 0 {
+            if t >= q {
+                yb[t - q] = v;
+            } else {
+                st |= v != 0;
+            }
         } else {
-            0
+            if t >= q {
+                yb[t - q] |= v >> r;
+            } else {
+                st |= v != 0;
+                continue;
+            }
+            if t > q {
+                yb[t - q - 1] |= v << (64 - r);
+            } else {
+                st |= v << (64 - r) != 0;
+            }
         }
-    };
-    for (i, o) in yb.iter_mut().enumerate() {
-        let lo = get(i + q);
-        *o = if r == 0 {
-            lo
-        } else {
-            (lo >> r) | (get(i + q + 1) << (64 - r))
-        };
-    }
-    let mut st = (base..(base + ly).min(q)).any(|t| ym[t - base] != 0);
-    if r > 0 {
-        st |= get(q) & ((1u64 << r) - 1) != 0;
     }
     st
 }
@@ -371,8 +378,10 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
             if t == 1 {
                 mpn::shr_assign(nn, 1);
             }
-            let root = grow(&mut s.b, m);
-            let inexact = isqrt(root, nn, &mut s.c, &mut s.d, &mut s.t);
+            let Scratch { a, b, c, d, e, t: tt } = s;
+            let nn = &a[..2 * m];
+            let root = grow(b, m);
+            let inexact = isqrt(root, nn, &mut [c, d, e, tt]);
             let e = (x.exp + t as i64) / 2;
             return round_to(out, false, e, root, inexact, p, rnd);
         }
@@ -408,13 +417,7 @@ fn isqrt_u128(n: u128) -> u64 {
 /// (plus one, times B^h) over-estimates the root by at most B^h, one floor
 /// Newton step `(s + N/s) / 2` lands at most 2 above it, and a few
 /// decrements while `s^2 > N` finish.
-fn isqrt(
-    root: &mut [u64],
-    nn: &[u64],
-    q: &mut Vec<u64>,
-    sq: &mut Vec<u64>,
-    t: &mut Vec<u64>,
-) -> bool {
+fn isqrt(root: &mut [u64], nn: &[u64], sc: &mut [&mut Vec<u64>; 4]) -> bool {
     let m = root.len();
     debug_assert!(nn.len() == 2 * m && nn[2 * m - 1] >> 62 != 0);
     if m == 1 {
@@ -424,24 +427,22 @@ fn isqrt(
         return s as u128 * s as u128 != v;
     }
     let h = m / 2;
-    isqrt(&mut root[h..], &nn[2 * h..], q, sq, t);
+    isqrt(&mut root[h..], &nn[2 * h..], sc);
     root[..h].fill(0);
     if mpn::add_1_assign(&mut root[h..], 1) {
         root.fill(u64::MAX);
     }
+    let [q, rr, sq, t] = sc;
     // s1 = floor((s0 + floor(N / s0)) / 2).
     {
-        let qq = grow(q, 2 * m + 1);
-        let (qv, rv) = qq.split_at_mut(2 * m);
-        let mut rr = vec![0u64; m];
-        mdiv::divrem(qv, &mut rr, nn, root, t, false);
-        let _ = rv;
+        let qv = grow(q, 2 * m);
+        let rv = grow(rr, m);
+        mdiv::divrem(qv, rv, nn, root, t, false);
         // N / s0 < 2^(64m+1): at most m+1 limbs.
         debug_assert!(qv[m + 1..].iter().all(|&x| x == 0));
         let c = mpn::add_n_assign(&mut qv[..m], root);
         let hi = qv[m] + c as u64; // < 4
-        let lo = mpn::shr_assign(&mut qv[..m], 1);
-        let _ = lo;
+        mpn::shr_assign(&mut qv[..m], 1);
         qv[m - 1] |= (hi & 1) << 63;
         if hi >> 1 != 0 {
             // s1 >= B^m: the root is below B^m, so B^m - 1 is still above it.
@@ -450,16 +451,19 @@ fn isqrt(
             root.copy_from_slice(&qv[..m]);
         }
     }
-    loop {
-        let s2 = grow(sq, 2 * m);
-        mul_exact(s2, root, root, t);
-        match mpn::cmp(s2, nn) {
-            Ordering::Greater => {
-                mpn::sub_1_assign(root, 1);
-            }
-            o => return o != Ordering::Equal,
-        }
+    // s1 is at most 2 above the root: step down while s^2 > N, updating
+    // the square by (s+1)^2 - s^2 = 2s + 1.
+    let s2 = grow(sq, 2 * m);
+    mul_exact(s2, root, root, t);
+    while mpn::cmp(s2, nn) == Ordering::Greater {
+        mpn::sub_1_assign(root, 1);
+        let (lo, hi) = s2.split_at_mut(m);
+        let b1 = mpn::sub_n_assign(lo, root);
+        let b2 = mpn::sub_n_assign(lo, root);
+        let b3 = mpn::sub_1_assign(lo, 1);
+        mpn::sub_1_assign(hi, b1 as u64 + b2 as u64 + b3 as u64);
     }
+    mpn::cmp(s2, nn) != Ordering::Equal
 }
 
 /// `a * b + c` (`c` negated when `sub`: `a * b - c`), rounded once.
