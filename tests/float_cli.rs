@@ -153,7 +153,7 @@ fn random_files_against_malachite() {
                     let (v, tern) = line.rsplit_once(' ').unwrap();
                     let got = FloatArray::from_strs(p, &[v]).unwrap().to_float(0);
                     let want_hex = text::format_hex(
-                        &FloatArray::from_floats(p, &[w.clone()], Round::Nearest)
+                        &FloatArray::from_floats(p, std::slice::from_ref(&w), Round::Nearest)
                             .unwrap()
                             .0
                             .get(0),

@@ -48,6 +48,12 @@ impl Rng {
     }
 }
 
+/// An operation's results and ternary values; a reference function; the
+/// reference results.
+type Got = (FloatArray, Vec<i8>);
+type Ref = fn(&Float, &Float, u64, RoundingMode) -> (Float, Ordering);
+type Want = Vec<(Float, Ordering)>;
+
 fn rm(r: Round) -> RoundingMode {
     float::to_rounding_mode(r)
 }
@@ -434,8 +440,7 @@ fn special_values_every_pair() {
     for p in [1, 2, 53, 65] {
         for rnd in Round::ALL {
             let m = rm(rnd);
-            type Ref = fn(&Float, &Float, u64, RoundingMode) -> (Float, Ordering);
-            let cases: [(&str, (FloatArray, Vec<i8>), Ref); 6] = [
+            let cases: [(&str, Got, Ref); 6] = [
                 ("add", a.add_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
                     x.add_prec_round_ref_ref(y, p, m)
                 }),
@@ -566,7 +571,7 @@ fn overflow_underflow() {
             }
             // Arrays of one precision: round the operands to 130 bits (exact).
             let (a, b) = (arr(130, &xs), arr(130, &ys));
-            let ops: [(&str, (FloatArray, Vec<i8>), Vec<(Float, Ordering)>); 5] = [
+            let ops: [(&str, Got, Want); 5] = [
                 (
                     "mul",
                     a.mul_ternary(&b, p, rnd).unwrap(),
@@ -1128,12 +1133,13 @@ fn hex_round_trip() {
 }
 
 #[test]
+#[allow(clippy::manual_range_contains)]
 fn random_constructors() {
     let a = FloatArray::random_unit(1000, 100, 7).unwrap();
     let b = FloatArray::random_unit(1000, 100, 7).unwrap();
     assert_eq!(a, b);
     for x in a.to_floats() {
-        assert!(x >= 0u32 && x < 1u32);
+        assert!(x >= 0u32 && x < 1u32, "{x}"); // Float has no Range::contains
     }
     let e = FloatArray::random_exp(1000, 70, 9, -5, 5).unwrap();
     for x in e.to_floats() {

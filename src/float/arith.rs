@@ -378,7 +378,14 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
             if t == 1 {
                 mpn::shr_assign(nn, 1);
             }
-            let Scratch { a, b, c, d, e, t: tt } = s;
+            let Scratch {
+                a,
+                b,
+                c,
+                d,
+                e,
+                t: tt,
+            } = s;
             let nn = &a[..2 * m];
             let root = grow(b, m);
             let inexact = isqrt(root, nn, &mut [c, d, e, tt]);

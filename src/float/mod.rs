@@ -254,6 +254,7 @@ impl FloatArray {
 
     /// Element-wise comparison: `None` where either is NaN (MPFR's
     /// `mpfr_cmp` then sets the erange flag); +0 and -0 compare equal.
+    #[allow(clippy::should_implement_trait)]
     pub fn cmp(&self, other: &FloatArray) -> Result<Vec<Option<Ordering>>> {
         self.same_len(other)?;
         Ok((0..self.len)

@@ -25,7 +25,7 @@ use super::{Class, EMAX, EMIN, Elem, FloatArray, check_prec};
 use crate::error::{Error, Result};
 
 /// log10(2), for digit counts and exponent estimates.
-const LOG10_2: f64 = 0.301_029_995_663_981_2;
+use std::f64::consts::LOG10_2;
 
 /// The number of decimal digits `mpfr_get_str` prints for `n = 0`:
 /// `1 + ceil(p * log10(2))`, enough to read the value back.
