@@ -19,7 +19,6 @@ pub(crate) struct Scratch {
     b: Vec<u64>,
     c: Vec<u64>,
     d: Vec<u64>,
-    e: Vec<u64>,
     t: Vec<u64>,
 }
 
@@ -378,17 +377,13 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
             if t == 1 {
                 mpn::shr_assign(nn, 1);
             }
-            let Scratch {
-                a,
-                b,
-                c,
-                d,
-                e,
-                t: tt,
-            } = s;
+            let Scratch { a, b, c, d, t: tt } = s;
             let nn = &a[..2 * m];
             let root = grow(b, m);
-            let inexact = isqrt(root, nn, &mut [c, d, e, tt]);
+            let rem = grow(c, m + 1);
+            let ws = grow(d, sqrtrem_itch(m));
+            sqrtrem(root, rem, nn, ws, tt);
+            let inexact = rem.iter().any(|&v| v != 0);
             let e = (x.exp + t as i64) / 2;
             return round_to(out, false, e, root, inexact, p, rnd);
         }
@@ -418,59 +413,73 @@ fn isqrt_u128(n: u128) -> u64 {
     s as u64
 }
 
-/// `root = floor(sqrt(nn))` for `nn` of `2m` limbs whose top limb is at
-/// least 2^62 (`root` has `m` limbs, top bit set); returns whether the
-/// square root is inexact. Precision doubling: the root of the top half
-/// (plus one, times B^h) over-estimates the root by at most B^h, one floor
-/// Newton step `(s + N/s) / 2` lands at most 2 above it, and a few
-/// decrements while `s^2 > N` finish.
-fn isqrt(root: &mut [u64], nn: &[u64], sc: &mut [&mut Vec<u64>; 4]) -> bool {
-    let m = root.len();
-    debug_assert!(nn.len() == 2 * m && nn[2 * m - 1] >> 62 != 0);
-    if m == 1 {
-        let v = ((nn[1] as u128) << 64) | nn[0] as u128;
-        let s = isqrt_u128(v);
-        root[0] = s;
-        return s as u128 * s as u128 != v;
+/// Scratch limbs [`sqrtrem`] needs for an `n`-limb root.
+fn sqrtrem_itch(n: usize) -> usize {
+    10 * n + 32
+}
+
+/// `s = floor(sqrt(a))` and `r = a - s^2` (`r` has `n+1` limbs) for `a` of
+/// `2n` limbs whose top limb is at least 2^62 (so `s` has its top bit set):
+/// Zimmermann's Karatsuba square root (as GMP's `mpn_dc_sqrtrem`). The root
+/// `s'` and remainder `r'` of the top `2h` limbs (`h = n - l`, `l = n/2`)
+/// give the next `l` limbs as `q = floor((r' B^l + a1) / (2 s'))`; then
+/// `s = s' B^l + q`, `r = u B^l + a0 - q^2`, and if `r < 0` one correction
+/// `r += 2s - 1, s -= 1`.
+fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<u64>) {
+    let n = s.len();
+    debug_assert!(a.len() == 2 * n && r.len() == n + 1 && a[2 * n - 1] >> 62 != 0);
+    if n == 1 {
+        let v = ((a[1] as u128) << 64) | a[0] as u128;
+        let x = isqrt_u128(v);
+        let rem = v - x as u128 * x as u128;
+        s[0] = x;
+        r[0] = rem as u64;
+        r[1] = (rem >> 64) as u64;
+        return;
     }
-    let h = m / 2;
-    isqrt(&mut root[h..], &nn[2 * h..], sc);
-    root[..h].fill(0);
-    if mpn::add_1_assign(&mut root[h..], 1) {
-        root.fill(u64::MAX);
-    }
-    let [q, rr, sq, t] = sc;
-    // s1 = floor((s0 + floor(N / s0)) / 2).
-    {
-        let qv = grow(q, 2 * m);
-        let rv = grow(rr, m);
-        mdiv::divrem(qv, rv, nn, root, t, false);
-        // N / s0 < 2^(64m+1): at most m+1 limbs.
-        debug_assert!(qv[m + 1..].iter().all(|&x| x == 0));
-        let c = mpn::add_n_assign(&mut qv[..m], root);
-        let hi = qv[m] + c as u64; // < 4
-        mpn::shr_assign(&mut qv[..m], 1);
-        qv[m - 1] |= (hi & 1) << 63;
-        if hi >> 1 != 0 {
-            // s1 >= B^m: the root is below B^m, so B^m - 1 is still above it.
-            root.fill(u64::MAX);
-        } else {
-            root.copy_from_slice(&qv[..m]);
+    let l = n / 2;
+    let h = n - l;
+    sqrtrem(&mut s[l..], &mut r[..h + 1], &a[2 * l..], ws, t);
+    let (num, ws) = ws.split_at_mut(l + h + 1);
+    num[..l].copy_from_slice(&a[l..2 * l]);
+    num[l..].copy_from_slice(&r[..h + 1]);
+    let (d, ws) = ws.split_at_mut(h + 1);
+    d[..h].copy_from_slice(&s[l..]);
+    d[h] = 0;
+    let c = d[h - 1] >> 63;
+    shl_assign(&mut d[..h], 1);
+    d[h] = c;
+    let (q, ws) = ws.split_at_mut(l + h + 1);
+    let (u, ws) = ws.split_at_mut(h + 1);
+    mdiv::divrem(q, u, num, d, t, false);
+    // q <= B^l.
+    debug_assert!(q[l] <= 1 && q[l + 1..].iter().all(|&x| x == 0));
+    s[..l].copy_from_slice(&q[..l]);
+    // s may reach B^n before the correction: `over` is that top bit.
+    let mut over = q[l] != 0 && mpn::add_1_assign(&mut s[l..], 1);
+    let big = (l + h + 1).max(2 * l + 2) + 1;
+    let (rr, ws) = ws.split_at_mut(big);
+    rr.fill(0);
+    rr[..l].copy_from_slice(&a[..l]);
+    rr[l..l + h + 1].copy_from_slice(u);
+    let (q2, _) = ws.split_at_mut(big);
+    q2.fill(0);
+    mul_exact(&mut q2[..2 * l + 2], &q[..l + 1], &q[..l + 1], t);
+    while mpn::cmp(rr, q2) == Ordering::Less {
+        // r += 2s - 1; s -= 1.
+        for _ in 0..2 {
+            let c = mpn::add_n_assign(&mut rr[..n], s);
+            mpn::add_1_assign(&mut rr[n..], c as u64 + over as u64);
+        }
+        mpn::sub_1_assign(rr, 1);
+        if mpn::sub_1_assign(s, 1) {
+            over = false;
         }
     }
-    // s1 is at most 2 above the root: step down while s^2 > N, updating
-    // the square by (s+1)^2 - s^2 = 2s + 1.
-    let s2 = grow(sq, 2 * m);
-    mul_exact(s2, root, root, t);
-    while mpn::cmp(s2, nn) == Ordering::Greater {
-        mpn::sub_1_assign(root, 1);
-        let (lo, hi) = s2.split_at_mut(m);
-        let b1 = mpn::sub_n_assign(lo, root);
-        let b2 = mpn::sub_n_assign(lo, root);
-        let b3 = mpn::sub_1_assign(lo, 1);
-        mpn::sub_1_assign(hi, b1 as u64 + b2 as u64 + b3 as u64);
-    }
-    mpn::cmp(s2, nn) != Ordering::Equal
+    debug_assert!(!over);
+    mpn::sub_n_assign(rr, q2);
+    debug_assert!(rr[n + 1..].iter().all(|&x| x == 0));
+    r.copy_from_slice(&rr[..n + 1]);
 }
 
 /// `a * b + c` (`c` negated when `sub`: `a * b - c`), rounded once.
