@@ -1165,3 +1165,98 @@ fn errors_not_panics() {
     assert!(Round::from_name("X").is_err());
     assert_eq!(Round::from_name("d").unwrap(), Round::Down);
 }
+
+/// The in-place form gives the same bits as the allocating forms, with or
+/// without ternary values, and checks its arguments.
+#[test]
+fn op_into_matches() {
+    use mparray::float::FloatOp;
+    let s = common::seed();
+    let x = FloatArray::random_exp(700, 200, s, -10, 10).unwrap();
+    let y = FloatArray::random_exp(700, 100, s ^ 1, -10, 10).unwrap();
+    let z = FloatArray::random_exp(700, 300, s ^ 2, -10, 10).unwrap();
+    let xa = x.abs(200, Round::Nearest).unwrap();
+    for rnd in Round::ALL {
+        for p in [1u64, 64, 150] {
+            let cases = [
+                (
+                    FloatOp::Add,
+                    &x,
+                    vec![&y],
+                    x.add_ternary(&y, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Sub,
+                    &x,
+                    vec![&y],
+                    x.sub_ternary(&y, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Mul,
+                    &x,
+                    vec![&y],
+                    x.mul_ternary(&y, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Div,
+                    &x,
+                    vec![&y],
+                    x.div_ternary(&y, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Min,
+                    &x,
+                    vec![&y],
+                    x.min_ternary(&y, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Max,
+                    &x,
+                    vec![&y],
+                    x.max_ternary(&y, p, rnd).unwrap(),
+                ),
+                (FloatOp::Sqrt, &xa, vec![], xa.sqrt_ternary(p, rnd).unwrap()),
+                (
+                    FloatOp::Fma,
+                    &x,
+                    vec![&y, &z],
+                    x.fma_ternary(&y, &z, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Fms,
+                    &x,
+                    vec![&y, &z],
+                    x.fms_ternary(&y, &z, p, rnd).unwrap(),
+                ),
+            ];
+            for (op, first, more, want) in cases {
+                // Start from garbage-free but different contents.
+                let mut out = FloatArray::random_exp(700, p, s ^ 9, -3, 3).unwrap();
+                let mut t = vec![7i8; 700];
+                first
+                    .op_into(op, &more, &mut out, rnd, Some(&mut t))
+                    .unwrap();
+                assert_eq!(out, want.0, "{op:?} p={p} {rnd:?}");
+                assert_eq!(t, want.1, "{op:?} p={p} {rnd:?}");
+                let mut out2 = FloatArray::zeros(700, p).unwrap();
+                first.op_into(op, &more, &mut out2, rnd, None).unwrap();
+                assert_eq!(out2, want.0);
+            }
+        }
+    }
+    let mut out = FloatArray::zeros(700, 10).unwrap();
+    assert!(
+        x.op_into(FloatOp::Add, &[], &mut out, Round::Nearest, None)
+            .is_err()
+    );
+    let mut short = FloatArray::zeros(5, 10).unwrap();
+    assert!(
+        x.op_into(FloatOp::Add, &[&y], &mut short, Round::Nearest, None)
+            .is_err()
+    );
+    let mut t = vec![0i8; 3];
+    assert!(
+        x.op_into(FloatOp::Add, &[&y], &mut out, Round::Nearest, Some(&mut t))
+            .is_err()
+    );
+}

@@ -14,7 +14,7 @@ use malachite_float::{ComparableFloatRef, Float};
 use super::{median, time_runs};
 use crate::cli::CliError;
 use crate::error::Result;
-use crate::float::{FloatArray, Round, to_rounding_mode};
+use crate::float::{FloatArray, FloatOp, Round, to_rounding_mode};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Op {
@@ -114,17 +114,34 @@ pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
         let y = FloatArray::random_exp(len, p, a.seed ^ 0x5555, -16, 16)?;
         let z = FloatArray::random_exp(len, p, a.seed ^ 0xaaaa, -16, 16)?;
         let xa = x.abs(p, Round::Nearest)?;
+        // Results go into preallocated arrays (the `*_into` form): fresh
+        // memory per run would cost page faults comparable to an add.
+        let mut out = FloatArray::zeros(len, p)?;
+        let mut tern = vec![0i8; len];
         for &op in &ops {
-            let (times, out) = time_runs(&engine, 1, a.runs.max(1), || -> Result<_> {
-                match op {
-                    Op::Add => x.add_ternary(&y, p, rnd),
-                    Op::Mul => x.mul_ternary(&y, p, rnd),
-                    Op::Div => x.div_ternary(&y, p, rnd),
-                    Op::Sqrt => xa.sqrt_ternary(p, rnd),
-                    Op::Fma => x.fma_ternary(&y, &z, p, rnd),
-                }
+            let (fop, first, more): (FloatOp, &FloatArray, Vec<&FloatArray>) = match op {
+                Op::Add => (FloatOp::Add, &x, vec![&y]),
+                Op::Mul => (FloatOp::Mul, &x, vec![&y]),
+                Op::Div => (FloatOp::Div, &x, vec![&y]),
+                Op::Sqrt => (FloatOp::Sqrt, &xa, vec![]),
+                Op::Fma => (FloatOp::Fma, &x, vec![&y, &z]),
+            };
+            let (times, ()) = time_runs(&engine, 1, a.runs.max(1), || -> Result<()> {
+                first.op_into(fop, &more, &mut out, rnd, Some(&mut tern))
             })?;
-            let (checked, ok) = check(op, &x, &xa, &y, &z, &out, p, to_rounding_mode(rnd), a.seed);
+            let res = (out.clone(), tern.clone());
+            let out_ref = &res;
+            let (checked, ok) = check(
+                op,
+                &x,
+                &xa,
+                &y,
+                &z,
+                out_ref,
+                p,
+                to_rounding_mode(rnd),
+                a.seed,
+            );
             all_ok &= ok;
             let ms = median(&times);
             let row = Row {

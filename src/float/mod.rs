@@ -30,6 +30,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 
 pub use convert::to_rounding_mode;
+pub use ops::FloatOp;
 pub use round::Round;
 
 /// Smallest precision in bits.

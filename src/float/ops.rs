@@ -22,15 +22,20 @@ where
     F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
 {
     let mut r = FloatArray::zeros(len, prec)?;
-    let n = r.n;
     let mut tern = vec![0i8; len];
-    r.tags
-        .par_chunks_mut(BLOCK)
-        .zip(r.exps.par_chunks_mut(BLOCK))
-        .zip(r.limbs.par_chunks_mut(BLOCK * n))
-        .zip(tern.par_chunks_mut(BLOCK))
-        .enumerate()
-        .for_each(|(blk, (((tg, ex), lm), tn))| {
+    fill(&mut r, Some(&mut tern), f);
+    Ok((r, tern))
+}
+
+/// Computes every element of `r` in place (see [`build`]), storing the
+/// ternary values when asked.
+pub(crate) fn fill<F>(r: &mut FloatArray, tern: Option<&mut [i8]>, f: F)
+where
+    F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
+{
+    let n = r.n;
+    let run =
+        |blk: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], mut tn: Option<&mut [i8]>| {
             let mut s = Scratch::default();
             for j in 0..tg.len() {
                 let mut out = Out {
@@ -38,10 +43,51 @@ where
                     exp: &mut ex[j],
                     m: &mut lm[j * n..(j + 1) * n],
                 };
-                tn[j] = f(blk * BLOCK + j, &mut out, &mut s);
+                let t = f(blk * BLOCK + j, &mut out, &mut s);
+                if let Some(tn) = tn.as_deref_mut() {
+                    tn[j] = t;
+                }
             }
-        });
-    Ok((r, tern))
+        };
+    let it = r
+        .tags
+        .par_chunks_mut(BLOCK)
+        .zip(r.exps.par_chunks_mut(BLOCK))
+        .zip(r.limbs.par_chunks_mut(BLOCK * n));
+    match tern {
+        Some(t) => it
+            .zip(t.par_chunks_mut(BLOCK))
+            .enumerate()
+            .for_each(|(blk, (((tg, ex), lm), tn))| run(blk, tg, ex, lm, Some(tn))),
+        None => it
+            .enumerate()
+            .for_each(|(blk, ((tg, ex), lm))| run(blk, tg, ex, lm, None)),
+    }
+}
+
+/// The operations of the `*_into` forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+    Sqrt,
+    Fma,
+    Fms,
+}
+
+impl FloatOp {
+    /// Number of operands.
+    pub fn arity(self) -> usize {
+        match self {
+            FloatOp::Sqrt => 1,
+            FloatOp::Fma | FloatOp::Fms => 3,
+            _ => 2,
+        }
+    }
 }
 
 macro_rules! with_ternary {
@@ -232,4 +278,63 @@ impl FloatArray {
         self.unary(prec, |o, x, _| arith::mul_2si(o, x, k, prec, rnd))
     }
     with_ternary!(div_2si, div_2si_ternary, (k: i64), "`self / 2^k` rounded to `prec` bits.");
+
+    /// `op` of `self` and `more` (one operand for sqrt, two for fma/fms)
+    /// into the existing array `out`, whose precision is the destination
+    /// precision (no allocation of the result; its old contents are
+    /// overwritten), with the ternary values into `ternary` when given.
+    pub fn op_into(
+        &self,
+        op: FloatOp,
+        more: &[&FloatArray],
+        out: &mut FloatArray,
+        rnd: Round,
+        ternary: Option<&mut [i8]>,
+    ) -> Result<()> {
+        if more.len() + 1 != op.arity() {
+            return Err(crate::error::Error::Invalid(format!(
+                "{op:?} takes {} operands, got {}",
+                op.arity(),
+                more.len() + 1
+            )));
+        }
+        for m in more {
+            self.same_len(m)?;
+        }
+        self.same_len(out)?;
+        if let Some(t) = &ternary
+            && t.len() != self.len
+        {
+            return Err(crate::error::Error::Shape(format!(
+                "{} ternary slots for {} elements",
+                t.len(),
+                self.len
+            )));
+        }
+        let p = out.prec;
+        let (b, c) = (more.first().copied(), more.get(1).copied());
+        fill(out, ternary, |i, o, s| {
+            let x = self.get(i);
+            match op {
+                FloatOp::Add => arith::add(o, &x, &b.unwrap().get(i), false, p, rnd, s),
+                FloatOp::Sub => arith::add(o, &x, &b.unwrap().get(i), true, p, rnd, s),
+                FloatOp::Mul => arith::mul(o, &x, &b.unwrap().get(i), p, rnd, s),
+                FloatOp::Div => arith::div(o, &x, &b.unwrap().get(i), p, rnd, s),
+                FloatOp::Min => arith::min_max(o, &x, &b.unwrap().get(i), false, p, rnd),
+                FloatOp::Max => arith::min_max(o, &x, &b.unwrap().get(i), true, p, rnd),
+                FloatOp::Sqrt => arith::sqrt(o, &x, p, rnd, s),
+                FloatOp::Fma | FloatOp::Fms => arith::fma(
+                    o,
+                    &x,
+                    &b.unwrap().get(i),
+                    &c.unwrap().get(i),
+                    op == FloatOp::Fms,
+                    p,
+                    rnd,
+                    s,
+                ),
+            }
+        });
+        Ok(())
+    }
 }
