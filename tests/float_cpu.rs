@@ -918,7 +918,12 @@ fn decimal_parse() {
             .map(|_| char::from(b'0' + r.below(10) as u8))
             .collect();
         let dot = r.below(nd as u64 + 1) as usize;
-        let e = r.range(-400, 400);
+        // Large exponents take the bounds path.
+        let e = if r.below(5) == 0 {
+            r.range(-6000, 6000)
+        } else {
+            r.range(-400, 400)
+        };
         let sign = if r.below(2) == 0 { "-" } else { "" };
         strs.push(format!("{sign}{}.{}e{e}", &digits[..dot], &digits[dot..]));
     }
@@ -982,8 +987,12 @@ fn decimal_parse() {
 fn decimal_print() {
     let mut r = Rng(common::seed());
     for &p in &[1u64, 2, 24, 53, 64, 65, 200, 1000] {
+        // Exponents far from 0 take the bounds path (|scaling| > 20000 bits).
         let xs: Vec<Float> = (0..150)
-            .map(|_| rand_float(&mut r, p, (-1200, 1200), 0))
+            .map(|j| {
+                let e = if j % 6 == 0 { 70_000 } else { 1200 };
+                rand_float(&mut r, p, (-e, e), 0)
+            })
             .collect();
         let a = arr(p, &xs);
         for rnd in Round::ALL {
@@ -1259,4 +1268,38 @@ fn op_into_matches() {
         x.op_into(FloatOp::Add, &[&y], &mut out, Round::Nearest, Some(&mut t))
             .is_err()
     );
+}
+
+/// Decimal input and output at the ends of the exponent range take the
+/// bounds path: fast, and the same as malachite's exact conversions.
+#[test]
+fn decimal_extremes() {
+    let strs = [
+        "1e323228496",
+        "-1.2345e-323228496",
+        "4.7651298097759021e-323228497",
+        "2.0985787164673875e+323228496",
+        "3.3e-300000000",
+    ];
+    for rnd in [Round::Nearest, Round::Up, Round::Zero] {
+        for p in [1u64, 53, 300] {
+            let t = std::time::Instant::now();
+            let got = FloatArray::from_strs_ternary(p, &strs, rnd).unwrap();
+            assert!(t.elapsed().as_secs_f64() < 2.0, "slow parse");
+            for (i, s) in strs.iter().enumerate() {
+                let (w, o) = Float::from_sci_string_prec_round(s, p, rm(rnd)).unwrap();
+                assert_eq!(
+                    ComparableFloatRef(&got.0.to_float(i)),
+                    ComparableFloatRef(&w),
+                    "{s} p={p} {rnd:?}"
+                );
+                assert_eq!(ord(got.1[i]), o, "{s} p={p} {rnd:?}");
+            }
+            // Printing them back with the default digits reads back.
+            let t = std::time::Instant::now();
+            let back = FloatArray::from_strs(p, &got.0.to_dec_strings(0, Round::Nearest)).unwrap();
+            assert!(t.elapsed().as_secs_f64() < 2.0, "slow print");
+            assert_eq!(back, got.0);
+        }
+    }
 }

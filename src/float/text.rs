@@ -165,15 +165,35 @@ fn parse_dec(
         return Ok(finish(out, neg, EMIN - 2, -1, false, p, rnd));
     }
     let dv = Natural::from_str(digits).map_err(|_| "bad digits".to_string())?;
+    // Large decimal exponents: bounds of D * 10^k at a working precision
+    // decide the rounding (the exact value has more than p+1 significant
+    // bits there, so it is never on a rounding boundary).
+    if k.unsigned_abs() > (3 * l as u64).max(p + 2).max(EXACT_DEC_EXP) {
+        let mut w = p + 128 + dv.significant_bits();
+        for _ in 0..4 {
+            if let Some(t) = parse_bounds(&dv, k, neg, out, p, rnd, w) {
+                return Ok(t);
+            }
+            w *= 2;
+        }
+    }
+    Ok(parse_exact(dv, k, neg, out, p, rnd))
+}
+
+/// Decimal exponents up to this size are converted exactly at once.
+const EXACT_DEC_EXP: u64 = 2000;
+
+/// `D * 10^k` rounded exactly with big integers.
+fn parse_exact(dv: Natural, k: i64, neg: bool, out: &mut Out, p: u64, rnd: Round) -> i8 {
     let ten = Natural::from(10u32);
     if k >= 0 {
         let v = dv * (&ten).pow(k as u64);
-        return Ok(round_int(out, neg, &mut v.to_limbs_asc(), 0, false, p, rnd));
+        return round_int(out, neg, &mut v.to_limbs_asc(), 0, false, p, rnd);
     }
     let den = ten.pow((-k) as u64);
     let shift = (p + 66 + den.significant_bits()).saturating_sub(dv.significant_bits());
     let (q, r) = (dv << shift).div_rem(&den);
-    Ok(round_int(
+    round_int(
         out,
         neg,
         &mut q.to_limbs_asc(),
@@ -181,7 +201,111 @@ fn parse_dec(
         r != 0u32,
         p,
         rnd,
-    ))
+    )
+}
+
+/// Lower and upper bounds `lo.0 * 2^lo.1 <= 5^e <= hi.0 * 2^hi.1`, the
+/// mantissas kept to at most `w` bits (truncated down, rounded up).
+fn pow5_bounds(e: u64, w: u64) -> ((Natural, i64), (Natural, i64)) {
+    fn down((m, g): (Natural, i64), w: u64) -> (Natural, i64) {
+        let b = m.significant_bits();
+        if b <= w {
+            return (m, g);
+        }
+        (m >> (b - w), g + (b - w) as i64)
+    }
+    fn up((m, g): (Natural, i64), w: u64) -> (Natural, i64) {
+        let b = m.significant_bits();
+        if b <= w {
+            return (m, g);
+        }
+        let s = b - w;
+        let t = &m >> s;
+        let exact = (&t << s) == m;
+        (if exact { t } else { t + Natural::ONE }, g + s as i64)
+    }
+    let (mut lo, mut hi) = ((Natural::ONE, 0i64), (Natural::ONE, 0i64));
+    for i in (0..64 - e.leading_zeros()).rev() {
+        lo = down((&lo.0 * &lo.0, 2 * lo.1), w);
+        hi = up((&hi.0 * &hi.0, 2 * hi.1), w);
+        if (e >> i) & 1 == 1 {
+            lo = down((lo.0 * Natural::from(5u32), lo.1), w);
+            hi = up((hi.0 * Natural::from(5u32), hi.1), w);
+        }
+    }
+    (lo, hi)
+}
+
+/// `n * 2^s`, floored (`s` may be negative).
+fn shl_floor(n: Natural, s: i64) -> Natural {
+    if s >= 0 {
+        n << (s as u64)
+    } else {
+        n >> ((-s) as u64)
+    }
+}
+
+/// `n * 2^s`, rounded up.
+fn shl_ceil(n: Natural, s: i64) -> Natural {
+    if s >= 0 {
+        return n << (s as u64);
+    }
+    let t = &n >> ((-s) as u64);
+    if (&t << ((-s) as u64)) == n {
+        t
+    } else {
+        t + Natural::ONE
+    }
+}
+
+/// Rounds `D * 10^k` from bounds at working precision `w`: both ends,
+/// rounded with a sticky bit, must give the same float and ternary value.
+/// None when they differ (try a higher precision).
+#[allow(clippy::too_many_arguments)]
+fn parse_bounds(
+    dv: &Natural,
+    k: i64,
+    neg: bool,
+    out: &mut Out,
+    p: u64,
+    rnd: Round,
+    w: u64,
+) -> Option<i8> {
+    let (lo5, hi5) = pow5_bounds(k.unsigned_abs(), w);
+    // (mantissa, binary exponent) of the lower and upper bounds.
+    let (l, h) = if k > 0 {
+        ((dv * &lo5.0, lo5.1 + k), (dv * &hi5.0, hi5.1 + k))
+    } else {
+        let a = k.unsigned_abs() as i64;
+        let sh = (w + 64 + hi5.0.significant_bits()) as i64 - dv.significant_bits() as i64;
+        let num = shl_floor(dv.clone(), sh.max(0));
+        let sh = sh.max(0);
+        let lq = &num / &hi5.0;
+        let (hq, hr) = num.div_rem(&lo5.0);
+        let hq = if hr == 0u32 { hq } else { hq + Natural::ONE };
+        ((lq, -sh - hi5.1 - a), (hq, -sh - lo5.1 - a))
+    };
+    let n = out.m.len();
+    let round = |(m, e): (Natural, i64)| {
+        let (mut t, mut x) = (0u8, 0i64);
+        let mut limbs = vec![0u64; n];
+        let mut o = Out {
+            tag: &mut t,
+            exp: &mut x,
+            m: &mut limbs,
+        };
+        let tern = round_int(&mut o, neg, &mut m.to_limbs_asc(), e, true, p, rnd);
+        (t, x, limbs, tern)
+    };
+    let a = round(l);
+    let b = round(h);
+    if a != b {
+        return None;
+    }
+    *out.tag = a.0;
+    *out.exp = a.1;
+    out.m.copy_from_slice(&a.2);
+    Some(a.3)
 }
 
 /// `mpfr_get_str(.., 10, digits, x, rnd)`: the digits (without sign) and
@@ -196,19 +320,47 @@ pub fn get_str_digits(x: &Elem, digits: usize, rnd: Round) -> (String, i64) {
     let ten = Natural::from(10u32);
     let lo = (&ten).pow(nd as u64 - 1);
     let hi = &lo * &ten;
+    // Far from 1 the exact quotient is huge: decide from bounds first.
+    let mut bounded = b.unsigned_abs().max(4 * k.unsigned_abs()) > EXACT_BITS;
+    let mut w = (3.33 * nd as f64) as u64 + 192;
+    let mut tries = 0;
     loop {
-        let (mut num, mut den) = (m.clone(), Natural::ONE);
-        if b >= 0 {
-            num <<= b as u64;
+        let (mut q, inc) = if bounded {
+            match digits_bounds(&m, b, k, x.neg, rnd, w) {
+                Some((a, inc)) => (a, inc),
+                None => {
+                    tries += 1;
+                    w *= 2;
+                    bounded = tries < 4;
+                    continue;
+                }
+            }
         } else {
-            den <<= (-b) as u64;
-        }
-        if k >= 0 {
-            den *= (&ten).pow(k as u64);
-        } else {
-            num *= (&ten).pow((-k) as u64);
-        }
-        let (mut q, r) = num.div_rem(&den);
+            let (mut num, mut den) = (m.clone(), Natural::ONE);
+            if b >= 0 {
+                num <<= b as u64;
+            } else {
+                den <<= (-b) as u64;
+            }
+            if k >= 0 {
+                den *= (&ten).pow(k as u64);
+            } else {
+                num *= (&ten).pow((-k) as u64);
+            }
+            let (q, r) = num.div_rem(&den);
+            let inexact = r != 0u32;
+            let inc = match rnd {
+                Round::Nearest => {
+                    let twice = r << 1u32;
+                    twice > den || (twice == den && q.odd())
+                }
+                Round::Zero => false,
+                Round::Up => inexact && !x.neg,
+                Round::Down => inexact && x.neg,
+                Round::Away => inexact,
+            };
+            (q, inc)
+        };
         if q >= hi {
             k += 1;
             continue;
@@ -217,17 +369,6 @@ pub fn get_str_digits(x: &Elem, digits: usize, rnd: Round) -> (String, i64) {
             k -= 1;
             continue;
         }
-        let inexact = r != 0u32;
-        let inc = match rnd {
-            Round::Nearest => {
-                let twice = r << 1u32;
-                twice > den || (twice == den && q.odd())
-            }
-            Round::Zero => false,
-            Round::Up => inexact && !x.neg,
-            Round::Down => inexact && x.neg,
-            Round::Away => inexact,
-        };
         if inc {
             q += Natural::ONE;
             if q == hi {
@@ -237,6 +378,79 @@ pub fn get_str_digits(x: &Elem, digits: usize, rnd: Round) -> (String, i64) {
         }
         return (q.to_string(), k + nd);
     }
+}
+
+/// Sizes (bits of the binary or decimal scaling) up to which decimal output
+/// is computed exactly at once.
+const EXACT_BITS: u64 = 20_000;
+
+/// `floor(|x| / 10^k)` and whether it rounds up in mode `rnd`, from bounds
+/// of `|x| / 10^k = m * 2^b / 10^k` at working precision `w` with 64 guard
+/// bits; None when the bounds do not decide (the value is too close to an
+/// integer or, in RNDN, to a half-integer).
+fn digits_bounds(
+    m: &Natural,
+    b: i64,
+    k: i64,
+    neg: bool,
+    rnd: Round,
+    w: u64,
+) -> Option<(Natural, bool)> {
+    const G: i64 = 64;
+    let (lo5, hi5) = pow5_bounds(k.unsigned_abs(), w);
+    let s = b - k + G;
+    let (l, h) = if k >= 0 {
+        // m 2^s / (5^k), 5^k in [lo5, hi5].
+        let div_floor = |d: &(Natural, i64)| {
+            let t = s - d.1;
+            if t >= 0 {
+                (m << (t as u64)) / &d.0
+            } else {
+                m / (&d.0 << ((-t) as u64))
+            }
+        };
+        let div_ceil = |d: &(Natural, i64)| {
+            let t = s - d.1;
+            let (num, den) = if t >= 0 {
+                (m << (t as u64), d.0.clone())
+            } else {
+                (m.clone(), &d.0 << ((-t) as u64))
+            };
+            let (q, r) = num.div_rem(&den);
+            if r == 0u32 { q } else { q + Natural::ONE }
+        };
+        (div_floor(&hi5), div_ceil(&lo5))
+    } else {
+        (
+            shl_floor(m * &lo5.0, s + lo5.1),
+            shl_ceil(m * &hi5.0, s + hi5.1),
+        )
+    };
+    let a = &l >> (G as u64);
+    let a_h = &h >> (G as u64);
+    let base = &a << (G as u64);
+    // The exact value lies in [l, h] (scaled by 2^G): one integer cell,
+    // strictly above its integer, and (RNDN) on one side of the half.
+    if a != a_h || l <= base {
+        return None;
+    }
+    let inc = match rnd {
+        Round::Nearest => {
+            let half = &base + (Natural::ONE << (G as u64 - 1));
+            if h < half {
+                false
+            } else if l > half {
+                true
+            } else {
+                return None;
+            }
+        }
+        Round::Zero => false,
+        Round::Up => !neg,
+        Round::Down => neg,
+        Round::Away => true,
+    };
+    Some((a, inc))
 }
 
 trait Odd {
