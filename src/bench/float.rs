@@ -76,7 +76,11 @@ struct Row {
 }
 
 pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
-    let engine = super::engine(&a.engine)?;
+    let engine = if a.engine == "auto" {
+        crate::engine::Engine::Cpu
+    } else {
+        super::engine(&a.engine)?
+    };
     if engine.is_cuda() {
         return Err(crate::float::cuda_not_built().into());
     }

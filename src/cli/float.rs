@@ -96,7 +96,8 @@ pub struct FloatArgs {
     /// Rounding mode for reading the inputs.
     #[arg(long, default_value = "N")]
     in_round: String,
-    /// Engine: cpu or cuda (float kernels on CUDA are not built yet).
+    /// Engine: cpu, cuda or auto (float kernels on CUDA are not built yet,
+    /// so auto is the CPU).
     #[arg(long, default_value = "cpu")]
     engine: String,
     /// Print exact hex floats (MPFR's %Ra).
@@ -192,7 +193,12 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
     float::check_prec(in_prec).map_err(|e| CliError::Input(format!("--in-prec: {e}")))?;
     let rnd = round_arg(&a.round, "--round")?;
     let in_rnd = round_arg(&a.in_round, "--in-round")?;
-    let engine = engine_from_arg(&a.engine)?;
+    // `auto` means the CPU until the float kernels exist on CUDA.
+    let engine = if a.engine == "auto" {
+        crate::engine::Engine::Cpu
+    } else {
+        engine_from_arg(&a.engine)?
+    };
     let paths: Vec<&PathBuf> = [Some(&a.a_file), a.b_file.as_ref(), a.c_file.as_ref()]
         .into_iter()
         .flatten()
