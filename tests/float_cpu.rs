@@ -1128,6 +1128,15 @@ fn hex_round_trip() {
             "0x1p-1073741824"
         ]
     );
+    let b = FloatArray::from_strs(8, &["0b1.1p3", "-0b0.0011", "0b111111111"]).unwrap();
+    assert_eq!(b.to_hex_strings(), ["0xcp+0", "-0x3p-4", "0x2p+8"]);
+    let c = FloatArray::from_strs(64, &["0xFEDCBA9.87654321"]).unwrap();
+    assert_eq!(c.to_hex_strings(), ["0xf.edcba987654321p+24"]);
+    let d = FloatArray::from_strs(53, &["-12345678.875"]).unwrap();
+    assert_eq!(
+        d.to_dec_strings(0, Round::Nearest),
+        ["-1.2345678875000000e+07"]
+    );
     let mut r = Rng(common::seed());
     for &p in PRECS {
         let xs: Vec<Float> = (0..count(p))

@@ -1,4 +1,5 @@
-//! Decimal and hexadecimal text: input correctly rounded as `mpfr_set_str`
+//! Decimal, hexadecimal (and binary `0b` input) text: input correctly
+//! rounded as `mpfr_set_str`
 //! (`mpfr_strtofr`) rounds it, decimal output as `mpfr_get_str` rounds it
 //! (printed in `%.{D-1}Re` style: `-1.2345e-07`), and exact hex output in
 //! MPFR's `%Ra` style (`0x1.8p+3`: the first hex digit takes the bits down
@@ -62,7 +63,9 @@ pub(crate) fn parse_into(
         _ => {}
     }
     if let Some(h) = lower.strip_prefix("0x") {
-        parse_hex(h, neg, out, p, rnd)
+        parse_pow2(h, 4, neg, out, p, rnd)
+    } else if let Some(h) = lower.strip_prefix("0b") {
+        parse_pow2(h, 1, neg, out, p, rnd)
     } else {
         parse_dec(&lower, neg, out, p, rnd)
     }
@@ -107,8 +110,11 @@ fn parse_exp(e: &str) -> std::result::Result<i64, String> {
     Ok(if neg { -v } else { v })
 }
 
-fn parse_hex(
+/// A hex (`bits` = 4) or binary (`bits` = 1) float: digits with an
+/// optional point, and an optional binary exponent `p[+-]D`.
+fn parse_pow2(
     h: &str,
+    bits: u32,
     neg: bool,
     out: &mut Out,
     p: u64,
@@ -118,13 +124,17 @@ fn parse_hex(
         Some((m, e)) => (m, parse_exp(e)?),
         None => (h, 0),
     };
-    let (digits, frac) = split_mantissa(m, |c| c.is_ascii_hexdigit())?;
-    let v = Natural::from_string_base(16, &digits).ok_or("bad hex digits")?;
+    let (digits, frac) = if bits == 4 {
+        split_mantissa(m, |c| c.is_ascii_hexdigit())?
+    } else {
+        split_mantissa(m, |c| c == b'0' || c == b'1')?
+    };
+    let v = Natural::from_string_base(1 << bits, &digits).ok_or("bad digits")?;
     if v == 0u32 {
         out.special(Class::Zero, neg);
         return Ok(0);
     }
-    let e2 = e.saturating_sub(4 * frac as i64);
+    let e2 = e.saturating_sub(bits as i64 * frac as i64);
     Ok(round_int(
         out,
         neg,
