@@ -152,7 +152,7 @@ fn check(what: &str, got: &(FloatArray, Vec<i8>), want: &[(Float, Ordering)], in
 
 /// Elements per case: fewer at large precisions.
 fn count(p: u64) -> usize {
-    (24000 / (p as usize / 64 + 4)).max(4)
+    (48000 / (p as usize / 64 + 4)).max(4)
 }
 
 #[derive(Clone, Copy, Debug)]
