@@ -1320,22 +1320,66 @@ fn huge_precisions() {
     let mut r = Rng(common::seed());
     for &p in &[1u64 << 17, float::MAX_PREC] {
         let n = 2;
-        let xs: Vec<Float> = (0..n).map(|_| rand_float(&mut r, p, (-50, 50), 0)).collect();
-        let ys: Vec<Float> = (0..n).map(|_| rand_float(&mut r, p, (-50, 50), 0)).collect();
-        let zs: Vec<Float> = (0..n).map(|_| rand_float(&mut r, 70, (-60, 60), 0)).collect();
+        let xs: Vec<Float> = (0..n)
+            .map(|_| rand_float(&mut r, p, (-50, 50), 0))
+            .collect();
+        let ys: Vec<Float> = (0..n)
+            .map(|_| rand_float(&mut r, p, (-50, 50), 0))
+            .collect();
+        let zs: Vec<Float> = (0..n)
+            .map(|_| rand_float(&mut r, 70, (-60, 60), 0))
+            .collect();
         let (a, b, c) = (arr(p, &xs), arr(p, &ys), arr(70, &zs));
         for rnd in [Round::Nearest, Round::Down] {
             let m = rm(rnd);
             for q in [p, 1000] {
                 let cases: [(&str, Got, Want); 5] = [
-                    ("add", a.add_ternary(&c, q, rnd).unwrap(), xs.iter().zip(&zs).map(|(x, z)| x.add_prec_round_ref_ref(z, q, m)).collect()),
-                    ("mul", a.mul_ternary(&b, q, rnd).unwrap(), xs.iter().zip(&ys).map(|(x, y)| x.mul_prec_round_ref_ref(y, q, m)).collect()),
-                    ("div", a.div_ternary(&b, q, rnd).unwrap(), xs.iter().zip(&ys).map(|(x, y)| x.div_prec_round_ref_ref(y, q, m)).collect()),
-                    ("sqrt", a.abs(p, rnd).unwrap().sqrt_ternary(q, rnd).unwrap(), xs.iter().map(|x| x.clone().abs().sqrt_prec_round(q, m)).collect()),
-                    ("fma", a.fma_ternary(&b, &c, q, rnd).unwrap(), (0..n).map(|i| zs[i].add_mul_prec_round_ref_ref_ref(&xs[i], &ys[i], q, m)).collect()),
+                    (
+                        "add",
+                        a.add_ternary(&c, q, rnd).unwrap(),
+                        xs.iter()
+                            .zip(&zs)
+                            .map(|(x, z)| x.add_prec_round_ref_ref(z, q, m))
+                            .collect(),
+                    ),
+                    (
+                        "mul",
+                        a.mul_ternary(&b, q, rnd).unwrap(),
+                        xs.iter()
+                            .zip(&ys)
+                            .map(|(x, y)| x.mul_prec_round_ref_ref(y, q, m))
+                            .collect(),
+                    ),
+                    (
+                        "div",
+                        a.div_ternary(&b, q, rnd).unwrap(),
+                        xs.iter()
+                            .zip(&ys)
+                            .map(|(x, y)| x.div_prec_round_ref_ref(y, q, m))
+                            .collect(),
+                    ),
+                    (
+                        "sqrt",
+                        a.abs(p, rnd).unwrap().sqrt_ternary(q, rnd).unwrap(),
+                        xs.iter()
+                            .map(|x| x.clone().abs().sqrt_prec_round(q, m))
+                            .collect(),
+                    ),
+                    (
+                        "fma",
+                        a.fma_ternary(&b, &c, q, rnd).unwrap(),
+                        (0..n)
+                            .map(|i| zs[i].add_mul_prec_round_ref_ref_ref(&xs[i], &ys[i], q, m))
+                            .collect(),
+                    ),
                 ];
                 for (name, got, want) in cases {
-                    check(&format!("huge {name} p={p} q={q} {rnd:?}"), &got, &want, &[&xs]);
+                    check(
+                        &format!("huge {name} p={p} q={q} {rnd:?}"),
+                        &got,
+                        &want,
+                        &[&xs],
+                    );
                 }
             }
         }

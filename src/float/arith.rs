@@ -315,6 +315,26 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
         (Inf, Zero) | (Zero, Inf) => out.special(NaN, false),
         (Inf, _) | (_, Inf) => out.special(Inf, neg),
         (Zero, _) | (_, Zero) => out.special(Zero, neg),
+        _ if x.limbs.len() <= 2 && y.limbs.len() <= 2 => {
+            // Up to 128 x 128 bits: the product on the stack.
+            let (a, b) = (x.limbs, y.limbs);
+            let mut r = [0u64; 4];
+            for (i, &ai) in a.iter().enumerate() {
+                let mut c = 0u128;
+                for (j, &bj) in b.iter().enumerate() {
+                    let t = ai as u128 * bj as u128 + r[i + j] as u128 + c;
+                    r[i + j] = t as u64;
+                    c = t >> 64;
+                }
+                r[i + b.len()] = c as u64;
+            }
+            let l = a.len() + b.len();
+            let lz = (r[l - 1] >> 63 == 0) as i64;
+            if lz == 1 {
+                shl_assign(&mut r[..l], 1);
+            }
+            return round_to(out, neg, x.exp + y.exp - lz, &r[..l], false, p, rnd);
+        }
         _ => {
             let pr = product(Num::of(x, x.neg), Num::of(y, y.neg), &mut s.a, &mut s.t);
             return round_to(out, pr.neg, pr.e, pr.m, false, p, rnd);
