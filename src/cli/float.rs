@@ -183,6 +183,9 @@ impl Input {
     }
 }
 
+/// The most significant digits `--digits` may ask for.
+const MAX_DIGITS: usize = 1_000_000;
+
 fn round_arg(s: &str, what: &str) -> Result<Round, CliError> {
     Round::from_name(s).map_err(|e| CliError::Input(format!("{what}: {e}")))
 }
@@ -192,6 +195,12 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
     let in_prec = a.in_prec.unwrap_or(a.prec);
     float::check_prec(in_prec).map_err(|e| CliError::Input(format!("--in-prec: {e}")))?;
     let rnd = round_arg(&a.round, "--round")?;
+    if a.digits > MAX_DIGITS {
+        return Err(CliError::Input(format!(
+            "--digits {}: at most {MAX_DIGITS} significant digits",
+            a.digits
+        )));
+    }
     let in_rnd = round_arg(&a.in_round, "--in-round")?;
     // `auto` means the CPU until the float kernels exist on CUDA.
     let engine = if a.engine == "auto" {

@@ -321,8 +321,8 @@ fn parse_bounds(
 /// `mpfr_get_str(.., 10, digits, x, rnd)`: the digits (without sign) and
 /// the exponent `e` with `x ~ 0.d1d2.. * 10^e`, for a normal element.
 pub fn get_str_digits(x: &Elem, digits: usize, rnd: Round) -> (String, i64) {
-    debug_assert!(x.class == Class::Normal && digits >= 1);
-    let nd = digits as i64;
+    debug_assert!(x.class == Class::Normal);
+    let nd = digits.max(1) as i64;
     let m = Natural::from_limbs_asc(x.limbs);
     let b = x.exp - 64 * x.limbs.len() as i64;
     // floor(log10 |x|) is about (exp - 1) * log10(2); fixed up below.
