@@ -185,10 +185,9 @@ pub(crate) fn add(
     0
 }
 
-/// Writes into `yb` (w limbs) the bits of `ym` placed with its top limb at
-/// `yb`'s top limb minus `base`... precisely: `Ya` has `ym` at limbs
-/// `base..base+ly` of a w-limb window; `yb = floor(Ya / 2^d)`. Returns
-/// whether nonzero bits were shifted out (the sticky bit).
+/// With `Ya` the w-limb window holding `ym` at limbs `base..base+ly`
+/// (w = `yb.len()`), writes `yb = floor(Ya / 2^d)` and returns whether
+/// nonzero bits were shifted out (the sticky bit).
 fn shift_into(yb: &mut [u64], ym: &[u64], base: usize, d: u64) -> bool {
     let w = yb.len();
     if d >= 64 * w as u64 {
