@@ -2,7 +2,8 @@
    computed with the system's libmpfr (no headers needed; the prototypes
    below are MPFR 4's ABI). Build:
      gcc -O2 -o mpfr_calc notes/float_mpfr_check.c /usr/lib/x86_64-linux-gnu/libmpfr.so.6
-   Use: mpfr_calc OP PREC RND DIGITS A [B [C]]   (DIGITS 0: %Ra hex output)
+   Use: mpfr_calc OP PREC RND DIGITS A [B [C]]   (DIGITS 0: %Ra hex output,
+   -1: %Re, which mparray's default decimal output matches)
    Inputs are read with mpfr_set_str(base 0) at PREC, to nearest; output
    is "%Ra t" or "%.{D-1}Re t" per line, t the ternary value (cmp prints
    -1, 0, 1 or nan). */
@@ -77,6 +78,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(op, "div2")) t = mpfr_mul_2si(&r, &x[0], -5, rnd);
     else { fprintf(stderr, "op?\n"); return 1; }
     if (digits == 0) mpfr_sprintf(out, "%Ra", &r);
+    else if (digits < 0) mpfr_sprintf(out, "%Re", &r);
     else mpfr_sprintf(out, "%.*Re", digits - 1, &r);
     printf("%s %d\n", out, (t > 0) - (t < 0));
   }

@@ -1090,6 +1090,35 @@ fn decimal_print() {
         ]
     );
     assert_eq!(a.to_dec_strings(1, Round::Up)[0], "2e-01");
+    // The default digits print as MPFR 4.2's "%Re" does (outputs of MPFR).
+    let v = ["1.5", "0.1", "-0", "1e10", "-2.5e-7"];
+    let mpfr_re = [
+        (
+            10,
+            [
+                "1.5000e+00",
+                "9.9976e-02",
+                "-0.0000e+00",
+                "9.9992e+09",
+                "-2.5006e-07",
+            ],
+        ),
+        (2, ["1.5e+00", "9.4e-02", "-0.0e+00", "8.6e+09", "-2.4e-07"]),
+    ];
+    for (p, want) in mpfr_re {
+        assert_eq!(
+            FloatArray::from_strs(p, &v)
+                .unwrap()
+                .to_dec_strings(0, Round::Nearest),
+            want
+        );
+    }
+    assert_eq!(
+        FloatArray::from_strs(100, &["-2.5e-7"])
+            .unwrap()
+            .to_dec_strings(0, Round::Nearest),
+        ["-2.4999999999999999999999999999994e-07"]
+    );
 }
 
 /// Hex floats: %Ra output is exact and reads back; examples as MPFR prints.
