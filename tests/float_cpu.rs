@@ -1201,6 +1201,18 @@ fn random_constructors() {
 }
 
 #[test]
+fn empty_arrays() {
+    let e: [&str; 0] = [];
+    let a = FloatArray::from_strs(53, &e).unwrap();
+    assert!(a.is_empty());
+    assert!(a.add(&a, 10, Round::Nearest).unwrap().is_empty());
+    assert!(a.fma(&a, &a, 10, Round::Nearest).unwrap().is_empty());
+    assert!(a.sqrt(10, Round::Nearest).unwrap().is_empty());
+    assert!(a.to_dec_strings(0, Round::Nearest).is_empty());
+    assert!(FloatArray::random_exp(0, 5, 1, 0, 0).unwrap().is_empty());
+}
+
+#[test]
 fn errors_not_panics() {
     assert!(FloatArray::zeros(3, 0).is_err());
     assert!(FloatArray::zeros(3, float::MAX_PREC + 1).is_err());
