@@ -2,7 +2,8 @@
 //! with identical results on both.
 //!
 //! Layout: [`engine`] (CPU and CUDA, kernel compilation and caching),
-//! [`int`] (fixed-width integer arrays and their operations), [`huge`]
+//! [`int`] (fixed-width integer arrays and their operations), [`float`]
+//! (float arrays with MPFR's semantics), [`huge`]
 //! (single integers of any size), [`kernels`]
 //! (CUDA C++ sources), [`bench`] (the benchmark suites behind
 //! `mparray bench`), [`cli`] (the command-line tool).
@@ -11,10 +12,12 @@ pub mod bench;
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod float;
 pub mod huge;
 pub mod int;
 pub mod kernels;
 
 pub use engine::Engine;
 pub use error::{Error, Result};
+pub use float::{FloatArray, Round};
 pub use int::{Fused, IntArray, Radix};

@@ -2,6 +2,7 @@
 //! one engine (CUDA: device events after a warm-up; CPU: wall clock), reports
 //! the median, and checks results against malachite before printing them.
 
+pub mod float;
 pub mod huge;
 pub mod int;
 
@@ -27,12 +28,15 @@ enum Suite {
     /// Huge integers: multiplication at 2^20..2^32 bits, decimal conversion
     /// of 10^6..10^8 digits, each checked.
     Huge(huge::HugeBenchArgs),
+    /// Float arrays with MPFR's semantics: add, mul, div, sqrt, fma at 128..2048 bits.
+    Float(float::FloatBenchArgs),
 }
 
 pub fn run(a: BenchArgs) -> std::result::Result<(), CliError> {
     match a.suite {
         Some(Suite::Int(x)) => int::run(x),
         Some(Suite::Huge(x)) => huge::run(x),
+        Some(Suite::Float(x)) => float::run(x),
         None => int::run(a.int),
     }
 }

@@ -1,10 +1,11 @@
-//! The `mparray` command line: `info`, `int` (batch calculator), `huge`
-//! (one huge number per file), `bench`,
+//! The `mparray` command line: `info`, `int` and `float` (batch
+//! calculators), `huge` (one huge number per file), `bench`,
 //! and `kernels` (list or compile every kernel instantiation).
 //!
 //! Exit status: 0 on success, 2 on bad input (with file and line), 1 on other
 //! failures.
 
+mod float;
 mod huge;
 mod info;
 mod int;
@@ -34,6 +35,8 @@ enum Command {
     Int(int::IntArgs),
     /// One huge number per file: mul, sqr, divrem, sqrt, rand.
     Huge(huge::HugeArgs),
+    /// Batch calculator on floats with MPFR's semantics, read from files.
+    Float(float::FloatArgs),
     /// Benchmarks (`mparray bench int ...`).
     Bench(crate::bench::BenchArgs),
     /// List or compile every kernel instantiation (the CI compile check).
@@ -83,6 +86,7 @@ pub fn main() -> i32 {
         Command::Info => info::run(),
         Command::Int(a) => int::run(a),
         Command::Huge(a) => huge::run(a),
+        Command::Float(a) => float::run(a),
         Command::Bench(a) => crate::bench::run(a),
         Command::Kernels(a) => kernels::run(a),
     };

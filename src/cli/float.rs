@@ -1,0 +1,304 @@
+//! `mparray float OP --prec P [--round N|Z|U|D|A] [--engine cpu|cuda]
+//! A_FILE [B_FILE [C_FILE]]`: the float batch calculator with MPFR's
+//! semantics.
+//!
+//! Input: one number per line, decimal (`1.5e-30`, `-0`, `inf`, `nan`) or
+//! MPFR-style hex float (`0x1.8p+3`), read as `mpfr_set_str` reads it at
+//! the input precision (`--in-prec`, default P) rounded to nearest
+//! (`--in-round` to change). White space around a number, a CR of a CRLF
+//! line end and a byte-order mark are ignored; blank lines are errors.
+//! `-` reads standard input.
+//!
+//! Output: one result per line, computed at precision P in rounding mode
+//! `--round`: decimal with `--digits D` significant digits (default: enough
+//! to read the value back, `1 + ceil(P log10 2)`), rounded to nearest, in
+//! `%.{D-1}Re` style; or exact hex floats with `--hex` (`%Ra` style).
+//! `--ternary` appends MPFR's ternary value (-1, 0 or 1). `cmp` prints -1,
+//! 0, 1, or `nan` when unordered.
+//!
+//! Errors name the file and line and exit with status 2.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use rayon::prelude::*;
+
+use super::{CliError, engine_from_arg};
+use crate::error::Error;
+use crate::float::{self, FloatArray, Round, text};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Op {
+    /// A + B.
+    Add,
+    /// A - B.
+    Sub,
+    /// A * B.
+    Mul,
+    /// A / B.
+    Div,
+    /// sqrt(A).
+    Sqrt,
+    /// A * B + C, rounded once.
+    Fma,
+    /// A * B - C, rounded once.
+    Fms,
+    /// -A.
+    Neg,
+    /// |A|.
+    Abs,
+    /// min(A, B) (a NaN loses; -0 < +0).
+    Min,
+    /// max(A, B).
+    Max,
+    /// Compare A with B: -1, 0, 1, or nan.
+    Cmp,
+    /// A rounded to precision P.
+    Set,
+    /// A * 2^K (--k).
+    Mul2,
+    /// A / 2^K (--k).
+    Div2,
+}
+
+impl Op {
+    fn arity(self) -> usize {
+        match self {
+            Op::Sqrt | Op::Neg | Op::Abs | Op::Set | Op::Mul2 | Op::Div2 => 1,
+            Op::Fma | Op::Fms => 3,
+            _ => 2,
+        }
+    }
+}
+
+#[derive(Args)]
+#[command(after_help = "\
+Files hold one number per line: decimal (1.5e-30, -0, inf, nan) or hex float \
+(0x1.8p+3). Inputs are rounded to the input precision (default P) to nearest. \
+Results are printed one per line: decimal with --digits D significant digits \
+(default: enough to read back), or exact hex floats with --hex; --ternary adds \
+MPFR's ternary value. Bad input exits with status 2 and names the file and line.")]
+pub struct FloatArgs {
+    /// The operation.
+    #[arg(value_enum)]
+    op: Op,
+    /// Precision of the results in bits (1 to 2^20).
+    #[arg(long, value_name = "P")]
+    prec: u64,
+    /// Rounding mode: N (nearest, ties to even), Z (toward zero), U (toward
+    /// +Inf), D (toward -Inf), A (away from zero).
+    #[arg(long, default_value = "N")]
+    round: String,
+    /// Precision of the inputs (default: P).
+    #[arg(long, value_name = "Q")]
+    in_prec: Option<u64>,
+    /// Rounding mode for reading the inputs.
+    #[arg(long, default_value = "N")]
+    in_round: String,
+    /// Engine: cpu, cuda or auto (float kernels on CUDA are not built yet,
+    /// so auto is the CPU).
+    #[arg(long, default_value = "cpu")]
+    engine: String,
+    /// Print exact hex floats (MPFR's %Ra).
+    #[arg(long, conflicts_with = "digits")]
+    hex: bool,
+    /// Significant decimal digits of the output (0: enough to read back).
+    #[arg(long, default_value_t = 0)]
+    digits: usize,
+    /// Append the ternary value (-1, 0, 1) to each result.
+    #[arg(long)]
+    ternary: bool,
+    /// The power of two for mul2 and div2.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    k: i64,
+    /// First operands, one per line (`-`: standard input).
+    a_file: PathBuf,
+    /// Second operands.
+    b_file: Option<PathBuf>,
+    /// Third operands (fma, fms).
+    c_file: Option<PathBuf>,
+}
+
+/// One input file: its name for messages and its text.
+struct Input {
+    name: String,
+    text: String,
+}
+
+impl Input {
+    fn read(path: &PathBuf) -> Result<Input, CliError> {
+        let (name, bytes) = if path.as_os_str() == "-" {
+            let mut v = Vec::new();
+            io::stdin()
+                .lock()
+                .read_to_end(&mut v)
+                .map_err(|e| CliError::Input(format!("cannot read standard input: {e}")))?;
+            ("<stdin>".to_string(), v)
+        } else {
+            let name = path.display().to_string();
+            let v = std::fs::read(path)
+                .map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
+            (name, v)
+        };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            CliError::Input(format!("{name}:{line}: not valid UTF-8 text"))
+        })?;
+        Ok(Input { name, text })
+    }
+
+    /// The lines (a final line end does not start another line).
+    fn lines(&self) -> Vec<&str> {
+        let t = self.text.strip_prefix('\u{feff}').unwrap_or(&self.text);
+        if t.is_empty() {
+            return Vec::new();
+        }
+        t.strip_suffix('\n').unwrap_or(t).split('\n').collect()
+    }
+
+    /// Parses every line at precision `prec`.
+    fn parse(&self, prec: u64, rnd: Round) -> Result<FloatArray, CliError> {
+        match FloatArray::from_strs_ternary(prec, &self.lines(), rnd) {
+            Ok((a, _)) => Ok(a),
+            Err(Error::Parse { index, text, .. }) if text.trim().is_empty() => {
+                Err(CliError::Input(format!(
+                    "{}:{}: empty line (every line must hold one number)",
+                    self.name,
+                    index + 1
+                )))
+            }
+            Err(Error::Parse {
+                index,
+                text,
+                reason,
+            }) => Err(CliError::Input(format!(
+                "{}:{}: cannot parse {text:?}: {reason}",
+                self.name,
+                index + 1
+            ))),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// The most significant digits `--digits` may ask for.
+const MAX_DIGITS: usize = 1_000_000;
+
+fn round_arg(s: &str, what: &str) -> Result<Round, CliError> {
+    Round::from_name(s).map_err(|e| CliError::Input(format!("{what}: {e}")))
+}
+
+pub fn run(a: FloatArgs) -> Result<(), CliError> {
+    float::check_prec(a.prec).map_err(|e| CliError::Input(format!("--prec: {e}")))?;
+    let in_prec = a.in_prec.unwrap_or(a.prec);
+    float::check_prec(in_prec).map_err(|e| CliError::Input(format!("--in-prec: {e}")))?;
+    let rnd = round_arg(&a.round, "--round")?;
+    if a.digits > MAX_DIGITS {
+        return Err(CliError::Input(format!(
+            "--digits {}: at most {MAX_DIGITS} significant digits",
+            a.digits
+        )));
+    }
+    let in_rnd = round_arg(&a.in_round, "--in-round")?;
+    // `auto` means the CPU until the float kernels exist on CUDA.
+    let engine = if a.engine == "auto" {
+        crate::engine::Engine::Cpu
+    } else {
+        engine_from_arg(&a.engine)?
+    };
+    let paths: Vec<&PathBuf> = [Some(&a.a_file), a.b_file.as_ref(), a.c_file.as_ref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let need = a.op.arity();
+    if paths.len() != need {
+        return Err(CliError::Input(format!(
+            "{:?} needs {need} file(s), got {}",
+            a.op,
+            paths.len()
+        )));
+    }
+    let files = paths
+        .iter()
+        .map(|p| Input::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let arrays = files
+        .par_iter()
+        .map(|f| f.parse(in_prec, in_rnd))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (f, x) in files.iter().zip(&arrays).skip(1) {
+        if x.len() != arrays[0].len() {
+            return Err(CliError::Input(format!(
+                "{} has {} lines but {} has {}: the files must have one line per operation",
+                files[0].name,
+                arrays[0].len(),
+                f.name,
+                x.len()
+            )));
+        }
+    }
+    drop(files);
+    let arrays = arrays
+        .iter()
+        .map(|x| x.to_engine(&engine))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (x, p) = (&arrays[0], a.prec);
+    let lines: Vec<String> = if a.op == Op::Cmp {
+        x.cmp(&arrays[1])?
+            .into_iter()
+            .map(|c| match c {
+                None => "nan".to_string(),
+                Some(o) => (o as i8).to_string(),
+            })
+            .collect()
+    } else {
+        let (r, t) = match a.op {
+            Op::Add => x.add_ternary(&arrays[1], p, rnd),
+            Op::Sub => x.sub_ternary(&arrays[1], p, rnd),
+            Op::Mul => x.mul_ternary(&arrays[1], p, rnd),
+            Op::Div => x.div_ternary(&arrays[1], p, rnd),
+            Op::Min => x.min_ternary(&arrays[1], p, rnd),
+            Op::Max => x.max_ternary(&arrays[1], p, rnd),
+            Op::Sqrt => x.sqrt_ternary(p, rnd),
+            Op::Neg => x.neg_ternary(p, rnd),
+            Op::Abs => x.abs_ternary(p, rnd),
+            Op::Set => x.set_prec_ternary(p, rnd),
+            Op::Mul2 => x.mul_2si_ternary(a.k, p, rnd),
+            Op::Div2 => x.div_2si_ternary(a.k, p, rnd),
+            Op::Fma => x.fma_ternary(&arrays[1], &arrays[2], p, rnd),
+            Op::Fms => x.fms_ternary(&arrays[1], &arrays[2], p, rnd),
+            Op::Cmp => unreachable!(),
+        }?;
+        (0..r.len())
+            .into_par_iter()
+            .map(|i| {
+                let e = r.get(i);
+                let mut s = if a.hex {
+                    text::format_hex(&e)
+                } else {
+                    text::format_dec(&e, p, a.digits, Round::Nearest)
+                };
+                if a.ternary {
+                    s.push(' ');
+                    s.push_str(&t[i].to_string());
+                }
+                s
+            })
+            .collect()
+    };
+    let write = || -> io::Result<()> {
+        let mut w = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
+        for l in &lines {
+            w.write_all(l.as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+        w.flush()
+    };
+    match write() {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::Other(format!("writing the results: {e}"))),
+    }
+}

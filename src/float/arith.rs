@@ -1,0 +1,554 @@
+//! Per-element arithmetic: MPFR's special-value rules, then the exact (or
+//! exact-plus-sticky) result of the finite case rounded once by
+//! [`round_to`]. Products and quotients of mantissas use the integer CPU
+//! engine's limb kernels (exact integer results, so any algorithm gives the
+//! same bits); the CUDA kernels must reproduce the same exact integers and
+//! the same rounding step.
+
+use std::cmp::Ordering;
+
+use super::round::{Out, Round, round_to};
+use super::{Class, Elem};
+use crate::int::cpu::{arith as mpn, div as mdiv, mul as mmul};
+
+/// Scratch buffers reused across the elements of one task (no allocation
+/// per element once they have grown).
+#[derive(Default)]
+pub(crate) struct Scratch {
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: Vec<u64>,
+    d: Vec<u64>,
+    t: Vec<u64>,
+}
+
+fn grow(v: &mut Vec<u64>, n: usize) -> &mut [u64] {
+    if v.len() < n {
+        v.resize(n, 0);
+    }
+    &mut v[..n]
+}
+
+/// A finite nonzero operand: `(-1)^neg * 0.m * 2^e`, `m`'s top bit set.
+#[derive(Clone, Copy)]
+pub(crate) struct Num<'a> {
+    pub neg: bool,
+    pub e: i64,
+    pub m: &'a [u64],
+}
+
+impl<'a> Num<'a> {
+    fn of(x: &Elem<'a>, neg: bool) -> Num<'a> {
+        Num {
+            neg,
+            e: x.exp,
+            m: x.limbs,
+        }
+    }
+}
+
+/// Compares two top-aligned mantissas of any lengths.
+pub(crate) fn cmp_mant(a: &[u64], b: &[u64]) -> Ordering {
+    let (la, lb) = (a.len(), b.len());
+    for k in 1..=la.max(lb) {
+        let x = if k <= la { a[la - k] } else { 0 };
+        let y = if k <= lb { b[lb - k] } else { 0 };
+        if x != y {
+            return x.cmp(&y);
+        }
+    }
+    Ordering::Equal
+}
+
+/// Shifts `r` left by `s` bits (0 <= s < 64) in place.
+fn shl_assign(r: &mut [u64], s: u32) {
+    if s == 0 {
+        return;
+    }
+    for i in (1..r.len()).rev() {
+        r[i] = (r[i] << s) | (r[i - 1] >> (64 - s));
+    }
+    r[0] <<= s;
+}
+
+/// Normalizes `r` (nonzero): returns its significant length and the left
+/// shift applied to put the top bit at the top of that length.
+fn normalize(r: &mut [u64]) -> (usize, u32) {
+    let top = r.iter().rposition(|&x| x != 0).expect("nonzero");
+    let lz = r[top].leading_zeros();
+    shl_assign(&mut r[..=top], lz);
+    (top + 1, lz)
+}
+
+/// Element comparison (None with a NaN).
+pub(crate) fn cmp(a: &Elem, b: &Elem) -> Option<Ordering> {
+    if a.class == Class::NaN || b.class == Class::NaN {
+        return None;
+    }
+    let sg = |x: &Elem| match (x.class, x.neg) {
+        (Class::Zero, _) => 0i8,
+        (_, true) => -1,
+        _ => 1,
+    };
+    let (sa, sb) = (sg(a), sg(b));
+    if sa != sb || sa == 0 {
+        return Some(sa.cmp(&sb));
+    }
+    let mag = match (a.class, b.class) {
+        (Class::Inf, Class::Inf) => Ordering::Equal,
+        (Class::Inf, _) => Ordering::Greater,
+        (_, Class::Inf) => Ordering::Less,
+        _ => a.exp.cmp(&b.exp).then_with(|| cmp_mant(a.limbs, b.limbs)),
+    };
+    Some(if sa < 0 { mag.reverse() } else { mag })
+}
+
+/// `x` (negated when `neg_flip`, made positive when `abs`) rounded to the
+/// output precision (mpfr_set, mpfr_neg, mpfr_abs, mpfr_prec_round).
+pub(crate) fn set(out: &mut Out, x: &Elem, neg_flip: bool, abs: bool, p: u64, rnd: Round) -> i8 {
+    let neg = (x.neg ^ neg_flip) && !abs;
+    match x.class {
+        Class::Normal => round_to(out, neg, x.exp, x.limbs, false, p, rnd),
+        c => {
+            out.special(c, neg);
+            0
+        }
+    }
+}
+
+/// `x * 2^k` rounded (mpfr_mul_2si; mpfr_div_2si is k negated).
+pub(crate) fn mul_2si(out: &mut Out, x: &Elem, k: i64, p: u64, rnd: Round) -> i8 {
+    match x.class {
+        Class::Normal => {
+            // Beyond 2^40 the result overflows or underflows either way.
+            let k = k.clamp(-(1 << 40), 1 << 40);
+            round_to(out, x.neg, x.exp + k, x.limbs, false, p, rnd)
+        }
+        c => {
+            out.special(c, x.neg);
+            0
+        }
+    }
+}
+
+/// min (or max with `max`) with MPFR's rules: a NaN loses to a number, and
+/// -0 < +0.
+pub(crate) fn min_max(out: &mut Out, x: &Elem, y: &Elem, max: bool, p: u64, rnd: Round) -> i8 {
+    let pick = match (x.class == Class::NaN, y.class == Class::NaN) {
+        (true, true) => {
+            out.special(Class::NaN, false);
+            return 0;
+        }
+        (true, false) => y,
+        (false, true) => x,
+        _ => {
+            if x.class == Class::Zero && y.class == Class::Zero {
+                let neg = if max { x.neg && y.neg } else { x.neg || y.neg };
+                out.special(Class::Zero, neg);
+                return 0;
+            }
+            match (cmp(x, y).unwrap_or(Ordering::Equal), max) {
+                (Ordering::Less, false) | (Ordering::Greater, true) => x,
+                (Ordering::Less, true) | (Ordering::Greater, false) => y,
+                _ => x,
+            }
+        }
+    };
+    set(out, pick, false, false, p, rnd)
+}
+
+/// `x + y` (`y` negated when `sub`).
+pub(crate) fn add(
+    out: &mut Out,
+    x: &Elem,
+    y: &Elem,
+    sub: bool,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    let (xn, yn) = (x.neg, y.neg ^ sub);
+    use Class::*;
+    match (x.class, y.class) {
+        (NaN, _) | (_, NaN) => out.special(NaN, false),
+        (Inf, Inf) if xn != yn => out.special(NaN, false),
+        (Inf, _) => out.special(Inf, xn),
+        (_, Inf) => out.special(Inf, yn),
+        (Zero, Zero) => out.special(Zero, if xn == yn { xn } else { rnd == Round::Down }),
+        (Zero, _) => return round_to(out, yn, y.exp, y.limbs, false, p, rnd),
+        (_, Zero) => return round_to(out, xn, x.exp, x.limbs, false, p, rnd),
+        _ => {
+            let Scratch { a, b, .. } = s;
+            return add_num(out, Num::of(x, xn), Num::of(y, yn), p, rnd, a, b);
+        }
+    }
+    0
+}
+
+/// With `Ya` the w-limb window holding `ym` at limbs `base..base+ly`
+/// (w = `yb.len()`), writes `yb = floor(Ya / 2^d)` and returns whether
+/// nonzero bits were shifted out (the sticky bit).
+fn shift_into(yb: &mut [u64], ym: &[u64], base: usize, d: u64) -> bool {
+    let w = yb.len();
+    if d >= 64 * w as u64 {
+        yb.fill(0);
+        return true;
+    }
+    let q = (d / 64) as usize;
+    let r = (d % 64) as u32;
+    yb.fill(0);
+    let mut st = false;
+    // ym[j] sits at window limb base + j; after the shift its bits land in
+    // limbs base + j - q (>> r) and base + j - q - 1 (<< 64 - r).
+    for (j, &v) in ym.iter().enumerate() {
+        let t = base + j;
+        if r == 0 {
+            if t >= q {
+                yb[t - q] = v;
+            } else {
+                st |= v != 0;
+            }
+        } else {
+            if t >= q {
+                yb[t - q] |= v >> r;
+            } else {
+                st |= v != 0;
+                continue;
+            }
+            if t > q {
+                yb[t - q - 1] |= v << (64 - r);
+            } else {
+                st |= v << (64 - r) != 0;
+            }
+        }
+    }
+    st
+}
+
+/// `x + y` for finite nonzero operands of any lengths: the larger operand
+/// at the top of a window of `w = max(lx, ly, n) + 1` limbs, the smaller
+/// shifted into it with the bits shifted out kept as a sticky bit (for a
+/// subtraction, one unit is borrowed so that the sticky bit stays a
+/// positive remainder). Cancellation of more than one bit happens only when
+/// the exponents differ by at most one, and then nothing is shifted out.
+pub(crate) fn add_num(
+    out: &mut Out,
+    x: Num,
+    y: Num,
+    p: u64,
+    rnd: Round,
+    buf: &mut Vec<u64>,
+    ybuf: &mut Vec<u64>,
+) -> i8 {
+    let ord = if x.e != y.e {
+        x.e.cmp(&y.e)
+    } else {
+        cmp_mant(x.m, y.m)
+    };
+    let (x, y) = if ord == Ordering::Less {
+        (y, x)
+    } else {
+        (x, y)
+    };
+    let sub = x.neg != y.neg;
+    if sub && ord == Ordering::Equal {
+        // Exact cancellation: +0, or -0 when rounding toward -Inf.
+        out.special(Class::Zero, rnd == Round::Down);
+        return 0;
+    }
+    let (lx, ly, n) = (x.m.len(), y.m.len(), out.m.len());
+    let w = lx.max(ly).max(n) + 1;
+    let d = (x.e - y.e) as u64;
+    let bf = grow(buf, w + 1);
+    bf[..w - lx].fill(0);
+    bf[w - lx..w].copy_from_slice(x.m);
+    bf[w] = 0;
+    let yb = grow(ybuf, w);
+    let sticky = shift_into(yb, y.m, w - ly, d);
+    if sub {
+        mpn::sub_n_assign(&mut bf[..w], yb);
+        if sticky {
+            mpn::sub_1_assign(&mut bf[..w], 1);
+        }
+    } else {
+        bf[w] = mpn::add_n_assign(&mut bf[..w], yb) as u64;
+    }
+    let (len, lz) = normalize(bf);
+    let e = x.e + 64 * (len as i64 - w as i64) - lz as i64;
+    round_to(out, x.neg, e, &bf[..len], sticky, p, rnd)
+}
+
+/// The exact product of two mantissas into `r` (`a.len() + b.len()` limbs).
+fn mul_exact(r: &mut [u64], a: &[u64], b: &[u64], t: &mut Vec<u64>) {
+    let (an, bn) = (a.len(), b.len());
+    let tt = grow(t, mmul::mul_itch(an.max(bn), an.min(bn)));
+    mmul::mul_any(r, a, b, tt, false);
+}
+
+/// The exact product of two finite nonzero numbers, normalized, in `r`:
+/// returns (sign, exponent, limbs used).
+fn product<'r>(x: Num, y: Num, r: &'r mut Vec<u64>, t: &mut Vec<u64>) -> Num<'r> {
+    let l = x.m.len() + y.m.len();
+    let pr = grow(r, l);
+    mul_exact(pr, x.m, y.m, t);
+    // The product of two normalized mantissas loses at most one top bit.
+    let lz = if pr[l - 1] >> 63 == 0 {
+        shl_assign(pr, 1);
+        1
+    } else {
+        0
+    };
+    Num {
+        neg: x.neg ^ y.neg,
+        e: x.e + y.e - lz,
+        m: pr,
+    }
+}
+
+/// `x * y`.
+pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut Scratch) -> i8 {
+    let neg = x.neg ^ y.neg;
+    use Class::*;
+    match (x.class, y.class) {
+        (NaN, _) | (_, NaN) => out.special(NaN, false),
+        (Inf, Zero) | (Zero, Inf) => out.special(NaN, false),
+        (Inf, _) | (_, Inf) => out.special(Inf, neg),
+        (Zero, _) | (_, Zero) => out.special(Zero, neg),
+        _ if x.limbs.len() <= 2 && y.limbs.len() <= 2 => {
+            // Up to 128 x 128 bits: the product on the stack.
+            let (a, b) = (x.limbs, y.limbs);
+            let mut r = [0u64; 4];
+            for (i, &ai) in a.iter().enumerate() {
+                let mut c = 0u128;
+                for (j, &bj) in b.iter().enumerate() {
+                    let t = ai as u128 * bj as u128 + r[i + j] as u128 + c;
+                    r[i + j] = t as u64;
+                    c = t >> 64;
+                }
+                r[i + b.len()] = c as u64;
+            }
+            let l = a.len() + b.len();
+            let lz = (r[l - 1] >> 63 == 0) as i64;
+            if lz == 1 {
+                shl_assign(&mut r[..l], 1);
+            }
+            return round_to(out, neg, x.exp + y.exp - lz, &r[..l], false, p, rnd);
+        }
+        _ => {
+            let pr = product(Num::of(x, x.neg), Num::of(y, y.neg), &mut s.a, &mut s.t);
+            return round_to(out, pr.neg, pr.e, pr.m, false, p, rnd);
+        }
+    }
+    0
+}
+
+/// `x / y`.
+pub(crate) fn div(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut Scratch) -> i8 {
+    let neg = x.neg ^ y.neg;
+    use Class::*;
+    match (x.class, y.class) {
+        (NaN, _) | (_, NaN) | (Inf, Inf) | (Zero, Zero) => out.special(NaN, false),
+        (Inf, _) => out.special(Inf, neg),
+        (_, Inf) => out.special(Zero, neg),
+        (_, Zero) => out.special(Inf, neg),
+        (Zero, _) => out.special(Zero, neg),
+        _ => return div_num(out, Num::of(x, x.neg), Num::of(y, y.neg), p, rnd, s),
+    }
+    0
+}
+
+/// Quotient of finite nonzero numbers: `x`'s mantissa extended with `k`
+/// zero limbs so that the integer quotient has at least `64(n+1)` bits,
+/// then one exact division; a nonzero remainder is the sticky bit.
+fn div_num(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round, s: &mut Scratch) -> i8 {
+    let (lx, ly, n) = (x.m.len(), y.m.len(), out.m.len());
+    let k = (ly + n + 1).saturating_sub(lx);
+    let ul = lx + k;
+    let u = grow(&mut s.a, ul);
+    u[..k].fill(0);
+    u[k..].copy_from_slice(x.m);
+    let q = grow(&mut s.b, ul);
+    let r = grow(&mut s.c, ly);
+    mdiv::divrem(q, r, u, y.m, &mut s.t, false);
+    let sticky = r.iter().any(|&v| v != 0);
+    let (qs, lz) = normalize(q);
+    let e = x.e - y.e + 64 * (ly as i64 + qs as i64 - lx as i64 - k as i64) - lz as i64;
+    round_to(out, x.neg ^ y.neg, e, &q[..qs], sticky, p, rnd)
+}
+
+/// `sqrt(x)`.
+pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch) -> i8 {
+    match (x.class, x.neg) {
+        (Class::NaN, _) | (Class::Inf, true) | (Class::Normal, true) => {
+            out.special(Class::NaN, false)
+        }
+        (Class::Inf, false) => out.special(Class::Inf, false),
+        // sqrt(-0) = -0.
+        (Class::Zero, neg) => out.special(Class::Zero, neg),
+        (Class::Normal, false) => {
+            let (lx, n) = (x.limbs.len(), out.m.len());
+            let m = (n + 1).max(lx / 2 + 1);
+            // Make the exponent even: N = mantissa * 2^(128m - 64lx - t).
+            let t = (x.exp & 1) as u32;
+            let nn = grow(&mut s.a, 2 * m);
+            nn.fill(0);
+            nn[2 * m - lx..].copy_from_slice(x.limbs);
+            if t == 1 {
+                mpn::shr_assign(nn, 1);
+            }
+            let Scratch { a, b, c, d, t: tt } = s;
+            let nn = &a[..2 * m];
+            let root = grow(b, m);
+            let rem = grow(c, m + 1);
+            let ws = grow(d, sqrtrem_itch(m));
+            sqrtrem(root, rem, nn, ws, tt);
+            let inexact = rem.iter().any(|&v| v != 0);
+            let e = (x.exp + t as i64) / 2;
+            return round_to(out, false, e, root, inexact, p, rnd);
+        }
+    }
+    0
+}
+
+/// floor(sqrt(n)) of a 128-bit integer.
+fn isqrt_u128(n: u128) -> u64 {
+    let mut s = ((n as f64).sqrt() as u128).min(u64::MAX as u128);
+    for _ in 0..3 {
+        if s == 0 {
+            break;
+        }
+        let ns = ((s + n / s) / 2).min(u64::MAX as u128);
+        if ns == s {
+            break;
+        }
+        s = ns;
+    }
+    while s * s > n {
+        s -= 1;
+    }
+    while s < u64::MAX as u128 && (s + 1) * (s + 1) <= n {
+        s += 1;
+    }
+    s as u64
+}
+
+/// Scratch limbs [`sqrtrem`] needs for an `n`-limb root.
+fn sqrtrem_itch(n: usize) -> usize {
+    10 * n + 32
+}
+
+/// `s = floor(sqrt(a))` and `r = a - s^2` (`r` has `n+1` limbs) for `a` of
+/// `2n` limbs whose top limb is at least 2^62 (so `s` has its top bit set):
+/// Zimmermann's Karatsuba square root (as GMP's `mpn_dc_sqrtrem`). The root
+/// `s'` and remainder `r'` of the top `2h` limbs (`h = n - l`, `l = n/2`)
+/// give the next `l` limbs as `q = floor((r' B^l + a1) / (2 s'))`; then
+/// `s = s' B^l + q`, `r = u B^l + a0 - q^2`, and if `r < 0` one correction
+/// `r += 2s - 1, s -= 1`.
+fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<u64>) {
+    let n = s.len();
+    debug_assert!(a.len() == 2 * n && r.len() == n + 1 && a[2 * n - 1] >> 62 != 0);
+    if n == 1 {
+        let v = ((a[1] as u128) << 64) | a[0] as u128;
+        let x = isqrt_u128(v);
+        let rem = v - x as u128 * x as u128;
+        s[0] = x;
+        r[0] = rem as u64;
+        r[1] = (rem >> 64) as u64;
+        return;
+    }
+    let l = n / 2;
+    let h = n - l;
+    sqrtrem(&mut s[l..], &mut r[..h + 1], &a[2 * l..], ws, t);
+    let (num, ws) = ws.split_at_mut(l + h + 1);
+    num[..l].copy_from_slice(&a[l..2 * l]);
+    num[l..].copy_from_slice(&r[..h + 1]);
+    let (d, ws) = ws.split_at_mut(h + 1);
+    d[..h].copy_from_slice(&s[l..]);
+    d[h] = 0;
+    let c = d[h - 1] >> 63;
+    shl_assign(&mut d[..h], 1);
+    d[h] = c;
+    let (q, ws) = ws.split_at_mut(l + h + 1);
+    let (u, ws) = ws.split_at_mut(h + 1);
+    mdiv::divrem(q, u, num, d, t, false);
+    // q <= B^l.
+    debug_assert!(q[l] <= 1 && q[l + 1..].iter().all(|&x| x == 0));
+    s[..l].copy_from_slice(&q[..l]);
+    // s may reach B^n before the correction: `over` is that top bit.
+    let mut over = q[l] != 0 && mpn::add_1_assign(&mut s[l..], 1);
+    let big = (l + h + 1).max(2 * l + 2) + 1;
+    let (rr, ws) = ws.split_at_mut(big);
+    rr.fill(0);
+    rr[..l].copy_from_slice(&a[..l]);
+    rr[l..l + h + 1].copy_from_slice(u);
+    let (q2, _) = ws.split_at_mut(big);
+    q2.fill(0);
+    mul_exact(&mut q2[..2 * l + 2], &q[..l + 1], &q[..l + 1], t);
+    while mpn::cmp(rr, q2) == Ordering::Less {
+        // r += 2s - 1; s -= 1.
+        for _ in 0..2 {
+            let c = mpn::add_n_assign(&mut rr[..n], s);
+            mpn::add_1_assign(&mut rr[n..], c as u64 + over as u64);
+        }
+        mpn::sub_1_assign(rr, 1);
+        if mpn::sub_1_assign(s, 1) {
+            over = false;
+        }
+    }
+    debug_assert!(!over);
+    mpn::sub_n_assign(rr, q2);
+    debug_assert!(rr[n + 1..].iter().all(|&x| x == 0));
+    r.copy_from_slice(&rr[..n + 1]);
+}
+
+/// `a * b + c` (`c` negated when `sub`: `a * b - c`), rounded once.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fma(
+    out: &mut Out,
+    a: &Elem,
+    b: &Elem,
+    c: &Elem,
+    sub: bool,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    use Class::*;
+    let pn = a.neg ^ b.neg;
+    let cn = c.neg ^ sub;
+    if a.class == NaN || b.class == NaN || c.class == NaN {
+        out.special(NaN, false);
+        return 0;
+    }
+    if a.class == Inf || b.class == Inf {
+        if a.class == Zero || b.class == Zero || (c.class == Inf && cn != pn) {
+            out.special(NaN, false);
+        } else {
+            out.special(Inf, pn);
+        }
+        return 0;
+    }
+    if c.class == Inf {
+        out.special(Inf, cn);
+        return 0;
+    }
+    if a.class == Zero || b.class == Zero {
+        if c.class == Zero {
+            out.special(Zero, if pn == cn { pn } else { rnd == Round::Down });
+            return 0;
+        }
+        return round_to(out, cn, c.exp, c.limbs, false, p, rnd);
+    }
+    let Scratch {
+        a: buf,
+        b: ybuf,
+        d: pbuf,
+        t,
+        ..
+    } = s;
+    let pr = product(Num::of(a, a.neg), Num::of(b, b.neg), pbuf, t);
+    if c.class == Zero {
+        return round_to(out, pr.neg, pr.e, pr.m, false, p, rnd);
+    }
+    add_num(out, pr, Num::of(c, cn), p, rnd, buf, ybuf)
+}

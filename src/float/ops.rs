@@ -1,0 +1,340 @@
+//! Array operations on the CPU engine: rayon over blocks of elements, one
+//! scratch per block, each element computed by [`super::arith`]. Every
+//! operation takes the destination precision and a rounding mode (MPFR's
+//! convention: operands may have any precisions, the destination's
+//! governs); the `*_ternary` forms also return MPFR's ternary value per
+//! element (-1, 0, +1: the sign of rounded minus exact).
+
+use rayon::prelude::*;
+
+use super::arith::{self, Scratch};
+use super::round::{Out, Round};
+use super::{Elem, FloatArray, check_prec};
+use crate::error::Result;
+
+/// Elements per rayon task.
+const BLOCK: usize = 256;
+
+/// Builds an array of `len` elements of precision `prec`, element `i`
+/// computed by `f(i, out, scratch)` which returns its ternary value.
+pub(crate) fn build<F>(len: usize, prec: u64, f: F) -> Result<(FloatArray, Vec<i8>)>
+where
+    F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
+{
+    let mut r = FloatArray::zeros(len, prec)?;
+    let mut tern = vec![0i8; len];
+    fill(&mut r, Some(&mut tern), f);
+    Ok((r, tern))
+}
+
+/// Computes every element of `r` in place (see [`build`]), storing the
+/// ternary values when asked.
+pub(crate) fn fill<F>(r: &mut FloatArray, tern: Option<&mut [i8]>, f: F)
+where
+    F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
+{
+    let n = r.n;
+    let run =
+        |blk: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], mut tn: Option<&mut [i8]>| {
+            let mut s = Scratch::default();
+            for j in 0..tg.len() {
+                let mut out = Out {
+                    tag: &mut tg[j],
+                    exp: &mut ex[j],
+                    m: &mut lm[j * n..(j + 1) * n],
+                };
+                let t = f(blk * BLOCK + j, &mut out, &mut s);
+                if let Some(tn) = tn.as_deref_mut() {
+                    tn[j] = t;
+                }
+            }
+        };
+    let it = r
+        .tags
+        .par_chunks_mut(BLOCK)
+        .zip(r.exps.par_chunks_mut(BLOCK))
+        .zip(r.limbs.par_chunks_mut(BLOCK * n));
+    match tern {
+        Some(t) => it
+            .zip(t.par_chunks_mut(BLOCK))
+            .enumerate()
+            .for_each(|(blk, (((tg, ex), lm), tn))| run(blk, tg, ex, lm, Some(tn))),
+        None => it
+            .enumerate()
+            .for_each(|(blk, ((tg, ex), lm))| run(blk, tg, ex, lm, None)),
+    }
+}
+
+/// The operations of the `*_into` forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+    Sqrt,
+    Fma,
+    Fms,
+}
+
+impl FloatOp {
+    /// Number of operands.
+    pub fn arity(self) -> usize {
+        match self {
+            FloatOp::Sqrt => 1,
+            FloatOp::Fma | FloatOp::Fms => 3,
+            _ => 2,
+        }
+    }
+}
+
+macro_rules! with_ternary {
+    ($name:ident, $tname:ident, ($($arg:ident: $ty:ty),*), $doc:literal) => {
+        #[doc = $doc]
+        pub fn $name(&self, $($arg: $ty,)* prec: u64, rnd: Round) -> Result<FloatArray> {
+            Ok(self.$tname($($arg,)* prec, rnd)?.0)
+        }
+    };
+}
+
+impl FloatArray {
+    fn binary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        f: impl Fn(&mut Out, &Elem, &Elem, &mut Scratch) -> i8 + Sync,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.same_len(b)?;
+        check_prec(prec)?;
+        build(self.len, prec, |i, out, s| {
+            f(out, &self.get(i), &b.get(i), s)
+        })
+    }
+
+    fn unary(
+        &self,
+        prec: u64,
+        f: impl Fn(&mut Out, &Elem, &mut Scratch) -> i8 + Sync,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        check_prec(prec)?;
+        build(self.len, prec, |i, out, s| f(out, &self.get(i), s))
+    }
+
+    /// `self + b` and the ternary values.
+    pub fn add_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.binary(b, prec, |o, x, y, s| {
+            arith::add(o, x, y, false, prec, rnd, s)
+        })
+    }
+    with_ternary!(add, add_ternary, (b: &FloatArray), "`self + b` rounded to `prec` bits.");
+
+    /// `self - b` and the ternary values.
+    pub fn sub_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.binary(b, prec, |o, x, y, s| {
+            arith::add(o, x, y, true, prec, rnd, s)
+        })
+    }
+    with_ternary!(sub, sub_ternary, (b: &FloatArray), "`self - b` rounded to `prec` bits.");
+
+    /// `self * b` and the ternary values.
+    pub fn mul_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.binary(b, prec, |o, x, y, s| arith::mul(o, x, y, prec, rnd, s))
+    }
+    with_ternary!(mul, mul_ternary, (b: &FloatArray), "`self * b` rounded to `prec` bits.");
+
+    /// `self / b` and the ternary values (x/0 is +-Inf, 0/0 NaN, as MPFR).
+    pub fn div_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.binary(b, prec, |o, x, y, s| arith::div(o, x, y, prec, rnd, s))
+    }
+    with_ternary!(div, div_ternary, (b: &FloatArray), "`self / b` rounded to `prec` bits.");
+
+    /// `sqrt(self)` and the ternary values.
+    pub fn sqrt_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+        self.unary(prec, |o, x, s| arith::sqrt(o, x, prec, rnd, s))
+    }
+    with_ternary!(
+        sqrt,
+        sqrt_ternary,
+        (),
+        "`sqrt(self)` rounded to `prec` bits."
+    );
+
+    /// `self * b + c` rounded once, and the ternary values.
+    pub fn fma_ternary(
+        &self,
+        b: &FloatArray,
+        c: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.same_len(b)?;
+        self.same_len(c)?;
+        check_prec(prec)?;
+        build(self.len, prec, |i, o, s| {
+            arith::fma(o, &self.get(i), &b.get(i), &c.get(i), false, prec, rnd, s)
+        })
+    }
+    with_ternary!(fma, fma_ternary, (b: &FloatArray, c: &FloatArray), "`self * b + c` rounded once.");
+
+    /// `self * b - c` rounded once, and the ternary values.
+    pub fn fms_ternary(
+        &self,
+        b: &FloatArray,
+        c: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.same_len(b)?;
+        self.same_len(c)?;
+        check_prec(prec)?;
+        build(self.len, prec, |i, o, s| {
+            arith::fma(o, &self.get(i), &b.get(i), &c.get(i), true, prec, rnd, s)
+        })
+    }
+    with_ternary!(fms, fms_ternary, (b: &FloatArray, c: &FloatArray), "`self * b - c` rounded once.");
+
+    /// `-self` rounded to `prec` (mpfr_neg), and the ternary values.
+    pub fn neg_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+        self.unary(prec, |o, x, _| arith::set(o, x, true, false, prec, rnd))
+    }
+    with_ternary!(neg, neg_ternary, (), "`-self` rounded to `prec` bits.");
+
+    /// `|self|` rounded to `prec` (mpfr_abs), and the ternary values.
+    pub fn abs_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+        self.unary(prec, |o, x, _| arith::set(o, x, false, true, prec, rnd))
+    }
+    with_ternary!(abs, abs_ternary, (), "`|self|` rounded to `prec` bits.");
+
+    /// `self` rounded to another precision (mpfr_set / mpfr_prec_round),
+    /// and the ternary values.
+    pub fn set_prec_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+        self.unary(prec, |o, x, _| arith::set(o, x, false, false, prec, rnd))
+    }
+    with_ternary!(
+        set_prec,
+        set_prec_ternary,
+        (),
+        "`self` rounded to `prec` bits."
+    );
+
+    /// `min(self, b)` with MPFR's rules (NaN loses, -0 < +0), and the
+    /// ternary values.
+    pub fn min_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.binary(b, prec, |o, x, y, _| {
+            arith::min_max(o, x, y, false, prec, rnd)
+        })
+    }
+    with_ternary!(min, min_ternary, (b: &FloatArray), "`min(self, b)` rounded to `prec` bits.");
+
+    /// `max(self, b)` with MPFR's rules, and the ternary values.
+    pub fn max_ternary(
+        &self,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.binary(b, prec, |o, x, y, _| {
+            arith::min_max(o, x, y, true, prec, rnd)
+        })
+    }
+    with_ternary!(max, max_ternary, (b: &FloatArray), "`max(self, b)` rounded to `prec` bits.");
+
+    /// `self * 2^k` (mpfr_mul_2si), and the ternary values.
+    pub fn mul_2si_ternary(&self, k: i64, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+        self.unary(prec, |o, x, _| arith::mul_2si(o, x, k, prec, rnd))
+    }
+    with_ternary!(mul_2si, mul_2si_ternary, (k: i64), "`self * 2^k` rounded to `prec` bits.");
+
+    /// `self / 2^k` (mpfr_div_2si), and the ternary values.
+    pub fn div_2si_ternary(&self, k: i64, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+        let k = k.checked_neg().unwrap_or(i64::MAX);
+        self.unary(prec, |o, x, _| arith::mul_2si(o, x, k, prec, rnd))
+    }
+    with_ternary!(div_2si, div_2si_ternary, (k: i64), "`self / 2^k` rounded to `prec` bits.");
+
+    /// `op` of `self` and `more` (one operand for sqrt, two for fma/fms)
+    /// into the existing array `out`, whose precision is the destination
+    /// precision (no allocation of the result; its old contents are
+    /// overwritten), with the ternary values into `ternary` when given.
+    pub fn op_into(
+        &self,
+        op: FloatOp,
+        more: &[&FloatArray],
+        out: &mut FloatArray,
+        rnd: Round,
+        ternary: Option<&mut [i8]>,
+    ) -> Result<()> {
+        if more.len() + 1 != op.arity() {
+            return Err(crate::error::Error::Invalid(format!(
+                "{op:?} takes {} operands, got {}",
+                op.arity(),
+                more.len() + 1
+            )));
+        }
+        for m in more {
+            self.same_len(m)?;
+        }
+        self.same_len(out)?;
+        if let Some(t) = &ternary
+            && t.len() != self.len
+        {
+            return Err(crate::error::Error::Shape(format!(
+                "{} ternary slots for {} elements",
+                t.len(),
+                self.len
+            )));
+        }
+        let p = out.prec;
+        let (b, c) = (more.first().copied(), more.get(1).copied());
+        fill(out, ternary, |i, o, s| {
+            let x = self.get(i);
+            match op {
+                FloatOp::Add => arith::add(o, &x, &b.unwrap().get(i), false, p, rnd, s),
+                FloatOp::Sub => arith::add(o, &x, &b.unwrap().get(i), true, p, rnd, s),
+                FloatOp::Mul => arith::mul(o, &x, &b.unwrap().get(i), p, rnd, s),
+                FloatOp::Div => arith::div(o, &x, &b.unwrap().get(i), p, rnd, s),
+                FloatOp::Min => arith::min_max(o, &x, &b.unwrap().get(i), false, p, rnd),
+                FloatOp::Max => arith::min_max(o, &x, &b.unwrap().get(i), true, p, rnd),
+                FloatOp::Sqrt => arith::sqrt(o, &x, p, rnd, s),
+                FloatOp::Fma | FloatOp::Fms => arith::fma(
+                    o,
+                    &x,
+                    &b.unwrap().get(i),
+                    &c.unwrap().get(i),
+                    op == FloatOp::Fms,
+                    p,
+                    rnd,
+                    s,
+                ),
+            }
+        });
+        Ok(())
+    }
+}

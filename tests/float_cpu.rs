@@ -1,0 +1,1428 @@
+//! Float arrays on the CPU engine against malachite-float (which reproduces
+//! MPFR bit for bit): every operation, rounding mode and precision class,
+//! mixed precisions, special values, halfway cases, carries to the next
+//! power of two, overflow and underflow, and ternary values. Fresh random
+//! inputs each run (the seed is printed; MPARRAY_TEST_SEED replays it).
+
+mod common;
+
+use std::cmp::Ordering;
+
+use malachite_base::num::arithmetic::traits::{Abs, Pow};
+use malachite_base::num::basic::traits::{
+    Infinity, NaN, NegativeInfinity, NegativeZero, One, Zero,
+};
+use malachite_base::num::conversion::traits::RoundingFrom;
+use malachite_base::num::logic::traits::SignificantBits;
+use malachite_base::rounding_modes::RoundingMode;
+use malachite_float::{ComparableFloatRef, Float};
+use malachite_nz::natural::Natural;
+use mparray::float::{self, EMAX, EMIN, text};
+use mparray::{FloatArray, Round};
+
+/// Precisions: the brief's classes and every limb and kernel threshold
+/// (1/2/3 limbs, Karatsuba at 24 limbs, divide-and-conquer division at 40,
+/// Toom-3 at 110, NTT/Barrett at 128 limbs).
+const PRECS: &[u64] = &[
+    1, 2, 3, 53, 63, 64, 65, 127, 128, 129, 191, 192, 193, 500, 1000, 1535, 1536, 1537, 2559, 2560,
+    2561, 4096, 7040, 8193, 16384,
+];
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len() as u64) as usize]
+    }
+}
+
+/// An operation's results and ternary values; a reference function; the
+/// reference results.
+type Got = (FloatArray, Vec<i8>);
+type Ref = fn(&Float, &Float, u64, RoundingMode) -> (Float, Ordering);
+type Want = Vec<(Float, Ordering)>;
+
+fn rm(r: Round) -> RoundingMode {
+    float::to_rounding_mode(r)
+}
+
+fn ord(t: i8) -> Ordering {
+    t.cmp(&0)
+}
+
+/// A mantissa of exactly `prec` bits (top bit set): random, runs of ones
+/// and zeros (halfway cases and carries), all ones, or a power of two.
+fn mantissa(r: &mut Rng, prec: u64) -> Natural {
+    let limbs = prec.div_ceil(64) as usize;
+    let kind = r.below(5);
+    let mut v: Vec<u64> = match kind {
+        0 | 1 => (0..limbs).map(|_| r.next()).collect(),
+        2 => {
+            // Runs of equal bits.
+            let mut bits = Vec::with_capacity(64 * limbs);
+            let mut b = true;
+            while bits.len() < 64 * limbs {
+                let lim = if r.below(2) == 0 { 4 } else { 80 };
+                let len = 1 + r.below(lim) as usize;
+                bits.extend(std::iter::repeat_n(b, len));
+                b = !b;
+            }
+            (0..limbs)
+                .map(|i| (0..64).fold(0u64, |a, j| a | ((bits[64 * i + j] as u64) << j)))
+                .collect()
+        }
+        3 => vec![u64::MAX; limbs],
+        _ => vec![0; limbs],
+    };
+    // Keep exactly `prec` bits with the top one set.
+    let extra = 64 * limbs as u64 - prec;
+    let mut n = Natural::from_limbs_asc(&v) >> extra;
+    v.clear();
+    n |= Natural::ONE << (prec - 1);
+    if kind == 4 && r.below(2) == 0 {
+        n |= Natural::ONE; // power of two plus one ulp
+    }
+    n
+}
+
+/// A float of precision `prec` with exponent in `e` (or a special value
+/// with probability `sp` percent).
+fn rand_float(r: &mut Rng, prec: u64, e: (i64, i64), sp: u64) -> Float {
+    if r.below(100) < sp {
+        return match r.below(5) {
+            0 => Float::NAN,
+            1 => Float::INFINITY,
+            2 => Float::NEGATIVE_INFINITY,
+            3 => Float::ZERO,
+            _ => Float::NEGATIVE_ZERO,
+        };
+    }
+    let exp = r.range(e.0, e.1);
+    make(mantissa(r, prec), prec, exp, r.below(2) == 0)
+}
+
+/// `m * 2^(exp - prec)` (exponent `exp` when `m` has `prec` bits).
+fn make(m: Natural, prec: u64, exp: i64, neg: bool) -> Float {
+    let (f, o) = Float::from_natural_prec(m, prec);
+    assert_eq!(o, Ordering::Equal);
+    let f = f << (exp - prec as i64);
+    if neg { -f } else { f }
+}
+
+fn arr(prec: u64, xs: &[Float]) -> FloatArray {
+    let (a, t) = FloatArray::from_floats(prec, xs, Round::Nearest).unwrap();
+    assert!(t.iter().all(|&x| x == 0));
+    a
+}
+
+fn show(x: &Float) -> String {
+    let p = x.get_prec().unwrap_or(1);
+    let a = arr(p, std::slice::from_ref(x));
+    format!("{}#{p}", text::format_hex(&a.get(0)))
+}
+
+/// Compares every element and ternary value with malachite's.
+fn check(what: &str, got: &(FloatArray, Vec<i8>), want: &[(Float, Ordering)], ins: &[&[Float]]) {
+    for (i, (w, wo)) in want.iter().enumerate() {
+        let g = got.0.to_float(i);
+        if ComparableFloatRef(&g) != ComparableFloatRef(w) || ord(got.1[i]) != *wo {
+            let args: Vec<String> = ins.iter().map(|v| show(&v[i])).collect();
+            panic!(
+                "{what} element {i}: inputs {args:?}\n  got  {} ternary {}\n  want {} ternary {:?}",
+                show(&g),
+                got.1[i],
+                show(w),
+                wo
+            );
+        }
+    }
+}
+
+/// Elements per case: fewer at large precisions.
+fn count(p: u64) -> usize {
+    (48000 / (p as usize / 64 + 4)).max(4)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Bin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+}
+
+fn run_binary(op: Bin, seed: u64) {
+    let mut r = Rng(seed);
+    for &p in PRECS {
+        for rnd in Round::ALL {
+            // Mixed precisions: the operands' precisions are drawn near or
+            // far from the destination's.
+            let qa = if r.below(2) == 0 { p } else { r.pick(PRECS) };
+            let qb = if r.below(2) == 0 { p } else { r.pick(PRECS) };
+            let n = count(p.max(qa).max(qb));
+            let mut xs = Vec::with_capacity(n);
+            let mut ys = Vec::with_capacity(n);
+            for _ in 0..n {
+                let x = rand_float(&mut r, qa, (-40, 40), 4);
+                let ex = x.get_exponent().map_or(0, i64::from);
+                // Close exponents (cancellation), or far (sticky bits).
+                let d = match r.below(4) {
+                    0 => 0,
+                    1 => r.range(-2, 2),
+                    2 => r.range(-(p.max(qb) as i64) - 70, p.max(qb) as i64 + 70),
+                    _ => r.range(-5000, 5000),
+                };
+                let mut y = rand_float(&mut r, qb, (ex + d, ex + d), 4);
+                if matches!(op, Bin::Sub) && r.below(8) == 0 && x.is_finite() {
+                    // x - x' with x' = x rounded: exact cancellation and
+                    // near-cancellation.
+                    y = Float::from_float_prec_round_ref(&x, qb, rm(rnd)).0;
+                }
+                xs.push(x);
+                ys.push(y);
+            }
+            let (a, b) = (arr(qa, &xs), arr(qb, &ys));
+            let got = match op {
+                Bin::Add => a.add_ternary(&b, p, rnd),
+                Bin::Sub => a.sub_ternary(&b, p, rnd),
+                Bin::Mul => a.mul_ternary(&b, p, rnd),
+                Bin::Div => a.div_ternary(&b, p, rnd),
+                Bin::Min => a.min_ternary(&b, p, rnd),
+                Bin::Max => a.max_ternary(&b, p, rnd),
+            }
+            .unwrap();
+            let m = rm(rnd);
+            let want: Vec<(Float, Ordering)> = xs
+                .iter()
+                .zip(&ys)
+                .map(|(x, y)| match op {
+                    Bin::Add => x.add_prec_round_ref_ref(y, p, m),
+                    Bin::Sub => x.sub_prec_round_ref_ref(y, p, m),
+                    Bin::Mul => x.mul_prec_round_ref_ref(y, p, m),
+                    Bin::Div => x.div_prec_round_ref_ref(y, p, m),
+                    Bin::Min => x.clone().min_prec_round(y.clone(), p, m),
+                    Bin::Max => x.clone().max_prec_round(y.clone(), p, m),
+                })
+                .collect();
+            check(
+                &format!("{op:?} p={p} ({qa},{qb}) {rnd:?}"),
+                &got,
+                &want,
+                &[&xs, &ys],
+            );
+        }
+    }
+}
+
+#[test]
+fn add_random() {
+    run_binary(Bin::Add, common::seed());
+}
+
+#[test]
+fn sub_random() {
+    run_binary(Bin::Sub, common::seed());
+}
+
+#[test]
+fn mul_random() {
+    run_binary(Bin::Mul, common::seed());
+}
+
+#[test]
+fn div_random() {
+    run_binary(Bin::Div, common::seed());
+}
+
+#[test]
+fn min_max_random() {
+    let s = common::seed();
+    run_binary(Bin::Min, s);
+    run_binary(Bin::Max, s ^ 1);
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Un {
+    Sqrt,
+    Neg,
+    Abs,
+    SetPrec,
+    Mul2(i64),
+}
+
+fn run_unary(op: Un, seed: u64) {
+    let mut r = Rng(seed);
+    for &p in PRECS {
+        for rnd in Round::ALL {
+            let qa = if r.below(2) == 0 { p } else { r.pick(PRECS) };
+            let n = count(p.max(qa));
+            let xs: Vec<Float> = (0..n)
+                .map(|_| {
+                    let x = rand_float(&mut r, qa, (-300, 300), 5);
+                    if matches!(op, Un::Sqrt) && r.below(4) != 0 {
+                        x.abs()
+                    } else {
+                        x
+                    }
+                })
+                .collect();
+            let a = arr(qa, &xs);
+            let m = rm(rnd);
+            let got = match op {
+                Un::Sqrt => a.sqrt_ternary(p, rnd),
+                Un::Neg => a.neg_ternary(p, rnd),
+                Un::Abs => a.abs_ternary(p, rnd),
+                Un::SetPrec => a.set_prec_ternary(p, rnd),
+                Un::Mul2(k) => a.mul_2si_ternary(k, p, rnd),
+            }
+            .unwrap();
+            let want: Vec<(Float, Ordering)> = xs
+                .iter()
+                .map(|x| match op {
+                    Un::Sqrt => x.sqrt_prec_round_ref(p, m),
+                    Un::Neg => Float::from_float_prec_round(-x.clone(), p, m),
+                    Un::Abs => Float::from_float_prec_round(x.clone().abs(), p, m),
+                    Un::SetPrec => Float::from_float_prec_round_ref(x, p, m),
+                    Un::Mul2(k) => x.shl_prec_round_ref(k, p, m),
+                })
+                .collect();
+            check(&format!("{op:?} p={p} ({qa}) {rnd:?}"), &got, &want, &[&xs]);
+        }
+    }
+}
+
+#[test]
+fn sqrt_random() {
+    run_unary(Un::Sqrt, common::seed());
+}
+
+#[test]
+fn neg_abs_set_prec_random() {
+    let s = common::seed();
+    run_unary(Un::Neg, s);
+    run_unary(Un::Abs, s ^ 1);
+    run_unary(Un::SetPrec, s ^ 2);
+}
+
+#[test]
+fn mul_2si_random() {
+    let s = common::seed();
+    for (j, k) in [0i64, 1, -1, 77, -300, 1 << 20].into_iter().enumerate() {
+        run_unary(Un::Mul2(k), s ^ j as u64);
+    }
+}
+
+fn run_fma(sub: bool, seed: u64) {
+    let mut r = Rng(seed);
+    for &p in PRECS {
+        for rnd in Round::ALL {
+            let q = [
+                if r.below(2) == 0 { p } else { r.pick(PRECS) },
+                if r.below(2) == 0 { p } else { r.pick(PRECS) },
+                if r.below(2) == 0 { p } else { r.pick(PRECS) },
+            ];
+            let n = count(p.max(q[0]).max(q[1]).max(q[2]));
+            let (mut xs, mut ys, mut zs) = (vec![], vec![], vec![]);
+            for _ in 0..n {
+                let x = rand_float(&mut r, q[0], (-30, 30), 3);
+                let y = rand_float(&mut r, q[1], (-30, 30), 3);
+                let ep =
+                    x.get_exponent().map_or(0, i64::from) + y.get_exponent().map_or(0, i64::from);
+                let d = match r.below(4) {
+                    0 => r.range(-2, 1),
+                    1 => r.range(-200, 200),
+                    2 => r.range(-(2 * p as i64) - 200, 2 * p as i64 + 200),
+                    _ => r.range(-40000, 40000),
+                };
+                let mut z = rand_float(&mut r, q[2], (ep + d, ep + d), 3);
+                if r.below(6) == 0 && x.is_finite() && y.is_finite() {
+                    // c = a*b rounded: massive cancellation.
+                    let (pr, _) = x.mul_prec_round_ref_ref(&y, q[2], rm(rnd));
+                    z = if sub { pr } else { -pr };
+                }
+                xs.push(x);
+                ys.push(y);
+                zs.push(z);
+            }
+            let (a, b, c) = (arr(q[0], &xs), arr(q[1], &ys), arr(q[2], &zs));
+            let got = if sub {
+                a.fms_ternary(&b, &c, p, rnd)
+            } else {
+                a.fma_ternary(&b, &c, p, rnd)
+            }
+            .unwrap();
+            let m = rm(rnd);
+            let one = Float::ONE;
+            let want: Vec<(Float, Ordering)> = (0..n)
+                .map(|i| {
+                    if sub {
+                        xs[i].clone().mul_sub_mul_prec_round(
+                            ys[i].clone(),
+                            zs[i].clone(),
+                            one.clone(),
+                            p,
+                            m,
+                        )
+                    } else {
+                        zs[i].add_mul_prec_round_ref_ref_ref(&xs[i], &ys[i], p, m)
+                    }
+                })
+                .collect();
+            check(
+                &format!("{} p={p} {q:?} {rnd:?}", if sub { "fms" } else { "fma" }),
+                &got,
+                &want,
+                &[&xs, &ys, &zs],
+            );
+        }
+    }
+}
+
+#[test]
+fn fma_random() {
+    run_fma(false, common::seed());
+}
+
+#[test]
+fn fms_random() {
+    run_fma(true, common::seed());
+}
+
+/// Every class against every class (NaN, +-Inf, +-0, +-1, tiny, huge) in
+/// every binary operation, rounding mode and a few precisions.
+#[test]
+fn special_values_every_pair() {
+    let mut vals = vec![
+        Float::NAN,
+        Float::INFINITY,
+        Float::NEGATIVE_INFINITY,
+        Float::ZERO,
+        Float::NEGATIVE_ZERO,
+    ];
+    for (m, prec, e) in [
+        (1u32, 1, 1),
+        (3, 2, 2),
+        (5, 3, -7),
+        (1, 1, EMIN),
+        (1, 1, EMAX),
+    ] {
+        let f = make(Natural::from(m), prec, e, false);
+        vals.push(-f.clone());
+        vals.push(f);
+    }
+    let mut xs = vec![];
+    let mut ys = vec![];
+    for x in &vals {
+        for y in &vals {
+            xs.push(x.clone());
+            ys.push(y.clone());
+        }
+    }
+    // Mixed operand precisions through rounding into 3-bit arrays.
+    let a = FloatArray::from_floats(3, &xs, Round::Nearest).unwrap().0;
+    let b = FloatArray::from_floats(3, &ys, Round::Nearest).unwrap().0;
+    let xs = a.to_floats();
+    let ys = b.to_floats();
+    for p in [1, 2, 53, 65] {
+        for rnd in Round::ALL {
+            let m = rm(rnd);
+            let cases: [(&str, Got, Ref); 6] = [
+                ("add", a.add_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.add_prec_round_ref_ref(y, p, m)
+                }),
+                ("sub", a.sub_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.sub_prec_round_ref_ref(y, p, m)
+                }),
+                ("mul", a.mul_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.mul_prec_round_ref_ref(y, p, m)
+                }),
+                ("div", a.div_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.div_prec_round_ref_ref(y, p, m)
+                }),
+                ("min", a.min_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.clone().min_prec_round(y.clone(), p, m)
+                }),
+                ("max", a.max_ternary(&b, p, rnd).unwrap(), |x, y, p, m| {
+                    x.clone().max_prec_round(y.clone(), p, m)
+                }),
+            ];
+            for (name, got, f) in cases {
+                let want: Vec<_> = xs.iter().zip(&ys).map(|(x, y)| f(x, y, p, m)).collect();
+                check(
+                    &format!("special {name} p={p} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs, &ys],
+                );
+            }
+            // Three-operand: every triple of a smaller set.
+            let small: Vec<Float> = vals
+                .iter()
+                .step_by(2)
+                .cloned()
+                .chain([Float::ONE, -Float::ONE])
+                .collect();
+            let (mut u, mut v, mut w) = (vec![], vec![], vec![]);
+            for x in &small {
+                for y in &small {
+                    for z in &small {
+                        u.push(x.clone());
+                        v.push(y.clone());
+                        w.push(z.clone());
+                    }
+                }
+            }
+            let (ua, va, wa) = (arr(3, &u), arr(3, &v), arr(3, &w));
+            let (u, v, w) = (ua.to_floats(), va.to_floats(), wa.to_floats());
+            let got = ua.fma_ternary(&va, &wa, p, rnd).unwrap();
+            let want: Vec<_> = (0..u.len())
+                .map(|i| w[i].add_mul_prec_round_ref_ref_ref(&u[i], &v[i], p, m))
+                .collect();
+            check(
+                &format!("special fma p={p} {rnd:?}"),
+                &got,
+                &want,
+                &[&u, &v, &w],
+            );
+            let got = ua.fms_ternary(&va, &wa, p, rnd).unwrap();
+            let want: Vec<_> = (0..u.len())
+                .map(|i| {
+                    u[i].clone().mul_sub_mul_prec_round(
+                        v[i].clone(),
+                        w[i].clone(),
+                        Float::ONE,
+                        p,
+                        m,
+                    )
+                })
+                .collect();
+            check(
+                &format!("special fms p={p} {rnd:?}"),
+                &got,
+                &want,
+                &[&u, &v, &w],
+            );
+            let got = a.sqrt_ternary(p, rnd).unwrap();
+            let want: Vec<_> = xs.iter().map(|x| x.sqrt_prec_round_ref(p, m)).collect();
+            check(&format!("special sqrt p={p} {rnd:?}"), &got, &want, &[&xs]);
+            let cmp = a.cmp(&b).unwrap();
+            for i in 0..xs.len() {
+                assert_eq!(
+                    cmp[i],
+                    xs[i].partial_cmp(&ys[i]),
+                    "cmp {} {}",
+                    show(&xs[i]),
+                    show(&ys[i])
+                );
+            }
+        }
+    }
+}
+
+/// Results at the ends of the exponent range: overflow to Inf or the
+/// largest float, underflow to zero or the smallest, the RNDN midpoint
+/// 2^(EMIN-2), and carries that overflow.
+#[test]
+fn overflow_underflow() {
+    let mut r = Rng(common::seed());
+    for &p in &[1u64, 2, 53, 64, 65, 200] {
+        for rnd in Round::ALL {
+            let m = rm(rnd);
+            let n = 300;
+            let (mut xs, mut ys) = (vec![], vec![]);
+            for _ in 0..n {
+                let q = r.pick(&[1u64, 2, 3, 53, 64, 65, 130]);
+                let q2 = r.pick(&[1u64, 2, 3, 53, 64, 65, 130]);
+                let hi = r.below(2) == 0;
+                let ex = if hi {
+                    r.range(EMAX - 3, EMAX)
+                } else {
+                    r.range(EMIN, EMIN + 3)
+                };
+                let x = make(mantissa(&mut r, q), q, ex, r.below(2) == 0);
+                let ey = match r.below(3) {
+                    0 => r.range(-2, 3),
+                    1 => {
+                        if hi {
+                            r.range(EMAX - 2, EMAX)
+                        } else {
+                            r.range(EMIN, EMIN + 2)
+                        }
+                    }
+                    _ => r.range(-70, 70),
+                };
+                let y = make(mantissa(&mut r, q2), q2, ey, r.below(2) == 0);
+                xs.push(x);
+                ys.push(y);
+            }
+            // Arrays of one precision: round the operands to 130 bits (exact).
+            let (a, b) = (arr(130, &xs), arr(130, &ys));
+            let ops: [(&str, Got, Want); 5] = [
+                (
+                    "mul",
+                    a.mul_ternary(&b, p, rnd).unwrap(),
+                    xs.iter()
+                        .zip(&ys)
+                        .map(|(x, y)| x.mul_prec_round_ref_ref(y, p, m))
+                        .collect(),
+                ),
+                (
+                    "div",
+                    a.div_ternary(&b, p, rnd).unwrap(),
+                    xs.iter()
+                        .zip(&ys)
+                        .map(|(x, y)| x.div_prec_round_ref_ref(y, p, m))
+                        .collect(),
+                ),
+                (
+                    "add",
+                    a.add_ternary(&a, p, rnd).unwrap(),
+                    xs.iter()
+                        .map(|x| x.add_prec_round_ref_ref(x, p, m))
+                        .collect(),
+                ),
+                (
+                    "sub",
+                    a.sub_ternary(&b, p, rnd).unwrap(),
+                    xs.iter()
+                        .zip(&ys)
+                        .map(|(x, y)| x.sub_prec_round_ref_ref(y, p, m))
+                        .collect(),
+                ),
+                (
+                    "fma",
+                    a.fma_ternary(&b, &a, p, rnd).unwrap(),
+                    xs.iter()
+                        .zip(&ys)
+                        .map(|(x, y)| fma_ref(x, y, x, p, m))
+                        .collect(),
+                ),
+            ];
+            for (name, got, want) in ops {
+                check(
+                    &format!("range {name} p={p} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs, &ys],
+                );
+            }
+            for k in [-3i64, -2, -1, 1, 2, 3] {
+                let got = a.mul_2si_ternary(k, p, rnd).unwrap();
+                let want: Vec<_> = xs.iter().map(|x| x.shl_prec_round_ref(k, p, m)).collect();
+                check(
+                    &format!("range mul_2si({k}) p={p} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs],
+                );
+            }
+            let got = a.sqrt_ternary(p, rnd).unwrap();
+            let want: Vec<_> = xs.iter().map(|x| x.sqrt_prec_round_ref(p, m)).collect();
+            check(&format!("range sqrt p={p} {rnd:?}"), &got, &want, &[&xs]);
+        }
+    }
+    // The exact midpoint 2^(EMIN-2) and its neighbours, from a product.
+    for rnd in Round::ALL {
+        let m = rm(rnd);
+        let h = make(Natural::ONE, 1, EMIN, false); // 2^(EMIN-1), the smallest
+        let half = make(Natural::ONE, 1, 0, false); // 1/2
+        let just = make(Natural::from(3u32), 2, 0, false); // 3/4
+        let xs = vec![h.clone(), h.clone(), -h.clone(), h.clone()];
+        let ys = vec![
+            half.clone(),
+            just.clone(),
+            half.clone(),
+            make(Natural::ONE, 1, -1, false),
+        ];
+        let (a, b) = (arr(2, &xs), arr(2, &ys));
+        for p in [1, 2, 10] {
+            let got = a.mul_ternary(&b, p, rnd).unwrap();
+            let want: Vec<_> = xs
+                .iter()
+                .zip(&ys)
+                .map(|(x, y)| x.mul_prec_round_ref_ref(y, p, m))
+                .collect();
+            check(&format!("midpoint p={p} {rnd:?}"), &got, &want, &[&xs, &ys]);
+        }
+    }
+}
+
+/// x*y + z as MPFR gives it. malachite-float 0.14's add_mul misrounds in
+/// the underflow range (e.g. -0x1.12569e7caf172p-1073741824 *
+/// -0x7.3c78p-4 + the first operand, to 2 bits in RNDN, gives -0 where the
+/// exact result lies above half the smallest float, so MPFR gives its
+/// -0x1p-1073741824): there the reference is the exact result of the
+/// operands scaled by 2^1000, scaled back with shl_prec_round (which rounds
+/// at the range's end as MPFR does; see mul_2si and the range tests).
+fn fma_ref(x: &Float, y: &Float, z: &Float, p: u64, m: RoundingMode) -> (Float, Ordering) {
+    let r = z.add_mul_prec_round_ref_ref_ref(x, y, p, m);
+    let near_bottom = [x, z]
+        .iter()
+        .all(|v| v.get_exponent().is_some_and(|e| (e as i64) < EMIN + 200));
+    if !(y.get_exponent().is_some_and(|e| e.abs() < 100) && near_bottom) {
+        return r;
+    }
+    let (xs, zs) = (x.clone() << 1000i64, z.clone() << 1000i64);
+    let (s, o) = zs.add_mul_prec_round(xs, y.clone(), 4000, m);
+    assert_eq!(o, Ordering::Equal);
+    s.shl_prec_round(-1000i64, p, m)
+}
+
+/// Exact ties and carries to the next power of two, explicitly: x of
+/// precision p+k whose bits below p are 100..0 (a tie) or 011..1 / 111..1.
+#[test]
+fn halfway_and_carries() {
+    let mut r = Rng(common::seed());
+    for &p in PRECS {
+        for k in [1u64, 2, 63, 64, 65] {
+            let q = p + k;
+            let mut xs = vec![];
+            for _ in 0..8 {
+                let hi = mantissa(&mut r, p);
+                let tails = [
+                    Natural::ONE << (k - 1),                  // exact tie
+                    (Natural::ONE << (k - 1)) - Natural::ONE, // just below
+                    (Natural::ONE << (k - 1)) + Natural::ONE, // just above
+                    (Natural::ONE << k) - Natural::ONE,       // all ones
+                ];
+                for t in tails {
+                    let all_ones = (Natural::ONE << p) - Natural::ONE;
+                    for h in [hi.clone(), all_ones] {
+                        let v = (h << k) | &t;
+                        if v.significant_bits() == q {
+                            xs.push(make(v, q, r.range(-5, 5), r.below(2) == 0));
+                        }
+                    }
+                }
+            }
+            let a = arr(q, &xs);
+            for rnd in Round::ALL {
+                let got = a.set_prec_ternary(p, rnd).unwrap();
+                let want: Vec<_> = xs
+                    .iter()
+                    .map(|x| Float::from_float_prec_round_ref(x, p, rm(rnd)))
+                    .collect();
+                check(
+                    &format!("tie set_prec p={p} k={k} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs],
+                );
+                // The same through add: x_hi + tail.
+                let his: Vec<Float> = xs
+                    .iter()
+                    .map(|x| Float::from_float_prec_round_ref(x, p, RoundingMode::Down).0)
+                    .collect();
+                let tl: Vec<Float> = xs
+                    .iter()
+                    .zip(&his)
+                    .map(|(x, h)| x.sub_prec_round_ref_ref(h, q, RoundingMode::Exact).0)
+                    .collect();
+                let (ha, ta) = (arr(p, &his), arr(q, &tl));
+                let got = ha.add_ternary(&ta, p, rnd).unwrap();
+                let want: Vec<_> = his
+                    .iter()
+                    .zip(&tl)
+                    .map(|(h, t)| h.add_prec_round_ref_ref(t, p, rm(rnd)))
+                    .collect();
+                check(
+                    &format!("tie add p={p} k={k} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&his, &tl],
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn malachite_round_trip_and_rounding() {
+    let mut r = Rng(common::seed());
+    for &q in PRECS {
+        let xs: Vec<Float> = (0..count(q))
+            .map(|_| rand_float(&mut r, q, (EMIN, EMAX), 10))
+            .collect();
+        let a = arr(q, &xs);
+        for (i, x) in xs.iter().enumerate() {
+            assert_eq!(ComparableFloatRef(&a.to_float(i)), ComparableFloatRef(x));
+        }
+        for rnd in Round::ALL {
+            let p = r.pick(PRECS);
+            let got = FloatArray::from_floats(p, &xs, rnd).unwrap();
+            let want: Vec<_> = xs
+                .iter()
+                .map(|x| Float::from_float_prec_round_ref(x, p, rm(rnd)))
+                .collect();
+            check(
+                &format!("from_floats p={p} q={q} {rnd:?}"),
+                &got,
+                &want,
+                &[&xs],
+            );
+        }
+    }
+}
+
+#[test]
+fn f64_i64_int_conversions() {
+    let mut r = Rng(common::seed());
+    let mut ds: Vec<f64> = (0..2000).map(|_| f64::from_bits(r.next())).collect();
+    ds.extend([
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MIN_POSITIVE,
+        5e-324,
+        -5e-324,
+        f64::MAX,
+        0.1,
+    ]);
+    for &p in &[1u64, 2, 24, 52, 53, 54, 64, 200] {
+        for rnd in Round::ALL {
+            let got = FloatArray::from_f64s(p, &ds, rnd).unwrap();
+            let want: Vec<_> = ds
+                .iter()
+                .map(|&d| Float::from_primitive_float_prec_round(d, p, rm(rnd)))
+                .collect();
+            let fl: Vec<Float> = ds.iter().map(|&d| Float::from(d)).collect();
+            check(&format!("from_f64 p={p} {rnd:?}"), &got, &want, &[&fl]);
+        }
+    }
+    // Back to f64 from random precisions and exponents around the double
+    // range (normal, subnormal, overflow).
+    for rnd in Round::ALL {
+        let xs: Vec<Float> = (0..3000)
+            .map(|_| {
+                let q = r.pick(&[1u64, 2, 52, 53, 54, 64, 65, 130]);
+                let e = match r.below(3) {
+                    0 => r.range(-1080, -1015),
+                    1 => r.range(1015, 1030),
+                    _ => r.range(-100, 100),
+                };
+                rand_float(&mut r, q, (e, e), 3)
+            })
+            .collect();
+        let a = arr(130, &xs);
+        let got = a.to_f64s(rnd);
+        for (i, x) in xs.iter().enumerate() {
+            let (w, _) = f64::rounding_from(x, rm(rnd));
+            assert!(
+                got[i].to_bits() == w.to_bits() || (got[i].is_nan() && w.is_nan()),
+                "to_f64 {rnd:?} {}: got {:e} want {:e}",
+                show(x),
+                got[i],
+                w
+            );
+        }
+    }
+    let is: Vec<i64> = (0..1000)
+        .map(|_| r.next() as i64 >> r.below(64))
+        .chain([0, 1, -1, i64::MIN, i64::MAX])
+        .collect();
+    for &p in &[1u64, 2, 32, 62, 63, 64, 65] {
+        for rnd in Round::ALL {
+            let got = FloatArray::from_i64s(p, &is, rnd).unwrap();
+            let want: Vec<_> = is
+                .iter()
+                .map(|&v| Float::from_signed_prec_round(v, p, rm(rnd)))
+                .collect();
+            let fl: Vec<Float> = is.iter().map(|&v| Float::from(v)).collect();
+            check(&format!("from_i64 p={p} {rnd:?}"), &got, &want, &[&fl]);
+            let back = got.0.to_i64s(rnd);
+            for (i, b) in back.iter().enumerate() {
+                let x = &want[i].0;
+                // malachite saturates; we return None out of range.
+                if let Some(b) = b {
+                    let w = i64::rounding_from(x, rm(rnd));
+                    assert_eq!(*b, w.0, "to_i64 {}", show(x));
+                } else {
+                    assert!(
+                        !x.is_finite() || x.get_exponent().unwrap() >= 63,
+                        "to_i64 {}",
+                        show(x)
+                    );
+                }
+            }
+        }
+    }
+    // Integer arrays: values of up to 256 bits, rounded to p and back.
+    let nats: Vec<Natural> = (0..500)
+        .map(|_| Natural::from_limbs_asc(&[r.next(), r.next(), r.next(), r.next()]) >> r.below(256))
+        .collect();
+    let ia = mparray::IntArray::from_naturals(256, &nats).unwrap();
+    for &p in &[1u64, 53, 64, 255, 256, 300] {
+        for rnd in Round::ALL {
+            let got = FloatArray::from_int_array(p, &ia, rnd).unwrap();
+            let want: Vec<_> = nats
+                .iter()
+                .map(|v| Float::from_natural_prec_round_ref(v, p, rm(rnd)))
+                .collect();
+            let fl: Vec<Float> = nats
+                .iter()
+                .map(|v| Float::from_natural_prec_ref(v, 256).0)
+                .collect();
+            check(
+                &format!("from_int_array p={p} {rnd:?}"),
+                &got,
+                &want,
+                &[&fl],
+            );
+            if p >= 256 {
+                let back = got.0.to_int_array(256, rnd).unwrap().to_naturals().unwrap();
+                assert_eq!(back, nats);
+            }
+        }
+    }
+}
+
+/// Decimal input against malachite's correctly rounded string reading.
+#[test]
+fn decimal_parse() {
+    let mut r = Rng(common::seed());
+    let mut strs: Vec<String> = vec![
+        "0".into(),
+        "-0".into(),
+        "+0".into(),
+        "1.5e-30".into(),
+        "0.1".into(),
+        "-2.5".into(),
+        "123456789012345678901234567890".into(),
+        "1e-400".into(),
+        "9.999999999999999999e99".into(),
+        ".5".into(),
+        "5.".into(),
+        "1E5".into(),
+        "0.000001e6".into(),
+    ];
+    for _ in 0..600 {
+        let lim = if r.below(4) == 0 { 120 } else { 20 };
+        let nd = 1 + r.below(lim) as usize;
+        let digits: String = (0..nd)
+            .map(|_| char::from(b'0' + r.below(10) as u8))
+            .collect();
+        let dot = r.below(nd as u64 + 1) as usize;
+        // Large exponents take the bounds path.
+        let e = if r.below(5) == 0 {
+            r.range(-6000, 6000)
+        } else {
+            r.range(-400, 400)
+        };
+        let sign = if r.below(2) == 0 { "-" } else { "" };
+        strs.push(format!("{sign}{}.{}e{e}", &digits[..dot], &digits[dot..]));
+    }
+    for &p in &[1u64, 2, 24, 53, 64, 65, 113, 200, 1000] {
+        for rnd in Round::ALL {
+            let got = FloatArray::from_strs_ternary(p, &strs, rnd).unwrap();
+            for (i, s) in strs.iter().enumerate() {
+                let (w, o) = Float::from_sci_string_prec_round(s, p, rm(rnd)).unwrap();
+                let g = got.0.to_float(i);
+                // malachite reads "-0" as +0 sometimes; compare values and
+                // signs of zero by MPFR's rule (the sign is the string's).
+                let same = if w == 0u32 {
+                    g == 0u32 && g.is_sign_negative() == s.starts_with('-')
+                } else {
+                    ComparableFloatRef(&g) == ComparableFloatRef(&w)
+                };
+                assert!(
+                    same && ord(got.1[i]) == o,
+                    "parse {s:?} p={p} {rnd:?}: got {} {} want {} {:?}",
+                    show(&g),
+                    got.1[i],
+                    show(&w),
+                    o
+                );
+            }
+        }
+    }
+    // Far outside the range: overflow and underflow by the mode.
+    let far = [
+        "1e400000000",
+        "-1e400000000",
+        "1e-400000000",
+        "-1e-400000000",
+    ];
+    for rnd in Round::ALL {
+        let got = FloatArray::from_strs_ternary(10, &far, rnd).unwrap();
+        let m = rm(rnd);
+        let big = make(Natural::ONE, 1, EMAX, false);
+        let tiny = make(Natural::ONE, 1, EMIN, false);
+        let want = [
+            big.mul_prec_round_ref_ref(&big, 10, m),
+            (-&big).mul_prec_round_ref_ref(&big, 10, m),
+            tiny.mul_prec_round_ref_ref(&tiny, 10, m),
+            (-&tiny).mul_prec_round_ref_ref(&tiny, 10, m),
+        ];
+        check(&format!("far {rnd:?}"), &got, &want, &[]);
+    }
+    // Bad input: an error naming the element.
+    for bad in ["", "1.2.3", "abc", "1e", "0x", "--1", "1e+-2", "0x1.g"] {
+        let e = FloatArray::from_strs(53, &["1", bad]).unwrap_err();
+        assert!(
+            matches!(e, mparray::Error::Parse { index: 1, .. }),
+            "{bad:?}: {e}"
+        );
+    }
+}
+
+/// Decimal output: correctly rounded by definition (checked with exact
+/// integers), and reading the default digits back gives the same float.
+#[test]
+fn decimal_print() {
+    let mut r = Rng(common::seed());
+    for &p in &[1u64, 2, 24, 53, 64, 65, 200, 1000] {
+        // Exponents far from 0 take the bounds path (|scaling| > 20000 bits).
+        let xs: Vec<Float> = (0..150)
+            .map(|j| {
+                let e = if j % 6 == 0 { 70_000 } else { 1200 };
+                rand_float(&mut r, p, (-e, e), 0)
+            })
+            .collect();
+        let a = arr(p, &xs);
+        for rnd in Round::ALL {
+            for digits in [1usize, 2, 5, 17, 40, 0] {
+                let strs = a.to_dec_strings(digits, rnd);
+                for (i, s) in strs.iter().enumerate() {
+                    let (ds, e) = text::get_str_digits(
+                        &a.get(i),
+                        if digits == 0 {
+                            text::default_digits(p)
+                        } else {
+                            digits
+                        },
+                        rnd,
+                    );
+                    let nd = ds.len() as i64;
+                    let q: Natural = ds.parse().unwrap();
+                    // |x| = M 2^b and candidate q 10^(e-nd): compare exactly.
+                    let x = a.get(i);
+                    let mm = Natural::from_limbs_asc(x.limbs);
+                    let b = x.exp - 64 * x.limbs.len() as i64;
+                    let k = e - nd;
+                    // Common scale 2^-b2 10^-k10 (b2, k10 <= 0) makes both
+                    // X = M 2^b and Q = q 10^k integers.
+                    let (b2, k10) = (b.min(k).min(0), k.min(0));
+                    let lhs = |q: &Natural| -> Natural {
+                        // q * 10^k * 2^-b2 * 10^-k10
+                        let v = q * Natural::from(10u32).pow((k - k10) as u64);
+                        v << ((-b2) as u64)
+                    };
+                    let x2 = (mm << ((b - b2) as u64)) * Natural::from(10u32).pow((-k10) as u64);
+                    let lo = lhs(&q);
+                    let (lo_q, hi_q) = (q.clone() - Natural::ONE, q.clone() + Natural::ONE);
+                    let lower = lhs(&lo_q);
+                    let upper = lhs(&hi_q);
+                    assert_eq!(
+                        ds.len(),
+                        if digits == 0 {
+                            text::default_digits(p)
+                        } else {
+                            digits
+                        }
+                    );
+                    assert!(ds.as_bytes()[0] != b'0', "{s}");
+                    // The exact value lies strictly between the neighbours.
+                    assert!(
+                        lower < x2 && x2 < upper,
+                        "{s} not adjacent to {}",
+                        show(&xs[i])
+                    );
+                    let neg = x.neg;
+                    let ok = match rnd {
+                        Round::Nearest => {
+                            let d = if lo > x2 { &lo - &x2 } else { &x2 - &lo };
+                            let half = &upper - &lo; // one unit, compare 2d <= unit
+                            let twice = d << 1u32;
+                            twice < half || (twice == half && ds.as_bytes()[ds.len() - 1] % 2 == 0)
+                        }
+                        Round::Zero => lo <= x2,
+                        Round::Away => lo >= x2,
+                        Round::Up => {
+                            if neg {
+                                lo <= x2
+                            } else {
+                                lo >= x2
+                            }
+                        }
+                        Round::Down => {
+                            if neg {
+                                lo >= x2
+                            } else {
+                                lo <= x2
+                            }
+                        }
+                    };
+                    assert!(ok, "{s} is not {rnd:?}-rounded from {}", show(&xs[i]));
+                }
+                if digits == 0 && rnd == Round::Nearest {
+                    let back = FloatArray::from_strs(p, &strs).unwrap();
+                    assert_eq!(back, a, "decimal round trip at p={p}");
+                }
+            }
+        }
+    }
+    let a = FloatArray::from_strs(53, &["0.1", "-0", "inf", "nan", "1", "-1.5e-30"]).unwrap();
+    assert_eq!(
+        a.to_dec_strings(17, Round::Nearest),
+        [
+            "1.0000000000000001e-01",
+            "-0.0000000000000000e+00",
+            "inf",
+            "nan",
+            "1.0000000000000000e+00",
+            "-1.4999999999999999e-30"
+        ]
+    );
+    assert_eq!(a.to_dec_strings(1, Round::Up)[0], "2e-01");
+    // The default digits print as MPFR 4.2's "%Re" does (outputs of MPFR).
+    let v = ["1.5", "0.1", "-0", "1e10", "-2.5e-7"];
+    let mpfr_re = [
+        (
+            10,
+            [
+                "1.5000e+00",
+                "9.9976e-02",
+                "-0.0000e+00",
+                "9.9992e+09",
+                "-2.5006e-07",
+            ],
+        ),
+        (2, ["1.5e+00", "9.4e-02", "-0.0e+00", "8.6e+09", "-2.4e-07"]),
+    ];
+    for (p, want) in mpfr_re {
+        assert_eq!(
+            FloatArray::from_strs(p, &v)
+                .unwrap()
+                .to_dec_strings(0, Round::Nearest),
+            want
+        );
+    }
+    assert_eq!(
+        FloatArray::from_strs(100, &["-2.5e-7"])
+            .unwrap()
+            .to_dec_strings(0, Round::Nearest),
+        ["-2.4999999999999999999999999999994e-07"]
+    );
+}
+
+/// Hex floats: %Ra output is exact and reads back; examples as MPFR prints.
+#[test]
+fn hex_round_trip() {
+    let a = FloatArray::from_strs(
+        53,
+        &[
+            "0x1.8p+3",
+            "0.1",
+            "1",
+            "-0",
+            "3",
+            "0x0.0001p0",
+            "-inf",
+            "nan",
+            "0x1p-1073741824",
+            "0x1p-1073741825",
+            "0x1.0000000000001p-1073741825",
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        a.to_hex_strings(),
+        [
+            "0xcp+0",
+            "0x1.999999999999ap-4",
+            "0x1p+0",
+            "-0x0p+0",
+            "0x3p+0",
+            "0x1p-16",
+            "-inf",
+            "nan",
+            "0x1p-1073741824",
+            "0x0p+0",
+            "0x1p-1073741824"
+        ]
+    );
+    let b = FloatArray::from_strs(8, &["0b1.1p3", "-0b0.0011", "0b111111111"]).unwrap();
+    assert_eq!(b.to_hex_strings(), ["0xcp+0", "-0x3p-4", "0x2p+8"]);
+    let c = FloatArray::from_strs(64, &["0xFEDCBA9.87654321"]).unwrap();
+    assert_eq!(c.to_hex_strings(), ["0xf.edcba987654321p+24"]);
+    let d = FloatArray::from_strs(53, &["-12345678.875"]).unwrap();
+    assert_eq!(
+        d.to_dec_strings(0, Round::Nearest),
+        ["-1.2345678875000000e+07"]
+    );
+    let mut r = Rng(common::seed());
+    for &p in PRECS {
+        let xs: Vec<Float> = (0..count(p))
+            .map(|_| rand_float(&mut r, p, (EMIN, EMAX), 10))
+            .collect();
+        let a = arr(p, &xs);
+        let h = a.to_hex_strings();
+        let back = FloatArray::from_strs_ternary(p, &h, Round::Zero).unwrap();
+        assert!(back.1.iter().all(|&t| t == 0));
+        assert_eq!(back.0, a, "hex round trip at p={p}");
+    }
+}
+
+#[test]
+#[allow(clippy::manual_range_contains)]
+fn random_constructors() {
+    let a = FloatArray::random_unit(1000, 100, 7).unwrap();
+    let b = FloatArray::random_unit(1000, 100, 7).unwrap();
+    assert_eq!(a, b);
+    for x in a.to_floats() {
+        assert!(x >= 0u32 && x < 1u32, "{x}"); // Float has no Range::contains
+    }
+    let e = FloatArray::random_exp(1000, 70, 9, -5, 5).unwrap();
+    for x in e.to_floats() {
+        let ex = x.get_exponent().unwrap();
+        assert!((-5..=5).contains(&ex));
+    }
+    let u = FloatArray::random_uniform(1000, 80, 3, -2.0, 3.0, Round::Down).unwrap();
+    for x in u.to_floats() {
+        assert!(x >= -2i32 && x < 3u32, "{x}");
+    }
+    assert!(FloatArray::random_exp(1, 70, 9, EMIN - 1, 0).is_err());
+}
+
+#[test]
+fn empty_arrays() {
+    let e: [&str; 0] = [];
+    let a = FloatArray::from_strs(53, &e).unwrap();
+    assert!(a.is_empty());
+    assert!(a.add(&a, 10, Round::Nearest).unwrap().is_empty());
+    assert!(a.fma(&a, &a, 10, Round::Nearest).unwrap().is_empty());
+    assert!(a.sqrt(10, Round::Nearest).unwrap().is_empty());
+    assert!(a.to_dec_strings(0, Round::Nearest).is_empty());
+    assert!(FloatArray::random_exp(0, 5, 1, 0, 0).unwrap().is_empty());
+}
+
+#[test]
+fn errors_not_panics() {
+    assert!(FloatArray::zeros(3, 0).is_err());
+    assert!(FloatArray::zeros(3, float::MAX_PREC + 1).is_err());
+    let a = FloatArray::zeros(3, 10).unwrap();
+    let b = FloatArray::zeros(4, 10).unwrap();
+    assert!(a.add(&b, 10, Round::Nearest).is_err());
+    assert!(a.add(&a, 0, Round::Nearest).is_err());
+    assert!(FloatArray::from_raw(10, vec![1], vec![0], vec![1]).is_err());
+    assert!(Round::from_name("X").is_err());
+    assert_eq!(Round::from_name("d").unwrap(), Round::Down);
+}
+
+/// The in-place form gives the same bits as the allocating forms, with or
+/// without ternary values, and checks its arguments.
+#[test]
+fn op_into_matches() {
+    use mparray::float::FloatOp;
+    let s = common::seed();
+    let x = FloatArray::random_exp(700, 200, s, -10, 10).unwrap();
+    let y = FloatArray::random_exp(700, 100, s ^ 1, -10, 10).unwrap();
+    let z = FloatArray::random_exp(700, 300, s ^ 2, -10, 10).unwrap();
+    let xa = x.abs(200, Round::Nearest).unwrap();
+    for rnd in Round::ALL {
+        for p in [1u64, 64, 150] {
+            let cases = [
+                (
+                    FloatOp::Add,
+                    &x,
+                    vec![&y],
+                    x.add_ternary(&y, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Sub,
+                    &x,
+                    vec![&y],
+                    x.sub_ternary(&y, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Mul,
+                    &x,
+                    vec![&y],
+                    x.mul_ternary(&y, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Div,
+                    &x,
+                    vec![&y],
+                    x.div_ternary(&y, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Min,
+                    &x,
+                    vec![&y],
+                    x.min_ternary(&y, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Max,
+                    &x,
+                    vec![&y],
+                    x.max_ternary(&y, p, rnd).unwrap(),
+                ),
+                (FloatOp::Sqrt, &xa, vec![], xa.sqrt_ternary(p, rnd).unwrap()),
+                (
+                    FloatOp::Fma,
+                    &x,
+                    vec![&y, &z],
+                    x.fma_ternary(&y, &z, p, rnd).unwrap(),
+                ),
+                (
+                    FloatOp::Fms,
+                    &x,
+                    vec![&y, &z],
+                    x.fms_ternary(&y, &z, p, rnd).unwrap(),
+                ),
+            ];
+            for (op, first, more, want) in cases {
+                // Start from garbage-free but different contents.
+                let mut out = FloatArray::random_exp(700, p, s ^ 9, -3, 3).unwrap();
+                let mut t = vec![7i8; 700];
+                first
+                    .op_into(op, &more, &mut out, rnd, Some(&mut t))
+                    .unwrap();
+                assert_eq!(out, want.0, "{op:?} p={p} {rnd:?}");
+                assert_eq!(t, want.1, "{op:?} p={p} {rnd:?}");
+                let mut out2 = FloatArray::zeros(700, p).unwrap();
+                first.op_into(op, &more, &mut out2, rnd, None).unwrap();
+                assert_eq!(out2, want.0);
+            }
+        }
+    }
+    let mut out = FloatArray::zeros(700, 10).unwrap();
+    assert!(
+        x.op_into(FloatOp::Add, &[], &mut out, Round::Nearest, None)
+            .is_err()
+    );
+    let mut short = FloatArray::zeros(5, 10).unwrap();
+    assert!(
+        x.op_into(FloatOp::Add, &[&y], &mut short, Round::Nearest, None)
+            .is_err()
+    );
+    let mut t = vec![0i8; 3];
+    assert!(
+        x.op_into(FloatOp::Add, &[&y], &mut out, Round::Nearest, Some(&mut t))
+            .is_err()
+    );
+}
+
+/// Decimal input and output at the ends of the exponent range take the
+/// bounds path: fast, and the same as malachite's exact conversions.
+#[test]
+fn decimal_extremes() {
+    let strs = [
+        "1e323228496",
+        "-1.2345e-323228496",
+        "4.7651298097759021e-323228497",
+        "2.0985787164673875e+323228496",
+        "3.3e-300000000",
+    ];
+    for rnd in [Round::Nearest, Round::Up, Round::Zero] {
+        for p in [1u64, 53, 300] {
+            let t = std::time::Instant::now();
+            let got = FloatArray::from_strs_ternary(p, &strs, rnd).unwrap();
+            assert!(t.elapsed().as_secs_f64() < 2.0, "slow parse");
+            for (i, s) in strs.iter().enumerate() {
+                let (w, o) = Float::from_sci_string_prec_round(s, p, rm(rnd)).unwrap();
+                assert_eq!(
+                    ComparableFloatRef(&got.0.to_float(i)),
+                    ComparableFloatRef(&w),
+                    "{s} p={p} {rnd:?}"
+                );
+                assert_eq!(ord(got.1[i]), o, "{s} p={p} {rnd:?}");
+            }
+            // Printing them back with the default digits reads back.
+            let t = std::time::Instant::now();
+            let back = FloatArray::from_strs(p, &got.0.to_dec_strings(0, Round::Nearest)).unwrap();
+            assert!(t.elapsed().as_secs_f64() < 2.0, "slow print");
+            assert_eq!(back, got.0);
+        }
+    }
+}
+
+/// The largest precisions (2^17 and 2^20 bits), a few elements per
+/// operation, mixed with small operands.
+#[test]
+fn huge_precisions() {
+    let mut r = Rng(common::seed());
+    for &p in &[1u64 << 17, float::MAX_PREC] {
+        let n = 2;
+        let xs: Vec<Float> = (0..n)
+            .map(|_| rand_float(&mut r, p, (-50, 50), 0))
+            .collect();
+        let ys: Vec<Float> = (0..n)
+            .map(|_| rand_float(&mut r, p, (-50, 50), 0))
+            .collect();
+        let zs: Vec<Float> = (0..n)
+            .map(|_| rand_float(&mut r, 70, (-60, 60), 0))
+            .collect();
+        let (a, b, c) = (arr(p, &xs), arr(p, &ys), arr(70, &zs));
+        for rnd in [Round::Nearest, Round::Down] {
+            let m = rm(rnd);
+            for q in [p, 1000] {
+                let cases: [(&str, Got, Want); 5] = [
+                    (
+                        "add",
+                        a.add_ternary(&c, q, rnd).unwrap(),
+                        xs.iter()
+                            .zip(&zs)
+                            .map(|(x, z)| x.add_prec_round_ref_ref(z, q, m))
+                            .collect(),
+                    ),
+                    (
+                        "mul",
+                        a.mul_ternary(&b, q, rnd).unwrap(),
+                        xs.iter()
+                            .zip(&ys)
+                            .map(|(x, y)| x.mul_prec_round_ref_ref(y, q, m))
+                            .collect(),
+                    ),
+                    (
+                        "div",
+                        a.div_ternary(&b, q, rnd).unwrap(),
+                        xs.iter()
+                            .zip(&ys)
+                            .map(|(x, y)| x.div_prec_round_ref_ref(y, q, m))
+                            .collect(),
+                    ),
+                    (
+                        "sqrt",
+                        a.abs(p, rnd).unwrap().sqrt_ternary(q, rnd).unwrap(),
+                        xs.iter()
+                            .map(|x| x.clone().abs().sqrt_prec_round(q, m))
+                            .collect(),
+                    ),
+                    (
+                        "fma",
+                        a.fma_ternary(&b, &c, q, rnd).unwrap(),
+                        (0..n)
+                            .map(|i| zs[i].add_mul_prec_round_ref_ref_ref(&xs[i], &ys[i], q, m))
+                            .collect(),
+                    ),
+                ];
+                for (name, got, want) in cases {
+                    check(
+                        &format!("huge {name} p={p} q={q} {rnd:?}"),
+                        &got,
+                        &want,
+                        &[&xs],
+                    );
+                }
+            }
+        }
+    }
+}
