@@ -1,31 +1,56 @@
 #!/usr/bin/env bash
-# The one call on the GPU machine that produces BENCHMARKS.md's figures:
-# engine info, every test binary (GPU tests included), the integer suite on
-# CUDA at full scale, the six-add tiers side by side, the CPU suite at scale
-# 4, and a run that verifies every instance. Logs go to $OUT: run.txt
-# (everything printed), tests.log (all test output), bench-*.json.
-# Usage (device tool, carrying .gpu): bash scripts/device-run.sh
+# The calls on the GPU machine that produce BENCHMARKS.md's figures. Pack
+# first (../shared/tools/gpu-pack), then with the device tool, carrying
+# [".gpu"]: `bash scripts/device-run.sh PART...`, PART in
+#   tests  engine info and every test binary (GPU tests included)
+#   int    the integer suite on CUDA at full scale, every instance verified
+#          at 2^12 and 2^19, and the CPU suite at scale 4
+#   huge   the huge-integer suite on CUDA and on the CPU (with malachite)
+#   float  the float suite on the CPU (16 cores) and on CUDA
+#   all    all of the above
+# Logs go to $OUT: run.txt (everything printed), tests.log, bench-*.json.
 set -uo pipefail
 out=${OUT:-/tmp/mparray-out}
 mkdir -p "$out"
 log="$out/run.txt"
 bin=.gpu/bin/mparray
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=(all)
+want() { [[ " ${parts[*]} " == *" $1 "* || " ${parts[*]} " == *" all "* ]]; }
+section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
 {
-  $bin info
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
-  echo "=== tests (default tiers)"
-  start=$(date +%s)
-  bash .gpu/run.sh 2>&1 | tail -40
-  echo "tests exit ${PIPESTATUS[0]} in $(($(date +%s) - start)) s"
-  echo "=== bench int cuda (full scale)"
-  $bin bench int --engine cuda --runs 10 --json-out "$out/bench-cuda.json"
-  for t in p,8,128 p,4,256 t,4,256; do
-    echo "=== six-add tier $t: bench and GPU add tests"
-    MPARRAY_ADD_TIER=$t $bin bench int --engine cuda --cases add6 --runs 10
-    MPARRAY_ADD_TIER=$t OUT="$out/tier-${t//,/_}" bash .gpu/run.sh test cuda_add_ 2>&1 | tail -3
-  done
-  echo "=== bench int cpu (scale 4)"
-  $bin bench int --engine cpu --scale 4 --runs 5 --json-out "$out/bench-cpu.json"
-  echo "=== bench int cuda, every instance verified at 2^12 and 2^19"
-  $bin bench int --engine cuda --runs 3 --sizes 12,19 --verify all
+  if want tests; then
+    $bin info
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
+    section tests
+    start=$(date +%s)
+    bash .gpu/run.sh 2>&1 | tail -40
+    echo "tests exit ${PIPESTATUS[0]} in $(($(date +%s) - start)) s"
+  fi
+  if want int; then
+    section bench int cuda, full scale
+    $bin bench int --engine cuda --runs 10 --json-out "$out/bench-int-cuda.json"
+    section bench int cuda, every instance verified at 2^12 and 2^19
+    $bin bench int --engine cuda --runs 3 --sizes 12,19 --verify all
+    section bench int cpu, scale 4
+    $bin bench int --engine cpu --scale 4 --runs 5 --json-out "$out/bench-int-cpu.json"
+    section bench int cpu 1-Add, 8 threads
+    RAYON_NUM_THREADS=8 $bin bench int --engine cpu --scale 4 --runs 9 --cases add
+  fi
+  if want huge; then
+    section bench huge cuda
+    $bin bench huge --engine cuda --json > "$out/bench-huge-cuda.json"
+    cat "$out/bench-huge-cuda.json"
+    section bench huge cpu, with malachite on one core
+    $bin bench huge --engine cpu --reference --json > "$out/bench-huge-cpu.json"
+    cat "$out/bench-huge-cpu.json"
+  fi
+  if want float; then
+    section bench float cpu
+    $bin bench float --engine cpu --json > "$out/bench-float-cpu.json"
+    cat "$out/bench-float-cpu.json"
+    section bench float cuda
+    $bin bench float --engine cuda --json > "$out/bench-float-cuda.json"
+    cat "$out/bench-float-cuda.json"
+  fi
 } 2>&1 | tee -a "$log"
