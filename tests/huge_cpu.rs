@@ -697,3 +697,31 @@ mod contract {
         assert!(e.calls.load(Relaxed) > 100);
     }
 }
+
+#[test]
+fn engine_primitives_large() {
+    // Above the size where the CPU engine copies and shifts on all cores.
+    let seed = common::seed();
+    let mut r = Rng::new(seed);
+    let e = CpuHuge;
+    let n = 70_001;
+    let a = r.limbs(n);
+    for bits in [1u32, 13, 63] {
+        let got = e.shl_bits(&a, bits).unwrap();
+        assert!(
+            got == limbs_of(&(nat(&a) << bits), n + 1),
+            "shl {bits} (seed {seed})"
+        );
+        let got = e.shr_bits(&a, bits).unwrap();
+        assert!(
+            got == limbs_of(&(nat(&a) >> bits), n),
+            "shr {bits} (seed {seed})"
+        );
+    }
+    assert!(e.slice(&a, 5, n + 3).unwrap()[..n - 5] == a[5..]);
+    assert!(e.download(&e.upload(&a).unwrap()).unwrap() == a);
+    // A division of that size with a large normalizing shift.
+    let mut b = r.limbs(40_000);
+    b[39_999] = 3;
+    check_div(&a, &b, seed);
+}

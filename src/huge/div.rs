@@ -244,7 +244,8 @@ impl<E: HugeEngine> Divisor<E> {
             }
         }
         let mut r = copy(e, num)?;
-        e.sub_at(&mut r, &trim(e, &qb, 1)?, 0)?;
+        // (qb <= num: its limbs past len(r) are zero.)
+        e.sub_at(&mut r, &qb, 0)?;
         while e.cmp(&r, &self.bs)? != Ordering::Less {
             e.sub_at(&mut r, &self.bs, 0)?;
             e.add_limb(&mut q, 1, 0)?;

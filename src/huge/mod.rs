@@ -291,7 +291,11 @@ impl HugeInt {
             .position(|c| !c.is_ascii_whitespace())
             .unwrap_or(text.len());
         let start = if text[start..].starts_with(&[0xef, 0xbb, 0xbf]) {
-            start + 3
+            let s = start + 3;
+            s + text[s..]
+                .iter()
+                .position(|c| !c.is_ascii_whitespace())
+                .unwrap_or(text.len() - s)
         } else {
             start
         };

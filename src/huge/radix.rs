@@ -6,7 +6,7 @@
 //! decimal: adjacent pieces combine as `hi P_j + lo`. The leaves (`D`
 //! digits) are converted on the host, in parallel, by malachite; and nodes
 //! of at most [`HOST_NODE_T`] limbs ([`HOST_NODE_T_DEVICE`] on a device)
-//! are finished on the host with the CPU engine, in parallel (on a GPU the thousands of small nodes would cost
+//! are converted on the host by malachite, in parallel (on a GPU the thousands of small nodes would cost
 //! more in launches and round trips than in arithmetic).
 
 use std::str::FromStr;
@@ -14,7 +14,6 @@ use std::str::FromStr;
 use malachite_nz::natural::Natural;
 use rayon::prelude::*;
 
-use super::cpu::CpuHuge;
 use super::div::{Divisor, bit_len, copy, from_nat, trim};
 use super::engine::HugeEngine;
 use crate::error::{Error, Result};
@@ -127,32 +126,16 @@ pub fn to_decimal_with<E: HugeEngine>(
         &mut pieces,
     )?;
     drop((pw, divs));
-    // ... the host the rest, every piece in parallel, with divisors of its own.
-    let host = CpuHuge;
-    let top = pieces.iter().map(|p| p.1).max().unwrap_or(-1);
-    let mut hdivs = Vec::new();
-    if top >= 0 {
-        let mut hp = Powers::new(&host, leaf)?;
-        for ju in 0..=top as usize {
-            let p = copy(&host, hp.get(ju)?)?;
-            let m = p.len();
-            hdivs.push(Divisor::new(&host, &p, m + 1)?);
-        }
-    }
-    let leaves: Vec<(Vec<u64>, bool)> = pieces
+    // ... the host the rest, every piece in parallel by malachite (its
+    // conversion is faster than ours at these sizes on one core).
+    let parts: Vec<String> = pieces
         .into_par_iter()
-        .map(|(limbs, j, pad)| split(&host, limbs, j, pad, &hdivs))
-        .collect::<Result<Vec<_>>>()?
-        .into_iter()
-        .flatten()
-        .collect();
-    let parts: Vec<String> = leaves
-        .par_iter()
-        .map(|(l, pad)| {
-            let s = Natural::from_limbs_asc(l).to_string();
-            if *pad && s.len() < leaf {
+        .map(|(limbs, j, pad)| {
+            let s = Natural::from_limbs_asc(&limbs).to_string();
+            let width = leaf << (j + 1);
+            if pad && s.len() < width {
                 // (`format!` widths stop at 65535.)
-                let mut t = "0".repeat(leaf - s.len());
+                let mut t = "0".repeat(width - s.len());
                 t.push_str(&s);
                 t
             } else {
@@ -204,41 +187,9 @@ fn split_engine<E: HugeEngine>(
     split_engine(e, r, j - 1, true, host_t, pw, divs, out)
 }
 
-/// Nodes below this many limbs split their two halves on two cores (the
-/// products there are too small to use several cores each).
+/// Engine combinations of powers below this many limbs run pairs on
+/// several cores (the products there are too small to use them all).
 const PAR_T: usize = 1 << 15;
-
-/// The leaves of `n < P_(j+1)` (most significant first); `pad`: `n`
-/// stands for exactly `leaf 2^(j+1)` digits.
-fn split<E: HugeEngine>(
-    e: &E,
-    n: E::Buf,
-    j: isize,
-    pad: bool,
-    divs: &[Divisor<E>],
-) -> Result<Vec<(Vec<u64>, bool)>> {
-    if j < 0 {
-        return Ok(vec![(e.download(&n)?, pad)]);
-    }
-    let (q, r) = divs[j as usize].divrem(e, &n)?;
-    let small = e.len(&n) < PAR_T;
-    drop(n);
-    if !pad && e.normalized_len(&q)? == 0 {
-        return split(e, r, j - 1, false, divs);
-    }
-    let (hi, lo) = if small {
-        rayon::join(
-            || split(e, q, j - 1, pad, divs),
-            || split(e, r, j - 1, true, divs),
-        )
-    } else {
-        let hi = split(e, q, j - 1, pad, divs);
-        (hi, split(e, r, j - 1, true, divs))
-    };
-    let mut hi = hi?;
-    hi.extend(lo?);
-    Ok(hi)
-}
 
 /// The number with the decimal digits `s` (ASCII `0`-`9` only, checked by
 /// the caller; leading zeros allowed; empty means zero).
@@ -275,46 +226,29 @@ pub fn from_decimal_with<E: HugeEngine>(
         }
         l
     };
-    if s.len() <= leaf {
+    // Pieces of leaf 2^jh digits, the first level whose power has at
+    // least host_t / 2 limbs, are parsed on the host by malachite in
+    // parallel (the least significant first; the top one may be shorter).
+    let limbs_of_digits = |d: usize| (d as f64 * std::f64::consts::LOG2_10 / 64.0) as usize;
+    let mut jh = 0;
+    while limbs_of_digits(leaf << jh) < host_t / 2 && (leaf << jh) < s.len() {
+        jh += 1;
+    }
+    let piece = leaf << jh;
+    if s.len() <= piece {
         return e.upload(&parse(s));
     }
-    // Leaves from the least significant end.
-    let bounds: Vec<(usize, usize)> = (0..s.len().div_ceil(leaf))
+    let bounds: Vec<(usize, usize)> = (0..s.len().div_ceil(piece))
         .map(|i| {
-            let hi = s.len() - i * leaf;
-            (hi.saturating_sub(leaf), hi)
+            let hi = s.len() - i * piece;
+            (hi.saturating_sub(piece), hi)
         })
         .collect();
     let limbs: Vec<Vec<u64>> = bounds
         .par_iter()
         .map(|&(lo, hi)| parse(&s[lo..hi]))
         .collect();
-    // Combine on the host while the nodes are small ...
-    let host = CpuHuge;
-    let mut hp = Powers::new(&host, leaf)?;
-    let mut limbs = limbs;
-    let mut j = 0;
-    while limbs.len() > 1 && hp.get(j)?.len() < host_t / 2 {
-        let p = hp.get(j)?.clone();
-        let mut pairs = Vec::with_capacity(limbs.len().div_ceil(2));
-        let mut it = limbs.into_iter();
-        while let Some(lo) = it.next() {
-            pairs.push((lo, it.next()));
-        }
-        limbs = pairs
-            .into_par_iter()
-            .map(|(lo, hi)| -> Result<Vec<u64>> {
-                let Some(hi) = hi else { return Ok(lo) };
-                let t = host.mul(&trim(&host, &hi, 1)?, &p)?;
-                let mut acc = vec![0u64; t.len().max(lo.len()) + 1];
-                host.add_at(&mut acc, &t, 0)?;
-                host.add_at(&mut acc, &lo, 0)?;
-                trim(&host, &acc, 1)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        j += 1;
-    }
-    drop(hp);
+    let mut j = jh;
     // ... then on the engine.
     let mut nodes = Vec::with_capacity(limbs.len());
     for l in &limbs {

@@ -184,6 +184,71 @@ fn mul_norm(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
     out
 }
 
+/// Copies of at least this many limbs run on all cores (a 2^21-limb copy
+/// on one core takes as long as a product of that size on sixteen).
+const PAR_COPY_T: usize = 1 << 16;
+
+/// `dst = src` (equal lengths), in parallel when large.
+fn par_copy(dst: &mut [u64], src: &[u64]) {
+    use rayon::prelude::*;
+    if src.len() < PAR_COPY_T {
+        dst.copy_from_slice(src);
+    } else {
+        dst.par_chunks_mut(1 << 14)
+            .zip(src.par_chunks(1 << 14))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+    }
+}
+
+/// A copy of `src`, in parallel when large.
+fn par_to_vec(src: &[u64]) -> Vec<u64> {
+    if src.len() < PAR_COPY_T {
+        return src.to_vec();
+    }
+    let mut v = vec![0u64; src.len()];
+    par_copy(&mut v, src);
+    v
+}
+
+/// `r[i] = (a[i] << s) | (a[i-1] >> (64 - s))` for `i < len(a)` (`1 <= s < 64`),
+/// in parallel when large; the bits shifted out of the top are returned.
+fn par_shl(r: &mut [u64], a: &[u64], s: u32) -> u64 {
+    use rayon::prelude::*;
+    if a.len() < PAR_COPY_T {
+        return arith::shl(r, a, s);
+    }
+    const CH: usize = 1 << 14;
+    r.par_chunks_mut(CH).enumerate().for_each(|(k, rc)| {
+        let base = k * CH;
+        for (i, x) in rc.iter_mut().enumerate() {
+            let j = base + i;
+            let lo = if j == 0 { 0 } else { a[j - 1] >> (64 - s) };
+            *x = (a[j] << s) | lo;
+        }
+    });
+    a[a.len() - 1] >> (64 - s)
+}
+
+/// `r[i] = (a[i] >> s) | (a[i+1] << (64 - s))` (`1 <= s < 64`), in
+/// parallel when large.
+fn par_shr(r: &mut [u64], a: &[u64], s: u32) {
+    use rayon::prelude::*;
+    if a.len() < PAR_COPY_T {
+        arith::shr(r, a, s);
+        return;
+    }
+    const CH: usize = 1 << 14;
+    let n = a.len();
+    r.par_chunks_mut(CH).enumerate().for_each(|(k, rc)| {
+        let base = k * CH;
+        for (i, x) in rc.iter_mut().enumerate() {
+            let j = base + i;
+            let hi = if j + 1 < n { a[j + 1] << (64 - s) } else { 0 };
+            *x = (a[j] >> s) | hi;
+        }
+    });
+}
+
 fn check_fits(acc: usize, b: &[u64], shift: usize) -> Result<()> {
     let used = arith::nlen(b) + shift;
     if arith::nlen(b) > 0 && used > acc {
@@ -202,10 +267,10 @@ impl HugeEngine for CpuHuge {
         "cpu"
     }
     fn upload(&self, limbs: &[u64]) -> Result<Vec<u64>> {
-        Ok(limbs.to_vec())
+        Ok(par_to_vec(limbs))
     }
     fn download(&self, a: &Vec<u64>) -> Result<Vec<u64>> {
-        Ok(a.clone())
+        Ok(par_to_vec(a))
     }
     fn len(&self, a: &Vec<u64>) -> usize {
         a.len()
@@ -220,7 +285,7 @@ impl HugeEngine for CpuHuge {
         let mut r = vec![0u64; hi - lo];
         if lo < a.len() {
             let e = hi.min(a.len());
-            r[..e - lo].copy_from_slice(&a[lo..e]);
+            par_copy(&mut r[..e - lo], &a[lo..e]);
         }
         Ok(r)
     }
@@ -286,17 +351,19 @@ impl HugeEngine for CpuHuge {
     fn shl_bits(&self, a: &Vec<u64>, bits: u32) -> Result<Vec<u64>> {
         let mut r = vec![0u64; a.len() + 1];
         if bits == 0 {
-            r[..a.len()].copy_from_slice(a);
+            par_copy(&mut r[..a.len()], a);
         } else if !a.is_empty() {
-            let c = arith::shl(&mut r[..a.len()], a, bits);
+            let c = par_shl(&mut r[..a.len()], a, bits);
             r[a.len()] = c;
         }
         Ok(r)
     }
     fn shr_bits(&self, a: &Vec<u64>, bits: u32) -> Result<Vec<u64>> {
-        let mut r = a.clone();
-        if bits != 0 && !a.is_empty() {
-            arith::shr(&mut r, a, bits);
+        let mut r = vec![0u64; a.len()];
+        if bits == 0 {
+            par_copy(&mut r, a);
+        } else if !a.is_empty() {
+            par_shr(&mut r, a, bits);
         }
         Ok(r)
     }

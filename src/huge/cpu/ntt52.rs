@@ -162,62 +162,128 @@ unsafe fn st(a: &mut [u64], i: usize, v: __m512i) {
 }
 
 /// DIF on `n` rows of `NV` vectors of eight lanes (natural in,
-/// bit-reversed out), values in [0, 2p).
+/// bit-reversed out), values in [0, 2p). Two stages per pass over the
+/// block (radix 4: half the loads and stores of radix 2), a last radix-2
+/// stage when `log2 n` is odd.
 #[target_feature(enable = "avx512f,avx512ifma")]
 unsafe fn dif<const NV: usize>(pr: &Prime, v: V, a: &mut [u64], n: usize) {
     let rw = NV * W;
     let mut len = n / 2;
-    while len >= 1 {
+    while len >= 2 {
+        let h = len / 2;
         let mut blk = 0;
         while blk < n {
-            for j in 0..len {
-                let (xi, yi) = ((blk + j) * rw, (blk + j + len) * rw);
+            for j in 0..h {
+                let i0 = (blk + j) * rw;
+                let (i1, i2, i3) = (i0 + h * rw, i0 + len * rw, i0 + (len + h) * rw);
                 unsafe {
-                    let w = _mm512_set1_epi64(pr.fwd[len + j] as i64);
+                    let w1a = _mm512_set1_epi64(pr.fwd[len + j] as i64);
+                    let w1b = _mm512_set1_epi64(pr.fwd[len + h + j] as i64);
+                    let w2 = _mm512_set1_epi64(pr.fwd[h + j] as i64);
                     for k in 0..NV {
-                        let (xk, yk) = (xi + k * W, yi + k * W);
-                        let (x, y) = (ld(a, xk), ld(a, yk));
-                        let s = v.red2(_mm512_add_epi64(x, y));
-                        let d = _mm512_sub_epi64(_mm512_add_epi64(x, v.p2), y);
-                        st(a, xk, s);
-                        st(a, yk, v.mont(d, w));
+                        let o = k * W;
+                        let (x0, x1) = (ld(a, i0 + o), ld(a, i1 + o));
+                        let (x2, x3) = (ld(a, i2 + o), ld(a, i3 + o));
+                        let s02 = v.red2(_mm512_add_epi64(x0, x2));
+                        let d02 = v.mont(_mm512_sub_epi64(_mm512_add_epi64(x0, v.p2), x2), w1a);
+                        let s13 = v.red2(_mm512_add_epi64(x1, x3));
+                        let d13 = v.mont(_mm512_sub_epi64(_mm512_add_epi64(x1, v.p2), x3), w1b);
+                        st(a, i0 + o, v.red2(_mm512_add_epi64(s02, s13)));
+                        let t = _mm512_sub_epi64(_mm512_add_epi64(s02, v.p2), s13);
+                        st(a, i1 + o, v.mont(t, w2));
+                        st(a, i2 + o, v.red2(_mm512_add_epi64(d02, d13)));
+                        let t = _mm512_sub_epi64(_mm512_add_epi64(d02, v.p2), d13);
+                        st(a, i3 + o, v.mont(t, w2));
                     }
                 }
             }
             blk += 2 * len;
         }
-        len /= 2;
+        len /= 4;
+    }
+    if len == 1 {
+        let w = _mm512_set1_epi64(pr.fwd[1] as i64);
+        for blk in (0..n).step_by(2) {
+            let (xi, yi) = (blk * rw, (blk + 1) * rw);
+            for k in 0..NV {
+                let (xk, yk) = (xi + k * W, yi + k * W);
+                unsafe {
+                    let (x, y) = (ld(a, xk), ld(a, yk));
+                    let d = _mm512_sub_epi64(_mm512_add_epi64(x, v.p2), y);
+                    st(a, xk, v.red2(_mm512_add_epi64(x, y)));
+                    st(a, yk, v.mont(d, w));
+                }
+            }
+        }
     }
 }
 
-/// DIT, the inverse of [`dif`] times `n` (bit-reversed in, natural out).
+/// DIT, the inverse of [`dif`] times `n` (bit-reversed in, natural out):
+/// a first radix-2 stage when `log2 n` is odd, then two stages per pass.
 #[target_feature(enable = "avx512f,avx512ifma")]
 unsafe fn dit<const NV: usize>(pr: &Prime, v: V, a: &mut [u64], n: usize) {
     let rw = NV * W;
     let mut len = 1;
+    if n.trailing_zeros() % 2 == 1 {
+        let w = _mm512_set1_epi64(pr.inv[1] as i64);
+        for blk in (0..n).step_by(2) {
+            let (xi, yi) = (blk * rw, (blk + 1) * rw);
+            for k in 0..NV {
+                let (xk, yk) = (xi + k * W, yi + k * W);
+                unsafe {
+                    let (x, y) = (ld(a, xk), ld(a, yk));
+                    let t = v.mont(y, w);
+                    st(a, xk, v.red2(_mm512_add_epi64(x, t)));
+                    st(
+                        a,
+                        yk,
+                        v.red2(_mm512_sub_epi64(_mm512_add_epi64(x, v.p2), t)),
+                    );
+                }
+            }
+        }
+        len = 2;
+    }
     while len < n {
         let mut blk = 0;
         while blk < n {
             for j in 0..len {
-                let (xi, yi) = ((blk + j) * rw, (blk + j + len) * rw);
+                let i0 = (blk + j) * rw;
+                let (i1, i2, i3) = (i0 + len * rw, i0 + 2 * len * rw, i0 + 3 * len * rw);
                 unsafe {
-                    let w = _mm512_set1_epi64(pr.inv[len + j] as i64);
+                    let w2 = _mm512_set1_epi64(pr.inv[len + j] as i64);
+                    let w1a = _mm512_set1_epi64(pr.inv[2 * len + j] as i64);
+                    let w1b = _mm512_set1_epi64(pr.inv[3 * len + j] as i64);
                     for k in 0..NV {
-                        let (xk, yk) = (xi + k * W, yi + k * W);
-                        let (x, y) = (ld(a, xk), ld(a, yk));
-                        let t = v.mont(y, w);
-                        st(a, xk, v.red2(_mm512_add_epi64(x, t)));
+                        let o = k * W;
+                        let (x0, x1) = (ld(a, i0 + o), ld(a, i1 + o));
+                        let (x2, x3) = (ld(a, i2 + o), ld(a, i3 + o));
+                        let t = v.mont(x1, w2);
+                        let a0 = v.red2(_mm512_add_epi64(x0, t));
+                        let a1 = v.red2(_mm512_sub_epi64(_mm512_add_epi64(x0, v.p2), t));
+                        let t = v.mont(x3, w2);
+                        let a2 = v.red2(_mm512_add_epi64(x2, t));
+                        let a3 = v.red2(_mm512_sub_epi64(_mm512_add_epi64(x2, v.p2), t));
+                        let t = v.mont(a2, w1a);
+                        st(a, i0 + o, v.red2(_mm512_add_epi64(a0, t)));
                         st(
                             a,
-                            yk,
-                            v.red2(_mm512_sub_epi64(_mm512_add_epi64(x, v.p2), t)),
+                            i2 + o,
+                            v.red2(_mm512_sub_epi64(_mm512_add_epi64(a0, v.p2), t)),
+                        );
+                        let t = v.mont(a3, w1b);
+                        st(a, i1 + o, v.red2(_mm512_add_epi64(a1, t)));
+                        st(
+                            a,
+                            i3 + o,
+                            v.red2(_mm512_sub_epi64(_mm512_add_epi64(a1, v.p2), t)),
                         );
                     }
                 }
             }
-            blk += 2 * len;
+            blk += 4 * len;
         }
-        len *= 2;
+        len *= 4;
     }
 }
 
