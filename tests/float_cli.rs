@@ -39,18 +39,7 @@ impl Drop for Tmp {
 }
 
 fn bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("MPARRAY_BIN") {
-        return p.into();
-    }
-    let built = PathBuf::from(env!("CARGO_BIN_EXE_mparray"));
-    if built.exists() {
-        return built;
-    }
-    std::env::current_exe()
-        .ok()
-        .and_then(|t| Some(t.parent()?.parent()?.join("bin").join("mparray")))
-        .filter(|p| p.exists())
-        .unwrap_or(built)
+    common::mparray_bin()
 }
 
 fn run(args: &[&str]) -> Output {

@@ -441,7 +441,7 @@ mod cli {
     use std::process::Command;
 
     fn bin() -> Command {
-        Command::new(env!("CARGO_BIN_EXE_mparray"))
+        Command::new(super::common::mparray_bin())
     }
 
     fn tmp(name: &str, body: &str) -> PathBuf {

@@ -196,3 +196,22 @@ pub fn check_div_lengths(engine: &Engine, limbs: usize, n: usize, seed: u64) {
         );
     }
 }
+
+/// The `mparray` binary under test: where cargo built it, or, when the test
+/// binaries were packed and moved (the GPU machine's `.gpu/tests`),
+/// `../bin/mparray` beside them; `MPARRAY_BIN` overrides both.
+#[allow(dead_code)]
+pub fn mparray_bin() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("MPARRAY_BIN") {
+        return p.into();
+    }
+    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_mparray"));
+    if built.exists() {
+        return built;
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|t| Some(t.parent()?.parent()?.join("bin").join("mparray")))
+        .filter(|p| p.exists())
+        .unwrap_or(built)
+}
