@@ -7,6 +7,8 @@
 #          at 2^12 and 2^19, and the CPU suite at scale 4
 #   huge   the huge-integer suite on CUDA and on the CPU (with malachite)
 #   float  the float suite on the CPU (16 cores) and on CUDA
+#   cli    `mparray huge mul` on two 10^7-digit decimal files, both engines,
+#          and the product divided back
 #   all    all of the above
 # Logs go to $OUT: run.txt (everything printed), tests.log, bench-*.json.
 set -uo pipefail
@@ -44,6 +46,23 @@ section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
     section bench huge cpu, with malachite on one core
     $bin bench huge --engine cpu --reference --json > "$out/bench-huge-cpu.json"
     cat "$out/bench-huge-cpu.json"
+  fi
+  if want cli; then
+    section huge CLI: two 10^7-digit decimal files
+    t=$(mktemp -d)
+    $bin huge rand --bits 33219280 --seed 11 -o "$t/a.txt"
+    $bin huge rand --bits 33219000 --seed 12 -o "$t/b.txt"
+    wc -c "$t/a.txt" "$t/b.txt"
+    for e in cuda cpu; do
+      s0=$(date +%s%N)
+      $bin huge mul --engine $e "$t/a.txt" "$t/b.txt" -o "$t/p-$e.txt"
+      echo "huge mul --engine $e: exit $?, $(( ($(date +%s%N) - s0) / 1000000 )) ms, $(wc -c < "$t/p-$e.txt") bytes"
+    done
+    cmp "$t/p-cuda.txt" "$t/p-cpu.txt" && echo "cuda and cpu products: identical"
+    $bin huge divrem --engine cuda "$t/p-cuda.txt" "$t/a.txt" -o "$t/qr.txt"
+    head -n 1 "$t/qr.txt" | cmp - "$t/b.txt" && echo "product / a: quotient equals b"
+    [ "$(tail -n 1 "$t/qr.txt")" = 0 ] && echo "product / a: remainder 0"
+    rm -rf "$t"
   fi
   if want float; then
     section bench float cpu
