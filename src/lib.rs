@@ -16,6 +16,7 @@ pub mod float;
 pub mod huge;
 pub mod int;
 pub mod kernels;
+pub(crate) mod modp;
 
 pub use engine::Engine;
 pub use error::{Error, Result};

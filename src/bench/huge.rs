@@ -22,6 +22,8 @@ use crate::engine::Engine;
 use crate::error::Result;
 use crate::huge::HugeInt;
 
+use crate::modp::{mulmod, powmod};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Case {
     /// Product of two random numbers of 2^K bits each.
@@ -332,23 +334,6 @@ fn check_text(ok: bool, np: usize, reference: bool) -> String {
         format!("mod {np} primes")
     };
     format!("{} ({how})", if ok { "ok" } else { "FAILED" })
-}
-
-fn mulmod(a: u64, b: u64, p: u64) -> u64 {
-    (a as u128 * b as u128 % p as u128) as u64
-}
-
-fn powmod(mut a: u64, mut e: u64, p: u64) -> u64 {
-    let mut r = 1 % p;
-    a %= p;
-    while e > 0 {
-        if e & 1 == 1 {
-            r = mulmod(r, a, p);
-        }
-        a = mulmod(a, a, p);
-        e >>= 1;
-    }
-    r
 }
 
 /// `sum l[i] 2^(64 i) mod p`, in parallel chunks (Horner within a chunk).

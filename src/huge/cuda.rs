@@ -22,6 +22,8 @@ use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
 use crate::kernels::{HUGE_LINEAR, HUGE_NTT, Instance};
 
+use crate::modp::{inv, mulmod, powmod};
+
 /// The primes, and generators of their multiplicative groups.
 const P: [u64; 3] = [3_892_314_113, 3_489_660_929, 3_221_225_473];
 const GEN: [u64; 3] = [3, 3, 5];
@@ -86,27 +88,6 @@ fn inst_ntt() -> Instance {
 
 fn inst_linear() -> Instance {
     Instance::new(&HUGE_LINEAR, &[])
-}
-
-fn mulmod(a: u64, b: u64, p: u64) -> u64 {
-    ((a as u128 * b as u128) % p as u128) as u64
-}
-
-fn powmod(mut b: u64, mut e: u64, p: u64) -> u64 {
-    let mut r = 1;
-    b %= p;
-    while e > 0 {
-        if e & 1 == 1 {
-            r = mulmod(r, b, p);
-        }
-        b = mulmod(b, b, p);
-        e >>= 1;
-    }
-    r
-}
-
-fn inv(a: u64, p: u64) -> u64 {
-    powmod(a, p - 2, p)
 }
 
 /// Montgomery form `x 2^32 mod p`.

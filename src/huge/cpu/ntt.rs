@@ -25,6 +25,8 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use crate::modp::{mulmod, powmod};
+
 /// Largest supported `lg` (transform length 2^lg limbs).
 pub const MAX_LG: u32 = 33;
 
@@ -64,23 +66,6 @@ fn red(x: u64, m: u64) -> u64 {
     }
     #[cfg(not(target_arch = "x86_64"))]
     x.min(x.wrapping_sub(m))
-}
-
-fn mulmod(a: u64, b: u64, p: u64) -> u64 {
-    (a as u128 * b as u128 % p as u128) as u64
-}
-
-fn powmod(mut a: u64, mut e: u64, p: u64) -> u64 {
-    let mut r = 1u64;
-    a %= p;
-    while e > 0 {
-        if e & 1 == 1 {
-            r = mulmod(r, a, p);
-        }
-        a = mulmod(a, a, p);
-        e >>= 1;
-    }
-    r
 }
 
 /// One prime's constants and the sub-DFT twiddles.

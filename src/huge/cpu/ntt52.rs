@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use crate::modp::{mulmod, powmod};
+
 /// Largest transform length (limbs) this module serves.
 pub const MAX_LG: u32 = 30;
 
@@ -35,23 +37,6 @@ const M52: u64 = (1 << 52) - 1;
 pub fn available() -> bool {
     std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512ifma")
-}
-
-fn mulmod(a: u64, b: u64, p: u64) -> u64 {
-    (a as u128 * b as u128 % p as u128) as u64
-}
-
-fn powmod(mut a: u64, mut e: u64, p: u64) -> u64 {
-    let mut r = 1u64;
-    a %= p;
-    while e > 0 {
-        if e & 1 == 1 {
-            r = mulmod(r, a, p);
-        }
-        a = mulmod(a, a, p);
-        e >>= 1;
-    }
-    r
 }
 
 struct Prime {

@@ -10,6 +10,8 @@
 
 use std::sync::OnceLock;
 
+use crate::modp::{inv, mulmod, powmod};
+
 /// The largest transform length supported (2^16 limbs of product: enough
 /// for two 2^21-bit operands).
 pub const MAX_LOG: u32 = 16;
@@ -20,27 +22,6 @@ const PRIMES: [u64; 3] = [
     0x3fff_ffa0_0000_0001,
 ];
 const GENERATORS: [u64; 3] = [3, 19, 3];
-
-#[inline(always)]
-fn mulmod(a: u64, b: u64, p: u64) -> u64 {
-    (a as u128 * b as u128 % p as u128) as u64
-}
-
-fn powmod(mut a: u64, mut e: u64, p: u64) -> u64 {
-    let mut r = 1u64;
-    while e > 0 {
-        if e & 1 == 1 {
-            r = mulmod(r, a, p);
-        }
-        a = mulmod(a, a, p);
-        e >>= 1;
-    }
-    r
-}
-
-fn inv(a: u64, p: u64) -> u64 {
-    powmod(a, p - 2, p)
-}
 
 /// Shoup's companion of `w`: `floor(w * 2^64 / p)`.
 #[inline(always)]
