@@ -41,6 +41,12 @@ inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)
     *p = o + v;
     return o;
 }
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v) {
+    auto o = *p;
+    if (v < o) *p = v;
+    return o;
+}
 inline unsigned long long atomicMax(unsigned long long *p, unsigned long long v) {
     auto o = *p;
     if (v > o) *p = v;

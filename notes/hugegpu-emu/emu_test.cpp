@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-#include "emu.h"
+#include "../div-emu/emu.h"  // the shared CUDA-on-CPU emulator
 #include "huge_ntt.cu"
 #include "huge_linear.cu"
 
