@@ -1,0 +1,50 @@
+// Host emulation of the CUDA float kernels: compiles src/kernels/
+// float_common.cuh with g++ and runs the same per-element code as
+// float_arith.cu / float_misc.cu on jobs written by tests/float_cuda.rs
+// (MPARRAY_FLOAT_EMU=path/to/emu). Job on stdin, all u64 little-endian:
+// op rnd p n lx ly lz k len, then xh, xl, yh, yl, zh, zl; answer on stdout:
+// rh, rl, tern (one i64 each).
+// Build: g++ -O2 -o emu emu.cpp
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+typedef unsigned long long u64;
+typedef unsigned int u32;
+typedef long long i64;
+typedef unsigned char u8;
+#include "../../src/kernels/float_common.cuh"
+
+static std::vector<u64> rd(size_t n) {
+    std::vector<u64> v(n ? n : 1);
+    if (n && fread(v.data(), 8, n, stdin) != n) exit(3);
+    return v;
+}
+
+int main() {
+    std::vector<u64> h = rd(9);
+    u32 op = h[0], rnd = h[1], n = h[3], lx = h[4], ly = h[5], lz = h[6];
+    u64 p = h[2], len = h[8];
+    i64 k = (i64)h[7];
+    auto xh = rd(len), xl = rd(len * lx), yh = rd(len), yl = rd(len * ly), zh = rd(len),
+         zl = rd(len * lz);
+    std::vector<u64> rh(len), rl(len * n + 1);
+    std::vector<i64> tn(len);
+    for (u64 i = 0; i < len; i++) {
+        FlOut o = {rl.data() + i * n, n, 0};
+        i8 t;
+        if (op == FL_OP_CMP)
+            t = fl_cmp(xh[i], xl.data() + i * lx, lx, yh[i], yl.data() + i * ly, ly);
+        else if (op <= FL_OP_FMS)
+            t = fl_arith<256>(op, rnd, p, o, xh[i], xl.data() + i * lx, lx, yh[i],
+                              yl.data() + i * ly, ly, zh[i], zl.data() + i * lz, lz);
+        else
+            t = fl_misc(op, rnd, p, k, o, xh[i], xl.data() + i * lx, lx, yh[i],
+                        yl.data() + i * ly, ly);
+        rh[i] = o.head;
+        tn[i] = t;
+    }
+    fwrite(rh.data(), 8, len, stdout);
+    fwrite(rl.data(), 8, len * n, stdout);
+    fwrite(tn.data(), 8, len, stdout);
+    return 0;
+}
