@@ -24,9 +24,9 @@ use mparray::{FloatArray, Round};
 /// The brief's classes and every tier threshold (limbs 1, 2, 3, 4, 6, 8,
 /// 12, 16, 32, 64, 128, 256).
 const PRECS: &[u64] = &[
-    1, 2, 3, 53, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 383, 384, 385, 500,
-    511, 512, 513, 767, 768, 769, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 4097, 8192,
-    8193, 16384,
+    1, 2, 3, 53, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 383, 384, 385, 500, 511,
+    512, 513, 767, 768, 769, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 4097, 8192, 8193,
+    16384,
 ];
 
 const OPS: &[DevOp] = &[
@@ -320,14 +320,22 @@ fn operands(r: &mut Rng, len: usize, ps: &[u64]) -> Vec<FloatArray> {
         .collect()
 }
 
-fn same(what: &str, got: &(FloatArray, Vec<i8>), want: &(FloatArray, Vec<i8>), ins: &[&FloatArray]) {
+fn same(
+    what: &str,
+    got: &(FloatArray, Vec<i8>),
+    want: &(FloatArray, Vec<i8>),
+    ins: &[&FloatArray],
+) {
     if got.0 == want.0 && got.1 == want.1 {
         return;
     }
     for i in 0..want.0.len() {
         let (g, w) = (got.0.to_float(i), want.0.to_float(i));
         if ComparableFloatRef(&g) != ComparableFloatRef(&w) || got.1[i] != want.1[i] {
-            let args: Vec<String> = ins.iter().map(|a| format!("{:#x}", a.to_float(i))).collect();
+            let args: Vec<String> = ins
+                .iter()
+                .map(|a| format!("{:#x}", a.to_float(i)))
+                .collect();
             panic!(
                 "{what}: element {i} of {args:?}: device {g:#x} ({}), cpu {w:#x} ({})",
                 got.1[i], want.1[i]
@@ -344,14 +352,24 @@ fn all_ops(dev: &Dev, seed: u64, big: bool) {
         if !big && p > 4096 {
             continue;
         }
-        let len = if p > 4096 { 24 } else if p > 1024 { 64 } else { 192 };
+        let len = if p > 4096 {
+            24
+        } else if p > 1024 {
+            64
+        } else {
+            192
+        };
         for &op in OPS {
             for rnd in Round::ALL {
                 // Equal precisions, or mixed ones drawn from the list.
                 let mixed = r.below(3) == 0;
                 let pick = |r: &mut Rng| {
                     if mixed {
-                        PRECS[r.below(PRECS.len() as u64) as usize].min(if big { 16384 } else { 4096 })
+                        PRECS[r.below(PRECS.len() as u64) as usize].min(if big {
+                            16384
+                        } else {
+                            4096
+                        })
                     } else {
                         p
                     }
@@ -376,7 +394,10 @@ fn specials(dev: &Dev) {
             m[n - 1] = 1 << 63;
             m
         };
-        let ones = mantissa(&mut Rng(1), p).iter().map(|_| u64::MAX).collect::<Vec<_>>();
+        let ones = mantissa(&mut Rng(1), p)
+            .iter()
+            .map(|_| u64::MAX)
+            .collect::<Vec<_>>();
         let mut ones = ones;
         if 64 * n as u64 > p {
             ones[0] &= !((1u64 << (64 * n as u64 - p)) - 1);
@@ -412,7 +433,12 @@ fn specials(dev: &Dev) {
                 for q in [p, 1, 2 * p + 1] {
                     let got = dev.run(op, &args, q, rnd);
                     let want = cpu(op, &args, q, rnd);
-                    same(&format!("specials {op:?} p={p}->{q} {rnd:?}"), &got, &want, &args);
+                    same(
+                        &format!("specials {op:?} p={p}->{q} {rnd:?}"),
+                        &got,
+                        &want,
+                        &args,
+                    );
                 }
             }
         }
@@ -501,7 +527,9 @@ fn cuda_device_resident_and_errors() {
     let xs = operands(&mut r, 1000, &[512, 512, 512]);
     let d: Vec<_> = xs.iter().map(|x| x.to_cuda(&eng).unwrap()).collect();
     // A chain stays on the device: (x*y + z) - x, then back.
-    let (m, _) = d[0].op_ternary(DevOp::Fma, &[&d[1], &d[2]], 512, Round::Nearest).unwrap();
+    let (m, _) = d[0]
+        .op_ternary(DevOp::Fma, &[&d[1], &d[2]], 512, Round::Nearest)
+        .unwrap();
     let (s, t) = m.op_ternary(DevOp::Sub, &[&d[0]], 300, Round::Up).unwrap();
     let want_m = xs[0].fma(&xs[1], &xs[2], 512, Round::Nearest).unwrap();
     let want = want_m.sub_ternary(&xs[0], 300, Round::Up).unwrap();
@@ -517,9 +545,20 @@ fn cuda_device_resident_and_errors() {
     let big = FloatArray::zeros(2, MAX_CUDA_PREC + 1).unwrap();
     assert!(big.to_cuda(&eng).is_err());
     let small = FloatArray::zeros(2, 64).unwrap();
-    assert!(cuda::run_on_host_arrays(&eng, DevOp::Add, &[&small, &small], MAX_CUDA_PREC + 1, Round::Zero).is_err());
+    assert!(
+        cuda::run_on_host_arrays(
+            &eng,
+            DevOp::Add,
+            &[&small, &small],
+            MAX_CUDA_PREC + 1,
+            Round::Zero
+        )
+        .is_err()
+    );
     let other = FloatArray::zeros(3, 64).unwrap();
-    assert!(cuda::run_on_host_arrays(&eng, DevOp::Add, &[&small, &other], 64, Round::Zero).is_err());
+    assert!(
+        cuda::run_on_host_arrays(&eng, DevOp::Add, &[&small, &other], 64, Round::Zero).is_err()
+    );
 }
 
 #[test]
