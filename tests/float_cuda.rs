@@ -3,8 +3,9 @@
 //! mode, precisions 1..16384 around every kernel tier threshold, mixed
 //! precisions, special values, ties, carries, overflow and underflow.
 //!
-//! The `cuda_*` tests need a device (ignored otherwise). The `emu_*` tests
-//! run the very same per-element kernel code compiled for the host
+//! The `floatgpu_*` tests need a device (ignored otherwise). The
+//! `floatemu_*` tests run the very same per-element kernel code compiled
+//! for the host
 //! (notes/floatgpu-emu/emu.cpp, built with g++) when MPARRAY_FLOAT_EMU names
 //! that binary, and pass trivially otherwise. Fresh seeds each run
 //! (printed; MPARRAY_TEST_SEED replays).
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::{ComparableFloatRef, Float};
 use mparray::engine::CudaEngine;
+use mparray::engine::cuda::compile;
 use mparray::float::cuda::{self, DevOp, MAX_CUDA_PREC};
 use mparray::float::{self, EMAX, EMIN};
 use mparray::{FloatArray, Round};
@@ -77,6 +79,31 @@ fn seed() -> u64 {
     s
 }
 
+/// Compiles every float kernel instantiation into the disk cache, all at
+/// once on every core (the engine compiles one module at a time).
+fn warm(eng: &Arc<CudaEngine>) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let info = eng.info();
+        let (arch, dir) = (info.arch(), info.cache_dir.clone());
+        std::thread::scope(|s| {
+            for i in cuda::instances() {
+                let (arch, dir) = (&arch, &dir);
+                s.spawn(move || {
+                    compile::compile(
+                        i.source.name,
+                        &i.full_source(),
+                        &i.options(),
+                        arch,
+                        dir.as_deref(),
+                    )
+                    .expect("compiles");
+                });
+            }
+        });
+    });
+}
+
 /// Where the kernels run: the device, or the host emulation.
 enum Dev {
     Cuda(Arc<CudaEngine>),
@@ -85,7 +112,9 @@ enum Dev {
 
 impl Dev {
     fn cuda() -> Dev {
-        Dev::Cuda(CudaEngine::shared().expect("a CUDA device"))
+        let eng = CudaEngine::shared().expect("a CUDA device");
+        warm(&eng);
+        Dev::Cuda(eng)
     }
 
     fn emu() -> Option<Dev> {
@@ -501,25 +530,25 @@ fn against_malachite(dev: &Dev, seed: u64) {
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn cuda_all_ops_vs_cpu() {
+fn floatgpu_all_ops_vs_cpu() {
     all_ops(&Dev::cuda(), seed(), true);
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn cuda_specials_every_pair() {
+fn floatgpu_specials_every_pair() {
     specials(&Dev::cuda());
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn cuda_against_malachite() {
+fn floatgpu_against_malachite() {
     against_malachite(&Dev::cuda(), seed());
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn cuda_device_resident_and_errors() {
+fn floatgpu_device_resident_and_errors() {
     let Dev::Cuda(eng) = Dev::cuda() else {
         unreachable!()
     };
@@ -562,21 +591,21 @@ fn cuda_device_resident_and_errors() {
 }
 
 #[test]
-fn emu_all_ops_vs_cpu() {
+fn floatemu_all_ops_vs_cpu() {
     if let Some(d) = Dev::emu() {
         all_ops(&d, seed(), std::env::var("MPARRAY_FLOAT_EMU_BIG").is_ok());
     }
 }
 
 #[test]
-fn emu_specials_every_pair() {
+fn floatemu_specials_every_pair() {
     if let Some(d) = Dev::emu() {
         specials(&d);
     }
 }
 
 #[test]
-fn emu_against_malachite() {
+fn floatemu_against_malachite() {
     if let Some(d) = Dev::emu() {
         against_malachite(&d, seed());
     }

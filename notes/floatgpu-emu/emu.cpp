@@ -14,6 +14,18 @@ typedef long long i64;
 typedef unsigned char u8;
 #include "../../src/kernels/float_common.cuh"
 
+// The register product for the tiers that have one (as float_arith.cu).
+static bool fast(u32 n, FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd,
+                 i8 &t) {
+    switch (n) {
+#define F(N)                                                                                   \
+    case N: t = fl_mul_fast<N>(o, xh, xm, yh, ym, p, rnd); return true;
+        F(1) F(2) F(3) F(4) F(6) F(8) F(12) F(16)
+#undef F
+    default: return false;
+    }
+}
+
 static std::vector<u64> rd(size_t n) {
     std::vector<u64> v(n ? n : 1);
     if (n && fread(v.data(), 8, n, stdin) != n) exit(3);
@@ -34,6 +46,10 @@ int main() {
         i8 t;
         if (op == FL_OP_CMP)
             t = fl_cmp(xh[i], xl.data() + i * lx, lx, yh[i], yl.data() + i * ly, ly);
+        else if (op == FL_OP_MUL && n == lx && n == ly && (fl_tag(xh[i]) & 3) == FL_NORMAL &&
+                 (fl_tag(yh[i]) & 3) == FL_NORMAL && fast(n, o, xh[i], xl.data() + i * lx, yh[i],
+                                                          yl.data() + i * ly, p, rnd, t))
+            ;
         else if (op <= FL_OP_FMS)
             t = fl_arith<256>(op, rnd, p, o, xh[i], xl.data() + i * lx, lx, yh[i],
                               yl.data() + i * ly, ly, zh[i], zl.data() + i * lz, lz);

@@ -127,6 +127,60 @@ pub fn instances() -> Vec<Instance> {
     v
 }
 
+/// How an arithmetic launch holds its scratch.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    /// Scratch in shared memory (else local memory of the tier).
+    smem: bool,
+    /// Shared limbs per thread (odd).
+    stride: u32,
+    block: u32,
+}
+
+/// Largest dynamic shared memory a launch asks for without opting in.
+const SMEM_LIMIT: u32 = 48 * 1024;
+
+/// The scratch limbs of float_common.cuh's fl_scratch.
+fn scratch_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize {
+    let mx = n.max(lx).max(ly).max(lz);
+    let prod = matches!(op, DevOp::Mul | DevOp::Fma | DevOp::Fms);
+    let ab = if op == DevOp::Mul {
+        0
+    } else {
+        2 * (2 * mx + 4)
+    };
+    let c = if op == DevOp::Sqrt { 2 * mx + 4 } else { 0 };
+    ab + c + if prod { lx + ly } else { 0 }
+}
+
+/// Products of equal precisions at a tier of at most 16 limbs take the
+/// register path (no scratch); otherwise shared memory when the scratch of
+/// a block of 64 (or 32) threads fits in 48 KiB, else local memory.
+/// `MPARRAY_FLOAT_SCRATCH=local|smem` forces one (for measurements).
+fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize) -> Plan {
+    let fast = op == DevOp::Mul && n == tier && lx == tier && ly == tier && tier <= 16;
+    let stride = (scratch_limbs(op, n, lx, ly, lz) | 1) as u32;
+    let forced = std::env::var("MPARRAY_FLOAT_SCRATCH").ok();
+    let local = Plan {
+        smem: false,
+        stride,
+        block: if tier <= 16 { 128 } else { 64 },
+    };
+    if fast || forced.as_deref() == Some("local") {
+        return local;
+    }
+    for block in [64u32, 32] {
+        if stride * block * 8 <= SMEM_LIMIT {
+            return Plan {
+                smem: true,
+                stride,
+                block,
+            };
+        }
+    }
+    local
+}
+
 /// `len` floats of one precision on a CUDA device.
 pub struct CudaFloatArray {
     eng: Arc<CudaEngine>,
@@ -321,7 +375,16 @@ impl CudaFloatArray {
             let tier = tier_for(need).ok_or_else(|| {
                 Error::Invalid(format!("{need} limbs exceed the CUDA float tiers"))
             })?;
-            let f = eng.function(&inst_arith(tier), "float_arith")?;
+            let plan = plan_arith(op, out.n, self.n, ly as usize, lz as usize, tier);
+            let f = eng.function(
+                &inst_arith(tier),
+                if plan.smem {
+                    "float_arith_smem"
+                } else {
+                    "float_arith"
+                },
+            )?;
+            let stride = plan.stride;
             let mut b = eng.stream().launch_builder(&f);
             b.arg(&mut out.head)
                 .arg(&mut out.limbs)
@@ -341,13 +404,18 @@ impl CudaFloatArray {
                 .arg(&ly)
                 .arg(&lz)
                 .arg(&want);
-            // Bigger tiers use more local memory per thread: smaller blocks.
-            let block = if tier <= 16 { 128 } else { 64 };
+            if plan.smem {
+                b.arg(&stride);
+            }
+            let mut cfg = grid(self.len, plan.block);
+            if plan.smem {
+                cfg.shared_mem_bytes = plan.stride * plan.block * 8;
+            }
             // SAFETY: every buffer holds len elements of its own limb count;
             // the kernel writes out's len heads and len*n limbs (and len
-            // ternary bytes when want is set).
-            unsafe { b.launch(grid(self.len, block)) }
-                .map_err(Error::driver("launching float_arith"))?;
+            // ternary bytes when want is set); the shared scratch is
+            // `stride` limbs per thread, at least what fl_scratch lays out.
+            unsafe { b.launch(cfg) }.map_err(Error::driver("launching float_arith"))?;
         } else {
             let k = match op {
                 DevOp::Mul2si(k) => k,

@@ -357,14 +357,41 @@ FL_DEV u64 fl_div21(u64 u1, u64 u0, u64 v, u64 &rem) {
     return q1 * b + q0;
 }
 
+// floor((2^128 - 1) / d) - 2^64 for d with its top bit set (one slow
+// division per element; the quotient digits then cost two products each).
+FL_DEV u64 fl_invert(u64 d) {
+    u64 r;
+    return fl_div21(~d, ~0ull, d, r);
+}
+
+// (u1:u0) / d with u1 < d, d normalized, di = fl_invert(d) (GMP's
+// udiv_qrnnd_preinv).
+FL_DEV u64 fl_div21_pre(u64 u1, u64 u0, u64 d, u64 di, u64 &rem) {
+    u64 pl = u1 * di, ph = fl_mulhi(u1, di);
+    u64 ql = pl + u0;
+    u64 qh = ph + u1 + 1 + (ql < pl);
+    u64 r = u0 - qh * d;
+    if (r > ql) {
+        qh--;
+        r += d;
+    }
+    if (r >= d) {
+        qh++;
+        r -= d;
+    }
+    rem = r;
+    return qh;
+}
+
 // Knuth's algorithm D: u (ul+1 limbs, u[ul] = 0, destroyed; the remainder
 // is left in u[0..lv]) divided by v (lv limbs, top bit set): q gets
 // ul - lv + 1 limbs.
 FL_DEV void fl_divrem(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv) {
     u64 vt = v[lv - 1];
+    u64 vi = fl_invert(vt);
     if (lv == 1) {
         u64 r = 0;
-        for (u32 j = ul; j-- > 0;) q[j] = fl_div21(r, u[j], vt, r);
+        for (u32 j = ul; j-- > 0;) q[j] = fl_div21_pre(r, u[j], vt, vi, r);
         u[0] = r;
         return;
     }
@@ -378,7 +405,7 @@ FL_DEV void fl_divrem(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv) {
             rh = n1 + vt;
             rbig = rh < n1;
         } else {
-            qh = fl_div21(n2, n1, vt, rh);
+            qh = fl_div21_pre(n2, n1, vt, vi, rh);
             rbig = false;
         }
         while (!rbig) {
@@ -522,10 +549,25 @@ FL_DEV FlNum fl_num(u64 h, const u64 *m, u32 l, bool neg) {
 // The arithmetic operations (add, sub, mul, div, sqrt, fma, fms) of one
 // element, MPFR's special-value tables first. Scratch: NL is the tier, at
 // least the largest limb count of the operands and the destination.
-template <int NL>
-FL_DEV i8 fl_arith(u32 op, u32 rnd, u64 p, FlOut &o, u64 xh, const u64 *xm, u32 lx, u64 yh,
-                   const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz) {
-    u64 A[2 * NL + 4], B[2 * NL + 4], C[2 * NL + 4], P[2 * NL];
+// Scratch limbs the arithmetic of op needs (src/float/cuda.rs computes the
+// same): A, B, C, P laid out one after the other.
+FL_DEV void fl_scratch(u32 op, u32 n, u32 lx, u32 ly, u32 lz, u32 &a, u32 &b, u32 &c, u32 &pp) {
+    u32 mx = n > lx ? n : lx;
+    mx = mx > ly ? mx : ly;
+    mx = mx > lz ? mx : lz;
+    a = b = 2 * mx + 4;
+    c = (op == FL_OP_SQRT) ? 2 * mx + 4 : 0;
+    pp = (op == FL_OP_MUL || op == FL_OP_FMA || op == FL_OP_FMS) ? lx + ly : 0;
+    if (op == FL_OP_MUL) a = b = 0;
+}
+
+// The arithmetic with scratch buffers A, B (2*max limbs + 4 each), C (the
+// same, sqrt only) and P (lx + ly, products only).
+FL_DEV i8 fl_arith_buf(u32 op, u32 rnd, u64 p, FlOut &o, u64 xh, const u64 *xm, u32 lx, u64 yh,
+                       const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz, u64 *A, u64 *B,
+                       u64 *C, u64 *P) {
+    u32 NL = (u32)((o.n > lx ? o.n : lx) > (ly > lz ? ly : lz) ? (o.n > lx ? o.n : lx)
+                                                                : (ly > lz ? ly : lz));
     u32 xt = fl_tag(xh), yt = fl_tag(yh), zt = fl_tag(zh);
     u32 cx = xt & 3, cy = yt & 3, cz = zt & 3;
     bool xn = (xt & FL_NEG) != 0, yn = (yt & FL_NEG) != 0, zn = (zt & FL_NEG) != 0;
@@ -605,6 +647,94 @@ FL_DEV i8 fl_arith(u32 op, u32 rnd, u64 p, FlOut &o, u64 xh, const u64 *xm, u32 
         return fl_add_num(o, pr, fl_num(zh, zm, lz, cn), p, rnd, A, B);
     }
     }
+}
+
+// The arithmetic with scratch in local memory, tier NL >= every limb count.
+template <int NL>
+FL_DEV i8 fl_arith(u32 op, u32 rnd, u64 p, FlOut &o, u64 xh, const u64 *xm, u32 lx, u64 yh,
+                   const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz) {
+    u64 A[2 * NL + 4], B[2 * NL + 4], C[2 * NL + 4], P[2 * NL];
+    return fl_arith_buf(op, rnd, p, o, xh, xm, lx, yh, ym, ly, zh, zm, lz, A, B, C, P);
+}
+
+// x * y for normal x, y and destination all of exactly N limbs: the
+// product, the rounding and the carry in registers (compile-time indices),
+// then the shared range check. Same bits as fl_round_to on fl_product.
+template <int N>
+FL_DEV i8 fl_mul_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd) {
+    u64 a[N], b[N], r[2 * N];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        a[i] = xm[i];
+        b[i] = ym[i];
+    }
+#pragma unroll
+    for (int i = 0; i < 2 * N; i++) r[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        u64 c = 0;
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            u64 lo = a[i] * b[j], hi = fl_mulhi(a[i], b[j]);
+            lo += c;
+            hi += lo < c;
+            u64 t = r[i + j] + lo;
+            hi += t < lo;
+            r[i + j] = t;
+            c = hi;
+        }
+        r[i + N] = c;
+    }
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((r[2 * N - 1] >> 63) == 0) {
+#pragma unroll
+        for (int i = 2 * N - 1; i > 0; i--) r[i] = (r[i] << 1) | (r[i - 1] >> 63);
+        r[0] <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    u64 m[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) m[i] = r[N + i];
+    u64 below = 0;
+#pragma unroll
+    for (int i = 0; i + 1 < N; i++) below |= r[i];
+    u32 low = (u32)(64ull * N - p);
+    bool rb, st;
+    if (low > 0) {
+        u64 mask = (1ull << low) - 1;
+        rb = (m[0] >> (low - 1)) & 1;
+        st = ((m[0] & (mask >> 1)) | r[N - 1] | below) != 0;
+        m[0] &= ~mask;
+    } else {
+        rb = r[N - 1] >> 63;
+        st = ((r[N - 1] << 1) | below) != 0;
+    }
+    bool inexact = rb || st, inc;
+    switch (rnd) {
+    case FL_RN: inc = rb && (st || ((m[0] >> low) & 1)); break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = inexact && !neg; break;
+    case FL_RD: inc = inexact && neg; break;
+    default: inc = inexact; break;
+    }
+    if (inc) {
+        u64 c = 1ull << low;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            u64 v = m[i] + c;
+            c = v < c ? 1 : 0;
+            m[i] = v;
+        }
+        if (c) {
+            m[N - 1] = 1ull << 63;
+            e += 1;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < N; i++) o.m[i] = m[i];
+    i8 t = inexact ? fl_ternary(inc, neg) : 0;
+    return fl_finish(o, neg, e, t, inc, p, rnd);
 }
 
 // Element comparison: -1, 0, 1, or 2 when unordered (a NaN).
