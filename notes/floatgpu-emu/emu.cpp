@@ -4,7 +4,8 @@
 // (MPARRAY_FLOAT_EMU=path/to/emu). Job on stdin, all u64 little-endian:
 // op rnd p n lx ly lz k len, then xh, xl, yh, yl, zh, zl; answer on stdout:
 // rh, rl, tern (one i64 each).
-// Build: g++ -O2 -o emu emu.cpp
+// Build: g++ -O2 -o emu emu.cpp (add -fsanitize=address,undefined to check
+// that the scratch sizes of fl_scratch suffice)
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -50,9 +51,17 @@ int main() {
                  (fl_tag(yh[i]) & 3) == FL_NORMAL && fast(n, o, xh[i], xl.data() + i * lx, yh[i],
                                                           yl.data() + i * ly, p, rnd, t))
             ;
-        else if (op <= FL_OP_FMS)
-            t = fl_arith<256>(op, rnd, p, o, xh[i], xl.data() + i * lx, lx, yh[i],
-                              yl.data() + i * ly, ly, zh[i], zl.data() + i * lz, lz);
+        else if (op <= FL_OP_FMS) {
+            // Scratch of exactly fl_scratch's sizes, each its own heap block,
+            // so that -fsanitize=address catches any overflow.
+            u32 a, b, c, pp;
+            fl_scratch(op, n, lx, op == FL_OP_SQRT ? 0 : ly, op >= FL_OP_FMA ? lz : 0, a, b, c,
+                       pp);
+            std::vector<u64> A(a), B(b), C(c), P(pp);
+            t = fl_arith_buf(op, rnd, p, o, xh[i], xl.data() + i * lx, lx, yh[i],
+                             yl.data() + i * ly, ly, zh[i], zl.data() + i * lz, lz, A.data(),
+                             B.data(), C.data(), P.data());
+        }
         else
             t = fl_misc(op, rnd, p, k, o, xh[i], xl.data() + i * lx, lx, yh[i],
                         yl.data() + i * ly, ly);

@@ -127,14 +127,26 @@ pub fn instances() -> Vec<Instance> {
     v
 }
 
-/// How an arithmetic launch holds its scratch.
+/// Which arithmetic kernel a launch uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// float_mul_tile: equal precisions of exactly `tier <= 16` limbs.
+    MulTile,
+    /// float_arith_tile: operands, result and scratch in shared memory.
+    Tile,
+    /// float_arith_smem: scratch in shared memory, operands in global.
+    Smem,
+    /// float_arith: scratch in local memory (any size up to the tier).
+    Local,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Plan {
-    /// Scratch in shared memory (else local memory of the tier).
-    smem: bool,
-    /// Shared limbs per thread (odd).
+    kind: Kind,
+    /// Shared scratch limbs per thread (odd).
     stride: u32,
     block: u32,
+    smem_bytes: u32,
 }
 
 /// Largest dynamic shared memory a launch asks for without opting in.
@@ -143,38 +155,71 @@ const SMEM_LIMIT: u32 = 48 * 1024;
 /// The scratch limbs of float_common.cuh's fl_scratch.
 fn scratch_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize {
     let mx = n.max(lx).max(ly).max(lz);
-    let prod = matches!(op, DevOp::Mul | DevOp::Fma | DevOp::Fms);
-    let ab = if op == DevOp::Mul {
-        0
-    } else {
-        2 * (2 * mx + 4)
-    };
-    let c = if op == DevOp::Sqrt { 2 * mx + 4 } else { 0 };
-    ab + c + if prod { lx + ly } else { 0 }
+    match op {
+        DevOp::Add | DevOp::Sub => 2 * mx + 3,
+        DevOp::Mul => lx + ly,
+        DevOp::Div => {
+            let ul = lx.max(ly + n + 1);
+            2 * ul + 1
+        }
+        DevOp::Sqrt => 3 * (2 * mx + 4),
+        _ => {
+            let w = (lx + ly).max(lz).max(n) + 1;
+            2 * w + 1 + lx + ly
+        }
+    }
 }
 
 /// Products of equal precisions at a tier of at most 16 limbs take the
-/// register path (no scratch); otherwise shared memory when the scratch of
-/// a block of 64 (or 32) threads fits in 48 KiB, else local memory.
-/// `MPARRAY_FLOAT_SCRATCH=local|smem` forces one (for measurements).
+/// register kernel; otherwise the staged kernel when operands, result and
+/// scratch of a block of 64 (or 32) threads fit in 48 KiB, else the
+/// shared-scratch kernel, else local memory. `MPARRAY_FLOAT_KERNEL=local|
+/// smem|tile` caps the choice (for measurements).
 fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize) -> Plan {
-    let fast = op == DevOp::Mul && n == tier && lx == tier && ly == tier && tier <= 16;
     let stride = (scratch_limbs(op, n, lx, ly, lz) | 1) as u32;
-    let forced = std::env::var("MPARRAY_FLOAT_SCRATCH").ok();
+    let cap = std::env::var("MPARRAY_FLOAT_KERNEL").ok();
+    let cap = cap.as_deref();
     let local = Plan {
-        smem: false,
+        kind: Kind::Local,
         stride,
         block: if tier <= 16 { 128 } else { 64 },
+        smem_bytes: 0,
     };
-    if fast || forced.as_deref() == Some("local") {
-        return local;
+    let fast = op == DevOp::Mul && n == tier && lx == tier && ly == tier && tier <= 16;
+    match cap {
+        Some("local") => return local,
+        Some("smem") | Some("tile") => {}
+        _ if fast => {
+            return Plan {
+                kind: Kind::MulTile,
+                stride,
+                block: 128,
+                smem_bytes: 0,
+            };
+        }
+        _ => {}
+    }
+    let odd = |l: usize| (l | 1) as u32;
+    let staged = odd(lx) + odd(ly) + odd(lz) + odd(n) + stride;
+    if cap != Some("smem") {
+        for block in [64u32, 32] {
+            if staged * block * 8 <= SMEM_LIMIT {
+                return Plan {
+                    kind: Kind::Tile,
+                    stride,
+                    block,
+                    smem_bytes: staged * block * 8,
+                };
+            }
+        }
     }
     for block in [64u32, 32] {
         if stride * block * 8 <= SMEM_LIMIT {
             return Plan {
-                smem: true,
+                kind: Kind::Smem,
                 stride,
                 block,
+                smem_bytes: stride * block * 8,
             };
         }
     }
@@ -376,45 +421,51 @@ impl CudaFloatArray {
                 Error::Invalid(format!("{need} limbs exceed the CUDA float tiers"))
             })?;
             let plan = plan_arith(op, out.n, self.n, ly as usize, lz as usize, tier);
-            let f = eng.function(
-                &inst_arith(tier),
-                if plan.smem {
-                    "float_arith_smem"
-                } else {
-                    "float_arith"
-                },
-            )?;
+            let name = match plan.kind {
+                Kind::MulTile => "float_mul_tile",
+                Kind::Tile => "float_arith_tile",
+                Kind::Smem => "float_arith_smem",
+                Kind::Local => "float_arith",
+            };
+            let f = eng.function(&inst_arith(tier), name)?;
             let stride = plan.stride;
             let mut b = eng.stream().launch_builder(&f);
-            b.arg(&mut out.head)
-                .arg(&mut out.limbs)
-                .arg(tern)
-                .arg(&self.head)
-                .arg(&self.limbs)
-                .arg(&y.head)
-                .arg(&y.limbs)
-                .arg(&z.head)
-                .arg(&z.limbs)
-                .arg(&len)
-                .arg(&code)
-                .arg(&rc)
-                .arg(&p)
-                .arg(&n)
-                .arg(&lx)
-                .arg(&ly)
-                .arg(&lz)
-                .arg(&want);
-            if plan.smem {
-                b.arg(&stride);
+            b.arg(&mut out.head).arg(&mut out.limbs).arg(tern);
+            if plan.kind == Kind::MulTile {
+                b.arg(&self.head)
+                    .arg(&self.limbs)
+                    .arg(&y.head)
+                    .arg(&y.limbs)
+                    .arg(&len)
+                    .arg(&rc)
+                    .arg(&p)
+                    .arg(&want);
+            } else {
+                b.arg(&self.head)
+                    .arg(&self.limbs)
+                    .arg(&y.head)
+                    .arg(&y.limbs)
+                    .arg(&z.head)
+                    .arg(&z.limbs)
+                    .arg(&len)
+                    .arg(&code)
+                    .arg(&rc)
+                    .arg(&p)
+                    .arg(&n)
+                    .arg(&lx)
+                    .arg(&ly)
+                    .arg(&lz)
+                    .arg(&want);
+                if matches!(plan.kind, Kind::Tile | Kind::Smem) {
+                    b.arg(&stride);
+                }
             }
             let mut cfg = grid(self.len, plan.block);
-            if plan.smem {
-                cfg.shared_mem_bytes = plan.stride * plan.block * 8;
-            }
+            cfg.shared_mem_bytes = plan.smem_bytes;
             // SAFETY: every buffer holds len elements of its own limb count;
             // the kernel writes out's len heads and len*n limbs (and len
-            // ternary bytes when want is set); the shared scratch is
-            // `stride` limbs per thread, at least what fl_scratch lays out.
+            // ternary bytes when want is set); the shared memory holds what
+            // the kernel lays out (plan_arith mirrors fl_scratch).
             unsafe { b.launch(cfg) }.map_err(Error::driver("launching float_arith"))?;
         } else {
             let k = match op {

@@ -476,10 +476,47 @@ FL_DEV i8 fl_div_num(FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd, u64 *ua, u64 *q
     return fl_round_to(o, (bool)(x.neg ^ y.neg), e, qa, qs, sticky, p, rnd);
 }
 
+// Root of the top 2*mm limbs of N (nn, 2m limbs) into s[0..mm), given in s
+// an over-estimate (s >= root, top bit set): Newton's floor iteration
+// s' = (s + floor(N/s)) / 2 (never below the root) until s'^2 <= N. With a
+// good start one step suffices. un: 2mm+1 limbs (the division, then s'^2),
+// q: mm+1 limbs.
+FL_DEV void fl_isqrt_level(const u64 *nt, u32 mm, u64 *s, u64 *un, u64 *q) {
+    for (;;) {
+        for (u32 i = 0; i < 2 * mm; i++) un[i] = nt[i];
+        un[2 * mm] = 0;
+        fl_divrem(q, un, 2 * mm, s, mm);  // q: mm+1 limbs
+        // q = (s + q) >> 1 (below 2^(64 mm): s and q are within a factor
+        // of about 2 of the root once s is normalized).
+        u64 c = 0;
+        for (u32 i = 0; i < mm; i++) {
+            u64 a = s[i] + q[i];
+            u64 c1 = a < s[i];
+            u64 b = a + c;
+            u64 c2 = b < a;
+            q[i] = b;
+            c = c1 | c2;
+        }
+        u64 qt = q[mm] + c;
+        for (u32 i = 0; i < mm; i++) q[i] = (q[i] >> 1) | ((i + 1 < mm ? q[i + 1] : qt) << 63);
+        qt >>= 1;
+        if (qt != 0) {
+            // Only when s is far above the root: keep s's width.
+            for (u32 i = 0; i < mm; i++) q[i] = ~0ull;
+        }
+        for (u32 i = 0; i < mm; i++) s[i] = q[i];
+        // Done when s^2 <= N.
+        fl_mul_exact(un, s, mm, s, mm);
+        if (fl_cmp_mant(un, 2 * mm, nt, 2 * mm) <= 0) return;
+    }
+}
+
 // sqrt of a finite positive x: N = mantissa << (128m - 64lx - t), root =
-// floor(sqrt(N)) by Newton's floor iteration from above (s' = (s + N/s)/2
-// until it stops decreasing), sticky = N != root^2. Buffers: nn 2m limbs,
-// un 2m+1, s m, q m+2 (m = max(n+1, lx/2+1)).
+// floor(sqrt(N)) by precision doubling: the root of the top 2h limbs plus
+// one, shifted, over-estimates the root of the top 2mm limbs; one Newton
+// step (checked by squaring, repeated if needed) gives it exactly. Sticky =
+// N != root^2. Buffers: nn 2m limbs, un 2m+1, s m, q m+2 (m = max(n+1,
+// lx/2+1)).
 FL_DEV i8 fl_sqrt_num(FlOut &o, FlNum x, u64 p, u32 rnd, u64 *nn, u64 *un, u64 *s, u64 *q) {
     u32 lx = x.l, n = o.n;
     u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
@@ -490,8 +527,14 @@ FL_DEV i8 fl_sqrt_num(FlOut &o, FlNum x, u64 p, u32 rnd, u64 *nn, u64 *un, u64 *
         for (u32 i = 0; i + 1 < 2 * m; i++) nn[i] = (nn[i] >> 1) | (nn[i + 1] << 63);
         nn[2 * m - 1] >>= 1;
     }
-    // Start above the root: the top limb from a double square root plus a
-    // margin, all ones below.
+    // Level sizes m, ceil(m/2), ..., 1; start at the smallest.
+    u32 lv[40];
+    u32 nl = 0;
+    for (u32 mm = m;; mm = (mm + 1) / 2) {
+        lv[nl++] = mm;
+        if (mm == 1) break;
+    }
+    // One limb: a double square root plus a margin is above the root.
     double T = (double)nn[2 * m - 1] * 18446744073709551616.0 + (double)nn[2 * m - 2];
     double r = fl_sqrt(T);
     u64 top;
@@ -501,43 +544,26 @@ FL_DEV i8 fl_sqrt_num(FlOut &o, FlNum x, u64 p, u32 rnd, u64 *nn, u64 *un, u64 *
         top = (u64)r;
         top = top + 16384 < top ? ~0ull : top + 16384;
     }
-    for (u32 i = 0; i + 1 < m; i++) s[i] = ~0ull;
-    s[m - 1] = top;
-    for (;;) {
-        for (u32 i = 0; i < 2 * m; i++) un[i] = nn[i];
-        un[2 * m] = 0;
-        fl_divrem(q, un, 2 * m, s, m);  // q: m+1 limbs, remainder un[0..m]
-        // N = s*q + r: s is the root with N == s^2 iff q == s and r == 0.
-        bool exact = q[m] == 0 && !fl_any(un, m);
-        for (u32 i = 0; i < m && exact; i++) exact = q[i] == s[i];
-        // q = (s + q) >> 1, compared with s.
-        u64 c = 0;
-        for (u32 i = 0; i < m; i++) {
-            u64 a = s[i] + q[i];
-            u64 c1 = a < s[i];
-            u64 b = a + c;
-            u64 c2 = b < a;
-            q[i] = b;
-            c = c1 | c2;
+    s[0] = top;
+    fl_isqrt_level(nn + 2 * m - 2, 1, s, un, q);
+    for (u32 k = nl - 1; k-- > 0;) {
+        u32 mm = lv[k], h = lv[k + 1], d = mm - h;
+        // s0 = (root_h + 1) * B^d, or B^mm - 1 if that overflows.
+        for (u32 i = h; i-- > 0;) s[i + d] = s[i];
+        for (u32 i = 0; i < d; i++) s[i] = 0;
+        u32 i = d;
+        for (; i < mm; i++) {
+            if (++s[i] != 0) break;
         }
-        u64 qt = q[m] + c;
-        for (u32 i = 0; i < m; i++) q[i] = (q[i] >> 1) | ((i + 1 < m ? q[i + 1] : qt) << 63);
-        qt >>= 1;
-        bool less = false;
-        if (qt == 0) {
-            for (u32 k2 = m; k2-- > 0;) {
-                if (q[k2] != s[k2]) {
-                    less = q[k2] < s[k2];
-                    break;
-                }
-            }
+        if (i == mm) {
+            for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
         }
-        if (!less) {
-            i64 e = (x.e + (i64)t) / 2;
-            return fl_round_to(o, false, e, s, m, !exact, p, rnd);
-        }
-        for (u32 i = 0; i < m; i++) s[i] = q[i];
+        fl_isqrt_level(nn + 2 * (m - mm), mm, s, un, q);
     }
+    // un holds s^2 (2m limbs): exact iff it equals N.
+    bool exact = fl_cmp_mant(un, 2 * m, nn, 2 * m) == 0;
+    i64 e = (x.e + (i64)t) / 2;
+    return fl_round_to(o, false, e, s, m, !exact, p, rnd);
 }
 
 // One operand as a finite number.
@@ -555,10 +581,25 @@ FL_DEV void fl_scratch(u32 op, u32 n, u32 lx, u32 ly, u32 lz, u32 &a, u32 &b, u3
     u32 mx = n > lx ? n : lx;
     mx = mx > ly ? mx : ly;
     mx = mx > lz ? mx : lz;
-    a = b = 2 * mx + 4;
-    c = (op == FL_OP_SQRT) ? 2 * mx + 4 : 0;
-    pp = (op == FL_OP_MUL || op == FL_OP_FMA || op == FL_OP_FMS) ? lx + ly : 0;
-    if (op == FL_OP_MUL) a = b = 0;
+    a = b = c = pp = 0;
+    if (op == FL_OP_ADD || op == FL_OP_SUB) {
+        a = mx + 2;  // window w + 1, w = max(lx, ly, n) + 1
+        b = mx + 1;
+    } else if (op == FL_OP_MUL) {
+        pp = lx + ly;
+    } else if (op == FL_OP_DIV) {
+        u32 ul = lx > ly + n + 1 ? lx : ly + n + 1;
+        a = ul + 1;
+        b = ul;
+    } else if (op == FL_OP_SQRT) {
+        a = b = c = 2 * mx + 4;
+    } else {  // FMA, FMS: product, then the window of max(lx+ly, lz, n) + 1
+        pp = lx + ly;
+        u32 w = lx + ly > lz ? lx + ly : lz;
+        w = (w > n ? w : n) + 1;
+        a = w + 1;
+        b = w;
+    }
 }
 
 // The arithmetic with scratch buffers A, B (2*max limbs + 4 each), C (the
@@ -662,53 +703,60 @@ FL_DEV i8 fl_arith(u32 op, u32 rnd, u64 p, FlOut &o, u64 xh, const u64 *xm, u32 
 // then the shared range check. Same bits as fl_round_to on fl_product.
 template <int N>
 FL_DEV i8 fl_mul_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd) {
-    u64 a[N], b[N], r[2 * N];
+    u64 a[N], b[N];
 #pragma unroll
     for (int i = 0; i < N; i++) {
         a[i] = xm[i];
         b[i] = ym[i];
     }
+    // Column by column (Comba): only r[N-2..2N) are kept, the limbs below
+    // are OR-ed into one word (they only feed the sticky bit).
+    u64 hi[N + 1];
+    u64 r2 = 0, lowor = 0, c0 = 0, c1 = 0, c2 = 0;
 #pragma unroll
-    for (int i = 0; i < 2 * N; i++) r[i] = 0;
+    for (int k = 0; k < 2 * N - 1; k++) {
 #pragma unroll
-    for (int i = 0; i < N; i++) {
-        u64 c = 0;
-#pragma unroll
-        for (int j = 0; j < N; j++) {
-            u64 lo = a[i] * b[j], hi = fl_mulhi(a[i], b[j]);
-            lo += c;
-            hi += lo < c;
-            u64 t = r[i + j] + lo;
-            hi += t < lo;
-            r[i + j] = t;
-            c = hi;
+        for (int i = 0; i < N; i++) {
+            const int j = k - i;
+            if (j >= 0 && j < N) {
+                u64 lo = a[i] * b[j], h = fl_mulhi(a[i], b[j]);
+                c0 += lo;
+                h += c0 < lo;
+                c1 += h;
+                c2 += c1 < h;
+            }
         }
-        r[i + N] = c;
+        if (k < N - 2) lowor |= c0;
+        else if (k == N - 2) r2 = c0;
+        else hi[k - (N - 1)] = c0;
+        c0 = c1;
+        c1 = c2;
+        c2 = 0;
     }
+    hi[N] = c0;
     i64 e = fl_exp(xh) + fl_exp(yh);
-    if ((r[2 * N - 1] >> 63) == 0) {
+    if ((hi[N] >> 63) == 0) {
 #pragma unroll
-        for (int i = 2 * N - 1; i > 0; i--) r[i] = (r[i] << 1) | (r[i - 1] >> 63);
-        r[0] <<= 1;
+        for (int i = N; i > 0; i--) hi[i] = (hi[i] << 1) | (hi[i - 1] >> 63);
+        hi[0] = (hi[0] << 1) | (r2 >> 63);
+        r2 <<= 1;
         e -= 1;
     }
     bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
     u64 m[N];
 #pragma unroll
-    for (int i = 0; i < N; i++) m[i] = r[N + i];
-    u64 below = 0;
-#pragma unroll
-    for (int i = 0; i + 1 < N; i++) below |= r[i];
+    for (int i = 0; i < N; i++) m[i] = hi[i + 1];
+    u64 below = r2 | lowor;
     u32 low = (u32)(64ull * N - p);
     bool rb, st;
     if (low > 0) {
         u64 mask = (1ull << low) - 1;
         rb = (m[0] >> (low - 1)) & 1;
-        st = ((m[0] & (mask >> 1)) | r[N - 1] | below) != 0;
+        st = ((m[0] & (mask >> 1)) | hi[0] | below) != 0;
         m[0] &= ~mask;
     } else {
-        rb = r[N - 1] >> 63;
-        st = ((r[N - 1] << 1) | below) != 0;
+        rb = hi[0] >> 63;
+        st = ((hi[0] << 1) | below) != 0;
     }
     bool inexact = rb || st, inc;
     switch (rnd) {
