@@ -206,6 +206,9 @@ pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
     }
 }
 
+/// A result array and its ternary values.
+type Ternaried = (FloatArray, Vec<i8>);
+
 /// Uploads the operands, times `op` on the device into a preallocated
 /// result and ternary array (device events), and brings the last result back.
 fn time_cuda(
@@ -216,7 +219,7 @@ fn time_cuda(
     p: u64,
     rnd: Round,
     runs: usize,
-) -> Result<(Vec<f64>, (FloatArray, Vec<i8>))> {
+) -> Result<(Vec<f64>, Ternaried)> {
     use crate::float::cuda::{CudaFloatArray, ternary_to_host};
     let x = first.to_cuda(eng)?;
     let ys = more

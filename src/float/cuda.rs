@@ -171,14 +171,16 @@ fn scratch_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize 
 }
 
 /// Products of equal precisions at a tier of at most 16 limbs take the
-/// register kernel; otherwise the staged kernel when operands, result and
-/// scratch of a block of 64 (or 32) threads fit in 48 KiB, else the
-/// shared-scratch kernel, else local memory. `MPARRAY_FLOAT_KERNEL=local|
-/// smem|tile` caps the choice (for measurements).
+/// register kernel with staged I/O; the other operations the shared-scratch
+/// kernel when the scratch of a block of 64 (or 32) threads fits in 48 KiB,
+/// else local memory. The staged kernel for every operation
+/// (`float_arith_tile`) measured 1.3-1.7x slower than the shared-scratch
+/// one on add, div and sqrt (its larger shared footprint costs occupancy),
+/// so it is only used when asked: `MPARRAY_FLOAT_KERNEL=local|smem|tile`
+/// forces a kind (for measurements).
 fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize) -> Plan {
     let stride = (scratch_limbs(op, n, lx, ly, lz) | 1) as u32;
     let cap = std::env::var("MPARRAY_FLOAT_KERNEL").ok();
-    let cap = cap.as_deref();
     let local = Plan {
         kind: Kind::Local,
         stride,
@@ -186,44 +188,33 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         smem_bytes: 0,
     };
     let fast = op == DevOp::Mul && n == tier && lx == tier && ly == tier && tier <= 16;
-    match cap {
-        Some("local") => return local,
-        Some("smem") | Some("tile") => {}
-        _ if fast => {
-            return Plan {
-                kind: Kind::MulTile,
-                stride,
-                block: 128,
-                smem_bytes: 0,
-            };
-        }
-        _ => {}
-    }
     let odd = |l: usize| (l | 1) as u32;
     let staged = odd(lx) + odd(ly) + odd(lz) + odd(n) + stride;
-    if cap != Some("smem") {
-        for block in [64u32, 32] {
-            if staged * block * 8 <= SMEM_LIMIT {
-                return Plan {
-                    kind: Kind::Tile,
-                    stride,
-                    block,
-                    smem_bytes: staged * block * 8,
-                };
-            }
-        }
-    }
-    for block in [64u32, 32] {
-        if stride * block * 8 <= SMEM_LIMIT {
-            return Plan {
-                kind: Kind::Smem,
+    let fit = |kind: Kind, per_thread: u32| {
+        [64u32, 32]
+            .into_iter()
+            .find(|b| per_thread * b * 8 <= SMEM_LIMIT)
+            .map(|block| Plan {
+                kind,
                 stride,
                 block,
-                smem_bytes: stride * block * 8,
-            };
-        }
+                smem_bytes: per_thread * block * 8,
+            })
+    };
+    match cap.as_deref() {
+        Some("local") => local,
+        Some("tile") => fit(Kind::Tile, staged)
+            .or_else(|| fit(Kind::Smem, stride))
+            .unwrap_or(local),
+        Some("smem") => fit(Kind::Smem, stride).unwrap_or(local),
+        _ if fast => Plan {
+            kind: Kind::MulTile,
+            stride,
+            block: 128,
+            smem_bytes: 0,
+        },
+        _ => fit(Kind::Smem, stride).unwrap_or(local),
     }
-    local
 }
 
 /// `len` floats of one precision on a CUDA device.
@@ -517,6 +508,7 @@ impl CudaFloatArray {
     }
 
     /// Element-wise comparison (None with a NaN; +0 == -0).
+    #[allow(clippy::should_implement_trait)]
     pub fn cmp(&self, other: &CudaFloatArray) -> Result<Vec<Option<Ordering>>> {
         self.same(other)?;
         if self.len == 0 {
