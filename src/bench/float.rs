@@ -39,10 +39,11 @@ impl Op {
 
 #[derive(Args, Clone)]
 pub struct FloatBenchArgs {
-    /// Engine: cpu (float kernels on CUDA are not built yet).
+    /// Engine: cpu or cuda (cuda: batches of 2^22 elements, inputs uploaded
+    /// before timing, device events).
     #[arg(long, default_value = "cpu")]
     engine: String,
-    /// Divide the batch of 2^20 elements by 2^K.
+    /// Divide the batch (2^20 elements on the CPU, 2^22 on CUDA) by 2^K.
     #[arg(long, default_value_t = 0)]
     scale: u32,
     /// Precisions in bits (default 128,256,512,1024,2048).
@@ -81,14 +82,13 @@ pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
     } else {
         super::engine(&a.engine)?
     };
-    if engine.is_cuda() {
-        return Err(crate::float::cuda_not_built().into());
-    }
-    if a.scale > 20 {
-        return Err(CliError::Input("--scale is at most 20".into()));
+    // The GPU bars are for batches of 2^22, the CPU protocol 2^20.
+    let log_len = if engine.is_cuda() { 22 } else { 20 };
+    if a.scale > log_len {
+        return Err(CliError::Input(format!("--scale is at most {log_len}")));
     }
     let rnd = Round::from_name(&a.round)?;
-    let len = 1usize << (20 - a.scale);
+    let len = 1usize << (log_len - a.scale);
     let precs = if a.precs.is_empty() {
         vec![128, 256, 512, 1024, 2048]
     } else {
@@ -120,8 +120,9 @@ pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
         let xa = x.abs(p, Round::Nearest)?;
         // Results go into preallocated arrays (the `*_into` form): fresh
         // memory per run would cost page faults comparable to an add.
-        let mut out = FloatArray::zeros(len, p)?;
-        let mut tern = vec![0i8; len];
+        let host_len = if engine.is_cuda() { 0 } else { len };
+        let mut out = FloatArray::zeros(host_len, p)?;
+        let mut tern = vec![0i8; host_len];
         for &op in &ops {
             let (fop, first, more): (FloatOp, &FloatArray, Vec<&FloatArray>) = match op {
                 Op::Add => (FloatOp::Add, &x, vec![&y]),
@@ -130,10 +131,18 @@ pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
                 Op::Sqrt => (FloatOp::Sqrt, &xa, vec![]),
                 Op::Fma => (FloatOp::Fma, &x, vec![&y, &z]),
             };
-            let (times, ()) = time_runs(&engine, 1, a.runs.max(1), || -> Result<()> {
-                first.op_into(fop, &more, &mut out, rnd, Some(&mut tern))
-            })?;
-            let res = (out.clone(), tern.clone());
+            let (times, res) = match &engine {
+                crate::engine::Engine::Cuda(eng) => {
+                    let (t, r) = time_cuda(eng, fop, first, &more, p, rnd, a.runs.max(1))?;
+                    (t, r)
+                }
+                _ => {
+                    let (times, ()) = time_runs(&engine, 1, a.runs.max(1), || -> Result<()> {
+                        first.op_into(fop, &more, &mut out, rnd, Some(&mut tern))
+                    })?;
+                    (times, (out.clone(), tern.clone()))
+                }
+            };
             let out_ref = &res;
             let (checked, ok) = check(
                 op,
@@ -195,6 +204,41 @@ pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
             "a result differed from malachite-float".into(),
         ))
     }
+}
+
+/// A result array and its ternary values.
+type Ternaried = (FloatArray, Vec<i8>);
+
+/// Uploads the operands, times `op` on the device into a preallocated
+/// result and ternary array (device events), and brings the last result back.
+fn time_cuda(
+    eng: &std::sync::Arc<crate::engine::CudaEngine>,
+    op: FloatOp,
+    first: &FloatArray,
+    more: &[&FloatArray],
+    p: u64,
+    rnd: Round,
+    runs: usize,
+) -> Result<(Vec<f64>, Ternaried)> {
+    use crate::float::cuda::{CudaFloatArray, ternary_to_host};
+    let x = first.to_cuda(eng)?;
+    let ys = more
+        .iter()
+        .map(|m| m.to_cuda(eng))
+        .collect::<Result<Vec<_>>>()?;
+    let yr: Vec<&CudaFloatArray> = ys.iter().collect();
+    let mut out = CudaFloatArray::zeros(eng, x.len(), p)?;
+    let mut tern = eng
+        .stream()
+        .alloc_zeros::<i8>(x.len().max(1))
+        .map_err(crate::error::Error::driver("allocating"))?;
+    let engine = crate::engine::Engine::Cuda(eng.clone());
+    let (times, ()) = time_runs(&engine, 1, runs, || {
+        x.op_into(op.into(), &yr, &mut out, rnd, Some(&mut tern))
+    })?;
+    let mut t = ternary_to_host(eng, &tern)?;
+    t.truncate(x.len());
+    Ok((times, (out.to_host()?, t)))
 }
 
 /// Checks 64 elements (first, last and spread) against malachite-float.

@@ -26,6 +26,7 @@ use rayon::prelude::*;
 
 use super::{CliError, engine_from_arg};
 use crate::error::Error;
+use crate::float::cuda::DevOp;
 use crate::float::{self, FloatArray, Round, text};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -96,8 +97,8 @@ pub struct FloatArgs {
     /// Rounding mode for reading the inputs.
     #[arg(long, default_value = "N")]
     in_round: String,
-    /// Engine: cpu, cuda or auto (float kernels on CUDA are not built yet,
-    /// so auto is the CPU).
+    /// Engine: cpu, cuda or auto (auto is the CPU; cuda serves precisions
+    /// up to 16384 bits).
     #[arg(long, default_value = "cpu")]
     engine: String,
     /// Print exact hex floats (MPFR's %Ra).
@@ -240,36 +241,58 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         }
     }
     drop(files);
-    let arrays = arrays
-        .iter()
-        .map(|x| x.to_engine(&engine))
-        .collect::<Result<Vec<_>, _>>()?;
     let (x, p) = (&arrays[0], a.prec);
     let lines: Vec<String> = if a.op == Op::Cmp {
-        x.cmp(&arrays[1])?
-            .into_iter()
-            .map(|c| match c {
-                None => "nan".to_string(),
-                Some(o) => (o as i8).to_string(),
-            })
-            .collect()
+        match &engine {
+            crate::engine::Engine::Cuda(eng) => x.to_cuda(eng)?.cmp(&arrays[1].to_cuda(eng)?)?,
+            _ => x.cmp(&arrays[1])?,
+        }
+        .into_iter()
+        .map(|c| match c {
+            None => "nan".to_string(),
+            Some(o) => (o as i8).to_string(),
+        })
+        .collect()
     } else {
-        let (r, t) = match a.op {
-            Op::Add => x.add_ternary(&arrays[1], p, rnd),
-            Op::Sub => x.sub_ternary(&arrays[1], p, rnd),
-            Op::Mul => x.mul_ternary(&arrays[1], p, rnd),
-            Op::Div => x.div_ternary(&arrays[1], p, rnd),
-            Op::Min => x.min_ternary(&arrays[1], p, rnd),
-            Op::Max => x.max_ternary(&arrays[1], p, rnd),
-            Op::Sqrt => x.sqrt_ternary(p, rnd),
-            Op::Neg => x.neg_ternary(p, rnd),
-            Op::Abs => x.abs_ternary(p, rnd),
-            Op::Set => x.set_prec_ternary(p, rnd),
-            Op::Mul2 => x.mul_2si_ternary(a.k, p, rnd),
-            Op::Div2 => x.div_2si_ternary(a.k, p, rnd),
-            Op::Fma => x.fma_ternary(&arrays[1], &arrays[2], p, rnd),
-            Op::Fms => x.fms_ternary(&arrays[1], &arrays[2], p, rnd),
+        let dev_op = match a.op {
+            Op::Add => DevOp::Add,
+            Op::Sub => DevOp::Sub,
+            Op::Mul => DevOp::Mul,
+            Op::Div => DevOp::Div,
+            Op::Min => DevOp::Min,
+            Op::Max => DevOp::Max,
+            Op::Sqrt => DevOp::Sqrt,
+            Op::Neg => DevOp::Neg,
+            Op::Abs => DevOp::Abs,
+            Op::Set => DevOp::SetPrec,
+            Op::Mul2 => DevOp::Mul2si(a.k),
+            Op::Div2 => DevOp::Mul2si(a.k.checked_neg().unwrap_or(i64::MAX)),
+            Op::Fma => DevOp::Fma,
+            Op::Fms => DevOp::Fms,
             Op::Cmp => unreachable!(),
+        };
+        let (r, t) = match (&engine, a.op) {
+            (crate::engine::Engine::Cuda(eng), _) => {
+                let args: Vec<&FloatArray> = arrays.iter().collect();
+                float::cuda::run_on_host_arrays(eng, dev_op, &args, p, rnd)
+            }
+            (_, op) => match op {
+                Op::Add => x.add_ternary(&arrays[1], p, rnd),
+                Op::Sub => x.sub_ternary(&arrays[1], p, rnd),
+                Op::Mul => x.mul_ternary(&arrays[1], p, rnd),
+                Op::Div => x.div_ternary(&arrays[1], p, rnd),
+                Op::Min => x.min_ternary(&arrays[1], p, rnd),
+                Op::Max => x.max_ternary(&arrays[1], p, rnd),
+                Op::Sqrt => x.sqrt_ternary(p, rnd),
+                Op::Neg => x.neg_ternary(p, rnd),
+                Op::Abs => x.abs_ternary(p, rnd),
+                Op::Set => x.set_prec_ternary(p, rnd),
+                Op::Mul2 => x.mul_2si_ternary(a.k, p, rnd),
+                Op::Div2 => x.div_2si_ternary(a.k, p, rnd),
+                Op::Fma => x.fma_ternary(&arrays[1], &arrays[2], p, rnd),
+                Op::Fms => x.fms_ternary(&arrays[1], &arrays[2], p, rnd),
+                Op::Cmp => unreachable!(),
+            },
         }?;
         (0..r.len())
             .into_par_iter()

@@ -19,6 +19,7 @@
 
 mod arith;
 mod convert;
+pub mod cuda;
 mod ops;
 pub mod random;
 mod round;
@@ -87,11 +88,12 @@ pub fn check_prec(p: u64) -> Result<usize> {
     Ok(limbs_for_prec(p))
 }
 
-/// The one place that says float operations do not run on CUDA yet.
+/// FloatArray itself lives on the host: device arrays are
+/// [`cuda::CudaFloatArray`] (`FloatArray::to_cuda`).
 pub(crate) fn cuda_not_built() -> Error {
     Error::Invalid(
-        "float arrays and float operations on CUDA are not built yet: use --engine cpu \
-         (Engine::Cpu)"
+        "a FloatArray lives on the host: use FloatArray::to_cuda for a device array \
+         (float::cuda::CudaFloatArray)"
             .into(),
     )
 }

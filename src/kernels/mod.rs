@@ -49,8 +49,23 @@ pub static HUGE_LINEAR: KernelSource = KernelSource {
     code: include_str!("huge_linear.cu"),
 };
 
+/// Per-element float code shared by the float kernels (MPFR's semantics),
+/// pasted where a source says `#include "float_common.cuh"`.
+pub const FLOAT_COMMON: &str = include_str!("float_common.cuh");
+
+/// Float add, sub, mul, div, sqrt, fma, fms (tiers by limb count).
+pub static FLOAT_ARITH: KernelSource = KernelSource {
+    name: "float_arith",
+    code: include_str!("float_arith.cu"),
+};
+/// Float neg, abs, set_prec, mul_2si, min, max and cmp.
+pub static FLOAT_MISC: KernelSource = KernelSource {
+    name: "float_misc",
+    code: include_str!("float_misc.cu"),
+};
+
 /// Every kernel source, for listings and the CI compile check.
-pub fn sources() -> [&'static KernelSource; 6] {
+pub fn sources() -> [&'static KernelSource; 8] {
     [
         &INT_ADD,
         &INT_MUL,
@@ -58,6 +73,8 @@ pub fn sources() -> [&'static KernelSource; 6] {
         &INT_RAND,
         &HUGE_NTT,
         &HUGE_LINEAR,
+        &FLOAT_ARITH,
+        &FLOAT_MISC,
     ]
 }
 
@@ -95,7 +112,10 @@ impl Instance {
 
     /// The source with `common.cuh` pasted in (NVRTC has no file system).
     pub fn full_source(&self) -> String {
-        self.source.code.replace("#include \"common.cuh\"", COMMON)
+        self.source
+            .code
+            .replace("#include \"float_common.cuh\"", FLOAT_COMMON)
+            .replace("#include \"common.cuh\"", COMMON)
     }
 }
 
@@ -104,5 +124,6 @@ pub fn all_instances() -> Vec<Instance> {
     let mut v = Vec::new();
     v.extend(crate::int::cuda::instances());
     v.extend(crate::huge::cuda::instances());
+    v.extend(crate::float::cuda::instances());
     v
 }

@@ -1,0 +1,579 @@
+//! Float arrays on the CUDA engine: device storage ([`CudaFloatArray`]),
+//! transfers, and the kernels of src/kernels/float_{arith,misc}.cu, which
+//! mirror the CPU engine's exact algorithms and rounding step (so the bits
+//! are identical; see notes/floatgpu.md).
+//!
+//! Layout on the device: one 64-bit head word per element (`exp << 8 | tag`,
+//! the exponent arithmetic-shifted back) and the mantissa limbs contiguous
+//! per element, as on the host. A thread computes one element; the scratch
+//! of the arithmetic kernel is sized by a tier (the largest limb count of
+//! the operands and the destination, rounded up to [`TIERS`]), passed to
+//! NVRTC as `-DFL_NL=`. Precisions above [`MAX_CUDA_PREC`] are an error on
+//! CUDA (the CPU engine serves them).
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+
+use super::round::Round;
+use super::{FloatArray, FloatOp, check_prec};
+use crate::engine::CudaEngine;
+use crate::error::{Error, Result};
+use crate::kernels::{FLOAT_ARITH, FLOAT_MISC, Instance};
+
+/// Scratch tiers in limbs (one instantiation each).
+pub const TIERS: [usize; 12] = [1, 2, 3, 4, 6, 8, 12, 16, 32, 64, 128, 256];
+/// Largest precision on CUDA (operands and destination): 256 limbs.
+pub const MAX_CUDA_PREC: u64 = 64 * 256;
+
+/// An operation on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DevOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Sqrt,
+    Fma,
+    Fms,
+    Neg,
+    Abs,
+    SetPrec,
+    /// `x * 2^k` (div_2si is `-k`).
+    Mul2si(i64),
+    Min,
+    Max,
+}
+
+impl DevOp {
+    /// The kernels' operation code (float_common.cuh's FL_OP_*).
+    pub fn code(self) -> u32 {
+        match self {
+            DevOp::Add => 0,
+            DevOp::Sub => 1,
+            DevOp::Mul => 2,
+            DevOp::Div => 3,
+            DevOp::Sqrt => 4,
+            DevOp::Fma => 5,
+            DevOp::Fms => 6,
+            DevOp::Neg => 7,
+            DevOp::Abs => 8,
+            DevOp::SetPrec => 9,
+            DevOp::Mul2si(_) => 10,
+            DevOp::Min => 11,
+            DevOp::Max => 12,
+        }
+    }
+
+    /// Number of operands.
+    pub fn arity(self) -> usize {
+        match self {
+            DevOp::Fma | DevOp::Fms => 3,
+            DevOp::Add | DevOp::Sub | DevOp::Mul | DevOp::Div | DevOp::Min | DevOp::Max => 2,
+            _ => 1,
+        }
+    }
+
+    fn arith(self) -> bool {
+        self.code() <= 6
+    }
+}
+
+impl From<FloatOp> for DevOp {
+    fn from(op: FloatOp) -> DevOp {
+        match op {
+            FloatOp::Add => DevOp::Add,
+            FloatOp::Sub => DevOp::Sub,
+            FloatOp::Mul => DevOp::Mul,
+            FloatOp::Div => DevOp::Div,
+            FloatOp::Min => DevOp::Min,
+            FloatOp::Max => DevOp::Max,
+            FloatOp::Sqrt => DevOp::Sqrt,
+            FloatOp::Fma => DevOp::Fma,
+            FloatOp::Fms => DevOp::Fms,
+        }
+    }
+}
+
+/// The kernels' rounding-mode code (N, Z, U, D, A = 0..4).
+pub fn round_code(r: Round) -> u32 {
+    match r {
+        Round::Nearest => 0,
+        Round::Zero => 1,
+        Round::Up => 2,
+        Round::Down => 3,
+        Round::Away => 4,
+    }
+}
+
+/// The scratch tier for `limbs` limbs (None above the largest).
+pub fn tier_for(limbs: usize) -> Option<usize> {
+    TIERS.iter().copied().find(|&t| t >= limbs)
+}
+
+fn inst_arith(tier: usize) -> Instance {
+    Instance::new(&FLOAT_ARITH, &[("FL_NL", tier as i64)])
+}
+
+fn inst_misc() -> Instance {
+    Instance::new(&FLOAT_MISC, &[])
+}
+
+/// Every instantiation this module can request.
+pub fn instances() -> Vec<Instance> {
+    let mut v: Vec<Instance> = TIERS.iter().map(|&t| inst_arith(t)).collect();
+    v.push(inst_misc());
+    v
+}
+
+/// Which arithmetic kernel a launch uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// float_mul_tile: equal precisions of exactly `tier <= 16` limbs.
+    MulTile,
+    /// float_arith_tile: operands, result and scratch in shared memory.
+    Tile,
+    /// float_arith_smem: scratch in shared memory, operands in global.
+    Smem,
+    /// float_arith: scratch in local memory (any size up to the tier).
+    Local,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    kind: Kind,
+    /// Shared scratch limbs per thread (odd).
+    stride: u32,
+    block: u32,
+    smem_bytes: u32,
+}
+
+/// Largest dynamic shared memory a launch asks for without opting in.
+const SMEM_LIMIT: u32 = 48 * 1024;
+
+/// The scratch limbs of float_common.cuh's fl_scratch.
+fn scratch_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize {
+    let mx = n.max(lx).max(ly).max(lz);
+    match op {
+        DevOp::Add | DevOp::Sub => 2 * mx + 3,
+        DevOp::Mul => lx + ly,
+        DevOp::Div => {
+            let ul = lx.max(ly + n + 1);
+            2 * ul + 1
+        }
+        DevOp::Sqrt => 3 * (2 * mx + 4),
+        _ => {
+            let w = (lx + ly).max(lz).max(n) + 1;
+            2 * w + 1 + lx + ly
+        }
+    }
+}
+
+/// Products of equal precisions at a tier of at most 16 limbs take the
+/// register kernel with staged I/O; the other operations the shared-scratch
+/// kernel when the scratch of a block of 64 (or 32) threads fits in 48 KiB,
+/// else local memory. The staged kernel for every operation
+/// (`float_arith_tile`) measured 1.3-1.7x slower than the shared-scratch
+/// one on add, div and sqrt (its larger shared footprint costs occupancy),
+/// so it is only used when asked: `MPARRAY_FLOAT_KERNEL=local|smem|tile`
+/// forces a kind (for measurements).
+fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize) -> Plan {
+    let stride = (scratch_limbs(op, n, lx, ly, lz) | 1) as u32;
+    let cap = std::env::var("MPARRAY_FLOAT_KERNEL").ok();
+    let local = Plan {
+        kind: Kind::Local,
+        stride,
+        block: if tier <= 16 { 128 } else { 64 },
+        smem_bytes: 0,
+    };
+    let fast = op == DevOp::Mul && n == tier && lx == tier && ly == tier && tier <= 16;
+    let odd = |l: usize| (l | 1) as u32;
+    let staged = odd(lx) + odd(ly) + odd(lz) + odd(n) + stride;
+    let fit = |kind: Kind, per_thread: u32| {
+        [64u32, 32]
+            .into_iter()
+            .find(|b| per_thread * b * 8 <= SMEM_LIMIT)
+            .map(|block| Plan {
+                kind,
+                stride,
+                block,
+                smem_bytes: per_thread * block * 8,
+            })
+    };
+    match cap.as_deref() {
+        Some("local") => local,
+        Some("tile") => fit(Kind::Tile, staged)
+            .or_else(|| fit(Kind::Smem, stride))
+            .unwrap_or(local),
+        Some("smem") => fit(Kind::Smem, stride).unwrap_or(local),
+        _ if fast => Plan {
+            kind: Kind::MulTile,
+            stride,
+            block: 128,
+            smem_bytes: 0,
+        },
+        _ => fit(Kind::Smem, stride).unwrap_or(local),
+    }
+}
+
+/// `len` floats of one precision on a CUDA device.
+pub struct CudaFloatArray {
+    eng: Arc<CudaEngine>,
+    prec: u64,
+    n: usize,
+    len: usize,
+    head: CudaSlice<u64>,
+    limbs: CudaSlice<u64>,
+}
+
+impl std::fmt::Debug for CudaFloatArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "CudaFloatArray {{ len: {}, prec: {}, engine: cuda }}",
+            self.len, self.prec
+        )
+    }
+}
+
+fn check_cuda_prec(p: u64) -> Result<usize> {
+    let n = check_prec(p)?;
+    if p > MAX_CUDA_PREC {
+        return Err(Error::Invalid(format!(
+            "precision {p} bits: float arrays on CUDA go up to {MAX_CUDA_PREC} bits; use the \
+             CPU engine above"
+        )));
+    }
+    Ok(n)
+}
+
+fn upload(eng: &Arc<CudaEngine>, data: &[u64]) -> Result<CudaSlice<u64>> {
+    crate::int::cuda::upload(eng, data)
+}
+
+fn grid(len: usize, block: u32) -> LaunchConfig {
+    let blocks = (len as u64).div_ceil(block as u64).clamp(1, 132 * 64) as u32;
+    LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+impl FloatArray {
+    /// A copy on the CUDA device `eng` (precisions up to [`MAX_CUDA_PREC`]).
+    pub fn to_cuda(&self, eng: &Arc<CudaEngine>) -> Result<CudaFloatArray> {
+        check_cuda_prec(self.prec)?;
+        let head: Vec<u64> = self
+            .tags
+            .iter()
+            .zip(&self.exps)
+            .map(|(&t, &e)| ((e as u64) << 8) | t as u64)
+            .collect();
+        Ok(CudaFloatArray {
+            eng: eng.clone(),
+            prec: self.prec,
+            n: self.n,
+            len: self.len,
+            head: upload(eng, &head)?,
+            limbs: upload(eng, &self.limbs)?,
+        })
+    }
+}
+
+impl CudaFloatArray {
+    /// `len` positive zeros of precision `prec` on `eng`.
+    pub fn zeros(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<CudaFloatArray> {
+        let n = check_cuda_prec(prec)?;
+        let total = len
+            .checked_mul(n)
+            .ok_or_else(|| Error::Invalid(format!("{len} elements of {prec} bits do not fit")))?;
+        Ok(CudaFloatArray {
+            eng: eng.clone(),
+            prec,
+            n,
+            len,
+            head: crate::int::cuda::alloc_zeros(eng, len)?,
+            limbs: crate::int::cuda::alloc_zeros(eng, total)?,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn prec(&self) -> u64 {
+        self.prec
+    }
+
+    pub fn engine(&self) -> &Arc<CudaEngine> {
+        &self.eng
+    }
+
+    /// The array back on the host.
+    pub fn to_host(&self) -> Result<FloatArray> {
+        let mut head = crate::int::cuda::download(&self.eng, &self.head)?;
+        head.truncate(self.len);
+        let mut limbs = crate::int::cuda::download(&self.eng, &self.limbs)?;
+        limbs.truncate(self.len * self.n);
+        Ok(FloatArray {
+            prec: self.prec,
+            n: self.n,
+            len: self.len,
+            tags: head.iter().map(|&h| h as u8).collect(),
+            exps: head.iter().map(|&h| (h as i64) >> 8).collect(),
+            limbs,
+        })
+    }
+
+    fn same(&self, o: &CudaFloatArray) -> Result<()> {
+        if o.len != self.len {
+            return Err(Error::Shape(format!(
+                "operands have {} and {} elements",
+                self.len, o.len
+            )));
+        }
+        if !Arc::ptr_eq(&self.eng, &o.eng) {
+            return Err(Error::Invalid("operands live on different engines".into()));
+        }
+        Ok(())
+    }
+
+    /// `op` of `self` and `more` into `out` (whose precision governs), with
+    /// the ternary values into `ternary` when given (`len` bytes).
+    pub fn op_into(
+        &self,
+        op: DevOp,
+        more: &[&CudaFloatArray],
+        out: &mut CudaFloatArray,
+        rnd: Round,
+        ternary: Option<&mut CudaSlice<i8>>,
+    ) -> Result<()> {
+        if more.len() + 1 != op.arity() {
+            return Err(Error::Invalid(format!(
+                "{op:?} takes {} operands, got {}",
+                op.arity(),
+                more.len() + 1
+            )));
+        }
+        for m in more {
+            self.same(m)?;
+        }
+        self.same(out)?;
+        if let Some(t) = &ternary
+            && t.len() < self.len
+        {
+            return Err(Error::Shape(format!(
+                "{} ternary slots for {} elements",
+                t.len(),
+                self.len
+            )));
+        }
+        if self.len == 0 {
+            return Ok(());
+        }
+        let eng = self.eng.clone();
+        let y = more.first().copied().unwrap_or(self);
+        let z = more.get(1).copied().unwrap_or(self);
+        let (ly, lz) = (
+            if more.is_empty() { 0 } else { y.n as u32 },
+            if more.len() < 2 { 0 } else { z.n as u32 },
+        );
+        let mut dummy;
+        let (tern, want) = match ternary {
+            Some(t) => (t, 1u32),
+            None => {
+                dummy = eng
+                    .stream()
+                    .alloc_zeros::<i8>(1)
+                    .map_err(Error::driver("allocating"))?;
+                (&mut dummy, 0u32)
+            }
+        };
+        let (len, code, rc, p, n, lx) = (
+            self.len as u64,
+            op.code(),
+            round_code(rnd),
+            out.prec,
+            out.n as u32,
+            self.n as u32,
+        );
+        if op.arith() {
+            let need = [out.n, self.n, ly as usize, lz as usize]
+                .into_iter()
+                .max()
+                .unwrap_or(1);
+            let tier = tier_for(need).ok_or_else(|| {
+                Error::Invalid(format!("{need} limbs exceed the CUDA float tiers"))
+            })?;
+            let plan = plan_arith(op, out.n, self.n, ly as usize, lz as usize, tier);
+            let name = match plan.kind {
+                Kind::MulTile => "float_mul_tile",
+                Kind::Tile => "float_arith_tile",
+                Kind::Smem => "float_arith_smem",
+                Kind::Local => "float_arith",
+            };
+            let f = eng.function(&inst_arith(tier), name)?;
+            let stride = plan.stride;
+            let mut b = eng.stream().launch_builder(&f);
+            b.arg(&mut out.head).arg(&mut out.limbs).arg(tern);
+            if plan.kind == Kind::MulTile {
+                b.arg(&self.head)
+                    .arg(&self.limbs)
+                    .arg(&y.head)
+                    .arg(&y.limbs)
+                    .arg(&len)
+                    .arg(&rc)
+                    .arg(&p)
+                    .arg(&want);
+            } else {
+                b.arg(&self.head)
+                    .arg(&self.limbs)
+                    .arg(&y.head)
+                    .arg(&y.limbs)
+                    .arg(&z.head)
+                    .arg(&z.limbs)
+                    .arg(&len)
+                    .arg(&code)
+                    .arg(&rc)
+                    .arg(&p)
+                    .arg(&n)
+                    .arg(&lx)
+                    .arg(&ly)
+                    .arg(&lz)
+                    .arg(&want);
+                if matches!(plan.kind, Kind::Tile | Kind::Smem) {
+                    b.arg(&stride);
+                }
+            }
+            let mut cfg = grid(self.len, plan.block);
+            cfg.shared_mem_bytes = plan.smem_bytes;
+            // SAFETY: every buffer holds len elements of its own limb count;
+            // the kernel writes out's len heads and len*n limbs (and len
+            // ternary bytes when want is set); the shared memory holds what
+            // the kernel lays out (plan_arith mirrors fl_scratch).
+            unsafe { b.launch(cfg) }.map_err(Error::driver("launching float_arith"))?;
+        } else {
+            let k = match op {
+                DevOp::Mul2si(k) => k,
+                _ => 0i64,
+            };
+            let f = eng.function(&inst_misc(), "float_misc")?;
+            let mut b = eng.stream().launch_builder(&f);
+            b.arg(&mut out.head)
+                .arg(&mut out.limbs)
+                .arg(tern)
+                .arg(&self.head)
+                .arg(&self.limbs)
+                .arg(&y.head)
+                .arg(&y.limbs)
+                .arg(&len)
+                .arg(&code)
+                .arg(&rc)
+                .arg(&p)
+                .arg(&n)
+                .arg(&lx)
+                .arg(&ly)
+                .arg(&k)
+                .arg(&want);
+            // SAFETY: as above; no scratch.
+            unsafe { b.launch(grid(self.len, 256)) }
+                .map_err(Error::driver("launching float_misc"))?;
+        }
+        Ok(())
+    }
+
+    /// `op` into a new array of precision `prec`, with the ternary values
+    /// (on the device).
+    pub fn op_ternary(
+        &self,
+        op: DevOp,
+        more: &[&CudaFloatArray],
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(CudaFloatArray, CudaSlice<i8>)> {
+        let mut out = CudaFloatArray::zeros(&self.eng, self.len, prec)?;
+        let mut t = self
+            .eng
+            .stream()
+            .alloc_zeros::<i8>(self.len.max(1))
+            .map_err(Error::driver("allocating"))?;
+        self.op_into(op, more, &mut out, rnd, Some(&mut t))?;
+        Ok((out, t))
+    }
+
+    /// Element-wise comparison (None with a NaN; +0 == -0).
+    #[allow(clippy::should_implement_trait)]
+    pub fn cmp(&self, other: &CudaFloatArray) -> Result<Vec<Option<Ordering>>> {
+        self.same(other)?;
+        if self.len == 0 {
+            return Ok(Vec::new());
+        }
+        let eng = &self.eng;
+        let mut out = eng
+            .stream()
+            .alloc_zeros::<i8>(self.len)
+            .map_err(Error::driver("allocating"))?;
+        let f = eng.function(&inst_misc(), "float_cmp")?;
+        let (len, lx, ly) = (self.len as u64, self.n as u32, other.n as u32);
+        let mut b = eng.stream().launch_builder(&f);
+        b.arg(&mut out)
+            .arg(&self.head)
+            .arg(&self.limbs)
+            .arg(&other.head)
+            .arg(&other.limbs)
+            .arg(&len)
+            .arg(&lx)
+            .arg(&ly);
+        // SAFETY: out holds len bytes; the operands len elements each.
+        unsafe { b.launch(grid(self.len, 256)) }.map_err(Error::driver("launching float_cmp"))?;
+        let v = ternary_to_host(eng, &out)?;
+        Ok(v.into_iter()
+            .map(|c| match c {
+                -1 => Some(Ordering::Less),
+                0 => Some(Ordering::Equal),
+                1 => Some(Ordering::Greater),
+                _ => None,
+            })
+            .collect())
+    }
+}
+
+/// Ternary values back on the host.
+pub fn ternary_to_host(eng: &Arc<CudaEngine>, t: &CudaSlice<i8>) -> Result<Vec<i8>> {
+    eng.stream()
+        .clone_dtoh(t)
+        .map_err(Error::driver("copying from the device"))
+}
+
+/// Uploads `args`, runs `op` to precision `prec` on the device, and brings
+/// the result and the ternary values back (what the CLI and the tests use).
+pub fn run_on_host_arrays(
+    eng: &Arc<CudaEngine>,
+    op: DevOp,
+    args: &[&FloatArray],
+    prec: u64,
+    rnd: Round,
+) -> Result<(FloatArray, Vec<i8>)> {
+    if args.len() != op.arity() {
+        return Err(Error::Invalid(format!(
+            "{op:?} takes {} operands, got {}",
+            op.arity(),
+            args.len()
+        )));
+    }
+    let dev = args
+        .iter()
+        .map(|a| a.to_cuda(eng))
+        .collect::<Result<Vec<_>>>()?;
+    let more: Vec<&CudaFloatArray> = dev[1..].iter().collect();
+    let (r, t) = dev[0].op_ternary(op, &more, prec, rnd)?;
+    let mut t = ternary_to_host(eng, &t)?;
+    t.truncate(r.len());
+    Ok((r.to_host()?, t))
+}

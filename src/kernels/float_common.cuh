@@ -1,0 +1,852 @@
+// Float arrays with MPFR's semantics: per-element device functions that
+// mirror src/float/{round,arith}.rs step for step (the same exact
+// intermediate integers, the same one rounding step, the same range check),
+// so the bits are the CPU engine's. Plain C++ on 64-bit limbs: it also
+// compiles on the host (notes/floatgpu-emu), where it is checked against the
+// CPU engine before it ever runs on a device.
+#pragma once
+
+#ifdef __CUDACC__
+#define FL_DEV __device__ __forceinline__
+#define FL_NOINL __device__ __noinline__
+FL_DEV u64 fl_mulhi(u64 a, u64 b) { return __umul64hi(a, b); }
+FL_DEV u32 fl_clz(u64 x) { return __clzll((long long)x); }
+FL_DEV double fl_sqrt(double x) { return sqrt(x); }
+#else
+#define FL_DEV static inline
+#define FL_NOINL static
+static inline u64 fl_mulhi(u64 a, u64 b) {
+    return (u64)(((unsigned __int128)a * b) >> 64);
+}
+static inline u32 fl_clz(u64 x) { return x ? (u32)__builtin_clzll(x) : 64; }
+static inline double fl_sqrt(double x) { return __builtin_sqrt(x); }
+#endif
+
+typedef signed char i8;
+
+#define FL_EMIN (1ll - (1ll << 30))
+#define FL_EMAX ((1ll << 30) - 1)
+// Tag: class in bits 0-1, sign in bit 2 (never on NaN).
+#define FL_ZERO 0u
+#define FL_NORMAL 1u
+#define FL_INF 2u
+#define FL_NAN 3u
+#define FL_NEG 4u
+// Rounding modes (Round's order): N, Z, U, D, A.
+#define FL_RN 0u
+#define FL_RZ 1u
+#define FL_RU 2u
+#define FL_RD 3u
+#define FL_RA 4u
+
+// Operation codes (src/float/cuda.rs's DevOp).
+#define FL_OP_ADD 0u
+#define FL_OP_SUB 1u
+#define FL_OP_MUL 2u
+#define FL_OP_DIV 3u
+#define FL_OP_SQRT 4u
+#define FL_OP_FMA 5u
+#define FL_OP_FMS 6u
+#define FL_OP_NEG 7u
+#define FL_OP_ABS 8u
+#define FL_OP_SET 9u
+#define FL_OP_MUL2SI 10u
+#define FL_OP_MIN 11u
+#define FL_OP_MAX 12u
+#define FL_OP_CMP 13u
+
+// One element: head word (exponent << 8 | tag) and its limbs.
+FL_DEV u32 fl_tag(u64 h) { return (u32)(h & 0xff); }
+FL_DEV i64 fl_exp(u64 h) { return (i64)h >> 8; }
+FL_DEV u64 fl_head(u32 tag, i64 e) { return ((u64)e << 8) | tag; }
+FL_DEV u32 fl_mk_tag(u32 cls, bool neg) {
+    return cls == FL_NAN ? FL_NAN : (cls | (neg ? FL_NEG : 0u));
+}
+
+// Where one element's result goes.
+struct FlOut {
+    u64 *m;
+    u32 n;
+    u64 head;
+};
+
+FL_DEV void fl_special(FlOut &o, u32 cls, bool neg) {
+    o.head = fl_head(fl_mk_tag(cls, neg), 0);
+    for (u32 i = 0; i < o.n; i++) o.m[i] = 0;
+}
+
+FL_DEV bool fl_like_zero(u32 rnd, bool neg) {
+    return rnd == FL_RZ || (rnd == FL_RD && !neg) || (rnd == FL_RU && neg);
+}
+FL_DEV bool fl_like_away(u32 rnd, bool neg) {
+    return rnd == FL_RA || (rnd == FL_RU && !neg) || (rnd == FL_RD && neg);
+}
+FL_DEV i8 fl_ternary(bool inc, bool neg) { return inc != neg ? 1 : -1; }
+
+FL_DEV bool fl_any(const u64 *a, u32 l) {
+    u64 x = 0;
+    for (u32 i = 0; i < l; i++) x |= a[i];
+    return x != 0;
+}
+
+// round_mant: the top n limbs of src are the kept bits (left-aligned), the
+// round bit and sticky below; increment per mode; carry to 2^k.
+FL_DEV void fl_round_mant(u64 *m, u32 n, u64 p, const u64 *src, u32 s, bool sticky, bool neg,
+                          u32 rnd, bool &inexact, bool &inc, bool &carry) {
+    u32 low = (u32)(64ull * n - p);
+    for (u32 i = 0; i < n; i++) m[i] = (i + s >= n) ? src[i + s - n] : 0;
+    u32 nb = s > n ? s - n : 0;
+    bool rb, st;
+    if (low > 0) {
+        u64 mask = (1ull << low) - 1;
+        rb = (m[0] >> (low - 1)) & 1;
+        st = (m[0] & (mask >> 1)) != 0 || sticky || fl_any(src, nb);
+        m[0] &= ~mask;
+    } else if (nb > 0) {
+        u64 top = src[nb - 1];
+        rb = top >> 63;
+        st = (top << 1) != 0 || sticky || fl_any(src, nb - 1);
+    } else {
+        rb = false;
+        st = sticky;
+    }
+    inexact = rb || st;
+    switch (rnd) {
+    case FL_RN: inc = rb && (st || ((m[0] >> low) & 1)); break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = inexact && !neg; break;
+    case FL_RD: inc = inexact && neg; break;
+    default: inc = inexact; break;
+    }
+    carry = false;
+    if (inc) {
+        u64 c = 1ull << low;
+        u32 i = 0;
+        for (; i < n; i++) {
+            u64 v = m[i] + c;
+            m[i] = v;
+            if (v >= c) break;
+            c = 1;
+        }
+        if (i == n) {
+            m[n - 1] = 1ull << 63;
+            carry = true;
+        }
+    }
+}
+
+FL_DEV void fl_set_max(FlOut &o, bool neg, u64 p) {
+    u32 low = (u32)(64ull * o.n - p);
+    for (u32 i = 0; i < o.n; i++) o.m[i] = ~0ull;
+    o.m[0] &= ~((1ull << low) - 1);
+    o.head = fl_head(FL_NORMAL | (neg ? FL_NEG : 0u), FL_EMAX);
+}
+
+FL_DEV void fl_set_min(FlOut &o, bool neg) {
+    for (u32 i = 0; i < o.n; i++) o.m[i] = 0;
+    o.m[o.n - 1] = 1ull << 63;
+    o.head = fl_head(FL_NORMAL | (neg ? FL_NEG : 0u), FL_EMIN);
+}
+
+// mpfr_check_range on the rounded mantissa in o.m.
+FL_DEV i8 fl_finish(FlOut &o, bool neg, i64 e, i8 t, bool inc, u64 p, u32 rnd) {
+    if (e > FL_EMAX) {
+        if (fl_like_zero(rnd, neg)) {
+            fl_set_max(o, neg, p);
+            return fl_ternary(false, neg);
+        }
+        fl_special(o, FL_INF, neg);
+        return fl_ternary(true, neg);
+    }
+    if (e < FL_EMIN) {
+        bool to_min;
+        if (rnd == FL_RN) {
+            bool pow2 = o.m[o.n - 1] == (1ull << 63) && !fl_any(o.m, o.n - 1);
+            to_min = !(e < FL_EMIN - 1 || (pow2 && (t == 0 || inc)));
+        } else {
+            to_min = fl_like_away(rnd, neg);
+        }
+        if (to_min) {
+            fl_set_min(o, neg);
+            return fl_ternary(true, neg);
+        }
+        fl_special(o, FL_ZERO, neg);
+        return fl_ternary(false, neg);
+    }
+    o.head = fl_head(FL_NORMAL | (neg ? FL_NEG : 0u), e);
+    return t;
+}
+
+FL_DEV i8 fl_round_to(FlOut &o, bool neg, i64 e, const u64 *src, u32 s, bool sticky, u64 p,
+                      u32 rnd) {
+    bool inexact, inc, carry;
+    fl_round_mant(o.m, o.n, p, src, s, sticky, neg, rnd, inexact, inc, carry);
+    e += carry ? 1 : 0;
+    i8 t = inexact ? fl_ternary(inc, neg) : 0;
+    return fl_finish(o, neg, e, t, inc, p, rnd);
+}
+
+// A finite nonzero operand.
+struct FlNum {
+    bool neg;
+    i64 e;
+    const u64 *m;
+    u32 l;
+};
+
+// Top-aligned mantissa comparison: -1, 0, 1.
+FL_DEV int fl_cmp_mant(const u64 *a, u32 la, const u64 *b, u32 lb) {
+    u32 mx = la > lb ? la : lb;
+    for (u32 k = 1; k <= mx; k++) {
+        u64 x = k <= la ? a[la - k] : 0;
+        u64 y = k <= lb ? b[lb - k] : 0;
+        if (x != y) return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+FL_DEV void fl_shl(u64 *r, u32 l, u32 s) {
+    if (s == 0) return;
+    for (u32 i = l - 1; i >= 1; i--) r[i] = (r[i] << s) | (r[i - 1] >> (64 - s));
+    r[0] <<= s;
+}
+
+// Normalizes r (nonzero, l limbs): returns the significant length, lz the shift.
+FL_DEV u32 fl_normalize(u64 *r, u32 l, u32 &lz) {
+    u32 top = l - 1;
+    while (r[top] == 0) top--;
+    lz = fl_clz(r[top]);
+    fl_shl(r, top + 1, lz);
+    return top + 1;
+}
+
+// yb (w limbs) = floor(Ya / 2^d), Ya the window with ym at limbs base..;
+// returns whether nonzero bits were shifted out.
+FL_DEV bool fl_shift_into(u64 *yb, u32 w, const u64 *ym, u32 ly, u32 base, u64 d) {
+    for (u32 i = 0; i < w; i++) yb[i] = 0;
+    if (d >= 64ull * w) return true;
+    u32 q = (u32)(d / 64), r = (u32)(d % 64);
+    bool st = false;
+    for (u32 j = 0; j < ly; j++) {
+        u64 v = ym[j];
+        u32 t = base + j;
+        if (r == 0) {
+            if (t >= q) yb[t - q] = v;
+            else st |= v != 0;
+        } else {
+            if (t >= q) {
+                yb[t - q] |= v >> r;
+            } else {
+                st |= v != 0;
+                continue;
+            }
+            if (t > q) yb[t - q - 1] |= v << (64 - r);
+            else st |= (v << (64 - r)) != 0;
+        }
+    }
+    return st;
+}
+
+// x + y, finite nonzero (add_num): bf holds w+1 limbs, yb w limbs.
+FL_DEV i8 fl_add_num(FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd, u64 *bf, u64 *yb) {
+    int ord = x.e != y.e ? (x.e < y.e ? -1 : 1) : fl_cmp_mant(x.m, x.l, y.m, y.l);
+    if (ord < 0) {
+        FlNum t = x;
+        x = y;
+        y = t;
+    }
+    bool sub = x.neg != y.neg;
+    if (sub && ord == 0) {
+        fl_special(o, FL_ZERO, rnd == FL_RD);
+        return 0;
+    }
+    u32 w = (x.l > y.l ? x.l : y.l);
+    w = (w > o.n ? w : o.n) + 1;
+    u64 d = (u64)(x.e - y.e);
+    for (u32 i = 0; i < w - x.l; i++) bf[i] = 0;
+    for (u32 i = 0; i < x.l; i++) bf[w - x.l + i] = x.m[i];
+    bf[w] = 0;
+    bool sticky = fl_shift_into(yb, w, y.m, y.l, w - y.l, d);
+    if (sub) {
+        u64 br = 0;
+        for (u32 i = 0; i < w; i++) {
+            u64 a = bf[i], b = yb[i];
+            u64 dd = a - b;
+            u64 b1 = a < b;
+            u64 r = dd - br;
+            u64 b2 = dd < br;
+            bf[i] = r;
+            br = b1 | b2;
+        }
+        if (sticky) {
+            for (u32 i = 0; i < w; i++) {
+                u64 v = bf[i];
+                bf[i] = v - 1;
+                if (v != 0) break;
+            }
+        }
+    } else {
+        u64 c = 0;
+        for (u32 i = 0; i < w; i++) {
+            u64 s = bf[i] + yb[i];
+            u64 c1 = s < bf[i];
+            u64 t = s + c;
+            u64 c2 = t < s;
+            bf[i] = t;
+            c = c1 | c2;
+        }
+        bf[w] = c;
+    }
+    u32 lz;
+    u32 len = fl_normalize(bf, w + 1, lz);
+    i64 e = x.e + 64 * ((i64)len - (i64)w) - (i64)lz;
+    return fl_round_to(o, x.neg, e, bf, len, sticky, p, rnd);
+}
+
+// r (la+lb limbs) = a * b, schoolbook.
+FL_DEV void fl_mul_exact(u64 *r, const u64 *a, u32 la, const u64 *b, u32 lb) {
+    for (u32 i = 0; i < la + lb; i++) r[i] = 0;
+    for (u32 i = 0; i < la; i++) {
+        u64 ai = a[i], c = 0;
+        for (u32 j = 0; j < lb; j++) {
+            u64 lo = ai * b[j], hi = fl_mulhi(ai, b[j]);
+            lo += c;
+            hi += lo < c;
+            u64 t = r[i + j] + lo;
+            hi += t < lo;
+            r[i + j] = t;
+            c = hi;
+        }
+        r[i + lb] = c;
+    }
+}
+
+// The exact product of x and y in r, normalized.
+FL_DEV FlNum fl_product(FlNum x, FlNum y, u64 *r) {
+    u32 l = x.l + y.l;
+    fl_mul_exact(r, x.m, x.l, y.m, y.l);
+    i64 lz = 0;
+    if ((r[l - 1] >> 63) == 0) {
+        fl_shl(r, l, 1);
+        lz = 1;
+    }
+    FlNum z = {(bool)(x.neg ^ y.neg), x.e + y.e - lz, r, l};
+    return z;
+}
+
+// (u1:u0) / v for u1 < v, v with its top bit set (Hacker's Delight divlu).
+FL_DEV u64 fl_div21(u64 u1, u64 u0, u64 v, u64 &rem) {
+    const u64 b = 1ull << 32;
+    u64 vn1 = v >> 32, vn0 = v & 0xffffffffull;
+    u64 un1 = u0 >> 32, un0 = u0 & 0xffffffffull;
+    u64 q1 = u1 / vn1, rhat = u1 - q1 * vn1;
+    while (q1 >= b || q1 * vn0 > b * rhat + un1) {
+        q1--;
+        rhat += vn1;
+        if (rhat >= b) break;
+    }
+    u64 un21 = u1 * b + un1 - q1 * v;
+    u64 q0 = un21 / vn1;
+    rhat = un21 - q0 * vn1;
+    while (q0 >= b || q0 * vn0 > b * rhat + un0) {
+        q0--;
+        rhat += vn1;
+        if (rhat >= b) break;
+    }
+    rem = un21 * b + un0 - q0 * v;
+    return q1 * b + q0;
+}
+
+// floor((2^128 - 1) / d) - 2^64 for d with its top bit set (one slow
+// division per element; the quotient digits then cost two products each).
+FL_DEV u64 fl_invert(u64 d) {
+    u64 r;
+    return fl_div21(~d, ~0ull, d, r);
+}
+
+// (u1:u0) / d with u1 < d, d normalized, di = fl_invert(d) (GMP's
+// udiv_qrnnd_preinv).
+FL_DEV u64 fl_div21_pre(u64 u1, u64 u0, u64 d, u64 di, u64 &rem) {
+    u64 pl = u1 * di, ph = fl_mulhi(u1, di);
+    u64 ql = pl + u0;
+    u64 qh = ph + u1 + 1 + (ql < pl);
+    u64 r = u0 - qh * d;
+    if (r > ql) {
+        qh--;
+        r += d;
+    }
+    if (r >= d) {
+        qh++;
+        r -= d;
+    }
+    rem = r;
+    return qh;
+}
+
+// Knuth's algorithm D: u (ul+1 limbs, u[ul] = 0, destroyed; the remainder
+// is left in u[0..lv]) divided by v (lv limbs, top bit set): q gets
+// ul - lv + 1 limbs.
+FL_DEV void fl_divrem(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv) {
+    u64 vt = v[lv - 1];
+    u64 vi = fl_invert(vt);
+    if (lv == 1) {
+        u64 r = 0;
+        for (u32 j = ul; j-- > 0;) q[j] = fl_div21_pre(r, u[j], vt, vi, r);
+        u[0] = r;
+        return;
+    }
+    u64 v2 = v[lv - 2];
+    for (u32 j = ul - lv + 1; j-- > 0;) {
+        u64 n2 = u[j + lv], n1 = u[j + lv - 1], n0 = u[j + lv - 2];
+        u64 qh, rh;
+        bool rbig;
+        if (n2 >= vt) {
+            qh = ~0ull;
+            rh = n1 + vt;
+            rbig = rh < n1;
+        } else {
+            qh = fl_div21_pre(n2, n1, vt, vi, rh);
+            rbig = false;
+        }
+        while (!rbig) {
+            u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
+            if (phi > rh || (phi == rh && plo > n0)) {
+                qh--;
+                u64 o = rh;
+                rh += vt;
+                rbig = rh < o;
+            } else {
+                break;
+            }
+        }
+        // u[j..j+lv] -= qh * v.
+        u64 c = 0, br = 0;
+        for (u32 i = 0; i < lv; i++) {
+            u64 lo = qh * v[i], hi = fl_mulhi(qh, v[i]);
+            lo += c;
+            hi += lo < c;
+            c = hi;
+            u64 a = u[j + i];
+            u64 d = a - lo;
+            u64 b1 = a < lo;
+            u64 d2 = d - br;
+            u64 b2 = d < br;
+            u[j + i] = d2;
+            br = b1 | b2;
+        }
+        u64 a = u[j + lv];
+        u64 d = a - c;
+        u64 b1 = a < c;
+        u64 d2 = d - br;
+        u64 b2 = d < br;
+        u[j + lv] = d2;
+        if (b1 | b2) {
+            // One too many: add v back.
+            qh--;
+            u64 cc = 0;
+            for (u32 i = 0; i < lv; i++) {
+                u64 s = u[j + i] + v[i];
+                u64 c1 = s < v[i];
+                u64 t = s + cc;
+                u64 c2 = t < s;
+                u[j + i] = t;
+                cc = c1 | c2;
+            }
+            u[j + lv] += cc;
+        }
+        q[j] = qh;
+    }
+}
+
+// x / y, finite nonzero (div_num): ua ul+1 limbs, qa ul limbs, ul =
+// max(lx, ly + n + 1).
+FL_DEV i8 fl_div_num(FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd, u64 *ua, u64 *qa) {
+    u32 n = o.n;
+    u32 k = (y.l + n + 1 > x.l) ? y.l + n + 1 - x.l : 0;
+    u32 ul = x.l + k;
+    for (u32 i = 0; i < k; i++) ua[i] = 0;
+    for (u32 i = 0; i < x.l; i++) ua[k + i] = x.m[i];
+    ua[ul] = 0;
+    for (u32 i = 0; i < ul; i++) qa[i] = 0;
+    fl_divrem(qa, ua, ul, y.m, y.l);
+    bool sticky = fl_any(ua, y.l);
+    u32 lz;
+    u32 qs = fl_normalize(qa, ul, lz);
+    i64 e = x.e - y.e + 64 * ((i64)y.l + (i64)qs - (i64)x.l - (i64)k) - (i64)lz;
+    return fl_round_to(o, (bool)(x.neg ^ y.neg), e, qa, qs, sticky, p, rnd);
+}
+
+// Root of the top 2*mm limbs of N (nn, 2m limbs) into s[0..mm), given in s
+// an over-estimate (s >= root, top bit set): Newton's floor iteration
+// s' = (s + floor(N/s)) / 2 (never below the root) until s'^2 <= N. With a
+// good start one step suffices. un: 2mm+1 limbs (the division, then s'^2),
+// q: mm+1 limbs.
+FL_DEV void fl_isqrt_level(const u64 *nt, u32 mm, u64 *s, u64 *un, u64 *q) {
+    for (;;) {
+        for (u32 i = 0; i < 2 * mm; i++) un[i] = nt[i];
+        un[2 * mm] = 0;
+        fl_divrem(q, un, 2 * mm, s, mm);  // q: mm+1 limbs
+        // q = (s + q) >> 1 (below 2^(64 mm): s and q are within a factor
+        // of about 2 of the root once s is normalized).
+        u64 c = 0;
+        for (u32 i = 0; i < mm; i++) {
+            u64 a = s[i] + q[i];
+            u64 c1 = a < s[i];
+            u64 b = a + c;
+            u64 c2 = b < a;
+            q[i] = b;
+            c = c1 | c2;
+        }
+        u64 qt = q[mm] + c;
+        for (u32 i = 0; i < mm; i++) q[i] = (q[i] >> 1) | ((i + 1 < mm ? q[i + 1] : qt) << 63);
+        qt >>= 1;
+        if (qt != 0) {
+            // Only when s is far above the root: keep s's width.
+            for (u32 i = 0; i < mm; i++) q[i] = ~0ull;
+        }
+        for (u32 i = 0; i < mm; i++) s[i] = q[i];
+        // Done when s^2 <= N.
+        fl_mul_exact(un, s, mm, s, mm);
+        if (fl_cmp_mant(un, 2 * mm, nt, 2 * mm) <= 0) return;
+    }
+}
+
+// sqrt of a finite positive x: N = mantissa << (128m - 64lx - t), root =
+// floor(sqrt(N)) by precision doubling: the root of the top 2h limbs plus
+// one, shifted, over-estimates the root of the top 2mm limbs; one Newton
+// step (checked by squaring, repeated if needed) gives it exactly. Sticky =
+// N != root^2. Buffers: nn 2m limbs, un 2m+1, s m, q m+2 (m = max(n+1,
+// lx/2+1)).
+FL_DEV i8 fl_sqrt_num(FlOut &o, FlNum x, u64 p, u32 rnd, u64 *nn, u64 *un, u64 *s, u64 *q) {
+    u32 lx = x.l, n = o.n;
+    u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
+    u32 t = (u32)(x.e & 1);
+    for (u32 i = 0; i < 2 * m - lx; i++) nn[i] = 0;
+    for (u32 i = 0; i < lx; i++) nn[2 * m - lx + i] = x.m[i];
+    if (t) {
+        for (u32 i = 0; i + 1 < 2 * m; i++) nn[i] = (nn[i] >> 1) | (nn[i + 1] << 63);
+        nn[2 * m - 1] >>= 1;
+    }
+    // Level sizes m, ceil(m/2), ..., 1; start at the smallest.
+    u32 lv[40];
+    u32 nl = 0;
+    for (u32 mm = m;; mm = (mm + 1) / 2) {
+        lv[nl++] = mm;
+        if (mm == 1) break;
+    }
+    // One limb: a double square root plus a margin is above the root.
+    double T = (double)nn[2 * m - 1] * 18446744073709551616.0 + (double)nn[2 * m - 2];
+    double r = fl_sqrt(T);
+    u64 top;
+    if (r >= 18446744073709551616.0) {
+        top = ~0ull;
+    } else {
+        top = (u64)r;
+        top = top + 16384 < top ? ~0ull : top + 16384;
+    }
+    s[0] = top;
+    fl_isqrt_level(nn + 2 * m - 2, 1, s, un, q);
+    for (u32 k = nl - 1; k-- > 0;) {
+        u32 mm = lv[k], h = lv[k + 1], d = mm - h;
+        // s0 = (root_h + 1) * B^d, or B^mm - 1 if that overflows.
+        for (u32 i = h; i-- > 0;) s[i + d] = s[i];
+        for (u32 i = 0; i < d; i++) s[i] = 0;
+        u32 i = d;
+        for (; i < mm; i++) {
+            if (++s[i] != 0) break;
+        }
+        if (i == mm) {
+            for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
+        }
+        fl_isqrt_level(nn + 2 * (m - mm), mm, s, un, q);
+    }
+    // un holds s^2 (2m limbs): exact iff it equals N.
+    bool exact = fl_cmp_mant(un, 2 * m, nn, 2 * m) == 0;
+    i64 e = (x.e + (i64)t) / 2;
+    return fl_round_to(o, false, e, s, m, !exact, p, rnd);
+}
+
+// One operand as a finite number.
+FL_DEV FlNum fl_num(u64 h, const u64 *m, u32 l, bool neg) {
+    FlNum r = {neg, fl_exp(h), m, l};
+    return r;
+}
+
+// The arithmetic operations (add, sub, mul, div, sqrt, fma, fms) of one
+// element, MPFR's special-value tables first. Scratch: NL is the tier, at
+// least the largest limb count of the operands and the destination.
+// Scratch limbs the arithmetic of op needs (src/float/cuda.rs computes the
+// same): A, B, C, P laid out one after the other.
+FL_DEV void fl_scratch(u32 op, u32 n, u32 lx, u32 ly, u32 lz, u32 &a, u32 &b, u32 &c, u32 &pp) {
+    u32 mx = n > lx ? n : lx;
+    mx = mx > ly ? mx : ly;
+    mx = mx > lz ? mx : lz;
+    a = b = c = pp = 0;
+    if (op == FL_OP_ADD || op == FL_OP_SUB) {
+        a = mx + 2;  // window w + 1, w = max(lx, ly, n) + 1
+        b = mx + 1;
+    } else if (op == FL_OP_MUL) {
+        pp = lx + ly;
+    } else if (op == FL_OP_DIV) {
+        u32 ul = lx > ly + n + 1 ? lx : ly + n + 1;
+        a = ul + 1;
+        b = ul;
+    } else if (op == FL_OP_SQRT) {
+        a = b = c = 2 * mx + 4;
+    } else {  // FMA, FMS: product, then the window of max(lx+ly, lz, n) + 1
+        pp = lx + ly;
+        u32 w = lx + ly > lz ? lx + ly : lz;
+        w = (w > n ? w : n) + 1;
+        a = w + 1;
+        b = w;
+    }
+}
+
+// The arithmetic with scratch buffers A, B (2*max limbs + 4 each), C (the
+// same, sqrt only) and P (lx + ly, products only).
+FL_DEV i8 fl_arith_buf(u32 op, u32 rnd, u64 p, FlOut &o, u64 xh, const u64 *xm, u32 lx, u64 yh,
+                       const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz, u64 *A, u64 *B,
+                       u64 *C, u64 *P) {
+    u32 NL = (u32)((o.n > lx ? o.n : lx) > (ly > lz ? ly : lz) ? (o.n > lx ? o.n : lx)
+                                                                : (ly > lz ? ly : lz));
+    u32 xt = fl_tag(xh), yt = fl_tag(yh), zt = fl_tag(zh);
+    u32 cx = xt & 3, cy = yt & 3, cz = zt & 3;
+    bool xn = (xt & FL_NEG) != 0, yn = (yt & FL_NEG) != 0, zn = (zt & FL_NEG) != 0;
+    switch (op) {
+    case FL_OP_ADD:
+    case FL_OP_SUB: {
+        yn = yn != (op == FL_OP_SUB);
+        if (cx == FL_NAN || cy == FL_NAN) fl_special(o, FL_NAN, false);
+        else if (cx == FL_INF && cy == FL_INF && xn != yn) fl_special(o, FL_NAN, false);
+        else if (cx == FL_INF) fl_special(o, FL_INF, xn);
+        else if (cy == FL_INF) fl_special(o, FL_INF, yn);
+        else if (cx == FL_ZERO && cy == FL_ZERO)
+            fl_special(o, FL_ZERO, xn == yn ? xn : rnd == FL_RD);
+        else if (cx == FL_ZERO) return fl_round_to(o, yn, fl_exp(yh), ym, ly, false, p, rnd);
+        else if (cy == FL_ZERO) return fl_round_to(o, xn, fl_exp(xh), xm, lx, false, p, rnd);
+        else return fl_add_num(o, fl_num(xh, xm, lx, xn), fl_num(yh, ym, ly, yn), p, rnd, A, B);
+        return 0;
+    }
+    case FL_OP_MUL: {
+        bool neg = xn != yn;
+        if (cx == FL_NAN || cy == FL_NAN) fl_special(o, FL_NAN, false);
+        else if ((cx == FL_INF && cy == FL_ZERO) || (cx == FL_ZERO && cy == FL_INF))
+            fl_special(o, FL_NAN, false);
+        else if (cx == FL_INF || cy == FL_INF) fl_special(o, FL_INF, neg);
+        else if (cx == FL_ZERO || cy == FL_ZERO) fl_special(o, FL_ZERO, neg);
+        else {
+            FlNum pr = fl_product(fl_num(xh, xm, lx, xn), fl_num(yh, ym, ly, yn), P);
+            return fl_round_to(o, pr.neg, pr.e, pr.m, pr.l, false, p, rnd);
+        }
+        return 0;
+    }
+    case FL_OP_DIV: {
+        bool neg = xn != yn;
+        if (cx == FL_NAN || cy == FL_NAN || (cx == FL_INF && cy == FL_INF) ||
+            (cx == FL_ZERO && cy == FL_ZERO))
+            fl_special(o, FL_NAN, false);
+        else if (cx == FL_INF) fl_special(o, FL_INF, neg);
+        else if (cy == FL_INF) fl_special(o, FL_ZERO, neg);
+        else if (cy == FL_ZERO) fl_special(o, FL_INF, neg);
+        else if (cx == FL_ZERO) fl_special(o, FL_ZERO, neg);
+        else return fl_div_num(o, fl_num(xh, xm, lx, xn), fl_num(yh, ym, ly, yn), p, rnd, A, B);
+        return 0;
+    }
+    case FL_OP_SQRT: {
+        if (cx == FL_NAN || (xn && cx != FL_ZERO)) fl_special(o, FL_NAN, false);
+        else if (cx == FL_INF) fl_special(o, FL_INF, false);
+        else if (cx == FL_ZERO) fl_special(o, FL_ZERO, xn);
+        else return fl_sqrt_num(o, fl_num(xh, xm, lx, false), p, rnd, A, B, C, C + NL + 2);
+        return 0;
+    }
+    default: {  // FMA, FMS
+        bool pn = xn != yn;
+        bool cn = zn != (op == FL_OP_FMS);
+        if (cx == FL_NAN || cy == FL_NAN || cz == FL_NAN) {
+            fl_special(o, FL_NAN, false);
+            return 0;
+        }
+        if (cx == FL_INF || cy == FL_INF) {
+            if (cx == FL_ZERO || cy == FL_ZERO || (cz == FL_INF && cn != pn))
+                fl_special(o, FL_NAN, false);
+            else fl_special(o, FL_INF, pn);
+            return 0;
+        }
+        if (cz == FL_INF) {
+            fl_special(o, FL_INF, cn);
+            return 0;
+        }
+        if (cx == FL_ZERO || cy == FL_ZERO) {
+            if (cz == FL_ZERO) {
+                fl_special(o, FL_ZERO, pn == cn ? pn : rnd == FL_RD);
+                return 0;
+            }
+            return fl_round_to(o, cn, fl_exp(zh), zm, lz, false, p, rnd);
+        }
+        FlNum pr = fl_product(fl_num(xh, xm, lx, xn), fl_num(yh, ym, ly, yn), P);
+        if (cz == FL_ZERO) return fl_round_to(o, pr.neg, pr.e, pr.m, pr.l, false, p, rnd);
+        return fl_add_num(o, pr, fl_num(zh, zm, lz, cn), p, rnd, A, B);
+    }
+    }
+}
+
+// The arithmetic with scratch in local memory, tier NL >= every limb count.
+template <int NL>
+FL_DEV i8 fl_arith(u32 op, u32 rnd, u64 p, FlOut &o, u64 xh, const u64 *xm, u32 lx, u64 yh,
+                   const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz) {
+    u64 A[2 * NL + 4], B[2 * NL + 4], C[2 * NL + 4], P[2 * NL];
+    return fl_arith_buf(op, rnd, p, o, xh, xm, lx, yh, ym, ly, zh, zm, lz, A, B, C, P);
+}
+
+// x * y for normal x, y and destination all of exactly N limbs: the
+// product, the rounding and the carry in registers (compile-time indices),
+// then the shared range check. Same bits as fl_round_to on fl_product.
+template <int N>
+FL_DEV i8 fl_mul_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd) {
+    u64 a[N], b[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        a[i] = xm[i];
+        b[i] = ym[i];
+    }
+    // Column by column (Comba): only r[N-2..2N) are kept, the limbs below
+    // are OR-ed into one word (they only feed the sticky bit).
+    u64 hi[N + 1];
+    u64 r2 = 0, lowor = 0, c0 = 0, c1 = 0, c2 = 0;
+#pragma unroll
+    for (int k = 0; k < 2 * N - 1; k++) {
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const int j = k - i;
+            if (j >= 0 && j < N) {
+                u64 lo = a[i] * b[j], h = fl_mulhi(a[i], b[j]);
+                c0 += lo;
+                h += c0 < lo;
+                c1 += h;
+                c2 += c1 < h;
+            }
+        }
+        if (k < N - 2) lowor |= c0;
+        else if (k == N - 2) r2 = c0;
+        else hi[k - (N - 1)] = c0;
+        c0 = c1;
+        c1 = c2;
+        c2 = 0;
+    }
+    hi[N] = c0;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll
+        for (int i = N; i > 0; i--) hi[i] = (hi[i] << 1) | (hi[i - 1] >> 63);
+        hi[0] = (hi[0] << 1) | (r2 >> 63);
+        r2 <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    u64 m[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) m[i] = hi[i + 1];
+    u64 below = r2 | lowor;
+    u32 low = (u32)(64ull * N - p);
+    bool rb, st;
+    if (low > 0) {
+        u64 mask = (1ull << low) - 1;
+        rb = (m[0] >> (low - 1)) & 1;
+        st = ((m[0] & (mask >> 1)) | hi[0] | below) != 0;
+        m[0] &= ~mask;
+    } else {
+        rb = hi[0] >> 63;
+        st = ((hi[0] << 1) | below) != 0;
+    }
+    bool inexact = rb || st, inc;
+    switch (rnd) {
+    case FL_RN: inc = rb && (st || ((m[0] >> low) & 1)); break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = inexact && !neg; break;
+    case FL_RD: inc = inexact && neg; break;
+    default: inc = inexact; break;
+    }
+    if (inc) {
+        u64 c = 1ull << low;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            u64 v = m[i] + c;
+            c = v < c ? 1 : 0;
+            m[i] = v;
+        }
+        if (c) {
+            m[N - 1] = 1ull << 63;
+            e += 1;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < N; i++) o.m[i] = m[i];
+    i8 t = inexact ? fl_ternary(inc, neg) : 0;
+    return fl_finish(o, neg, e, t, inc, p, rnd);
+}
+
+// Element comparison: -1, 0, 1, or 2 when unordered (a NaN).
+FL_DEV i8 fl_cmp(u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly) {
+    u32 cx = fl_tag(xh) & 3, cy = fl_tag(yh) & 3;
+    if (cx == FL_NAN || cy == FL_NAN) return 2;
+    int sa = cx == FL_ZERO ? 0 : ((fl_tag(xh) & FL_NEG) ? -1 : 1);
+    int sb = cy == FL_ZERO ? 0 : ((fl_tag(yh) & FL_NEG) ? -1 : 1);
+    if (sa != sb || sa == 0) return sa < sb ? -1 : (sa > sb ? 1 : 0);
+    int mag;
+    if (cx == FL_INF && cy == FL_INF) mag = 0;
+    else if (cx == FL_INF) mag = 1;
+    else if (cy == FL_INF) mag = -1;
+    else {
+        i64 ex = fl_exp(xh), ey = fl_exp(yh);
+        mag = ex != ey ? (ex < ey ? -1 : 1) : fl_cmp_mant(xm, lx, ym, ly);
+    }
+    return (i8)(sa < 0 ? -mag : mag);
+}
+
+// x (negated when flip, positive when abs) rounded to the destination.
+FL_DEV i8 fl_set(FlOut &o, u64 xh, const u64 *xm, u32 lx, bool flip, bool ab, i64 k, u64 p,
+                 u32 rnd) {
+    u32 t = fl_tag(xh);
+    bool neg = (((t & FL_NEG) != 0) != flip) && !ab;
+    if ((t & 3) == FL_NORMAL) return fl_round_to(o, neg, fl_exp(xh) + k, xm, lx, false, p, rnd);
+    fl_special(o, t & 3, neg);
+    return 0;
+}
+
+// The operations that only round one operand (neg, abs, set_prec, mul_2si,
+// min, max); no scratch.
+FL_DEV i8 fl_misc(u32 op, u32 rnd, u64 p, i64 k, FlOut &o, u64 xh, const u64 *xm, u32 lx,
+                  u64 yh, const u64 *ym, u32 ly) {
+    switch (op) {
+    case FL_OP_NEG: return fl_set(o, xh, xm, lx, true, false, 0, p, rnd);
+    case FL_OP_ABS: return fl_set(o, xh, xm, lx, false, true, 0, p, rnd);
+    case FL_OP_SET: return fl_set(o, xh, xm, lx, false, false, 0, p, rnd);
+    case FL_OP_MUL2SI: {
+        // Beyond 2^40 the result overflows or underflows either way.
+        const i64 lim = 1ll << 40;
+        i64 kk = k < -lim ? -lim : (k > lim ? lim : k);
+        return fl_set(o, xh, xm, lx, false, false, kk, p, rnd);
+    }
+    default: {  // MIN, MAX
+        bool mx = op == FL_OP_MAX;
+        u32 cx = fl_tag(xh) & 3, cy = fl_tag(yh) & 3;
+        if (cx == FL_NAN && cy == FL_NAN) {
+            fl_special(o, FL_NAN, false);
+            return 0;
+        }
+        bool pick_x;
+        if (cx == FL_NAN) pick_x = false;
+        else if (cy == FL_NAN) pick_x = true;
+        else if (cx == FL_ZERO && cy == FL_ZERO) {
+            bool xn = (fl_tag(xh) & FL_NEG) != 0, yn = (fl_tag(yh) & FL_NEG) != 0;
+            fl_special(o, FL_ZERO, mx ? (xn && yn) : (xn || yn));
+            return 0;
+        } else {
+            int c = fl_cmp(xh, xm, lx, yh, ym, ly);
+            pick_x = c == 0 || (c < 0) != mx;
+        }
+        return pick_x ? fl_set(o, xh, xm, lx, false, false, 0, p, rnd)
+                      : fl_set(o, yh, ym, ly, false, false, 0, p, rnd);
+    }
+    }
+}

@@ -1,0 +1,612 @@
+//! Float arrays on CUDA against the CPU engine (bit for bit, ternary values
+//! included) and against malachite-float: every operation, every rounding
+//! mode, precisions 1..16384 around every kernel tier threshold, mixed
+//! precisions, special values, ties, carries, overflow and underflow.
+//!
+//! The `floatgpu_*` tests need a device (ignored otherwise). The
+//! `floatemu_*` tests run the very same per-element kernel code compiled
+//! for the host
+//! (notes/floatgpu-emu/emu.cpp, built with g++) when MPARRAY_FLOAT_EMU names
+//! that binary, and pass trivially otherwise. Fresh seeds each run
+//! (printed; MPARRAY_TEST_SEED replays).
+
+use std::cmp::Ordering;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use malachite_base::rounding_modes::RoundingMode;
+use malachite_float::{ComparableFloatRef, Float};
+use mparray::engine::CudaEngine;
+use mparray::engine::cuda::compile;
+use mparray::float::cuda::{self, DevOp, MAX_CUDA_PREC};
+use mparray::float::{self, EMAX, EMIN};
+use mparray::{FloatArray, Round};
+
+/// The brief's classes and every tier threshold (limbs 1, 2, 3, 4, 6, 8,
+/// 12, 16, 32, 64, 128, 256).
+const PRECS: &[u64] = &[
+    1, 2, 3, 53, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 383, 384, 385, 500, 511,
+    512, 513, 767, 768, 769, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 4097, 8192, 8193,
+    16384,
+];
+
+const OPS: &[DevOp] = &[
+    DevOp::Add,
+    DevOp::Sub,
+    DevOp::Mul,
+    DevOp::Div,
+    DevOp::Sqrt,
+    DevOp::Fma,
+    DevOp::Fms,
+    DevOp::Neg,
+    DevOp::Abs,
+    DevOp::SetPrec,
+    DevOp::Mul2si(3),
+    DevOp::Mul2si(-1_000_000_007),
+    DevOp::Min,
+    DevOp::Max,
+];
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+}
+
+fn seed() -> u64 {
+    let s = std::env::var("MPARRAY_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        });
+    eprintln!("seed {s} (MPARRAY_TEST_SEED={s} replays)");
+    s
+}
+
+/// Compiles every float kernel instantiation into the disk cache, all at
+/// once on every core (the engine compiles one module at a time).
+fn warm(eng: &Arc<CudaEngine>) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let info = eng.info();
+        let (arch, dir) = (info.arch(), info.cache_dir.clone());
+        std::thread::scope(|s| {
+            for i in cuda::instances() {
+                let (arch, dir) = (&arch, &dir);
+                s.spawn(move || {
+                    compile::compile(
+                        i.source.name,
+                        &i.full_source(),
+                        &i.options(),
+                        arch,
+                        dir.as_deref(),
+                    )
+                    .expect("compiles");
+                });
+            }
+        });
+    });
+}
+
+/// Where the kernels run: the device, or the host emulation.
+enum Dev {
+    Cuda(Arc<CudaEngine>),
+    Emu(String),
+}
+
+impl Dev {
+    fn cuda() -> Dev {
+        let eng = CudaEngine::shared().expect("a CUDA device");
+        warm(&eng);
+        Dev::Cuda(eng)
+    }
+
+    fn emu() -> Option<Dev> {
+        std::env::var("MPARRAY_FLOAT_EMU").ok().map(Dev::Emu)
+    }
+
+    fn run(&self, op: DevOp, args: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {
+        match self {
+            Dev::Cuda(eng) => cuda::run_on_host_arrays(eng, op, args, p, rnd).expect("cuda op"),
+            Dev::Emu(path) => emu_run(path, op.code(), op, args, p, rnd),
+        }
+    }
+
+    fn cmp(&self, a: &FloatArray, b: &FloatArray) -> Vec<Option<Ordering>> {
+        match self {
+            Dev::Cuda(eng) => a
+                .to_cuda(eng)
+                .unwrap()
+                .cmp(&b.to_cuda(eng).unwrap())
+                .unwrap(),
+            Dev::Emu(path) => {
+                let (_, t) = emu_run(path, 13, DevOp::Add, &[a, b], a.prec(), Round::Nearest);
+                t.into_iter()
+                    .map(|c| match c {
+                        -1 => Some(Ordering::Less),
+                        0 => Some(Ordering::Equal),
+                        1 => Some(Ordering::Greater),
+                        _ => None,
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+fn heads(a: &FloatArray) -> Vec<u64> {
+    a.tags()
+        .iter()
+        .zip(a.exps())
+        .map(|(&t, &e)| ((e as u64) << 8) | t as u64)
+        .collect()
+}
+
+fn emu_run(
+    path: &str,
+    code: u32,
+    op: DevOp,
+    args: &[&FloatArray],
+    p: u64,
+    rnd: Round,
+) -> (FloatArray, Vec<i8>) {
+    let len = args[0].len();
+    let n = float::limbs_for_prec(p);
+    let l = |i: usize| args.get(i).map_or(0, |a| a.limbs_per_element() as u64);
+    let k = match op {
+        DevOp::Mul2si(k) => k,
+        _ => 0,
+    };
+    let mut job: Vec<u64> = vec![
+        code as u64,
+        cuda::round_code(rnd) as u64,
+        p,
+        n as u64,
+        l(0),
+        l(1),
+        l(2),
+        k as u64,
+        len as u64,
+    ];
+    for i in 0..3 {
+        match args.get(i) {
+            Some(a) => {
+                job.extend(heads(a));
+                job.extend_from_slice(a.limbs());
+            }
+            None => job.extend(std::iter::repeat_n(0, len)),
+        }
+    }
+    let bytes: Vec<u8> = job.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut child = Command::new(path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the emulator");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&bytes));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success(), "emulator failed");
+    let w: Vec<u64> = out
+        .stdout
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(w.len(), len * (n + 2));
+    let (h, rest) = w.split_at(len);
+    let (lm, t) = rest.split_at(len * n);
+    let tern: Vec<i8> = t.iter().map(|&v| v as i64 as i8).collect();
+    if code == 13 {
+        return (FloatArray::zeros(0, 1).unwrap(), tern);
+    }
+    let r = FloatArray::from_raw(
+        p,
+        h.iter().map(|&v| v as u8).collect(),
+        h.iter().map(|&v| (v as i64) >> 8).collect(),
+        lm.to_vec(),
+    )
+    .expect("a valid result");
+    (r, tern)
+}
+
+/// The CPU engine's result.
+fn cpu(op: DevOp, a: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {
+    let x = a[0];
+    match op {
+        DevOp::Add => x.add_ternary(a[1], p, rnd),
+        DevOp::Sub => x.sub_ternary(a[1], p, rnd),
+        DevOp::Mul => x.mul_ternary(a[1], p, rnd),
+        DevOp::Div => x.div_ternary(a[1], p, rnd),
+        DevOp::Sqrt => x.sqrt_ternary(p, rnd),
+        DevOp::Fma => x.fma_ternary(a[1], a[2], p, rnd),
+        DevOp::Fms => x.fms_ternary(a[1], a[2], p, rnd),
+        DevOp::Neg => x.neg_ternary(p, rnd),
+        DevOp::Abs => x.abs_ternary(p, rnd),
+        DevOp::SetPrec => x.set_prec_ternary(p, rnd),
+        DevOp::Mul2si(k) => x.mul_2si_ternary(k, p, rnd),
+        DevOp::Min => x.min_ternary(a[1], p, rnd),
+        DevOp::Max => x.max_ternary(a[1], p, rnd),
+    }
+    .expect("cpu op")
+}
+
+/// One element: (tag, exponent, limbs) of precision p.
+type El = (u8, i64, Vec<u64>);
+
+fn mantissa(r: &mut Rng, p: u64) -> Vec<u64> {
+    let n = float::limbs_for_prec(p);
+    let low = 64 * n as u64 - p;
+    let mut m: Vec<u64> = match r.below(8) {
+        0 => vec![u64::MAX; n],
+        1 => {
+            let mut v = vec![0; n];
+            v[n - 1] = 1 << 63;
+            v
+        }
+        2 | 3 => {
+            // Random top bits, then a run of zeros or ones (ties, carries,
+            // near-cancellation).
+            let cut = r.below(64 * n as u64);
+            let ones = r.below(2) == 1;
+            (0..n)
+                .map(|i| {
+                    let v = r.next();
+                    let lo = 64 * i as u64;
+                    if lo + 64 <= cut {
+                        if ones { u64::MAX } else { 0 }
+                    } else if lo >= cut {
+                        v
+                    } else {
+                        let b = (cut - lo) as u32;
+                        let mask = (1u64 << b) - 1;
+                        (v & !mask) | if ones { mask } else { 0 }
+                    }
+                })
+                .collect()
+        }
+        _ => (0..n).map(|_| r.next()).collect(),
+    };
+    m[n - 1] |= 1 << 63;
+    if low > 0 {
+        m[0] &= !((1u64 << low) - 1);
+    }
+    m
+}
+
+fn special(r: &mut Rng, n: usize) -> El {
+    let t = match r.below(5) {
+        0 => 3,
+        1 => 2,
+        2 => 6,
+        3 => 0,
+        _ => 4,
+    };
+    (t, 0, vec![0; n])
+}
+
+/// An element with exponent near `e0` (or anywhere, or at the range's
+/// ends), sometimes special.
+fn element(r: &mut Rng, p: u64, e0: i64) -> El {
+    let n = float::limbs_for_prec(p);
+    if r.below(16) == 0 {
+        return special(r, n);
+    }
+    let e = match r.below(12) {
+        0 => r.range(-20, 20),
+        1 => EMIN + r.range(0, 3),
+        2 => EMAX - r.range(0, 3),
+        3 => e0 - p as i64 + r.range(-2, 2),
+        4 => e0 - r.range(0, 5000),
+        5 => e0 + r.range(-70, 70),
+        6 => -e0 + r.range(-2, 2),
+        _ => e0 + r.range(-2, 2),
+    }
+    .clamp(EMIN, EMAX);
+    let neg = r.below(2) == 1;
+    (1 | if neg { 4 } else { 0 }, e, mantissa(r, p))
+}
+
+fn array(p: u64, els: Vec<El>) -> FloatArray {
+    let mut tags = Vec::new();
+    let mut exps = Vec::new();
+    let mut limbs = Vec::new();
+    for (t, e, m) in els {
+        tags.push(t);
+        exps.push(e);
+        limbs.extend(m);
+    }
+    FloatArray::from_raw(p, tags, exps, limbs).expect("valid array")
+}
+
+/// `arity` operands of `len` elements with precisions `ps`, exponents
+/// correlated with the first operand's.
+fn operands(r: &mut Rng, len: usize, ps: &[u64]) -> Vec<FloatArray> {
+    let base: Vec<i64> = (0..len)
+        .map(|_| match r.below(4) {
+            0 => r.range(EMIN, EMAX),
+            _ => r.range(-40, 40),
+        })
+        .collect();
+    ps.iter()
+        .map(|&p| array(p, base.iter().map(|&e| element(r, p, e)).collect()))
+        .collect()
+}
+
+fn same(
+    what: &str,
+    got: &(FloatArray, Vec<i8>),
+    want: &(FloatArray, Vec<i8>),
+    ins: &[&FloatArray],
+) {
+    if got.0 == want.0 && got.1 == want.1 {
+        return;
+    }
+    for i in 0..want.0.len() {
+        let (g, w) = (got.0.to_float(i), want.0.to_float(i));
+        if ComparableFloatRef(&g) != ComparableFloatRef(&w) || got.1[i] != want.1[i] {
+            let args: Vec<String> = ins
+                .iter()
+                .map(|a| format!("{:#x}", a.to_float(i)))
+                .collect();
+            panic!(
+                "{what}: element {i} of {args:?}: device {g:#x} ({}), cpu {w:#x} ({})",
+                got.1[i], want.1[i]
+            );
+        }
+    }
+    panic!("{what}: arrays differ in raw bits but not in value");
+}
+
+/// Every op, mode and precision class against the CPU engine.
+fn all_ops(dev: &Dev, seed: u64, big: bool) {
+    let mut r = Rng(seed);
+    for &p in PRECS {
+        if !big && p > 4096 {
+            continue;
+        }
+        let len = if p > 4096 {
+            24
+        } else if p > 1024 {
+            64
+        } else {
+            192
+        };
+        for &op in OPS {
+            for rnd in Round::ALL {
+                // Equal precisions, or mixed ones drawn from the list.
+                let mixed = r.below(3) == 0;
+                let pick = |r: &mut Rng| {
+                    if mixed {
+                        PRECS[r.below(PRECS.len() as u64) as usize].min(if big {
+                            16384
+                        } else {
+                            4096
+                        })
+                    } else {
+                        p
+                    }
+                };
+                let ps: Vec<u64> = (0..op.arity()).map(|_| pick(&mut r)).collect();
+                let xs = operands(&mut r, len, &ps);
+                let args: Vec<&FloatArray> = xs.iter().collect();
+                let got = dev.run(op, &args, p, rnd);
+                let want = cpu(op, &args, p, rnd);
+                same(&format!("{op:?} p={p} {ps:?} {rnd:?}"), &got, &want, &args);
+            }
+        }
+    }
+}
+
+/// Every pair (triple for fma/fms) of special and boundary values.
+fn specials(dev: &Dev) {
+    for &p in &[1u64, 53, 64, 65, 200, 1000] {
+        let n = float::limbs_for_prec(p);
+        let one = {
+            let mut m = vec![0; n];
+            m[n - 1] = 1 << 63;
+            m
+        };
+        let ones = mantissa(&mut Rng(1), p)
+            .iter()
+            .map(|_| u64::MAX)
+            .collect::<Vec<_>>();
+        let mut ones = ones;
+        if 64 * n as u64 > p {
+            ones[0] &= !((1u64 << (64 * n as u64 - p)) - 1);
+        }
+        let mut vals: Vec<El> = vec![(3, 0, vec![0; n]), (2, 0, vec![0; n]), (6, 0, vec![0; n])];
+        vals.push((0, 0, vec![0; n]));
+        vals.push((4, 0, vec![0; n]));
+        for neg in [0u8, 4] {
+            vals.push((1 | neg, 1, one.clone()));
+            vals.push((1 | neg, 1, ones.clone()));
+            vals.push((1 | neg, EMIN, one.clone()));
+            vals.push((1 | neg, EMIN, ones.clone()));
+            vals.push((1 | neg, EMAX, ones.clone()));
+            vals.push((1 | neg, EMAX, one.clone()));
+            vals.push((1 | neg, -7, ones.clone()));
+        }
+        let k = vals.len();
+        for &op in OPS {
+            let ar = op.arity();
+            let total = k.pow(ar as u32);
+            let cols: Vec<FloatArray> = (0..ar)
+                .map(|j| {
+                    array(
+                        p,
+                        (0..total)
+                            .map(|i| vals[(i / k.pow(j as u32)) % k].clone())
+                            .collect(),
+                    )
+                })
+                .collect();
+            let args: Vec<&FloatArray> = cols.iter().collect();
+            for rnd in Round::ALL {
+                for q in [p, 1, 2 * p + 1] {
+                    let got = dev.run(op, &args, q, rnd);
+                    let want = cpu(op, &args, q, rnd);
+                    same(
+                        &format!("specials {op:?} p={p}->{q} {rnd:?}"),
+                        &got,
+                        &want,
+                        &args,
+                    );
+                }
+            }
+        }
+        let all = array(p, (0..k * k).map(|i| vals[i % k].clone()).collect());
+        let all2 = array(p, (0..k * k).map(|i| vals[i / k].clone()).collect());
+        assert_eq!(dev.cmp(&all, &all2), all.cmp(&all2).unwrap(), "cmp p={p}");
+    }
+}
+
+fn rm(r: Round) -> RoundingMode {
+    float::to_rounding_mode(r)
+}
+
+/// A sample of device results against malachite-float directly.
+fn against_malachite(dev: &Dev, seed: u64) {
+    let mut r = Rng(seed ^ 0x1234);
+    for &p in &[1u64, 2, 53, 63, 64, 65, 127, 128, 129, 500, 1000, 4096] {
+        for rnd in Round::ALL {
+            let xs = operands(&mut r, 48, &[p, p, p]);
+            let (x, y, z) = (&xs[0], &xs[1], &xs[2]);
+            let m = rm(rnd);
+            let ops: [(DevOp, usize); 6] = [
+                (DevOp::Add, 2),
+                (DevOp::Sub, 2),
+                (DevOp::Mul, 2),
+                (DevOp::Div, 2),
+                (DevOp::Sqrt, 1),
+                (DevOp::Fma, 3),
+            ];
+            for (op, ar) in ops {
+                let args = [x, y, z];
+                let (g, t) = dev.run(op, &args[..ar], p, rnd);
+                for (i, &ti) in t.iter().enumerate().take(x.len()) {
+                    let (a, b, c) = (x.to_float(i), y.to_float(i), z.to_float(i));
+                    // malachite's add_mul misrounds in the underflow range
+                    // (notes/float.md): skip fma there.
+                    if op == DevOp::Fma && (x.exps()[i] < EMIN / 2 || y.exps()[i] < EMIN / 2) {
+                        continue;
+                    }
+                    let (w, o): (Float, Ordering) = match op {
+                        DevOp::Add => a.add_prec_round_ref_ref(&b, p, m),
+                        DevOp::Sub => a.sub_prec_round_ref_ref(&b, p, m),
+                        DevOp::Mul => a.mul_prec_round_ref_ref(&b, p, m),
+                        DevOp::Div => a.div_prec_round_ref_ref(&b, p, m),
+                        DevOp::Sqrt => a.sqrt_prec_round_ref(p, m),
+                        _ => c.add_mul_prec_round_ref_ref_ref(&a, &b, p, m),
+                    };
+                    let gi = g.to_float(i);
+                    assert!(
+                        ComparableFloatRef(&gi) == ComparableFloatRef(&w) && ti.cmp(&0) == o,
+                        "{op:?} p={p} {rnd:?} element {i}: {a:#x} {b:#x} {c:#x}: device {gi:#x} \
+                         ({}), malachite {w:#x} ({o:?})",
+                        ti
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn floatgpu_all_ops_vs_cpu() {
+    all_ops(&Dev::cuda(), seed(), true);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn floatgpu_specials_every_pair() {
+    specials(&Dev::cuda());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn floatgpu_against_malachite() {
+    against_malachite(&Dev::cuda(), seed());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn floatgpu_device_resident_and_errors() {
+    let Dev::Cuda(eng) = Dev::cuda() else {
+        unreachable!()
+    };
+    let mut r = Rng(seed());
+    let xs = operands(&mut r, 1000, &[512, 512, 512]);
+    let d: Vec<_> = xs.iter().map(|x| x.to_cuda(&eng).unwrap()).collect();
+    // A chain stays on the device: (x*y + z) - x, then back.
+    let (m, _) = d[0]
+        .op_ternary(DevOp::Fma, &[&d[1], &d[2]], 512, Round::Nearest)
+        .unwrap();
+    let (s, t) = m.op_ternary(DevOp::Sub, &[&d[0]], 300, Round::Up).unwrap();
+    let want_m = xs[0].fma(&xs[1], &xs[2], 512, Round::Nearest).unwrap();
+    let want = want_m.sub_ternary(&xs[0], 300, Round::Up).unwrap();
+    assert!(s.to_host().unwrap() == want.0);
+    let mut t = cuda::ternary_to_host(&eng, &t).unwrap();
+    t.truncate(1000);
+    assert_eq!(t, want.1);
+    // Round trip, empty arrays, and errors as values.
+    assert!(d[0].to_host().unwrap() == xs[0]);
+    let e = FloatArray::zeros(0, 64).unwrap();
+    let (re, te) = cuda::run_on_host_arrays(&eng, DevOp::Add, &[&e, &e], 64, Round::Zero).unwrap();
+    assert!(re.is_empty() && te.is_empty());
+    let big = FloatArray::zeros(2, MAX_CUDA_PREC + 1).unwrap();
+    assert!(big.to_cuda(&eng).is_err());
+    let small = FloatArray::zeros(2, 64).unwrap();
+    assert!(
+        cuda::run_on_host_arrays(
+            &eng,
+            DevOp::Add,
+            &[&small, &small],
+            MAX_CUDA_PREC + 1,
+            Round::Zero
+        )
+        .is_err()
+    );
+    let other = FloatArray::zeros(3, 64).unwrap();
+    assert!(
+        cuda::run_on_host_arrays(&eng, DevOp::Add, &[&small, &other], 64, Round::Zero).is_err()
+    );
+}
+
+#[test]
+fn floatemu_all_ops_vs_cpu() {
+    if let Some(d) = Dev::emu() {
+        all_ops(&d, seed(), std::env::var("MPARRAY_FLOAT_EMU_BIG").is_ok());
+    }
+}
+
+#[test]
+fn floatemu_specials_every_pair() {
+    if let Some(d) = Dev::emu() {
+        specials(&d);
+    }
+}
+
+#[test]
+fn floatemu_against_malachite() {
+    if let Some(d) = Dev::emu() {
+        against_malachite(&d, seed());
+    }
+}
