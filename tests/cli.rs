@@ -2,6 +2,7 @@
 //! against malachite, its handling of bad input (exit status 2, file:line in
 //! the message), and `info` / `kernels list`.
 mod common;
+use common::Rng;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -92,21 +93,7 @@ fn p(path: &Path) -> &str {
 }
 
 /// A small deterministic generator (splitmix64).
-struct Rng(u64);
-
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
     /// A random value of at most `bits` bits: full width, a random bit
     /// length, or an edge value.
     fn natural(&mut self, bits: u64) -> Natural {

@@ -5,6 +5,7 @@
 //! inputs each run (the seed is printed; MPARRAY_TEST_SEED replays it).
 
 mod common;
+use common::Rng;
 
 use std::cmp::Ordering;
 
@@ -27,26 +28,6 @@ const PRECS: &[u64] = &[
     1, 2, 3, 53, 63, 64, 65, 127, 128, 129, 191, 192, 193, 500, 1000, 1535, 1536, 1537, 2559, 2560,
     2561, 4096, 7040, 8193, 16384,
 ];
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len() as u64) as usize]
-    }
-}
 
 /// An operation's results and ternary values; a reference function; the
 /// reference results.

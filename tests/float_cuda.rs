@@ -23,6 +23,9 @@ use mparray::float::cuda::{self, DevOp, MAX_CUDA_PREC};
 use mparray::float::{self, EMAX, EMIN};
 use mparray::{FloatArray, Round};
 
+mod common;
+use common::{Rng, seed};
+
 /// The brief's classes and every tier threshold (limbs 1, 2, 3, 4, 6, 8,
 /// 12, 16, 32, 64, 128, 256).
 const PRECS: &[u64] = &[
@@ -47,37 +50,6 @@ const OPS: &[DevOp] = &[
     DevOp::Min,
     DevOp::Max,
 ];
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
-
-fn seed() -> u64 {
-    let s = std::env::var("MPARRAY_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(1)
-        });
-    eprintln!("seed {s} (MPARRAY_TEST_SEED={s} replays)");
-    s
-}
 
 /// Compiles every float kernel instantiation into the disk cache, all at
 /// once on every core (the engine compiles one module at a time).

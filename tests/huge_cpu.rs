@@ -3,6 +3,7 @@
 //! length relation, the square root, decimal conversion, and the `huge` CLI.
 
 mod common;
+use common::Rng;
 
 use std::str::FromStr;
 
@@ -12,20 +13,9 @@ use mparray::huge::{CpuHuge, HugeEngine, HugeInt, cpu, div, radix, sqrt};
 use mparray::{Engine, Radix};
 
 /// xorshift64*, seeded per test.
-struct Rng(u64);
-
 impl Rng {
     fn new(seed: u64) -> Rng {
         Rng(seed | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
     }
     fn limbs(&mut self, n: usize) -> Vec<u64> {
         (0..n).map(|_| self.next()).collect()
@@ -33,7 +23,7 @@ impl Rng {
     /// Random limbs with some structure: runs of zero and all-one limbs.
     fn structured(&mut self, n: usize) -> Vec<u64> {
         let mut v = self.limbs(n);
-        let kind = self.below(4);
+        let kind = self.index(4);
         for (i, x) in v.iter_mut().enumerate() {
             let run = (i / 37 + kind) % 4;
             if run == 1 {
@@ -79,7 +69,7 @@ fn ntt_every_transform_size() {
     for lg in 6..=18u32 {
         let l = 1usize << lg;
         for total in [l / 2 + 2, l - 1, l, l + 1] {
-            let an = total / 2 + r.below(3);
+            let an = total / 2 + r.index(3);
             let bn = (total + 1).saturating_sub(an).max(1);
             let (a, b) = (r.limbs(an), r.limbs(bn));
             let got = cpu::ntt::mul(&a, Some(&b));

@@ -7,6 +7,7 @@
 //! run on this engine against malachite too. `huge_cuda_bench` times multiplication at 2^20..2^32 bits (sizes from
 //! MPARRAY_HUGE_BENCH_BITS) and checks each product. Ignored without a GPU.
 mod common;
+use common::Rng;
 
 use std::cmp::Ordering;
 use std::time::Instant;
@@ -21,19 +22,7 @@ fn eng() -> CudaHuge {
     CudaHuge::shared().expect("these tests need a CUDA device")
 }
 
-struct Rng(u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
     /// `n` limbs of kind 0 random, 1 all ones, 2 runs of zero and all-one
     /// limbs with some random ones, 3 sparse.
     fn limbs(&mut self, n: usize, kind: u32) -> Vec<u64> {
@@ -46,8 +35,8 @@ impl Rng {
                 1 => u64::MAX,
                 2 => {
                     if left == 0 {
-                        left = 1 + self.below(3000);
-                        run = match self.below(3) {
+                        left = 1 + self.index(3000);
+                        run = match self.index(3) {
                             0 => 0,
                             1 => u64::MAX,
                             _ => 1,
@@ -57,7 +46,7 @@ impl Rng {
                     if run == 1 { self.next() } else { run }
                 }
                 _ => {
-                    if self.below(50) == 0 {
+                    if self.index(50) == 0 {
                         self.next()
                     } else {
                         0
@@ -246,8 +235,8 @@ fn huge_cuda_linear() {
                 if kind == 1 && sub {
                     acc.iter_mut().for_each(|x| *x = 0);
                 }
-                let m = 1 + r.below(n);
-                let shift = r.below(n - m + 1);
+                let m = 1 + r.index(n);
+                let shift = r.index(n - m + 1);
                 let mut b = r.limbs(m, if kind == 1 { 3 } else { kind });
                 if kind == 1 {
                     b[0] |= 1;
@@ -292,7 +281,7 @@ fn huge_cuda_linear() {
         for sub in [false, true] {
             let fill = if sub { 0 } else { u64::MAX };
             let mut acc = r.limbs(n, 0);
-            let at = r.below(n.min(5));
+            let at = r.index(n.min(5));
             for x in acc.iter_mut().skip(at).take(run.min(n - at)) {
                 *x = fill;
             }
@@ -340,7 +329,7 @@ fn huge_cuda_linear() {
         want.resize(hi - lo, 0);
         assert_eq!(sl, want, "slice");
         let mut z = a.clone();
-        let k = r.below(n);
+        let k = r.index(n);
         z[k..].iter_mut().for_each(|x| *x = 0);
         z.resize(n + 3, 0);
         let dz = e.upload(&z).unwrap();

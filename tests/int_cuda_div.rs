@@ -5,6 +5,7 @@
 //! paths (add-back, the B-1 clamp, long borrows) and zero divisors.
 //! Ignored without a GPU; run with `--include-ignored cuda_div_`.
 mod common;
+use common::Rng;
 
 use common::*;
 use malachite_base::num::arithmetic::traits::DivMod;
@@ -22,18 +23,7 @@ const TIER_S: [usize; 24] = [
     6144, 6656, 7168, 7680, 8192, 16384,
 ];
 
-struct Rng(u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
     /// Limbs biased to the values that stress carries and estimates.
     fn limb(&mut self) -> u64 {
         match self.next() % 8 {
@@ -131,7 +121,7 @@ fn cuda_div_tier_thresholds() {
             }
             for rep in 0..6 {
                 // Few quotient limbs at the widest tiers keeps the host check quick.
-                let m = n + rng.below((l - n + 1).min(if l > 2048 { 64 } else { l }));
+                let m = n + rng.index((l - n + 1).min(if l > 2048 { 64 } else { l }));
                 let u = rng.num(l, m.min(l), rep % 3 == 1);
                 let v = rng.num(l, n, rep % 3 == 2);
                 c.push_limbs(&u, &v);
@@ -278,7 +268,7 @@ fn cuda_div_estimate_corrections() {
                 let span = (l - n + 1).min(if l > 2048 { 40 } else { l });
                 // 1. Add-back: u = k * (v with its low n-2 limbs cleared) * B^j + low.
                 if n >= 3 {
-                    let j = rng.below(span);
+                    let j = rng.index(span);
                     let top = &vv - (&vv % b(n - 2));
                     let k = Natural::from(if rep % 4 == 0 {
                         u64::MAX
@@ -290,13 +280,13 @@ fn cuda_div_estimate_corrections() {
                 }
                 // 2. Clamp: u = (v - 1) * B^(j+1) + x.
                 {
-                    let j = rng.below(span);
+                    let j = rng.index(span);
                     let x = nat(&rng.num(j + 1, j + 1, true));
                     c.push((&vv - Natural::from(1u32)) * b(j + 1) + x, vv.clone());
                 }
                 // 3. u = Q*v + R, Q structured or all ones, R = v-1 or random.
                 {
-                    let ql = rng.below(span) + 1;
+                    let ql = rng.index(span) + 1;
                     let q = nat(&rng.num(ql, ql, true));
                     let r = if rep % 2 == 0 {
                         &vv - Natural::from(1u32)
@@ -310,7 +300,7 @@ fn cuda_div_estimate_corrections() {
                 // 4. All-ones dividends, and runs of ones and zeros.
                 {
                     c.push(modulus(64 * l as u64) - Natural::from(1u32), vv.clone());
-                    let len = n + rng.below(span);
+                    let len = n + rng.index(span);
                     let mut w = vec![0u64; l];
                     for (i, x) in w.iter_mut().enumerate().take(len) {
                         *x = if (i / 3) % 2 == 1 { u64::MAX } else { 0 };
@@ -368,7 +358,7 @@ fn cuda_div_blocked_steps() {
                 let vv = nat(&v);
                 let room = l - n; // quotient limbs that fit
                 // Quotient lengths around the step size.
-                for ql in [1usize, 15, 16, 17, 31, 32, 33, 1 + rng.below(room.min(80))] {
+                for ql in [1usize, 15, 16, 17, 31, 32, 33, 1 + rng.index(room.min(80))] {
                     if ql > room {
                         continue;
                     }
@@ -379,7 +369,7 @@ fn cuda_div_blocked_steps() {
                 // The estimate one too large at a step boundary.
                 let top = &vv - (&vv % b(n - 25));
                 for j in [0usize, 16, 32] {
-                    let kl = 1 + rng.below(16);
+                    let kl = 1 + rng.index(16);
                     if j + kl > room {
                         continue;
                     }

@@ -26,6 +26,35 @@ pub fn seed() -> u64 {
     s
 }
 
+/// A small seeded generator (splitmix64) for test inputs; test files add
+/// their own input shapes with `impl Rng` blocks.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform-ish in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// An index in `0..n` (`n > 0`).
+    pub fn index(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// In `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    pub fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.index(v.len())]
+    }
+}
+
 pub fn modulus(bits: u64) -> Natural {
     Natural::from(2u32).pow(bits)
 }
@@ -200,7 +229,6 @@ pub fn check_div_lengths(engine: &Engine, limbs: usize, n: usize, seed: u64) {
 /// The `mparray` binary under test: where cargo built it, or, when the test
 /// binaries were packed and moved (the GPU machine's `.gpu/tests`),
 /// `../bin/mparray` beside them; `MPARRAY_BIN` overrides both.
-#[allow(dead_code)]
 pub fn mparray_bin() -> std::path::PathBuf {
     if let Some(p) = std::env::var_os("MPARRAY_BIN") {
         return p.into();
