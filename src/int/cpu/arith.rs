@@ -40,7 +40,7 @@ unsafe fn add_n_raw(r: *mut u64, a: *const u64, b: *const u64, n: usize) -> bool
         // SAFETY: as for this function; the blocks start after the head.
         unsafe {
             let c = add_n_raw_portable(r, a, b, h);
-            return asm::add_sub_n::<false>(r.add(h), a.add(h), b.add(h), n / 4, c);
+            return asm::add_sub_n::<false, false>(r.add(h), a.add(h), b.add(h), n / 4, c);
         }
     }
     unsafe { add_n_raw_portable(r, a, b, n) }
@@ -89,7 +89,7 @@ unsafe fn sub_n_raw(r: *mut u64, a: *const u64, b: *const u64, n: usize) -> bool
         // SAFETY: as for this function; the blocks start after the head.
         unsafe {
             let c = sub_n_raw_portable(r, a, b, h);
-            return asm::add_sub_n::<true>(r.add(h), a.add(h), b.add(h), n / 4, c);
+            return asm::add_sub_n::<true, false>(r.add(h), a.add(h), b.add(h), n / 4, c);
         }
     }
     unsafe { sub_n_raw_portable(r, a, b, n) }
@@ -132,6 +132,46 @@ pub fn add_n(r: &mut [u64], a: &[u64], b: &[u64]) -> bool {
     let n = r.len();
     assert!(a.len() == n && b.len() == n);
     unsafe { add_n_raw(r.as_mut_ptr(), a.as_ptr(), b.as_ptr(), n) }
+}
+
+/// `r = a + b` (or `a - b`), all of one length, writing `r` with
+/// non-temporal stores where the CPU allows it (x86-64): for results that
+/// will not be read again soon. The caller runs [`store_fence`] before
+/// another thread reads `r`. Returns the carry (borrow) out.
+pub fn add_sub_n_streaming(r: &mut [u64], a: &[u64], b: &[u64], subtract: bool) -> bool {
+    let n = r.len();
+    assert!(a.len() == n && b.len() == n);
+    #[cfg(target_arch = "x86_64")]
+    if n >= 4 && !super::PORTABLE.load(std::sync::atomic::Ordering::Relaxed) {
+        let h = n % 4;
+        let (rp, ap, bp) = (r.as_mut_ptr(), a.as_ptr(), b.as_ptr());
+        // SAFETY: the three slices hold n limbs; the blocks start after the head.
+        unsafe {
+            return if subtract {
+                let c = sub_n_raw_portable(rp, ap, bp, h);
+                asm::add_sub_n::<true, true>(rp.add(h), ap.add(h), bp.add(h), n / 4, c)
+            } else {
+                let c = add_n_raw_portable(rp, ap, bp, h);
+                asm::add_sub_n::<false, true>(rp.add(h), ap.add(h), bp.add(h), n / 4, c)
+            };
+        }
+    }
+    if subtract {
+        sub_n(r, a, b)
+    } else {
+        add_n(r, a, b)
+    }
+}
+
+/// Orders this thread's non-temporal stores before its later stores (x86-64
+/// `sfence`; nothing elsewhere).
+#[inline]
+pub fn store_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: sfence has no preconditions (SSE is part of x86-64).
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// `r += a`, of one length; returns the carry out.
@@ -436,4 +476,44 @@ pub fn divexact_by3_assign(r: &mut [u64]) {
         h = t.wrapping_sub(p1).wrapping_sub(c as u64);
     }
     debug_assert_eq!(h, 0, "divexact_by3 of a non-multiple");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The streaming (non-temporal) add/sub gives the bits of the plain one
+    /// at every length and alignment of the 4-limb blocks, with carries
+    /// running through all-one limbs.
+    #[test]
+    fn streaming_matches_plain() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ std::process::id() as u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 4 {
+                0 => u64::MAX,
+                1 => 0,
+                _ => x,
+            }
+        };
+        for n in 1..40 {
+            for _ in 0..20 {
+                let a: Vec<u64> = (0..n).map(|_| next()).collect();
+                let b: Vec<u64> = (0..n).map(|_| next()).collect();
+                for subtract in [false, true] {
+                    let (mut r1, mut r2) = (vec![0; n], vec![0; n]);
+                    let c1 = if subtract {
+                        sub_n(&mut r1, &a, &b)
+                    } else {
+                        add_n(&mut r1, &a, &b)
+                    };
+                    let c2 = add_sub_n_streaming(&mut r2, &a, &b, subtract);
+                    store_fence();
+                    assert_eq!((r1, c1), (r2, c2), "n {n} subtract {subtract}");
+                }
+            }
+        }
+    }
 }

@@ -211,11 +211,14 @@ pub unsafe fn submul_1(r: *mut u64, a: *const u64, n: usize, b: u64) -> u64 {
 
 /// `r = a + b` (or `a - b` with `SUB`) over `4*blocks` limbs with carry
 /// (borrow) in `c`; returns the carry (borrow) out. `r` may equal `a` or `b`.
+/// With `NT` the results are written with non-temporal stores (`movnti`:
+/// no read for ownership of `r`; the caller issues `sfence` before another
+/// thread reads `r`).
 ///
 /// # Safety
 /// Pointers valid for `4*blocks` limbs, `blocks >= 1`; plain x86-64.
 #[inline]
-pub unsafe fn add_sub_n<const SUB: bool>(
+pub unsafe fn add_sub_n<const SUB: bool, const NT: bool>(
     r: *mut u64,
     a: *const u64,
     b: *const u64,
@@ -225,7 +228,7 @@ pub unsafe fn add_sub_n<const SUB: bool>(
     debug_assert!(blocks >= 1);
     let mut c = c as u64;
     macro_rules! chain {
-        ($op:literal) => {
+        ($op:literal, $st:literal) => {
             unsafe {
                 asm!(
                     // CF = c (c is 0 or 1: 0 - 1 borrows)
@@ -235,14 +238,14 @@ pub unsafe fn add_sub_n<const SUB: bool>(
                     concat!($op, " {t0}, qword ptr [{bp}]"),
                     "mov {t1}, qword ptr [{ap} + 8]",
                     concat!($op, " {t1}, qword ptr [{bp} + 8]"),
-                    "mov qword ptr [{rp}], {t0}",
-                    "mov qword ptr [{rp} + 8], {t1}",
+                    concat!($st, " qword ptr [{rp}], {t0}"),
+                    concat!($st, " qword ptr [{rp} + 8], {t1}"),
                     "mov {t0}, qword ptr [{ap} + 16]",
                     concat!($op, " {t0}, qword ptr [{bp} + 16]"),
                     "mov {t1}, qword ptr [{ap} + 24]",
                     concat!($op, " {t1}, qword ptr [{bp} + 24]"),
-                    "mov qword ptr [{rp} + 16], {t0}",
-                    "mov qword ptr [{rp} + 24], {t1}",
+                    concat!($st, " qword ptr [{rp} + 16], {t0}"),
+                    concat!($st, " qword ptr [{rp} + 24], {t1}"),
                     "lea {ap}, [{ap} + 32]",
                     "lea {bp}, [{bp} + 32]",
                     "lea {rp}, [{rp} + 32]",
@@ -262,10 +265,11 @@ pub unsafe fn add_sub_n<const SUB: bool>(
             }
         };
     }
-    if SUB {
-        chain!("sbb");
-    } else {
-        chain!("adc");
+    match (SUB, NT) {
+        (true, false) => chain!("sbb", "mov"),
+        (false, false) => chain!("adc", "mov"),
+        (true, true) => chain!("sbb", "movnti"),
+        (false, true) => chain!("adc", "movnti"),
     }
     c != 0
 }

@@ -116,19 +116,33 @@ pub fn add_sub_into(
 ) {
     assert!(a.len() == r.len() && b.len() == r.len() && flags.len() * l == r.len());
     let ce = chunk_elems(l);
+    let stream = streaming_stores();
     r.par_chunks_mut(ce * l)
         .zip(a.par_chunks(ce * l).zip(b.par_chunks(ce * l)))
         .zip(flags.par_chunks_mut(ce))
         .for_each(|((rc, (ac, bc)), fc)| {
             for (((re, ae), be), fl) in rc.chunks_mut(l).zip(ac.chunks(l)).zip(bc.chunks(l)).zip(fc)
             {
-                *fl = if subtract {
+                *fl = if stream {
+                    arith::add_sub_n_streaming(re, ae, be, subtract)
+                } else if subtract {
                     arith::sub_n(re, ae, be)
                 } else {
                     arith::add_n(re, ae, be)
                 };
             }
+            if stream {
+                arith::store_fence();
+            }
         });
+}
+
+/// Whether the element-wise add/sub writes its results with non-temporal
+/// stores: `MPARRAY_CPU_STREAM=1` (an experiment for memory-bound batches;
+/// the bits are the same either way).
+fn streaming_stores() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("MPARRAY_CPU_STREAM").is_ok_and(|v| v == "1"))
 }
 
 /// Low half of the product, per element.
