@@ -7,6 +7,8 @@
 #          at 2^12 and 2^19, and the CPU suite at scale 4
 #   huge   the huge-integer suite on CUDA and on the CPU (with malachite)
 #   float  the float suite on the CPU (16 cores) and on CUDA
+#   stream the CPU 1-Add with plain and with non-temporal stores
+#   func   correctly rounded functions on the CPU (16 cores)
 #   cli    `mparray huge mul` on two 10^7-digit decimal files, both engines,
 #          and the product divided back
 #   all    all of the above
@@ -46,6 +48,18 @@ section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
     section bench huge cpu, with malachite on one core
     $bin bench huge --engine cpu --reference --json > "$out/bench-huge-cpu.json"
     cat "$out/bench-huge-cpu.json"
+  fi
+  if want stream; then
+    section bench int cpu 1-Add: plain stores, non-temporal stores, twice
+    for v in 0 1 0 1; do
+      echo "MPARRAY_CPU_STREAM=$v"
+      MPARRAY_CPU_STREAM=$v $bin bench int --engine cpu --scale 4 --runs 9 --cases add
+    done
+  fi
+  if want func; then
+    section bench func cpu
+    $bin bench func --engine cpu --json > "$out/bench-func-cpu.json"
+    cat "$out/bench-func-cpu.json"
   fi
   if want cli; then
     section huge CLI: two 10^7-digit decimal files
