@@ -19,6 +19,7 @@
 
 mod arith;
 mod convert;
+pub mod func;
 mod ops;
 pub mod random;
 mod round;
