@@ -26,6 +26,7 @@ use rayon::prelude::*;
 
 use super::{CliError, engine_from_arg};
 use crate::error::Error;
+use crate::float::func::Func;
 use crate::float::{self, FloatArray, Round, text};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -60,12 +61,23 @@ pub enum Op {
     Mul2,
     /// A / 2^K (--k).
     Div2,
+    /// exp(A), correctly rounded.
+    Exp,
+    /// log(A) (natural), correctly rounded.
+    Log,
+    /// sin(A), correctly rounded.
+    Sin,
+    /// cos(A), correctly rounded.
+    Cos,
+    /// atan(A), correctly rounded.
+    Atan,
 }
 
 impl Op {
     fn arity(self) -> usize {
         match self {
             Op::Sqrt | Op::Neg | Op::Abs | Op::Set | Op::Mul2 | Op::Div2 => 1,
+            Op::Exp | Op::Log | Op::Sin | Op::Cos | Op::Atan => 1,
             Op::Fma | Op::Fms => 3,
             _ => 2,
         }
@@ -269,6 +281,11 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
             Op::Div2 => x.div_2si_ternary(a.k, p, rnd),
             Op::Fma => x.fma_ternary(&arrays[1], &arrays[2], p, rnd),
             Op::Fms => x.fms_ternary(&arrays[1], &arrays[2], p, rnd),
+            Op::Exp => x.func_ternary(Func::Exp, p, rnd).map(|r| (r.0, r.1)),
+            Op::Log => x.func_ternary(Func::Log, p, rnd).map(|r| (r.0, r.1)),
+            Op::Sin => x.func_ternary(Func::Sin, p, rnd).map(|r| (r.0, r.1)),
+            Op::Cos => x.func_ternary(Func::Cos, p, rnd).map(|r| (r.0, r.1)),
+            Op::Atan => x.func_ternary(Func::Atan, p, rnd).map(|r| (r.0, r.1)),
             Op::Cmp => unreachable!(),
         }?;
         (0..r.len())

@@ -188,7 +188,9 @@ impl CudaEngine {
         let mut map = self.resources.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(r) = map.get(key) {
             return r.clone().downcast::<T>().map_err(|_| {
-                Error::Invalid(format!("engine resource {key:?} requested with another type"))
+                Error::Invalid(format!(
+                    "engine resource {key:?} requested with another type"
+                ))
             });
         }
         let r = Arc::new(init(self)?);

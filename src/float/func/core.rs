@@ -21,7 +21,11 @@ use crate::float::{Class, EMAX, EMIN, Elem};
 
 /// `n * 2^k` (floor for negative `k`).
 fn shift(n: &Natural, k: i64) -> Natural {
-    if k >= 0 { n << k as u64 } else { n >> (-k) as u64 }
+    if k >= 0 {
+        n << k as u64
+    } else {
+        n >> (-k) as u64
+    }
 }
 
 fn signed(neg: bool, n: Natural) -> Integer {
@@ -249,7 +253,12 @@ fn sin_cos(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, cos: bool) -> Ev
     let ex = x.exp;
     // (Z, c, sign of r, quadrant)
     let (z, c, rneg, q) = if ex <= 0 {
-        (shift(&m, big_w as i64 - 64 * x.limbs.len() as i64), (-ex) as u64, x.neg, 0u64)
+        (
+            shift(&m, big_w as i64 - 64 * x.limbs.len() as i64),
+            (-ex) as u64,
+            x.neg,
+            0u64,
+        )
     } else {
         let mut fr = big_w + ex as u64 + 12;
         loop {
@@ -289,7 +298,11 @@ fn sin_cos(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, cos: bool) -> Ev
     let mut term = Natural::power_of_2(big_w);
     let mut n = 0u64;
     for j in 1u64.. {
-        let d = if use_cos { (2 * j - 1) * (2 * j) } else { (2 * j) * (2 * j + 1) };
+        let d = if use_cos {
+            (2 * j - 1) * (2 * j)
+        } else {
+            (2 * j) * (2 * j + 1)
+        };
         term = ((&term * &z2) >> big_w) / Natural::from(d);
         if term == 0u32 {
             break;
@@ -363,7 +376,10 @@ fn atan(out: &mut Out, x: &Elem, w: u64, p: u64) -> Eval {
         let (z, c) = if ex <= -2 {
             (shift(&m, bw - 64 * nl), (-ex) as u64)
         } else {
-            (Natural::power_of_2(big_w + 64 * nl as u64 - 1) / &m, (ex - 1) as u64)
+            (
+                Natural::power_of_2(big_w + 64 * nl as u64 - 1) / &m,
+                (ex - 1) as u64,
+            )
         };
         let z2 = (&z * &z) >> (big_w + 2 * c);
         let (a, n) = atan_sum(&z2, big_w);

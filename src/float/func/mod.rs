@@ -12,6 +12,7 @@
 
 mod consts;
 mod core;
+pub mod reference;
 
 use std::sync::atomic::{AtomicU64, Ordering as AtOrd};
 
@@ -117,8 +118,16 @@ pub(crate) fn round_interval(out: &mut Out, iv: &Interval, p: u64, rnd: Round) -
     use malachite_base::num::arithmetic::traits::Sign;
     use std::cmp::Ordering::*;
     let (neg, small, big) = match (iv.lo.sign(), iv.hi.sign()) {
-        (Greater, Greater) => (false, iv.lo.unsigned_abs_ref().clone(), iv.hi.unsigned_abs_ref().clone()),
-        (Less, Less) => (true, iv.hi.unsigned_abs_ref().clone(), iv.lo.unsigned_abs_ref().clone()),
+        (Greater, Greater) => (
+            false,
+            iv.lo.unsigned_abs_ref().clone(),
+            iv.hi.unsigned_abs_ref().clone(),
+        ),
+        (Less, Less) => (
+            true,
+            iv.hi.unsigned_abs_ref().clone(),
+            iv.lo.unsigned_abs_ref().clone(),
+        ),
         _ => return None,
     };
     if small >= big || small.significant_bits() < p + 2 {
@@ -140,7 +149,11 @@ pub(crate) fn write_exact(out: &mut Out, neg: bool, n: &Natural, s: i64, p: u64,
     let mut m = vec![0u64; p.div_ceil(64) as usize];
     let (inexact, inc, carry) = round_mant(&mut m, p, &src, false, neg, rnd);
     out.m.copy_from_slice(&m);
-    let t = if inexact { if inc != neg { 1 } else { -1 } } else { 0 };
+    let t = if inexact {
+        if inc != neg { 1 } else { -1 }
+    } else {
+        0
+    };
     finish(out, neg, e + carry as i64, t, inc, p, rnd)
 }
 
@@ -152,12 +165,7 @@ pub(crate) fn write_special(out: &mut Out, class: Class, neg: bool) -> Eval {
 
 /// Evaluates one element: exact and special cases first, then Ziv's loop.
 /// Returns the ternary value and whether a retry was needed.
-fn eval_elem(
-    out: &mut Out,
-    f: &dyn Fn(&mut Out, u64) -> Eval,
-    p: u64,
-    rnd: Round,
-) -> (i8, bool) {
+fn eval_elem(out: &mut Out, f: &dyn Fn(&mut Out, u64) -> Eval, p: u64, rnd: Round) -> (i8, bool) {
     let mut w = p + 16;
     let mut tries = 0u32;
     loop {

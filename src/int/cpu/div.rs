@@ -64,7 +64,8 @@ pub fn invert_pi1(d1: u64, d0: u64) -> u64 {
 #[inline(always)]
 pub fn div_2by1(nh: u64, nl: u64, d: u64, di: u64) -> (u64, u64) {
     // Wraps modulo 2^128 by design (GMP's udiv_qrnnd_preinv).
-    let p = (nh as u128 * di as u128).wrapping_add(((nh.wrapping_add(1)) as u128) << 64 | nl as u128);
+    let p =
+        (nh as u128 * di as u128).wrapping_add(((nh.wrapping_add(1)) as u128) << 64 | nl as u128);
     let (mut q, ql) = ((p >> 64) as u64, p as u64);
     let mut r = nl.wrapping_sub(q.wrapping_mul(d));
     if r > ql {
