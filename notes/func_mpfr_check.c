@@ -3,7 +3,7 @@
      gcc -O2 -o func_calc notes/func_mpfr_check.c /usr/lib/x86_64-linux-gnu/libmpfr.so.6
    Use: func_calc FN PREC INPREC RND FILE  -- inputs read with mpfr_set_str
    (base 0) at INPREC to nearest; output "%Ra t" per line (t: ternary sign).
-   FN: exp log sin cos atan, or const_pi const_log2 const_euler (FILE's
+   FN: exp log sin cos atan tan exp2 log2 log10, or const_pi const_log2 const_euler (FILE's
    lines only count the outputs). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +18,12 @@ int mpfr_log(mpfr_ptr, mpfr_ptr, int);
 int mpfr_sin(mpfr_ptr, mpfr_ptr, int);
 int mpfr_cos(mpfr_ptr, mpfr_ptr, int);
 int mpfr_atan(mpfr_ptr, mpfr_ptr, int);
+int mpfr_tan(mpfr_ptr, mpfr_ptr, int);
+int mpfr_exp2(mpfr_ptr, mpfr_ptr, int);
+int mpfr_log2(mpfr_ptr, mpfr_ptr, int);
+int mpfr_log10(mpfr_ptr, mpfr_ptr, int);
 int mpfr_const_pi(mpfr_ptr, int);
 int mpfr_const_log2(mpfr_ptr, int);
-int mpfr_const_euler(mpfr_ptr, int);
 int mpfr_sprintf(char *, const char *, ...);
 
 int main(int argc, char **argv) {
@@ -43,6 +46,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(fn, "sin")) t = mpfr_sin(&r, &x, rnd);
     else if (!strcmp(fn, "cos")) t = mpfr_cos(&r, &x, rnd);
     else if (!strcmp(fn, "atan")) t = mpfr_atan(&r, &x, rnd);
+    else if (!strcmp(fn, "tan")) t = mpfr_tan(&r, &x, rnd);
+    else if (!strcmp(fn, "exp2")) t = mpfr_exp2(&r, &x, rnd);
+    else if (!strcmp(fn, "log2")) t = mpfr_log2(&r, &x, rnd);
+    else if (!strcmp(fn, "log10")) t = mpfr_log10(&r, &x, rnd);
     else if (!strcmp(fn, "const_pi")) t = mpfr_const_pi(&r, rnd);
     else if (!strcmp(fn, "const_log2")) t = mpfr_const_log2(&r, rnd);
     else { fprintf(stderr, "fn?\n"); return 1; }

@@ -6,7 +6,7 @@
 # usage: [PRECS="..."] [FNS="..."] [MAXB=bits] WORK=/tmp/fm notes/func_mpfr_cmp.sh SEED N
 S=$1; N=$2; D=${WORK:-/tmp/fm}; B=${MPARRAY:-target/release/mparray}
 fail=0; lines=0
-for fn in ${FNS:-exp log sin cos atan}; do
+for fn in ${FNS:-exp log sin cos atan tan exp2 log2 log10}; do
   for prec in ${PRECS:-1 2 24 53 64 113 128 200 512}; do
     python3 $(dirname $0)/func_mpfr_gen.py $((S+prec)) $N $D/a.txt $fn ${MAXB:-300}
     inprec=$(( ${MAXB:-300} + 64 ))

@@ -21,17 +21,26 @@ def line():
     r = random.random()
     if r < 0.05: return random.choice(['nan','inf','-inf','0','-0','1','-1','0.5','2'])
     bits = random.choice([1,2,3,24,53,64,65,113,128,200,maxbits])
-    if fn == 'exp':
+    if fn == 'exp2':
+        if r < 0.15: return random.choice(['1073741822.5','1073741823','1073741824','-1073741823','-1073741824','-1073741825','-1073741824.5','3','-7','0.5','-0.5','1e12'])
+        if r < 0.3: return hexf(bits, random.randint(-2000, -20))
+        return hexf(bits, random.randint(-20, 12))
+    if fn in ('log2', 'log10'):
+        if r < 0.2: return random.choice(['1','2','4','0.5','10','100','1000','1e15','1e22','1e30','0x1p-1000','0x1p1000','8','0.1'])
+        fn2 = 'log'
+    else:
+        fn2 = fn
+    if fn2 == 'exp':
         if r < 0.15: return random.choice(['744261117.5','-744261117.5','744261116.9','-744261118.6','7.45e8','-7.45e8','1e12','-1e12'])
         if r < 0.3: return hexf(bits, random.randint(-2000, -20))
         return hexf(bits, random.randint(-20, 12))
-    if fn == 'log':
+    if fn2 == 'log':
         if r < 0.35:
             k = random.randint(1, 600); b = random.randint(1, 60)
             return '0x1p0' if False else '0x%xp%+d' % ((1 << (k + b)) + random.choice([1, -1]) * (random.getrandbits(b) | 1), -(k + b))
         if r < 0.5: return hexf(bits, random.randint(-1073741820, 1073741820), False)
         return hexf(bits, random.randint(-100, 100), False)
-    if fn in ('sin', 'cos'):
+    if fn2 in ('sin', 'cos', 'tan'):
         if r < 0.35:
             k = random.randint(1, 10**6)
             # k pi/2 to 60 digits: near a multiple of pi/2 at any precision <= 200

@@ -20,6 +20,7 @@ mod common;
 
 use std::cmp::Ordering;
 
+use malachite_base::num::arithmetic::traits::PowerOf2;
 use malachite_base::num::basic::traits::{
     Infinity, NaN, NegativeInfinity, NegativeZero, One, Zero,
 };
@@ -27,7 +28,7 @@ use malachite_base::num::conversion::traits::RoundingFrom;
 use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::{ComparableFloatRef, Float};
 use malachite_q::Rational;
-use mparray::float::func::reference::{reference, reference_const, round_iv};
+use mparray::float::func::reference::{exact, reference, reference_const, round_iv};
 use mparray::float::func::{Const, Func};
 use mparray::float::{self, EMAX, EMIN};
 use mparray::{FloatArray, Round};
@@ -74,7 +75,7 @@ fn rand_float(r: &mut Rng, q: u64, e: i64, neg: bool) -> Float {
 
 fn args(f: Func, r: &mut Rng, p: u64, count: usize) -> Vec<Float> {
     let mut v = Vec::new();
-    let pi = 3.141592653589793f64;
+    let pi = std::f64::consts::PI;
     for i in 0..count {
         let q = if r.below(2) == 0 {
             p
@@ -82,7 +83,13 @@ fn args(f: Func, r: &mut Rng, p: u64, count: usize) -> Vec<Float> {
             1 + r.below(p + 64)
         };
         let neg = r.below(2) == 0;
-        let x = match (f, i % 4) {
+        let fam = match f {
+            Func::Tan => Func::Sin,
+            Func::Exp2 => Func::Exp,
+            Func::Log2 | Func::Log10 => Func::Log,
+            f => f,
+        };
+        let x = match (fam, i % 4) {
             (Func::Exp, 0) => {
                 let e = r.range(-(p as i64) - 8, -(p as i64) / 2);
                 rand_float(r, q, e, neg)
@@ -128,6 +135,7 @@ fn args(f: Func, r: &mut Rng, p: u64, count: usize) -> Vec<Float> {
                 let e = r.range(-12, 12);
                 rand_float(r, q, e, neg)
             }
+            _ => unreachable!(),
         };
         v.push(x);
     }
@@ -197,6 +205,100 @@ fn cos_random() {
 #[test]
 fn atan_random() {
     random_case(Func::Atan, 24);
+}
+
+#[test]
+fn tan_random() {
+    random_case(Func::Tan, 24);
+}
+
+#[test]
+fn exp2_random() {
+    random_case(Func::Exp2, 24);
+}
+
+#[test]
+fn log2_random() {
+    random_case(Func::Log2, 16);
+}
+
+#[test]
+fn log10_random() {
+    random_case(Func::Log10, 16);
+}
+
+/// Exact cases of exp2, log2 and log10 (MPFR: exact results, ternary 0),
+/// and their neighbours (inexact).
+#[test]
+fn exact_cases() {
+    let ints = [1i64, 2, 3, -1, -5, 100, -1000, 1 << 20];
+    for rnd in Round::ALL {
+        for &p in &[1u64, 2, 53, 200] {
+            // exp2(k) = 2^k.
+            let xs: Vec<Float> = ints.iter().map(|&k| Float::from(k)).collect();
+            let (a, _) = FloatArray::from_floats(64, &xs, Round::Nearest).unwrap();
+            let (g, t, _) = a.func_ternary(Func::Exp2, p, rnd).unwrap();
+            for (i, &k) in ints.iter().enumerate() {
+                assert_eq!(g.to_float(i), Float::power_of_2(k), "exp2({k})");
+                assert_eq!(t[i], 0);
+            }
+            // log2(2^k) = k, log10(10^k) = k.
+            let xs: Vec<Float> = ints.iter().map(|&k| Float::power_of_2(k)).collect();
+            let (a, _) = FloatArray::from_floats(64, &xs, Round::Nearest).unwrap();
+            let (g, t, _) = a.func_ternary(Func::Log2, p, rnd).unwrap();
+            for (i, &k) in ints.iter().enumerate() {
+                let want = Float::from_rational_prec_round(
+                    Rational::from(k),
+                    p,
+                    float::to_rounding_mode(rnd),
+                );
+                assert_eq!(
+                    ComparableFloatRef(&g.to_float(i)),
+                    ComparableFloatRef(&want.0),
+                    "log2(2^{k}) p={p}"
+                );
+                assert_eq!(t[i].cmp(&0), want.1);
+            }
+            let tens: Vec<Float> = (0..25u32)
+                .map(|k| {
+                    Float::from_rational_prec(
+                        Rational::from(10u64.pow(k.min(19)) as f64 as u64),
+                        128,
+                    )
+                    .0
+                })
+                .take(20)
+                .collect();
+            let (a, _) = FloatArray::from_floats(128, &tens, Round::Nearest).unwrap();
+            let (g, t, _) = a.func_ternary(Func::Log10, p, rnd).unwrap();
+            for k in 0..20 {
+                let want = Float::from_rational_prec_round(
+                    Rational::from(k as i64),
+                    p,
+                    float::to_rounding_mode(rnd),
+                );
+                assert_eq!(
+                    ComparableFloatRef(&g.to_float(k)),
+                    ComparableFloatRef(&want.0),
+                    "log10(10^{k}) p={p} {rnd:?}"
+                );
+                assert_eq!(t[k].cmp(&0), want.1);
+            }
+            // Neighbours are inexact: against the reference.
+            let near = [
+                Float::from(10.5f64),
+                Float::from(1000.25f64),
+                Float::from(3.0f64),
+                Float::from(0.1f64),
+            ];
+            for f in [Func::Exp2, Func::Log2, Func::Log10] {
+                check(f, &near, p, |i, rnd| {
+                    let k = Round::ALL.iter().position(|&m| m == rnd).unwrap();
+                    reference(f, &near[i], p)[k].clone()
+                });
+            }
+        }
+    }
 }
 
 #[test]
@@ -276,7 +378,7 @@ fn specials() {
                 Float::ONE
             ]
             .iter()
-            .map(|x| s(x))
+            .map(s)
             .collect::<Vec<_>>()
         );
         assert_eq!(&te[..5], &[0, 0, 0, 0, 0]);
@@ -293,7 +395,7 @@ fn specials() {
                 Float::NAN
             ]
             .iter()
-            .map(|x| s(x))
+            .map(s)
             .collect::<Vec<_>>()
         );
         assert!(tl.iter().all(|&t| t == 0));
@@ -308,7 +410,7 @@ fn specials() {
                 Float::NEGATIVE_ZERO
             ]
             .iter()
-            .map(|x| s(x))
+            .map(s)
             .collect::<Vec<_>>()
         );
         assert_eq!(&ts[..5], &[0, 0, 0, 0, 0]);
@@ -317,7 +419,7 @@ fn specials() {
             cs.iter().take(5).map(s).collect::<Vec<_>>(),
             [Float::NAN, Float::NAN, Float::NAN, Float::ONE, Float::ONE]
                 .iter()
-                .map(|x| s(x))
+                .map(s)
                 .collect::<Vec<_>>()
         );
         assert_eq!(&tc[..5], &[0, 0, 0, 0, 0]);
@@ -392,10 +494,10 @@ fn hard_to_round() {
         let p = 24;
         let mut hard = Vec::new();
         let mut tries = 0;
-        while hard.len() < 6 && tries < 40000 {
+        while hard.len() < 3 && tries < 20000 {
             tries += 1;
             let x = match f {
-                Func::Log => {
+                Func::Log | Func::Log2 | Func::Log10 => {
                     let e = r.range(-5, 5);
                     rand_float(&mut r, p, e, false)
                 }
@@ -404,12 +506,16 @@ fn hard_to_round() {
                     rand_float(&mut r, p, e, neg)
                 }
             };
-            // Round at p + 16 bits toward zero: if the 16 extra bits are all
-            // 0 or all 1, the result is within 2^-(p+15) ulp of a boundary.
-            let w = reference(f, &x, p + 16)[1].0.clone();
-            let (a, _) = FloatArray::from_floats(p + 16, &[w], Round::Nearest).unwrap();
-            let low = a.limbs()[0] >> (64 - p - 16) & 0xffff;
-            if low == 0 || low == 0xffff || low == 0x8000 || low == 0x7fff {
+            if exact(f, &x).is_some() {
+                continue;
+            }
+            // Round at p + 12 bits toward zero: if the 12 extra bits are
+            // 0000.., 1111.., 1000.. or 0111.., the result is within 2^-11
+            // ulp of a rounding boundary (directed or nearest).
+            let w = reference(f, &x, p + 12)[1].0.clone();
+            let (a, _) = FloatArray::from_floats(p + 12, &[w], Round::Nearest).unwrap();
+            let low = a.limbs()[0] >> (64 - p - 12) & 0xfff;
+            if low == 0 || low == 0xfff || low == 0x800 || low == 0x7ff {
                 hard.push(x);
             }
         }

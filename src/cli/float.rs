@@ -71,6 +71,14 @@ pub enum Op {
     Cos,
     /// atan(A), correctly rounded.
     Atan,
+    /// tan(A), correctly rounded.
+    Tan,
+    /// 2^A, correctly rounded.
+    Exp2,
+    /// log2(A), correctly rounded.
+    Log2,
+    /// log10(A), correctly rounded.
+    Log10,
 }
 
 impl Op {
@@ -78,6 +86,7 @@ impl Op {
         match self {
             Op::Sqrt | Op::Neg | Op::Abs | Op::Set | Op::Mul2 | Op::Div2 => 1,
             Op::Exp | Op::Log | Op::Sin | Op::Cos | Op::Atan => 1,
+            Op::Tan | Op::Exp2 | Op::Log2 | Op::Log10 => 1,
             Op::Fma | Op::Fms => 3,
             _ => 2,
         }
@@ -286,6 +295,10 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
             Op::Sin => x.func_ternary(Func::Sin, p, rnd).map(|r| (r.0, r.1)),
             Op::Cos => x.func_ternary(Func::Cos, p, rnd).map(|r| (r.0, r.1)),
             Op::Atan => x.func_ternary(Func::Atan, p, rnd).map(|r| (r.0, r.1)),
+            Op::Tan => x.func_ternary(Func::Tan, p, rnd).map(|r| (r.0, r.1)),
+            Op::Exp2 => x.func_ternary(Func::Exp2, p, rnd).map(|r| (r.0, r.1)),
+            Op::Log2 => x.func_ternary(Func::Log2, p, rnd).map(|r| (r.0, r.1)),
+            Op::Log10 => x.func_ternary(Func::Log10, p, rnd).map(|r| (r.0, r.1)),
             Op::Cmp => unreachable!(),
         }?;
         (0..r.len())

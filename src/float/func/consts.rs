@@ -30,8 +30,10 @@ pub enum Const {
     E,
 }
 
-static CACHE: [RwLock<Option<(u64, Arc<Natural>)>>; 3] =
-    [RwLock::new(None), RwLock::new(None), RwLock::new(None)];
+/// The most precise value computed so far, per constant: (bits, value).
+type Slot = RwLock<Option<(u64, Arc<Natural>)>>;
+
+static CACHE: [Slot; 3] = [RwLock::new(None), RwLock::new(None), RwLock::new(None)];
 
 fn slot(c: Const) -> usize {
     match c {

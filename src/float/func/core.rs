@@ -48,6 +48,10 @@ pub(crate) fn eval(f: Func, out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round)
         Func::Sin => sin_cos(out, x, w, p, rnd, false),
         Func::Cos => sin_cos(out, x, w, p, rnd, true),
         Func::Atan => atan(out, x, w, p),
+        Func::Tan => tan(out, x, w, p),
+        Func::Exp2 => exp2(out, x, w, p, rnd),
+        Func::Log2 => log_base(out, x, w, p, rnd, false),
+        Func::Log10 => log_base(out, x, w, p, rnd, true),
     }
 }
 
@@ -132,8 +136,7 @@ fn exp(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
         // |x| < 2^-(p+3): exp(x) in (1, 1 + 2|x|) or (1 - |x|, 1).
         return Eval::Approx(near_one(p, !x.neg));
     }
-    let s = ((w as f64).sqrt() * 0.9) as u64 + 1;
-    let big_w = w + s + 8 + lg(w + s);
+    let (s, big_w) = exp_params(w);
     let (m, sx) = mant(x);
     let f = big_w + 40;
     let xf = signed(x.neg, shift(&m, sx + f as i64));
@@ -142,13 +145,24 @@ fn exp(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
     let k = (xd / std::f64::consts::LN_2).round() as i64;
     let l = fixed_int(Const::Ln2, f);
     let r = (xf - Integer::from(k) * l) >> 40u64;
+    Eval::Approx(exp_tail(&r, k, s, big_w))
+}
+
+/// The reduction depth `s` and fixed-point precision `W` of exp at `w`.
+fn exp_params(w: u64) -> (u64, u64) {
+    let s = ((w as f64).sqrt() * 0.9) as u64 + 1;
+    (s, w + s + 8 + lg(w + s))
+}
+
+/// `exp(r) 2^k` from `R = r 2^W` with error < 2 units, `|r| <= 0.35`.
+fn exp_tail(r: &Integer, k: i64, s: u64, big_w: u64) -> Interval {
     // Taylor in t = r / 2^(W+s).
     let sh = big_w + s;
     let mut y = Integer::from(Natural::power_of_2(big_w));
     let mut term = y.clone();
     let mut n = 0u64;
     for j in 1u64.. {
-        term = (&term * &r) >> sh;
+        term = (&term * r) >> sh;
         term /= Integer::from(j);
         if term == 0u32 {
             break;
@@ -160,7 +174,7 @@ fn exp(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
         y = (&y * &y) >> big_w;
     }
     let e = (n + 3) << (s + 4);
-    Eval::Approx(Interval::around(y, e, k - big_w as i64))
+    Interval::around(y, e, k - big_w as i64)
 }
 
 /// log. `x = y' 2^e'` with `y'` in `[0.70, 1.42)`, `log y' = 2 atanh(z)`,
@@ -249,38 +263,7 @@ fn sin_cos(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, cos: bool) -> Ev
         return Eval::Approx(iv);
     }
     let big_w = w + 10 + lg(w);
-    let (m, sx) = mant(x);
-    let ex = x.exp;
-    // (Z, c, sign of r, quadrant)
-    let (z, c, rneg, q) = if ex <= 0 {
-        (
-            shift(&m, big_w as i64 - 64 * x.limbs.len() as i64),
-            (-ex) as u64,
-            x.neg,
-            0u64,
-        )
-    } else {
-        let mut fr = big_w + ex as u64 + 12;
-        loop {
-            let pi2 = fixed(Const::Pi, fr - 1);
-            let xa = shift(&m, sx + fr as i64);
-            let k = ((&xa << 1u64) + &pi2) / (&pi2 << 1u64);
-            let r = Integer::from(xa) - Integer::from(&k * &pi2);
-            let b = r.unsigned_abs_ref().significant_bits();
-            let need = big_w + ex as u64 + 6;
-            if b < need {
-                fr += need - b + 16;
-                continue;
-            }
-            let rneg = (r < 0u32) != x.neg;
-            let z = r.unsigned_abs() >> (b - big_w);
-            let q = k.to_limbs_asc().first().copied().unwrap_or(0) & 3;
-            // x negative: x = -(k pi/2 + r'), so sin/cos of -(...) via the
-            // quadrant of -k.
-            let q = if x.neg { (4 - q) & 3 } else { q };
-            break (z, fr - b, rneg, q);
-        }
-    };
+    let (z, c, rneg, q) = reduce(x, big_w);
     let z2 = (&z * &z) >> (big_w + 2 * c);
     // Which series, and the sign: sin(x) = [s, c, -s, -c][q],
     // cos(x) = [c, -s, -c, s][q] with s = sin r, c = cos r.
@@ -294,16 +277,63 @@ fn sin_cos(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, cos: bool) -> Ev
         (true, 2) => (true, true),
         (true, _) => (false, false),
     };
+    if use_cos {
+        let (a, e) = cos_r(&z2, big_w);
+        Eval::Approx(Interval::around(signed(neg_out, a), e, -(big_w as i64)))
+    } else {
+        let (v, e) = sin_r(&z, &z2, big_w);
+        let v = signed(neg_out != rneg, v);
+        Eval::Approx(Interval::around(v, e, -((big_w + c) as i64)))
+    }
+}
+
+/// The reduction of sin/cos/tan: `x = q pi/2 + r (mod 2 pi)` with `r` as
+/// `(Z, c, sign)`, `|r| = Z 2^-(W+c)`, Z < 2 units of error.
+fn reduce(x: &Elem, big_w: u64) -> (Natural, u64, bool, u64) {
+    let (m, sx) = mant(x);
+    let ex = x.exp;
+    if ex <= 0 {
+        return (
+            shift(&m, big_w as i64 - 64 * x.limbs.len() as i64),
+            (-ex) as u64,
+            x.neg,
+            0u64,
+        );
+    }
+    let mut fr = big_w + ex as u64 + 12;
+    loop {
+        let pi2 = fixed(Const::Pi, fr - 1);
+        let xa = shift(&m, sx + fr as i64);
+        let k = ((&xa << 1u64) + &pi2) / (&pi2 << 1u64);
+        let r = Integer::from(xa) - Integer::from(&k * &pi2);
+        let b = r.unsigned_abs_ref().significant_bits();
+        let need = big_w + ex as u64 + 6;
+        if b < need {
+            fr += need - b + 16;
+            continue;
+        }
+        let rneg = (r < 0u32) != x.neg;
+        let z = r.unsigned_abs() >> (b - big_w);
+        let q = k.to_limbs_asc().first().copied().unwrap_or(0) & 3;
+        // x negative: x = -(k pi/2 + r'), so the quadrant of -k.
+        let q = if x.neg { (4 - q) & 3 } else { q };
+        return (z, fr - b, rneg, q);
+    }
+}
+
+/// `sum (-1)^j z^2j / d_j` (d_j = (2j)! or (2j+1)!) in units of 2^-W, and
+/// the number of terms.
+fn trig_sum(z2: &Natural, big_w: u64, cos: bool) -> (Integer, u64) {
     let mut a = Integer::from(Natural::power_of_2(big_w));
     let mut term = Natural::power_of_2(big_w);
     let mut n = 0u64;
     for j in 1u64.. {
-        let d = if use_cos {
+        let d = if cos {
             (2 * j - 1) * (2 * j)
         } else {
             (2 * j) * (2 * j + 1)
         };
-        term = ((&term * &z2) >> big_w) / Natural::from(d);
+        term = ((&term * z2) >> big_w) / Natural::from(d);
         if term == 0u32 {
             break;
         }
@@ -314,14 +344,69 @@ fn sin_cos(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, cos: bool) -> Ev
         }
         n += 1;
     }
-    if use_cos {
-        let v = signed(neg_out, a.unsigned_abs());
-        Eval::Approx(Interval::around(v, 4 * n + 4, -(big_w as i64)))
-    } else {
-        let v = (Integer::from(z) * a) >> big_w;
-        let v = signed(neg_out != rneg, v.unsigned_abs());
-        Eval::Approx(Interval::around(v, 4 * n + 8, -((big_w + c) as i64)))
+    (a, n)
+}
+
+/// `|sin r|` in units of `2^-(W+c)` and its error bound.
+fn sin_r(z: &Natural, z2: &Natural, big_w: u64) -> (Natural, u64) {
+    let (a, n) = trig_sum(z2, big_w, false);
+    ((z * a.unsigned_abs()) >> big_w, 4 * n + 8)
+}
+
+/// `cos r` in units of `2^-W` and its error bound.
+fn cos_r(z2: &Natural, big_w: u64) -> (Natural, u64) {
+    let (a, n) = trig_sum(z2, big_w, true);
+    (a.unsigned_abs(), 4 * n + 4)
+}
+
+/// tan = sin r / cos r (even quadrant) or -cos r / sin r (odd), the
+/// quotient's interval from the two intervals (rounded outward). Tiny `x`:
+/// `tan x` in `(x, x + |x|^3)`.
+fn tan(out: &mut Out, x: &Elem, w: u64, p: u64) -> Eval {
+    match x.class {
+        Class::NaN | Class::Inf => return write_special(out, Class::NaN, false),
+        Class::Zero => return write_special(out, Class::Zero, x.neg),
+        Class::Normal => {}
     }
+    if let Some(iv) = tiny_odd(x, p) {
+        // tan x is on the other side of x than sin x: (x, x + unit).
+        let d = if x.neg {
+            &iv.lo - &iv.hi
+        } else {
+            &iv.hi - &iv.lo
+        };
+        return Eval::Approx(Interval {
+            lo: &iv.lo + &d,
+            hi: &iv.hi + &d,
+            s: iv.s,
+        });
+    }
+    let big_w = w + 12 + lg(w);
+    let (z, c, rneg, q) = reduce(x, big_w);
+    let z2 = (&z * &z) >> (big_w + 2 * c);
+    let (sv, se) = sin_r(&z, &z2, big_w);
+    let (cv, ce) = cos_r(&z2, big_w);
+    let (se, ce) = (Natural::from(se), Natural::from(ce));
+    let s_iv = (&sv - &se, sv + se);
+    let c_iv = (&cv - &ce, cv + ce);
+    let bw = big_w as i64;
+    let (lo, hi, sc, neg) = if q % 2 == 0 {
+        // |tan r| = (S/C) 2^-c.
+        let lo = (&s_iv.0 << big_w) / &c_iv.1;
+        let hi = ((&s_iv.1 << big_w) + &c_iv.0 - one()) / &c_iv.0;
+        (lo, hi, -(bw + c as i64), rneg)
+    } else {
+        // |cot r| = (C/S) 2^c.
+        let lo = (&c_iv.0 << big_w) / &s_iv.1;
+        let hi = ((&c_iv.1 << big_w) + &s_iv.0 - one()) / &s_iv.0;
+        (lo, hi, c as i64 - bw, !rneg)
+    };
+    let (lo, hi) = if neg {
+        (signed(true, hi), signed(true, lo))
+    } else {
+        (Integer::from(lo), Integer::from(hi))
+    };
+    Eval::Approx(Interval { lo, hi, s: sc })
 }
 
 /// `sum (-1)^j z^2j / (2j+1)` in units of `2^-W` from `Z2 = z^2 2^W`, and the
@@ -414,4 +499,123 @@ fn atan(out: &mut Out, x: &Elem, w: u64, p: u64) -> Eval {
     };
     let v = signed(x.neg, v.unsigned_abs());
     Eval::Approx(Interval::around(v, 16 * (2 * n + 9) + 2, -bw))
+}
+
+/// exp2. Integers are exact (`2^x`, then the range check); otherwise
+/// `x = k + f`, `|f| <= 1/2`, `2^f = exp(f ln 2)` with `R = f ln2 2^W`
+/// from the exact `f` at `W+40` bits times ln 2 at `W+40` bits (error
+/// `< 0.5*2 + 0.7 + 1 < 2` units after the shift), then exp's tail.
+fn exp2(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
+    match x.class {
+        Class::NaN => return write_special(out, Class::NaN, false),
+        Class::Inf if x.neg => return write_special(out, Class::Zero, false),
+        Class::Inf => return write_special(out, Class::Inf, false),
+        Class::Zero => return Eval::Done(write_exact(out, false, &one(), 0, p, rnd)),
+        Class::Normal => {}
+    }
+    let ex = x.exp;
+    let (m, sx) = mant(x);
+    if ex > 32 {
+        return out_of_range(out, false, !x.neg, p, rnd);
+    }
+    if sx + m.trailing_zeros().unwrap_or(0) as i64 >= 0 {
+        // An integer (|x| < 2^32): 2^x exactly.
+        let k = i64::try_from(&shift(&m, sx)).unwrap_or(0);
+        let k = if x.neg { -k } else { k };
+        return Eval::Done(write_exact(out, false, &one(), k, p, rnd));
+    }
+    if ex <= -(p as i64 + 3) {
+        return Eval::Approx(near_one(p, !x.neg));
+    }
+    let (s, big_w) = exp_params(w);
+    let f = big_w + 40;
+    let xf = signed(x.neg, shift(&m, sx + f as i64));
+    // k = round(x) (ties either way), f = x - k.
+    let half = Integer::from(Natural::power_of_2(f - 1));
+    let k = (&xf + half) >> f;
+    let ff = xf - (&k << f);
+    let l = fixed_int(Const::Ln2, f);
+    let r = (ff * l) >> (big_w + 80);
+    let k = i64::try_from(&k).unwrap_or(0);
+    Eval::Approx(exp_tail(&r, k, s, big_w))
+}
+
+/// `a / b` for an interval `b` of positive values, rounded outward, with
+/// the quotient keeping about as many bits as `a`.
+fn div_iv(a: &Interval, b: &Interval) -> Interval {
+    use malachite_base::num::arithmetic::traits::DivRound;
+    use malachite_base::rounding_modes::RoundingMode::{Ceiling, Floor};
+    let k = b.hi.significant_bits() + 4;
+    let (dlo, dhi) = if a.lo > 0u32 {
+        (&b.hi, &b.lo)
+    } else if a.hi < 0u32 {
+        (&b.lo, &b.hi)
+    } else {
+        (&b.lo, &b.lo)
+    };
+    let lo = (&a.lo << k).div_round(dlo, Floor).0;
+    let hi = (&a.hi << k).div_round(dhi, Ceiling).0;
+    Interval {
+        lo,
+        hi,
+        s: a.s - b.s - k as i64,
+    }
+}
+
+/// log2 and log10: exact for powers of 2 (log2) and of 10 (log10, `10^k`
+/// with `k >= 1` an integer; log(1) = +0 either way), else `log x` divided
+/// by the interval of ln 2 (`(L-2, L+2) 2^-W`) or of ln 10 (log's own
+/// interval for 10).
+fn log_base(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, ten: bool) -> Eval {
+    if x.class == Class::Normal && !x.neg {
+        let (m, sx) = mant(x);
+        let tz = m.trailing_zeros().unwrap_or(0);
+        let odd = &m >> tz;
+        let v2 = sx + tz as i64;
+        if !ten && odd == 1u32 {
+            let k = v2;
+            if k != 0 {
+                return Eval::Done(write_exact(
+                    out,
+                    k < 0,
+                    &Natural::from(k.unsigned_abs()),
+                    0,
+                    p,
+                    rnd,
+                ));
+            }
+        }
+        if ten && v2 >= 1 && v2 <= 64 * x.limbs.len() as i64 {
+            use malachite_base::num::arithmetic::traits::Pow;
+            let j = v2 as u64;
+            let ob = odd.significant_bits();
+            if ob + 3 >= (j as f64 * 5f64.log2()) as u64
+                && ob <= (j as f64 * 5f64.log2()) as u64 + 3
+                && odd == Natural::from(5u32).pow(j)
+            {
+                return Eval::Done(write_exact(out, false, &Natural::from(j), 0, p, rnd));
+            }
+        }
+    }
+    let iv = match log(out, x, w) {
+        Eval::Done(t) => return Eval::Done(t),
+        Eval::Approx(iv) => iv,
+    };
+    let den = if ten {
+        let ten_limbs = [0xA000_0000_0000_0000u64];
+        let t = Elem {
+            class: Class::Normal,
+            neg: false,
+            exp: 4,
+            limbs: &ten_limbs,
+        };
+        match log(out, &t, w + 8) {
+            Eval::Approx(iv) => iv,
+            Eval::Done(_) => unreachable!("log(10) is not exact"),
+        }
+    } else {
+        let bw = w + 12;
+        Interval::around(fixed_int(Const::Ln2, bw), 2, -(bw as i64))
+    };
+    Eval::Approx(div_iv(&iv, &den))
 }

@@ -35,10 +35,24 @@ pub enum Func {
     Sin,
     Cos,
     Atan,
+    Tan,
+    Exp2,
+    Log2,
+    Log10,
 }
 
 impl Func {
-    pub const ALL: [Func; 5] = [Func::Exp, Func::Log, Func::Sin, Func::Cos, Func::Atan];
+    pub const ALL: [Func; 9] = [
+        Func::Exp,
+        Func::Log,
+        Func::Sin,
+        Func::Cos,
+        Func::Atan,
+        Func::Tan,
+        Func::Exp2,
+        Func::Log2,
+        Func::Log10,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -47,6 +61,10 @@ impl Func {
             Func::Sin => "sin",
             Func::Cos => "cos",
             Func::Atan => "atan",
+            Func::Tan => "tan",
+            Func::Exp2 => "exp2",
+            Func::Log2 => "log2",
+            Func::Log10 => "log10",
         }
     }
 

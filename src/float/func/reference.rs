@@ -16,9 +16,10 @@
 
 use std::cmp::Ordering;
 
-use malachite_base::num::arithmetic::traits::{Abs, PowerOf2};
+use malachite_base::num::arithmetic::traits::{Abs, IsPowerOf2, PowerOf2};
 use malachite_base::num::basic::traits::{One, Zero};
 use malachite_base::num::conversion::traits::RoundingFrom;
+use malachite_base::num::logic::traits::SignificantBits;
 use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::{ComparableFloatRef, Float};
 use malachite_nz::integer::Integer;
@@ -338,6 +339,29 @@ pub fn reference_at(f: Func, x: &Float, pp: u64) -> Approx {
         Func::Sin => ref_sin_cos(&c, x, false),
         Func::Cos => ref_sin_cos(&c, x, true),
         Func::Atan => ref_atan(&c, x),
+        Func::Tan => {
+            let s = ref_sin_cos(&c, x, false);
+            let co = ref_sin_cos(&c, x, true);
+            ap_div(&c, &s, &co)
+        }
+        Func::Exp2 => {
+            let l = ref_ln2(&c);
+            let t = c.mul(x, &l.v);
+            // exp(t) with t's error |x| l.err + |t| 2^-P: exp moves by
+            // exp(t) * that * 1.1.
+            let e = ref_exp(&c, &t);
+            let terr = c.add(
+                &c.mul(&x.clone().abs(), &l.err),
+                &c.mul(&t.clone().abs(), &c.eps()),
+            );
+            let extra = c.mul(&c.mul(&e.v.clone().abs(), &terr), &c.int(2));
+            Approx {
+                err: c.add(&e.err, &extra),
+                v: e.v,
+            }
+        }
+        Func::Log2 => ap_div(&c, &ref_log(&c, x), &ref_ln2(&c)),
+        Func::Log10 => ap_div(&c, &ref_log(&c, x), &ref_log(&c, &c.int(10))),
     }
 }
 
@@ -360,6 +384,12 @@ pub fn round_iv(a: &Approx, p: u64, rm: RoundingMode) -> Option<(Float, Ordering
 /// The correctly rounded value of `f(x)` for a finite nonzero `x` (not an
 /// exact case), in every mode.
 pub fn reference(f: Func, x: &Float, p: u64) -> Vec<(Float, Ordering)> {
+    if let Some(q) = exact(f, x) {
+        return Round::ALL
+            .iter()
+            .map(|&r| Float::from_rational_prec_round(q.clone(), p, to_rounding_mode(r)))
+            .collect();
+    }
     let mut pp = 2 * p.max(x.get_prec().unwrap_or(1)) + 128;
     loop {
         let a = reference_at(f, x, pp);
@@ -378,6 +408,43 @@ pub fn reference(f: Func, x: &Float, p: u64) -> Vec<(Float, Ordering)> {
     }
 }
 
+/// The exact results (rational: the only ones for finite nonzero `x`, by
+/// Lindemann-Weierstrass and Gelfond-Schneider): log(1) = 0, 2^k for
+/// integers k, log2(2^k) = k, log10(10^k) = k.
+pub fn exact(f: Func, x: &Float) -> Option<Rational> {
+    let q = Rational::try_from(x).ok()?;
+    let is_int = |q: &Rational| *q.denominator_ref() == 1u32;
+    let pow2 = |q: &Rational| -> Option<i64> {
+        if q <= &Rational::ZERO {
+            return None;
+        }
+        let (n, d) = (q.numerator_ref(), q.denominator_ref());
+        if n.is_power_of_2() && d.is_power_of_2() {
+            Some(n.significant_bits() as i64 - d.significant_bits() as i64)
+        } else {
+            None
+        }
+    };
+    match f {
+        Func::Log if q == 1u32 => Some(Rational::ZERO),
+        Func::Exp2 if is_int(&q) => {
+            let k = i64::try_from(&Integer::rounding_from(&q, RoundingMode::Exact).0).ok()?;
+            Some(Rational::power_of_2(k))
+        }
+        Func::Log2 => pow2(&q).map(Rational::from),
+        Func::Log10 if is_int(&q) && q > 0u32 => {
+            let mut n = q.numerator_ref().clone();
+            let mut k = 0i64;
+            while &n % malachite_nz::natural::Natural::from(10u32) == 0u32 {
+                n /= malachite_nz::natural::Natural::from(10u32);
+                k += 1;
+            }
+            (n == 1u32).then(|| Rational::from(k))
+        }
+        _ => None,
+    }
+}
+
 /// A constant at precision `pp` from the reference's series.
 pub fn reference_const(c: Const, pp: u64) -> Approx {
     let ctx = Ctx { p: pp };
@@ -385,5 +452,18 @@ pub fn reference_const(c: Const, pp: u64) -> Approx {
         Const::Pi => ref_pi(&ctx),
         Const::Ln2 => ref_ln2(&ctx),
         Const::E => ref_e(&ctx),
+    }
+}
+
+/// `a / b` with `|b.v| > 2 b.err`: error `(a.err + |v| b.err) / (|b.v| -
+/// b.err)` plus the division's rounding, doubled.
+fn ap_div(c: &Ctx, a: &Approx, b: &Approx) -> Approx {
+    let v = c.div(&a.v, &b.v);
+    let num = c.add(&a.err, &c.mul(&v.clone().abs(), &b.err));
+    let den = c.sub(&b.v.clone().abs(), &b.err);
+    let err = c.add(&c.div(&num, &den), &c.mul(&v.clone().abs(), &c.eps()));
+    Approx {
+        err: c.mul(&err, &c.int(2)),
+        v,
     }
 }
