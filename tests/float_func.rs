@@ -527,6 +527,41 @@ fn hard_to_round() {
     }
 }
 
+/// Powers of two (short inputs) in the fast paths' range and around its
+/// edge, every precision: the fast-path intervals must decide.
+#[test]
+fn powers_of_two() {
+    for &p in PRECS {
+        let ks: Vec<i64> = vec![
+            -(p as i64) / 2 - 3,
+            -(p as i64) / 2 - 2,
+            -(p as i64) / 2 - 1,
+            -(p as i64) - 2,
+            -(p as i64) - 3,
+            -(p as i64) - 4,
+            -1530,
+            -3,
+            0,
+            2,
+        ];
+        let mut xs: Vec<Float> = ks.iter().map(|&k| Float::power_of_2(k)).collect();
+        xs.extend(ks.iter().map(|&k| -Float::power_of_2(k)));
+        for f in [
+            Func::Exp,
+            Func::Sin,
+            Func::Cos,
+            Func::Atan,
+            Func::Tan,
+            Func::Exp2,
+        ] {
+            check(f, &xs, p, |i, rnd| {
+                let k = Round::ALL.iter().position(|&m| m == rnd).unwrap();
+                reference(f, &xs[i], p)[k].clone()
+            });
+        }
+    }
+}
+
 /// The retry statistics count elements that needed more than the first
 /// working precision.
 #[test]

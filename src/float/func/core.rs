@@ -56,14 +56,15 @@ pub(crate) fn eval(f: Func, out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round)
 }
 
 /// `x` minus (or plus, for negative `x`) an infinitesimal below `|x|^3`:
-/// the open interval between `x` and `x - |x| 2^-L` with `L = max(p+2, bits
+/// the open interval between `x` and `x - |x| 2^-L` with `L = max(p+3, bits
 /// of x)`, valid (MPFR's fast path for sin, atan, tan, ...) when the next
 /// series term `|x|^3/k` (k >= 3) is below one unit `2^(ex-L)`, i.e. when
 /// `2 ex <= -L`. Returns `None` when `x` is not that small.
 fn tiny_odd(x: &Elem, p: u64) -> Option<Interval> {
     let (m, _) = mant(x);
     let bits = 64 * x.limbs.len() as u64;
-    let l = (p + 2).max(bits);
+    // p + 3: `X' - 1` keeps p + 2 bits when x is a power of two.
+    let l = (p + 3).max(bits);
     if 2 * x.exp > -(l as i64) {
         return None;
     }
