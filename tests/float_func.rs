@@ -317,7 +317,7 @@ fn sin_cos_matches_sin_and_cos() {
 fn constants() {
     for &p in &[1u64, 2, 3, 53, 64, 113, 128, 200, 512, 1024, 3000] {
         for rnd in Round::ALL {
-            for c in [Const::Pi, Const::Ln2, Const::E] {
+            for c in [Const::Pi, Const::Ln2, Const::E, Const::Ln10] {
                 let (a, t) = FloatArray::constant(c, p, rnd).unwrap();
                 let mut pp = 2 * p + 128;
                 let want = loop {

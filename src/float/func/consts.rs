@@ -6,7 +6,8 @@
 //! - ln 2 = 2 atanh(1/3) = sum 2 / ((2k+1) 3^(2k+1));
 //! - pi = 16 atan(1/5) - 4 atan(1/239) (Machin), atan(1/m) = sum
 //!   (-1)^k / ((2k+1) m^(2k+1));
-//! - e = sum 1/k!.
+//! - e = sum 1/k!;
+//! - ln 10 = 6 atanh(1/3) + 2 atanh(1/9).
 //!
 //! Computed with 64 guard bits, the accumulated error is below 2^50 units,
 //! so below 2^-14 units of `2^-f` after the shift; the shift's floor adds
@@ -28,18 +29,21 @@ pub enum Const {
     Pi,
     Ln2,
     E,
+    /// ln 10 (used by log10).
+    Ln10,
 }
 
 /// The most precise value computed so far, per constant: (bits, value).
 type Slot = RwLock<Option<(u64, Arc<Natural>)>>;
 
-static CACHE: [Slot; 3] = [RwLock::new(None), RwLock::new(None), RwLock::new(None)];
+static CACHE: [Slot; 4] = [const { RwLock::new(None) }; 4];
 
 fn slot(c: Const) -> usize {
     match c {
         Const::Pi => 0,
         Const::Ln2 => 1,
         Const::E => 2,
+        Const::Ln10 => 3,
     }
 }
 
@@ -67,6 +71,10 @@ fn compute(c: Const, f: u64) -> Natural {
     let g = f + 64;
     let v = match c {
         Const::Ln2 => atan_inv(3, g, false) << 1u64,
+        // ln 10 = 3 ln 2 + ln(5/4) = 6 atanh(1/3) + 2 atanh(1/9).
+        Const::Ln10 => {
+            (atan_inv(3, g, false) * Natural::from(6u32)) + (atan_inv(9, g, false) << 1u64)
+        }
         Const::Pi => (atan_inv(5, g, true) << 4u64) - (atan_inv(239, g, true) << 2u64),
         Const::E => {
             let mut t = Natural::power_of_2(g);

@@ -565,8 +565,7 @@ fn div_iv(a: &Interval, b: &Interval) -> Interval {
 
 /// log2 and log10: exact for powers of 2 (log2) and of 10 (log10, `10^k`
 /// with `k >= 1` an integer; log(1) = +0 either way), else `log x` divided
-/// by the interval of ln 2 (`(L-2, L+2) 2^-W`) or of ln 10 (log's own
-/// interval for 10).
+/// by the interval of ln 2 or ln 10 (`(L-2, L+2) 2^-W`).
 fn log_base(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, ten: bool) -> Eval {
     if x.class == Class::Normal && !x.neg {
         let (m, sx) = mant(x);
@@ -602,21 +601,8 @@ fn log_base(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, ten: bool) -> E
         Eval::Done(t) => return Eval::Done(t),
         Eval::Approx(iv) => iv,
     };
-    let den = if ten {
-        let ten_limbs = [0xA000_0000_0000_0000u64];
-        let t = Elem {
-            class: Class::Normal,
-            neg: false,
-            exp: 4,
-            limbs: &ten_limbs,
-        };
-        match log(out, &t, w + 8) {
-            Eval::Approx(iv) => iv,
-            Eval::Done(_) => unreachable!("log(10) is not exact"),
-        }
-    } else {
-        let bw = w + 12;
-        Interval::around(fixed_int(Const::Ln2, bw), 2, -(bw as i64))
-    };
+    let bw = w + 12;
+    let c = if ten { Const::Ln10 } else { Const::Ln2 };
+    let den = Interval::around(fixed_int(c, bw), 2, -(bw as i64));
     Eval::Approx(div_iv(&iv, &den))
 }

@@ -452,6 +452,7 @@ pub fn reference_const(c: Const, pp: u64) -> Approx {
         Const::Pi => ref_pi(&ctx),
         Const::Ln2 => ref_ln2(&ctx),
         Const::E => ref_e(&ctx),
+        Const::Ln10 => ref_log(&ctx, &ctx.int(10)),
     }
 }
 
