@@ -3,6 +3,7 @@
 //! the median, and checks results against malachite before printing them.
 
 pub mod float;
+pub mod func;
 pub mod huge;
 pub mod int;
 
@@ -30,6 +31,9 @@ enum Suite {
     Huge(huge::HugeBenchArgs),
     /// Float arrays with MPFR's semantics: add, mul, div, sqrt, fma at 128..2048 bits.
     Float(float::FloatBenchArgs),
+    /// Correctly rounded elementary functions (exp, log, sin, cos, atan) at
+    /// 128..2048 bits, with the share of Ziv retries, each checked.
+    Func(func::FuncBenchArgs),
 }
 
 pub fn run(a: BenchArgs) -> std::result::Result<(), CliError> {
@@ -37,6 +41,7 @@ pub fn run(a: BenchArgs) -> std::result::Result<(), CliError> {
         Some(Suite::Int(x)) => int::run(x),
         Some(Suite::Huge(x)) => huge::run(x),
         Some(Suite::Float(x)) => float::run(x),
+        Some(Suite::Func(x)) => func::run(x),
         None => int::run(a.int),
     }
 }

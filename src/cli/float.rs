@@ -27,6 +27,7 @@ use rayon::prelude::*;
 use super::{CliError, engine_from_arg};
 use crate::error::Error;
 use crate::float::cuda::DevOp;
+use crate::float::func::Func;
 use crate::float::{self, FloatArray, Round, text};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -61,12 +62,32 @@ pub enum Op {
     Mul2,
     /// A / 2^K (--k).
     Div2,
+    /// exp(A), correctly rounded.
+    Exp,
+    /// log(A) (natural), correctly rounded.
+    Log,
+    /// sin(A), correctly rounded.
+    Sin,
+    /// cos(A), correctly rounded.
+    Cos,
+    /// atan(A), correctly rounded.
+    Atan,
+    /// tan(A), correctly rounded.
+    Tan,
+    /// 2^A, correctly rounded.
+    Exp2,
+    /// log2(A), correctly rounded.
+    Log2,
+    /// log10(A), correctly rounded.
+    Log10,
 }
 
 impl Op {
     fn arity(self) -> usize {
         match self {
             Op::Sqrt | Op::Neg | Op::Abs | Op::Set | Op::Mul2 | Op::Div2 => 1,
+            Op::Exp | Op::Log | Op::Sin | Op::Cos | Op::Atan => 1,
+            Op::Tan | Op::Exp2 | Op::Log2 | Op::Log10 => 1,
             Op::Fma | Op::Fms => 3,
             _ => 2,
         }
@@ -254,29 +275,45 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         })
         .collect()
     } else {
-        let dev_op = match a.op {
-            Op::Add => DevOp::Add,
-            Op::Sub => DevOp::Sub,
-            Op::Mul => DevOp::Mul,
-            Op::Div => DevOp::Div,
-            Op::Min => DevOp::Min,
-            Op::Max => DevOp::Max,
-            Op::Sqrt => DevOp::Sqrt,
-            Op::Neg => DevOp::Neg,
-            Op::Abs => DevOp::Abs,
-            Op::Set => DevOp::SetPrec,
-            Op::Mul2 => DevOp::Mul2si(a.k),
-            Op::Div2 => DevOp::Mul2si(a.k.checked_neg().unwrap_or(i64::MAX)),
-            Op::Fma => DevOp::Fma,
-            Op::Fms => DevOp::Fms,
-            Op::Cmp => unreachable!(),
+        let func = match a.op {
+            Op::Exp => Some(Func::Exp),
+            Op::Log => Some(Func::Log),
+            Op::Sin => Some(Func::Sin),
+            Op::Cos => Some(Func::Cos),
+            Op::Atan => Some(Func::Atan),
+            Op::Tan => Some(Func::Tan),
+            Op::Exp2 => Some(Func::Exp2),
+            Op::Log2 => Some(Func::Log2),
+            Op::Log10 => Some(Func::Log10),
+            _ => None,
         };
-        let (r, t) = match (&engine, a.op) {
-            (crate::engine::Engine::Cuda(eng), _) => {
+        let dev_op = match a.op {
+            Op::Add => Some(DevOp::Add),
+            Op::Sub => Some(DevOp::Sub),
+            Op::Mul => Some(DevOp::Mul),
+            Op::Div => Some(DevOp::Div),
+            Op::Min => Some(DevOp::Min),
+            Op::Max => Some(DevOp::Max),
+            Op::Sqrt => Some(DevOp::Sqrt),
+            Op::Neg => Some(DevOp::Neg),
+            Op::Abs => Some(DevOp::Abs),
+            Op::Set => Some(DevOp::SetPrec),
+            Op::Mul2 => Some(DevOp::Mul2si(a.k)),
+            Op::Div2 => Some(DevOp::Mul2si(a.k.checked_neg().unwrap_or(i64::MAX))),
+            Op::Fma => Some(DevOp::Fma),
+            Op::Fms => Some(DevOp::Fms),
+            _ => None,
+        };
+        let (r, t) = match (&engine, func, dev_op) {
+            (crate::engine::Engine::Cuda(_), Some(f), _) => Err(Error::Invalid(format!(
+                "{f:?} runs on the CPU engine only so far (use --engine cpu)"
+            ))),
+            (_, Some(f), _) => x.func_ternary(f, p, rnd).map(|r| (r.0, r.1)),
+            (crate::engine::Engine::Cuda(eng), None, Some(op)) => {
                 let args: Vec<&FloatArray> = arrays.iter().collect();
-                float::cuda::run_on_host_arrays(eng, dev_op, &args, p, rnd)
+                float::cuda::run_on_host_arrays(eng, op, &args, p, rnd)
             }
-            (_, op) => match op {
+            _ => match a.op {
                 Op::Add => x.add_ternary(&arrays[1], p, rnd),
                 Op::Sub => x.sub_ternary(&arrays[1], p, rnd),
                 Op::Mul => x.mul_ternary(&arrays[1], p, rnd),
@@ -291,7 +328,8 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
                 Op::Div2 => x.div_2si_ternary(a.k, p, rnd),
                 Op::Fma => x.fma_ternary(&arrays[1], &arrays[2], p, rnd),
                 Op::Fms => x.fms_ternary(&arrays[1], &arrays[2], p, rnd),
-                Op::Cmp => unreachable!(),
+                // Cmp is handled above and the functions by `func`.
+                _ => unreachable!(),
             },
         }?;
         (0..r.len())

@@ -20,6 +20,7 @@
 mod arith;
 mod convert;
 pub mod cuda;
+pub mod func;
 mod ops;
 pub mod random;
 mod round;

@@ -1,0 +1,194 @@
+//! `mparray bench func`: correctly rounded elementary functions (issue 5) on
+//! float arrays, each function at 128..2048 bits, batches of 4096 (the
+//! published GPU port's size) and 2^20 elements (divided by 2^scale): ops
+//! per second and the share of elements that needed a Ziv retry. Each case
+//! checks a sample (first and last element included) and its ternary values
+//! against the independent reference (`float::func::reference`) before its
+//! figure is printed. The issue's MPFR one-core figures at 512 bits are
+//! printed alongside.
+
+use clap::Args;
+use malachite_float::ComparableFloatRef;
+
+use super::{median, time_runs};
+use crate::cli::CliError;
+use crate::float::func::{Func, reference::reference};
+use crate::float::{FloatArray, Round};
+
+#[derive(Args, Clone)]
+pub struct FuncBenchArgs {
+    /// Engine: cpu (the function kernels on CUDA are not built yet).
+    #[arg(long, default_value = "cpu")]
+    engine: String,
+    /// Divide the batches (4096 and 2^20 elements) by 2^K.
+    #[arg(long, default_value_t = 0)]
+    scale: u32,
+    /// Precisions in bits (default 128,256,512,1024,2048).
+    #[arg(long, value_delimiter = ',')]
+    precs: Vec<u64>,
+    /// Functions (default all: exp,log,sin,cos,atan,tan,exp2,log2,log10).
+    #[arg(long, value_delimiter = ',')]
+    funcs: Vec<String>,
+    /// Batch sizes before scaling (default 4096,1048576).
+    #[arg(long, value_delimiter = ',')]
+    batches: Vec<usize>,
+    /// Timed runs per case (the median is reported).
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
+    /// Rounding mode (N, Z, U, D, A).
+    #[arg(long, default_value = "N")]
+    round: String,
+    /// Elements checked against the reference per case.
+    #[arg(long, default_value_t = 8)]
+    check: usize,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The issue's MPFR 4.2.2 one-core figures at 512 bits (ops/s).
+fn mpfr_512(f: Func) -> Option<f64> {
+    match f {
+        Func::Exp => Some(200e3),
+        Func::Log => Some(81.6e3),
+        Func::Sin => Some(212e3),
+        Func::Cos => Some(216e3),
+        Func::Atan => Some(52.6e3),
+        _ => None,
+    }
+}
+
+/// The arguments: random mantissas, random signs, exponents in a range
+/// that fits the function (positive for log).
+fn inputs(f: Func, len: usize, p: u64, seed: u64) -> crate::error::Result<FloatArray> {
+    let (lo, hi) = match f {
+        Func::Exp | Func::Exp2 => (-16, 4),
+        Func::Log | Func::Log2 | Func::Log10 => (-64, 64),
+        Func::Sin | Func::Cos | Func::Tan => (-16, 8),
+        Func::Atan => (-16, 16),
+    };
+    let x = FloatArray::random_exp(len, p, seed, lo, hi)?;
+    if matches!(f, Func::Log | Func::Log2 | Func::Log10) {
+        x.abs(p, Round::Nearest)
+    } else {
+        Ok(x)
+    }
+}
+
+pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
+    let engine = if a.engine == "auto" {
+        crate::engine::Engine::Cpu
+    } else {
+        super::engine(&a.engine)?
+    };
+    if engine.is_cuda() {
+        return Err(crate::float::cuda_not_built().into());
+    }
+    if a.scale > 12 {
+        return Err(CliError::Input("--scale is at most 12".into()));
+    }
+    let rnd = Round::from_name(&a.round)?;
+    let precs = if a.precs.is_empty() {
+        vec![128, 256, 512, 1024, 2048]
+    } else {
+        a.precs.clone()
+    };
+    for &p in &precs {
+        crate::float::check_prec(p)?;
+    }
+    let funcs = if a.funcs.is_empty() {
+        Func::ALL.to_vec()
+    } else {
+        a.funcs
+            .iter()
+            .map(|s| {
+                Func::from_name(s).ok_or_else(|| CliError::Input(format!("unknown function {s:?}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    let batches: Vec<usize> = if a.batches.is_empty() {
+        vec![4096, 1 << 20]
+    } else {
+        a.batches.clone()
+    }
+    .into_iter()
+    .map(|b| (b >> a.scale).max(1))
+    .collect();
+    if !a.json {
+        println!(
+            "bench func on {}, rounding {:?}, median of {} runs",
+            engine.describe(),
+            rnd,
+            a.runs.max(1)
+        );
+        println!(
+            "{:>5} {:>6} {:>8} {:>10} {:>12} {:>8} {:>10} check",
+            "fn", "prec", "len", "ms", "ops/s", "retry%", "MPFR-512"
+        );
+    }
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    for &f in &funcs {
+        for &p in &precs {
+            for &len in &batches {
+                let x = inputs(f, len, p, a.seed)?;
+                let (times, (r, t, st)) =
+                    time_runs(&engine, 0, a.runs.max(1), || x.func_ternary(f, p, rnd))?;
+                // Sample: first, last and spread.
+                let k = a.check.max(2).min(len);
+                let mut idx: Vec<usize> = (0..k).map(|j| j * (len - 1) / (k - 1).max(1)).collect();
+                idx.dedup();
+                let ok = idx.iter().all(|&i| {
+                    let xi = x.to_float(i);
+                    let want =
+                        &reference(f, &xi, p)[Round::ALL.iter().position(|&m| m == rnd).unwrap()];
+                    ComparableFloatRef(&r.to_float(i)) == ComparableFloatRef(&want.0)
+                        && t[i].cmp(&0) == want.1
+                });
+                all_ok &= ok;
+                let ms = median(&times);
+                let ops = len as f64 / (ms / 1e3);
+                let share = st.retried as f64 / st.elements.max(1) as f64;
+                if !a.json {
+                    println!(
+                        "{:>5} {:>6} {:>8} {:>10.2} {:>12.4e} {:>8.3} {:>10} {} ({} checked)",
+                        f.name(),
+                        p,
+                        len,
+                        ms,
+                        ops,
+                        100.0 * share,
+                        match mpfr_512(f) {
+                            Some(m) if p == 512 => format!("{m:.3e}"),
+                            _ => "-".into(),
+                        },
+                        if ok { "ok" } else { "FAILED" },
+                        idx.len()
+                    );
+                }
+                rows.push(serde_json::json!({
+                    "fn": f.name(), "prec": p, "len": len, "median_ms": ms, "ops_per_s": ops,
+                    "retried": st.retried, "retry_share": share, "checked": idx.len(), "ok": ok,
+                    "mpfr_1core_512": if p == 512 { mpfr_512(f) } else { None },
+                }));
+            }
+        }
+    }
+    if a.json {
+        let v = serde_json::json!({
+            "suite": "func", "engine": engine.describe(), "round": format!("{rnd:?}"),
+            "threads": rayon::current_num_threads(), "runs": a.runs.max(1), "rows": rows,
+        });
+        println!("{v}");
+    }
+    if all_ok {
+        Ok(())
+    } else {
+        Err(CliError::Other(
+            "a result differed from the reference".into(),
+        ))
+    }
+}
