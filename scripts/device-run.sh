@@ -58,7 +58,7 @@ section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
   fi
   if want func; then
     section bench func cpu
-    $bin bench func --engine cpu --json > "$out/bench-func-cpu.json"
+    timeout 150 $bin bench func --engine cpu --funcs exp,log,sin,cos,atan --precs 128,512,1024 --json > "$out/bench-func-cpu.json"
     cat "$out/bench-func-cpu.json"
   fi
   if want cli; then
@@ -80,10 +80,10 @@ section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
   fi
   if want float; then
     section bench float cpu
-    $bin bench float --engine cpu --json > "$out/bench-float-cpu.json"
+    timeout 150 $bin bench float --engine cpu --json > "$out/bench-float-cpu.json"
     cat "$out/bench-float-cpu.json"
     section bench float cuda
-    $bin bench float --engine cuda --json > "$out/bench-float-cuda.json"
+    timeout 150 $bin bench float --engine cuda --json > "$out/bench-float-cuda.json"
     cat "$out/bench-float-cuda.json"
   fi
 } 2>&1 | tee -a "$log"
