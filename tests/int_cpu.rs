@@ -709,3 +709,31 @@ fn micro_div() {
         );
     }
 }
+
+/// Add and sub of an array large enough (16 MiB of output) to take the
+/// non-temporal store path, every element with its carry checked.
+#[test]
+fn large_batch_add_sub_streaming_path() {
+    let s = seed();
+    let (len, bits) = (256usize, 1u64 << 19);
+    let a = IntArray::random(&Engine::Cpu, len, bits, s).unwrap();
+    let b = IntArray::random(&Engine::Cpu, len, bits, s ^ 7).unwrap();
+    let (na, nb) = (a.to_naturals().unwrap(), b.to_naturals().unwrap());
+    let m = modulus(bits);
+    let (sum, carries) = a.overflowing_add(&b).unwrap();
+    let (diff, borrows) = a.overflowing_sub(&b).unwrap();
+    let (ns, nd) = (sum.to_naturals().unwrap(), diff.to_naturals().unwrap());
+    for i in 0..len {
+        let full = &na[i] + &nb[i];
+        assert_eq!(carries[i], full >= m, "seed {s} element {i}");
+        assert_eq!(ns[i], full % &m, "seed {s} element {i}");
+        let borrow = na[i] < nb[i];
+        assert_eq!(borrows[i], borrow, "seed {s} element {i}");
+        let want = if borrow {
+            &m + &na[i] - &nb[i]
+        } else {
+            &na[i] - &nb[i]
+        };
+        assert_eq!(nd[i], want, "seed {s} element {i}");
+    }
+}
