@@ -18,13 +18,13 @@
 //!
 //! Errors name the file and line and exit with status 2.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
-use super::{CliError, engine_from_arg};
+use super::{CliError, Input, engine_from_arg};
 use crate::error::Error;
 use crate::float::cuda::DevOp;
 use crate::float::func::Func;
@@ -142,66 +142,27 @@ pub struct FloatArgs {
     c_file: Option<PathBuf>,
 }
 
-/// One input file: its name for messages and its text.
-struct Input {
-    name: String,
-    text: String,
-}
-
-impl Input {
-    fn read(path: &PathBuf) -> Result<Input, CliError> {
-        let (name, bytes) = if path.as_os_str() == "-" {
-            let mut v = Vec::new();
-            io::stdin()
-                .lock()
-                .read_to_end(&mut v)
-                .map_err(|e| CliError::Input(format!("cannot read standard input: {e}")))?;
-            ("<stdin>".to_string(), v)
-        } else {
-            let name = path.display().to_string();
-            let v = std::fs::read(path)
-                .map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
-            (name, v)
-        };
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let at = e.utf8_error().valid_up_to();
-            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            CliError::Input(format!("{name}:{line}: not valid UTF-8 text"))
-        })?;
-        Ok(Input { name, text })
-    }
-
-    /// The lines (a final line end does not start another line).
-    fn lines(&self) -> Vec<&str> {
-        let t = self.text.strip_prefix('\u{feff}').unwrap_or(&self.text);
-        if t.is_empty() {
-            return Vec::new();
-        }
-        t.strip_suffix('\n').unwrap_or(t).split('\n').collect()
-    }
-
-    /// Parses every line at precision `prec`.
-    fn parse(&self, prec: u64, rnd: Round) -> Result<FloatArray, CliError> {
-        match FloatArray::from_strs_ternary(prec, &self.lines(), rnd) {
-            Ok((a, _)) => Ok(a),
-            Err(Error::Parse { index, text, .. }) if text.trim().is_empty() => {
-                Err(CliError::Input(format!(
-                    "{}:{}: empty line (every line must hold one number)",
-                    self.name,
-                    index + 1
-                )))
-            }
-            Err(Error::Parse {
-                index,
-                text,
-                reason,
-            }) => Err(CliError::Input(format!(
-                "{}:{}: cannot parse {text:?}: {reason}",
-                self.name,
+/// Parses every line of `input` at precision `prec`.
+fn parse_input(input: &Input, prec: u64, rnd: Round) -> Result<FloatArray, CliError> {
+    match FloatArray::from_strs_ternary(prec, &input.lines(), rnd) {
+        Ok((a, _)) => Ok(a),
+        Err(Error::Parse { index, text, .. }) if text.trim().is_empty() => {
+            Err(CliError::Input(format!(
+                "{}:{}: empty line (every line must hold one number)",
+                input.name,
                 index + 1
-            ))),
-            Err(e) => Err(e.into()),
+            )))
         }
+        Err(Error::Parse {
+            index,
+            text,
+            reason,
+        }) => Err(CliError::Input(format!(
+            "{}:{}: cannot parse {text:?}: {reason}",
+            input.name,
+            index + 1
+        ))),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -248,7 +209,7 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         .collect::<Result<Vec<_>, _>>()?;
     let arrays = files
         .par_iter()
-        .map(|f| f.parse(in_prec, in_rnd))
+        .map(|f| parse_input(f, in_prec, in_rnd))
         .collect::<Result<Vec<_>, _>>()?;
     for (f, x) in files.iter().zip(&arrays).skip(1) {
         if x.len() != arrays[0].len() {

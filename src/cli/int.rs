@@ -16,13 +16,13 @@
 //! Errors name the file and line (`b.txt:17: cannot parse ...`) and exit
 //! with status 2 (see [`super::main`]).
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
-use super::{CliError, engine_from_arg};
+use super::{CliError, Input, engine_from_arg};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::int::{self, IntArray, Radix, cpu, parse};
@@ -81,77 +81,6 @@ pub struct IntArgs {
     a_file: PathBuf,
     /// Second operands (divisors for divrem), one per line.
     b_file: Option<PathBuf>,
-}
-
-/// One input file: its name for messages and its text.
-struct Input {
-    name: String,
-    text: String,
-}
-
-impl Input {
-    fn read(path: &PathBuf) -> Result<Input, CliError> {
-        let (name, bytes) = if path.as_os_str() == "-" {
-            let mut v = Vec::new();
-            io::stdin()
-                .lock()
-                .read_to_end(&mut v)
-                .map_err(|e| CliError::Input(format!("cannot read standard input: {e}")))?;
-            ("<stdin>".to_string(), v)
-        } else {
-            let name = path.display().to_string();
-            let v = std::fs::read(path)
-                .map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
-            (name, v)
-        };
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let at = e.utf8_error().valid_up_to();
-            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            CliError::Input(format!("{name}:{line}: not valid UTF-8 text"))
-        })?;
-        Ok(Input { name, text })
-    }
-
-    /// The lines. A final line end does not start another line, so `""`
-    /// has no lines, `"5\n"` one, and `"5\n\n"` two (the second blank).
-    fn lines(&self) -> Vec<&str> {
-        let t = self.text.strip_prefix('\u{feff}').unwrap_or(&self.text);
-        if t.is_empty() {
-            return Vec::new();
-        }
-        t.strip_suffix('\n').unwrap_or(t).split('\n').collect()
-    }
-
-    /// An error of the library about element `index` of this file, with the
-    /// file name and line number.
-    fn locate(&self, e: Error) -> CliError {
-        match e {
-            Error::Parse { index, text, .. } if text.is_empty() => CliError::Input(format!(
-                "{}:{}: empty line (every line must hold one number)",
-                self.name,
-                index + 1
-            )),
-            Error::Parse {
-                index,
-                text,
-                reason,
-            } => CliError::Input(format!(
-                "{}:{}: cannot parse {text:?}: {reason}",
-                self.name,
-                index + 1
-            )),
-            Error::TooWide {
-                index,
-                needed,
-                width,
-            } => CliError::Input(format!(
-                "{}:{}: value does not fit in {width} bits (it needs {needed} bits)",
-                self.name,
-                index + 1
-            )),
-            other => other.into(),
-        }
-    }
 }
 
 /// Parses `--bits`: a number or `2^K`.

@@ -11,6 +11,8 @@ mod info;
 mod int;
 mod kernels;
 
+use std::io::Read;
+
 use clap::{Parser, Subcommand};
 
 use crate::engine::Engine;
@@ -99,6 +101,78 @@ pub fn main() -> i32 {
         Err(CliError::Other(m)) => {
             eprintln!("mparray: error: {m}");
             1
+        }
+    }
+}
+
+/// One input file of the batch calculators (`-`: standard input): its name
+/// for messages and its text.
+pub(crate) struct Input {
+    pub(crate) name: String,
+    pub(crate) text: String,
+}
+
+impl Input {
+    pub(crate) fn read(path: &std::path::Path) -> Result<Input, CliError> {
+        let (name, bytes) = if path.as_os_str() == "-" {
+            let mut v = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut v)
+                .map_err(|e| CliError::Input(format!("cannot read standard input: {e}")))?;
+            ("<stdin>".to_string(), v)
+        } else {
+            let name = path.display().to_string();
+            let v = std::fs::read(path)
+                .map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
+            (name, v)
+        };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            CliError::Input(format!("{name}:{line}: not valid UTF-8 text"))
+        })?;
+        Ok(Input { name, text })
+    }
+
+    /// The lines. A final line end does not start another line, so `""`
+    /// has no lines, `"5\n"` one, and `"5\n\n"` two (the second blank).
+    pub(crate) fn lines(&self) -> Vec<&str> {
+        let t = self.text.strip_prefix('\u{feff}').unwrap_or(&self.text);
+        if t.is_empty() {
+            return Vec::new();
+        }
+        t.strip_suffix('\n').unwrap_or(t).split('\n').collect()
+    }
+
+    /// An error of the library about element `index` of this file, with the
+    /// file name and line number.
+    fn locate(&self, e: Error) -> CliError {
+        match e {
+            Error::Parse { index, text, .. } if text.is_empty() => CliError::Input(format!(
+                "{}:{}: empty line (every line must hold one number)",
+                self.name,
+                index + 1
+            )),
+            Error::Parse {
+                index,
+                text,
+                reason,
+            } => CliError::Input(format!(
+                "{}:{}: cannot parse {text:?}: {reason}",
+                self.name,
+                index + 1
+            )),
+            Error::TooWide {
+                index,
+                needed,
+                width,
+            } => CliError::Input(format!(
+                "{}:{}: value does not fit in {width} bits (it needs {needed} bits)",
+                self.name,
+                index + 1
+            )),
+            other => other.into(),
         }
     }
 }
