@@ -207,23 +207,29 @@ fn dit<const WL: usize>(pr: &Prime, a: &mut [u64], n: usize) {
 /// (`e = hi 2^h + lo`), in Montgomery form; the inverse ones carry the
 /// factor `2^64 / L` that undoes the pointwise Montgomery products and the
 /// inverse transform's factor `L`.
-struct Twiddles {
-    h: u32,
-    mask: usize,
-    lo: Vec<u64>,
-    hi: Vec<u64>,
-    ilo: Vec<u64>,
-    ihi: Vec<u64>,
+/// (Shared with `ntt52.rs`, whose Montgomery radix is 2^52.)
+pub(super) struct Twiddles {
+    pub(super) h: u32,
+    pub(super) mask: usize,
+    pub(super) lo: Vec<u64>,
+    pub(super) hi: Vec<u64>,
+    pub(super) ilo: Vec<u64>,
+    pub(super) ihi: Vec<u64>,
 }
 
 impl Twiddles {
     fn new(pr: &Prime, lg: u32) -> Twiddles {
-        let p = pr.p;
+        Twiddles::build(pr.p, pr.g, lg, pr.r1)
+    }
+
+    /// The tables for length `2^lg` modulo `p` (generator `g`) in the
+    /// Montgomery form whose one is `r` (`R mod p`).
+    pub(super) fn build(p: u64, g: u64, lg: u32, r: u64) -> Twiddles {
         let l = 1u64 << lg;
         let h = lg.div_ceil(2);
-        let w = powmod(pr.g, (p - 1) / l, p);
+        let w = powmod(g, (p - 1) / l, p);
         let wi = powmod(w, p - 2, p);
-        let scale = mulmod(pr.r1, powmod(l % p, p - 2, p), p);
+        let scale = mulmod(r, powmod(l % p, p - 2, p), p);
         let table = |root: u64, n: usize, first: u64| {
             let mut t = Vec::with_capacity(n);
             let mut x = first;
@@ -238,10 +244,10 @@ impl Twiddles {
         Twiddles {
             h,
             mask: nlo - 1,
-            lo: table(w, nlo, pr.r1),
-            hi: table(powmod(w, nlo as u64, p), nhi, pr.r1),
-            ilo: table(wi, nlo, pr.r1),
-            ihi: table(powmod(wi, nlo as u64, p), nhi, pr.to_mont(scale)),
+            lo: table(w, nlo, r),
+            hi: table(powmod(w, nlo as u64, p), nhi, r),
+            ilo: table(wi, nlo, r),
+            ihi: table(powmod(wi, nlo as u64, p), nhi, mulmod(scale, r, p)),
         }
     }
 

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use super::ntt::Twiddles;
 use crate::modp::{mulmod, powmod};
 
 /// Largest transform length (limbs) this module serves.
@@ -272,46 +273,9 @@ unsafe fn dit<const NV: usize>(pr: &Prime, v: V, a: &mut [u64], n: usize) {
     }
 }
 
-/// Twiddle tables as in `ntt.rs` (R = 2^52); the inverse ones carry
-/// `2^52 / L`.
-struct Twiddles {
-    h: u32,
-    mask: usize,
-    lo: Vec<u64>,
-    hi: Vec<u64>,
-    ilo: Vec<u64>,
-    ihi: Vec<u64>,
-}
-
+// Eight-lane lookups in the shared tables (built with R = 2^52, so the
+// inverse ones carry 2^52 / L).
 impl Twiddles {
-    fn new(pr: &Prime, lg: u32) -> Twiddles {
-        let p = pr.p;
-        let l = 1u64 << lg;
-        let h = lg.div_ceil(2);
-        let w = powmod(pr.g, (p - 1) / l, p);
-        let wi = powmod(w, p - 2, p);
-        let scale = mulmod(pr.r52, powmod(l % p, p - 2, p), p);
-        let table = |root: u64, n: usize, first: u64| {
-            let mut t = Vec::with_capacity(n);
-            let mut x = first;
-            for _ in 0..n {
-                t.push(x);
-                x = mulmod(x, root, p);
-            }
-            t
-        };
-        let nlo = 1usize << h;
-        let nhi = 1usize << (lg - h);
-        Twiddles {
-            h,
-            mask: nlo - 1,
-            lo: table(w, nlo, pr.r52),
-            hi: table(powmod(w, nlo as u64, p), nhi, pr.r52),
-            ilo: table(wi, nlo, pr.r52),
-            ihi: table(powmod(wi, nlo as u64, p), nhi, mulmod(scale, pr.r52, p)),
-        }
-    }
-
     /// The eight twiddles `w^(e_l)` (Montgomery form, in (0, 2p)).
     #[inline(always)]
     unsafe fn get(&self, v: &V, inv: bool, e: [usize; W]) -> __m512i {
@@ -634,7 +598,7 @@ pub unsafe fn mul(a: &[u64], b: Option<&[u64]>) -> Vec<u64> {
         Vec::new()
     };
     for pr in primes() {
-        let tw = Twiddles::new(pr, lg);
+        let tw = Twiddles::build(pr.p, pr.g, lg, pr.r52);
         let mut xa = super::take_buffer(l);
         forward_columns(pr, &tw, sh, a, &mut xa);
         match b {
