@@ -22,6 +22,8 @@ use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
 use crate::kernels::{FLOAT_ARITH, FLOAT_MISC, Instance};
 
+mod random;
+
 /// Scratch tiers in limbs (one instantiation each).
 pub const TIERS: [usize; 12] = [1, 2, 3, 4, 6, 8, 12, 16, 32, 64, 128, 256];
 /// Largest precision on CUDA (operands and destination): 256 limbs.

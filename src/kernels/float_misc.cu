@@ -23,3 +23,74 @@ extern "C" __global__ void float_cmp(i8 *out, const u64 *xh, const u64 *xl, cons
          i += (u64)gridDim.x * blockDim.x)
         out[i] = fl_cmp(xh[i], xl + i * lx, lx, yh[i], yl + i * ly, ly);
 }
+
+// Element i's SplitMix64 stream, as src/float/random.rs's `Stream`: seeded
+// from the array's seed and i, one value discarded.
+struct FlRng {
+    u64 s;
+    __device__ explicit FlRng(u64 seed, u64 i) : s(seed ^ (i * 0xd1b54a32d192ed03ull)) { next(); }
+    __device__ u64 next() {
+        s += 0x9e3779b97f4a7c15ull;
+        u64 z = s;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+};
+
+// Seeded random floats, bit for bit those of FloatArray::random_unit
+// (kind 0: p random bits over 2^p, normalized in place; +0 when all are
+// zero) and FloatArray::random_exp (kind 1: random sign, exponent
+// emin + (draw mod span), p random mantissa bits under a set top bit).
+extern "C" __global__ void float_random(u64 *rh, u64 *rl, u64 len, u32 n, u64 p, u64 seed,
+                                        u32 kind, i64 emin, u64 span) {
+    const u32 low = (u32)(64ull * n - p);
+    const u64 mask = low ? ~((1ull << low) - 1) : ~0ull;
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
+         i += (u64)gridDim.x * blockDim.x) {
+        FlRng r(seed, i);
+        u64 *m = rl + i * n;
+        if (kind == 1) {
+            u64 neg = r.next() & 1;
+            i64 e = emin + (i64)(r.next() % span);
+            for (u32 j = 0; j < n; j++) m[j] = r.next();
+            m[n - 1] |= 1ull << 63;
+            m[0] &= mask;
+            rh[i] = ((u64)e << 8) | 1 | (neg ? 4 : 0);
+            continue;
+        }
+        int top = -1;
+        for (u32 j = 0; j < n; j++) {
+            u64 v = r.next();
+            if (j == 0) v &= mask;
+            m[j] = v;
+            if (v) top = (int)j;
+        }
+        if (top < 0) {
+            rh[i] = 0;
+            continue;
+        }
+        // Shift left by lz bits and up by d limbs, top limb first (every
+        // source limb is read before its slot is overwritten).
+        u32 lz = __clzll(m[top]);
+        u32 d = n - 1 - (u32)top;
+        for (int j = top; j >= 0; j--) {
+            u64 v = m[j] << lz;
+            if (lz && j > 0) v |= m[j - 1] >> (64 - lz);
+            m[j + d] = v;
+        }
+        for (u32 j = 0; j < d; j++) m[j] = 0;
+        i64 e = -(i64)(64ull * d + lz);
+        rh[i] = ((u64)e << 8) | 1;
+    }
+}
+
+// Element 0 of (xh, xl) copied to all len elements of (rh, rl), n limbs.
+extern "C" __global__ void float_fill(u64 *rh, u64 *rl, const u64 *xh, const u64 *xl, u64 len,
+                                      u32 n) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
+         i += (u64)gridDim.x * blockDim.x) {
+        rh[i] = xh[0];
+        for (u32 j = 0; j < n; j++) rl[i * n + j] = xl[j];
+    }
+}
