@@ -132,6 +132,10 @@ pub fn instances() -> Vec<Instance> {
 enum Kind {
     /// float_mul_tile: equal precisions of exactly `tier <= 16` limbs.
     MulTile,
+    /// float_mulshort_tile, float_add_tile, float_sqrt_tile: equal
+    /// precisions of exactly `tier` limbs (16 at most; 8 for sqrt), in
+    /// registers, staged I/O.
+    FastTile,
     /// float_arith_tile: operands, result and scratch in shared memory.
     Tile,
     /// float_arith_smem: scratch in shared memory, operands in global.
@@ -170,8 +174,10 @@ fn scratch_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize 
     }
 }
 
-/// Products of equal precisions at a tier of at most 16 limbs take the
-/// register kernel with staged I/O; the other operations the shared-scratch
+/// Products, sums and differences of equal precisions at a tier of at most
+/// 16 limbs (square roots: 8) take the register kernels with staged I/O
+/// (products of 1-3 limbs the exact product, from 4 limbs the short one;
+/// `MPARRAY_FLOAT_KERNEL=mulfull` keeps the exact one); the other operations the shared-scratch
 /// kernel when the scratch of a block of 64 (or 32) threads fits in 48 KiB,
 /// else local memory. The staged kernel for every operation
 /// (`float_arith_tile`) measured 1.3-1.7x slower than the shared-scratch
@@ -187,7 +193,21 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         block: if tier <= 16 { 128 } else { 64 },
         smem_bytes: 0,
     };
-    let fast = op == DevOp::Mul && n == tier && lx == tier && ly == tier && tier <= 16;
+    let uniform = n == tier && lx == tier && (ly == tier || op == DevOp::Sqrt) && tier <= 16;
+    let fast = op == DevOp::Mul && uniform;
+    let fast_tile = uniform
+        && match op {
+            DevOp::Mul => tier >= 4,
+            DevOp::Add | DevOp::Sub => true,
+            DevOp::Sqrt => tier <= 8,
+            _ => false,
+        };
+    let tile_plan = |kind| Plan {
+        kind,
+        stride,
+        block: 128,
+        smem_bytes: 0,
+    };
     let odd = |l: usize| (l | 1) as u32;
     let staged = odd(lx) + odd(ly) + odd(lz) + odd(n) + stride;
     let fit = |kind: Kind, per_thread: u32| {
@@ -207,12 +227,9 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
             .or_else(|| fit(Kind::Smem, stride))
             .unwrap_or(local),
         Some("smem") => fit(Kind::Smem, stride).unwrap_or(local),
-        _ if fast => Plan {
-            kind: Kind::MulTile,
-            stride,
-            block: 128,
-            smem_bytes: 0,
-        },
+        Some("mulfull") if fast => tile_plan(Kind::MulTile),
+        _ if fast_tile => tile_plan(Kind::FastTile),
+        _ if fast => tile_plan(Kind::MulTile),
         _ => fit(Kind::Smem, stride).unwrap_or(local),
     }
 }
@@ -414,6 +431,11 @@ impl CudaFloatArray {
             let plan = plan_arith(op, out.n, self.n, ly as usize, lz as usize, tier);
             let name = match plan.kind {
                 Kind::MulTile => "float_mul_tile",
+                Kind::FastTile => match op {
+                    DevOp::Mul => "float_mulshort_tile",
+                    DevOp::Sqrt => "float_sqrt_tile",
+                    _ => "float_add_tile",
+                },
                 Kind::Tile => "float_arith_tile",
                 Kind::Smem => "float_arith_smem",
                 Kind::Local => "float_arith",
@@ -428,6 +450,16 @@ impl CudaFloatArray {
                     .arg(&y.head)
                     .arg(&y.limbs)
                     .arg(&len)
+                    .arg(&rc)
+                    .arg(&p)
+                    .arg(&want);
+            } else if plan.kind == Kind::FastTile {
+                b.arg(&self.head)
+                    .arg(&self.limbs)
+                    .arg(&y.head)
+                    .arg(&y.limbs)
+                    .arg(&len)
+                    .arg(&code)
                     .arg(&rc)
                     .arg(&p)
                     .arg(&want);
