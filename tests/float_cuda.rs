@@ -518,8 +518,8 @@ fn against_malachite(dev: &Dev, seed: u64) {
 fn fast_paths(dev: &Dev, seed: u64) {
     let mut r = Rng(seed ^ 0xfa57);
     let precs = [
-        1u64, 40, 64, 65, 100, 128, 129, 150, 192, 193, 256, 257, 300, 384, 385, 500, 512, 513, 700,
-        768, 769, 1000, 1024, 1025,
+        1u64, 40, 64, 65, 100, 128, 129, 150, 192, 193, 256, 257, 300, 384, 385, 500, 512, 513,
+        700, 768, 769, 1000, 1024, 1025,
     ];
     let len = 256;
     for &p in &precs {
@@ -554,7 +554,11 @@ fn fast_paths(dev: &Dev, seed: u64) {
                 } else {
                     e
                 };
-                let t2 = if t & 3 == 1 { 1 | (r.below(2) as u8 * 4) } else { t };
+                let t2 = if t & 3 == 1 {
+                    1 | (r.below(2) as u8 * 4)
+                } else {
+                    t
+                };
                 xe.push((t, e, m));
                 ye.push((t2, e2, if t & 3 == 1 { m2 } else { vec![0; n] }));
             }
@@ -563,7 +567,12 @@ fn fast_paths(dev: &Dev, seed: u64) {
             for op in [DevOp::Add, DevOp::Sub] {
                 let got = dev.run(op, &[&x, &y], p, rnd);
                 let want = cpu(op, &[&x, &y], p, rnd);
-                same(&format!("fast {op:?} p={p} {rnd:?}"), &got, &want, &[&x, &y]);
+                same(
+                    &format!("fast {op:?} p={p} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&x, &y],
+                );
             }
             // Short mantissas: exact products, and their squares.
             let short = |r: &mut Rng| {
@@ -586,13 +595,23 @@ fn fast_paths(dev: &Dev, seed: u64) {
             let b = short(&mut r);
             let got = dev.run(DevOp::Mul, &[&a, &b], p, rnd);
             let want = cpu(DevOp::Mul, &[&a, &b], p, rnd);
-            same(&format!("fast Mul short p={p} {rnd:?}"), &got, &want, &[&a, &b]);
+            same(
+                &format!("fast Mul short p={p} {rnd:?}"),
+                &got,
+                &want,
+                &[&a, &b],
+            );
             let sq = a.abs_ternary(p, rnd).unwrap().0;
             let sq = sq.mul_ternary(&sq, p, Round::Zero).unwrap().0;
             for q in [p, p + 1] {
                 let got = dev.run(DevOp::Sqrt, &[&sq], q, rnd);
                 let want = cpu(DevOp::Sqrt, &[&sq], q, rnd);
-                same(&format!("fast Sqrt squares p={p}->{q} {rnd:?}"), &got, &want, &[&sq]);
+                same(
+                    &format!("fast Sqrt squares p={p}->{q} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&sq],
+                );
             }
             // Products and roots of general operands at p and mixed.
             let xs = operands(&mut r, len, &[p, p]);
@@ -604,7 +623,12 @@ fn fast_paths(dev: &Dev, seed: u64) {
                 for q in [p, p + 64] {
                     let got = dev.run(op, &args, q, rnd);
                     let want = cpu(op, &args, q, rnd);
-                    same(&format!("fast {op:?} p={p}->{q} {rnd:?}"), &got, &want, &args);
+                    same(
+                        &format!("fast {op:?} p={p}->{q} {rnd:?}"),
+                        &got,
+                        &want,
+                        &args,
+                    );
                 }
             }
         }

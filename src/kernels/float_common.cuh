@@ -1106,13 +1106,102 @@ FL_DEV i8 fl_add_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, bo
 #define FL_MEMB inline
 #endif
 
+// fl_invert without integer division (the divisions of fl_div21 are
+// software routines on the device): a double estimate of B^2/d - B, then
+// the exact remainder (B^2 - 1) - (B + v) d and corrections until it lies
+// in [0, d). Same value as fl_invert.
+FL_DEV u64 fl_invert_fast(u64 d) {
+    double dd = (double)d;
+    double est = 340282366920938463463374607431768211456.0 / dd - 18446744073709551616.0;
+    if (est > 18446744073709549568.0) est = 18446744073709549568.0;
+    if (est < 0) est = 0;
+    u64 v = (u64)est;
+    // rem = (~d : ~0) - v * d, signed 128-bit (rh:rl).
+    u64 pl = v * d, ph = fl_mulhi(v, d);
+    u64 rl = ~0ull - pl;
+    u64 rh = ~d - ph;  // no borrow: ~0 >= pl
+    // rem = rem - k d with k a double estimate of rem / d (|rem| < 2^14 d).
+    double remd = (double)(i64)rh * 18446744073709551616.0 + (double)rl;
+    i64 k = (i64)(remd / dd);
+    if (k != 0) {
+        u64 ka = k < 0 ? (u64)(-k) : (u64)k;
+        u64 ql = ka * d, qh = fl_mulhi(ka, d);
+        if (k > 0) {
+            u64 b = rl < ql;
+            rl -= ql;
+            rh -= qh + b;
+            v += ka;
+        } else {
+            u64 t = rl + ql;
+            rh += qh + (t < rl);
+            rl = t;
+            v -= ka;
+        }
+    }
+    for (int it = 0; it < 4 && (i64)rh < 0; it++) {
+        u64 t = rl + d;
+        rh += (t < rl);
+        rl = t;
+        v--;
+    }
+    for (int it = 0; it < 4 && (rh != 0 || rl >= d); it++) {
+        u64 b = rl < d;
+        rl -= d;
+        rh -= b;
+        v++;
+    }
+    return v;
+}
+
+// r (2M limbs) = a^2 by columns: the cross products once, doubled, plus
+// the squares on the diagonal.
+template <int M>
+FL_DEV void fl_sqr_k(u64 *r, const u64 *a) {
+    u64 k0 = 0, k1 = 0;
+#pragma unroll
+    for (int k = 0; k < 2 * M - 1; k++) {
+        u64 x0 = 0, x1 = 0, x2 = 0;
+#pragma unroll
+        for (int i = 0; i < M; i++) {
+            const int j = k - i;
+            if (i < j && j < M) {
+                u64 lo = a[i] * a[j], h = fl_mulhi(a[i], a[j]);
+                x0 += lo;
+                h += x0 < lo;
+                x1 += h;
+                x2 += x1 < h;
+            }
+        }
+        x2 = (x2 << 1) | (x1 >> 63);
+        x1 = (x1 << 1) | (x0 >> 63);
+        x0 <<= 1;
+        if (k % 2 == 0) {
+            u64 lo = a[k / 2] * a[k / 2], h = fl_mulhi(a[k / 2], a[k / 2]);
+            x0 += lo;
+            h += x0 < lo;
+            x1 += h;
+            x2 += x1 < h;
+        }
+        x0 += k0;
+        u64 c = x0 < k0;
+        x1 += c;
+        x2 += x1 < c;
+        x1 += k1;
+        x2 += x1 < k1;
+        r[k] = x0;
+        k0 = x1;
+        k1 = x2;
+    }
+    r[2 * M - 1] = k0;
+}
+
 // fl_divrem with compile-time sizes (unrolled, so register arrays stay in
 // registers): u (UL+1 limbs, u[UL] = 0, destroyed; remainder in u[0..LV))
 // by v (LV limbs, top bit set); q gets UL - LV + 1 limbs.
 template <int UL, int LV>
 FL_DEV void fl_divrem_k(u64 *q, u64 *u, const u64 *v) {
     u64 vt = v[LV - 1];
-    u64 vi = fl_invert(vt);
+    u64 vi = fl_invert_fast(vt);
     if (LV == 1) {
         u64 r = 0;
 #pragma unroll
@@ -1296,7 +1385,7 @@ FL_DEV bool fl_sqrt_fast(FlOut &o, u64 xh, const u64 *xm, u64 p, u32 rnd, i8 &re
     FlSqrtApprox<M>::run(nn, s);
     // R = N - s^2, 2M+1 limbs two's complement.
     u64 R[2 * M + 1];
-    fl_mul_k<M, M>(R, s, s);
+    fl_sqr_k<M>(R, s);
     {
         u64 br = 0;
 #pragma unroll
