@@ -177,7 +177,8 @@ fn scratch_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize 
 /// Products, sums and differences of equal precisions at a tier of at most
 /// 16 limbs (square roots: 8) take the register kernels with staged I/O
 /// (products of 1-3 limbs the exact product, from 4 limbs the short one;
-/// `MPARRAY_FLOAT_KERNEL=mulfull` keeps the exact one); the other operations the shared-scratch
+/// `MPARRAY_FLOAT_KERNEL=mulfull` keeps the exact one, `plain` the kernels
+/// without PTX carry chains); the other operations the shared-scratch
 /// kernel when the scratch of a block of 64 (or 32) threads fits in 48 KiB,
 /// else local memory. The staged kernel for every operation
 /// (`float_arith_tile`) measured 1.3-1.7x slower than the shared-scratch
@@ -232,6 +233,12 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         _ if fast => tile_plan(Kind::MulTile),
         _ => fit(Kind::Smem, stride).unwrap_or(local),
     }
+}
+
+/// `MPARRAY_FLOAT_KERNEL=plain`: the register product and root kernels
+/// without PTX carry chains (for comparison).
+fn plain_kernels() -> bool {
+    std::env::var("MPARRAY_FLOAT_KERNEL").is_ok_and(|v| v == "plain")
 }
 
 /// `len` floats of one precision on a CUDA device.
@@ -431,9 +438,11 @@ impl CudaFloatArray {
             let plan = plan_arith(op, out.n, self.n, ly as usize, lz as usize, tier);
             let name = match plan.kind {
                 Kind::MulTile => "float_mul_tile",
-                Kind::FastTile => match op {
-                    DevOp::Mul => "float_mulshort_tile",
-                    DevOp::Sqrt => "float_sqrt_tile",
+                Kind::FastTile => match (op, plain_kernels()) {
+                    (DevOp::Mul, false) => "float_mulshort_tile",
+                    (DevOp::Mul, true) => "float_mulshort_tile_c",
+                    (DevOp::Sqrt, false) => "float_sqrt_tile",
+                    (DevOp::Sqrt, true) => "float_sqrt_tile_c",
                     _ => "float_add_tile",
                 },
                 Kind::Tile => "float_arith_tile",

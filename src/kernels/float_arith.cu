@@ -249,8 +249,8 @@ __device__ __noinline__ i8 fl_arith_slow(u32 op, u32 rnd, u64 p, u64 *om, u64 *o
 }
 
 // OPK: 0 the short product (exact product when it cannot decide), 1 add or
-// sub (op), 2 sqrt.
-template <int OPK>
+// sub (op), 2 sqrt. ASM: the products' carries by PTX carry chains (fl_mac).
+template <int OPK, bool ASM>
 __device__ __forceinline__ void fl_fast_tile(u64 *rh, u64 *rl, i8 *tern, const u64 *xh,
                                              const u64 *xl, const u64 *yh, const u64 *yl,
                                              u64 len, u32 op, u32 rnd, u64 p, u32 want_tern) {
@@ -274,7 +274,7 @@ __device__ __forceinline__ void fl_fast_tile(u64 *rh, u64 *rl, i8 *tern, const u
             bool xnorm = (fl_tag(xhi) & 3) == FL_NORMAL, ynorm = (fl_tag(yhi) & 3) == FL_NORMAL;
             if (OPK == 0) {
                 if (xnorm && ynorm) {
-                    if (N < 4 || !fl_mul_short<N>(o, xhi, xm, yhi, ym, p, rnd, r))
+                    if (N < 4 || !fl_mul_short<N, ASM>(o, xhi, xm, yhi, ym, p, rnd, r))
                         r = fl_mul_fast<N>(o, xhi, xm, yhi, ym, p, rnd);
                 } else {
                     fl_mul_special(o, xhi, yhi);
@@ -286,7 +286,7 @@ __device__ __forceinline__ void fl_fast_tile(u64 *rh, u64 *rl, i8 *tern, const u
             } else {
 #if FL_NL <= 8
                 bool ok = xnorm && (fl_tag(xhi) & FL_NEG) == 0 &&
-                          fl_sqrt_fast<N>(o, xhi, xm, p, rnd, r);
+                          fl_sqrt_fast<N, ASM>(o, xhi, xm, p, rnd, r);
 #else
                 bool ok = false;
 #endif
@@ -302,21 +302,16 @@ __device__ __forceinline__ void fl_fast_tile(u64 *rh, u64 *rl, i8 *tern, const u
 #endif
 }
 
-extern "C" __global__ void __launch_bounds__(FL_FT)
-    float_mulshort_tile(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl,
-                        const u64 *yh, const u64 *yl, u64 len, u32 op, u32 rnd, u64 p,
-                        u32 want_tern) {
-    fl_fast_tile<0>(rh, rl, tern, xh, xl, yh, yl, len, op, rnd, p, want_tern);
-}
-
-extern "C" __global__ void __launch_bounds__(FL_FT)
-    float_add_tile(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh,
-                   const u64 *yl, u64 len, u32 op, u32 rnd, u64 p, u32 want_tern) {
-    fl_fast_tile<1>(rh, rl, tern, xh, xl, yh, yl, len, op, rnd, p, want_tern);
-}
-
-extern "C" __global__ void __launch_bounds__(FL_FT)
-    float_sqrt_tile(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh,
-                    const u64 *yl, u64 len, u32 op, u32 rnd, u64 p, u32 want_tern) {
-    fl_fast_tile<2>(rh, rl, tern, xh, xl, yh, yl, len, op, rnd, p, want_tern);
-}
+// The product and root kernels with PTX carry chains, and in plain C++
+// (`_c`, MPARRAY_FLOAT_KERNEL=plain) for comparison.
+#define FL_FAST_KERNEL(NAME, OPK, ASM)                                                          \
+    extern "C" __global__ void __launch_bounds__(FL_FT)                                         \
+        NAME(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh,          \
+             const u64 *yl, u64 len, u32 op, u32 rnd, u64 p, u32 want_tern) {                   \
+        fl_fast_tile<OPK, ASM>(rh, rl, tern, xh, xl, yh, yl, len, op, rnd, p, want_tern);       \
+    }
+FL_FAST_KERNEL(float_mulshort_tile, 0, true)
+FL_FAST_KERNEL(float_mulshort_tile_c, 0, false)
+FL_FAST_KERNEL(float_add_tile, 1, false)
+FL_FAST_KERNEL(float_sqrt_tile, 2, true)
+FL_FAST_KERNEL(float_sqrt_tile_c, 2, false)

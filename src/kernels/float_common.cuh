@@ -902,6 +902,27 @@ FL_DEV i8 fl_round_regs(FlOut &o, const u64 *hi, u64 below, i64 e, bool neg, u64
     return fl_finish(o, neg, e, t, inc, p, rnd);
 }
 
+// (c2:c1:c0) += a * b. ASM: one carry chain (mad.lo.cc, madc.hi.cc, addc
+// on 64-bit registers) instead of compares for the carries.
+template <bool ASM>
+FL_DEV void fl_mac(u64 &c0, u64 &c1, u64 &c2, u64 a, u64 b) {
+#ifdef __CUDA_ARCH__
+    if (ASM) {
+        asm("mad.lo.cc.u64 %0, %3, %4, %0;\n\t"
+            "madc.hi.cc.u64 %1, %3, %4, %1;\n\t"
+            "addc.u64 %2, %2, 0;"
+            : "+l"(c0), "+l"(c1), "+l"(c2)
+            : "l"(a), "l"(b));
+        return;
+    }
+#endif
+    u64 lo = a * b, h = fl_mulhi(a, b);
+    c0 += lo;
+    h += c0 < lo;
+    c1 += h;
+    c2 += c1 < h;
+}
+
 // x * y by a short product: only the columns N-2.. of the product (about
 // half the limb products for N >= 4). The columns left out add less than
 // N-2 units to limb N-1, so when the low 62 bits u of the computed limb N-1
@@ -909,7 +930,7 @@ FL_DEV i8 fl_round_regs(FlOut &o, const u64 *hi, u64 below, i64 e, bool neg, u64
 // and some bit below the round bit is set (MPFR's can-round test): the
 // rounding is the exact product's. Otherwise returns false and the caller
 // takes the exact product (fl_mul_fast).
-template <int N>
+template <int N, bool ASM = false>
 FL_DEV bool fl_mul_short(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd,
                          i8 &ret) {
     u64 a[N], b[N];
@@ -925,13 +946,7 @@ FL_DEV bool fl_mul_short(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym,
 #pragma unroll
         for (int i = 0; i < N; i++) {
             const int j = k - i;
-            if (j >= 0 && j < N) {
-                u64 lo = a[i] * b[j], h = fl_mulhi(a[i], b[j]);
-                c0 += lo;
-                h += c0 < lo;
-                c1 += h;
-                c2 += c1 < h;
-            }
+            if (j >= 0 && j < N) fl_mac<ASM>(c0, c1, c2, a[i], b[j]);
         }
         if (k >= N - 1) hi[k - (N - 1)] = c0;
         c0 = c1;
@@ -1155,7 +1170,7 @@ FL_DEV u64 fl_invert_fast(u64 d) {
 
 // r (2M limbs) = a^2 by columns: the cross products once, doubled, plus
 // the squares on the diagonal.
-template <int M>
+template <int M, bool ASM = false>
 FL_DEV void fl_sqr_k(u64 *r, const u64 *a) {
     u64 k0 = 0, k1 = 0;
 #pragma unroll
@@ -1164,24 +1179,12 @@ FL_DEV void fl_sqr_k(u64 *r, const u64 *a) {
 #pragma unroll
         for (int i = 0; i < M; i++) {
             const int j = k - i;
-            if (i < j && j < M) {
-                u64 lo = a[i] * a[j], h = fl_mulhi(a[i], a[j]);
-                x0 += lo;
-                h += x0 < lo;
-                x1 += h;
-                x2 += x1 < h;
-            }
+            if (i < j && j < M) fl_mac<ASM>(x0, x1, x2, a[i], a[j]);
         }
         x2 = (x2 << 1) | (x1 >> 63);
         x1 = (x1 << 1) | (x0 >> 63);
         x0 <<= 1;
-        if (k % 2 == 0) {
-            u64 lo = a[k / 2] * a[k / 2], h = fl_mulhi(a[k / 2], a[k / 2]);
-            x0 += lo;
-            h += x0 < lo;
-            x1 += h;
-            x2 += x1 < h;
-        }
+        if (k % 2 == 0) fl_mac<ASM>(x0, x1, x2, a[k / 2], a[k / 2]);
         x0 += k0;
         u64 c = x0 < k0;
         x1 += c;
@@ -1198,10 +1201,10 @@ FL_DEV void fl_sqr_k(u64 *r, const u64 *a) {
 // fl_divrem with compile-time sizes (unrolled, so register arrays stay in
 // registers): u (UL+1 limbs, u[UL] = 0, destroyed; remainder in u[0..LV))
 // by v (LV limbs, top bit set); q gets UL - LV + 1 limbs.
+// vi = fl_invert(v[LV - 1]) given.
 template <int UL, int LV>
-FL_DEV void fl_divrem_k(u64 *q, u64 *u, const u64 *v) {
+FL_DEV void fl_divrem_kv(u64 *q, u64 *u, const u64 *v, u64 vi) {
     u64 vt = v[LV - 1];
-    u64 vi = fl_invert_fast(vt);
     if (LV == 1) {
         u64 r = 0;
 #pragma unroll
@@ -1273,22 +1276,33 @@ FL_DEV void fl_divrem_k(u64 *q, u64 *u, const u64 *v) {
     }
 }
 
+template <int UL, int LV>
+FL_DEV void fl_divrem_k(u64 *q, u64 *u, const u64 *v) {
+    fl_divrem_kv<UL, LV>(q, u, v, fl_invert_fast(v[LV - 1]));
+}
+
 // An approximation s (MM limbs, top bit set) of the square root of the top
 // 2*MM limbs nt of a normalized N, by precision doubling: the root of the
 // top half, then one Newton step s = (s0 + N/s0) / 2 with s0 = that root
-// shifted, dividing by its H limbs only. Never trusted: fl_sqrt_fast checks
-// the result by squaring and corrects it exactly.
+// shifted, dividing by its H limbs only. The levels' divisors mostly share
+// their top limb (the root's): (cvt, cvi) keeps the last inverse (cvt = 0:
+// none yet). Never trusted: fl_sqrt_fast checks the result by squaring and
+// corrects it exactly.
 template <int MM>
 struct FlSqrtApprox {
-    static FL_MEMB void run(const u64 *nt, u64 *s) {
+    static FL_MEMB void run(const u64 *nt, u64 *s, u64 &cvt, u64 &cvi) {
         constexpr int H = (MM + 1) / 2, D = MM - H, UL = 2 * MM - D;
         u64 rh[H];
-        FlSqrtApprox<H>::run(nt + 2 * D, rh);
+        FlSqrtApprox<H>::run(nt + 2 * D, rh, cvt, cvi);
         u64 u[UL + 1], q[MM + 1];
 #pragma unroll
         for (int i = 0; i < UL; i++) u[i] = nt[D + i];
         u[UL] = 0;
-        fl_divrem_k<UL, H>(q, u, rh);
+        if (rh[H - 1] != cvt) {
+            cvt = rh[H - 1];
+            cvi = fl_invert_fast(cvt);
+        }
+        fl_divrem_kv<UL, H>(q, u, rh, cvi);
         // (rh * B^D + q) / 2, clamped to MM limbs and to the top bit set.
         u64 c = 0;
 #pragma unroll
@@ -1318,7 +1332,9 @@ template <>
 struct FlSqrtApprox<1> {
     // A double square root, then one Newton correction E / 2r computed in
     // doubles from the exact 128-bit residual E = N - r^2.
-    static FL_MEMB void run(const u64 *nt, u64 *s) {
+    static FL_MEMB void run(const u64 *nt, u64 *s, u64 &cvt, u64 &cvi) {
+        cvt = 0;
+        cvi = 0;
         double T = (double)nt[1] * 18446744073709551616.0 + (double)nt[0];
         double rd = fl_sqrt(T);
         if (rd > 18446744073709549568.0) rd = 18446744073709549568.0;
@@ -1335,6 +1351,26 @@ struct FlSqrtApprox<1> {
         u64 r1 = r + (u64)di;
         if (di > 0 && r1 < r) r1 = ~0ull;
         if ((r1 >> 63) == 0) r1 = 1ull << 63;
+        // Usually exact after a few +-1 steps on E = N - r1^2: then every
+        // level's divisor has the same top limb and one inverse serves.
+        lo = r1 * r1;
+        hi = fl_mulhi(r1, r1);
+        el = nt[0] - lo;
+        eh = nt[1] - hi - (nt[0] < lo ? 1 : 0);
+        for (int it = 0; it < 3 && (i64)eh < 0 && r1 > (1ull << 63); it++) {
+            r1--;
+            u64 al = (r1 << 1) | 1, ah = r1 >> 63;
+            u64 t = el + al;
+            eh += ah + (t < el);
+            el = t;
+        }
+        for (int it = 0; it < 3 && (i64)eh >= 0 && r1 != ~0ull; it++) {
+            u64 al = (r1 << 1) | 1, ah = r1 >> 63;
+            if (eh < ah || (eh == ah && el < al)) break;
+            eh -= ah + (el < al);
+            el -= al;
+            r1++;
+        }
         s[0] = r1;
     }
 };
@@ -1369,7 +1405,7 @@ FL_DEV void fl_mul_k(u64 *r, const u64 *a, const u64 *b) {
 // approximation, then R = N - s^2 exactly and a few +-1 corrections until
 // 0 <= R <= 2s. Returns false (the caller takes fl_sqrt_num) if the
 // approximation was not within those corrections.
-template <int N>
+template <int N, bool ASM = false>
 FL_DEV bool fl_sqrt_fast(FlOut &o, u64 xh, const u64 *xm, u64 p, u32 rnd, i8 &ret) {
     constexpr int M = N + 1;
     u64 nn[2 * M];
@@ -1382,10 +1418,11 @@ FL_DEV bool fl_sqrt_fast(FlOut &o, u64 xh, const u64 *xm, u64 p, u32 rnd, i8 &re
         for (int i = 0; i < 2 * M; i++) nn[i] = (nn[i] >> 1) | (i + 1 < 2 * M ? nn[i + 1] << 63 : 0);
     }
     u64 s[M];
-    FlSqrtApprox<M>::run(nn, s);
+    u64 cvt, cvi;
+    FlSqrtApprox<M>::run(nn, s, cvt, cvi);
     // R = N - s^2, 2M+1 limbs two's complement.
     u64 R[2 * M + 1];
-    fl_sqr_k<M>(R, s);
+    fl_sqr_k<M, ASM>(R, s);
     {
         u64 br = 0;
 #pragma unroll
