@@ -225,8 +225,17 @@ type El = (u8, i64, Vec<u64>);
 fn mantissa(r: &mut Rng, p: u64) -> Vec<u64> {
     let n = float::limbs_for_prec(p);
     let low = 64 * n as u64 - p;
-    let mut m: Vec<u64> = match r.below(8) {
+    let mut m: Vec<u64> = match r.below(9) {
         0 => vec![u64::MAX; n],
+        8 => {
+            // Sparse: the top and the last bit and one more (a sticky bit
+            // far below the rest).
+            let mut v = vec![0; n];
+            v[0] = 1 << low;
+            let b = r.below(64 * n as u64);
+            v[(b / 64) as usize] |= 1 << (b % 64);
+            v
+        }
         1 => {
             let mut v = vec![0; n];
             v[n - 1] = 1 << 63;
@@ -497,6 +506,145 @@ fn against_malachite(dev: &Dev, seed: u64) {
                 }
             }
         }
+    }
+}
+
+/// The register paths of equal precisions (tiers 1..16 limbs) and their
+/// thresholds: near-cancelling sums (same or adjacent exponents, low limbs
+/// perturbed), sparse operands, products of short mantissas (exact products
+/// whose low limbs are zero: the short product's fallback), squares of
+/// short mantissas (exact roots), next to their mixed-precision
+/// counterparts (generic code), every mode, against the CPU engine.
+fn fast_paths(dev: &Dev, seed: u64) {
+    let mut r = Rng(seed ^ 0xfa57);
+    let precs = [
+        1u64, 40, 64, 65, 100, 128, 129, 150, 192, 193, 256, 257, 300, 384, 385, 500, 512, 513,
+        700, 768, 769, 1000, 1024, 1025,
+    ];
+    let len = 256;
+    for &p in &precs {
+        let n = float::limbs_for_prec(p);
+        let low = 64 * n as u64 - p;
+        let mask = |m: &mut Vec<u64>| {
+            if low > 0 {
+                m[0] &= !((1u64 << low) - 1);
+            }
+            m[n - 1] |= 1 << 63;
+        };
+        for rnd in Round::ALL {
+            // Near-cancelling pairs.
+            let mut xe = Vec::new();
+            let mut ye = Vec::new();
+            for _ in 0..len {
+                let e0 = r.range(-30, 30);
+                let (t, e, m) = element(&mut r, p, e0);
+                let mut m2 = m.clone();
+                match r.below(4) {
+                    0 => {}
+                    1 => m2[0] ^= r.next(),
+                    2 => {
+                        let k = r.below(n as u64) as usize;
+                        m2[k] = r.next();
+                    }
+                    _ => m2 = mantissa(&mut r, p),
+                }
+                mask(&mut m2);
+                let e2 = if t & 3 == 1 {
+                    (e + r.range(-1, 1)).clamp(EMIN, EMAX)
+                } else {
+                    e
+                };
+                let t2 = if t & 3 == 1 {
+                    1 | (r.below(2) as u8 * 4)
+                } else {
+                    t
+                };
+                xe.push((t, e, m));
+                ye.push((t2, e2, if t & 3 == 1 { m2 } else { vec![0; n] }));
+            }
+            let x = array(p, xe);
+            let y = array(p, ye);
+            for op in [DevOp::Add, DevOp::Sub] {
+                let got = dev.run(op, &[&x, &y], p, rnd);
+                let want = cpu(op, &[&x, &y], p, rnd);
+                same(
+                    &format!("fast {op:?} p={p} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&x, &y],
+                );
+            }
+            // Short mantissas: exact products, and their squares.
+            let short = |r: &mut Rng| {
+                let half = (p / 2).max(1);
+                let mut els = Vec::new();
+                for _ in 0..len {
+                    let mut m = vec![0u64; n];
+                    for b in 0..half.min(64) {
+                        if r.below(2) == 1 {
+                            let pos = 64 * n as u64 - 1 - r.below(half) - b % 2;
+                            m[(pos / 64) as usize] |= 1 << (pos % 64);
+                        }
+                    }
+                    mask(&mut m);
+                    els.push((1 | (r.below(2) as u8 * 4), r.range(-20, 20), m));
+                }
+                array(p, els)
+            };
+            let a = short(&mut r);
+            let b = short(&mut r);
+            let got = dev.run(DevOp::Mul, &[&a, &b], p, rnd);
+            let want = cpu(DevOp::Mul, &[&a, &b], p, rnd);
+            same(
+                &format!("fast Mul short p={p} {rnd:?}"),
+                &got,
+                &want,
+                &[&a, &b],
+            );
+            let sq = a.abs_ternary(p, rnd).unwrap().0;
+            let sq = sq.mul_ternary(&sq, p, Round::Zero).unwrap().0;
+            for q in [p, p + 1] {
+                let got = dev.run(DevOp::Sqrt, &[&sq], q, rnd);
+                let want = cpu(DevOp::Sqrt, &[&sq], q, rnd);
+                same(
+                    &format!("fast Sqrt squares p={p}->{q} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&sq],
+                );
+            }
+            // Products and roots of general operands at p and mixed.
+            let xs = operands(&mut r, len, &[p, p]);
+            for (op, args) in [
+                (DevOp::Mul, vec![&xs[0], &xs[1]]),
+                (DevOp::Sqrt, vec![&xs[0]]),
+                (DevOp::Sub, vec![&xs[0], &xs[1]]),
+            ] {
+                for q in [p, p + 64] {
+                    let got = dev.run(op, &args, q, rnd);
+                    let want = cpu(op, &args, q, rnd);
+                    same(
+                        &format!("fast {op:?} p={p}->{q} {rnd:?}"),
+                        &got,
+                        &want,
+                        &args,
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn floatgpu_fast_paths() {
+    fast_paths(&Dev::cuda(), seed());
+}
+
+#[test]
+fn floatemu_fast_paths() {
+    if let Some(d) = Dev::emu() {
+        fast_paths(&d, seed());
     }
 }
 

@@ -15,12 +15,32 @@ typedef long long i64;
 typedef unsigned char u8;
 #include "../../src/kernels/float_common.cuh"
 
-// The register product for the tiers that have one (as float_arith.cu).
-static bool fast(u32 n, FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd,
-                 i8 &t) {
+// The register paths for the tiers that have them (as float_arith.cu's
+// tile kernels): mul (short product, exact product when it cannot decide),
+// add/sub, sqrt (tiers up to 8); false when the generic code applies.
+template <int N>
+static bool fastn(u32 op, FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd,
+                  i8 &t) {
+    bool xnorm = (fl_tag(xh) & 3) == FL_NORMAL, ynorm = (fl_tag(yh) & 3) == FL_NORMAL;
+    if (op == FL_OP_MUL && xnorm && ynorm) {
+        if (getenv("MPARRAY_FLOAT_EMU_FULLMUL") || N < 4 || !fl_mul_short<N>(o, xh, xm, yh, ym, p, rnd, t))
+            t = fl_mul_fast<N>(o, xh, xm, yh, ym, p, rnd);
+        return true;
+    }
+    if ((op == FL_OP_ADD || op == FL_OP_SUB) && xnorm && ynorm) {
+        t = fl_add_fast<N>(o, xh, xm, yh, ym, op == FL_OP_SUB, p, rnd);
+        return true;
+    }
+    if (op == FL_OP_SQRT && N <= 8 && xnorm && (fl_tag(xh) & FL_NEG) == 0)
+        return fl_sqrt_fast<(N <= 8 ? N : 1)>(o, xh, xm, p, rnd, t);
+    return false;
+}
+
+static bool fast(u32 op, u32 n, FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p,
+                 u32 rnd, i8 &t) {
     switch (n) {
 #define F(N)                                                                                   \
-    case N: t = fl_mul_fast<N>(o, xh, xm, yh, ym, p, rnd); return true;
+    case N: return fastn<N>(op, o, xh, xm, yh, ym, p, rnd, t);
         F(1) F(2) F(3) F(4) F(6) F(8) F(12) F(16)
 #undef F
     default: return false;
@@ -47,9 +67,9 @@ int main() {
         i8 t;
         if (op == FL_OP_CMP)
             t = fl_cmp(xh[i], xl.data() + i * lx, lx, yh[i], yl.data() + i * ly, ly);
-        else if (op == FL_OP_MUL && n == lx && n == ly && (fl_tag(xh[i]) & 3) == FL_NORMAL &&
-                 (fl_tag(yh[i]) & 3) == FL_NORMAL && fast(n, o, xh[i], xl.data() + i * lx, yh[i],
-                                                          yl.data() + i * ly, p, rnd, t))
+        else if ((op == FL_OP_MUL || op == FL_OP_ADD || op == FL_OP_SUB || op == FL_OP_SQRT) &&
+                 n == lx && (op == FL_OP_SQRT || n == ly) &&
+                 fast(op, n, o, xh[i], xl.data() + i * lx, yh[i], yl.data() + i * ly, p, rnd, t))
             ;
         else if (op <= FL_OP_FMS) {
             // Scratch of exactly fl_scratch's sizes, each its own heap block,

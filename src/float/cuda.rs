@@ -134,6 +134,10 @@ pub fn instances() -> Vec<Instance> {
 enum Kind {
     /// float_mul_tile: equal precisions of exactly `tier <= 16` limbs.
     MulTile,
+    /// float_mulshort_tile, float_add_tile, float_sqrt_tile: equal
+    /// precisions of exactly `tier` limbs (16 at most; 8 for sqrt), in
+    /// registers, staged I/O.
+    FastTile,
     /// float_arith_tile: operands, result and scratch in shared memory.
     Tile,
     /// float_arith_smem: scratch in shared memory, operands in global.
@@ -172,8 +176,11 @@ fn scratch_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize 
     }
 }
 
-/// Products of equal precisions at a tier of at most 16 limbs take the
-/// register kernel with staged I/O; the other operations the shared-scratch
+/// Products, sums and differences of equal precisions at a tier of at most
+/// 16 limbs (square roots: 8) take the register kernels with staged I/O
+/// (products of 1-3 limbs the exact product, from 4 limbs the short one;
+/// `MPARRAY_FLOAT_KERNEL=mulfull` keeps the exact one, `plain` the kernels
+/// without PTX carry chains); the other operations the shared-scratch
 /// kernel when the scratch of a block of 64 (or 32) threads fits in 48 KiB,
 /// else local memory. The staged kernel for every operation
 /// (`float_arith_tile`) measured 1.3-1.7x slower than the shared-scratch
@@ -189,7 +196,21 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         block: if tier <= 16 { 128 } else { 64 },
         smem_bytes: 0,
     };
-    let fast = op == DevOp::Mul && n == tier && lx == tier && ly == tier && tier <= 16;
+    let uniform = n == tier && lx == tier && (ly == tier || op == DevOp::Sqrt) && tier <= 16;
+    let fast = op == DevOp::Mul && uniform;
+    let fast_tile = uniform
+        && match op {
+            DevOp::Mul => tier >= 4,
+            DevOp::Add | DevOp::Sub => true,
+            DevOp::Sqrt => tier <= 8,
+            _ => false,
+        };
+    let tile_plan = |kind| Plan {
+        kind,
+        stride,
+        block: 128,
+        smem_bytes: 0,
+    };
     let odd = |l: usize| (l | 1) as u32;
     let staged = odd(lx) + odd(ly) + odd(lz) + odd(n) + stride;
     let fit = |kind: Kind, per_thread: u32| {
@@ -209,14 +230,17 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
             .or_else(|| fit(Kind::Smem, stride))
             .unwrap_or(local),
         Some("smem") => fit(Kind::Smem, stride).unwrap_or(local),
-        _ if fast => Plan {
-            kind: Kind::MulTile,
-            stride,
-            block: 128,
-            smem_bytes: 0,
-        },
+        Some("mulfull") if fast => tile_plan(Kind::MulTile),
+        _ if fast_tile => tile_plan(Kind::FastTile),
+        _ if fast => tile_plan(Kind::MulTile),
         _ => fit(Kind::Smem, stride).unwrap_or(local),
     }
+}
+
+/// `MPARRAY_FLOAT_KERNEL=plain`: the register product and root kernels
+/// without PTX carry chains (for comparison).
+fn plain_kernels() -> bool {
+    std::env::var("MPARRAY_FLOAT_KERNEL").is_ok_and(|v| v == "plain")
 }
 
 /// `len` floats of one precision on a CUDA device.
@@ -416,6 +440,13 @@ impl CudaFloatArray {
             let plan = plan_arith(op, out.n, self.n, ly as usize, lz as usize, tier);
             let name = match plan.kind {
                 Kind::MulTile => "float_mul_tile",
+                Kind::FastTile => match (op, plain_kernels()) {
+                    (DevOp::Mul, false) => "float_mulshort_tile",
+                    (DevOp::Mul, true) => "float_mulshort_tile_c",
+                    (DevOp::Sqrt, false) => "float_sqrt_tile",
+                    (DevOp::Sqrt, true) => "float_sqrt_tile_c",
+                    _ => "float_add_tile",
+                },
                 Kind::Tile => "float_arith_tile",
                 Kind::Smem => "float_arith_smem",
                 Kind::Local => "float_arith",
@@ -430,6 +461,16 @@ impl CudaFloatArray {
                     .arg(&y.head)
                     .arg(&y.limbs)
                     .arg(&len)
+                    .arg(&rc)
+                    .arg(&p)
+                    .arg(&want);
+            } else if plan.kind == Kind::FastTile {
+                b.arg(&self.head)
+                    .arg(&self.limbs)
+                    .arg(&y.head)
+                    .arg(&y.limbs)
+                    .arg(&len)
+                    .arg(&code)
                     .arg(&rc)
                     .arg(&p)
                     .arg(&want);

@@ -179,3 +179,139 @@ extern "C" __global__ void float_arith_tile(u64 *rh, u64 *rl, i8 *tern, const u6
         __syncthreads();
     }
 }
+
+// ---------------------------------------------------------------------------
+// Staged register kernels for equal precisions (x, y and the destination of
+// exactly FL_NL <= 16 limbs): tiles of 128 elements loaded and stored
+// coalesced with 16-byte accesses through shared memory (odd stride per
+// element), the arithmetic in registers, the rare other cases (special
+// values; a short product or a root that cannot decide) by the exact code.
+
+#define FL_FT 128
+#define FL_FAST_NL (FL_NL <= 16 ? FL_NL : 1)
+#define FL_FAST_S (FL_FAST_NL | 1)
+
+// `cnt` elements of FL_NL limbs from element `base` into shared memory at
+// stride S; 16-byte loads when the tile's limb count is even.
+__device__ __forceinline__ void fl_tile_in(u64 *sh, const u64 *g, u64 base, u32 cnt) {
+    constexpr u32 N = FL_FAST_NL, S = FL_FAST_S;
+    const u64 *src = g + base * N;
+    u32 tot = cnt * N;
+    if ((tot & 1) == 0) {
+        const ulonglong2 *s2 = (const ulonglong2 *)src;
+        for (u32 k2 = threadIdx.x; k2 < tot / 2; k2 += FL_FT) {
+            ulonglong2 v = s2[k2];
+            u32 k = 2 * k2, t = k / N, i = k - t * N;
+            u32 at = t * S + i;
+            sh[at] = v.x;
+            sh[at + 1 + ((N % 2 == 0 && i == N - 1) ? 1 : 0)] = v.y;
+        }
+    } else {
+        for (u32 k = threadIdx.x; k < tot; k += FL_FT) {
+            u32 t = k / N, i = k - t * N;
+            sh[t * S + i] = src[k];
+        }
+    }
+}
+
+__device__ __forceinline__ void fl_tile_out(u64 *g, const u64 *sh, u64 base, u32 cnt) {
+    constexpr u32 N = FL_FAST_NL, S = FL_FAST_S;
+    u64 *dst = g + base * N;
+    u32 tot = cnt * N;
+    if ((tot & 1) == 0) {
+        ulonglong2 *d2 = (ulonglong2 *)dst;
+        for (u32 k2 = threadIdx.x; k2 < tot / 2; k2 += FL_FT) {
+            u32 k = 2 * k2, t = k / N, i = k - t * N;
+            u32 at = t * S + i;
+            ulonglong2 v;
+            v.x = sh[at];
+            v.y = sh[at + 1 + ((N % 2 == 0 && i == N - 1) ? 1 : 0)];
+            d2[k2] = v;
+        }
+    } else {
+        for (u32 k = threadIdx.x; k < tot; k += FL_FT) {
+            u32 t = k / N, i = k - t * N;
+            dst[k] = sh[t * S + i];
+        }
+    }
+}
+
+// The exact code with scratch in local memory (out of line: the register
+// paths keep their registers), for what those paths leave.
+__device__ __noinline__ i8 fl_arith_slow(u32 op, u32 rnd, u64 p, u64 *om, u64 *ohead, u64 xh,
+                                         const u64 *xm, u64 yh, const u64 *ym) {
+    constexpr u32 N = FL_FAST_NL;
+    FlOut o = {om, N, 0};
+    i8 r = fl_arith<FL_FAST_NL>(op, rnd, p, o, xh, xm, N, yh, ym, op == FL_OP_SQRT ? 0 : N, 0, xm,
+                                0);
+    *ohead = o.head;
+    return r;
+}
+
+// OPK: 0 the short product (exact product when it cannot decide), 1 add or
+// sub (op), 2 sqrt. ASM: the products' carries by PTX carry chains (fl_mac).
+template <int OPK, bool ASM>
+__device__ __forceinline__ void fl_fast_tile(u64 *rh, u64 *rl, i8 *tern, const u64 *xh,
+                                             const u64 *xl, const u64 *yh, const u64 *yl,
+                                             u64 len, u32 op, u32 rnd, u64 p, u32 want_tern) {
+#if FL_NL <= 16
+    constexpr u32 N = FL_FAST_NL, S = FL_FAST_S;
+    __shared__ u64 sx[FL_FT * S], sy[OPK == 2 ? 1 : FL_FT * S];
+    u64 ntiles = (len + FL_FT - 1) / FL_FT;
+    for (u64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        u64 base = tile * FL_FT;
+        u32 cnt = len - base < FL_FT ? (u32)(len - base) : FL_FT;
+        fl_tile_in(sx, xl, base, cnt);
+        if (OPK != 2) fl_tile_in(sy, yl, base, cnt);
+        __syncthreads();
+        u32 t = threadIdx.x;
+        if (t < cnt) {
+            u64 i = base + t;
+            u64 xhi = xh[i], yhi = OPK == 2 ? 0 : yh[i];
+            u64 *xm = sx + t * S, *ym = sy + (OPK == 2 ? 0 : t * S);
+            FlOut o = {xm, N, 0};
+            i8 r = 0;
+            bool xnorm = (fl_tag(xhi) & 3) == FL_NORMAL, ynorm = (fl_tag(yhi) & 3) == FL_NORMAL;
+            if (OPK == 0) {
+                if (xnorm && ynorm) {
+                    if (N < 4 || !fl_mul_short<N, ASM>(o, xhi, xm, yhi, ym, p, rnd, r))
+                        r = fl_mul_fast<N>(o, xhi, xm, yhi, ym, p, rnd);
+                } else {
+                    fl_mul_special(o, xhi, yhi);
+                }
+            } else if (OPK == 1) {
+                if (xnorm && ynorm)
+                    r = fl_add_fast<N>(o, xhi, xm, yhi, ym, op == FL_OP_SUB, p, rnd);
+                else r = fl_arith_slow(op, rnd, p, xm, &o.head, xhi, xm, yhi, ym);
+            } else {
+#if FL_NL <= 8
+                bool ok = xnorm && (fl_tag(xhi) & FL_NEG) == 0 &&
+                          fl_sqrt_fast<N, ASM>(o, xhi, xm, p, rnd, r);
+#else
+                bool ok = false;
+#endif
+                if (!ok) r = fl_arith_slow(FL_OP_SQRT, rnd, p, xm, &o.head, xhi, xm, 0, xm);
+            }
+            rh[i] = o.head;
+            if (want_tern) tern[i] = r;
+        }
+        __syncthreads();
+        fl_tile_out(rl, sx, base, cnt);
+        __syncthreads();
+    }
+#endif
+}
+
+// The product and root kernels with PTX carry chains, and in plain C++
+// (`_c`, MPARRAY_FLOAT_KERNEL=plain) for comparison.
+#define FL_FAST_KERNEL(NAME, OPK, ASM)                                                          \
+    extern "C" __global__ void __launch_bounds__(FL_FT)                                         \
+        NAME(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh,          \
+             const u64 *yl, u64 len, u32 op, u32 rnd, u64 p, u32 want_tern) {                   \
+        fl_fast_tile<OPK, ASM>(rh, rl, tern, xh, xl, yh, yl, len, op, rnd, p, want_tern);       \
+    }
+FL_FAST_KERNEL(float_mulshort_tile, 0, true)
+FL_FAST_KERNEL(float_mulshort_tile_c, 0, false)
+FL_FAST_KERNEL(float_add_tile, 1, false)
+FL_FAST_KERNEL(float_sqrt_tile, 2, true)
+FL_FAST_KERNEL(float_sqrt_tile_c, 2, false)

@@ -850,3 +850,651 @@ FL_DEV i8 fl_misc(u32 op, u32 rnd, u64 p, i64 k, FlOut &o, u64 xh, const u64 *xm
     }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Register paths for equal precisions (every operand and the destination of
+// exactly N limbs, N a compile-time tier): the same exact integers and the
+// same one rounding as the generic code above, without scratch memory.
+
+// The rounding of a left-aligned value held in registers: the kept limbs
+// are hi[1..N], hi[0] the limb below them, `below` nonzero when any bit
+// further down is (fl_round_to's steps, then the range check).
+template <int N>
+FL_DEV i8 fl_round_regs(FlOut &o, const u64 *hi, u64 below, i64 e, bool neg, u64 p, u32 rnd) {
+    u64 m[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) m[i] = hi[i + 1];
+    u32 low = (u32)(64ull * N - p);
+    bool rb, st;
+    if (low > 0) {
+        u64 mask = (1ull << low) - 1;
+        rb = (m[0] >> (low - 1)) & 1;
+        st = ((m[0] & (mask >> 1)) | hi[0] | below) != 0;
+        m[0] &= ~mask;
+    } else {
+        rb = hi[0] >> 63;
+        st = ((hi[0] << 1) | below) != 0;
+    }
+    bool inexact = rb || st, inc;
+    switch (rnd) {
+    case FL_RN: inc = rb && (st || ((m[0] >> low) & 1)); break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = inexact && !neg; break;
+    case FL_RD: inc = inexact && neg; break;
+    default: inc = inexact; break;
+    }
+    if (inc) {
+        u64 c = 1ull << low;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            u64 v = m[i] + c;
+            c = v < c ? 1 : 0;
+            m[i] = v;
+        }
+        if (c) {
+            m[N - 1] = 1ull << 63;
+            e += 1;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < N; i++) o.m[i] = m[i];
+    i8 t = inexact ? fl_ternary(inc, neg) : 0;
+    return fl_finish(o, neg, e, t, inc, p, rnd);
+}
+
+// (c2:c1:c0) += a * b. ASM: one carry chain (mad.lo.cc, madc.hi.cc, addc
+// on 64-bit registers) instead of compares for the carries.
+template <bool ASM>
+FL_DEV void fl_mac(u64 &c0, u64 &c1, u64 &c2, u64 a, u64 b) {
+#ifdef __CUDA_ARCH__
+    if (ASM) {
+        asm("mad.lo.cc.u64 %0, %3, %4, %0;\n\t"
+            "madc.hi.cc.u64 %1, %3, %4, %1;\n\t"
+            "addc.u64 %2, %2, 0;"
+            : "+l"(c0), "+l"(c1), "+l"(c2)
+            : "l"(a), "l"(b));
+        return;
+    }
+#endif
+    u64 lo = a * b, h = fl_mulhi(a, b);
+    c0 += lo;
+    h += c0 < lo;
+    c1 += h;
+    c2 += c1 < h;
+}
+
+// x * y by a short product: only the columns N-2.. of the product (about
+// half the limb products for N >= 4). The columns left out add less than
+// N-2 units to limb N-1, so when the low 62 bits u of the computed limb N-1
+// satisfy 1 <= u < 2^62 - N, every bit from bit 62 of limb N-1 up is exact
+// and some bit below the round bit is set (MPFR's can-round test): the
+// rounding is the exact product's. Otherwise returns false and the caller
+// takes the exact product (fl_mul_fast).
+template <int N, bool ASM = false>
+FL_DEV bool fl_mul_short(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd,
+                         i8 &ret) {
+    u64 a[N], b[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        a[i] = xm[i];
+        b[i] = ym[i];
+    }
+    u64 hi[N + 1];
+    u64 c0 = 0, c1 = 0, c2 = 0;
+#pragma unroll
+    for (int k = N - 2; k < 2 * N - 1; k++) {
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const int j = k - i;
+            if (j >= 0 && j < N) fl_mac<ASM>(c0, c1, c2, a[i], b[j]);
+        }
+        if (k >= N - 1) hi[k - (N - 1)] = c0;
+        c0 = c1;
+        c1 = c2;
+        c2 = 0;
+    }
+    hi[N] = c0;
+    const u64 m62 = (1ull << 62) - 1;
+    u64 u = hi[0] & m62;
+    if (u == 0 || u >= m62 - (u64)N) return false;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll
+        for (int i = N; i > 0; i--) hi[i] = (hi[i] << 1) | (hi[i - 1] >> 63);
+        hi[0] <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    ret = fl_round_regs<N>(o, hi, 1, e, neg, p, rnd);
+    return true;
+}
+
+// v shifted toward lower indices by q limbs (0 <= q < 32), zeros in; the
+// limbs shifted out are OR-ed into st. Unrolled selects: no run-time index.
+template <int L>
+FL_DEV void fl_limb_shr(u64 *v, u32 q, u64 &st) {
+#pragma unroll
+    for (int b = 1; b < L; b <<= 1) {
+        if (q & (u32)b) {
+#pragma unroll
+            for (int i = 0; i < L; i++) {
+                if (i < b) st |= v[i];
+                v[i] = i + b < L ? v[i + b] : 0;
+            }
+        }
+    }
+}
+
+// v shifted toward higher indices by q limbs (0 <= q < L), zeros in.
+template <int L>
+FL_DEV void fl_limb_shl(u64 *v, u32 q) {
+#pragma unroll
+    for (int b = 1; b < L; b <<= 1) {
+        if (q & (u32)b) {
+#pragma unroll
+            for (int i = L - 1; i >= 0; i--) v[i] = i >= b ? v[i - b] : 0;
+        }
+    }
+}
+
+// x + y or x - y (sub) for normal x, y: add_num's window w = N + 1 with x
+// at limbs 1..N, y shifted right by the exponent difference (sticky below
+// the window), the extra borrow, the normalization and the rounding, all
+// in registers.
+template <int N>
+FL_DEV i8 fl_add_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, bool subop, u64 p,
+                      u32 rnd) {
+    constexpr int W = N + 1;
+    u64 X[W + 1], Y[W];
+    X[0] = 0;
+    Y[0] = 0;
+    X[W] = 0;
+    i64 ex = fl_exp(xh), ey = fl_exp(yh);
+    // ord: x against y in magnitude.
+    int ord = ex != ey ? (ex < ey ? -1 : 1) : 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        X[i + 1] = xm[i];
+        Y[i + 1] = ym[i];
+    }
+    if (ord == 0) {
+#pragma unroll
+        for (int i = 1; i <= N; i++) {
+            if (X[i] != Y[i]) ord = X[i] < Y[i] ? -1 : 1;
+        }
+    }
+    bool xn = (fl_tag(xh) & FL_NEG) != 0, yn = ((fl_tag(yh) & FL_NEG) != 0) != subop;
+    bool sub = xn != yn;
+    if (sub && ord == 0) {
+        fl_special(o, FL_ZERO, rnd == FL_RD);
+        return 0;
+    }
+    bool neg = xn;
+    if (ord < 0) {
+#pragma unroll
+        for (int i = 1; i <= N; i++) {
+            u64 t = X[i];
+            X[i] = Y[i];
+            Y[i] = t;
+        }
+        i64 te = ex;
+        ex = ey;
+        ey = te;
+        neg = yn;
+    }
+    // Y >> d, sticky from the bits shifted out.
+    u64 d = (u64)(ex - ey);
+    u64 stw = 0;
+    if (d >= 64ull * W) {
+#pragma unroll
+        for (int i = 0; i < W; i++) {
+            stw |= Y[i];
+            Y[i] = 0;
+        }
+    } else {
+        u32 q = (u32)(d / 64), r = (u32)(d % 64);
+        fl_limb_shr<W>(Y, q, stw);
+        if (r) {
+            stw |= Y[0] << (64 - r);
+#pragma unroll
+            for (int i = 0; i < W; i++) Y[i] = (Y[i] >> r) | (i + 1 < W ? Y[i + 1] << (64 - r) : 0);
+        }
+    }
+    bool sticky = stw != 0;
+    if (sub) {
+        u64 br = 0;
+#pragma unroll
+        for (int i = 0; i < W; i++) {
+            u64 a = X[i], b = Y[i];
+            u64 dd = a - b;
+            u64 b1 = a < b;
+            u64 rr = dd - br;
+            u64 b2 = dd < br;
+            X[i] = rr;
+            br = b1 | b2;
+        }
+        if (sticky) {
+            u64 bw = 1;
+#pragma unroll
+            for (int i = 0; i < W; i++) {
+                u64 v = X[i];
+                X[i] = v - bw;
+                bw = (v < bw) ? 1 : 0;
+            }
+        }
+    } else {
+        u64 c = 0;
+#pragma unroll
+        for (int i = 0; i < W; i++) {
+            u64 s = X[i] + Y[i];
+            u64 c1 = s < X[i];
+            u64 t = s + c;
+            u64 c2 = t < s;
+            X[i] = t;
+            c = c1 | c2;
+        }
+        X[W] = c;
+    }
+    // Normalize: the top nonzero limb to index W, then its top bit.
+    u32 top = 0;
+#pragma unroll
+    for (int i = 0; i <= W; i++) {
+        if (X[i] != 0) top = (u32)i;
+    }
+    u32 z = (u32)W - top;
+    fl_limb_shl<W + 1>(X, z);
+    u32 lz = fl_clz(X[W]);
+    if (lz) {
+#pragma unroll
+        for (int i = W; i > 0; i--) X[i] = (X[i] << lz) | (X[i - 1] >> (64 - lz));
+        X[0] <<= lz;
+    }
+    i64 e = ex + 64 * (1 - (i64)z) - (i64)lz;
+    // Kept limbs X[2..W], the limb below X[1], then X[0] and the sticky.
+    return fl_round_regs<N>(o, X + 1, X[0] | (sticky ? 1 : 0), e, neg, p, rnd);
+}
+
+// Member functions (FL_DEV is `static inline` on the host).
+#ifdef __CUDACC__
+#define FL_MEMB __device__ __forceinline__
+#else
+#define FL_MEMB inline
+#endif
+
+// fl_invert without integer division (the divisions of fl_div21 are
+// software routines on the device): a double estimate of B^2/d - B, then
+// the exact remainder (B^2 - 1) - (B + v) d and corrections until it lies
+// in [0, d). Same value as fl_invert.
+FL_DEV u64 fl_invert_fast(u64 d) {
+    double dd = (double)d;
+    double est = 340282366920938463463374607431768211456.0 / dd - 18446744073709551616.0;
+    if (est > 18446744073709549568.0) est = 18446744073709549568.0;
+    if (est < 0) est = 0;
+    u64 v = (u64)est;
+    // rem = (~d : ~0) - v * d, signed 128-bit (rh:rl).
+    u64 pl = v * d, ph = fl_mulhi(v, d);
+    u64 rl = ~0ull - pl;
+    u64 rh = ~d - ph;  // no borrow: ~0 >= pl
+    // rem = rem - k d with k a double estimate of rem / d (|rem| < 2^14 d).
+    double remd = (double)(i64)rh * 18446744073709551616.0 + (double)rl;
+    i64 k = (i64)(remd / dd);
+    if (k != 0) {
+        u64 ka = k < 0 ? (u64)(-k) : (u64)k;
+        u64 ql = ka * d, qh = fl_mulhi(ka, d);
+        if (k > 0) {
+            u64 b = rl < ql;
+            rl -= ql;
+            rh -= qh + b;
+            v += ka;
+        } else {
+            u64 t = rl + ql;
+            rh += qh + (t < rl);
+            rl = t;
+            v -= ka;
+        }
+    }
+    for (int it = 0; it < 4 && (i64)rh < 0; it++) {
+        u64 t = rl + d;
+        rh += (t < rl);
+        rl = t;
+        v--;
+    }
+    for (int it = 0; it < 4 && (rh != 0 || rl >= d); it++) {
+        u64 b = rl < d;
+        rl -= d;
+        rh -= b;
+        v++;
+    }
+    return v;
+}
+
+// r (2M limbs) = a^2 by columns: the cross products once, doubled, plus
+// the squares on the diagonal.
+template <int M, bool ASM = false>
+FL_DEV void fl_sqr_k(u64 *r, const u64 *a) {
+    u64 k0 = 0, k1 = 0;
+#pragma unroll
+    for (int k = 0; k < 2 * M - 1; k++) {
+        u64 x0 = 0, x1 = 0, x2 = 0;
+#pragma unroll
+        for (int i = 0; i < M; i++) {
+            const int j = k - i;
+            if (i < j && j < M) fl_mac<ASM>(x0, x1, x2, a[i], a[j]);
+        }
+        x2 = (x2 << 1) | (x1 >> 63);
+        x1 = (x1 << 1) | (x0 >> 63);
+        x0 <<= 1;
+        if (k % 2 == 0) fl_mac<ASM>(x0, x1, x2, a[k / 2], a[k / 2]);
+        x0 += k0;
+        u64 c = x0 < k0;
+        x1 += c;
+        x2 += x1 < c;
+        x1 += k1;
+        x2 += x1 < k1;
+        r[k] = x0;
+        k0 = x1;
+        k1 = x2;
+    }
+    r[2 * M - 1] = k0;
+}
+
+// fl_divrem with compile-time sizes (unrolled, so register arrays stay in
+// registers): u (UL+1 limbs, u[UL] = 0, destroyed; remainder in u[0..LV))
+// by v (LV limbs, top bit set); q gets UL - LV + 1 limbs.
+// vi = fl_invert(v[LV - 1]) given.
+template <int UL, int LV>
+FL_DEV void fl_divrem_kv(u64 *q, u64 *u, const u64 *v, u64 vi) {
+    u64 vt = v[LV - 1];
+    if (LV == 1) {
+        u64 r = 0;
+#pragma unroll
+        for (int j = UL - 1; j >= 0; j--) q[j] = fl_div21_pre(r, u[j], vt, vi, r);
+        u[0] = r;
+        return;
+    }
+    u64 v2 = v[LV >= 2 ? LV - 2 : 0];
+#pragma unroll
+    for (int j = UL - LV; j >= 0; j--) {
+        u64 n2 = u[j + LV], n1 = u[j + LV - 1], n0 = u[j + LV >= 2 ? j + LV - 2 : 0];
+        u64 qh, rh;
+        bool rbig;
+        if (n2 >= vt) {
+            qh = ~0ull;
+            rh = n1 + vt;
+            rbig = rh < n1;
+        } else {
+            qh = fl_div21_pre(n2, n1, vt, vi, rh);
+            rbig = false;
+        }
+        while (!rbig) {
+            u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
+            if (phi > rh || (phi == rh && plo > n0)) {
+                qh--;
+                u64 ov = rh;
+                rh += vt;
+                rbig = rh < ov;
+            } else {
+                break;
+            }
+        }
+        u64 c = 0, br = 0;
+#pragma unroll
+        for (int i = 0; i < LV; i++) {
+            u64 lo = qh * v[i], hi = fl_mulhi(qh, v[i]);
+            lo += c;
+            hi += lo < c;
+            c = hi;
+            u64 a = u[j + i];
+            u64 d = a - lo;
+            u64 b1 = a < lo;
+            u64 d2 = d - br;
+            u64 b2 = d < br;
+            u[j + i] = d2;
+            br = b1 | b2;
+        }
+        u64 a = u[j + LV];
+        u64 d = a - c;
+        u64 b1 = a < c;
+        u64 d2 = d - br;
+        u64 b2 = d < br;
+        u[j + LV] = d2;
+        if (b1 | b2) {
+            qh--;
+            u64 cc = 0;
+#pragma unroll
+            for (int i = 0; i < LV; i++) {
+                u64 s = u[j + i] + v[i];
+                u64 c1 = s < v[i];
+                u64 t = s + cc;
+                u64 c2 = t < s;
+                u[j + i] = t;
+                cc = c1 | c2;
+            }
+            u[j + LV] += cc;
+        }
+        q[j] = qh;
+    }
+}
+
+template <int UL, int LV>
+FL_DEV void fl_divrem_k(u64 *q, u64 *u, const u64 *v) {
+    fl_divrem_kv<UL, LV>(q, u, v, fl_invert_fast(v[LV - 1]));
+}
+
+// An approximation s (MM limbs, top bit set) of the square root of the top
+// 2*MM limbs nt of a normalized N, by precision doubling: the root of the
+// top half, then one Newton step s = (s0 + N/s0) / 2 with s0 = that root
+// shifted, dividing by its H limbs only. The levels' divisors mostly share
+// their top limb (the root's): (cvt, cvi) keeps the last inverse (cvt = 0:
+// none yet). Never trusted: fl_sqrt_fast checks the result by squaring and
+// corrects it exactly.
+template <int MM>
+struct FlSqrtApprox {
+    static FL_MEMB void run(const u64 *nt, u64 *s, u64 &cvt, u64 &cvi) {
+        constexpr int H = (MM + 1) / 2, D = MM - H, UL = 2 * MM - D;
+        u64 rh[H];
+        FlSqrtApprox<H>::run(nt + 2 * D, rh, cvt, cvi);
+        u64 u[UL + 1], q[MM + 1];
+#pragma unroll
+        for (int i = 0; i < UL; i++) u[i] = nt[D + i];
+        u[UL] = 0;
+        if (rh[H - 1] != cvt) {
+            cvt = rh[H - 1];
+            cvi = fl_invert_fast(cvt);
+        }
+        fl_divrem_kv<UL, H>(q, u, rh, cvi);
+        // (rh * B^D + q) / 2, clamped to MM limbs and to the top bit set.
+        u64 c = 0;
+#pragma unroll
+        for (int i = D; i < MM; i++) {
+            u64 a = q[i] + rh[i - D];
+            u64 c1 = a < q[i];
+            u64 b = a + c;
+            u64 c2 = b < a;
+            q[i] = b;
+            c = c1 | c2;
+        }
+        u64 qt = q[MM] + c;
+#pragma unroll
+        for (int i = 0; i < MM; i++) s[i] = (q[i] >> 1) | ((i + 1 < MM ? q[i + 1] : qt) << 63);
+        if ((qt >> 1) != 0) {
+#pragma unroll
+            for (int i = 0; i < MM; i++) s[i] = ~0ull;
+        }
+        if ((s[MM - 1] >> 63) == 0) {
+#pragma unroll
+            for (int i = 0; i < MM; i++) s[i] = i == MM - 1 ? 1ull << 63 : 0;
+        }
+    }
+};
+
+template <>
+struct FlSqrtApprox<1> {
+    // A double square root, then one Newton correction E / 2r computed in
+    // doubles from the exact 128-bit residual E = N - r^2.
+    static FL_MEMB void run(const u64 *nt, u64 *s, u64 &cvt, u64 &cvi) {
+        cvt = 0;
+        cvi = 0;
+        double T = (double)nt[1] * 18446744073709551616.0 + (double)nt[0];
+        double rd = fl_sqrt(T);
+        if (rd > 18446744073709549568.0) rd = 18446744073709549568.0;
+        u64 r = (u64)rd;
+        if ((r >> 63) == 0) r = 1ull << 63;
+        u64 lo = r * r, hi = fl_mulhi(r, r);
+        u64 el = nt[0] - lo;
+        u64 eh = nt[1] - hi - (nt[0] < lo ? 1 : 0);
+        double E = (double)(i64)eh * 18446744073709551616.0 + (double)el;
+        double dl = E / (2.0 * (double)r);
+        if (dl > 1e15) dl = 1e15;
+        if (dl < -1e15) dl = -1e15;
+        i64 di = (i64)dl;
+        u64 r1 = r + (u64)di;
+        if (di > 0 && r1 < r) r1 = ~0ull;
+        if ((r1 >> 63) == 0) r1 = 1ull << 63;
+        // Usually exact after a few +-1 steps on E = N - r1^2: then every
+        // level's divisor has the same top limb and one inverse serves.
+        lo = r1 * r1;
+        hi = fl_mulhi(r1, r1);
+        el = nt[0] - lo;
+        eh = nt[1] - hi - (nt[0] < lo ? 1 : 0);
+        for (int it = 0; it < 3 && (i64)eh < 0 && r1 > (1ull << 63); it++) {
+            r1--;
+            u64 al = (r1 << 1) | 1, ah = r1 >> 63;
+            u64 t = el + al;
+            eh += ah + (t < el);
+            el = t;
+        }
+        for (int it = 0; it < 3 && (i64)eh >= 0 && r1 != ~0ull; it++) {
+            u64 al = (r1 << 1) | 1, ah = r1 >> 63;
+            if (eh < ah || (eh == ah && el < al)) break;
+            eh -= ah + (el < al);
+            el -= al;
+            r1++;
+        }
+        s[0] = r1;
+    }
+};
+
+// r (LA+LB limbs) = a * b, by columns, in registers.
+template <int LA, int LB>
+FL_DEV void fl_mul_k(u64 *r, const u64 *a, const u64 *b) {
+    u64 c0 = 0, c1 = 0, c2 = 0;
+#pragma unroll
+    for (int k = 0; k < LA + LB - 1; k++) {
+#pragma unroll
+        for (int i = 0; i < LA; i++) {
+            const int j = k - i;
+            if (j >= 0 && j < LB) {
+                u64 lo = a[i] * b[j], h = fl_mulhi(a[i], b[j]);
+                c0 += lo;
+                h += c0 < lo;
+                c1 += h;
+                c2 += c1 < h;
+            }
+        }
+        r[k] = c0;
+        c0 = c1;
+        c1 = c2;
+        c2 = 0;
+    }
+    r[LA + LB - 1] = c0;
+}
+
+// sqrt of a normal positive x of N limbs into N limbs: fl_sqrt_num's N
+// (2M limbs, M = N + 1) and its exact floor root and remainder: an
+// approximation, then R = N - s^2 exactly and a few +-1 corrections until
+// 0 <= R <= 2s. Returns false (the caller takes fl_sqrt_num) if the
+// approximation was not within those corrections.
+template <int N, bool ASM = false>
+FL_DEV bool fl_sqrt_fast(FlOut &o, u64 xh, const u64 *xm, u64 p, u32 rnd, i8 &ret) {
+    constexpr int M = N + 1;
+    u64 nn[2 * M];
+    i64 ex = fl_exp(xh);
+    u32 t = (u32)(ex & 1);
+#pragma unroll
+    for (int i = 0; i < 2 * M; i++) nn[i] = i < 2 * M - N ? 0 : xm[i - (2 * M - N)];
+    if (t) {
+#pragma unroll
+        for (int i = 0; i < 2 * M; i++) nn[i] = (nn[i] >> 1) | (i + 1 < 2 * M ? nn[i + 1] << 63 : 0);
+    }
+    u64 s[M];
+    u64 cvt, cvi;
+    FlSqrtApprox<M>::run(nn, s, cvt, cvi);
+    // R = N - s^2, 2M+1 limbs two's complement.
+    u64 R[2 * M + 1];
+    fl_sqr_k<M, ASM>(R, s);
+    {
+        u64 br = 0;
+#pragma unroll
+        for (int i = 0; i < 2 * M; i++) {
+            u64 a = nn[i], b = R[i];
+            u64 dd = a - b;
+            u64 b1 = a < b;
+            u64 rr = dd - br;
+            u64 b2 = dd < br;
+            R[i] = rr;
+            br = b1 | b2;
+        }
+        R[2 * M] = br ? ~0ull : 0;
+    }
+    // R < 0: s -= 1, R += 2s + 1.
+    for (int it = 0; it < 4 && (R[2 * M] >> 63); it++) {
+        u64 bw = 1;
+#pragma unroll
+        for (int i = 0; i < M; i++) {
+            u64 v = s[i];
+            s[i] = v - bw;
+            bw = v < bw ? 1 : 0;
+        }
+        u64 c = 1;
+#pragma unroll
+        for (int i = 0; i <= 2 * M; i++) {
+            u64 a = i < M ? (s[i] << 1) | (i ? s[i - 1] >> 63 : 0) : (i == M ? s[M - 1] >> 63 : 0);
+            u64 x = R[i] + a;
+            u64 c1 = x < a;
+            u64 y = x + c;
+            u64 c2 = y < x;
+            R[i] = y;
+            c = c1 | c2;
+        }
+    }
+    if (R[2 * M] >> 63) return false;
+    // R > 2s: R -= 2s + 1, s += 1.
+    bool done = false;
+    for (int it = 0; it < 5; it++) {
+        u64 Dv[2 * M + 1];
+        u64 br = 1;  // subtracting 2s + 1: the +1 as an initial borrow
+#pragma unroll
+        for (int i = 0; i <= 2 * M; i++) {
+            u64 a = i < M ? (s[i] << 1) | (i ? s[i - 1] >> 63 : 0) : (i == M ? s[M - 1] >> 63 : 0);
+            u64 x = R[i];
+            u64 dd = x - a;
+            u64 b1 = x < a;
+            u64 rr = dd - br;
+            u64 b2 = dd < br;
+            Dv[i] = rr;
+            br = b1 | b2;
+        }
+        if (Dv[2 * M] >> 63) {
+            done = true;
+            break;
+        }
+#pragma unroll
+        for (int i = 0; i <= 2 * M; i++) R[i] = Dv[i];
+        u64 c = 1;
+#pragma unroll
+        for (int i = 0; i < M; i++) {
+            u64 v = s[i] + c;
+            c = v < c ? 1 : 0;
+            s[i] = v;
+        }
+        if (c) return false;
+    }
+    if (!done || (s[M - 1] >> 63) == 0) return false;
+    u64 rem = 0;
+#pragma unroll
+    for (int i = 0; i <= 2 * M; i++) rem |= R[i];
+    // The root s (M = N+1 limbs, top bit set): kept limbs s[1..N], s[0] below.
+    ret = fl_round_regs<N>(o, s, rem, (ex + (i64)t) / 2, false, p, rnd);
+    return true;
+}
