@@ -91,23 +91,59 @@ fn compute(c: Const, f: u64) -> Natural {
     v >> 64u64
 }
 
+/// Per thread and constant: the thread's reference to the most precise
+/// value it has seen, and the last value it handed out, `(f, C)`. A warm
+/// thread never touches the shared lock (whose counter would bounce
+/// between the cores on every call) nor shifts the big value again.
+#[derive(Default)]
+struct Local {
+    best: Option<(u64, Arc<Natural>)>,
+    last: Option<(u64, Natural)>,
+}
+
+thread_local! {
+    static LOCAL: std::cell::RefCell<[Local; 4]> = std::cell::RefCell::new(Default::default());
+}
+
 /// `C` with `|C - c * 2^f| < 2`.
 pub(crate) fn fixed(c: Const, f: u64) -> Natural {
+    LOCAL.with(|l| {
+        let e = &mut l.borrow_mut()[slot(c)];
+        if let Some((lf, v)) = &e.last
+            && *lf == f
+        {
+            return v.clone();
+        }
+        let v = match &e.best {
+            Some((cf, v)) if *cf >= f => &**v >> (cf - f),
+            _ => {
+                let (cf, v) = shared(c, f);
+                let r = &*v >> (cf - f);
+                e.best = Some((cf, v));
+                r
+            }
+        };
+        e.last = Some((f, v.clone()));
+        v
+    })
+}
+
+/// The shared cache: a value of at least `f` bits, `(bits, value)`.
+fn shared(c: Const, f: u64) -> (u64, Arc<Natural>) {
     let slot = &CACHE[slot(c)];
-    if let Some((cf, v)) = slot.read().unwrap().as_ref()
+    if let Some((cf, v)) = slot.read().unwrap_or_else(|e| e.into_inner()).as_ref()
         && *cf >= f
     {
-        return &**v >> (cf - f);
+        return (*cf, v.clone());
     }
     // Compute with headroom so that nearby precisions hit the cache.
     let cf = (f + f / 4).next_multiple_of(256);
     let v = Arc::new(compute(c, cf));
-    let r = &*v >> (cf - f);
-    let mut w = slot.write().unwrap();
+    let mut w = slot.write().unwrap_or_else(|e| e.into_inner());
     if w.as_ref().is_none_or(|(old, _)| *old < cf) {
-        *w = Some((cf, v));
+        *w = Some((cf, v.clone()));
     }
-    r
+    (cf, v)
 }
 
 /// `C` as a signed integer.
