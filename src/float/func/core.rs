@@ -152,7 +152,7 @@ fn exp(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
 
 /// The reduction depth `s` and fixed-point precision `W` of exp at `w`.
 fn exp_params(w: u64) -> (u64, u64) {
-    let s = ((w as f64).sqrt() * 0.9) as u64 + 1;
+    let s = ((w as f64).sqrt() * 0.3) as u64 + 1;
     (s, w + s + 8 + lg(w + s))
 }
 
