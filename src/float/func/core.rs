@@ -14,7 +14,7 @@ use malachite_base::num::logic::traits::SignificantBits;
 use malachite_nz::integer::Integer;
 use malachite_nz::natural::Natural;
 
-use super::consts::{Const, fixed, fixed_int};
+use super::consts::{Const, LOG_TAB_MAX, LOG_TAB_MIN, fixed, fixed_int, log_tab};
 use super::fix::{self, Tmp};
 use super::{Eval, Func, Interval, mant, write_exact, write_special};
 use crate::float::round::{Out, Round, finish};
@@ -229,7 +229,7 @@ fn log(out: &mut Out, x: &Elem, w: u64) -> Eval {
     let e1 = x.exp - dbl as i64;
     let big_w = w + 12 + lg(w);
     let yv = Integer::from(m << dbl as u64);
-    let d = yv - Integer::from(Natural::power_of_2(f0));
+    let d = &yv - Integer::from(Natural::power_of_2(f0));
     let ln2_part = |bw: u64| -> Integer {
         let l = fixed_int(Const::Ln2, bw + 72);
         (Integer::from(e1) * l) >> 72u64
@@ -238,43 +238,66 @@ fn log(out: &mut Out, x: &Elem, w: u64) -> Eval {
         // x = 2^e1 (e1 != 0): e1 ln 2, error < 2 units.
         return Eval::Approx(Interval::around(ln2_part(big_w), 3, -(big_w as i64)));
     }
-    let dneg = d < 0u32;
-    let dabs = d.unsigned_abs_ref().clone();
-    let ed = dabs.significant_bits() as i64 - f0 as i64; // |d| in [2^(ed-1), 2^ed)
-    let c = (-ed) as u64;
-    let den = Integer::from(Natural::power_of_2(f0 + 1)) + d;
-    let den = den.unsigned_abs();
-    let z = (&dabs << (big_w + c)) / den;
-    let z2 = (&z * &z) >> (big_w + 2 * c);
-    let (z2l, mut t) = (fix::limbs(&z2), Tmp::default());
-    let (a, n) = if z2l.len() >= SERIES_BLOCKS_T {
-        // By blocks: within `err` of the series at this exact z^2; the
-        // error of Z2 (< 2) moves the sum by < 0.8 (derivative < 0.4), so
-        // the total is below 2n + 2 for this n.
-        let (a, err, _) = fix::inv_series(&z2l, big_w, false, |j| 2 * j + 1, &mut t);
-        (a, (err + 1) / 2 + 1)
-    } else {
-        let mut a = Vec::new();
-        fix::set_pow2(&mut a, big_w);
-        let mut pw = a.clone();
-        let (mut next, mut q) = (Vec::new(), Vec::new());
-        let mut n = 0u64;
-        for j in 1u64.. {
-            fix::mul_shr(&mut next, &pw, &z2l, big_w, &mut t);
-            std::mem::swap(&mut pw, &mut next);
-            if pw.is_empty() {
-                break;
+    // The series for y = 1 + d 2^-f0 (d != 0, |z| <= 0.18): `log y` scaled,
+    // in units of 2^-(W+c), with its error bound `e`.
+    let series = |d: Integer, f0: u64, big_w: u64| -> (Integer, u64, u64) {
+        let dneg = d < 0u32;
+        let dabs = d.unsigned_abs_ref().clone();
+        let ed = dabs.significant_bits() as i64 - f0 as i64; // |d| in [2^(ed-1), 2^ed)
+        let c = (-ed) as u64;
+        let den = Integer::from(Natural::power_of_2(f0 + 1)) + d;
+        let den = den.unsigned_abs();
+        let z = (&dabs << (big_w + c)) / den;
+        let z2 = (&z * &z) >> (big_w + 2 * c);
+        let (z2l, mut t) = (fix::limbs(&z2), Tmp::default());
+        let (a, n) = if z2l.len() >= SERIES_BLOCKS_T {
+            // By blocks: within `err` of the series at this exact z^2; the
+            // error of Z2 (< 2) moves the sum by < 0.8 (derivative < 0.4), so
+            // the total is below 2n + 2 for this n.
+            let (a, err, _) = fix::inv_series(&z2l, big_w, false, |j| 2 * j + 1, &mut t);
+            (a, (err + 1) / 2 + 1)
+        } else {
+            let mut a = Vec::new();
+            fix::set_pow2(&mut a, big_w);
+            let mut pw = a.clone();
+            let (mut next, mut q) = (Vec::new(), Vec::new());
+            let mut n = 0u64;
+            for j in 1u64.. {
+                fix::mul_shr(&mut next, &pw, &z2l, big_w, &mut t);
+                std::mem::swap(&mut pw, &mut next);
+                if pw.is_empty() {
+                    break;
+                }
+                q.clone_from(&pw);
+                fix::div_small(&mut q, 2 * j + 1);
+                fix::add_to(&mut a, &q);
+                n += 1;
             }
-            q.clone_from(&pw);
-            fix::div_small(&mut q, 2 * j + 1);
-            fix::add_to(&mut a, &q);
-            n += 1;
-        }
-        (a, n)
+            (a, n)
+        };
+        let a = fix::nat(a);
+        let ly = signed(dneg, (&z * &a) >> (big_w - 1));
+        (ly, c, 4 * n + 8)
     };
-    let a = fix::nat(a);
-    let ly = signed(dneg, (&z * &a) >> (big_w - 1));
-    let e = 4 * n + 8;
+    // Table reduction: y (1 + i/64) within 1/128 of 1 (exact: `64 + i` is a
+    // small factor), `log y = log(y (1 + i/64)) - log(1 + i/64)`, the table
+    // entry within 2 units; then `|log y| > 2^-8` (y is not within 1/128
+    // of 1), so 8 more bits cover the absolute error. Error (units of
+    // 2^-W'): e/2^c + 1 (the scaled series, shifted), 2 (table), 2 + 1
+    // (e1 ln 2), below e + 8. Near 1 (i = 0) the scaled series directly.
+    let yf = x.limbs[nl - 1] as f64 * if dbl { 2.0 } else { 1.0 } / 18446744073709551616.0;
+    let i = ((64.0 / yf - 64.0).round() as i64).clamp(LOG_TAB_MIN, LOG_TAB_MAX);
+    if i != 0 {
+        let bw = big_w + 8;
+        let d2 = yv * Integer::from(64 + i) - Integer::from(Natural::power_of_2(f0 + 6));
+        let (ly, c, e) = series(d2, f0 + 6, bw);
+        let mut t = (ly >> c) - signed(i < 0, log_tab(i, bw));
+        if e1 != 0 {
+            t += ln2_part(bw);
+        }
+        return Eval::Approx(Interval::around(t, e + 8, -(bw as i64)));
+    }
+    let (ly, c, e) = series(d, f0, big_w);
     if e1 == 0 {
         return Eval::Approx(Interval::around(ly, e, -((big_w + c) as i64)));
     }

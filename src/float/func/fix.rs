@@ -290,7 +290,14 @@ pub(crate) fn ratio_series(
             let c = mpn::mul_1(&mut row[..p.len()], p, hl);
             row[p.len()] = c;
             trim(&mut row);
-            add_to(if neg && l % 2 == 1 { &mut negs } else { &mut pos }, &row);
+            add_to(
+                if neg && l % 2 == 1 {
+                    &mut negs
+                } else {
+                    &mut pos
+                },
+                &row,
+            );
             err_t += l as f64 * hl as f64;
         }
         sub_from(&mut pos, &negs);
@@ -385,7 +392,14 @@ pub(crate) fn inv_series(
             let cy = mpn::mul_1(&mut row[..p.len()], p, hl);
             row[p.len()] = cy;
             trim(&mut row);
-            add_to(if neg && l % 2 == 1 { &mut negs } else { &mut pos }, &row);
+            add_to(
+                if neg && l % 2 == 1 {
+                    &mut negs
+                } else {
+                    &mut pos
+                },
+                &row,
+            );
         }
         sub_from(&mut pos, &negs);
         div_small(&mut pos, g);

@@ -22,10 +22,10 @@ use malachite_nz::integer::Integer;
 use malachite_nz::natural::Natural;
 
 use super::ops::build;
-use crate::int::cpu::arith as mpn;
 use super::round::{Out, Round, finish, round_mant};
 use super::{Class, Elem, FloatArray, check_prec};
 use crate::error::Result;
+use crate::int::cpu::arith as mpn;
 
 pub use consts::Const;
 
