@@ -37,7 +37,7 @@ pub(crate) fn set_pow2(v: &mut Vec<u64>, k: u64) {
     *v.last_mut().unwrap() = 1 << (k % 64);
 }
 
-/// Scratch for [`mul_shr`] and [`sqr_shr`].
+/// Scratch for [`mul_shr`] and [`sqr_shr`] (grown once per series).
 #[derive(Default)]
 pub(crate) struct Tmp {
     prod: Vec<u64>,
@@ -206,7 +206,9 @@ pub(crate) fn ratio_series(
     d: impl Fn(u64) -> u64,
     t: &mut Tmp,
 ) -> (Vec<u64>, u64, u64) {
-    let mut one = Vec::new();
+    // Every value has at most W + 66 bits (sums of products by a limb).
+    let cap = (big_w / 64) as usize + 4;
+    let mut one = Vec::with_capacity(cap);
     set_pow2(&mut one, big_w);
     if x.is_empty() {
         return (one, 1, 0);
@@ -249,13 +251,14 @@ pub(crate) fn ratio_series(
     let mut pw: Vec<Vec<u64>> = Vec::with_capacity(k as usize + 1);
     pw.push(one);
     for l in 1..=k as usize {
-        let mut p = Vec::new();
+        let mut p = Vec::with_capacity(cap);
         mul_shr(&mut p, &pw[l - 1], x, big_w + xsh, t);
         pw.push(p);
     }
     let sg_k = neg && k % 2 == 1;
-    let (mut u, mut next) = (Vec::new(), Vec::new());
-    let (mut pos, mut negs, mut row) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut u, mut next) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
+    let (mut pos, mut negs) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
+    let mut row = Vec::with_capacity(cap);
     let mut err = 0.0f64;
     for i in (0..m).rev() {
         let base = i * k;
@@ -331,7 +334,9 @@ pub(crate) fn inv_series(
     c: impl Fn(u64) -> u64,
     t: &mut Tmp,
 ) -> (Vec<u64>, u64, u64) {
-    let mut one = Vec::new();
+    // Every value has at most W + 66 bits (sums of products by a limb).
+    let cap = (big_w / 64) as usize + 4;
+    let mut one = Vec::with_capacity(cap);
     set_pow2(&mut one, big_w);
     if x.is_empty() {
         return (one, 1, 0);
@@ -357,14 +362,15 @@ pub(crate) fn inv_series(
     let mut pw: Vec<Vec<u64>> = Vec::with_capacity(k as usize + 1);
     pw.push(one);
     for l in 1..=k as usize {
-        let mut p = Vec::new();
+        let mut p = Vec::with_capacity(cap);
         mul_shr(&mut p, &pw[l - 1], x, big_w, t);
         pw.push(p);
     }
     let xk = 2f64.powf(lx * k as f64);
     let sg_k = neg && k % 2 == 1;
-    let (mut u, mut v) = (Vec::new(), Vec::new());
-    let (mut pos, mut negs, mut row) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut u, mut v) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
+    let (mut pos, mut negs) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
+    let mut row = Vec::with_capacity(cap);
     let mut err = 0.0f64;
     for i in (0..m).rev() {
         let base = i * k;
