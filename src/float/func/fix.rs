@@ -113,9 +113,11 @@ pub(crate) fn shr_into(out: &mut Vec<u64>, v: &[u64], sh: u64) -> bool {
         return v.iter().any(|&x| x != 0);
     }
     let mut st = v[..q].iter().any(|&x| x != 0);
-    out.extend_from_slice(&v[q..]);
-    if r != 0 {
-        st |= mpn::shr_assign(out, r) != 0;
+    if r == 0 {
+        out.extend_from_slice(&v[q..]);
+    } else {
+        out.resize(v.len() - q, 0);
+        st |= mpn::shr(out, &v[q..], r) != 0;
     }
     trim(out);
     st
@@ -169,12 +171,37 @@ pub(crate) fn add_to(acc: &mut Vec<u64>, t: &[u64]) {
     }
 }
 
+/// `acc += t * h`.
+pub(crate) fn addmul_to(acc: &mut Vec<u64>, t: &[u64], h: u64) {
+    if acc.len() < t.len() + 1 {
+        acc.resize(t.len() + 1, 0);
+    }
+    let c = mpn::addmul_1(&mut acc[..t.len()], t, h);
+    if mpn::add_1_assign(&mut acc[t.len()..], c) {
+        acc.push(1);
+    }
+    trim(acc);
+}
+
 /// `acc -= t` (`acc >= t`).
 pub(crate) fn sub_from(acc: &mut Vec<u64>, t: &[u64]) {
     debug_assert!(acc.len() >= t.len());
     let b = mpn::sub_assign(acc, t);
     debug_assert!(!b);
     trim(acc);
+}
+
+/// A lower bound of `256 log2 d` (`d >= 1`): the integer part from the
+/// leading zeros, the fraction from the next four bits (`floor(256
+/// log2(1 + m/16))`).
+#[inline]
+fn log2_256(d: u64) -> i64 {
+    const T: [i64; 16] = [
+        0, 22, 43, 63, 82, 100, 117, 134, 149, 164, 179, 193, 206, 219, 232, 244,
+    ];
+    let lz = d.leading_zeros();
+    let m = ((d << lz) >> 59) & 15;
+    256 * (63 - lz as i64) + T[m as usize]
 }
 
 /// A power series with factorial-like coefficients evaluated by blocks
@@ -218,19 +245,13 @@ pub(crate) fn ratio_series(
     let lx = xb as f64 - (big_w + xsh) as f64;
     debug_assert!(lx <= 0.0);
     let target = -(big_w as f64) - 2.0;
-    let mut n = 0u64;
-    // D_n as (a lower bound of) dm 2^de, dm in [1, 2); log2(1 + f) >= f.
-    let (mut dm, mut de) = (1.0f64, 0i64);
-    loop {
-        // Term n bound: x^n / D_n < 2^(n lx - log2 D_n).
-        if n as f64 * lx - (de as f64 + dm - 1.0) <= target {
-            break;
-        }
+    // Smallest n with n lx - log2 D_n <= target, in 1/256 units with a
+    // lower bound of log2 d (so n is never too small).
+    let (lx256, t256) = ((lx * 256.0) as i64, (target * 256.0).floor() as i64);
+    let (mut n, mut ld) = (0u64, 0i64);
+    while n as i64 * lx256 - ld > t256 {
         n += 1;
-        dm *= d(n) as f64 * (1.0 - 1e-15);
-        let e = ((dm.to_bits() >> 52) & 0x7ff) as i64 - 1023;
-        de += e;
-        dm = f64::from_bits((dm.to_bits() & !(0x7ffu64 << 52)) | (1023u64 << 52));
+        ld += log2_256(d(n));
     }
     let n = n.max(1);
     // Block size about sqrt(N), within 2..=8, with the products fitting.
@@ -258,7 +279,6 @@ pub(crate) fn ratio_series(
     let sg_k = neg && k % 2 == 1;
     let (mut u, mut next) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
     let (mut pos, mut negs) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
-    let mut row = Vec::with_capacity(cap);
     let mut err = 0.0f64;
     for i in (0..m).rev() {
         let base = i * k;
@@ -288,19 +308,12 @@ pub(crate) fn ratio_series(
             if p.is_empty() {
                 continue;
             }
-            row.clear();
-            row.resize(p.len() + 1, 0);
-            let c = mpn::mul_1(&mut row[..p.len()], p, hl);
-            row[p.len()] = c;
-            trim(&mut row);
-            add_to(
-                if neg && l % 2 == 1 {
-                    &mut negs
-                } else {
-                    &mut pos
-                },
-                &row,
-            );
+            let acc = if neg && l % 2 == 1 {
+                &mut negs
+            } else {
+                &mut pos
+            };
+            addmul_to(acc, p, hl);
             err_t += l as f64 * hl as f64;
         }
         sub_from(&mut pos, &negs);
@@ -370,7 +383,6 @@ pub(crate) fn inv_series(
     let sg_k = neg && k % 2 == 1;
     let (mut u, mut v) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
     let (mut pos, mut negs) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
-    let mut row = Vec::with_capacity(cap);
     let mut err = 0.0f64;
     for i in (0..m).rev() {
         let base = i * k;
@@ -393,19 +405,12 @@ pub(crate) fn inv_series(
             if p.is_empty() {
                 continue;
             }
-            row.clear();
-            row.resize(p.len() + 1, 0);
-            let cy = mpn::mul_1(&mut row[..p.len()], p, hl);
-            row[p.len()] = cy;
-            trim(&mut row);
-            add_to(
-                if neg && l % 2 == 1 {
-                    &mut negs
-                } else {
-                    &mut pos
-                },
-                &row,
-            );
+            let acc = if neg && l % 2 == 1 {
+                &mut negs
+            } else {
+                &mut pos
+            };
+            addmul_to(acc, p, hl);
         }
         sub_from(&mut pos, &negs);
         div_small(&mut pos, g);
