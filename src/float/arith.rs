@@ -247,11 +247,11 @@ fn add_fast(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
             } else {
                 0
             };
-            for j in start..=n - q {
+            for (j, sj) in s.iter_mut().enumerate().take(n - q + 1).skip(start) {
                 let t = j + q; // 1 <= t <= n
                 let lo = ym[t - 1] >> r;
                 let hi = if t < n { ym[t] << (64 - r) } else { 0 };
-                s[j] = lo | hi;
+                *sj = lo | hi;
             }
         }
         // Bits of Y below the window: Y[1..q) entirely, and Y[q]'s low r

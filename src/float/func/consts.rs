@@ -195,10 +195,15 @@ fn log_tab_compute(f: u64) -> Vec<Natural> {
 /// The table at the most precise `f` computed so far.
 static LOG_TAB: RwLock<Option<(u64, Arc<Vec<Natural>>)>> = RwLock::new(None);
 
+/// Per thread: the shared table it holds, and the table shifted to the last
+/// `f` asked for.
+type LogLocal = (
+    Option<(u64, Arc<Vec<Natural>>)>,
+    Option<(u64, Vec<Natural>)>,
+);
+
 thread_local! {
-    /// Per thread: the shared table it holds, and the table shifted to the
-    /// last `f` asked for.
-    static LOG_LOCAL: std::cell::RefCell<(Option<(u64, Arc<Vec<Natural>>)>, Option<(u64, Vec<Natural>)>)> =
+    static LOG_LOCAL: std::cell::RefCell<LogLocal> =
         const { std::cell::RefCell::new((None, None)) };
 }
 

@@ -173,7 +173,7 @@ fn exp_tail(r: &Integer, k: i64, s: u64, big_w: u64) -> Interval {
         // exact t; with the error of t (< 3) that is within 4n + 8 for
         // this n.
         let (y, err, _) = fix::ratio_series(&rl, s, big_w, rneg, |j| j, &mut t);
-        (y, (err + 3) / 4 + 1)
+        (y, err.div_ceil(4) + 1)
     } else {
         let mut term = Vec::new();
         fix::set_pow2(&mut term, big_w);
@@ -255,7 +255,7 @@ fn log(out: &mut Out, x: &Elem, w: u64) -> Eval {
             // error of Z2 (< 2) moves the sum by < 0.8 (derivative < 0.4), so
             // the total is below 2n + 2 for this n.
             let (a, err, _) = fix::inv_series(&z2l, big_w, false, |j| 2 * j + 1, &mut t);
-            (a, (err + 1) / 2 + 1)
+            (a, err.div_ceil(2) + 1)
         } else {
             let mut a = Vec::new();
             fix::set_pow2(&mut a, big_w);
