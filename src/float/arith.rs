@@ -519,16 +519,11 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
 
 /// floor(sqrt(n)) of a 128-bit integer.
 fn isqrt_u128(n: u128) -> u64 {
+    // The f64 root is within about 2^11 of the root when n >= 2^126 (as
+    // here); one floor Newton step, never below the root, lands within 1.
     let mut s = ((n as f64).sqrt() as u128).min(u64::MAX as u128);
-    for _ in 0..3 {
-        if s == 0 {
-            break;
-        }
-        let ns = ((s + n / s) / 2).min(u64::MAX as u128);
-        if ns == s {
-            break;
-        }
-        s = ns;
+    if s != 0 {
+        s = ((s + n / s) / 2).min(u64::MAX as u128);
     }
     while s * s > n {
         s -= 1;
@@ -569,15 +564,17 @@ fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<
     let (num, ws) = ws.split_at_mut(l + h + 1);
     num[..l].copy_from_slice(&a[l..2 * l]);
     num[l..].copy_from_slice(&r[..h + 1]);
-    let (d, ws) = ws.split_at_mut(h + 1);
-    d[..h].copy_from_slice(&s[l..]);
-    d[h] = 0;
-    let c = d[h - 1] >> 63;
-    shl_assign(&mut d[..h], 1);
-    d[h] = c;
+    // q = floor(num / 2s') = floor(floor(num / 2) / s') and u = num - 2s'q =
+    // 2 (floor(num / 2) - s'q) + (num mod 2): a normalized divisor, so the
+    // division shifts nothing.
+    let low = num[0] & 1;
+    mpn::shr_assign(num, 1);
     let (q, ws) = ws.split_at_mut(l + h + 1);
     let (u, ws) = ws.split_at_mut(h + 1);
-    mdiv::divrem(q, u, num, d, t, false);
+    mdiv::divrem(q, u, num, &s[l..], t, false);
+    let top = mpn::shl1_assign(u);
+    debug_assert_eq!(top, 0);
+    u[0] |= low;
     // q <= B^l.
     debug_assert!(q[l] <= 1 && q[l + 1..].iter().all(|&x| x == 0));
     s[..l].copy_from_slice(&q[..l]);
