@@ -1407,3 +1407,85 @@ fn huge_precisions() {
         }
     }
 }
+
+/// The one-pass add/sub path (operands and result of the same limb count,
+/// up to 32 limbs) and the general path just above it: every exponent
+/// difference around the window's edges (0, 1, 2, 63..65, 64n +- 1,
+/// 64(n+1) +- 1, 64(n+2)), both signs, every mode, precisions filling the
+/// limbs or not, mantissas with runs, all ones and powers of two.
+#[test]
+fn add_same_limbs_window_edges() {
+    let mut r = Rng(common::seed());
+    for limbs in [1u64, 2, 3, 8, 16, 31, 32, 33] {
+        for p in [64 * limbs, 64 * limbs - 1, 64 * (limbs - 1) + 1] {
+            let n = 64 * limbs as i64;
+            let mut ds: Vec<i64> = vec![0, 1, 2, 3, 63, 64, 65];
+            for c in [n, n + 64, n + 128] {
+                ds.extend([c - 2, c - 1, c, c + 1]);
+            }
+            let mut xs = Vec::new();
+            let mut ys = Vec::new();
+            for &d in &ds {
+                // Crafted: all ones plus a power of two plus one ulp (carries
+                // with a lone low bit, ties), and the difference the other
+                // way.
+                let ones = (Natural::ONE << p) - Natural::ONE;
+                let pow1 = (Natural::ONE << (p - 1)) + Natural::ONE;
+                for (neg_y, e) in [(false, d), (true, d)] {
+                    xs.push(make(ones.clone(), p, 0, false));
+                    ys.push(make(pow1.clone(), p, -e, neg_y));
+                    xs.push(make(pow1.clone(), p, 0, false));
+                    ys.push(make(ones.clone(), p, -e, neg_y));
+                }
+                if p == 64 * limbs && limbs >= 3 {
+                    // A carry whose lone shifted-out bit breaks an exact tie
+                    // (with an even last kept bit).
+                    let mut xl = vec![u64::MAX; limbs as usize];
+                    xl[0] = 1;
+                    xs.push(make(Natural::from_limbs_asc(&xl), p, 0, false));
+                    ys.push(make(pow1.clone(), p, -d, false));
+                }
+                for _ in 0..6 {
+                    let x = rand_float(&mut r, p, (-20, 20), 0);
+                    let ex = x.get_exponent().map_or(0, i64::from);
+                    let sd = if r.below(2) == 0 { d } else { -d };
+                    let y = rand_float(&mut r, p, (ex - sd, ex - sd), 0);
+                    xs.push(x);
+                    ys.push(y);
+                }
+            }
+            let (a, b) = (arr(p, &xs), arr(p, &ys));
+            for rnd in Round::ALL {
+                let m = rm(rnd);
+                for sub in [false, true] {
+                    let got = if sub {
+                        a.sub_ternary(&b, p, rnd)
+                    } else {
+                        a.add_ternary(&b, p, rnd)
+                    }
+                    .unwrap();
+                    let want: Vec<(Float, Ordering)> = xs
+                        .iter()
+                        .zip(&ys)
+                        .map(|(x, y)| {
+                            if sub {
+                                x.sub_prec_round_ref_ref(y, p, m)
+                            } else {
+                                x.add_prec_round_ref_ref(y, p, m)
+                            }
+                        })
+                        .collect();
+                    check(
+                        &format!(
+                            "same-limb {} p={p} {rnd:?}",
+                            if sub { "sub" } else { "add" }
+                        ),
+                        &got,
+                        &want,
+                        &[&xs, &ys],
+                    );
+                }
+            }
+        }
+    }
+}

@@ -573,3 +573,29 @@ fn stats() {
     assert!(st.retried <= 100);
     let _ = Float::NAN;
 }
+
+/// The series evaluated by blocks at high precision (2048 and 3000 bits:
+/// block sizes limited by the limb-sized products, the log table at large
+/// working precisions) and just around the block threshold (3 limbs of
+/// working precision: 100 to 140 bits), against the reference.
+#[test]
+fn series_blocks_paths() {
+    let mut r = Rng(common::seed());
+    for (p, count) in [
+        (100u64, 12usize),
+        (110, 12),
+        (120, 12),
+        (140, 12),
+        (2048, 3),
+        (3000, 2),
+    ] {
+        for f in [Func::Exp, Func::Log, Func::Sin, Func::Cos, Func::Atan] {
+            let xs = args(f, &mut r, p, count);
+            let refs: Vec<Vec<(Float, Ordering)>> = xs.iter().map(|x| reference(f, x, p)).collect();
+            check(f, &xs, p, |i, rnd| {
+                let k = Round::ALL.iter().position(|&m| m == rnd).unwrap();
+                refs[i][k].clone()
+            });
+        }
+    }
+}

@@ -178,11 +178,118 @@ pub(crate) fn add(
         (Zero, _) => return round_to(out, yn, y.exp, y.limbs, false, p, rnd),
         (_, Zero) => return round_to(out, xn, x.exp, x.limbs, false, p, rnd),
         _ => {
+            let n = out.m.len();
+            if x.limbs.len() == n
+                && y.limbs.len() == n
+                && n <= ADD_FAST_N
+                && let Some(t) = add_fast(out, Num::of(x, xn), Num::of(y, yn), p, rnd)
+            {
+                return t;
+            }
             let Scratch { a, b, .. } = s;
             return add_num(out, Num::of(x, xn), Num::of(y, yn), p, rnd, a, b);
         }
     }
     0
+}
+
+/// Largest limb count of [`add_fast`].
+pub(crate) const ADD_FAST_N: usize = 32;
+
+/// [`add_num`] when both operands and the output have the same `n <=
+/// ADD_FAST_N` limbs, on the stack in one pass: the window is the `n + 1`
+/// limbs `[0, x]`, `y` is shifted into it on the fly (bits below it are the
+/// sticky bit; for a subtraction the borrow-in is the sticky bit, the extra
+/// unit of [`add_num`]), then at most one bit of normalization: a carry
+/// (shift right, the bit out joins the sticky bit) or, for a subtraction
+/// with `d >= 2`, one leading zero (`x - y > 2^(ex-2)`, so the window's
+/// integer part keeps its top bit at `64(n+1) - 2` or above; the bit shifted
+/// in lies below the round bit, where only the sticky bit counts). `None`
+/// for a subtraction with `d <= 1` (deep cancellation: the general path).
+fn add_fast(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
+    let ord = if x.e != y.e {
+        x.e.cmp(&y.e)
+    } else {
+        cmp_mant(x.m, y.m)
+    };
+    let (x, y) = if ord == Ordering::Less {
+        (y, x)
+    } else {
+        (x, y)
+    };
+    let sub = x.neg != y.neg;
+    let d = (x.e - y.e) as u64;
+    if sub && d <= 1 {
+        return None;
+    }
+    let n = x.m.len();
+    let ym = y.m;
+    // s = Y >> d for Y = y * B (limb t of Y is y[t-1], 1 <= t <= n), then
+    // s = [0, x] +- s.
+    let mut s = [0u64; ADD_FAST_N + 1];
+    let mut sticky = if d >= 64 * (n as u64 + 1) {
+        true
+    } else {
+        let q = (d / 64) as usize;
+        let r = (d % 64) as u32;
+        // Limb j of the result takes Y[j+q] (and Y[j+q+1]); Y[0] = 0.
+        if r == 0 {
+            if q == 0 {
+                s[1..=n].copy_from_slice(ym);
+            } else {
+                s[..=n - q].copy_from_slice(&ym[q - 1..]);
+            }
+        } else {
+            // j + q = 0 only for q = 0: then s[0] = Y[1] << (64 - r).
+            let start = if q == 0 {
+                s[0] = ym[0] << (64 - r);
+                1
+            } else {
+                0
+            };
+            for (j, sj) in s.iter_mut().enumerate().take(n - q + 1).skip(start) {
+                let t = j + q; // 1 <= t <= n
+                let lo = ym[t - 1] >> r;
+                let hi = if t < n { ym[t] << (64 - r) } else { 0 };
+                *sj = lo | hi;
+            }
+        }
+        // Bits of Y below the window: Y[1..q) entirely, and Y[q]'s low r
+        // bits (q >= 1).
+        (q >= 2 && ym[..q - 1].iter().any(|&v| v != 0))
+            || (r > 0 && q >= 1 && ym[q - 1] << (64 - r) != 0)
+    };
+    let c = if sub {
+        // [0, x] - s - sticky.
+        let b0 = s[0] != 0;
+        s[0] = s[0].wrapping_neg();
+        let mut b = mpn::rsub_n_assign(&mut s[1..=n], x.m);
+        if b0 {
+            b |= mpn::sub_1_assign(&mut s[1..=n], 1);
+        }
+        if sticky {
+            b |= mpn::sub_1_assign(&mut s[..=n], 1);
+        }
+        b
+    } else {
+        mpn::add_n_assign(&mut s[1..=n], x.m)
+    };
+    let mut e = x.e;
+    if sub {
+        debug_assert!(!c);
+        if s[n] >> 63 == 0 {
+            shl_assign(&mut s[..=n], 1);
+            e -= 1;
+        }
+    } else if c {
+        sticky |= s[0] & 1 != 0;
+        for j in 0..n {
+            s[j] = (s[j] >> 1) | (s[j + 1] << 63);
+        }
+        s[n] = (s[n] >> 1) | 1 << 63;
+        e += 1;
+    }
+    Some(round_to(out, x.neg, e, &s[..=n], sticky, p, rnd))
 }
 
 /// With `Ya` the w-limb window holding `ym` at limbs `base..base+ly`
@@ -412,16 +519,11 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
 
 /// floor(sqrt(n)) of a 128-bit integer.
 fn isqrt_u128(n: u128) -> u64 {
+    // The f64 root is within about 2^11 of the root when n >= 2^126 (as
+    // here); one floor Newton step, never below the root, lands within 1.
     let mut s = ((n as f64).sqrt() as u128).min(u64::MAX as u128);
-    for _ in 0..3 {
-        if s == 0 {
-            break;
-        }
-        let ns = ((s + n / s) / 2).min(u64::MAX as u128);
-        if ns == s {
-            break;
-        }
-        s = ns;
+    if s != 0 {
+        s = ((s + n / s) / 2).min(u64::MAX as u128);
     }
     while s * s > n {
         s -= 1;
@@ -462,15 +564,17 @@ fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<
     let (num, ws) = ws.split_at_mut(l + h + 1);
     num[..l].copy_from_slice(&a[l..2 * l]);
     num[l..].copy_from_slice(&r[..h + 1]);
-    let (d, ws) = ws.split_at_mut(h + 1);
-    d[..h].copy_from_slice(&s[l..]);
-    d[h] = 0;
-    let c = d[h - 1] >> 63;
-    shl_assign(&mut d[..h], 1);
-    d[h] = c;
+    // q = floor(num / 2s') = floor(floor(num / 2) / s') and u = num - 2s'q =
+    // 2 (floor(num / 2) - s'q) + (num mod 2): a normalized divisor, so the
+    // division shifts nothing.
+    let low = num[0] & 1;
+    mpn::shr_assign(num, 1);
     let (q, ws) = ws.split_at_mut(l + h + 1);
     let (u, ws) = ws.split_at_mut(h + 1);
-    mdiv::divrem(q, u, num, d, t, false);
+    mdiv::divrem(q, u, num, &s[l..], t, false);
+    let top = mpn::shl1_assign(u);
+    debug_assert_eq!(top, 0);
+    u[0] |= low;
     // q <= B^l.
     debug_assert!(q[l] <= 1 && q[l + 1..].iter().all(|&x| x == 0));
     s[..l].copy_from_slice(&q[..l]);

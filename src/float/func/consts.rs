@@ -91,23 +91,59 @@ fn compute(c: Const, f: u64) -> Natural {
     v >> 64u64
 }
 
+/// Per thread and constant: the thread's reference to the most precise
+/// value it has seen, and the last value it handed out, `(f, C)`. A warm
+/// thread never touches the shared lock (whose counter would bounce
+/// between the cores on every call) nor shifts the big value again.
+#[derive(Default)]
+struct Local {
+    best: Option<(u64, Arc<Natural>)>,
+    last: Option<(u64, Natural)>,
+}
+
+thread_local! {
+    static LOCAL: std::cell::RefCell<[Local; 4]> = std::cell::RefCell::new(Default::default());
+}
+
 /// `C` with `|C - c * 2^f| < 2`.
 pub(crate) fn fixed(c: Const, f: u64) -> Natural {
+    LOCAL.with(|l| {
+        let e = &mut l.borrow_mut()[slot(c)];
+        if let Some((lf, v)) = &e.last
+            && *lf == f
+        {
+            return v.clone();
+        }
+        let v = match &e.best {
+            Some((cf, v)) if *cf >= f => &**v >> (cf - f),
+            _ => {
+                let (cf, v) = shared(c, f);
+                let r = &*v >> (cf - f);
+                e.best = Some((cf, v));
+                r
+            }
+        };
+        e.last = Some((f, v.clone()));
+        v
+    })
+}
+
+/// The shared cache: a value of at least `f` bits, `(bits, value)`.
+fn shared(c: Const, f: u64) -> (u64, Arc<Natural>) {
     let slot = &CACHE[slot(c)];
-    if let Some((cf, v)) = slot.read().unwrap().as_ref()
+    if let Some((cf, v)) = slot.read().unwrap_or_else(|e| e.into_inner()).as_ref()
         && *cf >= f
     {
-        return &**v >> (cf - f);
+        return (*cf, v.clone());
     }
     // Compute with headroom so that nearby precisions hit the cache.
     let cf = (f + f / 4).next_multiple_of(256);
     let v = Arc::new(compute(c, cf));
-    let r = &*v >> (cf - f);
-    let mut w = slot.write().unwrap();
+    let mut w = slot.write().unwrap_or_else(|e| e.into_inner());
     if w.as_ref().is_none_or(|(old, _)| *old < cf) {
-        *w = Some((cf, v));
+        *w = Some((cf, v.clone()));
     }
-    r
+    (cf, v)
 }
 
 /// `C` as a signed integer.
@@ -118,4 +154,93 @@ pub(crate) fn fixed_int(c: Const, f: u64) -> Integer {
 /// The constant at working precision `w`: `(C - 2, C + 2) * 2^-w`.
 pub(crate) fn interval(c: Const, w: u64) -> Interval {
     Interval::around(fixed_int(c, w), 2, -(w as i64))
+}
+
+/// The log table's offsets: `log(1 + i/64)` for `LOG_TAB_MIN <= i <=
+/// LOG_TAB_MAX` (log reduces `y` in [0.70, 1.42) to `y (1 + i/64)` within
+/// 1/128 of 1).
+pub(crate) const LOG_TAB_MIN: i64 = -20;
+pub(crate) const LOG_TAB_MAX: i64 = 28;
+
+/// `2^g sum_k (p/q)^(2k+1) / (2k+1)` (atanh(p/q), p/q <= 0.2), each step
+/// truncated: < 2 units of error per term.
+fn atanh_rat(p: u64, q: u64, g: u64) -> Natural {
+    let mut t = (Natural::power_of_2(g) * Natural::from(p)) / Natural::from(q);
+    let (p2, q2) = (Natural::from(p * p), Natural::from(q * q));
+    let mut s = Natural::from(0u32);
+    let mut k = 0u64;
+    while t != 0u32 {
+        s += &t / Natural::from(2 * k + 1);
+        t = (t * &p2) / &q2;
+        k += 1;
+    }
+    s
+}
+
+/// `|log(1 + i/64)| 2^f` for every offset, each within 2 (the same argument
+/// as for the constants: 64 guard bits, then a shift).
+fn log_tab_compute(f: u64) -> Vec<Natural> {
+    (LOG_TAB_MIN..=LOG_TAB_MAX)
+        .map(|i| {
+            if i == 0 {
+                return Natural::from(0u32);
+            }
+            // log(1 + i/64) = 2 atanh(i / (128 + i)).
+            let v = atanh_rat(i.unsigned_abs(), (128 + i) as u64, f + 64) << 1u64;
+            v >> 64u64
+        })
+        .collect()
+}
+
+/// The table at the most precise `f` computed so far.
+static LOG_TAB: RwLock<Option<(u64, Arc<Vec<Natural>>)>> = RwLock::new(None);
+
+/// Per thread: the shared table it holds, and the table shifted to the last
+/// `f` asked for.
+type LogLocal = (
+    Option<(u64, Arc<Vec<Natural>>)>,
+    Option<(u64, Vec<Natural>)>,
+);
+
+thread_local! {
+    static LOG_LOCAL: std::cell::RefCell<LogLocal> =
+        const { std::cell::RefCell::new((None, None)) };
+}
+
+/// `C` with `|C - |log(1 + i/64)| 2^f| < 2`, `LOG_TAB_MIN <= i <= LOG_TAB_MAX`.
+pub(crate) fn log_tab(i: i64, f: u64) -> Natural {
+    debug_assert!((LOG_TAB_MIN..=LOG_TAB_MAX).contains(&i));
+    let ix = (i - LOG_TAB_MIN) as usize;
+    LOG_LOCAL.with(|l| {
+        let (best, last) = &mut *l.borrow_mut();
+        if let Some((lf, v)) = last
+            && *lf == f
+        {
+            return v[ix].clone();
+        }
+        let (cf, tab) = match best {
+            Some((cf, t)) if *cf >= f => (*cf, t.clone()),
+            _ => {
+                let got = {
+                    let g = LOG_TAB.read().unwrap_or_else(|e| e.into_inner());
+                    g.as_ref().filter(|(cf, _)| *cf >= f).cloned()
+                };
+                let (cf, t) = got.unwrap_or_else(|| {
+                    let cf = (f + f / 4).next_multiple_of(256);
+                    let t = Arc::new(log_tab_compute(cf));
+                    let mut w = LOG_TAB.write().unwrap_or_else(|e| e.into_inner());
+                    if w.as_ref().is_none_or(|(old, _)| *old < cf) {
+                        *w = Some((cf, t.clone()));
+                    }
+                    (cf, t)
+                });
+                *best = Some((cf, t.clone()));
+                (cf, t)
+            }
+        };
+        let v: Vec<Natural> = tab.iter().map(|x| x >> (cf - f)).collect();
+        let r = v[ix].clone();
+        *last = Some((f, v));
+        r
+    })
 }

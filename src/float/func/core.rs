@@ -14,7 +14,8 @@ use malachite_base::num::logic::traits::SignificantBits;
 use malachite_nz::integer::Integer;
 use malachite_nz::natural::Natural;
 
-use super::consts::{Const, fixed, fixed_int};
+use super::consts::{Const, LOG_TAB_MAX, LOG_TAB_MIN, fixed, fixed_int, log_tab};
+use super::fix::{self, Tmp};
 use super::{Eval, Func, Interval, mant, write_exact, write_special};
 use crate::float::round::{Out, Round, finish};
 use crate::float::{Class, EMAX, EMIN, Elem};
@@ -151,31 +152,56 @@ fn exp(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
 
 /// The reduction depth `s` and fixed-point precision `W` of exp at `w`.
 fn exp_params(w: u64) -> (u64, u64) {
-    let s = ((w as f64).sqrt() * 0.9) as u64 + 1;
+    let s = ((w as f64).sqrt() * 0.3) as u64 + 1;
     (s, w + s + 8 + lg(w + s))
 }
 
 /// `exp(r) 2^k` from `R = r 2^W` with error < 2 units, `|r| <= 0.35`.
 fn exp_tail(r: &Integer, k: i64, s: u64, big_w: u64) -> Interval {
-    // Taylor in t = r / 2^(W+s).
+    // Taylor in t = r / 2^(W+s): `term = (term * r) >> sh` (a floor shift of
+    // the signed product), then `term /= j` (toward zero), on magnitudes in
+    // `fix` buffers: a negative product's magnitude is shifted with a
+    // ceiling. Terms alternate in sign when r < 0; y sums them as
+    // (2^W + positive terms) - (negative terms).
     let sh = big_w + s;
-    let mut y = Integer::from(Natural::power_of_2(big_w));
-    let mut term = y.clone();
-    let mut n = 0u64;
-    for j in 1u64.. {
-        term = (&term * r) >> sh;
-        term /= Integer::from(j);
-        if term == 0u32 {
-            break;
+    let rneg = *r < 0u32;
+    let rl = fix::limbs(r.unsigned_abs_ref());
+    let mut t = Tmp::default();
+    let mut next = Vec::new();
+    let (mut y, n) = if rl.len() >= SERIES_BLOCKS_T {
+        // By blocks: within `err` of the series (tail included) at this
+        // exact t; with the error of t (< 3) that is within 4n + 8 for
+        // this n.
+        let (y, err, _) = fix::ratio_series(&rl, s, big_w, rneg, |j| j, &mut t);
+        (y, err.div_ceil(4) + 1)
+    } else {
+        let mut term = Vec::new();
+        fix::set_pow2(&mut term, big_w);
+        let mut y = term.clone();
+        let mut negs = Vec::new();
+        let mut n = 0u64;
+        for j in 1u64.. {
+            let neg = rneg && j % 2 == 1;
+            if fix::mul_shr(&mut next, &term, &rl, sh, &mut t) && neg {
+                fix::inc(&mut next);
+            }
+            fix::div_small(&mut next, j);
+            std::mem::swap(&mut term, &mut next);
+            if term.is_empty() {
+                break;
+            }
+            fix::add_to(if neg { &mut negs } else { &mut y }, &term);
+            n += 1;
         }
-        y += &term;
-        n += 1;
-    }
+        fix::sub_from(&mut y, &negs);
+        (y, n)
+    };
     for _ in 0..s {
-        y = (&y * &y) >> big_w;
+        fix::sqr_shr(&mut next, &y, big_w, &mut t);
+        std::mem::swap(&mut y, &mut next);
     }
     let e = (n + 3) << (s + 4);
-    Interval::around(y, e, k - big_w as i64)
+    Interval::around(Integer::from(fix::nat(y)), e, k - big_w as i64)
 }
 
 /// log. `x = y' 2^e'` with `y'` in `[0.70, 1.42)`, `log y' = 2 atanh(z)`,
@@ -203,7 +229,7 @@ fn log(out: &mut Out, x: &Elem, w: u64) -> Eval {
     let e1 = x.exp - dbl as i64;
     let big_w = w + 12 + lg(w);
     let yv = Integer::from(m << dbl as u64);
-    let d = yv - Integer::from(Natural::power_of_2(f0));
+    let d = &yv - Integer::from(Natural::power_of_2(f0));
     let ln2_part = |bw: u64| -> Integer {
         let l = fixed_int(Const::Ln2, bw + 72);
         (Integer::from(e1) * l) >> 72u64
@@ -212,27 +238,66 @@ fn log(out: &mut Out, x: &Elem, w: u64) -> Eval {
         // x = 2^e1 (e1 != 0): e1 ln 2, error < 2 units.
         return Eval::Approx(Interval::around(ln2_part(big_w), 3, -(big_w as i64)));
     }
-    let dneg = d < 0u32;
-    let dabs = d.unsigned_abs_ref().clone();
-    let ed = dabs.significant_bits() as i64 - f0 as i64; // |d| in [2^(ed-1), 2^ed)
-    let c = (-ed) as u64;
-    let den = Integer::from(Natural::power_of_2(f0 + 1)) + d;
-    let den = den.unsigned_abs();
-    let z = (&dabs << (big_w + c)) / den;
-    let z2 = (&z * &z) >> (big_w + 2 * c);
-    let mut a = Natural::power_of_2(big_w);
-    let mut pw = a.clone();
-    let mut n = 0u64;
-    for j in 1u64.. {
-        pw = (&pw * &z2) >> big_w;
-        if pw == 0u32 {
-            break;
+    // The series for y = 1 + d 2^-f0 (d != 0, |z| <= 0.18): `log y` scaled,
+    // in units of 2^-(W+c), with its error bound `e`.
+    let series = |d: Integer, f0: u64, big_w: u64| -> (Integer, u64, u64) {
+        let dneg = d < 0u32;
+        let dabs = d.unsigned_abs_ref().clone();
+        let ed = dabs.significant_bits() as i64 - f0 as i64; // |d| in [2^(ed-1), 2^ed)
+        let c = (-ed) as u64;
+        let den = Integer::from(Natural::power_of_2(f0 + 1)) + d;
+        let den = den.unsigned_abs();
+        let z = (&dabs << (big_w + c)) / den;
+        let z2 = (&z * &z) >> (big_w + 2 * c);
+        let (z2l, mut t) = (fix::limbs(&z2), Tmp::default());
+        let (a, n) = if z2l.len() >= SERIES_BLOCKS_T {
+            // By blocks: within `err` of the series at this exact z^2; the
+            // error of Z2 (< 2) moves the sum by < 0.8 (derivative < 0.4), so
+            // the total is below 2n + 2 for this n.
+            let (a, err, _) = fix::inv_series(&z2l, big_w, false, |j| 2 * j + 1, &mut t);
+            (a, err.div_ceil(2) + 1)
+        } else {
+            let mut a = Vec::new();
+            fix::set_pow2(&mut a, big_w);
+            let mut pw = a.clone();
+            let (mut next, mut q) = (Vec::new(), Vec::new());
+            let mut n = 0u64;
+            for j in 1u64.. {
+                fix::mul_shr(&mut next, &pw, &z2l, big_w, &mut t);
+                std::mem::swap(&mut pw, &mut next);
+                if pw.is_empty() {
+                    break;
+                }
+                q.clone_from(&pw);
+                fix::div_small(&mut q, 2 * j + 1);
+                fix::add_to(&mut a, &q);
+                n += 1;
+            }
+            (a, n)
+        };
+        let a = fix::nat(a);
+        let ly = signed(dneg, (&z * &a) >> (big_w - 1));
+        (ly, c, 4 * n + 8)
+    };
+    // Table reduction: y (1 + i/64) within 1/128 of 1 (exact: `64 + i` is a
+    // small factor), `log y = log(y (1 + i/64)) - log(1 + i/64)`, the table
+    // entry within 2 units; then `|log y| > 2^-8` (y is not within 1/128
+    // of 1), so 8 more bits cover the absolute error. Error (units of
+    // 2^-W'): e/2^c + 1 (the scaled series, shifted), 2 (table), 2 + 1
+    // (e1 ln 2), below e + 8. Near 1 (i = 0) the scaled series directly.
+    let yf = x.limbs[nl - 1] as f64 * if dbl { 2.0 } else { 1.0 } / 18446744073709551616.0;
+    let i = ((64.0 / yf - 64.0).round() as i64).clamp(LOG_TAB_MIN, LOG_TAB_MAX);
+    if i != 0 {
+        let bw = big_w + 8;
+        let d2 = yv * Integer::from(64 + i) - Integer::from(Natural::power_of_2(f0 + 6));
+        let (ly, c, e) = series(d2, f0 + 6, bw);
+        let mut t = (ly >> c) - signed(i < 0, log_tab(i, bw));
+        if e1 != 0 {
+            t += ln2_part(bw);
         }
-        a += &pw / Natural::from(2 * j + 1);
-        n += 1;
+        return Eval::Approx(Interval::around(t, e + 8, -(bw as i64)));
     }
-    let ly = signed(dneg, (&z * &a) >> (big_w - 1));
-    let e = 4 * n + 8;
+    let (ly, c, e) = series(d, f0, big_w);
     if e1 == 0 {
         return Eval::Approx(Interval::around(ly, e, -((big_w + c) as i64)));
     }
@@ -322,11 +387,33 @@ fn reduce(x: &Elem, big_w: u64) -> (Natural, u64, bool, u64) {
     }
 }
 
+/// Limbs of the series' argument from which the series run by blocks
+/// ([`fix::ratio_series`]); below, term by term.
+pub(crate) const SERIES_BLOCKS_T: usize = 3;
+
 /// `sum (-1)^j z^2j / d_j` (d_j = (2j)! or (2j+1)!) in units of 2^-W, and
 /// the number of terms.
 fn trig_sum(z2: &Natural, big_w: u64, cos: bool) -> (Integer, u64) {
-    let mut a = Integer::from(Natural::power_of_2(big_w));
-    let mut term = Natural::power_of_2(big_w);
+    let (z2l, mut t) = (fix::limbs(z2), Tmp::default());
+    if z2l.len() >= SERIES_BLOCKS_T {
+        // By blocks: within `err` of the series at this exact z^2; the
+        // error of Z2 (< 7 units) moves the sum by < 7/6 (sin: the
+        // derivative is below 1/6) or < 3.5 (cos: 1/2), so the total is
+        // below 4n + 4 for this n, the bound the callers use.
+        let d = move |j: u64| {
+            if cos {
+                (2 * j - 1) * (2 * j)
+            } else {
+                (2 * j) * (2 * j + 1)
+            }
+        };
+        let (a, err, _) = fix::ratio_series(&z2l, 0, big_w, true, d, &mut t);
+        return (Integer::from(fix::nat(a)), (err + 4) / 4 + 1);
+    }
+    let mut term = Vec::new();
+    fix::set_pow2(&mut term, big_w);
+    let mut pos = term.clone();
+    let (mut negs, mut next) = (Vec::new(), Vec::new());
     let mut n = 0u64;
     for j in 1u64.. {
         let d = if cos {
@@ -334,18 +421,19 @@ fn trig_sum(z2: &Natural, big_w: u64, cos: bool) -> (Integer, u64) {
         } else {
             (2 * j) * (2 * j + 1)
         };
-        term = ((&term * z2) >> big_w) / Natural::from(d);
-        if term == 0u32 {
+        fix::mul_shr(&mut next, &term, &z2l, big_w, &mut t);
+        fix::div_small(&mut next, d);
+        std::mem::swap(&mut term, &mut next);
+        if term.is_empty() {
             break;
         }
-        if j % 2 == 1 {
-            a -= Integer::from(&term);
-        } else {
-            a += Integer::from(&term);
-        }
+        fix::add_to(if j % 2 == 1 { &mut negs } else { &mut pos }, &term);
         n += 1;
     }
-    (a, n)
+    (
+        Integer::from(fix::nat(pos)) - Integer::from(fix::nat(negs)),
+        n,
+    )
 }
 
 /// `|sin r|` in units of `2^-(W+c)` and its error bound.
@@ -413,23 +501,27 @@ fn tan(out: &mut Out, x: &Elem, w: u64, p: u64) -> Eval {
 /// `sum (-1)^j z^2j / (2j+1)` in units of `2^-W` from `Z2 = z^2 2^W`, and the
 /// number of terms.
 fn atan_sum(z2: &Natural, big_w: u64) -> (Integer, u64) {
-    let mut a = Integer::from(Natural::power_of_2(big_w));
-    let mut pw = Natural::power_of_2(big_w);
+    let (z2l, mut t) = (fix::limbs(z2), Tmp::default());
+    let mut pw = Vec::new();
+    fix::set_pow2(&mut pw, big_w);
+    let mut pos = pw.clone();
+    let (mut negs, mut next, mut q) = (Vec::new(), Vec::new(), Vec::new());
     let mut n = 0;
     for j in 1u64.. {
-        pw = (&pw * z2) >> big_w;
-        if pw == 0u32 {
+        fix::mul_shr(&mut next, &pw, &z2l, big_w, &mut t);
+        std::mem::swap(&mut pw, &mut next);
+        if pw.is_empty() {
             break;
         }
-        let t = Integer::from(&pw / Natural::from(2 * j + 1));
-        if j % 2 == 1 {
-            a -= t;
-        } else {
-            a += t;
-        }
+        q.clone_from(&pw);
+        fix::div_small(&mut q, 2 * j + 1);
+        fix::add_to(if j % 2 == 1 { &mut negs } else { &mut pos }, &q);
         n += 1;
     }
-    (a, n)
+    (
+        Integer::from(fix::nat(pos)) - Integer::from(fix::nat(negs)),
+        n,
+    )
 }
 
 /// atan. Tiny `x`: `(x - |x|^3, x)`. `|x| < 1/4` or `|x| >= 4` (then

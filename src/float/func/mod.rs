@@ -12,6 +12,7 @@
 
 mod consts;
 mod core;
+mod fix;
 pub mod reference;
 
 use std::sync::atomic::{AtomicU64, Ordering as AtOrd};
@@ -24,6 +25,7 @@ use super::ops::build;
 use super::round::{Out, Round, finish, round_mant};
 use super::{Class, Elem, FloatArray, check_prec};
 use crate::error::Result;
+use crate::int::cpu::arith as mpn;
 
 pub use consts::Const;
 
@@ -118,6 +120,7 @@ fn align(n: &Natural, s: i64, min_bits: u64) -> (Vec<u64>, i64) {
 
 /// Rounds a magnitude `n * 2^s` plus an infinitesimal (the sticky bit) to
 /// `p` bits: (mantissa, unbounded exponent, increased).
+#[allow(dead_code)]
 fn round_plus(n: &Natural, s: i64, neg: bool, p: u64, rnd: Round) -> (Vec<u64>, i64, bool) {
     let (src, e) = align(n, s, p + 2);
     let mut m = vec![0u64; p.div_ceil(64) as usize];
@@ -136,29 +139,55 @@ pub(crate) fn round_interval(out: &mut Out, iv: &Interval, p: u64, rnd: Round) -
     use malachite_base::num::arithmetic::traits::Sign;
     use std::cmp::Ordering::*;
     let (neg, small, big) = match (iv.lo.sign(), iv.hi.sign()) {
-        (Greater, Greater) => (
-            false,
-            iv.lo.unsigned_abs_ref().clone(),
-            iv.hi.unsigned_abs_ref().clone(),
-        ),
-        (Less, Less) => (
-            true,
-            iv.hi.unsigned_abs_ref().clone(),
-            iv.lo.unsigned_abs_ref().clone(),
-        ),
+        (Greater, Greater) => (false, iv.lo.unsigned_abs_ref(), iv.hi.unsigned_abs_ref()),
+        (Less, Less) => (true, iv.hi.unsigned_abs_ref(), iv.lo.unsigned_abs_ref()),
         _ => return None,
     };
     if small >= big || small.significant_bits() < p + 2 {
         return None;
     }
-    let (m1, e1, i1) = round_plus(&small, iv.s, neg, p, rnd);
-    let (m2, e2, i2) = round_plus(&(big - Natural::from(1u32)), iv.s, neg, p, rnd);
-    if m1 != m2 || e1 != e2 || i1 != i2 {
+    // The same steps as `round_plus` on limbs, without a Natural per step.
+    let mut buf = Vec::new();
+    let (e1, i1) = round_plus_limbs(out.m, &small.to_limbs_asc(), iv.s, neg, p, rnd, &mut buf);
+    let mut bl = big.to_limbs_asc();
+    mpn::sub_1_assign(&mut bl, 1);
+    fix::trim(&mut bl);
+    let mut m2 = vec![0u64; out.m.len()];
+    let (e2, i2) = round_plus_limbs(&mut m2, &bl, iv.s, neg, p, rnd, &mut buf);
+    if *out.m != *m2 || e1 != e2 || i1 != i2 {
         return None;
     }
-    out.m.copy_from_slice(&m1);
     let t = if i1 != neg { 1 } else { -1 };
     Some(finish(out, neg, e1, t, i1, p, rnd))
+}
+
+/// [`round_plus`] of the trimmed nonzero limbs `v` into `m`: (unbounded
+/// exponent, increased).
+fn round_plus_limbs(
+    m: &mut [u64],
+    v: &[u64],
+    s: i64,
+    neg: bool,
+    p: u64,
+    rnd: Round,
+    buf: &mut Vec<u64>,
+) -> (i64, bool) {
+    let b = 64 * v.len() as u64 - v[v.len() - 1].leading_zeros() as u64;
+    let limbs = b.max(p + 2).div_ceil(64) as usize;
+    let sh = 64 * limbs as u64 - b;
+    let (q, r) = ((sh / 64) as usize, (sh % 64) as u32);
+    buf.clear();
+    buf.resize(limbs, 0);
+    if r == 0 {
+        buf[q..q + v.len()].copy_from_slice(v);
+    } else {
+        let c = mpn::shl(&mut buf[q..q + v.len()], v, r);
+        if q + v.len() < limbs {
+            buf[q + v.len()] = c;
+        }
+    }
+    let (_, inc, carry) = round_mant(m, p, buf, true, neg, rnd);
+    (s + b as i64 + carry as i64, inc)
 }
 
 /// Writes an exact value `n * 2^s` (with sign) that fits in `p` bits.
