@@ -12,6 +12,7 @@
 
 mod consts;
 mod core;
+pub mod cuda;
 pub mod reference;
 
 use std::sync::atomic::{AtomicU64, Ordering as AtOrd};
