@@ -60,6 +60,6 @@ int main() {
     fwrite(tn.data(), 8, len, stdout);
     u64 nf = flags.size();
     fwrite(&nf, 8, 1, stdout);
-    fwrite(flags.data(), 8, nf, stdout);
+    if (nf) fwrite(flags.data(), 8, nf, stdout);
     return 0;
 }
