@@ -52,6 +52,13 @@ FL_DEV const u64 *ff_atab(const u64 *cs, u32 K, u32 j) { return cs + 3 * K + 3 +
 FL_DEV const u64 *ff_ltab(const u64 *cs, u32 K, u32 j) {
     return cs + 3 * K + 3 + FF_AT_N * K + (j - FF_LJ0) * K;
 }
+// sin(j 2^-10) and cos(j 2^-10), j = 0..1024.
+FL_DEV const u64 *ff_stab(const u64 *cs, u32 K, u32 j) {
+    return cs + 3 * K + 3 + (FF_AT_N + FF_LJ1 - FF_LJ0 + 1) * K + j * K;
+}
+FL_DEV const u64 *ff_ctab(const u64 *cs, u32 K, u32 j) {
+    return ff_stab(cs, K, j) + FF_AT_N * K;
+}
 
 // ---- limb helpers (little-endian, unsigned) ----
 
@@ -529,6 +536,65 @@ FL_NOINL u32 ff_trig_sum(u64 *a, const u64 *z2, bool cos, u64 *T) {
     return N;
 }
 
+// |r| = R 2^-F (error < 3 units) in [2^-11, 1], c = j 2^-10 the nearest
+// table point, d = |r| - c exact from R, |d| <= 2^-11: one series gives
+// both cos d (terms T_j = z^2j/(2j)!, < 4N + 4 units as the CPU's) and
+// sin(d)/d (T_j / (2j+1): < 3N + 1), sin d = D A_s (< 5: |d| is small),
+// then sin(c+d) = sin c cos d + cos c sin d, cos(c+d) = cos c cos d - sin c
+// sin d with the tables (< 2 units each): E = 4N + 20 units of 2^-F. The
+// result is above sin(2^-11), so these absolute units cost at most 12 bits
+// of the margin.
+template <int K>
+FL_NOINL int ff_trig_table(FlOut &o, i8 &t, const u64 *R, u32 j, bool want_cos, bool neg, u64 p,
+                           u32 rnd, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 D[K], C[K], T[2 * K], jj[1] = {(u64)j};
+    ff_shift(C, K, jj, 1, (i64)F - FF_TM);
+    bool dneg = ff_cmp(R, C, K) < 0;
+    if (dneg) {
+        ff_copy(D, C, K);
+        ff_sub(D, R, K);
+    } else {
+        ff_copy(D, R, K);
+        ff_sub(D, C, K);
+    }
+    u64 z2[K], ac[K], as[K], term[K], tmp[K];
+    ff_mulsh<K>(z2, D, D, F, T);
+    ff_zero(ac, K);
+    ac[K - 1] = 1ull << 60;
+    ff_copy(as, ac, K);
+    ff_copy(term, ac, K);
+    u32 N = 0;
+    for (u32 i = 1;; i++) {
+        ff_mulsh<K>(tmp, term, z2, F, T);
+        ff_divs(tmp, K, (u64)(2 * i - 1) * (2 * i));
+        if (ff_is0(tmp, K)) break;
+        ff_copy(term, tmp, K);
+        if (i & 1) ff_sub(ac, term, K);
+        else ff_add(ac, term, K);
+        ff_divs(tmp, K, 2 * i + 1);
+        if (i & 1) ff_sub(as, tmp, K);
+        else ff_add(as, tmp, K);
+        N++;
+    }
+    u64 sd[K], p1[K], p2[K];
+    ff_mulsh<K>(sd, D, as, F, T);
+    const u64 *sc = ff_stab(cs, K, j), *cc = ff_ctab(cs, K, j);
+    bool add;
+    if (!want_cos) {
+        ff_mulsh<K>(p1, sc, ac, F, T);
+        ff_mulsh<K>(p2, cc, sd, F, T);
+        add = !dneg;
+    } else {
+        ff_mulsh<K>(p1, cc, ac, F, T);
+        ff_mulsh<K>(p2, sc, sd, F, T);
+        add = dneg;
+    }
+    if (add) ff_add(p1, p2, K);
+    else ff_sub(p1, p2, K);
+    return ff_round_c<K>(o, t, p1, K, 4 * (u64)N + 20, -(i64)F, neg, p, rnd) ? 0 : 1;
+}
+
 // |x| < 1: r = x scaled (Z = M 2^(F - 64nx) exact, c = -ex). Else k =
 // round(x / (pi/2)) (from a double: |x| < 2^40), r = X - k pi/2 at Fr = F +
 // 128 bits (X exact, pi/2 < 2 units there: error < 2^42 units); r needs
@@ -589,7 +655,6 @@ FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
         if (neg) q = (4 - q) & 3;
     }
     u64 z2[K], A[K];
-    ff_mulsh<K>(z2, Z, Z, (i64)F + 2 * c, T);
     bool use_cos, neg_out;
     if (!cos) {
         use_cos = q & 1;
@@ -598,6 +663,15 @@ FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
         use_cos = !(q & 1);
         neg_out = q == 1 || q == 2;
     }
+    if (c <= FF_TM) {
+        // |r| >= 2^-11 or so: the table.
+        u64 R[K];
+        ff_shift(R, K, Z, K, -c);
+        u32 j = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
+        if (j > 0) return ff_trig_table<K>(o, t, R, j, use_cos, use_cos ? neg_out : neg_out != rneg,
+                                           p, rnd, cs);
+    }
+    ff_mulsh<K>(z2, Z, Z, (i64)F + 2 * c, T);
     if (use_cos) {
         u32 N = ff_trig_sum<K>(A, z2, true, T);
         return ff_round_c<K>(o, t, A, K, 4 * (u64)N + 8, -(i64)F, neg_out, p, rnd) ? 0 : 1;

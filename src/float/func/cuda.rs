@@ -90,8 +90,9 @@ fn nat_limbs(v: &Natural, len: usize) -> Vec<u64> {
 
 /// The constants of tier `k` (float_func.cu's layout): ln 2 at F+64 bits,
 /// pi/2 at F+128 and at F bits (each < 2 units off), atan(j/1024) for j =
-/// 0..=1024 and |log(j/1024)| for j = 724..=1448 at F bits (correctly rounded
-/// at F+16 bits by the CPU engine, then floored: < 2 units off). Cached.
+/// 0..=1024, |log(j/1024)| for j = 724..=1448, sin(j/1024) and cos(j/1024)
+/// for j = 0..=1024 at F bits (correctly rounded at F+16 bits by the CPU
+/// engine, then floored: < 2 units off). Cached.
 pub fn constants(k: usize) -> Result<Arc<Vec<u64>>> {
     static CACHE: Mutex<Option<HashMap<usize, Arc<Vec<u64>>>>> = Mutex::new(None);
     if let Some(v) = CACHE
@@ -118,6 +119,14 @@ pub fn constants(k: usize) -> Result<Arc<Vec<u64>>> {
     let l = l.log(pp, Round::Nearest)?;
     for j in 0..l.len() {
         cs.extend(elem_fixed(&l, j, f, k));
+    }
+    let tr: Vec<f64> = (0..=1024).map(|j| j as f64 / 1024.0).collect();
+    let (t, _) = FloatArray::from_f64s(pp, &tr, Round::Nearest)?;
+    for f2 in [super::Func::Sin, super::Func::Cos] {
+        let v = t.func(f2, pp, Round::Nearest)?;
+        for j in 0..v.len() {
+            cs.extend(elem_fixed(&v, j, f, k));
+        }
     }
     let v = Arc::new(cs);
     CACHE
