@@ -92,7 +92,8 @@ fn nat_limbs(v: &Natural, len: usize) -> Vec<u64> {
 /// pi/2 at F+128 and at F bits (each < 2 units off), atan(j/1024) for j =
 /// 0..=1024, |log(j/1024)| for j = 724..=1448, sin(j/1024) and cos(j/1024)
 /// for j = 0..=1024 at F bits (correctly rounded at F+16 bits by the CPU
-/// engine, then floored: < 2 units off). Cached.
+/// engine, then floored: < 2 units off), the preinverses of the divisors
+/// below 2^17, and exp(j/1024) for j = -360..=360 at F bits. Cached.
 pub fn constants(k: usize) -> Result<Arc<Vec<u64>>> {
     static CACHE: Mutex<Option<HashMap<usize, Arc<Vec<u64>>>>> = Mutex::new(None);
     if let Some(v) = CACHE
@@ -127,6 +128,17 @@ pub fn constants(k: usize) -> Result<Arc<Vec<u64>>> {
         for j in 0..v.len() {
             cs.extend(elem_fixed(&v, j, f, k));
         }
+    }
+    // Preinverses of the small divisors (float_func.cu's FF_INV_N).
+    cs.extend((0u64..1 << 17).map(|d| {
+        let dn = d.max(1) << d.max(1).leading_zeros();
+        (u128::MAX / dn as u128 - (1u128 << 64)) as u64
+    }));
+    let ej: Vec<f64> = (-360..=360).map(|j| j as f64 / 1024.0).collect();
+    let (e, _) = FloatArray::from_f64s(pp, &ej, Round::Nearest)?;
+    let e = e.exp(pp, Round::Nearest)?;
+    for j in 0..e.len() {
+        cs.extend(elem_fixed(&e, j, f, k));
     }
     let v = Arc::new(cs);
     CACHE
