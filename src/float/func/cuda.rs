@@ -149,6 +149,25 @@ pub fn constants(k: usize) -> Result<Arc<Vec<u64>>> {
     Ok(v)
 }
 
+/// The constants of tier `k` on the device, uploaded once per engine.
+fn device_constants(eng: &Arc<CudaEngine>, k: usize) -> Result<Arc<CudaSlice<u64>>> {
+    type Map = Mutex<HashMap<usize, Arc<CudaSlice<u64>>>>;
+    let map = eng.resource("float_func_constants", |_| Ok(Map::default()))?;
+    let mut m = map.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(v) = m.get(&k) {
+        return Ok(v.clone());
+    }
+    let v = Arc::new(crate::int::cuda::upload(eng, &constants(k)?)?);
+    m.insert(k, v.clone());
+    Ok(v)
+}
+
+/// Small batches in blocks of 32 threads (more SMs busy: the batch of 4096
+/// is latency-bound), larger ones in blocks of 128.
+fn block_for(len: usize) -> u32 {
+    if len <= 132 * 128 * 4 { 32 } else { 128 }
+}
+
 fn grid(len: usize, block: u32) -> LaunchConfig {
     let blocks = (len as u64).div_ceil(block as u64).clamp(1, 132 * 64) as u32;
     LaunchConfig {
@@ -213,8 +232,7 @@ impl CudaFloatArray {
         if len == 0 {
             return Ok((out, tern, FuncStats::default()));
         }
-        let cs = constants(k)?;
-        let cs = crate::int::cuda::upload(&eng, &cs)?;
+        let cs = device_constants(&eng, k)?;
         let mut nflag = eng
             .stream()
             .alloc_zeros::<u32>(1)
@@ -241,14 +259,15 @@ impl CudaFloatArray {
                 .arg(&prec)
                 .arg(&n32)
                 .arg(&nx32)
-                .arg(&cs)
+                .arg(&*cs)
                 .arg(&mut nflag)
                 .arg(&mut flags);
             // SAFETY: x holds len elements of nx limbs, out len of n limbs,
             // tern and flags len slots, cs the tier's constants (the layout
             // of float_func.cu); each thread writes its own element and one
             // flag slot claimed by an atomic counter (at most len).
-            unsafe { b.launch(grid(len, 128)) }.map_err(Error::driver("launching float_func"))?;
+            unsafe { b.launch(grid(len, block_for(len))) }
+                .map_err(Error::driver("launching float_func"))?;
         }
         let cnt = eng
             .stream()
