@@ -221,20 +221,35 @@ struct FfMul<K, true> {
             x[i] = a[i];
             y[i] = b[i];
         }
+        // Two accumulators per column (even and odd i): two independent
+        // carry chains, half the latency (a batch of 4096 is latency-bound).
         u64 c0 = 0, c1 = 0, c2 = 0;
 #pragma unroll
         for (int k = 0; k < 2 * K - 1; k++) {
+            u64 d0 = 0, d1 = 0, d2 = 0;
 #pragma unroll
             for (int i = 0; i < K; i++) {
                 const int j = k - i;
                 if (j >= 0 && j < K) {
                     u64 lo = x[i] * y[j], h = fl_mulhi(x[i], y[j]);
-                    c0 += lo;
-                    h += c0 < lo;
-                    c1 += h;
-                    c2 += c1 < h;
+                    if (i & 1) {
+                        d0 += lo;
+                        h += d0 < lo;
+                        d1 += h;
+                        d2 += d1 < h;
+                    } else {
+                        c0 += lo;
+                        h += c0 < lo;
+                        c1 += h;
+                        c2 += c1 < h;
+                    }
                 }
             }
+            c0 += d0;
+            d1 += c0 < d0;
+            d2 += d1 < (c0 < d0 ? 1ull : 0ull);
+            c1 += d1;
+            c2 += d2 + (c1 < d1);
             t[k] = c0;
             c0 = c1;
             c1 = c2;
@@ -544,52 +559,46 @@ FL_NOINL int ff_log(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u
 
 // ---- sin, cos ----
 
-// sum (-1)^j z^2j / d_j (d_j = (2j)! or (2j+1)!) in units 2^-F; N terms.
+// |r| = Z 2^-(F+c) (Z < 2 units off). For |r| >= 2^-11 or so (c <= 10,
+// j > 0): R = Z >> c (< 3 units of 2^-F), c_j = j 2^-10 the nearest table
+// point, d = |r| - c_j exact from R, |d| <= 2^-11, D = |d| 2^F. For j = 0:
+// D = Z, d kept scaled. One series gives both cos d (terms T_i = z^2i/(2i)!,
+// < 4N + 4 units as the CPU's) and sin(d)/d (T_i / (2i+1): < 3N + 1), so
+// sin d = D A_s (< 3N + 5, scaled for j = 0; < 5 absolute, |d| being
+// small). j > 0: sin(c+d) = sin c cos d + cos c sin d, cos(c+d) = cos c cos
+// d - sin c sin d with the tables (< 2 units each): E = 4N + 20 units of
+// 2^-F; the result is above sin(2^-11), so absolute units cost at most 12
+// bits of the margin. The same loop for every element of a warp (no
+// divergence between small and large arguments).
 template <int K>
-FL_NOINL u32 ff_trig_sum(u64 *a, const u64 *z2, bool cos, u64 *T, const u64 *cs) {
+FL_NOINL int ff_trig(FlOut &o, i8 &t, const u64 *Z, i64 c, bool want_cos, bool neg, u64 p,
+                     u32 rnd, const u64 *cs) {
     const u32 F = 64 * K - 4;
-    u64 term[K], tmp[K];
-    ff_zero(a, K);
-    a[K - 1] = 1ull << 60;
-    ff_copy(term, a, K);
-    u32 N = 0;
-    for (u32 j = 1;; j++) {
-        u64 d = cos ? (u64)(2 * j - 1) * (2 * j) : (u64)(2 * j) * (2 * j + 1);
-        ff_mulsh<K>(tmp, term, z2, F, T);
-        ff_divs(tmp, K, d, ff_invtab(cs, K));
-        if (ff_is0(tmp, K)) break;
-        ff_copy(term, tmp, K);
-        if (j & 1) ff_sub(a, term, K);
-        else ff_add(a, term, K);
-        N++;
+    u64 D[K], T[2 * K];
+    u32 j = 0;
+    bool dneg = false;
+    i64 cc = c;
+    if (c <= FF_TM) {
+        u64 R[K], C[K];
+        ff_shift(R, K, Z, K, -c);
+        j = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
+        if (j > 0) {
+            u64 jj[1] = {(u64)j};
+            ff_shift(C, K, jj, 1, (i64)F - FF_TM);
+            dneg = ff_cmp(R, C, K) < 0;
+            if (dneg) {
+                ff_copy(D, C, K);
+                ff_sub(D, R, K);
+            } else {
+                ff_copy(D, R, K);
+                ff_sub(D, C, K);
+            }
+            cc = 0;
+        }
     }
-    return N;
-}
-
-// |r| = R 2^-F (error < 3 units) in [2^-11, 1], c = j 2^-10 the nearest
-// table point, d = |r| - c exact from R, |d| <= 2^-11: one series gives
-// both cos d (terms T_j = z^2j/(2j)!, < 4N + 4 units as the CPU's) and
-// sin(d)/d (T_j / (2j+1): < 3N + 1), sin d = D A_s (< 5: |d| is small),
-// then sin(c+d) = sin c cos d + cos c sin d, cos(c+d) = cos c cos d - sin c
-// sin d with the tables (< 2 units each): E = 4N + 20 units of 2^-F. The
-// result is above sin(2^-11), so these absolute units cost at most 12 bits
-// of the margin.
-template <int K>
-FL_NOINL int ff_trig_table(FlOut &o, i8 &t, const u64 *R, u32 j, bool want_cos, bool neg, u64 p,
-                           u32 rnd, const u64 *cs) {
-    const u32 F = 64 * K - 4;
-    u64 D[K], C[K], T[2 * K], jj[1] = {(u64)j};
-    ff_shift(C, K, jj, 1, (i64)F - FF_TM);
-    bool dneg = ff_cmp(R, C, K) < 0;
-    if (dneg) {
-        ff_copy(D, C, K);
-        ff_sub(D, R, K);
-    } else {
-        ff_copy(D, R, K);
-        ff_sub(D, C, K);
-    }
+    if (j == 0) ff_copy(D, Z, K);
     u64 z2[K], ac[K], as[K], term[K], tmp[K];
-    ff_mulsh<K>(z2, D, D, F, T);
+    ff_mulsh<K>(z2, D, D, (i64)F + 2 * cc, T);
     ff_zero(ac, K);
     ac[K - 1] = 1ull << 60;
     ff_copy(as, ac, K);
@@ -609,14 +618,19 @@ FL_NOINL int ff_trig_table(FlOut &o, i8 &t, const u64 *R, u32 j, bool want_cos, 
     }
     u64 sd[K], p1[K], p2[K];
     ff_mulsh<K>(sd, D, as, F, T);
-    const u64 *sc = ff_stab(cs, K, j), *cc = ff_ctab(cs, K, j);
+    if (j == 0) {
+        if (want_cos)
+            return ff_round_c<K>(o, t, ac, K, 4 * (u64)N + 8, -(i64)F, neg, p, rnd) ? 0 : 1;
+        return ff_round_c<K>(o, t, sd, K, 4 * (u64)N + 12, -((i64)F + cc), neg, p, rnd) ? 0 : 1;
+    }
+    const u64 *sc = ff_stab(cs, K, j), *cv = ff_ctab(cs, K, j);
     bool add;
     if (!want_cos) {
         ff_mulsh<K>(p1, sc, ac, F, T);
-        ff_mulsh<K>(p2, cc, sd, F, T);
+        ff_mulsh<K>(p2, cv, sd, F, T);
         add = !dneg;
     } else {
-        ff_mulsh<K>(p1, cc, ac, F, T);
+        ff_mulsh<K>(p1, cv, ac, F, T);
         ff_mulsh<K>(p2, sc, sd, F, T);
         add = dneg;
     }
@@ -630,8 +644,7 @@ FL_NOINL int ff_trig_table(FlOut &o, i8 &t, const u64 *R, u32 j, bool want_cos, 
 // 128 bits (X exact, pi/2 < 2 units there: error < 2^42 units); r needs
 // F + 48 significant bits (else the host, as near multiples of pi/2 the CPU
 // extends pi), then Z = |r| >> (b - F) has error < 2 units of 2^-(F+c).
-// Series as the CPU's: sin 4N + 8 (units 2^-(F+c)), cos 4N + 4 (2^-F); we
-// add 4 more.
+// Then ff_trig.
 template <int K>
 FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                      u32 rnd, const u64 *cs, bool cos) {
@@ -684,7 +697,6 @@ FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
         q = (u32)(k & 3);
         if (neg) q = (4 - q) & 3;
     }
-    u64 z2[K], A[K];
     bool use_cos, neg_out;
     if (!cos) {
         use_cos = q & 1;
@@ -693,25 +705,7 @@ FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
         use_cos = !(q & 1);
         neg_out = q == 1 || q == 2;
     }
-    if (c <= FF_TM) {
-        // |r| >= 2^-11 or so: the table.
-        u64 R[K];
-        ff_shift(R, K, Z, K, -c);
-        u32 j = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
-        if (j > 0) return ff_trig_table<K>(o, t, R, j, use_cos, use_cos ? neg_out : neg_out != rneg,
-                                           p, rnd, cs);
-    }
-    ff_mulsh<K>(z2, Z, Z, (i64)F + 2 * c, T);
-    if (use_cos) {
-        u32 N = ff_trig_sum<K>(A, z2, true, T, cs);
-        return ff_round_c<K>(o, t, A, K, 4 * (u64)N + 8, -(i64)F, neg_out, p, rnd) ? 0 : 1;
-    }
-    u32 N = ff_trig_sum<K>(A, z2, false, T, cs);
-    u64 V[K];
-    ff_mulsh<K>(V, Z, A, F, T);
-    return ff_round_c<K>(o, t, V, K, 4 * (u64)N + 12, -((i64)F + c), neg_out != rneg, p, rnd)
-               ? 0
-               : 1;
+    return ff_trig<K>(o, t, Z, c, use_cos, use_cos ? neg_out : neg_out != rneg, p, rnd, cs);
 }
 
 // ---- atan ----
