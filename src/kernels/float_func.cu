@@ -665,7 +665,7 @@ FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
         if (r) return r - 1;
     }
     const u32 F = 64 * K - 4;
-    u64 Z[K], T[2 * K];
+    u64 Z[K];
     i64 c;
     bool rneg;
     u32 q;
