@@ -191,7 +191,11 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
             .iter()
             .map(|_| {
                 let k = r.range(1, 1 << 20) as f64;
-                if r.below(2) == 0 { k * pi / 2.0 } else { -k * pi / 2.0 }
+                if r.below(2) == 0 {
+                    k * pi / 2.0
+                } else {
+                    -k * pi / 2.0
+                }
             })
             .collect();
         let (y, _) = FloatArray::from_f64s(q, &v, Round::Nearest).unwrap();
@@ -250,7 +254,12 @@ fn random_all(dev: &Dev, count: usize, precs: &[u64]) {
                 let x = inputs(f, &mut r, q, p, count);
                 let st = check(dev, f, &x, p, rnd);
                 if std::env::var("FUNC_DEBUG").is_ok() {
-                    eprintln!("{} p={p} q={q} {rnd:?}: {}/{}", f.name(), st.retried, st.elements);
+                    eprintln!(
+                        "{} p={p} q={q} {rnd:?}: {}/{}",
+                        f.name(),
+                        st.retried,
+                        st.elements
+                    );
                 }
                 total += st.elements;
                 retried += st.retried;
@@ -337,7 +346,11 @@ fn funcgpu_fallback_and_resident() {
     let x = FloatArray::random_exp(300, 256, seed(), 1, 8).unwrap();
     let d = x.to_cuda(&eng).unwrap();
     let l = d.func(Func::Log, 300, Round::Zero).unwrap();
-    let e = l.func(Func::Exp, 256, Round::Up).unwrap().to_host().unwrap();
+    let e = l
+        .func(Func::Exp, 256, Round::Up)
+        .unwrap()
+        .to_host()
+        .unwrap();
     let want = x
         .log(300, Round::Zero)
         .unwrap()
@@ -359,7 +372,11 @@ fn funcnvrtc_compile() {
     };
     std::thread::scope(|s| {
         for i in fcuda::instances() {
-            if which != "all" && !which.split(',').any(|k| i.key().ends_with(&format!("={k}"))) {
+            if which != "all"
+                && !which
+                    .split(',')
+                    .any(|k| i.key().ends_with(&format!("={k}")))
+            {
                 continue;
             }
             s.spawn(move || {

@@ -267,7 +267,7 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         };
         let (r, t) = match (&engine, func, dev_op) {
             (crate::engine::Engine::Cuda(eng), Some(f), _) => {
-                float::func::cuda::func_on_host_arrays(eng, f, &x, p, rnd).map(|r| (r.0, r.1))
+                float::func::cuda::func_on_host_arrays(eng, f, x, p, rnd).map(|r| (r.0, r.1))
             }
             (_, Some(f), _) => x.func_ternary(f, p, rnd).map(|r| (r.0, r.1)),
             (crate::engine::Engine::Cuda(eng), None, Some(op)) => {
