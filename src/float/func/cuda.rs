@@ -232,6 +232,11 @@ impl CudaFloatArray {
         if len == 0 {
             return Ok((out, tern, FuncStats::default()));
         }
+        if len > u32::MAX as usize {
+            return Err(Error::Invalid(format!(
+                "{len} elements: the function kernels take at most 2^32 - 1"
+            )));
+        }
         let cs = device_constants(&eng, k)?;
         let mut nflag = eng
             .stream()
