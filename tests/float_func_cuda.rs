@@ -24,7 +24,14 @@ use mparray::{FloatArray, Round};
 mod common;
 use common::{Rng, seed};
 
-const FUNCS: [Func; 5] = [Func::Exp, Func::Log, Func::Sin, Func::Cos, Func::Atan];
+const FUNCS: [Func; 6] = [
+    Func::Exp,
+    Func::Log,
+    Func::Sin,
+    Func::Cos,
+    Func::Atan,
+    Func::Exp2,
+];
 const MODES: [Round; 5] = [
     Round::Nearest,
     Round::Zero,
@@ -157,9 +164,9 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
                 (_, 1) => r.range(-3000, -pe / 2 - 70),
                 (_, 2) => r.range(-pe / 2 - 40, -pe / 2 + 3) - (q as i64 / 2),
                 (_, 3) => r.range(-pe - 8, -pe / 2),
-                (Func::Exp, 4) => r.range(25, 33),
-                (Func::Exp, 5) => 30,
-                (Func::Exp, _) => r.range(-40, 11),
+                (Func::Exp | Func::Exp2, 4) => r.range(25, 33),
+                (Func::Exp | Func::Exp2, 5) => 30,
+                (Func::Exp | Func::Exp2, _) => r.range(-40, 11),
                 (Func::Log, 4 | 5) => r.range(-3000, 3000),
                 (Func::Log, _) => r.range(-12, 12),
                 (Func::Sin | Func::Cos, 4) => r.range(20, 50),
@@ -177,6 +184,19 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
                     elem(r, q, 1, neg)
                 }
                 (Func::Log, _) => elem(r, q, e, false),
+                (Func::Exp2, 6 | 7) => {
+                    // Integers (exact), and x + 2^-(bits) next to them.
+                    let e = r.range(1, 31.min(q as i64 + 8));
+                    let (t, e, mut m) = elem(r, q, e, neg);
+                    let bits = 64 * m.len() as i64;
+                    for b in 0..(bits - e).max(0) {
+                        m[(b / 64) as usize] &= !(1u64 << (b % 64));
+                    }
+                    if fam == 7 && bits > e {
+                        m[0] |= 1u64 << (64 * m.len() as u64 - q);
+                    }
+                    (t, e, m)
+                }
                 _ => elem(r, q, e, neg),
             }
         };
@@ -287,7 +307,7 @@ fn bench_like(dev: &Dev, precs: &[u64], len: usize) {
     for &p in precs {
         for f in FUNCS {
             let (lo, hi) = match f {
-                Func::Exp => (-16, 4),
+                Func::Exp | Func::Exp2 => (-16, 4),
                 Func::Log => (-64, 64),
                 Func::Atan => (-16, 16),
                 _ => (-16, 8),
@@ -332,7 +352,7 @@ fn funcgpu_fallback_and_resident() {
     let Dev::Cuda(eng) = &dev else { unreachable!() };
     let eng = eng.clone();
     let mut r = Rng(seed());
-    for f in [Func::Tan, Func::Exp2, Func::Log2, Func::Log10] {
+    for f in [Func::Tan, Func::Log2, Func::Log10] {
         let x = inputs(Func::Atan, &mut r, 200, 200, 40);
         let x = if f == Func::Log2 || f == Func::Log10 {
             x.abs(200, Round::Nearest).unwrap()

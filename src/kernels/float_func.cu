@@ -35,6 +35,7 @@
 #define FF_SIN 2u
 #define FF_COS 3u
 #define FF_ATAN 4u
+#define FF_EXP2 5u
 
 // Tables at steps of 2^-FF_TM: atan(j 2^-10), j = 0..1024, and |log(j
 // 2^-10)|, j = FF_LJ0..FF_LJ1 (the reduced log argument is in [0.707, 1.415)).
@@ -373,6 +374,43 @@ FL_DEV int ff_tiny_odd(FlOut &o, i8 &t, i64 ex, bool neg, const u64 *xm, u32 nx,
 
 // ---- exp ----
 
+template <int K>
+FL_NOINL int ff_exp_tail(FlOut &o, i8 &t, const u64 *R, bool rneg, i64 k, u64 p, u32 rnd,
+                         const u64 *cs);
+
+// exp2, x not an integer, 2^-(p+3) <= |x| < 2^30: x = k + f, k = round(|x|)
+// (signed as x), |f| <= 1/2 exact at F+64 bits; R = |f| ln2 2^F from ln2
+// at F+64 bits (< 1 + 2^-60 units off), then exp's tail: 2^x = exp(f ln2) 2^k.
+template <int K>
+FL_NOINL int ff_exp2_red(FlOut &o, i8 &t, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
+                         u32 rnd, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 X[K + 2], KF[K + 2], P[2 * K + 4], R[K];
+    ff_shift(X, K + 2, xm, nx, (i64)F + 64 + ex - 64 * (i64)nx);
+    // kk = floor(|x| + 1/2).
+    ff_copy(KF, X, K + 2);
+    {
+        u64 half[K + 2], one[1] = {1};
+        ff_shift(half, K + 2, one, 1, (i64)F + 63);
+        ff_add(KF, half, K + 2);
+    }
+    u64 kk[1];
+    ff_shift(kk, 1, KF, K + 2, -((i64)F + 64));
+    ff_shift(KF, K + 2, kk, 1, (i64)F + 64);
+    bool fneg = ff_cmp(X, KF, K + 2) < 0;
+    if (fneg) {
+        ff_sub(KF, X, K + 2);
+        ff_copy(X, KF, K + 2);
+    } else {
+        ff_sub(X, KF, K + 2);
+    }
+    // |f| < 2^(F+63): K+1 limbs; times ln2 (K+1 limbs), down F+128 bits.
+    fl_mul_exact(P, X, K + 1, ff_ln2(cs), K + 1);
+    ff_shift(R, K, P, 2 * K + 2, -((i64)F + 128));
+    i64 k = neg ? -(i64)kk[0] : (i64)kk[0];
+    return ff_exp_tail<K>(o, t, R, fneg != neg, k, p, rnd, cs);
+}
+
 // x = k ln2 + r (k from a double, |r| < 0.35), R = |r| 2^F with error < 2
 // units: X = x 2^(F+64) (exact or floored), ln2 at F+64 bits (< 2 units
 // there, times |k| < 2^32), the difference shifted down 64 bits. Taylor in
@@ -380,7 +418,7 @@ FL_DEV int ff_tiny_odd(FlOut &o, i8 &t, i64 ex, bool neg, const u64 *xm, u32 nx,
 // squarings: the bound of core.rs, E = (N + 3) 2^(s+4).
 template <int K>
 FL_NOINL int ff_exp(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
-                  u32 rnd, const u64 *cs) {
+                  u32 rnd, const u64 *cs, bool two) {
     if (cls == FL_NAN) {
         fl_special(o, FL_NAN, false);
         return 0;
@@ -394,13 +432,25 @@ FL_NOINL int ff_exp(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u
         return 0;
     }
     if (ex > 30) return 1;  // overflow/underflow or a long reduction: host
+    if (two) {
+        // An integer x: 2^x exactly (then the range check, as core.rs).
+        i64 sx = ex - 64 * (i64)nx;
+        u32 tz = 0;
+        while (tz < 64 * nx && !((xm[tz / 64] >> (tz % 64)) & 1)) tz++;
+        if (sx + (i64)tz >= 0) {
+            u64 v = ex > 0 ? xm[nx - 1] >> (64 - ex) : 0;
+            i64 k = neg ? -(i64)v : (i64)v;
+            t = ff_write_pow2(o, false, k + 1, p, rnd);
+            return 0;
+        }
+    }
     if (ex <= -(i64)(p + 3)) return ff_near_one<K>(o, t, !neg, p, rnd) ? 0 : 1;
+    if (two) return ff_exp2_red<K>(o, t, neg, ex, xm, nx, p, rnd, cs);
     const u32 F = 64 * K - 4;
-    const u32 s = (u32)(0.9 * fl_sqrt((double)F)) + 1;
     double xd = (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
     i64 k = (i64)llround(xd / 0.69314718055994530942);
     if (neg) k = -k;
-    u64 X[K + 2], KL[K + 2], R[K], T[2 * K];
+    u64 X[K + 2], KL[K + 2], R[K];
     ff_shift(X, K + 2, xm, nx, (i64)F + 64 + ex - 64 * (i64)nx);
     u64 ak = (u64)(k < 0 ? -k : k);
     ff_mul1(KL, K + 2, ff_ln2(cs), K + 1, ak);
@@ -422,6 +472,16 @@ FL_NOINL int ff_exp(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u
         rneg = neg;
     }
     ff_shift(R, K, X, K + 2, -64);
+    return ff_exp_tail<K>(o, t, R, rneg, k, p, rnd, cs);
+}
+
+// exp(r) 2^k from R = |r| 2^F (< 2 units off, |r| < 0.35) and r's sign.
+template <int K>
+FL_NOINL int ff_exp_tail(FlOut &o, i8 &t, const u64 *R, bool rneg, i64 k, u64 p, u32 rnd,
+                         const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    const u32 s = (u32)(0.9 * fl_sqrt((double)F)) + 1;
+    u64 T[2 * K];
     // The table: r = c + d, c = jc 2^-10, |d| <= 2^-11 (exact from R), so
     // exp(r) = exp(c) exp(d) with 10 squarings fewer for the same terms.
     u32 ja = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
@@ -871,7 +931,8 @@ FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p
     i64 ex = fl_exp(xh);
     t = 0;
     switch (fn) {
-    case FF_EXP: return ff_exp<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_EXP: return ff_exp<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
+    case FF_EXP2: return ff_exp<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
     case FF_LOG: return ff_log<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
     case FF_SIN: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
     case FF_COS: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);

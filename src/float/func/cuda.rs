@@ -1,5 +1,5 @@
-//! Correctly rounded functions on CUDA float arrays (issue 5): exp, log, sin,
-//! cos and atan evaluated on the device (src/kernels/float_func.cu), a
+//! Correctly rounded functions on CUDA float arrays (issue 5): exp, exp2,
+//! log, sin, cos and atan evaluated on the device (src/kernels/float_func.cu), a
 //! thread per element in fixed point at a tier of `K` limbs with a proven
 //! error bound and the CPU's acceptance test; the elements the kernel flags
 //! (uncertain rounding, huge arguments, reductions needing a longer pi) are
@@ -33,6 +33,7 @@ pub fn device_code(f: Func) -> Option<u32> {
         Func::Sin => Some(2),
         Func::Cos => Some(3),
         Func::Atan => Some(4),
+        Func::Exp2 => Some(5),
         #[allow(unreachable_patterns)]
         _ => None,
     }
