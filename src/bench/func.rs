@@ -17,7 +17,7 @@ use crate::float::{FloatArray, Round};
 
 #[derive(Args, Clone)]
 pub struct FuncBenchArgs {
-    /// Engine: cpu or cuda (exp, log, sin, cos, atan on the device; the
+    /// Engine: cpu or cuda (exp, exp2, log, sin, cos, atan on the device; the
     /// other functions through the CPU engine).
     #[arg(long, default_value = "cpu")]
     engine: String,

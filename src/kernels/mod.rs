@@ -64,7 +64,7 @@ pub static FLOAT_MISC: KernelSource = KernelSource {
     code: include_str!("float_misc.cu"),
 };
 
-/// Correctly rounded exp, log, sin, cos, atan (tiers by fixed-point limbs).
+/// Correctly rounded exp, exp2, log, sin, cos, atan (tiers by fixed-point limbs).
 pub static FLOAT_FUNC: KernelSource = KernelSource {
     name: "float_func",
     code: include_str!("float_func.cu"),
