@@ -266,9 +266,9 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
             _ => None,
         };
         let (r, t) = match (&engine, func, dev_op) {
-            (crate::engine::Engine::Cuda(_), Some(f), _) => Err(Error::Invalid(format!(
-                "{f:?} runs on the CPU engine only so far (use --engine cpu)"
-            ))),
+            (crate::engine::Engine::Cuda(eng), Some(f), _) => {
+                float::func::cuda::func_on_host_arrays(eng, f, x, p, rnd).map(|r| (r.0, r.1))
+            }
             (_, Some(f), _) => x.func_ternary(f, p, rnd).map(|r| (r.0, r.1)),
             (crate::engine::Engine::Cuda(eng), None, Some(op)) => {
                 let args: Vec<&FloatArray> = arrays.iter().collect();

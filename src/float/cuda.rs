@@ -341,6 +341,15 @@ impl CudaFloatArray {
         &self.eng
     }
 
+    /// The device buffers (heads, limbs), for the function kernels.
+    pub(crate) fn raw_parts(&self) -> (&CudaSlice<u64>, &CudaSlice<u64>) {
+        (&self.head, &self.limbs)
+    }
+
+    pub(crate) fn raw_parts_mut(&mut self) -> (&mut CudaSlice<u64>, &mut CudaSlice<u64>) {
+        (&mut self.head, &mut self.limbs)
+    }
+
     /// The array back on the host.
     pub fn to_host(&self) -> Result<FloatArray> {
         let mut head = crate::int::cuda::download(&self.eng, &self.head)?;

@@ -64,8 +64,14 @@ pub static FLOAT_MISC: KernelSource = KernelSource {
     code: include_str!("float_misc.cu"),
 };
 
+/// Correctly rounded exp, exp2, log, sin, cos, atan (tiers by fixed-point limbs).
+pub static FLOAT_FUNC: KernelSource = KernelSource {
+    name: "float_func",
+    code: include_str!("float_func.cu"),
+};
+
 /// Every kernel source, for listings and the CI compile check.
-pub fn sources() -> [&'static KernelSource; 8] {
+pub fn sources() -> [&'static KernelSource; 9] {
     [
         &INT_ADD,
         &INT_MUL,
@@ -75,6 +81,7 @@ pub fn sources() -> [&'static KernelSource; 8] {
         &HUGE_LINEAR,
         &FLOAT_ARITH,
         &FLOAT_MISC,
+        &FLOAT_FUNC,
     ]
 }
 
@@ -125,5 +132,6 @@ pub fn all_instances() -> Vec<Instance> {
     v.extend(crate::int::cuda::instances());
     v.extend(crate::huge::cuda::instances());
     v.extend(crate::float::cuda::instances());
+    v.extend(crate::float::func::cuda::instances());
     v
 }

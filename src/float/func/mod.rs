@@ -12,6 +12,7 @@
 
 mod consts;
 mod core;
+pub mod cuda;
 mod fix;
 pub mod reference;
 

@@ -1,0 +1,986 @@
+// Correctly rounded exp, log, sin, cos, atan on float arrays (issue 5): a
+// thread per element evaluates the function in fixed point with FF_K limbs
+// (F = 64 FF_K - 4 fraction bits, so values below 16 fit), with a proven
+// error bound E (comments per function; the derivations follow
+// src/float/func/core.rs), and rounds the interval (C - E, C + E) exactly as
+// the CPU's round_interval: both ends must round alike (mantissa, exponent
+// and direction) with at least p + 2 bits in the smaller one. Elements whose
+// rounding is uncertain, and the cases this code leaves to the host (huge
+// arguments, reductions near multiples of pi/2 that need a longer pi, input
+// precisions beyond the tier), are flagged: their index goes to a list that
+// the host (src/float/func/cuda.rs) re-evaluates on the CPU engine and
+// patches in. Constants (ln 2, pi/2, tables of atan and log at 2^-10 steps)
+// come from the host at this tier's width.
+//
+// Plain C++ on 64-bit limbs like float_common.cuh: notes/funcgpu-emu runs the
+// same code on the host against the CPU engine.
+#ifdef __CUDACC__
+#include "common.cuh"
+#endif
+#include "float_common.cuh"
+
+#ifndef FF_K
+#define FF_K 9
+#endif
+
+#ifdef __CUDACC__
+#define FF_MEMBER_NOINL __device__ __noinline__
+#else
+#define FF_MEMBER_NOINL
+#endif
+
+// Function codes (src/float/func/cuda.rs).
+#define FF_EXP 0u
+#define FF_LOG 1u
+#define FF_SIN 2u
+#define FF_COS 3u
+#define FF_ATAN 4u
+#define FF_EXP2 5u
+
+// Tables at steps of 2^-FF_TM: atan(j 2^-10), j = 0..1024, and |log(j
+// 2^-10)|, j = FF_LJ0..FF_LJ1 (the reduced log argument is in [0.707, 1.415)).
+#define FF_TM 10
+#define FF_AT_N 1025u
+#define FF_LJ0 724u
+#define FF_LJ1 1448u
+
+// Layout of the constants (K = FF_K): ln 2 at F+64 bits (K+1 limbs), pi/2
+// at F+128 bits (K+2), pi/2 at F bits (K), the atan table, the log table.
+FL_DEV const u64 *ff_ln2(const u64 *cs) { return cs; }
+FL_DEV const u64 *ff_pi2r(const u64 *cs, u32 K) { return cs + K + 1; }
+FL_DEV const u64 *ff_pi2(const u64 *cs, u32 K) { return cs + 2 * K + 3; }
+FL_DEV const u64 *ff_atab(const u64 *cs, u32 K, u32 j) { return cs + 3 * K + 3 + j * K; }
+FL_DEV const u64 *ff_ltab(const u64 *cs, u32 K, u32 j) {
+    return cs + 3 * K + 3 + FF_AT_N * K + (j - FF_LJ0) * K;
+}
+// sin(j 2^-10) and cos(j 2^-10), j = 0..1024.
+FL_DEV const u64 *ff_stab(const u64 *cs, u32 K, u32 j) {
+    return cs + 3 * K + 3 + (FF_AT_N + FF_LJ1 - FF_LJ0 + 1) * K + j * K;
+}
+FL_DEV const u64 *ff_ctab(const u64 *cs, u32 K, u32 j) {
+    return ff_stab(cs, K, j) + FF_AT_N * K;
+}
+// Then the preinverses (fl_invert) of d << clz(d) for d < FF_INV_N: the
+// series divide every term by a small integer, and one fl_invert (two
+// 64-bit divisions) per term cost as much as the division itself.
+#define FF_INV_N (1u << 17)
+FL_DEV const u64 *ff_invtab(const u64 *cs, u32 K) { return ff_ctab(cs, K, FF_AT_N); }
+// Then exp(j 2^-10), j = -FF_EXP_J..FF_EXP_J.
+#define FF_EXP_J 360
+FL_DEV const u64 *ff_etab(const u64 *cs, u32 K, int j) {
+    return ff_invtab(cs, K) + FF_INV_N + (u32)(j + FF_EXP_J) * K;
+}
+
+// ---- limb helpers (little-endian, unsigned) ----
+
+FL_DEV void ff_zero(u64 *a, u32 l) {
+    for (u32 i = 0; i < l; i++) a[i] = 0;
+}
+FL_DEV void ff_copy(u64 *r, const u64 *a, u32 l) {
+    for (u32 i = 0; i < l; i++) r[i] = a[i];
+}
+FL_DEV bool ff_is0(const u64 *a, u32 l) { return !fl_any(a, l); }
+
+// a += b (both l limbs); returns the carry.
+FL_DEV u64 ff_add(u64 *a, const u64 *b, u32 l) {
+    u64 c = 0;
+    for (u32 i = 0; i < l; i++) {
+        u64 s = a[i] + b[i];
+        u64 c1 = s < b[i];
+        u64 t = s + c;
+        c = c1 | (t < s);
+        a[i] = t;
+    }
+    return c;
+}
+// a -= b; returns the borrow.
+FL_DEV u64 ff_sub(u64 *a, const u64 *b, u32 l) {
+    u64 br = 0;
+    for (u32 i = 0; i < l; i++) {
+        u64 x = a[i], y = b[i];
+        u64 d = x - y;
+        u64 b1 = x < y;
+        u64 r = d - br;
+        br = b1 | (d < br);
+        a[i] = r;
+    }
+    return br;
+}
+// a += v.
+FL_DEV void ff_add1(u64 *a, u32 l, u64 v) {
+    for (u32 i = 0; i < l && v; i++) {
+        u64 s = a[i] + v;
+        v = s < v;
+        a[i] = s;
+    }
+}
+// a -= v (a >= v).
+FL_DEV void ff_sub1(u64 *a, u32 l, u64 v) {
+    for (u32 i = 0; i < l && v; i++) {
+        u64 x = a[i];
+        a[i] = x - v;
+        v = x < v;
+    }
+}
+FL_DEV int ff_cmp(const u64 *a, const u64 *b, u32 l) {
+    for (u32 i = l; i-- > 0;)
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+// Significant bits.
+FL_DEV u32 ff_bits(const u64 *a, u32 l) {
+    for (u32 i = l; i-- > 0;)
+        if (a[i]) return 64 * i + 64 - fl_clz(a[i]);
+    return 0;
+}
+// r (rl limbs) = floor(a * 2^sh) mod 2^(64 rl) for a shift of either sign
+// (a: al limbs). r must not alias a.
+FL_DEV void ff_shift(u64 *r, u32 rl, const u64 *a, u32 al, i64 sh) {
+    for (u32 i = 0; i < rl; i++) {
+        i64 o = 64 * (i64)i - sh;  // bit offset in a of r's limb i
+        i64 q = o >> 6;
+        u32 b = (u32)(o & 63);
+        u64 lo = (q >= 0 && q < (i64)al) ? a[q] : 0;
+        u64 hi = (q + 1 >= 0 && q + 1 < (i64)al) ? a[q + 1] : 0;
+        r[i] = b ? (lo >> b) | (hi << (64 - b)) : lo;
+    }
+}
+// r (rl limbs) = a (al limbs) * v.
+FL_DEV void ff_mul1(u64 *r, u32 rl, const u64 *a, u32 al, u64 v) {
+    u64 c = 0;
+    for (u32 i = 0; i < rl; i++) {
+        u64 x = i < al ? a[i] : 0;
+        u64 lo = x * v, hi = fl_mulhi(x, v);
+        lo += c;
+        hi += lo < c;
+        r[i] = lo;
+        c = hi;
+    }
+}
+// a = floor(a / d), d > 0 (one limb), by a preinverted 2-by-1 division.
+FL_NOINL void ff_divs(u64 *a, u32 l, u64 d, const u64 *inv) {
+    u32 lz = fl_clz(d);
+    u64 dn = d << lz, di = d < FF_INV_N ? inv[d] : fl_invert(dn), r = 0;
+    // The dividend shifted by lz: limb i is (a[i] << lz) | (a[i-1] >> (64-lz)).
+    if (lz) {
+        u64 top = a[l - 1] >> (64 - lz);
+        r = top;  // top < dn since d < 2^(64-lz)
+    }
+    for (u32 i = l; i-- > 0;) {
+        u64 u = lz ? (a[i] << lz) | (i ? a[i - 1] >> (64 - lz) : 0) : a[i];
+        a[i] = fl_div21_pre(r, u, dn, di, r);
+    }
+}
+
+// Signed magnitudes: (a, an) += (b, bn), l limbs; tmp l limbs.
+FL_DEV void ff_sadd(u64 *a, bool &an, const u64 *b, bool bn, u32 l, u64 *tmp) {
+    if (an == bn) {
+        ff_add(a, b, l);
+    } else if (ff_cmp(a, b, l) >= 0) {
+        ff_sub(a, b, l);
+    } else {
+        ff_copy(tmp, b, l);
+        ff_sub(tmp, a, l);
+        ff_copy(a, tmp, l);
+        an = bn;
+    }
+}
+
+// q (ql limbs) = floor(num / den): num nl limbs, den dl limbs (nonzero);
+// the quotient must fit. Knuth D (float_common.cuh) on normalized copies.
+// u: nl + 2 limbs, v: dl limbs, qq: nl + 1 limbs of scratch.
+FL_NOINL void ff_div(u64 *q, u32 ql, const u64 *num, u32 nl, const u64 *den, u32 dl, u64 *u,
+                   u64 *v, u64 *qq) {
+    while (den[dl - 1] == 0) dl--;
+    u32 lz = fl_clz(den[dl - 1]);
+    ff_shift(v, dl, den, dl, lz);
+    ff_shift(u, nl + 1, num, nl, lz);
+    u[nl + 1] = 0;
+    u32 ul = nl + 1;
+    if (ul < dl) {
+        ff_zero(q, ql);
+        return;
+    }
+    fl_divrem(qq, u, ul, v, dl);
+    u32 qn = ul - dl + 1;
+    for (u32 i = 0; i < ql; i++) q[i] = i < qn ? qq[i] : 0;
+}
+
+// t (2K limbs) = a * b (K limbs each), column by column (Comba): fully
+// unrolled in registers up to 12 limbs (the hot spot of every series), with
+// run-time loops above (NVRTC time: a 34-limb unrolled product takes a
+// minute to compile). Not inlined, so that each tier compiles one copy.
+template <int K, bool UNROLL>
+struct FfMul;
+
+template <int K>
+struct FfMul<K, true> {
+    static FF_MEMBER_NOINL void run(u64 *t, const u64 *a, const u64 *b) {
+        u64 x[K], y[K];
+#pragma unroll
+        for (int i = 0; i < K; i++) {
+            x[i] = a[i];
+            y[i] = b[i];
+        }
+        // Two accumulators per column (even and odd i): two independent
+        // carry chains, half the latency (a batch of 4096 is latency-bound).
+        u64 c0 = 0, c1 = 0, c2 = 0;
+#pragma unroll
+        for (int k = 0; k < 2 * K - 1; k++) {
+            u64 d0 = 0, d1 = 0, d2 = 0;
+#pragma unroll
+            for (int i = 0; i < K; i++) {
+                const int j = k - i;
+                if (j >= 0 && j < K) {
+                    u64 lo = x[i] * y[j], h = fl_mulhi(x[i], y[j]);
+                    if (i & 1) {
+                        d0 += lo;
+                        h += d0 < lo;
+                        d1 += h;
+                        d2 += d1 < h;
+                    } else {
+                        c0 += lo;
+                        h += c0 < lo;
+                        c1 += h;
+                        c2 += c1 < h;
+                    }
+                }
+            }
+            c0 += d0;
+            d1 += c0 < d0;
+            d2 += d1 < (c0 < d0 ? 1ull : 0ull);
+            c1 += d1;
+            c2 += d2 + (c1 < d1);
+            t[k] = c0;
+            c0 = c1;
+            c1 = c2;
+            c2 = 0;
+        }
+        t[2 * K - 1] = c0;
+    }
+};
+
+template <int K>
+struct FfMul<K, false> {
+    static FF_MEMBER_NOINL void run(u64 *t, const u64 *a, const u64 *b) {
+        u64 c0 = 0, c1 = 0, c2 = 0;
+        for (int k = 0; k < 2 * K - 1; k++) {
+            int i0 = k < K ? 0 : k - K + 1, i1 = k < K ? k : K - 1;
+#pragma unroll 4
+            for (int i = i0; i <= i1; i++) {
+                u64 xi = a[i], yj = b[k - i];
+                u64 lo = xi * yj, h = fl_mulhi(xi, yj);
+                c0 += lo;
+                h += c0 < lo;
+                c1 += h;
+                c2 += c1 < h;
+            }
+            t[k] = c0;
+            c0 = c1;
+            c1 = c2;
+            c2 = 0;
+        }
+        t[2 * K - 1] = c0;
+    }
+};
+
+template <int K>
+FL_DEV void ff_mul_full(u64 *t, const u64 *a, const u64 *b) {
+    FfMul<K, (K <= 12)>::run(t, a, b);
+}
+
+// r (K limbs) = floor(a * b / 2^sh) (a, b: K limbs); t: 2K limbs.
+template <int K>
+FL_DEV void ff_mulsh(u64 *r, const u64 *a, const u64 *b, i64 sh, u64 *t) {
+    ff_mul_full<K>(t, a, b);
+    ff_shift(r, K, t, 2 * K, -sh);
+}
+
+// ---- rounding of an interval (src/float/func/mod.rs round_interval) ----
+
+// The value lies strictly inside (lo, hi) * 2^s (magnitudes of l <= K+2
+// limbs, sign neg): rounds both representatives lo + 0 and (hi - 1) + 0
+// (sticky) to p bits and accepts when they agree; writes o and t.
+template <int K>
+FL_NOINL bool ff_round(FlOut &o, i8 &t, const u64 *lo, const u64 *hi, u32 l, i64 s, bool neg,
+                     u64 p, u32 rnd) {
+    u64 a[K + 2], b[K + 2], m2[K + 1];
+    if (ff_cmp(lo, hi, l) >= 0) return false;
+    ff_copy(b, hi, l);
+    ff_sub1(b, l, 1);
+    u32 ba = ff_bits(lo, l), bb = ff_bits(b, l);
+    if (ba < p + 2) return false;
+    u32 la = (ba + 63) / 64, lb = (bb + 63) / 64;
+    ff_shift(a, la, lo, l, 64 * la - ba);
+    u64 c[K + 2];
+    ff_shift(c, lb, b, l, 64 * lb - bb);
+    bool ix1, in1, c1, ix2, in2, c2;
+    fl_round_mant(o.m, o.n, p, a, la, true, neg, rnd, ix1, in1, c1);
+    fl_round_mant(m2, o.n, p, c, lb, true, neg, rnd, ix2, in2, c2);
+    i64 e1 = s + ba + (c1 ? 1 : 0), e2 = s + bb + (c2 ? 1 : 0);
+    if (e1 != e2 || in1 != in2 || ff_cmp(o.m, m2, o.n) != 0) return false;
+    t = fl_finish(o, neg, e1, fl_ternary(in1, neg), in1, p, rnd);
+    return true;
+}
+
+// (c - e, c + e) * 2^s.
+template <int K>
+FL_DEV bool ff_round_c(FlOut &o, i8 &t, const u64 *c, u32 l, u64 e, i64 s, bool neg, u64 p,
+                       u32 rnd) {
+    u64 lo[K + 2], hi[K + 2];
+    ff_copy(lo, c, l);
+    ff_copy(hi, c, l);
+    if (ff_bits(c, l) <= 64 && c[0] <= e) return false;
+    ff_sub1(lo, l, e);
+    ff_add1(hi, l, e);
+    return ff_round<K>(o, t, lo, hi, l, s, neg, p, rnd);
+}
+
+// An exact value 2^e1 * 1/2 (one): mantissa 1000..., ternary 0 (finish
+// applies the range as write_exact does).
+FL_DEV i8 ff_write_pow2(FlOut &o, bool neg, i64 e, u64 p, u32 rnd) {
+    for (u32 i = 0; i < o.n; i++) o.m[i] = 0;
+    o.m[o.n - 1] = 1ull << 63;
+    return fl_finish(o, neg, e, 0, false, p, rnd);
+}
+
+// near_one: (1 - 2^-L, 1) or (1, 1 + 2^-L), L = p + 2.
+template <int K>
+FL_DEV bool ff_near_one(FlOut &o, i8 &t, bool above, u64 p, u32 rnd) {
+    u64 lo[K], hi[K];
+    u32 L = (u32)p + 2;
+    ff_zero(lo, K);
+    lo[L / 64] = 1ull << (L % 64);
+    ff_copy(hi, lo, K);
+    if (above) ff_add1(hi, K, 1);
+    else ff_sub1(lo, K, 1);
+    return ff_round<K>(o, t, lo, hi, K, -(i64)L, false, p, rnd);
+}
+
+// tiny_odd: x minus (sin, atan) an infinitesimal below one unit 2^(ex-L),
+// L = max(p+3, bits of x), when 2 ex <= -L; returns 0 when not that small,
+// 1 decided, 2 undecided.
+template <int K>
+FL_DEV int ff_tiny_odd(FlOut &o, i8 &t, i64 ex, bool neg, const u64 *xm, u32 nx, u64 p,
+                       u32 rnd) {
+    u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
+    if (2 * ex > -(i64)L) return 0;
+    u64 lo[K], hi[K];
+    ff_shift(hi, K, xm, nx, (i64)L - 64 * (i64)nx);
+    ff_copy(lo, hi, K);
+    ff_sub1(lo, K, 1);
+    return ff_round<K>(o, t, lo, hi, K, ex - (i64)L, neg, p, rnd) ? 1 : 2;
+}
+
+// ---- exp ----
+
+template <int K>
+FL_NOINL int ff_exp_tail(FlOut &o, i8 &t, const u64 *R, bool rneg, i64 k, u64 p, u32 rnd,
+                         const u64 *cs);
+
+// exp2, x not an integer, 2^-(p+3) <= |x| < 2^30: x = k + f, k = round(|x|)
+// (signed as x), |f| <= 1/2 exact at F+64 bits; R = |f| ln2 2^F from ln2
+// at F+64 bits (< 1 + 2^-60 units off), then exp's tail: 2^x = exp(f ln2) 2^k.
+template <int K>
+FL_NOINL int ff_exp2_red(FlOut &o, i8 &t, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
+                         u32 rnd, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 X[K + 2], KF[K + 2], P[2 * K + 4], R[K];
+    ff_shift(X, K + 2, xm, nx, (i64)F + 64 + ex - 64 * (i64)nx);
+    // kk = floor(|x| + 1/2).
+    ff_copy(KF, X, K + 2);
+    {
+        u64 half[K + 2], one[1] = {1};
+        ff_shift(half, K + 2, one, 1, (i64)F + 63);
+        ff_add(KF, half, K + 2);
+    }
+    u64 kk[1];
+    ff_shift(kk, 1, KF, K + 2, -((i64)F + 64));
+    ff_shift(KF, K + 2, kk, 1, (i64)F + 64);
+    bool fneg = ff_cmp(X, KF, K + 2) < 0;
+    if (fneg) {
+        ff_sub(KF, X, K + 2);
+        ff_copy(X, KF, K + 2);
+    } else {
+        ff_sub(X, KF, K + 2);
+    }
+    // |f| < 2^(F+63): K+1 limbs; times ln2 (K+1 limbs), down F+128 bits.
+    fl_mul_exact(P, X, K + 1, ff_ln2(cs), K + 1);
+    ff_shift(R, K, P, 2 * K + 2, -((i64)F + 128));
+    i64 k = neg ? -(i64)kk[0] : (i64)kk[0];
+    return ff_exp_tail<K>(o, t, R, fneg != neg, k, p, rnd, cs);
+}
+
+// x = k ln2 + r (k from a double, |r| < 0.35), R = |r| 2^F with error < 2
+// units: X = x 2^(F+64) (exact or floored), ln2 at F+64 bits (< 2 units
+// there, times |k| < 2^32), the difference shifted down 64 bits. Taylor in
+// t = r / 2^s (each term < 4 units of error, as on the CPU), then s
+// squarings: the bound of core.rs, E = (N + 3) 2^(s+4).
+template <int K>
+FL_NOINL int ff_exp(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
+                  u32 rnd, const u64 *cs, bool two) {
+    if (cls == FL_NAN) {
+        fl_special(o, FL_NAN, false);
+        return 0;
+    }
+    if (cls == FL_INF) {
+        fl_special(o, neg ? FL_ZERO : FL_INF, false);
+        return 0;
+    }
+    if (cls == FL_ZERO) {
+        t = ff_write_pow2(o, false, 1, p, rnd);
+        return 0;
+    }
+    if (ex > 30) return 1;  // overflow/underflow or a long reduction: host
+    if (two) {
+        // An integer x: 2^x exactly (then the range check, as core.rs).
+        i64 sx = ex - 64 * (i64)nx;
+        u32 tz = 0;
+        while (tz < 64 * nx && !((xm[tz / 64] >> (tz % 64)) & 1)) tz++;
+        if (sx + (i64)tz >= 0) {
+            u64 v = ex > 0 ? xm[nx - 1] >> (64 - ex) : 0;
+            i64 k = neg ? -(i64)v : (i64)v;
+            t = ff_write_pow2(o, false, k + 1, p, rnd);
+            return 0;
+        }
+    }
+    if (ex <= -(i64)(p + 3)) return ff_near_one<K>(o, t, !neg, p, rnd) ? 0 : 1;
+    if (two) return ff_exp2_red<K>(o, t, neg, ex, xm, nx, p, rnd, cs);
+    const u32 F = 64 * K - 4;
+    double xd = (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
+    i64 k = (i64)llround(xd / 0.69314718055994530942);
+    if (neg) k = -k;
+    u64 X[K + 2], KL[K + 2], R[K];
+    ff_shift(X, K + 2, xm, nx, (i64)F + 64 + ex - 64 * (i64)nx);
+    u64 ak = (u64)(k < 0 ? -k : k);
+    ff_mul1(KL, K + 2, ff_ln2(cs), K + 1, ak);
+    // r = x - k ln2 in magnitude and sign.
+    bool kneg = k < 0;
+    bool rneg;
+    if (neg == kneg) {
+        // |x| - |k| ln2 with sign of x.
+        if (ff_cmp(X, KL, K + 2) >= 0) {
+            ff_sub(X, KL, K + 2);
+            rneg = neg;
+        } else {
+            ff_sub(KL, X, K + 2);
+            ff_copy(X, KL, K + 2);
+            rneg = !neg;
+        }
+    } else {
+        // k = 0 is the only case with opposite signs (k rounds x / ln2).
+        rneg = neg;
+    }
+    ff_shift(R, K, X, K + 2, -64);
+    return ff_exp_tail<K>(o, t, R, rneg, k, p, rnd, cs);
+}
+
+// exp(r) 2^k from R = |r| 2^F (< 2 units off, |r| < 0.35) and r's sign.
+template <int K>
+FL_NOINL int ff_exp_tail(FlOut &o, i8 &t, const u64 *R, bool rneg, i64 k, u64 p, u32 rnd,
+                         const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    const u32 s = (u32)(0.9 * fl_sqrt((double)F)) + 1;
+    u64 T[2 * K];
+    // The table: r = c + d, c = jc 2^-10, |d| <= 2^-11 (exact from R), so
+    // exp(r) = exp(c) exp(d) with 10 squarings fewer for the same terms.
+    u32 ja = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
+    if (ja > FF_EXP_J) return 1;
+    u64 D[K], C[K], jj[1] = {(u64)ja};
+    ff_shift(C, K, jj, 1, (i64)F - FF_TM);
+    bool dneg = ff_cmp(R, C, K) < 0;
+    if (dneg) {
+        ff_copy(D, C, K);
+        ff_sub(D, R, K);
+    } else {
+        ff_copy(D, R, K);
+        ff_sub(D, C, K);
+    }
+    dneg = dneg != rneg;
+    const u32 s2 = s > 13 ? s - 10 : 3;
+    // Taylor: y = sum t^j / j!, t = d / 2^s2.
+    u64 y[K], term[K], tmp[K];
+    ff_zero(y, K);
+    y[K - 1] = 1ull << 60;  // 2^F
+    ff_copy(term, y, K);
+    u32 N = 0;
+    for (u32 j = 1;; j++) {
+        ff_mulsh<K>(tmp, term, D, (i64)F + s2, T);
+        ff_divs(tmp, K, j, ff_invtab(cs, K));
+        if (ff_is0(tmp, K)) break;
+        ff_copy(term, tmp, K);
+        if (dneg && (j & 1)) ff_sub(y, term, K);
+        else ff_add(y, term, K);
+        N++;
+    }
+    for (u32 i = 0; i < s2; i++) {
+        ff_mulsh<K>(tmp, y, y, F, T);
+        ff_copy(y, tmp, K);
+    }
+    // exp(c) (< 2 units, below 1.42) times exp(d) (core.rs's bound Ed):
+    // < 1.42 Ed + 2 * 1.01 + 1.
+    int jc = rneg ? -(int)ja : (int)ja;
+    ff_mulsh<K>(tmp, ff_etab(cs, K, jc), y, F, T);
+    u64 E = ((u64)(N + 3) << (s2 + 5)) + 4;
+    return ff_round_c<K>(o, t, tmp, K, E, k - (i64)F, false, p, rnd) ? 0 : 1;
+}
+
+// ---- log ----
+
+// x = y' 2^e1, y' in [0.707, 1.415), c = j 2^-10 the nearest table point,
+// z = (y' - c) / (y' + c) scaled (Z = |z| 2^(F+cz), one division of exact
+// integers: < 1 unit), log y' = log c + 2 atanh z; the series as the CPU's
+// (`4N + 8` units of 2^-(F+cz)). With e1 = 0 and c = 1 the result is that
+// scaled value; otherwise e1 ln2 (< 2 units) + log c (< 2) + the series
+// shifted down (< its bound + 1) in units of 2^-F: E = 4N + 16.
+template <int K>
+FL_NOINL int ff_log(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
+                  u32 rnd, const u64 *cs) {
+    if (cls == FL_NAN || (neg && cls != FL_ZERO)) {
+        fl_special(o, FL_NAN, false);
+        return 0;
+    }
+    if (cls == FL_ZERO) {
+        fl_special(o, FL_INF, true);
+        return 0;
+    }
+    if (cls == FL_INF) {
+        fl_special(o, FL_INF, false);
+        return 0;
+    }
+    if (nx + 2 > K) return 1;
+    u64 top = xm[nx - 1];
+    if (ex == 1 && top == (1ull << 63) && !fl_any(xm, nx - 1)) {
+        fl_special(o, FL_ZERO, false);
+        return 0;
+    }
+    const u32 F = 64 * K - 4;
+    u32 dbl = top < 0xB504F333F9DE6484ull ? 1 : 0;
+    i64 e1 = ex - dbl;
+    u32 j = (u32)(((top >> (53 - dbl)) + 1) >> 1);
+    // Units 2^-(64 nx): Y = M 2^dbl, C = j 2^(64nx - 10).
+    u64 Y[K], C[K], Num[K], Den[K];
+    ff_shift(Y, nx + 1, xm, nx, dbl);
+    ff_zero(C, nx + 1);
+    u64 jj[1] = {(u64)j};
+    ff_shift(C, nx + 1, jj, 1, 64 * (i64)nx - FF_TM);
+    ff_copy(Den, Y, nx + 1);
+    ff_add(Den, C, nx + 1);
+    bool zneg = ff_cmp(Y, C, nx + 1) < 0;
+    if (zneg) {
+        ff_copy(Num, C, nx + 1);
+        ff_sub(Num, Y, nx + 1);
+    } else {
+        ff_copy(Num, Y, nx + 1);
+        ff_sub(Num, C, nx + 1);
+    }
+    u64 V[K], T[2 * K];
+    u32 N = 0;
+    i64 cz = 0;
+    if (ff_is0(Num, nx + 1)) {
+        ff_zero(V, K);
+    } else {
+        u32 bn = ff_bits(Num, nx + 1);
+        cz = 64 * (i64)nx - bn;
+        // Z = |Num| 2^(F + cz) / Den: numerator of F + 64 nx bits.
+        u64 U[2 * K + 2], u[2 * K + 4], v[K], qq[2 * K + 3], Z[K], z2[K], a[K], pw[K], tmp[K];
+        u32 nl = K + nx;
+        ff_shift(U, nl, Num, nx + 1, (i64)F + cz);
+        ff_div(Z, K, U, nl, Den, nx + 1, u, v, qq);
+        ff_mulsh<K>(z2, Z, Z, (i64)F + 2 * cz, T);
+        ff_zero(a, K);
+        a[K - 1] = 1ull << 60;
+        ff_copy(pw, a, K);
+        for (u32 i = 1;; i++) {
+            ff_mulsh<K>(tmp, pw, z2, F, T);
+            if (ff_is0(tmp, K)) break;
+            ff_copy(pw, tmp, K);
+            ff_divs(tmp, K, 2 * i + 1, ff_invtab(cs, K));
+            ff_add(a, tmp, K);
+            N++;
+        }
+        ff_mulsh<K>(V, Z, a, (i64)F - 1, T);
+    }
+    u64 Ev = 4 * (u64)N + 8;
+    if (e1 == 0 && j == 1024)
+        return ff_round_c<K>(o, t, V, K, Ev, -((i64)F + cz), zneg, p, rnd) ? 0 : 1;
+    // Absolute: acc (K+1 limbs) = e1 ln2 + log c + (+-V >> cz).
+    u64 acc[K + 1], b[K + 1], tmp2[K + 2], w[K + 2];
+    bool an = e1 < 0;
+    ff_mul1(w, K + 2, ff_ln2(cs), K + 1, (u64)(e1 < 0 ? -e1 : e1));
+    ff_shift(acc, K + 1, w, K + 2, -64);
+    ff_zero(b, K + 1);
+    ff_copy(b, ff_ltab(cs, K, j), K);
+    ff_sadd(acc, an, b, j < 1024, K + 1, tmp2);
+    ff_shift(b, K + 1, V, K, -cz);
+    ff_sadd(acc, an, b, zneg, K + 1, tmp2);
+    return ff_round_c<K>(o, t, acc, K + 1, Ev + 8, -(i64)F, an, p, rnd) ? 0 : 1;
+}
+
+// ---- sin, cos ----
+
+// |r| = Z 2^-(F+c) (Z < 2 units off). For |r| >= 2^-11 or so (c <= 10,
+// j > 0): R = Z >> c (< 3 units of 2^-F), c_j = j 2^-10 the nearest table
+// point, d = |r| - c_j exact from R, |d| <= 2^-11, D = |d| 2^F. For j = 0:
+// D = Z, d kept scaled. One series gives both cos d (terms T_i = z^2i/(2i)!,
+// < 4N + 4 units as the CPU's) and sin(d)/d (T_i / (2i+1): < 3N + 1), so
+// sin d = D A_s (< 3N + 5, scaled for j = 0; < 5 absolute, |d| being
+// small). j > 0: sin(c+d) = sin c cos d + cos c sin d, cos(c+d) = cos c cos
+// d - sin c sin d with the tables (< 2 units each): E = 4N + 20 units of
+// 2^-F; the result is above sin(2^-11), so absolute units cost at most 12
+// bits of the margin. The same loop for every element of a warp (no
+// divergence between small and large arguments).
+template <int K>
+FL_NOINL int ff_trig(FlOut &o, i8 &t, const u64 *Z, i64 c, bool want_cos, bool neg, u64 p,
+                     u32 rnd, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 D[K], T[2 * K];
+    u32 j = 0;
+    bool dneg = false;
+    i64 cc = c;
+    if (c <= FF_TM) {
+        u64 R[K], C[K];
+        ff_shift(R, K, Z, K, -c);
+        j = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
+        if (j > 0) {
+            u64 jj[1] = {(u64)j};
+            ff_shift(C, K, jj, 1, (i64)F - FF_TM);
+            dneg = ff_cmp(R, C, K) < 0;
+            if (dneg) {
+                ff_copy(D, C, K);
+                ff_sub(D, R, K);
+            } else {
+                ff_copy(D, R, K);
+                ff_sub(D, C, K);
+            }
+            cc = 0;
+        }
+    }
+    if (j == 0) ff_copy(D, Z, K);
+    u64 z2[K], ac[K], as[K], term[K], tmp[K];
+    ff_mulsh<K>(z2, D, D, (i64)F + 2 * cc, T);
+    ff_zero(ac, K);
+    ac[K - 1] = 1ull << 60;
+    ff_copy(as, ac, K);
+    ff_copy(term, ac, K);
+    u32 N = 0;
+    for (u32 i = 1;; i++) {
+        ff_mulsh<K>(tmp, term, z2, F, T);
+        ff_divs(tmp, K, (u64)(2 * i - 1) * (2 * i), ff_invtab(cs, K));
+        if (ff_is0(tmp, K)) break;
+        ff_copy(term, tmp, K);
+        if (i & 1) ff_sub(ac, term, K);
+        else ff_add(ac, term, K);
+        ff_divs(tmp, K, 2 * i + 1, ff_invtab(cs, K));
+        if (i & 1) ff_sub(as, tmp, K);
+        else ff_add(as, tmp, K);
+        N++;
+    }
+    u64 sd[K], p1[K], p2[K];
+    ff_mulsh<K>(sd, D, as, F, T);
+    if (j == 0) {
+        if (want_cos)
+            return ff_round_c<K>(o, t, ac, K, 4 * (u64)N + 8, -(i64)F, neg, p, rnd) ? 0 : 1;
+        return ff_round_c<K>(o, t, sd, K, 4 * (u64)N + 12, -((i64)F + cc), neg, p, rnd) ? 0 : 1;
+    }
+    const u64 *sc = ff_stab(cs, K, j), *cv = ff_ctab(cs, K, j);
+    bool add;
+    if (!want_cos) {
+        ff_mulsh<K>(p1, sc, ac, F, T);
+        ff_mulsh<K>(p2, cv, sd, F, T);
+        add = !dneg;
+    } else {
+        ff_mulsh<K>(p1, cv, ac, F, T);
+        ff_mulsh<K>(p2, sc, sd, F, T);
+        add = dneg;
+    }
+    if (add) ff_add(p1, p2, K);
+    else ff_sub(p1, p2, K);
+    return ff_round_c<K>(o, t, p1, K, 4 * (u64)N + 20, -(i64)F, neg, p, rnd) ? 0 : 1;
+}
+
+// |x| < 1: r = x scaled (Z = M 2^(F - 64nx) exact, c = -ex). Else k =
+// round(x / (pi/2)) (from a double: |x| < 2^40), r = X - k pi/2 at Fr = F +
+// 128 bits (X exact, pi/2 < 2 units there: error < 2^42 units); r needs
+// F + 48 significant bits (else the host, as near multiples of pi/2 the CPU
+// extends pi), then Z = |r| >> (b - F) has error < 2 units of 2^-(F+c).
+// Then ff_trig.
+template <int K>
+FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
+                     u32 rnd, const u64 *cs, bool cos) {
+    if (cls == FL_NAN || cls == FL_INF) {
+        fl_special(o, FL_NAN, false);
+        return 0;
+    }
+    if (cls == FL_ZERO) {
+        if (cos) t = ff_write_pow2(o, false, 1, p, rnd);
+        else fl_special(o, FL_ZERO, neg);
+        return 0;
+    }
+    if (nx + 2 > K || ex > 40) return 1;
+    if (cos) {
+        if (2 * ex <= 1 - (i64)(p + 2)) return ff_near_one<K>(o, t, false, p, rnd) ? 0 : 1;
+    } else {
+        int r = ff_tiny_odd<K>(o, t, ex, neg, xm, nx, p, rnd);
+        if (r) return r - 1;
+    }
+    const u32 F = 64 * K - 4;
+    u64 Z[K];
+    i64 c;
+    bool rneg;
+    u32 q;
+    if (ex <= 0) {
+        ff_shift(Z, K, xm, nx, (i64)F - 64 * (i64)nx);
+        c = -ex;
+        rneg = neg;
+        q = 0;
+    } else {
+        const u32 Fr = F + 128;
+        const u32 L = K + 3;
+        u64 X[K + 3], KP[K + 3];
+        ff_shift(X, L, xm, nx, (i64)Fr + ex - 64 * (i64)nx);
+        double xd = (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
+        u64 k = (u64)llround(xd / 1.57079632679489661923);
+        ff_mul1(KP, L, ff_pi2r(cs, K), K + 2, k);
+        bool rn = ff_cmp(X, KP, L) < 0;
+        if (rn) {
+            ff_sub(KP, X, L);
+            ff_copy(X, KP, L);
+        } else {
+            ff_sub(X, KP, L);
+        }
+        u32 b = ff_bits(X, L);
+        if (b < F + 48 || b > Fr) return 1;
+        ff_shift(Z, K, X, L, -(i64)(b - F));
+        c = (i64)Fr - b;
+        rneg = rn != neg;
+        q = (u32)(k & 3);
+        if (neg) q = (4 - q) & 3;
+    }
+    bool use_cos, neg_out;
+    if (!cos) {
+        use_cos = q & 1;
+        neg_out = q >= 2;
+    } else {
+        use_cos = !(q & 1);
+        neg_out = q == 1 || q == 2;
+    }
+    return ff_trig<K>(o, t, Z, c, use_cos, use_cos ? neg_out : neg_out != rneg, p, rnd, cs);
+}
+
+// ---- atan ----
+
+// sum (-1)^j z^2j / (2j+1) in units 2^-F; N terms.
+template <int K>
+FL_NOINL u32 ff_atan_sum(u64 *a, const u64 *z2, u64 *T, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 pw[K], tmp[K];
+    ff_zero(a, K);
+    a[K - 1] = 1ull << 60;
+    ff_copy(pw, a, K);
+    u32 N = 0;
+    for (u32 j = 1;; j++) {
+        ff_mulsh<K>(tmp, pw, z2, F, T);
+        if (ff_is0(tmp, K)) break;
+        ff_copy(pw, tmp, K);
+        ff_divs(tmp, K, 2 * j + 1, ff_invtab(cs, K));
+        if (j & 1) ff_sub(a, tmp, K);
+        else ff_add(a, tmp, K);
+        N++;
+    }
+    return N;
+}
+
+// |x| < 2^-10: the scaled series (Z exact: < 3N + 8 units of 2^-(F+c)).
+// Else y = |x| (exact) or 1/|x| (one division, < 1 unit of 2^-F), c = j
+// 2^-10 the nearest table point, z = (y - c) / (1 + y c) (scaled when y is
+// exact, absolute otherwise, where y's error moves z by < 2 units),
+// atan y = atan c + atan z, and atan |x| = pi/2 - atan y for |x| >= 1; all
+// in units 2^-F with E = 3N + 12 (series, z's error) + 6 (table, pi/2,
+// shifts).
+template <int K>
+FL_NOINL int ff_atan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
+                   u32 rnd, const u64 *cs) {
+    if (cls == FL_NAN) {
+        fl_special(o, FL_NAN, false);
+        return 0;
+    }
+    if (cls == FL_ZERO) {
+        fl_special(o, FL_ZERO, neg);
+        return 0;
+    }
+    const u32 F = 64 * K - 4;
+    if (cls == FL_INF)
+        return ff_round_c<K>(o, t, ff_pi2(cs, K), K, 2, -(i64)F, neg, p, rnd) ? 0 : 1;
+    if (nx + 2 > K) return 1;
+    {
+        int r = ff_tiny_odd<K>(o, t, ex, neg, xm, nx, p, rnd);
+        if (r) return r - 1;
+    }
+    u64 T[2 * K], Z[K], z2[K], A[K], V[K];
+    if (ex <= -FF_TM) {
+        ff_shift(Z, K, xm, nx, (i64)F - 64 * (i64)nx);
+        i64 c = -ex;
+        ff_mulsh<K>(z2, Z, Z, (i64)F + 2 * c, T);
+        u32 N = ff_atan_sum<K>(A, z2, T, cs);
+        ff_mulsh<K>(V, Z, A, F, T);
+        return ff_round_c<K>(o, t, V, K, 3 * (u64)N + 8, -((i64)F + c), neg, p, rnd) ? 0 : 1;
+    }
+    u64 u[2 * K + 4], v[K + 2], qq[2 * K + 3];
+    u64 Num[K + 1], Den[K + 1], U[2 * K + 2];
+    u32 j, dl;
+    i64 cz = 0, fx;
+    bool inv = ex >= 1, zneg;
+    if (!inv) {
+        // y = M 2^-fx, fx = 64nx - ex; C = j 2^(fx - 10); Den = 2^(fx+10) + M j.
+        fx = 64 * (i64)nx - ex;
+        u64 top = xm[nx - 1];
+        j = (u32)(((top >> (53 - ex)) + 1) >> 1);
+        u64 C[K + 1], jj[1] = {(u64)j};
+        ff_shift(C, nx + 1, jj, 1, fx - FF_TM);
+        ff_zero(Num, nx + 1);
+        ff_copy(Num, xm, nx);
+        zneg = ff_cmp(Num, C, nx + 1) < 0;
+        if (zneg) {
+            ff_sub(C, Num, nx + 1);
+            ff_copy(Num, C, nx + 1);
+        } else {
+            ff_sub(Num, C, nx + 1);
+        }
+        dl = nx + 1;
+        ff_mul1(Den, dl, xm, nx, j);
+        u64 one[1] = {1};
+        u64 P[K + 1];
+        ff_shift(P, dl, one, 1, fx + FF_TM);
+        ff_add(Den, P, dl);
+    } else {
+        // Y = floor(2^(F + 64nx - ex) / M): y = 1/|x| in units 2^-F.
+        i64 S = (i64)F + 64 * (i64)nx - ex;
+        u64 Y[K + 1];
+        if (S < 64 * (i64)nx - 1) {
+            ff_zero(Y, K + 1);
+        } else {
+            u32 nl = (u32)(S / 64) + 1;
+            ff_zero(U, nl);
+            U[S / 64] = 1ull << (S % 64);
+            ff_div(Y, K + 1, U, nl, xm, nx, u, v, qq);
+        }
+        fx = F;
+        j = (u32)(((Y[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
+        if (Y[K] != 0) j = 1024;  // cannot happen (y <= 1), kept safe
+        u64 C[K + 1], jj[1] = {(u64)j};
+        ff_shift(C, K + 1, jj, 1, (i64)F - FF_TM);
+        zneg = ff_cmp(Y, C, K + 1) < 0;
+        if (zneg) {
+            ff_sub(C, Y, K + 1);
+            ff_copy(Num, C, K + 1);
+        } else {
+            ff_copy(Num, Y, K + 1);
+            ff_sub(Num, C, K + 1);
+        }
+        dl = K + 1;
+        ff_mul1(Den, dl, Y, K + 1, j);
+        u64 one[1] = {1};
+        u64 P[K + 1];
+        ff_shift(P, dl, one, 1, (i64)F + FF_TM);
+        ff_add(Den, P, dl);
+    }
+    u32 N = 0;
+    u32 nlim = inv ? K + 1 : nx + 1;
+    if (ff_is0(Num, nlim)) {
+        ff_zero(V, K);
+    } else {
+        if (!inv) {
+            u32 bn = ff_bits(Num, nlim);
+            cz = fx - (i64)bn;
+        }
+        // Z = |Num| 2^(10 + F + cz) / Den (units 2^-(F+cz)).
+        u32 nl = (u32)((ff_bits(Num, nlim) + 10 + F + cz) / 64) + 1;
+        ff_shift(U, nl, Num, nlim, 10 + (i64)F + cz);
+        ff_div(Z, K, U, nl, Den, dl, u, v, qq);
+        ff_mulsh<K>(z2, Z, Z, (i64)F + 2 * cz, T);
+        N = ff_atan_sum<K>(A, z2, T, cs);
+        ff_mulsh<K>(V, Z, A, F, T);
+    }
+    // acc = [pi/2 -] (atan c +- V >> cz), units 2^-F.
+    u64 acc[K + 1], b[K + 1], tmp[K + 1];
+    bool an = false;
+    ff_zero(acc, K + 1);
+    ff_copy(acc, ff_atab(cs, K, j), K);
+    ff_zero(b, K + 1);
+    ff_shift(b, K + 1, V, K, -cz);
+    ff_sadd(acc, an, b, zneg, K + 1, tmp);
+    if (inv) {
+        // pi/2 - acc (acc = atan y <= pi/4 + tiny).
+        ff_zero(b, K + 1);
+        ff_copy(b, ff_pi2(cs, K), K);
+        ff_sadd(b, an, acc, !an, K + 1, tmp);
+        ff_copy(acc, b, K + 1);
+        an = false;
+    }
+    return ff_round_c<K>(o, t, acc, K + 1, 3 * (u64)N + 18, -(i64)F, neg, p, rnd) ? 0 : 1;
+}
+
+// One element: 0 written (o.head, t), 1 flagged for the host.
+template <int K>
+FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p, u32 rnd,
+                   const u64 *cs) {
+    u32 tag = fl_tag(xh);
+    u32 cls = tag & 3;
+    bool neg = (tag & FL_NEG) != 0;
+    i64 ex = fl_exp(xh);
+    t = 0;
+    switch (fn) {
+    case FF_EXP: return ff_exp<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
+    case FF_EXP2: return ff_exp<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+    case FF_LOG: return ff_log<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_SIN: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
+    case FF_COS: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+    case FF_ATAN: return ff_atan<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    default: return 1;
+    }
+}
+
+#ifdef __CUDACC__
+// A thread per element; flagged elements append their index to `flags`
+// (count in nflag[0]) and get head 0 (the host patches them).
+extern "C" __global__ void __launch_bounds__(128) float_func(
+    u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, u64 len, u32 fn, u32 rnd, u64 p,
+    u32 n, u32 nx, const u64 *cs, u32 *nflag, u32 *flags) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
+         i += (u64)gridDim.x * blockDim.x) {
+        FlOut o = {rl + i * n, n, 0};
+        i8 t = 0;
+        int st = ff_eval<FF_K>(fn, o, t, xh[i], xl + i * nx, nx, p, rnd, cs);
+        if (st) {
+            flags[atomicAdd(nflag, 1u)] = (u32)i;
+            o.head = 0;
+            t = 0;
+        }
+        rh[i] = o.head;
+        tern[i] = t;
+    }
+}
+
+// Gathers elements idx[0..cnt) of x into compact arrays.
+extern "C" __global__ void float_func_gather(u64 *gh, u64 *gl, const u64 *xh, const u64 *xl,
+                                             u32 nx, const u32 *idx, u32 cnt) {
+    for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < cnt; i += gridDim.x * blockDim.x) {
+        u64 k = idx[i];
+        gh[i] = xh[k];
+        for (u32 l = 0; l < nx; l++) gl[(u64)i * nx + l] = xl[k * nx + l];
+    }
+}
+
+// Scatters compact results back to elements idx[0..cnt).
+extern "C" __global__ void float_func_scatter(u64 *rh, u64 *rl, i8 *tern, u32 n, const u32 *idx,
+                                              u32 cnt, const u64 *sh, const u64 *sl,
+                                              const i8 *st) {
+    for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < cnt; i += gridDim.x * blockDim.x) {
+        u64 k = idx[i];
+        rh[k] = sh[i];
+        tern[k] = st[i];
+        for (u32 l = 0; l < n; l++) rl[k * n + l] = sl[(u64)i * n + l];
+    }
+}
+#endif

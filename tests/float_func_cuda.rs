@@ -1,0 +1,417 @@
+//! Correctly rounded functions on CUDA (src/kernels/float_func.cu) against
+//! the CPU engine (which tests/float_func.rs checks against an independent
+//! reference and notes/func.md against MPFR): bit for bit, ternary values
+//! included, every rounding mode, precisions around every fixed-point tier
+//! threshold and beyond the largest tier (CPU fallback), input precisions
+//! equal to the output's or random, arguments across magnitudes (tiny, the
+//! fast-path edges, moderate, near 1 for log, near multiples of pi/2 for
+//! sin/cos, huge, near overflow for exp), specials.
+//!
+//! The `funcgpu_*` tests need a device (ignored otherwise). The `funcemu_*`
+//! tests run the very same per-element kernel code compiled for the host
+//! (notes/funcgpu-emu/emu.cpp, built with g++) when MPARRAY_FUNC_EMU names
+//! that binary, and pass trivially otherwise. Fresh seeds each run (printed;
+//! MPARRAY_TEST_SEED replays).
+
+use std::sync::Arc;
+
+use mparray::engine::CudaEngine;
+use mparray::float::func::Func;
+use mparray::float::func::FuncStats;
+use mparray::float::func::cuda as fcuda;
+use mparray::{FloatArray, Round};
+
+mod common;
+use common::{Rng, seed};
+
+const FUNCS: [Func; 6] = [
+    Func::Exp,
+    Func::Log,
+    Func::Sin,
+    Func::Cos,
+    Func::Atan,
+    Func::Exp2,
+];
+const MODES: [Round; 5] = [
+    Round::Nearest,
+    Round::Zero,
+    Round::Up,
+    Round::Down,
+    Round::Away,
+];
+
+/// Output precisions: small ones, the bench's, and each tier's edges
+/// (tier K serves p up to about 64 K - 40 - 0.9 sqrt(p)), and above the
+/// largest tier (CPU fallback).
+const PRECS: &[u64] = &[
+    1, 2, 53, 64, 65, 113, 128, 129, 150, 192, 200, 256, 257, 383, 384, 450, 512, 513, 700, 1000,
+    1024, 1025, 1500, 2048, 2060, 2100, 2500,
+];
+
+enum Dev {
+    Cuda(Arc<CudaEngine>),
+    Emu(String),
+}
+
+/// Compiles every function-kernel tier into the disk cache, all at once on
+/// every core (the engine compiles one module at a time).
+fn warm(eng: &Arc<CudaEngine>) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let info = eng.info();
+        let (arch, dir) = (info.arch(), info.cache_dir.clone());
+        std::thread::scope(|s| {
+            for i in fcuda::instances() {
+                let (arch, dir) = (&arch, &dir);
+                s.spawn(move || {
+                    mparray::engine::cuda::compile::compile(
+                        i.source.name,
+                        &i.full_source(),
+                        &i.options(),
+                        arch,
+                        dir.as_deref(),
+                    )
+                    .expect("compiles");
+                });
+            }
+        });
+    });
+}
+
+impl Dev {
+    fn cuda() -> Dev {
+        let eng = CudaEngine::shared().expect("a CUDA device");
+        warm(&eng);
+        Dev::Cuda(eng)
+    }
+    fn emu() -> Option<Dev> {
+        std::env::var("MPARRAY_FUNC_EMU").ok().map(Dev::Emu)
+    }
+    fn run(&self, f: Func, x: &FloatArray, p: u64, rnd: Round) -> (FloatArray, Vec<i8>, FuncStats) {
+        match self {
+            Dev::Cuda(eng) => fcuda::func_on_host_arrays(eng, f, x, p, rnd).expect("cuda func"),
+            Dev::Emu(exe) => fcuda::func_emulated(exe, f, x, p, rnd).expect("emulated func"),
+        }
+    }
+}
+
+/// A normal element: sign, exponent, mantissa of `q` bits with random,
+/// all-ones or all-zeros tails.
+fn elem(r: &mut Rng, q: u64, e: i64, neg: bool) -> (u8, i64, Vec<u64>) {
+    let n = q.div_ceil(64) as usize;
+    let mut m: Vec<u64> = (0..n).map(|_| r.next()).collect();
+    match r.below(4) {
+        0 => m.iter_mut().rev().skip(1).for_each(|l| *l = 0),
+        1 => m.iter_mut().rev().skip(1).for_each(|l| *l = u64::MAX),
+        _ => {}
+    }
+    m[n - 1] |= 1 << 63;
+    let low = 64 * n as u64 - q;
+    if low > 0 {
+        m[0] &= !((1u64 << low) - 1);
+    }
+    (1 | if neg { 4 } else { 0 }, e, m)
+}
+
+/// `1 + 2^-k m` (above) or `1 - 2^-k m` (below) truncated to `q` bits.
+fn near_one(r: &mut Rng, q: u64, k: u64, above: bool) -> (u8, i64, Vec<u64>) {
+    let n = q.div_ceil(64) as usize;
+    let bits = 64 * n as u64;
+    let mut m: Vec<u64> = (0..n).map(|_| r.next()).collect();
+    // Clear the top k bits (then set the leading one) or set them.
+    for b in 0..k.min(bits) {
+        let pos = bits - 1 - b;
+        let (li, bi) = ((pos / 64) as usize, pos % 64);
+        if above {
+            m[li] &= !(1u64 << bi);
+        } else {
+            m[li] |= 1u64 << bi;
+        }
+    }
+    m[n - 1] |= 1 << 63;
+    let low = bits - q;
+    if low > 0 {
+        m[0] &= !((1u64 << low) - 1);
+    }
+    (1, if above { 1 } else { 0 }, m)
+}
+
+/// `count` arguments of precision `q` for `f` at output precision `p`.
+fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
+    let n = q.div_ceil(64) as usize;
+    let (mut tags, mut exps, mut limbs) = (Vec::new(), Vec::new(), Vec::new());
+    let pi = std::f64::consts::PI;
+    let mut near_pi = Vec::new();
+    for i in 0..count {
+        let neg = r.below(2) == 0;
+        let fam = r.below(16);
+        let (t, e, m) = if fam == 0 {
+            // Specials: +-0, +-Inf, NaN, +-1.
+            match r.below(6) {
+                0 => (if neg { 4 } else { 0 }, 0, vec![0; n]),
+                1 => (2 | if neg { 4 } else { 0 }, 0, vec![0; n]),
+                2 => (3, 0, vec![0; n]),
+                _ => {
+                    let mut m = vec![0; n];
+                    m[n - 1] = 1 << 63;
+                    (1 | if neg { 4 } else { 0 }, 1, m)
+                }
+            }
+        } else {
+            let pe = p as i64;
+            let e = match (f, fam) {
+                // Tiny, around the fast paths' edges.
+                (_, 1) => r.range(-3000, -pe / 2 - 70),
+                (_, 2) => r.range(-pe / 2 - 40, -pe / 2 + 3) - (q as i64 / 2),
+                (_, 3) => r.range(-pe - 8, -pe / 2),
+                (Func::Exp | Func::Exp2, 4) => r.range(25, 33),
+                (Func::Exp | Func::Exp2, 5) => 30,
+                (Func::Exp | Func::Exp2, _) => r.range(-40, 11),
+                (Func::Log, 4 | 5) => r.range(-3000, 3000),
+                (Func::Log, _) => r.range(-12, 12),
+                (Func::Sin | Func::Cos, 4) => r.range(20, 50),
+                (Func::Sin | Func::Cos, _) => r.range(-20, 12),
+                (Func::Atan, 4 | 5) => r.range(-3000, 3000),
+                _ => r.range(-14, 14),
+            };
+            match (f, fam) {
+                (Func::Log, 6 | 7) => {
+                    let k = r.range(1, 2 * p as i64 + 8) as u64;
+                    near_one(r, q, k, fam == 6)
+                }
+                (Func::Sin | Func::Cos, 6 | 7) => {
+                    near_pi.push(i);
+                    elem(r, q, 1, neg)
+                }
+                (Func::Log, _) => elem(r, q, e, false),
+                (Func::Exp2, 6 | 7) => {
+                    // Integers (exact), and x + 2^-(bits) next to them.
+                    let e = r.range(1, 31.min(q as i64 + 8));
+                    let (t, e, mut m) = elem(r, q, e, neg);
+                    let bits = 64 * m.len() as i64;
+                    for b in 0..(bits - e).max(0) {
+                        m[(b / 64) as usize] &= !(1u64 << (b % 64));
+                    }
+                    if fam == 7 && bits > e {
+                        m[0] |= 1u64 << (64 * m.len() as u64 - q);
+                    }
+                    (t, e, m)
+                }
+                _ => elem(r, q, e, neg),
+            }
+        };
+        tags.push(t);
+        exps.push(e);
+        limbs.extend(m);
+    }
+    let mut x = FloatArray::from_raw(q, tags, exps, limbs).unwrap();
+    if !near_pi.is_empty() && q >= 24 {
+        // Near multiples of pi/2: k pi/2 from a double, rounded to q bits.
+        let v: Vec<f64> = near_pi
+            .iter()
+            .map(|_| {
+                let k = r.range(1, 1 << 20) as f64;
+                if r.below(2) == 0 {
+                    k * pi / 2.0
+                } else {
+                    -k * pi / 2.0
+                }
+            })
+            .collect();
+        let (y, _) = FloatArray::from_f64s(q, &v, Round::Nearest).unwrap();
+        let (mut tags, mut exps, mut limbs) =
+            (x.tags().to_vec(), x.exps().to_vec(), x.limbs().to_vec());
+        for (j, &i) in near_pi.iter().enumerate() {
+            tags[i] = y.tags()[j];
+            exps[i] = y.exps()[j];
+            limbs[i * n..(i + 1) * n].copy_from_slice(&y.limbs()[j * n..(j + 1) * n]);
+        }
+        x = FloatArray::from_raw(q, tags, exps, limbs).unwrap();
+    }
+    x
+}
+
+/// Compares with the CPU engine; returns the device's statistics.
+fn check(dev: &Dev, f: Func, x: &FloatArray, p: u64, rnd: Round) -> FuncStats {
+    let (r, t, st) = dev.run(f, x, p, rnd);
+    let (c, tc, _) = x.func_ternary(f, p, rnd).unwrap();
+    for i in 0..x.len() {
+        let (a, b) = (r.get(i), c.get(i));
+        let same = a.class == b.class
+            && a.neg == b.neg
+            && a.exp == b.exp
+            && a.limbs == b.limbs
+            && t[i] == tc[i];
+        assert!(
+            same,
+            "{} p={p} {rnd:?} element {i}: x = {} (prec {}): device {} {:?} ternary {}, cpu {} \
+             {:?} ternary {}",
+            f.name(),
+            x.to_hex_strings()[i],
+            x.prec(),
+            r.to_hex_strings()[i],
+            a.class,
+            t[i],
+            c.to_hex_strings()[i],
+            b.class,
+            tc[i]
+        );
+    }
+    st
+}
+
+fn random_all(dev: &Dev, count: usize, precs: &[u64]) {
+    let mut r = Rng(seed());
+    let (mut total, mut retried) = (0u64, 0u64);
+    for &p in precs {
+        for f in FUNCS {
+            for rnd in MODES {
+                let q = if r.below(3) == 0 {
+                    1 + r.below(p + 64)
+                } else {
+                    p
+                };
+                let x = inputs(f, &mut r, q, p, count);
+                let st = check(dev, f, &x, p, rnd);
+                if std::env::var("FUNC_DEBUG").is_ok() {
+                    eprintln!(
+                        "{} p={p} q={q} {rnd:?}: {}/{}",
+                        f.name(),
+                        st.retried,
+                        st.elements
+                    );
+                }
+                total += st.elements;
+                retried += st.retried;
+            }
+        }
+    }
+    eprintln!("{total} elements, {retried} evaluated on the host");
+}
+
+#[test]
+fn funcemu_random() {
+    if let Some(dev) = Dev::emu() {
+        random_all(&dev, 48, PRECS);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn funcgpu_random() {
+    random_all(&Dev::cuda(), 96, PRECS);
+}
+
+/// Bench-like arguments: the share sent to the host must be tiny.
+fn bench_like(dev: &Dev, precs: &[u64], len: usize) {
+    for &p in precs {
+        for f in FUNCS {
+            let (lo, hi) = match f {
+                Func::Exp | Func::Exp2 => (-16, 4),
+                Func::Log => (-64, 64),
+                Func::Atan => (-16, 16),
+                _ => (-16, 8),
+            };
+            let x = FloatArray::random_exp(len, p, seed(), lo, hi).unwrap();
+            let x = if f == Func::Log {
+                x.abs(p, Round::Nearest).unwrap()
+            } else {
+                x
+            };
+            let st = check(dev, f, &x, p, Round::Nearest);
+            assert!(
+                st.retried * 100 <= st.elements,
+                "{} at {p}: {} of {} on the host",
+                f.name(),
+                st.retried,
+                st.elements
+            );
+        }
+    }
+}
+
+#[test]
+fn funcemu_bench_like() {
+    if let Some(dev) = Dev::emu() {
+        bench_like(&dev, &[128, 512], 200);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn funcgpu_bench_like() {
+    bench_like(&Dev::cuda(), &[128, 256, 512, 1024, 2048], 2000);
+}
+
+/// The functions the kernel does not evaluate run on the CPU engine, and
+/// device-resident chains work.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn funcgpu_fallback_and_resident() {
+    let dev = Dev::cuda();
+    let Dev::Cuda(eng) = &dev else { unreachable!() };
+    let eng = eng.clone();
+    let mut r = Rng(seed());
+    for f in [Func::Tan, Func::Log2, Func::Log10] {
+        let x = inputs(Func::Atan, &mut r, 200, 200, 40);
+        let x = if f == Func::Log2 || f == Func::Log10 {
+            x.abs(200, Round::Nearest).unwrap()
+        } else {
+            x
+        };
+        let st = check(&dev, f, &x, 200, Round::Nearest);
+        assert_eq!(st.retried, st.elements);
+    }
+    // exp(log(x)) on the device against the CPU.
+    let x = FloatArray::random_exp(300, 256, seed(), 1, 8).unwrap();
+    let d = x.to_cuda(&eng).unwrap();
+    let l = d.func(Func::Log, 300, Round::Zero).unwrap();
+    let e = l
+        .func(Func::Exp, 256, Round::Up)
+        .unwrap()
+        .to_host()
+        .unwrap();
+    let want = x
+        .log(300, Round::Zero)
+        .unwrap()
+        .exp(256, Round::Up)
+        .unwrap();
+    assert_eq!(e, want);
+    // Empty arrays.
+    let z = FloatArray::zeros(0, 64).unwrap().to_cuda(&eng).unwrap();
+    assert_eq!(z.func(Func::Sin, 64, Round::Nearest).unwrap().len(), 0);
+}
+
+/// Compiles the function kernels with NVRTC (no device needed) when
+/// MPARRAY_FUNC_NVRTC is set, printing each instance's compile time
+/// (`mparray kernels compile` checks every kernel in CI).
+#[test]
+fn funcnvrtc_compile() {
+    let Ok(which) = std::env::var("MPARRAY_FUNC_NVRTC") else {
+        return;
+    };
+    std::thread::scope(|s| {
+        for i in fcuda::instances() {
+            if which != "all"
+                && !which
+                    .split(',')
+                    .any(|k| i.key().ends_with(&format!("={k}")))
+            {
+                continue;
+            }
+            s.spawn(move || {
+                let t = std::time::Instant::now();
+                mparray::engine::cuda::compile::compile(
+                    i.source.name,
+                    &i.full_source(),
+                    &i.options(),
+                    "sm_90",
+                    None,
+                )
+                .map(|c| assert!(!c.log.to_lowercase().contains("warning"), "{}", c.log))
+                .expect("compiles");
+                eprintln!("{}: {:.1} s", i.key(), t.elapsed().as_secs_f64());
+            });
+        }
+    });
+}
