@@ -18,7 +18,6 @@ use std::sync::Arc;
 use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::{ComparableFloatRef, Float};
 use mparray::engine::CudaEngine;
-use mparray::engine::cuda::compile;
 use mparray::float::cuda::{self, DevOp, MAX_CUDA_PREC};
 use mparray::float::{self, EMAX, EMIN};
 use mparray::{FloatArray, Round};
@@ -55,25 +54,7 @@ const OPS: &[DevOp] = &[
 /// once on every core (the engine compiles one module at a time).
 fn warm(eng: &Arc<CudaEngine>) {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let info = eng.info();
-        let (arch, dir) = (info.arch(), info.cache_dir.clone());
-        std::thread::scope(|s| {
-            for i in cuda::instances() {
-                let (arch, dir) = (&arch, &dir);
-                s.spawn(move || {
-                    compile::compile(
-                        i.source.name,
-                        &i.full_source(),
-                        &i.options(),
-                        arch,
-                        dir.as_deref(),
-                    )
-                    .expect("compiles");
-                });
-            }
-        });
-    });
+    ONCE.call_once(|| common::warm_kernels(eng, cuda::instances()));
 }
 
 /// Where the kernels run: the device, or the host emulation.

@@ -21,7 +21,10 @@ const PRECS: &[u64] = &[
 const LENS: &[usize] = &[0, 1, 7, 1000, 4097];
 
 fn eng() -> Arc<CudaEngine> {
-    CudaEngine::shared().expect("a CUDA device")
+    let eng = CudaEngine::shared().expect("a CUDA device");
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| common::warm_kernels(&eng, mparray::float::cuda::instances()));
+    eng
 }
 
 fn same(dev: &CudaFloatArray, cpu: &FloatArray, what: &str) {

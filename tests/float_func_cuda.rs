@@ -57,25 +57,7 @@ enum Dev {
 /// every core (the engine compiles one module at a time).
 fn warm(eng: &Arc<CudaEngine>) {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let info = eng.info();
-        let (arch, dir) = (info.arch(), info.cache_dir.clone());
-        std::thread::scope(|s| {
-            for i in fcuda::instances() {
-                let (arch, dir) = (&arch, &dir);
-                s.spawn(move || {
-                    mparray::engine::cuda::compile::compile(
-                        i.source.name,
-                        &i.full_source(),
-                        &i.options(),
-                        arch,
-                        dir.as_deref(),
-                    )
-                    .expect("compiles");
-                });
-            }
-        });
-    });
+    ONCE.call_once(|| common::warm_kernels(eng, fcuda::instances()));
 }
 
 impl Dev {

@@ -243,3 +243,29 @@ pub fn mparray_bin() -> std::path::PathBuf {
         .filter(|p| p.exists())
         .unwrap_or(built)
 }
+
+/// Compiles `instances` into the engine's disk cache, all at once on every
+/// core (the engine itself compiles one module at a time), so the first
+/// launches of a GPU test do not wait for NVRTC one module after another.
+pub fn warm_kernels(
+    eng: &std::sync::Arc<mparray::engine::CudaEngine>,
+    instances: Vec<mparray::kernels::Instance>,
+) {
+    let info = eng.info();
+    let (arch, dir) = (info.arch(), info.cache_dir.clone());
+    std::thread::scope(|s| {
+        for i in instances {
+            let (arch, dir) = (&arch, &dir);
+            s.spawn(move || {
+                mparray::engine::cuda::compile::compile(
+                    i.source.name,
+                    &i.full_source(),
+                    &i.options(),
+                    arch,
+                    dir.as_deref(),
+                )
+                .expect("compiles");
+            });
+        }
+    });
+}
