@@ -9,6 +9,8 @@
 #   float  the float suite on the CPU (16 cores) and on CUDA
 #   stream the CPU 1-Add with plain and with non-temporal stores
 #   func   correctly rounded functions on the CPU (16 cores)
+#   funccuda correctly rounded functions on CUDA, 128..2048 bits, 4096 and
+#          2^20 elements
 #   cli    `mparray huge mul` on two 10^7-digit decimal files, both engines,
 #          and the product divided back
 #   all    all of the above
@@ -60,6 +62,11 @@ section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
     section bench func cpu
     timeout 150 $bin bench func --engine cpu --funcs exp,log,sin,cos,atan --precs 128,512,1024 --json > "$out/bench-func-cpu.json"
     cat "$out/bench-func-cpu.json"
+  fi
+  if want funccuda; then
+    section bench func cuda
+    timeout 200 $bin bench func --engine cuda --funcs exp,log,sin,cos,atan,exp2 --runs 3 --json > "$out/bench-func-cuda.json"
+    cat "$out/bench-func-cuda.json"
   fi
   if want cli; then
     section huge CLI: two 10^7-digit decimal files
