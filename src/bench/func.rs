@@ -69,10 +69,23 @@ fn inputs(f: Func, len: usize, p: u64, seed: u64) -> crate::error::Result<FloatA
         Func::Log | Func::Log2 | Func::Log10 => (-64, 64),
         Func::Sin | Func::Cos | Func::Tan => (-16, 8),
         Func::Atan => (-16, 16),
+        Func::Cbrt | Func::Asinh | Func::Sinh | Func::Cosh | Func::Tanh => (-16, 8),
+        Func::Expm1 => (-16, 4),
+        Func::Log1p | Func::Acosh => (-16, 16),
+        Func::Atanh | Func::Asin | Func::Acos => (-16, 0),
     };
     let x = FloatArray::random_exp(len, p, seed, lo, hi)?;
-    if matches!(f, Func::Log | Func::Log2 | Func::Log10) {
-        x.abs(p, Round::Nearest)
+    if matches!(
+        f,
+        Func::Log | Func::Log2 | Func::Log10 | Func::Log1p | Func::Acosh
+    ) {
+        let a = x.abs(p, Round::Nearest)?;
+        if f == Func::Acosh {
+            // 1 + |x| >= 1.
+            let one = FloatArray::from_i64s(p, &vec![1; len], Round::Nearest)?.0;
+            return a.add(&one, p, Round::Nearest);
+        }
+        Ok(a)
     } else {
         Ok(x)
     }

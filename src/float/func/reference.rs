@@ -25,7 +25,7 @@ use malachite_float::{ComparableFloatRef, Float};
 use malachite_nz::integer::Integer;
 use malachite_q::Rational;
 
-use super::{Const, Func};
+use super::{Const, Func, Func2};
 use crate::float::{Round, to_rounding_mode};
 
 // The reference: malachite-float arithmetic at precision P (each operation
@@ -362,6 +362,54 @@ pub fn reference_at(f: Func, x: &Float, pp: u64) -> Approx {
         }
         Func::Log2 => ap_div(&c, &ref_log(&c, x), &ref_ln2(&c)),
         Func::Log10 => ap_div(&c, &ref_log(&c, x), &ref_log(&c, &c.int(10))),
+        _ => {
+            // The functions of the second set: malachite-float's own
+            // evaluation (a port of MPFR's) at P bits, error one ulp.
+            let v = malachite_func(f, x, pp, RoundingMode::Nearest).0;
+            let err = if v == Float::ZERO || !v.is_finite() {
+                Ctx::small(pp as i64 * 4)
+            } else {
+                c.mul(&v.clone().abs(), &Ctx::small(pp as i64 - 1))
+            };
+            Approx { v, err }
+        }
+    }
+}
+
+/// `f(x)` by malachite-float's own function (which reproduces MPFR),
+/// rounded to `p` bits in `rm`, with its ternary ordering.
+pub fn malachite_func(f: Func, x: &Float, p: u64, rm: RoundingMode) -> (Float, Ordering) {
+    match f {
+        Func::Exp => x.exp_prec_round_ref(p, rm),
+        Func::Log => x.ln_prec_round_ref(p, rm),
+        Func::Sin => x.sin_prec_round_ref(p, rm),
+        Func::Cos => x.cos_prec_round_ref(p, rm),
+        Func::Atan => x.atan_prec_round_ref(p, rm),
+        Func::Tan => x.tan_prec_round_ref(p, rm),
+        Func::Exp2 => Float::power_of_2_of_float_prec_round_ref(x, p, rm),
+        Func::Log2 => x.log_base_2_prec_round_ref(p, rm),
+        Func::Log10 => x.log_base_10_prec_round_ref(p, rm),
+        Func::Cbrt => x.cbrt_prec_round_ref(p, rm),
+        Func::Expm1 => x.exp_x_minus_1_prec_round_ref(p, rm),
+        Func::Log1p => x.ln_1_plus_x_prec_round_ref(p, rm),
+        Func::Sinh => x.sinh_prec_round_ref(p, rm),
+        Func::Cosh => x.cosh_prec_round_ref(p, rm),
+        Func::Tanh => x.tanh_prec_round_ref(p, rm),
+        Func::Asinh => x.asinh_prec_round_ref(p, rm),
+        Func::Acosh => x.acosh_prec_round_ref(p, rm),
+        Func::Atanh => x.atanh_prec_round_ref(p, rm),
+        Func::Asin => x.asin_prec_round_ref(p, rm),
+        Func::Acos => x.acos_prec_round_ref(p, rm),
+    }
+}
+
+/// `f(a, b)` by malachite-float's own function, rounded to `p` bits in `rm`.
+pub fn malachite_func2(f: Func2, a: &Float, b: &Float, p: u64, rm: RoundingMode) -> (Float, Ordering) {
+    match f {
+        Func2::Atan2 => a.atan2_prec_round_ref_ref(b, p, rm),
+        Func2::Hypot => a.hypot_prec_round_ref_ref(b, p, rm),
+        Func2::Pow => a.pow_prec_round_ref_ref(b, p, rm),
+        Func2::Agm => a.agm_prec_round_ref_ref(b, p, rm),
     }
 }
 
