@@ -70,7 +70,7 @@ def unary():
     raise SystemExit('fn?')
 def pair():
     r = random.random()
-    if r < 0.12:
+    if r < 0.12 and fn != 'pow_z':
         return random.choice(SPECIALS), random.choice(SPECIALS + ['3', '-3', '0.25', '1.5', '-1.5'])
     if fn == 'atan2':
         if r < 0.3: return hexf(random.randint(-1073741820, 1073741820)), hexf(random.randint(-1073741820, 1073741820))

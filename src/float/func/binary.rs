@@ -10,9 +10,9 @@
 //!   (`2 (ex - ey) >= L`, `L = max(p + 3, bits of x)`) the result is `|x|`
 //!   plus less than one unit of `L` bits; else the exact integer square root
 //!   of `x^2 + y^2` scaled to `>= p + 3` bits, exact or in `(r, r + 1)`.
-//! - agm(x, y): NaN with a NaN or a negative operand, +0 with a zero
-//!   (NaN if the other is +Inf), +Inf for (+Inf, +Inf), NaN for +Inf and a
-//!   finite; agm(x, x) = x; else the AGM iteration on intervals (all its
+//! - agm(x, y): NaN with a NaN or a negative operand (-Inf included),
+//!   +0 with a zero (NaN if the other is infinite), +Inf for +Inf with +Inf
+//!   or a positive finite (MPFR 4.2.0, checked); agm(x, x) = x; else the AGM iteration on intervals (all its
 //!   operations are increasing, so intervals enclose the true sequences and
 //!   the limit lies in `[b_n, a_n]`), until the two meet within `2^-W`.
 
@@ -21,7 +21,7 @@ use malachite_base::num::logic::traits::SignificantBits;
 use malachite_nz::integer::Integer;
 
 use super::consts::Const;
-use super::ia::{Iv, lg, mono};
+use super::ia::{Iv, lg, mono, tiny_odd_n};
 use super::{Eval, Func, FuncStats, Interval, eval_elem, mant, write_exact, write_special};
 use crate::error::{Error, Result};
 use crate::float::round::{Out, Round};
@@ -57,7 +57,7 @@ impl Func2 {
 
 pub(crate) fn eval2(f: Func2, out: &mut Out, a: &Elem, b: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
     match f {
-        Func2::Atan2 => atan2(out, a, b, w),
+        Func2::Atan2 => atan2(out, a, b, w, p),
         Func2::Hypot => hypot(out, a, b, p, rnd),
         Func2::Pow => super::pow::pow(out, a, b, w, p, rnd),
         Func2::Agm => agm(out, a, b, w, p, rnd),
@@ -162,7 +162,7 @@ fn pi_quarter(num: i64, neg: bool, w: u64) -> Eval {
 }
 
 /// atan2(y, x) (y first, as mpfr_atan2).
-fn atan2(out: &mut Out, y: &Elem, x: &Elem, w: u64) -> Eval {
+fn atan2(out: &mut Out, y: &Elem, x: &Elem, w: u64, p: u64) -> Eval {
     if y.class == Class::NaN || x.class == Class::NaN {
         return write_special(out, Class::NaN, false);
     }
@@ -186,6 +186,20 @@ fn atan2(out: &mut Out, y: &Elem, x: &Elem, w: u64) -> Eval {
             };
         }
         _ => {}
+    }
+    if !x.neg {
+        // |y/x| tiny and dyadic: atan2 = y/x minus less than one unit (the
+        // interval path would need about 3 |log2 (y/x)| bits to see it).
+        let (my, sy) = mant(y);
+        let (mx, sx) = mant(x);
+        let tx = mx.trailing_zeros().unwrap_or(0);
+        let ox = &mx >> tx;
+        if y.exp - x.exp < -2 && (&my % &ox) == 0u32 {
+            let qm = &my / &ox;
+            if let Some(iv) = tiny_odd_n(&qm, sy - sx - tx as i64, y.neg, p, false) {
+                return iv;
+            }
+        }
     }
     let bw = w + 8 + lg(w);
     let q = Iv::elem(y, true).div(&Iv::elem(x, true), bw);
@@ -259,7 +273,9 @@ fn agm(out: &mut Out, x: &Elem, y: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
         // One is +-Inf or +-0 (neither NaN).
         let inf_x = x.class == Class::Inf;
         let inf_y = y.class == Class::Inf;
-        if inf_x && inf_y && !x.neg && !y.neg {
+        // +Inf with +Inf or a positive finite: +Inf (MPFR 4.2).
+        let pos = |e: &Elem| !e.neg && e.class != Class::Zero;
+        if (inf_x || inf_y) && pos(x) && pos(y) {
             return write_special(out, Class::Inf, false);
         }
         if (inf_x || inf_y) && (x.class == Class::Zero || y.class == Class::Zero) {

@@ -373,6 +373,29 @@ pub(crate) fn beside(x: &Elem, l: u64, away: bool) -> Eval {
     })
 }
 
+/// [`tiny_odd`] for the exact dyadic `+-m 2^s` (`m > 0`).
+pub(crate) fn tiny_odd_n(m: &Natural, s: i64, neg: bool, p: u64, away: bool) -> Option<Eval> {
+    let b = m.significant_bits();
+    let e = s + b as i64;
+    let l = (p + 3).max(b);
+    if 2 * e > -(l as i64) {
+        return None;
+    }
+    let xm = Integer::from(m << (l - b));
+    let one = Integer::from(1u32);
+    let (lo, hi) = if away {
+        (xm.clone(), xm + one)
+    } else {
+        (&xm - one, xm)
+    };
+    let (lo, hi) = if neg { (-hi, -lo) } else { (lo, hi) };
+    Some(Eval::Approx(Interval {
+        lo,
+        hi,
+        s: e - l as i64,
+    }))
+}
+
 /// `(1 - 2^-(p+2), 1)` or `(1, 1 + 2^-(p+2))`, negated when `neg`.
 pub(crate) fn near_one(p: u64, above: bool, neg: bool) -> Eval {
     let l = p + 2;

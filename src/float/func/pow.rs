@@ -29,7 +29,7 @@ use malachite_base::num::arithmetic::traits::{FloorSqrt, Pow};
 use malachite_base::num::logic::traits::SignificantBits;
 use malachite_nz::natural::Natural;
 
-use super::ia::{Iv, cmp_one, lg, mono, out_of_range};
+use super::ia::{Iv, cmp_one, lg, mono, near_one, out_of_range};
 use super::{Eval, Func, mant, write_exact, write_special};
 use crate::float::round::{Out, Round};
 use crate::float::{Class, Elem};
@@ -169,6 +169,12 @@ pub(crate) fn pow(out: &mut Out, x: &Elem, y: &Elem, w: u64, p: u64, rnd: Round)
     }
     if hi < -LIM - 2.0 {
         return out_of_range(out, neg, false, p, rnd);
+    }
+    if t0.top() <= -(p as i64 + 3) && (t0.lo > 0u32 || t0.hi < 0u32) {
+        // |t| < 2^-(p+3): x^y = exp(t) in (1, 1 + 2|t|) or (1 - |t|, 1),
+        // within 2^-(p+2) of 1 (the interval path would need about
+        // 2 |log2 t| bits to separate it from 1).
+        return near_one(p, t0.lo > 0u32, neg);
     }
     let extra = t0.top().max(0) as u64;
     let bw = w + 10 + lg(w) + extra;
