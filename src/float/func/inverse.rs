@@ -47,7 +47,9 @@ pub(crate) fn asin(out: &mut Out, x: &Elem, w: u64, p: u64) -> Eval {
         return iv;
     }
     let (_, sx) = mant(x);
-    let exact = (-sx).max(1) as u64 + 8;
+    // 1 +- x exact where it can be small (|x| >= 1/2); else relative
+    // precision suffices.
+    let exact = if x.exp <= -1 { work(w) + 64 } else { (-sx).max(1) as u64 + 8 };
     let a = Iv::elem(x, true);
     let one = Iv::int(1);
     let c = one.sub(&a, exact).mul(&one.add(&a, exact), bw);
@@ -75,7 +77,9 @@ pub(crate) fn acos(out: &mut Out, x: &Elem, w: u64) -> Eval {
         _ => {}
     }
     let (_, sx) = mant(x);
-    let exact = (-sx).max(1) as u64 + 8;
+    // 1 +- x exact where it can be small (|x| >= 1/2); else relative
+    // precision suffices.
+    let exact = if x.exp <= -1 { work(w) + 64 } else { (-sx).max(1) as u64 + 8 };
     let xi = Iv::elem(x, false);
     let one = Iv::int(1);
     let q = one.sub(&xi, exact).div(&one.add(&xi, exact), bw).sqrt(bw);
