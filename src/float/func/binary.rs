@@ -304,10 +304,10 @@ fn agm(out: &mut Out, x: &Elem, y: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
         let b2 = a.mul(&b, bw).sqrt(bw);
         a = a2;
         b = b2;
-        // Stop when a.hi - b.lo < 2^-(W-4) b.lo.
-        let (lo, hi) = (b.clone(), a.clone());
-        let d = Iv::exact(hi.hi.clone(), hi.s).sub(&Iv::exact(lo.lo.clone(), lo.s), bw + 64);
-        if d.top() < lo.top() - (bw as i64 - 4) || d.lo <= 0u32 {
+        // Stop when a.hi - b.lo < 2^-(W-12) b.lo (the rounding errors, a
+        // few units of 2^-W per step, then dominate the gap).
+        let d = Iv::exact(a.hi.clone(), a.s).sub(&Iv::exact(b.lo.clone(), b.s), bw + 64);
+        if d.lo <= 0u32 || d.top() <= b.top() - (bw as i64 - 12) {
             break;
         }
     }
