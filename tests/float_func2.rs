@@ -100,9 +100,7 @@ fn args1(f: Func, r: &Rng, p: u64, count: usize) -> Vec<Float> {
             // Tiny: around the fast paths' edges (ex ~ -(p+3)/2 and -(p+3)).
             (_, 0) => rand_float(r, q, r.range(-2 * pi - 8, -pi / 2 + 2), neg),
             (_, 1) if r.below(4) == 0 => rand_float(r, q, r.range(-3000, -2 * pi), neg),
-            (Func::Cbrt | Func::Asinh, 1) => {
-                rand_float(r, q, r.range(EMIN + 10, EMAX - 10), neg)
-            }
+            (Func::Cbrt | Func::Asinh, 1) => rand_float(r, q, r.range(EMIN + 10, EMAX - 10), neg),
             (Func::Cbrt, _) => rand_float(r, q, r.range(-100, 100), neg),
             (Func::Expm1, 1) => {
                 // Large negative (-> -1), and beyond -(p+2).
@@ -269,10 +267,12 @@ fn interval_reference_sample() {
 /// mode (malachite reproduces MPFR's tables for these functions).
 #[test]
 fn specials_unary() {
-    let mut xs: Vec<Float> = ["nan", "inf", "-inf", "0", "-0", "1", "-1", "2", "-2", "0.5", "-0.5"]
-        .iter()
-        .map(|s| parse(s))
-        .collect();
+    let mut xs: Vec<Float> = [
+        "nan", "inf", "-inf", "0", "-0", "1", "-1", "2", "-2", "0.5", "-0.5",
+    ]
+    .iter()
+    .map(|s| parse(s))
+    .collect();
     xs.push(Float::from_rational_prec(Rational::power_of_2(EMIN - 1), 1).0);
     xs.push(-Float::from_rational_prec(Rational::power_of_2(EMIN - 1), 1).0);
     xs.push(Float::from_rational_prec(Rational::power_of_2(EMAX - 1), 1).0);
@@ -291,7 +291,9 @@ fn parse(s: &str) -> Float {
 /// Exact results (ternary 0, or one rounding of the exact value).
 #[test]
 fn exact_cases() {
-    let cbrt = ["8", "-27", "0.125", "1000000", "-3.375", "0x1p-999", "0x1p300"];
+    let cbrt = [
+        "8", "-27", "0.125", "1000000", "-3.375", "0x1p-999", "0x1p300",
+    ];
     let xs: Vec<Float> = cbrt.iter().map(|s| parse(s)).collect();
     for &p in &[1u64, 2, 3, 53, 64, 65, 128] {
         check1(Func::Cbrt, &xs, p);
@@ -320,7 +322,12 @@ fn exact_cases() {
         ("nan", "0"),
         ("-1", "inf"),
     ];
-    let hyp = [("3", "4"), ("-5", "12"), ("0x3p100", "0x4p100"), ("8", "-15")];
+    let hyp = [
+        ("3", "4"),
+        ("-5", "12"),
+        ("0x3p100", "0x4p100"),
+        ("8", "-15"),
+    ];
     let xs: Vec<Float> = pairs.iter().map(|s| parse(s.0)).collect();
     let ys: Vec<Float> = pairs.iter().map(|s| parse(s.1)).collect();
     let hx: Vec<Float> = hyp.iter().map(|s| parse(s.0)).collect();
@@ -513,15 +520,17 @@ fn range_ends() {
     ];
     let xs: Vec<Float> = pairs.iter().map(|s| parse(s.0)).collect();
     let ys: Vec<Float> = pairs.iter().map(|s| parse(s.1)).collect();
-    let top = Float::from_rational_prec(
-        Rational::power_of_2(EMAX) * Rational::from_signeds(3, 4),
-        2,
-    )
-    .0;
+    let top =
+        Float::from_rational_prec(Rational::power_of_2(EMAX) * Rational::from_signeds(3, 4), 2).0;
     let low = Float::from_rational_prec(Rational::power_of_2(EMIN + 2), 1).0;
     for &p in &[1u64, 2, 53, 128] {
         check2(Func2::Pow, &xs, &ys, p);
-        check2(Func2::Hypot, &[top.clone(), low.clone()], &[top.clone(), low.clone()], p);
+        check2(
+            Func2::Hypot,
+            &[top.clone(), low.clone()],
+            &[top.clone(), low.clone()],
+            p,
+        );
         check2(
             Func2::Atan2,
             &[low.clone(), -low.clone(), low.clone()],

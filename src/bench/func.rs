@@ -89,7 +89,12 @@ impl Case {
 /// The two arguments of a two-argument function: random mantissas and
 /// signs, exponents in [-16, 16] (positive bases for pow, positive agm
 /// operands, exponents in [-4, 4] for pow's exponent).
-fn inputs2(f: Func2, len: usize, p: u64, seed: u64) -> crate::error::Result<(FloatArray, FloatArray)> {
+fn inputs2(
+    f: Func2,
+    len: usize,
+    p: u64,
+    seed: u64,
+) -> crate::error::Result<(FloatArray, FloatArray)> {
     let x = FloatArray::random_exp(len, p, seed, -16, 16)?;
     let y = FloatArray::random_exp(len, p, seed ^ 0x5eed, -16, 16)?;
     Ok(match f {
@@ -213,10 +218,9 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
                 let ok = idx.iter().all(|&i| {
                     let xi = x.to_float(i);
                     let want = &match case {
-                        Case::F1(f) => {
-                            reference(f, &xi, p)[Round::ALL.iter().position(|&m| m == rnd).unwrap()]
-                                .clone()
-                        }
+                        Case::F1(f) => reference(f, &xi, p)
+                            [Round::ALL.iter().position(|&m| m == rnd).unwrap()]
+                        .clone(),
                         Case::F2(f) => {
                             let yi = y.as_ref().unwrap().to_float(i);
                             malachite_func2(f, &xi, &yi, p, crate::float::to_rounding_mode(rnd))

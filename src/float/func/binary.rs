@@ -55,7 +55,15 @@ impl Func2 {
     }
 }
 
-pub(crate) fn eval2(f: Func2, out: &mut Out, a: &Elem, b: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
+pub(crate) fn eval2(
+    f: Func2,
+    out: &mut Out,
+    a: &Elem,
+    b: &Elem,
+    w: u64,
+    p: u64,
+    rnd: Round,
+) -> Eval {
     match f {
         Func2::Atan2 => atan2(out, a, b, w, p),
         Func2::Hypot => hypot(out, a, b, p, rnd),
@@ -131,11 +139,21 @@ impl FloatArray {
             .unwrap_or(1)
             .max(1);
         check_prec(bits).map_err(|_| {
-            Error::Invalid(format!("pow_z: exponents of more than {} bits", crate::float::MAX_PREC))
+            Error::Invalid(format!(
+                "pow_z: exponents of more than {} bits",
+                crate::float::MAX_PREC
+            ))
         })?;
         let fl: Vec<malachite_float::Float> = n
             .iter()
-            .map(|v| malachite_float::Float::from_integer_prec_round(v.clone(), bits, malachite_base::rounding_modes::RoundingMode::Exact).0)
+            .map(|v| {
+                malachite_float::Float::from_integer_prec_round(
+                    v.clone(),
+                    bits,
+                    malachite_base::rounding_modes::RoundingMode::Exact,
+                )
+                .0
+            })
             .collect();
         let y = FloatArray::from_floats(bits, &fl, Round::Nearest)?.0;
         self.func2_ternary(&y, Func2::Pow, prec, rnd)
@@ -249,7 +267,7 @@ fn hypot(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round) -> Eval {
     let (ma, sa) = mant(a);
     let (mb, sb) = mant(b);
     let s0 = sa.min(sb);
-    let sq = (&ma * &ma << (2 * (sa - s0)) as u64) + (&mb * &mb << (2 * (sb - s0)) as u64);
+    let sq = ((&ma * &ma) << (2 * (sa - s0)) as u64) + ((&mb * &mb) << (2 * (sb - s0)) as u64);
     // sqrt(sq) 2^s0 with >= p + 3 bits: sq 4^t.
     let need = 2 * (p + 3) + 2;
     let t = need.saturating_sub(sq.significant_bits()).div_ceil(2);

@@ -236,7 +236,11 @@ pub(crate) fn atanh(out: &mut Out, x: &Elem, w: u64, p: u64) -> Eval {
     let (_, sx) = mant(x);
     // 1 +- x exact where it can be small (|x| >= 1/2); else relative
     // precision suffices.
-    let exact = if x.exp <= -1 { work(w, 0) + 64 } else { (-sx).max(1) as u64 + 8 };
+    let exact = if x.exp <= -1 {
+        work(w, 0) + 64
+    } else {
+        (-sx).max(1) as u64 + 8
+    };
     let bw = work(w, -x.exp);
     let a = Iv::elem(x, true);
     let num = Iv::int(1).add(&a, exact);

@@ -152,7 +152,11 @@ impl Iv {
             )
         };
         let one = Integer::from(1u32);
-        let sl = if small.lo < 0u32 { -&one } else { Integer::ZERO };
+        let sl = if small.lo < 0u32 {
+            -&one
+        } else {
+            Integer::ZERO
+        };
         let sh = if small.hi > 0u32 { one } else { Integer::ZERO };
         Some(
             Iv {
@@ -434,7 +438,11 @@ pub(crate) fn abs_at_least(x: &Elem, c: u64) -> bool {
     }
     // floor(|x|) from the top limb and the rest.
     let (m, sx) = mant(x);
-    let int = if sx >= 0 { m << sx as u64 } else { m >> (-sx) as u64 };
+    let int = if sx >= 0 {
+        m << sx as u64
+    } else {
+        m >> (-sx) as u64
+    };
     int >= c
 }
 

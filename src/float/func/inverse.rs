@@ -49,7 +49,11 @@ pub(crate) fn asin(out: &mut Out, x: &Elem, w: u64, p: u64) -> Eval {
     let (_, sx) = mant(x);
     // 1 +- x exact where it can be small (|x| >= 1/2); else relative
     // precision suffices.
-    let exact = if x.exp <= -1 { work(w) + 64 } else { (-sx).max(1) as u64 + 8 };
+    let exact = if x.exp <= -1 {
+        work(w) + 64
+    } else {
+        (-sx).max(1) as u64 + 8
+    };
     let a = Iv::elem(x, true);
     let one = Iv::int(1);
     let c = one.sub(&a, exact).mul(&one.add(&a, exact), bw);
@@ -79,7 +83,11 @@ pub(crate) fn acos(out: &mut Out, x: &Elem, w: u64) -> Eval {
     let (_, sx) = mant(x);
     // 1 +- x exact where it can be small (|x| >= 1/2); else relative
     // precision suffices.
-    let exact = if x.exp <= -1 { work(w) + 64 } else { (-sx).max(1) as u64 + 8 };
+    let exact = if x.exp <= -1 {
+        work(w) + 64
+    } else {
+        (-sx).max(1) as u64 + 8
+    };
     let xi = Iv::elem(x, false);
     let one = Iv::int(1);
     let q = one.sub(&xi, exact).div(&one.add(&xi, exact), bw).sqrt(bw);
@@ -100,7 +108,9 @@ pub(crate) fn cbrt(out: &mut Out, x: &Elem, p: u64, rnd: Round) -> Eval {
     let tz = m.trailing_zeros().unwrap_or(0);
     let (m, sx) = (&m >> tz, sx + tz as i64);
     let need = 3 * (p + 3);
-    let t0 = need.saturating_sub(malachite_base::num::logic::traits::SignificantBits::significant_bits(&m)) as i64;
+    let t0 = need
+        .saturating_sub(malachite_base::num::logic::traits::SignificantBits::significant_bits(&m))
+        as i64;
     let t = t0 + (sx - t0).rem_euclid(3);
     let n = &m << t as u64;
     let r = (&n).floor_root(3);

@@ -40,7 +40,15 @@ fn one() -> Natural {
 
 /// `2^(e * n * sign)` exactly, or an outright overflow/underflow when the
 /// exponent is far outside the range.
-fn pow2_result(out: &mut Out, neg: bool, e: i64, n: &Natural, yneg: bool, p: u64, rnd: Round) -> Eval {
+fn pow2_result(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    n: &Natural,
+    yneg: bool,
+    p: u64,
+    rnd: Round,
+) -> Eval {
     let big = (e > 0) != yneg;
     if n.significant_bits() > 62 {
         return out_of_range(out, neg, big, p, rnd);
@@ -55,7 +63,15 @@ fn pow2_result(out: &mut Out, neg: bool, e: i64, n: &Natural, yneg: bool, p: u64
 
 /// `(o 2^e)^n` exactly for a positive integer `n` when `o^n` has at most
 /// `2p + 128` bits.
-fn small_power(out: &mut Out, neg: bool, o: &Natural, e: i64, n: &Natural, p: u64, rnd: Round) -> Option<Eval> {
+fn small_power(
+    out: &mut Out,
+    neg: bool,
+    o: &Natural,
+    e: i64,
+    n: &Natural,
+    p: u64,
+    rnd: Round,
+) -> Option<Eval> {
     let nb = n.significant_bits();
     if nb > 32 {
         return None;

@@ -404,7 +404,13 @@ pub fn malachite_func(f: Func, x: &Float, p: u64, rm: RoundingMode) -> (Float, O
 }
 
 /// `f(a, b)` by malachite-float's own function, rounded to `p` bits in `rm`.
-pub fn malachite_func2(f: Func2, a: &Float, b: &Float, p: u64, rm: RoundingMode) -> (Float, Ordering) {
+pub fn malachite_func2(
+    f: Func2,
+    a: &Float,
+    b: &Float,
+    p: u64,
+    rm: RoundingMode,
+) -> (Float, Ordering) {
     match f {
         Func2::Atan2 => a.atan2_prec_round_ref_ref(b, p, rm),
         Func2::Hypot => a.hypot_prec_round_ref_ref(b, p, rm),
