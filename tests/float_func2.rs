@@ -631,3 +631,57 @@ fn length_mismatch() {
     let b = FloatArray::zeros(2, 53).unwrap();
     assert!(a.func2_ternary(&b, Func2::Pow, 53, Round::Nearest).is_err());
 }
+
+/// `mparray float FN` for the new functions: one and two files, pow_z's
+/// integer lines, hex output with ternary values; bad input is an error.
+#[test]
+fn cli() {
+    let dir = std::env::temp_dir().join(format!("mparray-func2-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = dir.join("a.txt");
+    let b = dir.join("b.txt");
+    let n = dir.join("n.txt");
+    std::fs::write(&a, "8\n-27\n0.5\n3\n").unwrap();
+    std::fs::write(&b, "4\n0.5\n-2\n2\n").unwrap();
+    std::fs::write(&n, "2\n3\n-1\n100000000000000000000\n").unwrap();
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(common::mparray_bin())
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    let (a, b, n) = (a.to_str().unwrap(), b.to_str().unwrap(), n.to_str().unwrap());
+    let (c, out) = run(&["float", "cbrt", "--prec", "53", "--hex", "--ternary", a]);
+    assert_eq!(c, Some(0));
+    assert_eq!(out.lines().next(), Some("0x2p+0 0"));
+    assert_eq!(out.lines().nth(1), Some("-0x3p+0 0"));
+    let (c, out) = run(&["float", "hypot", "--prec", "53", "--hex", "--ternary", a, b]);
+    assert_eq!(c, Some(0));
+    assert_eq!(out.lines().next(), Some("0x8.f1bbcdcbfa54p+0 1"));
+    let (c, out) = run(&["float", "pow", "--prec", "53", "--hex", "--ternary", a, b]);
+    assert_eq!(c, Some(0));
+    assert_eq!(out.lines().next(), Some("0x1p+12 0"));
+    assert_eq!(out.lines().nth(1), Some("nan 0"));
+    assert_eq!(out.lines().nth(2), Some("0x4p+0 0"));
+    let (c, out) = run(&["float", "pow_z", "--prec", "53", "--hex", "--ternary", a, n]);
+    assert_eq!(c, Some(0));
+    // Checked against mpfr_pow_z (MPFR 4.2.0).
+    let want = ["0x4p+4 0", "-0x4.ce3p+12 0", "0x2p+0 0", "inf 1"];
+    assert_eq!(out.lines().collect::<Vec<_>>(), want);
+    for f in ["atan2", "agm", "sinh", "acos"] {
+        let args: Vec<&str> = if ["atan2", "agm"].contains(&f) {
+            vec!["float", f, "--prec", "20", a, b]
+        } else {
+            vec!["float", f, "--prec", "20", a]
+        };
+        assert_eq!(run(&args).0, Some(0), "{f}");
+    }
+    // Wrong file counts and a non-integer exponent line.
+    assert_eq!(run(&["float", "pow", "--prec", "20", a]).0, Some(2));
+    assert_eq!(run(&["float", "pow_z", "--prec", "20", a, b]).0, Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
