@@ -19,7 +19,7 @@ use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::{ComparableFloatRef, Float};
 use malachite_nz::integer::Integer;
 use malachite_q::Rational;
-use mparray::float::func::reference::{malachite_func, malachite_func2, reference};
+use mparray::float::func::reference::{malachite_func, malachite_func2, reference, reference2};
 use mparray::float::func::{Func, Func2};
 use mparray::float::{EMAX, EMIN, to_rounding_mode};
 use mparray::{FloatArray, Round};
@@ -234,11 +234,12 @@ fn acos_random() {
 #[test]
 fn interval_reference_sample() {
     let r = Rng::new(common::seed());
+    let mut count = 0;
     for f in NEW {
-        for &p in &[2u64, 53, 130] {
+        for &p in &[2u64, 53, 130, 500] {
             // Results far inside the exponent range (the interval reference
             // does not model overflow and underflow; range_ends covers them).
-            let xs: Vec<Float> = args1(f, &r, p, 4)
+            let xs: Vec<Float> = args1(f, &r, p, 8)
                 .into_iter()
                 .filter(|x| {
                     let e = x.get_exponent().unwrap_or(0).abs();
@@ -246,6 +247,7 @@ fn interval_reference_sample() {
                 })
                 .collect();
             let a = array(&xs);
+            count += xs.len();
             let want: Vec<_> = xs.iter().map(|x| reference(f, x, p)).collect();
             for (k, rnd) in Round::ALL.into_iter().enumerate() {
                 let (got, t, _) = a.func_ternary(f, p, rnd).unwrap();
@@ -261,6 +263,51 @@ fn interval_reference_sample() {
             }
         }
     }
+    eprintln!("{count} arguments against the interval reference");
+    assert!(count >= 60);
+}
+
+/// The two-argument functions against the interval reference (series with
+/// error propagation: `reference::reference2`).
+#[test]
+fn interval_reference_sample2() {
+    let r = Rng::new(common::seed());
+    let mut count = 0;
+    for f in Func2::ALL {
+        for &p in &[2u64, 53, 130] {
+            let (xs, ys) = args2(f, &r, p, 12);
+            // Finite results inside the range (range_ends covers the rest).
+            let keep: Vec<usize> = (0..xs.len())
+                .filter(|&i| {
+                    let ok = |v: &Float| v.get_exponent().is_some_and(|e| e.abs() < 5000);
+                    let w = malachite_func2(f, &xs[i], &ys[i], 20, RoundingMode::Nearest).0;
+                    ok(&xs[i]) && ok(&ys[i]) && ok(&w)
+                })
+                .collect();
+            let xs: Vec<Float> = keep.iter().map(|&i| xs[i].clone()).collect();
+            let ys: Vec<Float> = keep.iter().map(|&i| ys[i].clone()).collect();
+            let (a, b) = (array(&xs), array(&ys));
+            count += xs.len();
+            let want: Vec<_> = (0..xs.len())
+                .map(|i| reference2(f, &xs[i], &ys[i], p))
+                .collect();
+            for (k, rnd) in Round::ALL.into_iter().enumerate() {
+                let (got, t, _) = a.func2_ternary(&b, f, p, rnd).unwrap();
+                for i in 0..xs.len() {
+                    let (wf, wo) = &want[i][k];
+                    let g = got.to_float(i);
+                    assert!(
+                        ComparableFloatRef(&g) == ComparableFloatRef(wf) && t[i] == tern(*wo),
+                        "{f:?}({:#x}, {:#x}) p={p} {rnd:?}: got {g:#x}, want {wf:#x}",
+                        xs[i],
+                        ys[i]
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("{count} argument pairs against the interval reference");
+    assert!(count >= 40);
 }
 
 /// Special values, +-1, +-2, +-1/2 and the range's ends, every function and
