@@ -701,7 +701,11 @@ fn cli() {
             String::from_utf8_lossy(&o.stdout).into_owned(),
         )
     };
-    let (a, b, n) = (a.to_str().unwrap(), b.to_str().unwrap(), n.to_str().unwrap());
+    let (a, b, n) = (
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        n.to_str().unwrap(),
+    );
     let (c, out) = run(&["float", "cbrt", "--prec", "53", "--hex", "--ternary", a]);
     assert_eq!(c, Some(0));
     assert_eq!(out.lines().next(), Some("0x2p+0 0"));

@@ -391,7 +391,10 @@ fn ap_add(c: &Ctx, a: &Approx, b: &Approx) -> Approx {
 }
 
 fn ap_neg(a: Approx) -> Approx {
-    Approx { v: -a.v, err: a.err }
+    Approx {
+        v: -a.v,
+        err: a.err,
+    }
 }
 
 fn ap_mul(c: &Ctx, a: &Approx, b: &Approx) -> Approx {
@@ -476,9 +479,9 @@ fn ref_second(c: &Ctx, f: Func, x: &Float) -> Approx {
         err: rnd_err(c, &x2, 1),
     };
     match f {
-        Func::Expm1 if small_arg(x) => series(c, x.clone(), |t, k| {
-            c.div(&c.mul(t, x), &c.int(k + 1))
-        }),
+        Func::Expm1 if small_arg(x) => {
+            series(c, x.clone(), |t, k| c.div(&c.mul(t, x), &c.int(k + 1)))
+        }
         Func::Expm1 => ap_add(c, &ap_exp(c, &ap(x.clone())), &ap_neg(one)),
         Func::Log1p if x.clone().abs() <= Ctx::small(2) => ref_log1p_small(c, x),
         Func::Log1p => ap_log(c, &ap_add(c, &ap(x.clone()), &one)),
@@ -501,7 +504,11 @@ fn ref_second(c: &Ctx, f: Func, x: &Float) -> Approx {
                 err: s.err,
             }
         }
-        Func::Tanh => ap_div(c, &ref_second(c, Func::Sinh, x), &ref_second(c, Func::Cosh, x)),
+        Func::Tanh => ap_div(
+            c,
+            &ref_second(c, Func::Sinh, x),
+            &ref_second(c, Func::Cosh, x),
+        ),
         Func::Atanh if small_arg(x) => series(c, x.clone(), |t, k| {
             // x^(2k+1)/(2k+1) from x^(2k-1)/(2k-1).
             c.div(&c.mul(&c.mul(t, &x2), &c.int(2 * k - 1)), &c.int(2 * k + 1))
