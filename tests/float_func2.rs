@@ -736,3 +736,47 @@ fn cli() {
     assert_eq!(run(&["float", "pow_z", "--prec", "20", a, b]).0, Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Arguments whose result lies within 2^-11 ulp of a rounding boundary
+/// (searched at 24 bits with the interval reference at p + 12 bits), every
+/// two-argument function, every mode.
+#[test]
+fn hard_to_round2() {
+    let r = Rng::new(common::seed());
+    let p = 24;
+    for f in Func2::ALL {
+        let (mut hx, mut hy) = (Vec::new(), Vec::new());
+        let mut tries = 0;
+        while hx.len() < 2 && tries < 20000 {
+            tries += 1;
+            let x = rand_float(&r, p, r.range(-3, 3), f == Func2::Atan2 && r.coin());
+            let y = rand_float(&r, p, r.range(-3, 3), f != Func2::Agm && r.coin());
+            let w = reference2(f, &x, &y, p + 12)[1].0.clone();
+            if !w.is_normal() {
+                continue;
+            }
+            let (a, _) = FloatArray::from_floats(p + 12, &[w], Round::Nearest).unwrap();
+            let low = (a.limbs()[0] >> (64 - p - 12)) & 0xfff;
+            if low == 0 || low == 0xfff || low == 0x800 || low == 0x7ff {
+                hx.push(x);
+                hy.push(y);
+            }
+        }
+        assert!(!hx.is_empty(), "{f:?}: no hard case found");
+        check2(f, &hx, &hy, p);
+        let (a, b) = (array(&hx), array(&hy));
+        for (k, rnd) in Round::ALL.into_iter().enumerate() {
+            let (got, t, _) = a.func2_ternary(&b, f, p, rnd).unwrap();
+            for i in 0..hx.len() {
+                let (wf, wo) = &reference2(f, &hx[i], &hy[i], p)[k];
+                let g = got.to_float(i);
+                assert!(
+                    ComparableFloatRef(&g) == ComparableFloatRef(wf) && t[i] == tern(*wo),
+                    "{f:?}({:#x}, {:#x}) {rnd:?}: got {g:#x}, want {wf:#x}",
+                    hx[i],
+                    hy[i]
+                );
+            }
+        }
+    }
+}
