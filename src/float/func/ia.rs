@@ -173,46 +173,41 @@ impl Iv {
     }
 
     pub fn mul(&self, b: &Iv, w: u64) -> Iv {
-        let c = [
-            &self.lo * &b.lo,
-            &self.lo * &b.hi,
-            &self.hi * &b.lo,
-            &self.hi * &b.hi,
-        ];
-        let lo = c.iter().min().unwrap().clone();
-        let hi = c.iter().max().unwrap().clone();
-        Iv {
-            lo,
-            hi,
-            s: self.s + b.s,
-        }
-        .trim(w)
+        let s = self.s + b.s;
+        let (lo, hi) = if self.lo >= 0u32 && b.lo >= 0u32 {
+            // Both nonnegative (the common case): two products.
+            (&self.lo * &b.lo, &self.hi * &b.hi)
+        } else {
+            let c = [
+                &self.lo * &b.lo,
+                &self.lo * &b.hi,
+                &self.hi * &b.lo,
+                &self.hi * &b.hi,
+            ];
+            (
+                c.iter().min().unwrap().clone(),
+                c.iter().max().unwrap().clone(),
+            )
+        };
+        Iv { lo, hi, s }.trim(w)
     }
 
     /// `self / b` for `b` not containing zero.
     pub fn div(&self, b: &Iv, w: u64) -> Iv {
         debug_assert!(b.lo > 0u32 || b.hi < 0u32);
-        let k = (w + 4 + b.max_bits()).saturating_sub(self.min_bits());
-        let (al, ah) = (&self.lo << k, &self.hi << k);
-        let mut lo = None::<Integer>;
-        let mut hi = None::<Integer>;
-        for a in [&al, &ah] {
-            for d in [&b.lo, &b.hi] {
-                let f = a.div_round(d, Floor).0;
-                let c = a.div_round(d, Ceiling).0;
-                lo = Some(match lo {
-                    Some(v) if v <= f => v,
-                    _ => f,
-                });
-                hi = Some(match hi {
-                    Some(v) if v >= c => v,
-                    _ => c,
-                });
-            }
+        if b.hi < 0u32 {
+            return self.clone().neg().div(&b.clone().neg(), w);
         }
+        let k = (w + 4 + b.max_bits()).saturating_sub(self.min_bits());
+        // b > 0: the lower end divides by b.hi when a.lo >= 0, else by
+        // b.lo; the upper end by b.lo when a.hi >= 0, else by b.hi.
+        let dl = if self.lo >= 0u32 { &b.hi } else { &b.lo };
+        let dh = if self.hi >= 0u32 { &b.lo } else { &b.hi };
+        let lo = (&self.lo << k).div_round(dl, Floor).0;
+        let hi = (&self.hi << k).div_round(dh, Ceiling).0;
         Iv {
-            lo: lo.unwrap(),
-            hi: hi.unwrap(),
+            lo,
+            hi,
             s: self.s - k as i64 - b.s,
         }
         .trim(w)
