@@ -318,13 +318,52 @@ fn point(f: Func, n: &Integer, s: i64, w: u64) -> Option<Iv> {
 }
 
 /// An increasing core function `f` (exp, log, atan) over the interval:
-/// `[f(lo) down, f(hi) up]`.
+/// `[f(lo) down, f(hi) up]`. One core call: `f(hi) <= f(lo) + d sup f'`
+/// with `d = hi - lo`, bounded by `f(lo) 2d` for exp (`e^d - 1 <= 2d` for
+/// `d <= 1`), `d / lo` for log, `d / (1 + m^2)` for atan (m the end nearest
+/// 0), each rounded up; two calls
+/// when the interval is wide.
 pub(crate) fn mono(f: Func, x: &Iv, w: u64) -> Option<Iv> {
     let a = point(f, &x.lo, x.s, w)?;
-    let b = if x.lo == x.hi {
-        a.clone()
-    } else {
-        point(f, &x.hi, x.s, w)?
+    if x.lo == x.hi {
+        return Some(a);
+    }
+    let d = Iv::exact(&x.hi - &x.lo, x.s);
+    let inc = match f {
+        Func::Exp if d.top() <= 0 && a.hi > 0u32 => {
+            Some(Iv::exact(a.hi.clone(), a.s).mul(&d, w + 8).shl(1))
+        }
+        Func::Log if x.lo > 0u32 => Some(d.div(&Iv::exact(x.lo.clone(), x.s), w + 8)),
+        Func::Atan => {
+            // sup 1/(1 + t^2) over the interval: at the end nearest 0.
+            let m = if x.lo > 0u32 {
+                Some(&x.lo)
+            } else if x.hi < 0u32 {
+                Some(&x.hi)
+            } else {
+                None
+            };
+            Some(match m {
+                Some(m) => {
+                    let mi = Iv::exact(m.clone(), x.s);
+                    let den = mi.mul(&mi, w + 8).add(&Iv::int(1), w + 8);
+                    d.div(&den, w + 8)
+                }
+                None => d,
+            })
+        }
+        _ => None,
+    };
+    let b = match inc {
+        Some(inc) => {
+            let up = Iv::exact(a.hi.clone(), a.s).add(&Iv::exact(inc.hi, inc.s), w + 8);
+            Iv {
+                lo: up.hi.clone(),
+                hi: up.hi,
+                s: up.s,
+            }
+        }
+        None => point(f, &x.hi, x.s, w)?,
     };
     let s = a.s.min(b.s);
     Some(Iv {
