@@ -780,3 +780,21 @@ fn hard_to_round2() {
         }
     }
 }
+
+/// tanh just below and above its fast path (|x| >= 0.35 (p + 3): tanh
+/// within 2^-(p+2) of +-1), where the result is closest to 1.
+#[test]
+fn tanh_near_one() {
+    for &p in PRECS {
+        let c = (p as i64 + 3) * 35 / 100;
+        let xs: Vec<Float> = (-24..=24)
+            .map(|k| {
+                let v =
+                    Float::from_rational_prec(Rational::from(4 * c + k) / Rational::from(4), 32).0;
+                if k % 2 == 0 { v } else { -v }
+            })
+            .filter(|v| *v != 0u32)
+            .collect();
+        check1(Func::Tanh, &xs, p);
+    }
+}

@@ -153,8 +153,10 @@ pub(crate) fn tanh(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round) -> Eval 
         return iv;
     }
     // 1 - tanh|x| = 2/(e^(2|x|) + 1) < 2 e^(-2|x|) < 2^-(p+2) once
-    // |x| >= (p + 3)/2 (> (p + 3) ln2 / 2).
-    if abs_at_least(x, (p + 3).div_ceil(2)) {
+    // |x| >= 0.35 (p + 3): then 2|x| log2 e >= 1.0099 (p + 3) >= p + 3.
+    // (Below that, 1 - tanh|x| > 2^-(w) needs no more than w ~ p + 16
+    // bits: no retries.)
+    if abs_at_least(x, ((p + 3) * 35).div_ceil(100)) {
         return near_one(p, false, x.neg);
     }
     let bw = work(w, -x.exp);
