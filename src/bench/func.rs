@@ -12,7 +12,8 @@ use malachite_float::ComparableFloatRef;
 
 use super::{median, time_runs};
 use crate::cli::CliError;
-use crate::float::func::{Func, reference::reference};
+use crate::float::func::reference::{malachite_func2, reference};
+use crate::float::func::{Func, Func2};
 use crate::float::{FloatArray, Round};
 
 #[derive(Args, Clone)]
@@ -27,7 +28,8 @@ pub struct FuncBenchArgs {
     /// Precisions in bits (default 128,256,512,1024,2048).
     #[arg(long, value_delimiter = ',')]
     precs: Vec<u64>,
-    /// Functions (default all: exp,log,sin,cos,atan,tan,exp2,log2,log10).
+    /// Functions (default all: exp,log,sin,cos,atan,tan,exp2,log2,log10,cbrt,
+    /// expm1,log1p,sinh,cosh,tanh,asinh,acosh,atanh,asin,acos,atan2,hypot,pow,agm).
     #[arg(long, value_delimiter = ',')]
     funcs: Vec<String>,
     /// Batch sizes before scaling (default 4096,1048576).
@@ -62,6 +64,50 @@ fn mpfr_512(f: Func) -> Option<f64> {
     }
 }
 
+/// A one- or two-argument function.
+#[derive(Clone, Copy)]
+enum Case {
+    F1(Func),
+    F2(Func2),
+}
+
+impl Case {
+    fn name(self) -> &'static str {
+        match self {
+            Case::F1(f) => f.name(),
+            Case::F2(f) => f.name(),
+        }
+    }
+
+    fn mpfr_512(self) -> Option<f64> {
+        match self {
+            Case::F1(f) => mpfr_512(f),
+            Case::F2(_) => None,
+        }
+    }
+}
+
+/// The two arguments of a two-argument function: random mantissas and
+/// signs, exponents in [-16, 16] (positive bases for pow, positive agm
+/// operands, exponents in [-4, 4] for pow's exponent).
+fn inputs2(
+    f: Func2,
+    len: usize,
+    p: u64,
+    seed: u64,
+) -> crate::error::Result<(FloatArray, FloatArray)> {
+    let x = FloatArray::random_exp(len, p, seed, -16, 16)?;
+    let y = FloatArray::random_exp(len, p, seed ^ 0x5eed, -16, 16)?;
+    Ok(match f {
+        Func2::Atan2 | Func2::Hypot => (x, y),
+        Func2::Pow => (
+            x.abs(p, Round::Nearest)?,
+            FloatArray::random_exp(len, p, seed ^ 0x5eed, -4, 4)?,
+        ),
+        Func2::Agm => (x.abs(p, Round::Nearest)?, y.abs(p, Round::Nearest)?),
+    })
+}
+
 /// The arguments: random mantissas, random signs, exponents in a range
 /// that fits the function (positive for log).
 fn inputs(f: Func, len: usize, p: u64, seed: u64) -> crate::error::Result<FloatArray> {
@@ -70,10 +116,23 @@ fn inputs(f: Func, len: usize, p: u64, seed: u64) -> crate::error::Result<FloatA
         Func::Log | Func::Log2 | Func::Log10 => (-64, 64),
         Func::Sin | Func::Cos | Func::Tan => (-16, 8),
         Func::Atan => (-16, 16),
+        Func::Cbrt | Func::Asinh | Func::Sinh | Func::Cosh | Func::Tanh => (-16, 8),
+        Func::Expm1 => (-16, 4),
+        Func::Log1p | Func::Acosh => (-16, 16),
+        Func::Atanh | Func::Asin | Func::Acos => (-16, 0),
     };
     let x = FloatArray::random_exp(len, p, seed, lo, hi)?;
-    if matches!(f, Func::Log | Func::Log2 | Func::Log10) {
-        x.abs(p, Round::Nearest)
+    if matches!(
+        f,
+        Func::Log | Func::Log2 | Func::Log10 | Func::Log1p | Func::Acosh
+    ) {
+        let a = x.abs(p, Round::Nearest)?;
+        if f == Func::Acosh {
+            // 1 + |x| >= 1.
+            let one = FloatArray::from_i64s(p, &vec![1; len], Round::Nearest)?.0;
+            return a.add(&one, p, Round::Nearest);
+        }
+        Ok(a)
     } else {
         Ok(x)
     }
@@ -97,13 +156,20 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
     for &p in &precs {
         crate::float::check_prec(p)?;
     }
-    let funcs = if a.funcs.is_empty() {
-        Func::ALL.to_vec()
+    let funcs: Vec<Case> = if a.funcs.is_empty() {
+        Func::ALL
+            .into_iter()
+            .map(Case::F1)
+            .chain(Func2::ALL.into_iter().map(Case::F2))
+            .collect()
     } else {
         a.funcs
             .iter()
             .map(|s| {
-                Func::from_name(s).ok_or_else(|| CliError::Input(format!("unknown function {s:?}")))
+                Func::from_name(s)
+                    .map(Case::F1)
+                    .or_else(|| Func2::from_name(s).map(Case::F2))
+                    .ok_or_else(|| CliError::Input(format!("unknown function {s:?}")))
             })
             .collect::<Result<Vec<_>, _>>()?
     };
@@ -129,15 +195,21 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
     }
     let mut rows = Vec::new();
     let mut all_ok = true;
-    for &f in &funcs {
+    for &case in &funcs {
         for &p in &precs {
             for &len in &batches {
-                let x = inputs(f, len, p, a.seed)?;
-                let (times, (r, t, st)) = match &engine {
+                let (x, y) = match case {
+                    Case::F1(f) => (inputs(f, len, p, a.seed)?, None),
+                    Case::F2(f) => {
+                        let (x, y) = inputs2(f, len, p, a.seed)?;
+                        (x, Some(y))
+                    }
+                };
+                let (times, (r, t, st)) = match (&engine, case) {
                     // One warm-up run (NVRTC, the tier's constants), then
                     // timed by events: the launch, the flag count's copy
                     // back and the host's patching of flagged elements.
-                    crate::engine::Engine::Cuda(eng) => {
+                    (crate::engine::Engine::Cuda(eng), Case::F1(f)) => {
                         let xd = x.to_cuda(eng)?;
                         let (times, (rd, td, st)) =
                             time_runs(&engine, 1, a.runs.max(1), || xd.func_ternary(f, p, rnd))?;
@@ -145,7 +217,13 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
                         t.truncate(len);
                         (times, (rd.to_host()?, t, st))
                     }
-                    _ => time_runs(&engine, 0, a.runs.max(1), || x.func_ternary(f, p, rnd))?,
+                    // Two-argument functions run on the CPU engine.
+                    (_, Case::F1(f)) => {
+                        time_runs(&engine, 0, a.runs.max(1), || x.func_ternary(f, p, rnd))?
+                    }
+                    (_, Case::F2(f)) => time_runs(&engine, 0, a.runs.max(1), || {
+                        x.func2_ternary(y.as_ref().unwrap(), f, p, rnd)
+                    })?,
                 };
                 // Sample: first, last and spread.
                 let k = a.check.max(2).min(len);
@@ -153,8 +231,15 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
                 idx.dedup();
                 let ok = idx.iter().all(|&i| {
                     let xi = x.to_float(i);
-                    let want =
-                        &reference(f, &xi, p)[Round::ALL.iter().position(|&m| m == rnd).unwrap()];
+                    let want = &match case {
+                        Case::F1(f) => reference(f, &xi, p)
+                            [Round::ALL.iter().position(|&m| m == rnd).unwrap()]
+                        .clone(),
+                        Case::F2(f) => {
+                            let yi = y.as_ref().unwrap().to_float(i);
+                            malachite_func2(f, &xi, &yi, p, crate::float::to_rounding_mode(rnd))
+                        }
+                    };
                     ComparableFloatRef(&r.to_float(i)) == ComparableFloatRef(&want.0)
                         && t[i].cmp(&0) == want.1
                 });
@@ -165,13 +250,13 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
                 if !a.json {
                     println!(
                         "{:>5} {:>6} {:>8} {:>10.2} {:>12.4e} {:>8.3} {:>10} {} ({} checked)",
-                        f.name(),
+                        case.name(),
                         p,
                         len,
                         ms,
                         ops,
                         100.0 * share,
-                        match mpfr_512(f) {
+                        match case.mpfr_512() {
                             Some(m) if p == 512 => format!("{m:.3e}"),
                             _ => "-".into(),
                         },
@@ -180,9 +265,9 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
                     );
                 }
                 rows.push(serde_json::json!({
-                    "fn": f.name(), "prec": p, "len": len, "median_ms": ms, "ops_per_s": ops,
+                    "fn": case.name(), "prec": p, "len": len, "median_ms": ms, "ops_per_s": ops,
                     "retried": st.retried, "retry_share": share, "checked": idx.len(), "ok": ok,
-                    "mpfr_1core_512": if p == 512 { mpfr_512(f) } else { None },
+                    "mpfr_1core_512": if p == 512 { case.mpfr_512() } else { None },
                 }));
             }
         }

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use super::{CliError, Input, engine_from_arg};
 use crate::error::Error;
 use crate::float::cuda::DevOp;
-use crate::float::func::Func;
+use crate::float::func::{Func, Func2};
 use crate::float::{self, FloatArray, Round, text};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -80,6 +80,39 @@ pub enum Op {
     Log2,
     /// log10(A), correctly rounded.
     Log10,
+    /// cbrt(A), correctly rounded.
+    Cbrt,
+    /// exp(A) - 1, correctly rounded.
+    Expm1,
+    /// log(1 + A), correctly rounded.
+    Log1p,
+    /// sinh(A), correctly rounded.
+    Sinh,
+    /// cosh(A), correctly rounded.
+    Cosh,
+    /// tanh(A), correctly rounded.
+    Tanh,
+    /// asinh(A), correctly rounded.
+    Asinh,
+    /// acosh(A), correctly rounded.
+    Acosh,
+    /// atanh(A), correctly rounded.
+    Atanh,
+    /// asin(A), correctly rounded.
+    Asin,
+    /// acos(A), correctly rounded.
+    Acos,
+    /// atan2(A, B) (A the y coordinate, as mpfr_atan2), correctly rounded.
+    Atan2,
+    /// hypot(A, B), correctly rounded.
+    Hypot,
+    /// A^B (mpfr_pow), correctly rounded.
+    Pow,
+    /// A^B for integer lines B (mpfr_pow_z), correctly rounded.
+    #[value(name = "pow_z")]
+    PowZ,
+    /// agm(A, B), correctly rounded.
+    Agm,
 }
 
 impl Op {
@@ -88,6 +121,8 @@ impl Op {
             Op::Sqrt | Op::Neg | Op::Abs | Op::Set | Op::Mul2 | Op::Div2 => 1,
             Op::Exp | Op::Log | Op::Sin | Op::Cos | Op::Atan => 1,
             Op::Tan | Op::Exp2 | Op::Log2 | Op::Log10 => 1,
+            Op::Cbrt | Op::Expm1 | Op::Log1p | Op::Sinh | Op::Cosh | Op::Tanh => 1,
+            Op::Asinh | Op::Acosh | Op::Atanh | Op::Asin | Op::Acos => 1,
             Op::Fma | Op::Fms => 3,
             _ => 2,
         }
@@ -166,6 +201,25 @@ fn parse_input(input: &Input, prec: u64, rnd: Round) -> Result<FloatArray, CliEr
     }
 }
 
+/// Parses every line of `input` as an exact integer (pow_z's exponents).
+fn parse_integers(input: &Input) -> Result<Vec<malachite_nz::integer::Integer>, CliError> {
+    use std::str::FromStr;
+    input
+        .lines()
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            malachite_nz::integer::Integer::from_str(l.trim()).map_err(|_| {
+                CliError::Input(format!(
+                    "{}:{}: cannot parse {l:?}: expected an integer",
+                    input.name,
+                    i + 1
+                ))
+            })
+        })
+        .collect()
+}
+
 /// The most significant digits `--digits` may ask for.
 const MAX_DIGITS: usize = 1_000_000;
 
@@ -207,9 +261,22 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         .iter()
         .map(|p| Input::read(p))
         .collect::<Result<Vec<_>, _>>()?;
+    let pow_z_exps = if a.op == Op::PowZ {
+        Some(parse_integers(&files[1])?)
+    } else {
+        None
+    };
     let arrays = files
         .par_iter()
-        .map(|f| parse_input(f, in_prec, in_rnd))
+        .enumerate()
+        .map(|(i, f)| {
+            if i == 1 && a.op == Op::PowZ {
+                // Only its length matters (the exponents are exact integers).
+                FloatArray::zeros(f.lines().len(), 1).map_err(CliError::from)
+            } else {
+                parse_input(f, in_prec, in_rnd)
+            }
+        })
         .collect::<Result<Vec<_>, _>>()?;
     for (f, x) in files.iter().zip(&arrays).skip(1) {
         if x.len() != arrays[0].len() {
@@ -246,6 +313,24 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
             Op::Exp2 => Some(Func::Exp2),
             Op::Log2 => Some(Func::Log2),
             Op::Log10 => Some(Func::Log10),
+            Op::Cbrt => Some(Func::Cbrt),
+            Op::Expm1 => Some(Func::Expm1),
+            Op::Log1p => Some(Func::Log1p),
+            Op::Sinh => Some(Func::Sinh),
+            Op::Cosh => Some(Func::Cosh),
+            Op::Tanh => Some(Func::Tanh),
+            Op::Asinh => Some(Func::Asinh),
+            Op::Acosh => Some(Func::Acosh),
+            Op::Atanh => Some(Func::Atanh),
+            Op::Asin => Some(Func::Asin),
+            Op::Acos => Some(Func::Acos),
+            _ => None,
+        };
+        let func2 = match a.op {
+            Op::Atan2 => Some(Func2::Atan2),
+            Op::Hypot => Some(Func2::Hypot),
+            Op::Pow => Some(Func2::Pow),
+            Op::Agm => Some(Func2::Agm),
             _ => None,
         };
         let dev_op = match a.op {
@@ -268,6 +353,20 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         let (r, t) = match (&engine, func, dev_op) {
             (crate::engine::Engine::Cuda(eng), Some(f), _) => {
                 float::func::cuda::func_on_host_arrays(eng, f, x, p, rnd).map(|r| (r.0, r.1))
+            }
+            // Two-argument functions and pow_z run on the CPU engine (either
+            // engine asked: the bits are the same).
+            (_, None, None) if func2.is_some() => x
+                .func2_ternary(&arrays[1], func2.unwrap(), p, rnd)
+                .map(|r| (r.0, r.1)),
+            (_, None, None) if a.op == Op::PowZ => x
+                .pow_z_ternary(pow_z_exps.as_deref().unwrap_or(&[]), p, rnd)
+                .map(|r| (r.0, r.1)),
+            (crate::engine::Engine::Cuda(_), _, None) if a.op != Op::Cmp => {
+                Err(Error::Invalid(format!(
+                    "{:?} runs on the CPU engine only so far (use --engine cpu)",
+                    a.op
+                )))
             }
             (_, Some(f), _) => x.func_ternary(f, p, rnd).map(|r| (r.0, r.1)),
             (crate::engine::Engine::Cuda(eng), None, Some(op)) => {

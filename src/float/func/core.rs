@@ -53,6 +53,17 @@ pub(crate) fn eval(f: Func, out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round)
         Func::Exp2 => exp2(out, x, w, p, rnd),
         Func::Log2 => log_base(out, x, w, p, rnd, false),
         Func::Log10 => log_base(out, x, w, p, rnd, true),
+        Func::Cbrt => super::inverse::cbrt(out, x, p, rnd),
+        Func::Expm1 => super::hyper::expm1(out, x, w, p, rnd),
+        Func::Log1p => super::hyper::log1p(out, x, w, p),
+        Func::Sinh => super::hyper::sinh(out, x, w, p, rnd),
+        Func::Cosh => super::hyper::cosh(out, x, w, p, rnd),
+        Func::Tanh => super::hyper::tanh(out, x, w, p, rnd),
+        Func::Asinh => super::hyper::asinh(out, x, w, p),
+        Func::Acosh => super::hyper::acosh(out, x, w),
+        Func::Atanh => super::hyper::atanh(out, x, w, p),
+        Func::Asin => super::inverse::asin(out, x, w, p),
+        Func::Acos => super::inverse::acos(out, x, w),
     }
 }
 

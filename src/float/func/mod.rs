@@ -10,10 +10,15 @@
 //! up to a one-sided perturbation of known sign, MPFR's fast paths) are
 //! decided before the loop. See `notes/func.md`.
 
+mod binary;
 mod consts;
 mod core;
 pub mod cuda;
 mod fix;
+mod hyper;
+mod ia;
+mod inverse;
+mod pow;
 pub mod reference;
 
 use std::sync::atomic::{AtomicU64, Ordering as AtOrd};
@@ -28,6 +33,7 @@ use super::{Class, Elem, FloatArray, check_prec};
 use crate::error::Result;
 use crate::int::cpu::arith as mpn;
 
+pub use binary::Func2;
 pub use consts::Const;
 
 /// The functions built so far.
@@ -42,10 +48,21 @@ pub enum Func {
     Exp2,
     Log2,
     Log10,
+    Cbrt,
+    Expm1,
+    Log1p,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Asin,
+    Acos,
 }
 
 impl Func {
-    pub const ALL: [Func; 9] = [
+    pub const ALL: [Func; 20] = [
         Func::Exp,
         Func::Log,
         Func::Sin,
@@ -55,6 +72,17 @@ impl Func {
         Func::Exp2,
         Func::Log2,
         Func::Log10,
+        Func::Cbrt,
+        Func::Expm1,
+        Func::Log1p,
+        Func::Sinh,
+        Func::Cosh,
+        Func::Tanh,
+        Func::Asinh,
+        Func::Acosh,
+        Func::Atanh,
+        Func::Asin,
+        Func::Acos,
     ];
 
     pub fn name(self) -> &'static str {
@@ -68,6 +96,17 @@ impl Func {
             Func::Exp2 => "exp2",
             Func::Log2 => "log2",
             Func::Log10 => "log10",
+            Func::Cbrt => "cbrt",
+            Func::Expm1 => "expm1",
+            Func::Log1p => "log1p",
+            Func::Sinh => "sinh",
+            Func::Cosh => "cosh",
+            Func::Tanh => "tanh",
+            Func::Asinh => "asinh",
+            Func::Acosh => "acosh",
+            Func::Atanh => "atanh",
+            Func::Asin => "asin",
+            Func::Acos => "acos",
         }
     }
 
@@ -212,22 +251,47 @@ pub(crate) fn write_special(out: &mut Out, class: Class, neg: bool) -> Eval {
 }
 
 /// Evaluates one element: exact and special cases first, then Ziv's loop.
-/// Returns the ternary value and whether a retry was needed.
-fn eval_elem(out: &mut Out, f: &dyn Fn(&mut Out, u64) -> Eval, p: u64, rnd: Round) -> (i8, bool) {
+/// Returns the ternary value and whether a retry was needed; `None` (a NaN
+/// written) if the working precision passed [`ziv_limit`] without a
+/// decision, which would be a bug (an exact case not decided first).
+fn eval_elem(
+    out: &mut Out,
+    f: &dyn Fn(&mut Out, u64) -> Eval,
+    p: u64,
+    rnd: Round,
+) -> Option<(i8, bool)> {
     let mut w = p + 16;
     let mut tries = 0u32;
     loop {
         match f(out, w) {
-            Eval::Done(t) => return (t, tries > 0),
+            Eval::Done(t) => return Some((t, tries > 0)),
             Eval::Approx(iv) => {
                 if let Some(t) = round_interval(out, &iv, p, rnd) {
-                    return (t, tries > 0);
+                    return Some((t, tries > 0));
                 }
             }
         }
         tries += 1;
         w = if tries == 1 { w + 64 } else { 2 * w };
+        if w > ziv_limit(p) {
+            out.special(Class::NaN, false);
+            return None;
+        }
     }
+}
+
+/// The largest working precision Ziv's loop may reach for `p` bits (hard
+/// cases need about `2p`; this allows several doublings beyond).
+fn ziv_limit(p: u64) -> u64 {
+    16 * p + (1 << 16)
+}
+
+fn not_converged(name: &str, p: u64) -> crate::error::Error {
+    crate::error::Error::Invalid(format!(
+        "{name} at {p} bits: an element was not decided below {} bits of working precision \
+         (please report this input)",
+        ziv_limit(p)
+    ))
 }
 
 impl FloatArray {
@@ -241,15 +305,22 @@ impl FloatArray {
     ) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
         check_prec(prec)?;
         let retried = AtomicU64::new(0);
+        let failed = std::sync::atomic::AtomicBool::new(false);
         let (r, t) = build(self.len(), prec, |i, out, _| {
             let x = self.get(i);
             let core = |o: &mut Out, w: u64| core::eval(f, o, &x, w, prec, rnd);
-            let (t, re) = eval_elem(out, &core, prec, rnd);
+            let Some((t, re)) = eval_elem(out, &core, prec, rnd) else {
+                failed.store(true, AtOrd::Relaxed);
+                return 0;
+            };
             if re {
                 retried.fetch_add(1, AtOrd::Relaxed);
             }
             t
         })?;
+        if failed.into_inner() {
+            return Err(not_converged(f.name(), prec));
+        }
         let stats = FuncStats {
             elements: self.len() as u64,
             retried: retried.into_inner(),
@@ -306,7 +377,7 @@ impl FloatArray {
         check_prec(prec)?;
         let (r, t) = build(1, prec, |_, out, _| {
             let core = |_: &mut Out, w: u64| Eval::Approx(consts::interval(c, w));
-            eval_elem(out, &core, prec, rnd).0
+            eval_elem(out, &core, prec, rnd).map_or(0, |r| r.0)
         })?;
         Ok((r, t[0]))
     }

@@ -16,7 +16,7 @@
 
 use std::cmp::Ordering;
 
-use malachite_base::num::arithmetic::traits::{Abs, IsPowerOf2, PowerOf2};
+use malachite_base::num::arithmetic::traits::{Abs, IsPowerOf2, Parity, PowerOf2};
 use malachite_base::num::basic::traits::{One, Zero};
 use malachite_base::num::conversion::traits::RoundingFrom;
 use malachite_base::num::logic::traits::SignificantBits;
@@ -25,7 +25,7 @@ use malachite_float::{ComparableFloatRef, Float};
 use malachite_nz::integer::Integer;
 use malachite_q::Rational;
 
-use super::{Const, Func};
+use super::{Const, Func, Func2};
 use crate::float::{Round, to_rounding_mode};
 
 // The reference: malachite-float arithmetic at precision P (each operation
@@ -362,6 +362,371 @@ pub fn reference_at(f: Func, x: &Float, pp: u64) -> Approx {
         }
         Func::Log2 => ap_div(&c, &ref_log(&c, x), &ref_ln2(&c)),
         Func::Log10 => ap_div(&c, &ref_log(&c, x), &ref_log(&c, &c.int(10))),
+        _ => ref_second(&c, f, x),
+    }
+}
+
+// The second set of functions (cbrt .. acos, and the two-argument ones),
+// composed from the series above with error propagation; the formulas
+// differ from the library's where it matters (series near 0, asin by the
+// half-angle atan, acos = pi/2 - asin, atan2 via the quotient, pow =
+// exp(y log x) with Euler's e-powering).
+
+fn ap(v: Float) -> Approx {
+    Approx {
+        v,
+        err: Float::ZERO,
+    }
+}
+
+/// |v| 2^-P * k: the rounding of one or a few operations.
+fn rnd_err(c: &Ctx, v: &Float, k: i64) -> Float {
+    c.mul(&c.mul(&v.clone().abs(), &c.eps()), &c.int(k))
+}
+
+fn ap_add(c: &Ctx, a: &Approx, b: &Approx) -> Approx {
+    let v = c.add(&a.v, &b.v);
+    let err = c.add(&c.add(&a.err, &b.err), &rnd_err(c, &v, 2));
+    Approx { v, err }
+}
+
+fn ap_neg(a: Approx) -> Approx {
+    Approx {
+        v: -a.v,
+        err: a.err,
+    }
+}
+
+fn ap_mul(c: &Ctx, a: &Approx, b: &Approx) -> Approx {
+    let v = c.mul(&a.v, &b.v);
+    let e = c.add(
+        &c.add(
+            &c.mul(&a.v.clone().abs(), &b.err),
+            &c.mul(&b.v.clone().abs(), &a.err),
+        ),
+        &c.mul(&a.err, &b.err),
+    );
+    let err = c.mul(&c.add(&e, &rnd_err(c, &v, 1)), &c.int(2));
+    Approx { v, err }
+}
+
+/// sqrt with `a.v > 4 a.err`: `sqrt(v +- e) - sqrt(v) <= e / sqrt(v)`.
+fn ap_sqrt(c: &Ctx, a: &Approx) -> Approx {
+    let v = a.v.sqrt_prec_ref(c.p).0;
+    let e = c.div(&a.err, &v);
+    let err = c.mul(&c.add(&e, &rnd_err(c, &v, 1)), &c.int(2));
+    Approx { v, err }
+}
+
+/// exp(v +- e) = exp(v)(1 +- 2e) for e <= 1/4.
+fn ap_exp(c: &Ctx, a: &Approx) -> Approx {
+    let e = ref_exp(c, &a.v);
+    let extra = c.mul(&c.mul(&e.v.clone().abs(), &a.err), &c.int(2));
+    Approx {
+        err: c.add(&e.err, &extra),
+        v: e.v,
+    }
+}
+
+/// log(v +- e) = log v +- 2e/v for v > 2e > 0.
+fn ap_log(c: &Ctx, a: &Approx) -> Approx {
+    let l = ref_log(c, &a.v);
+    let extra = c.mul(&c.div(&a.err, &a.v.clone().abs()), &c.int(2));
+    Approx {
+        err: c.add(&l.err, &extra),
+        v: l.v,
+    }
+}
+
+/// atan(v +- e) = atan v +- e.
+fn ap_atan(c: &Ctx, a: &Approx) -> Approx {
+    let t = ref_atan(c, &a.v);
+    Approx {
+        err: c.add(&c.add(&t.err, &a.err), &rnd_err(c, &t.v, 1)),
+        v: t.v,
+    }
+}
+
+/// sum_k coef_k x^k with `next(t, k)` giving term k from term k-1 (the
+/// terms decreasing at least geometrically by 1/2 from the first): error
+/// `(8K + 8) 2^-P |first term|` plus the tail.
+fn series(c: &Ctx, first: Float, next: impl Fn(&Float, i64) -> Float) -> Approx {
+    let mut s = first.clone();
+    let mut t = first.clone();
+    let stop = c.mul(&first.clone().abs(), &Ctx::small(c.p as i64 + 8));
+    let mut k = 1i64;
+    loop {
+        t = next(&t, k);
+        if t.clone().abs() < stop {
+            break;
+        }
+        s = c.add(&s, &t);
+        k += 1;
+    }
+    let err = c.mul(&c.mul(&first.abs(), &c.eps()), &c.int(16 * k + 16));
+    Approx { v: s, err }
+}
+
+fn small_arg(x: &Float) -> bool {
+    x.clone().abs() < Ctx::small(1)
+}
+
+fn ref_second(c: &Ctx, f: Func, x: &Float) -> Approx {
+    let one = ap(Float::ONE);
+    let x2 = c.mul(x, x);
+    let x2a = Approx {
+        v: x2.clone(),
+        err: rnd_err(c, &x2, 1),
+    };
+    match f {
+        Func::Expm1 if small_arg(x) => {
+            series(c, x.clone(), |t, k| c.div(&c.mul(t, x), &c.int(k + 1)))
+        }
+        Func::Expm1 => ap_add(c, &ap_exp(c, &ap(x.clone())), &ap_neg(one)),
+        Func::Log1p if x.clone().abs() <= Ctx::small(2) => ref_log1p_small(c, x),
+        Func::Log1p => ap_log(c, &ap_add(c, &ap(x.clone()), &one)),
+        Func::Sinh if small_arg(x) => series(c, x.clone(), |t, k| {
+            c.div(&c.mul(t, &x2), &c.int((2 * k) * (2 * k + 1)))
+        }),
+        Func::Cosh if small_arg(x) => series(c, Float::ONE, |t, k| {
+            c.div(&c.mul(t, &x2), &c.int((2 * k - 1) * (2 * k)))
+        }),
+        Func::Sinh | Func::Cosh => {
+            let e = ap_exp(c, &ap(x.clone()));
+            let inv = ap_div(c, &one, &e);
+            let s = if f == Func::Sinh {
+                ap_add(c, &e, &ap_neg(inv))
+            } else {
+                ap_add(c, &e, &inv)
+            };
+            Approx {
+                v: c.div(&s.v, &c.int(2)),
+                err: s.err,
+            }
+        }
+        Func::Tanh => ap_div(
+            c,
+            &ref_second(c, Func::Sinh, x),
+            &ref_second(c, Func::Cosh, x),
+        ),
+        Func::Atanh if small_arg(x) => series(c, x.clone(), |t, k| {
+            // x^(2k+1)/(2k+1) from x^(2k-1)/(2k-1).
+            c.div(&c.mul(&c.mul(t, &x2), &c.int(2 * k - 1)), &c.int(2 * k + 1))
+        }),
+        Func::Atanh => {
+            let q = ap_div(
+                c,
+                &ap_add(c, &one, &ap(x.clone())),
+                &ap_add(c, &one, &ap(-x.clone())),
+            );
+            let l = ap_log(c, &q);
+            Approx {
+                v: c.div(&l.v, &c.int(2)),
+                err: l.err,
+            }
+        }
+        Func::Asinh if small_arg(x) => series(c, x.clone(), |t, k| {
+            // (-1)^k c_k x^(2k+1)/(2k+1), c_k = c_(k-1) (2k-1)/(2k).
+            let r = c.div(
+                &c.mul(&c.int((2 * k - 1) * (2 * k - 1)), &x2),
+                &c.int((2 * k) * (2 * k + 1)),
+            );
+            -c.mul(t, &r)
+        }),
+        Func::Asinh => {
+            let a = x.clone().abs();
+            let s = ap_sqrt(c, &ap_add(c, &x2a, &one));
+            let l = ap_log(c, &ap_add(c, &ap(a), &s));
+            if *x < 0u32 { ap_neg(l) } else { l }
+        }
+        Func::Acosh => {
+            let d = ap_add(c, &x2a, &ap_neg(one));
+            let s = ap_sqrt(c, &d);
+            ap_log(c, &ap_add(c, &ap(x.clone()), &s))
+        }
+        Func::Asin | Func::Acos if x.clone().abs() == Float::ONE => {
+            // +-pi/2 (asin), pi (acos(-1)); acos(1) = 0 is exact.
+            let pi = ref_pi(c);
+            let h = if f == Func::Asin {
+                c.div(&pi.v, &c.int(2))
+            } else {
+                pi.v
+            };
+            let v = if *x < 0u32 && f == Func::Asin { -h } else { h };
+            Approx { v, err: pi.err }
+        }
+        Func::Asin | Func::Acos => {
+            // asin x = 2 atan(x / (1 + sqrt(1 - x^2))).
+            let r = ap_sqrt(c, &ap_add(c, &one, &ap_neg(x2a)));
+            let q = ap_div(c, &ap(x.clone()), &ap_add(c, &one, &r));
+            let a = ap_atan(c, &q);
+            let asin = Approx {
+                v: c.mul(&a.v, &c.int(2)),
+                err: c.mul(&a.err, &c.int(2)),
+            };
+            if f == Func::Asin {
+                asin
+            } else {
+                let pi = ref_pi(c);
+                let h = Approx {
+                    v: c.div(&pi.v, &c.int(2)),
+                    err: pi.err,
+                };
+                ap_add(c, &h, &ap_neg(asin))
+            }
+        }
+        Func::Cbrt => {
+            // exp(log|x| / 3).
+            let l = ref_log(c, &x.clone().abs());
+            let t = Approx {
+                v: c.div(&l.v, &c.int(3)),
+                err: c.add(&l.err, &rnd_err(c, &l.v, 1)),
+            };
+            let e = ap_exp(c, &t);
+            if *x < 0u32 { ap_neg(e) } else { e }
+        }
+        _ => unreachable!("first-set functions have their own references"),
+    }
+}
+
+/// `f(a, b)` for finite nonzero arguments (not an exact case) by the
+/// series above, at `pp` bits.
+pub fn reference2_at(f: Func2, a: &Float, b: &Float, pp: u64) -> Approx {
+    let c = Ctx { p: pp };
+    match f {
+        Func2::Hypot => {
+            let sq = |v: &Float| {
+                let v2 = c.mul(v, v);
+                Approx {
+                    err: rnd_err(&c, &v2, 1),
+                    v: v2,
+                }
+            };
+            let s = ap_add(&c, &sq(a), &sq(b));
+            ap_sqrt(&c, &s)
+        }
+        Func2::Atan2 => {
+            // atan(|a/b|), then pi - that for b < 0, a's sign.
+            let q = ap_div(&c, &ap(a.clone().abs()), &ap(b.clone().abs()));
+            let t = ap_atan(&c, &q);
+            let t = if *b < 0u32 {
+                let pi = ref_pi(&c);
+                ap_add(&c, &pi, &ap_neg(t))
+            } else {
+                t
+            };
+            if *a < 0u32 { ap_neg(t) } else { t }
+        }
+        Func2::Pow => {
+            // exp(b log|a|), negated for a < 0 and an odd integer b.
+            let l = ref_log(&c, &a.clone().abs());
+            let t = ap_mul(&c, &ap(b.clone()), &l);
+            let e = ap_exp(&c, &t);
+            let odd = Rational::try_from(b)
+                .map(|q| *q.denominator_ref() == 1u32 && q.numerator_ref().odd())
+                .unwrap_or(false);
+            if *a < 0u32 && odd { ap_neg(e) } else { e }
+        }
+        Func2::Agm => {
+            let (mut x, mut y) = (a.clone(), b.clone());
+            let mut n = 0i64;
+            loop {
+                let x2 = c.div(&c.add(&x, &y), &c.int(2));
+                let y2 = c.mul(&x, &y).sqrt_prec_ref(c.p).0;
+                x = x2;
+                y = y2;
+                n += 1;
+                let d = c.sub(&x, &y).abs();
+                if d <= c.mul(&x, &c.eps()) || n > 10_000 {
+                    break;
+                }
+            }
+            let err = rnd_err(&c, &x, 8 * n + 16);
+            Approx { v: x, err }
+        }
+    }
+}
+
+/// The correctly rounded value of `f(a, b)` for finite nonzero arguments
+/// in every mode: exact cases from malachite's exact result, else
+/// [`reference2_at`] at doubling precision until both ends agree.
+pub fn reference2(f: Func2, a: &Float, b: &Float, p: u64) -> Vec<(Float, Ordering)> {
+    let q = a.get_prec().unwrap_or(1).max(b.get_prec().unwrap_or(1));
+    let mut pp = 2 * p.max(q) + 128;
+    let (v, o) = malachite_func2(f, a, b, pp, RoundingMode::Nearest);
+    if o == Ordering::Equal {
+        return Round::ALL
+            .iter()
+            .map(|&r| {
+                if v.is_finite() && v != Float::ZERO {
+                    Float::from_rational_prec_round(
+                        Rational::try_from(&v).unwrap(),
+                        p,
+                        to_rounding_mode(r),
+                    )
+                } else {
+                    (v.clone(), Ordering::Equal)
+                }
+            })
+            .collect();
+    }
+    loop {
+        let ap = reference2_at(f, a, b, pp);
+        let r: Option<Vec<_>> = Round::ALL
+            .iter()
+            .map(|&r| round_iv(&ap, p, to_rounding_mode(r)))
+            .collect();
+        if let Some(r) = r {
+            return r;
+        }
+        pp *= 2;
+        assert!(
+            pp < 1 << 18,
+            "reference did not converge for {f:?}({a}, {b}) at {p} bits"
+        );
+    }
+}
+
+/// `f(x)` by malachite-float's own function (which reproduces MPFR),
+/// rounded to `p` bits in `rm`, with its ternary ordering.
+pub fn malachite_func(f: Func, x: &Float, p: u64, rm: RoundingMode) -> (Float, Ordering) {
+    match f {
+        Func::Exp => x.exp_prec_round_ref(p, rm),
+        Func::Log => x.ln_prec_round_ref(p, rm),
+        Func::Sin => x.sin_prec_round_ref(p, rm),
+        Func::Cos => x.cos_prec_round_ref(p, rm),
+        Func::Atan => x.atan_prec_round_ref(p, rm),
+        Func::Tan => x.tan_prec_round_ref(p, rm),
+        Func::Exp2 => Float::power_of_2_of_float_prec_round_ref(x, p, rm),
+        Func::Log2 => x.log_base_2_prec_round_ref(p, rm),
+        Func::Log10 => x.log_base_10_prec_round_ref(p, rm),
+        Func::Cbrt => x.cbrt_prec_round_ref(p, rm),
+        Func::Expm1 => x.exp_x_minus_1_prec_round_ref(p, rm),
+        Func::Log1p => x.ln_1_plus_x_prec_round_ref(p, rm),
+        Func::Sinh => x.sinh_prec_round_ref(p, rm),
+        Func::Cosh => x.cosh_prec_round_ref(p, rm),
+        Func::Tanh => x.tanh_prec_round_ref(p, rm),
+        Func::Asinh => x.asinh_prec_round_ref(p, rm),
+        Func::Acosh => x.acosh_prec_round_ref(p, rm),
+        Func::Atanh => x.atanh_prec_round_ref(p, rm),
+        Func::Asin => x.asin_prec_round_ref(p, rm),
+        Func::Acos => x.acos_prec_round_ref(p, rm),
+    }
+}
+
+/// `f(a, b)` by malachite-float's own function, rounded to `p` bits in `rm`.
+pub fn malachite_func2(
+    f: Func2,
+    a: &Float,
+    b: &Float,
+    p: u64,
+    rm: RoundingMode,
+) -> (Float, Ordering) {
+    match f {
+        Func2::Atan2 => a.atan2_prec_round_ref_ref(b, p, rm),
+        Func2::Hypot => a.hypot_prec_round_ref_ref(b, p, rm),
+        Func2::Pow => a.pow_prec_round_ref_ref(b, p, rm),
+        Func2::Agm => a.agm_prec_round_ref_ref(b, p, rm),
     }
 }
 
@@ -391,6 +756,23 @@ pub fn reference(f: Func, x: &Float, p: u64) -> Vec<(Float, Ordering)> {
             .collect();
     }
     let mut pp = 2 * p.max(x.get_prec().unwrap_or(1)) + 128;
+    if !Func::ALL[..9].contains(&f) {
+        // malachite's exact results (perfect cubes, acosh(1), ...).
+        let (v, o) = malachite_func(f, x, pp, RoundingMode::Nearest);
+        if o == Ordering::Equal {
+            return Round::ALL
+                .iter()
+                .map(|&r| {
+                    let rm = to_rounding_mode(r);
+                    if v.is_finite() && v != Float::ZERO {
+                        Float::from_rational_prec_round(Rational::try_from(&v).unwrap(), p, rm)
+                    } else {
+                        (v.clone(), Ordering::Equal)
+                    }
+                })
+                .collect();
+        }
+    }
     loop {
         let a = reference_at(f, x, pp);
         let r: Option<Vec<_>> = Round::ALL
