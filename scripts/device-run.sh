@@ -62,6 +62,9 @@ section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
     section bench func cpu
     timeout 150 $bin bench func --engine cpu --funcs exp,log,sin,cos,atan --precs 128,512,1024 --json > "$out/bench-func-cpu.json"
     cat "$out/bench-func-cpu.json"
+    section bench func cpu, the other functions at 512 bits
+    timeout 150 $bin bench func --engine cpu --funcs tan,exp2,log2,log10,cbrt,expm1,log1p,sinh,cosh,tanh,asinh,acosh,atanh,asin,acos,atan2,hypot,pow,agm --precs 512 --json > "$out/bench-func2-cpu.json"
+    cat "$out/bench-func2-cpu.json"
   fi
   if want funccuda; then
     section bench func cuda
