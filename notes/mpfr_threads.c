@@ -106,7 +106,13 @@ int main(int argc, char **argv) {
         bench(op, precs[pi], 1L << la, T, runs);
       }
   }
-  if (strstr(which, "func"))
+  if (strstr(which, "funcall")) {
+    /* every precision of bench func (issue 5: 100x MPFR on one core at
+       each of them) */
+    long precs[] = {128, 256, 512, 1024, 2048};
+    for (int pi = 0; pi < 5; pi++)
+      for (int op = EXP; op <= ATAN; op++) bench(op, precs[pi], 1L << lf, T, runs);
+  } else if (strstr(which, "func"))
     for (int op = EXP; op <= ATAN; op++) bench(op, 512, 1L << lf, T, runs);
   return 0;
 }

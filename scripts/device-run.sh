@@ -13,6 +13,9 @@
 #          2^20 elements
 #   cli    `mparray huge mul` on two 10^7-digit decimal files, both engines,
 #          and the product divided back
+#   mpfr   MPFR 4.2 itself on one core of the host, functions at 128..2048
+#          bits (needs .gpu/mpfr: notes/mpfr_threads.c built with gcc, and
+#          the dev machine's libmpfr.so.6 and libgmp.so.10 beside it)
 #   all    all of the above
 # Logs go to $OUT: run.txt (everything printed), tests.log, bench-*.json.
 set -uo pipefail
@@ -70,6 +73,10 @@ section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
     section bench func cuda
     timeout 200 $bin bench func --engine cuda --funcs exp,log,sin,cos,atan,exp2 --runs 3 --json > "$out/bench-func-cuda.json"
     cat "$out/bench-func-cuda.json"
+  fi
+  if want mpfr && [ -x .gpu/mpfr/mpfr_threads ]; then
+    section MPFR on one core, functions at every bench precision, 4096 elements
+    LD_LIBRARY_PATH=.gpu/mpfr timeout 120 .gpu/mpfr/mpfr_threads 1 18 12 3 funcall
   fi
   if want cli; then
     section huge CLI: two 10^7-digit decimal files
