@@ -167,7 +167,7 @@ fn parse_input(input: &Input, prec: u64, rnd: Round) -> Result<FloatArray, CliEr
 }
 
 /// The most significant digits `--digits` may ask for.
-const MAX_DIGITS: usize = 1_000_000;
+pub(super) const MAX_DIGITS: usize = 1_000_000;
 
 fn round_arg(s: &str, what: &str) -> Result<Round, CliError> {
     Round::from_name(s).map_err(|e| CliError::Input(format!("{what}: {e}")))
