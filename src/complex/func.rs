@@ -421,6 +421,31 @@ fn tanh_iv(x: &F, w: u64) -> Iv {
     sinh_iv(&x2, w).div(&den, w)
 }
 
+/// |x| beyond which e^|x| / 2 overflows every float by far (MPFR's
+/// largest float is below 2^(2^30), e^745e6 > 2^(1.0748e9)).
+fn huge(x: &F) -> bool {
+    x.abs().cmp(&scalar::from_int(745_000_000)) == Some(std::cmp::Ordering::Greater)
+}
+
+/// `|x| > k`.
+fn above(x: &F, k: i64) -> bool {
+    x.abs().cmp(&scalar::from_int(k)) == Some(std::cmp::Ordering::Greater)
+}
+
+/// The rounding of a value within `2^-(p+2)` of `+-1` on a known side
+/// (`below`: toward 0): no rounding boundary of `p` bits lies in that gap,
+/// so it rounds as `1 -+ 2^-(p+3)` does.
+fn near_one(neg: bool, below: bool, p: u64, rnd: Round) -> Part {
+    let one = F::one(false);
+    let d = one.scale(-(p as i64 + 3));
+    let v = if below {
+        scalar::sub(&one, &d, p + 4, Round::Nearest).0
+    } else {
+        scalar::add(&one, &d, p + 4, Round::Nearest).0
+    };
+    set(&v.with_sign(neg), p, rnd)
+}
+
 /// sin, cos or tan of a finite `a + i b`.
 fn trig_fin(t: Trig, a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
     let rr = [rnd.re, rnd.im];
@@ -433,6 +458,15 @@ fn trig_fin(t: Trig, a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> R
                     scalar::func(Func::Sin, a, pr, rnd.re),
                     exact(F::zero(b.neg() != cos_neg)),
                 ]);
+            }
+            if huge(b) {
+                let re = if a.is_zero() {
+                    exact(a.clone())
+                } else {
+                    out_of_range(sign_of(Func::Sin, a), true, pr, rnd.re)
+                };
+                let cos_neg = !a.is_zero() && sign_of(Func::Cos, a);
+                return Ok([re, out_of_range(cos_neg != b.neg(), true, pi, rnd.im)]);
             }
             if a.is_zero() {
                 let im = ziv1(pi, rnd.im, cap, |w| sinh_iv(b, w))?;
@@ -458,6 +492,15 @@ fn trig_fin(t: Trig, a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> R
                     exact(F::zero(sin_neg == b.neg())),
                 ]);
             }
+            if huge(b) {
+                let re = out_of_range(!a.is_zero() && sign_of(Func::Cos, a), true, pr, rnd.re);
+                let im = if a.is_zero() {
+                    exact(F::zero(a.neg() == b.neg()))
+                } else {
+                    out_of_range(sign_of(Func::Sin, a) == b.neg(), true, pi, rnd.im)
+                };
+                return Ok([re, im]);
+            }
             if a.is_zero() {
                 let re = ziv1(pr, rnd.re, cap, |w| cosh_iv(b, w))?;
                 return Ok([re, exact(F::zero(a.neg() == b.neg()))]);
@@ -477,11 +520,32 @@ fn trig_fin(t: Trig, a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> R
                     exact(b.clone()),
                 ]);
             }
+            let (a2, b2) = (a.scale(1), b.scale(1));
+            if above(b, pi.max(pr) as i64 + 64) {
+                // Im = 1 - (cos 2a + e^-2|b|) / (cos 2a + cosh 2b) (for b > 0)
+                // is within 2^-(p+2) of 1, on the side of cos 2a when
+                // e^-2|b| < |cos 2a|.
+                let c = scalar::func(Func::Cos, &a2, 64, Round::Zero).0;
+                if a.is_zero() || (c.is_normal() && c.exp > -(1 << 20) && above(b, 1 << 21)) || (c.is_normal() && above(b, -c.exp + 2)) {
+                    let below = a.is_zero() || !c.neg();
+                    let im = near_one(b.neg(), below, pi, rnd.im);
+                    let re = if a.is_zero() {
+                        exact(a.clone())
+                    } else if above(b, 372_000_000) {
+                        out_of_range(sign_of(Func::Sin, &a2), false, pr, rnd.re)
+                    } else {
+                        ziv1(pr, rnd.re, cap, |w| {
+                            let den = Iv::of_fn(Func::Cos, &a2, w).add(&cosh_iv(&b2, w), w);
+                            Iv::of_fn(Func::Sin, &a2, w).div(&den, w)
+                        })?
+                    };
+                    return Ok([re, im]);
+                }
+            }
             if a.is_zero() {
                 let im = ziv1(pi, rnd.im, cap, |w| tanh_iv(b, w))?;
                 return Ok([exact(a.clone()), im]);
             }
-            let (a2, b2) = (a.scale(1), b.scale(1));
             ziv([None, None], [pr, pi], rr, cap, |w, need| {
                 let den = Iv::of_fn(Func::Cos, &a2, w).add(&cosh_iv(&b2, w), w);
                 [
@@ -539,7 +603,8 @@ fn hyp_special(t: Trig, a: &F, b: &F) -> [F; 2] {
                     F::inf(an != sign_of(Func::Sin, b)),
                 ]
             } else {
-                [F::inf(false), F::nan()]
+                // MPC: the sign of a times that of an infinite b.
+                [F::inf(b.is_inf() && an != b.neg()), F::nan()]
             }
         }
         Trig::Tan => {
