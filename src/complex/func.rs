@@ -613,11 +613,27 @@ fn hyp_special(t: Trig, a: &F, b: &F) -> [F; 2] {
             } else if bfin {
                 sign_of(Func::Sin, &b.scale(1))
             } else {
-                false
+                b.is_inf() && b.neg()
             };
             [F::one(an), F::zero(im_neg)]
         }
     }
+}
+
+/// cos of `a + i b` with a part infinite or NaN: cosh(i z), with MPC's
+/// signs of zeros where they differ from that identity (MPC computes cosh
+/// from cos).
+fn cos_special(a: &F, b: &F) -> [F; 2] {
+    if a.is_nan() && b.is_zero() {
+        return [F::nan(), b.clone()];
+    }
+    if a.is_inf() && b.is_zero() {
+        return [F::nan(), F::zero(a.neg() == b.neg())];
+    }
+    if a.is_zero() && b.is_nan() {
+        return [F::nan(), F::zero(a.neg())];
+    }
+    hyp_special(Trig::Cos, &b.negate(), a)
 }
 
 fn finite(x: &F) -> bool {
@@ -628,7 +644,11 @@ fn finite(x: &F) -> bool {
 fn hyp(t: Trig, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
     let (a, b) = x;
     if !finite(a) || !finite(b) {
-        let [re, im] = hyp_special(t, a, b);
+        let [re, im] = if t == Trig::Cos {
+            cos_special(&b.negate(), a)
+        } else {
+            hyp_special(t, a, b)
+        };
         return Ok([exact(re), exact(im)]);
     }
     // i z = -b + i a.
@@ -649,10 +669,12 @@ fn trig(t: Trig, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
         return trig_fin(t, a, b, pr, pi, rnd, cap);
     }
     // i z = -b + i a; sin z = -i sinh(i z), cos z = cosh(i z), tan z = -i tanh(i z).
+    if t == Trig::Cos {
+        let [u, v] = cos_special(a, b);
+        return Ok([exact(u), exact(v)]);
+    }
     let [u, v] = hyp_special(t, &b.negate(), a);
-    Ok(if t == Trig::Cos {
-        [exact(u), exact(v)]
-    } else {
+    Ok({
         [exact(v), exact(u.negate())]
     })
 }
