@@ -68,8 +68,8 @@ fn check_part(got: &FloatArray, i: usize, t: i8, want: &(Float, Ordering), what:
     let g = got.to_float(i);
     // Zero signs are MPC's business (checked against MPC's own outputs);
     // here values and ternaries.
-    let same = ComparableFloatRef(&g) == ComparableFloatRef(&want.0)
-        || (g == 0u32 && want.0 == 0u32);
+    let same =
+        ComparableFloatRef(&g) == ComparableFloatRef(&want.0) || (g == 0u32 && want.0 == 0u32);
     assert!(
         same && t == tern(want.1),
         "{what}: got {g:#x} ({t}), want {:#x} ({:?})",
@@ -84,9 +84,15 @@ fn arith_exact_against_rationals() {
     let n = 12;
     let mut checked = 0u64;
     for &p in PRECS {
-        let q = if g.below(2) == 0 { p } else { PRECS[g.index(PRECS.len())] };
+        let q = if g.below(2) == 0 {
+            p
+        } else {
+            PRECS[g.index(PRECS.len())]
+        };
         let inb = p.min(200) + 8;
-        let mk = |g: &mut Rng| -> Vec<Float> { (0..n).map(|_| rand_float(g, inb, -40, 40, true)).collect() };
+        let mk = |g: &mut Rng| -> Vec<Float> {
+            (0..n).map(|_| rand_float(g, inb, -40, 40, true)).collect()
+        };
         let (a, b, c, d) = (mk(&mut g), mk(&mut g), mk(&mut g), mk(&mut g));
         let x = ComplexArray::new(array(inb + 8, &a), array(inb + 8, &b)).unwrap();
         let y = ComplexArray::new(array(inb + 8, &c), array(inb + 8, &d)).unwrap();
@@ -94,7 +100,9 @@ fn arith_exact_against_rationals() {
         let rnds: Vec<CRound> = if p <= 128 {
             CRound::all()
         } else {
-            (0..5).map(|_| CRound::new(g.pick(&Round::ALL), g.pick(&Round::ALL))).collect()
+            (0..5)
+                .map(|_| CRound::new(g.pick(&Round::ALL), g.pick(&Round::ALL)))
+                .collect()
         };
         for rnd in rnds {
             let (add, ta) = x.add_ternary(&y, p, q, rnd).unwrap();
@@ -106,26 +114,99 @@ fn arith_exact_against_rationals() {
             let (abs, tb) = x.abs_ternary(p, rnd.re).unwrap();
             for i in 0..n {
                 let (ra, rb, rc, rd) = (rat(&a[i]), rat(&b[i]), rat(&c[i]), rat(&d[i]));
-                let r = |v: Rational, pp: u64, m: Round| Float::from_rational_prec_round(v, pp, rm(m));
+                let r =
+                    |v: Rational, pp: u64, m: Round| Float::from_rational_prec_round(v, pp, rm(m));
                 let w = format!("p={p} q={q} {} i={i}", rnd.name());
-                check_part(add.re(), i, ta[i].0, &r(&ra + &rc, p, rnd.re), &format!("add re {w}"));
-                check_part(add.im(), i, ta[i].1, &r(&rb + &rd, q, rnd.im), &format!("add im {w}"));
-                check_part(sub.re(), i, ts[i].0, &r(&ra - &rc, p, rnd.re), &format!("sub re {w}"));
-                check_part(sub.im(), i, ts[i].1, &r(&rb - &rd, q, rnd.im), &format!("sub im {w}"));
-                check_part(mul.re(), i, tm[i].0, &r(&ra * &rc - &rb * &rd, p, rnd.re), &format!("mul re {w}"));
-                check_part(mul.im(), i, tm[i].1, &r(&ra * &rd + &rb * &rc, q, rnd.im), &format!("mul im {w}"));
-                check_part(sqr.re(), i, tq[i].0, &r(&ra * &ra - &rb * &rb, p, rnd.re), &format!("sqr re {w}"));
-                check_part(sqr.im(), i, tq[i].1, &r(Rational::from(2u32) * &ra * &rb, q, rnd.im), &format!("sqr im {w}"));
+                check_part(
+                    add.re(),
+                    i,
+                    ta[i].0,
+                    &r(&ra + &rc, p, rnd.re),
+                    &format!("add re {w}"),
+                );
+                check_part(
+                    add.im(),
+                    i,
+                    ta[i].1,
+                    &r(&rb + &rd, q, rnd.im),
+                    &format!("add im {w}"),
+                );
+                check_part(
+                    sub.re(),
+                    i,
+                    ts[i].0,
+                    &r(&ra - &rc, p, rnd.re),
+                    &format!("sub re {w}"),
+                );
+                check_part(
+                    sub.im(),
+                    i,
+                    ts[i].1,
+                    &r(&rb - &rd, q, rnd.im),
+                    &format!("sub im {w}"),
+                );
+                check_part(
+                    mul.re(),
+                    i,
+                    tm[i].0,
+                    &r(&ra * &rc - &rb * &rd, p, rnd.re),
+                    &format!("mul re {w}"),
+                );
+                check_part(
+                    mul.im(),
+                    i,
+                    tm[i].1,
+                    &r(&ra * &rd + &rb * &rc, q, rnd.im),
+                    &format!("mul im {w}"),
+                );
+                check_part(
+                    sqr.re(),
+                    i,
+                    tq[i].0,
+                    &r(&ra * &ra - &rb * &rb, p, rnd.re),
+                    &format!("sqr re {w}"),
+                );
+                check_part(
+                    sqr.im(),
+                    i,
+                    tq[i].1,
+                    &r(Rational::from(2u32) * &ra * &rb, q, rnd.im),
+                    &format!("sqr im {w}"),
+                );
                 let nrm = &ra * &ra + &rb * &rb;
-                check_part(&norm, i, tn[i], &r(nrm.clone(), p, rnd.re), &format!("norm {w}"));
+                check_part(
+                    &norm,
+                    i,
+                    tn[i],
+                    &r(nrm.clone(), p, rnd.re),
+                    &format!("norm {w}"),
+                );
                 let exact_norm = Float::from_rational_prec(nrm, 8192).0;
-                check_part(&abs, i, tb[i], &exact_norm.sqrt_prec_round_ref(p, rm(rnd.re)), &format!("abs {w}"));
+                check_part(
+                    &abs,
+                    i,
+                    tb[i],
+                    &exact_norm.sqrt_prec_round_ref(p, rm(rnd.re)),
+                    &format!("abs {w}"),
+                );
                 let den = &rc * &rc + &rd * &rd;
                 if den != 0u32 {
                     let nre = (&ra * &rc + &rb * &rd) / &den;
                     let nim = (&rb * &rc - &ra * &rd) / &den;
-                    check_part(div.re(), i, td[i].0, &r(nre, p, rnd.re), &format!("div re {w}"));
-                    check_part(div.im(), i, td[i].1, &r(nim, q, rnd.im), &format!("div im {w}"));
+                    check_part(
+                        div.re(),
+                        i,
+                        td[i].0,
+                        &r(nre, p, rnd.re),
+                        &format!("div re {w}"),
+                    );
+                    check_part(
+                        div.im(),
+                        i,
+                        td[i].1,
+                        &r(nim, q, rnd.im),
+                        &format!("div im {w}"),
+                    );
                 }
                 checked += 1;
             }
@@ -143,22 +224,34 @@ struct A {
 
 impl A {
     fn of(a: &Approx) -> A {
-        A { v: rat(&a.v), e: rat(&a.err) }
-    }
-    fn exact(v: Rational) -> A {
-        A { v, e: Rational::from(0u32) }
+        A {
+            v: rat(&a.v),
+            e: rat(&a.err),
+        }
     }
     fn add(&self, o: &A) -> A {
-        A { v: &self.v + &o.v, e: &self.e + &o.e }
+        A {
+            v: &self.v + &o.v,
+            e: &self.e + &o.e,
+        }
     }
     fn sub(&self, o: &A) -> A {
-        A { v: &self.v - &o.v, e: &self.e + &o.e }
+        A {
+            v: &self.v - &o.v,
+            e: &self.e + &o.e,
+        }
     }
     fn neg(&self) -> A {
-        A { v: -&self.v, e: self.e.clone() }
+        A {
+            v: -&self.v,
+            e: self.e.clone(),
+        }
     }
     fn half(&self) -> A {
-        A { v: &self.v / Rational::from(2u32), e: &self.e / Rational::from(2u32) }
+        A {
+            v: &self.v / Rational::from(2u32),
+            e: &self.e / Rational::from(2u32),
+        }
     }
     fn mul(&self, o: &A) -> A {
         A {
@@ -180,16 +273,14 @@ impl A {
     fn round(&self, p: u64, r: Round) -> Option<(Float, Ordering)> {
         let lo = Float::from_rational_prec_round(&self.v - &self.e, p, rm(r));
         let hi = Float::from_rational_prec_round(&self.v + &self.e, p, rm(r));
-        (ComparableFloatRef(&lo.0) == ComparableFloatRef(&hi.0) && lo.1 == hi.1 && lo.1 != Ordering::Equal)
+        (ComparableFloatRef(&lo.0) == ComparableFloatRef(&hi.0)
+            && lo.1 == hi.1
+            && lo.1 != Ordering::Equal)
             .then_some(lo)
     }
 }
 
 type C = (A, A);
-
-fn cmul(x: &C, y: &C) -> C {
-    (x.0.mul(&y.0).sub(&x.1.mul(&y.1)), x.0.mul(&y.1).add(&x.1.mul(&y.0)))
-}
 
 fn cdiv(x: &C, y: &C) -> Option<C> {
     let den = y.0.mul(&y.0).add(&y.1.mul(&y.1));
@@ -266,7 +357,11 @@ fn arg_ref(a: &Float, b: &Float, pp: u64) -> Option<A> {
     r.e += (&q - rat(&t)).abs();
     if rat(a) < 0u32 {
         let pi = A::of(&reference_const(Const::Pi, pp));
-        r = if rat(b) > 0u32 { r.add(&pi) } else { r.sub(&pi) };
+        r = if rat(b) > 0u32 {
+            r.add(&pi)
+        } else {
+            r.sub(&pi)
+        };
     }
     Some(r)
 }
@@ -279,8 +374,12 @@ fn functions_against_reference() {
     for &p in &[1u64, 2, 53, 64, 65, 128] {
         let q = if g.below(2) == 0 { p } else { p + 11 };
         let inb = p + 8;
-        let a: Vec<Float> = (0..n).map(|_| rand_float(&mut g, inb, -3, 3, false)).collect();
-        let b: Vec<Float> = (0..n).map(|_| rand_float(&mut g, inb, -3, 3, false)).collect();
+        let a: Vec<Float> = (0..n)
+            .map(|_| rand_float(&mut g, inb, -3, 3, false))
+            .collect();
+        let b: Vec<Float> = (0..n)
+            .map(|_| rand_float(&mut g, inb, -3, 3, false))
+            .collect();
         let x = ComplexArray::new(array(inb, &a), array(inb, &b)).unwrap();
         let pp = 4 * p.max(inb) + 128;
         for f in CFunc::ALL {
@@ -292,10 +391,16 @@ fn functions_against_reference() {
                         skipped += 2;
                         continue;
                     };
-                    let w = format!("{f:?} p={p} q={q} {} x=({:#x}, {:#x})", rnd.name(), a[i], b[i]);
-                    for (k, (part, want)) in [(r.re(), re.round(p, rnd.re)), (r.im(), im.round(q, rnd.im))]
-                        .into_iter()
-                        .enumerate()
+                    let w = format!(
+                        "{f:?} p={p} q={q} {} x=({:#x}, {:#x})",
+                        rnd.name(),
+                        a[i],
+                        b[i]
+                    );
+                    for (k, (part, want)) in
+                        [(r.re(), re.round(p, rnd.re)), (r.im(), im.round(q, rnd.im))]
+                            .into_iter()
+                            .enumerate()
                     {
                         match want {
                             Some(wv) => {
@@ -323,7 +428,10 @@ fn functions_against_reference() {
         }
     }
     eprintln!("{checked} parts checked, {skipped} skipped (reference inconclusive)");
-    assert!(skipped * 20 <= checked, "too many inconclusive references: {skipped}");
+    assert!(
+        skipped * 20 <= checked,
+        "too many inconclusive references: {skipped}"
+    );
 }
 
 #[test]
@@ -348,14 +456,21 @@ fn exact_cases() {
         (CFunc::Exp, "0", "0", "0x1p+0 0x0p+0 0 0"),
         (CFunc::Exp, "0", "-0", "0x1p+0 -0x0p+0 0 0"),
         (CFunc::Log, "1", "0", "0x0p+0 0x0p+0 0 0"),
-        (CFunc::Log, "-1", "-0", "0x0p+0 -0x3.243f6a8885a308d4p+0 0 -1"),
+        (
+            CFunc::Log,
+            "-1",
+            "-0",
+            "0x0p+0 -0x3.243f6a8885a308d4p+0 0 -1",
+        ),
         (CFunc::Sin, "0", "-0", "0x0p+0 -0x0p+0 0 0"),
         (CFunc::Cos, "0", "0", "0x1p+0 -0x0p+0 0 0"),
         (CFunc::Tan, "-0", "0", "-0x0p+0 0x0p+0 0 0"),
         (CFunc::Cosh, "0", "0", "0x1p+0 0x0p+0 0 0"),
     ];
     for &(f, re, im, want) in cases {
-        let (z, t) = c(re, im).func_ternary(f, 64, 64, CRound::both(Round::Nearest)).unwrap();
+        let (z, t) = c(re, im)
+            .func_ternary(f, 64, 64, CRound::both(Round::Nearest))
+            .unwrap();
         assert_eq!(show(&z, t[0]), want, "{f:?}({re}, {im})");
     }
 }
@@ -383,7 +498,8 @@ fn special_values_as_mpc() {
                 r.1[0].1
             )
         };
-        let show1 = |r: (FloatArray, Vec<i8>)| format!("{} {}", text::format_hex(&r.0.get(0)), r.1[0]);
+        let show1 =
+            |r: (FloatArray, Vec<i8>)| format!("{} {}", text::format_hex(&r.0.get(0)), r.1[0]);
         let got = match name {
             "abs" => show1(x.abs_ternary(53, rnd.re).unwrap()),
             "norm" => show1(x.norm_ternary(53, rnd.re).unwrap()),
@@ -406,15 +522,27 @@ fn special_values_as_mpc() {
 
 #[test]
 fn rounding_names_and_errors() {
-    assert_eq!(CRound::from_name("NZ").unwrap(), CRound::new(Round::Nearest, Round::Zero));
+    assert_eq!(
+        CRound::from_name("NZ").unwrap(),
+        CRound::new(Round::Nearest, Round::Zero)
+    );
     assert_eq!(CRound::from_name("d").unwrap(), CRound::both(Round::Down));
     assert!(CRound::from_name("NX").is_err());
     assert_eq!(CRound::all().len(), 25);
     let a = ComplexArray::zeros(3, 10, 20).unwrap();
     let b = ComplexArray::zeros(4, 10, 20).unwrap();
     assert!(a.add(&b, 10, 10, CRound::both(Round::Nearest)).is_err());
-    assert!(a.func(CFunc::Exp, 0, 10, CRound::both(Round::Nearest)).is_err());
-    assert!(ComplexArray::new(FloatArray::zeros(2, 5).unwrap(), FloatArray::zeros(3, 5).unwrap()).is_err());
+    assert!(
+        a.func(CFunc::Exp, 0, 10, CRound::both(Round::Nearest))
+            .is_err()
+    );
+    assert!(
+        ComplexArray::new(
+            FloatArray::zeros(2, 5).unwrap(),
+            FloatArray::zeros(3, 5).unwrap()
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -425,24 +553,83 @@ fn cli_complex() {
     let b = dir.join("b.txt");
     std::fs::write(&a, "3 4\n0x1p-1 -inf\n").unwrap();
     std::fs::write(&b, "1 2\n2 0\n").unwrap();
-    let run = |args: &[&str]| std::process::Command::new(common::mparray_bin()).args(args).output().unwrap();
-    let o = run(&["complex", "mul", "--prec", "53", "--hex", "--ternary", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let run = |args: &[&str]| {
+        std::process::Command::new(common::mparray_bin())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "complex",
+        "mul",
+        "--prec",
+        "53",
+        "--hex",
+        "--ternary",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "-0x5p+0 0xap+0 0 0\nnan -inf 0 0\n");
-    let o = run(&["complex", "abs", "--prec", "10", "--round", "UN", a.to_str().unwrap()]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "-0x5p+0 0xap+0 0 0\nnan -inf 0 0\n"
+    );
+    let o = run(&[
+        "complex",
+        "abs",
+        "--prec",
+        "10",
+        "--round",
+        "UN",
+        a.to_str().unwrap(),
+    ]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "5.0000e+00\ninf\n");
-    let o = run(&["complex", "sqrt", "--prec", "8", "--prec-im", "12", "--hex", a.to_str().unwrap()]);
-    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().next(), Some("0x2p+0 0x1p+0"));
+    let o = run(&[
+        "complex",
+        "sqrt",
+        "--prec",
+        "8",
+        "--prec-im",
+        "12",
+        "--hex",
+        a.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).lines().next(),
+        Some("0x2p+0 0x1p+0")
+    );
     std::fs::write(&b, "1 2\n2\n").unwrap();
-    let o = run(&["complex", "add", "--prec", "53", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let o = run(&[
+        "complex",
+        "add",
+        "--prec",
+        "53",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("b.txt:2"), "{err}");
     std::fs::write(&b, "1 2\n2 x\n").unwrap();
-    let o = run(&["complex", "add", "--prec", "53", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let o = run(&[
+        "complex",
+        "add",
+        "--prec",
+        "53",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("b.txt:2"));
-    let o = run(&["complex", "exp", "--prec", "53", "--round", "QQ", a.to_str().unwrap()]);
+    let o = run(&[
+        "complex",
+        "exp",
+        "--prec",
+        "53",
+        "--round",
+        "QQ",
+        a.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
 }

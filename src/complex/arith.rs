@@ -3,8 +3,8 @@
 //! rounded once (products are formed exactly with unbounded exponents, so a
 //! part `a*c - b*d` is one correctly rounded subtraction).
 
-use super::scalar::{self, F, Iv, Part, add_exact, mul_exact, set, sqr_exact};
 use super::CRound;
+use super::scalar::{self, F, Iv, Part, add_exact, mul_exact, set, sqr_exact};
 use crate::float::Round;
 
 /// The sign bit as MPC's signs: -1 or 1.
@@ -115,14 +115,12 @@ fn mul_real(x: &(F, F), y: &(F, F), pr: u64, pi: u64, rnd: CRound) -> [Part; 2] 
     let mut re = scalar::mul(&x.0, &y.0, pr, rnd.re);
     let mut im = scalar::mul(&x.1, &y.0, pi, rnd.im);
     if re.0.is_zero() {
-        re.0 = re
-            .0
-            .with_sign(rnd.re == Round::Down || (xrs != yrs && xis == yis));
+        re.0 =
+            re.0.with_sign(rnd.re == Round::Down || (xrs != yrs && xis == yis));
     }
     if im.0.is_zero() {
-        im.0 = im
-            .0
-            .with_sign(rnd.im == Round::Down || (xrs != yis && xis != yrs));
+        im.0 =
+            im.0.with_sign(rnd.im == Round::Down || (xrs != yis && xis != yrs));
     }
     [re, im]
 }
@@ -197,10 +195,7 @@ pub(super) fn sqr(x: &(F, F), pr: u64, pi: u64, rnd: CRound) -> [Part; 2] {
         return [set(&sqr_exact(a), pr, rnd.re), (F::zero(!same), 0)];
     }
     if a.is_zero() {
-        return [
-            set(&sqr_exact(b).negate(), pr, rnd.re),
-            (F::zero(!same), 0),
-        ];
+        return [set(&sqr_exact(b).negate(), pr, rnd.re), (F::zero(!same), 0)];
     }
     let mut re = scalar::sub(&sqr_exact(a), &sqr_exact(b), pr, rnd.re);
     if re.0.is_zero() {
@@ -243,10 +238,16 @@ pub(super) fn abs(x: &(F, F), p: u64, rnd: Round, cap: u64) -> Result<Part, Stri
         return Ok(scalar::sqrt(&n, p, rnd));
     }
     // Very different magnitudes: bounds on the sum, then on its root.
-    let r = scalar::ziv([None, Some((F::zero(false), 0))], [p, 1], [rnd, rnd], cap, |w, _| {
-        let n = Iv::point(a2.clone()).add(&Iv::point(b2.clone()), w);
-        [Some(n.sqrt(w)), None]
-    })?;
+    let r = scalar::ziv(
+        [None, Some((F::zero(false), 0))],
+        [p, 1],
+        [rnd, rnd],
+        cap,
+        |w, _| {
+            let n = Iv::point(a2.clone()).add(&Iv::point(b2.clone()), w);
+            [Some(n.sqrt(w)), None]
+        },
+    )?;
     Ok(r[0].clone())
 }
 
@@ -338,7 +339,11 @@ pub(super) fn div(
     let den = add_exact(&c2, &d2, scalar::EXACT_BITS);
     let zero_of = |n: &F| {
         // An exact cancellation is +0 (MPC rounds the numerators toward 0).
-        if n.is_zero() { Some((F::zero(false), 0)) } else { None }
+        if n.is_zero() {
+            Some((F::zero(false), 0))
+        } else {
+            None
+        }
     };
     if let (Some(nre), Some(nim), Some(den)) = (&nre, &nim, &den) {
         let re = zero_of(nre).unwrap_or_else(|| scalar::div(nre, den, pr, rnd.re));

@@ -114,9 +114,7 @@ fn ziv1(p: u64, rnd: Round, cap: u64, mut f: impl FnMut(u64) -> Iv) -> Result<Pa
 fn pi_mul(k: i64, s: i64, neg: bool, p: u64, rnd: Round, cap: u64) -> Result<Part, String> {
     let r = if neg { rnd.mirror() } else { rnd };
     let v = ziv1(p, r, cap, |w| {
-        Iv::pi(w)
-            .mul(&Iv::point(scalar::from_int(k)), w)
-            .scale(-s)
+        Iv::pi(w).mul(&Iv::point(scalar::from_int(k)), w).scale(-s)
     })?;
     Ok(if neg { neg_part(v) } else { v })
 }
@@ -171,35 +169,29 @@ fn sqrt(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
     let (a2, b2) = (sqr_exact(a), sqr_exact(b));
     let norm = add_exact(&a2, &b2, scalar::EXACT_BITS);
     let start = scalar::start_prec(pr.max(pi));
-    ziv(
-        [None, None],
-        [pr, pi],
-        [rnd.re, rnd.im],
-        cap,
-        |w, _| {
-            let s = match &norm {
-                Some(n) => Iv::point(n.clone()),
-                None => Iv::point(a2.clone()).add(&Iv::point(b2.clone()), w),
-            };
-            let m = s.sqrt(w);
-            let r = m.add(&Iv::point(a.abs()), w).scale(-1).sqrt(w);
-            let q = Iv::point(b.abs()).div(&r.scale(1), w);
-            let (re, im) = if a.neg() { (q, r) } else { (r, q) };
-            let im = if b.neg() { im.neg() } else { im };
-            if w > start {
-                // An exact root has few bits: try the candidate rounded to
-                // half the working precision.
-                let (x0, y0) = (
-                    scalar::candidate(&re.lo, w / 2),
-                    scalar::candidate(&im.lo, w / 2),
-                );
-                if is_sqrt(&x0, &y0, a, b) {
-                    return [Some(Iv::point(x0)), Some(Iv::point(y0))];
-                }
+    ziv([None, None], [pr, pi], [rnd.re, rnd.im], cap, |w, _| {
+        let s = match &norm {
+            Some(n) => Iv::point(n.clone()),
+            None => Iv::point(a2.clone()).add(&Iv::point(b2.clone()), w),
+        };
+        let m = s.sqrt(w);
+        let r = m.add(&Iv::point(a.abs()), w).scale(-1).sqrt(w);
+        let q = Iv::point(b.abs()).div(&r.scale(1), w);
+        let (re, im) = if a.neg() { (q, r) } else { (r, q) };
+        let im = if b.neg() { im.neg() } else { im };
+        if w > start {
+            // An exact root has few bits: try the candidate rounded to
+            // half the working precision.
+            let (x0, y0) = (
+                scalar::candidate(&re.lo, w / 2),
+                scalar::candidate(&im.lo, w / 2),
+            );
+            if is_sqrt(&x0, &y0, a, b) {
+                return [Some(Iv::point(x0)), Some(Iv::point(y0))];
             }
-            [Some(re), Some(im)]
-        },
-    )
+        }
+        [Some(re), Some(im)]
+    })
 }
 
 /// Is `(x + i y)^2 == a + i b` exactly?
@@ -403,9 +395,15 @@ fn sinh_iv(x: &F, w: u64) -> Iv {
         let t = scalar::add(x, &x.scale(-(w as i64)), w, Round::Up).0;
         let t_lo = scalar::add(x, &x.scale(-(w as i64)), w, Round::Down).0;
         return if x.neg() {
-            Iv { lo: t_lo, hi: x.clone() }
+            Iv {
+                lo: t_lo,
+                hi: x.clone(),
+            }
         } else {
-            Iv { lo: x.clone(), hi: t }
+            Iv {
+                lo: x.clone(),
+                hi: t,
+            }
         };
     }
     // e^x - e^-x loses about -exp(x) bits to cancellation.
@@ -515,10 +513,7 @@ fn trig_fin(t: Trig, a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> R
         Trig::Tan => {
             // (sin 2a + i sinh 2b) / (cos 2a + cosh 2b).
             if b.is_zero() {
-                return Ok([
-                    scalar::func(Func::Tan, a, pr, rnd.re),
-                    exact(b.clone()),
-                ]);
+                return Ok([scalar::func(Func::Tan, a, pr, rnd.re), exact(b.clone())]);
             }
             let (a2, b2) = (a.scale(1), b.scale(1));
             if above(b, pi.max(pr) as i64 + 64) {
@@ -526,7 +521,10 @@ fn trig_fin(t: Trig, a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> R
                 // is within 2^-(p+2) of 1, on the side of cos 2a when
                 // e^-2|b| < |cos 2a|.
                 let c = scalar::func(Func::Cos, &a2, 64, Round::Zero).0;
-                if a.is_zero() || (c.is_normal() && c.exp > -(1 << 20) && above(b, 1 << 21)) || (c.is_normal() && above(b, -c.exp + 2)) {
+                if a.is_zero()
+                    || (c.is_normal() && c.exp > -(1 << 20) && above(b, 1 << 21))
+                    || (c.is_normal() && above(b, -c.exp + 2))
+                {
                     let below = a.is_zero() || !c.neg();
                     let im = near_one(b.neg(), below, pi, rnd.im);
                     let re = if a.is_zero() {
@@ -658,7 +656,15 @@ fn hyp(t: Trig, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
     }
     // f(i z) = u + i v, result v - i u: u has the imaginary part's
     // precision and mirrored mode.
-    let [u, v] = trig_fin(t, &ia, &ib, pi, pr, CRound::new(rnd.im.mirror(), rnd.re), cap)?;
+    let [u, v] = trig_fin(
+        t,
+        &ia,
+        &ib,
+        pi,
+        pr,
+        CRound::new(rnd.im.mirror(), rnd.re),
+        cap,
+    )?;
     Ok([v, neg_part(u)])
 }
 
@@ -674,7 +680,5 @@ fn trig(t: Trig, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
         return Ok([exact(u), exact(v)]);
     }
     let [u, v] = hyp_special(t, &b.negate(), a);
-    Ok({
-        [exact(v), exact(u.negate())]
-    })
+    Ok([exact(v), exact(u.negate())])
 }

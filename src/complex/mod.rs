@@ -67,9 +67,7 @@ impl CRound {
             ))
         };
         match c.len() {
-            1 => Ok(CRound::both(
-                Round::from_name(&t).map_err(|_| bad())?,
-            )),
+            1 => Ok(CRound::both(Round::from_name(t).map_err(|_| bad())?)),
             2 => Ok(CRound {
                 re: Round::from_name(&c[0].to_string()).map_err(|_| bad())?,
                 im: Round::from_name(&c[1].to_string()).map_err(|_| bad())?,

@@ -6,10 +6,6 @@
 
 use std::cmp::Ordering;
 
-use malachite_base::num::arithmetic::traits::PowerOf2;
-use malachite_nz::natural::Natural;
-use malachite_q::Rational;
-
 use crate::float::arith::{self, Scratch};
 use crate::float::func::{Const, Func, const_one, eval_one};
 use crate::float::round::{Out, Round};
@@ -162,21 +158,6 @@ impl F {
         r
     }
 
-    /// The exact value (finite values only).
-    pub fn to_rational(&self) -> Rational {
-        if !self.is_normal() {
-            return Rational::from(0u32);
-        }
-        let m = Rational::from(Natural::from_limbs_asc(&self.m));
-        let s = self.exp - 64 * self.m.len() as i64;
-        let r = if s >= 0 {
-            m * Rational::from(Natural::power_of_2(s as u64))
-        } else {
-            m / Rational::from(Natural::power_of_2((-s) as u64))
-        };
-        if self.neg() { -r } else { r }
-    }
-
     /// Exact comparison (None with a NaN).
     pub fn cmp(&self, o: &F) -> Option<Ordering> {
         arith::cmp(&self.elem(), &o.elem())
@@ -204,13 +185,29 @@ pub(crate) fn set(x: &F, p: u64, rnd: Round) -> (F, i8) {
 
 pub(crate) fn add(x: &F, y: &F, p: u64, rnd: Round) -> (F, i8) {
     F::run(p, |o| {
-        arith::add(o, &x.elem(), &y.elem(), false, p, rnd, &mut Scratch::default())
+        arith::add(
+            o,
+            &x.elem(),
+            &y.elem(),
+            false,
+            p,
+            rnd,
+            &mut Scratch::default(),
+        )
     })
 }
 
 pub(crate) fn sub(x: &F, y: &F, p: u64, rnd: Round) -> (F, i8) {
     F::run(p, |o| {
-        arith::add(o, &x.elem(), &y.elem(), true, p, rnd, &mut Scratch::default())
+        arith::add(
+            o,
+            &x.elem(),
+            &y.elem(),
+            true,
+            p,
+            rnd,
+            &mut Scratch::default(),
+        )
     })
 }
 
@@ -316,7 +313,10 @@ fn max_of(v: Vec<F>) -> F {
 
 impl Iv {
     pub fn point(x: F) -> Iv {
-        Iv { lo: x.clone(), hi: x }
+        Iv {
+            lo: x.clone(),
+            hi: x,
+        }
     }
 
     /// `[f(x) rounded down, f(x) rounded up]` at `w` bits.
@@ -332,10 +332,6 @@ impl Iv {
             lo: pi(w, Round::Down).0,
             hi: pi(w, Round::Up).0,
         }
-    }
-
-    pub fn is_point(&self) -> bool {
-        self.lo == self.hi
     }
 
     /// Both ends positive (> 0).
@@ -430,24 +426,6 @@ impl Iv {
             hi: func(f, &self.hi, w, Round::Up).0,
         }
     }
-
-    /// The exact square of a point, or the interval's square.
-    pub fn sqr(&self, w: u64) -> Iv {
-        if self.lo.sgn() >= 0 {
-            Iv {
-                lo: mul(&self.lo, &self.lo, w, Round::Down).0,
-                hi: mul(&self.hi, &self.hi, w, Round::Up).0,
-            }
-        } else if self.hi.sgn() <= 0 {
-            self.neg().sqr(w)
-        } else {
-            let m = max_of(vec![self.lo.abs(), self.hi.clone()]);
-            Iv {
-                lo: F::zero(false),
-                hi: mul(&m, &m, w, Round::Up).0,
-            }
-        }
-    }
 }
 
 /// The rounding of the value known to lie in `iv`, if every point of the
@@ -511,8 +489,8 @@ pub(crate) fn ziv(
     let mut tries = 0;
     loop {
         let need = [r0.is_none(), r1.is_none()];
-        if !need[0] && !need[1] {
-            return Ok([r0.unwrap(), r1.unwrap()]);
+        if let (Some(a), Some(b)) = (&r0, &r1) {
+            return Ok([a.clone(), b.clone()]);
         }
         let ivs = eval(w, need);
         if need[0]
@@ -525,8 +503,8 @@ pub(crate) fn ziv(
         {
             r1 = round_iv(iv, ps[1], rnds[1]);
         }
-        if r0.is_some() && r1.is_some() {
-            return Ok([r0.unwrap(), r1.unwrap()]);
+        if let (Some(a), Some(b)) = (&r0, &r1) {
+            return Ok([a.clone(), b.clone()]);
         }
         tries += 1;
         w = if tries == 1 { w + 64 } else { 2 * w };
