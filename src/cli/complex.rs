@@ -70,6 +70,8 @@ pub enum Op {
     Cosh,
     /// tanh(A).
     Tanh,
+    /// atan(A).
+    Atan,
 }
 
 impl Op {
@@ -91,6 +93,7 @@ impl Op {
             Op::Sinh => CFunc::Sinh,
             Op::Cosh => CFunc::Cosh,
             Op::Tanh => CFunc::Tanh,
+            Op::Atan => CFunc::Atan,
             _ => return None,
         })
     }

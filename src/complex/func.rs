@@ -25,10 +25,11 @@ pub enum CFunc {
     Sinh,
     Cosh,
     Tanh,
+    Atan,
 }
 
 impl CFunc {
-    pub const ALL: [CFunc; 9] = [
+    pub const ALL: [CFunc; 10] = [
         CFunc::Sqrt,
         CFunc::Exp,
         CFunc::Log,
@@ -38,6 +39,7 @@ impl CFunc {
         CFunc::Sinh,
         CFunc::Cosh,
         CFunc::Tanh,
+        CFunc::Atan,
     ];
 
     pub fn name(self) -> &'static str {
@@ -51,6 +53,7 @@ impl CFunc {
             CFunc::Sinh => "sinh",
             CFunc::Cosh => "cosh",
             CFunc::Tanh => "tanh",
+            CFunc::Atan => "atan",
         }
     }
 
@@ -72,6 +75,7 @@ pub(super) fn eval(f: CFunc, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64
         CFunc::Sinh => hyp(Trig::Sin, x, pr, pi, rnd, cap),
         CFunc::Cosh => hyp(Trig::Cos, x, pr, pi, rnd, cap),
         CFunc::Tanh => hyp(Trig::Tan, x, pr, pi, rnd, cap),
+        CFunc::Atan => atan(x, pr, pi, rnd, cap),
     }
 }
 
@@ -681,4 +685,78 @@ fn trig(t: Trig, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
     }
     let [u, v] = hyp_special(t, &b.negate(), a);
     Ok([exact(v), exact(u.negate())])
+}
+
+/// atan (mpc_atan): `Re = atan2(2a, 1 - a^2 - b^2) / 2`,
+/// `Im = log((a^2 + (b+1)^2) / (a^2 + (b-1)^2)) / 4`; branch cuts on the
+/// imaginary axis beyond +-i.
+fn atan(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
+    let (a, b) = x;
+    let half_pi = |neg: bool| pi_mul(1, 1, neg, pr, rnd.re, cap);
+    if !finite(a) || !finite(b) {
+        // atan z = -i atanh(i z): C99 G.6.2.3 for catanh.
+        if a.is_nan() {
+            return Ok(if b.is_inf() {
+                [exact(F::nan()), exact(F::zero(b.neg()))]
+            } else if b.is_zero() {
+                [exact(F::nan()), exact(b.clone())]
+            } else {
+                nan2()
+            });
+        }
+        if b.is_nan() {
+            return Ok(if a.is_inf() {
+                [half_pi(a.neg())?, exact(F::zero(false))]
+            } else {
+                nan2()
+            });
+        }
+        // An infinite part: +-pi/2 (sign of a) + i 0 (sign of b).
+        return Ok([half_pi(a.neg())?, exact(F::zero(b.neg()))]);
+    }
+    let one = F::one(false);
+    if b.is_zero() {
+        return Ok([scalar::func(Func::Atan, a, pr, rnd.re), exact(b.clone())]);
+    }
+    let babs = b.abs();
+    let unit = babs.cmp(&one);
+    if a.is_zero() && unit == Some(std::cmp::Ordering::Equal) {
+        return Ok([exact(a.clone()), exact(F::inf(b.neg()))]);
+    }
+    let big = |m: &str| Err(format!("atan: {m} beyond {} bits", scalar::EXACT_BITS));
+    let (a2, b2) = (sqr_exact(a), sqr_exact(b));
+    // Im = log(n1 / n2) / 4 with exact n1, n2.
+    let bp = add_exact(b, &one, scalar::EXACT_BITS);
+    let bm = add_exact(b, &one.negate(), scalar::EXACT_BITS);
+    let (Some(bp), Some(bm)) = (bp, bm) else {
+        return big("b +- 1");
+    };
+    let n1 = add_exact(&a2, &sqr_exact(&bp), scalar::EXACT_BITS);
+    let n2 = add_exact(&a2, &sqr_exact(&bm), scalar::EXACT_BITS);
+    let (Some(n1), Some(n2)) = (n1, n2) else {
+        return big("|z +- i|^2");
+    };
+    let im = ziv1(pi, rnd.im, cap, |w| {
+        Iv::point(n1.clone())
+            .div(&Iv::point(n2.clone()), w)
+            .mono(Func::Log, w)
+            .scale(-2)
+    })?;
+    if a.is_zero() {
+        let re = if unit == Some(std::cmp::Ordering::Less) {
+            exact(a.clone())
+        } else {
+            half_pi(a.neg())?
+        };
+        return Ok([re, im]);
+    }
+    let Some(n) = add_exact(&a2, &b2, scalar::EXACT_BITS) else {
+        return big("|z|^2");
+    };
+    let Some(xr) = add_exact(&one, &n.negate(), scalar::EXACT_BITS) else {
+        return big("1 - |z|^2");
+    };
+    // arg(X + iY) rounded, then halved (exact).
+    let (r, t) = arg(&(xr, a.scale(1)), pr, rnd.re, cap)?;
+    Ok([(r.scale(-1), t), im])
 }
