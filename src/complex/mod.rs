@@ -176,8 +176,16 @@ fn assemble(p: u64, vals: &[&F]) -> Result<FloatArray> {
     for (i, v) in vals.iter().enumerate() {
         tags.push(v.tag);
         if v.class() == Class::Normal {
-            exps.push(v.exp);
-            limbs[i * n..(i + 1) * n].copy_from_slice(&v.m);
+            if v.m.len() == n {
+                exps.push(v.exp);
+                limbs[i * n..(i + 1) * n].copy_from_slice(&v.m);
+            } else {
+                // An exact value held at another precision (as +-1).
+                let (r, t) = scalar::set(v, p, Round::Nearest);
+                debug_assert!(t == 0);
+                exps.push(r.exp);
+                limbs[i * n..(i + 1) * n].copy_from_slice(&r.m);
+            }
         } else {
             exps.push(0);
         }
