@@ -323,6 +323,25 @@ fn reference(f: CFunc, a: &Float, b: &Float, pp: u64) -> Option<C> {
                 _ => cdiv(&s, &c)?,
             }
         }
+        CFunc::Atan => {
+            // (i/2) log(w), w = (i + z) / (i - z) (exact rational): Re =
+            // -arg(w) / 2, Im = log|w| / 2; w's parts rounded to floats for
+            // the references move arg by < 4 2^-pp and log|w|^2 by < 2 2^-pp.
+            let one = Rational::from(1u32);
+            let (nr, ni) = (ra.clone(), &one + &rb);
+            let (dr, di) = (-&ra, &one - &rb);
+            let den = &dr * &dr + &di * &di;
+            let wr = (&nr * &dr + &ni * &di) / &den;
+            let wi = (&ni * &dr - &nr * &di) / &den;
+            let n = &wr * &wr + &wi * &wi;
+            let eps = Rational::power_of_2(-(pp as i64));
+            let fw = |v: &Rational| Float::from_rational_prec(v.clone(), pp).0;
+            let mut l = real(Func::Log, &fw(&n));
+            l.e += Rational::from(2u32) * &eps;
+            let mut t = arg_ref(&fw(&wr), &fw(&wi), pp)?;
+            t.e += Rational::from(4u32) * &eps;
+            (t.half().neg(), l.half().half())
+        }
         CFunc::Log => {
             let n = &ra * &ra + &rb * &rb;
             let re = real(Func::Log, &Float::from_rational_prec(n, 8192).0).half();
