@@ -72,6 +72,10 @@ pub enum Op {
     Tanh,
     /// atan(A).
     Atan,
+    /// asin(A).
+    Asin,
+    /// acos(A).
+    Acos,
 }
 
 impl Op {
@@ -94,6 +98,8 @@ impl Op {
             Op::Cosh => CFunc::Cosh,
             Op::Tanh => CFunc::Tanh,
             Op::Atan => CFunc::Atan,
+            Op::Asin => CFunc::Asin,
+            Op::Acos => CFunc::Acos,
             _ => return None,
         })
     }

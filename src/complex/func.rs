@@ -26,10 +26,12 @@ pub enum CFunc {
     Cosh,
     Tanh,
     Atan,
+    Asin,
+    Acos,
 }
 
 impl CFunc {
-    pub const ALL: [CFunc; 10] = [
+    pub const ALL: [CFunc; 12] = [
         CFunc::Sqrt,
         CFunc::Exp,
         CFunc::Log,
@@ -40,6 +42,8 @@ impl CFunc {
         CFunc::Cosh,
         CFunc::Tanh,
         CFunc::Atan,
+        CFunc::Asin,
+        CFunc::Acos,
     ];
 
     pub fn name(self) -> &'static str {
@@ -54,6 +58,8 @@ impl CFunc {
             CFunc::Cosh => "cosh",
             CFunc::Tanh => "tanh",
             CFunc::Atan => "atan",
+            CFunc::Asin => "asin",
+            CFunc::Acos => "acos",
         }
     }
 
@@ -76,6 +82,8 @@ pub(super) fn eval(f: CFunc, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64
         CFunc::Cosh => hyp(Trig::Cos, x, pr, pi, rnd, cap),
         CFunc::Tanh => hyp(Trig::Tan, x, pr, pi, rnd, cap),
         CFunc::Atan => atan(x, pr, pi, rnd, cap),
+        CFunc::Asin => asin_acos(false, x, pr, pi, rnd, cap),
+        CFunc::Acos => asin_acos(true, x, pr, pi, rnd, cap),
     }
 }
 
@@ -759,4 +767,186 @@ fn atan(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
     // arg(X + iY) rounded, then halved (exact).
     let (r, t) = arg(&(xr, a.scale(1)), pr, rnd.re, cap)?;
     Ok([(r.scale(-1), t), im])
+}
+
+/// An increasing function of an interval from a bound-producing `f` of a
+/// point (`f(point).lo` bounds below at the low end, `.hi` above at the
+/// high end).
+fn incr(iv: &Iv, f: impl Fn(&Iv) -> Iv) -> Iv {
+    Iv {
+        lo: f(&Iv::point(iv.lo.clone())).lo,
+        hi: f(&Iv::point(iv.hi.clone())).hi,
+    }
+}
+
+fn decr(iv: &Iv, f: impl Fn(&Iv) -> Iv) -> Iv {
+    Iv {
+        lo: f(&Iv::point(iv.hi.clone())).lo,
+        hi: f(&Iv::point(iv.lo.clone())).hi,
+    }
+}
+
+fn one_iv() -> Iv {
+    Iv::point(F::one(false))
+}
+
+/// asin t = atan(t / sqrt((1 - t)(1 + t))) for a point |t| < 1.
+fn asin_pt(t: &Iv, w: u64) -> Iv {
+    let o = one_iv();
+    let r = o.sub(t, w).mul(&o.add(t, w), w).sqrt(w);
+    t.div(&r, w).mono(Func::Atan, w)
+}
+
+/// acos t = 2 atan(sqrt((1 - t) / (1 + t))) for a point |t| < 1.
+fn acos_pt(t: &Iv, w: u64) -> Iv {
+    let o = one_iv();
+    o.sub(t, w)
+        .div(&o.add(t, w), w)
+        .sqrt(w)
+        .mono(Func::Atan, w)
+        .scale(1)
+}
+
+/// acosh a = log(a + sqrt((a - 1)(a + 1))) for a point a > 1.
+fn acosh_pt(a: &Iv, w: u64) -> Iv {
+    let o = one_iv();
+    let r = a.sub(&o, w).mul(&a.add(&o, w), w).sqrt(w);
+    a.add(&r, w).mono(Func::Log, w)
+}
+
+/// asinh b = sign(b) log(|b| + sqrt(b^2 + 1)) for a point b != 0.
+fn asinh_iv(b: &F, w: u64) -> Iv {
+    let x = b.abs();
+    let r = if 2 * x.exp < -(w as i64) - 8 {
+        // asinh x = x (1 - d), 0 < d < x^2/6 < 2^-w.
+        Iv {
+            lo: scalar::sub(&x, &x.scale(-(w as i64)), w, Round::Down).0,
+            hi: x,
+        }
+    } else {
+        // log(x + sqrt(x^2 + 1)) loses about -exp(x) bits for small x.
+        let w2 = w + (-x.exp).max(0) as u64 + 8;
+        let p = Iv::point(x.clone());
+        let r = p.mul(&p, w2).add(&one_iv(), w2).sqrt(w2);
+        p.add(&r, w2).mono(Func::Log, w2)
+    };
+    if b.neg() { r.neg() } else { r }
+}
+
+/// asin (mpc_asin) and acos (mpc_acos), with alpha = (|z+1| + |z-1|) / 2
+/// and beta = a / alpha: asin z = asin(beta) + i sign(b) acosh(alpha),
+/// acos z = acos(beta) - i sign(b) acosh(alpha) (Abramowitz and Stegun
+/// 4.4.37-38).
+fn asin_acos(acos: bool, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
+    let (a, b) = x;
+    let pi_re = |k: i64, s: i64, neg: bool| pi_mul(k, s, neg, pr, rnd.re, cap);
+    if !finite(a) || !finite(b) {
+        // C99 G.6.1.1 (cacos) and casin z = -i casinh(i z) (G.6.2.2).
+        if a.is_nan() {
+            return Ok(if b.is_inf() {
+                [exact(F::nan()), exact(F::inf(acos != b.neg()))]
+            } else {
+                nan2()
+            });
+        }
+        if b.is_nan() {
+            return Ok(if a.is_inf() {
+                [exact(F::nan()), exact(F::inf(acos))]
+            } else if a.is_zero() {
+                if acos {
+                    [pi_re(1, 1, false)?, exact(F::nan())]
+                } else {
+                    [exact(a.clone()), exact(F::nan())]
+                }
+            } else {
+                nan2()
+            });
+        }
+        let im = exact(F::inf(acos != b.neg()));
+        let re = match (a.is_inf(), b.is_inf()) {
+            (true, true) if acos => pi_re(if a.neg() { 3 } else { 1 }, 2, false)?,
+            (true, true) => pi_re(1, 2, a.neg())?,
+            (true, false) if acos => {
+                if a.neg() {
+                    pi_re(1, 0, false)?
+                } else {
+                    exact(F::zero(false))
+                }
+            }
+            (true, false) => pi_re(1, 1, a.neg())?,
+            _ if acos => pi_re(1, 1, false)?,
+            _ => exact(F::zero(a.neg())),
+        };
+        return Ok([re, im]);
+    }
+    let one = F::one(false);
+    let unit = a.abs().cmp(&one);
+    if b.is_zero() {
+        use std::cmp::Ordering::*;
+        // Real z: inside [-1, 1] a real result; outside, the imaginary part
+        // is acosh|a| with the sign of b (asin) or its opposite (acos).
+        let im_neg = acos != b.neg();
+        if unit != Some(Greater) {
+            let re = match (acos, unit) {
+                (false, _) if a.is_zero() => exact(a.clone()),
+                (false, Some(Equal)) => pi_re(1, 1, a.neg())?,
+                (false, _) => {
+                    let rr = if a.neg() { rnd.re.mirror() } else { rnd.re };
+                    let v = ziv1(pr, rr, cap, |w| asin_pt(&Iv::point(a.abs()), w))?;
+                    if a.neg() { neg_part(v) } else { v }
+                }
+                (true, Some(Equal)) if a.neg() => pi_re(1, 0, false)?,
+                (true, Some(Equal)) => exact(F::zero(false)),
+                (true, _) if a.is_zero() => pi_re(1, 1, false)?,
+                (true, _) => ziv1(pr, rnd.re, cap, |w| acos_pt(&Iv::point(a.clone()), w))?,
+            };
+            return Ok([re, exact(F::zero(im_neg))]);
+        }
+        let re = match (acos, a.neg()) {
+            (false, n) => pi_re(1, 1, n)?,
+            (true, false) => exact(F::zero(false)),
+            (true, true) => pi_re(1, 0, false)?,
+        };
+        let ri = if im_neg { rnd.im.mirror() } else { rnd.im };
+        let v = ziv1(pi, ri, cap, |w| acosh_pt(&Iv::point(a.abs()), w))?;
+        return Ok([re, if im_neg { neg_part(v) } else { v }]);
+    }
+    if a.is_zero() {
+        // asin(i b) = i asinh(b), acos(i b) = pi/2 - i asinh(b).
+        let (re, im) = if acos {
+            let ri = rnd.im.mirror();
+            let v = ziv1(pi, ri, cap, |w| asinh_iv(b, w))?;
+            (pi_re(1, 1, false)?, neg_part(v))
+        } else {
+            (exact(a.clone()), ziv1(pi, rnd.im, cap, |w| asinh_iv(b, w))?)
+        };
+        return Ok([re, im]);
+    }
+    let b2 = sqr_exact(b);
+    let big = || format!("asin/acos: |z +- 1|^2 beyond {} bits", scalar::EXACT_BITS);
+    let sq = |s: &F| -> Result<F, String> {
+        let t = add_exact(a, s, scalar::EXACT_BITS).ok_or_else(big)?;
+        add_exact(&sqr_exact(&t), &b2, scalar::EXACT_BITS).ok_or_else(big)
+    };
+    let (r2, s2) = (sq(&one)?, sq(&one.negate())?);
+    let im_neg = acos != b.neg();
+    let ri = if im_neg { rnd.im.mirror() } else { rnd.im };
+    let r = ziv([None, None], [pr, pi], [rnd.re, ri], cap, |w, need| {
+        let alpha = Iv::point(r2.clone())
+            .sqrt(w)
+            .add(&Iv::point(s2.clone()).sqrt(w), w)
+            .scale(-1);
+        let re = need[0].then(|| {
+            let beta = Iv::point(a.clone()).div(&alpha, w);
+            if acos {
+                decr(&beta, |t| acos_pt(t, w))
+            } else {
+                incr(&beta, |t| asin_pt(t, w))
+            }
+        });
+        let im = need[1].then(|| incr(&alpha, |t| acosh_pt(t, w)));
+        [re, im]
+    })?;
+    let [re, im] = r;
+    Ok([re, if im_neg { neg_part(im) } else { im }])
 }
