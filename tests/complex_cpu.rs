@@ -348,23 +348,90 @@ fn reference(f: CFunc, a: &Float, b: &Float, pp: u64) -> Option<C> {
             (re, arg_ref(a, b, pp)?)
         }
         CFunc::Sqrt => {
-            // exp(log(z) / 2): the halves are rounded to floats for the
-            // real functions; d bounds their total error.
-            let l = reference(CFunc::Log, a, b, pp)?;
-            let (hr, hi) = (l.0.half(), l.1.half());
-            let fr = Float::from_rational_prec(hr.v.clone(), pp).0;
-            let fi = Float::from_rational_prec(hi.v.clone(), pp).0;
-            let dr = (&hr.v - rat(&fr)).abs() + &hr.e;
-            let di = (&hi.v - rat(&fi)).abs() + &hi.e;
-            let mut e = real(Func::Exp, &fr);
-            // |e^(x+d) - e^x| <= e^x (e^|d| - 1) <= 3 |d| e^x for small d.
-            e.e = &e.e + Rational::from(3u32) * &dr * ((&e.v).abs() + &e.e);
-            let (mut c, mut s) = (real(Func::Cos, &fi), real(Func::Sin, &fi));
-            c.e = &c.e + &di;
-            s.e = &s.e + &di;
-            (e.mul(&c), e.mul(&s))
+            let z = (A { v: ra, e: zero() }, A { v: rb, e: zero() });
+            let l = log_c(&z, pp)?;
+            exp_c(&(l.0.half(), l.1.half()), pp)
+        }
+        CFunc::Asin | CFunc::Acos => {
+            // asin z = -i log(i z + sqrt(1 - z^2)), acos z = pi/2 - asin z.
+            let one = Rational::from(1u32);
+            let u = (
+                A {
+                    v: &one - &ra * &ra + &rb * &rb,
+                    e: zero(),
+                },
+                A {
+                    v: -(Rational::from(2u32) * &ra * &rb),
+                    e: zero(),
+                },
+            );
+            let l = log_c(&u, pp)?;
+            let s = exp_c(&(l.0.half(), l.1.half()), pp);
+            let v = (
+                s.0.sub(&A { v: rb, e: zero() }),
+                s.1.add(&A { v: ra, e: zero() }),
+            );
+            let l = log_c(&v, pp)?;
+            let asin = (l.1, l.0.neg());
+            if f == CFunc::Asin {
+                asin
+            } else {
+                let hp = A::of(&reference_const(Const::Pi, pp)).half();
+                (hp.sub(&asin.0), asin.1.neg())
+            }
         }
     })
+}
+
+fn zero() -> Rational {
+    Rational::from(0u32)
+}
+
+/// log of an approximate complex value (None when too close to 0 or an
+/// axis for the bounds).
+fn log_c(v: &C, pp: u64) -> Option<C> {
+    let fl = |x: &Rational| Float::from_rational_prec(x.clone(), pp).0;
+    let n = v.0.mul(&v.0).add(&v.1.mul(&v.1));
+    let fnn = fl(&n.v);
+    let c = (&n.v - rat(&fnn)).abs();
+    let lo = &n.v - &n.e - &c;
+    if lo <= 0u32 {
+        return None;
+    }
+    // |log x - log y| <= |x - y| / min(x, y).
+    let mut l = A::of(&reference_at(Func::Log, &fnn, pp));
+    l.e = &l.e + (&n.e + &c) / &lo;
+    let (fr, fi) = (fl(&v.0.v), fl(&v.1.v));
+    if fr == 0u32 || fi == 0u32 {
+        return None;
+    }
+    let dr = (&v.0.v - rat(&fr)).abs() + &v.0.e;
+    let di = (&v.1.v - rat(&fi)).abs() + &v.1.e;
+    // |arg x - arg y| <= |x - y| / min(|x|, |y|) (on one side of the cut).
+    let m = (&v.0.v).abs().max((&v.1.v).abs()) - (&dr).max(&di).clone();
+    if m <= 0u32 {
+        return None;
+    }
+    let mut t = arg_ref(&fr, &fi, pp)?;
+    t.e = &t.e + (&dr + &di) / &m;
+    Some((l.half(), t))
+}
+
+/// exp of an approximate complex value: the parts are rounded to floats for
+/// the real functions; their total errors move exp by at most 3 |d| e^x
+/// (small d), cos and sin by |d|.
+fn exp_c(v: &C, pp: u64) -> C {
+    let fr = Float::from_rational_prec(v.0.v.clone(), pp).0;
+    let fi = Float::from_rational_prec(v.1.v.clone(), pp).0;
+    let dr = (&v.0.v - rat(&fr)).abs() + &v.0.e;
+    let di = (&v.1.v - rat(&fi)).abs() + &v.1.e;
+    let mut e = A::of(&reference_at(Func::Exp, &fr, pp));
+    e.e = &e.e + Rational::from(3u32) * &dr * ((&e.v).abs() + &e.e);
+    let mut c = A::of(&reference_at(Func::Cos, &fi, pp));
+    let mut s = A::of(&reference_at(Func::Sin, &fi, pp));
+    c.e = &c.e + &di;
+    s.e = &s.e + &di;
+    (e.mul(&c), e.mul(&s))
 }
 
 /// atan2(b, a) for nonzero finite parts: atan(b/a) (+- pi).
