@@ -224,13 +224,14 @@ fn is_sqrt(x: &F, y: &F, a: &F, b: &F) -> bool {
 /// Overflow (`big`) or underflow of a value of sign `neg`, rounded.
 fn out_of_range(neg: bool, big: bool, p: u64, rnd: Round) -> Part {
     let k = if big { 1i64 << 40 } else { -(1i64 << 40) };
-    // MPC 1.3 rounds an underflowing exp toward zero in RNDA.
-    let rnd = if !big && rnd == Round::Away {
-        Round::Zero
-    } else {
-        rnd
-    };
     set(&F::one(neg).scale(k), p, rnd)
+}
+
+/// An underflow of exp's parts: MPC 1.3.1 rounds it toward zero in RNDA
+/// (its results are the spec here).
+fn exp_underflow(neg: bool, p: u64, rnd: Round) -> Part {
+    let rnd = if rnd == Round::Away { Round::Zero } else { rnd };
+    out_of_range(neg, false, p, rnd)
 }
 
 /// exp (mpc_exp): `e^a (cos b + i sin b)`.
@@ -282,11 +283,15 @@ fn exp(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
     }
     if a.exp > 31 {
         // |a| >= 2^30: e^a overflows (or underflows) every float.
-        let big = !a.neg();
-        return Ok([
-            out_of_range(sign_of(Func::Cos, b), big, pr, rnd.re),
-            out_of_range(sign_of(Func::Sin, b), big, pi, rnd.im),
-        ]);
+        let (c, s) = (sign_of(Func::Cos, b), sign_of(Func::Sin, b));
+        return Ok(if a.neg() {
+            [exp_underflow(c, pr, rnd.re), exp_underflow(s, pi, rnd.im)]
+        } else {
+            [
+                out_of_range(c, true, pr, rnd.re),
+                out_of_range(s, true, pi, rnd.im),
+            ]
+        });
     }
     ziv([None, None], [pr, pi], [rnd.re, rnd.im], cap, |w, need| {
         let e = Iv::of_fn(Func::Exp, a, w);
@@ -541,7 +546,7 @@ fn trig_fin(t: Trig, a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> R
                     let im = near_one(b.neg(), below, pi, rnd.im);
                     let re = if a.is_zero() {
                         exact(a.clone())
-                    } else if above(b, 372_000_000) {
+                    } else if above(b, 372_200_000) {
                         out_of_range(sign_of(Func::Sin, &a2), false, pr, rnd.re)
                     } else {
                         ziv1(pr, rnd.re, cap, |w| {
