@@ -227,8 +227,9 @@ fn out_of_range(neg: bool, big: bool, p: u64, rnd: Round) -> Part {
     set(&F::one(neg).scale(k), p, rnd)
 }
 
-/// An underflow of exp's parts: MPC 1.3.1 rounds it toward zero in RNDA
-/// (its results are the spec here).
+/// An underflow of exp's parts for Re z < -2^62 ln 2: MPC 1.3.1 rounds it
+/// toward zero in RNDA (its results are the spec here; above that bound it
+/// rounds away, as MPFR does).
 fn exp_underflow(neg: bool, p: u64, rnd: Round) -> Part {
     let rnd = if rnd == Round::Away { Round::Zero } else { rnd };
     out_of_range(neg, false, p, rnd)
@@ -284,8 +285,13 @@ fn exp(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
     if a.exp > 31 {
         // |a| >= 2^30: e^a overflows (or underflows) every float.
         let (c, s) = (sign_of(Func::Cos, b), sign_of(Func::Sin, b));
-        return Ok(if a.neg() {
+        return Ok(if a.neg() && above(a, 3_196_577_161_300_663_808) {
             [exp_underflow(c, pr, rnd.re), exp_underflow(s, pi, rnd.im)]
+        } else if a.neg() {
+            [
+                out_of_range(c, false, pr, rnd.re),
+                out_of_range(s, false, pi, rnd.im),
+            ]
         } else {
             [
                 out_of_range(c, true, pr, rnd.re),
