@@ -282,22 +282,20 @@ fn exp(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
             scalar::func(Func::Sin, b, pi, rnd.im),
         ]);
     }
-    if a.exp > 31 {
-        // |a| >= 2^30: e^a overflows (or underflows) every float.
-        let (c, s) = (sign_of(Func::Cos, b), sign_of(Func::Sin, b));
-        return Ok(if a.neg() && above(a, 3_196_577_161_300_663_808) {
-            [exp_underflow(c, pr, rnd.re), exp_underflow(s, pi, rnd.im)]
-        } else if a.neg() {
-            [
-                out_of_range(c, false, pr, rnd.re),
-                out_of_range(s, false, pi, rnd.im),
-            ]
-        } else {
-            [
-                out_of_range(c, true, pr, rnd.re),
-                out_of_range(s, true, pi, rnd.im),
-            ]
-        });
+    if a.exp >= 30 {
+        // |a| >= 2^29: a part whose size is certainly beyond the exponent
+        // range is MPFR's overflow or underflow.
+        let re = beyond(a, 0, Func::Cos, b, pr, rnd.re);
+        let im = beyond(a, 0, Func::Sin, b, pi, rnd.im);
+        if re.is_some() || im.is_some() {
+            return ziv([re, im], [pr, pi], [rnd.re, rnd.im], cap, |w, need| {
+                let e = Iv::of_fn(Func::Exp, a, w);
+                [
+                    need[0].then(|| e.mul(&Iv::of_fn(Func::Cos, b, w), w)),
+                    need[1].then(|| e.mul(&Iv::of_fn(Func::Sin, b, w), w)),
+                ]
+            });
+        }
     }
     ziv([None, None], [pr, pi], [rnd.re, rnd.im], cap, |w, need| {
         let e = Iv::of_fn(Func::Exp, a, w);
@@ -440,6 +438,39 @@ fn tanh_iv(x: &F, w: u64) -> Iv {
     let x2 = x.scale(1);
     let den = cosh_iv(&x2, w).add(&Iv::point(F::one(false)), w);
     sinh_iv(&x2, w).div(&den, w)
+}
+
+/// A lower bound on `|x| log2(e)` for a normal `x` of moderate exponent.
+fn log2e_lower(x: &F) -> f64 {
+    let top = x.m[x.m.len() - 1] as f64 * 2f64.powi((x.exp - 64) as i32);
+    top * std::f64::consts::LOG2_E * (1.0 - 1e-12)
+}
+
+/// `sign(f(y)) e^a 2^k` rounded when it certainly overflows or underflows
+/// (`f` = sin or cos of a finite `y`, bounded below through a 64-bit
+/// rounding toward zero), else `None`.
+fn beyond(a: &F, k: i64, f: Func, y: &F, p: u64, rnd: Round) -> Option<Part> {
+    use crate::float::{EMAX, EMIN};
+    if !a.is_normal() {
+        return None;
+    }
+    let fy = scalar::func(f, y, 64, Round::Zero).0;
+    if !fy.is_normal() {
+        return None;
+    }
+    let l_lo = log2e_lower(a);
+    let neg = fy.neg();
+    if !a.neg() && l_lo + (k + fy.exp - 1) as f64 > EMAX as f64 + 2.0 {
+        return Some(out_of_range(neg, true, p, rnd));
+    }
+    if a.neg() && -l_lo + ((k + fy.exp) as f64) < EMIN as f64 - 2.0 {
+        return Some(if above(a, 3_196_577_161_300_663_808) {
+            exp_underflow(neg, p, rnd)
+        } else {
+            out_of_range(neg, false, p, rnd)
+        });
+    }
+    None
 }
 
 /// |x| beyond which e^|x| / 2 overflows every float by far (MPFR's
