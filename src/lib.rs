@@ -10,6 +10,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod complex;
 pub mod engine;
 pub mod error;
 pub mod float;

@@ -221,7 +221,7 @@ fn parse_integers(input: &Input) -> Result<Vec<malachite_nz::integer::Integer>, 
 }
 
 /// The most significant digits `--digits` may ask for.
-const MAX_DIGITS: usize = 1_000_000;
+pub(super) const MAX_DIGITS: usize = 1_000_000;
 
 fn round_arg(s: &str, what: &str) -> Result<Round, CliError> {
     Round::from_name(s).map_err(|e| CliError::Input(format!("{what}: {e}")))

@@ -5,6 +5,7 @@
 //! Exit status: 0 on success, 2 on bad input (with file and line), 1 on other
 //! failures.
 
+mod complex;
 mod float;
 mod huge;
 mod info;
@@ -39,6 +40,8 @@ enum Command {
     Huge(huge::HugeArgs),
     /// Batch calculator on floats with MPFR's semantics, read from files.
     Float(float::FloatArgs),
+    /// Batch calculator on complex floats with GNU MPC's semantics.
+    Complex(complex::ComplexArgs),
     /// Benchmarks (`mparray bench int ...`).
     Bench(crate::bench::BenchArgs),
     /// List or compile every kernel instantiation (the CI compile check).
@@ -89,6 +92,7 @@ pub fn main() -> i32 {
         Command::Int(a) => int::run(a),
         Command::Huge(a) => huge::run(a),
         Command::Float(a) => float::run(a),
+        Command::Complex(a) => complex::run(a),
         Command::Bench(a) => crate::bench::run(a),
         Command::Kernels(a) => kernels::run(a),
     };

@@ -17,13 +17,13 @@
 //! rounding modes, and can return MPFR's ternary value per element (the sign
 //! of rounded minus exact). See `notes/float.md` for the algorithms.
 
-mod arith;
+pub(crate) mod arith;
 mod convert;
 pub mod cuda;
 pub mod func;
 mod ops;
 pub mod random;
-mod round;
+pub(crate) mod round;
 pub mod text;
 
 use std::cmp::Ordering;

@@ -390,3 +390,15 @@ pub(crate) fn mant(x: &Elem) -> (Natural, i64) {
         x.exp - 64 * x.limbs.len() as i64,
     )
 }
+
+/// `f(x)` correctly rounded into one element (for the complex functions).
+pub(crate) fn eval_one(out: &mut Out, f: Func, x: &Elem, p: u64, rnd: Round) -> i8 {
+    let core = |o: &mut Out, w: u64| core::eval(f, o, x, w, p, rnd);
+    eval_elem(out, &core, p, rnd).0
+}
+
+/// A constant correctly rounded into one element (for the complex functions).
+pub(crate) fn const_one(out: &mut Out, c: Const, p: u64, rnd: Round) -> i8 {
+    let core = |_: &mut Out, w: u64| Eval::Approx(consts::interval(c, w));
+    eval_elem(out, &core, p, rnd).0
+}

@@ -1,0 +1,528 @@
+//! One float as an owned value ([`F`]), the float engine's per-element
+//! operations on it (each correctly rounded by `crate::float::arith`),
+//! exact products with unbounded exponents, rigorous intervals ([`Iv`]) built
+//! from directed roundings, and the Ziv loop that rounds a pair of intervals
+//! part by part ([`ziv`]).
+
+use std::cmp::Ordering;
+
+use crate::float::arith::{self, Scratch};
+use crate::float::func::{Const, Func, const_one, eval_one};
+use crate::float::round::{Out, Round};
+use crate::float::{Class, Elem, NEG, class_of, limbs_for_prec, tag};
+
+/// One float: tag (class and sign), exponent (not range-checked: exact
+/// intermediates may leave MPFR's range) and left-aligned mantissa limbs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct F {
+    pub tag: u8,
+    pub exp: i64,
+    pub m: Vec<u64>,
+}
+
+impl F {
+    pub fn of(x: &Elem) -> F {
+        F {
+            tag: tag(x.class, x.neg),
+            exp: x.exp,
+            m: x.limbs.to_vec(),
+        }
+    }
+
+    pub fn elem(&self) -> Elem<'_> {
+        Elem {
+            class: class_of(self.tag),
+            neg: self.tag & NEG != 0,
+            exp: self.exp,
+            limbs: &self.m,
+        }
+    }
+
+    pub fn special(c: Class, neg: bool) -> F {
+        F {
+            tag: tag(c, neg),
+            exp: 0,
+            m: vec![0],
+        }
+    }
+
+    pub fn nan() -> F {
+        F::special(Class::NaN, false)
+    }
+
+    pub fn zero(neg: bool) -> F {
+        F::special(Class::Zero, neg)
+    }
+
+    pub fn inf(neg: bool) -> F {
+        F::special(Class::Inf, neg)
+    }
+
+    /// `+-1`.
+    pub fn one(neg: bool) -> F {
+        F {
+            tag: tag(Class::Normal, neg),
+            exp: 1,
+            m: vec![1 << 63],
+        }
+    }
+
+    pub fn class(&self) -> Class {
+        class_of(self.tag)
+    }
+
+    /// The sign bit (false for NaN).
+    pub fn neg(&self) -> bool {
+        self.tag & NEG != 0
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.class() == Class::Zero
+    }
+
+    pub fn is_nan(&self) -> bool {
+        self.class() == Class::NaN
+    }
+
+    pub fn is_inf(&self) -> bool {
+        self.class() == Class::Inf
+    }
+
+    pub fn is_normal(&self) -> bool {
+        self.class() == Class::Normal
+    }
+
+    /// Mantissa bits held (a bound on the precision).
+    pub fn bits(&self) -> u64 {
+        64 * self.m.len() as u64
+    }
+
+    /// -1, 0 or 1 (0 for zero and NaN).
+    pub fn sgn(&self) -> i32 {
+        match self.class() {
+            Class::Zero | Class::NaN => 0,
+            _ if self.neg() => -1,
+            _ => 1,
+        }
+    }
+
+    /// Runs an element operation into a fresh value of precision `p`.
+    pub fn run(p: u64, f: impl FnOnce(&mut Out) -> i8) -> (F, i8) {
+        let mut r = F {
+            tag: 0,
+            exp: 0,
+            m: vec![0; limbs_for_prec(p)],
+        };
+        let t = {
+            let mut o = Out {
+                tag: &mut r.tag,
+                exp: &mut r.exp,
+                m: &mut r.m,
+            };
+            f(&mut o)
+        };
+        (r, t)
+    }
+
+    /// `-x`, exact (NaN stays NaN).
+    pub fn negate(&self) -> F {
+        let mut r = self.clone();
+        if !r.is_nan() {
+            r.tag ^= NEG;
+        }
+        r
+    }
+
+    /// `|x|`, exact.
+    pub fn abs(&self) -> F {
+        let mut r = self.clone();
+        r.tag &= !NEG;
+        r
+    }
+
+    /// `x` with the sign `neg` (NaN unchanged).
+    pub fn with_sign(&self, neg: bool) -> F {
+        if self.neg() != neg {
+            self.negate()
+        } else {
+            self.clone()
+        }
+    }
+
+    /// `x * 2^k`, exact (unbounded exponent).
+    pub fn scale(&self, k: i64) -> F {
+        let mut r = self.clone();
+        if r.is_normal() {
+            r.exp += k;
+        }
+        r
+    }
+
+    /// Exact comparison (None with a NaN).
+    pub fn cmp(&self, o: &F) -> Option<Ordering> {
+        arith::cmp(&self.elem(), &o.elem())
+    }
+}
+
+/// An integer as a float, exact.
+pub(crate) fn from_int(n: i64) -> F {
+    if n == 0 {
+        return F::zero(false);
+    }
+    let a = n.unsigned_abs();
+    let lz = a.leading_zeros();
+    F {
+        tag: tag(Class::Normal, n < 0),
+        exp: 64 - lz as i64,
+        m: vec![a << lz],
+    }
+}
+
+/// `x` rounded to `p` bits.
+pub(crate) fn set(x: &F, p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| arith::set(o, &x.elem(), false, false, p, rnd))
+}
+
+pub(crate) fn add(x: &F, y: &F, p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| {
+        arith::add(
+            o,
+            &x.elem(),
+            &y.elem(),
+            false,
+            p,
+            rnd,
+            &mut Scratch::default(),
+        )
+    })
+}
+
+pub(crate) fn sub(x: &F, y: &F, p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| {
+        arith::add(
+            o,
+            &x.elem(),
+            &y.elem(),
+            true,
+            p,
+            rnd,
+            &mut Scratch::default(),
+        )
+    })
+}
+
+pub(crate) fn mul(x: &F, y: &F, p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| {
+        arith::mul(o, &x.elem(), &y.elem(), p, rnd, &mut Scratch::default())
+    })
+}
+
+pub(crate) fn div(x: &F, y: &F, p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| {
+        arith::div(o, &x.elem(), &y.elem(), p, rnd, &mut Scratch::default())
+    })
+}
+
+pub(crate) fn sqrt(x: &F, p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| {
+        arith::sqrt(o, &x.elem(), p, rnd, &mut Scratch::default())
+    })
+}
+
+/// `x * 2^k` rounded (with MPFR's range).
+pub(crate) fn mul_2si(x: &F, k: i64, p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| arith::mul_2si(o, &x.elem(), k, p, rnd))
+}
+
+/// A real function, correctly rounded.
+pub(crate) fn func(f: Func, x: &F, p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| eval_one(o, f, &x.elem(), p, rnd))
+}
+
+/// pi correctly rounded.
+pub(crate) fn pi(p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| const_one(o, Const::Pi, p, rnd))
+}
+
+/// The exact product with an unbounded exponent (MPFR's special-value rules
+/// when an operand is not finite and nonzero).
+pub(crate) fn mul_exact(x: &F, y: &F) -> F {
+    if !x.is_normal() || !y.is_normal() {
+        return mul(x, y, 1, Round::Nearest).0;
+    }
+    let (x0, y0) = (x.scale(-x.exp), y.scale(-y.exp));
+    let (mut r, _) = mul(&x0, &y0, x.bits() + y.bits(), Round::Nearest);
+    r.exp += x.exp + y.exp;
+    r
+}
+
+/// `x^2`, exact.
+pub(crate) fn sqr_exact(x: &F) -> F {
+    mul_exact(x, x)
+}
+
+/// The exact sum when it fits in `max_bits` bits, else `None`.
+pub(crate) fn add_exact(x: &F, y: &F, max_bits: u64) -> Option<F> {
+    if !x.is_normal() || !y.is_normal() {
+        return Some(add(x, y, x.bits().max(y.bits()), Round::Nearest).0);
+    }
+    let hi = x.exp.max(y.exp);
+    let lo = (x.exp - x.bits() as i64).min(y.exp - y.bits() as i64);
+    let need = (hi - lo) as u64 + 1;
+    if need > max_bits {
+        return None;
+    }
+    let (r, t) = add(x, y, need.max(1), Round::Nearest);
+    debug_assert!(t == 0);
+    Some(r)
+}
+
+/// The largest exact sum the interval code forms directly.
+pub(crate) const EXACT_BITS: u64 = 1 << 16;
+
+/// A closed interval `[lo, hi]` that holds an exact value.
+#[derive(Clone, Debug)]
+pub(crate) struct Iv {
+    pub lo: F,
+    pub hi: F,
+}
+
+fn min_of(v: Vec<F>) -> F {
+    let mut best = v[0].clone();
+    for x in &v[1..] {
+        match x.cmp(&best) {
+            Some(Ordering::Less) => best = x.clone(),
+            None => return F::nan(),
+            _ => {}
+        }
+    }
+    if best.is_nan() { F::nan() } else { best }
+}
+
+fn max_of(v: Vec<F>) -> F {
+    let mut best = v[0].clone();
+    for x in &v[1..] {
+        match x.cmp(&best) {
+            Some(Ordering::Greater) => best = x.clone(),
+            None => return F::nan(),
+            _ => {}
+        }
+    }
+    if best.is_nan() { F::nan() } else { best }
+}
+
+impl Iv {
+    pub fn point(x: F) -> Iv {
+        Iv {
+            lo: x.clone(),
+            hi: x,
+        }
+    }
+
+    /// `[f(x) rounded down, f(x) rounded up]` at `w` bits.
+    pub fn of_fn(f: Func, x: &F, w: u64) -> Iv {
+        Iv {
+            lo: func(f, x, w, Round::Down).0,
+            hi: func(f, x, w, Round::Up).0,
+        }
+    }
+
+    pub fn pi(w: u64) -> Iv {
+        Iv {
+            lo: pi(w, Round::Down).0,
+            hi: pi(w, Round::Up).0,
+        }
+    }
+
+    /// Both ends positive (> 0).
+    pub fn positive(&self) -> bool {
+        self.lo.sgn() > 0 && self.hi.sgn() > 0
+    }
+
+    pub fn negative(&self) -> bool {
+        self.lo.sgn() < 0 && self.hi.sgn() < 0
+    }
+
+    pub fn add(&self, o: &Iv, w: u64) -> Iv {
+        Iv {
+            lo: add(&self.lo, &o.lo, w, Round::Down).0,
+            hi: add(&self.hi, &o.hi, w, Round::Up).0,
+        }
+    }
+
+    pub fn sub(&self, o: &Iv, w: u64) -> Iv {
+        Iv {
+            lo: sub(&self.lo, &o.hi, w, Round::Down).0,
+            hi: sub(&self.hi, &o.lo, w, Round::Up).0,
+        }
+    }
+
+    pub fn neg(&self) -> Iv {
+        Iv {
+            lo: self.hi.negate(),
+            hi: self.lo.negate(),
+        }
+    }
+
+    /// `self * 2^k`, exact.
+    pub fn scale(&self, k: i64) -> Iv {
+        Iv {
+            lo: self.lo.scale(k),
+            hi: self.hi.scale(k),
+        }
+    }
+
+    pub fn mul(&self, o: &Iv, w: u64) -> Iv {
+        let ends = |r: Round| {
+            vec![
+                mul(&self.lo, &o.lo, w, r).0,
+                mul(&self.lo, &o.hi, w, r).0,
+                mul(&self.hi, &o.lo, w, r).0,
+                mul(&self.hi, &o.hi, w, r).0,
+            ]
+        };
+        Iv {
+            lo: min_of(ends(Round::Down)),
+            hi: max_of(ends(Round::Up)),
+        }
+    }
+
+    /// `self / o`; NaN ends when `o` may be zero.
+    pub fn div(&self, o: &Iv, w: u64) -> Iv {
+        if !(o.positive() || o.negative()) {
+            return Iv::point(F::nan());
+        }
+        let ends = |r: Round| {
+            vec![
+                div(&self.lo, &o.lo, w, r).0,
+                div(&self.lo, &o.hi, w, r).0,
+                div(&self.hi, &o.lo, w, r).0,
+                div(&self.hi, &o.hi, w, r).0,
+            ]
+        };
+        Iv {
+            lo: min_of(ends(Round::Down)),
+            hi: max_of(ends(Round::Up)),
+        }
+    }
+
+    /// sqrt of a nonnegative interval (a negative low end is taken as 0).
+    pub fn sqrt(&self, w: u64) -> Iv {
+        let lo = if self.lo.sgn() < 0 {
+            F::zero(false)
+        } else {
+            self.lo.clone()
+        };
+        Iv {
+            lo: sqrt(&lo, w, Round::Down).0,
+            hi: sqrt(&self.hi, w, Round::Up).0,
+        }
+    }
+
+    /// An increasing function applied to both ends.
+    pub fn mono(&self, f: Func, w: u64) -> Iv {
+        Iv {
+            lo: func(f, &self.lo, w, Round::Down).0,
+            hi: func(f, &self.hi, w, Round::Up).0,
+        }
+    }
+}
+
+/// The rounding of the value known to lie in `iv`, if every point of the
+/// interval rounds alike (same value and same ternary) in mode `rnd` at `p`
+/// bits: `Some((rounded, ternary))`.
+pub(crate) fn round_iv(iv: &Iv, p: u64, rnd: Round) -> Option<(F, i8)> {
+    let (lo, hi) = (&iv.lo, &iv.hi);
+    if lo.is_nan() || hi.is_nan() {
+        return None;
+    }
+    if lo == hi {
+        // The exact value (never an infinity: the values are finite).
+        if lo.is_inf() {
+            return None;
+        }
+        return Some(set(lo, p, rnd));
+    }
+    if lo.is_zero() || hi.is_zero() || lo.sgn() != hi.sgn() {
+        return None;
+    }
+    if lo.is_inf() && hi.is_inf() {
+        return None;
+    }
+    let (a, mut ta) = set(lo, p, rnd);
+    let (b, mut tb) = set(hi, p, rnd);
+    // An infinite end stands for a finite value beyond every float.
+    if lo.is_inf() {
+        ta = -1;
+    }
+    if hi.is_inf() {
+        tb = 1;
+    }
+    if a == b && ta == tb && ta != 0 {
+        Some((a, ta))
+    } else {
+        None
+    }
+}
+
+/// A part's result: value and ternary.
+pub(crate) type Part = (F, i8);
+
+/// The working precision of the first attempt for result precisions `p`.
+pub(crate) fn start_prec(p: u64) -> u64 {
+    p + 32 + (64 - p.leading_zeros() as u64)
+}
+
+/// Ziv's loop for both parts: `eval(w, need)` returns intervals (at working
+/// precision `w`) for the parts still needed; parts decided in `pre` are
+/// kept. `w` grows (+64 then doubling) up to `cap`; past it the element is
+/// an error.
+pub(crate) fn ziv(
+    pre: [Option<Part>; 2],
+    ps: [u64; 2],
+    rnds: [Round; 2],
+    cap: u64,
+    mut eval: impl FnMut(u64, [bool; 2]) -> [Option<Iv>; 2],
+) -> Result<[Part; 2], String> {
+    let [mut r0, mut r1] = pre;
+    let mut w = start_prec(ps[0].max(ps[1]));
+    let mut tries = 0;
+    loop {
+        let need = [r0.is_none(), r1.is_none()];
+        if let (Some(a), Some(b)) = (&r0, &r1) {
+            return Ok([a.clone(), b.clone()]);
+        }
+        let ivs = eval(w, need);
+        if need[0]
+            && let Some(iv) = &ivs[0]
+        {
+            r0 = round_iv(iv, ps[0], rnds[0]);
+        }
+        if need[1]
+            && let Some(iv) = &ivs[1]
+        {
+            r1 = round_iv(iv, ps[1], rnds[1]);
+        }
+        if let (Some(a), Some(b)) = (&r0, &r1) {
+            return Ok([a.clone(), b.clone()]);
+        }
+        tries += 1;
+        w = if tries == 1 { w + 64 } else { 2 * w };
+        if w > cap {
+            return Err(format!(
+                "no correctly rounded result within {cap} bits of working precision"
+            ));
+        }
+    }
+}
+
+/// The largest working precision for inputs of `in_bits` bits and results
+/// of `p` bits.
+pub(crate) fn cap_for(p: u64, in_bits: u64) -> u64 {
+    (16 * (p + in_bits) + (1 << 14)).min(1 << 22)
+}
+
+/// `x` rounded to nearest at `q` bits (a candidate for an exact result).
+pub(crate) fn candidate(x: &F, q: u64) -> F {
+    set(x, q.max(1), Round::Nearest).0
+}
