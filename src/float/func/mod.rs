@@ -392,13 +392,16 @@ pub(crate) fn mant(x: &Elem) -> (Natural, i64) {
 }
 
 /// `f(x)` correctly rounded into one element (for the complex functions).
+/// An element Ziv's loop cannot decide below its cap (none is known: the
+/// exact cases are decided first) comes back as NaN, which the complex
+/// intervals never accept, so their own cap turns it into an error.
 pub(crate) fn eval_one(out: &mut Out, f: Func, x: &Elem, p: u64, rnd: Round) -> i8 {
     let core = |o: &mut Out, w: u64| core::eval(f, o, x, w, p, rnd);
-    eval_elem(out, &core, p, rnd).0
+    eval_elem(out, &core, p, rnd).map_or(0, |r| r.0)
 }
 
 /// A constant correctly rounded into one element (for the complex functions).
 pub(crate) fn const_one(out: &mut Out, c: Const, p: u64, rnd: Round) -> i8 {
     let core = |_: &mut Out, w: u64| Eval::Approx(consts::interval(c, w));
-    eval_elem(out, &core, p, rnd).0
+    eval_elem(out, &core, p, rnd).map_or(0, |r| r.0)
 }
