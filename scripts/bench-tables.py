@@ -38,7 +38,7 @@ for path in sys.argv[1:]:
                 v = [next((r for r in rows if r["fn"] == f and r["prec"] == p and r["len"] == n), None)
                      for n in lens]
                 cells.append(" / ".join(fmt(r['ops_per_s'] / 1e6) if r else "-" for r in v))
-            retried = sum(r["retried"] for r in rows if r["fn"] == f)
+            retried = sum(r["retried"] or 0 for r in rows if r["fn"] == f)
             print(f"| {f} | " + " | ".join(cells) + f" | {retried} |")
         print(f"(M ops/s for batches of {' / '.join(str(n) for n in lens)} elements)")
     print()

@@ -44,6 +44,17 @@ pub struct FuncBenchArgs {
     /// Elements checked against the reference per case.
     #[arg(long, default_value_t = 8)]
     check: usize,
+    /// Complex functions (GNU MPC semantics, CPU engine): a list of
+    /// sqrt,exp,log,sin,cos,tan,sinh,cosh,tanh,atan,asin,acos, or "all"
+    /// (default none).
+    #[arg(long, value_delimiter = ',')]
+    complex: Vec<String>,
+    /// Precisions of the complex cases (both parts; default 256,1024).
+    #[arg(long, value_delimiter = ',')]
+    complex_precs: Vec<u64>,
+    /// Batch sizes of the complex cases before scaling (default 4096,65536).
+    #[arg(long, value_delimiter = ',')]
+    complex_batches: Vec<usize>,
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -272,6 +283,7 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
             }
         }
     }
+    all_ok &= complex_cases(&a, rnd, &mut rows)?;
     if a.json {
         let v = serde_json::json!({
             "suite": "func", "engine": engine.describe(), "round": format!("{rnd:?}"),
@@ -286,4 +298,107 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
             "a result differed from the reference".into(),
         ))
     }
+}
+
+/// The complex cases: random parts uniform in [-4, 4), each part rounded in
+/// the one mode given; a sample's parts are checked against the
+/// independent reference of `complex::reference` (at 4p + 128 bits), and a
+/// part the reference cannot decide is left out of the count. The complex
+/// functions report no retry share (their Ziv loop is per part, inside).
+fn complex_cases(
+    a: &FuncBenchArgs,
+    rnd: Round,
+    rows: &mut Vec<serde_json::Value>,
+) -> Result<bool, CliError> {
+    use crate::complex::reference::reference as cref;
+    use crate::complex::{CFunc, CRound, ComplexArray};
+    if a.complex.is_empty() {
+        return Ok(true);
+    }
+    let funcs: Vec<CFunc> = if a.complex.iter().any(|s| s == "all") {
+        CFunc::ALL.to_vec()
+    } else {
+        a.complex
+            .iter()
+            .map(|s| {
+                CFunc::ALL
+                    .into_iter()
+                    .find(|f| f.name() == s)
+                    .ok_or_else(|| CliError::Other(format!("unknown complex function {s:?}")))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let precs = if a.complex_precs.is_empty() {
+        vec![256, 1024]
+    } else {
+        a.complex_precs.clone()
+    };
+    let batches: Vec<usize> = if a.complex_batches.is_empty() {
+        vec![4096, 1 << 16]
+    } else {
+        a.complex_batches.clone()
+    }
+    .into_iter()
+    .map(|b| (b >> a.scale).max(1))
+    .collect();
+    let crnd = CRound::both(rnd);
+    let mut all_ok = true;
+    for &f in &funcs {
+        for &p in &precs {
+            for &len in &batches {
+                let re = FloatArray::random_uniform(len, p, a.seed, -4.0, 4.0, Round::Nearest)?;
+                let im =
+                    FloatArray::random_uniform(len, p, a.seed ^ 0x5555, -4.0, 4.0, Round::Nearest)?;
+                let x = ComplexArray::new(re, im)?;
+                let (times, (r, t)) =
+                    time_runs(&crate::engine::Engine::Cpu, 0, a.runs.max(1), || {
+                        x.func_ternary(f, p, p, crnd)
+                    })?;
+                let k = a.check.max(2).min(len);
+                let mut idx: Vec<usize> = (0..k).map(|j| j * (len - 1) / (k - 1).max(1)).collect();
+                idx.dedup();
+                let (mut checked, mut ok) = (0usize, true);
+                for &i in &idx {
+                    let (xa, xb) = (x.re().to_float(i), x.im().to_float(i));
+                    let Some((wr, wi)) = cref(f, &xa, &xb, 4 * p + 128) else {
+                        continue;
+                    };
+                    for (part, want, tern) in [
+                        (r.re(), wr.round(p, rnd), t[i].0),
+                        (r.im(), wi.round(p, rnd), t[i].1),
+                    ] {
+                        if let Some(w) = want {
+                            checked += 1;
+                            ok &= ComparableFloatRef(&part.to_float(i)) == ComparableFloatRef(&w.0)
+                                && tern.cmp(&0) == w.1;
+                        }
+                    }
+                }
+                all_ok &= ok;
+                let ms = median(&times);
+                let ops = len as f64 / (ms / 1e3);
+                let name = format!("c_{}", f.name());
+                if !a.json {
+                    println!(
+                        "{:>5} {:>6} {:>8} {:>10.2} {:>12.4e} {:>8} {:>10} {} ({} parts checked)",
+                        name,
+                        p,
+                        len,
+                        ms,
+                        ops,
+                        "-",
+                        "-",
+                        if ok { "ok" } else { "FAILED" },
+                        checked
+                    );
+                }
+                rows.push(serde_json::json!({
+                    "fn": name, "prec": p, "len": len, "median_ms": ms, "ops_per_s": ops,
+                    "retried": null, "retry_share": null, "checked": checked, "ok": ok,
+                    "complex": true,
+                }));
+            }
+        }
+    }
+    Ok(all_ok)
 }

@@ -19,6 +19,7 @@
 
 mod arith;
 mod func;
+pub mod reference;
 pub(crate) mod scalar;
 
 use rayon::prelude::*;
