@@ -698,6 +698,52 @@ FL_DEV i8 fl_arith(u32 op, u32 rnd, u64 p, FlOut &o, u64 xh, const u64 *xm, u32 
     return fl_arith_buf(op, rnd, p, o, xh, xm, lx, yh, ym, ly, zh, zm, lz, A, B, C, P);
 }
 
+// The rounding of a left-aligned value held in registers: the kept limbs
+// are hi[1..N], hi[0] the limb below them, `below` nonzero when any bit
+// further down is (fl_round_to's steps, then the range check).
+template <int N>
+FL_DEV i8 fl_round_regs(FlOut &o, const u64 *hi, u64 below, i64 e, bool neg, u64 p, u32 rnd) {
+    u64 m[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) m[i] = hi[i + 1];
+    u32 low = (u32)(64ull * N - p);
+    bool rb, st;
+    if (low > 0) {
+        u64 mask = (1ull << low) - 1;
+        rb = (m[0] >> (low - 1)) & 1;
+        st = ((m[0] & (mask >> 1)) | hi[0] | below) != 0;
+        m[0] &= ~mask;
+    } else {
+        rb = hi[0] >> 63;
+        st = ((hi[0] << 1) | below) != 0;
+    }
+    bool inexact = rb || st, inc;
+    switch (rnd) {
+    case FL_RN: inc = rb && (st || ((m[0] >> low) & 1)); break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = inexact && !neg; break;
+    case FL_RD: inc = inexact && neg; break;
+    default: inc = inexact; break;
+    }
+    if (inc) {
+        u64 c = 1ull << low;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            u64 v = m[i] + c;
+            c = v < c ? 1 : 0;
+            m[i] = v;
+        }
+        if (c) {
+            m[N - 1] = 1ull << 63;
+            e += 1;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < N; i++) o.m[i] = m[i];
+    i8 t = inexact ? fl_ternary(inc, neg) : 0;
+    return fl_finish(o, neg, e, t, inc, p, rnd);
+}
+
 // x * y for normal x, y and destination all of exactly N limbs: the
 // product, the rounding and the carry in registers (compile-time indices),
 // then the shared range check. Same bits as fl_round_to on fl_product.
@@ -743,46 +789,7 @@ FL_DEV i8 fl_mul_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u6
         e -= 1;
     }
     bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
-    u64 m[N];
-#pragma unroll
-    for (int i = 0; i < N; i++) m[i] = hi[i + 1];
-    u64 below = r2 | lowor;
-    u32 low = (u32)(64ull * N - p);
-    bool rb, st;
-    if (low > 0) {
-        u64 mask = (1ull << low) - 1;
-        rb = (m[0] >> (low - 1)) & 1;
-        st = ((m[0] & (mask >> 1)) | hi[0] | below) != 0;
-        m[0] &= ~mask;
-    } else {
-        rb = hi[0] >> 63;
-        st = ((hi[0] << 1) | below) != 0;
-    }
-    bool inexact = rb || st, inc;
-    switch (rnd) {
-    case FL_RN: inc = rb && (st || ((m[0] >> low) & 1)); break;
-    case FL_RZ: inc = false; break;
-    case FL_RU: inc = inexact && !neg; break;
-    case FL_RD: inc = inexact && neg; break;
-    default: inc = inexact; break;
-    }
-    if (inc) {
-        u64 c = 1ull << low;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            u64 v = m[i] + c;
-            c = v < c ? 1 : 0;
-            m[i] = v;
-        }
-        if (c) {
-            m[N - 1] = 1ull << 63;
-            e += 1;
-        }
-    }
-#pragma unroll
-    for (int i = 0; i < N; i++) o.m[i] = m[i];
-    i8 t = inexact ? fl_ternary(inc, neg) : 0;
-    return fl_finish(o, neg, e, t, inc, p, rnd);
+    return fl_round_regs<N>(o, hi, r2 | lowor, e, neg, p, rnd);
 }
 
 // Element comparison: -1, 0, 1, or 2 when unordered (a NaN).
@@ -855,52 +862,6 @@ FL_DEV i8 fl_misc(u32 op, u32 rnd, u64 p, i64 k, FlOut &o, u64 xh, const u64 *xm
 // Register paths for equal precisions (every operand and the destination of
 // exactly N limbs, N a compile-time tier): the same exact integers and the
 // same one rounding as the generic code above, without scratch memory.
-
-// The rounding of a left-aligned value held in registers: the kept limbs
-// are hi[1..N], hi[0] the limb below them, `below` nonzero when any bit
-// further down is (fl_round_to's steps, then the range check).
-template <int N>
-FL_DEV i8 fl_round_regs(FlOut &o, const u64 *hi, u64 below, i64 e, bool neg, u64 p, u32 rnd) {
-    u64 m[N];
-#pragma unroll
-    for (int i = 0; i < N; i++) m[i] = hi[i + 1];
-    u32 low = (u32)(64ull * N - p);
-    bool rb, st;
-    if (low > 0) {
-        u64 mask = (1ull << low) - 1;
-        rb = (m[0] >> (low - 1)) & 1;
-        st = ((m[0] & (mask >> 1)) | hi[0] | below) != 0;
-        m[0] &= ~mask;
-    } else {
-        rb = hi[0] >> 63;
-        st = ((hi[0] << 1) | below) != 0;
-    }
-    bool inexact = rb || st, inc;
-    switch (rnd) {
-    case FL_RN: inc = rb && (st || ((m[0] >> low) & 1)); break;
-    case FL_RZ: inc = false; break;
-    case FL_RU: inc = inexact && !neg; break;
-    case FL_RD: inc = inexact && neg; break;
-    default: inc = inexact; break;
-    }
-    if (inc) {
-        u64 c = 1ull << low;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            u64 v = m[i] + c;
-            c = v < c ? 1 : 0;
-            m[i] = v;
-        }
-        if (c) {
-            m[N - 1] = 1ull << 63;
-            e += 1;
-        }
-    }
-#pragma unroll
-    for (int i = 0; i < N; i++) o.m[i] = m[i];
-    i8 t = inexact ? fl_ternary(inc, neg) : 0;
-    return fl_finish(o, neg, e, t, inc, p, rnd);
-}
 
 // (c2:c1:c0) += a * b. ASM: one carry chain (mad.lo.cc, madc.hi.cc, addc
 // on 64-bit registers) instead of compares for the carries.
