@@ -24,6 +24,26 @@ int mpfr_log(mpfr_ptr, mpfr_ptr, int);
 int mpfr_sin(mpfr_ptr, mpfr_ptr, int);
 int mpfr_cos(mpfr_ptr, mpfr_ptr, int);
 int mpfr_atan(mpfr_ptr, mpfr_ptr, int);
+int mpfr_exp2(mpfr_ptr, mpfr_ptr, int);
+int mpfr_log2(mpfr_ptr, mpfr_ptr, int);
+int mpfr_log10(mpfr_ptr, mpfr_ptr, int);
+int mpfr_tan(mpfr_ptr, mpfr_ptr, int);
+int mpfr_cbrt(mpfr_ptr, mpfr_ptr, int);
+int mpfr_expm1(mpfr_ptr, mpfr_ptr, int);
+int mpfr_log1p(mpfr_ptr, mpfr_ptr, int);
+int mpfr_sinh(mpfr_ptr, mpfr_ptr, int);
+int mpfr_cosh(mpfr_ptr, mpfr_ptr, int);
+int mpfr_tanh(mpfr_ptr, mpfr_ptr, int);
+int mpfr_asinh(mpfr_ptr, mpfr_ptr, int);
+int mpfr_acosh(mpfr_ptr, mpfr_ptr, int);
+int mpfr_atanh(mpfr_ptr, mpfr_ptr, int);
+int mpfr_asin(mpfr_ptr, mpfr_ptr, int);
+int mpfr_acos(mpfr_ptr, mpfr_ptr, int);
+int mpfr_atan2(mpfr_ptr, mpfr_ptr, mpfr_ptr, int);
+int mpfr_hypot(mpfr_ptr, mpfr_ptr, mpfr_ptr, int);
+int mpfr_pow(mpfr_ptr, mpfr_ptr, mpfr_ptr, int);
+int mpfr_agm(mpfr_ptr, mpfr_ptr, mpfr_ptr, int);
+int mpfr_add_ui(mpfr_ptr, mpfr_ptr, unsigned long, int);
 void mpfr_free_cache(void);
 
 static unsigned long long rs = 88172645463325252ULL;
@@ -42,8 +62,8 @@ static void fill(mpfr_struct *x, long n, long prec, int elo, int ehi, int pos) {
   }
 }
 
-enum { ADD, MUL, DIV, SQRT, FMA, EXP, LOG, SIN, COS, ATAN };
-static const char *names[] = {"add", "mul", "div", "sqrt", "fma", "exp", "log", "sin", "cos", "atan"};
+enum { ADD, MUL, DIV, SQRT, FMA, EXP, LOG, SIN, COS, ATAN, EXP2, LOG2, LOG10, TAN, CBRT, EXPM1, LOG1P, SINH, COSH, TANH, ASINH, ACOSH, ATANH, ASIN, ACOS, ATAN2, HYPOT, POW, AGM };
+static const char *names[] = {"add", "mul", "div", "sqrt", "fma", "exp", "log", "sin", "cos", "atan", "exp2", "log2", "log10", "tan", "cbrt", "expm1", "log1p", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "asin", "acos", "atan2", "hypot", "pow", "agm"};
 struct job { int op; mpfr_struct *r, *a, *b, *c; long lo, hi; };
 
 static void *work(void *p) {
@@ -61,6 +81,25 @@ static void *work(void *p) {
       case SIN: mpfr_sin(r, a, 0); break;
       case COS: mpfr_cos(r, a, 0); break;
       case ATAN: mpfr_atan(r, a, 0); break;
+      case EXP2: mpfr_exp2(r, a, 0); break;
+      case LOG2: mpfr_log2(r, a, 0); break;
+      case LOG10: mpfr_log10(r, a, 0); break;
+      case TAN: mpfr_tan(r, a, 0); break;
+      case CBRT: mpfr_cbrt(r, a, 0); break;
+      case EXPM1: mpfr_expm1(r, a, 0); break;
+      case LOG1P: mpfr_log1p(r, a, 0); break;
+      case SINH: mpfr_sinh(r, a, 0); break;
+      case COSH: mpfr_cosh(r, a, 0); break;
+      case TANH: mpfr_tanh(r, a, 0); break;
+      case ASINH: mpfr_asinh(r, a, 0); break;
+      case ACOSH: mpfr_acosh(r, a, 0); break;
+      case ATANH: mpfr_atanh(r, a, 0); break;
+      case ASIN: mpfr_asin(r, a, 0); break;
+      case ACOS: mpfr_acos(r, a, 0); break;
+      case ATAN2: mpfr_atan2(r, a, b, 0); break;
+      case HYPOT: mpfr_hypot(r, a, b, 0); break;
+      case POW: mpfr_pow(r, a, b, 0); break;
+      case AGM: mpfr_agm(r, a, b, 0); break;
     }
   }
   return NULL;
@@ -73,7 +112,20 @@ static void bench(int op, long prec, long n, int T, int runs) {
   if (op == EXP) ehi = 4;
   if (op == LOG) { elo = -64; ehi = 64; }
   if (op == SIN || op == COS) ehi = 8;
-  fill(a, n, prec, elo, ehi, pos); fill(b, n, prec, -16, 16, 0); fill(c, n, prec, -16, 16, 0);
+  /* the other functions: the ranges of src/bench/func.rs */
+  int blo = -16, bhi = 16, bpos = 0;
+  switch (op) {
+    case EXP2: case EXPM1: ehi = 4; break;
+    case LOG2: case LOG10: elo = -64; ehi = 64; pos = 1; break;
+    case TAN: case CBRT: case ASINH: case SINH: case COSH: case TANH: ehi = 8; break;
+    case LOG1P: case ACOSH: pos = 1; break;
+    case ATANH: case ASIN: case ACOS: ehi = 0; break;
+    case POW: pos = 1; blo = -4; bhi = 4; break;
+    case AGM: pos = 1; bpos = 1; break;
+  }
+  fill(a, n, prec, elo, ehi, pos); fill(b, n, prec, blo, bhi, bpos); fill(c, n, prec, -16, 16, 0);
+  if (op == ACOSH)
+    for (long i = 0; i < n; i++) mpfr_add_ui(&a[i], &a[i], 1, 0);
   for (long i = 0; i < n; i++) mpfr_init2(&r[i], prec);
   /* touch the outputs once (a warm-up run) */
   double best = 1e30;
@@ -111,7 +163,7 @@ int main(int argc, char **argv) {
        each of them) */
     long precs[] = {128, 256, 512, 1024, 2048};
     for (int pi = 0; pi < 5; pi++)
-      for (int op = EXP; op <= ATAN; op++) bench(op, precs[pi], 1L << lf, T, runs);
+      for (int op = EXP; op <= AGM; op++) bench(op, precs[pi], 1L << lf, T, runs);
   } else if (strstr(which, "func"))
     for (int op = EXP; op <= ATAN; op++) bench(op, 512, 1L << lf, T, runs);
   return 0;
