@@ -21,7 +21,7 @@ for fn in ${FNS:-add sub mul div sqr neg conj mul_2si div_2si abs norm arg sqrt 
     for rnd in ${RNDS:-$ALLR}; do
       case $fn in abs|norm|arg) [ ${rnd:1:1} = N ] || continue;; esac
       K=${K:-5} $D/complex_calc $fn $prec $pim $inprec $rnd $D/a.txt $D/b.txt > $D/want.txt 2>$D/err.txt || { echo "mpc failed $fn"; cat $D/err.txt; }
-      args=""; case $fn in add|sub|mul|div) args=$D/b.txt;; esac
+      args=""; case $fn in add|sub|mul|div|pow) args=$D/b.txt;; esac
       $B complex $cli --prec $prec --prec-im $pim --in-prec $inprec --round $rnd --k ${K:-5} --hex --ternary $D/a.txt $args > $D/got.txt 2>$D/err2.txt || { echo "mparray failed $fn prec=$prec rnd=$rnd"; head -3 $D/err2.txt; }
       lines=$((lines + $(wc -l < $D/want.txt)))
       if ! cmp -s $D/want.txt $D/got.txt; then

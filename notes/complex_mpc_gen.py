@@ -68,6 +68,26 @@ with open(path, "w") as f:
             if max(abs(re.numerator), abs(im.numerator)).bit_length() <= bits:
                 f.write("%s %s\n" % (to_hex(re), to_hex(im)))
                 continue
+        if fn == "pow" and r < 0.6:
+            # small integers and half-integers (real or not), +-1, +-i,
+            # t +- ti, negative reals with either zero, Gaussian integers,
+            # moderate values (so that most powers stay in range)
+            z = R.choice(["0", "-0"])
+            k = R.random()
+            if k < 0.2:
+                f.write("%s %s\n" % (hexf(R.randint(-9, 9), R.choice([0, -1])), z if R.random() < 0.7 else hexf(*rnd_float(-4, 2))))
+            elif k < 0.35:
+                f.write(R.choice(["1 0", "1 -0", "-1 0", "-1 -0", "0 1", "-0 1", "0 -1", "-0 -1"]) + "\n")
+            elif k < 0.5:
+                m, e = rnd_float(-4, 4)
+                f.write("%s %s\n" % (hexf(m, e), hexf(m * R.choice([-1, 1]), e)))
+            elif k < 0.65:
+                f.write("%s %s\n" % (hexf(-R.randint(1, 40), R.randint(-4, 2)), z))
+            elif k < 0.8:
+                f.write("%d %d\n" % (R.randint(-6, 6), R.randint(-6, 6)))
+            else:
+                f.write("%s %s\n" % (hexf(*rnd_float(-6, 3)), z if R.random() < 0.3 else hexf(*rnd_float(-6, 3))))
+            continue
         if fn == "log" and r < 0.15:
             # near the unit circle
             m, e = rnd_float(-bits, -1)

@@ -34,6 +34,8 @@ pub enum Op {
     Mul,
     /// A / B.
     Div,
+    /// A^B, principal branch (mpc_pow).
+    Pow,
     /// A^2.
     Sqr,
     /// -A.
@@ -81,7 +83,7 @@ pub enum Op {
 impl Op {
     fn arity(self) -> usize {
         match self {
-            Op::Add | Op::Sub | Op::Mul | Op::Div => 2,
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Pow => 2,
             _ => 1,
         }
     }
@@ -248,6 +250,7 @@ pub fn run(a: ComplexArgs) -> Result<(), CliError> {
             (Op::Sub, _) => x.sub_ternary(&xs[1], p, pi, rnd),
             (Op::Mul, _) => x.mul_ternary(&xs[1], p, pi, rnd),
             (Op::Div, _) => x.div_ternary(&xs[1], p, pi, rnd),
+            (Op::Pow, _) => x.pow_ternary(&xs[1], p, pi, rnd),
             (Op::Sqr, _) => x.sqr_ternary(p, pi, rnd),
             (Op::Neg, _) => x.neg_ternary(p, pi, rnd),
             (Op::Conj, _) => x.conj_ternary(p, pi, rnd),

@@ -441,7 +441,7 @@ fn tanh_iv(x: &F, w: u64) -> Iv {
 }
 
 /// A lower bound on `|x| log2(e)` for a normal `x` of moderate exponent.
-fn log2e_lower(x: &F) -> f64 {
+pub(super) fn log2e_lower(x: &F) -> f64 {
     let top = x.m[x.m.len() - 1] as f64 * 2f64.powi((x.exp - 64) as i32);
     top * std::f64::consts::LOG2_E * (1.0 - 1e-12)
 }

@@ -19,6 +19,7 @@
 
 mod arith;
 mod func;
+mod pow;
 pub mod reference;
 pub(crate) mod scalar;
 
@@ -320,6 +321,24 @@ impl ComplexArray {
         })
     }
     no_ternary!(div, div_ternary, (b: &ComplexArray), "`self / b`.");
+
+    /// `self^b` (mpc_pow: `exp(b log self)` on the principal branch, with
+    /// MPC's special cases and signs of zero; see `pow.rs`) and the ternary
+    /// pairs.
+    pub fn pow_ternary(
+        &self,
+        b: &ComplexArray,
+        pr: u64,
+        pi: u64,
+        rnd: CRound,
+    ) -> Result<(ComplexArray, Ternary)> {
+        self.same_len(b)?;
+        let cap = scalar::cap_for(pr.max(pi), self.in_bits() + b.in_bits());
+        build2(self.len(), pr, pi, |i| {
+            pow::pow(&self.parts(i), &b.parts(i), pr, pi, rnd, cap)
+        })
+    }
+    no_ternary!(pow, pow_ternary, (b: &ComplexArray), "`self^b`.");
 
     /// `self * b` for a real array `b` (mpc_mul_fr).
     pub fn mul_fr_ternary(

@@ -7,7 +7,7 @@
 use std::cmp::Ordering;
 
 use crate::float::arith::{self, Scratch};
-use crate::float::func::{Const, Func, const_one, eval_one};
+use crate::float::func::{Const, Func, Func2, const_one, eval_one, eval2_one};
 use crate::float::round::{Out, Round};
 use crate::float::{Class, Elem, NEG, class_of, limbs_for_prec, tag};
 
@@ -237,6 +237,11 @@ pub(crate) fn mul_2si(x: &F, k: i64, p: u64, rnd: Round) -> (F, i8) {
 /// A real function, correctly rounded.
 pub(crate) fn func(f: Func, x: &F, p: u64, rnd: Round) -> (F, i8) {
     F::run(p, |o| eval_one(o, f, &x.elem(), p, rnd))
+}
+
+/// A real two-argument function, correctly rounded.
+pub(crate) fn func2(f: Func2, x: &F, y: &F, p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| eval2_one(o, f, &x.elem(), &y.elem(), p, rnd))
 }
 
 /// pi correctly rounded.

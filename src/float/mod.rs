@@ -32,6 +32,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 
 pub use convert::to_rounding_mode;
+pub(crate) use convert::round_int;
 pub use ops::FloatOp;
 pub use round::Round;
 

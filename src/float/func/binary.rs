@@ -340,3 +340,10 @@ fn agm(out: &mut Out, x: &Elem, y: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
     let hi = if ah > bh { ah } else { bh };
     Iv { lo, hi, s }.open()
 }
+
+/// A two-argument function correctly rounded into one element (for the
+/// complex functions); NaN and ternary 0 if Ziv's loop gave up.
+pub(crate) fn eval2_one(out: &mut Out, f: Func2, a: &Elem, b: &Elem, p: u64, rnd: Round) -> i8 {
+    let core = |o: &mut Out, w: u64| eval2(f, o, a, b, w, p, rnd);
+    eval_elem(out, &core, p, rnd).map_or(0, |r| r.0)
+}

@@ -34,6 +34,7 @@ use crate::error::Result;
 use crate::int::cpu::arith as mpn;
 
 pub use binary::Func2;
+pub(crate) use binary::eval2_one;
 pub use consts::Const;
 
 /// The functions built so far.
