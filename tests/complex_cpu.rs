@@ -357,6 +357,7 @@ fn special_values_as_mpc() {
             "conj" => show2(x.conj_ternary(53, 53, rnd).unwrap()),
             "mul" => show2(x.mul_ternary(&parse(f[2]), 53, 53, rnd).unwrap()),
             "div" => show2(x.div_ternary(&parse(f[2]), 53, 53, rnd).unwrap()),
+            "pow" => show2(x.pow_ternary(&parse(f[2]), 53, 53, rnd).unwrap()),
             other => {
                 let func = CFunc::from_name(other).unwrap();
                 show2(x.func_ternary(func, 53, 53, rnd).unwrap())
@@ -366,6 +367,38 @@ fn special_values_as_mpc() {
         n += 1;
     }
     assert!(n > 4000);
+}
+
+/// pow against GNU MPC 1.3.1 on random operands (notes/complex_mpc_gen.py
+/// `pow`: small integers and half-integers, +-1, +-i, t +- ti, negative
+/// reals with either zero, Gaussian integers, tiny, huge and special
+/// parts): lines "pow PR PI INPREC RND|A|B|re im tr ti".
+#[test]
+fn pow_as_mpc() {
+    let data = include_str!("complex_mpc_pow.txt");
+    let mut n = 0;
+    for line in data.lines() {
+        let f: Vec<&str> = line.split('|').collect();
+        let h: Vec<&str> = f[0].split(' ').collect();
+        let num = |i: usize| h[i].parse::<u64>().unwrap();
+        let (pr, pi, inp) = (num(1), num(2), num(3));
+        let rnd = CRound::from_name(h[4]).unwrap();
+        let parse = |s: &str| {
+            let (re, im) = s.split_once(' ').unwrap();
+            ComplexArray::from_strs(inp, inp, &[(re, im)]).unwrap()
+        };
+        let (z, t) = parse(f[1]).pow_ternary(&parse(f[2]), pr, pi, rnd).unwrap();
+        let got = format!(
+            "{} {} {} {}",
+            text::format_hex(&z.re().get(0)),
+            text::format_hex(&z.im().get(0)),
+            t[0].0,
+            t[0].1
+        );
+        assert_eq!(got, f[3], "{line}");
+        n += 1;
+    }
+    assert!(n >= 2400);
 }
 
 #[test]
@@ -514,7 +547,7 @@ fn bench_func_complex_cases() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = v["rows"].as_array().unwrap();
     let complex: Vec<_> = rows.iter().filter(|r| r["complex"] == true).collect();
-    assert_eq!(complex.len(), CFunc::ALL.len() * 2);
+    assert_eq!(complex.len(), (CFunc::ALL.len() + 1) * 2); // and pow
     for r in complex {
         assert_eq!(r["ok"], true, "{r}");
         assert!(

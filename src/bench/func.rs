@@ -45,7 +45,7 @@ pub struct FuncBenchArgs {
     #[arg(long, default_value_t = 8)]
     check: usize,
     /// Complex functions (GNU MPC semantics, CPU engine): a list of
-    /// sqrt,exp,log,sin,cos,tan,sinh,cosh,tanh,atan,asin,acos, or "all"
+    /// sqrt,exp,log,sin,cos,tan,sinh,cosh,tanh,atan,asin,acos,pow, or "all"
     /// (default none).
     #[arg(long, value_delimiter = ',')]
     complex: Vec<String>,
@@ -310,20 +310,23 @@ fn complex_cases(
     rnd: Round,
     rows: &mut Vec<serde_json::Value>,
 ) -> Result<bool, CliError> {
-    use crate::complex::reference::reference as cref;
+    use crate::complex::reference::{reference as cref, reference_pow};
     use crate::complex::{CFunc, CRound, ComplexArray};
     if a.complex.is_empty() {
         return Ok(true);
     }
-    let funcs: Vec<CFunc> = if a.complex.iter().any(|s| s == "all") {
-        CFunc::ALL.to_vec()
+    // `None` is pow (two arguments).
+    let all: Vec<Option<CFunc>> = CFunc::ALL.into_iter().map(Some).chain([None]).collect();
+    let name = |f: Option<CFunc>| f.map_or("pow", |f| f.name());
+    let funcs: Vec<Option<CFunc>> = if a.complex.iter().any(|s| s == "all") {
+        all
     } else {
         a.complex
             .iter()
             .map(|s| {
-                CFunc::ALL
-                    .into_iter()
-                    .find(|f| f.name() == s)
+                all.iter()
+                    .copied()
+                    .find(|&f| name(f) == s)
                     .ok_or_else(|| CliError::Other(format!("unknown complex function {s:?}")))
             })
             .collect::<Result<_, _>>()?
@@ -350,9 +353,14 @@ fn complex_cases(
                 let im =
                     FloatArray::random_uniform(len, p, a.seed ^ 0x5555, -4.0, 4.0, Round::Nearest)?;
                 let x = ComplexArray::new(re, im)?;
+                let y = ComplexArray::new(
+                    FloatArray::random_uniform(len, p, a.seed ^ 0x7777, -4.0, 4.0, Round::Nearest)?,
+                    FloatArray::random_uniform(len, p, a.seed ^ 0x3333, -4.0, 4.0, Round::Nearest)?,
+                )?;
                 let (times, (r, t)) =
-                    time_runs(&crate::engine::Engine::Cpu, 0, a.runs.max(1), || {
-                        x.func_ternary(f, p, p, crnd)
+                    time_runs(&crate::engine::Engine::Cpu, 0, a.runs.max(1), || match f {
+                        Some(f) => x.func_ternary(f, p, p, crnd),
+                        None => x.pow_ternary(&y, p, p, crnd),
                     })?;
                 let k = a.check.max(2).min(len);
                 let mut idx: Vec<usize> = (0..k).map(|j| j * (len - 1) / (k - 1).max(1)).collect();
@@ -360,7 +368,14 @@ fn complex_cases(
                 let (mut checked, mut ok) = (0usize, true);
                 for &i in &idx {
                     let (xa, xb) = (x.re().to_float(i), x.im().to_float(i));
-                    let Some((wr, wi)) = cref(f, &xa, &xb, 4 * p + 128) else {
+                    let want = match f {
+                        Some(f) => cref(f, &xa, &xb, 4 * p + 128),
+                        None => {
+                            let (ya, yb) = (y.re().to_float(i), y.im().to_float(i));
+                            reference_pow((&xa, &xb), (&ya, &yb), 4 * p + 128)
+                        }
+                    };
+                    let Some((wr, wi)) = want else {
                         continue;
                     };
                     for (part, want, tern) in [
@@ -377,7 +392,7 @@ fn complex_cases(
                 all_ok &= ok;
                 let ms = median(&times);
                 let ops = len as f64 / (ms / 1e3);
-                let name = format!("c_{}", f.name());
+                let name = format!("c_{}", name(f));
                 if !a.json {
                     println!(
                         "{:>5} {:>6} {:>8} {:>10.2} {:>12.4e} {:>8} {:>10} {} ({} parts checked)",

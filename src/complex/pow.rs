@@ -235,7 +235,8 @@ fn fix_sign(z: &mut [Part; 2], sign_eps: bool, sign_a: bool, y: &F) {
         if (m == 3 && !sign_eps) || (m == 1 && sign_eps) {
             z[0].0 = z[0].0.negate();
         }
-    } else if z[1].0.is_zero() && ((m == 0 && sign_a == sign_eps) || (m == 2 && sign_a != sign_eps)) {
+    } else if z[1].0.is_zero() && ((m == 0 && sign_a == sign_eps) || (m == 2 && sign_a != sign_eps))
+    {
         z[1].0 = z[1].0.negate();
     }
 }
@@ -366,6 +367,13 @@ const FAR: i64 = 3_196_577_161_300_663_808;
 /// zero, with the sign of cos or sin of `Im t`), refining until the sign
 /// is known.
 fn far_underflow(x: &(F, F), y: &(F, F), pre: &mut [Option<Part>; 2], p: u64, cap: u64) {
+    // |t| <= |y| (|log |x|| + pi) < 2^(ey + bits(|ex| + 1) + 2): most
+    // operands are far from 2^61 and skip the intervals.
+    let ex = x.0.exp.max(x.1.exp).unsigned_abs() + 1;
+    let ey = y.0.exp.max(y.1.exp);
+    if ey + (64 - ex.leading_zeros() as i64) + 2 < 61 {
+        return;
+    }
     let far = scalar::from_int(-FAR);
     let mut w = scalar::start_prec(p);
     while w <= cap && (pre[0].is_none() || pre[1].is_none()) {
@@ -485,7 +493,10 @@ pub(super) fn pow(x: &(F, F), y: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u6
                 None => e.mul(&s, w),
             }
         };
-        [need[0].then(|| part(Func::Cos)), need[1].then(|| part(Func::Sin))]
+        [
+            need[0].then(|| part(Func::Cos)),
+            need[1].then(|| part(Func::Sin)),
+        ]
     })?;
     if !z_real && !z_imag {
         return Ok(z);

@@ -266,3 +266,16 @@ pub fn arg_ref(a: &Float, b: &Float, pp: u64) -> Option<A> {
     }
     Some(r)
 }
+
+/// The reference value of `x^y = exp(y log x)` (principal branch) for parts
+/// of `x` that are nonzero and finite and finite `y`.
+pub fn reference_pow(x: (&Float, &Float), y: (&Float, &Float), pp: u64) -> Option<C> {
+    let point = |f: &Float| A {
+        v: rat(f),
+        e: zero(),
+    };
+    let l = log_c(&(point(x.0), point(x.1)), pp)?;
+    let (c, d) = (point(y.0), point(y.1));
+    let t = (c.mul(&l.0).sub(&d.mul(&l.1)), c.mul(&l.1).add(&d.mul(&l.0)));
+    Some(exp_c(&t, pp))
+}

@@ -31,8 +31,8 @@ use std::cmp::Ordering;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 
-pub use convert::to_rounding_mode;
 pub(crate) use convert::round_int;
+pub use convert::to_rounding_mode;
 pub use ops::FloatOp;
 pub use round::Round;
 
