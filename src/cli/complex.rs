@@ -141,6 +141,11 @@ pub struct ComplexArgs {
     /// Append the ternary values (-1, 0, 1) to each result.
     #[arg(long)]
     ternary: bool,
+    /// Engine: cpu or cuda (cuda runs add, sub, mul, sqr, neg, conj, set,
+    /// mul2 and div2 on the device, the rest on the CPU engine with the same
+    /// bits; parts up to 16384 bits).
+    #[arg(long, default_value = "cpu")]
+    engine: String,
     /// The power of two for mul2 and div2.
     #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
     k: i64,
@@ -244,21 +249,15 @@ pub fn run(a: ComplexArgs) -> Result<(), CliError> {
             })
             .collect()
     } else {
-        let (r, t) = match (a.op, a.op.func()) {
-            (_, Some(f)) => x.func_ternary(f, p, pi, rnd),
-            (Op::Add, _) => x.add_ternary(&xs[1], p, pi, rnd),
-            (Op::Sub, _) => x.sub_ternary(&xs[1], p, pi, rnd),
-            (Op::Mul, _) => x.mul_ternary(&xs[1], p, pi, rnd),
-            (Op::Div, _) => x.div_ternary(&xs[1], p, pi, rnd),
-            (Op::Pow, _) => x.pow_ternary(&xs[1], p, pi, rnd),
-            (Op::Sqr, _) => x.sqr_ternary(p, pi, rnd),
-            (Op::Neg, _) => x.neg_ternary(p, pi, rnd),
-            (Op::Conj, _) => x.conj_ternary(p, pi, rnd),
-            (Op::Set, _) => x.set_prec_ternary(p, pi, rnd),
-            (Op::Mul2, _) => x.mul_2si_ternary(a.k, p, pi, rnd),
-            (Op::Div2, _) => x.div_2si_ternary(a.k, p, pi, rnd),
-            _ => Err(Error::Invalid(format!("{:?}: not a complex result", a.op))),
-        }?;
+        let engine = if a.engine == "auto" {
+            crate::engine::Engine::Cpu
+        } else {
+            super::engine_from_arg(&a.engine)?
+        };
+        let (r, t) = match engine {
+            crate::engine::Engine::Cuda(eng) => on_cuda(&eng, a.op, a.k, &xs, p, pi, rnd)?,
+            crate::engine::Engine::Cpu => on_cpu(a.op, a.k, &xs, p, pi, rnd)?,
+        };
         (0..r.len())
             .into_par_iter()
             .map(|i| {
@@ -285,4 +284,60 @@ pub fn run(a: ComplexArgs) -> Result<(), CliError> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(CliError::Other(format!("writing the results: {e}"))),
     }
+}
+
+/// The complex-valued operation `op` on `x` (and `y`): the same method
+/// names on the host and the device arrays.
+macro_rules! complex_op {
+    ($op:expr, $k:expr, $x:expr, $y:expr, $p:expr, $pi:expr, $rnd:expr) => {
+        match ($op, $op.func()) {
+            (_, Some(f)) => $x.func_ternary(f, $p, $pi, $rnd),
+            (Op::Add, _) => $x.add_ternary($y, $p, $pi, $rnd),
+            (Op::Sub, _) => $x.sub_ternary($y, $p, $pi, $rnd),
+            (Op::Mul, _) => $x.mul_ternary($y, $p, $pi, $rnd),
+            (Op::Div, _) => $x.div_ternary($y, $p, $pi, $rnd),
+            (Op::Pow, _) => $x.pow_ternary($y, $p, $pi, $rnd),
+            (Op::Sqr, _) => $x.sqr_ternary($p, $pi, $rnd),
+            (Op::Neg, _) => $x.neg_ternary($p, $pi, $rnd),
+            (Op::Conj, _) => $x.conj_ternary($p, $pi, $rnd),
+            (Op::Set, _) => $x.set_prec_ternary($p, $pi, $rnd),
+            (Op::Mul2, _) => $x.mul_2si_ternary($k, $p, $pi, $rnd),
+            (Op::Div2, _) => $x.div_2si_ternary($k, $p, $pi, $rnd),
+            _ => Err(Error::Invalid(format!("{:?}: not a complex result", $op))),
+        }
+    };
+}
+
+fn on_cpu(
+    op: Op,
+    k: i64,
+    xs: &[ComplexArray],
+    p: u64,
+    pi: u64,
+    rnd: CRound,
+) -> Result<(ComplexArray, crate::complex::Ternary), Error> {
+    let y = xs.get(1).unwrap_or(&xs[0]);
+    complex_op!(op, k, &xs[0], y, p, pi, rnd)
+}
+
+/// Uploads the operands, runs `op` on the device, and brings the results
+/// back.
+fn on_cuda(
+    eng: &std::sync::Arc<crate::engine::cuda::CudaEngine>,
+    op: Op,
+    k: i64,
+    xs: &[ComplexArray],
+    p: u64,
+    pi: u64,
+    rnd: CRound,
+) -> Result<(ComplexArray, crate::complex::Ternary), Error> {
+    let dev = xs
+        .iter()
+        .map(|x| x.to_cuda(eng))
+        .collect::<Result<Vec<_>, _>>()?;
+    let y = dev.get(1).unwrap_or(&dev[0]);
+    let (r, t) = complex_op!(op, k, &dev[0], y, p, pi, rnd)?;
+    let mut t = crate::complex::cuda::ternary_pairs_to_host(eng, &t)?;
+    t.truncate(r.len());
+    Ok((r.to_host()?, t))
 }

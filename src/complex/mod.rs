@@ -18,6 +18,7 @@
 //! `notes/complex.md`.
 
 mod arith;
+pub mod cuda;
 mod func;
 mod pow;
 pub mod reference;

@@ -1,0 +1,276 @@
+//! Complex arrays on CUDA (`CudaComplexArray`) against the CPU engine, bit
+//! for bit with the ternary pairs: every operation, rounding-mode pairs,
+//! precisions from 1 bit to the device's largest (where mul's exact
+//! products stop fitting and the CPU engine takes over), mixed precisions,
+//! special parts sparse (patched element by element) and dense (patched by
+//! one round trip), and products at the ends of the exponent range. The
+//! CPU engine's complex arithmetic is itself checked against exact
+//! rationals and GNU MPC (tests/complex_cpu.rs). Needs a device (ignored
+//! otherwise). Fresh seeds each run (printed; MPARRAY_TEST_SEED replays).
+
+use mparray::Round;
+use mparray::complex::cuda::ternary_pairs_to_host;
+use mparray::complex::{CFunc, CRound, ComplexArray};
+use mparray::engine::CudaEngine;
+use mparray::float::text;
+
+mod common;
+use common::{Rng, seed};
+
+/// A random part: a hex float of up to `bits` bits with exponents in
+/// [-20, 20], a special value with probability `special` per mille, and now
+/// and then an exponent near half the range's ends (products then leave
+/// it).
+fn part(g: &mut Rng, bits: u64, special: u64, huge: bool) -> String {
+    if g.below(1000) < special {
+        return g.pick(&["0", "-0", "inf", "-inf", "nan"]).to_string();
+    }
+    let b = 1 + g.below(bits.min(4000));
+    let mut m = String::from("1");
+    for _ in 1..b {
+        m.push(if g.below(2) == 0 { '0' } else { '1' });
+    }
+    let e = if huge && g.below(40) == 0 {
+        g.pick(&[536_870_900i64, -536_870_900, 536_870_912, -536_870_913]) + g.range(-40, 40)
+    } else {
+        g.range(-20, 20)
+    };
+    let sign = if g.below(2) == 0 { "-" } else { "" };
+    // A binary mantissa times 2^e: "0b" is not a float syntax, so write
+    // it as an integer in hex.
+    let v = num_hex(&m);
+    format!("{sign}0x{v}p{e:+}")
+}
+
+fn num_hex(bits: &str) -> String {
+    let pad = (4 - bits.len() % 4) % 4;
+    let s: String = "0".repeat(pad) + bits;
+    s.as_bytes()
+        .chunks(4)
+        .map(|c| {
+            let v = c.iter().fold(0u32, |a, &b| 2 * a + (b - b'0') as u32);
+            std::char::from_digit(v, 16).unwrap()
+        })
+        .collect()
+}
+
+fn array(g: &mut Rng, len: usize, prec: u64, special: u64, huge: bool) -> ComplexArray {
+    let v: Vec<(String, String)> = (0..len)
+        .map(|_| {
+            (
+                part(g, prec + 8, special, huge),
+                part(g, prec + 8, special, huge),
+            )
+        })
+        .collect();
+    ComplexArray::from_strs(prec, prec, &v).unwrap()
+}
+
+fn show(z: &ComplexArray, t: &[(i8, i8)]) -> Vec<String> {
+    (0..z.len())
+        .map(|i| {
+            format!(
+                "{} {} {} {}",
+                text::format_hex(&z.re().get(i)),
+                text::format_hex(&z.im().get(i)),
+                t[i].0,
+                t[i].1
+            )
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Add,
+    Sub,
+    Mul,
+    Sqr,
+    Neg,
+    Conj,
+    Set,
+    Mul2(i64),
+    Div2(i64),
+    Div,
+    Pow,
+    Exp,
+}
+
+const OPS: &[Op] = &[
+    Op::Add,
+    Op::Sub,
+    Op::Mul,
+    Op::Sqr,
+    Op::Neg,
+    Op::Conj,
+    Op::Set,
+    Op::Mul2(5),
+    Op::Div2(1_000_000_007),
+    Op::Div,
+    Op::Pow,
+    Op::Exp,
+];
+
+macro_rules! apply {
+    ($op:expr, $x:expr, $y:expr, $pr:expr, $pi:expr, $r:expr) => {
+        match $op {
+            Op::Add => $x.add_ternary($y, $pr, $pi, $r),
+            Op::Sub => $x.sub_ternary($y, $pr, $pi, $r),
+            Op::Mul => $x.mul_ternary($y, $pr, $pi, $r),
+            Op::Sqr => $x.sqr_ternary($pr, $pi, $r),
+            Op::Neg => $x.neg_ternary($pr, $pi, $r),
+            Op::Conj => $x.conj_ternary($pr, $pi, $r),
+            Op::Set => $x.set_prec_ternary($pr, $pi, $r),
+            Op::Mul2(k) => $x.mul_2si_ternary(k, $pr, $pi, $r),
+            Op::Div2(k) => $x.div_2si_ternary(k, $pr, $pi, $r),
+            Op::Div => $x.div_ternary($y, $pr, $pi, $r),
+            Op::Pow => $x.pow_ternary($y, $pr, $pi, $r),
+            Op::Exp => $x.func_ternary(CFunc::Exp, $pr, $pi, $r),
+        }
+    };
+}
+
+/// (input precision, result precisions): tier edges of the float kernels,
+/// mixed precisions, 8192 (mul's exact products of 16384 bits: the
+/// largest on the device) and 8193 (mul on the CPU engine).
+const CASES: &[(u64, u64, u64)] = &[
+    (1, 1, 1),
+    (53, 53, 53),
+    (60, 64, 65),
+    (200, 128, 129),
+    (500, 512, 300),
+    (1024, 1024, 1024),
+    (3000, 2048, 4000),
+    (8192, 8192, 8192),
+    (8193, 8193, 8000),
+];
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn complexgpu_against_cpu() {
+    let eng = CudaEngine::shared().expect("a CUDA device");
+    common::warm_kernels(&eng, mparray::float::cuda::instances());
+    let mut g = Rng(seed());
+    let mut checked = 0usize;
+    for &(inp, pr, pi) in CASES {
+        let big = inp > 1000;
+        for (len, special) in [
+            (if big { 24 } else { 160 }, 3u64),
+            (if big { 40 } else { 400 }, 100),
+        ] {
+            // Parts near the exponent range's ends (for the exact products
+            // of mul and sqr), and moderate ones for the CPU-engine ops
+            // (pow of such parts needs an astronomical precision: an error).
+            let (xh, yh) = (
+                array(&mut g, len, inp, special, true),
+                array(&mut g, len, inp, special, true),
+            );
+            let (xm, ym) = (
+                array(&mut g, len, inp, special, false),
+                array(&mut g, len, inp, special, false),
+            );
+            let rnds: Vec<CRound> = if big {
+                vec![
+                    CRound::both(Round::Nearest),
+                    CRound::new(Round::Down, Round::Away),
+                ]
+            } else {
+                CRound::all()
+            };
+            for &op in OPS {
+                if matches!(op, Op::Pow | Op::Exp | Op::Div) && big {
+                    continue; // the CPU fallback: checked at the small sizes
+                }
+                let (x, y) = if matches!(op, Op::Pow | Op::Exp | Op::Div) {
+                    (&xm, &ym)
+                } else {
+                    (&xh, &yh)
+                };
+                let (dx, dy) = (x.to_cuda(&eng).unwrap(), y.to_cuda(&eng).unwrap());
+                for &r in &rnds {
+                    let (want, wt) = apply!(op, x, y, pr, pi, r).unwrap();
+                    let (got, gt) = apply!(op, dx, &dy, pr, pi, r).unwrap();
+                    let gt = ternary_pairs_to_host(&eng, &gt).unwrap();
+                    let got = got.to_host().unwrap();
+                    let (w, s) = (show(&want, &wt), show(&got, &gt[..got.len()]));
+                    for i in 0..len {
+                        assert_eq!(
+                            s[i],
+                            w[i],
+                            "{op:?} in={inp} pr={pr} pi={pi} {} i={i} x=({}, {}) y=({}, {})",
+                            r.name(),
+                            text::format_hex(&x.re().get(i)),
+                            text::format_hex(&x.im().get(i)),
+                            text::format_hex(&y.re().get(i)),
+                            text::format_hex(&y.im().get(i)),
+                        );
+                    }
+                    checked += len;
+                }
+            }
+        }
+    }
+    eprintln!("{checked} elements compared");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn complexgpu_shapes_and_cli() {
+    let eng = CudaEngine::shared().expect("a CUDA device");
+    let e = ComplexArray::from_strs::<&str>(64, 64, &[]).unwrap();
+    let de = e.to_cuda(&eng).unwrap();
+    let (z, t) = de
+        .mul_ternary(&de, 64, 64, CRound::both(Round::Nearest))
+        .unwrap();
+    assert_eq!(z.len(), 0);
+    assert!(ternary_pairs_to_host(&eng, &t).unwrap().len() <= 1);
+    let a = ComplexArray::from_strs(64, 64, &[("1", "2"), ("3", "4")]).unwrap();
+    let b = ComplexArray::from_strs(64, 64, &[("1", "2")]).unwrap();
+    let err = a
+        .to_cuda(&eng)
+        .unwrap()
+        .add_ternary(
+            &b.to_cuda(&eng).unwrap(),
+            64,
+            64,
+            CRound::both(Round::Nearest),
+        )
+        .err()
+        .expect("a length mismatch");
+    assert!(err.to_string().contains("elements"), "{err}");
+    // The CLI on both engines: the same bytes.
+    let dir = std::env::temp_dir().join(format!("mparray-ccuda-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (fa, fb) = (dir.join("a.txt"), dir.join("b.txt"));
+    std::fs::write(&fa, "1.5 -2\n0 inf\n-0x1.8p-3 7\n1e300 -1e-300\n").unwrap();
+    std::fs::write(&fb, "3 0.25\n2 -0\nnan 1\n-1e300 1e300\n").unwrap();
+    for op in ["add", "mul", "sqr", "conj", "div", "pow", "exp"] {
+        let run = |engine: &str| {
+            let mut args = vec![
+                "complex",
+                op,
+                "--prec",
+                "77",
+                "--round",
+                "DU",
+                "--hex",
+                "--ternary",
+                "--engine",
+                engine,
+            ];
+            let (sa, sb) = (fa.to_str().unwrap(), fb.to_str().unwrap());
+            args.push(sa);
+            if matches!(op, "add" | "mul" | "div" | "pow") {
+                args.push(sb);
+            }
+            let o = std::process::Command::new(common::mparray_bin())
+                .args(&args)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            o.stdout
+        };
+        assert_eq!(run("cuda"), run("cpu"), "complex {op}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
