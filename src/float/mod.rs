@@ -222,7 +222,9 @@ impl FloatArray {
         Engine::Cpu
     }
 
-    /// A copy on `engine`. CUDA is not built yet for floats: an error.
+    /// A copy on `engine`: the CPU engine gives a clone; device arrays are
+    /// their own type (`to_cuda` gives a [`cuda::CudaFloatArray`]), so CUDA
+    /// is an error that says so.
     pub fn to_engine(&self, engine: &Engine) -> Result<FloatArray> {
         match engine {
             Engine::Cpu => Ok(self.clone()),
