@@ -9,6 +9,7 @@
 #   float  the float suite on the CPU (16 cores) and on CUDA
 #   stream the CPU 1-Add with plain and with non-temporal stores
 #   func   correctly rounded functions on the CPU (16 cores)
+#   complex  the complex functions (and pow) on the CPU, 256 and 1024 bits
 #   funccuda every real function on CUDA, 128..2048 bits, 4096 and 2^20
 #          elements
 #   cli    `mparray huge mul` on two 10^7-digit decimal files, both engines,
@@ -68,6 +69,11 @@ section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
     section bench func cpu, the other functions at 512 bits
     timeout 150 $bin bench func --engine cpu --funcs tan,exp2,log2,log10,cbrt,expm1,log1p,sinh,cosh,tanh,asinh,acosh,atanh,asin,acos,atan2,hypot,pow,agm --precs 512 --json > "$out/bench-func2-cpu.json"
     cat "$out/bench-func2-cpu.json"
+  fi
+  if want complex; then
+    section bench func --complex all, cpu
+    timeout 300 $bin bench func --engine cpu --funcs exp --precs 512 --batches 4096 --complex all --json > "$out/bench-func-complex-cpu.json"
+    cat "$out/bench-func-complex-cpu.json"
   fi
   if want funccuda; then
     section bench func cuda
