@@ -269,3 +269,48 @@ pub fn warm_kernels(
         }
     });
 }
+
+/// The host emulator of a kernel family: the binary named by the
+/// environment variable `var`, or else `src` (a C++ driver under notes/
+/// that includes the kernel sources) compiled here with g++ once per test
+/// process. Without g++ the emulator tests would check nothing, so that is
+/// an error unless MPARRAY_NO_EMU is set (then `None`: the tests skip).
+#[allow(dead_code)]
+pub fn emulator(var: &str, src: &str) -> Option<std::path::PathBuf> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    if let Ok(p) = std::env::var(var)
+        && !p.is_empty()
+    {
+        return Some(p.into());
+    }
+    if std::env::var_os("MPARRAY_NO_EMU").is_some() {
+        return None;
+    }
+    static BUILT: OnceLock<Mutex<HashMap<String, std::path::PathBuf>>> = OnceLock::new();
+    let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
+    if let Some(p) = built.get(src) {
+        return Some(p.clone());
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("mparray-emu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join(src.replace('/', "_").trim_end_matches(".cpp"));
+    let t0 = std::time::Instant::now();
+    let out = std::process::Command::new("g++")
+        .args(["-O1", "-std=c++17", "-o"])
+        .arg(&exe)
+        .arg(root.join(src))
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("the emulator tests need g++ ({e}); set {var} to a built emulator or MPARRAY_NO_EMU=1 to skip them")
+        });
+    assert!(
+        out.status.success(),
+        "g++ {src}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("built {src} with g++ in {:.1} s", t0.elapsed().as_secs_f64());
+    built.insert(src.to_string(), exe.clone());
+    Some(exe)
+}
