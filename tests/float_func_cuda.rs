@@ -69,9 +69,6 @@ impl Dev {
     fn emu() -> Option<Dev> {
         std::env::var("MPARRAY_FUNC_EMU").ok().map(Dev::Emu)
     }
-    fn run(&self, f: Func, x: &FloatArray, p: u64, rnd: Round) -> (FloatArray, Vec<i8>, FuncStats) {
-        self.run_forced(f, x, p, rnd, 0)
-    }
     fn run_forced(
         &self,
         f: Func,
@@ -81,8 +78,9 @@ impl Dev {
         force: u32,
     ) -> (FloatArray, Vec<i8>, FuncStats) {
         match self {
-            Dev::Cuda(eng) => fcuda::func_on_host_arrays_forced(eng, f, x, p, rnd, force)
-                .expect("cuda func"),
+            Dev::Cuda(eng) => {
+                fcuda::func_on_host_arrays_forced(eng, f, x, p, rnd, force).expect("cuda func")
+            }
             Dev::Emu(exe) => {
                 fcuda::func_emulated_forced(exe, f, x, p, rnd, force).expect("emulated func")
             }
@@ -299,10 +297,13 @@ fn retry_all(dev: &Dev, count: usize, precs: &[u64]) {
         for f in FUNCS {
             for force in [1, 2] {
                 let rnd = MODES[r.below(5) as usize];
-                let q = if r.below(2) == 0 { p } else { 1 + r.below(p + 64) };
+                let q = if r.below(2) == 0 {
+                    p
+                } else {
+                    1 + r.below(p + 64)
+                };
                 let x = inputs(f, &mut r, q, p, count);
                 let st = check_forced(dev, f, &x, p, rnd, force);
-                let (_, _, plain) = dev.run(f, &x, p, rnd);
                 let on_device = fcuda::device_code(f)
                     .and_then(|c| fcuda::tier_of(c, p, x.limbs_per_element()))
                     .is_some();
@@ -320,8 +321,11 @@ fn retry_all(dev: &Dev, count: usize, precs: &[u64]) {
                 if force == 1 && last > 0 {
                     assert!(st.device_retried > 0, "{} p={p}: {st:?}", f.name());
                 }
+                // Position 0 of every pass is forced, so with force 2 (or
+                // no larger tier) some element ends on the host. (Without
+                // force, fewer than RETRY_MIN undecided elements go to the
+                // host directly, so no comparison with a plain run.)
                 if force == 2 || last == 0 {
-                    assert!(st.host >= plain.host, "{st:?} vs {plain:?}");
                     assert!(st.host > 0, "{} p={p}: {st:?}", f.name());
                 }
             }
@@ -332,7 +336,7 @@ fn retry_all(dev: &Dev, count: usize, precs: &[u64]) {
 #[test]
 fn funcemu_retry() {
     if let Some(dev) = Dev::emu() {
-        retry_all(&dev, 30, &[53, 128, 512, 1024, 2048, 2100]);
+        retry_all(&dev, 120, &[53, 128, 512, 1024, 2048, 2100]);
     }
 }
 

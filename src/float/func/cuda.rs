@@ -362,8 +362,7 @@ fn scatter(
         .arg(src.2);
     // SAFETY: idx holds cnt distinct indices below out.len(); the sources
     // hold cnt results of out's limb count.
-    unsafe { b.launch(grid(cnt, 128)) }
-        .map_err(Error::driver("launching float_func_scatter"))?;
+    unsafe { b.launch(grid(cnt, 128)) }.map_err(Error::driver("launching float_func_scatter"))?;
     Ok(())
 }
 
@@ -447,8 +446,12 @@ impl CudaFloatArray {
         if guard.is_none() {
             let s = eng.stream();
             *guard = Some(FlagBufs {
-                ctl: s.alloc_zeros::<u32>(2).map_err(Error::driver("allocating"))?,
-                flags: s.alloc_zeros::<u32>(1).map_err(Error::driver("allocating"))?,
+                ctl: s
+                    .alloc_zeros::<u32>(2)
+                    .map_err(Error::driver("allocating"))?,
+                flags: s
+                    .alloc_zeros::<u32>(1)
+                    .map_err(Error::driver("allocating"))?,
             });
         }
         let bufs = guard.as_mut().expect("set above");
@@ -629,7 +632,12 @@ fn emu_pass(
         .map(|&v| v as i64 as i8)
         .collect();
     let nu = w[base] as usize;
-    let und: Vec<usize> = w.get(base + 1..base + 1 + nu).ok_or_else(short)?.iter().map(|&v| v as usize).collect();
+    let und: Vec<usize> = w
+        .get(base + 1..base + 1 + nu)
+        .ok_or_else(short)?
+        .iter()
+        .map(|&v| v as usize)
+        .collect();
     let nh = *w.get(base + 1 + nu).ok_or_else(short)? as usize;
     let host: Vec<usize> = w
         .get(base + 2 + nu..base + 2 + nu + nh)
@@ -685,7 +693,15 @@ pub fn func_emulated_forced(
     let (Some(code), Some(k)) = (code, code.and_then(|c| tier_of(c, prec, nx))) else {
         let (r, t, st) = x.func_ternary(f, prec, rnd)?;
         let e = st.elements;
-        return Ok((r, t, FuncStats { retried: e, host: e, ..st }));
+        return Ok((
+            r,
+            t,
+            FuncStats {
+                retried: e,
+                host: e,
+                ..st
+            },
+        ));
     };
     let rc = round_code(rnd);
     let (mut rh, mut rl, mut tern, mut und, mut host) =
