@@ -5,12 +5,15 @@
 // src/float/func/core.rs), and rounds the interval (C - E, C + E) exactly as
 // the CPU's round_interval: both ends must round alike (mantissa, exponent
 // and direction) with at least p + 2 bits in the smaller one. Elements whose
-// rounding is uncertain, and the cases this code leaves to the host (huge
+// rounding is uncertain are flagged "undecided" (FF_UNDECIDED below): the
+// host (src/float/func/cuda.rs) gathers them and re-runs them at larger
+// tiers on the device; the cases this code leaves to the host (huge
 // arguments, reductions near multiples of pi/2 that need a longer pi, input
-// precisions beyond the tier), are flagged: their index goes to a list that
-// the host (src/float/func/cuda.rs) re-evaluates on the CPU engine and
-// patches in. Constants (ln 2, pi/2, tables of atan and log at 2^-10 steps)
-// come from the host at this tier's width.
+// precisions beyond the tier) are flagged "host" and re-evaluated on the CPU
+// engine. Constants (ln 2, pi/2, tables of atan and log at 2^-10 steps)
+// come from the host at this tier's width. Series (exp, sin, cos) by
+// Paterson-Stockmeyer (ff_ps): few full products on an element's critical
+// path, which is what a batch of 4096 (one warp per SM) waits for.
 //
 // Plain C++ on 64-bit limbs like float_common.cuh: notes/funcgpu-emu runs the
 // same code on the host against the CPU engine.
