@@ -69,10 +69,21 @@ impl Dev {
     fn emu() -> Option<Dev> {
         std::env::var("MPARRAY_FUNC_EMU").ok().map(Dev::Emu)
     }
-    fn run(&self, f: Func, x: &FloatArray, p: u64, rnd: Round) -> (FloatArray, Vec<i8>, FuncStats) {
+    fn run_forced(
+        &self,
+        f: Func,
+        x: &FloatArray,
+        p: u64,
+        rnd: Round,
+        force: u32,
+    ) -> (FloatArray, Vec<i8>, FuncStats) {
         match self {
-            Dev::Cuda(eng) => fcuda::func_on_host_arrays(eng, f, x, p, rnd).expect("cuda func"),
-            Dev::Emu(exe) => fcuda::func_emulated(exe, f, x, p, rnd).expect("emulated func"),
+            Dev::Cuda(eng) => {
+                fcuda::func_on_host_arrays_forced(eng, f, x, p, rnd, force).expect("cuda func")
+            }
+            Dev::Emu(exe) => {
+                fcuda::func_emulated_forced(exe, f, x, p, rnd, force).expect("emulated func")
+            }
         }
     }
 }
@@ -215,7 +226,12 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
 
 /// Compares with the CPU engine; returns the device's statistics.
 fn check(dev: &Dev, f: Func, x: &FloatArray, p: u64, rnd: Round) -> FuncStats {
-    let (r, t, st) = dev.run(f, x, p, rnd);
+    check_forced(dev, f, x, p, rnd, 0)
+}
+
+fn check_forced(dev: &Dev, f: Func, x: &FloatArray, p: u64, rnd: Round, force: u32) -> FuncStats {
+    let (r, t, st) = dev.run_forced(f, x, p, rnd, force);
+    assert_eq!(st.retried, st.device_retried + st.host, "{st:?}");
     let (c, tc, _) = x.func_ternary(f, p, rnd).unwrap();
     for i in 0..x.len() {
         let (a, b) = (r.get(i), c.get(i));
@@ -269,6 +285,65 @@ fn random_all(dev: &Dev, count: usize, precs: &[u64]) {
         }
     }
     eprintln!("{total} elements, {retried} evaluated on the host");
+}
+
+/// The retry path: `force` 1 makes the first pass call every third written
+/// element undecided, so they are gathered, re-run at the next tier on the
+/// device and scattered back; `force` 2 does so at every retry tier too, so
+/// some reach the CPU engine. Bits and ternary values against the CPU.
+fn retry_all(dev: &Dev, count: usize, precs: &[u64]) {
+    let mut r = Rng(seed());
+    for &p in precs {
+        for f in FUNCS {
+            for force in [1, 2] {
+                let rnd = MODES[r.below(5) as usize];
+                let q = if r.below(2) == 0 {
+                    p
+                } else {
+                    1 + r.below(p + 64)
+                };
+                let x = inputs(f, &mut r, q, p, count);
+                let st = check_forced(dev, f, &x, p, rnd, force);
+                let on_device = fcuda::device_code(f)
+                    .and_then(|c| fcuda::tier_of(c, p, x.limbs_per_element()))
+                    .is_some();
+                if !on_device {
+                    assert_eq!(st.host, st.elements);
+                    continue;
+                }
+                // Every third element is forced or flagged anyway.
+                assert!(st.retried >= (count as u64).div_ceil(3), "{st:?}");
+                let last = fcuda::retry_tiers(
+                    fcuda::tier_of(fcuda::device_code(f).unwrap(), p, x.limbs_per_element())
+                        .unwrap(),
+                )
+                .count();
+                if force == 1 && last > 0 {
+                    assert!(st.device_retried > 0, "{} p={p}: {st:?}", f.name());
+                }
+                // Position 0 of every pass is forced, so with force 2 (or
+                // no larger tier) some element ends on the host. (Without
+                // force, fewer than RETRY_MIN undecided elements go to the
+                // host directly, so no comparison with a plain run.)
+                if force == 2 || last == 0 {
+                    assert!(st.host > 0, "{} p={p}: {st:?}", f.name());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn funcemu_retry() {
+    if let Some(dev) = Dev::emu() {
+        retry_all(&dev, 120, &[53, 128, 512, 1024, 2048, 2100]);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn funcgpu_retry() {
+    retry_all(&Dev::cuda(), 200, &[53, 128, 256, 512, 1024, 2048, 2100]);
 }
 
 #[test]
@@ -388,7 +463,11 @@ fn funcnvrtc_compile() {
                     &i.full_source(),
                     &i.options(),
                     "sm_90",
-                    None,
+                    // MPARRAY_CACHE_DIR set: into that kernel cache (to
+                    // carry to the GPU machine).
+                    std::env::var_os("MPARRAY_CACHE_DIR")
+                        .map(|_| mparray::engine::cuda::compile::cache_dir())
+                        .as_deref(),
                 )
                 .map(|c| assert!(!c.log.to_lowercase().contains("warning"), "{}", c.log))
                 .expect("compiles");
@@ -396,4 +475,42 @@ fn funcnvrtc_compile() {
             });
         }
     });
+}
+
+/// Writes tier 9's constants and bench-like 512-bit arguments (4096 each of
+/// exp, log, sin, cos, atan) for the standalone timing probe
+/// (notes/funcgpu-emu/probe.cu) into MPARRAY_FUNC_DUMP.
+#[test]
+#[ignore = "writes probe data"]
+fn funcprobe_dump() {
+    let Ok(dir) = std::env::var("MPARRAY_FUNC_DUMP") else {
+        return;
+    };
+    let w = |name: &str, v: &[u64]| {
+        let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        std::fs::write(format!("{dir}/{name}"), b).unwrap();
+    };
+    w("cs9.bin", &fcuda::constants(9).unwrap());
+    for (f, lo, hi) in [
+        (Func::Exp, -16, 4),
+        (Func::Log, -64, 64),
+        (Func::Sin, -16, 8),
+        (Func::Cos, -16, 8),
+        (Func::Atan, -16, 16),
+    ] {
+        let x = FloatArray::random_exp(4096, 512, 1, lo, hi).unwrap();
+        let x = if f == Func::Log {
+            x.abs(512, Round::Nearest).unwrap()
+        } else {
+            x
+        };
+        let h: Vec<u64> = x
+            .tags()
+            .iter()
+            .zip(x.exps())
+            .map(|(&t, &e)| ((e as u64) << 8) | t as u64)
+            .collect();
+        w(&format!("{}.h", f.name()), &h);
+        w(&format!("{}.l", f.name()), x.limbs());
+    }
 }

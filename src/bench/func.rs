@@ -278,6 +278,7 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
                 rows.push(serde_json::json!({
                     "fn": case.name(), "prec": p, "len": len, "median_ms": ms, "ops_per_s": ops,
                     "retried": st.retried, "retry_share": share, "checked": idx.len(), "ok": ok,
+                    "device_retried": st.device_retried, "host": st.host,
                     "mpfr_1core_512": if p == 512 { case.mpfr_512() } else { None },
                 }));
             }

@@ -325,6 +325,23 @@ impl CudaFloatArray {
         })
     }
 
+    /// An array of `len` elements with uninitialised heads and limbs, for
+    /// kernels that write every element (the function kernels).
+    pub(crate) fn uninit(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<CudaFloatArray> {
+        let n = check_cuda_prec(prec)?;
+        let total = len
+            .checked_mul(n)
+            .ok_or_else(|| Error::Invalid(format!("{len} elements of {prec} bits do not fit")))?;
+        Ok(CudaFloatArray {
+            eng: eng.clone(),
+            prec,
+            n,
+            len,
+            head: crate::int::cuda::alloc(eng, len)?,
+            limbs: crate::int::cuda::alloc(eng, total)?,
+        })
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }

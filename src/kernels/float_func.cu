@@ -5,12 +5,15 @@
 // src/float/func/core.rs), and rounds the interval (C - E, C + E) exactly as
 // the CPU's round_interval: both ends must round alike (mantissa, exponent
 // and direction) with at least p + 2 bits in the smaller one. Elements whose
-// rounding is uncertain, and the cases this code leaves to the host (huge
+// rounding is uncertain are flagged "undecided" (FF_UNDECIDED below): the
+// host (src/float/func/cuda.rs) gathers them and re-runs them at larger
+// tiers on the device; the cases this code leaves to the host (huge
 // arguments, reductions near multiples of pi/2 that need a longer pi, input
-// precisions beyond the tier), are flagged: their index goes to a list that
-// the host (src/float/func/cuda.rs) re-evaluates on the CPU engine and
-// patches in. Constants (ln 2, pi/2, tables of atan and log at 2^-10 steps)
-// come from the host at this tier's width.
+// precisions beyond the tier) are flagged "host" and re-evaluated on the CPU
+// engine. Constants (ln 2, pi/2, tables of atan and log at 2^-10 steps)
+// come from the host at this tier's width. Series (exp, sin, cos) by
+// Paterson-Stockmeyer (ff_ps): few full products on an element's critical
+// path, which is what a batch of 4096 (one warp per SM) waits for.
 //
 // Plain C++ on 64-bit limbs like float_common.cuh: notes/funcgpu-emu runs the
 // same code on the host against the CPU engine.
@@ -23,11 +26,24 @@
 #define FF_K 9
 #endif
 
+// Timing hooks (notes/funcgpu-emu/probe.cu records clock64 there).
+#ifndef FF_PROBE
+#define FF_PROBE(i)
+#endif
+
 #ifdef __CUDACC__
 #define FF_MEMBER_NOINL __device__ __noinline__
 #else
 #define FF_MEMBER_NOINL
 #endif
+
+// Flag protocol (src/float/func/cuda.rs). ff_eval returns 0 when it wrote
+// the element (o.head, o.m, t), nonzero when not. A nonzero return with
+// o.head == FF_UNDECIDED (left by a failed ff_round / ff_round_c, the
+// rounding test) is "undecided": the host re-runs the element at the next
+// larger tier on the device. Any other nonzero return (o.head untouched) is
+// a host case, evaluated by the CPU engine. ff_store applies it.
+#define FF_UNDECIDED (~0ull)
 
 // Function codes (src/float/func/cuda.rs).
 #define FF_EXP 0u
@@ -155,6 +171,24 @@ FL_DEV void ff_mul1(u64 *r, u32 rl, const u64 *a, u32 al, u64 v) {
         hi += lo < c;
         r[i] = lo;
         c = hi;
+    }
+}
+// r (rl limbs) += a (al < rl limbs) * v; the sum must fit.
+FL_DEV void ff_addmul1(u64 *r, u32 rl, const u64 *a, u32 al, u64 v) {
+    u64 c = 0;
+    for (u32 i = 0; i < al; i++) {
+        u64 lo = a[i] * v, hi = fl_mulhi(a[i], v);
+        lo += c;
+        hi += lo < c;
+        u64 s = r[i] + lo;
+        hi += s < lo;
+        r[i] = s;
+        c = hi;
+    }
+    for (u32 i = al; i < rl && c; i++) {
+        u64 s = r[i] + c;
+        c = s < c;
+        r[i] = s;
     }
 }
 // a = floor(a / d), d > 0 (one limb), by a preinverted 2-by-1 division.
@@ -296,15 +330,125 @@ FL_DEV void ff_mulsh(u64 *r, const u64 *a, const u64 *b, i64 sh, u64 *t) {
     ff_shift(r, K, t, 2 * K, -sh);
 }
 
+// ---- series by Paterson-Stockmeyer (rectangular splitting) ----
+//
+// S = sum_{j >= 0} (+-1)^j z^j / G(j), G(j) = g(1) ... g(j), with g(l) = l
+// (kind 0: exp), (2l-1) 2l (kind 1: cos, z = d^2) or 2l (2l+1) (kind 2:
+// sin(d)/d), signs alternating for kinds 1 and 2; z < 2^-10. In blocks of m
+// terms, H_k = sum_{j >= km} (+-z)^(j-km) G(km)/G(j) satisfies
+//   H_k = [sum_{i<m} (+-1)^i a_{k,i} z^i + (+-1)^m z^m H_{k+1}] / Q_k,
+//   a_{k,i} = g(km+i+1) ... g(km+m), Q_k = a_{k,0} (integers < 2^62),
+// and S = H_0: m-1 products for the powers z^2..z^m, one product per block
+// (Horner in z^m), small-integer multiples and one division per block,
+// instead of a product and a division per term.
+//
+// Error, in units 2^-F: the powers P_i are below z^i 2^F by eps_i (P_0 = 2^F
+// exact, eps_i < 1.01 for i >= 1: eps_i <= z eps_{i-1} + eps_1 + 1); the
+// computed H_k differs from the exact one by
+//   |delta_k| <= [sum_{i>=1} a_{k,i} eps_i + 1 + eps_m |H_{k+1}| 2^-F
+//                + z^m |delta_{k+1}|] / Q_k + 1
+// (the floors of the block product and of the division); for k = 0,
+// a_{0,i} / Q_0 = 1/G(i), whose sums over i >= 1 are e - 1 = 1.7183, cosh 1
+// - 1 = 0.5431, sinh 1 - 1 = 0.1753, and Q_0 = G(m) >= 2, 24, 120 (m >= 2),
+// |H| <= 1/(1 - z) < 1.001, so
+// |delta_0| < 1.01 * 1.7183 + 2.03 / 2 + 1 + tiny < 3.76 (exp), < 1.01 *
+// 0.5431 + 2.03 / 24 + 1 + tiny < 1.64 (cos), < 1.27 (sin/d). The terms
+// from j = qm on are dropped: n <= qm terms with z^n / G(n) <= 2^-(F+2)
+// (ff_ps_terms) leave a tail < 1.002 * 2^-(F+2) < 0.26 units. So the sum
+// is within 4.02 units (exp; 3.76 + 0.26) and 1.9 units (cos, sin/d).
+
+#define FF_PS_MMAX 8
+
+FL_DEV u64 ff_ps_g(u32 kind, u64 l) {
+    return kind == 0 ? l : kind == 1 ? (2 * l - 1) * (2 * l) : (2 * l) * (2 * l + 1);
+}
+
+// The number n of terms with z^n / G(n) <= 2^-(F+2) when z < 2^(zb - F):
+// n (F - zb) + sum floor(lg l) over the factors of G(n) >= F + 2 (the floors
+// make G smaller, so n is safe).
+FL_DEV u32 ff_ps_terms(u32 F, u32 zb, u32 kind) {
+    u64 acc = 0;
+    u32 n = 0, l = 0, per = kind == 0 ? 1 : 2;
+    while (acc < (u64)F + 2 && n < 4096) {
+        n++;
+        acc += F - zb;
+        for (u32 r = 0; r < per; r++) {
+            l++;
+            acc += 63 - fl_clz((u64)l);
+        }
+    }
+    return n;
+}
+
+// Block length m >= 2 (the bound above needs it) for n terms of `series`
+// series sharing the powers: about the fewest products (m - 1 + series
+// (ceil(n/m) - 1)), with every Q_k < 2^62 (the largest is the last
+// block's; (2n + 5)^4 < 2^62 for m = 2).
+FL_DEV u32 ff_ps_m(u32 n, u32 kind, u32 series) {
+    u32 best = 2, bc = 0xffffffffu;
+    for (u32 m = 2; m <= FF_PS_MMAX; m++) {
+        u32 q = (n + m - 1) / m;
+        double qk = 1.0;
+        for (u32 i = 1; i <= m; i++) qk *= (double)ff_ps_g(kind, (u64)(q - 1) * m + i);
+        if (qk >= 4.0e18) break;
+        u32 c = 2 * (m - 1 + series * (q - 1)) + series * q;  // divisions count half
+        if (c < bc) {
+            bc = c;
+            best = m;
+        }
+    }
+    return best;
+}
+
+// H = S from the powers P[i K..] ~ z^i 2^F, i = 0..m (P_0 = 2^F), q blocks.
+template <int K>
+FL_NOINL void ff_ps(u64 *H, const u64 *P, u32 m, u32 q, u32 kind, const u64 *inv) {
+    const u32 F = 64 * K - 4;
+    const bool alt = kind != 0;
+    u64 Bp[K + 1], Bn[K + 1], tmp[K + 1], T[2 * K];
+    ff_zero(H, K);
+    for (u32 k = q; k-- > 0;) {
+        ff_zero(Bp, K + 1);
+        ff_zero(Bn, K + 1);
+        u64 a = 1;
+        for (u32 i = m; i-- > 0;) {
+            a *= ff_ps_g(kind, (u64)k * m + i + 1);
+            ff_addmul1(alt && (i & 1) ? Bn : Bp, K + 1, P + i * K, K, a);
+        }
+        if (k + 1 < q) {
+            ff_mulsh<K>(tmp, P + m * K, H, F, T);
+            tmp[K] = 0;
+            ff_add(alt && (m & 1) ? Bn : Bp, tmp, K + 1);
+        }
+        // Bp >= Bn: the exact difference is Q_k H_k >= 0.99 Q_k 2^F.
+        ff_sub(Bp, Bn, K + 1);
+        ff_divs(Bp, K + 1, a, inv);
+        ff_copy(H, Bp, K);
+    }
+}
+
+// P[i K..] = floor(P_{i-1} P_1 / 2^F), i = 2..m; P_0 = 2^F.
+template <int K>
+FL_NOINL void ff_ps_powers(u64 *P, u32 m) {
+    const u32 F = 64 * K - 4;
+    u64 T[2 * K];
+    ff_zero(P, K);
+    P[K - 1] = 1ull << 60;
+    for (u32 i = 2; i <= m; i++) ff_mulsh<K>(P + i * K, P + (i - 1) * K, P + K, F, T);
+}
+
 // ---- rounding of an interval (src/float/func/mod.rs round_interval) ----
 
 // The value lies strictly inside (lo, hi) * 2^s (magnitudes of l <= K+2
 // limbs, sign neg): rounds both representatives lo + 0 and (hi - 1) + 0
 // (sticky) to p bits and accepts when they agree; writes o and t.
+// A failed test leaves o.head = FF_UNDECIDED: the kernel then retries the
+// element at a larger tier (more guard bits) instead of the host.
 template <int K>
 FL_NOINL bool ff_round(FlOut &o, i8 &t, const u64 *lo, const u64 *hi, u32 l, i64 s, bool neg,
                      u64 p, u32 rnd) {
     u64 a[K + 2], b[K + 2], m2[K + 1];
+    o.head = FF_UNDECIDED;
     if (ff_cmp(lo, hi, l) >= 0) return false;
     ff_copy(b, hi, l);
     ff_sub1(b, l, 1);
@@ -330,7 +474,10 @@ FL_DEV bool ff_round_c(FlOut &o, i8 &t, const u64 *c, u32 l, u64 e, i64 s, bool 
     u64 lo[K + 2], hi[K + 2];
     ff_copy(lo, c, l);
     ff_copy(hi, c, l);
-    if (ff_bits(c, l) <= 64 && c[0] <= e) return false;
+    if (ff_bits(c, l) <= 64 && c[0] <= e) {
+        o.head = FF_UNDECIDED;
+        return false;
+    }
     ff_sub1(lo, l, e);
     ff_add1(hi, l, e);
     return ff_round<K>(o, t, lo, hi, l, s, neg, p, rnd);
@@ -475,54 +622,51 @@ FL_NOINL int ff_exp(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u
     return ff_exp_tail<K>(o, t, R, rneg, k, p, rnd, cs);
 }
 
-// exp(r) 2^k from R = |r| 2^F (< 2 units off, |r| < 0.35) and r's sign.
+// exp(r) 2^k from R = |r| 2^F (< 2 units off, |r| < 0.352) and r's sign.
+// The table: r = c + d, c = jc 2^-10 = floor(r 2^10) 2^-10, so 0 <= d <
+// 2^-10 (D = d 2^F exact from R) and exp(r) = exp(c) exp(d); exp(d) by
+// ff_ps (all terms positive; within 4.02 units, no squarings). Then V =
+// floor(exp(c) exp(d)): exp(c) from the table (< 2 units off, below
+// exp(0.3516) = 1.4214): |V - exp(c + d) 2^F| < 1.4214 * 4.02 + 2 * 1.001
+// + 1 < 8.72; R's error moves exp(r) by < 1.4214 * 2 * 1.0001 < 2.85
+// units: E = 16 > 11.57.
 template <int K>
 FL_NOINL int ff_exp_tail(FlOut &o, i8 &t, const u64 *R, bool rneg, i64 k, u64 p, u32 rnd,
                          const u64 *cs) {
     const u32 F = 64 * K - 4;
-    const u32 s = (u32)(0.9 * fl_sqrt((double)F)) + 1;
-    u64 T[2 * K];
-    // The table: r = c + d, c = jc 2^-10, |d| <= 2^-11 (exact from R), so
-    // exp(r) = exp(c) exp(d) with 10 squarings fewer for the same terms.
-    u32 ja = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
-    if (ja > FF_EXP_J) return 1;
-    u64 D[K], C[K], jj[1] = {(u64)ja};
-    ff_shift(C, K, jj, 1, (i64)F - FF_TM);
-    bool dneg = ff_cmp(R, C, K) < 0;
-    if (dneg) {
-        ff_copy(D, C, K);
-        ff_sub(D, R, K);
-    } else {
+    u64 T[2 * K], P[(FF_PS_MMAX + 1) * K];
+    u64 *D = P + K;
+    // ja = floor(R / 2^(F-10)) = R[K-1] >> 50 (F - 10 = 64 (K-1) + 50).
+    u32 ja = (u32)(R[K - 1] >> (F - FF_TM - 64 * (K - 1)));
+    {
+        u64 C[K], jj[1] = {(u64)ja};
+        ff_shift(C, K, jj, 1, (i64)F - FF_TM);
         ff_copy(D, R, K);
         ff_sub(D, C, K);
+        if (rneg && !ff_is0(D, K)) {
+            // r < 0: c = -(ja + 1) 2^-10, d = c' - |r| in (0, 2^-10).
+            ja++;
+            jj[0] = ja;
+            ff_shift(C, K, jj, 1, (i64)F - FF_TM);
+            ff_sub(C, R, K);
+            ff_copy(D, C, K);
+        }
     }
-    dneg = dneg != rneg;
-    const u32 s2 = s > 13 ? s - 10 : 3;
-    // Taylor: y = sum t^j / j!, t = d / 2^s2.
-    u64 y[K], term[K], tmp[K];
-    ff_zero(y, K);
-    y[K - 1] = 1ull << 60;  // 2^F
-    ff_copy(term, y, K);
-    u32 N = 0;
-    for (u32 j = 1;; j++) {
-        ff_mulsh<K>(tmp, term, D, (i64)F + s2, T);
-        ff_divs(tmp, K, j, ff_invtab(cs, K));
-        if (ff_is0(tmp, K)) break;
-        ff_copy(term, tmp, K);
-        if (dneg && (j & 1)) ff_sub(y, term, K);
-        else ff_add(y, term, K);
-        N++;
-    }
-    for (u32 i = 0; i < s2; i++) {
-        ff_mulsh<K>(tmp, y, y, F, T);
-        ff_copy(y, tmp, K);
-    }
-    // exp(c) (< 2 units, below 1.42) times exp(d) (core.rs's bound Ed):
-    // < 1.42 Ed + 2 * 1.01 + 1.
+    if (ja > FF_EXP_J) return 1;
+    FF_PROBE(0);
+    u32 n = ff_ps_terms(F, ff_bits(D, K), 0);
+    u32 m = ff_ps_m(n, 0, 1);
+    ff_ps_powers<K>(P, m);
+    FF_PROBE(1);
+    u64 y[K], v[K];
+    ff_ps<K>(y, P, m, (n + m - 1) / m, 0, ff_invtab(cs, K));
+    FF_PROBE(2);
     int jc = rneg ? -(int)ja : (int)ja;
-    ff_mulsh<K>(tmp, ff_etab(cs, K, jc), y, F, T);
-    u64 E = ((u64)(N + 3) << (s2 + 5)) + 4;
-    return ff_round_c<K>(o, t, tmp, K, E, k - (i64)F, false, p, rnd) ? 0 : 1;
+    ff_mulsh<K>(v, ff_etab(cs, K, jc), y, F, T);
+    FF_PROBE(3);
+    int ok = ff_round_c<K>(o, t, v, K, 16, k - (i64)F, false, p, rnd) ? 0 : 1;
+    FF_PROBE(4);
+    return ok;
 }
 
 // ---- log ----
@@ -586,7 +730,9 @@ FL_NOINL int ff_log(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u
         u64 U[2 * K + 2], u[2 * K + 4], v[K], qq[2 * K + 3], Z[K], z2[K], a[K], pw[K], tmp[K];
         u32 nl = K + nx;
         ff_shift(U, nl, Num, nx + 1, (i64)F + cz);
+        FF_PROBE(20);
         ff_div(Z, K, U, nl, Den, nx + 1, u, v, qq);
+        FF_PROBE(21);
         ff_mulsh<K>(z2, Z, Z, (i64)F + 2 * cz, T);
         ff_zero(a, K);
         a[K - 1] = 1ull << 60;
@@ -599,6 +745,7 @@ FL_NOINL int ff_log(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u
             ff_add(a, tmp, K);
             N++;
         }
+        FF_PROBE(22);
         ff_mulsh<K>(V, Z, a, (i64)F - 1, T);
     }
     u64 Ev = 4 * (u64)N + 8;
@@ -619,16 +766,18 @@ FL_NOINL int ff_log(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u
 
 // ---- sin, cos ----
 
-// |r| = Z 2^-(F+c) (Z < 2 units off). For |r| >= 2^-11 or so (c <= 10,
-// j > 0): R = Z >> c (< 3 units of 2^-F), c_j = j 2^-10 the nearest table
-// point, d = |r| - c_j exact from R, |d| <= 2^-11, D = |d| 2^F. For j = 0:
-// D = Z, d kept scaled. One series gives both cos d (terms T_i = z^2i/(2i)!,
-// < 4N + 4 units as the CPU's) and sin(d)/d (T_i / (2i+1): < 3N + 1), so
-// sin d = D A_s (< 3N + 5, scaled for j = 0; < 5 absolute, |d| being
-// small). j > 0: sin(c+d) = sin c cos d + cos c sin d, cos(c+d) = cos c cos
-// d - sin c sin d with the tables (< 2 units each): E = 4N + 20 units of
-// 2^-F; the result is above sin(2^-11), so absolute units cost at most 12
-// bits of the margin. The same loop for every element of a warp (no
+// |r| = Z 2^-(F+c) (Z < 2 units off, Z < 2^F). For |r| >= 2^-11 or so (c
+// <= 10, j > 0): R = Z >> c (< 3 units of 2^-F), c_j = j 2^-10 the nearest
+// table point, d = |r| - c_j exact from R, |d| <= 2^-11, D = |d| 2^F. For j
+// = 0: D = Z, d kept scaled. ff_ps gives cos d (A_c) and sin(d)/d (A_s)
+// from the powers of z = d^2 < 2^-20, each within 1.9 units of 2^-F.
+// j = 0: cos within 1.9 + (Z's error: < |d| 4 2^-(F+c), tiny) -> E = 12;
+// sin d = D A_s 2^-F (D < 2^F): < 1.9 + 1 (floor) + 2 (Z's error) units of
+// 2^-(F+c) -> E = 16. j > 0: sin(c+d) = sin c cos d + cos c sin d, cos(c+d)
+// = cos c cos d - sin c sin d with the tables (< 2 units each): < (2 + 1.9
+// + 1) + (2 * 2^-10 + 1.001 + 1) + 3 (R's error) < 9.92 units of 2^-F ->
+// E = 24; the result is above sin(2^-11), so absolute units cost at most 12
+// bits of the margin. The same code for every element of a warp (no
 // divergence between small and large arguments).
 template <int K>
 FL_NOINL int ff_trig(FlOut &o, i8 &t, const u64 *Z, i64 c, bool want_cos, bool neg, u64 p,
@@ -657,31 +806,21 @@ FL_NOINL int ff_trig(FlOut &o, i8 &t, const u64 *Z, i64 c, bool want_cos, bool n
         }
     }
     if (j == 0) ff_copy(D, Z, K);
-    u64 z2[K], ac[K], as[K], term[K], tmp[K];
-    ff_mulsh<K>(z2, D, D, (i64)F + 2 * cc, T);
-    ff_zero(ac, K);
-    ac[K - 1] = 1ull << 60;
-    ff_copy(as, ac, K);
-    ff_copy(term, ac, K);
-    u32 N = 0;
-    for (u32 i = 1;; i++) {
-        ff_mulsh<K>(tmp, term, z2, F, T);
-        ff_divs(tmp, K, (u64)(2 * i - 1) * (2 * i), ff_invtab(cs, K));
-        if (ff_is0(tmp, K)) break;
-        ff_copy(term, tmp, K);
-        if (i & 1) ff_sub(ac, term, K);
-        else ff_add(ac, term, K);
-        ff_divs(tmp, K, 2 * i + 1, ff_invtab(cs, K));
-        if (i & 1) ff_sub(as, tmp, K);
-        else ff_add(as, tmp, K);
-        N++;
-    }
+    FF_PROBE(10);
+    u64 P[(FF_PS_MMAX + 1) * K], ac[K], as[K];
+    ff_mulsh<K>(P + K, D, D, (i64)F + 2 * cc, T);
+    u32 n = ff_ps_terms(F, ff_bits(P + K, K), 2);
+    u32 m = ff_ps_m(n, 2, 2);
+    ff_ps_powers<K>(P, m);
+    ff_ps<K>(ac, P, m, (n + m - 1) / m, 1, ff_invtab(cs, K));
+    ff_ps<K>(as, P, m, (n + m - 1) / m, 2, ff_invtab(cs, K));
+    FF_PROBE(11);
     u64 sd[K], p1[K], p2[K];
     ff_mulsh<K>(sd, D, as, F, T);
     if (j == 0) {
         if (want_cos)
-            return ff_round_c<K>(o, t, ac, K, 4 * (u64)N + 8, -(i64)F, neg, p, rnd) ? 0 : 1;
-        return ff_round_c<K>(o, t, sd, K, 4 * (u64)N + 12, -((i64)F + cc), neg, p, rnd) ? 0 : 1;
+            return ff_round_c<K>(o, t, ac, K, 12, -(i64)F, neg, p, rnd) ? 0 : 1;
+        return ff_round_c<K>(o, t, sd, K, 16, -((i64)F + cc), neg, p, rnd) ? 0 : 1;
     }
     const u64 *sc = ff_stab(cs, K, j), *cv = ff_ctab(cs, K, j);
     bool add;
@@ -696,7 +835,10 @@ FL_NOINL int ff_trig(FlOut &o, i8 &t, const u64 *Z, i64 c, bool want_cos, bool n
     }
     if (add) ff_add(p1, p2, K);
     else ff_sub(p1, p2, K);
-    return ff_round_c<K>(o, t, p1, K, 4 * (u64)N + 20, -(i64)F, neg, p, rnd) ? 0 : 1;
+    FF_PROBE(12);
+    int ok = ff_round_c<K>(o, t, p1, K, 24, -(i64)F, neg, p, rnd) ? 0 : 1;
+    FF_PROBE(13);
+    return ok;
 }
 
 // |x| < 1: r = x scaled (Z = M 2^(F - 64nx) exact, c = -ex). Else k =
@@ -717,7 +859,9 @@ FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
         else fl_special(o, FL_ZERO, neg);
         return 0;
     }
-    if (nx + 2 > K || ex > 40) return 1;
+    // nx + 1 <= K: Z = M 2^(F - 64nx) below is exact (F >= 64 nx), and
+    // tiny_odd's L <= 64 K.
+    if (nx + 1 > K || ex > 40) return 1;
     if (cos) {
         if (2 * ex <= 1 - (i64)(p + 2)) return ff_near_one<K>(o, t, false, p, rnd) ? 0 : 1;
     } else {
@@ -921,7 +1065,7 @@ FL_NOINL int ff_atan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, 
     return ff_round_c<K>(o, t, acc, K + 1, 3 * (u64)N + 18, -(i64)F, neg, p, rnd) ? 0 : 1;
 }
 
-// One element: 0 written (o.head, t), 1 flagged for the host.
+// One element: 0 written (o.head, t), nonzero flagged (see FF_UNDECIDED).
 template <int K>
 FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p, u32 rnd,
                    const u64 *cs) {
@@ -941,24 +1085,51 @@ FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p
     }
 }
 
+// The flag kind of an element after ff_eval returned st: 0 written, 1 host
+// case, 2 undecided (FF_UNDECIDED). `force` (tests only: the kernel's rnd
+// argument >> 8) also calls every third written element undecided.
+FL_DEV u32 ff_kind(int st, u64 head, u32 force, u64 i) {
+    if (st == 0) return force && i % 3 == 0 ? 2u : 0u;
+    return head == FF_UNDECIDED ? 2u : 1u;
+}
+
 #ifdef __CUDACC__
-// A thread per element; flagged elements append their index to `flags`
-// (count in nflag[0]) and get head 0 (the host patches them).
+// The common end of a function kernel's element i (of len): a written
+// element is stored; a flagged one gets head 0, zero limbs and ternary 0 and
+// its index goes to flags: undecided ones from the front (count nflag[0]),
+// host cases from the back (flags[len - 1 - j], count nflag[1]).
+__device__ __forceinline__ void ff_store(int st, FlOut &o, i8 t, u64 i, u64 len, u32 force,
+                                         u64 *rh, i8 *tern, u32 *nflag, u32 *flags) {
+    u32 kind = ff_kind(st, o.head, force, i);
+    if (kind == 2) {
+        flags[atomicAdd(nflag, 1u)] = (u32)i;
+    } else if (kind == 1) {
+        flags[len - 1 - atomicAdd(nflag + 1, 1u)] = (u32)i;
+    }
+    if (st) {
+        o.head = 0;
+        t = 0;
+        for (u32 l = 0; l < o.n; l++) o.m[l] = 0;
+    }
+    rh[i] = o.head;
+    tern[i] = t;
+}
+
+// A thread per element (rnd: the rounding mode, | force << 8 in tests);
+// nflag: two counters, zero at the launch (see ff_store).
 extern "C" __global__ void __launch_bounds__(128) float_func(
     u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, u64 len, u32 fn, u32 rnd, u64 p,
     u32 n, u32 nx, const u64 *cs, u32 *nflag, u32 *flags) {
+    const u32 force = rnd >> 8;
+    rnd &= 0xff;
     for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
          i += (u64)gridDim.x * blockDim.x) {
         FlOut o = {rl + i * n, n, 0};
         i8 t = 0;
+        FF_PROBE(30);
         int st = ff_eval<FF_K>(fn, o, t, xh[i], xl + i * nx, nx, p, rnd, cs);
-        if (st) {
-            flags[atomicAdd(nflag, 1u)] = (u32)i;
-            o.head = 0;
-            t = 0;
-        }
-        rh[i] = o.head;
-        tern[i] = t;
+        FF_PROBE(31);
+        ff_store(st, o, t, i, len, force, rh, tern, nflag, flags);
     }
 }
 

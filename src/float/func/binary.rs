@@ -115,6 +115,7 @@ impl FloatArray {
         let stats = FuncStats {
             elements: self.len() as u64,
             retried: retried.into_inner(),
+            ..Default::default()
         };
         Ok((r, t, stats))
     }

@@ -1,11 +1,13 @@
 //! Correctly rounded functions on CUDA float arrays (issue 5): exp, exp2,
 //! log, sin, cos and atan evaluated on the device (src/kernels/float_func.cu), a
 //! thread per element in fixed point at a tier of `K` limbs with a proven
-//! error bound and the CPU's acceptance test; the elements the kernel flags
-//! (uncertain rounding, huge arguments, reductions needing a longer pi) are
-//! gathered on the device, re-evaluated by the CPU engine and scattered back.
-//! The other functions (and precisions above the largest tier) run on the
-//! CPU engine (download, evaluate, upload). See notes/funcgpu.md.
+//! error bound and the CPU's acceptance test. Elements whose rounding the
+//! kernel cannot decide are gathered on the device and re-run at the next
+//! larger tiers (up to `RETRY_TIERS`), then scattered back; the cases the
+//! kernel leaves to the host (huge arguments, reductions needing a longer
+//! pi) and those still undecided are re-evaluated by the CPU engine. The
+//! other functions (and precisions above the largest tier) run on the CPU
+//! engine (download, evaluate, upload). See notes/funcgpu.md, notes/funclat.md.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -195,27 +197,215 @@ fn from_heads(prec: u64, heads: &[u64], limbs: Vec<u64>) -> Result<FloatArray> {
     )
 }
 
+/// How many larger tiers an undecided element is retried at on the device
+/// before the CPU engine takes it.
+pub const RETRY_TIERS: usize = 3;
+
+/// Fewer undecided elements than this go straight to the CPU engine (a few
+/// elements cost it microseconds each, about what one more launch costs,
+/// and a tier not used yet would first be compiled); tests lower it to 1.
+pub const RETRY_MIN: usize = 32;
+
+/// The tiers after `k` at which undecided elements are retried.
+pub fn retry_tiers(k: usize) -> impl Iterator<Item = usize> {
+    FUNC_TIERS
+        .iter()
+        .copied()
+        .filter(move |&t| t > k)
+        .take(RETRY_TIERS)
+}
+
+/// The tier of function code `code`: exp, sin and cos (codes 0, 2, 3) need
+/// only `K >= nx + 1` (their reductions shift the input into K + 2 or more
+/// limbs, and sin/cos's scaled `Z = M 2^(F - 64 nx)` is exact when `F >= 64
+/// nx`), so a 512-bit input uses 9 limbs instead of 10; the others `tier`.
+pub fn tier_of(code: u32, p: u64, nx: usize) -> Option<usize> {
+    match code {
+        0 | 2 | 3 => tier(p, nx.saturating_sub(1).max(1)).filter(|&k| k > nx),
+        _ => tier(p, nx),
+    }
+}
+
+/// The flag counters and list reused between calls (float_func.cu's
+/// ff_store: two counters, undecided indices from the front, host cases
+/// from the back), held locked for a whole call.
+struct FlagBufs {
+    ctl: CudaSlice<u32>,
+    flags: CudaSlice<u32>,
+}
+
+type FlagSlot = Mutex<Option<FlagBufs>>;
+
+/// One launch of `float_func` at tier `k` over `len` elements: writes
+/// out/tern and returns the undecided and host-case positions.
+#[allow(clippy::too_many_arguments)]
+fn launch_pass(
+    eng: &Arc<CudaEngine>,
+    bufs: &mut FlagBufs,
+    k: usize,
+    code: u32,
+    rnd_arg: u32,
+    prec: u64,
+    x: (&CudaSlice<u64>, &CudaSlice<u64>),
+    nx: usize,
+    len: usize,
+    out: &mut CudaFloatArray,
+    tern: &mut CudaSlice<i8>,
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    let stream = eng.stream();
+    if bufs.flags.len() < len {
+        // SAFETY: the kernel writes the slots it reports through ctl.
+        bufs.flags = unsafe { stream.alloc::<u32>(len.next_power_of_two()) }
+            .map_err(Error::driver("allocating"))?;
+    }
+    stream
+        .memset_zeros(&mut bufs.ctl)
+        .map_err(Error::driver("clearing the flag counters"))?;
+    let func = eng.function(&inst(k), "float_func")?;
+    let cs = device_constants(eng, k)?;
+    let n = limbs_for_prec(prec);
+    let (len64, n32, nx32) = (len as u64, n as u32, nx as u32);
+    {
+        let (rh, rl) = out.raw_parts_mut();
+        let mut b = stream.launch_builder(&func);
+        b.arg(rh)
+            .arg(rl)
+            .arg(&mut *tern)
+            .arg(x.0)
+            .arg(x.1)
+            .arg(&len64)
+            .arg(&code)
+            .arg(&rnd_arg)
+            .arg(&prec)
+            .arg(&n32)
+            .arg(&nx32)
+            .arg(&*cs)
+            .arg(&mut bufs.ctl)
+            .arg(&mut bufs.flags);
+        // SAFETY: x holds len elements of nx limbs, out len of n limbs, tern
+        // len slots, flags at least len slots, ctl two counters, cs the
+        // tier's constants (float_func.cu's layout); each thread writes its
+        // own element and one flag slot claimed by an atomic counter (the
+        // two counters sum to at most len).
+        unsafe { b.launch(grid(len, block_for(len))) }
+            .map_err(Error::driver("launching float_func"))?;
+    }
+    let c = stream
+        .clone_dtoh(&bufs.ctl)
+        .map_err(Error::driver("copying from the device"))?;
+    let (nu, nh) = (c[0] as usize, c[1] as usize);
+    if nu + nh > len {
+        return Err(Error::Invalid("float_func: flag counters overflow".into()));
+    }
+    let get = |a: usize, b: usize| -> Result<Vec<u32>> {
+        if a == b {
+            return Ok(Vec::new());
+        }
+        stream
+            .clone_dtoh(&bufs.flags.slice(a..b))
+            .map_err(Error::driver("copying from the device"))
+    };
+    Ok((get(0, nu)?, get(len - nh, len)?))
+}
+
+/// Gathers the arguments at `idx` into a compact array (device).
+fn gather(
+    eng: &Arc<CudaEngine>,
+    k: usize,
+    x: &CudaFloatArray,
+    idx: &CudaSlice<u32>,
+    cnt: usize,
+) -> Result<(CudaSlice<u64>, CudaSlice<u64>)> {
+    let nx = limbs_for_prec(x.prec());
+    let mut gh = crate::int::cuda::alloc(eng, cnt)?;
+    let mut gl = crate::int::cuda::alloc(eng, cnt * nx)?;
+    let func = eng.function(&inst(k), "float_func_gather")?;
+    let (xh, xl) = x.raw_parts();
+    let (nx32, cnt32) = (nx as u32, cnt as u32);
+    let mut b = eng.stream().launch_builder(&func);
+    b.arg(&mut gh)
+        .arg(&mut gl)
+        .arg(xh)
+        .arg(xl)
+        .arg(&nx32)
+        .arg(idx)
+        .arg(&cnt32);
+    // SAFETY: idx holds cnt indices below x.len(); gh/gl cnt elements.
+    unsafe { b.launch(grid(cnt, 128)) }.map_err(Error::driver("launching float_func_gather"))?;
+    Ok((gh, gl))
+}
+
+/// Scatters compact results (heads, limbs, ternary) to the elements `idx`.
+#[allow(clippy::too_many_arguments)]
+fn scatter(
+    eng: &Arc<CudaEngine>,
+    k: usize,
+    out: &mut CudaFloatArray,
+    tern: &mut CudaSlice<i8>,
+    idx: &CudaSlice<u32>,
+    cnt: usize,
+    src: (&CudaSlice<u64>, &CudaSlice<u64>, &CudaSlice<i8>),
+) -> Result<()> {
+    let n32 = limbs_for_prec(out.prec()) as u32;
+    let cnt32 = cnt as u32;
+    let func = eng.function(&inst(k), "float_func_scatter")?;
+    let (rh, rl) = out.raw_parts_mut();
+    let mut b = eng.stream().launch_builder(&func);
+    b.arg(rh)
+        .arg(rl)
+        .arg(tern)
+        .arg(&n32)
+        .arg(idx)
+        .arg(&cnt32)
+        .arg(src.0)
+        .arg(src.1)
+        .arg(src.2);
+    // SAFETY: idx holds cnt distinct indices below out.len(); the sources
+    // hold cnt results of out's limb count.
+    unsafe { b.launch(grid(cnt, 128)) }.map_err(Error::driver("launching float_func_scatter"))?;
+    Ok(())
+}
+
+fn upload_u32(eng: &Arc<CudaEngine>, v: &[u32]) -> Result<CudaSlice<u32>> {
+    eng.stream()
+        .clone_htod(v)
+        .map_err(Error::driver("copying to the device"))
+}
+
 impl CudaFloatArray {
     /// `f(self)` rounded to `prec` bits in mode `rnd` on the device, the
-    /// ternary values (on the device), and how many elements the host
-    /// re-evaluated (`retried`).
+    /// ternary values (on the device), and the statistics: elements the
+    /// first pass left undecided (at least `RETRY_MIN` of them) are
+    /// gathered and re-run at the next larger tiers on the device
+    /// (`device_retried`); host cases and those still undecided after
+    /// `RETRY_TIERS` tiers are evaluated by the CPU engine (`host`);
+    /// `retried` counts both.
     pub fn func_ternary(
         &self,
         f: Func,
         prec: u64,
         rnd: Round,
     ) -> Result<(CudaFloatArray, CudaSlice<i8>, FuncStats)> {
+        self.func_ternary_forced(f, prec, rnd, 0)
+    }
+
+    /// `func_ternary` with the kernels' test-only `force` (float_func.cu's
+    /// ff_kind): 1 makes the first pass call every third written element
+    /// undecided (so the device retry runs), 2 every pass (so they reach
+    /// the CPU engine too).
+    #[doc(hidden)]
+    pub fn func_ternary_forced(
+        &self,
+        f: Func,
+        prec: u64,
+        rnd: Round,
+        force: u32,
+    ) -> Result<(CudaFloatArray, CudaSlice<i8>, FuncStats)> {
         let eng = self.engine().clone();
         let len = self.len();
         let nx = limbs_for_prec(self.prec());
-        let mut out = CudaFloatArray::zeros(&eng, len, prec)?;
-        let n = limbs_for_prec(prec);
-        let mut tern = eng
-            .stream()
-            .alloc_zeros::<i8>(len.max(1))
-            .map_err(Error::driver("allocating"))?;
         let code = device_code(f);
-        let k = tier(prec, nx);
+        let k = code.and_then(|c| tier_of(c, prec, nx));
         let (Some(code), Some(k)) = (code, k) else {
             // The CPU engine for the whole array.
             let (r, t, st) = self.to_host()?.func_ternary(f, prec, rnd)?;
@@ -227,85 +417,106 @@ impl CudaFloatArray {
             let stats = FuncStats {
                 elements: st.elements,
                 retried: st.elements,
+                device_retried: 0,
+                host: st.elements,
             };
             return Ok((out, tern, stats));
         };
         if len == 0 {
+            let out = CudaFloatArray::zeros(&eng, 0, prec)?;
+            let tern = eng
+                .stream()
+                .alloc_zeros::<i8>(1)
+                .map_err(Error::driver("allocating"))?;
             return Ok((out, tern, FuncStats::default()));
         }
-        if len > u32::MAX as usize {
+        if len >= u32::MAX as usize {
             return Err(Error::Invalid(format!(
-                "{len} elements: the function kernels take at most 2^32 - 1"
+                "{len} elements: the function kernels take fewer than 2^32 - 1"
             )));
         }
-        let cs = device_constants(&eng, k)?;
-        let mut nflag = eng
-            .stream()
-            .alloc_zeros::<u32>(1)
-            .map_err(Error::driver("allocating"))?;
-        let mut flags = eng
-            .stream()
-            .alloc_zeros::<u32>(len)
-            .map_err(Error::driver("allocating"))?;
-        let instance = inst(k);
-        {
-            let func = eng.function(&instance, "float_func")?;
-            let (xh, xl) = self.raw_parts();
-            let (len64, rc, n32, nx32) = (len as u64, round_code(rnd), n as u32, nx as u32);
-            let (rh, rl) = out.raw_parts_mut();
-            let mut b = eng.stream().launch_builder(&func);
-            b.arg(rh)
-                .arg(rl)
-                .arg(&mut tern)
-                .arg(xh)
-                .arg(xl)
-                .arg(&len64)
-                .arg(&code)
-                .arg(&rc)
-                .arg(&prec)
-                .arg(&n32)
-                .arg(&nx32)
-                .arg(&*cs)
-                .arg(&mut nflag)
-                .arg(&mut flags);
-            // SAFETY: x holds len elements of nx limbs, out len of n limbs,
-            // tern and flags len slots, cs the tier's constants (the layout
-            // of float_func.cu); each thread writes its own element and one
-            // flag slot claimed by an atomic counter (at most len).
-            unsafe { b.launch(grid(len, block_for(len))) }
-                .map_err(Error::driver("launching float_func"))?;
+        let rc = round_code(rnd);
+        // Every element is written by the kernel (flagged ones as zeros).
+        let mut out = CudaFloatArray::uninit(&eng, len, prec)?;
+        // SAFETY: float_func writes every slot.
+        let mut tern =
+            unsafe { eng.stream().alloc::<i8>(len) }.map_err(Error::driver("allocating"))?;
+        let slot = eng.resource("float_func_flags", |_| Ok(FlagSlot::default()))?;
+        let mut guard = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            let s = eng.stream();
+            *guard = Some(FlagBufs {
+                ctl: s
+                    .alloc_zeros::<u32>(2)
+                    .map_err(Error::driver("allocating"))?,
+                flags: s
+                    .alloc_zeros::<u32>(1)
+                    .map_err(Error::driver("allocating"))?,
+            });
         }
-        let cnt = eng
-            .stream()
-            .clone_dtoh(&nflag)
-            .map_err(Error::driver("copying from the device"))?[0] as usize;
+        let bufs = guard.as_mut().expect("set above");
+        let (mut und, mut host) = launch_pass(
+            &eng,
+            bufs,
+            k,
+            code,
+            rc | force.min(2) << 8,
+            prec,
+            self.raw_parts(),
+            nx,
+            len,
+            &mut out,
+            &mut tern,
+        )?;
+        let first = und.len() + host.len();
+        // Retry the undecided ones at larger tiers (indices into self).
+        let min = if force > 0 { 1 } else { RETRY_MIN };
+        for k2 in retry_tiers(k) {
+            if und.len() < min {
+                break;
+            }
+            let cnt = und.len();
+            let idx = upload_u32(&eng, &und)?;
+            let (gh, gl) = gather(&eng, k, self, &idx, cnt)?;
+            let mut sub = CudaFloatArray::uninit(&eng, cnt, prec)?;
+            // SAFETY: float_func writes every slot.
+            let mut st =
+                unsafe { eng.stream().alloc::<i8>(cnt) }.map_err(Error::driver("allocating"))?;
+            let (u2, h2) = launch_pass(
+                &eng,
+                bufs,
+                k2,
+                code,
+                rc | if force >= 2 { 2 << 8 } else { 0 },
+                prec,
+                (&gh, &gl),
+                nx,
+                cnt,
+                &mut sub,
+                &mut st,
+            )?;
+            {
+                let (sh, sl) = sub.raw_parts();
+                scatter(&eng, k, &mut out, &mut tern, &idx, cnt, (sh, sl, &st))?;
+            }
+            host.extend(h2.iter().map(|&j| und[j as usize]));
+            und = u2.iter().map(|&j| und[j as usize]).collect();
+        }
+        drop(guard);
+        host.extend(und);
         let stats = FuncStats {
             elements: len as u64,
-            retried: cnt as u64,
+            retried: first as u64,
+            device_retried: (first - host.len()) as u64,
+            host: host.len() as u64,
         };
-        if cnt == 0 {
+        if host.is_empty() {
             return Ok((out, tern, stats));
         }
-        // Gather the flagged arguments, evaluate them on the CPU, scatter.
-        let cnt32 = cnt as u32;
-        let mut gh = crate::int::cuda::alloc_zeros(&eng, cnt)?;
-        let mut gl = crate::int::cuda::alloc_zeros(&eng, cnt * nx)?;
-        {
-            let func = eng.function(&instance, "float_func_gather")?;
-            let (xh, xl) = self.raw_parts();
-            let nx32 = nx as u32;
-            let mut b = eng.stream().launch_builder(&func);
-            b.arg(&mut gh)
-                .arg(&mut gl)
-                .arg(xh)
-                .arg(xl)
-                .arg(&nx32)
-                .arg(&flags)
-                .arg(&cnt32);
-            // SAFETY: flags holds cnt indices below len; gh/gl cnt elements.
-            unsafe { b.launch(grid(cnt, 128)) }
-                .map_err(Error::driver("launching float_func_gather"))?;
-        }
+        // Gather the rest, evaluate them on the CPU, scatter.
+        let cnt = host.len();
+        let idx = upload_u32(&eng, &host)?;
+        let (gh, gl) = gather(&eng, k, self, &idx, cnt)?;
         let mut hh = crate::int::cuda::download(&eng, &gh)?;
         hh.truncate(cnt);
         let mut hl = crate::int::cuda::download(&eng, &gl)?;
@@ -318,24 +529,7 @@ impl CudaFloatArray {
             .stream()
             .clone_htod(&t)
             .map_err(Error::driver("copying to the device"))?;
-        {
-            let func = eng.function(&instance, "float_func_scatter")?;
-            let n32 = n as u32;
-            let (rh, rl) = out.raw_parts_mut();
-            let mut b = eng.stream().launch_builder(&func);
-            b.arg(rh)
-                .arg(rl)
-                .arg(&mut tern)
-                .arg(&n32)
-                .arg(&flags)
-                .arg(&cnt32)
-                .arg(&sh)
-                .arg(&sl)
-                .arg(&st);
-            // SAFETY: as the gather; sh/sl/st hold cnt results of n limbs.
-            unsafe { b.launch(grid(cnt, 128)) }
-                .map_err(Error::driver("launching float_func_scatter"))?;
-        }
+        scatter(&eng, k, &mut out, &mut tern, &idx, cnt, (&sh, &sl, &st))?;
         Ok((out, tern, stats))
     }
 
@@ -354,38 +548,46 @@ pub fn func_on_host_arrays(
     prec: u64,
     rnd: Round,
 ) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
+    func_on_host_arrays_forced(eng, f, x, prec, rnd, 0)
+}
+
+/// `func_on_host_arrays` with the test-only `force` of `func_ternary_forced`.
+#[doc(hidden)]
+pub fn func_on_host_arrays_forced(
+    eng: &Arc<CudaEngine>,
+    f: Func,
+    x: &FloatArray,
+    prec: u64,
+    rnd: Round,
+    force: u32,
+) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
     let d = x.to_cuda(eng)?;
-    let (r, t, st) = d.func_ternary(f, prec, rnd)?;
+    let (r, t, st) = d.func_ternary_forced(f, prec, rnd, force)?;
     let mut t = ternary_to_host(eng, &t)?;
     t.truncate(r.len());
     Ok((r.to_host()?, t, st))
 }
 
-/// The same evaluation through the host emulation of the kernel
-/// (notes/funcgpu-emu, built with g++, at path `exe`): the same tier,
-/// constants and patching of flagged elements. For tests without a device.
-#[doc(hidden)]
-pub fn func_emulated(
+/// One pass of the emulator at tier `k`: (heads, limbs, ternary values,
+/// undecided positions, host-case positions).
+#[allow(clippy::type_complexity)]
+fn emu_pass(
     exe: &str,
-    f: Func,
-    x: &FloatArray,
+    code: u32,
+    rnd_arg: u32,
     prec: u64,
-    rnd: Round,
-) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
+    k: usize,
+    x: &FloatArray,
+) -> Result<(Vec<u64>, Vec<u64>, Vec<i8>, Vec<usize>, Vec<usize>)> {
     use std::io::{Read, Write};
     use std::process::{Command, Stdio};
     let nx = x.limbs_per_element();
     let n = limbs_for_prec(prec);
     let len = x.len();
-    let (Some(code), Some(k)) = (device_code(f), tier(prec, nx)) else {
-        let (r, t, st) = x.func_ternary(f, prec, rnd)?;
-        let retried = st.elements;
-        return Ok((r, t, FuncStats { retried, ..st }));
-    };
     let cs = constants(k)?;
     let mut job: Vec<u64> = vec![
         code as u64,
-        round_code(rnd) as u64,
+        rnd_arg as u64,
         prec,
         n as u64,
         nx as u64,
@@ -418,31 +620,115 @@ pub fn func_emulated(
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    if w.len() < 2 * len + len * n + 1 {
-        return Err(Error::Invalid(format!("emulator {exe}: short answer")));
+    let short = || Error::Invalid(format!("emulator {exe}: short answer"));
+    let base = 2 * len + len * n;
+    if w.len() < base + 2 {
+        return Err(short());
     }
-    let mut rh = w[..len].to_vec();
-    let mut rl = w[len..len + len * n].to_vec();
-    let mut tern: Vec<i8> = w[len + len * n..2 * len + len * n]
+    let rh = w[..len].to_vec();
+    let rl = w[len..len + len * n].to_vec();
+    let tern: Vec<i8> = w[len + len * n..base]
         .iter()
         .map(|&v| v as i64 as i8)
         .collect();
-    let nf = w[2 * len + len * n] as usize;
-    let flags: Vec<usize> = w[2 * len + len * n + 1..][..nf]
+    let nu = w[base] as usize;
+    let und: Vec<usize> = w
+        .get(base + 1..base + 1 + nu)
+        .ok_or_else(short)?
         .iter()
         .map(|&v| v as usize)
         .collect();
-    if nf > 0 {
-        let xh = heads_of(x);
-        let hh: Vec<u64> = flags.iter().map(|&i| xh[i]).collect();
-        let hl: Vec<u64> = flags
-            .iter()
-            .flat_map(|&i| x.limbs()[i * nx..(i + 1) * nx].iter().copied())
-            .collect();
-        let sub = from_heads(x.prec(), &hh, hl)?;
+    let nh = *w.get(base + 1 + nu).ok_or_else(short)? as usize;
+    let host: Vec<usize> = w
+        .get(base + 2 + nu..base + 2 + nu + nh)
+        .ok_or_else(short)?
+        .iter()
+        .map(|&v| v as usize)
+        .collect();
+    Ok((rh, rl, tern, und, host))
+}
+
+/// The elements `idx` of `x` as an array.
+fn pick(x: &FloatArray, idx: &[usize]) -> Result<FloatArray> {
+    let nx = x.limbs_per_element();
+    let xh = heads_of(x);
+    let hh: Vec<u64> = idx.iter().map(|&i| xh[i]).collect();
+    let hl: Vec<u64> = idx
+        .iter()
+        .flat_map(|&i| x.limbs()[i * nx..(i + 1) * nx].iter().copied())
+        .collect();
+    from_heads(x.prec(), &hh, hl)
+}
+
+/// The same evaluation through the host emulation of the kernel
+/// (notes/funcgpu-emu, built with g++, at path `exe`): the same tiers,
+/// constants, retries of undecided elements at larger tiers and CPU
+/// evaluation of the rest as `func_ternary_forced`. For tests without a
+/// device.
+#[doc(hidden)]
+pub fn func_emulated(
+    exe: &str,
+    f: Func,
+    x: &FloatArray,
+    prec: u64,
+    rnd: Round,
+) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
+    func_emulated_forced(exe, f, x, prec, rnd, 0)
+}
+
+/// `func_emulated` with the test-only `force` of `func_ternary_forced`.
+#[doc(hidden)]
+pub fn func_emulated_forced(
+    exe: &str,
+    f: Func,
+    x: &FloatArray,
+    prec: u64,
+    rnd: Round,
+    force: u32,
+) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
+    let nx = x.limbs_per_element();
+    let n = limbs_for_prec(prec);
+    let len = x.len();
+    let code = device_code(f);
+    let (Some(code), Some(k)) = (code, code.and_then(|c| tier_of(c, prec, nx))) else {
+        let (r, t, st) = x.func_ternary(f, prec, rnd)?;
+        let e = st.elements;
+        return Ok((
+            r,
+            t,
+            FuncStats {
+                retried: e,
+                host: e,
+                ..st
+            },
+        ));
+    };
+    let rc = round_code(rnd);
+    let (mut rh, mut rl, mut tern, mut und, mut host) =
+        emu_pass(exe, code, rc | force.min(2) << 8, prec, k, x)?;
+    let first = und.len() + host.len();
+    let min = if force > 0 { 1 } else { RETRY_MIN };
+    for k2 in retry_tiers(k) {
+        if und.len() < min {
+            break;
+        }
+        let sub = pick(x, &und)?;
+        let force2 = if force >= 2 { 2 << 8 } else { 0 };
+        let (sh, sl, st, u2, h2) = emu_pass(exe, code, rc | force2, prec, k2, &sub)?;
+        for (j, &i) in und.iter().enumerate() {
+            rh[i] = sh[j];
+            rl[i * n..(i + 1) * n].copy_from_slice(&sl[j * n..(j + 1) * n]);
+            tern[i] = st[j];
+        }
+        host.extend(h2.iter().map(|&j| und[j]));
+        und = u2.iter().map(|&j| und[j]).collect();
+    }
+    host.extend(und);
+    if !host.is_empty() {
+        let sub = pick(x, &host)?;
         let (r, t, _) = sub.func_ternary(f, prec, rnd)?;
         let sh = heads_of(&r);
-        for (j, &i) in flags.iter().enumerate() {
+        for (j, &i) in host.iter().enumerate() {
             rh[i] = sh[j];
             rl[i * n..(i + 1) * n].copy_from_slice(&r.limbs()[j * n..(j + 1) * n]);
             tern[i] = t[j];
@@ -454,7 +740,9 @@ pub fn func_emulated(
         tern,
         FuncStats {
             elements: len as u64,
-            retried: nf as u64,
+            retried: first as u64,
+            device_retried: (first - host.len()) as u64,
+            host: host.len() as u64,
         },
     ))
 }

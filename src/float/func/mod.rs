@@ -116,11 +116,17 @@ impl Func {
     }
 }
 
-/// Per-call statistics: elements that needed at least one Ziv retry.
+/// Per-call statistics: elements that needed at least one Ziv retry
+/// (`retried`); on CUDA, `retried = device_retried + host`: elements
+/// finished by a retry at a larger tier on the device, and elements finished
+/// by the CPU engine (host cases, and those still undecided at the last
+/// retry tier). Both are 0 on the CPU engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FuncStats {
     pub elements: u64,
     pub retried: u64,
+    pub device_retried: u64,
+    pub host: u64,
 }
 
 /// An open interval `(lo, hi) * 2^s` containing the exact result.
@@ -325,6 +331,7 @@ impl FloatArray {
         let stats = FuncStats {
             elements: self.len() as u64,
             retried: retried.into_inner(),
+            ..Default::default()
         };
         Ok((r, t, stats))
     }
