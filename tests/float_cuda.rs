@@ -5,10 +5,9 @@
 //!
 //! The `floatgpu_*` tests need a device (ignored otherwise). The
 //! `floatemu_*` tests run the very same per-element kernel code compiled
-//! for the host
-//! (notes/floatgpu-emu/emu.cpp, built with g++) when MPARRAY_FLOAT_EMU names
-//! that binary, and pass trivially otherwise. Fresh seeds each run
-//! (printed; MPARRAY_TEST_SEED replays).
+//! for the host (notes/floatgpu-emu/emu.cpp: the binary MPARRAY_FLOAT_EMU
+//! names, else built with g++ by the test; MPARRAY_NO_EMU=1 skips them).
+//! Fresh seeds each run (printed; MPARRAY_TEST_SEED replays).
 
 use std::cmp::Ordering;
 use std::io::Write;
@@ -71,7 +70,8 @@ impl Dev {
     }
 
     fn emu() -> Option<Dev> {
-        std::env::var("MPARRAY_FLOAT_EMU").ok().map(Dev::Emu)
+        common::emulator("MPARRAY_FLOAT_EMU", "notes/floatgpu-emu/emu.cpp")
+            .map(|p| Dev::Emu(p.to_string_lossy().into_owned()))
     }
 
     fn run(&self, op: DevOp, args: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {

@@ -9,9 +9,9 @@
 //!
 //! The `funcgpu_*` tests need a device (ignored otherwise). The `funcemu_*`
 //! tests run the very same per-element kernel code compiled for the host
-//! (notes/funcgpu-emu/emu.cpp, built with g++) when MPARRAY_FUNC_EMU names
-//! that binary, and pass trivially otherwise. Fresh seeds each run (printed;
-//! MPARRAY_TEST_SEED replays).
+//! (notes/funcgpu-emu/emu.cpp: the binary MPARRAY_FUNC_EMU names, else
+//! built with g++ by the test; MPARRAY_NO_EMU=1 skips them). Fresh seeds
+//! each run (printed; MPARRAY_TEST_SEED replays).
 
 use std::sync::Arc;
 
@@ -67,7 +67,8 @@ impl Dev {
         Dev::Cuda(eng)
     }
     fn emu() -> Option<Dev> {
-        std::env::var("MPARRAY_FUNC_EMU").ok().map(Dev::Emu)
+        common::emulator("MPARRAY_FUNC_EMU", "notes/funcgpu-emu/emu.cpp")
+            .map(|p| Dev::Emu(p.to_string_lossy().into_owned()))
     }
     fn run_forced(
         &self,

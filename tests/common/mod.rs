@@ -310,7 +310,10 @@ pub fn emulator(var: &str, src: &str) -> Option<std::path::PathBuf> {
         "g++ {src}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    eprintln!("built {src} with g++ in {:.1} s", t0.elapsed().as_secs_f64());
+    eprintln!(
+        "built {src} with g++ in {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
     built.insert(src.to_string(), exe.clone());
     Some(exe)
 }
