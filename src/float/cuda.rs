@@ -20,7 +20,7 @@ use super::round::Round;
 use super::{FloatArray, FloatOp, check_prec};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
-use crate::kernels::{FLOAT_ARITH, FLOAT_MISC, Instance};
+use crate::kernels::{FLOAT_ARITH, FLOAT_MISC, FLOAT_WIDE, Instance};
 
 mod random;
 
@@ -118,6 +118,10 @@ fn inst_arith(tier: usize) -> Instance {
     Instance::new(&FLOAT_ARITH, &[("FL_NL", tier as i64)])
 }
 
+fn inst_wide() -> Instance {
+    Instance::new(&FLOAT_WIDE, &[])
+}
+
 fn inst_misc() -> Instance {
     Instance::new(&FLOAT_MISC, &[])
 }
@@ -125,6 +129,7 @@ fn inst_misc() -> Instance {
 /// Every instantiation this module can request.
 pub fn instances() -> Vec<Instance> {
     let mut v: Vec<Instance> = TIERS.iter().map(|&t| inst_arith(t)).collect();
+    v.push(inst_wide());
     v.push(inst_misc());
     v
 }
@@ -144,6 +149,9 @@ enum Kind {
     Smem,
     /// float_arith: scratch in local memory (any size up to the tier).
     Local,
+    /// float_wide: a group of `gs` lanes per element (add, sub, mul, fma,
+    /// fms above 16 limbs).
+    Wide,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -153,6 +161,8 @@ struct Plan {
     stride: u32,
     block: u32,
     smem_bytes: u32,
+    /// Lanes per element (Wide only).
+    gs: u32,
 }
 
 /// Largest dynamic shared memory a launch asks for without opting in.
@@ -195,6 +205,7 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         stride,
         block: if tier <= 16 { 128 } else { 64 },
         smem_bytes: 0,
+        gs: 1,
     };
     let uniform = n == tier && lx == tier && (ly == tier || op == DevOp::Sqrt) && tier <= 16;
     let fast = op == DevOp::Mul && uniform;
@@ -210,6 +221,7 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         stride,
         block: 128,
         smem_bytes: 0,
+        gs: 1,
     };
     let odd = |l: usize| (l | 1) as u32;
     let staged = odd(lx) + odd(ly) + odd(lz) + odd(n) + stride;
@@ -222,18 +234,87 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
                 stride,
                 block,
                 smem_bytes: per_thread * block * 8,
+                gs: 1,
             })
     };
+    let wide = tier > 16
+        && matches!(
+            op,
+            DevOp::Add | DevOp::Sub | DevOp::Mul | DevOp::Fma | DevOp::Fms
+        );
     match cap.as_deref() {
         Some("local") => local,
         Some("tile") => fit(Kind::Tile, staged)
             .or_else(|| fit(Kind::Smem, stride))
             .unwrap_or(local),
         Some("smem") => fit(Kind::Smem, stride).unwrap_or(local),
+        Some("nowide") if !fast_tile && !fast => fit(Kind::Smem, stride).unwrap_or(local),
+        _ if wide => plan_wide(op, n, lx, ly, lz),
         Some("mulfull") if fast => tile_plan(Kind::MulTile),
         _ if fast_tile => tile_plan(Kind::FastTile),
         _ if fast => tile_plan(Kind::MulTile),
         _ => fit(Kind::Smem, stride).unwrap_or(local),
+    }
+}
+
+/// Lanes per element of float_wide: 8 up to 32 limbs, 16 up to 64, then 32
+/// (`MPARRAY_FLOAT_WIDE_G=4|8|16|32` forces one, for measurements).
+fn wide_group_size(n: usize, lx: usize, ly: usize, lz: usize) -> u32 {
+    if let Some(g) = std::env::var("MPARRAY_FLOAT_WIDE_G")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|g| [4, 8, 16, 32].contains(g))
+    {
+        return g;
+    }
+    match n.max(lx).max(ly).max(lz) {
+        0..=32 => 8,
+        33..=64 => 16,
+        _ => 32,
+    }
+}
+
+/// Shared limbs of one group of float_wide (float_wide.cu's fw_layout).
+fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize {
+    const C: usize = 4;
+    let sk = |j: usize| j + (j >> 2);
+    let prod = matches!(op, DevOp::Mul | DevOp::Fma | DevOp::Fms);
+    let fma = matches!(op, DevOp::Fma | DevOp::Fms);
+    let mut c = if prod {
+        sk(lx) + 1 + sk(ly + 2 * C) + 1
+    } else {
+        lx + ly
+    };
+    if fma {
+        c += lz;
+    }
+    if prod {
+        let nbc = (lx + ly).div_ceil(C) * C;
+        c += 2 * nbc + C;
+    }
+    let w = match op {
+        DevOp::Add | DevOp::Sub => lx.max(ly).max(n) + 1,
+        DevOp::Mul => 0,
+        _ => (lx + ly).max(lz).max(n) + 1,
+    };
+    if w > 0 {
+        c += 2 * (w + 1);
+    }
+    c
+}
+
+/// Groups of `gs` lanes, as many per block (up to 128 threads) as fit in
+/// 48 KiB of shared memory.
+fn plan_wide(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> Plan {
+    let gs = wide_group_size(n, lx, ly, lz);
+    let stride = (wide_smem_limbs(op, n, lx, ly, lz) | 1) as u32;
+    let gpb = (128 / gs).min(SMEM_LIMIT / (stride * 8)).max(1);
+    Plan {
+        kind: Kind::Wide,
+        stride,
+        block: gpb * gs,
+        smem_bytes: gpb * stride * 8,
+        gs,
     }
 }
 
@@ -459,8 +540,13 @@ impl CudaFloatArray {
                 Kind::Tile => "float_arith_tile",
                 Kind::Smem => "float_arith_smem",
                 Kind::Local => "float_arith",
+                Kind::Wide => "float_wide",
             };
-            let f = eng.function(&inst_arith(tier), name)?;
+            let f = if plan.kind == Kind::Wide {
+                eng.function(&inst_wide(), name)?
+            } else {
+                eng.function(&inst_arith(tier), name)?
+            };
             let stride = plan.stride;
             let mut b = eng.stream().launch_builder(&f);
             b.arg(&mut out.head).arg(&mut out.limbs).arg(tern);
@@ -502,8 +588,17 @@ impl CudaFloatArray {
                 if matches!(plan.kind, Kind::Tile | Kind::Smem) {
                     b.arg(&stride);
                 }
+                if plan.kind == Kind::Wide {
+                    b.arg(&plan.gs).arg(&stride);
+                }
             }
             let mut cfg = grid(self.len, plan.block);
+            if plan.kind == Kind::Wide {
+                // One element per group: blocks for len / (groups per block).
+                let gpb = (plan.block / plan.gs) as usize;
+                cfg = grid(self.len.div_ceil(gpb), 1);
+                cfg.block_dim = (plan.block, 1, 1);
+            }
             cfg.shared_mem_bytes = plan.smem_bytes;
             // SAFETY: every buffer holds len elements of its own limb count;
             // the kernel writes out's len heads and len*n limbs (and len

@@ -1,0 +1,597 @@
+// Float add, sub, mul, fma, fms for large precisions (from 17 limbs,
+// 1088 bits, up): a GROUP of gs threads (8, 16 or 32 lanes of one warp,
+// chosen at run time) per element, operands staged in shared memory, every
+// pass over the limbs split across the lanes, carries resolved by
+// carry-lookahead over ballots (as int_mul's carry_scan), the product by
+// bands of C = 4 columns per lane (register accumulators, PTX carry chains,
+// as int_mul's band schoolbook). Same exact integers and the same one
+// rounding as float_common.cuh's fl_arith_buf, so the bits are the CPU
+// engine's.
+//
+// Written so that the host can run it (notes/floatwide-emu): code outside
+// FW_LANES blocks is uniform over the group (every lane computes the same
+// values); FW_LANES bodies are per lane (on the host a loop over the lanes);
+// collectives (fw_ballot, fw_sync) sit between them. Within one FW_LANES
+// block no lane reads what another lane writes.
+#ifdef __CUDACC__
+#include "common.cuh"
+#include "float_common.cuh"
+#endif
+
+// The group: gs lanes at bits [shift, shift + gs) of the warp.
+struct FwG {
+    u32 gs;
+    u32 lane;
+    u32 mask;
+    u32 shift;
+};
+
+#ifdef __CUDA_ARCH__
+#define FW_NL 1
+#define FW_LI 0
+#define FW_LANES for (u32 lane = g.lane, fw_i_ = 0; fw_i_ < 1; fw_i_++)
+#define FW_ONE if (g.lane == 0)
+FL_DEV u32 fw_ballot(const FwG &g, const bool *pr) {
+    u32 b = __ballot_sync(g.mask, pr[0]) >> g.shift;
+    return g.gs == 32 ? b : b & ((1u << g.gs) - 1);
+}
+FL_DEV void fw_sync(const FwG &g) { __syncwarp(g.mask); }
+FL_DEV u32 fw_hibit(u32 b) { return 31 - __clz(b); }
+FL_DEV u32 fw_lobit(u32 b) { return __ffs(b) - 1; }
+#else
+#define FW_NL 32
+#define FW_LI lane
+#ifdef FW_REV
+// Lanes in reverse order: a phase that depended on another lane's write in
+// the same phase would differ between the two host builds.
+#define FW_LANES for (u32 lane = g.gs; lane-- > 0;)
+#else
+#define FW_LANES for (u32 lane = 0; lane < g.gs; lane++)
+#endif
+#define FW_ONE
+static inline u32 fw_ballot(const FwG &g, const bool *pr) {
+    u32 b = 0;
+    for (u32 l = 0; l < g.gs; l++) b |= (u32)pr[l] << l;
+    return b;
+}
+static inline void fw_sync(const FwG &) {}
+static inline u32 fw_hibit(u32 b) { return 31 - (u32)__builtin_clz(b); }
+static inline u32 fw_lobit(u32 b) { return (u32)__builtin_ctz(b); }
+#endif
+
+// Product band width in limbs (fw_row is written for 4).
+#define FW_C 4
+// Shared-memory skew of the product operands: one spare limb every 4, so
+// that the lanes' band windows (4 limbs apart) fall in distinct banks.
+#define FW_SK(j) ((j) + ((j) >> 2))
+
+// r = a + b + cin, n limbs (b null: a + c0 at limb 0 + cin); the carry
+// out. r may be a or b.
+FL_DEV u32 fw_add(const FwG &g, u64 *r, const u64 *a, const u64 *b, u32 n, u32 cin, u64 c0) {
+    u32 carry = cin;
+    for (u32 base = 0; base < n; base += g.gs) {
+        bool ge[FW_NL], pr[FW_NL];
+        FW_LANES {
+            u32 i = base + lane;
+            bool gg = false, pp = false;
+            if (i < n) {
+                u64 bv = b ? b[i] : (i == 0 ? c0 : 0);
+                u64 s = a[i] + bv;
+                gg = s < bv;
+                pp = s == ~0ull;
+                r[i] = s;
+            }
+            ge[FW_LI] = gg;
+            pr[FW_LI] = pp;
+        }
+        u32 G = fw_ballot(g, ge), P = fw_ballot(g, pr);
+        u32 x = G | P;
+        u64 s = (u64)x + G + carry;
+        u32 cs = (u32)(s ^ x ^ G);  // bit i: carry into limb base + i
+        u32 cnt = n - base < g.gs ? n - base : g.gs;
+        carry = (u32)((s >> cnt) & 1);
+        FW_LANES {
+            u32 i = base + lane;
+            if (i < n && ((cs >> lane) & 1)) r[i] += 1;
+        }
+    }
+    fw_sync(g);
+    return carry;
+}
+
+// r = a - b - bin (b null: a - c0 at limb 0 - bin); the borrow out.
+FL_DEV u32 fw_sub(const FwG &g, u64 *r, const u64 *a, const u64 *b, u32 n, u32 bin, u64 c0) {
+    u32 borrow = bin;
+    for (u32 base = 0; base < n; base += g.gs) {
+        bool ge[FW_NL], pr[FW_NL];
+        FW_LANES {
+            u32 i = base + lane;
+            bool gg = false, pp = false;
+            if (i < n) {
+                u64 av = a[i], bv = b ? b[i] : (i == 0 ? c0 : 0);
+                u64 d = av - bv;
+                gg = av < bv;
+                pp = d == 0;
+                r[i] = d;
+            }
+            ge[FW_LI] = gg;
+            pr[FW_LI] = pp;
+        }
+        u32 G = fw_ballot(g, ge), P = fw_ballot(g, pr);
+        u32 x = G | P;
+        u64 s = (u64)x + G + borrow;
+        u32 cs = (u32)(s ^ x ^ G);
+        u32 cnt = n - base < g.gs ? n - base : g.gs;
+        borrow = (u32)((s >> cnt) & 1);
+        FW_LANES {
+            u32 i = base + lane;
+            if (i < n && ((cs >> lane) & 1)) r[i] -= 1;
+        }
+    }
+    fw_sync(g);
+    return borrow;
+}
+
+// Any nonzero limb in a[0..n)?
+FL_DEV bool fw_any(const FwG &g, const u64 *a, u32 n) {
+    bool nz[FW_NL];
+    FW_LANES {
+        u64 v = 0;
+        for (u32 i = lane; i < n; i += g.gs) v |= a[i];
+        nz[FW_LI] = v != 0;
+    }
+    return fw_ballot(g, nz) != 0;
+}
+
+// Index of the top nonzero limb of a[0..n) (0 if none).
+FL_DEV u32 fw_top(const FwG &g, const u64 *a, u32 n) {
+    for (u32 base = (n - 1) / g.gs * g.gs;; base -= g.gs) {
+        bool nz[FW_NL];
+        FW_LANES {
+            u32 i = base + lane;
+            nz[FW_LI] = i < n && a[i] != 0;
+        }
+        u32 b = fw_ballot(g, nz);
+        if (b) return base + fw_hibit(b);
+        if (base == 0) return 0;
+    }
+}
+
+// fl_cmp_mant: top-aligned comparison of two mantissas: -1, 0, 1.
+FL_DEV int fw_cmp_mant(const FwG &g, const u64 *a, u32 la, const u64 *b, u32 lb) {
+    u32 mx = la > lb ? la : lb;
+    for (u32 base = 1; base <= mx; base += g.gs) {
+        bool df[FW_NL];
+        FW_LANES {
+            u32 k = base + lane;
+            bool d = false;
+            if (k <= mx) {
+                u64 x = k <= la ? a[la - k] : 0, y = k <= lb ? b[lb - k] : 0;
+                d = x != y;
+            }
+            df[FW_LI] = d;
+        }
+        u32 bits = fw_ballot(g, df);
+        if (bits) {
+            u32 k = base + fw_lobit(bits);
+            u64 x = k <= la ? a[la - k] : 0, y = k <= lb ? b[lb - k] : 0;
+            return x < y ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+// fl_shift_into: yb (w limbs) = floor(Ya / 2^d), Ya the window with ym at
+// limbs base..; whether nonzero bits were shifted out.
+FL_DEV bool fw_shift_into(const FwG &g, u64 *yb, u32 w, const u64 *ym, u32 ly, u32 base, u64 d) {
+    if (d >= 64ull * w) {
+        FW_LANES {
+            for (u32 i = lane; i < w; i += g.gs) yb[i] = 0;
+        }
+        fw_sync(g);
+        return true;
+    }
+    u32 q = (u32)(d / 64), r = (u32)(d % 64);
+    bool st[FW_NL];
+    FW_LANES {
+        for (u32 i = lane; i < w; i += g.gs) {
+            u32 t = i + q;
+            u64 lo = (t >= base && t < base + ly) ? ym[t - base] : 0;
+            u64 hi = (t + 1 >= base && t + 1 < base + ly) ? ym[t + 1 - base] : 0;
+            yb[i] = r ? (lo >> r) | (hi << (64 - r)) : lo;
+        }
+        u64 v = 0;
+        u32 lim = q < base + ly ? q : base + ly;
+        for (u32 t = base + lane; t < lim; t += g.gs) v |= ym[t - base];
+        st[FW_LI] = v != 0;
+    }
+    bool sticky = fw_ballot(g, st) != 0;
+    if (r && q >= base && q < base + ly && (ym[q - base] << (64 - r)) != 0) sticky = true;
+    fw_sync(g);
+    return sticky;
+}
+
+FL_DEV void fw_special(const FwG &g, FlOut &o, u32 cls, bool neg) {
+    o.head = fl_head(fl_mk_tag(cls, neg), 0);
+    FW_LANES {
+        for (u32 i = lane; i < o.n; i += g.gs) o.m[i] = 0;
+    }
+    fw_sync(g);
+}
+
+// fl_finish (mpfr_check_range) with the limb writes split across the lanes.
+FL_DEV i8 fw_finish(const FwG &g, FlOut &o, bool neg, i64 e, i8 t, bool inc, u64 p, u32 rnd) {
+    u32 n = o.n;
+    if (e > FL_EMAX) {
+        if (fl_like_zero(rnd, neg)) {
+            u32 low = (u32)(64ull * n - p);
+            FW_LANES {
+                for (u32 i = lane; i < n; i += g.gs) o.m[i] = i == 0 ? ~((1ull << low) - 1) : ~0ull;
+            }
+            fw_sync(g);
+            o.head = fl_head(FL_NORMAL | (neg ? FL_NEG : 0u), FL_EMAX);
+            return fl_ternary(false, neg);
+        }
+        fw_special(g, o, FL_INF, neg);
+        return fl_ternary(true, neg);
+    }
+    if (e < FL_EMIN) {
+        bool to_min;
+        if (rnd == FL_RN) {
+            bool pow2 = o.m[n - 1] == (1ull << 63) && !fw_any(g, o.m, n - 1);
+            to_min = !(e < FL_EMIN - 1 || (pow2 && (t == 0 || inc)));
+        } else {
+            to_min = fl_like_away(rnd, neg);
+        }
+        fw_sync(g);
+        if (to_min) {
+            FW_LANES {
+                for (u32 i = lane; i < n; i += g.gs) o.m[i] = i == n - 1 ? 1ull << 63 : 0;
+            }
+            fw_sync(g);
+            o.head = fl_head(FL_NORMAL | (neg ? FL_NEG : 0u), FL_EMIN);
+            return fl_ternary(true, neg);
+        }
+        fw_special(g, o, FL_ZERO, neg);
+        return fl_ternary(false, neg);
+    }
+    o.head = fl_head(FL_NORMAL | (neg ? FL_NEG : 0u), e);
+    return t;
+}
+
+// fl_round_to: the top n limbs of src (s limbs, left-aligned) rounded into
+// o.m, the sticky bit below; then the range check.
+FL_DEV i8 fw_round_to(const FwG &g, FlOut &o, bool neg, i64 e, const u64 *src, u32 s, bool sticky,
+                      u64 p, u32 rnd) {
+    u32 n = o.n;
+    u32 low = (u32)(64ull * n - p);
+    u32 nb = s > n ? s - n : 0;
+    u64 m0 = s >= n ? src[s - n] : 0;
+    bool rb, st;
+    if (low > 0) {
+        u64 mask = (1ull << low) - 1;
+        rb = (m0 >> (low - 1)) & 1;
+        st = (m0 & (mask >> 1)) != 0 || sticky || fw_any(g, src, nb);
+        m0 &= ~mask;
+    } else if (nb > 0) {
+        u64 top = src[nb - 1];
+        rb = top >> 63;
+        st = (top << 1) != 0 || sticky || fw_any(g, src, nb - 1);
+    } else {
+        rb = false;
+        st = sticky;
+    }
+    bool inexact = rb || st, inc;
+    switch (rnd) {
+    case FL_RN: inc = rb && (st || ((m0 >> low) & 1)); break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = inexact && !neg; break;
+    case FL_RD: inc = inexact && neg; break;
+    default: inc = inexact; break;
+    }
+    FW_LANES {
+        for (u32 i = lane; i < n; i += g.gs) o.m[i] = i == 0 ? m0 : (i + s >= n ? src[i + s - n] : 0);
+    }
+    fw_sync(g);
+    if (inc && fw_add(g, o.m, o.m, nullptr, n, 0, 1ull << low)) {
+        // Carry out of the top: every limb wrapped to 0; the value is 2^k.
+        FW_ONE { o.m[n - 1] = 1ull << 63; }
+        fw_sync(g);
+        e += 1;
+    }
+    i8 t = inexact ? fl_ternary(inc, neg) : 0;
+    return fw_finish(g, o, neg, e, t, inc, p, rnd);
+}
+
+// acc (6 limbs) += a * w (4 limbs): two carry chains, the low halves of the
+// products at acc[0..4), the high halves at acc[1..5).
+FL_DEV void fw_row(u64 *acc, u64 a, const u64 *w) {
+#ifdef __CUDA_ARCH__
+    asm("mad.lo.cc.u64 %0, %6, %7, %0;\n\t"
+        "madc.lo.cc.u64 %1, %6, %8, %1;\n\t"
+        "madc.lo.cc.u64 %2, %6, %9, %2;\n\t"
+        "madc.lo.cc.u64 %3, %6, %10, %3;\n\t"
+        "addc.cc.u64 %4, %4, 0;\n\t"
+        "addc.u64 %5, %5, 0;\n\t"
+        "mad.hi.cc.u64 %1, %6, %7, %1;\n\t"
+        "madc.hi.cc.u64 %2, %6, %8, %2;\n\t"
+        "madc.hi.cc.u64 %3, %6, %9, %3;\n\t"
+        "madc.hi.cc.u64 %4, %6, %10, %4;\n\t"
+        "addc.u64 %5, %5, 0;"
+        : "+l"(acc[0]), "+l"(acc[1]), "+l"(acc[2]), "+l"(acc[3]), "+l"(acc[4]), "+l"(acc[5])
+        : "l"(a), "l"(w[0]), "l"(w[1]), "l"(w[2]), "l"(w[3]));
+#else
+    u64 pr[FW_C + 1];
+    u64 c = 0;
+    for (int j = 0; j < FW_C; j++) {
+        unsigned __int128 t = (unsigned __int128)a * w[j] + c;
+        pr[j] = (u64)t;
+        c = (u64)(t >> 64);
+    }
+    pr[FW_C] = c;
+    u64 cc = 0;
+    for (int j = 0; j < FW_C + 2; j++) {
+        unsigned __int128 t = (unsigned __int128)acc[j] + (j <= FW_C ? pr[j] : 0) + cc;
+        acc[j] = (u64)t;
+        cc = (u64)(t >> 64);
+    }
+#endif
+}
+
+// The exact product of X (la limbs, skewed) and Y (lb limbs, skewed, FW_C
+// zero limbs on either side: Y[FW_SK(j + FW_C)] is limb j) into P (nb*C
+// limbs), Q (nb*C + C limbs) as scratch. Band k (columns kC..kC+C) is
+// summed in registers by one lane (bands dealt out back and forth so that
+// every lane gets a similar number of rows); its C low limbs go to P, its
+// 2-limb overflow to Q at the next band; then P += Q. Returns P normalized
+// (top bit set) in P or Q (la + lb limbs), lz the shift (0 or 1).
+FL_DEV u64 *fw_product(const FwG &g, const u64 *X, u32 la, const u64 *Y, u32 lb, u64 *P, u64 *Q,
+                       u32 &lz) {
+    const u32 C = FW_C;
+    u32 nb = (la + lb + C - 1) / C;
+    FW_LANES {
+        for (u32 r = 0;; r++) {
+            u32 k = r * g.gs + ((r & 1) ? g.gs - 1 - lane : lane);
+            if (r * g.gs >= nb) break;
+            if (k >= nb) continue;
+            u32 k0 = k * C;
+            u32 ilo = k0 + 1 > lb ? k0 + 1 - lb : 0;
+            u32 ihi = k0 + C < la ? k0 + C : la;
+            u64 acc[C + 2] = {0, 0, 0, 0, 0, 0};
+            u64 w[C];
+            // Window: limbs k0 - i .. k0 - i + C of y (position + C).
+            u32 wp = k0 - ilo + C;
+#pragma unroll
+            for (u32 j = 0; j < C; j++) w[j] = Y[FW_SK(wp + j)];
+            for (u32 i = ilo; i < ihi; i++) {
+                fw_row(acc, X[FW_SK(i)], w);
+#pragma unroll
+                for (u32 j = C - 1; j > 0; j--) w[j] = w[j - 1];
+                wp--;
+                w[0] = Y[FW_SK(wp)];
+            }
+#pragma unroll
+            for (u32 j = 0; j < C; j++) {
+                P[k0 + j] = acc[j];
+                Q[k0 + C + j] = j < 2 ? acc[C + j] : 0;
+            }
+            if (k == 0) {
+#pragma unroll
+                for (u32 j = 0; j < C; j++) Q[j] = 0;
+            }
+        }
+    }
+    fw_sync(g);
+    fw_add(g, P, P, Q, nb * C, 0, 0);
+    u32 l = la + lb;
+    if ((P[l - 1] >> 63) != 0) {
+        lz = 0;
+        return P;
+    }
+    FW_LANES {
+        for (u32 i = lane; i < l; i += g.gs) Q[i] = (P[i] << 1) | (i ? P[i - 1] >> 63 : 0);
+    }
+    fw_sync(g);
+    lz = 1;
+    return Q;
+}
+
+// fl_add_num: x + y, finite nonzero; window w = max(lx, ly, n) + 1; BF and
+// YB w + 1 limbs each.
+FL_DEV i8 fw_add_num(const FwG &g, FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd, u64 *BF,
+                     u64 *YB) {
+    int ord = x.e != y.e ? (x.e < y.e ? -1 : 1) : fw_cmp_mant(g, x.m, x.l, y.m, y.l);
+    if (ord < 0) {
+        FlNum t = x;
+        x = y;
+        y = t;
+    }
+    bool sub = x.neg != y.neg;
+    if (sub && ord == 0) {
+        fw_special(g, o, FL_ZERO, rnd == FL_RD);
+        return 0;
+    }
+    u32 w = (x.l > y.l ? x.l : y.l);
+    w = (w > o.n ? w : o.n) + 1;
+    u64 d = (u64)(x.e - y.e);
+    u32 off = w - x.l;
+    FW_LANES {
+        for (u32 i = lane; i <= w; i += g.gs) BF[i] = (i >= off && i < w) ? x.m[i - off] : 0;
+    }
+    bool sticky = fw_shift_into(g, YB, w, y.m, y.l, w - y.l, d);
+    if (sub) {
+        fw_sub(g, BF, BF, YB, w, 0, 0);
+        if (sticky) fw_sub(g, BF, BF, nullptr, w, 1, 0);
+    } else {
+        u32 c = fw_add(g, BF, BF, YB, w, 0, 0);
+        FW_ONE { BF[w] = c; }
+        fw_sync(g);
+    }
+    // Normalize into YB: the top nonzero limb to the top, then its top bit.
+    u32 top = fw_top(g, BF, w + 1);
+    u32 lz = fl_clz(BF[top]);
+    FW_LANES {
+        for (u32 i = lane; i <= top; i += g.gs)
+            YB[i] = lz ? (BF[i] << lz) | (i ? BF[i - 1] >> (64 - lz) : 0) : BF[i];
+    }
+    fw_sync(g);
+    u32 len = top + 1;
+    i64 e = x.e + 64 * ((i64)len - (i64)w) - (i64)lz;
+    return fw_round_to(g, o, x.neg, e, YB, len, sticky, p, rnd);
+}
+
+// Shared-memory layout of one group (limb offsets; total in `tot`). The
+// host (src/float/cuda.rs, wide_smem_limbs) computes the same total.
+struct FwLay {
+    u32 x, y, z, p, q, bf, yb, tot;
+};
+
+FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
+    FwLay L;
+    bool prod = op == FL_OP_MUL || op == FL_OP_FMA || op == FL_OP_FMS;
+    u32 c = 0;
+    L.x = c;
+    c += prod ? FW_SK(lx) + 1 : lx;
+    L.y = c;
+    c += prod ? FW_SK(ly + 2 * FW_C) + 1 : ly;
+    L.z = c;
+    c += (op == FL_OP_FMA || op == FL_OP_FMS) ? lz : 0;
+    u32 nbc = prod ? (lx + ly + FW_C - 1) / FW_C * FW_C : 0;
+    L.p = c;
+    c += nbc;
+    L.q = c;
+    c += prod ? nbc + FW_C : 0;
+    u32 w = 0;
+    if (op == FL_OP_ADD || op == FL_OP_SUB) {
+        w = lx > ly ? lx : ly;
+        w = (w > n ? w : n) + 1;
+    } else if (op != FL_OP_MUL) {
+        w = lx + ly > lz ? lx + ly : lz;
+        w = (w > n ? w : n) + 1;
+    }
+    L.bf = c;
+    c += w ? w + 1 : 0;
+    L.yb = c;
+    c += w ? w + 1 : 0;
+    L.tot = c;
+    return L;
+}
+
+// One element of add, sub, mul, fma or fms by the group g, in the shared
+// region S (fw_layout). MPFR's special-value tables as in fl_arith_buf.
+// Returns the ternary value; o.head the result's head word.
+FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64 xh,
+                     const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm,
+                     u32 lz) {
+    FwLay L = fw_layout(op, o.n, lx, ly, lz);
+    bool prod = op == FL_OP_MUL || op == FL_OP_FMA || op == FL_OP_FMS;
+    bool fma = op == FL_OP_FMA || op == FL_OP_FMS;
+    u64 *X = S + L.x, *Y = S + L.y, *Z = S + L.z;
+    // Stage the operands (coalesced: consecutive lanes, consecutive limbs).
+    FW_LANES {
+        if (prod) {
+            for (u32 i = lane; i < lx; i += g.gs) X[FW_SK(i)] = xm[i];
+            for (u32 u = lane; u < ly + 2 * FW_C; u += g.gs)
+                Y[FW_SK(u)] = (u >= FW_C && u < FW_C + ly) ? ym[u - FW_C] : 0;
+        } else {
+            for (u32 i = lane; i < lx; i += g.gs) X[i] = xm[i];
+            for (u32 i = lane; i < ly; i += g.gs) Y[i] = ym[i];
+        }
+        if (fma)
+            for (u32 i = lane; i < lz; i += g.gs) Z[i] = zm[i];
+    }
+    fw_sync(g);
+    u32 xt = fl_tag(xh), yt = fl_tag(yh), zt = fl_tag(zh);
+    u32 cx = xt & 3, cy = yt & 3, cz = zt & 3;
+    bool xn = (xt & FL_NEG) != 0, yn = (yt & FL_NEG) != 0, zn = (zt & FL_NEG) != 0;
+    if (op == FL_OP_ADD || op == FL_OP_SUB) {
+        yn = yn != (op == FL_OP_SUB);
+        if (cx == FL_NAN || cy == FL_NAN) fw_special(g, o, FL_NAN, false);
+        else if (cx == FL_INF && cy == FL_INF && xn != yn) fw_special(g, o, FL_NAN, false);
+        else if (cx == FL_INF) fw_special(g, o, FL_INF, xn);
+        else if (cy == FL_INF) fw_special(g, o, FL_INF, yn);
+        else if (cx == FL_ZERO && cy == FL_ZERO)
+            fw_special(g, o, FL_ZERO, xn == yn ? xn : rnd == FL_RD);
+        else if (cx == FL_ZERO) return fw_round_to(g, o, yn, fl_exp(yh), Y, ly, false, p, rnd);
+        else if (cy == FL_ZERO) return fw_round_to(g, o, xn, fl_exp(xh), X, lx, false, p, rnd);
+        else
+            return fw_add_num(g, o, fl_num(xh, X, lx, xn), fl_num(yh, Y, ly, yn), p, rnd,
+                              S + L.bf, S + L.yb);
+        return 0;
+    }
+    if (op == FL_OP_MUL) {
+        bool neg = xn != yn;
+        if (cx == FL_NAN || cy == FL_NAN) fw_special(g, o, FL_NAN, false);
+        else if ((cx == FL_INF && cy == FL_ZERO) || (cx == FL_ZERO && cy == FL_INF))
+            fw_special(g, o, FL_NAN, false);
+        else if (cx == FL_INF || cy == FL_INF) fw_special(g, o, FL_INF, neg);
+        else if (cx == FL_ZERO || cy == FL_ZERO) fw_special(g, o, FL_ZERO, neg);
+        else {
+            u32 sh;
+            u64 *R = fw_product(g, X, lx, Y, ly, S + L.p, S + L.q, sh);
+            return fw_round_to(g, o, neg, fl_exp(xh) + fl_exp(yh) - (i64)sh, R, lx + ly, false,
+                               p, rnd);
+        }
+        return 0;
+    }
+    // FMA, FMS
+    bool pn = xn != yn;
+    bool cn = zn != (op == FL_OP_FMS);
+    if (cx == FL_NAN || cy == FL_NAN || cz == FL_NAN) {
+        fw_special(g, o, FL_NAN, false);
+        return 0;
+    }
+    if (cx == FL_INF || cy == FL_INF) {
+        if (cx == FL_ZERO || cy == FL_ZERO || (cz == FL_INF && cn != pn))
+            fw_special(g, o, FL_NAN, false);
+        else fw_special(g, o, FL_INF, pn);
+        return 0;
+    }
+    if (cz == FL_INF) {
+        fw_special(g, o, FL_INF, cn);
+        return 0;
+    }
+    if (cx == FL_ZERO || cy == FL_ZERO) {
+        if (cz == FL_ZERO) {
+            fw_special(g, o, FL_ZERO, pn == cn ? pn : rnd == FL_RD);
+            return 0;
+        }
+        return fw_round_to(g, o, cn, fl_exp(zh), Z, lz, false, p, rnd);
+    }
+    u32 sh;
+    u64 *R = fw_product(g, X, lx, Y, ly, S + L.p, S + L.q, sh);
+    FlNum pr = {pn, fl_exp(xh) + fl_exp(yh) - (i64)sh, R, lx + ly};
+    if (cz == FL_ZERO) return fw_round_to(g, o, pr.neg, pr.e, pr.m, pr.l, false, p, rnd);
+    return fw_add_num(g, o, pr, fl_num(zh, Z, lz, cn), p, rnd, S + L.bf, S + L.yb);
+}
+
+#ifdef __CUDA_ARCH__
+// A group of gs lanes (8, 16 or 32) per element; blockDim.x / gs groups per
+// block, `stride` shared limbs each (at least fw_layout's total).
+extern "C" __global__ void float_wide(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl,
+                                      const u64 *yh, const u64 *yl, const u64 *zh,
+                                      const u64 *zl, u64 len, u32 op, u32 rnd, u64 p, u32 n,
+                                      u32 lx, u32 ly, u32 lz, u32 want_tern, u32 gs,
+                                      u32 stride) {
+    extern __shared__ u64 fw_smem[];
+    u32 gpb = blockDim.x / gs, gid = threadIdx.x / gs;
+    FwG g;
+    g.gs = gs;
+    g.lane = threadIdx.x % gs;
+    g.shift = (threadIdx.x & 31) & ~(gs - 1);
+    g.mask = gs == 32 ? ~0u : ((1u << gs) - 1) << g.shift;
+    u64 *S = fw_smem + (u64)gid * stride;
+    bool fma = op == FL_OP_FMA || op == FL_OP_FMS;
+    for (u64 i = (u64)blockIdx.x * gpb + gid; i < len; i += (u64)gridDim.x * gpb) {
+        FlOut o = {rl + i * n, n, 0};
+        u64 zhi = fma ? zh[i] : 0;
+        i8 t = fw_element(g, S, op, rnd, p, o, xh[i], xl + i * lx, lx, yh[i], yl + i * ly, ly,
+                          zhi, zl + i * lz, fma ? lz : 0);
+        if (g.lane == 0) {
+            rh[i] = o.head;
+            if (want_tern) tern[i] = t;
+        }
+        fw_sync(g);
+    }
+}
+#endif
