@@ -30,8 +30,8 @@ use common::{Rng, seed};
 
 /// Around every threshold of the wide kernels.
 const PRECS: &[u64] = &[
-    1024, 1025, 1088, 1089, 1500, 2047, 2048, 2049, 3000, 4095, 4096, 4097, 6000, 8191, 8192,
-    8193, 12000, 16383, 16384,
+    1024, 1025, 1088, 1089, 1500, 2047, 2048, 2049, 3000, 4095, 4096, 4097, 6000, 8191, 8192, 8193,
+    12000, 16383, 16384,
 ];
 
 /// Operand precisions for the mixed cases.
@@ -367,7 +367,11 @@ fn hard_cases(dev: &Dev, seed: u64) {
                 } else {
                     e
                 };
-                let t2 = if normal { 1 | (r.below(2) as u8 * 4) } else { t };
+                let t2 = if normal {
+                    1 | (r.below(2) as u8 * 4)
+                } else {
+                    t
+                };
                 xe.push((t, e, m));
                 ye.push((t2, e2, if normal { m2 } else { vec![0; n] }));
             }
@@ -376,7 +380,12 @@ fn hard_cases(dev: &Dev, seed: u64) {
             for op in [DevOp::Add, DevOp::Sub] {
                 let got = dev.run(op, &[&x, &y], p, rnd);
                 let want = cpu(op, &[&x, &y], p, rnd);
-                same(&format!("cancel {op:?} p={p} {rnd:?}"), &got, &want, &[&x, &y]);
+                same(
+                    &format!("cancel {op:?} p={p} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&x, &y],
+                );
             }
             // Short mantissas: exact products (p / 2 random bits each).
             let short = |r: &mut Rng| {
@@ -399,7 +408,12 @@ fn hard_cases(dev: &Dev, seed: u64) {
             for q in [p, p / 2, p / 2 + 1] {
                 let got = dev.run(DevOp::Mul, &[&a, &b], q, rnd);
                 let want = cpu(DevOp::Mul, &[&a, &b], q, rnd);
-                same(&format!("short mul p={p}->{q} {rnd:?}"), &got, &want, &[&a, &b]);
+                same(
+                    &format!("short mul p={p}->{q} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&a, &b],
+                );
             }
             // fma(x, y, -(x*y)) and fms(x, y, x*y) rounded to p and 2p.
             let xs = operands(&mut r, len, &[p, p]);
@@ -411,7 +425,12 @@ fn hard_cases(dev: &Dev, seed: u64) {
                     let args = [&xs[0], &xs[1], z];
                     let got = dev.run(op, &args, p, rnd);
                     let want = cpu(op, &args, p, rnd);
-                    same(&format!("cancel {op:?} p={p} z@{q} {rnd:?}"), &got, &want, &args);
+                    same(
+                        &format!("cancel {op:?} p={p} z@{q} {rnd:?}"),
+                        &got,
+                        &want,
+                        &args,
+                    );
                 }
             }
         }
@@ -463,7 +482,12 @@ fn specials(dev: &Dev) {
                 for q in [p, 1, 2 * p + 1] {
                     let got = dev.run(op, &args, q, rnd);
                     let want = cpu(op, &args, q, rnd);
-                    same(&format!("specials {op:?} p={p}->{q} {rnd:?}"), &got, &want, &args);
+                    same(
+                        &format!("specials {op:?} p={p}->{q} {rnd:?}"),
+                        &got,
+                        &want,
+                        &args,
+                    );
                 }
             }
         }
@@ -478,7 +502,12 @@ fn against_malachite(dev: &Dev, seed: u64) {
             let xs = operands(&mut r, 16, &[p, p, p]);
             let (x, y, z) = (&xs[0], &xs[1], &xs[2]);
             let m = float::to_rounding_mode(rnd);
-            for (op, ar) in [(DevOp::Add, 2), (DevOp::Sub, 2), (DevOp::Mul, 2), (DevOp::Fma, 3)] {
+            for (op, ar) in [
+                (DevOp::Add, 2),
+                (DevOp::Sub, 2),
+                (DevOp::Mul, 2),
+                (DevOp::Fma, 3),
+            ] {
                 let args = [x, y, z];
                 let (g, t) = dev.run(op, &args[..ar], p, rnd);
                 for (i, &ti) in t.iter().enumerate() {

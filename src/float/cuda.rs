@@ -196,7 +196,9 @@ fn scratch_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize 
 /// (`float_arith_tile`) measured 1.3-1.7x slower than the shared-scratch
 /// one on add, div and sqrt (its larger shared footprint costs occupancy),
 /// so it is only used when asked: `MPARRAY_FLOAT_KERNEL=local|smem|tile`
-/// forces a kind (for measurements).
+/// forces a kind (for measurements). Above 16 limbs, add, sub, mul, fma
+/// and fms take float_wide (a group of lanes per element; `nowide` keeps
+/// the thread-per-element kernels, `wide` forces it at every size).
 fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize) -> Plan {
     let stride = (scratch_limbs(op, n, lx, ly, lz) | 1) as u32;
     let cap = std::env::var("MPARRAY_FLOAT_KERNEL").ok();
@@ -249,6 +251,14 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
             .unwrap_or(local),
         Some("smem") => fit(Kind::Smem, stride).unwrap_or(local),
         Some("nowide") if !fast_tile && !fast => fit(Kind::Smem, stride).unwrap_or(local),
+        Some("wide")
+            if matches!(
+                op,
+                DevOp::Add | DevOp::Sub | DevOp::Mul | DevOp::Fma | DevOp::Fms
+            ) =>
+        {
+            plan_wide(op, n, lx, ly, lz)
+        }
         _ if wide => plan_wide(op, n, lx, ly, lz),
         Some("mulfull") if fast => tile_plan(Kind::MulTile),
         _ if fast_tile => tile_plan(Kind::FastTile),

@@ -261,7 +261,7 @@ FL_DEV i8 fw_finish(const FwG &g, FlOut &o, bool neg, i64 e, i8 t, bool inc, u64
 
 // fl_round_to: the top n limbs of src (s limbs, left-aligned) rounded into
 // o.m, the sticky bit below; then the range check.
-FL_DEV i8 fw_round_to(const FwG &g, FlOut &o, bool neg, i64 e, const u64 *src, u32 s, bool sticky,
+FL_NOINL i8 fw_round_to(const FwG &g, FlOut &o, bool neg, i64 e, const u64 *src, u32 s, bool sticky,
                       u64 p, u32 rnd) {
     u32 n = o.n;
     u32 low = (u32)(64ull * n - p);
@@ -305,7 +305,7 @@ FL_DEV i8 fw_round_to(const FwG &g, FlOut &o, bool neg, i64 e, const u64 *src, u
 
 // acc (6 limbs) += a * w (4 limbs): two carry chains, the low halves of the
 // products at acc[0..4), the high halves at acc[1..5).
-FL_DEV void fw_row(u64 *acc, u64 a, const u64 *w) {
+FL_DEV void fw_row(u64 *acc, u64 a, u64 w0, u64 w1, u64 w2, u64 w3) {
 #ifdef __CUDA_ARCH__
     asm("mad.lo.cc.u64 %0, %6, %7, %0;\n\t"
         "madc.lo.cc.u64 %1, %6, %8, %1;\n\t"
@@ -319,8 +319,9 @@ FL_DEV void fw_row(u64 *acc, u64 a, const u64 *w) {
         "madc.hi.cc.u64 %4, %6, %10, %4;\n\t"
         "addc.u64 %5, %5, 0;"
         : "+l"(acc[0]), "+l"(acc[1]), "+l"(acc[2]), "+l"(acc[3]), "+l"(acc[4]), "+l"(acc[5])
-        : "l"(a), "l"(w[0]), "l"(w[1]), "l"(w[2]), "l"(w[3]));
+        : "l"(a), "l"(w0), "l"(w1), "l"(w2), "l"(w3));
 #else
+    const u64 w[FW_C] = {w0, w1, w2, w3};
     u64 pr[FW_C + 1];
     u64 c = 0;
     for (int j = 0; j < FW_C; j++) {
@@ -345,7 +346,7 @@ FL_DEV void fw_row(u64 *acc, u64 a, const u64 *w) {
 // every lane gets a similar number of rows); its C low limbs go to P, its
 // 2-limb overflow to Q at the next band; then P += Q. Returns P normalized
 // (top bit set) in P or Q (la + lb limbs), lz the shift (0 or 1).
-FL_DEV u64 *fw_product(const FwG &g, const u64 *X, u32 la, const u64 *Y, u32 lb, u64 *P, u64 *Q,
+FL_NOINL u64 *fw_product(const FwG &g, const u64 *X, u32 la, const u64 *Y, u32 lb, u64 *P, u64 *Q,
                        u32 &lz) {
     const u32 C = FW_C;
     u32 nb = (la + lb + C - 1) / C;
@@ -358,17 +359,32 @@ FL_DEV u64 *fw_product(const FwG &g, const u64 *X, u32 la, const u64 *Y, u32 lb,
             u32 ilo = k0 + 1 > lb ? k0 + 1 - lb : 0;
             u32 ihi = k0 + C < la ? k0 + C : la;
             u64 acc[C + 2] = {0, 0, 0, 0, 0, 0};
-            u64 w[C];
-            // Window: limbs k0 - i .. k0 - i + C of y (position + C).
+            // Window v0..v3: limbs k0 - i .. k0 - i + C of y (position +
+            // C); each row brings in one limb below, the names rotate over
+            // four rows (no register moves).
             u32 wp = k0 - ilo + C;
-#pragma unroll
-            for (u32 j = 0; j < C; j++) w[j] = Y[FW_SK(wp + j)];
-            for (u32 i = ilo; i < ihi; i++) {
-                fw_row(acc, X[FW_SK(i)], w);
-#pragma unroll
-                for (u32 j = C - 1; j > 0; j--) w[j] = w[j - 1];
+            u64 v0 = Y[FW_SK(wp)], v1 = Y[FW_SK(wp + 1)], v2 = Y[FW_SK(wp + 2)],
+                v3 = Y[FW_SK(wp + 3)];
+            u32 i = ilo;
+            for (; i + 4 <= ihi; i += 4, wp -= 4) {
+                u64 a0 = X[FW_SK(i)], a1 = X[FW_SK(i + 1)], a2 = X[FW_SK(i + 2)],
+                    a3 = X[FW_SK(i + 3)];
+                fw_row(acc, a0, v0, v1, v2, v3);
+                v3 = Y[FW_SK(wp - 1)];
+                fw_row(acc, a1, v3, v0, v1, v2);
+                v2 = Y[FW_SK(wp - 2)];
+                fw_row(acc, a2, v2, v3, v0, v1);
+                v1 = Y[FW_SK(wp - 3)];
+                fw_row(acc, a3, v1, v2, v3, v0);
+                v0 = Y[FW_SK(wp - 4)];
+            }
+            for (; i < ihi; i++) {
+                fw_row(acc, X[FW_SK(i)], v0, v1, v2, v3);
+                v3 = v2;
+                v2 = v1;
+                v1 = v0;
                 wp--;
-                w[0] = Y[FW_SK(wp)];
+                v0 = Y[FW_SK(wp)];
             }
 #pragma unroll
             for (u32 j = 0; j < C; j++) {
@@ -398,7 +414,7 @@ FL_DEV u64 *fw_product(const FwG &g, const u64 *X, u32 la, const u64 *Y, u32 lb,
 
 // fl_add_num: x + y, finite nonzero; window w = max(lx, ly, n) + 1; BF and
 // YB w + 1 limbs each.
-FL_DEV i8 fw_add_num(const FwG &g, FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd, u64 *BF,
+FL_NOINL i8 fw_add_num(const FwG &g, FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd, u64 *BF,
                      u64 *YB) {
     int ord = x.e != y.e ? (x.e < y.e ? -1 : 1) : fw_cmp_mant(g, x.m, x.l, y.m, y.l);
     if (ord < 0) {
