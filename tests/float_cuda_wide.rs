@@ -51,7 +51,14 @@ impl Dev {
     fn cuda() -> Dev {
         let eng = CudaEngine::shared().expect("a CUDA device");
         static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| common::warm_kernels(&eng, cuda::instances()));
+        // Every case here takes float_wide: compile only that module.
+        ONCE.call_once(|| {
+            let wide = cuda::instances()
+                .into_iter()
+                .filter(|i| i.source.name == "float_wide")
+                .collect();
+            common::warm_kernels(&eng, wide)
+        });
         Dev::Cuda(eng)
     }
 

@@ -310,7 +310,7 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
     if w > 0 {
         c += 2 * (w + 1);
     }
-    c
+    c + n
 }
 
 /// Groups of `gs` lanes, as many per block (up to 128 threads) as fit in
@@ -550,7 +550,10 @@ impl CudaFloatArray {
                 Kind::Tile => "float_arith_tile",
                 Kind::Smem => "float_arith_smem",
                 Kind::Local => "float_arith",
-                Kind::Wide => "float_wide",
+                Kind::Wide => match std::env::var("MPARRAY_FLOAT_WIDE_REGS").as_deref() {
+                    Ok("full") => "float_wide_r",
+                    _ => "float_wide",
+                },
             };
             let f = if plan.kind == Kind::Wide {
                 eng.function(&inst_wide(), name)?

@@ -66,66 +66,77 @@ static inline u32 fw_lobit(u32 b) { return (u32)__builtin_ctz(b); }
 #define FW_SK(j) ((j) + ((j) >> 2))
 
 // r = a + b + cin, n limbs (b null: a + c0 at limb 0 + cin); the carry
-// out. r may be a or b.
+// out. r may be a or b. Lane t adds its own block of ceil(n/gs) limbs with
+// a sequential carry; one carry-lookahead over the lanes' generate and
+// propagate bits (ballots), then the lanes with a carry in add it.
 FL_DEV u32 fw_add(const FwG &g, u64 *r, const u64 *a, const u64 *b, u32 n, u32 cin, u64 c0) {
-    u32 carry = cin;
-    for (u32 base = 0; base < n; base += g.gs) {
-        bool ge[FW_NL], pr[FW_NL];
-        FW_LANES {
-            u32 i = base + lane;
-            bool gg = false, pp = false;
-            if (i < n) {
-                u64 bv = b ? b[i] : (i == 0 ? c0 : 0);
-                u64 s = a[i] + bv;
-                gg = s < bv;
-                pp = s == ~0ull;
-                r[i] = s;
-            }
-            ge[FW_LI] = gg;
-            pr[FW_LI] = pp;
+    u32 B = (n + g.gs - 1) / g.gs;
+    bool ge[FW_NL], pr[FW_NL];
+    FW_LANES {
+        u32 lo = lane * B, hi = lo + B < n ? lo + B : n;
+        u64 c = 0, all = ~0ull;
+        for (u32 i = lo; i < hi; i++) {
+            u64 bv = b ? b[i] : (i == 0 ? c0 : 0);
+            u64 s = a[i] + bv;
+            u64 c1 = s < bv;
+            u64 t = s + c;
+            c = c1 | (t < s);
+            r[i] = t;
+            all &= t;
         }
-        u32 G = fw_ballot(g, ge), P = fw_ballot(g, pr);
-        u32 x = G | P;
-        u64 s = (u64)x + G + carry;
-        u32 cs = (u32)(s ^ x ^ G);  // bit i: carry into limb base + i
-        u32 cnt = n - base < g.gs ? n - base : g.gs;
-        carry = (u32)((s >> cnt) & 1);
-        FW_LANES {
-            u32 i = base + lane;
-            if (i < n && ((cs >> lane) & 1)) r[i] += 1;
+        ge[FW_LI] = c != 0;
+        pr[FW_LI] = all == ~0ull;  // empty blocks pass the carry on
+    }
+    u32 G = fw_ballot(g, ge), P = fw_ballot(g, pr);
+    u32 x = G | P;
+    u64 s = (u64)x + G + cin;
+    u32 cs = (u32)(s ^ x ^ G);  // bit t: carry into lane t's block
+    u32 carry = (u32)((s >> g.gs) & 1);  // bits from gs up of x, G are 0
+    FW_LANES {
+        if ((cs >> lane) & 1) {
+            u32 lo = lane * B, hi = lo + B < n ? lo + B : n;
+            for (u32 i = lo; i < hi; i++) {
+                if (++r[i] != 0) break;
+            }
         }
     }
     fw_sync(g);
     return carry;
 }
 
-// r = a - b - bin (b null: a - c0 at limb 0 - bin); the borrow out.
+// r = a - b - bin (b null: a - c0 at limb 0 - bin); the borrow out. As
+// fw_add: a block per lane, one lookahead.
 FL_DEV u32 fw_sub(const FwG &g, u64 *r, const u64 *a, const u64 *b, u32 n, u32 bin, u64 c0) {
-    u32 borrow = bin;
-    for (u32 base = 0; base < n; base += g.gs) {
-        bool ge[FW_NL], pr[FW_NL];
-        FW_LANES {
-            u32 i = base + lane;
-            bool gg = false, pp = false;
-            if (i < n) {
-                u64 av = a[i], bv = b ? b[i] : (i == 0 ? c0 : 0);
-                u64 d = av - bv;
-                gg = av < bv;
-                pp = d == 0;
-                r[i] = d;
-            }
-            ge[FW_LI] = gg;
-            pr[FW_LI] = pp;
+    u32 B = (n + g.gs - 1) / g.gs;
+    bool ge[FW_NL], pr[FW_NL];
+    FW_LANES {
+        u32 lo = lane * B, hi = lo + B < n ? lo + B : n;
+        u64 c = 0, any = 0;
+        for (u32 i = lo; i < hi; i++) {
+            u64 av = a[i], bv = b ? b[i] : (i == 0 ? c0 : 0);
+            u64 d = av - bv;
+            u64 b1 = av < bv;
+            u64 t = d - c;
+            c = b1 | (d < c);
+            r[i] = t;
+            any |= t;
         }
-        u32 G = fw_ballot(g, ge), P = fw_ballot(g, pr);
-        u32 x = G | P;
-        u64 s = (u64)x + G + borrow;
-        u32 cs = (u32)(s ^ x ^ G);
-        u32 cnt = n - base < g.gs ? n - base : g.gs;
-        borrow = (u32)((s >> cnt) & 1);
-        FW_LANES {
-            u32 i = base + lane;
-            if (i < n && ((cs >> lane) & 1)) r[i] -= 1;
+        ge[FW_LI] = c != 0;
+        pr[FW_LI] = any == 0;
+    }
+    u32 G = fw_ballot(g, ge), P = fw_ballot(g, pr);
+    u32 x = G | P;
+    u64 s = (u64)x + G + bin;
+    u32 cs = (u32)(s ^ x ^ G);
+    u32 borrow = (u32)((s >> g.gs) & 1);
+    FW_LANES {
+        if ((cs >> lane) & 1) {
+            u32 lo = lane * B, hi = lo + B < n ? lo + B : n;
+            for (u32 i = lo; i < hi; i++) {
+                u64 v = r[i];
+                r[i] = v - 1;
+                if (v != 0) break;
+            }
         }
     }
     fw_sync(g);
@@ -261,8 +272,11 @@ FL_DEV i8 fw_finish(const FwG &g, FlOut &o, bool neg, i64 e, i8 t, bool inc, u64
 
 // fl_round_to: the top n limbs of src (s limbs, left-aligned) rounded into
 // o.m, the sticky bit below; then the range check.
-FL_NOINL i8 fw_round_to(const FwG &g, FlOut &o, bool neg, i64 e, const u64 *src, u32 s, bool sticky,
-                      u64 p, u32 rnd) {
+// (Out of line, the group and the output by value: no reloads from the
+// stack after each store through a generic pointer.)
+FL_NOINL i8 fw_round_to(const FwG g, FlOut &oref, bool neg, i64 e, const u64 *src, u32 s,
+                        bool sticky, u64 p, u32 rnd) {
+    FlOut o = oref;
     u32 n = o.n;
     u32 low = (u32)(64ull * n - p);
     u32 nb = s > n ? s - n : 0;
@@ -300,7 +314,9 @@ FL_NOINL i8 fw_round_to(const FwG &g, FlOut &o, bool neg, i64 e, const u64 *src,
         e += 1;
     }
     i8 t = inexact ? fl_ternary(inc, neg) : 0;
-    return fw_finish(g, o, neg, e, t, inc, p, rnd);
+    t = fw_finish(g, o, neg, e, t, inc, p, rnd);
+    oref.head = o.head;
+    return t;
 }
 
 // acc (6 limbs) += a * w (4 limbs): two carry chains, the low halves of the
@@ -346,7 +362,7 @@ FL_DEV void fw_row(u64 *acc, u64 a, u64 w0, u64 w1, u64 w2, u64 w3) {
 // every lane gets a similar number of rows); its C low limbs go to P, its
 // 2-limb overflow to Q at the next band; then P += Q. Returns P normalized
 // (top bit set) in P or Q (la + lb limbs), lz the shift (0 or 1).
-FL_NOINL u64 *fw_product(const FwG &g, const u64 *X, u32 la, const u64 *Y, u32 lb, u64 *P, u64 *Q,
+FL_NOINL u64 *fw_product(const FwG g, const u64 *X, u32 la, const u64 *Y, u32 lb, u64 *P, u64 *Q,
                        u32 &lz) {
     const u32 C = FW_C;
     u32 nb = (la + lb + C - 1) / C;
@@ -414,8 +430,9 @@ FL_NOINL u64 *fw_product(const FwG &g, const u64 *X, u32 la, const u64 *Y, u32 l
 
 // fl_add_num: x + y, finite nonzero; window w = max(lx, ly, n) + 1; BF and
 // YB w + 1 limbs each.
-FL_NOINL i8 fw_add_num(const FwG &g, FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd, u64 *BF,
-                     u64 *YB) {
+FL_NOINL i8 fw_add_num(const FwG g, FlOut &oref, FlNum x, FlNum y, u64 p, u32 rnd, u64 *BF,
+                       u64 *YB) {
+    FlOut o = oref;
     int ord = x.e != y.e ? (x.e < y.e ? -1 : 1) : fw_cmp_mant(g, x.m, x.l, y.m, y.l);
     if (ord < 0) {
         FlNum t = x;
@@ -425,6 +442,7 @@ FL_NOINL i8 fw_add_num(const FwG &g, FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd,
     bool sub = x.neg != y.neg;
     if (sub && ord == 0) {
         fw_special(g, o, FL_ZERO, rnd == FL_RD);
+        oref.head = o.head;
         return 0;
     }
     u32 w = (x.l > y.l ? x.l : y.l);
@@ -453,13 +471,15 @@ FL_NOINL i8 fw_add_num(const FwG &g, FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd,
     fw_sync(g);
     u32 len = top + 1;
     i64 e = x.e + 64 * ((i64)len - (i64)w) - (i64)lz;
-    return fw_round_to(g, o, x.neg, e, YB, len, sticky, p, rnd);
+    i8 t = fw_round_to(g, o, x.neg, e, YB, len, sticky, p, rnd);
+    oref.head = o.head;
+    return t;
 }
 
 // Shared-memory layout of one group (limb offsets; total in `tot`). The
 // host (src/float/cuda.rs, wide_smem_limbs) computes the same total.
 struct FwLay {
-    u32 x, y, z, p, q, bf, yb, tot;
+    u32 x, y, z, p, q, bf, yb, r, tot;
 };
 
 FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
@@ -489,17 +509,16 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
     c += w ? w + 1 : 0;
     L.yb = c;
     c += w ? w + 1 : 0;
+    L.r = c;  // the result, rounded here, then copied out
+    c += n;
     L.tot = c;
     return L;
 }
 
-// One element of add, sub, mul, fma or fms by the group g, in the shared
-// region S (fw_layout). MPFR's special-value tables as in fl_arith_buf.
-// Returns the ternary value; o.head the result's head word.
-FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64 xh,
-                     const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm,
-                     u32 lz) {
-    FwLay L = fw_layout(op, o.n, lx, ly, lz);
+// fw_element's work, the result into o.m = the shared region's R.
+FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u64 p, FlOut &o,
+                        u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh,
+                        const u64 *zm, u32 lz) {
     bool prod = op == FL_OP_MUL || op == FL_OP_FMA || op == FL_OP_FMS;
     bool fma = op == FL_OP_FMA || op == FL_OP_FMS;
     u64 *X = S + L.x, *Y = S + L.y, *Z = S + L.z;
@@ -581,14 +600,29 @@ FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64
     return fw_add_num(g, o, pr, fl_num(zh, Z, lz, cn), p, rnd, S + L.bf, S + L.yb);
 }
 
+// One element of add, sub, mul, fma or fms by the group g, in the shared
+// region S (fw_layout). MPFR's special-value tables as in fl_arith_buf.
+// The rounding works in shared memory; the limbs go to o.m (global) in one
+// coalesced pass at the end. Returns the ternary value; o.head the head.
+FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64 xh,
+                     const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm,
+                     u32 lz) {
+    FwLay L = fw_layout(op, o.n, lx, ly, lz);
+    FlOut os = {S + L.r, o.n, 0};
+    i8 t = fw_element_in(g, S, L, op, rnd, p, os, xh, xm, lx, yh, ym, ly, zh, zm, lz);
+    FW_LANES {
+        for (u32 i = lane; i < o.n; i += g.gs) o.m[i] = os.m[i];
+    }
+    o.head = os.head;
+    return t;
+}
+
 #ifdef __CUDA_ARCH__
-// A group of gs lanes (8, 16 or 32) per element; blockDim.x / gs groups per
-// block, `stride` shared limbs each (at least fw_layout's total).
-extern "C" __global__ void float_wide(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl,
-                                      const u64 *yh, const u64 *yl, const u64 *zh,
-                                      const u64 *zl, u64 len, u32 op, u32 rnd, u64 p, u32 n,
-                                      u32 lx, u32 ly, u32 lz, u32 want_tern, u32 gs,
-                                      u32 stride) {
+// A group of gs lanes (4, 8, 16 or 32) per element; blockDim.x / gs groups
+// per block, `stride` shared limbs each (at least fw_layout's total).
+FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh,
+                      const u64 *yl, const u64 *zh, const u64 *zl, u64 len, u32 op, u32 rnd,
+                      u64 p, u32 n, u32 lx, u32 ly, u32 lz, u32 want_tern, u32 gs, u32 stride) {
     extern __shared__ u64 fw_smem[];
     u32 gpb = blockDim.x / gs, gid = threadIdx.x / gs;
     FwG g;
@@ -610,4 +644,17 @@ extern "C" __global__ void float_wide(u64 *rh, u64 *rl, i8 *tern, const u64 *xh,
         fw_sync(g);
     }
 }
+
+// Blocks of at most 128 threads. float_wide: registers capped for 6 blocks
+// per multiprocessor (80; a few bytes spilled); float_wide_r: no cap (100).
+#define FW_KERNEL(NAME, BOUNDS)                                                                 \
+    extern "C" __global__ void BOUNDS NAME(                                                     \
+        u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh, const u64 *yl, \
+        const u64 *zh, const u64 *zl, u64 len, u32 op, u32 rnd, u64 p, u32 n, u32 lx, u32 ly,   \
+        u32 lz, u32 want_tern, u32 gs, u32 stride) {                                            \
+        fw_kernel(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly, lz,         \
+                  want_tern, gs, stride);                                                       \
+    }
+FW_KERNEL(float_wide, __launch_bounds__(128, 6))
+FW_KERNEL(float_wide_r, __launch_bounds__(128))
 #endif
