@@ -25,12 +25,15 @@ static std::vector<u64> rd(size_t n) {
 }
 
 // src/float/cuda.rs's wide_group_size.
-static u32 group_size(u32 n, u32 lx, u32 ly, u32 lz) {
+static u32 group_size(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
     u32 m = n;
     if (lx > m) m = lx;
     if (ly > m) m = ly;
     if (lz > m) m = lz;
-    return m <= 32 ? 8 : (m <= 64 ? 16 : 32);
+    u32 per = op == FL_OP_MUL ? 8 : (op == FL_OP_FMA || op == FL_OP_FMS ? 2 : 4);
+    u32 v = m / per, g = 1;
+    while (g < v) g *= 2;
+    return g < 8 ? 8 : (g > 32 ? 32 : g);
 }
 
 int main() {
@@ -49,7 +52,7 @@ int main() {
         if (op == FL_OP_ADD || op == FL_OP_SUB || op == FL_OP_MUL || op == FL_OP_FMA ||
             op == FL_OP_FMS) {
             u32 lzz = (op == FL_OP_FMA || op == FL_OP_FMS) ? lz : 0;
-            FwG g = {gse ? (u32)atoi(gse) : group_size(n, lx, ly, lzz), 0, 0, 0};
+            FwG g = {gse ? (u32)atoi(gse) : group_size(op, n, lx, ly, lzz), 0, 0, 0};
             FwLay L = fw_layout(op, n, lx, ly, lzz);
             std::vector<u64> S(L.tot ? L.tot : 1, 0x5a5a5a5a5a5a5a5aull);
             t = fw_element(g, S.data(), op, rnd, p, o, xh[i], xl.data() + i * lx, lx, yh[i],

@@ -239,11 +239,14 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
                 gs: 1,
             })
     };
-    let wide = tier > 16
-        && matches!(
-            op,
-            DevOp::Add | DevOp::Sub | DevOp::Mul | DevOp::Fma | DevOp::Fms
-        );
+    // Measured (notes/floatwide.md): products from 17 limbs beat the
+    // thread-per-element kernels (1088 bits: mul 1.07 vs 0.71 G/s); sums
+    // only above 32 limbs (2048 bits: 1.19 vs 1.20, 1088: 1.64 vs 2.03).
+    let wide = match op {
+        DevOp::Mul | DevOp::Fma | DevOp::Fms => tier > 16,
+        DevOp::Add | DevOp::Sub => tier > 32,
+        _ => false,
+    };
     match cap.as_deref() {
         Some("local") => local,
         Some("tile") => fit(Kind::Tile, staged)
@@ -267,9 +270,12 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
     }
 }
 
-/// Lanes per element of float_wide: 8 up to 32 limbs, 16 up to 64, then 32
-/// (`MPARRAY_FLOAT_WIDE_G=4|8|16|32` forces one, for measurements).
-fn wide_group_size(n: usize, lx: usize, ly: usize, lz: usize) -> u32 {
+/// Lanes per element of float_wide, from the largest limb count m: products
+/// m/8 (more elements in flight), sums m/4, fma and fms m/2 (their serial
+/// sum after the product), within 8..32; the best of 4/8/16/32 measured at
+/// 2048, 4096 and 8192 bits (notes/floatwide.md).
+/// `MPARRAY_FLOAT_WIDE_G=4|8|16|32` forces one, for measurements.
+fn wide_group_size(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> u32 {
     if let Some(g) = std::env::var("MPARRAY_FLOAT_WIDE_G")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
@@ -277,11 +283,13 @@ fn wide_group_size(n: usize, lx: usize, ly: usize, lz: usize) -> u32 {
     {
         return g;
     }
-    match n.max(lx).max(ly).max(lz) {
-        0..=32 => 8,
-        33..=64 => 16,
-        _ => 32,
-    }
+    let m = n.max(lx).max(ly).max(lz);
+    let per = match op {
+        DevOp::Mul => 8,
+        DevOp::Fma | DevOp::Fms => 2,
+        _ => 4,
+    };
+    (m / per).next_power_of_two().clamp(8, 32) as u32
 }
 
 /// Shared limbs of one group of float_wide (float_wide.cu's fw_layout).
@@ -316,7 +324,7 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
 /// Groups of `gs` lanes, as many per block (up to 128 threads) as fit in
 /// 48 KiB of shared memory.
 fn plan_wide(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> Plan {
-    let gs = wide_group_size(n, lx, ly, lz);
+    let gs = wide_group_size(op, n, lx, ly, lz);
     let stride = (wide_smem_limbs(op, n, lx, ly, lz) | 1) as u32;
     let gpb = (128 / gs).min(SMEM_LIMIT / (stride * 8)).max(1);
     Plan {

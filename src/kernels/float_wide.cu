@@ -361,9 +361,10 @@ FL_DEV void fw_row(u64 *acc, u64 a, u64 w0, u64 w1, u64 w2, u64 w3) {
 // summed in registers by one lane (bands dealt out back and forth so that
 // every lane gets a similar number of rows); its C low limbs go to P, its
 // 2-limb overflow to Q at the next band; then P += Q. Returns P normalized
-// (top bit set) in P or Q (la + lb limbs), lz the shift (0 or 1).
+// (top bit set) in P or Q (la + lb limbs), lz the shift (0 or 1). Bands
+// below kb are left out (zeros): a short product (see fw_element_in).
 FL_NOINL u64 *fw_product(const FwG g, const u64 *X, u32 la, const u64 *Y, u32 lb, u64 *P, u64 *Q,
-                       u32 &lz) {
+                         u32 &lz, u32 kb) {
     const u32 C = FW_C;
     u32 nb = (la + lb + C - 1) / C;
     FW_LANES {
@@ -374,6 +375,7 @@ FL_NOINL u64 *fw_product(const FwG g, const u64 *X, u32 la, const u64 *Y, u32 lb
             u32 k0 = k * C;
             u32 ilo = k0 + 1 > lb ? k0 + 1 - lb : 0;
             u32 ihi = k0 + C < la ? k0 + C : la;
+            if (k < kb) ihi = ilo;
             u64 acc[C + 2] = {0, 0, 0, 0, 0, 0};
             // Window v0..v3: limbs k0 - i .. k0 - i + C of y (position +
             // C); each row brings in one limb below, the names rotate over
@@ -562,10 +564,26 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
         else if (cx == FL_INF || cy == FL_INF) fw_special(g, o, FL_INF, neg);
         else if (cx == FL_ZERO || cy == FL_ZERO) fw_special(g, o, FL_ZERO, neg);
         else {
-            u32 sh;
-            u64 *R = fw_product(g, X, lx, Y, ly, S + L.p, S + L.q, sh);
-            return fw_round_to(g, o, neg, fl_exp(xh) + fl_exp(yh) - (i64)sh, R, lx + ly, false,
-                               p, rnd);
+            // Short product: the bands from column K = C * kb, K <= l - n - 3.
+            // The columns left out add less than K + 2 units to limb K + 1
+            // (column k is below (k + 1) B^2); so if that limb u of the
+            // computed sum has 1 <= u and u + K + 1 < 2^64, no carry crosses
+            // it, every bit from limb K + 2 up (the kept bits and the round
+            // bit, two limbs above) is exact, and some bit below the round
+            // bit is set: the rounding and the ternary value are the exact
+            // product's. Otherwise the full product.
+            u32 l = lx + ly, sh;
+            u32 kb = l >= o.n + 3 ? (l - o.n - 3) / FW_C : 0;
+            u64 *R = fw_product(g, X, lx, Y, ly, S + L.p, S + L.q, sh, kb);
+            bool sticky = false;
+            if (kb > 0) {
+                u32 K = kb * FW_C;
+                u64 u = S[L.p + K + 1];
+                if (u != 0 && u <= ~0ull - (u64)(K + 2)) sticky = true;
+                else R = fw_product(g, X, lx, Y, ly, S + L.p, S + L.q, sh, 0);
+            }
+            return fw_round_to(g, o, neg, fl_exp(xh) + fl_exp(yh) - (i64)sh, R, l, sticky, p,
+                               rnd);
         }
         return 0;
     }
@@ -594,7 +612,7 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
         return fw_round_to(g, o, cn, fl_exp(zh), Z, lz, false, p, rnd);
     }
     u32 sh;
-    u64 *R = fw_product(g, X, lx, Y, ly, S + L.p, S + L.q, sh);
+    u64 *R = fw_product(g, X, lx, Y, ly, S + L.p, S + L.q, sh, 0);
     FlNum pr = {pn, fl_exp(xh) + fl_exp(yh) - (i64)sh, R, lx + ly};
     if (cz == FL_ZERO) return fw_round_to(g, o, pr.neg, pr.e, pr.m, pr.l, false, p, rnd);
     return fw_add_num(g, o, pr, fl_num(zh, Z, lz, cn), p, rnd, S + L.bf, S + L.yb);
