@@ -39,7 +39,14 @@ const MIXED: &[u64] = &[
     1, 2, 53, 64, 65, 128, 500, 1000, 1024, 1025, 1100, 2048, 2049, 4096, 8192, 16384,
 ];
 
-const OPS: &[DevOp] = &[DevOp::Add, DevOp::Sub, DevOp::Mul, DevOp::Fma, DevOp::Fms];
+const OPS: &[DevOp] = &[
+    DevOp::Add,
+    DevOp::Sub,
+    DevOp::Mul,
+    DevOp::Div,
+    DevOp::Fma,
+    DevOp::Fms,
+];
 
 enum Dev {
     Cuda(Arc<CudaEngine>),
@@ -49,6 +56,11 @@ enum Dev {
 
 impl Dev {
     fn cuda() -> Dev {
+        // Division takes the group kernel only on request (until measured):
+        // every test of this binary asks for it.
+        // SAFETY: every test here sets the same value; nothing reads the
+        // environment concurrently except the library's kernel choice.
+        unsafe { std::env::set_var("MPARRAY_FLOAT_WIDE_DIV", "1") };
         let eng = CudaEngine::shared().expect("a CUDA device");
         static ONCE: std::sync::Once = std::sync::Once::new();
         // Every case here takes float_wide: compile only that module.
@@ -422,6 +434,19 @@ fn hard_cases(dev: &Dev, seed: u64) {
                     &[&a, &b],
                 );
             }
+            // Exact quotients (a*b exact at p, divided by a: remainder 0),
+            // rounded to p, p/2 (ties and carries) and p/2 + 1.
+            let ab = a.mul_ternary(&b, p, Round::Zero).unwrap().0;
+            for q in [p, p / 2, p / 2 + 1] {
+                let got = dev.run(DevOp::Div, &[&ab, &a], q, rnd);
+                let want = cpu(DevOp::Div, &[&ab, &a], q, rnd);
+                same(
+                    &format!("exact div p={p}->{q} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&ab, &a],
+                );
+            }
             // fma(x, y, -(x*y)) and fms(x, y, x*y) rounded to p and 2p.
             let xs = operands(&mut r, len, &[p, p]);
             for q in [p, 2 * p] {
@@ -513,6 +538,7 @@ fn against_malachite(dev: &Dev, seed: u64) {
                 (DevOp::Add, 2),
                 (DevOp::Sub, 2),
                 (DevOp::Mul, 2),
+                (DevOp::Div, 2),
                 (DevOp::Fma, 3),
             ] {
                 let args = [x, y, z];
@@ -528,6 +554,7 @@ fn against_malachite(dev: &Dev, seed: u64) {
                         DevOp::Add => a.add_prec_round_ref_ref(&b, p, m),
                         DevOp::Sub => a.sub_prec_round_ref_ref(&b, p, m),
                         DevOp::Mul => a.mul_prec_round_ref_ref(&b, p, m),
+                        DevOp::Div => a.div_prec_round_ref_ref(&b, p, m),
                         _ => c.add_mul_prec_round_ref_ref_ref(&a, &b, p, m),
                     };
                     let gi = g.to_float(i);

@@ -2,8 +2,8 @@
 // element, the lanes run one after the other between the collectives), for
 // tests/float_cuda_wide.rs (MPARRAY_FLOATWIDE_EMU=path/to/wemu). Same job
 // protocol as notes/floatgpu-emu/emu.cpp: stdin: op rnd p n lx ly lz k len,
-// then xh, xl, yh, yl, zh, zl; stdout: rh, rl, tern. add, sub, mul, fma and
-// fms go through the group code at every size (so small sizes test it too);
+// then xh, xl, yh, yl, zh, zl; stdout: rh, rl, tern. add, sub, mul, div, fma
+// and fms go through the group code at every size (so small sizes test it too);
 // FW_GS=4|8|16|32 forces the group size (default: the library's rule).
 // Build: g++ -O2 -o wemu wemu.cpp; also with -DFW_REV (lanes in reverse
 // order) and -fsanitize=address,undefined (each group's shared region is
@@ -49,8 +49,8 @@ int main() {
     for (u64 i = 0; i < len; i++) {
         FlOut o = {rl.data() + i * n, n, 0};
         i8 t;
-        if (op == FL_OP_ADD || op == FL_OP_SUB || op == FL_OP_MUL || op == FL_OP_FMA ||
-            op == FL_OP_FMS) {
+        if (op == FL_OP_ADD || op == FL_OP_SUB || op == FL_OP_MUL || op == FL_OP_DIV ||
+            op == FL_OP_FMA || op == FL_OP_FMS) {
             u32 lzz = (op == FL_OP_FMA || op == FL_OP_FMS) ? lz : 0;
             FwG g = {gse ? (u32)atoi(gse) : group_size(op, n, lx, ly, lzz), 0, 0, 0};
             FwLay L = fw_layout(op, n, lx, ly, lzz);

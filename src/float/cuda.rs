@@ -242,9 +242,13 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
     // Measured (notes/floatwide.md): products from 17 limbs beat the
     // thread-per-element kernels (1088 bits: mul 1.07 vs 0.71 G/s); sums
     // only above 32 limbs (2048 bits: 1.19 vs 1.20, 1088: 1.64 vs 2.03).
+    // Division by the group (Knuth D, float_wide.cu's fw_div_num) only on
+    // request until measured on a device: MPARRAY_FLOAT_WIDE_DIV=1.
+    let wide_div = std::env::var("MPARRAY_FLOAT_WIDE_DIV").is_ok_and(|v| v == "1");
     let wide = match op {
         DevOp::Mul | DevOp::Fma | DevOp::Fms => tier > 16,
         DevOp::Add | DevOp::Sub => tier > 32,
+        DevOp::Div => wide_div && tier > 16,
         _ => false,
     };
     match cap.as_deref() {
@@ -257,7 +261,7 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         Some("wide")
             if matches!(
                 op,
-                DevOp::Add | DevOp::Sub | DevOp::Mul | DevOp::Fma | DevOp::Fms
+                DevOp::Add | DevOp::Sub | DevOp::Mul | DevOp::Div | DevOp::Fma | DevOp::Fms
             ) =>
         {
             plan_wide(op, n, lx, ly, lz)
@@ -295,6 +299,11 @@ fn wide_group_size(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> u32 
 /// Shared limbs of one group of float_wide (float_wide.cu's fw_layout).
 fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize {
     const C: usize = 4;
+    if op == DevOp::Div {
+        // X, Y, then U (ul + 1), Q (ul), LO and HI (ly + 1), the result.
+        let ul = lx.max(ly + n + 1);
+        return lx + ly + 2 * ul + 1 + 2 * (ly + 1) + n;
+    }
     let sk = |j: usize| j + (j >> 2);
     let prod = matches!(op, DevOp::Mul | DevOp::Fma | DevOp::Fms);
     let fma = matches!(op, DevOp::Fma | DevOp::Fms);

@@ -478,6 +478,97 @@ FL_NOINL i8 fw_add_num(const FwG g, FlOut &oref, FlNum x, FlNum y, u64 p, u32 rn
     return t;
 }
 
+// fl_div_num: x / y, finite nonzero, by Knuth's algorithm D with the
+// quotient digits computed by every lane alike (fl_divrem's estimate from
+// the top limbs) and each step's U[j..j+ly] -= qhat * V split across the
+// lanes: LO and HI (the products' halves, HI one limb up) summed by one
+// lookahead, subtracted by another, V added back on a borrow. U holds
+// x's mantissa at limbs k.. (ul + 1 limbs, staged by fw_element_in), V
+// y's (ly limbs); Q ul limbs; LO, HI ly + 1 limbs.
+FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, u32 lx, const u64 *V, u32 ly,
+                       u32 k, u64 *U, u64 *Q, u64 *LO, u64 *HI, u64 p, u32 rnd) {
+    FlOut o = oref;
+    u32 ul = lx + k;
+    u64 vt = V[ly - 1];
+    u64 vi = fl_invert_fast(vt);
+    FW_LANES {
+        for (u32 i = lane; i < ul; i += g.gs) Q[i] = 0;
+    }
+    fw_sync(g);
+    if (ly == 1) {
+        // One-limb divisor: a chain of 2-by-1 divisions (every lane alike).
+        u64 r = 0;
+        for (u32 j = ul; j-- > 0;) {
+            u64 qj = fl_div21_pre(r, U[j], vt, vi, r);
+            FW_ONE { Q[j] = qj; }
+        }
+        fw_sync(g);
+        FW_ONE { U[0] = r; }
+        fw_sync(g);
+    } else {
+        u64 v2 = V[ly - 2];
+        for (u32 j = ul - ly + 1; j-- > 0;) {
+            u64 n2 = U[j + ly], n1 = U[j + ly - 1], n0 = U[j + ly - 2];
+            u64 qh, rh;
+            bool rbig;
+            if (n2 >= vt) {
+                qh = ~0ull;
+                rh = n1 + vt;
+                rbig = rh < n1;
+            } else {
+                qh = fl_div21_pre(n2, n1, vt, vi, rh);
+                rbig = false;
+            }
+            while (!rbig) {
+                u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
+                if (phi > rh || (phi == rh && plo > n0)) {
+                    qh--;
+                    u64 ov = rh;
+                    rh += vt;
+                    rbig = rh < ov;
+                } else {
+                    break;
+                }
+            }
+            if (qh != 0) {
+                FW_LANES {
+                    for (u32 i = lane; i <= ly; i += g.gs) {
+                        LO[i] = i < ly ? qh * V[i] : 0;
+                        HI[i] = i > 0 ? fl_mulhi(qh, V[i - 1]) : 0;
+                    }
+                }
+                fw_sync(g);
+                fw_add(g, LO, LO, HI, ly + 1, 0, 0);
+                if (fw_sub(g, U + j, U + j, LO, ly + 1, 0, 0)) {
+                    // One too many: add V back (the carry out of the top
+                    // cancels the borrow).
+                    qh--;
+                    u32 c = fw_add(g, U + j, U + j, V, ly, 0, 0);
+                    FW_ONE { U[j + ly] += c; }
+                    fw_sync(g);
+                }
+            }
+            FW_ONE { Q[j] = qh; }
+            fw_sync(g);
+        }
+    }
+    bool sticky = fw_any(g, U, ly);
+    fw_sync(g);
+    // Normalize the quotient into U (free now).
+    u32 top = fw_top(g, Q, ul);
+    u32 lz = fl_clz(Q[top]);
+    FW_LANES {
+        for (u32 i = lane; i <= top; i += g.gs)
+            U[i] = lz ? (Q[i] << lz) | (i ? Q[i - 1] >> (64 - lz) : 0) : Q[i];
+    }
+    fw_sync(g);
+    u32 qs = top + 1;
+    i64 e = e0 + 64 * ((i64)ly + (i64)qs - (i64)lx - (i64)k) - (i64)lz;
+    i8 t = fw_round_to(g, o, neg, e, U, qs, sticky, p, rnd);
+    oref.head = o.head;
+    return t;
+}
+
 // Shared-memory layout of one group (limb offsets; total in `tot`). The
 // host (src/float/cuda.rs, wide_smem_limbs) computes the same total.
 struct FwLay {
@@ -499,6 +590,23 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
     c += nbc;
     L.q = c;
     c += prod ? nbc + FW_C : 0;
+    if (op == FL_OP_DIV) {
+        // Y (staged above), U (x at limb k, ul + 1), Q (ul), LO, HI (ly + 1).
+        u32 k = ly + n + 1 > lx ? ly + n + 1 - lx : 0, ul = lx + k;
+        L.x = c;  // U
+        c += ul + 1;
+        L.bf = c;  // Q
+        c += ul;
+        L.p = c;  // LO
+        c += ly + 1;
+        L.q = c;  // HI
+        c += ly + 1;
+        L.yb = c;
+        L.r = c;
+        c += n;
+        L.tot = c;
+        return L;
+    }
     u32 w = 0;
     if (op == FL_OP_ADD || op == FL_OP_SUB) {
         w = lx > ly ? lx : ly;
@@ -525,8 +633,12 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
     bool fma = op == FL_OP_FMA || op == FL_OP_FMS;
     u64 *X = S + L.x, *Y = S + L.y, *Z = S + L.z;
     // Stage the operands (coalesced: consecutive lanes, consecutive limbs).
+    u32 dk = ly + o.n + 1 > lx ? ly + o.n + 1 - lx : 0;  // division: U = x B^dk
     FW_LANES {
-        if (prod) {
+        if (op == FL_OP_DIV) {
+            for (u32 i = lane; i <= lx + dk; i += g.gs) X[i] = (i >= dk && i < lx + dk) ? xm[i - dk] : 0;
+            for (u32 i = lane; i < ly; i += g.gs) Y[i] = ym[i];
+        } else if (prod) {
             for (u32 i = lane; i < lx; i += g.gs) X[FW_SK(i)] = xm[i];
             for (u32 u = lane; u < ly + 2 * FW_C; u += g.gs)
                 Y[FW_SK(u)] = (u >= FW_C && u < FW_C + ly) ? ym[u - FW_C] : 0;
@@ -554,6 +666,20 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
         else
             return fw_add_num(g, o, fl_num(xh, X, lx, xn), fl_num(yh, Y, ly, yn), p, rnd,
                               S + L.bf, S + L.yb);
+        return 0;
+    }
+    if (op == FL_OP_DIV) {
+        bool neg = xn != yn;
+        if (cx == FL_NAN || cy == FL_NAN || (cx == FL_INF && cy == FL_INF) ||
+            (cx == FL_ZERO && cy == FL_ZERO))
+            fw_special(g, o, FL_NAN, false);
+        else if (cx == FL_INF) fw_special(g, o, FL_INF, neg);
+        else if (cy == FL_INF) fw_special(g, o, FL_ZERO, neg);
+        else if (cy == FL_ZERO) fw_special(g, o, FL_INF, neg);
+        else if (cx == FL_ZERO) fw_special(g, o, FL_ZERO, neg);
+        else
+            return fw_div_num(g, o, neg, fl_exp(xh) - fl_exp(yh), lx, Y, ly, dk, X, S + L.bf,
+                              S + L.p, S + L.q, p, rnd);
         return 0;
     }
     if (op == FL_OP_MUL) {
