@@ -55,7 +55,8 @@ int main() {
             FwG g = {gse ? (u32)atoi(gse) : group_size(op, n, lx, ly, lzz), 0, 0, 0};
             FwLay L = fw_layout(op, n, lx, ly, lzz);
             std::vector<u64> S(L.tot ? L.tot : 1, 0x5a5a5a5a5a5a5a5aull);
-            t = fw_element(g, S.data(), op, rnd, p, o, xh[i], xl.data() + i * lx, lx, yh[i],
+            auto el = op == FL_OP_DIV ? fw_element<true> : fw_element<false>;
+            t = el(g, S.data(), op, rnd, p, o, xh[i], xl.data() + i * lx, lx, yh[i],
                            yl.data() + i * ly, ly, zh[i], zl.data() + i * lz, lzz);
         } else if (op == FL_OP_CMP) {
             t = fl_cmp(xh[i], xl.data() + i * lx, lx, yh[i], yl.data() + i * ly, ly);

@@ -567,6 +567,7 @@ impl CudaFloatArray {
                 Kind::Tile => "float_arith_tile",
                 Kind::Smem => "float_arith_smem",
                 Kind::Local => "float_arith",
+                Kind::Wide if op == DevOp::Div => "float_wide_div",
                 Kind::Wide => match std::env::var("MPARRAY_FLOAT_WIDE_REGS").as_deref() {
                     Ok("full") => "float_wide_r",
                     _ => "float_wide",

@@ -430,6 +430,34 @@ FL_NOINL u64 *fw_product(const FwG g, const u64 *X, u32 la, const u64 *Y, u32 lb
     return Q;
 }
 
+// x * y, finite nonzero (X, Y staged for fw_product; P, Q its buffers);
+// e the sum of the exponents.
+FL_NOINL i8 fw_mul_num(const FwG g, FlOut &oref, bool neg, i64 e, const u64 *X, u32 lx,
+                       const u64 *Y, u32 ly, u64 *P, u64 *Q, u64 p, u32 rnd) {
+    FlOut o = oref;
+    // Short product: the bands from column K = C * kb, K <= l - n - 3.
+    // The columns left out add less than K + 2 units to limb K + 1
+    // (column k is below (k + 1) B^2); so if that limb u of the
+    // computed sum has 1 <= u and u + K + 1 < 2^64, no carry crosses
+    // it, every bit from limb K + 2 up (the kept bits and the round
+    // bit, two limbs above) is exact, and some bit below the round
+    // bit is set: the rounding and the ternary value are the exact
+    // product's. Otherwise the full product.
+    u32 l = lx + ly, sh;
+    u32 kb = l >= o.n + 3 ? (l - o.n - 3) / FW_C : 0;
+    u64 *R = fw_product(g, X, lx, Y, ly, P, Q, sh, kb);
+    bool sticky = false;
+    if (kb > 0) {
+        u32 K = kb * FW_C;
+        u64 u = P[K + 1];
+        if (u != 0 && u <= ~0ull - (u64)(K + 2)) sticky = true;
+        else R = fw_product(g, X, lx, Y, ly, P, Q, sh, 0);
+    }
+    i8 t = fw_round_to(g, o, neg, e - (i64)sh, R, l, sticky, p, rnd);
+    oref.head = o.head;
+    return t;
+}
+
 // fl_add_num: x + y, finite nonzero; window w = max(lx, ly, n) + 1; BF and
 // YB w + 1 limbs each.
 FL_NOINL i8 fw_add_num(const FwG g, FlOut &oref, FlNum x, FlNum y, u64 p, u32 rnd, u64 *BF,
@@ -625,7 +653,9 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
     return L;
 }
 
-// fw_element's work, the result into o.m = the shared region's R.
+// fw_element's work, the result into o.m = the shared region's R. DIV:
+// division only (its own kernel: the others keep their registers).
+template <bool DIV>
 FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u64 p, FlOut &o,
                         u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh,
                         const u64 *zm, u32 lz) {
@@ -635,7 +665,7 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
     // Stage the operands (coalesced: consecutive lanes, consecutive limbs).
     u32 dk = ly + o.n + 1 > lx ? ly + o.n + 1 - lx : 0;  // division: U = x B^dk
     FW_LANES {
-        if (op == FL_OP_DIV) {
+        if (DIV) {
             for (u32 i = lane; i <= lx + dk; i += g.gs) X[i] = (i >= dk && i < lx + dk) ? xm[i - dk] : 0;
             for (u32 i = lane; i < ly; i += g.gs) Y[i] = ym[i];
         } else if (prod) {
@@ -668,7 +698,7 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
                               S + L.bf, S + L.yb);
         return 0;
     }
-    if (op == FL_OP_DIV) {
+    if (DIV) {
         bool neg = xn != yn;
         if (cx == FL_NAN || cy == FL_NAN || (cx == FL_INF && cy == FL_INF) ||
             (cx == FL_ZERO && cy == FL_ZERO))
@@ -690,26 +720,8 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
         else if (cx == FL_INF || cy == FL_INF) fw_special(g, o, FL_INF, neg);
         else if (cx == FL_ZERO || cy == FL_ZERO) fw_special(g, o, FL_ZERO, neg);
         else {
-            // Short product: the bands from column K = C * kb, K <= l - n - 3.
-            // The columns left out add less than K + 2 units to limb K + 1
-            // (column k is below (k + 1) B^2); so if that limb u of the
-            // computed sum has 1 <= u and u + K + 1 < 2^64, no carry crosses
-            // it, every bit from limb K + 2 up (the kept bits and the round
-            // bit, two limbs above) is exact, and some bit below the round
-            // bit is set: the rounding and the ternary value are the exact
-            // product's. Otherwise the full product.
-            u32 l = lx + ly, sh;
-            u32 kb = l >= o.n + 3 ? (l - o.n - 3) / FW_C : 0;
-            u64 *R = fw_product(g, X, lx, Y, ly, S + L.p, S + L.q, sh, kb);
-            bool sticky = false;
-            if (kb > 0) {
-                u32 K = kb * FW_C;
-                u64 u = S[L.p + K + 1];
-                if (u != 0 && u <= ~0ull - (u64)(K + 2)) sticky = true;
-                else R = fw_product(g, X, lx, Y, ly, S + L.p, S + L.q, sh, 0);
-            }
-            return fw_round_to(g, o, neg, fl_exp(xh) + fl_exp(yh) - (i64)sh, R, l, sticky, p,
-                               rnd);
+            return fw_mul_num(g, o, neg, fl_exp(xh) + fl_exp(yh), X, lx, Y, ly, S + L.p, S + L.q,
+                              p, rnd);
         }
         return 0;
     }
@@ -748,12 +760,13 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
 // region S (fw_layout). MPFR's special-value tables as in fl_arith_buf.
 // The rounding works in shared memory; the limbs go to o.m (global) in one
 // coalesced pass at the end. Returns the ternary value; o.head the head.
+template <bool DIV>
 FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64 xh,
                      const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm,
                      u32 lz) {
     FwLay L = fw_layout(op, o.n, lx, ly, lz);
     FlOut os = {S + L.r, o.n, 0};
-    i8 t = fw_element_in(g, S, L, op, rnd, p, os, xh, xm, lx, yh, ym, ly, zh, zm, lz);
+    i8 t = fw_element_in<DIV>(g, S, L, op, rnd, p, os, xh, xm, lx, yh, ym, ly, zh, zm, lz);
     FW_LANES {
         for (u32 i = lane; i < o.n; i += g.gs) o.m[i] = os.m[i];
     }
@@ -764,6 +777,7 @@ FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64
 #ifdef __CUDA_ARCH__
 // A group of gs lanes (4, 8, 16 or 32) per element; blockDim.x / gs groups
 // per block, `stride` shared limbs each (at least fw_layout's total).
+template <bool DIV>
 FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh,
                       const u64 *yl, const u64 *zh, const u64 *zl, u64 len, u32 op, u32 rnd,
                       u64 p, u32 n, u32 lx, u32 ly, u32 lz, u32 want_tern, u32 gs, u32 stride) {
@@ -779,7 +793,7 @@ FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, 
     for (u64 i = (u64)blockIdx.x * gpb + gid; i < len; i += (u64)gridDim.x * gpb) {
         FlOut o = {rl + i * n, n, 0};
         u64 zhi = fma ? zh[i] : 0;
-        i8 t = fw_element(g, S, op, rnd, p, o, xh[i], xl + i * lx, lx, yh[i], yl + i * ly, ly,
+        i8 t = fw_element<DIV>(g, S, op, rnd, p, o, xh[i], xl + i * lx, lx, yh[i], yl + i * ly, ly,
                           zhi, zl + i * lz, fma ? lz : 0);
         if (g.lane == 0) {
             rh[i] = o.head;
@@ -790,15 +804,17 @@ FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, 
 }
 
 // Blocks of at most 128 threads. float_wide: registers capped for 6 blocks
-// per multiprocessor (80; a few bytes spilled); float_wide_r: no cap (100).
-#define FW_KERNEL(NAME, BOUNDS)                                                                 \
+// per multiprocessor (80; a few bytes spilled); float_wide_r: no cap;
+// float_wide_div: division.
+#define FW_KERNEL(NAME, BOUNDS, DIV)                                                            \
     extern "C" __global__ void BOUNDS NAME(                                                     \
         u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh, const u64 *yl, \
         const u64 *zh, const u64 *zl, u64 len, u32 op, u32 rnd, u64 p, u32 n, u32 lx, u32 ly,   \
         u32 lz, u32 want_tern, u32 gs, u32 stride) {                                            \
-        fw_kernel(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly, lz,         \
+        fw_kernel<DIV>(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly, lz,         \
                   want_tern, gs, stride);                                                       \
     }
-FW_KERNEL(float_wide, __launch_bounds__(128, 6))
-FW_KERNEL(float_wide_r, __launch_bounds__(128))
+FW_KERNEL(float_wide, __launch_bounds__(128, 6), false)
+FW_KERNEL(float_wide_r, __launch_bounds__(128), false)
+FW_KERNEL(float_wide_div, __launch_bounds__(128), true)
 #endif
