@@ -44,6 +44,7 @@ const OPS: &[DevOp] = &[
     DevOp::Sub,
     DevOp::Mul,
     DevOp::Div,
+    DevOp::Sqrt,
     DevOp::Fma,
     DevOp::Fms,
 ];
@@ -56,11 +57,14 @@ enum Dev {
 
 impl Dev {
     fn cuda() -> Dev {
-        // Division takes the group kernel only on request (until measured):
-        // every test of this binary asks for it.
-        // SAFETY: every test here sets the same value; nothing reads the
+        // Division and square root take the group kernel only on request
+        // (until measured): every test of this binary asks for it.
+        // SAFETY: every test here sets the same values; nothing reads the
         // environment concurrently except the library's kernel choice.
-        unsafe { std::env::set_var("MPARRAY_FLOAT_WIDE_DIV", "1") };
+        unsafe {
+            std::env::set_var("MPARRAY_FLOAT_WIDE_DIV", "1");
+            std::env::set_var("MPARRAY_FLOAT_WIDE_SQRT", "1");
+        }
         let eng = CudaEngine::shared().expect("a CUDA device");
         static ONCE: std::sync::Once = std::sync::Once::new();
         // Every case here takes float_wide: compile only that module.
@@ -434,6 +438,19 @@ fn hard_cases(dev: &Dev, seed: u64) {
                     &[&a, &b],
                 );
             }
+            // Exact roots (squares of short mantissas), to p and p + 1.
+            let aa = a.abs_ternary(p, rnd).unwrap().0;
+            let sq = aa.mul_ternary(&aa, p, Round::Zero).unwrap().0;
+            for q in [p, p + 1, p / 2] {
+                let got = dev.run(DevOp::Sqrt, &[&sq], q, rnd);
+                let want = cpu(DevOp::Sqrt, &[&sq], q, rnd);
+                same(
+                    &format!("exact sqrt p={p}->{q} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&sq],
+                );
+            }
             // Exact quotients (a*b exact at p, divided by a: remainder 0),
             // rounded to p, p/2 (ties and carries) and p/2 + 1.
             let ab = a.mul_ternary(&b, p, Round::Zero).unwrap().0;
@@ -539,6 +556,7 @@ fn against_malachite(dev: &Dev, seed: u64) {
                 (DevOp::Sub, 2),
                 (DevOp::Mul, 2),
                 (DevOp::Div, 2),
+                (DevOp::Sqrt, 1),
                 (DevOp::Fma, 3),
             ] {
                 let args = [x, y, z];
@@ -555,6 +573,7 @@ fn against_malachite(dev: &Dev, seed: u64) {
                         DevOp::Sub => a.sub_prec_round_ref_ref(&b, p, m),
                         DevOp::Mul => a.mul_prec_round_ref_ref(&b, p, m),
                         DevOp::Div => a.div_prec_round_ref_ref(&b, p, m),
+                        DevOp::Sqrt => a.sqrt_prec_round_ref(p, m),
                         _ => c.add_mul_prec_round_ref_ref_ref(&a, &b, p, m),
                     };
                     let gi = g.to_float(i);

@@ -3,7 +3,7 @@
 // tests/float_cuda_wide.rs (MPARRAY_FLOATWIDE_EMU=path/to/wemu). Same job
 // protocol as notes/floatgpu-emu/emu.cpp: stdin: op rnd p n lx ly lz k len,
 // then xh, xl, yh, yl, zh, zl; stdout: rh, rl, tern. add, sub, mul, div, fma
-// and fms go through the group code at every size (so small sizes test it too);
+// and fms (and sqrt) go through the group code at every size (so small sizes test it too);
 // FW_GS=4|8|16|32 forces the group size (default: the library's rule).
 // Build: g++ -O2 -o wemu wemu.cpp; also with -DFW_REV (lanes in reverse
 // order) and -fsanitize=address,undefined (each group's shared region is
@@ -49,13 +49,14 @@ int main() {
     for (u64 i = 0; i < len; i++) {
         FlOut o = {rl.data() + i * n, n, 0};
         i8 t;
-        if (op == FL_OP_ADD || op == FL_OP_SUB || op == FL_OP_MUL || op == FL_OP_DIV ||
-            op == FL_OP_FMA || op == FL_OP_FMS) {
+        if (op <= FL_OP_FMS) {
             u32 lzz = (op == FL_OP_FMA || op == FL_OP_FMS) ? lz : 0;
+            if (op == FL_OP_SQRT) ly = 0;
             FwG g = {gse ? (u32)atoi(gse) : group_size(op, n, lx, ly, lzz), 0, 0, 0};
             FwLay L = fw_layout(op, n, lx, ly, lzz);
             std::vector<u64> S(L.tot ? L.tot : 1, 0x5a5a5a5a5a5a5a5aull);
-            auto el = op == FL_OP_DIV ? fw_element<true> : fw_element<false>;
+            auto el = op == FL_OP_DIV ? fw_element<1>
+                                      : (op == FL_OP_SQRT ? fw_element<2> : fw_element<0>);
             t = el(g, S.data(), op, rnd, p, o, xh[i], xl.data() + i * lx, lx, yh[i],
                            yl.data() + i * ly, ly, zh[i], zl.data() + i * lz, lzz);
         } else if (op == FL_OP_CMP) {

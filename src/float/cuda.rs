@@ -242,13 +242,16 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
     // Measured (notes/floatwide.md): products from 17 limbs beat the
     // thread-per-element kernels (1088 bits: mul 1.07 vs 0.71 G/s); sums
     // only above 32 limbs (2048 bits: 1.19 vs 1.20, 1088: 1.64 vs 2.03).
-    // Division by the group (Knuth D, float_wide.cu's fw_div_num) only on
-    // request until measured on a device: MPARRAY_FLOAT_WIDE_DIV=1.
+    // Division and square root by the group (float_wide.cu's fw_div_num,
+    // fw_sqrt_num) only on request until measured on a device:
+    // MPARRAY_FLOAT_WIDE_DIV=1, MPARRAY_FLOAT_WIDE_SQRT=1.
     let wide_div = std::env::var("MPARRAY_FLOAT_WIDE_DIV").is_ok_and(|v| v == "1");
+    let wide_sqrt = std::env::var("MPARRAY_FLOAT_WIDE_SQRT").is_ok_and(|v| v == "1");
     let wide = match op {
         DevOp::Mul | DevOp::Fma | DevOp::Fms => tier > 16,
         DevOp::Add | DevOp::Sub => tier > 32,
         DevOp::Div => wide_div && tier > 16,
+        DevOp::Sqrt => wide_sqrt && tier > 16,
         _ => false,
     };
     match cap.as_deref() {
@@ -261,7 +264,13 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         Some("wide")
             if matches!(
                 op,
-                DevOp::Add | DevOp::Sub | DevOp::Mul | DevOp::Div | DevOp::Fma | DevOp::Fms
+                DevOp::Add
+                    | DevOp::Sub
+                    | DevOp::Mul
+                    | DevOp::Div
+                    | DevOp::Sqrt
+                    | DevOp::Fma
+                    | DevOp::Fms
             ) =>
         {
             plan_wide(op, n, lx, ly, lz)
@@ -299,12 +308,30 @@ fn wide_group_size(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> u32 
 /// Shared limbs of one group of float_wide (float_wide.cu's fw_layout).
 fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize {
     const C: usize = 4;
+    let sk = |j: usize| j + (j >> 2);
     if op == DevOp::Div {
         // X, Y, then U (ul + 1), Q (ul), LO and HI (ly + 1), the result.
         let ul = lx.max(ly + n + 1);
         return lx + ly + 2 * ul + 1 + 2 * (ly + 1) + n;
     }
-    let sk = |j: usize| j + (j >> 2);
+    if op == DevOp::Sqrt {
+        // X, then NN, S, U, Q, LO, HI, the square's operands and buffers.
+        let m = (n + 1).max(lx / 2 + 1);
+        let nbc = (2 * m).div_ceil(C) * C;
+        return lx
+            + 2 * m
+            + (m + 1)
+            + (2 * m + 1)
+            + (m + 2)
+            + 2 * (m + 1)
+            + sk(m)
+            + 1
+            + sk(m + 2 * C)
+            + 1
+            + 2 * nbc
+            + C
+            + n;
+    }
     let prod = matches!(op, DevOp::Mul | DevOp::Fma | DevOp::Fms);
     let fma = matches!(op, DevOp::Fma | DevOp::Fms);
     let mut c = if prod {
@@ -568,6 +595,7 @@ impl CudaFloatArray {
                 Kind::Smem => "float_arith_smem",
                 Kind::Local => "float_arith",
                 Kind::Wide if op == DevOp::Div => "float_wide_div",
+                Kind::Wide if op == DevOp::Sqrt => "float_wide_sqrt",
                 Kind::Wide => match std::env::var("MPARRAY_FLOAT_WIDE_REGS").as_deref() {
                     Ok("full") => "float_wide_r",
                     _ => "float_wide",

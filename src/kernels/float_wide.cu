@@ -506,23 +506,15 @@ FL_NOINL i8 fw_add_num(const FwG g, FlOut &oref, FlNum x, FlNum y, u64 p, u32 rn
     return t;
 }
 
-// fl_div_num: x / y, finite nonzero, by Knuth's algorithm D with the
-// quotient digits computed by every lane alike (fl_divrem's estimate from
-// the top limbs) and each step's U[j..j+ly] -= qhat * V split across the
-// lanes: LO and HI (the products' halves, HI one limb up) summed by one
-// lookahead, subtracted by another, V added back on a borrow. U holds
-// x's mantissa at limbs k.. (ul + 1 limbs, staged by fw_element_in), V
-// y's (ly limbs); Q ul limbs; LO, HI ly + 1 limbs.
-FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, u32 lx, const u64 *V, u32 ly,
-                       u32 k, u64 *U, u64 *Q, u64 *LO, u64 *HI, u64 p, u32 rnd) {
-    FlOut o = oref;
-    u32 ul = lx + k;
+// Knuth's algorithm D by the group: U (ul + 1 limbs, U[ul] = 0; the
+// remainder is left in U[0..ly)) by V (ly limbs, top bit set): the
+// quotient digits Q[0..ul - ly] (fl_divrem's estimate, every lane alike),
+// each step's U[j..j+ly] -= qhat * V split across the lanes (LO, HI: ly + 1
+// limbs of scratch).
+FL_NOINL void fw_divrem(const FwG g, u64 *Q, u64 *U, u32 ul, const u64 *V, u32 ly, u64 *LO,
+                        u64 *HI) {
     u64 vt = V[ly - 1];
     u64 vi = fl_invert_fast(vt);
-    FW_LANES {
-        for (u32 i = lane; i < ul; i += g.gs) Q[i] = 0;
-    }
-    fw_sync(g);
     if (ly == 1) {
         // One-limb divisor: a chain of 2-by-1 divisions (every lane alike).
         u64 r = 0;
@@ -580,6 +572,20 @@ FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, u32 lx, const
             fw_sync(g);
         }
     }
+}
+
+// fl_div_num: x / y, finite nonzero: U holds x's mantissa at limbs k..
+// (ul + 1 limbs, staged by fw_element_in), V y's (ly limbs); Q ul limbs;
+// LO, HI ly + 1 limbs. Sticky: the remainder is nonzero.
+FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, u32 lx, const u64 *V, u32 ly,
+                       u32 k, u64 *U, u64 *Q, u64 *LO, u64 *HI, u64 p, u32 rnd) {
+    FlOut o = oref;
+    u32 ul = lx + k;
+    FW_LANES {
+        for (u32 i = lane; i < ul; i += g.gs) Q[i] = 0;
+    }
+    fw_sync(g);
+    fw_divrem(g, Q, U, ul, V, ly, LO, HI);
     bool sticky = fw_any(g, U, ly);
     fw_sync(g);
     // Normalize the quotient into U (free now).
@@ -597,10 +603,112 @@ FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, u32 lx, const
     return t;
 }
 
+// Stages a (l limbs) as both product operands of fw_product (skewed; Y
+// with FW_C zero limbs on either side).
+FL_DEV void fw_stage_sq(const FwG &g, u64 *Xs, u64 *Ys, const u64 *a, u32 l) {
+    FW_LANES {
+        for (u32 i = lane; i < l; i += g.gs) Xs[FW_SK(i)] = a[i];
+        for (u32 u = lane; u < l + 2 * FW_C; u += g.gs)
+            Ys[FW_SK(u)] = (u >= FW_C && u < FW_C + l) ? a[u - FW_C] : 0;
+    }
+    fw_sync(g);
+}
+
+// Buffers of the group square root (fw_layout's sqrt case).
+struct FwSq {
+    u64 *nn, *s, *u, *q, *lo, *hi, *xs, *ys, *p, *pq;
+};
+
+// fl_sqrt_num: sqrt of a finite positive x (xm, lx limbs): N = the mantissa
+// at the top of 2m limbs (m = max(n + 1, lx/2 + 1)), shifted right by the
+// exponent's parity; the floor root by precision doubling as fl_sqrt_num
+// (levels m, ceil(m/2), ..., 1: the root of the top half plus one, shifted,
+// over-estimates; Newton's floor steps s = (s + N/s) / 2 until s^2 <= N),
+// the base level by every lane alike, the others with fw_divrem and
+// fw_product; sticky = N != root^2.
+FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx, FwSq b, u64 p,
+                        u32 rnd) {
+    FlOut o = oref;
+    u32 n = o.n;
+    u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
+    u32 t = (u32)(ex & 1);
+    u32 off = 2 * m - lx;
+    FW_LANES {
+        for (u32 i = lane; i < 2 * m; i += g.gs) {
+            u64 a = i >= off ? xm[i - off] : 0;
+            u64 a1 = i + 1 < 2 * m && i + 1 >= off ? xm[i + 1 - off] : 0;
+            b.nn[i] = t ? (a >> 1) | (a1 << 63) : a;
+        }
+    }
+    fw_sync(g);
+    u32 lv[40];
+    u32 nl = 0;
+    for (u32 mm = m;; mm = (mm + 1) / 2) {
+        lv[nl++] = mm;
+        if (mm == 1) break;
+    }
+    // Base level (one limb), every lane alike in registers.
+    {
+        double T = (double)b.nn[2 * m - 1] * 18446744073709551616.0 + (double)b.nn[2 * m - 2];
+        double r = fl_sqrt(T);
+        u64 top;
+        if (r >= 18446744073709551616.0) {
+            top = ~0ull;
+        } else {
+            top = (u64)r;
+            top = top + 16384 < top ? ~0ull : top + 16384;
+        }
+        u64 s1[1] = {top}, un1[3], q1[3];
+        fl_isqrt_level(b.nn + 2 * m - 2, 1, s1, un1, q1);
+        FW_ONE { b.s[0] = s1[0]; }
+        fw_sync(g);
+    }
+    for (u32 k = nl - 1; k-- > 0;) {
+        u32 mm = lv[k], h = lv[k + 1], d = mm - h;
+        const u64 *nt = b.nn + 2 * (m - mm);
+        // s0 = (root_h + 1) B^d, or B^mm - 1 if that overflows.
+        FW_LANES {
+            for (u32 i = lane; i < mm; i += g.gs) b.lo[i] = i < d ? 0 : b.s[i - d];
+        }
+        fw_sync(g);
+        bool ovf = fw_add(g, b.lo + d, b.lo + d, nullptr, h, 0, 1) != 0;
+        FW_LANES {
+            for (u32 i = lane; i < mm; i += g.gs) b.s[i] = ovf ? ~0ull : b.lo[i];
+        }
+        fw_sync(g);
+        for (;;) {
+            FW_LANES {
+                for (u32 i = lane; i <= 2 * mm; i += g.gs) b.u[i] = i < 2 * mm ? nt[i] : 0;
+            }
+            fw_sync(g);
+            fw_divrem(g, b.q, b.u, 2 * mm, b.s, mm, b.lo, b.hi);  // q: mm + 1 limbs
+            // s = (s + q) / 2, kept within mm limbs.
+            u32 c = fw_add(g, b.q, b.q, b.s, mm, 0, 0);
+            u64 qt = b.q[mm] + c;
+            bool big = (qt >> 1) != 0;
+            FW_LANES {
+                for (u32 i = lane; i < mm; i += g.gs)
+                    b.s[i] = big ? ~0ull : (b.q[i] >> 1) | ((i + 1 < mm ? b.q[i + 1] : qt) << 63);
+            }
+            fw_sync(g);
+            // Done when s^2 <= N (b.p: the unshifted square, 2mm limbs).
+            fw_stage_sq(g, b.xs, b.ys, b.s, mm);
+            u32 sh;
+            fw_product(g, b.xs, mm, b.ys, mm, b.p, b.pq, sh, 0);
+            if (fw_cmp_mant(g, b.p, 2 * mm, nt, 2 * mm) <= 0) break;
+        }
+    }
+    bool exact = fw_cmp_mant(g, b.p, 2 * m, b.nn, 2 * m) == 0;
+    i8 r = fw_round_to(g, o, false, (ex + (i64)t) / 2, b.s, m, !exact, p, rnd);
+    oref.head = o.head;
+    return r;
+}
+
 // Shared-memory layout of one group (limb offsets; total in `tot`). The
 // host (src/float/cuda.rs, wide_smem_limbs) computes the same total.
 struct FwLay {
     u32 x, y, z, p, q, bf, yb, r, tot;
+    u32 sq[10];  // the square root's buffers (FwSq's order)
 };
 
 FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
@@ -618,6 +726,22 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
     c += nbc;
     L.q = c;
     c += prod ? nbc + FW_C : 0;
+    if (op == FL_OP_SQRT) {
+        // X (staged above), then NN (2m), S (m + 1), U (2m + 1), Q (m + 2),
+        // LO, HI (m + 1), the square's operands and buffers, the result.
+        u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
+        u32 nbc = (2 * m + FW_C - 1) / FW_C * FW_C;
+        u32 sz[10] = {2 * m, m + 1, 2 * m + 1, m + 2, m + 1, m + 1, FW_SK(m) + 1,
+                      FW_SK(m + 2 * FW_C) + 1, nbc, nbc + FW_C};
+        for (int i = 0; i < 10; i++) {
+            L.sq[i] = c;
+            c += sz[i];
+        }
+        L.r = c;
+        c += n;
+        L.tot = c;
+        return L;
+    }
     if (op == FL_OP_DIV) {
         // Y (staged above), U (x at limb k, ul + 1), Q (ul), LO, HI (ly + 1).
         u32 k = ly + n + 1 > lx ? ly + n + 1 - lx : 0, ul = lx + k;
@@ -653,9 +777,10 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
     return L;
 }
 
-// fw_element's work, the result into o.m = the shared region's R. DIV:
-// division only (its own kernel: the others keep their registers).
-template <bool DIV>
+// fw_element's work, the result into o.m = the shared region's R. MODE 0:
+// add, sub, mul, fma, fms; 1: div; 2: sqrt (each its own kernel: the others
+// keep their registers).
+template <int MODE>
 FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u64 p, FlOut &o,
                         u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh,
                         const u64 *zm, u32 lz) {
@@ -665,7 +790,7 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
     // Stage the operands (coalesced: consecutive lanes, consecutive limbs).
     u32 dk = ly + o.n + 1 > lx ? ly + o.n + 1 - lx : 0;  // division: U = x B^dk
     FW_LANES {
-        if (DIV) {
+        if (MODE == 1) {
             for (u32 i = lane; i <= lx + dk; i += g.gs) X[i] = (i >= dk && i < lx + dk) ? xm[i - dk] : 0;
             for (u32 i = lane; i < ly; i += g.gs) Y[i] = ym[i];
         } else if (prod) {
@@ -698,7 +823,18 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
                               S + L.bf, S + L.yb);
         return 0;
     }
-    if (DIV) {
+    if (MODE == 2) {
+        if (cx == FL_NAN || (xn && cx != FL_ZERO)) fw_special(g, o, FL_NAN, false);
+        else if (cx == FL_INF) fw_special(g, o, FL_INF, false);
+        else if (cx == FL_ZERO) fw_special(g, o, FL_ZERO, xn);
+        else {
+            FwSq b = {S + L.sq[0], S + L.sq[1], S + L.sq[2], S + L.sq[3], S + L.sq[4],
+                      S + L.sq[5], S + L.sq[6], S + L.sq[7], S + L.sq[8], S + L.sq[9]};
+            return fw_sqrt_num(g, o, fl_exp(xh), X, lx, b, p, rnd);
+        }
+        return 0;
+    }
+    if (MODE == 1) {
         bool neg = xn != yn;
         if (cx == FL_NAN || cy == FL_NAN || (cx == FL_INF && cy == FL_INF) ||
             (cx == FL_ZERO && cy == FL_ZERO))
@@ -760,13 +896,13 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
 // region S (fw_layout). MPFR's special-value tables as in fl_arith_buf.
 // The rounding works in shared memory; the limbs go to o.m (global) in one
 // coalesced pass at the end. Returns the ternary value; o.head the head.
-template <bool DIV>
+template <int MODE>
 FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64 xh,
                      const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm,
                      u32 lz) {
     FwLay L = fw_layout(op, o.n, lx, ly, lz);
     FlOut os = {S + L.r, o.n, 0};
-    i8 t = fw_element_in<DIV>(g, S, L, op, rnd, p, os, xh, xm, lx, yh, ym, ly, zh, zm, lz);
+    i8 t = fw_element_in<MODE>(g, S, L, op, rnd, p, os, xh, xm, lx, yh, ym, ly, zh, zm, lz);
     FW_LANES {
         for (u32 i = lane; i < o.n; i += g.gs) o.m[i] = os.m[i];
     }
@@ -777,7 +913,7 @@ FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64
 #ifdef __CUDA_ARCH__
 // A group of gs lanes (4, 8, 16 or 32) per element; blockDim.x / gs groups
 // per block, `stride` shared limbs each (at least fw_layout's total).
-template <bool DIV>
+template <int MODE>
 FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh,
                       const u64 *yl, const u64 *zh, const u64 *zl, u64 len, u32 op, u32 rnd,
                       u64 p, u32 n, u32 lx, u32 ly, u32 lz, u32 want_tern, u32 gs, u32 stride) {
@@ -793,7 +929,7 @@ FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, 
     for (u64 i = (u64)blockIdx.x * gpb + gid; i < len; i += (u64)gridDim.x * gpb) {
         FlOut o = {rl + i * n, n, 0};
         u64 zhi = fma ? zh[i] : 0;
-        i8 t = fw_element<DIV>(g, S, op, rnd, p, o, xh[i], xl + i * lx, lx, yh[i], yl + i * ly, ly,
+        i8 t = fw_element<MODE>(g, S, op, rnd, p, o, xh[i], xl + i * lx, lx, yh[i], yl + i * ly, ly,
                           zhi, zl + i * lz, fma ? lz : 0);
         if (g.lane == 0) {
             rh[i] = o.head;
@@ -805,16 +941,17 @@ FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, 
 
 // Blocks of at most 128 threads. float_wide: registers capped for 6 blocks
 // per multiprocessor (80; a few bytes spilled); float_wide_r: no cap;
-// float_wide_div: division.
-#define FW_KERNEL(NAME, BOUNDS, DIV)                                                            \
+// float_wide_div: division; float_wide_sqrt: square root.
+#define FW_KERNEL(NAME, BOUNDS, MODE)                                                           \
     extern "C" __global__ void BOUNDS NAME(                                                     \
         u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh, const u64 *yl, \
         const u64 *zh, const u64 *zl, u64 len, u32 op, u32 rnd, u64 p, u32 n, u32 lx, u32 ly,   \
         u32 lz, u32 want_tern, u32 gs, u32 stride) {                                            \
-        fw_kernel<DIV>(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly, lz,         \
+        fw_kernel<MODE>(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly, lz,         \
                   want_tern, gs, stride);                                                       \
     }
-FW_KERNEL(float_wide, __launch_bounds__(128, 6), false)
-FW_KERNEL(float_wide_r, __launch_bounds__(128), false)
-FW_KERNEL(float_wide_div, __launch_bounds__(128), true)
+FW_KERNEL(float_wide, __launch_bounds__(128, 6), 0)
+FW_KERNEL(float_wide_r, __launch_bounds__(128), 0)
+FW_KERNEL(float_wide_div, __launch_bounds__(128), 1)
+FW_KERNEL(float_wide_sqrt, __launch_bounds__(128), 2)
 #endif
