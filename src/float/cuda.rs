@@ -118,8 +118,14 @@ fn inst_arith(tier: usize) -> Instance {
     Instance::new(&FLOAT_ARITH, &[("FL_NL", tier as i64)])
 }
 
-fn inst_wide() -> Instance {
-    Instance::new(&FLOAT_WIDE, &[])
+/// float_wide's two instances: add, sub, mul, fma, fms; with `extra`
+/// division and square root.
+fn inst_wide(extra: bool) -> Instance {
+    if extra {
+        Instance::new(&FLOAT_WIDE, &[("FW_EXTRA", 1)])
+    } else {
+        Instance::new(&FLOAT_WIDE, &[])
+    }
 }
 
 fn inst_misc() -> Instance {
@@ -129,7 +135,8 @@ fn inst_misc() -> Instance {
 /// Every instantiation this module can request.
 pub fn instances() -> Vec<Instance> {
     let mut v: Vec<Instance> = TIERS.iter().map(|&t| inst_arith(t)).collect();
-    v.push(inst_wide());
+    v.push(inst_wide(false));
+    v.push(inst_wide(true));
     v.push(inst_misc());
     v
 }
@@ -602,7 +609,7 @@ impl CudaFloatArray {
                 },
             };
             let f = if plan.kind == Kind::Wide {
-                eng.function(&inst_wide(), name)?
+                eng.function(&inst_wide(matches!(op, DevOp::Div | DevOp::Sqrt)), name)?
             } else {
                 eng.function(&inst_arith(tier), name)?
             };

@@ -641,12 +641,9 @@ FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx,
         }
     }
     fw_sync(g);
-    u32 lv[40];
-    u32 nl = 0;
-    for (u32 mm = m;; mm = (mm + 1) / 2) {
-        lv[nl++] = mm;
-        if (mm == 1) break;
-    }
+    // Levels m, ceil(m/2), ..., 1: nl of them (level k: k halvings of m).
+    u32 nl = 1;
+    for (u32 mm = m; mm > 1; mm = (mm + 1) / 2) nl++;
     // Base level (one limb), every lane alike in registers.
     {
         double T = (double)b.nn[2 * m - 1] * 18446744073709551616.0 + (double)b.nn[2 * m - 2];
@@ -664,7 +661,9 @@ FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx,
         fw_sync(g);
     }
     for (u32 k = nl - 1; k-- > 0;) {
-        u32 mm = lv[k], h = lv[k + 1], d = mm - h;
+        u32 mm = m;
+        for (u32 i = 0; i < k; i++) mm = (mm + 1) / 2;
+        u32 h = (mm + 1) / 2, d = mm - h;
         const u64 *nt = b.nn + 2 * (m - mm);
         // s0 = (root_h + 1) B^d, or B^mm - 1 if that overflows.
         FW_LANES {
@@ -708,8 +707,23 @@ FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx,
 // host (src/float/cuda.rs, wide_smem_limbs) computes the same total.
 struct FwLay {
     u32 x, y, z, p, q, bf, yb, r, tot;
-    u32 sq[10];  // the square root's buffers (FwSq's order)
 };
+
+// The square root's buffers after X (lx limbs): NN (2m), S (m + 1), U
+// (2m + 1), Q (m + 2), LO, HI (m + 1), the square's operands and buffers;
+// fw_layout counts the same sizes.
+FL_DEV void fw_sq_layout(u32 n, u32 lx, u64 *S0, FwSq *b) {
+    u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
+    u32 nbc = (2 * m + FW_C - 1) / FW_C * FW_C;
+    u32 sz[10] = {2 * m, m + 1, 2 * m + 1, m + 2, m + 1, m + 1, FW_SK(m) + 1,
+                  FW_SK(m + 2 * FW_C) + 1, nbc, nbc + FW_C};
+    u64 **f[10] = {&b->nn, &b->s, &b->u, &b->q, &b->lo, &b->hi, &b->xs, &b->ys, &b->p, &b->pq};
+    u32 c = 0;
+    for (int i = 0; i < 10; i++) {
+        *f[i] = S0 + c;
+        c += sz[i];
+    }
+}
 
 FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
     FwLay L;
@@ -727,16 +741,11 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
     L.q = c;
     c += prod ? nbc + FW_C : 0;
     if (op == FL_OP_SQRT) {
-        // X (staged above), then NN (2m), S (m + 1), U (2m + 1), Q (m + 2),
-        // LO, HI (m + 1), the square's operands and buffers, the result.
+        // X (staged above), then fw_sq_layout's buffers, the result.
+        // (fw_sq_layout's sizes; ly is 0 here, so they start at L.y.)
         u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
         u32 nbc = (2 * m + FW_C - 1) / FW_C * FW_C;
-        u32 sz[10] = {2 * m, m + 1, 2 * m + 1, m + 2, m + 1, m + 1, FW_SK(m) + 1,
-                      FW_SK(m + 2 * FW_C) + 1, nbc, nbc + FW_C};
-        for (int i = 0; i < 10; i++) {
-            L.sq[i] = c;
-            c += sz[i];
-        }
+        c += 8 * m + 6 + FW_SK(m) + 1 + FW_SK(m + 2 * FW_C) + 1 + 2 * nbc + FW_C;
         L.r = c;
         c += n;
         L.tot = c;
@@ -828,8 +837,8 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
         else if (cx == FL_INF) fw_special(g, o, FL_INF, false);
         else if (cx == FL_ZERO) fw_special(g, o, FL_ZERO, xn);
         else {
-            FwSq b = {S + L.sq[0], S + L.sq[1], S + L.sq[2], S + L.sq[3], S + L.sq[4],
-                      S + L.sq[5], S + L.sq[6], S + L.sq[7], S + L.sq[8], S + L.sq[9]};
+            FwSq b;
+            fw_sq_layout(o.n, lx, S + L.y, &b);
             return fw_sqrt_num(g, o, fl_exp(xh), X, lx, b, p, rnd);
         }
         return 0;
@@ -950,8 +959,14 @@ FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, 
         fw_kernel<MODE>(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly, lz,         \
                   want_tern, gs, stride);                                                       \
     }
+// Two module instances: without FW_EXTRA the measured kernels (their
+// out-of-line helpers compiled for them alone), with FW_EXTRA=1 division
+// and square root.
+#ifndef FW_EXTRA
 FW_KERNEL(float_wide, __launch_bounds__(128, 6), 0)
 FW_KERNEL(float_wide_r, __launch_bounds__(128), 0)
+#else
 FW_KERNEL(float_wide_div, __launch_bounds__(128), 1)
 FW_KERNEL(float_wide_sqrt, __launch_bounds__(128), 2)
+#endif
 #endif
