@@ -20,7 +20,7 @@ use super::round::Round;
 use super::{FloatArray, FloatOp, check_prec};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
-use crate::kernels::{FLOAT_ARITH, FLOAT_MISC, Instance};
+use crate::kernels::{FLOAT_ARITH, FLOAT_MISC, FLOAT_WIDE, Instance};
 
 mod random;
 
@@ -118,6 +118,16 @@ fn inst_arith(tier: usize) -> Instance {
     Instance::new(&FLOAT_ARITH, &[("FL_NL", tier as i64)])
 }
 
+/// float_wide's two instances: add, sub, mul, fma, fms; with `extra`
+/// division and square root.
+fn inst_wide(extra: bool) -> Instance {
+    if extra {
+        Instance::new(&FLOAT_WIDE, &[("FW_EXTRA", 1)])
+    } else {
+        Instance::new(&FLOAT_WIDE, &[])
+    }
+}
+
 fn inst_misc() -> Instance {
     Instance::new(&FLOAT_MISC, &[])
 }
@@ -125,6 +135,8 @@ fn inst_misc() -> Instance {
 /// Every instantiation this module can request.
 pub fn instances() -> Vec<Instance> {
     let mut v: Vec<Instance> = TIERS.iter().map(|&t| inst_arith(t)).collect();
+    v.push(inst_wide(false));
+    v.push(inst_wide(true));
     v.push(inst_misc());
     v
 }
@@ -144,6 +156,9 @@ enum Kind {
     Smem,
     /// float_arith: scratch in local memory (any size up to the tier).
     Local,
+    /// float_wide: a group of `gs` lanes per element (add, sub, mul, fma,
+    /// fms above 16 limbs).
+    Wide,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -153,6 +168,8 @@ struct Plan {
     stride: u32,
     block: u32,
     smem_bytes: u32,
+    /// Lanes per element (Wide only).
+    gs: u32,
 }
 
 /// Largest dynamic shared memory a launch asks for without opting in.
@@ -186,7 +203,9 @@ fn scratch_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize 
 /// (`float_arith_tile`) measured 1.3-1.7x slower than the shared-scratch
 /// one on add, div and sqrt (its larger shared footprint costs occupancy),
 /// so it is only used when asked: `MPARRAY_FLOAT_KERNEL=local|smem|tile`
-/// forces a kind (for measurements).
+/// forces a kind (for measurements). Above 16 limbs, add, sub, mul, fma
+/// and fms take float_wide (a group of lanes per element; `nowide` keeps
+/// the thread-per-element kernels, `wide` forces it at every size).
 fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize) -> Plan {
     let stride = (scratch_limbs(op, n, lx, ly, lz) | 1) as u32;
     let cap = std::env::var("MPARRAY_FLOAT_KERNEL").ok();
@@ -195,6 +214,7 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         stride,
         block: if tier <= 16 { 128 } else { 64 },
         smem_bytes: 0,
+        gs: 1,
     };
     let uniform = n == tier && lx == tier && (ly == tier || op == DevOp::Sqrt) && tier <= 16;
     let fast = op == DevOp::Mul && uniform;
@@ -210,6 +230,7 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         stride,
         block: 128,
         smem_bytes: 0,
+        gs: 1,
     };
     let odd = |l: usize| (l | 1) as u32;
     let staged = odd(lx) + odd(ly) + odd(lz) + odd(n) + stride;
@@ -222,7 +243,23 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
                 stride,
                 block,
                 smem_bytes: per_thread * block * 8,
+                gs: 1,
             })
+    };
+    // Measured (notes/floatwide.md): products from 17 limbs beat the
+    // thread-per-element kernels (1088 bits: mul 1.07 vs 0.71 G/s); sums
+    // only above 32 limbs (2048 bits: 1.19 vs 1.20, 1088: 1.64 vs 2.03).
+    // Division and square root by the group (float_wide.cu's fw_div_num,
+    // fw_sqrt_num) only on request until measured on a device:
+    // MPARRAY_FLOAT_WIDE_DIV=1, MPARRAY_FLOAT_WIDE_SQRT=1.
+    let wide_div = std::env::var("MPARRAY_FLOAT_WIDE_DIV").is_ok_and(|v| v == "1");
+    let wide_sqrt = std::env::var("MPARRAY_FLOAT_WIDE_SQRT").is_ok_and(|v| v == "1");
+    let wide = match op {
+        DevOp::Mul | DevOp::Fma | DevOp::Fms => tier > 16,
+        DevOp::Add | DevOp::Sub => tier > 32,
+        DevOp::Div => wide_div && tier > 16,
+        DevOp::Sqrt => wide_sqrt && tier > 16,
+        _ => false,
     };
     match cap.as_deref() {
         Some("local") => local,
@@ -230,10 +267,115 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
             .or_else(|| fit(Kind::Smem, stride))
             .unwrap_or(local),
         Some("smem") => fit(Kind::Smem, stride).unwrap_or(local),
+        Some("nowide") if !fast_tile && !fast => fit(Kind::Smem, stride).unwrap_or(local),
+        Some("wide")
+            if matches!(
+                op,
+                DevOp::Add
+                    | DevOp::Sub
+                    | DevOp::Mul
+                    | DevOp::Div
+                    | DevOp::Sqrt
+                    | DevOp::Fma
+                    | DevOp::Fms
+            ) =>
+        {
+            plan_wide(op, n, lx, ly, lz)
+        }
+        _ if wide => plan_wide(op, n, lx, ly, lz),
         Some("mulfull") if fast => tile_plan(Kind::MulTile),
         _ if fast_tile => tile_plan(Kind::FastTile),
         _ if fast => tile_plan(Kind::MulTile),
         _ => fit(Kind::Smem, stride).unwrap_or(local),
+    }
+}
+
+/// Lanes per element of float_wide, from the largest limb count m: products
+/// m/8 (more elements in flight), sums m/4, fma and fms m/2 (their serial
+/// sum after the product), within 8..32; the best of 4/8/16/32 measured at
+/// 2048, 4096 and 8192 bits (notes/floatwide.md).
+/// `MPARRAY_FLOAT_WIDE_G=4|8|16|32` forces one, for measurements.
+fn wide_group_size(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> u32 {
+    if let Some(g) = std::env::var("MPARRAY_FLOAT_WIDE_G")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|g| [4, 8, 16, 32].contains(g))
+    {
+        return g;
+    }
+    let m = n.max(lx).max(ly).max(lz);
+    let per = match op {
+        DevOp::Mul => 8,
+        DevOp::Fma | DevOp::Fms => 2,
+        _ => 4,
+    };
+    (m / per).next_power_of_two().clamp(8, 32) as u32
+}
+
+/// Shared limbs of one group of float_wide (float_wide.cu's fw_layout).
+fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usize {
+    const C: usize = 4;
+    let sk = |j: usize| j + (j >> 2);
+    if op == DevOp::Div {
+        // X, Y, then U (ul + 1), Q (ul), LO and HI (ly + 1), the result.
+        let ul = lx.max(ly + n + 1);
+        return lx + ly + 2 * ul + 1 + 2 * (ly + 1) + n;
+    }
+    if op == DevOp::Sqrt {
+        // X, then NN, S, U, Q, LO, HI, the square's operands and buffers.
+        let m = (n + 1).max(lx / 2 + 1);
+        let nbc = (2 * m).div_ceil(C) * C;
+        return lx
+            + 2 * m
+            + (m + 1)
+            + (2 * m + 1)
+            + (m + 2)
+            + 2 * (m + 1)
+            + sk(m)
+            + 1
+            + sk(m + 2 * C)
+            + 1
+            + 2 * nbc
+            + C
+            + n;
+    }
+    let prod = matches!(op, DevOp::Mul | DevOp::Fma | DevOp::Fms);
+    let fma = matches!(op, DevOp::Fma | DevOp::Fms);
+    let mut c = if prod {
+        sk(lx) + 1 + sk(ly + 2 * C) + 1
+    } else {
+        lx + ly
+    };
+    if fma {
+        c += lz;
+    }
+    if prod {
+        let nbc = (lx + ly).div_ceil(C) * C;
+        c += 2 * nbc + C;
+    }
+    let w = match op {
+        DevOp::Add | DevOp::Sub => lx.max(ly).max(n) + 1,
+        DevOp::Mul => 0,
+        _ => (lx + ly).max(lz).max(n) + 1,
+    };
+    if w > 0 {
+        c += 2 * (w + 1);
+    }
+    c + n
+}
+
+/// Groups of `gs` lanes, as many per block (up to 128 threads) as fit in
+/// 48 KiB of shared memory.
+fn plan_wide(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> Plan {
+    let gs = wide_group_size(op, n, lx, ly, lz);
+    let stride = (wide_smem_limbs(op, n, lx, ly, lz) | 1) as u32;
+    let gpb = (128 / gs).min(SMEM_LIMIT / (stride * 8)).max(1);
+    Plan {
+        kind: Kind::Wide,
+        stride,
+        block: gpb * gs,
+        smem_bytes: gpb * stride * 8,
+        gs,
     }
 }
 
@@ -476,8 +618,18 @@ impl CudaFloatArray {
                 Kind::Tile => "float_arith_tile",
                 Kind::Smem => "float_arith_smem",
                 Kind::Local => "float_arith",
+                Kind::Wide if op == DevOp::Div => "float_wide_div",
+                Kind::Wide if op == DevOp::Sqrt => "float_wide_sqrt",
+                Kind::Wide => match std::env::var("MPARRAY_FLOAT_WIDE_REGS").as_deref() {
+                    Ok("full") => "float_wide_r",
+                    _ => "float_wide",
+                },
             };
-            let f = eng.function(&inst_arith(tier), name)?;
+            let f = if plan.kind == Kind::Wide {
+                eng.function(&inst_wide(matches!(op, DevOp::Div | DevOp::Sqrt)), name)?
+            } else {
+                eng.function(&inst_arith(tier), name)?
+            };
             let stride = plan.stride;
             let mut b = eng.stream().launch_builder(&f);
             b.arg(&mut out.head).arg(&mut out.limbs).arg(tern);
@@ -519,8 +671,17 @@ impl CudaFloatArray {
                 if matches!(plan.kind, Kind::Tile | Kind::Smem) {
                     b.arg(&stride);
                 }
+                if plan.kind == Kind::Wide {
+                    b.arg(&plan.gs).arg(&stride);
+                }
             }
             let mut cfg = grid(self.len, plan.block);
+            if plan.kind == Kind::Wide {
+                // One element per group: blocks for len / (groups per block).
+                let gpb = (plan.block / plan.gs) as usize;
+                cfg = grid(self.len.div_ceil(gpb), 1);
+                cfg.block_dim = (plan.block, 1, 1);
+            }
             cfg.shared_mem_bytes = plan.smem_bytes;
             // SAFETY: every buffer holds len elements of its own limb count;
             // the kernel writes out's len heads and len*n limbs (and len

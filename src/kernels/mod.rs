@@ -58,6 +58,12 @@ pub static FLOAT_ARITH: KernelSource = KernelSource {
     name: "float_arith",
     code: include_str!("float_arith.cu"),
 };
+/// Float add, sub, mul, fma, fms from 17 limbs up: a group of lanes per
+/// element (one instantiation; limb counts and group size at run time).
+pub static FLOAT_WIDE: KernelSource = KernelSource {
+    name: "float_wide",
+    code: include_str!("float_wide.cu"),
+};
 /// Float neg, abs, set_prec, mul_2si, min, max and cmp.
 pub static FLOAT_MISC: KernelSource = KernelSource {
     name: "float_misc",
@@ -71,7 +77,7 @@ pub static FLOAT_FUNC: KernelSource = KernelSource {
 };
 
 /// Every kernel source, for listings and the CI compile check.
-pub fn sources() -> [&'static KernelSource; 9] {
+pub fn sources() -> [&'static KernelSource; 10] {
     [
         &INT_ADD,
         &INT_MUL,
@@ -80,6 +86,7 @@ pub fn sources() -> [&'static KernelSource; 9] {
         &HUGE_NTT,
         &HUGE_LINEAR,
         &FLOAT_ARITH,
+        &FLOAT_WIDE,
         &FLOAT_MISC,
         &FLOAT_FUNC,
     ]
