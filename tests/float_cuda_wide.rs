@@ -11,8 +11,9 @@
 //! `floatwidegpu_*` need a device (ignored otherwise). `floatwideemu_*` run
 //! the same group code on the host (notes/floatwide-emu/wemu.cpp, built
 //! with g++: the lanes of a group one after the other between the
-//! collectives) when MPARRAY_FLOATWIDE_EMU names that binary, and pass
-//! trivially otherwise. Fresh seeds each run (MPARRAY_TEST_SEED replays).
+//! collectives): the binary MPARRAY_FLOATWIDE_EMU names, else built with
+//! g++ by the test; MPARRAY_NO_EMU=1 skips them. Fresh seeds each run
+//! (MPARRAY_TEST_SEED replays).
 
 use std::cmp::Ordering;
 use std::io::Write;
@@ -79,9 +80,8 @@ impl Dev {
     }
 
     fn emu(gs: Option<u32>) -> Option<Dev> {
-        std::env::var("MPARRAY_FLOATWIDE_EMU")
-            .ok()
-            .map(|p| Dev::Emu(p, gs))
+        common::emulator("MPARRAY_FLOATWIDE_EMU", "notes/floatwide-emu/wemu.cpp")
+            .map(|p| Dev::Emu(p.to_string_lossy().into_owned(), gs))
     }
 
     fn run(&self, op: DevOp, args: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {
