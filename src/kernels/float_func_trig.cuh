@@ -51,17 +51,20 @@ FL_NOINL bool ff_isqrt_2k(u64 *r, const u64 *N) {
         top = top + 16384 < top ? ~0ull : top + 16384;
     }
     s[0] = top;
-    fl_isqrt_level(nn + 2 * m - 2, 1, s, un, q);
-    for (u32 k = nl - 1; k-- > 0;) {
-        u32 mm = lv[k], h = lv[k + 1], d = mm - h;
-        for (u32 i = h; i-- > 0;) s[i + d] = s[i];
-        for (u32 i = 0; i < d; i++) s[i] = 0;
-        u32 i = d;
-        for (; i < mm; i++) {
-            if (++s[i] != 0) break;
-        }
-        if (i == mm) {
-            for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
+    // Levels from the smallest (one call site of fl_isqrt_level: NVRTC time).
+    for (u32 k = nl; k-- > 0;) {
+        u32 mm = lv[k];
+        if (k + 1 < nl) {
+            u32 h = lv[k + 1], d = mm - h;
+            for (u32 i = h; i-- > 0;) s[i + d] = s[i];
+            for (u32 i = 0; i < d; i++) s[i] = 0;
+            u32 i = d;
+            for (; i < mm; i++) {
+                if (++s[i] != 0) break;
+            }
+            if (i == mm) {
+                for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
+            }
         }
         fl_isqrt_level(nn + 2 * (m - mm), mm, s, un, q);
     }
@@ -69,6 +72,35 @@ FL_NOINL bool ff_isqrt_2k(u64 *r, const u64 *N) {
     bool exact = fl_cmp_mant(un, 2 * m, nn, 2 * m) == 0;
     ff_shift(r, K, s, K, -(i64)t);
     return exact;
+}
+
+// fl_round_to (an exact value: mantissa, exponent, sticky) out of line: it
+// is called from several places here (NVRTC time).
+FL_NOINL i8 ff_round_to(FlOut &o, bool neg, i64 e, const u64 *src, u32 s, bool sticky, u64 p,
+                        u32 rnd) {
+    return fl_round_to(o, neg, e, src, s, sticky, p, rnd);
+}
+
+// t (la+lb limbs) = a * b, out of line (one copy per tier).
+FL_NOINL void ff_mul_var(u64 *t, const u64 *a, u32 la, const u64 *b, u32 lb) {
+    fl_mul_exact(t, a, la, b, lb);
+}
+
+// ff_mulsh over the significant limbs only (run-time lengths), the same
+// value: a series' terms shrink, so at the tiers whose products are
+// run-time loops anyway (K > 12) their products cost about half on average.
+template <int K>
+FL_DEV void ff_mulsh_v(u64 *r, const u64 *a, const u64 *b, i64 sh, u64 *t) {
+    if (K <= 12) {
+        ff_mulsh<K>(r, a, b, sh, t);
+        return;
+    }
+    u32 la = K, lb = K;
+    while (la > 0 && a[la - 1] == 0) la--;
+    while (lb > 0 && b[lb - 1] == 0) lb--;
+    ff_zero(t, 2 * K);
+    if (la && lb) ff_mul_var(t, a, la, b, lb);
+    ff_shift(r, K, t, 2 * K, -sh);
 }
 
 // ---- sin and cos of one reduction (tan, sin_cos) ----
@@ -151,7 +183,7 @@ FL_NOINL void ff_sc_both(u64 *S, i64 &sc, u64 &es, u64 *C, u64 &ec, const u64 *Z
     ff_copy(term, ac, K);
     u32 N = 0;
     for (u32 i = 1;; i++) {
-        ff_mulsh<K>(tmp, term, z2, F, T);
+        ff_mulsh_v<K>(tmp, term, z2, F, T);
         ff_divs(tmp, K, (u64)(2 * i - 1) * (2 * i), ff_invtab(cs, K));
         if (ff_is0(tmp, K)) break;
         ff_copy(term, tmp, K);
@@ -317,7 +349,7 @@ FL_NOINL u32 ff_tr_atan_sum(u64 *a, const u64 *z2, u64 *T, const u64 *cs) {
     ff_copy(pw, a, K);
     u32 N = 0;
     for (u32 j = 1;; j++) {
-        ff_mulsh<K>(tmp, pw, z2, F, T);
+        ff_mulsh_v<K>(tmp, pw, z2, F, T);
         if (ff_is0(tmp, K)) break;
         ff_copy(pw, tmp, K);
         ff_divs(tmp, K, 2 * j + 1, ff_invtab(cs, K));
@@ -489,11 +521,11 @@ FL_NOINL int ff_hypot(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, co
         return 0;
     }
     if (cx == FL_ZERO) {
-        t = fl_round_to(o, false, fl_exp(yh), ym, ny, false, p, rnd);
+        t = ff_round_to(o, false, fl_exp(yh), ym, ny, false, p, rnd);
         return 0;
     }
     if (cy == FL_ZERO) {
-        t = fl_round_to(o, false, fl_exp(xh), xm, nx, false, p, rnd);
+        t = ff_round_to(o, false, fl_exp(xh), xm, nx, false, p, rnd);
         return 0;
     }
     if (nx + 2 > K || ny + 2 > K) return 1;
@@ -524,7 +556,7 @@ FL_NOINL int ff_hypot(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, co
         u32 bR = ff_bits(R, K);
         u64 RL[K];
         ff_shift(RL, K, R, K, 64 * (i64)K - bR);
-        t = fl_round_to(o, false, ea - (i64)F + bR, RL, K, false, p, rnd);
+        t = ff_round_to(o, false, ea - (i64)F + bR, RL, K, false, p, rnd);
         return 0;
     }
     u64 lo[K + 1], hi[K + 1];
@@ -571,7 +603,7 @@ FL_NOINL int ff_agm(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, cons
     i64 ex = fl_exp(xh), ey = fl_exp(yh);
     int cm = ex != ey ? (ex > ey ? 1 : -1) : fl_cmp_mant(xm, nx, ym, ny);
     if (cm == 0) {
-        t = fl_round_to(o, false, ex, xm, nx, false, p, rnd);
+        t = ff_round_to(o, false, ex, xm, nx, false, p, rnd);
         return 0;
     }
     bool xa = cm > 0;
@@ -673,7 +705,7 @@ FL_NOINL u64 ff_log_abs(u64 *acc, bool &an, i64 ex, const u64 *xm, u32 nx, const
         a[K - 1] = 1ull << 60;
         ff_copy(pw, a, K);
         for (u32 i = 1;; i++) {
-            ff_mulsh<K>(tmp, pw, z2, F, T);
+            ff_mulsh_v<K>(tmp, pw, z2, F, T);
             if (ff_is0(tmp, K)) break;
             ff_copy(pw, tmp, K);
             ff_divs(tmp, K, 2 * i + 1, ff_invtab(cs, K));
@@ -749,7 +781,7 @@ FL_NOINL int ff_exp_fix(FlOut &o, i8 &t, const u64 *Tm, bool tneg, u64 eT, bool 
     ff_copy(term, y, K);
     u32 N = 0;
     for (u32 j = 1;; j++) {
-        ff_mulsh<K>(tmp, term, D, (i64)F + s2, T);
+        ff_mulsh_v<K>(tmp, term, D, (i64)F + s2, T);
         ff_divs(tmp, K, j, ff_invtab(cs, K));
         if (ff_is0(tmp, K)) break;
         ff_copy(term, tmp, K);
