@@ -612,3 +612,39 @@ fn funcgpu_trig_api() {
     assert_eq!(z.sin_cos(64, Round::Nearest).unwrap().0.len(), 0);
     assert!(dx.func2(&z, Func2::Hypot, 64, Round::Nearest).is_err());
 }
+
+/// With MPARRAY_TRIG_PRECOMPILE=dir: compiles every function-kernel tier
+/// with NVRTC for sm_90 (no device needed) into the kernel cache `dir`,
+/// failing on any warning, all at once on every core; a device run can then
+/// carry `dir` as MPARRAY_CACHE_DIR and skip NVRTC.
+#[test]
+fn funcnvrtc_trig_precompile() {
+    let Ok(dir) = std::env::var("MPARRAY_TRIG_PRECOMPILE") else {
+        eprintln!("skipped: set MPARRAY_TRIG_PRECOMPILE=dir to compile every tier with NVRTC");
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    std::thread::scope(|s| {
+        for i in fcuda::instances() {
+            let dir = &dir;
+            s.spawn(move || {
+                let t = std::time::Instant::now();
+                let c = mparray::engine::cuda::compile::compile(
+                    i.source.name,
+                    &i.full_source(),
+                    &i.options(),
+                    "sm_90",
+                    Some(dir),
+                )
+                .expect("compiles");
+                assert!(!c.log.to_lowercase().contains("warning"), "{}", c.log);
+                eprintln!(
+                    "{}: {:.1} s, {} bytes",
+                    i.key(),
+                    t.elapsed().as_secs_f64(),
+                    c.cubin.len()
+                );
+            });
+        }
+    });
+}

@@ -86,6 +86,56 @@ FL_NOINL void ff_mul_var(u64 *t, const u64 *a, u32 la, const u64 *b, u32 lb) {
     fl_mul_exact(t, a, la, b, lb);
 }
 
+// t (2l limbs) = a^2 (a: l limbs): the cross products once (rows, as
+// mpn_addmul_1), doubled, plus the squares of the limbs.
+FL_NOINL void ff_sqr_var(u64 *t, const u64 *a, u32 l) {
+    for (u32 i = 0; i < 2 * l; i++) t[i] = 0;
+    for (u32 i = 0; i + 1 < l; i++) {
+        u64 ai = a[i], c = 0;
+        for (u32 j = i + 1; j < l; j++) {
+            u64 lo = ai * a[j], hi = fl_mulhi(ai, a[j]);
+            lo += c;
+            hi += lo < c;
+            u64 s = t[i + j] + lo;
+            hi += s < lo;
+            t[i + j] = s;
+            c = hi;
+        }
+        t[i + l] = c;
+    }
+    for (u32 i = 2 * l; i-- > 1;) t[i] = (t[i] << 1) | (t[i - 1] >> 63);
+    t[0] <<= 1;
+    u64 c = 0;
+    for (u32 i = 0; i < l; i++) {
+        u64 lo = a[i] * a[i], hi = fl_mulhi(a[i], a[i]);
+        u64 s = t[2 * i] + lo;
+        u64 c1 = s < lo;
+        u64 s2 = s + c;
+        c1 |= s2 < s;
+        t[2 * i] = s2;
+        u64 h = t[2 * i + 1] + hi;
+        u64 c2 = h < hi;
+        u64 h2 = h + c1;
+        c2 |= h2 < h;
+        t[2 * i + 1] = h2;
+        c = c2;
+    }
+}
+
+// t (2K limbs) = a^2 (a: K limbs): the register product up to 12 limbs,
+// else the square over a's significant limbs.
+template <int K>
+FL_DEV void ff_sqr_full(u64 *t, const u64 *a) {
+    if (K <= 12) {
+        ff_mul_full<K>(t, a, a);
+        return;
+    }
+    u32 la = K;
+    while (la > 0 && a[la - 1] == 0) la--;
+    ff_zero(t, 2 * K);
+    if (la) ff_sqr_var(t, a, la);
+}
+
 // ff_mulsh over the significant limbs only (run-time lengths), the same
 // value: a series' terms shrink, so at the tiers whose products are
 // run-time loops anyway (K > 12) their products cost about half on average.
@@ -547,8 +597,8 @@ FL_NOINL int ff_hypot(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, co
     i64 sb = (i64)F - d - 64 * (i64)nb;
     bool bexact = sb >= 0;
     ff_shift(B, K, bm, nb, sb);
-    ff_mul_full<K>(N, A, A);
-    ff_mul_full<K>(N2, B, B);
+    ff_sqr_full<K>(N, A);
+    ff_sqr_full<K>(N2, B);
     ff_add(N, N2, 2 * K);
     bool sq = ff_isqrt_2k<K>(R, N);
     R[K] = 0;
@@ -582,9 +632,11 @@ FL_NOINL int ff_hypot(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, co
 // least (1 - delta) times it, delta < 2^(1 - bits) of the value (floor of
 // at most one unit; the first a' also loses b's truncation, < 1 unit), and
 // agm is increasing in both operands and homogeneous, so agm(x, y) 2^-ea
-// lies in [min(a_n, b_n), max(a_n, b_n) / prod (1 - delta_i)]: with u =
-// sum 2^(F + 1 - bits_i) >= 2^F sum delta_i, the interval (min - 1, max +
-// 1.02 u + 2) in units 2^(ea - F), after the steps that leave |a - b| <= 1.
+// lies in [agm(a_n, b_n), agm(a_n, b_n) / prod (1 - delta_i)], with u =
+// sum 2^(F + 1 - bits_i) >= 2^F sum delta_i; once (a_n - b_n)^2 / (8
+// min) < 2^8 units, agm(a_n, b_n) is within that of (a_n + b_n) / 2 (below
+// it: AM-GM), which saves the last step: the interval ((a_n + b_n) / 2 -
+// 2^8 - 1, (a_n + b_n) / 2 + 1.02 u + 2) in units 2^(ea - F).
 template <int K>
 FL_NOINL int ff_agm(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, const u64 *ym,
                     u32 ny, u64 p, u32 rnd) {
@@ -631,7 +683,7 @@ FL_NOINL int ff_agm(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, cons
         u32 ba = ff_bits(A, K), bb = ff_bits(B, K);
         if (ba + 40 < F || bb + 40 < F) return 1;
         u += (1ull << (F + 1 - ba)) + (1ull << (F + 1 - bb));
-        // |A - B| <= 1?
+        // Done when D^2 / (8 min) < 2^(2 bits(D) - bits(min) - 2) <= 2^8.
         u64 D[K];
         if (ff_cmp(A, B, K) >= 0) {
             ff_copy(D, A, K);
@@ -640,7 +692,7 @@ FL_NOINL int ff_agm(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, cons
             ff_copy(D, B, K);
             ff_sub(D, A, K);
         }
-        if (ff_bits(D, K) <= 1) {
+        if (2 * ff_bits(D, K) <= (ba < bb ? ba : bb) + 2 + 8) {
             done = true;
             break;
         }
@@ -651,13 +703,16 @@ FL_NOINL int ff_agm(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, cons
         ff_isqrt_2k<K>(B, NN);
     }
     if (!done) return 1;
+    // agm(A, B) in [sqrt(A B), (A + B) / 2], which differ by (A - B)^2 /
+    // (2 (sqrt A + sqrt B)^2) <= D^2 / (8 min) < 2^8 units.
     u64 lo[K + 1], hi[K + 1];
-    bool ab = ff_cmp(A, B, K) >= 0;
-    ff_copy(lo, ab ? B : A, K);
-    ff_copy(hi, ab ? A : B, K);
-    lo[K] = hi[K] = 0;
-    ff_sub1(lo, K + 1, 1);
-    ff_add1(hi, K + 1, u + u / 32 + 2);
+    ff_copy(tmp, A, K);
+    tmp[K] = ff_add(tmp, B, K);
+    bool odd = tmp[0] & 1;
+    ff_shift(lo, K + 1, tmp, K + 1, -1);
+    ff_copy(hi, lo, K + 1);
+    ff_sub1(lo, K + 1, (1u << 8) + 1);
+    ff_add1(hi, K + 1, u + u / 32 + 2 + (odd ? 1 : 0));
     return ff_round<K>(o, t, lo, hi, K + 1, ea - (i64)F, false, p, rnd) ? 0 : 1;
 }
 
