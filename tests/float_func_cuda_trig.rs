@@ -64,7 +64,11 @@ enum Dev {
     },
 }
 
-type Res = ((FloatArray, Vec<i8>), Option<(FloatArray, Vec<i8>)>, FuncStats);
+type Res = (
+    (FloatArray, Vec<i8>),
+    Option<(FloatArray, Vec<i8>)>,
+    FuncStats,
+);
 
 impl Dev {
     fn cuda() -> Dev {
@@ -211,7 +215,12 @@ fn inputs(op: Op, r: &mut Rng, qx: u64, qy: u64, p: u64, count: usize) -> (Float
                 let x = match fam {
                     0 => special(qx, r.below(7)),
                     1 => el!(r, qx, r.range(-3000, -pe / 2 - 70), nx),
-                    2 => el!(r, qx, r.range(-pe / 2 - 40, -pe / 2 + 3) - qx as i64 / 2, nx),
+                    2 => el!(
+                        r,
+                        qx,
+                        r.range(-pe / 2 - 40, -pe / 2 + 3) - qx as i64 / 2,
+                        nx
+                    ),
                     3 => el!(r, qx, r.range(-pe - 8, -pe / 2), nx),
                     4 => el!(r, qx, r.range(20, 50), nx),
                     5..=7 if qx >= 24 => {
@@ -250,10 +259,7 @@ fn inputs(op: Op, r: &mut Rng, qx: u64, qy: u64, p: u64, count: usize) -> (Float
                 ),
                 _ => {
                     let e = r.range(-20, 20);
-                    (
-                        el!(r, qx, e + r.range(-12, 12), nx),
-                        el!(r, qy, e, ny),
-                    )
+                    (el!(r, qx, e + r.range(-12, 12), nx), el!(r, qy, e, ny))
                 }
             },
             Op::F2(Func2::Hypot) => {
@@ -264,7 +270,13 @@ fn inputs(op: Op, r: &mut Rng, qx: u64, qy: u64, p: u64, count: usize) -> (Float
                     3 => (el!(r, qx, r.range(-20, 20), nx), special(qy, r.below(7))),
                     4 | 5 => {
                         // Pythagorean triples and small integers, scaled.
-                        let t = [(3.0, 4.0), (5.0, 12.0), (8.0, 15.0), (20.0, 21.0), (1.0, 1.0)];
+                        let t = [
+                            (3.0, 4.0),
+                            (5.0, 12.0),
+                            (8.0, 15.0),
+                            (20.0, 21.0),
+                            (1.0, 1.0),
+                        ];
                         let (a, b) = if fam == 4 {
                             t[r.index(t.len())]
                         } else {
@@ -293,10 +305,7 @@ fn inputs(op: Op, r: &mut Rng, qx: u64, qy: u64, p: u64, count: usize) -> (Float
                     ),
                     _ => {
                         let e = r.range(-20, 20);
-                        (
-                            el!(r, qx, e + r.range(-16, 16), nx),
-                            el!(r, qy, e, ny),
-                        )
+                        (el!(r, qx, e + r.range(-16, 16), nx), el!(r, qy, e, ny))
                     }
                 }
             }
@@ -328,7 +337,10 @@ fn inputs(op: Op, r: &mut Rng, qx: u64, qy: u64, p: u64, count: usize) -> (Float
                     let (a, b) = cases[r.index(cases.len())];
                     let s = 2f64.powi(2 * r.range(-8, 8) as i32);
                     let a = if b.fract() == 0.0 { a * s } else { a };
-                    (from_f64(qx, if nx && b.fract() == 0.0 { -a } else { a }), from_f64(qy, b))
+                    (
+                        from_f64(qx, if nx && b.fract() == 0.0 { -a } else { a }),
+                        from_f64(qy, b),
+                    )
                 }
                 6 => {
                     // Near one, big exponents, overflow and underflow.
@@ -345,7 +357,10 @@ fn inputs(op: Op, r: &mut Rng, qx: u64, qy: u64, p: u64, count: usize) -> (Float
                     el!(r, qx, r.range(-3000, 3000), false),
                     el!(r, qy, r.range(0, 26), ny),
                 ),
-                8 => (el!(r, qx, r.range(-16, 16), nx), el!(r, qy, r.range(-4, 4), ny)),
+                8 => (
+                    el!(r, qx, r.range(-16, 16), nx),
+                    el!(r, qy, r.range(-4, 4), ny),
+                ),
                 _ => (
                     el!(r, qx, r.range(-16, 16), false),
                     el!(r, qy, r.range(-6, 6), ny),
@@ -360,10 +375,16 @@ fn inputs(op: Op, r: &mut Rng, qx: u64, qy: u64, p: u64, count: usize) -> (Float
                     let v = r.range(1, 1 << 20) as f64 / 64.0;
                     (from_f64(qx, v), from_f64(qy, v))
                 }
-                5 => (el!(r, qx, r.range(-20, 20), nx), el!(r, qy, r.range(-20, 20), ny)),
+                5 => (
+                    el!(r, qx, r.range(-20, 20), nx),
+                    el!(r, qy, r.range(-20, 20), ny),
+                ),
                 6 => {
                     let e = r.range(-20, 20);
-                    (el!(r, qx, e, false), el!(r, qy, e - r.range(30, 200), false))
+                    (
+                        el!(r, qx, e, false),
+                        el!(r, qy, e - r.range(30, 200), false),
+                    )
                 }
                 7 => (
                     el!(r, qx, r.range(-1 << 29, 1 << 29), false),
@@ -608,7 +629,10 @@ fn funcgpu_trig_api() {
     );
     // Empty arrays, a length mismatch.
     let z = FloatArray::zeros(0, 64).unwrap().to_cuda(&eng).unwrap();
-    assert_eq!(z.func2(&z, Func2::Pow, 64, Round::Nearest).unwrap().len(), 0);
+    assert_eq!(
+        z.func2(&z, Func2::Pow, 64, Round::Nearest).unwrap().len(),
+        0
+    );
     assert_eq!(z.sin_cos(64, Round::Nearest).unwrap().0.len(), 0);
     assert!(dx.func2(&z, Func2::Hypot, 64, Round::Nearest).is_err());
 }
@@ -616,7 +640,8 @@ fn funcgpu_trig_api() {
 /// With MPARRAY_TRIG_PRECOMPILE=dir: compiles every function-kernel tier
 /// with NVRTC for sm_90 (no device needed) into the kernel cache `dir`,
 /// failing on any warning, all at once on every core; a device run can then
-/// carry `dir` as MPARRAY_CACHE_DIR and skip NVRTC.
+/// carry `dir` as MPARRAY_CACHE_DIR and skip NVRTC (MPARRAY_TRIG_TIERS
+/// restricts the tiers).
 #[test]
 fn funcnvrtc_trig_precompile() {
     let Ok(dir) = std::env::var("MPARRAY_TRIG_PRECOMPILE") else {
@@ -624,8 +649,15 @@ fn funcnvrtc_trig_precompile() {
         return;
     };
     let dir = std::path::PathBuf::from(dir);
+    // MPARRAY_TRIG_TIERS=3,5,...: only those tiers.
+    let only = std::env::var("MPARRAY_TRIG_TIERS").ok();
     std::thread::scope(|s| {
         for i in fcuda::instances() {
+            if let Some(o) = &only
+                && !o.split(',').any(|k| i.key().ends_with(&format!("={k}")))
+            {
+                continue;
+            }
             let dir = &dir;
             s.spawn(move || {
                 let t = std::time::Instant::now();

@@ -355,15 +355,8 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
                 float::func::cuda::func_on_host_arrays(eng, f, x, p, rnd).map(|r| (r.0, r.1))
             }
             (crate::engine::Engine::Cuda(eng), None, None) if func2.is_some() => {
-                float::func::cuda2::func2_on_host_arrays(
-                    eng,
-                    func2.unwrap(),
-                    x,
-                    &arrays[1],
-                    p,
-                    rnd,
-                )
-                .map(|r| (r.0, r.1))
+                float::func::cuda2::func2_on_host_arrays(eng, func2.unwrap(), x, &arrays[1], p, rnd)
+                    .map(|r| (r.0, r.1))
             }
             // pow_z (and the two-argument functions on the CPU engine).
             (_, None, None) if func2.is_some() => x

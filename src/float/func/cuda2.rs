@@ -514,18 +514,15 @@ pub fn func2_emulated(
         let sx = pick(x, nx)?;
         let sy = pick(y, ny)?;
         let (r, t, r2) = job.on_cpu(&sx, Some(&sy), prec, rnd)?;
-        let patch = |rh: &mut Vec<u64>,
-                     rl: &mut Vec<u64>,
-                     tn: &mut Vec<i8>,
-                     r: &FloatArray,
-                     t: &[i8]| {
-            let sh = heads_of(r);
-            for (j, &i) in flags.iter().enumerate() {
-                rh[i] = sh[j];
-                rl[i * n..(i + 1) * n].copy_from_slice(&r.limbs()[j * n..(j + 1) * n]);
-                tn[i] = t[j];
-            }
-        };
+        let patch =
+            |rh: &mut Vec<u64>, rl: &mut Vec<u64>, tn: &mut Vec<i8>, r: &FloatArray, t: &[i8]| {
+                let sh = heads_of(r);
+                for (j, &i) in flags.iter().enumerate() {
+                    rh[i] = sh[j];
+                    rl[i * n..(i + 1) * n].copy_from_slice(&r.limbs()[j * n..(j + 1) * n]);
+                    tn[i] = t[j];
+                }
+            };
         patch(&mut rh, &mut rl, &mut tern, &r, &t);
         if let Some((c, tc)) = r2 {
             patch(&mut rh2, &mut rl2, &mut tern2, &c, &tc);
