@@ -18,8 +18,9 @@ use crate::float::{FloatArray, Round};
 
 #[derive(Args, Clone)]
 pub struct FuncBenchArgs {
-    /// Engine: cpu or cuda (exp, exp2, log, sin, cos, atan on the device; the
-    /// other functions through the CPU engine).
+    /// Engine: cpu or cuda (exp, exp2, log, sin, cos, atan, tan, atan2,
+    /// hypot, pow, agm on the device; the other functions through the CPU
+    /// engine).
     #[arg(long, default_value = "cpu")]
     engine: String,
     /// Divide the batches (4096 and 2^20 elements) by 2^K.
@@ -228,7 +229,16 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
                         t.truncate(len);
                         (times, (rd.to_host()?, t, st))
                     }
-                    // Two-argument functions run on the CPU engine.
+                    (crate::engine::Engine::Cuda(eng), Case::F2(f)) => {
+                        let xd = x.to_cuda(eng)?;
+                        let yd = y.as_ref().unwrap().to_cuda(eng)?;
+                        let (times, (rd, td, st)) = time_runs(&engine, 1, a.runs.max(1), || {
+                            xd.func2_ternary(&yd, f, p, rnd)
+                        })?;
+                        let mut t = crate::float::cuda::ternary_to_host(eng, &td)?;
+                        t.truncate(len);
+                        (times, (rd.to_host()?, t, st))
+                    }
                     (_, Case::F1(f)) => {
                         time_runs(&engine, 0, a.runs.max(1), || x.func_ternary(f, p, rnd))?
                     }

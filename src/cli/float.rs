@@ -354,8 +354,11 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
             (crate::engine::Engine::Cuda(eng), Some(f), _) => {
                 float::func::cuda::func_on_host_arrays(eng, f, x, p, rnd).map(|r| (r.0, r.1))
             }
-            // Two-argument functions and pow_z run on the CPU engine (either
-            // engine asked: the bits are the same).
+            (crate::engine::Engine::Cuda(eng), None, None) if func2.is_some() => {
+                float::func::cuda2::func2_on_host_arrays(eng, func2.unwrap(), x, &arrays[1], p, rnd)
+                    .map(|r| (r.0, r.1))
+            }
+            // pow_z (and the two-argument functions on the CPU engine).
             (_, None, None) if func2.is_some() => x
                 .func2_ternary(&arrays[1], func2.unwrap(), p, rnd)
                 .map(|r| (r.0, r.1)),

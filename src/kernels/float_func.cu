@@ -1065,6 +1065,9 @@ FL_NOINL int ff_atan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, 
     return ff_round_c<K>(o, t, acc, K + 1, 3 * (u64)N + 18, -(i64)F, neg, p, rnd) ? 0 : 1;
 }
 
+// tan, sin_cos, atan2, hypot, pow, agm (codes from 32).
+#include "float_func_trig.cuh"
+
 // One element: 0 written (o.head, t), nonzero flagged (see FF_UNDECIDED).
 template <int K>
 FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p, u32 rnd,
@@ -1081,6 +1084,7 @@ FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p
     case FF_SIN: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
     case FF_COS: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
     case FF_ATAN: return ff_atan<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_TAN: return ff_tan<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
     default: return 1;
     }
 }

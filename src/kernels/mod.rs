@@ -70,6 +70,10 @@ pub static FLOAT_MISC: KernelSource = KernelSource {
     code: include_str!("float_misc.cu"),
 };
 
+/// tan, sin_cos, atan2, hypot, pow, agm, pasted where float_func.cu says
+/// `#include "float_func_trig.cuh"`.
+pub const FLOAT_FUNC_TRIG: &str = include_str!("float_func_trig.cuh");
+
 /// Correctly rounded exp, exp2, log, sin, cos, atan (tiers by fixed-point limbs).
 pub static FLOAT_FUNC: KernelSource = KernelSource {
     name: "float_func",
@@ -128,6 +132,7 @@ impl Instance {
     pub fn full_source(&self) -> String {
         self.source
             .code
+            .replace("#include \"float_func_trig.cuh\"", FLOAT_FUNC_TRIG)
             .replace("#include \"float_common.cuh\"", FLOAT_COMMON)
             .replace("#include \"common.cuh\"", COMMON)
     }

@@ -36,6 +36,7 @@ pub fn device_code(f: Func) -> Option<u32> {
         Func::Cos => Some(3),
         Func::Atan => Some(4),
         Func::Exp2 => Some(5),
+        Func::Tan => Some(32),
         #[allow(unreachable_patterns)]
         _ => None,
     }
@@ -54,7 +55,7 @@ pub fn tier(p: u64, nx: usize) -> Option<usize> {
         .find(|&k| (64 * k - 4) as f64 >= need && k >= nx + 2)
 }
 
-fn inst(k: usize) -> Instance {
+pub(crate) fn inst(k: usize) -> Instance {
     Instance::new(&FLOAT_FUNC, &[("FF_K", k as i64)])
 }
 
@@ -153,7 +154,7 @@ pub fn constants(k: usize) -> Result<Arc<Vec<u64>>> {
 }
 
 /// The constants of tier `k` on the device, uploaded once per engine.
-fn device_constants(eng: &Arc<CudaEngine>, k: usize) -> Result<Arc<CudaSlice<u64>>> {
+pub(crate) fn device_constants(eng: &Arc<CudaEngine>, k: usize) -> Result<Arc<CudaSlice<u64>>> {
     type Map = Mutex<HashMap<usize, Arc<CudaSlice<u64>>>>;
     let map = eng.resource("float_func_constants", |_| Ok(Map::default()))?;
     let mut m = map.lock().unwrap_or_else(|p| p.into_inner());
@@ -167,11 +168,11 @@ fn device_constants(eng: &Arc<CudaEngine>, k: usize) -> Result<Arc<CudaSlice<u64
 
 /// Small batches in blocks of 32 threads (more SMs busy: the batch of 4096
 /// is latency-bound), larger ones in blocks of 128.
-fn block_for(len: usize) -> u32 {
+pub(crate) fn block_for(len: usize) -> u32 {
     if len <= 132 * 128 * 4 { 32 } else { 128 }
 }
 
-fn grid(len: usize, block: u32) -> LaunchConfig {
+pub(crate) fn grid(len: usize, block: u32) -> LaunchConfig {
     let blocks = (len as u64).div_ceil(block as u64).clamp(1, 132 * 64) as u32;
     LaunchConfig {
         grid_dim: (blocks, 1, 1),
@@ -180,7 +181,7 @@ fn grid(len: usize, block: u32) -> LaunchConfig {
     }
 }
 
-fn heads_of(a: &FloatArray) -> Vec<u64> {
+pub(crate) fn heads_of(a: &FloatArray) -> Vec<u64> {
     a.tags()
         .iter()
         .zip(a.exps())
@@ -188,7 +189,7 @@ fn heads_of(a: &FloatArray) -> Vec<u64> {
         .collect()
 }
 
-fn from_heads(prec: u64, heads: &[u64], limbs: Vec<u64>) -> Result<FloatArray> {
+pub(crate) fn from_heads(prec: u64, heads: &[u64], limbs: Vec<u64>) -> Result<FloatArray> {
     FloatArray::from_raw(
         prec,
         heads.iter().map(|&h| h as u8).collect(),

@@ -14,6 +14,7 @@ mod binary;
 mod consts;
 mod core;
 pub mod cuda;
+pub mod cuda2;
 mod fix;
 mod hyper;
 mod ia;
