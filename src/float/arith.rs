@@ -464,8 +464,8 @@ pub(crate) fn div(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
         (Zero, _) => out.special(Zero, neg),
         _ => {
             let n = out.m.len();
-            if x.limbs.len() == n && y.limbs.len() == n && n <= DIV_FAST_N {
-                return div_fast(out, neg, x.exp - y.exp, x.limbs, y.limbs, p, rnd);
+            if x.limbs.len() == n && y.limbs.len() == n {
+                return div_fast(out, neg, x.exp - y.exp, x.limbs, y.limbs, p, rnd, s);
             }
             return div_num(out, Num::of(x, x.neg), Num::of(y, y.neg), p, rnd, s);
         }
@@ -473,21 +473,28 @@ pub(crate) fn div(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
     0
 }
 
-/// Largest limb count of [`div_fast`] (its dividend lives on the stack).
-const DIV_FAST_N: usize = 32;
-
-/// [`div_num`] when both operands and the output have the same `n <=
-/// DIV_FAST_N` limbs: `X B^n / Y` (`X`, `Y` the mantissas as integers) by
-/// one schoolbook division with its `n` quotient limbs written straight
-/// into `out.m` (no normalizing copies: `Y`'s top bit is set). The
-/// quotient lies in `(B^n / 2, 2 B^n)`: with a top quotient bit `qh` the
-/// `n + 1` bits are shifted right by one (the bit out is the round bit),
-/// without it the round bit is `2R >= Y` for the remainder `R`; the sticky
-/// bit is the rest of the remainder.
-fn div_fast(out: &mut Out, neg: bool, e: i64, xm: &[u64], ym: &[u64], p: u64, rnd: Round) -> i8 {
+/// [`div_num`] when both operands and the output have the same `n` limbs:
+/// `X B^n / Y` (`X`, `Y` the mantissas as integers) by one schoolbook
+/// division with its `n` quotient limbs written straight into `out.m` (no
+/// normalizing copies: `Y`'s top bit is set). The quotient lies in `(B^n /
+/// 2, 2 B^n)`: with a top quotient bit `qh` the `n + 1` bits are shifted
+/// right by one (the bit out is the round bit), without it the round bit
+/// is `2R >= Y` for the remainder `R`. The sticky bit is `R != 0` in both
+/// cases: `2R = Y` would need `2^(64n+1) X = Y (2Q + 1)`, impossible for
+/// `Y < 2^64n`.
+#[allow(clippy::too_many_arguments)]
+fn div_fast(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
     let n = xm.len();
     let m = &mut *out.m;
-    let mut np = [0u64; 2 * DIV_FAST_N];
     let (qh, r) = if n == 1 {
         let (y, mut x) = (ym[0], xm[0]);
         let qh = x >= y;
@@ -496,13 +503,21 @@ fn div_fast(out: &mut Out, neg: bool, e: i64, xm: &[u64], ym: &[u64], p: u64, rn
         }
         let (q, r) = mdiv::div_2by1(x, 0, y, mdiv::invert_limb(y));
         m[0] = q;
+        let np = grow(&mut s.a, 1);
         np[0] = r;
-        (qh, &np[..1])
+        (qh, &*np)
     } else {
-        let np = &mut np[..2 * n];
-        np[n..].copy_from_slice(xm);
+        let np = grow(&mut s.a, 2 * n);
+        for (a, &b) in np.iter_mut().zip(std::iter::repeat_n(&0, n).chain(xm)) {
+            *a = b;
+        }
         let dinv = mdiv::invert_pi1(ym[n - 1], ym[n - 2]);
-        let qh = mdiv::sb_div_qr(m, np, ym, dinv);
+        let qh = if n < mdiv::DC_T {
+            mdiv::sb_div_qr(m, np, ym, dinv)
+        } else {
+            let tp = grow(&mut s.t, mdiv::div_qr_itch(n, n));
+            mdiv::div_qr(m, np, ym, dinv, tp, false) != 0
+        };
         (qh, &np[..n])
     };
     let nz = r.iter().any(|&v| v != 0);
@@ -527,11 +542,7 @@ fn div_fast(out: &mut Out, neg: bool, e: i64, xm: &[u64], ym: &[u64], p: u64, rn
             }
             o != Ordering::Less
         };
-        // The rest 2R - Y (or 2R) is nonzero unless 2R = Y or R = 0.
-        let rest = nz && !(ge && r[n - 1] >> 63 == 0 && {
-            (0..n).all(|i| ((r[i] << 1) | if i > 0 { r[i - 1] >> 63 } else { 0 }) == ym[i])
-        });
-        (((ge as u64) << 63) | rest as u64, e)
+        (((ge as u64) << 63) | nz as u64, e)
     };
     round_lo(out, neg, e, lo, p, rnd)
 }
