@@ -1520,6 +1520,17 @@ fn crafted(r: &mut Rng, p: u64) -> Vec<Natural> {
 
 #[test]
 fn div_same_limbs_edges() {
+    same_limbs_binary(true);
+}
+
+#[test]
+fn mul_same_limbs_edges() {
+    same_limbs_binary(false);
+}
+
+/// Same-limb operands of div (`div`) or mul: crafted and random mantissas,
+/// ties, range ends, at the operands' precision and 3 bits less.
+fn same_limbs_binary(div: bool) {
     let mut r = Rng(common::seed());
     for &limbs in FAST_LIMBS {
         for p in fast_precs(limbs) {
@@ -1566,14 +1577,25 @@ fn div_same_limbs_edges() {
             for q in ps {
                 for rnd in Round::ALL {
                     let m = rm(rnd);
-                    let got = a.div_ternary(&b, q, rnd).unwrap();
+                    let got = if div {
+                        a.div_ternary(&b, q, rnd)
+                    } else {
+                        a.mul_ternary(&b, q, rnd)
+                    }
+                    .unwrap();
                     let want: Vec<(Float, Ordering)> = xs
                         .iter()
                         .zip(&ys)
-                        .map(|(x, y)| x.div_prec_round_ref_ref(y, q, m))
+                        .map(|(x, y)| {
+                            if div {
+                                x.div_prec_round_ref_ref(y, q, m)
+                            } else {
+                                x.mul_prec_round_ref_ref(y, q, m)
+                            }
+                        })
                         .collect();
                     check(
-                        &format!("same-limb div p={p} -> {q} {rnd:?}"),
+                        &format!("same-limb div={div} p={p} -> {q} {rnd:?}"),
                         &got,
                         &want,
                         &[&xs, &ys],

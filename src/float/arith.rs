@@ -438,6 +438,9 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
                 r[i + b.len()] = c as u64;
             }
             let l = a.len() + b.len();
+            if a.len() == out.m.len() && b.len() == a.len() {
+                return round_product(out, neg, x.exp + y.exp, &r[..l], p, rnd);
+            }
             let lz = (r[l - 1] >> 63 == 0) as i64;
             if lz == 1 {
                 shl_assign(&mut r[..l], 1);
@@ -445,11 +448,55 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
             return round_to(out, neg, x.exp + y.exp - lz, &r[..l], false, p, rnd);
         }
         _ => {
+            let n = out.m.len();
+            if x.limbs.len() == n && y.limbs.len() == n {
+                return mul_fast(out, neg, x.exp + y.exp, x.limbs, y.limbs, p, rnd, s);
+            }
             let pr = product(Num::of(x, x.neg), Num::of(y, y.neg), &mut s.a, &mut s.t);
             return round_to(out, pr.neg, pr.e, pr.m, false, p, rnd);
         }
     }
     0
+}
+
+/// `x * y` when both operands and the output have the same `n >= 2` limbs:
+/// the exact `2n`-limb product in scratch, then its top `n` limbs (shifted
+/// left by the product's one possible leading zero, without a branch)
+/// straight into `out.m`, the next limb and the sticky bit of the rest as
+/// [`round_lo`]'s `lo`.
+#[allow(clippy::too_many_arguments)]
+fn mul_fast(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    let n = xm.len();
+    let pr = grow(&mut s.a, 2 * n);
+    if n < mmul::KARA_T {
+        mmul::mul_basecase(pr, xm, ym);
+    } else {
+        mul_exact(pr, xm, ym, &mut s.t);
+    }
+    round_product(out, neg, e, pr, p, rnd)
+}
+
+/// Rounds the exact `2n`-limb product `pr` of two `n`-limb mantissas into
+/// the `n`-limb `out.m` (see [`mul_fast`]).
+#[inline(always)]
+fn round_product(out: &mut Out, neg: bool, e: i64, pr: &[u64], p: u64, rnd: Round) -> i8 {
+    let n = pr.len() / 2;
+    let lz = (pr[2 * n - 1] >> 63 == 0) as u32;
+    let m = &mut *out.m;
+    for (i, mi) in m.iter_mut().enumerate() {
+        *mi = (pr[n + i] << lz) | ((pr[n + i - 1] >> 1) >> (63 - lz));
+    }
+    let lo = (pr[n - 1] << lz) | pr[..n - 1].iter().any(|&v| v != 0) as u64;
+    round_lo(out, neg, e - lz as i64, lo, p, rnd)
 }
 
 /// `x / y`.
