@@ -1687,3 +1687,56 @@ impl SetPrec for Float {
         f
     }
 }
+
+/// Timing probe (ignored): ns per element of add at 512 bits for chosen
+/// input mixes, one thread (`cargo test --release --test float_cpu probe
+/// -- --ignored --nocapture`).
+#[test]
+#[ignore = "timing probe"]
+fn probe_add_timing() {
+    use mparray::float::FloatOp;
+    let len = 4096;
+    for p in [128u64, 512] {
+        let x = FloatArray::random_exp(len, p, 1, -16, 16).unwrap();
+        let y = FloatArray::random_exp(len, p, 2, -16, 16).unwrap();
+        let xa = x.abs(p, Round::Nearest).unwrap();
+        let ya = y.abs(p, Round::Nearest).unwrap();
+        let x0 = FloatArray::random_exp(len, p, 1, 0, 0)
+            .unwrap()
+            .abs(p, Round::Nearest)
+            .unwrap();
+        let y5 = FloatArray::random_exp(len, p, 2, -5, -5)
+            .unwrap()
+            .abs(p, Round::Nearest)
+            .unwrap();
+        let mut out = FloatArray::zeros(len, p).unwrap();
+        let mut tern = vec![0i8; len];
+        for (name, a, b, op) in [
+            ("random signs", &x, &y, FloatOp::Add),
+            ("all add", &xa, &ya, FloatOp::Add),
+            ("all sub", &xa, &ya, FloatOp::Sub),
+            ("add d=5", &x0, &y5, FloatOp::Add),
+            ("sub d=5", &x0, &y5, FloatOp::Sub),
+            ("mul", &x, &y, FloatOp::Mul),
+            ("min", &x, &y, FloatOp::Min),
+        ] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap();
+            // The best of 60 trials (the shared machine preempts).
+            let t = pool.install(|| {
+                (0..60)
+                    .map(|_| {
+                        let t0 = std::time::Instant::now();
+                        a.op_into(op, &[b], &mut out, Round::Nearest, Some(&mut tern))
+                            .unwrap();
+                        t0.elapsed()
+                    })
+                    .min()
+                    .unwrap()
+            });
+            println!("p={p} {name}: {:.1} ns", t.as_nanos() as f64 / len as f64);
+        }
+    }
+}

@@ -203,8 +203,27 @@ pub(crate) fn add(
 /// (`x - y > 2^(ex-2)`; the bit shifted in lies below the round bit, where
 /// only the sticky bit counts). `None` for a subtraction with `d <= 1`
 /// (deep cancellation: the general path).
-#[inline]
 fn add_fast(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
+    #[cfg(target_arch = "x86_64")]
+    if mpn::use_asm() {
+        // SAFETY: the CPU has BMI2 (use_asm checks it).
+        return unsafe { add_fast_bmi2(out, x, y, p, rnd) };
+    }
+    add_fast_impl(out, x, y, p, rnd)
+}
+
+/// [`add_fast_impl`] compiled with BMI2: its variable shifts become
+/// `shlx`/`shrx` (one micro-op each on Intel cores, where `shl r, cl` takes
+/// three).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn add_fast_bmi2(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
+    add_fast_impl(out, x, y, p, rnd)
+}
+
+/// The body of [`add_fast`].
+#[inline(always)]
+fn add_fast_impl(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
     let (x, y) = if x.e < y.e { (y, x) } else { (x, y) };
     let sub = x.neg != y.neg;
     let d = x.e.abs_diff(y.e);
@@ -475,6 +494,44 @@ fn mul_fast(
     rnd: Round,
     s: &mut Scratch,
 ) -> i8 {
+    #[cfg(target_arch = "x86_64")]
+    if mpn::use_asm() {
+        // SAFETY: the CPU has BMI2 (use_asm checks it).
+        return unsafe { mul_fast_bmi2(out, neg, e, xm, ym, p, rnd, s) };
+    }
+    mul_fast_impl(out, neg, e, xm, ym, p, rnd, s)
+}
+
+/// [`mul_fast_impl`] compiled with BMI2 (variable shifts as `shlx`/`shrx`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn mul_fast_bmi2(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    mul_fast_impl(out, neg, e, xm, ym, p, rnd, s)
+}
+
+/// The body of [`mul_fast`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn mul_fast_impl(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
     let n = xm.len();
     let pr = grow(&mut s.a, 2 * n);
     if n < mmul::KARA_T {
@@ -540,6 +597,44 @@ fn div_fast(
     rnd: Round,
     s: &mut Scratch,
 ) -> i8 {
+    #[cfg(target_arch = "x86_64")]
+    if mpn::use_asm() {
+        // SAFETY: the CPU has BMI2 (use_asm checks it).
+        return unsafe { div_fast_bmi2(out, neg, e, xm, ym, p, rnd, s) };
+    }
+    div_fast_impl(out, neg, e, xm, ym, p, rnd, s)
+}
+
+/// [`div_fast_impl`] compiled with BMI2 (variable shifts as `shlx`/`shrx`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn div_fast_bmi2(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    div_fast_impl(out, neg, e, xm, ym, p, rnd, s)
+}
+
+/// The body of [`div_fast`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn div_fast_impl(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
     let n = xm.len();
     let m = &mut *out.m;
     let (qh, r) = if n == 1 {
@@ -555,8 +650,10 @@ fn div_fast(
         (qh, &*np)
     } else {
         let np = grow(&mut s.a, 2 * n);
-        for (a, &b) in np.iter_mut().zip(std::iter::repeat_n(&0, n).chain(xm)) {
-            *a = b;
+        let (lo, hi) = np.split_at_mut(n);
+        for ((l, h), &v) in lo.iter_mut().zip(hi.iter_mut()).zip(xm) {
+            *l = 0;
+            *h = v;
         }
         let dinv = mdiv::invert_pi1(ym[n - 1], ym[n - 2]);
         let qh = if n < mdiv::DC_T {
