@@ -179,11 +179,12 @@ pub(crate) fn add(
         (_, Zero) => return round_to(out, xn, x.exp, x.limbs, false, p, rnd),
         _ => {
             let n = out.m.len();
-            if x.limbs.len() == n
-                && y.limbs.len() == n
-                && let Some(t) = add_fast(out, Num::of(x, xn), Num::of(y, yn), p, rnd)
-            {
-                return t;
+            if x.limbs.len() == n && y.limbs.len() == n {
+                let (a, b) = (Num::of(x, xn), Num::of(y, yn));
+                return match add_fast(out, a, b, p, rnd) {
+                    Some(t) => t,
+                    None => sub_near(out, a, b, p, rnd, &mut s.a),
+                };
             }
             let Scratch { a, b, .. } = s;
             return add_num(out, Num::of(x, xn), Num::of(y, yn), p, rnd, a, b);
@@ -312,6 +313,49 @@ fn add_fast_impl(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8
         }
     }
     Some(round_lo(out, x.neg, e, lo | st as u64, p, rnd))
+}
+
+/// A subtraction of same-limb operands whose exponents differ by at most
+/// one (what [`add_fast`] leaves): the difference is exact in `n + 1`
+/// limbs (`y` shifted by `d <= 1` bit), computed in scratch, normalized
+/// (any cancellation) and rounded.
+fn sub_near(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round, buf: &mut Vec<u64>) -> i8 {
+    let (x, y) = if x.e < y.e { (y, x) } else { (x, y) };
+    let d = x.e - y.e;
+    debug_assert!(x.neg != y.neg && d <= 1);
+    let (x, y) = if d == 0 {
+        match cmp_mant(x.m, y.m) {
+            Ordering::Equal => {
+                // Exact cancellation: +0, or -0 when rounding toward -Inf.
+                out.special(Class::Zero, rnd == Round::Down);
+                return 0;
+            }
+            Ordering::Less => (y, x),
+            Ordering::Greater => (x, y),
+        }
+    } else {
+        (x, y)
+    };
+    let n = x.m.len();
+    // w = [x, 0] - [y, 0] >> d, exact.
+    let w = grow(buf, n + 1);
+    let (xm, ym) = (x.m, y.m);
+    if d == 0 {
+        w[0] = 0;
+        let b = mpn::sub_n(&mut w[1..], xm, ym);
+        debug_assert!(!b);
+    } else {
+        let (l, mut b) = mpn::sbb(0, ym[0] << 63, false);
+        w[0] = l;
+        for i in 0..n {
+            let t = (ym[i] >> 1) | if i + 1 < n { ym[i + 1] << 63 } else { 0 };
+            (w[i + 1], b) = mpn::sbb(xm[i], t, b);
+        }
+        debug_assert!(!b);
+    }
+    let (len, lz) = normalize(w);
+    let e = x.e - 64 * (n + 1 - len) as i64 - lz as i64;
+    round_to(out, x.neg, e, &w[..len], false, p, rnd)
 }
 
 /// With `Ya` the w-limb window holding `ym` at limbs `base..base+ly`
