@@ -222,16 +222,40 @@ unsafe fn add_fast_bmi2(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Op
     add_fast_impl(out, x, y, p, rnd)
 }
 
-/// The body of [`add_fast`].
+/// The body of [`add_fast`]: the common limb counts get loops of a fixed
+/// length (unrolled, the carries kept in flags).
 #[inline(always)]
 fn add_fast_impl(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
+    match x.m.len() {
+        1 => add_fast_n::<1>(out, x, y, p, rnd),
+        2 => add_fast_n::<2>(out, x, y, p, rnd),
+        4 => add_fast_n::<4>(out, x, y, p, rnd),
+        8 => add_fast_n::<8>(out, x, y, p, rnd),
+        16 => add_fast_n::<16>(out, x, y, p, rnd),
+        _ => add_fast_n::<0>(out, x, y, p, rnd),
+    }
+}
+
+/// [`add_fast_impl`] for `N` limbs (`N = 0`: the operands' length).
+#[inline(always)]
+fn add_fast_n<const N: usize>(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
     let (x, y) = if x.e < y.e { (y, x) } else { (x, y) };
     let sub = x.neg != y.neg;
     let d = x.e.abs_diff(y.e);
     if sub && d <= 1 {
         return None;
     }
-    let n = x.m.len();
+    let n = if N > 0 { N } else { x.m.len() };
+    let (x, y) = if N > 0 {
+        (Num { m: &x.m[..N], ..x }, Num { m: &y.m[..N], ..y })
+    } else {
+        (x, y)
+    };
+    let out = &mut Out {
+        tag: &mut *out.tag,
+        exp: &mut *out.exp,
+        m: &mut out.m[..n],
+    };
     let (xm, ym) = (x.m, y.m);
     let m = &mut *out.m;
     debug_assert!(m.len() == n && ym.len() == n);
