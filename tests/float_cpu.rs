@@ -1489,3 +1489,254 @@ fn add_same_limbs_window_edges() {
         }
     }
 }
+
+/// Limb counts around the same-limb fast paths of div and sqrt (n = 1
+/// special cases, the schoolbook division below 40 limbs and the
+/// divide-and-conquer one from 40, the recursive root's odd and even
+/// splits) with precisions filling the limbs or not.
+const FAST_LIMBS: &[u64] = &[1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 39, 40, 41, 64];
+
+fn fast_precs(limbs: u64) -> Vec<u64> {
+    let mut v = vec![64 * limbs, 64 * limbs - 1, 64 * (limbs - 1) + 1];
+    v.dedup();
+    v
+}
+
+/// Crafted mantissas of `p` bits: all ones, a power of two, a power of two
+/// plus one ulp, all ones but the last bit, and random ones.
+fn crafted(r: &mut Rng, p: u64) -> Vec<Natural> {
+    let top = Natural::ONE << (p - 1);
+    let ones = (Natural::ONE << p) - Natural::ONE;
+    let mut v = vec![top.clone(), ones.clone()];
+    if p >= 2 {
+        v.push(top.clone() + Natural::ONE);
+        v.push(ones - Natural::ONE);
+    }
+    for _ in 0..4 {
+        v.push(mantissa(r, p));
+    }
+    v
+}
+
+#[test]
+fn div_same_limbs_edges() {
+    same_limbs_binary(true);
+}
+
+#[test]
+fn mul_same_limbs_edges() {
+    same_limbs_binary(false);
+}
+
+/// Same-limb operands of div (`div`) or mul: crafted and random mantissas,
+/// ties, range ends, at the operands' precision and 3 bits less.
+fn same_limbs_binary(div: bool) {
+    let mut r = Rng(common::seed());
+    for &limbs in FAST_LIMBS {
+        for p in fast_precs(limbs) {
+            let ms = crafted(&mut r, p);
+            let mut xs = Vec::new();
+            let mut ys = Vec::new();
+            // Every crafted pair (quotients just below and above 1, exact
+            // quotients with a zero remainder), plus random pairs.
+            for a in &ms {
+                for b in &ms {
+                    let e = r.range(-3, 3);
+                    xs.push(make(a.clone(), p, e, r.below(2) == 0));
+                    ys.push(make(b.clone(), p, 0, r.below(2) == 0));
+                }
+            }
+            // Exact quotients with a nonzero round bit: x = q * 3 with q of
+            // p - 2 bits ending in 1 (x has p bits), y = 3 at p bits; the
+            // output at p - 3 bits (same limbs) sees a tie (and q of p - 3
+            // bits an exact result).
+            if p >= 8 && 64 * (limbs - 1) < p - 3 {
+                for _ in 0..6 {
+                    let q = mantissa(&mut r, p - 2) | Natural::ONE;
+                    xs.push(make(q * Natural::from(3u32), p, 0, false));
+                    ys.push(make(Natural::from(3u32) << (p - 2), p, 2, r.below(2) == 0));
+                }
+            }
+            for _ in 0..24 {
+                xs.push(rand_float(&mut r, p, (-20, 20), 0));
+                ys.push(rand_float(&mut r, p, (-20, 20), 0));
+            }
+            // Exponent range ends: overflow and underflow from the fast path.
+            xs.push(make(ms[1].clone(), p, EMAX, false));
+            ys.push(make(ms[0].clone(), p, 0, false));
+            xs.push(make(ms[0].clone(), p, EMIN, true));
+            ys.push(make(ms[1].clone(), p, 1, false));
+            xs.push(make(ms[0].clone(), p, EMIN + 1, false));
+            ys.push(make(ms[1].clone(), p, 1, false));
+            let (a, b) = (arr(p, &xs), arr(p, &ys));
+            let ps: Vec<u64> = if p >= 8 && 64 * (limbs - 1) < p - 3 {
+                vec![p, p - 3]
+            } else {
+                vec![p]
+            };
+            for q in ps {
+                for rnd in Round::ALL {
+                    let m = rm(rnd);
+                    let got = if div {
+                        a.div_ternary(&b, q, rnd)
+                    } else {
+                        a.mul_ternary(&b, q, rnd)
+                    }
+                    .unwrap();
+                    let want: Vec<(Float, Ordering)> = xs
+                        .iter()
+                        .zip(&ys)
+                        .map(|(x, y)| {
+                            if div {
+                                x.div_prec_round_ref_ref(y, q, m)
+                            } else {
+                                x.mul_prec_round_ref_ref(y, q, m)
+                            }
+                        })
+                        .collect();
+                    check(
+                        &format!("same-limb div={div} p={p} -> {q} {rnd:?}"),
+                        &got,
+                        &want,
+                        &[&xs, &ys],
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sqrt_same_limbs_edges() {
+    let mut r = Rng(common::seed());
+    let mut cases: Vec<(u64, u64)> = Vec::new();
+    for &limbs in FAST_LIMBS {
+        for p in fast_precs(limbs) {
+            cases.push((p, p));
+            // The operand more or less precise than the result.
+            cases.push((p, 64 * (2 * limbs) - 5));
+            cases.push((p, (p / 2).max(1)));
+        }
+    }
+    // One limb: exact halves (the root of an odd (p+1)-bit square).
+    for p in 1..=31 {
+        cases.push((p, 64));
+    }
+    for (p, qx) in cases {
+        let mut xs = Vec::new();
+        for m in crafted(&mut r, qx) {
+            for e in [0i64, 1, -1, 2] {
+                xs.push(make(m.clone(), qx, e, false));
+            }
+        }
+        // Perfect squares (exact roots), squares of halves, and a square
+        // plus or minus one ulp.
+        let rb = (qx / 2).clamp(1, p + 1);
+        for _ in 0..8 {
+            let mut s = mantissa(&mut r, rb);
+            if r.below(2) == 0 {
+                s |= Natural::ONE;
+            }
+            let sq = &s * &s;
+            let bits = sq.significant_bits();
+            let e = r.range(-10, 10);
+            xs.push(make(sq.clone(), bits, e, false).set_prec_then(qx));
+            // s (s + 1): the remainder equals the root (round bit 0).
+            let ss = &sq + &s;
+            let b2 = ss.significant_bits();
+            if b2 <= qx {
+                xs.push(make(ss, b2, e, false).set_prec_then(qx));
+            }
+            if bits < qx {
+                let sh = qx - bits;
+                let v = sq << sh;
+                xs.push(make(v.clone() + Natural::ONE, qx, e, false));
+                xs.push(make(v - Natural::ONE, qx, e, false));
+            }
+        }
+        for _ in 0..16 {
+            xs.push(rand_float(&mut r, qx, (-30, 30), 0).abs());
+        }
+        xs.push(make(crafted(&mut r, qx)[1].clone(), qx, EMAX, false));
+        xs.push(make(crafted(&mut r, qx)[0].clone(), qx, EMIN, false));
+        let a = arr(qx, &xs);
+        for rnd in Round::ALL {
+            let m = rm(rnd);
+            let got = a.sqrt_ternary(p, rnd).unwrap();
+            let want: Vec<(Float, Ordering)> =
+                xs.iter().map(|x| x.sqrt_prec_round_ref(p, m)).collect();
+            check(
+                &format!("same-limb sqrt p={p} ({qx}) {rnd:?}"),
+                &got,
+                &want,
+                &[&xs],
+            );
+        }
+    }
+}
+
+/// `f` kept at precision `q` (exact: callers pass `q` at least `f`'s bits).
+trait SetPrec {
+    fn set_prec_then(self, q: u64) -> Float;
+}
+
+impl SetPrec for Float {
+    fn set_prec_then(self, q: u64) -> Float {
+        let (f, o) = Float::from_float_prec_round(self, q, RoundingMode::Exact);
+        assert_eq!(o, Ordering::Equal);
+        f
+    }
+}
+
+/// Timing probe (ignored): ns per element of add at 512 bits for chosen
+/// input mixes, one thread (`cargo test --release --test float_cpu probe
+/// -- --ignored --nocapture`).
+#[test]
+#[ignore = "timing probe"]
+fn probe_add_timing() {
+    use mparray::float::FloatOp;
+    let len = 4096;
+    for p in [128u64, 512] {
+        let x = FloatArray::random_exp(len, p, 1, -16, 16).unwrap();
+        let y = FloatArray::random_exp(len, p, 2, -16, 16).unwrap();
+        let xa = x.abs(p, Round::Nearest).unwrap();
+        let ya = y.abs(p, Round::Nearest).unwrap();
+        let x0 = FloatArray::random_exp(len, p, 1, 0, 0)
+            .unwrap()
+            .abs(p, Round::Nearest)
+            .unwrap();
+        let y5 = FloatArray::random_exp(len, p, 2, -5, -5)
+            .unwrap()
+            .abs(p, Round::Nearest)
+            .unwrap();
+        let mut out = FloatArray::zeros(len, p).unwrap();
+        let mut tern = vec![0i8; len];
+        for (name, a, b, op) in [
+            ("random signs", &x, &y, FloatOp::Add),
+            ("all add", &xa, &ya, FloatOp::Add),
+            ("all sub", &xa, &ya, FloatOp::Sub),
+            ("add d=5", &x0, &y5, FloatOp::Add),
+            ("sub d=5", &x0, &y5, FloatOp::Sub),
+            ("mul", &x, &y, FloatOp::Mul),
+            ("min", &x, &y, FloatOp::Min),
+        ] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap();
+            // The best of 60 trials (the shared machine preempts).
+            let t = pool.install(|| {
+                (0..60)
+                    .map(|_| {
+                        let t0 = std::time::Instant::now();
+                        a.op_into(op, &[b], &mut out, Round::Nearest, Some(&mut tern))
+                            .unwrap();
+                        t0.elapsed()
+                    })
+                    .min()
+                    .unwrap()
+            });
+            println!("p={p} {name}: {:.1} ns", t.as_nanos() as f64 / len as f64);
+        }
+    }
+}

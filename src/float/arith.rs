@@ -7,7 +7,7 @@
 
 use std::cmp::Ordering;
 
-use super::round::{Out, Round, round_to};
+use super::round::{Out, Round, round_lo, round_to};
 use super::{Class, Elem};
 use crate::int::cpu::{arith as mpn, div as mdiv, mul as mmul};
 
@@ -179,12 +179,12 @@ pub(crate) fn add(
         (_, Zero) => return round_to(out, xn, x.exp, x.limbs, false, p, rnd),
         _ => {
             let n = out.m.len();
-            if x.limbs.len() == n
-                && y.limbs.len() == n
-                && n <= ADD_FAST_N
-                && let Some(t) = add_fast(out, Num::of(x, xn), Num::of(y, yn), p, rnd)
-            {
-                return t;
+            if x.limbs.len() == n && y.limbs.len() == n {
+                let (a, b) = (Num::of(x, xn), Num::of(y, yn));
+                return match add_fast(out, a, b, p, rnd) {
+                    Some(t) => t,
+                    None => sub_near(out, a, b, p, rnd, &mut s.a),
+                };
             }
             let Scratch { a, b, .. } = s;
             return add_num(out, Num::of(x, xn), Num::of(y, yn), p, rnd, a, b);
@@ -193,103 +193,193 @@ pub(crate) fn add(
     0
 }
 
-/// Largest limb count of [`add_fast`].
-pub(crate) const ADD_FAST_N: usize = 32;
-
-/// [`add_num`] when both operands and the output have the same `n <=
-/// ADD_FAST_N` limbs, on the stack in one pass: the window is the `n + 1`
-/// limbs `[0, x]`, `y` is shifted into it on the fly (bits below it are the
-/// sticky bit; for a subtraction the borrow-in is the sticky bit, the extra
-/// unit of [`add_num`]), then at most one bit of normalization: a carry
-/// (shift right, the bit out joins the sticky bit) or, for a subtraction
-/// with `d >= 2`, one leading zero (`x - y > 2^(ex-2)`, so the window's
-/// integer part keeps its top bit at `64(n+1) - 2` or above; the bit shifted
-/// in lies below the round bit, where only the sticky bit counts). `None`
-/// for a subtraction with `d <= 1` (deep cancellation: the general path).
+/// [`add_num`] when both operands and the output have the same `n` limbs,
+/// computed in place in `out.m` in one pass (as MPFR's `mpfr_add1sp`): the
+/// window is `x`'s `n` limbs plus one limb `lo` below them; `y`, shifted
+/// right by `d = ex - ey` bits, is added to or subtracted from it on the
+/// fly (bits of `y` below the window are the sticky bit; for a subtraction
+/// the borrow-in is the sticky bit, the extra unit of [`add_num`]). Then at
+/// most one bit of normalization: a carry (shift right, the bit out joins
+/// the sticky bit) or, for a subtraction with `d >= 2`, one leading zero
+/// (`x - y > 2^(ex-2)`; the bit shifted in lies below the round bit, where
+/// only the sticky bit counts). `None` for a subtraction with `d <= 1`
+/// (deep cancellation: the general path).
 fn add_fast(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
-    let ord = if x.e != y.e {
-        x.e.cmp(&y.e)
-    } else {
-        cmp_mant(x.m, y.m)
-    };
-    let (x, y) = if ord == Ordering::Less {
-        (y, x)
-    } else {
-        (x, y)
-    };
+    #[cfg(target_arch = "x86_64")]
+    if mpn::use_asm() {
+        // SAFETY: the CPU has BMI2 (use_asm checks it).
+        return unsafe { add_fast_bmi2(out, x, y, p, rnd) };
+    }
+    add_fast_impl(out, x, y, p, rnd)
+}
+
+/// [`add_fast_impl`] compiled with BMI2: its variable shifts become
+/// `shlx`/`shrx` (one micro-op each on Intel cores, where `shl r, cl` takes
+/// three).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn add_fast_bmi2(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
+    add_fast_impl(out, x, y, p, rnd)
+}
+
+/// The body of [`add_fast`]: the common limb counts get loops of a fixed
+/// length (unrolled, the carries kept in flags).
+#[inline(always)]
+fn add_fast_impl(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
+    match x.m.len() {
+        1 => add_fast_n::<1>(out, x, y, p, rnd),
+        2 => add_fast_n::<2>(out, x, y, p, rnd),
+        4 => add_fast_n::<4>(out, x, y, p, rnd),
+        8 => add_fast_n::<8>(out, x, y, p, rnd),
+        16 => add_fast_n::<16>(out, x, y, p, rnd),
+        _ => add_fast_n::<0>(out, x, y, p, rnd),
+    }
+}
+
+/// [`add_fast_impl`] for `N` limbs (`N = 0`: the operands' length).
+#[inline(always)]
+fn add_fast_n<const N: usize>(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
+    let (x, y) = if x.e < y.e { (y, x) } else { (x, y) };
     let sub = x.neg != y.neg;
-    let d = (x.e - y.e) as u64;
+    let d = x.e.abs_diff(y.e);
     if sub && d <= 1 {
         return None;
     }
-    let n = x.m.len();
-    let ym = y.m;
-    // s = Y >> d for Y = y * B (limb t of Y is y[t-1], 1 <= t <= n), then
-    // s = [0, x] +- s.
-    let mut s = [0u64; ADD_FAST_N + 1];
-    let mut sticky = if d >= 64 * (n as u64 + 1) {
-        true
+    let n = if N > 0 { N } else { x.m.len() };
+    let (x, y) = if N > 0 {
+        (Num { m: &x.m[..N], ..x }, Num { m: &y.m[..N], ..y })
     } else {
-        let q = (d / 64) as usize;
-        let r = (d % 64) as u32;
-        // Limb j of the result takes Y[j+q] (and Y[j+q+1]); Y[0] = 0.
-        if r == 0 {
-            if q == 0 {
-                s[1..=n].copy_from_slice(ym);
-            } else {
-                s[..=n - q].copy_from_slice(&ym[q - 1..]);
-            }
-        } else {
-            // j + q = 0 only for q = 0: then s[0] = Y[1] << (64 - r).
-            let start = if q == 0 {
-                s[0] = ym[0] << (64 - r);
-                1
-            } else {
-                0
-            };
-            for (j, sj) in s.iter_mut().enumerate().take(n - q + 1).skip(start) {
-                let t = j + q; // 1 <= t <= n
-                let lo = ym[t - 1] >> r;
-                let hi = if t < n { ym[t] << (64 - r) } else { 0 };
-                *sj = lo | hi;
-            }
-        }
-        // Bits of Y below the window: Y[1..q) entirely, and Y[q]'s low r
-        // bits (q >= 1).
-        (q >= 2 && ym[..q - 1].iter().any(|&v| v != 0))
-            || (r > 0 && q >= 1 && ym[q - 1] << (64 - r) != 0)
+        (x, y)
     };
-    let c = if sub {
-        // [0, x] - s - sticky.
-        let b0 = s[0] != 0;
-        s[0] = s[0].wrapping_neg();
-        let mut b = mpn::rsub_n_assign(&mut s[1..=n], x.m);
-        if b0 {
-            b |= mpn::sub_1_assign(&mut s[1..=n], 1);
-        }
-        if sticky {
-            b |= mpn::sub_1_assign(&mut s[..=n], 1);
-        }
-        b
+    let out = &mut Out {
+        tag: &mut *out.tag,
+        exp: &mut *out.exp,
+        m: &mut out.m[..n],
+    };
+    let (xm, ym) = (x.m, y.m);
+    let m = &mut *out.m;
+    debug_assert!(m.len() == n && ym.len() == n);
+    // Window limb j (0 = lo, 1..=n = m) is Y[j+q] >> r | Y[j+q+1] << (64 -
+    // r), where Y[t] = y[t-1] for 1 <= t <= n and 0 otherwise.
+    let (q, r) = if d >= 64 * (n as u64 + 1) {
+        (n + 1, 0)
     } else {
-        mpn::add_n_assign(&mut s[1..=n], x.m)
+        ((d / 64) as usize, (d % 64) as u32)
     };
+    // v << (64 - r), 0 for r = 0, without a branch.
+    let hi = |v: u64| (v << 1) << (63 - r);
+    let yv = |t: usize| if t < n { ym[t] } else { 0 };
+    // lo = Y[q] >> r | Y[q+1] << (64 - r); below it: Y[1..q) and Y[q]'s low
+    // r bits.
+    let (lo0, sticky) = if q > n {
+        (0, true)
+    } else if q == 0 {
+        (hi(ym[0]), false)
+    } else {
+        let t = ym[q - 1];
+        (
+            (t >> r) | hi(yv(q)),
+            hi(t) != 0 || ym[..q - 1].iter().any(|&v| v != 0),
+        )
+    };
+    // Limbs i < cnt of the window's top part take bits of y: i + q < n.
+    let cnt = n.saturating_sub(q);
+    let mut lo;
+    let mut st = sticky;
     let mut e = x.e;
     if sub {
-        debug_assert!(!c);
-        if s[n] >> 63 == 0 {
-            shl_assign(&mut s[..=n], 1);
+        let (l, mut b) = mpn::sbb(0, lo0, sticky);
+        lo = l;
+        let mut i = 0;
+        if cnt > 0 {
+            for ((mi, &xi), w) in m.iter_mut().zip(xm).zip(ym[q..].windows(2)) {
+                (*mi, b) = mpn::sbb(xi, (w[0] >> r) | hi(w[1]), b);
+            }
+            i = cnt - 1;
+            (m[i], b) = mpn::sbb(xm[i], ym[n - 1] >> r, b);
+            i += 1;
+        }
+        for (mi, &xi) in m[i..].iter_mut().zip(&xm[i..]) {
+            (*mi, b) = mpn::sbb(xi, 0, b);
+        }
+        debug_assert!(!b);
+        if m[n - 1] >> 63 == 0 {
+            for i in (1..n).rev() {
+                m[i] = (m[i] << 1) | (m[i - 1] >> 63);
+            }
+            m[0] = (m[0] << 1) | (lo >> 63);
+            lo <<= 1;
             e -= 1;
         }
-    } else if c {
-        sticky |= s[0] & 1 != 0;
-        for j in 0..n {
-            s[j] = (s[j] >> 1) | (s[j + 1] << 63);
+    } else {
+        lo = lo0;
+        let mut c = false;
+        let mut i = 0;
+        if cnt > 0 {
+            for ((mi, &xi), w) in m.iter_mut().zip(xm).zip(ym[q..].windows(2)) {
+                (*mi, c) = mpn::adc(xi, (w[0] >> r) | hi(w[1]), c);
+            }
+            i = cnt - 1;
+            (m[i], c) = mpn::adc(xm[i], ym[n - 1] >> r, c);
+            i += 1;
         }
-        s[n] = (s[n] >> 1) | 1 << 63;
-        e += 1;
+        for (mi, &xi) in m[i..].iter_mut().zip(&xm[i..]) {
+            (*mi, c) = mpn::adc(xi, 0, c);
+        }
+        if c {
+            st |= lo & 1 != 0;
+            lo = (lo >> 1) | (m[0] << 63);
+            for i in 0..n - 1 {
+                m[i] = (m[i] >> 1) | (m[i + 1] << 63);
+            }
+            m[n - 1] = (m[n - 1] >> 1) | 1 << 63;
+            e += 1;
+        }
     }
-    Some(round_to(out, x.neg, e, &s[..=n], sticky, p, rnd))
+    Some(round_lo(out, x.neg, e, lo | st as u64, p, rnd))
+}
+
+/// A subtraction of same-limb operands whose exponents differ by at most
+/// one (what [`add_fast`] leaves): the difference is exact in `n + 1`
+/// limbs (`y` shifted by `d <= 1` bit), computed in scratch, normalized
+/// (any cancellation) and rounded.
+fn sub_near(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round, buf: &mut Vec<u64>) -> i8 {
+    let (x, y) = if x.e < y.e { (y, x) } else { (x, y) };
+    let d = x.e - y.e;
+    debug_assert!(x.neg != y.neg && d <= 1);
+    let (x, y) = if d == 0 {
+        match cmp_mant(x.m, y.m) {
+            Ordering::Equal => {
+                // Exact cancellation: +0, or -0 when rounding toward -Inf.
+                out.special(Class::Zero, rnd == Round::Down);
+                return 0;
+            }
+            Ordering::Less => (y, x),
+            Ordering::Greater => (x, y),
+        }
+    } else {
+        (x, y)
+    };
+    let n = x.m.len();
+    // w = [x, 0] - [y, 0] >> d, exact.
+    let w = grow(buf, n + 1);
+    let (xm, ym) = (x.m, y.m);
+    if d == 0 {
+        w[0] = 0;
+        let b = mpn::sub_n(&mut w[1..], xm, ym);
+        debug_assert!(!b);
+    } else {
+        let (l, mut b) = mpn::sbb(0, ym[0] << 63, false);
+        w[0] = l;
+        for i in 0..n {
+            let t = (ym[i] >> 1) | if i + 1 < n { ym[i + 1] << 63 } else { 0 };
+            (w[i + 1], b) = mpn::sbb(xm[i], t, b);
+        }
+        debug_assert!(!b);
+    }
+    let (len, lz) = normalize(w);
+    let e = x.e - 64 * (n + 1 - len) as i64 - lz as i64;
+    round_to(out, x.neg, e, &w[..len], false, p, rnd)
 }
 
 /// With `Ya` the w-limb window holding `ym` at limbs `base..base+ly`
@@ -435,6 +525,9 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
                 r[i + b.len()] = c as u64;
             }
             let l = a.len() + b.len();
+            if a.len() == out.m.len() && b.len() == a.len() {
+                return round_product(out, neg, x.exp + y.exp, &r[..l], p, rnd);
+            }
             let lz = (r[l - 1] >> 63 == 0) as i64;
             if lz == 1 {
                 shl_assign(&mut r[..l], 1);
@@ -442,11 +535,93 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
             return round_to(out, neg, x.exp + y.exp - lz, &r[..l], false, p, rnd);
         }
         _ => {
+            let n = out.m.len();
+            if x.limbs.len() == n && y.limbs.len() == n {
+                return mul_fast(out, neg, x.exp + y.exp, x.limbs, y.limbs, p, rnd, s);
+            }
             let pr = product(Num::of(x, x.neg), Num::of(y, y.neg), &mut s.a, &mut s.t);
             return round_to(out, pr.neg, pr.e, pr.m, false, p, rnd);
         }
     }
     0
+}
+
+/// `x * y` when both operands and the output have the same `n >= 2` limbs:
+/// the exact `2n`-limb product in scratch, then its top `n` limbs (shifted
+/// left by the product's one possible leading zero, without a branch)
+/// straight into `out.m`, the next limb and the sticky bit of the rest as
+/// [`round_lo`]'s `lo`.
+#[allow(clippy::too_many_arguments)]
+fn mul_fast(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    #[cfg(target_arch = "x86_64")]
+    if mpn::use_asm() {
+        // SAFETY: the CPU has BMI2 (use_asm checks it).
+        return unsafe { mul_fast_bmi2(out, neg, e, xm, ym, p, rnd, s) };
+    }
+    mul_fast_impl(out, neg, e, xm, ym, p, rnd, s)
+}
+
+/// [`mul_fast_impl`] compiled with BMI2 (variable shifts as `shlx`/`shrx`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn mul_fast_bmi2(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    mul_fast_impl(out, neg, e, xm, ym, p, rnd, s)
+}
+
+/// The body of [`mul_fast`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn mul_fast_impl(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    let n = xm.len();
+    let pr = grow(&mut s.a, 2 * n);
+    if n < mmul::KARA_T {
+        mmul::mul_basecase(pr, xm, ym);
+    } else {
+        mul_exact(pr, xm, ym, &mut s.t);
+    }
+    round_product(out, neg, e, pr, p, rnd)
+}
+
+/// Rounds the exact `2n`-limb product `pr` of two `n`-limb mantissas into
+/// the `n`-limb `out.m` (see [`mul_fast`]).
+#[inline(always)]
+fn round_product(out: &mut Out, neg: bool, e: i64, pr: &[u64], p: u64, rnd: Round) -> i8 {
+    let n = pr.len() / 2;
+    let lz = (pr[2 * n - 1] >> 63 == 0) as u32;
+    let m = &mut *out.m;
+    for (i, mi) in m.iter_mut().enumerate() {
+        *mi = (pr[n + i] << lz) | ((pr[n + i - 1] >> 1) >> (63 - lz));
+    }
+    let lo = (pr[n - 1] << lz) | pr[..n - 1].iter().any(|&v| v != 0) as u64;
+    round_lo(out, neg, e - lz as i64, lo, p, rnd)
 }
 
 /// `x / y`.
@@ -459,9 +634,129 @@ pub(crate) fn div(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
         (_, Inf) => out.special(Zero, neg),
         (_, Zero) => out.special(Inf, neg),
         (Zero, _) => out.special(Zero, neg),
-        _ => return div_num(out, Num::of(x, x.neg), Num::of(y, y.neg), p, rnd, s),
+        _ => {
+            let n = out.m.len();
+            if x.limbs.len() == n && y.limbs.len() == n {
+                return div_fast(out, neg, x.exp - y.exp, x.limbs, y.limbs, p, rnd, s);
+            }
+            return div_num(out, Num::of(x, x.neg), Num::of(y, y.neg), p, rnd, s);
+        }
     }
     0
+}
+
+/// [`div_num`] when both operands and the output have the same `n` limbs:
+/// `X B^n / Y` (`X`, `Y` the mantissas as integers) by one schoolbook
+/// division with its `n` quotient limbs written straight into `out.m` (no
+/// normalizing copies: `Y`'s top bit is set). The quotient lies in `(B^n /
+/// 2, 2 B^n)`: with a top quotient bit `qh` the `n + 1` bits are shifted
+/// right by one (the bit out is the round bit), without it the round bit
+/// is `2R >= Y` for the remainder `R`. The sticky bit is `R != 0` in both
+/// cases: `2R = Y` would need `2^(64n+1) X = Y (2Q + 1)`, impossible for
+/// `Y < 2^64n`.
+#[allow(clippy::too_many_arguments)]
+fn div_fast(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    #[cfg(target_arch = "x86_64")]
+    if mpn::use_asm() {
+        // SAFETY: the CPU has BMI2 (use_asm checks it).
+        return unsafe { div_fast_bmi2(out, neg, e, xm, ym, p, rnd, s) };
+    }
+    div_fast_impl(out, neg, e, xm, ym, p, rnd, s)
+}
+
+/// [`div_fast_impl`] compiled with BMI2 (variable shifts as `shlx`/`shrx`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn div_fast_bmi2(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    div_fast_impl(out, neg, e, xm, ym, p, rnd, s)
+}
+
+/// The body of [`div_fast`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn div_fast_impl(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    let n = xm.len();
+    let m = &mut *out.m;
+    let (qh, r) = if n == 1 {
+        let (y, mut x) = (ym[0], xm[0]);
+        let qh = x >= y;
+        if qh {
+            x -= y;
+        }
+        let (q, r) = mdiv::div_2by1(x, 0, y, mdiv::invert_limb(y));
+        m[0] = q;
+        let np = grow(&mut s.a, 1);
+        np[0] = r;
+        (qh, &*np)
+    } else {
+        let np = grow(&mut s.a, 2 * n);
+        let (lo, hi) = np.split_at_mut(n);
+        for ((l, h), &v) in lo.iter_mut().zip(hi.iter_mut()).zip(xm) {
+            *l = 0;
+            *h = v;
+        }
+        let dinv = mdiv::invert_pi1(ym[n - 1], ym[n - 2]);
+        let qh = if n < mdiv::DC_T {
+            mdiv::sb_div_qr(m, np, ym, dinv)
+        } else {
+            let tp = grow(&mut s.t, mdiv::div_qr_itch(n, n));
+            mdiv::div_qr(m, np, ym, dinv, tp, false) != 0
+        };
+        (qh, &np[..n])
+    };
+    let nz = r.iter().any(|&v| v != 0);
+    let (lo, e) = if qh {
+        // (1, q) >> 1: the bit out is the round bit.
+        let lo = (m[0] << 63) | nz as u64;
+        for i in 0..n - 1 {
+            m[i] = (m[i] >> 1) | (m[i + 1] << 63);
+        }
+        m[n - 1] = (m[n - 1] >> 1) | 1 << 63;
+        (lo, e + 1)
+    } else {
+        // 2R >= Y: R's top bit set, or R << 1 >= Y compared from the top.
+        let ge = r[n - 1] >> 63 != 0 || {
+            let mut o = Ordering::Equal;
+            for i in (0..n).rev() {
+                let v = (r[i] << 1) | if i > 0 { r[i - 1] >> 63 } else { 0 };
+                if v != ym[i] {
+                    o = v.cmp(&ym[i]);
+                    break;
+                }
+            }
+            o != Ordering::Less
+        };
+        (((ge as u64) << 63) | nz as u64, e)
+    };
+    round_lo(out, neg, e, lo, p, rnd)
 }
 
 /// Quotient of finite nonzero numbers: `x`'s mantissa extended with `k`
@@ -494,23 +789,33 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
         (Class::Zero, neg) => out.special(Class::Zero, neg),
         (Class::Normal, false) => {
             let (lx, n) = (x.limbs.len(), out.m.len());
-            let m = (n + 1).max(lx / 2 + 1);
-            // Make the exponent even: N = mantissa * 2^(128m - 64lx - t).
+            // An m-limb root of N = x's mantissa * B^(2m - lx) (shifted
+            // right by one bit for an odd exponent: 2m > lx keeps that bit).
+            let m = n.max(lx / 2 + 1);
             let t = (x.exp & 1) as u32;
-            let nn = grow(&mut s.a, 2 * m);
-            nn.fill(0);
+            let e = (x.exp + t as i64) / 2;
+            let Scratch { a, b, c, d, t: tt } = s;
+            let nn = grow(a, 2 * m);
+            nn[..2 * m - lx].fill(0);
             nn[2 * m - lx..].copy_from_slice(x.limbs);
             if t == 1 {
                 mpn::shr_assign(nn, 1);
             }
-            let Scratch { a, b, c, d, t: tt } = s;
             let nn = &a[..2 * m];
-            let root = grow(b, m);
             let rem = grow(c, m + 1);
             let ws = grow(d, sqrtrem_itch(m));
+            if m == n {
+                // The root's n limbs are the result's: the round bit is
+                // sqrt(N) >= s + 1/2, i.e. R > s (R = s + 1/4 is impossible),
+                // and then the root is inexact; else the sticky bit is R != 0.
+                sqrtrem(out.m, rem, nn, ws, tt);
+                let nz = rem.iter().any(|&v| v != 0);
+                let gt = rem[n] != 0 || mpn::cmp(&rem[..n], out.m) == Ordering::Greater;
+                return round_lo(out, false, e, ((gt as u64) << 63) | nz as u64, p, rnd);
+            }
+            let root = grow(b, m);
             sqrtrem(root, rem, nn, ws, tt);
             let inexact = rem.iter().any(|&v| v != 0);
-            let e = (x.exp + t as i64) / 2;
             return round_to(out, false, e, root, inexact, p, rnd);
         }
     }
@@ -536,7 +841,30 @@ fn isqrt_u128(n: u128) -> u64 {
 
 /// Scratch limbs [`sqrtrem`] needs for an `n`-limb root.
 fn sqrtrem_itch(n: usize) -> usize {
-    10 * n + 32
+    3 * n + 8
+}
+
+/// `q = floor(num / d)` in place for a normalized `d` (top bit set) and a
+/// quotient of `q.len() = num.len() - d.len()` limbs (the caller knows it
+/// fits): the remainder is left in `num[..d.len()]`.
+fn div_norm(q: &mut [u64], num: &mut [u64], d: &[u64], t: &mut Vec<u64>) {
+    let h = d.len();
+    debug_assert!(q.len() == num.len() - h && d[h - 1] >> 63 == 1);
+    if h == 1 {
+        let (d0, di) = (d[0], mdiv::invert_limb(d[0]));
+        let top = q.len();
+        let mut r = num[top];
+        debug_assert!(r < d0);
+        for i in (0..top).rev() {
+            (q[i], r) = mdiv::div_2by1(r, num[i], d0, di);
+        }
+        num[0] = r;
+    } else {
+        let dinv = mdiv::invert_pi1(d[h - 1], d[h - 2]);
+        let tp = grow(t, mdiv::div_qr_itch(q.len(), h));
+        let qh = mdiv::div_qr(q, num, d, dinv, tp, false);
+        debug_assert_eq!(qh, 0);
+    }
 }
 
 /// `s = floor(sqrt(a))` and `r = a - s^2` (`r` has `n+1` limbs) for `a` of
@@ -566,43 +894,40 @@ fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<
     num[l..].copy_from_slice(&r[..h + 1]);
     // q = floor(num / 2s') = floor(floor(num / 2) / s') and u = num - 2s'q =
     // 2 (floor(num / 2) - s'q) + (num mod 2): a normalized divisor, so the
-    // division shifts nothing.
+    // division shifts nothing. q <= B^l: l + 1 limbs.
     let low = num[0] & 1;
     mpn::shr_assign(num, 1);
-    let (q, ws) = ws.split_at_mut(l + h + 1);
-    let (u, ws) = ws.split_at_mut(h + 1);
-    mdiv::divrem(q, u, num, &s[l..], t, false);
-    let top = mpn::shl1_assign(u);
-    debug_assert_eq!(top, 0);
-    u[0] |= low;
-    // q <= B^l.
-    debug_assert!(q[l] <= 1 && q[l + 1..].iter().all(|&x| x == 0));
+    let (q, ws) = ws.split_at_mut(l + 1);
+    div_norm(q, num, &s[l..], t);
+    debug_assert!(q[l] <= 1);
+    // r = u B^l + a0, n + 1 limbs (u < 2 s' + 1 fits h + 1 limbs).
+    r[..l].copy_from_slice(&a[..l]);
+    r[l + h] = mpn::shl(&mut r[l..l + h], &num[..h], 1);
+    r[l] |= low;
     s[..l].copy_from_slice(&q[..l]);
     // s may reach B^n before the correction: `over` is that top bit.
     let mut over = q[l] != 0 && mpn::add_1_assign(&mut s[l..], 1);
-    let big = (l + h + 1).max(2 * l + 2) + 1;
-    let (rr, ws) = ws.split_at_mut(big);
-    rr.fill(0);
-    rr[..l].copy_from_slice(&a[..l]);
-    rr[l..l + h + 1].copy_from_slice(u);
-    let (q2, _) = ws.split_at_mut(big);
+    // q^2 on n + 1 limbs (2l <= n).
+    let (q2, _) = ws.split_at_mut(n + 1);
     q2.fill(0);
-    mul_exact(&mut q2[..2 * l + 2], &q[..l + 1], &q[..l + 1], t);
-    while mpn::cmp(rr, q2) == Ordering::Less {
+    if q[l] == 0 {
+        mul_exact(&mut q2[..2 * l], &q[..l], &q[..l], t);
+    } else {
+        q2[2 * l] = 1;
+    }
+    while mpn::cmp(r, q2) == Ordering::Less {
         // r += 2s - 1; s -= 1.
         for _ in 0..2 {
-            let c = mpn::add_n_assign(&mut rr[..n], s);
-            mpn::add_1_assign(&mut rr[n..], c as u64 + over as u64);
+            let c = mpn::add_n_assign(&mut r[..n], s);
+            r[n] += c as u64 + over as u64;
         }
-        mpn::sub_1_assign(rr, 1);
+        mpn::sub_1_assign(r, 1);
         if mpn::sub_1_assign(s, 1) {
             over = false;
         }
     }
     debug_assert!(!over);
-    mpn::sub_n_assign(rr, q2);
-    debug_assert!(rr[n + 1..].iter().all(|&x| x == 0));
-    r.copy_from_slice(&rr[..n + 1]);
+    mpn::sub_n_assign(r, q2);
 }
 
 /// `a * b + c` (`c` negated when `sub`: `a * b - c`), rounded once.

@@ -37,13 +37,11 @@ where
     let run =
         |blk: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], mut tn: Option<&mut [i8]>| {
             let mut s = Scratch::default();
-            for j in 0..tg.len() {
-                let mut out = Out {
-                    tag: &mut tg[j],
-                    exp: &mut ex[j],
-                    m: &mut lm[j * n..(j + 1) * n],
-                };
-                let t = f(blk * BLOCK + j, &mut out, &mut s);
+            let base = blk * BLOCK;
+            let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
+            for (j, ((tag, exp), m)) in outs.enumerate() {
+                let mut out = Out { tag, exp, m };
+                let t = f(base + j, &mut out, &mut s);
                 if let Some(tn) = tn.as_deref_mut() {
                     tn[j] = t;
                 }
@@ -313,28 +311,42 @@ impl FloatArray {
         }
         let p = out.prec;
         let (b, c) = (more.first().copied(), more.get(1).copied());
-        fill(out, ternary, |i, o, s| {
-            let x = self.get(i);
-            match op {
-                FloatOp::Add => arith::add(o, &x, &b.unwrap().get(i), false, p, rnd, s),
-                FloatOp::Sub => arith::add(o, &x, &b.unwrap().get(i), true, p, rnd, s),
-                FloatOp::Mul => arith::mul(o, &x, &b.unwrap().get(i), p, rnd, s),
-                FloatOp::Div => arith::div(o, &x, &b.unwrap().get(i), p, rnd, s),
-                FloatOp::Min => arith::min_max(o, &x, &b.unwrap().get(i), false, p, rnd),
-                FloatOp::Max => arith::min_max(o, &x, &b.unwrap().get(i), true, p, rnd),
-                FloatOp::Sqrt => arith::sqrt(o, &x, p, rnd, s),
-                FloatOp::Fma | FloatOp::Fms => arith::fma(
-                    o,
-                    &x,
-                    &b.unwrap().get(i),
-                    &c.unwrap().get(i),
-                    op == FloatOp::Fms,
-                    p,
-                    rnd,
-                    s,
-                ),
+        // One monomorphized loop per operation (no dispatch per element).
+        match op {
+            FloatOp::Add | FloatOp::Sub => {
+                let (b, sub) = (b.unwrap(), op == FloatOp::Sub);
+                fill(out, ternary, |i, o, s| {
+                    arith::add(o, &self.get(i), &b.get(i), sub, p, rnd, s)
+                })
             }
-        });
+            FloatOp::Mul => {
+                let b = b.unwrap();
+                fill(out, ternary, |i, o, s| {
+                    arith::mul(o, &self.get(i), &b.get(i), p, rnd, s)
+                })
+            }
+            FloatOp::Div => {
+                let b = b.unwrap();
+                fill(out, ternary, |i, o, s| {
+                    arith::div(o, &self.get(i), &b.get(i), p, rnd, s)
+                })
+            }
+            FloatOp::Min | FloatOp::Max => {
+                let (b, max) = (b.unwrap(), op == FloatOp::Max);
+                fill(out, ternary, |i, o, _| {
+                    arith::min_max(o, &self.get(i), &b.get(i), max, p, rnd)
+                })
+            }
+            FloatOp::Sqrt => fill(out, ternary, |i, o, s| {
+                arith::sqrt(o, &self.get(i), p, rnd, s)
+            }),
+            FloatOp::Fma | FloatOp::Fms => {
+                let (b, c, sub) = (b.unwrap(), c.unwrap(), op == FloatOp::Fms);
+                fill(out, ternary, |i, o, s| {
+                    arith::fma(o, &self.get(i), &b.get(i), &c.get(i), sub, p, rnd, s)
+                })
+            }
+        }
         Ok(())
     }
 }

@@ -199,6 +199,60 @@ pub(crate) fn round_to(
     finish(out, neg, e, t, inc, p, rnd)
 }
 
+/// Rounds in place: `out.m` holds the top `n` limbs of the magnitude (top
+/// bit set) and `lo` the next limb, whose bits are the round bit (when `p =
+/// 64n`) and the sticky bits (any other nonzero bit: callers OR their
+/// sticky bit into bit 0, which is never the round bit). Then as
+/// [`round_to`]: MPFR's exponent range, the ternary value.
+#[inline(always)]
+pub(crate) fn round_lo(out: &mut Out, neg: bool, e: i64, lo: u64, p: u64, rnd: Round) -> i8 {
+    let m = &mut *out.m;
+    let n = m.len();
+    let low = (64 * n as u64 - p) as u32;
+    let (rb, st) = if low == 0 {
+        (lo >> 63 != 0, lo << 1 != 0)
+    } else {
+        let mask = (1u64 << low) - 1;
+        let rb = (m[0] >> (low - 1)) & 1 != 0;
+        let st = m[0] & (mask >> 1) != 0 || lo != 0;
+        m[0] &= !mask;
+        (rb, st)
+    };
+    let mut e = e;
+    let mut t = 0;
+    let mut inc = false;
+    if rb || st {
+        inc = match rnd {
+            Round::Nearest => rb && (st || (m[0] >> low) & 1 == 1),
+            Round::Zero => false,
+            Round::Up => !neg,
+            Round::Down => neg,
+            Round::Away => true,
+        };
+        if inc {
+            let (v, mut c) = m[0].overflowing_add(1 << low);
+            m[0] = v;
+            for x in m[1..].iter_mut() {
+                if !c {
+                    break;
+                }
+                (*x, c) = x.overflowing_add(1);
+            }
+            if c {
+                m[n - 1] = 1 << 63;
+                e += 1;
+            }
+        }
+        t = ternary(inc, neg);
+    }
+    if (EMIN..=EMAX).contains(&e) {
+        *out.tag = Class::Normal as u8 | if neg { NEG } else { 0 };
+        *out.exp = e;
+        return t;
+    }
+    finish(out, neg, e, t, inc, p, rnd)
+}
+
 /// The exponent-range check after rounding (MPFR's mpfr_check_range):
 /// `out.m` holds the rounded mantissa, `e` its unbounded exponent, `t` the
 /// ternary value so far, `inc` whether rounding increased the magnitude.
