@@ -36,6 +36,17 @@
 #define FF_COS 3u
 #define FF_ATAN 4u
 #define FF_EXP2 5u
+// float_func_explog.cuh's functions.
+#define FF_LOG2 6u
+#define FF_LOG10 7u
+#define FF_LOG1P 8u
+#define FF_EXPM1 9u
+#define FF_SINH 10u
+#define FF_COSH 11u
+#define FF_TANH 12u
+#define FF_ASINH 13u
+#define FF_ACOSH 14u
+#define FF_ATANH 15u
 
 // Tables at steps of 2^-FF_TM: atan(j 2^-10), j = 0..1024, and |log(j
 // 2^-10)|, j = FF_LJ0..FF_LJ1 (the reduced log argument is in [0.707, 1.415)).
@@ -921,6 +932,8 @@ FL_NOINL int ff_atan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, 
     return ff_round_c<K>(o, t, acc, K + 1, 3 * (u64)N + 18, -(i64)F, neg, p, rnd) ? 0 : 1;
 }
 
+#include "float_func_explog.cuh"
+
 // One element: 0 written (o.head, t), 1 flagged for the host.
 template <int K>
 FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p, u32 rnd,
@@ -937,6 +950,16 @@ FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p
     case FF_SIN: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
     case FF_COS: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
     case FF_ATAN: return ff_atan<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_LOG2: return ffx_log_base<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
+    case FF_LOG10: return ffx_log_base<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+    case FF_LOG1P: return ffx_log1p<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_EXPM1: return ffx_expm1<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_SINH: return ffx_sinhcosh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
+    case FF_COSH: return ffx_sinhcosh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+    case FF_TANH: return ffx_tanh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_ASINH: return ffx_asinh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_ACOSH: return ffx_acosh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_ATANH: return ffx_atanh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
     default: return 1;
     }
 }
