@@ -1,4 +1,5 @@
-//! log2, log10, log1p, expm1, sinh, cosh, tanh, asinh, acosh, atanh on CUDA
+//! log2, log10, log1p, expm1, sinh, cosh, tanh, asinh, acosh, atanh, asin,
+//! acos, cbrt on CUDA
 //! (src/kernels/float_func_explog.cuh) against the CPU engine (checked
 //! against MPFR and an independent reference elsewhere): bit for bit,
 //! ternary values included, every rounding mode, output precisions around
@@ -6,7 +7,8 @@
 //! input precisions equal to the output's or random, arguments across
 //! magnitudes: specials, tiny (MPFR's fast paths and their edges), the
 //! series / formula switch at 2^-7, near 1 (log2, log10, acosh), near -1
-//! (log1p), near +-1 (atanh), exact cases (powers of 2 and 10), huge and
+//! (log1p), near +-1 (atanh, asin, acos), exact cases (powers of 2 and 10,
+//! cubes), huge and
 //! near overflow (expm1, sinh, cosh), the tanh = +-1 fast path.
 //!
 //! The `funcgpu_explog_*` tests need a device (ignored otherwise). The
@@ -26,7 +28,7 @@ use mparray::{FloatArray, Round};
 mod common;
 use common::{Rng, seed};
 
-const FUNCS: [Func; 10] = [
+const FUNCS: [Func; 13] = [
     Func::Log2,
     Func::Log10,
     Func::Log1p,
@@ -37,6 +39,9 @@ const FUNCS: [Func; 10] = [
     Func::Asinh,
     Func::Acosh,
     Func::Atanh,
+    Func::Asin,
+    Func::Acos,
+    Func::Cbrt,
 ];
 const MODES: [Round; 5] = [
     Round::Nearest,
@@ -115,11 +120,7 @@ fn near_one(r: &mut Rng, q: u64, k: u64, above: bool, neg: bool) -> Raw {
     if low > 0 {
         m[0] &= !((1u64 << low) - 1);
     }
-    (
-        1 | if neg { 4 } else { 0 },
-        if above { 1 } else { 0 },
-        m,
-    )
+    (1 | if neg { 4 } else { 0 }, if above { 1 } else { 0 }, m)
 }
 
 /// A power of two or ten (exact cases of log2 / log10), as `q` bits when
@@ -161,7 +162,9 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
             let e = match fam {
                 // Tiny, around the fast paths' edges (ex <= -L, 2 ex <= -L).
                 1 => r.range(-3000, -pe - 70),
-                2 => r.range(-pe - 8, -pe + 3).min(-(qe.max(pe) + 3) + r.range(-3, 3)),
+                2 => r
+                    .range(-pe - 8, -pe + 3)
+                    .min(-(qe.max(pe) + 3) + r.range(-3, 3)),
                 3 => r.range(-pe / 2 - 8, -pe / 2 + 3) - qe / 2,
                 // Around the series / formula switch at 2^-7, and small.
                 4 => r.range(-9, -5),
@@ -179,6 +182,7 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
                     Func::Tanh => r.range(-8, 12),
                     Func::Asinh => r.range(-8, 3000),
                     Func::Acosh => r.range(1, 3000),
+                    Func::Cbrt => r.range(-3000, 3000),
                     _ => r.range(-8, 0),
                 },
             };
@@ -194,11 +198,27 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
                     near_one(r, q, k, true, false)
                 }
                 (Func::Acosh, _) => elem(r, q, e.max(1), false),
-                (Func::Atanh, 7 | 8) => {
+                (Func::Atanh | Func::Asin | Func::Acos, 7 | 8) => {
                     let k = r.range(1, 2 * pe + 8) as u64;
                     near_one(r, q, k, false, neg)
                 }
-                (Func::Atanh, _) => elem(r, q, e.min(0), neg),
+                (Func::Atanh | Func::Asin | Func::Acos, _) => elem(r, q, e.min(0), neg),
+                (Func::Cbrt, 7 | 8) => {
+                    // Exact cubes (of q/3-bit numbers) and their neighbours.
+                    let b = (q / 3).clamp(1, 60);
+                    let v = (r.next() >> (64 - b)) | 1;
+                    let c = (v as f64).powi(3);
+                    let sc = 2f64.powi(3 * r.range(-30, 30) as i32);
+                    let (y, _) =
+                        FloatArray::from_f64s(q.max(64), &[c * sc], Round::Nearest).unwrap();
+                    let y = if neg {
+                        y.neg(q.max(64), Round::Nearest).unwrap()
+                    } else {
+                        y
+                    };
+                    let (y, _) = y.set_prec_ternary(q, Round::Nearest).unwrap();
+                    (y.tags()[0], y.exps()[0], y.limbs().to_vec())
+                }
                 (Func::Log1p, 7 | 8) => {
                     // Near -1, and below -1 (NaN).
                     let k = r.range(1, 2 * pe + 8) as u64;
@@ -322,6 +342,7 @@ fn bench_like(dev: &Dev, precs: &[u64], len: usize) {
                 Func::Asinh | Func::Sinh | Func::Cosh | Func::Tanh => (-16, 8),
                 Func::Expm1 => (-16, 4),
                 Func::Log1p | Func::Acosh => (-16, 16),
+                Func::Cbrt => (-16, 8),
                 _ => (-16, 0),
             };
             let x = FloatArray::random_exp(len, p, seed(), lo, hi).unwrap();
@@ -406,8 +427,7 @@ fn funcemu_explog_debug_flags() {
                     p,
                     vec![x.tags()[i]],
                     vec![x.exps()[i]],
-                    x.limbs()[i * x.limbs_per_element()..(i + 1) * x.limbs_per_element()]
-                        .to_vec(),
+                    x.limbs()[i * x.limbs_per_element()..(i + 1) * x.limbs_per_element()].to_vec(),
                 )
                 .unwrap();
                 let (_, _, st) = dev.run(f, &xi, p, Round::Nearest);
@@ -417,4 +437,34 @@ fn funcemu_explog_debug_flags() {
             }
         }
     }
+}
+
+/// With MPARRAY_FUNC_NVRTC_CACHE=DIR: compiles every function-kernel tier
+/// with NVRTC for sm_90 (no device needed) into the kernel cache DIR, in
+/// parallel, failing on any warning; a GPU run with MPARRAY_CACHE_DIR=DIR
+/// (same NVRTC version) then compiles nothing.
+#[test]
+fn funcnvrtc_explog_cache() {
+    let Ok(dir) = std::env::var("MPARRAY_FUNC_NVRTC_CACHE") else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    std::thread::scope(|s| {
+        for i in fcuda::instances() {
+            let dir = &dir;
+            s.spawn(move || {
+                let t = std::time::Instant::now();
+                let c = mparray::engine::cuda::compile::compile(
+                    i.source.name,
+                    &i.full_source(),
+                    &i.options(),
+                    "sm_90",
+                    Some(dir),
+                )
+                .expect("compiles");
+                assert!(!c.log.to_lowercase().contains("warning"), "{}", c.log);
+                eprintln!("{}: {:.1} s", i.key(), t.elapsed().as_secs_f64());
+            });
+        }
+    });
 }

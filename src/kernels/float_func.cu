@@ -47,6 +47,9 @@
 #define FF_ASINH 13u
 #define FF_ACOSH 14u
 #define FF_ATANH 15u
+#define FF_ASIN 16u
+#define FF_ACOS 17u
+#define FF_CBRT 18u
 
 // Tables at steps of 2^-FF_TM: atan(j 2^-10), j = 0..1024, and |log(j
 // 2^-10)|, j = FF_LJ0..FF_LJ1 (the reduced log argument is in [0.707, 1.415)).
@@ -960,6 +963,9 @@ FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p
     case FF_ASINH: return ffx_asinh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
     case FF_ACOSH: return ffx_acosh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
     case FF_ATANH: return ffx_atanh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_ASIN: return ffx_asincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
+    case FF_ACOS: return ffx_asincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+    case FF_CBRT: return ffx_cbrt<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
     default: return 1;
     }
 }

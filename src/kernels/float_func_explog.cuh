@@ -117,6 +117,15 @@ FL_DEV double ffx_abs_d(i64 ex, const u64 *xm, u32 nx) {
     return (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
 }
 
+// A result far above the range (expm1, sinh, cosh of |x| >= 2^30: above
+// 2^(1.44 2^30 - 1)), as ia.rs's out_of_range: MPFR's overflow.
+FL_DEV int ffx_overflow(FlOut &o, i8 &t, bool neg, u64 p, u32 rnd) {
+    for (u32 i = 0; i < o.n; i++) o.m[i] = 0;
+    o.m[o.n - 1] = 1ull << 63;
+    t = fl_finish(o, neg, FL_EMAX + 100, -1, false, p, rnd);
+    return 0;
+}
+
 // 1 + x (sub: 1 - x, x < 1) exactly, x = 0.xm 2^ex: a normalized mantissa m
 // (nm <= K limbs) and exponent e (value 0.m 2^e); false when it needs
 // more than K limbs.
@@ -315,10 +324,12 @@ FL_NOINL bool ffx_exp_val(bool neg, i64 ex, const u64 *xm, u32 nx, const u64 *cs
 #define FX_SINH 3u   // sum z^2j / (2j+1)!        (sinh(z) / z; cosh z in Cc)
 #define FX_ASINH 4u  // sum (-1)^j c_j z^2j, c_j = c_(j-1) (2j-1)^2 / (2j (2j+1))
 #define FX_ASIN 5u   // sum c_j z^2j              (asin(z) / z)
+#define FX_ATAN 6u   // sum (-1)^j z^2j / (2j+1)  (atan(z) / z)
 
 // A (units 2^-F, K limbs) = the series above for z = +-Z 2^-(F+c), Z <
-// 2^F (so |z| < 2^-c), c >= 8 for the kinds in z (EXPM1, LOG1P) and c >= 7
-// for those in z^2 (ratio q <= 2^-14); returns N, the terms after the first.
+// 2^F (so |z| < 2^-c), c >= 7 (for the kinds in z^2, |z| < 2^-7 is
+// enough: atan's reduced argument is absolute, c = 0, but below 2^-10);
+// returns N, the terms after the first.
 // Bound: q = z or z^2 in units 2^-F has error < 1.1 (for Z exact within
 // 2 units); each term T_j = floor(floor(T_(j-1) Q / 2^F) a_j / b_j) with
 // a_j / b_j <= 1 (or a power pw_j and pw_j / d) then has error < 4: the
@@ -356,8 +367,9 @@ FL_NOINL u32 ffx_series(u32 kind, u64 *A, u64 *Cc, const u64 *Z, i64 c, bool zne
         if (kind == FX_LOG1P) {
             ff_divs(tmp, K, j + 1, inv);
             sub = !zneg && (j & 1);
-        } else if (kind == FX_ATANH) {
+        } else if (kind == FX_ATANH || kind == FX_ATAN) {
             ff_divs(tmp, K, 2 * j + 1, inv);
+            sub = kind == FX_ATAN && (j & 1);
         } else if (kind == FX_EXPM1) {
             sub = zneg && (j & 1);
         } else if (kind == FX_SINH) {
@@ -512,7 +524,7 @@ FL_NOINL int ffx_expm1(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     // x <= -(p+2) ln2 (with margin): exp(x) < 2^-(p+2), expm1 in (-1, -1 + 2^-(p+2)).
     if (neg && ex >= 1 && (ex > 40 || ffx_abs_d(ex, xm, nx) >= 0.7 * (double)(p + 2) + 1.0))
         return ffx_near_one<K>(o, t, false, true, p, rnd);
-    if (ex > 30) return 1;  // overflow: the host
+    if (ex > 30) return ffx_overflow(o, t, false, p, rnd);
     if (ex <= -7) return ffx_odd_small<K>(o, t, FX_EXPM1, neg, ex, xm, nx, p, rnd, cs);
     const u32 F = 64 * K - 4;
     u64 Y[K], R[K + 1], one[1] = {1};
@@ -584,7 +596,7 @@ FL_NOINL int ffx_sinhcosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 
         if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true);
         if (ex <= -7) return ffx_odd_small<K>(o, t, FX_SINH, neg, ex, xm, nx, p, rnd, cs);
     }
-    if (ex > 30) return 1;  // overflow: the host
+    if (ex > 30) return ffx_overflow(o, t, cosh ? false : neg, p, rnd);
     const u32 F = 64 * K - 4;
     u64 Y[K], Inv[K + 1], R[K + 1], B[K + 1];
     i64 k;
@@ -827,4 +839,218 @@ FL_NOINL int ffx_atanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     ff_sadd(R1, n1, R2, !n2, K + 1, tmp);
     if (n1) return 1;
     return ff_round_c<K>(o, t, R1, K + 1, E1 + E2, -S1 - 1, neg, p, rnd) ? 0 : 1;
+}
+
+// ---- asin, acos ----
+
+// atan u for u = U 2^-F in [0, 1] (U off by < du units): ff_atan's reduction
+// (c = j 2^-10 nearest, z = (u - c) / (1 + u c) by one division of exact
+// integers: < 1 unit, plus dz/du = (1 + c^2) / (1 + u c)^2 <= 2 times du),
+// atan u = atan c + z A(z) (ffx_series FX_ATAN, c = 0, |z| < 2^-10): acc
+// (K+1 limbs, units 2^-F) off by < 2 (table) + 1.01 (2 du + 1) + 5N + 7 <
+// 5N + 11 + 3 du.
+template <int K>
+FL_NOINL void ffx_atan_val(const u64 *U, u64 du, const u64 *cs, u64 *acc, u64 &E) {
+    const u32 F = 64 * K - 4;
+    u32 j = (u32)(((U[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
+    if (j > 1024) j = 1024;
+    u64 C[K + 1], Num[K + 1], Den[K + 1], jj[1] = {(u64)j}, one[1] = {1};
+    u64 Uu[K + 1];
+    ff_copy(Uu, U, K);
+    Uu[K] = 0;
+    ff_shift(C, K + 1, jj, 1, (i64)F - FF_TM);
+    bool zneg = ff_cmp(Uu, C, K + 1) < 0;
+    if (zneg) {
+        ff_copy(Num, C, K + 1);
+        ff_sub(Num, Uu, K + 1);
+    } else {
+        ff_copy(Num, Uu, K + 1);
+        ff_sub(Num, C, K + 1);
+    }
+    // Den = 2^(F+10) + U j (units 2^-(F+10)).
+    ff_mul1(Den, K + 1, U, K, j);
+    {
+        u64 P[K + 1];
+        ff_shift(P, K + 1, one, 1, (i64)F + FF_TM);
+        ff_add(Den, P, K + 1);
+    }
+    u64 V[K];
+    u32 N = 0;
+    if (ff_is0(Num, K + 1)) {
+        ff_zero(V, K);
+    } else {
+        u64 Us[2 * K + 2], u[2 * K + 4], v[K + 1], qq[2 * K + 3], Z[K], A[K], Cc[K],
+            T[2 * K];
+        u32 nl = (u32)((ff_bits(Num, K + 1) + 10 + F) / 64) + 1;
+        ff_shift(Us, nl, Num, K + 1, 10 + (i64)F);
+        ff_div(Z, K, Us, nl, Den, K + 1, u, v, qq);
+        N = ffx_series<K>(FX_ATAN, A, Cc, Z, 0, false, cs);
+        ff_mulsh<K>(V, Z, A, F, T);
+    }
+    u64 b[K + 1], tmp[K + 1];
+    bool an = false;
+    ff_zero(acc, K + 1);
+    ff_copy(acc, ff_atab(cs, K, j), K);
+    ff_zero(b, K + 1);
+    ff_copy(b, V, K);
+    ff_sadd(acc, an, b, zneg, K + 1, tmp);
+    E = 5 * (u64)N + 11 + 3 * du;
+}
+
+// acos |x| = 2 atan v, v = sqrt((1 - |x|) / (1 + |x|)) in [0, 1): a = 1 -
+// |x|, b = 1 + |x| in units 2^-F (exact when x's bits reach no lower than
+// 2^-F, else floored: < 1 unit each, v then off by < 1 more unit), the
+// radicand R = floor(a 2^(2F+2c) / b), T = isqrt(R) = v 2^(F+c) off by <
+// 1/2 + 1 (+1) units. a < 2^-14 (when scaled_ok): c = floor(-ea/2) >= 7
+// and the scaled series 2 T A (5N + 9, units 2^-(F+c)); else c = 0 and
+// ffx_atan_val: 2 acc. Result: R (K+1 limbs) 2^-S off by < E units.
+template <int K>
+FL_NOINL void ffx_acos_abs(i64 ex, const u64 *xm, u32 nx, const u64 *cs, bool scaled_ok, u64 *R,
+                           i64 &S, u64 &E) {
+    const u32 F = 64 * K - 4;
+    u64 X[K], a[K], b[K], one[1] = {1};
+    i64 sh = (i64)F + ex - 64 * (i64)nx;
+    ff_shift(X, K, xm, nx, sh);
+    u64 du = sh >= 0 ? 2 : 3;
+    ff_shift(a, K, one, 1, F);
+    ff_copy(b, a, K);
+    ff_sub(a, X, K);
+    ff_add(b, X, K);
+    i64 ea = (i64)ff_bits(a, K) - (i64)F;
+    i64 c = (scaled_ok && ea <= -14) ? ((-ea) >> 1) : 0;
+    u64 Us[3 * K + 1], u[3 * K + 3], v[K], qq[3 * K + 2], Rr[2 * K + 1], T[K];
+    u32 nl = (u32)((ff_bits(a, K) + 2 * F + 2 * c) / 64) + 1;
+    ff_shift(Us, nl, a, K, 2 * (i64)F + 2 * c);
+    ff_div(Rr, 2 * K, Us, nl, b, K, u, v, qq);
+    ffx_isqrt<K>(T, Rr);
+    R[K] = 0;
+    if (c > 0) {
+        u64 A[K], Cc[K], TT[2 * K];
+        u32 N = ffx_series<K>(FX_ATAN, A, Cc, T, c, false, cs);
+        ff_mulsh<K>(R, T, A, F, TT);
+        S = (i64)F + c - 1;
+        E = 5 * (u64)N + 9;
+        return;
+    }
+    ffx_atan_val<K>(T, du, cs, R, E);
+    S = (i64)F - 1;
+}
+
+// asin: |x| < 2^-7 the series; else pi/2 - acos |x| (pi/2 < 2 units; the
+// result is above 2^-7). acos: x >= 0 acos |x|; x < 0 pi - acos |x| (pi <
+// 4 units). Specials and +-1 as inverse.rs.
+template <int K>
+FL_NOINL int ffx_asincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx,
+                         u64 p, u32 rnd, const u64 *cs, bool acos) {
+    const u32 F = 64 * K - 4;
+    if (cls == FL_NAN || cls == FL_INF) {
+        fl_special(o, FL_NAN, false);
+        return 0;
+    }
+    if (cls == FL_ZERO) {
+        if (acos) return ff_round_c<K>(o, t, ff_pi2(cs, K), K, 2, -(i64)F, false, p, rnd) ? 0 : 1;
+        fl_special(o, FL_ZERO, neg);
+        return 0;
+    }
+    int c1 = ffx_cmp_one(ex, xm, nx);
+    if (c1 > 0) {
+        fl_special(o, FL_NAN, false);
+        return 0;
+    }
+    if (c1 == 0) {
+        if (!acos) return ff_round_c<K>(o, t, ff_pi2(cs, K), K, 2, -(i64)F, neg, p, rnd) ? 0 : 1;
+        if (!neg) {
+            fl_special(o, FL_ZERO, false);
+            return 0;
+        }
+        return ff_round_c<K>(o, t, ff_pi2(cs, K), K, 4, 1 - (i64)F, false, p, rnd) ? 0 : 1;
+    }
+    if (nx + 2 > K) return 1;
+    if (!acos) {
+        u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
+        if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true);
+        if (ex <= -7) return ffx_odd_small<K>(o, t, FX_ASIN, neg, ex, xm, nx, p, rnd, cs);
+    }
+    u64 R[K + 1], B[K + 1], tmp[K + 1];
+    i64 S;
+    u64 E;
+    ffx_acos_abs<K>(ex, xm, nx, cs, acos && !neg, R, S, E);
+    if (acos && !neg) return ff_round_c<K>(o, t, R, K + 1, E, -S, false, p, rnd) ? 0 : 1;
+    // R 2^-(F-1) = acos|x|: in units 2^-F, B = pi/2 (asin) or pi (acos).
+    u64 Ra[K + 1];
+    ff_shift(Ra, K + 1, R, K + 1, 1);
+    ff_zero(B, K + 1);
+    ff_copy(B, ff_pi2(cs, K), K);
+    if (acos) {
+        ff_shift(tmp, K + 1, B, K + 1, 1);
+        ff_copy(B, tmp, K + 1);
+    }
+    bool bn = false;
+    ff_sadd(B, bn, Ra, true, K + 1, tmp);
+    if (bn) return 1;
+    return ff_round_c<K>(o, t, B, K + 1, 2 * E + 4, -(i64)F, acos ? false : neg, p, rnd) ? 0
+                                                                                       : 1;
+}
+
+// ---- cbrt ----
+
+// x = +-w 2^3q, w = 0.m 2^r in [1/2, 4) (r = ex mod 3). y ~ w^(-1/3) by
+// Newton (y += y (1 - w y^3) / 3, from a double, doubling the correct bits
+// each step) in units 2^-F, C = w y^2 ~ cbrt w. No error analysis: the
+// enclosure is proved by exact integer cubes, (C - E)^3 < w 2^3F < (C +
+// E)^3 with E = 2^8 (else the host). Exact cubes never pass the rounding
+// test (the host writes them).
+template <int K>
+FL_NOINL int ffx_cbrt(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
+                      u32 rnd, const u64 *cs) {
+    (void)cs;
+    if (cls != FL_NORMAL) {
+        fl_special(o, cls, cls == FL_NAN ? false : neg);
+        return 0;
+    }
+    if (nx + 2 > K) return 1;
+    const u32 F = 64 * K - 4;
+    i64 r = ((ex % 3) + 3) % 3, q = (ex - r) / 3;
+    u64 W[K], Y[K], A[K], B[K], T[2 * K];
+    ff_shift(W, K, xm, nx, (i64)F + r - 64 * (i64)nx);
+    double wd = (double)xm[nx - 1] * ldexp(1.0, (int)r - 64);
+    double y0 = 1.0 / cbrt(wd);
+    u64 yi[1] = {(u64)(y0 * 4611686018427387904.0)};  // y0 2^62
+    ff_shift(Y, K, yi, 1, (i64)F - 62);
+    for (u32 bits = 48; bits < F + 8; bits = 2 * bits - 4) {
+        ff_mulsh<K>(A, Y, Y, F, T);
+        ff_mulsh<K>(B, A, Y, F, T);
+        ff_mulsh<K>(A, B, W, F, T);  // w y^3 ~ 1
+        ff_zero(B, K);
+        B[K - 1] = 1ull << 60;
+        bool dn = ff_cmp(A, B, K) > 0;
+        if (dn) ff_sub(A, B, K);
+        else {
+            ff_sub(B, A, K);
+            ff_copy(A, B, K);
+        }
+        ff_mulsh<K>(B, A, Y, F, T);
+        ff_divs(B, K, 3, ff_invtab(cs, K));
+        if (dn) ff_sub(Y, B, K);
+        else ff_add(Y, B, K);
+    }
+    u64 C[K];
+    ff_mulsh<K>(A, Y, Y, F, T);
+    ff_mulsh<K>(C, A, W, F, T);
+    // Verify: L^3 < W 2^2F < H^3 (3K limbs), L, H = C -+ 2^8.
+    const u64 E = 256;
+    u64 Lo[K], Hi[K], Sq[2 * K], Cu[3 * K], Wb[3 * K];
+    ff_copy(Lo, C, K);
+    ff_copy(Hi, C, K);
+    if (ff_bits(C, K) <= 64 && C[0] <= E) return 1;
+    ff_sub1(Lo, K, E);
+    ff_add1(Hi, K, E);
+    ff_shift(Wb, 3 * K, xm, nx, 3 * (i64)F + r - 64 * (i64)nx);
+    fl_mul_exact(Sq, Lo, K, Lo, K);
+    fl_mul_exact(Cu, Sq, 2 * K, Lo, K);
+    if (ff_cmp(Cu, Wb, 3 * K) >= 0) return 1;
+    fl_mul_exact(Sq, Hi, K, Hi, K);
+    fl_mul_exact(Cu, Sq, 2 * K, Hi, K);
+    if (ff_cmp(Cu, Wb, 3 * K) <= 0) return 1;
+    return ff_round_c<K>(o, t, C, K, E, q - (i64)F, neg, p, rnd) ? 0 : 1;
 }

@@ -44,6 +44,9 @@ pub fn device_code(f: Func) -> Option<u32> {
         Func::Asinh => Some(13),
         Func::Acosh => Some(14),
         Func::Atanh => Some(15),
+        Func::Asin => Some(16),
+        Func::Acos => Some(17),
+        Func::Cbrt => Some(18),
         #[allow(unreachable_patterns)]
         _ => None,
     }
