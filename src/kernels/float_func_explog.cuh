@@ -994,16 +994,26 @@ FL_NOINL int ffx_asincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *
 
 // ---- cbrt ----
 
+// r (K limbs) = floor(a b / 2^F) from the top l limbs of a and b only (the
+// lower limbs of r are zero): a product at the precision of a Newton step.
+template <int K>
+FL_NOINL void ffx_mul_top(u64 *r, const u64 *a, const u64 *b, u32 l) {
+    u64 P[2 * K];
+    fl_mul_exact(P, a + K - l, l, b + K - l, l);
+    ff_shift(r, K, P, 2 * l, 128 * (i64)(K - l) - (i64)(64 * K - 4));
+}
+
 // x = +-w 2^3q, w = 0.m 2^r in [1/2, 4) (r = ex mod 3). y ~ w^(-1/3) by
 // Newton (y += y (1 - w y^3) / 3, from a double, doubling the correct bits
-// each step) in units 2^-F, C = w y^2 ~ cbrt w. No error analysis: the
-// enclosure is proved by exact integer cubes, (C - E)^3 < w 2^3F < (C +
-// E)^3 with E = 2^8 (else the host). Exact cubes never pass the rounding
-// test (the host writes them).
+// each step, each step on just enough top limbs) in units 2^-F, C = w y^2 ~
+// cbrt w. No error analysis: the enclosure is proved by one exact integer
+// cube: with E = 2^8 and D = |w 2^3F - C^3| < 2 E C^2 (3K limbs), (C - E)^3
+// < w 2^3F < (C + E)^3, since (C + E)^3 - C^3 >= 3 C^2 E and C^3 - (C - E)^3
+// >= 3 C E (C - E) >= 2 E C^2 (C >= 3E); else the host. Exact cubes never
+// pass the rounding test (the host writes them).
 template <int K>
 FL_NOINL int ffx_cbrt(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                       u32 rnd, const u64 *cs) {
-    (void)cs;
     if (cls != FL_NORMAL) {
         fl_special(o, cls, cls == FL_NAN ? false : neg);
         return 0;
@@ -1017,10 +1027,13 @@ FL_NOINL int ffx_cbrt(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm,
     double y0 = 1.0 / cbrt(wd);
     u64 yi[1] = {(u64)(y0 * 4611686018427387904.0)};  // y0 2^62
     ff_shift(Y, K, yi, 1, (i64)F - 62);
-    for (u32 bits = 48; bits < F + 8; bits = 2 * bits - 4) {
-        ff_mulsh<K>(A, Y, Y, F, T);
-        ff_mulsh<K>(B, A, Y, F, T);
-        ff_mulsh<K>(A, B, W, F, T);  // w y^3 ~ 1
+    for (u32 bits = 48; bits < F + 8;) {
+        bits = 2 * bits - 4;
+        u32 l = bits / 64 + 2;
+        if (l > K) l = K;
+        ffx_mul_top<K>(A, Y, Y, l);
+        ffx_mul_top<K>(B, A, Y, l);
+        ffx_mul_top<K>(A, B, W, l);  // w y^3 ~ 1
         ff_zero(B, K);
         B[K - 1] = 1ull << 60;
         bool dn = ff_cmp(A, B, K) > 0;
@@ -1029,7 +1042,7 @@ FL_NOINL int ffx_cbrt(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm,
             ff_sub(B, A, K);
             ff_copy(A, B, K);
         }
-        ff_mulsh<K>(B, A, Y, F, T);
+        ffx_mul_top<K>(B, A, Y, l);
         ff_divs(B, K, 3, ff_invtab(cs, K));
         if (dn) ff_sub(Y, B, K);
         else ff_add(Y, B, K);
@@ -1037,20 +1050,18 @@ FL_NOINL int ffx_cbrt(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm,
     u64 C[K];
     ff_mulsh<K>(A, Y, Y, F, T);
     ff_mulsh<K>(C, A, W, F, T);
-    // Verify: L^3 < W 2^2F < H^3 (3K limbs), L, H = C -+ 2^8.
-    const u64 E = 256;
-    u64 Lo[K], Hi[K], Sq[2 * K], Cu[3 * K], Wb[3 * K];
-    ff_copy(Lo, C, K);
-    ff_copy(Hi, C, K);
-    if (ff_bits(C, K) <= 64 && C[0] <= E) return 1;
-    ff_sub1(Lo, K, E);
-    ff_add1(Hi, K, E);
+    u64 Sq[3 * K], Cu[3 * K], Wb[3 * K];
+    fl_mul_exact(Sq, C, K, C, K);
+    fl_mul_exact(Cu, Sq, 2 * K, C, K);
     ff_shift(Wb, 3 * K, xm, nx, 3 * (i64)F + r - 64 * (i64)nx);
-    fl_mul_exact(Sq, Lo, K, Lo, K);
-    fl_mul_exact(Cu, Sq, 2 * K, Lo, K);
-    if (ff_cmp(Cu, Wb, 3 * K) >= 0) return 1;
-    fl_mul_exact(Sq, Hi, K, Hi, K);
-    fl_mul_exact(Cu, Sq, 2 * K, Hi, K);
-    if (ff_cmp(Cu, Wb, 3 * K) <= 0) return 1;
-    return ff_round_c<K>(o, t, C, K, E, q - (i64)F, neg, p, rnd) ? 0 : 1;
+    if (ff_cmp(Wb, Cu, 3 * K) >= 0) {
+        ff_sub(Wb, Cu, 3 * K);
+    } else {
+        ff_sub(Cu, Wb, 3 * K);
+        ff_copy(Wb, Cu, 3 * K);
+    }
+    // 2 E C^2 = C^2 2^9 (E = 2^8).
+    ff_shift(Cu, 3 * K, Sq, 2 * K, 9);
+    if (ff_cmp(Wb, Cu, 3 * K) >= 0) return 1;
+    return ff_round_c<K>(o, t, C, K, 256, q - (i64)F, neg, p, rnd) ? 0 : 1;
 }
