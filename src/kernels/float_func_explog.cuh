@@ -117,6 +117,22 @@ FL_DEV double ffx_abs_d(i64 ex, const u64 *xm, u32 nx) {
     return (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
 }
 
+// How many bits a formula path may lose to a small result (|f(x)| ~ 2^ex
+// in absolute units 2^-F): the tier's bits above p + 2, less the largest
+// bound used (exp's ~2^(s+1), s = 0.9 sqrt(F) + 1, times 4 for sinh), less
+// 24 bits of safety (undecided elements then stay below 2^-20 or so), and
+// at most F - 64 nx so that x stays exact in units 2^-F; at least 7 (where
+// the series take over regardless). At the bench's precisions (K >= nx + 2)
+// this is 40..80 bits, so its arguments (|x| >= 2^-17) never diverge into
+// the series within a warp.
+template <int K>
+FL_DEV i64 ffx_spare(u64 p, u32 nx) {
+    const i64 F = 64 * K - 4;
+    i64 m = F - (i64)p - 2 - (i64)(0.9 * fl_sqrt((double)F)) - 1 - 4 - 24;
+    if (m > F - 64 * (i64)nx) m = F - 64 * (i64)nx;
+    return m > 7 ? m : 7;
+}
+
 // A result far above the range (expm1, sinh, cosh of |x| >= 2^30: above
 // 2^(1.44 2^30 - 1)), as ia.rs's out_of_range: MPFR's overflow.
 FL_DEV int ffx_overflow(FlOut &o, i8 &t, bool neg, u64 p, u32 rnd) {
@@ -525,7 +541,8 @@ FL_NOINL int ffx_expm1(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     if (neg && ex >= 1 && (ex > 40 || ffx_abs_d(ex, xm, nx) >= 0.7 * (double)(p + 2) + 1.0))
         return ffx_near_one<K>(o, t, false, true, p, rnd);
     if (ex > 30) return ffx_overflow(o, t, false, p, rnd);
-    if (ex <= -7) return ffx_odd_small<K>(o, t, FX_EXPM1, neg, ex, xm, nx, p, rnd, cs);
+    if (ex <= -ffx_spare<K>(p, nx))
+        return ffx_odd_small<K>(o, t, FX_EXPM1, neg, ex, xm, nx, p, rnd, cs);
     const u32 F = 64 * K - 4;
     u64 Y[K], R[K + 1], one[1] = {1};
     i64 k;
@@ -594,7 +611,8 @@ FL_NOINL int ffx_sinhcosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 
     } else {
         u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
         if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true);
-        if (ex <= -7) return ffx_odd_small<K>(o, t, FX_SINH, neg, ex, xm, nx, p, rnd, cs);
+        if (ex <= -ffx_spare<K>(p, nx))
+            return ffx_odd_small<K>(o, t, FX_SINH, neg, ex, xm, nx, p, rnd, cs);
     }
     if (ex > 30) return ffx_overflow(o, t, cosh ? false : neg, p, rnd);
     const u32 F = 64 * K - 4;
@@ -649,7 +667,7 @@ FL_NOINL int ffx_tanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm,
         return ffx_near_one<K>(o, t, false, neg, p, rnd);
     const u32 F = 64 * K - 4;
     u64 Q[K];
-    if (ex <= -7) {
+    if (ex <= -ffx_spare<K>(p, nx)) {
         u64 Z[K], A[K], C[K], P[2 * K + 2], u[2 * K + 4], v[K], qq[2 * K + 3];
         ffx_scaled<K>(Z, xm, nx);
         u32 N = ffx_series<K>(FX_SINH, A, C, Z, -ex, neg, cs);
@@ -694,7 +712,8 @@ FL_NOINL int ffx_asinh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     if (nx + 2 > K) return 1;
     u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
     if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, false);
-    if (ex <= -7) return ffx_odd_small<K>(o, t, FX_ASINH, neg, ex, xm, nx, p, rnd, cs);
+    if (ex <= -ffx_spare<K>(p, nx))
+        return ffx_odd_small<K>(o, t, FX_ASINH, neg, ex, xm, nx, p, rnd, cs);
     const u32 F = 64 * K - 4;
     i64 e = ex > 0 ? ex : 0;
     u64 Xf[K], A[K], S[K], T[2 * K], one[1] = {1};
@@ -759,7 +778,7 @@ FL_NOINL int ffx_acosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
         ff_sub(D, B, nx);
     }
     i64 ed = (i64)ff_bits(D, nx) + ex - 64 * (i64)nx;
-    if (ed <= -13) {
+    if (ed <= -13 && -ed > 2 * ffx_spare<K>(p, nx)) {
         i64 c = (1 - ed) >> 1;  // floor((1 - ed) / 2) >= 7
         i64 g = ex - 64 * (i64)nx - 1 + 2 * (i64)F + 2 * c;
         u64 Nn[2 * K], Z[K], A[K], Cc[K], V[K], T[2 * K];
@@ -826,7 +845,8 @@ FL_NOINL int ffx_atanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     if (nx + 2 > K) return 1;
     u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
     if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true);
-    if (ex <= -7) return ffx_odd_small<K>(o, t, FX_ATANH, neg, ex, xm, nx, p, rnd, cs);
+    if (ex <= -ffx_spare<K>(p, nx))
+        return ffx_odd_small<K>(o, t, FX_ATANH, neg, ex, xm, nx, p, rnd, cs);
     u64 m[K], R1[K + 1], R2[K + 1], tmp[K + 1];
     u32 nm;
     i64 e, S1, S2;
@@ -969,7 +989,8 @@ FL_NOINL int ffx_asincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *
     if (!acos) {
         u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
         if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true);
-        if (ex <= -7) return ffx_odd_small<K>(o, t, FX_ASIN, neg, ex, xm, nx, p, rnd, cs);
+        if (ex <= -ffx_spare<K>(p, nx))
+            return ffx_odd_small<K>(o, t, FX_ASIN, neg, ex, xm, nx, p, rnd, cs);
     }
     u64 R[K + 1], B[K + 1], tmp[K + 1];
     i64 S;
@@ -1006,10 +1027,10 @@ FL_NOINL void ffx_mul_top(u64 *r, const u64 *a, const u64 *b, u32 l) {
 // x = +-w 2^3q, w = 0.m 2^r in [1/2, 4) (r = ex mod 3). y ~ w^(-1/3) by
 // Newton (y += y (1 - w y^3) / 3, from a double, doubling the correct bits
 // each step, each step on just enough top limbs) in units 2^-F, C = w y^2 ~
-// cbrt w. No error analysis: the enclosure is proved by one exact integer
-// cube: with E = 2^8 and D = |w 2^3F - C^3| < 2 E C^2 (3K limbs), (C - E)^3
-// < w 2^3F < (C + E)^3, since (C + E)^3 - C^3 >= 3 C^2 E and C^3 - (C - E)^3
-// >= 3 C E (C - E) >= 2 E C^2 (C >= 3E); else the host. Exact cubes never
+// cbrt w. No error analysis: the enclosure is proved by exact integers:
+// with E = 2^8, |w 2^3F - C^3| < 2 E C^2 gives (C - E)^3 < w 2^3F < (C +
+// E)^3, since (C + E)^3 - C^3 >= 3 C^2 E and C^3 - (C - E)^3 >= 3 C E (C -
+// E) >= 2 E C^2 (C >= 3E); else the host. Exact cubes never
 // pass the rounding test (the host writes them).
 template <int K>
 FL_NOINL int ffx_cbrt(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
@@ -1027,9 +1048,12 @@ FL_NOINL int ffx_cbrt(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm,
     double y0 = 1.0 / cbrt(wd);
     u64 yi[1] = {(u64)(y0 * 4611686018427387904.0)};  // y0 2^62
     ff_shift(Y, K, yi, 1, (i64)F - 62);
-    for (u32 bits = 48; bits < F + 8;) {
-        bits = 2 * bits - 4;
-        u32 l = bits / 64 + 2;
+    // Targets backwards from F + 8 bits (each step doubles, less 4 bits),
+    // so the step before the last needs only about half the limbs.
+    u32 tg[16], ns = 0;
+    for (u32 b = F + 8; b > 48 && ns < 16; b = (b + 5) / 2) tg[ns++] = b;
+    for (u32 i = ns; i-- > 0;) {
+        u32 l = tg[i] / 64 + 2;
         if (l > K) l = K;
         ffx_mul_top<K>(A, Y, Y, l);
         ffx_mul_top<K>(B, A, Y, l);
@@ -1050,18 +1074,23 @@ FL_NOINL int ffx_cbrt(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm,
     u64 C[K];
     ff_mulsh<K>(A, Y, Y, F, T);
     ff_mulsh<K>(C, A, W, F, T);
-    u64 Sq[3 * K], Cu[3 * K], Wb[3 * K];
-    fl_mul_exact(Sq, C, K, C, K);
-    fl_mul_exact(Cu, Sq, 2 * K, C, K);
-    ff_shift(Wb, 3 * K, xm, nx, 3 * (i64)F + r - 64 * (i64)nx);
-    if (ff_cmp(Wb, Cu, 3 * K) >= 0) {
-        ff_sub(Wb, Cu, 3 * K);
+    // Verify |W 2^3F - C^3| < 2E C^2 (above) from S = floor(C^2 / 2^F) and
+    // P = S C (2K limbs; 0 <= C^3 - P 2^F < C 2^F, W exact): it suffices
+    // that |W 2^F - P| + C < 2E S, as C^2 / 2^F >= S.
+    u64 Sq[K], P[2 * K], Wb[2 * K], Cb[2 * K];
+    ff_mulsh<K>(Sq, C, C, F, T);
+    ff_mul_full<K>(P, Sq, C);
+    ff_shift(Wb, 2 * K, W, K, F);
+    if (ff_cmp(Wb, P, 2 * K) >= 0) {
+        ff_sub(Wb, P, 2 * K);
     } else {
-        ff_sub(Cu, Wb, 3 * K);
-        ff_copy(Wb, Cu, 3 * K);
+        ff_sub(P, Wb, 2 * K);
+        ff_copy(Wb, P, 2 * K);
     }
-    // 2 E C^2 = C^2 2^9 (E = 2^8).
-    ff_shift(Cu, 3 * K, Sq, 2 * K, 9);
-    if (ff_cmp(Wb, Cu, 3 * K) >= 0) return 1;
+    ff_zero(Cb, 2 * K);
+    ff_copy(Cb, C, K);
+    ff_add(Wb, Cb, 2 * K);
+    ff_shift(P, 2 * K, Sq, K, 9);  // 2E S, E = 2^8
+    if (ff_cmp(Wb, P, 2 * K) >= 0) return 1;
     return ff_round_c<K>(o, t, C, K, 256, q - (i64)F, neg, p, rnd) ? 0 : 1;
 }
