@@ -407,7 +407,7 @@ FL_DEV void ffx_scaled(u64 *Z, const u64 *xm, u32 nx) {
     ff_shift(Z, K, xm, nx, (i64)(64 * K - 4) - 64 * (i64)nx);
 }
 
-// An odd function f(x) = x A(x) for |x| < 2^-7 (or 2^-8), from the series:
+// An odd function f(x) = x A(x) for |x| < 2^-7 or less, from the series:
 // V = Z A, E = 5N + 7 (Z exact), sign of x.
 template <int K>
 FL_NOINL int ffx_odd_small(FlOut &o, i8 &t, u32 kind, bool neg, i64 ex, const u64 *xm, u32 nx,
@@ -511,12 +511,12 @@ FL_NOINL int ffx_log1p(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
 
 // ---- expm1 ----
 
-// |x| < 2^-7: the series x (1 + x/2 + x^2/6 + ...) (E = 5N + 7, scaled).
-// Else exp(x) = Y 2^(k-F) (E units) minus 1: k >= 0: Y - 2^(F-k) in units
+// ex <= -spare (ffx_spare, at least 7): the series x (1 + x/2 + x^2/6 +
+// ...) (E = 5N + 7, scaled). Else exp(x) = Y 2^(k-F) (E units) minus 1: k >= 0: Y - 2^(F-k) in units
 // 2^(k-F) (exact subtraction for k <= F, else 1 more unit); -68 <= k < 0:
 // 2^(F-k) - Y in units 2^(k-F) (exact); k < -68: 2^(F+64) - floor(Y
-// 2^(k+64)) in units 2^-(F+64), < E + 1. The result is at least 2^-8 in
-// magnitude (|x| >= 2^-8), so absolute units cost at most 8 bits.
+// 2^(k+64)) in units 2^-(F+64), < E + 1. The result is above 2^-(spare+1)
+// in magnitude, so absolute units cost at most spare + 1 bits.
 template <int K>
 FL_NOINL int ffx_expm1(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                        u32 rnd, const u64 *cs) {
@@ -583,11 +583,11 @@ FL_NOINL int ffx_expm1(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
 
 // ---- sinh, cosh ----
 
-// |x| >= 2^-7 (sinh) or any |x| (cosh): exp(|x|) = Y 2^(k-F) (E units, k
+// ex > -spare (sinh) or any x (cosh): exp(|x|) = Y 2^(k-F) (E units, k
 // >= 0), Inv = floor(2^2F / Y) = 1/y (y >= 0.70: < 2.05 E + 1 units), then
 // (Y -+ (Inv >> 2k)) / 2 in units 2^(k-F-1), off by < E + 2.05 E + 2 <
-// 4E + 4. sinh's result is at least 2^-7 (|x| >= 2^-7). Smaller sinh
-// arguments: the series x (1 + x^2/6 + ...).
+// 4E + 4; sinh's result is above |x|, so at most spare bits are lost.
+// Smaller sinh arguments: the series x (1 + x^2/6 + ...).
 template <int K>
 FL_NOINL int ffx_sinhcosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx,
                           u64 p, u32 rnd, const u64 *cs, bool cosh) {
@@ -638,12 +638,12 @@ FL_NOINL int ffx_sinhcosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 
 
 // ---- tanh ----
 
-// |x| < 2^-7: one series gives sinh(x)/x (S) and cosh x (C), both off by
+// ex <= -spare: one series gives sinh(x)/x (S) and cosh x (C), both off by
 // < 5N + 6 units; V = floor(Z S / C) is off by < Z/2^F (dS + dC) 1.001 + 1
 // < 11N + 14. Else exp(2|x|) = Y 2^(k-F) (E units, 0 <= k < F), tanh|x| =
 // (y - a) / (y + a), a = 2^-k, whose derivative in y is 2a/(y+a)^2 <=
 // 1/(2y) < 0.72: Q = floor((Y - A) 2^F / (Y + A)) is off by < E + 1,
-// above 2^-8. |x| >= 0.35 (p + 3): MPFR's fast path (1 - tanh|x| <
+// the result above |x|/2. |x| >= 0.35 (p + 3): MPFR's fast path (1 - tanh|x| <
 // 2e^(-2|x|) < 2^-(p+2)).
 template <int K>
 FL_NOINL int ffx_tanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
@@ -694,8 +694,8 @@ FL_NOINL int ffx_tanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm,
 
 // ---- asinh ----
 
-// |x| < 2^-7: the series. Else e = max(ex, 0), x' = |x| 2^-e < 1 (Xf
-// exact in units 2^-F), a = x'^2 + 4^-e (floor: < 2 units), S = sqrt(a)
+// ex <= -spare: the series. Else e = max(ex, 0), x' = |x| 2^-e < 1 (Xf
+// exact in units 2^-F: spare <= F - 64 nx), a = x'^2 + 4^-e (floor: < 2 units), S = sqrt(a)
 // (ff_sqrt: < 2/(2 sqrt a) + 1 <= 3 units, a >= 1/4), W = Xf + S (< 3
 // units, w >= 1), asinh|x| = log(w 2^e): ffx_log_val's bound plus 3.
 template <int K>
@@ -739,12 +739,13 @@ FL_NOINL int ffx_asinh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
 // ---- acosh ----
 
 // acosh x = 2 asinh(sqrt((x-1)/2)) = 2 log(sqrt((x-1)/2) + sqrt((x+1)/2)).
-// d = x - 1 exact. d < 2^-13: t = sqrt(d/2) < 2^-7 scaled (T = floor(t
-// 2^(F+c)) from the exact integer, < 1 unit), asinh's series: 2 Z A, E =
-// 5N + 9 units of 2^-(F+c). Else e = ex, e - 1 = 2h + q: (x +- 1)/2 =
-// 2^2h a+-, a+- = 2^q (x 2^-e +- 2^-e) (exact for e <= F, else < 2 units),
-// W = sqrt(a-) + sqrt(a+) (< 5 units, w >= 0.70): log(W 2^h) off by the
-// log's bound plus 8; the result (twice that) is at least 2^-6.
+// d = x - 1 exact. d < 2^-13 and d < 2^-2spare: t = sqrt(d/2) < 2^-7
+// scaled (T = floor(t 2^(F+c)) from the exact integer, < 1 unit), asinh's
+// series: 2 Z A, E = 5N + 9 units of 2^-(F+c). Else e = ex, e - 1 = 2h + q:
+// (x +- 1)/2 = 2^2h a+-, a+- = 2^q (x 2^-e +- 2^-e) (exact for e <= F, else
+// < 2 units), W = sqrt(a-) + sqrt(a+) (< 5 units, w >= 0.70): log(W 2^h)
+// off by the log's bound plus 8; the result (twice that) is above
+// sqrt(2d), so at most spare bits are lost.
 template <int K>
 FL_NOINL int ffx_acosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                        u32 rnd, const u64 *cs) {
@@ -819,9 +820,9 @@ FL_NOINL int ffx_acosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
 
 // ---- atanh ----
 
-// |x| < 2^-7: the series. Else (log(1 + |x|) - log(1 - |x|)) / 2, both
+// ex <= -spare: the series. Else (log(1 + |x|) - log(1 - |x|)) / 2, both
 // arguments exact (ffx_one_plus), both logs absolute (units 2^-F, E1 +
-// E2); the result is at least 2^-7.
+// E2); the result is above |x|.
 template <int K>
 FL_NOINL int ffx_atanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                        u32 rnd, const u64 *cs) {
@@ -956,8 +957,8 @@ FL_NOINL void ffx_acos_abs(i64 ex, const u64 *xm, u32 nx, const u64 *cs, bool sc
     S = (i64)F - 1;
 }
 
-// asin: |x| < 2^-7 the series; else pi/2 - acos |x| (pi/2 < 2 units; the
-// result is above 2^-7). acos: x >= 0 acos |x|; x < 0 pi - acos |x| (pi <
+// asin: ex <= -spare the series; else pi/2 - acos |x| (pi/2 < 2 units; the
+// result is above |x|). acos: x >= 0 acos |x|; x < 0 pi - acos |x| (pi <
 // 4 units). Specials and +-1 as inverse.rs.
 template <int K>
 FL_NOINL int ffx_asincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx,
