@@ -52,6 +52,20 @@
 #define FF_COS 3u
 #define FF_ATAN 4u
 #define FF_EXP2 5u
+// float_func_explog.cuh's functions.
+#define FF_LOG2 6u
+#define FF_LOG10 7u
+#define FF_LOG1P 8u
+#define FF_EXPM1 9u
+#define FF_SINH 10u
+#define FF_COSH 11u
+#define FF_TANH 12u
+#define FF_ASINH 13u
+#define FF_ACOSH 14u
+#define FF_ATANH 15u
+#define FF_ASIN 16u
+#define FF_ACOS 17u
+#define FF_CBRT 18u
 
 // Tables at steps of 2^-FF_TM: atan(j 2^-10), j = 0..1024, and |log(j
 // 2^-10)|, j = FF_LJ0..FF_LJ1 (the reduced log argument is in [0.707, 1.415)).
@@ -1065,6 +1079,8 @@ FL_NOINL int ff_atan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, 
     return ff_round_c<K>(o, t, acc, K + 1, 3 * (u64)N + 18, -(i64)F, neg, p, rnd) ? 0 : 1;
 }
 
+// log2 ... cbrt (codes 6..18).
+#include "float_func_explog.cuh"
 // tan, sin_cos, atan2, hypot, pow, agm (codes from 32).
 #include "float_func_trig.cuh"
 
@@ -1084,6 +1100,19 @@ FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p
     case FF_SIN: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
     case FF_COS: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
     case FF_ATAN: return ff_atan<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_LOG2: return ffx_log_base<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
+    case FF_LOG10: return ffx_log_base<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+    case FF_LOG1P: return ffx_log1p<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_EXPM1: return ffx_expm1<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_SINH: return ffx_sinhcosh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
+    case FF_COSH: return ffx_sinhcosh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+    case FF_TANH: return ffx_tanh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_ASINH: return ffx_asinh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_ACOSH: return ffx_acosh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_ATANH: return ffx_atanh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+    case FF_ASIN: return ffx_asincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
+    case FF_ACOS: return ffx_asincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+    case FF_CBRT: return ffx_cbrt<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
     case FF_TAN: return ff_tan<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
     default: return 1;
     }

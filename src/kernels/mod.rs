@@ -53,6 +53,10 @@ pub static HUGE_LINEAR: KernelSource = KernelSource {
 /// pasted where a source says `#include "float_common.cuh"`.
 pub const FLOAT_COMMON: &str = include_str!("float_common.cuh");
 
+/// log2, log10, log1p, expm1 and the hyperbolic functions of float_func.cu,
+/// pasted where it says `#include "float_func_explog.cuh"`.
+pub const FLOAT_FUNC_EXPLOG: &str = include_str!("float_func_explog.cuh");
+
 /// Float add, sub, mul, div, sqrt, fma, fms (tiers by limb count).
 pub static FLOAT_ARITH: KernelSource = KernelSource {
     name: "float_arith",
@@ -132,6 +136,7 @@ impl Instance {
     pub fn full_source(&self) -> String {
         self.source
             .code
+            .replace("#include \"float_func_explog.cuh\"", FLOAT_FUNC_EXPLOG)
             .replace("#include \"float_func_trig.cuh\"", FLOAT_FUNC_TRIG)
             .replace("#include \"float_common.cuh\"", FLOAT_COMMON)
             .replace("#include \"common.cuh\"", COMMON)

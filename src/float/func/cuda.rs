@@ -36,6 +36,19 @@ pub fn device_code(f: Func) -> Option<u32> {
         Func::Cos => Some(3),
         Func::Atan => Some(4),
         Func::Exp2 => Some(5),
+        Func::Log2 => Some(6),
+        Func::Log10 => Some(7),
+        Func::Log1p => Some(8),
+        Func::Expm1 => Some(9),
+        Func::Sinh => Some(10),
+        Func::Cosh => Some(11),
+        Func::Tanh => Some(12),
+        Func::Asinh => Some(13),
+        Func::Acosh => Some(14),
+        Func::Atanh => Some(15),
+        Func::Asin => Some(16),
+        Func::Acos => Some(17),
+        Func::Cbrt => Some(18),
         Func::Tan => Some(32),
         #[allow(unreachable_patterns)]
         _ => None,
@@ -143,6 +156,15 @@ pub fn constants(k: usize) -> Result<Arc<Vec<u64>>> {
     let e = e.exp(pp, Round::Nearest)?;
     for j in 0..e.len() {
         cs.extend(elem_fixed(&e, j, f, k));
+    }
+    // 1/ln2 and 1/ln10 at F+64 bits (float_func_explog.cuh): floor(2^(2G+8)
+    // / L) for L < 2 units from the constant at G+8 bits, G = F+64: off by
+    // < 0.02 + 1 units.
+    let g = f + 64;
+    for c in [Const::Ln2, Const::Ln10] {
+        let l = fixed(c, g + 8);
+        let inv = (Natural::from(1u32) << (2 * g + 8)) / l;
+        cs.extend(nat_limbs(&inv, k + 1));
     }
     let v = Arc::new(cs);
     CACHE
