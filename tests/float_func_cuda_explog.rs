@@ -445,9 +445,10 @@ fn funcemu_explog_debug_flags() {
 /// parallel, failing on any warning; a GPU run with MPARRAY_CACHE_DIR=DIR
 /// (same NVRTC version) then compiles nothing.
 #[test]
+#[ignore = "a tool, not a check: needs MPARRAY_FUNC_NVRTC_CACHE (CI compiles every kernel with `mparray kernels compile`)"]
 fn funcnvrtc_explog_cache() {
     let Ok(dir) = std::env::var("MPARRAY_FUNC_NVRTC_CACHE") else {
-        return;
+        return; // the tool was not asked for
     };
     let dir = std::path::PathBuf::from(dir);
     std::thread::scope(|s| {

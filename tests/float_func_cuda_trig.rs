@@ -652,10 +652,10 @@ fn funcgpu_trig_api() {
 /// carry `dir` as MPARRAY_CACHE_DIR and skip NVRTC (MPARRAY_TRIG_TIERS
 /// restricts the tiers).
 #[test]
+#[ignore = "a tool, not a check: needs MPARRAY_TRIG_PRECOMPILE (CI compiles every kernel with `mparray kernels compile`)"]
 fn funcnvrtc_trig_precompile() {
     let Ok(dir) = std::env::var("MPARRAY_TRIG_PRECOMPILE") else {
-        eprintln!("skipped: set MPARRAY_TRIG_PRECOMPILE=dir to compile every tier with NVRTC");
-        return;
+        return; // the tool was not asked for
     };
     let dir = std::path::PathBuf::from(dir);
     // MPARRAY_TRIG_TIERS=3,5,...: only those tiers.
