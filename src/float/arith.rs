@@ -193,33 +193,44 @@ pub(crate) fn add(
     0
 }
 
-/// [`add_num`] when both operands and the output have the same `n` limbs,
-/// computed in place in `out.m` in one pass (as MPFR's `mpfr_add1sp`): the
-/// window is `x`'s `n` limbs plus one limb `lo` below them; `y`, shifted
-/// right by `d = ex - ey` bits, is added to or subtracted from it on the
-/// fly (bits of `y` below the window are the sticky bit; for a subtraction
-/// the borrow-in is the sticky bit, the extra unit of [`add_num`]). Then at
-/// most one bit of normalization: a carry (shift right, the bit out joins
-/// the sticky bit) or, for a subtraction with `d >= 2`, one leading zero
-/// (`x - y > 2^(ex-2)`; the bit shifted in lies below the round bit, where
-/// only the sticky bit counts). `None` for a subtraction with `d <= 1`
-/// (deep cancellation: the general path).
-fn add_fast(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
-    #[cfg(target_arch = "x86_64")]
-    if mpn::use_asm() {
-        // SAFETY: the CPU has BMI2 (use_asm checks it).
-        return unsafe { add_fast_bmi2(out, x, y, p, rnd) };
-    }
-    add_fast_impl(out, x, y, p, rnd)
+/// `$name` runs `$imp`, through a copy compiled with BMI2 when the CPU has
+/// it: the variable shifts of the fast paths become `shlx`/`shrx` (one
+/// micro-op each on Intel cores, where `shl r, cl` takes three).
+macro_rules! with_bmi2 {
+    ($(#[$doc:meta])* fn $name:ident / $bmi2:ident => $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
+        $(#[$doc])*
+        #[allow(clippy::too_many_arguments)]
+        fn $name($($a: $t),*) -> $r {
+            #[cfg(target_arch = "x86_64")]
+            if mpn::use_asm() {
+                // SAFETY: the CPU has BMI2 (use_asm checks it).
+                return unsafe { $bmi2($($a),*) };
+            }
+            $imp($($a),*)
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "bmi2")]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn $bmi2($($a: $t),*) -> $r {
+            $imp($($a),*)
+        }
+    };
 }
 
-/// [`add_fast_impl`] compiled with BMI2: its variable shifts become
-/// `shlx`/`shrx` (one micro-op each on Intel cores, where `shl r, cl` takes
-/// three).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-unsafe fn add_fast_bmi2(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8> {
-    add_fast_impl(out, x, y, p, rnd)
+with_bmi2! {
+    /// [`add_num`] when both operands and the output have the same `n` limbs,
+    /// computed in place in `out.m` in one pass (as MPFR's `mpfr_add1sp`): the
+    /// window is `x`'s `n` limbs plus one limb `lo` below them; `y`, shifted
+    /// right by `d = ex - ey` bits, is added to or subtracted from it on the
+    /// fly (bits of `y` below the window are the sticky bit; for a subtraction
+    /// the borrow-in is the sticky bit, the extra unit of [`add_num`]). Then at
+    /// most one bit of normalization: a carry (shift right, the bit out joins
+    /// the sticky bit) or, for a subtraction with `d >= 2`, one leading zero
+    /// (`x - y > 2^(ex-2)`; the bit shifted in lies below the round bit, where
+    /// only the sticky bit counts). `None` for a subtraction with `d <= 1`
+    /// (deep cancellation: the general path).
+    fn add_fast / add_fast_bmi2 => add_fast_impl(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8>
 }
 
 /// The body of [`add_fast`]: the common limb counts get loops of a fixed
@@ -546,45 +557,13 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
     0
 }
 
-/// `x * y` when both operands and the output have the same `n >= 2` limbs:
-/// the exact `2n`-limb product in scratch, then its top `n` limbs (shifted
-/// left by the product's one possible leading zero, without a branch)
-/// straight into `out.m`, the next limb and the sticky bit of the rest as
-/// [`round_lo`]'s `lo`.
-#[allow(clippy::too_many_arguments)]
-fn mul_fast(
-    out: &mut Out,
-    neg: bool,
-    e: i64,
-    xm: &[u64],
-    ym: &[u64],
-    p: u64,
-    rnd: Round,
-    s: &mut Scratch,
-) -> i8 {
-    #[cfg(target_arch = "x86_64")]
-    if mpn::use_asm() {
-        // SAFETY: the CPU has BMI2 (use_asm checks it).
-        return unsafe { mul_fast_bmi2(out, neg, e, xm, ym, p, rnd, s) };
-    }
-    mul_fast_impl(out, neg, e, xm, ym, p, rnd, s)
-}
-
-/// [`mul_fast_impl`] compiled with BMI2 (variable shifts as `shlx`/`shrx`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn mul_fast_bmi2(
-    out: &mut Out,
-    neg: bool,
-    e: i64,
-    xm: &[u64],
-    ym: &[u64],
-    p: u64,
-    rnd: Round,
-    s: &mut Scratch,
-) -> i8 {
-    mul_fast_impl(out, neg, e, xm, ym, p, rnd, s)
+with_bmi2! {
+    /// `x * y` when both operands and the output have the same `n >= 2` limbs:
+    /// the exact `2n`-limb product in scratch, then its top `n` limbs (shifted
+    /// left by the product's one possible leading zero, without a branch)
+    /// straight into `out.m`, the next limb and the sticky bit of the rest as
+    /// [`round_lo`]'s `lo`.
+    fn mul_fast / mul_fast_bmi2 => mul_fast_impl(out: &mut Out, neg: bool, e: i64, xm: &[u64], ym: &[u64], p: u64, rnd: Round, s: &mut Scratch) -> i8
 }
 
 /// The body of [`mul_fast`].
@@ -645,49 +624,17 @@ pub(crate) fn div(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
     0
 }
 
-/// [`div_num`] when both operands and the output have the same `n` limbs:
-/// `X B^n / Y` (`X`, `Y` the mantissas as integers) by one schoolbook
-/// division with its `n` quotient limbs written straight into `out.m` (no
-/// normalizing copies: `Y`'s top bit is set). The quotient lies in `(B^n /
-/// 2, 2 B^n)`: with a top quotient bit `qh` the `n + 1` bits are shifted
-/// right by one (the bit out is the round bit), without it the round bit
-/// is `2R >= Y` for the remainder `R`. The sticky bit is `R != 0` in both
-/// cases: `2R = Y` would need `2^(64n+1) X = Y (2Q + 1)`, impossible for
-/// `Y < 2^64n`.
-#[allow(clippy::too_many_arguments)]
-fn div_fast(
-    out: &mut Out,
-    neg: bool,
-    e: i64,
-    xm: &[u64],
-    ym: &[u64],
-    p: u64,
-    rnd: Round,
-    s: &mut Scratch,
-) -> i8 {
-    #[cfg(target_arch = "x86_64")]
-    if mpn::use_asm() {
-        // SAFETY: the CPU has BMI2 (use_asm checks it).
-        return unsafe { div_fast_bmi2(out, neg, e, xm, ym, p, rnd, s) };
-    }
-    div_fast_impl(out, neg, e, xm, ym, p, rnd, s)
-}
-
-/// [`div_fast_impl`] compiled with BMI2 (variable shifts as `shlx`/`shrx`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn div_fast_bmi2(
-    out: &mut Out,
-    neg: bool,
-    e: i64,
-    xm: &[u64],
-    ym: &[u64],
-    p: u64,
-    rnd: Round,
-    s: &mut Scratch,
-) -> i8 {
-    div_fast_impl(out, neg, e, xm, ym, p, rnd, s)
+with_bmi2! {
+    /// [`div_num`] when both operands and the output have the same `n` limbs:
+    /// `X B^n / Y` (`X`, `Y` the mantissas as integers) by one schoolbook
+    /// division with its `n` quotient limbs written straight into `out.m` (no
+    /// normalizing copies: `Y`'s top bit is set). The quotient lies in `(B^n /
+    /// 2, 2 B^n)`: with a top quotient bit `qh` the `n + 1` bits are shifted
+    /// right by one (the bit out is the round bit), without it the round bit
+    /// is `2R >= Y` for the remainder `R`. The sticky bit is `R != 0` in both
+    /// cases: `2R = Y` would need `2^(64n+1) X = Y (2Q + 1)`, impossible for
+    /// `Y < 2^64n`.
+    fn div_fast / div_fast_bmi2 => div_fast_impl(out: &mut Out, neg: bool, e: i64, xm: &[u64], ym: &[u64], p: u64, rnd: Round, s: &mut Scratch) -> i8
 }
 
 /// The body of [`div_fast`].
