@@ -372,18 +372,35 @@ pub(super) fn arg(x: &(F, F), p: u64, rnd: Round, cap: u64) -> Result<Part, Stri
     if a.is_zero() {
         return pi_mul(1, 1, bn, p, rnd, cap);
     }
-    ziv1(p, rnd, cap, |w| {
-        let t = Iv::point(b.clone())
-            .div(&Iv::point(a.clone()), w)
-            .mono(Func::Atan, w);
-        if !a.neg() {
-            t
-        } else if bn {
-            t.sub(&Iv::pi(w), w)
+    ziv1(p, rnd, cap, |w| arg_iv(x, w))
+}
+
+/// An interval of `arg x` at `w` bits for finite nonzero `x`: `atan(b/a)`
+/// (+- pi), or the multiple of pi/2 when a part is zero.
+pub(super) fn arg_iv(x: &(F, F), w: u64) -> Iv {
+    let (a, b) = x;
+    let bn = b.neg();
+    let signed = |t: Iv| if bn { t.neg() } else { t };
+    if b.is_zero() {
+        return if a.neg() {
+            signed(Iv::pi(w))
         } else {
-            t.add(&Iv::pi(w), w)
-        }
-    })
+            Iv::point(b.clone())
+        };
+    }
+    if a.is_zero() {
+        return signed(Iv::pi(w).scale(-1));
+    }
+    let t = Iv::point(b.clone())
+        .div(&Iv::point(a.clone()), w)
+        .mono(Func::Atan, w);
+    if !a.neg() {
+        t
+    } else if bn {
+        t.sub(&Iv::pi(w), w)
+    } else {
+        t.add(&Iv::pi(w), w)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -23,7 +23,7 @@ use malachite_base::num::logic::traits::{BitAccess, SignificantBits};
 use malachite_nz::integer::Integer;
 use malachite_nz::natural::Natural;
 
-use super::func::{CFunc, arg, eval, log2e_lower};
+use super::func::{CFunc, arg_iv, eval, log2e_lower};
 use super::scalar::{self, F, Iv, Part, ziv};
 use super::{CRound, arith};
 use crate::float::func::{Func, Func2};
@@ -325,7 +325,7 @@ fn trig_iv(f: Func, t: &Iv, w: u64) -> Iv {
 
 /// Intervals of `log x` (`log |x|`, `arg x`) at `w` bits; `x` finite,
 /// nonzero.
-fn log_iv(x: &(F, F), w: u64, cap: u64) -> Result<(Iv, Iv), String> {
+fn log_iv(x: &(F, F), w: u64) -> (Iv, Iv) {
     let (a, b) = x;
     let re = if b.is_zero() || a.is_zero() {
         let m = if b.is_zero() { a.abs() } else { b.abs() };
@@ -338,25 +338,21 @@ fn log_iv(x: &(F, F), w: u64, cap: u64) -> Result<(Iv, Iv), String> {
         };
         s.mono(Func::Log, w).scale(-1)
     };
-    let im = Iv {
-        lo: arg(x, w, Round::Down, cap)?.0,
-        hi: arg(x, w, Round::Up, cap)?.0,
-    };
-    Ok((re, im))
+    (re, arg_iv(x, w))
 }
 
 /// Intervals of `t = y log x` (real and imaginary parts) at `w` bits.
-fn t_iv(x: &(F, F), y: &(F, F), w: u64, cap: u64) -> Option<(Iv, Iv)> {
-    let (lr, li) = log_iv(x, w, cap).ok()?;
+fn t_iv(x: &(F, F), y: &(F, F), w: u64) -> (Iv, Iv) {
+    let (lr, li) = log_iv(x, w);
     let (c, d) = (Iv::point(y.0.clone()), Iv::point(y.1.clone()));
-    Some(if y.1.is_zero() {
+    if y.1.is_zero() {
         (c.mul(&lr, w), c.mul(&li, w))
     } else {
         (
             c.mul(&lr, w).sub(&d.mul(&li, w), w),
             c.mul(&li, w).add(&d.mul(&lr, w), w),
         )
-    })
+    }
 }
 
 /// `2^62 ln 2`: below `Re t = -FAR`, MPC 1.3.1's exp (inside its pow)
@@ -377,9 +373,7 @@ fn far_underflow(x: &(F, F), y: &(F, F), pre: &mut [Option<Part>; 2], p: u64, ca
     let far = scalar::from_int(-FAR);
     let mut w = scalar::start_prec(p);
     while w <= cap && (pre[0].is_none() || pre[1].is_none()) {
-        let Some((tr, ti)) = t_iv(x, y, w, cap) else {
-            return;
-        };
+        let (tr, ti) = t_iv(x, y, w);
         if tr.hi.cmp(&far) != Some(std::cmp::Ordering::Less) {
             return; // not certainly that far
         }
@@ -482,9 +476,7 @@ pub(super) fn pow(x: &(F, F), y: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u6
     ];
     far_underflow(x, y, &mut pre, pr.max(pi), cap);
     let z = ziv(pre, [pr, pi], [rnd.re, rnd.im], cap, |w, need| {
-        let Some((tr, ti)) = t_iv(x, y, w, cap) else {
-            return [None, None];
-        };
+        let (tr, ti) = t_iv(x, y, w);
         let e = tr.mono(Func::Exp, w);
         let part = |f: Func| {
             let s = trig_iv(f, &ti, w);
