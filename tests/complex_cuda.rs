@@ -12,7 +12,9 @@ use mparray::Round;
 use mparray::complex::cuda::ternary_pairs_to_host;
 use mparray::complex::{CFunc, CRound, ComplexArray};
 use mparray::engine::CudaEngine;
-use mparray::float::text;
+use mparray::float::func::Func2;
+use mparray::float::func::cuda2 as fcuda2;
+use mparray::float::{EMAX, EMIN, text};
 
 mod common;
 use common::{Rng, seed};
@@ -244,7 +246,9 @@ fn complexgpu_shapes_and_cli() {
     let (fa, fb) = (dir.join("a.txt"), dir.join("b.txt"));
     std::fs::write(&fa, "1.5 -2\n0 inf\n-0x1.8p-3 7\n1e300 -1e-300\n").unwrap();
     std::fs::write(&fb, "3 0.25\n2 -0\nnan 1\n-1e300 1e300\n").unwrap();
-    for op in ["add", "mul", "sqr", "conj", "div", "pow", "exp"] {
+    for op in [
+        "add", "mul", "sqr", "conj", "div", "pow", "exp", "abs", "norm", "arg",
+    ] {
         let run = |engine: &str| {
             let mut args = vec![
                 "complex",
@@ -273,4 +277,169 @@ fn complexgpu_shapes_and_cli() {
         assert_eq!(run("cuda"), run("cpu"), "complex {op}");
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A part for abs, norm and arg: random bits, specials (`special` per
+/// mille), and exponents at the ends of the range and of half the range
+/// (hypot and norm overflow or underflow there, atan2's ratios too).
+fn part_ends(g: &mut Rng, bits: u64, special: u64) -> String {
+    if g.below(1000) < special {
+        return g.pick(&["0", "-0", "inf", "-inf", "nan"]).to_string();
+    }
+    let b = 1 + g.below(bits.min(4000));
+    let mut m = String::from("1");
+    for _ in 1..b {
+        m.push(if g.below(2) == 0 { '0' } else { '1' });
+    }
+    // The value's exponent (the text's is that minus the bits).
+    let e = match g.below(10) {
+        0 => EMAX - g.range(0, 40),
+        1 => EMIN + g.range(0, 40),
+        2 => g.pick(&[EMAX / 2, EMIN / 2, EMAX / 2 + 1, EMIN / 2 - 1]) + g.range(-3, 3),
+        3 => g.range(-3000, 3000),
+        _ => g.range(-20, 20),
+    };
+    let sign = if g.below(2) == 0 { "-" } else { "" };
+    format!("{sign}0x{}p{:+}", num_hex(&m), e - b as i64)
+}
+
+fn array_ends(g: &mut Rng, len: usize, pr: u64, pi: u64, special: u64) -> ComplexArray {
+    let v: Vec<(String, String)> = (0..len)
+        .map(|_| (part_ends(g, pr + 8, special), part_ends(g, pi + 8, special)))
+        .collect();
+    ComplexArray::from_strs(pr, pi, &v).unwrap()
+}
+
+fn show_real(r: &mparray::FloatArray, t: &[i8]) -> Vec<String> {
+    (0..r.len())
+        .map(|i| format!("{} {}", text::format_hex(&r.get(i)), t[i]))
+        .collect()
+}
+
+/// (real part's precision, imaginary part's, result's) for abs, norm and
+/// arg: tier edges of the function kernels, mixed precisions, above the
+/// largest tier (the CPU engine for abs and arg), norm's exact square at
+/// the device's largest precision (8192) and beyond it (8193).
+const REAL_CASES: &[(u64, u64, u64)] = &[
+    (1, 1, 1),
+    (53, 53, 53),
+    (64, 30, 65),
+    (200, 128, 129),
+    (500, 300, 512),
+    (1024, 1024, 1024),
+    (2000, 3000, 2048),
+    (3000, 3000, 4000),
+    (8192, 8192, 8192),
+    (100, 8193, 300),
+];
+
+#[derive(Clone, Copy, Debug)]
+enum RealOp {
+    Abs,
+    Norm,
+    Arg,
+}
+
+macro_rules! apply_real {
+    ($op:expr, $x:expr, $p:expr, $r:expr) => {
+        match $op {
+            RealOp::Abs => $x.abs_ternary($p, $r),
+            RealOp::Norm => $x.norm_ternary($p, $r),
+            RealOp::Arg => $x.arg_ternary($p, $r),
+        }
+    };
+}
+
+const MODES: [Round; 5] = [
+    Round::Nearest,
+    Round::Zero,
+    Round::Up,
+    Round::Down,
+    Round::Away,
+];
+
+/// abs, norm and arg on the device against the CPU engine: random parts,
+/// specials sparse (patched one by one) and dense (one round trip), parts
+/// at the ends of the exponent range, every rounding mode.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn complexgpu_abs_norm_arg() {
+    let eng = CudaEngine::shared().expect("a CUDA device");
+    common::warm_kernels(&eng, mparray::float::cuda::instances());
+    let mut g = Rng(seed());
+    let mut checked = 0usize;
+    for &(pr, pi, p) in REAL_CASES {
+        let big = pr.max(pi).max(p) > 2100;
+        for (len, special) in [
+            (if big { 24 } else { 200 }, 3u64),
+            (if big { 40 } else { 400 }, 100),
+        ] {
+            let x = array_ends(&mut g, len, pr, pi, special);
+            let dx = x.to_cuda(&eng).unwrap();
+            let modes: &[Round] = if big {
+                &[Round::Nearest, Round::Down]
+            } else {
+                &MODES
+            };
+            for op in [RealOp::Abs, RealOp::Norm, RealOp::Arg] {
+                for &r in modes {
+                    let (want, wt) = apply_real!(op, x, p, r).unwrap();
+                    let (got, gt) = apply_real!(op, dx, p, r).unwrap();
+                    let gt = mparray::float::cuda::ternary_to_host(&eng, &gt).unwrap();
+                    let got = got.to_host().unwrap();
+                    let (w, s) = (show_real(&want, &wt), show_real(&got, &gt[..got.len()]));
+                    for i in 0..len {
+                        assert_eq!(
+                            s[i],
+                            w[i],
+                            "{op:?} pr={pr} pi={pi} p={p} {r:?} i={i} x=({}, {})",
+                            text::format_hex(&x.re().get(i)),
+                            text::format_hex(&x.im().get(i)),
+                        );
+                    }
+                    checked += len;
+                }
+            }
+        }
+    }
+    eprintln!("{checked} elements compared");
+}
+
+/// abs and arg are hypot(re, im) and atan2(im, re) on the device: checked
+/// without a device through the host emulation of the two-argument kernel
+/// (notes/functrig-emu/emu2.cpp, MPARRAY_FUNC_EMU2; MPARRAY_NO_EMU=1
+/// skips), on the same inputs as complexgpu_abs_norm_arg.
+#[test]
+fn complexemu_abs_arg() {
+    let Some(exe) = common::emulator("MPARRAY_FUNC_EMU2", "notes/functrig-emu/emu2.cpp") else {
+        return;
+    };
+    let exe = exe.to_string_lossy().into_owned();
+    let mut g = Rng(seed());
+    for &(pr, pi, p) in &REAL_CASES[..7] {
+        for special in [3u64, 100] {
+            let x = array_ends(&mut g, 60, pr, pi, special);
+            for r in MODES {
+                for op in [RealOp::Abs, RealOp::Arg] {
+                    let (want, wt) = apply_real!(op, x, p, r).unwrap();
+                    let (f, a, b) = match op {
+                        RealOp::Abs => (Func2::Hypot, x.re(), x.im()),
+                        _ => (Func2::Atan2, x.im(), x.re()),
+                    };
+                    let ((got, gt), _, _) =
+                        fcuda2::func2_emulated(&exe, Some(f), a, b, p, r).unwrap();
+                    let (w, s) = (show_real(&want, &wt), show_real(&got, &gt));
+                    for i in 0..x.len() {
+                        assert_eq!(
+                            s[i],
+                            w[i],
+                            "{op:?} pr={pr} pi={pi} p={p} {r:?} i={i} x=({}, {})",
+                            text::format_hex(&x.re().get(i)),
+                            text::format_hex(&x.im().get(i)),
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

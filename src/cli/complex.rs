@@ -142,8 +142,8 @@ pub struct ComplexArgs {
     #[arg(long)]
     ternary: bool,
     /// Engine: cpu or cuda (cuda runs add, sub, mul, sqr, neg, conj, set,
-    /// mul2 and div2 on the device, the rest on the CPU engine with the same
-    /// bits; parts up to 16384 bits).
+    /// mul2, div2, abs, norm and arg on the device, the rest on the CPU
+    /// engine with the same bits; parts up to 16384 bits).
     #[arg(long, default_value = "cpu")]
     engine: String,
     /// The power of two for mul2 and div2.
@@ -233,11 +233,24 @@ pub fn run(a: ComplexArgs) -> Result<(), CliError> {
         }
     };
     let lines: Vec<String> = if matches!(a.op, Op::Abs | Op::Norm | Op::Arg) {
-        let (r, t) = match a.op {
-            Op::Abs => x.abs_ternary(p, rnd.re),
-            Op::Norm => x.norm_ternary(p, rnd.re),
-            _ => x.arg_ternary(p, rnd.re),
-        }?;
+        let (r, t) = match engine(&a.engine)? {
+            crate::engine::Engine::Cuda(eng) => {
+                let d = x.to_cuda(&eng)?;
+                let (r, t) = match a.op {
+                    Op::Abs => d.abs_ternary(p, rnd.re),
+                    Op::Norm => d.norm_ternary(p, rnd.re),
+                    _ => d.arg_ternary(p, rnd.re),
+                }?;
+                let mut t = crate::float::cuda::ternary_to_host(&eng, &t)?;
+                t.truncate(r.len());
+                (r.to_host()?, t)
+            }
+            crate::engine::Engine::Cpu => match a.op {
+                Op::Abs => x.abs_ternary(p, rnd.re),
+                Op::Norm => x.norm_ternary(p, rnd.re),
+                _ => x.arg_ternary(p, rnd.re),
+            }?,
+        };
         (0..r.len())
             .into_par_iter()
             .map(|i| {
@@ -249,12 +262,7 @@ pub fn run(a: ComplexArgs) -> Result<(), CliError> {
             })
             .collect()
     } else {
-        let engine = if a.engine == "auto" {
-            crate::engine::Engine::Cpu
-        } else {
-            super::engine_from_arg(&a.engine)?
-        };
-        let (r, t) = match engine {
+        let (r, t) = match engine(&a.engine)? {
             crate::engine::Engine::Cuda(eng) => on_cuda(&eng, a.op, a.k, &xs, p, pi, rnd)?,
             crate::engine::Engine::Cpu => on_cpu(a.op, a.k, &xs, p, pi, rnd)?,
         };
@@ -284,6 +292,14 @@ pub fn run(a: ComplexArgs) -> Result<(), CliError> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(CliError::Other(format!("writing the results: {e}"))),
     }
+}
+
+/// The engine named by --engine ("auto": the CPU).
+fn engine(name: &str) -> Result<crate::engine::Engine, CliError> {
+    if name == "auto" {
+        return Ok(crate::engine::Engine::Cpu);
+    }
+    super::engine_from_arg(name)
 }
 
 /// The complex-valued operation `op` on `x` (and `y`): the same method

@@ -218,39 +218,6 @@ pub(super) fn norm(x: &(F, F), p: u64, rnd: Round) -> Part {
     scalar::add(&sqr_exact(a), &sqr_exact(b), p, rnd)
 }
 
-/// `|x|` (mpc_abs: mpfr_hypot, correctly rounded).
-pub(super) fn abs(x: &(F, F), p: u64, rnd: Round, cap: u64) -> Result<Part, String> {
-    let (a, b) = x;
-    if a.is_inf() || b.is_inf() {
-        return Ok((F::inf(false), 0));
-    }
-    if a.is_nan() || b.is_nan() {
-        return Ok((F::nan(), 0));
-    }
-    if b.is_zero() {
-        return Ok(set(&a.abs(), p, rnd));
-    }
-    if a.is_zero() {
-        return Ok(set(&b.abs(), p, rnd));
-    }
-    let (a2, b2) = (sqr_exact(a), sqr_exact(b));
-    if let Some(n) = add_exact(&a2, &b2, scalar::EXACT_BITS) {
-        return Ok(scalar::sqrt(&n, p, rnd));
-    }
-    // Very different magnitudes: bounds on the sum, then on its root.
-    let r = scalar::ziv(
-        [None, Some((F::zero(false), 0))],
-        [p, 1],
-        [rnd, rnd],
-        cap,
-        |w, _| {
-            let n = Iv::point(a2.clone()).add(&Iv::point(b2.clone()), w);
-            [Some(n.sqrt(w)), None]
-        },
-    )?;
-    Ok(r[0].clone())
-}
-
 /// The sign of the exact `x + y` (-1, 0, 1) for finite values.
 fn sign_of_sum(x: &F, y: &F) -> i32 {
     scalar::add(x, y, 2, Round::Nearest).0.sgn()

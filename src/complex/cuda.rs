@@ -9,8 +9,12 @@
 //!   exact `a c -+ t`). Elements with a zero, infinite or NaN part (MPC's
 //!   C99 rules), or whose exact products could leave the exponent range, are
 //!   computed by the CPU engine and patched in;
-//! - div, abs, norm, arg, the functions and pow run on the CPU engine
-//!   (download, compute, upload): the same bits, not yet on the device.
+//! - abs and arg are hypot(re, im) and atan2(im, re) by the two-argument
+//!   function kernel (MPC's definitions); norm rounds the exact `a^2 + b^2`
+//!   once as mul does (exact `b^2`, then one fma), patching special parts
+//!   and squares out of the exponent range from the CPU engine;
+//! - div, the functions and pow run on the CPU engine (download, compute,
+//!   upload): the same bits, not yet on the device.
 
 use std::sync::Arc;
 
@@ -24,6 +28,9 @@ use crate::float::{EMAX, EMIN, Round};
 
 /// Ternary values of both parts, on the device.
 pub type CudaTernary = (CudaSlice<i8>, CudaSlice<i8>);
+
+/// A real result (abs, norm, arg) and its ternary values, on the device.
+pub type CudaReal = (CudaFloatArray, CudaSlice<i8>);
 
 /// A complex array on the device: real and imaginary parts, each of its own
 /// precision.
@@ -278,6 +285,50 @@ impl CudaComplexArray {
         Ok(z)
     }
 
+    /// `|self|` (mpc_abs, which is mpfr_hypot(re, im)) at `p` bits, and
+    /// the ternary values: the device's two-argument function kernel.
+    pub fn abs_ternary(&self, p: u64, rnd: Round) -> Result<CudaReal> {
+        let (r, t, _) =
+            self.re
+                .func2_ternary(&self.im, crate::float::func::Func2::Hypot, p, rnd)?;
+        Ok((r, t))
+    }
+
+    /// The argument (mpc_arg, which is mpfr_atan2(im, re)) at `p` bits.
+    pub fn arg_ternary(&self, p: u64, rnd: Round) -> Result<CudaReal> {
+        let (r, t, _) =
+            self.im
+                .func2_ternary(&self.re, crate::float::func::Func2::Atan2, p, rnd)?;
+        Ok((r, t))
+    }
+
+    /// `re^2 + im^2` (mpc_norm) at `p` bits, rounded once: `im^2` exact at
+    /// twice its precision, then one fma. Elements with a part that is not
+    /// a normal number (MPC: an infinite part gives +Inf even with a NaN),
+    /// or whose squares could leave the exponent range, come from the CPU
+    /// engine.
+    pub fn norm_ternary(&self, p: u64, rnd: Round) -> Result<CudaReal> {
+        let pb = self.im.prec();
+        if 2 * pb > MAX_CUDA_PREC {
+            let (r, t) = self.to_host()?.norm_ternary(p, rnd)?;
+            return Ok((r.to_cuda(self.engine())?, upload_i8(self.engine(), t)?));
+        }
+        let (t, _) = self
+            .im
+            .op_ternary(DevOp::Mul, &[&self.im], 2 * pb, Round::Nearest)?;
+        let mut z = self.re.op_ternary(DevOp::Fma, &[&self.re, &t], p, rnd)?;
+        let bad = unusual(&[&self.re, &self.im], &[(0, 0), (1, 1)])?;
+        if bad.len() > PATCH_EACH {
+            let (r, t) = self.to_host()?.norm_ternary(p, rnd)?;
+            return Ok((r.to_cuda(self.engine())?, upload_i8(self.engine(), t)?));
+        }
+        if !bad.is_empty() {
+            let (r, t) = self.gather(&bad)?.norm_ternary(p, rnd)?;
+            scatter(&mut z.0, &mut z.1, &bad, &r, t.into_iter())?;
+        }
+        Ok(z)
+    }
+
     /// `self / b` (mpc_div), on the CPU engine.
     pub fn div_ternary(
         &self,
@@ -357,20 +408,22 @@ pub fn ternary_pairs_to_host(eng: &Arc<CudaEngine>, t: &CudaTernary) -> Result<T
     Ok(a.into_iter().zip(b).collect())
 }
 
+/// Ternary values to the device (one byte at least: the device ternary
+/// buffers are never empty).
+fn upload_i8(eng: &Arc<CudaEngine>, v: Vec<i8>) -> Result<CudaSlice<i8>> {
+    let v = if v.is_empty() { vec![0] } else { v };
+    eng.stream()
+        .clone_htod(&v)
+        .map_err(Error::driver("copying to the device"))
+}
+
 fn upload_result(
     eng: &Arc<CudaEngine>,
     r: &ComplexArray,
     t: &Ternary,
 ) -> Result<(CudaComplexArray, CudaTernary)> {
-    let s = eng.stream();
-    let up = |v: Vec<i8>| -> Result<CudaSlice<i8>> {
-        // One byte at least: the device ternary buffers are never empty.
-        let v = if v.is_empty() { vec![0] } else { v };
-        s.clone_htod(&v)
-            .map_err(Error::driver("copying to the device"))
-    };
-    let tr = up(t.iter().map(|p| p.0).collect())?;
-    let ti = up(t.iter().map(|p| p.1).collect())?;
+    let tr = upload_i8(eng, t.iter().map(|p| p.0).collect())?;
+    let ti = upload_i8(eng, t.iter().map(|p| p.1).collect())?;
     Ok((r.to_cuda(eng)?, (tr, ti)))
 }
 

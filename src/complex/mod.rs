@@ -429,10 +429,13 @@ impl ComplexArray {
     }
     no_ternary!(div_2si, div_2si_ternary, (k: i64), "`self / 2^k`.");
 
-    /// `|self|` (mpc_abs, correctly rounded hypot) and the ternary values.
+    /// `|self|` (mpc_abs, which is mpfr_hypot(re, im)) and the ternary
+    /// values.
     pub fn abs_ternary(&self, p: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
-        let cap = scalar::cap_for(p, self.in_bits());
-        build1(self.len(), p, |i| arith::abs(&self.parts(i), p, rnd, cap))
+        let (r, t, _) =
+            self.re()
+                .func2_ternary(self.im(), crate::float::func::Func2::Hypot, p, rnd)?;
+        Ok((r, t))
     }
 
     /// `re^2 + im^2` (mpc_norm) and the ternary values.
@@ -440,10 +443,13 @@ impl ComplexArray {
         build1(self.len(), p, |i| Ok(arith::norm(&self.parts(i), p, rnd)))
     }
 
-    /// The argument `atan2(im, re)` (mpc_arg) and the ternary values.
+    /// The argument (mpc_arg, which is mpfr_atan2(im, re)) and the ternary
+    /// values.
     pub fn arg_ternary(&self, p: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
-        let cap = scalar::cap_for(p, self.in_bits());
-        build1(self.len(), p, |i| func::arg(&self.parts(i), p, rnd, cap))
+        let (r, t, _) =
+            self.im()
+                .func2_ternary(self.re(), crate::float::func::Func2::Atan2, p, rnd)?;
+        Ok((r, t))
     }
 
     /// `f(self)`, each part correctly rounded, and the ternary pairs.
