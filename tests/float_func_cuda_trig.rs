@@ -104,36 +104,44 @@ impl Dev {
         Some(Dev::Emu { unary, binary })
     }
 
-    fn run(&self, op: Op, x: &FloatArray, y: &FloatArray, p: u64, rnd: Round) -> Res {
+    /// `run` with the kernels' test-only `force` (1: the first pass calls
+    /// every third written element undecided, so the device retries run;
+    /// 2: every pass, so some reach the CPU engine).
+    fn run_forced(
+        &self,
+        op: Op,
+        x: &FloatArray,
+        y: &FloatArray,
+        p: u64,
+        rnd: Round,
+        force: u32,
+    ) -> Res {
+        let f = match op {
+            Op::F2(f) => Some(f),
+            _ => None,
+        };
         match (self, op) {
             (Dev::Cuda(eng), Op::Tan) => {
                 let (r, t, st) =
-                    fcuda::func_on_host_arrays(eng, Func::Tan, x, p, rnd).expect("cuda tan");
+                    fcuda::func_on_host_arrays_forced(eng, Func::Tan, x, p, rnd, force)
+                        .expect("cuda tan");
                 ((r, t), None, st)
             }
-            (Dev::Cuda(eng), Op::SinCos) => {
-                let (s, c, st) = fcuda2::sin_cos_on_host_arrays(eng, x, p, rnd).expect("sin_cos");
-                (s, Some(c), st)
-            }
-            (Dev::Cuda(eng), Op::F2(f)) => {
-                let (r, t, st) =
-                    fcuda2::func2_on_host_arrays(eng, f, x, y, p, rnd).expect("cuda func2");
-                ((r, t), None, st)
+            (Dev::Cuda(eng), _) => {
+                let (a, b, st) = fcuda2::func2_on_host_arrays_forced(eng, f, x, y, p, rnd, force)
+                    .expect("cuda func2");
+                (a, f.is_none().then_some(b), st)
             }
             (Dev::Emu { unary, .. }, Op::Tan) => {
                 let exe = unary.as_deref().expect("MPARRAY_FUNC_EMU");
-                let (r, t, st) =
-                    fcuda::func_emulated(exe, Func::Tan, x, p, rnd).expect("emulated tan");
+                let (r, t, st) = fcuda::func_emulated_forced(exe, Func::Tan, x, p, rnd, force)
+                    .expect("emulated tan");
                 ((r, t), None, st)
             }
             (Dev::Emu { binary, .. }, _) => {
                 let exe = binary.as_deref().expect("MPARRAY_FUNC_EMU2");
-                let f = match op {
-                    Op::F2(f) => Some(f),
-                    _ => None,
-                };
-                let (a, b, st) =
-                    fcuda2::func2_emulated(exe, f, x, y, p, rnd).expect("emulated func2");
+                let (a, b, st) = fcuda2::func2_emulated_forced(exe, f, x, y, p, rnd, force)
+                    .expect("emulated func2");
                 (a, f.is_none().then_some(b), st)
             }
         }
@@ -422,7 +430,20 @@ fn same(a: &FloatArray, b: &FloatArray, i: usize) -> bool {
 
 /// Compares with the CPU engine; returns the device's statistics.
 fn check(dev: &Dev, op: Op, x: &FloatArray, y: &FloatArray, p: u64, rnd: Round) -> FuncStats {
-    let ((r, t), r2, st) = dev.run(op, x, y, p, rnd);
+    check_forced(dev, op, x, y, p, rnd, 0)
+}
+
+/// `check` with the test-only `force` of `Dev::run_forced`.
+fn check_forced(
+    dev: &Dev,
+    op: Op,
+    x: &FloatArray,
+    y: &FloatArray,
+    p: u64,
+    rnd: Round,
+    force: u32,
+) -> FuncStats {
+    let ((r, t), r2, st) = dev.run_forced(op, x, y, p, rnd, force);
     let ((c, tc), c2) = match op {
         Op::Tan => {
             let (c, tc, _) = x.func_ternary(Func::Tan, p, rnd).unwrap();
@@ -543,6 +564,74 @@ fn funcemu_trig_agm() {
 #[ignore = "needs a CUDA device"]
 fn funcgpu_trig_random() {
     random_all(&Dev::cuda(), &OPS, 96, PRECS);
+}
+
+/// The retry path of the two-argument kernel (as float_func_cuda.rs's
+/// retry_all for the one-argument one): `force` 1 makes the first pass call
+/// every third written element undecided, so they are gathered (both
+/// arguments), re-run at the next tier and scattered back (both outputs of
+/// sin_cos); `force` 2 does so at every retry tier, so some reach the CPU
+/// engine. Bits and ternary values against the CPU, and the statistics.
+fn retry_all(dev: &Dev, ops: &[Op], count: usize, precs: &[u64]) {
+    let mut r = Rng(seed());
+    for &p in precs {
+        for &op in ops {
+            for force in [1, 2] {
+                let rnd = MODES[r.below(5) as usize];
+                let mut q = || {
+                    if r.below(2) == 0 {
+                        p
+                    } else {
+                        1 + r.below(p + 64)
+                    }
+                };
+                let (qx, qy) = (q(), q());
+                let (x, y) = inputs(op, &mut r, qx, qy, p, count);
+                let st = check_forced(dev, op, &x, &y, p, rnd, force);
+                let (nx, ny) = (x.limbs_per_element(), y.limbs_per_element());
+                let k = match op {
+                    Op::Tan => fcuda::tier_of(fcuda::device_code(Func::Tan).unwrap(), p, nx),
+                    Op::SinCos => fcuda::tier(p, nx),
+                    Op::F2(_) => fcuda::tier(p, nx.max(ny)),
+                };
+                let Some(k) = k else {
+                    assert_eq!(st.host, st.elements, "{op:?} p={p}: {st:?}");
+                    continue;
+                };
+                assert_eq!(st.elements, count as u64);
+                assert_eq!(st.retried, st.device_retried + st.host, "{st:?}");
+                // Every third element is forced or flagged anyway.
+                assert!(st.retried >= (count as u64).div_ceil(3), "{op:?} {st:?}");
+                let last = fcuda::retry_tiers(k).count();
+                if force == 1 && last > 0 {
+                    assert!(st.device_retried > 0, "{op:?} p={p}: {st:?}");
+                }
+                if force == 2 || last == 0 {
+                    assert!(st.host > 0, "{op:?} p={p}: {st:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn funcemu_trig_retry() {
+    let ops = [
+        Op::SinCos,
+        Op::F2(Func2::Atan2),
+        Op::F2(Func2::Hypot),
+        Op::F2(Func2::Pow),
+        Op::F2(Func2::Agm),
+    ];
+    if let Some(dev) = Dev::emu(&ops) {
+        retry_all(&dev, &ops, 60, &[53, 128, 512, 2048, 2100]);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn funcgpu_trig_retry() {
+    retry_all(&Dev::cuda(), &OPS, 150, &[53, 128, 512, 1024, 2048, 2100]);
 }
 
 /// The bench's arguments (src/bench/func.rs): the share sent to the host

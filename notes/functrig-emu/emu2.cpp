@@ -4,7 +4,8 @@
 // Job on stdin, u64 little-endian: fn rnd p n nx ny K len two ncs, then
 // cs[ncs], xh[len], xl[len*nx], yh[len], yl[len*ny]; answer: rh[len],
 // rl[len*n], tern[len] (i64 each), then when two: rh2, rl2, tern2 alike;
-// then nflag, flags[nflag].
+// then nu, undecided[nu], nh, host[nh] (float_func.cu's ff_kind after
+// ff_merge2; rnd >> 8 is the test-only force).
 // Build: g++ -O2 -o emu2 emu2.cpp (-fsanitize=address,undefined to check
 // the buffer sizes).
 #include <cmath>
@@ -31,10 +32,10 @@ static int run(u32 fn, FlOut &o, i8 &t, FlOut &o2, i8 &t2, u64 xh, const u64 *xm
 
 int main() {
     std::vector<u64> h = rd(10);
-    u32 fn = h[0], rnd = h[1], n = h[3], nx = h[4], ny = h[5], K = h[6];
+    u32 fn = h[0], rnd = h[1] & 0xff, force = h[1] >> 8, n = h[3], nx = h[4], ny = h[5], K = h[6];
     u64 p = h[2], len = h[7], two = h[8], ncs = h[9];
     auto cs = rd(ncs), xh = rd(len), xl = rd(len * nx), yh = rd(len), yl = rd(len * ny);
-    std::vector<u64> rh(len), rl(len * n + 1), rh2(len), rl2(len * n + 1), flags;
+    std::vector<u64> rh(len), rl(len * n + 1), rh2(len), rl2(len * n + 1), und, host;
     std::vector<i64> tn(len), tn2(len);
     for (u64 i = 0; i < len; i++) {
         FlOut o = {rl.data() + i * n, n, 0};
@@ -50,10 +51,14 @@ int main() {
 #undef F
         default: exit(4);
         }
+        ff_merge2(st, o, o2, two);
+        u32 kind = ff_kind(st, o.head, force, i);
+        if (kind == 2) und.push_back(i);
+        if (kind == 1) host.push_back(i);
         if (st) {
-            flags.push_back(i);
             o.head = o2.head = 0;
             t = t2 = 0;
+            for (u32 l = 0; l < n; l++) o.m[l] = o2.m[l] = 0;
         }
         rh[i] = o.head;
         tn[i] = t;
@@ -68,8 +73,10 @@ int main() {
         fwrite(rl2.data(), 8, len * n, stdout);
         fwrite(tn2.data(), 8, len, stdout);
     }
-    u64 nf = flags.size();
-    fwrite(&nf, 8, 1, stdout);
-    if (nf) fwrite(flags.data(), 8, nf, stdout);
+    for (auto *v : {&und, &host}) {
+        u64 nf = v->size();
+        fwrite(&nf, 8, 1, stdout);
+        if (nf) fwrite(v->data(), 8, nf, stdout);
+    }
     return 0;
 }

@@ -919,15 +919,24 @@ FL_DEV int ff_eval2(u32 fn, FlOut &o, i8 &t, FlOut &o2, i8 &t2, u64 xh, const u6
     }
 }
 
+// float_func2's flag kind is ff_kind's of the first output: sin_cos is
+// undecided too when only its second output's rounding failed.
+FL_DEV void ff_merge2(int st, FlOut &o, const FlOut &o2, bool two) {
+    if (st && two && o2.head == FF_UNDECIDED) o.head = FF_UNDECIDED;
+}
+
 #ifdef __CUDACC__
-// A thread per element of f(x, y) (y unused by sin_cos); sin_cos writes its
-// second output (cos) to rh2/rl2/tern2. Flagged elements append their index
-// to `flags` (count in nflag[0]) and get head 0: the host patches them with
-// float_func_gather / float_func_scatter.
+// A thread per element of f(x, y) (y unused by sin_cos; rnd: the rounding
+// mode, | force << 8 in tests); sin_cos writes its second output (cos) to
+// rh2/rl2/tern2. The flag protocol of float_func (ff_store): nflag two
+// counters, zero at the launch; undecided elements are retried at larger
+// tiers by the host, host cases go to the CPU engine.
 extern "C" __global__ void __launch_bounds__(128) float_func2(
     u64 *rh, u64 *rl, i8 *tern, u64 *rh2, u64 *rl2, i8 *tern2, const u64 *xh, const u64 *xl,
     u32 nx, const u64 *yh, const u64 *yl, u32 ny, u64 len, u32 fn, u32 rnd, u64 p, u32 n,
     const u64 *cs, u32 *nflag, u32 *flags) {
+    const u32 force = rnd >> 8;
+    rnd &= 0xff;
     bool two = fn == FF_SINCOS;
     for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
          i += (u64)gridDim.x * blockDim.x) {
@@ -936,16 +945,14 @@ extern "C" __global__ void __launch_bounds__(128) float_func2(
         i8 t = 0, t2 = 0;
         int st = ff_eval2<FF_K>(fn, o, t, o2, t2, xh[i], xl + i * nx, nx, yh[i], yl + i * ny, ny,
                                 p, rnd, cs);
-        if (st) {
-            flags[atomicAdd(nflag, 1u)] = (u32)i;
-            o.head = 0;
-            o2.head = 0;
-            t = 0;
-            t2 = 0;
-        }
-        rh[i] = o.head;
-        tern[i] = t;
+        ff_merge2(st, o, o2, two);
+        ff_store(st, o, t, i, len, force, rh, tern, nflag, flags);
         if (two) {
+            if (st) {
+                o2.head = 0;
+                t2 = 0;
+                for (u32 l = 0; l < n; l++) o2.m[l] = 0;
+            }
             rh2[i] = o2.head;
             tern2[i] = t2;
         }

@@ -252,28 +252,42 @@ pub fn tier_of(code: u32, p: u64, nx: usize) -> Option<usize> {
 /// The flag counters and list reused between calls (float_func.cu's
 /// ff_store: two counters, undecided indices from the front, host cases
 /// from the back), held locked for a whole call.
-struct FlagBufs {
+pub(crate) struct FlagBufs {
     ctl: CudaSlice<u32>,
     flags: CudaSlice<u32>,
 }
 
 type FlagSlot = Mutex<Option<FlagBufs>>;
 
-/// One launch of `float_func` at tier `k` over `len` elements: writes
-/// out/tern and returns the undecided and host-case positions.
-#[allow(clippy::too_many_arguments)]
-fn launch_pass(
+/// Runs `f` with the engine's flag buffers (locked for the whole call).
+pub(crate) fn with_flag_bufs<T>(
+    eng: &Arc<CudaEngine>,
+    f: impl FnOnce(&mut FlagBufs) -> Result<T>,
+) -> Result<T> {
+    let slot = eng.resource("float_func_flags", |_| Ok(FlagSlot::default()))?;
+    let mut guard = slot.lock().unwrap_or_else(|p| p.into_inner());
+    if guard.is_none() {
+        let s = eng.stream();
+        *guard = Some(FlagBufs {
+            ctl: s
+                .alloc_zeros::<u32>(2)
+                .map_err(Error::driver("allocating"))?,
+            flags: s
+                .alloc_zeros::<u32>(1)
+                .map_err(Error::driver("allocating"))?,
+        });
+    }
+    f(guard.as_mut().expect("set above"))
+}
+
+/// One launch of a function kernel with the ff_store protocol over `len`
+/// elements: `launch` gets the counters and the flag list (cleared, at
+/// least `len` slots); returns the undecided and host-case positions.
+pub(crate) fn launch_flagged(
     eng: &Arc<CudaEngine>,
     bufs: &mut FlagBufs,
-    k: usize,
-    code: u32,
-    rnd_arg: u32,
-    prec: u64,
-    x: (&CudaSlice<u64>, &CudaSlice<u64>),
-    nx: usize,
     len: usize,
-    out: &mut CudaFloatArray,
-    tern: &mut CudaSlice<i8>,
+    launch: impl FnOnce(&mut CudaSlice<u32>, &mut CudaSlice<u32>) -> Result<()>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let stream = eng.stream();
     if bufs.flags.len() < len {
@@ -284,35 +298,7 @@ fn launch_pass(
     stream
         .memset_zeros(&mut bufs.ctl)
         .map_err(Error::driver("clearing the flag counters"))?;
-    let func = eng.function(&inst(k), "float_func")?;
-    let cs = device_constants(eng, k)?;
-    let n = limbs_for_prec(prec);
-    let (len64, n32, nx32) = (len as u64, n as u32, nx as u32);
-    {
-        let (rh, rl) = out.raw_parts_mut();
-        let mut b = stream.launch_builder(&func);
-        b.arg(rh)
-            .arg(rl)
-            .arg(&mut *tern)
-            .arg(x.0)
-            .arg(x.1)
-            .arg(&len64)
-            .arg(&code)
-            .arg(&rnd_arg)
-            .arg(&prec)
-            .arg(&n32)
-            .arg(&nx32)
-            .arg(&*cs)
-            .arg(&mut bufs.ctl)
-            .arg(&mut bufs.flags);
-        // SAFETY: x holds len elements of nx limbs, out len of n limbs, tern
-        // len slots, flags at least len slots, ctl two counters, cs the
-        // tier's constants (float_func.cu's layout); each thread writes its
-        // own element and one flag slot claimed by an atomic counter (the
-        // two counters sum to at most len).
-        unsafe { b.launch(grid(len, block_for(len))) }
-            .map_err(Error::driver("launching float_func"))?;
-    }
+    launch(&mut bufs.ctl, &mut bufs.flags)?;
     let c = stream
         .clone_dtoh(&bufs.ctl)
         .map_err(Error::driver("copying from the device"))?;
@@ -331,8 +317,92 @@ fn launch_pass(
     Ok((get(0, nu)?, get(len - nh, len)?))
 }
 
+/// The retry protocol shared by the function kernels, on the device and in
+/// the emulators. `pass(k, sel, force)` evaluates at tier `k` all `len`
+/// elements (`sel` None) or the elements `sel` (gathered, results
+/// scattered back), with the kernels' test-only `force`, and returns the
+/// undecided and host-case positions among them. The first pass runs at
+/// tier `k`; undecided elements (at least `RETRY_MIN`, or one with a
+/// `force`) are re-run at the next `RETRY_TIERS` tiers; returns the
+/// elements left to the CPU engine (host cases and those still undecided)
+/// and the statistics.
+pub(crate) fn drive(
+    len: usize,
+    k: usize,
+    force: u32,
+    mut pass: impl FnMut(usize, Option<&[u32]>, u32) -> Result<(Vec<u32>, Vec<u32>)>,
+) -> Result<(Vec<u32>, FuncStats)> {
+    let (mut und, mut host) = pass(k, None, force.min(2))?;
+    let first = und.len() + host.len();
+    let min = if force > 0 { 1 } else { RETRY_MIN };
+    for k2 in retry_tiers(k) {
+        if und.len() < min {
+            break;
+        }
+        let (u2, h2) = pass(k2, Some(&und), if force >= 2 { 2 } else { 0 })?;
+        host.extend(h2.iter().map(|&j| und[j as usize]));
+        und = u2.iter().map(|&j| und[j as usize]).collect();
+    }
+    host.extend(und);
+    let stats = FuncStats {
+        elements: len as u64,
+        retried: first as u64,
+        device_retried: (first - host.len()) as u64,
+        host: host.len() as u64,
+    };
+    Ok((host, stats))
+}
+
+/// One launch of `float_func` at tier `k` over `len` elements: writes
+/// out/tern and returns the undecided and host-case positions.
+#[allow(clippy::too_many_arguments)]
+fn launch_pass(
+    eng: &Arc<CudaEngine>,
+    bufs: &mut FlagBufs,
+    k: usize,
+    code: u32,
+    rnd_arg: u32,
+    prec: u64,
+    x: (&CudaSlice<u64>, &CudaSlice<u64>),
+    nx: usize,
+    len: usize,
+    out: &mut CudaFloatArray,
+    tern: &mut CudaSlice<i8>,
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    let func = eng.function(&inst(k), "float_func")?;
+    let cs = device_constants(eng, k)?;
+    let n = limbs_for_prec(prec);
+    let (len64, n32, nx32) = (len as u64, n as u32, nx as u32);
+    launch_flagged(eng, bufs, len, |ctl, flags| {
+        let (rh, rl) = out.raw_parts_mut();
+        let mut b = eng.stream().launch_builder(&func);
+        b.arg(rh)
+            .arg(rl)
+            .arg(&mut *tern)
+            .arg(x.0)
+            .arg(x.1)
+            .arg(&len64)
+            .arg(&code)
+            .arg(&rnd_arg)
+            .arg(&prec)
+            .arg(&n32)
+            .arg(&nx32)
+            .arg(&*cs)
+            .arg(ctl)
+            .arg(flags);
+        // SAFETY: x holds len elements of nx limbs, out len of n limbs, tern
+        // len slots, flags at least len slots, ctl two counters, cs the
+        // tier's constants (float_func.cu's layout); each thread writes its
+        // own element and one flag slot claimed by an atomic counter (the
+        // two counters sum to at most len).
+        unsafe { b.launch(grid(len, block_for(len))) }
+            .map_err(Error::driver("launching float_func"))?;
+        Ok(())
+    })
+}
+
 /// Gathers the arguments at `idx` into a compact array (device).
-fn gather(
+pub(crate) fn gather(
     eng: &Arc<CudaEngine>,
     k: usize,
     x: &CudaFloatArray,
@@ -360,7 +430,7 @@ fn gather(
 
 /// Scatters compact results (heads, limbs, ternary) to the elements `idx`.
 #[allow(clippy::too_many_arguments)]
-fn scatter(
+pub(crate) fn scatter(
     eng: &Arc<CudaEngine>,
     k: usize,
     out: &mut CudaFloatArray,
@@ -389,10 +459,47 @@ fn scatter(
     Ok(())
 }
 
-fn upload_u32(eng: &Arc<CudaEngine>, v: &[u32]) -> Result<CudaSlice<u32>> {
+pub(crate) fn upload_u32(eng: &Arc<CudaEngine>, v: &[u32]) -> Result<CudaSlice<u32>> {
     eng.stream()
         .clone_htod(v)
         .map_err(Error::driver("copying to the device"))
+}
+
+/// The elements `idx` (`cnt` of them, on the device) of `x` as a host
+/// array (gathered on the device, one download).
+pub(crate) fn gather_to_host(
+    eng: &Arc<CudaEngine>,
+    k: usize,
+    x: &CudaFloatArray,
+    idx: &CudaSlice<u32>,
+    cnt: usize,
+) -> Result<FloatArray> {
+    let nx = limbs_for_prec(x.prec());
+    let (gh, gl) = gather(eng, k, x, idx, cnt)?;
+    let mut hh = crate::int::cuda::download(eng, &gh)?;
+    hh.truncate(cnt);
+    let mut hl = crate::int::cuda::download(eng, &gl)?;
+    hl.truncate(cnt * nx);
+    from_heads(x.prec(), &hh, hl)
+}
+
+/// Writes the host results `r`, `t` to the elements `idx` of `out`, `tern`.
+pub(crate) fn scatter_from_host(
+    eng: &Arc<CudaEngine>,
+    k: usize,
+    out: &mut CudaFloatArray,
+    tern: &mut CudaSlice<i8>,
+    idx: &CudaSlice<u32>,
+    r: &FloatArray,
+    t: &[i8],
+) -> Result<()> {
+    let sh = crate::int::cuda::upload(eng, &heads_of(r))?;
+    let sl = crate::int::cuda::upload(eng, r.limbs())?;
+    let st = eng
+        .stream()
+        .clone_htod(t)
+        .map_err(Error::driver("copying to the device"))?;
+    scatter(eng, k, out, tern, idx, r.len(), (&sh, &sl, &st))
 }
 
 impl CudaFloatArray {
@@ -464,95 +571,40 @@ impl CudaFloatArray {
         // SAFETY: float_func writes every slot.
         let mut tern =
             unsafe { eng.stream().alloc::<i8>(len) }.map_err(Error::driver("allocating"))?;
-        let slot = eng.resource("float_func_flags", |_| Ok(FlagSlot::default()))?;
-        let mut guard = slot.lock().unwrap_or_else(|p| p.into_inner());
-        if guard.is_none() {
-            let s = eng.stream();
-            *guard = Some(FlagBufs {
-                ctl: s
-                    .alloc_zeros::<u32>(2)
-                    .map_err(Error::driver("allocating"))?,
-                flags: s
-                    .alloc_zeros::<u32>(1)
-                    .map_err(Error::driver("allocating"))?,
-            });
-        }
-        let bufs = guard.as_mut().expect("set above");
-        let (mut und, mut host) = launch_pass(
-            &eng,
-            bufs,
-            k,
-            code,
-            rc | force.min(2) << 8,
-            prec,
-            self.raw_parts(),
-            nx,
-            len,
-            &mut out,
-            &mut tern,
-        )?;
-        let first = und.len() + host.len();
-        // Retry the undecided ones at larger tiers (indices into self).
-        let min = if force > 0 { 1 } else { RETRY_MIN };
-        for k2 in retry_tiers(k) {
-            if und.len() < min {
-                break;
-            }
-            let cnt = und.len();
-            let idx = upload_u32(&eng, &und)?;
-            let (gh, gl) = gather(&eng, k, self, &idx, cnt)?;
-            let mut sub = CudaFloatArray::uninit(&eng, cnt, prec)?;
-            // SAFETY: float_func writes every slot.
-            let mut st =
-                unsafe { eng.stream().alloc::<i8>(cnt) }.map_err(Error::driver("allocating"))?;
-            let (u2, h2) = launch_pass(
-                &eng,
-                bufs,
-                k2,
-                code,
-                rc | if force >= 2 { 2 << 8 } else { 0 },
-                prec,
-                (&gh, &gl),
-                nx,
-                cnt,
-                &mut sub,
-                &mut st,
-            )?;
-            {
+        let (host, stats) = with_flag_bufs(&eng, |bufs| {
+            drive(len, k, force, |k2, sel, force| {
+                let rnd_arg = rc | force << 8;
+                let Some(sel) = sel else {
+                    let x = self.raw_parts();
+                    return launch_pass(
+                        &eng, bufs, k2, code, rnd_arg, prec, x, nx, len, &mut out, &mut tern,
+                    );
+                };
+                // The elements sel, gathered, at tier k2, scattered back.
+                let cnt = sel.len();
+                let idx = upload_u32(&eng, sel)?;
+                let (gh, gl) = gather(&eng, k, self, &idx, cnt)?;
+                let mut sub = CudaFloatArray::uninit(&eng, cnt, prec)?;
+                // SAFETY: float_func writes every slot.
+                let mut st = unsafe { eng.stream().alloc::<i8>(cnt) }
+                    .map_err(Error::driver("allocating"))?;
+                let x = (&gh, &gl);
+                let r = launch_pass(
+                    &eng, bufs, k2, code, rnd_arg, prec, x, nx, cnt, &mut sub, &mut st,
+                )?;
                 let (sh, sl) = sub.raw_parts();
                 scatter(&eng, k, &mut out, &mut tern, &idx, cnt, (sh, sl, &st))?;
-            }
-            host.extend(h2.iter().map(|&j| und[j as usize]));
-            und = u2.iter().map(|&j| und[j as usize]).collect();
-        }
-        drop(guard);
-        host.extend(und);
-        let stats = FuncStats {
-            elements: len as u64,
-            retried: first as u64,
-            device_retried: (first - host.len()) as u64,
-            host: host.len() as u64,
-        };
+                Ok(r)
+            })
+        })?;
         if host.is_empty() {
             return Ok((out, tern, stats));
         }
-        // Gather the rest, evaluate them on the CPU, scatter.
-        let cnt = host.len();
+        // The rest on the CPU engine.
         let idx = upload_u32(&eng, &host)?;
-        let (gh, gl) = gather(&eng, k, self, &idx, cnt)?;
-        let mut hh = crate::int::cuda::download(&eng, &gh)?;
-        hh.truncate(cnt);
-        let mut hl = crate::int::cuda::download(&eng, &gl)?;
-        hl.truncate(cnt * nx);
-        let sub = from_heads(self.prec(), &hh, hl)?;
+        let sub = gather_to_host(&eng, k, self, &idx, host.len())?;
         let (r, t, _) = sub.func_ternary(f, prec, rnd)?;
-        let sh = crate::int::cuda::upload(&eng, &heads_of(&r))?;
-        let sl = crate::int::cuda::upload(&eng, r.limbs())?;
-        let st = eng
-            .stream()
-            .clone_htod(&t)
-            .map_err(Error::driver("copying to the device"))?;
-        scatter(&eng, k, &mut out, &mut tern, &idx, cnt, (&sh, &sl, &st))?;
+        scatter_from_host(&eng, k, &mut out, &mut tern, &idx, &r, &t)?;
         Ok((out, tern, stats))
     }
 
@@ -591,36 +643,11 @@ pub fn func_on_host_arrays_forced(
     Ok((r.to_host()?, t, st))
 }
 
-/// One pass of the emulator at tier `k`: (heads, limbs, ternary values,
-/// undecided positions, host-case positions).
-#[allow(clippy::type_complexity)]
-fn emu_pass(
-    exe: &str,
-    code: u32,
-    rnd_arg: u32,
-    prec: u64,
-    k: usize,
-    x: &FloatArray,
-) -> Result<(Vec<u64>, Vec<u64>, Vec<i8>, Vec<usize>, Vec<usize>)> {
+/// Runs the emulator `exe` on a job (u64 words on its standard input) and
+/// returns its answer's words.
+pub(crate) fn emu_run(exe: &str, job: &[u64]) -> Result<Vec<u64>> {
     use std::io::{Read, Write};
     use std::process::{Command, Stdio};
-    let nx = x.limbs_per_element();
-    let n = limbs_for_prec(prec);
-    let len = x.len();
-    let cs = constants(k)?;
-    let mut job: Vec<u64> = vec![
-        code as u64,
-        rnd_arg as u64,
-        prec,
-        n as u64,
-        nx as u64,
-        k as u64,
-        len as u64,
-        cs.len() as u64,
-    ];
-    job.extend(cs.iter());
-    job.extend(heads_of(x));
-    job.extend(x.limbs());
     let bytes: Vec<u8> = job.iter().flat_map(|v| v.to_le_bytes()).collect();
     let io = |e: std::io::Error| Error::Invalid(format!("emulator {exe}: {e}"));
     let mut child = Command::new(exe)
@@ -638,47 +665,88 @@ fn emu_pass(
         .read_to_end(&mut outb)
         .map_err(io)?;
     writer.join().expect("writer").map_err(io)?;
-    child.wait().map_err(io)?;
-    let w: Vec<u64> = outb
+    let status = child.wait().map_err(io)?;
+    if !status.success() {
+        return Err(Error::Invalid(format!("emulator {exe}: {status}")));
+    }
+    Ok(outb
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+        .collect())
+}
+
+/// An emulator's result words from `o`: `len` heads, `len * n` limbs,
+/// `len` ternary values.
+pub(crate) fn emu_result(
+    exe: &str,
+    w: &[u64],
+    o: usize,
+    len: usize,
+    n: usize,
+) -> Result<(Vec<u64>, Vec<u64>, Vec<i8>)> {
+    let w = w
+        .get(o..o + 2 * len + len * n)
+        .ok_or_else(|| Error::Invalid(format!("emulator {exe}: short answer")))?;
+    let t = w[len + len * n..].iter().map(|&v| v as i64 as i8).collect();
+    Ok((w[..len].to_vec(), w[len..len + len * n].to_vec(), t))
+}
+
+/// The emulators' flag lists at `w[o..]` (ff_kind's): the undecided and
+/// the host-case positions, each a count and the positions.
+pub(crate) fn emu_lists(exe: &str, w: &[u64], o: usize) -> Result<(Vec<u32>, Vec<u32>)> {
     let short = || Error::Invalid(format!("emulator {exe}: short answer"));
-    let base = 2 * len + len * n;
-    if w.len() < base + 2 {
-        return Err(short());
-    }
-    let rh = w[..len].to_vec();
-    let rl = w[len..len + len * n].to_vec();
-    let tern: Vec<i8> = w[len + len * n..base]
-        .iter()
-        .map(|&v| v as i64 as i8)
-        .collect();
-    let nu = w[base] as usize;
-    let und: Vec<usize> = w
-        .get(base + 1..base + 1 + nu)
-        .ok_or_else(short)?
-        .iter()
-        .map(|&v| v as usize)
-        .collect();
-    let nh = *w.get(base + 1 + nu).ok_or_else(short)? as usize;
-    let host: Vec<usize> = w
-        .get(base + 2 + nu..base + 2 + nu + nh)
-        .ok_or_else(short)?
-        .iter()
-        .map(|&v| v as usize)
-        .collect();
+    let list = |o: usize| -> Result<(Vec<u32>, usize)> {
+        let c = *w.get(o).ok_or_else(short)? as usize;
+        let v = w.get(o + 1..o + 1 + c).ok_or_else(short)?;
+        Ok((v.iter().map(|&v| v as u32).collect(), o + 1 + c))
+    };
+    let (und, o) = list(o)?;
+    let (host, _) = list(o)?;
+    Ok((und, host))
+}
+
+/// One pass of the emulator at tier `k`: (heads, limbs, ternary values,
+/// undecided positions, host-case positions).
+#[allow(clippy::type_complexity)]
+fn emu_pass(
+    exe: &str,
+    code: u32,
+    rnd_arg: u32,
+    prec: u64,
+    k: usize,
+    x: &FloatArray,
+) -> Result<(Vec<u64>, Vec<u64>, Vec<i8>, Vec<u32>, Vec<u32>)> {
+    let nx = x.limbs_per_element();
+    let n = limbs_for_prec(prec);
+    let len = x.len();
+    let cs = constants(k)?;
+    let mut job: Vec<u64> = vec![
+        code as u64,
+        rnd_arg as u64,
+        prec,
+        n as u64,
+        nx as u64,
+        k as u64,
+        len as u64,
+        cs.len() as u64,
+    ];
+    job.extend(cs.iter());
+    job.extend(heads_of(x));
+    job.extend(x.limbs());
+    let w = emu_run(exe, &job)?;
+    let (rh, rl, tern) = emu_result(exe, &w, 0, len, n)?;
+    let (und, host) = emu_lists(exe, &w, 2 * len + len * n)?;
     Ok((rh, rl, tern, und, host))
 }
 
 /// The elements `idx` of `x` as an array.
-fn pick(x: &FloatArray, idx: &[usize]) -> Result<FloatArray> {
+pub(crate) fn pick(x: &FloatArray, idx: &[u32]) -> Result<FloatArray> {
     let nx = x.limbs_per_element();
     let xh = heads_of(x);
-    let hh: Vec<u64> = idx.iter().map(|&i| xh[i]).collect();
+    let hh: Vec<u64> = idx.iter().map(|&i| xh[i as usize]).collect();
     let hl: Vec<u64> = idx
         .iter()
-        .flat_map(|&i| x.limbs()[i * nx..(i + 1) * nx].iter().copied())
+        .flat_map(|&i| x.limbs()[i as usize * nx..][..nx].iter().copied())
         .collect();
     from_heads(x.prec(), &hh, hl)
 }
@@ -727,45 +795,51 @@ pub fn func_emulated_forced(
         ));
     };
     let rc = round_code(rnd);
-    let (mut rh, mut rl, mut tern, mut und, mut host) =
-        emu_pass(exe, code, rc | force.min(2) << 8, prec, k, x)?;
-    let first = und.len() + host.len();
-    let min = if force > 0 { 1 } else { RETRY_MIN };
-    for k2 in retry_tiers(k) {
-        if und.len() < min {
-            break;
-        }
-        let sub = pick(x, &und)?;
-        let force2 = if force >= 2 { 2 << 8 } else { 0 };
-        let (sh, sl, st, u2, h2) = emu_pass(exe, code, rc | force2, prec, k2, &sub)?;
-        for (j, &i) in und.iter().enumerate() {
-            rh[i] = sh[j];
-            rl[i * n..(i + 1) * n].copy_from_slice(&sl[j * n..(j + 1) * n]);
-            tern[i] = st[j];
-        }
-        host.extend(h2.iter().map(|&j| und[j]));
-        und = u2.iter().map(|&j| und[j]).collect();
-    }
-    host.extend(und);
+    let (mut rh, mut rl, mut tern) = (Vec::new(), Vec::new(), Vec::new());
+    let (host, stats) = drive(len, k, force, |k2, sel, force| {
+        let rnd_arg = rc | force << 8;
+        let Some(sel) = sel else {
+            let (h, l, t, u, hs) = emu_pass(exe, code, rnd_arg, prec, k2, x)?;
+            (rh, rl, tern) = (h, l, t);
+            return Ok((u, hs));
+        };
+        let (sh, sl, st, u, hs) = emu_pass(exe, code, rnd_arg, prec, k2, &pick(x, sel)?)?;
+        put(&mut rh, &mut rl, &mut tern, n, sel, &sh, &sl, &st);
+        Ok((u, hs))
+    })?;
     if !host.is_empty() {
-        let sub = pick(x, &host)?;
-        let (r, t, _) = sub.func_ternary(f, prec, rnd)?;
-        let sh = heads_of(&r);
-        for (j, &i) in host.iter().enumerate() {
-            rh[i] = sh[j];
-            rl[i * n..(i + 1) * n].copy_from_slice(&r.limbs()[j * n..(j + 1) * n]);
-            tern[i] = t[j];
-        }
+        let (r, t, _) = pick(x, &host)?.func_ternary(f, prec, rnd)?;
+        put(
+            &mut rh,
+            &mut rl,
+            &mut tern,
+            n,
+            &host,
+            &heads_of(&r),
+            r.limbs(),
+            &t,
+        );
     }
-    let r = from_heads(prec, &rh, rl)?;
-    Ok((
-        r,
-        tern,
-        FuncStats {
-            elements: len as u64,
-            retried: first as u64,
-            device_retried: (first - host.len()) as u64,
-            host: host.len() as u64,
-        },
-    ))
+    Ok((from_heads(prec, &rh, rl)?, tern, stats))
+}
+
+/// Writes compact results (heads, limbs of `n` each, ternary values) to the
+/// elements `idx` of host arrays (the emulators' scatter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn put(
+    rh: &mut [u64],
+    rl: &mut [u64],
+    tern: &mut [i8],
+    n: usize,
+    idx: &[u32],
+    sh: &[u64],
+    sl: &[u64],
+    st: &[i8],
+) {
+    for (j, &i) in idx.iter().enumerate() {
+        let i = i as usize;
+        rh[i] = sh[j];
+        rl[i * n..(i + 1) * n].copy_from_slice(&sl[j * n..(j + 1) * n]);
+        tern[i] = st[j];
+    }
 }

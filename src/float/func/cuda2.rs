@@ -13,7 +13,11 @@ use std::sync::Arc;
 use cudarc::driver::{CudaSlice, PushKernelArg};
 use malachite_nz::integer::Integer;
 
-use super::cuda::{block_for, device_constants, from_heads, grid, heads_of, inst, tier};
+use super::cuda::{
+    FlagBufs, block_for, device_constants, drive, emu_lists, emu_result, emu_run, from_heads,
+    gather, gather_to_host, grid, heads_of, inst, launch_flagged, pick, put, scatter,
+    scatter_from_host, tier, upload_u32, with_flag_bufs,
+};
 use super::{Func2, FuncStats};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
@@ -86,13 +90,94 @@ fn upload_tern(eng: &Arc<CudaEngine>, t: &[i8]) -> Result<CudaSlice<i8>> {
         .map_err(Error::driver("copying to the device"))
 }
 
-/// The evaluation of `job` on the device (x, and y for two arguments).
+/// The device inputs of a launch: heads and limbs of x and y, and their
+/// limb counts.
+type Args<'a> = (
+    (&'a CudaSlice<u64>, &'a CudaSlice<u64>, usize),
+    (&'a CudaSlice<u64>, &'a CudaSlice<u64>, usize),
+);
+
+/// One launch of `float_func2` at tier `k` over `len` elements: writes out
+/// (and out2 for sin_cos; else a one-element placeholder never written)
+/// and returns the undecided and host-case positions (ff_store's).
+#[allow(clippy::too_many_arguments)]
+fn launch2(
+    eng: &Arc<CudaEngine>,
+    bufs: &mut FlagBufs,
+    k: usize,
+    job: Job,
+    rnd_arg: u32,
+    prec: u64,
+    args: Args,
+    len: usize,
+    out: &mut DevResult,
+    out2: &mut DevResult,
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    let func = eng.function(&inst(k), "float_func2")?;
+    let cs = device_constants(eng, k)?;
+    let ((xh, xl, nx), (yh, yl, ny)) = args;
+    let (len64, code, n32, nx32, ny32) = (
+        len as u64,
+        job.code(),
+        limbs_for_prec(prec) as u32,
+        nx as u32,
+        ny as u32,
+    );
+    launch_flagged(eng, bufs, len, |ctl, flags| {
+        let (rh, rl) = out.0.raw_parts_mut();
+        let (rh2, rl2) = out2.0.raw_parts_mut();
+        let mut b = eng.stream().launch_builder(&func);
+        b.arg(rh)
+            .arg(rl)
+            .arg(&mut out.1)
+            .arg(rh2)
+            .arg(rl2)
+            .arg(&mut out2.1)
+            .arg(xh)
+            .arg(xl)
+            .arg(&nx32)
+            .arg(yh)
+            .arg(yl)
+            .arg(&ny32)
+            .arg(&len64)
+            .arg(&code)
+            .arg(&rnd_arg)
+            .arg(&prec)
+            .arg(&n32)
+            .arg(&*cs)
+            .arg(ctl)
+            .arg(flags);
+        // SAFETY: x and y hold len elements of nx and ny limbs, out len of
+        // n limbs and len ternary slots (out2 too for sin_cos; otherwise it
+        // is never written), flags at least len slots, ctl two counters, cs
+        // the tier's constants (float_func.cu's layout); each thread writes
+        // its own element and one flag slot claimed by an atomic counter.
+        unsafe { b.launch(grid(len, block_for(len))) }
+            .map_err(Error::driver("launching float_func2"))?;
+        Ok(())
+    })
+}
+
+/// Room for `len` results (every slot is written by the kernel).
+fn dev_result(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<DevResult> {
+    let r = CudaFloatArray::uninit(eng, len.max(1), prec)?;
+    // SAFETY: float_func2 (or the scatter of the CPU's results) writes
+    // every slot read back.
+    let t = unsafe { eng.stream().alloc::<i8>(len.max(1)) }.map_err(Error::driver("allocating"))?;
+    Ok((r, t))
+}
+
+/// The evaluation of `job` on the device (x, and y for two arguments),
+/// with the retry protocol of the one-argument functions (cuda.rs's
+/// `drive`): undecided elements re-run at larger tiers on the device, host
+/// cases and those still undecided on the CPU engine.
 fn run_dev(
     x: &CudaFloatArray,
     y: Option<&CudaFloatArray>,
     job: Job,
     prec: u64,
     rnd: Round,
+    force: u32,
 ) -> Result<(DevResult, Option<DevResult>, FuncStats)> {
     let eng = x.engine().clone();
     let len = x.len();
@@ -107,7 +192,6 @@ fn run_dev(
     }
     let nx = limbs_for_prec(x.prec());
     let ny = y.map_or(nx, |y| limbs_for_prec(y.prec()));
-    let n = limbs_for_prec(prec);
     let two = matches!(job, Job::SinCos);
     let Some(k) = tier(prec, nx.max(ny)) else {
         // The CPU engine for the whole array.
@@ -126,164 +210,76 @@ fn run_dev(
         };
         return Ok((first, second, stats));
     };
-    let mut out = CudaFloatArray::zeros(&eng, len, prec)?;
-    let mut tern = eng
-        .stream()
-        .alloc_zeros::<i8>(len.max(1))
-        .map_err(Error::driver("allocating"))?;
-    let (mut out2, mut tern2) = if two {
-        (
-            CudaFloatArray::zeros(&eng, len, prec)?,
-            eng.stream()
-                .alloc_zeros::<i8>(len.max(1))
-                .map_err(Error::driver("allocating"))?,
-        )
-    } else {
-        // Never written (one output).
-        (
-            CudaFloatArray::zeros(&eng, 1, prec)?,
-            eng.stream()
-                .alloc_zeros::<i8>(1)
-                .map_err(Error::driver("allocating"))?,
-        )
-    };
     if len == 0 {
-        let second = two.then_some((out2, tern2));
-        return Ok(((out, tern), second, FuncStats::default()));
+        let z = || -> Result<DevResult> {
+            Ok((
+                CudaFloatArray::zeros(&eng, 0, prec)?,
+                upload_tern(&eng, &[])?,
+            ))
+        };
+        let second = if two { Some(z()?) } else { None };
+        return Ok((z()?, second, FuncStats::default()));
     }
-    if len > u32::MAX as usize {
+    if len >= u32::MAX as usize {
         return Err(Error::Invalid(format!(
-            "{len} elements: the function kernels take at most 2^32 - 1"
+            "{len} elements: the function kernels take fewer than 2^32 - 1"
         )));
     }
-    let cs = device_constants(&eng, k)?;
-    let mut nflag = eng
-        .stream()
-        .alloc_zeros::<u32>(1)
-        .map_err(Error::driver("allocating"))?;
-    let mut flags = eng
-        .stream()
-        .alloc_zeros::<u32>(len)
-        .map_err(Error::driver("allocating"))?;
-    let instance = inst(k);
-    {
-        let func = eng.function(&instance, "float_func2")?;
-        let (xh, xl) = x.raw_parts();
-        let (yh, yl) = y.unwrap_or(x).raw_parts();
-        let (len64, code, rc, n32, nx32, ny32) = (
-            len as u64,
-            job.code(),
-            round_code(rnd),
-            n as u32,
-            nx as u32,
-            ny as u32,
-        );
-        let (rh, rl) = out.raw_parts_mut();
-        let (rh2, rl2) = out2.raw_parts_mut();
-        let mut b = eng.stream().launch_builder(&func);
-        b.arg(rh)
-            .arg(rl)
-            .arg(&mut tern)
-            .arg(rh2)
-            .arg(rl2)
-            .arg(&mut tern2)
-            .arg(xh)
-            .arg(xl)
-            .arg(&nx32)
-            .arg(yh)
-            .arg(yl)
-            .arg(&ny32)
-            .arg(&len64)
-            .arg(&code)
-            .arg(&rc)
-            .arg(&prec)
-            .arg(&n32)
-            .arg(&*cs)
-            .arg(&mut nflag)
-            .arg(&mut flags);
-        // SAFETY: x and y hold len elements of nx and ny limbs, out len of
-        // n limbs (out2 too when two; otherwise it is never written), tern,
-        // tern2 (when two) and flags len slots, cs the tier's constants (the
-        // layout of float_func.cu); each thread writes its own element and
-        // one flag slot claimed by an atomic counter (at most len).
-        unsafe { b.launch(grid(len, block_for(len))) }
-            .map_err(Error::driver("launching float_func2"))?;
-    }
-    let cnt = eng
-        .stream()
-        .clone_dtoh(&nflag)
-        .map_err(Error::driver("copying from the device"))?[0] as usize;
-    let stats = FuncStats {
-        elements: len as u64,
-        retried: cnt as u64,
-        host: cnt as u64,
-        device_retried: 0,
-    };
-    if cnt > 0 {
-        // Gather the flagged arguments, evaluate them on the CPU, scatter.
-        let cnt32 = cnt as u32;
-        let gather = |a: &CudaFloatArray, na: usize| -> Result<FloatArray> {
-            let mut gh = crate::int::cuda::alloc_zeros(&eng, cnt)?;
-            let mut gl = crate::int::cuda::alloc_zeros(&eng, cnt * na)?;
-            let func = eng.function(&instance, "float_func_gather")?;
-            let (ah, al) = a.raw_parts();
-            let na32 = na as u32;
-            let mut b = eng.stream().launch_builder(&func);
-            b.arg(&mut gh)
-                .arg(&mut gl)
-                .arg(ah)
-                .arg(al)
-                .arg(&na32)
-                .arg(&flags)
-                .arg(&cnt32);
-            // SAFETY: flags holds cnt indices below len; gh/gl cnt elements.
-            unsafe { b.launch(grid(cnt, 128)) }
-                .map_err(Error::driver("launching float_func_gather"))?;
-            let mut hh = crate::int::cuda::download(&eng, &gh)?;
-            hh.truncate(cnt);
-            let mut hl = crate::int::cuda::download(&eng, &gl)?;
-            hl.truncate(cnt * na);
-            from_heads(a.prec(), &hh, hl)
-        };
-        let sx = gather(x, nx)?;
-        let sy = match y {
-            Some(y) => Some(gather(y, ny)?),
-            None => None,
-        };
-        let (r, t, r2) = job.on_cpu(&sx, sy.as_ref(), prec, rnd)?;
-        let scatter = |dst: &mut CudaFloatArray,
-                       dt: &mut CudaSlice<i8>,
-                       r: &FloatArray,
-                       t: &[i8]|
-         -> Result<()> {
-            let sh = crate::int::cuda::upload(&eng, &heads_of(r))?;
-            let sl = crate::int::cuda::upload(&eng, r.limbs())?;
-            let st = upload_tern(&eng, t)?;
-            let func = eng.function(&instance, "float_func_scatter")?;
-            let n32 = n as u32;
-            let (rh, rl) = dst.raw_parts_mut();
-            let mut b = eng.stream().launch_builder(&func);
-            b.arg(rh)
-                .arg(rl)
-                .arg(dt)
-                .arg(&n32)
-                .arg(&flags)
-                .arg(&cnt32)
-                .arg(&sh)
-                .arg(&sl)
-                .arg(&st);
-            // SAFETY: as the gather; sh/sl/st hold cnt results of n limbs.
-            unsafe { b.launch(grid(cnt, 128)) }
-                .map_err(Error::driver("launching float_func_scatter"))?;
-            Ok(())
-        };
-        scatter(&mut out, &mut tern, &r, &t)?;
+    let y = y.unwrap_or(x);
+    let mut out = dev_result(&eng, len, prec)?;
+    // sin_cos's second output, else a placeholder.
+    let mut out2 = dev_result(&eng, if two { len } else { 1 }, prec)?;
+    let rc = round_code(rnd);
+    let (host, stats) = with_flag_bufs(&eng, |bufs| {
+        drive(len, k, force, |k2, sel, force| {
+            let rnd_arg = rc | force << 8;
+            let Some(sel) = sel else {
+                let ((xh, xl), (yh, yl)) = (x.raw_parts(), y.raw_parts());
+                let args = ((xh, xl, nx), (yh, yl, ny));
+                return launch2(
+                    &eng, bufs, k2, job, rnd_arg, prec, args, len, &mut out, &mut out2,
+                );
+            };
+            // The elements sel, gathered, at tier k2, scattered back.
+            let cnt = sel.len();
+            let idx = upload_u32(&eng, sel)?;
+            let gx = gather(&eng, k, x, &idx, cnt)?;
+            // sin_cos has no y.
+            let gy = if two {
+                None
+            } else {
+                Some(gather(&eng, k, y, &idx, cnt)?)
+            };
+            let gy = gy.as_ref().unwrap_or(&gx);
+            let mut sub = dev_result(&eng, cnt, prec)?;
+            let mut sub2 = dev_result(&eng, if two { cnt } else { 1 }, prec)?;
+            let args = ((&gx.0, &gx.1, nx), (&gy.0, &gy.1, ny));
+            let r = launch2(
+                &eng, bufs, k2, job, rnd_arg, prec, args, cnt, &mut sub, &mut sub2,
+            )?;
+            let put = |dst: &mut DevResult, src: &DevResult| -> Result<()> {
+                let (sh, sl) = src.0.raw_parts();
+                scatter(&eng, k, &mut dst.0, &mut dst.1, &idx, cnt, (sh, sl, &src.1))
+            };
+            put(&mut out, &sub)?;
+            if two {
+                put(&mut out2, &sub2)?;
+            }
+            Ok(r)
+        })
+    })?;
+    if !host.is_empty() {
+        // The rest on the CPU engine.
+        let idx = upload_u32(&eng, &host)?;
+        let sx = gather_to_host(&eng, k, x, &idx, host.len())?;
+        let sy = gather_to_host(&eng, k, y, &idx, host.len())?;
+        let (r, t, r2) = job.on_cpu(&sx, Some(&sy), prec, rnd)?;
+        scatter_from_host(&eng, k, &mut out.0, &mut out.1, &idx, &r, &t)?;
         if let Some((c, tc)) = r2 {
-            scatter(&mut out2, &mut tern2, &c, &tc)?;
+            scatter_from_host(&eng, k, &mut out2.0, &mut out2.1, &idx, &c, &tc)?;
         }
     }
-    let second = two.then_some((out2, tern2));
-    Ok(((out, tern), second, stats))
+    Ok((out, two.then_some(out2), stats))
 }
 
 impl CudaFloatArray {
@@ -298,7 +294,22 @@ impl CudaFloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(CudaFloatArray, CudaSlice<i8>, FuncStats)> {
-        let ((r, t), _, st) = run_dev(self, Some(y), Job::Two(f), prec, rnd)?;
+        self.func2_ternary_forced(y, f, prec, rnd, 0)
+    }
+
+    /// `func2_ternary` with the kernels' test-only `force` (as
+    /// `func_ternary_forced`: 1 makes the first pass call every third
+    /// written element undecided, 2 every pass).
+    #[doc(hidden)]
+    pub fn func2_ternary_forced(
+        &self,
+        y: &CudaFloatArray,
+        f: Func2,
+        prec: u64,
+        rnd: Round,
+        force: u32,
+    ) -> Result<(CudaFloatArray, CudaSlice<i8>, FuncStats)> {
+        let ((r, t), _, st) = run_dev(self, Some(y), Job::Two(f), prec, rnd, force)?;
         Ok((r, t, st))
     }
 
@@ -315,7 +326,18 @@ impl CudaFloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(DevResult, DevResult, FuncStats)> {
-        let (s, c, st) = run_dev(self, None, Job::SinCos, prec, rnd)?;
+        self.sin_cos_ternary_forced(prec, rnd, 0)
+    }
+
+    /// `sin_cos_ternary` with the test-only `force` of `func2_ternary_forced`.
+    #[doc(hidden)]
+    pub fn sin_cos_ternary_forced(
+        &self,
+        prec: u64,
+        rnd: Round,
+        force: u32,
+    ) -> Result<(DevResult, DevResult, FuncStats)> {
+        let (s, c, st) = run_dev(self, None, Job::SinCos, prec, rnd, force)?;
         Ok((s, c.expect("two outputs"), st))
     }
 
@@ -405,10 +427,46 @@ pub fn sin_cos_on_host_arrays(
     Ok(((s.to_host()?, ts), (c.to_host()?, tc), st))
 }
 
+/// Uploads `x` and `y`, evaluates `f(x, y)` (`f = None`: sin_cos, `y`
+/// ignored) on the device with the test-only `force` of
+/// `func2_ternary_forced`, and brings both results back (for one output,
+/// the second is a copy of the first).
+#[doc(hidden)]
+pub fn func2_on_host_arrays_forced(
+    eng: &Arc<CudaEngine>,
+    f: Option<Func2>,
+    x: &FloatArray,
+    y: &FloatArray,
+    prec: u64,
+    rnd: Round,
+    force: u32,
+) -> Result<HostSinCos> {
+    let dx = x.to_cuda(eng)?;
+    let dy = match f {
+        Some(_) => Some(y.to_cuda(eng)?),
+        None => None,
+    };
+    let job = f.map_or(Job::SinCos, Job::Two);
+    let (a, b, st) = run_dev(&dx, dy.as_ref(), job, prec, rnd, force)?;
+    let host = |(r, t): DevResult| -> Result<(FloatArray, Vec<i8>)> {
+        let mut t = ternary_to_host(eng, &t)?;
+        t.truncate(r.len());
+        Ok((r.to_host()?, t))
+    };
+    let a = host(a)?;
+    let b = match b {
+        Some(b) => host(b)?,
+        None => a.clone(),
+    };
+    Ok((a, b, st))
+}
+
 /// The same evaluation through the host emulation of the kernel
 /// (notes/functrig-emu/emu2.cpp, built with g++, at path `exe`): the same
-/// tier, constants and patching of flagged elements. `f = None` is sin_cos
-/// (`y` ignored). For tests without a device.
+/// tiers, constants, retries at larger tiers and CPU evaluation of the
+/// rest (cuda.rs's `drive`). `f = None` is sin_cos (`y` ignored; the
+/// second result of one output is a copy of the first). For tests without
+/// a device.
 #[doc(hidden)]
 pub fn func2_emulated(
     exe: &str,
@@ -418,8 +476,20 @@ pub fn func2_emulated(
     prec: u64,
     rnd: Round,
 ) -> Result<HostSinCos> {
-    use std::io::{Read, Write};
-    use std::process::{Command, Stdio};
+    func2_emulated_forced(exe, f, x, y, prec, rnd, 0)
+}
+
+/// `func2_emulated` with the test-only `force` of `func2_ternary_forced`.
+#[doc(hidden)]
+pub fn func2_emulated_forced(
+    exe: &str,
+    f: Option<Func2>,
+    x: &FloatArray,
+    y: &FloatArray,
+    prec: u64,
+    rnd: Round,
+    force: u32,
+) -> Result<HostSinCos> {
     let job = f.map_or(Job::SinCos, Job::Two);
     let two = f.is_none();
     let y = if two { x } else { y };
@@ -440,113 +510,79 @@ pub fn func2_emulated(
         };
         return Ok(((r, t), (c, tc), st));
     };
-    let cs = super::cuda::constants(k)?;
-    let mut job_w: Vec<u64> = vec![
-        job.code() as u64,
-        round_code(rnd) as u64,
-        prec,
-        n as u64,
-        nx as u64,
-        ny as u64,
-        k as u64,
-        len as u64,
-        two as u64,
-        cs.len() as u64,
-    ];
-    job_w.extend(cs.iter());
-    job_w.extend(heads_of(x));
-    job_w.extend(x.limbs());
-    job_w.extend(heads_of(y));
-    job_w.extend(y.limbs());
-    let bytes: Vec<u8> = job_w.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let io = |e: std::io::Error| Error::Invalid(format!("emulator {exe}: {e}"));
-    let mut child = Command::new(exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(io)?;
-    let mut stdin = child.stdin.take().expect("piped");
-    let writer = std::thread::spawn(move || stdin.write_all(&bytes));
-    let mut outb = Vec::new();
-    child
-        .stdout
-        .take()
-        .expect("piped")
-        .read_to_end(&mut outb)
-        .map_err(io)?;
-    writer.join().expect("writer").map_err(io)?;
-    let status = child.wait().map_err(io)?;
-    let w: Vec<u64> = outb
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    let parts = if two { 2 } else { 1 };
-    let per = 2 * len + len * n;
-    if !status.success() || w.len() < parts * per + 1 {
-        return Err(Error::Invalid(format!(
-            "emulator {exe}: short answer ({status})"
-        )));
-    }
-    let split = |o: usize| {
-        let rh = w[o..o + len].to_vec();
-        let rl = w[o + len..o + len + len * n].to_vec();
-        let t: Vec<i8> = w[o + len + len * n..o + per]
-            .iter()
-            .map(|&v| v as i64 as i8)
-            .collect();
-        (rh, rl, t)
-    };
-    let (mut rh, mut rl, mut tern) = split(0);
-    let (mut rh2, mut rl2, mut tern2) = if two {
-        split(per)
-    } else {
-        (rh.clone(), rl.clone(), tern.clone())
-    };
-    let nf = w[parts * per] as usize;
-    let flags: Vec<usize> = w[parts * per + 1..][..nf]
-        .iter()
-        .map(|&v| v as usize)
-        .collect();
-    if nf > 0 {
-        let pick = |a: &FloatArray, na: usize| -> Result<FloatArray> {
-            let ah = heads_of(a);
-            let hh: Vec<u64> = flags.iter().map(|&i| ah[i]).collect();
-            let hl: Vec<u64> = flags
-                .iter()
-                .flat_map(|&i| a.limbs()[i * na..(i + 1) * na].iter().copied())
-                .collect();
-            from_heads(a.prec(), &hh, hl)
+    // One pass at tier k over x, y: both results and the flag lists.
+    let pass = |k: usize, rnd_arg: u32, x: &FloatArray, y: &FloatArray| {
+        let len = x.len();
+        let cs = super::cuda::constants(k)?;
+        let mut job_w: Vec<u64> = vec![
+            job.code() as u64,
+            rnd_arg as u64,
+            prec,
+            n as u64,
+            nx as u64,
+            ny as u64,
+            k as u64,
+            len as u64,
+            two as u64,
+            cs.len() as u64,
+        ];
+        job_w.extend(cs.iter());
+        job_w.extend(heads_of(x));
+        job_w.extend(x.limbs());
+        job_w.extend(heads_of(y));
+        job_w.extend(y.limbs());
+        let w = emu_run(exe, &job_w)?;
+        let per = 2 * len + len * n;
+        let a = emu_result(exe, &w, 0, len, n)?;
+        let b = if two {
+            emu_result(exe, &w, per, len, n)?
+        } else {
+            a.clone()
         };
-        let sx = pick(x, nx)?;
-        let sy = pick(y, ny)?;
-        let (r, t, r2) = job.on_cpu(&sx, Some(&sy), prec, rnd)?;
-        let patch =
-            |rh: &mut Vec<u64>, rl: &mut Vec<u64>, tn: &mut Vec<i8>, r: &FloatArray, t: &[i8]| {
-                let sh = heads_of(r);
-                for (j, &i) in flags.iter().enumerate() {
-                    rh[i] = sh[j];
-                    rl[i * n..(i + 1) * n].copy_from_slice(&r.limbs()[j * n..(j + 1) * n]);
-                    tn[i] = t[j];
-                }
-            };
-        patch(&mut rh, &mut rl, &mut tern, &r, &t);
-        if let Some((c, tc)) = r2 {
-            patch(&mut rh2, &mut rl2, &mut tern2, &c, &tc);
-        }
+        let (und, host) = emu_lists(exe, &w, if two { 2 * per } else { per })?;
+        Ok::<_, Error>((a, b, und, host))
+    };
+    let rc = round_code(rnd);
+    let (mut a, mut b) = Default::default();
+    let (host, st) = drive(len, k, force, |k2, sel, force| {
+        let rnd_arg = rc | force << 8;
+        let Some(sel) = sel else {
+            let (ra, rb, u, h) = pass(k2, rnd_arg, x, y)?;
+            (a, b) = (ra, rb);
+            return Ok((u, h));
+        };
+        let (ra, rb, u, h) = pass(k2, rnd_arg, &pick(x, sel)?, &pick(y, sel)?)?;
+        let (ah, al, at): &mut (Vec<u64>, Vec<u64>, Vec<i8>) = &mut a;
+        put(ah, al, at, n, sel, &ra.0, &ra.1, &ra.2);
+        let (bh, bl, bt): &mut (Vec<u64>, Vec<u64>, Vec<i8>) = &mut b;
+        put(bh, bl, bt, n, sel, &rb.0, &rb.1, &rb.2);
+        Ok((u, h))
+    })?;
+    if !host.is_empty() {
+        let (r, t, r2) = job.on_cpu(&pick(x, &host)?, Some(&pick(y, &host)?), prec, rnd)?;
+        let (c, tc) = r2.unwrap_or_else(|| (r.clone(), t.clone()));
+        put(
+            &mut a.0,
+            &mut a.1,
+            &mut a.2,
+            n,
+            &host,
+            &heads_of(&r),
+            r.limbs(),
+            &t,
+        );
+        put(
+            &mut b.0,
+            &mut b.1,
+            &mut b.2,
+            n,
+            &host,
+            &heads_of(&c),
+            c.limbs(),
+            &tc,
+        );
     }
-    let st = FuncStats {
-        elements: len as u64,
-        retried: nf as u64,
-        host: nf as u64,
-        device_retried: 0,
-    };
-    let first = from_heads(prec, &rh, rl)?;
-    let second = if two {
-        from_heads(prec, &rh2, rl2)?
-    } else {
-        // One output: a copy of the first (the caller ignores it).
-        tern2.clone_from(&tern);
-        first.clone()
-    };
-    Ok(((first, tern), (second, tern2), st))
+    let first = (from_heads(prec, &a.0, a.1)?, a.2);
+    let second = (from_heads(prec, &b.0, b.1)?, b.2);
+    Ok((first, second, st))
 }
