@@ -1079,6 +1079,38 @@ FL_NOINL int ff_atan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, 
     return ff_round_c<K>(o, t, acc, K + 1, 3 * (u64)N + 18, -(i64)F, neg, p, rnd) ? 0 : 1;
 }
 
+// The flag kind of an element after ff_eval returned st: 0 written, 1 host
+// case, 2 undecided (FF_UNDECIDED). `force` (tests only: the kernel's rnd
+// argument >> 8) also calls every third written element undecided. Here,
+// before the includes: float_func2 (float_func_trig.cuh) uses ff_store too.
+FL_DEV u32 ff_kind(int st, u64 head, u32 force, u64 i) {
+    if (st == 0) return force && i % 3 == 0 ? 2u : 0u;
+    return head == FF_UNDECIDED ? 2u : 1u;
+}
+
+#ifdef __CUDACC__
+// The common end of a function kernel's element i (of len): a written
+// element is stored; a flagged one gets head 0, zero limbs and ternary 0 and
+// its index goes to flags: undecided ones from the front (count nflag[0]),
+// host cases from the back (flags[len - 1 - j], count nflag[1]).
+__device__ __forceinline__ void ff_store(int st, FlOut &o, i8 t, u64 i, u64 len, u32 force,
+                                         u64 *rh, i8 *tern, u32 *nflag, u32 *flags) {
+    u32 kind = ff_kind(st, o.head, force, i);
+    if (kind == 2) {
+        flags[atomicAdd(nflag, 1u)] = (u32)i;
+    } else if (kind == 1) {
+        flags[len - 1 - atomicAdd(nflag + 1, 1u)] = (u32)i;
+    }
+    if (st) {
+        o.head = 0;
+        t = 0;
+        for (u32 l = 0; l < o.n; l++) o.m[l] = 0;
+    }
+    rh[i] = o.head;
+    tern[i] = t;
+}
+#endif
+
 // log2 ... cbrt (codes 6..18).
 #include "float_func_explog.cuh"
 // tan, sin_cos, atan2, hypot, pow, agm (codes from 32).
@@ -1118,36 +1150,7 @@ FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p
     }
 }
 
-// The flag kind of an element after ff_eval returned st: 0 written, 1 host
-// case, 2 undecided (FF_UNDECIDED). `force` (tests only: the kernel's rnd
-// argument >> 8) also calls every third written element undecided.
-FL_DEV u32 ff_kind(int st, u64 head, u32 force, u64 i) {
-    if (st == 0) return force && i % 3 == 0 ? 2u : 0u;
-    return head == FF_UNDECIDED ? 2u : 1u;
-}
-
 #ifdef __CUDACC__
-// The common end of a function kernel's element i (of len): a written
-// element is stored; a flagged one gets head 0, zero limbs and ternary 0 and
-// its index goes to flags: undecided ones from the front (count nflag[0]),
-// host cases from the back (flags[len - 1 - j], count nflag[1]).
-__device__ __forceinline__ void ff_store(int st, FlOut &o, i8 t, u64 i, u64 len, u32 force,
-                                         u64 *rh, i8 *tern, u32 *nflag, u32 *flags) {
-    u32 kind = ff_kind(st, o.head, force, i);
-    if (kind == 2) {
-        flags[atomicAdd(nflag, 1u)] = (u32)i;
-    } else if (kind == 1) {
-        flags[len - 1 - atomicAdd(nflag + 1, 1u)] = (u32)i;
-    }
-    if (st) {
-        o.head = 0;
-        t = 0;
-        for (u32 l = 0; l < o.n; l++) o.m[l] = 0;
-    }
-    rh[i] = o.head;
-    tern[i] = t;
-}
-
 // A thread per element (rnd: the rounding mode, | force << 8 in tests);
 // nflag: two counters, zero at the launch (see ff_store).
 extern "C" __global__ void __launch_bounds__(128) float_func(
