@@ -359,7 +359,7 @@ const MODES: [Round; 5] = [
 ];
 
 /// abs, norm and arg on the device against the CPU engine: random parts,
-/// specials sparse (patched one by one) and dense (one round trip), parts
+/// specials sparse and dense (few or many patched elements), parts
 /// at the ends of the exponent range, every rounding mode.
 #[test]
 #[ignore = "needs a CUDA device"]

@@ -8,7 +8,9 @@
 //!   precision `pb + pd` on the device, then one fms / fma (which rounds the
 //!   exact `a c -+ t`). Elements with a zero, infinite or NaN part (MPC's
 //!   C99 rules), or whose exact products could leave the exponent range, are
-//!   computed by the CPU engine and patched in;
+//!   computed by the CPU engine and patched in: found on the device
+//!   (float_misc.cu's float_unusual), gathered, evaluated, scattered back,
+//!   so only those elements cross to the host;
 //! - abs and arg are hypot(re, im) and atan2(im, re) by the two-argument
 //!   function kernel (MPC's definitions); norm rounds the exact `a^2 + b^2`
 //!   once as mul does (exact `b^2`, then one fma), patching special parts
@@ -45,10 +47,6 @@ impl ComplexArray {
         CudaComplexArray::new(self.re().to_cuda(eng)?, self.im().to_cuda(eng)?)
     }
 }
-
-/// Elements above this count are patched by one round trip of the whole
-/// array rather than element by element.
-const PATCH_EACH: usize = 64;
 
 impl CudaComplexArray {
     /// From two device arrays of the same length on one engine.
@@ -91,19 +89,23 @@ impl CudaComplexArray {
         ComplexArray::new(self.re.to_host()?, self.im.to_host()?)
     }
 
-    /// Part-wise: `fr` on the real parts, `fi` on the imaginary ones.
+    /// Part-wise: `ops.0` on the real parts, `ops.1` on the imaginary ones,
+    /// with the parts of `b` as second operands when given.
     fn partwise(
         &self,
-        op_re: (DevOp, Option<&CudaFloatArray>),
-        op_im: (DevOp, Option<&CudaFloatArray>),
+        ops: (DevOp, DevOp),
+        b: Option<&CudaComplexArray>,
         pr: u64,
         pi: u64,
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
-        let mr: Vec<&CudaFloatArray> = op_re.1.into_iter().collect();
-        let mi: Vec<&CudaFloatArray> = op_im.1.into_iter().collect();
-        let (re, tr) = self.re.op_ternary(op_re.0, &mr, pr, rnd.re)?;
-        let (im, ti) = self.im.op_ternary(op_im.0, &mi, pi, rnd.im)?;
+        if let Some(b) = b {
+            self.same(b)?;
+        }
+        let (mr, mi): (Vec<&CudaFloatArray>, Vec<&CudaFloatArray>) =
+            b.map(|b| (&b.re, &b.im)).into_iter().unzip();
+        let (re, tr) = self.re.op_ternary(ops.0, &mr, pr, rnd.re)?;
+        let (im, ti) = self.im.op_ternary(ops.1, &mi, pi, rnd.im)?;
         Ok((CudaComplexArray { re, im }, (tr, ti)))
     }
 
@@ -126,14 +128,7 @@ impl CudaComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.same(b)?;
-        self.partwise(
-            (DevOp::Add, Some(&b.re)),
-            (DevOp::Add, Some(&b.im)),
-            pr,
-            pi,
-            rnd,
-        )
+        self.partwise((DevOp::Add, DevOp::Add), Some(b), pr, pi, rnd)
     }
 
     /// `self - b` (mpc_sub).
@@ -144,14 +139,7 @@ impl CudaComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.same(b)?;
-        self.partwise(
-            (DevOp::Sub, Some(&b.re)),
-            (DevOp::Sub, Some(&b.im)),
-            pr,
-            pi,
-            rnd,
-        )
+        self.partwise((DevOp::Sub, DevOp::Sub), Some(b), pr, pi, rnd)
     }
 
     /// `-self` (mpc_neg).
@@ -161,7 +149,7 @@ impl CudaComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.partwise((DevOp::Neg, None), (DevOp::Neg, None), pr, pi, rnd)
+        self.partwise((DevOp::Neg, DevOp::Neg), None, pr, pi, rnd)
     }
 
     /// The conjugate (mpc_conj).
@@ -171,7 +159,7 @@ impl CudaComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.partwise((DevOp::SetPrec, None), (DevOp::Neg, None), pr, pi, rnd)
+        self.partwise((DevOp::SetPrec, DevOp::Neg), None, pr, pi, rnd)
     }
 
     /// `self` rounded to the precisions `pr`, `pi` (mpc_set).
@@ -181,7 +169,7 @@ impl CudaComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.partwise((DevOp::SetPrec, None), (DevOp::SetPrec, None), pr, pi, rnd)
+        self.partwise((DevOp::SetPrec, DevOp::SetPrec), None, pr, pi, rnd)
     }
 
     /// `self * 2^k` (mpc_mul_2si).
@@ -192,13 +180,7 @@ impl CudaComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.partwise(
-            (DevOp::Mul2si(k), None),
-            (DevOp::Mul2si(k), None),
-            pr,
-            pi,
-            rnd,
-        )
+        self.partwise((DevOp::Mul2si(k), DevOp::Mul2si(k)), None, pr, pi, rnd)
     }
 
     /// `self / 2^k` (mpc_div_2si).
@@ -237,13 +219,10 @@ impl CudaComplexArray {
         let (re, tr) = self.re.op_ternary(DevOp::Fms, &[&b.re, &t], pr, rnd.re)?;
         let (im, ti) = self.re.op_ternary(DevOp::Fma, &[&b.im, &u], pi, rnd.im)?;
         let mut z = (CudaComplexArray { re, im }, (tr, ti));
-        let bad = unusual(
-            &[&self.re, &self.im, &b.re, &b.im],
-            &[(0, 2), (1, 3), (0, 3), (1, 2)],
-        )?;
-        self.patch(&mut z, &bad, |x, idx| {
-            let y = b.gather(idx)?;
-            x.mul_ternary(&y, pr, pi, rnd)
+        let parts = [&self.re, &self.im, &b.re, &b.im];
+        let bad = Bad::find(&parts, &[(0, 2), (1, 3), (0, 3), (1, 2)], None)?;
+        self.patch(&mut z, &bad, |x| {
+            x.mul_ternary(&b.gather(&bad)?, pr, pi, rnd)
         })?;
         Ok(z)
     }
@@ -270,18 +249,9 @@ impl CudaComplexArray {
         let mut z = (CudaComplexArray { re, im }, (tr, ti));
         // Besides the unusual operands: |a| = |b| gives an exact zero real
         // part, which MPC makes +0 in every mode (the fms gives -0 in RNDD).
-        let mut bad = unusual(&[&self.re, &self.im], &[(0, 0), (1, 1), (0, 1)])?;
-        let head = crate::int::cuda::download(self.engine(), z.0.re.raw_parts().0)?;
-        bad.extend(
-            head.iter()
-                .take(self.len())
-                .enumerate()
-                .filter(|(_, h)| (**h as u8) & 3 == 0)
-                .map(|(i, _)| i),
-        );
-        bad.sort_unstable();
-        bad.dedup();
-        self.patch(&mut z, &bad, |x, _| x.sqr_ternary(pr, pi, rnd))?;
+        let parts = [&self.re, &self.im];
+        let bad = Bad::find(&parts, &[(0, 0), (1, 1), (0, 1)], Some(&z.0.re))?;
+        self.patch(&mut z, &bad, |x| x.sqr_ternary(pr, pi, rnd))?;
         Ok(z)
     }
 
@@ -311,20 +281,16 @@ impl CudaComplexArray {
         let pb = self.im.prec();
         if 2 * pb > MAX_CUDA_PREC {
             let (r, t) = self.to_host()?.norm_ternary(p, rnd)?;
-            return Ok((r.to_cuda(self.engine())?, upload_i8(self.engine(), t)?));
+            return Ok((r.to_cuda(self.engine())?, upload_i8(self.engine(), &t)?));
         }
         let (t, _) = self
             .im
             .op_ternary(DevOp::Mul, &[&self.im], 2 * pb, Round::Nearest)?;
         let mut z = self.re.op_ternary(DevOp::Fma, &[&self.re, &t], p, rnd)?;
-        let bad = unusual(&[&self.re, &self.im], &[(0, 0), (1, 1)])?;
-        if bad.len() > PATCH_EACH {
-            let (r, t) = self.to_host()?.norm_ternary(p, rnd)?;
-            return Ok((r.to_cuda(self.engine())?, upload_i8(self.engine(), t)?));
-        }
-        if !bad.is_empty() {
+        let bad = Bad::find(&[&self.re, &self.im], &[(0, 0), (1, 1)], None)?;
+        if bad.cnt > 0 {
             let (r, t) = self.gather(&bad)?.norm_ternary(p, rnd)?;
-            scatter(&mut z.0, &mut z.1, &bad, &r, t.into_iter())?;
+            scatter(&mut z.0, &mut z.1, &bad, &r, &t)?;
         }
         Ok(z)
     }
@@ -364,9 +330,9 @@ impl CudaComplexArray {
         self.on_host(|x| x.func_ternary(f, pr, pi, rnd))
     }
 
-    /// Elements `idx` as a host array.
-    fn gather(&self, idx: &[usize]) -> Result<ComplexArray> {
-        ComplexArray::new(gather(&self.re, idx)?, gather(&self.im, idx)?)
+    /// The elements `bad` as a host array.
+    fn gather(&self, bad: &Bad) -> Result<ComplexArray> {
+        ComplexArray::new(gather(&self.re, bad)?, gather(&self.im, bad)?)
     }
 
     /// The whole operation on the CPU engine.
@@ -379,26 +345,20 @@ impl CudaComplexArray {
     }
 
     /// Recomputes the elements `bad` on the CPU engine (`f` gets them as a
-    /// host array and their indices) and writes them into `z`.
+    /// host array) and writes them into `z`.
     fn patch(
         &self,
         z: &mut (CudaComplexArray, CudaTernary),
-        bad: &[usize],
-        f: impl FnOnce(&ComplexArray, &[usize]) -> Result<(ComplexArray, Ternary)>,
+        bad: &Bad,
+        f: impl FnOnce(&ComplexArray) -> Result<(ComplexArray, Ternary)>,
     ) -> Result<()> {
-        if bad.is_empty() {
+        if bad.cnt == 0 {
             return Ok(());
         }
-        if bad.len() > PATCH_EACH {
-            let all: Vec<usize> = (0..self.len()).collect();
-            let (r, t) = f(&self.to_host()?, &all)?;
-            *z = upload_result(self.engine(), &r, &t)?;
-            return Ok(());
-        }
-        let (r, t) = f(&self.gather(bad)?, bad)?;
-        scatter(&mut z.0.re, &mut z.1.0, bad, r.re(), t.iter().map(|p| p.0))?;
-        scatter(&mut z.0.im, &mut z.1.1, bad, r.im(), t.iter().map(|p| p.1))?;
-        Ok(())
+        let (r, t) = f(&self.gather(bad)?)?;
+        let (tr, ti): (Vec<i8>, Vec<i8>) = t.into_iter().unzip();
+        scatter(&mut z.0.re, &mut z.1.0, bad, r.re(), &tr)?;
+        scatter(&mut z.0.im, &mut z.1.1, bad, r.im(), &ti)
     }
 }
 
@@ -410,10 +370,10 @@ pub fn ternary_pairs_to_host(eng: &Arc<CudaEngine>, t: &CudaTernary) -> Result<T
 
 /// Ternary values to the device (one byte at least: the device ternary
 /// buffers are never empty).
-fn upload_i8(eng: &Arc<CudaEngine>, v: Vec<i8>) -> Result<CudaSlice<i8>> {
-    let v = if v.is_empty() { vec![0] } else { v };
+fn upload_i8(eng: &Arc<CudaEngine>, v: &[i8]) -> Result<CudaSlice<i8>> {
+    let v = if v.is_empty() { &[0][..] } else { v };
     eng.stream()
-        .clone_htod(&v)
+        .clone_htod(v)
         .map_err(Error::driver("copying to the device"))
 }
 
@@ -422,83 +382,156 @@ fn upload_result(
     r: &ComplexArray,
     t: &Ternary,
 ) -> Result<(CudaComplexArray, CudaTernary)> {
-    let tr = upload_i8(eng, t.iter().map(|p| p.0).collect())?;
-    let ti = upload_i8(eng, t.iter().map(|p| p.1).collect())?;
+    let (tr, ti): (Vec<i8>, Vec<i8>) = t.iter().copied().unzip();
+    let (tr, ti) = (upload_i8(eng, &tr)?, upload_i8(eng, &ti)?);
     Ok((r.to_cuda(eng)?, (tr, ti)))
 }
 
-/// The indices of elements with a part that is not a normal number, or
-/// whose exact products `x[i] * x[j]` for the pairs given could leave the
-/// exponent range.
-fn unusual(parts: &[&CudaFloatArray], pairs: &[(usize, usize)]) -> Result<Vec<usize>> {
-    let eng = parts[0].engine();
-    let len = parts[0].len();
-    let heads: Vec<Vec<u64>> = parts
-        .iter()
-        .map(|p| crate::int::cuda::download(eng, p.raw_parts().0))
-        .collect::<Result<_>>()?;
-    let normal = |h: u64| (h as u8) & 3 == 1;
-    let exp = |h: u64| (h as i64) >> 8;
-    Ok((0..len)
-        .filter(|&i| {
-            heads.iter().any(|h| !normal(h[i]))
-                || pairs.iter().any(|&(j, k)| {
-                    let e = exp(heads[j][i]) + exp(heads[k][i]);
-                    e <= EMIN + 1 || e >= EMAX
-                })
-        })
-        .collect())
+/// The elements an operation takes from the CPU engine: their indices on
+/// the device (float_misc.cu's float_unusual) and how many.
+struct Bad {
+    idx: CudaSlice<u32>,
+    cnt: usize,
 }
 
-/// Elements `idx` of a device array, as a host array.
-fn gather(a: &CudaFloatArray, idx: &[usize]) -> Result<crate::float::FloatArray> {
+impl Bad {
+    /// The elements with a part (at most four) that is not a normal number,
+    /// whose exact products `parts[j] * parts[k]` for the pairs given could
+    /// leave the exponent range, or (`zero`) with a zero in that array.
+    fn find(
+        parts: &[&CudaFloatArray],
+        pairs: &[(usize, usize)],
+        zero: Option<&CudaFloatArray>,
+    ) -> Result<Bad> {
+        use cudarc::driver::PushKernelArg;
+        let eng = parts[0].engine();
+        let len = parts[0].len();
+        let s = eng.stream();
+        let mut cnt = s
+            .alloc_zeros::<u32>(1)
+            .map_err(Error::driver("allocating"))?;
+        // SAFETY: float_unusual writes the slots it counts.
+        let mut idx = unsafe { s.alloc::<u32>(len.max(1)) }.map_err(Error::driver("allocating"))?;
+        if len == 0 {
+            return Ok(Bad { idx, cnt: 0 });
+        }
+        let h: Vec<&CudaSlice<u64>> = (0..4)
+            .map(|j| parts[j.min(parts.len() - 1)].raw_parts().0)
+            .collect();
+        let code: u32 = pairs
+            .iter()
+            .enumerate()
+            .map(|(q, &(j, k))| ((j | k << 2) as u32) << (4 * q))
+            .sum();
+        let (np, npairs) = (parts.len() as u32, pairs.len() as u32);
+        let (zh, zero_of) = (
+            zero.map_or(h[0], |z| z.raw_parts().0),
+            zero.is_some() as u32,
+        );
+        let (len64, emin, emax) = (len as u64, EMIN, EMAX);
+        let f = eng.function(&misc(), "float_unusual")?;
+        let mut b = s.launch_builder(&f);
+        b.arg(&mut cnt)
+            .arg(&mut idx)
+            .arg(h[0])
+            .arg(h[1])
+            .arg(h[2])
+            .arg(h[3])
+            .arg(&np)
+            .arg(&code)
+            .arg(&npairs)
+            .arg(zh)
+            .arg(&zero_of)
+            .arg(&len64)
+            .arg(&emin)
+            .arg(&emax);
+        // SAFETY: every head array holds len elements (the parts of one
+        // operation, `zero` its result), idx len slots, each claimed once
+        // through the counter.
+        unsafe { b.launch(grid(len)) }.map_err(Error::driver("launching float_unusual"))?;
+        let cnt = s
+            .clone_dtoh(&cnt)
+            .map_err(Error::driver("copying from the device"))?[0] as usize;
+        Ok(Bad { idx, cnt })
+    }
+}
+
+fn misc() -> crate::kernels::Instance {
+    crate::kernels::Instance::new(&crate::kernels::FLOAT_MISC, &[])
+}
+
+fn grid(len: usize) -> cudarc::driver::LaunchConfig {
+    cudarc::driver::LaunchConfig {
+        grid_dim: ((len as u64).div_ceil(128).clamp(1, 132 * 64) as u32, 1, 1),
+        block_dim: (128, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// The elements `bad` of a device array, as a host array (gathered on the
+/// device, one download).
+fn gather(a: &CudaFloatArray, bad: &Bad) -> Result<crate::float::FloatArray> {
+    use cudarc::driver::PushKernelArg;
     let eng = a.engine();
     let n = crate::float::limbs_for_prec(a.prec());
-    let (head, limbs) = a.raw_parts();
-    let s = eng.stream();
-    let mut heads = Vec::with_capacity(idx.len());
-    let mut ls = Vec::with_capacity(idx.len() * n);
-    for &i in idx {
-        let h = s
-            .clone_dtoh(&head.slice(i..i + 1))
-            .map_err(Error::driver("copying from the device"))?;
-        heads.push(h[0]);
-        let l = s
-            .clone_dtoh(&limbs.slice(i * n..(i + 1) * n))
-            .map_err(Error::driver("copying from the device"))?;
-        ls.extend_from_slice(&l);
+    let cnt = bad.cnt;
+    let mut gh = crate::int::cuda::alloc_zeros(eng, cnt.max(1))?;
+    let mut gl = crate::int::cuda::alloc_zeros(eng, (cnt * n).max(1))?;
+    if cnt > 0 {
+        let (xh, xl) = a.raw_parts();
+        let (n32, cnt32) = (n as u32, cnt as u32);
+        let f = eng.function(&misc(), "float_gather")?;
+        let mut b = eng.stream().launch_builder(&f);
+        b.arg(&mut gh)
+            .arg(&mut gl)
+            .arg(xh)
+            .arg(xl)
+            .arg(&n32)
+            .arg(&bad.idx)
+            .arg(&cnt32);
+        // SAFETY: idx holds cnt indices below a.len(); gh/gl cnt elements.
+        unsafe { b.launch(grid(cnt)) }.map_err(Error::driver("launching float_gather"))?;
     }
-    crate::float::FloatArray::from_raw(
-        a.prec(),
-        heads.iter().map(|&h| h as u8).collect(),
-        heads.iter().map(|&h| (h as i64) >> 8).collect(),
-        ls,
-    )
+    let mut hh = crate::int::cuda::download(eng, &gh)?;
+    hh.truncate(cnt);
+    let mut hl = crate::int::cuda::download(eng, &gl)?;
+    hl.truncate(cnt * n);
+    crate::float::func::cuda::from_heads(a.prec(), &hh, hl)
 }
 
-/// Writes the elements of `r` (and their ternaries) at `idx` of `a`.
+/// Writes the elements of `r` (and their ternaries `t`) at the elements
+/// `bad` of `a`.
 fn scatter(
     a: &mut CudaFloatArray,
     tern: &mut CudaSlice<i8>,
-    idx: &[usize],
+    bad: &Bad,
     r: &crate::float::FloatArray,
-    t: impl Iterator<Item = i8>,
+    t: &[i8],
 ) -> Result<()> {
-    let eng = a.engine().clone();
-    let s = eng.stream();
-    let n = crate::float::limbs_for_prec(a.prec());
-    let (head, limbs) = a.raw_parts_mut();
-    for ((j, &i), tv) in idx.iter().enumerate().zip(t) {
-        let h = [((r.exps()[j] as u64) << 8) | r.tags()[j] as u64];
-        s.memcpy_htod(&h, &mut head.slice_mut(i..i + 1))
-            .map_err(Error::driver("copying to the device"))?;
-        s.memcpy_htod(
-            &r.limbs()[j * n..(j + 1) * n],
-            &mut limbs.slice_mut(i * n..(i + 1) * n),
-        )
-        .map_err(Error::driver("copying to the device"))?;
-        s.memcpy_htod(&[tv], &mut tern.slice_mut(i..i + 1))
-            .map_err(Error::driver("copying to the device"))?;
+    use cudarc::driver::PushKernelArg;
+    if bad.cnt == 0 {
+        return Ok(());
     }
+    let eng = a.engine().clone();
+    let n = crate::float::limbs_for_prec(a.prec());
+    let sh = crate::int::cuda::upload(&eng, &crate::float::func::cuda::heads_of(r))?;
+    let sl = crate::int::cuda::upload(&eng, r.limbs())?;
+    let st = upload_i8(&eng, t)?;
+    let (n32, cnt32) = (n as u32, bad.cnt as u32);
+    let f = eng.function(&misc(), "float_scatter")?;
+    let (rh, rl) = a.raw_parts_mut();
+    let mut b = eng.stream().launch_builder(&f);
+    b.arg(rh)
+        .arg(rl)
+        .arg(tern)
+        .arg(&n32)
+        .arg(&bad.idx)
+        .arg(&cnt32)
+        .arg(&sh)
+        .arg(&sl)
+        .arg(&st);
+    // SAFETY: idx holds cnt distinct indices below a.len(); sh/sl/st cnt
+    // results of a's limb count.
+    unsafe { b.launch(grid(bad.cnt)) }.map_err(Error::driver("launching float_scatter"))?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 // Float operations that round one operand (neg, abs, set_prec, mul_2si,
 // min, max) and the comparison: a thread per element, no scratch, so one
-// instantiation serves every precision.
+// instantiation serves every precision; at the end, the helpers of the
+// complex operations' patches (float_unusual, float_gather, float_scatter).
 #include "common.cuh"
 #include "float_common.cuh"
 
@@ -92,5 +93,50 @@ extern "C" __global__ void float_fill(u64 *rh, u64 *rl, const u64 *xh, const u64
          i += (u64)gridDim.x * blockDim.x) {
         rh[i] = xh[0];
         for (u32 j = 0; j < n; j++) rl[i * n + j] = xl[j];
+    }
+}
+
+// The elements a complex operation takes from the CPU engine
+// (src/complex/cuda.rs): a part (heads h0..h3, the first np) that is not a
+// normal number, a product of the parts j, k of a pair (npairs pairs, 4
+// bits each in `pairs`: j, then k << 2) whose exponent sum could leave the
+// range, or (zero_of != 0) a zero in zh. Their indices go to idx, the count
+// to *cnt (zero at the launch); only these come back to the host.
+extern "C" __global__ void float_unusual(u32 *cnt, u32 *idx, const u64 *h0, const u64 *h1,
+                                         const u64 *h2, const u64 *h3, u32 np, u32 pairs,
+                                         u32 npairs, const u64 *zh, u32 zero_of, u64 len,
+                                         i64 emin, i64 emax) {
+    const u64 *hs[4] = {h0, h1, h2, h3};
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
+         i += (u64)gridDim.x * blockDim.x) {
+        bool bad = zero_of && (fl_tag(zh[i]) & 3) == FL_ZERO;
+        for (u32 j = 0; j < np; j++) bad |= (fl_tag(hs[j][i]) & 3) != FL_NORMAL;
+        for (u32 q = 0; q < npairs && !bad; q++) {
+            u32 a = (pairs >> (4 * q)) & 3, b = (pairs >> (4 * q + 2)) & 3;
+            i64 e = fl_exp(hs[a][i]) + fl_exp(hs[b][i]);
+            bad = e <= emin + 1 || e >= emax;
+        }
+        if (bad) idx[atomicAdd(cnt, 1u)] = (u32)i;
+    }
+}
+
+// Elements idx[0..cnt) of (xh, xl), n limbs each, into compact (gh, gl).
+extern "C" __global__ void float_gather(u64 *gh, u64 *gl, const u64 *xh, const u64 *xl, u32 n,
+                                        const u32 *idx, u32 cnt) {
+    for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < cnt; i += gridDim.x * blockDim.x) {
+        u64 k = idx[i];
+        gh[i] = xh[k];
+        for (u32 l = 0; l < n; l++) gl[(u64)i * n + l] = xl[k * n + l];
+    }
+}
+
+// Compact results (sh, sl, st) back to the elements idx[0..cnt).
+extern "C" __global__ void float_scatter(u64 *rh, u64 *rl, i8 *tern, u32 n, const u32 *idx,
+                                         u32 cnt, const u64 *sh, const u64 *sl, const i8 *st) {
+    for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < cnt; i += gridDim.x * blockDim.x) {
+        u64 k = idx[i];
+        rh[k] = sh[i];
+        tern[k] = st[i];
+        for (u32 l = 0; l < n; l++) rl[k * n + l] = sl[(u64)i * n + l];
     }
 }
