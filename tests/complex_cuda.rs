@@ -2,8 +2,8 @@
 //! for bit with the ternary pairs: every operation, rounding-mode pairs,
 //! precisions from 1 bit to the device's largest (where mul's exact
 //! products stop fitting and the CPU engine takes over), mixed precisions,
-//! special parts sparse (patched element by element) and dense (patched by
-//! one round trip), and products at the ends of the exponent range. The
+//! special parts sparse and dense (a few or many elements patched from the
+//! CPU engine), and products at the ends of the exponent range. The
 //! CPU engine's complex arithmetic is itself checked against exact
 //! rationals and GNU MPC (tests/complex_cpu.rs). Needs a device (ignored
 //! otherwise). Fresh seeds each run (printed; MPARRAY_TEST_SEED replays).
