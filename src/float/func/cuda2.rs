@@ -1,12 +1,14 @@
 //! Two-argument functions (atan2, hypot, pow, agm; pow_si through pow) and
 //! sin_cos (two outputs of one reduction) on CUDA float arrays, evaluated by
 //! the `float_func2` kernel (src/kernels/float_func_trig.cuh, part of the
-//! float_func module): a thread per element, the same tiers, constants and
-//! acceptance test as the one-argument functions (cuda.rs). Elements the
-//! kernel flags (undecided rounding, special operands of pow and agm, exact
-//! results, huge arguments) are gathered on the device, evaluated by the CPU
-//! engine and scattered back; precisions above the largest tier run on the
-//! CPU engine. See notes/functrig.md.
+//! float_func module): a thread per element, the same tiers, constants,
+//! acceptance test and flag protocol as the one-argument functions
+//! (cuda.rs's `drive`): undecided elements are gathered on the device and
+//! re-run at larger tiers there; the cases the kernel leaves to the host
+//! (special operands of pow and agm, exact results still undecided, huge
+//! arguments) are evaluated by the CPU engine and scattered back;
+//! precisions above the largest tier run on the CPU engine. See
+//! notes/functrig.md, notes/cplxsmall.md.
 
 use std::sync::Arc;
 
