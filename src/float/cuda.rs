@@ -317,9 +317,9 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
     const C: usize = 4;
     let sk = |j: usize| j + (j >> 2);
     if op == DevOp::Div {
-        // X, Y, then U (ul + 1), Q (ul), LO and HI (ly + 1), the result.
+        // X, Y, the quotient twice (ul - ly + 1 limbs), the result.
         let ul = lx.max(ly + n + 1);
-        return lx + ly + 2 * ul + 1 + 2 * (ly + 1) + n;
+        return lx + ly + 2 * (ul - ly + 1) + n;
     }
     if op == DevOp::Sqrt {
         // X, then NN, S, U, Q, LO, HI, the square's operands and buffers.
@@ -364,10 +364,34 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
     c + n
 }
 
+/// The group division's shape (float_wide.cu's fw_divreg<B>): `gs` lanes
+/// (forced by `MPARRAY_FLOAT_WIDE_G` or 4), doubled until gs * 8 >= ly,
+/// and B in 2, 4, 6, 8 divisor limbs per lane with gs * B >= ly
+/// (notes/floatwide-emu/wemu.cpp's div_shape is the same rule).
+fn wide_div_shape(ly: usize) -> (u32, u32) {
+    let mut gs = std::env::var("MPARRAY_FLOAT_WIDE_G")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|g| [4, 8, 16, 32].contains(g))
+        .unwrap_or(4);
+    while (gs as usize) * 8 < ly && gs < 32 {
+        gs *= 2;
+    }
+    let b = [2u32, 4, 6, 8]
+        .into_iter()
+        .find(|&b| (gs * b) as usize >= ly)
+        .unwrap_or(8);
+    (gs, b)
+}
+
 /// Groups of `gs` lanes, as many per block (up to 128 threads) as fit in
 /// 48 KiB of shared memory.
 fn plan_wide(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> Plan {
-    let gs = wide_group_size(op, n, lx, ly, lz);
+    let gs = if op == DevOp::Div {
+        wide_div_shape(ly).0
+    } else {
+        wide_group_size(op, n, lx, ly, lz)
+    };
     let stride = (wide_smem_limbs(op, n, lx, ly, lz) | 1) as u32;
     let gpb = (128 / gs).min(SMEM_LIMIT / (stride * 8)).max(1);
     Plan {
@@ -618,7 +642,12 @@ impl CudaFloatArray {
                 Kind::Tile => "float_arith_tile",
                 Kind::Smem => "float_arith_smem",
                 Kind::Local => "float_arith",
-                Kind::Wide if op == DevOp::Div => "float_wide_div",
+                Kind::Wide if op == DevOp::Div => match wide_div_shape(ly as usize).1 {
+                    2 => "float_wide_div2",
+                    4 => "float_wide_div4",
+                    6 => "float_wide_div6",
+                    _ => "float_wide_div8",
+                },
                 Kind::Wide if op == DevOp::Sqrt => "float_wide_sqrt",
                 Kind::Wide => match std::env::var("MPARRAY_FLOAT_WIDE_REGS").as_deref() {
                     Ok("full") => "float_wide_r",

@@ -59,6 +59,26 @@ static inline u32 fw_hibit(u32 b) { return 31 - (u32)__builtin_clz(b); }
 static inline u32 fw_lobit(u32 b) { return (u32)__builtin_ctz(b); }
 #endif
 
+// Lane src's value of a per-lane variable (v: one entry per lane on the
+// host), for every lane of the group.
+FL_DEV u64 fw_get(const FwG &g, const u64 *v, u32 src) {
+#ifdef __CUDA_ARCH__
+    return __shfl_sync(g.mask, v[0], src, g.gs);
+#else
+    return v[src];
+#endif
+}
+
+// out = the value of the lane below (lane 0: 0). out may be v.
+FL_DEV void fw_up(const FwG &g, const u64 *v, u64 *out) {
+#ifdef __CUDA_ARCH__
+    u64 t = __shfl_up_sync(g.mask, v[0], 1, g.gs);
+    out[0] = g.lane ? t : 0;
+#else
+    for (u32 l = g.gs; l-- > 0;) out[l] = l ? v[l - 1] : 0;
+#endif
+}
+
 // Product band width in limbs (fw_row is written for 4).
 #define FW_C 4
 // Shared-memory skew of the product operands: one spare limb every 4, so
@@ -574,31 +594,205 @@ FL_NOINL void fw_divrem(const FwG g, u64 *Q, u64 *U, u32 ul, const u64 *V, u32 l
     }
 }
 
-// fl_div_num: x / y, finite nonzero: U holds x's mantissa at limbs k..
-// (ul + 1 limbs, staged by fw_element_in), V y's (ly limbs); Q ul limbs;
-// LO, HI ly + 1 limbs. Sticky: the remainder is nonzero.
-FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, u32 lx, const u64 *V, u32 ly,
-                       u32 k, u64 *U, u64 *Q, u64 *LO, u64 *HI, u64 p, u32 rnd) {
-    FlOut o = oref;
-    u32 ul = lx + k;
-    FW_LANES {
-        for (u32 i = lane; i < ul; i += g.gs) Q[i] = 0;
+// The quotient digit of Knuth's algorithm D from the top limbs n2 n1 n0 of
+// the running remainder and vt v2 of the divisor (vi = fl_invert_fast(vt)):
+// fl_divrem's estimate with its 3-limb correction (at most one too large).
+FL_DEV u64 fw_qhat(u64 n2, u64 n1, u64 n0, u64 vt, u64 v2, u64 vi) {
+    u64 qh, rh;
+    bool rbig;
+    if (n2 >= vt) {
+        qh = ~0ull;
+        rh = n1 + vt;
+        rbig = rh < n1;
+    } else {
+        qh = fl_div21_pre(n2, n1, vt, vi, rh);
+        rbig = false;
     }
+    while (!rbig) {
+        u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
+        if (phi > rh || (phi == rh && plo > n0)) {
+            qh--;
+            u64 ov = rh;
+            rh += vt;
+            rbig = rh < ov;
+        } else {
+            break;
+        }
+    }
+    return qh;
+}
+
+// Knuth's algorithm D with the divisor and the running remainder in
+// registers (no shared-memory pass per quotient digit): lane t holds limbs
+// [tB, tB + B) of V' = V B^pad (pad = gs B - ly zero limbs below, so that
+// every lane holds B limbs) and the same limbs of the remainder R, whose
+// limb above them (rt) every lane keeps. The dividend is U' = x B^(k + pad)
+// (x: lx limbs, in shared memory), its limbs coming in at the bottom of R
+// one per step. Per digit: the estimate from the top limbs (shuffled from
+// the top lane), R -= qhat V' as each lane's block with its limb carry
+// (GMP's submul_1), the carries passed one lane up and subtracted, one
+// borrow lookahead over ballots; V' added back when the estimate was one
+// too large. Q gets the ul - ly + 1 digits (ul = lx + k); returns whether
+// the remainder is nonzero.
+template <int B>
+FL_NOINL bool fw_divreg(const FwG g, u64 *Q, const u64 *X, u32 lx, u32 k, const u64 *V, u32 ly) {
+    u32 lp = g.gs * B, pad = lp - ly;
+    u32 ul = lx + k + pad;  // U' limbs below its zero top limb
+    u32 x0 = k + pad;       // U' limb of x's limb 0
+    u64 r[FW_NL][B], v[FW_NL][B];
+    FW_LANES {
+#pragma unroll
+        for (int b = 0; b < B; b++) {
+            u32 i = lane * B + b, ui = ul - lp + i;
+            v[FW_LI][b] = i >= pad ? V[i - pad] : 0;
+            r[FW_LI][b] = ui >= x0 && ui < x0 + lx ? X[ui - x0] : 0;
+        }
+    }
+    u64 vt = V[ly - 1], v2 = ly >= 2 ? V[ly - 2] : 0;
+    u64 vi = fl_invert_fast(vt);
+    u64 rt = 0;
+    u64 t1[FW_NL], t0[FW_NL];
+    for (u32 j = ul - lp + 1; j-- > 0;) {
+        FW_LANES {
+            (void)lane;
+            t1[FW_LI] = r[FW_LI][B - 1];
+            t0[FW_LI] = r[FW_LI][B - 2];
+        }
+        u64 qh = fw_qhat(rt, fw_get(g, t1, g.gs - 1), fw_get(g, t0, g.gs - 1), vt, v2, vi);
+        if (qh != 0) {
+            // Each block minus qhat times its V' limbs; t1: its carry.
+            FW_LANES {
+                (void)lane;
+                u64 c = 0;
+#pragma unroll
+                for (int b = 0; b < B; b++) {
+                    u64 lo = qh * v[FW_LI][b], hi = fl_mulhi(qh, v[FW_LI][b]);
+                    lo += c;
+                    hi += lo < c;
+                    u64 rv = r[FW_LI][b], d = rv - lo;
+                    hi += d > rv;
+                    r[FW_LI][b] = d;
+                    c = hi;
+                }
+                t1[FW_LI] = c;
+            }
+            u64 ctop = fw_get(g, t1, g.gs - 1);
+            fw_up(g, t1, t0);
+            // The carry of the lane below, then one borrow lookahead.
+            bool ge[FW_NL], pr[FW_NL];
+            FW_LANES {
+                (void)lane;
+                u64 bw = t0[FW_LI], any = 0;
+#pragma unroll
+                for (int b = 0; b < B; b++) {
+                    u64 rv = r[FW_LI][b];
+                    r[FW_LI][b] = rv - bw;
+                    bw = rv < bw;
+                    any |= r[FW_LI][b];
+                }
+                ge[FW_LI] = bw != 0;
+                pr[FW_LI] = any == 0;
+            }
+            u32 G = fw_ballot(g, ge), P = fw_ballot(g, pr);
+            u32 x = G | P;
+            u64 s = (u64)x + G;
+            u32 cs = (u32)(s ^ x ^ G);
+            u32 bout = (u32)((s >> g.gs) & 1);
+            FW_LANES {
+                u64 bw = (cs >> lane) & 1;
+#pragma unroll
+                for (int b = 0; b < B; b++) {
+                    u64 rv = r[FW_LI][b];
+                    r[FW_LI][b] = rv - bw;
+                    bw = rv < bw;
+                }
+            }
+            // rt - ctop - bout < 0: one too many; add V' back (its carry
+            // out of the top cancels the borrow).
+            if (ctop > rt || (ctop == rt && bout)) {
+                qh--;
+                FW_LANES {
+                    (void)lane;
+                    u64 c = 0, all = ~0ull;
+#pragma unroll
+                    for (int b = 0; b < B; b++) {
+                        u64 sv = r[FW_LI][b] + v[FW_LI][b];
+                        u64 c1 = sv < v[FW_LI][b];
+                        u64 tv = sv + c;
+                        c = c1 | (tv < sv);
+                        r[FW_LI][b] = tv;
+                        all &= tv;
+                    }
+                    ge[FW_LI] = c != 0;
+                    pr[FW_LI] = all == ~0ull;
+                }
+                G = fw_ballot(g, ge);
+                P = fw_ballot(g, pr);
+                x = G | P;
+                s = (u64)x + G;
+                cs = (u32)(s ^ x ^ G);
+                FW_LANES {
+                    u64 c = (cs >> lane) & 1;
+#pragma unroll
+                    for (int b = 0; b < B; b++) {
+                        u64 tv = r[FW_LI][b] + c;
+                        c = tv < c;
+                        r[FW_LI][b] = tv;
+                    }
+                }
+            }
+        }
+        FW_ONE { Q[j] = qh; }
+        if (j > 0) {
+            // R = R B + U'[j - 1] (its top limb, now rt, is below vt).
+            FW_LANES {
+                (void)lane;
+                t1[FW_LI] = r[FW_LI][B - 1];
+            }
+            rt = fw_get(g, t1, g.gs - 1);
+            fw_up(g, t1, t0);
+            u32 ui = j - 1;
+            u64 nx = ui >= x0 && ui < x0 + lx ? X[ui - x0] : 0;
+            FW_LANES {
+#pragma unroll
+                for (int b = B - 1; b > 0; b--) r[FW_LI][b] = r[FW_LI][b - 1];
+                r[FW_LI][0] = lane ? t0[FW_LI] : nx;
+            }
+        }
+    }
+    bool nz[FW_NL];
+    FW_LANES {
+        (void)lane;
+        u64 any = 0;
+#pragma unroll
+        for (int b = 0; b < B; b++) any |= r[FW_LI][b];
+        nz[FW_LI] = any != 0;
+    }
+    bool sticky = fw_ballot(g, nz) != 0;
     fw_sync(g);
-    fw_divrem(g, Q, U, ul, V, ly, LO, HI);
-    bool sticky = fw_any(g, U, ly);
-    fw_sync(g);
-    // Normalize the quotient into U (free now).
-    u32 top = fw_top(g, Q, ul);
+    return sticky;
+}
+
+// fl_div_num: x / y, finite nonzero, x (lx limbs) and y (ly) staged in
+// shared memory: U = x B^k divided by fw_divreg<B> into Q (ul - ly + 1
+// limbs, ul = lx + k), normalized into NQ and rounded; sticky: the
+// remainder is nonzero.
+template <int B>
+FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, const u64 *X, u32 lx,
+                       const u64 *V, u32 ly, u32 k, u64 *Q, u64 *NQ, u64 p, u32 rnd) {
+    FlOut o = oref;
+    u32 ql = lx + k - ly + 1;
+    bool sticky = fw_divreg<B>(g, Q, X, lx, k, V, ly);
+    u32 top = fw_top(g, Q, ql);
     u32 lz = fl_clz(Q[top]);
     FW_LANES {
         for (u32 i = lane; i <= top; i += g.gs)
-            U[i] = lz ? (Q[i] << lz) | (i ? Q[i - 1] >> (64 - lz) : 0) : Q[i];
+            NQ[i] = lz ? (Q[i] << lz) | (i ? Q[i - 1] >> (64 - lz) : 0) : Q[i];
     }
     fw_sync(g);
     u32 qs = top + 1;
     i64 e = e0 + 64 * ((i64)ly + (i64)qs - (i64)lx - (i64)k) - (i64)lz;
-    i8 t = fw_round_to(g, o, neg, e, U, qs, sticky, p, rnd);
+    i8 t = fw_round_to(g, o, neg, e, NQ, qs, sticky, p, rnd);
     oref.head = o.head;
     return t;
 }
@@ -752,17 +946,13 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
         return L;
     }
     if (op == FL_OP_DIV) {
-        // Y (staged above), U (x at limb k, ul + 1), Q (ul), LO, HI (ly + 1).
-        u32 k = ly + n + 1 > lx ? ly + n + 1 - lx : 0, ul = lx + k;
-        L.x = c;  // U
-        c += ul + 1;
+        // X, Y (staged above), Q and NQ (the quotient's ul - ly + 1
+        // limbs, ul = max(lx, ly + n + 1)), the result.
+        u32 ul = lx > ly + n + 1 ? lx : ly + n + 1, ql = ul - ly + 1;
         L.bf = c;  // Q
-        c += ul;
-        L.p = c;  // LO
-        c += ly + 1;
-        L.q = c;  // HI
-        c += ly + 1;
-        L.yb = c;
+        c += ql;
+        L.yb = c;  // NQ
+        c += ql;
         L.r = c;
         c += n;
         L.tot = c;
@@ -787,9 +977,9 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
 }
 
 // fw_element's work, the result into o.m = the shared region's R. MODE 0:
-// add, sub, mul, fma, fms; 1: div; 2: sqrt (each its own kernel: the others
-// keep their registers).
-template <int MODE>
+// add, sub, mul, fma, fms; 1: div (DB limbs of the divisor per lane); 2:
+// sqrt (each its own kernel: the others keep their registers).
+template <int MODE, int DB>
 FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u64 p, FlOut &o,
                         u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh,
                         const u64 *zm, u32 lz) {
@@ -799,10 +989,7 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
     // Stage the operands (coalesced: consecutive lanes, consecutive limbs).
     u32 dk = ly + o.n + 1 > lx ? ly + o.n + 1 - lx : 0;  // division: U = x B^dk
     FW_LANES {
-        if (MODE == 1) {
-            for (u32 i = lane; i <= lx + dk; i += g.gs) X[i] = (i >= dk && i < lx + dk) ? xm[i - dk] : 0;
-            for (u32 i = lane; i < ly; i += g.gs) Y[i] = ym[i];
-        } else if (prod) {
+        if (prod) {
             for (u32 i = lane; i < lx; i += g.gs) X[FW_SK(i)] = xm[i];
             for (u32 u = lane; u < ly + 2 * FW_C; u += g.gs)
                 Y[FW_SK(u)] = (u >= FW_C && u < FW_C + ly) ? ym[u - FW_C] : 0;
@@ -853,8 +1040,8 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
         else if (cy == FL_ZERO) fw_special(g, o, FL_INF, neg);
         else if (cx == FL_ZERO) fw_special(g, o, FL_ZERO, neg);
         else
-            return fw_div_num(g, o, neg, fl_exp(xh) - fl_exp(yh), lx, Y, ly, dk, X, S + L.bf,
-                              S + L.p, S + L.q, p, rnd);
+            return fw_div_num<DB>(g, o, neg, fl_exp(xh) - fl_exp(yh), X, lx, Y, ly, dk, S + L.bf,
+                                  S + L.yb, p, rnd);
         return 0;
     }
     if (op == FL_OP_MUL) {
@@ -905,13 +1092,13 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
 // region S (fw_layout). MPFR's special-value tables as in fl_arith_buf.
 // The rounding works in shared memory; the limbs go to o.m (global) in one
 // coalesced pass at the end. Returns the ternary value; o.head the head.
-template <int MODE>
+template <int MODE, int DB = 2>
 FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64 xh,
                      const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm,
                      u32 lz) {
     FwLay L = fw_layout(op, o.n, lx, ly, lz);
     FlOut os = {S + L.r, o.n, 0};
-    i8 t = fw_element_in<MODE>(g, S, L, op, rnd, p, os, xh, xm, lx, yh, ym, ly, zh, zm, lz);
+    i8 t = fw_element_in<MODE, DB>(g, S, L, op, rnd, p, os, xh, xm, lx, yh, ym, ly, zh, zm, lz);
     FW_LANES {
         for (u32 i = lane; i < o.n; i += g.gs) o.m[i] = os.m[i];
     }
@@ -922,7 +1109,7 @@ FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64
 #ifdef __CUDA_ARCH__
 // A group of gs lanes (4, 8, 16 or 32) per element; blockDim.x / gs groups
 // per block, `stride` shared limbs each (at least fw_layout's total).
-template <int MODE>
+template <int MODE, int DB>
 FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh,
                       const u64 *yl, const u64 *zh, const u64 *zl, u64 len, u32 op, u32 rnd,
                       u64 p, u32 n, u32 lx, u32 ly, u32 lz, u32 want_tern, u32 gs, u32 stride) {
@@ -938,7 +1125,7 @@ FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, 
     for (u64 i = (u64)blockIdx.x * gpb + gid; i < len; i += (u64)gridDim.x * gpb) {
         FlOut o = {rl + i * n, n, 0};
         u64 zhi = fma ? zh[i] : 0;
-        i8 t = fw_element<MODE>(g, S, op, rnd, p, o, xh[i], xl + i * lx, lx, yh[i], yl + i * ly, ly,
+        i8 t = fw_element<MODE, DB>(g, S, op, rnd, p, o, xh[i], xl + i * lx, lx, yh[i], yl + i * ly, ly,
                           zhi, zl + i * lz, fma ? lz : 0);
         if (g.lane == 0) {
             rh[i] = o.head;
@@ -950,23 +1137,27 @@ FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, 
 
 // Blocks of at most 128 threads. float_wide: registers capped for 6 blocks
 // per multiprocessor (80; a few bytes spilled); float_wide_r: no cap;
-// float_wide_div: division; float_wide_sqrt: square root.
-#define FW_KERNEL(NAME, BOUNDS, MODE)                                                           \
+// float_wide_divB: division, B divisor limbs per lane; float_wide_sqrt:
+// square root.
+#define FW_KERNEL(NAME, BOUNDS, MODE, DB)                                                       \
     extern "C" __global__ void BOUNDS NAME(                                                     \
         u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh, const u64 *yl, \
         const u64 *zh, const u64 *zl, u64 len, u32 op, u32 rnd, u64 p, u32 n, u32 lx, u32 ly,   \
         u32 lz, u32 want_tern, u32 gs, u32 stride) {                                            \
-        fw_kernel<MODE>(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly, lz,         \
-                  want_tern, gs, stride);                                                       \
+        fw_kernel<MODE, DB>(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly,   \
+                            lz, want_tern, gs, stride);                                         \
     }
 // Two module instances: without FW_EXTRA the measured kernels (their
 // out-of-line helpers compiled for them alone), with FW_EXTRA=1 division
 // and square root.
 #ifndef FW_EXTRA
-FW_KERNEL(float_wide, __launch_bounds__(128, 6), 0)
-FW_KERNEL(float_wide_r, __launch_bounds__(128), 0)
+FW_KERNEL(float_wide, __launch_bounds__(128, 6), 0, 2)
+FW_KERNEL(float_wide_r, __launch_bounds__(128), 0, 2)
 #else
-FW_KERNEL(float_wide_div, __launch_bounds__(128), 1)
-FW_KERNEL(float_wide_sqrt, __launch_bounds__(128), 2)
+FW_KERNEL(float_wide_div2, __launch_bounds__(128), 1, 2)
+FW_KERNEL(float_wide_div4, __launch_bounds__(128), 1, 4)
+FW_KERNEL(float_wide_div6, __launch_bounds__(128), 1, 6)
+FW_KERNEL(float_wide_div8, __launch_bounds__(128), 1, 8)
+FW_KERNEL(float_wide_sqrt, __launch_bounds__(128), 2, 2)
 #endif
 #endif
