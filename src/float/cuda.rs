@@ -249,16 +249,19 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
     // Measured (notes/floatwide.md): products from 17 limbs beat the
     // thread-per-element kernels (1088 bits: mul 1.07 vs 0.71 G/s); sums
     // only above 32 limbs (2048 bits: 1.19 vs 1.20, 1088: 1.64 vs 2.03).
-    // Division and square root by the group (float_wide.cu's fw_div_num,
-    // fw_sqrt_num) only on request until measured on a device:
-    // MPARRAY_FLOAT_WIDE_DIV=1, MPARRAY_FLOAT_WIDE_SQRT=1.
-    let wide_div = std::env::var("MPARRAY_FLOAT_WIDE_DIV").is_ok_and(|v| v == "1");
-    let wide_sqrt = std::env::var("MPARRAY_FLOAT_WIDE_SQRT").is_ok_and(|v| v == "1");
+    // Division and square root by the group (float_wide.cu's fw_divreg,
+    // fw_sqrt_num; notes/floatwide2.md): from 17 limbs.
+    // MPARRAY_FLOAT_WIDE_DIV / _SQRT = 1 or 0 force them on or off there.
+    let on = |var: &str, default: bool| match std::env::var(var).as_deref() {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => default,
+    };
     let wide = match op {
         DevOp::Mul | DevOp::Fma | DevOp::Fms => tier > 16,
         DevOp::Add | DevOp::Sub => tier > 32,
-        DevOp::Div => wide_div && tier > 16,
-        DevOp::Sqrt => wide_sqrt && tier > 16,
+        DevOp::Div => tier > 16 && on("MPARRAY_FLOAT_WIDE_DIV", true),
+        DevOp::Sqrt => tier > 16 && on("MPARRAY_FLOAT_WIDE_SQRT", true),
         _ => false,
     };
     match cap.as_deref() {
@@ -322,15 +325,13 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
         return lx + ly + 2 * (ul - ly + 1) + n;
     }
     if op == DevOp::Sqrt {
-        // X, then NN, S, U, Q, LO, HI, the square's operands and buffers.
+        // X, then NN, S, Q, the square's operands and buffers.
         let m = (n + 1).max(lx / 2 + 1);
         let nbc = (2 * m).div_ceil(C) * C;
         return lx
             + 2 * m
             + (m + 1)
-            + (2 * m + 1)
             + (m + 2)
-            + 2 * (m + 1)
             + sk(m)
             + 1
             + sk(m + 2 * C)
@@ -366,8 +367,9 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
 
 /// The group division's shape (float_wide.cu's fw_divreg<B>): `gs` lanes
 /// (forced by `MPARRAY_FLOAT_WIDE_G` or 4), doubled until gs * 8 >= ly,
-/// and B in 2, 4, 6, 8 divisor limbs per lane with gs * B >= ly
-/// (notes/floatwide-emu/wemu.cpp's div_shape is the same rule).
+/// and B in 2, 4, 6, 8, 10 divisor limbs per lane with gs * B >= ly (10
+/// only for the square root's 257 limbs at 16384 bits;
+/// notes/floatwide-emu/wemu.cpp's div_shape is the same rule).
 fn wide_div_shape(ly: usize) -> (u32, u32) {
     let mut gs = std::env::var("MPARRAY_FLOAT_WIDE_G")
         .ok()
@@ -380,8 +382,14 @@ fn wide_div_shape(ly: usize) -> (u32, u32) {
     let b = [2u32, 4, 6, 8]
         .into_iter()
         .find(|&b| (gs * b) as usize >= ly)
-        .unwrap_or(8);
+        .unwrap_or(10);
     (gs, b)
+}
+
+/// The limbs of the group square root's top-level divisor (float_wide.cu's
+/// fw_sqrt_num: m = max(n + 1, lx / 2 + 1)).
+fn sqrt_m(n: usize, lx: usize) -> usize {
+    (n + 1).max(lx / 2 + 1)
 }
 
 /// Groups of `gs` lanes, as many per block (up to 128 threads) as fit in
@@ -389,6 +397,8 @@ fn wide_div_shape(ly: usize) -> (u32, u32) {
 fn plan_wide(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> Plan {
     let gs = if op == DevOp::Div {
         wide_div_shape(ly).0
+    } else if op == DevOp::Sqrt {
+        wide_div_shape(sqrt_m(n, lx)).0
     } else {
         wide_group_size(op, n, lx, ly, lz)
     };
@@ -648,7 +658,15 @@ impl CudaFloatArray {
                     6 => "float_wide_div6",
                     _ => "float_wide_div8",
                 },
-                Kind::Wide if op == DevOp::Sqrt => "float_wide_sqrt",
+                Kind::Wide if op == DevOp::Sqrt => {
+                    match wide_div_shape(sqrt_m(out.n, self.n)).1 {
+                        2 => "float_wide_sqrt2",
+                        4 => "float_wide_sqrt4",
+                        6 => "float_wide_sqrt6",
+                        8 => "float_wide_sqrt8",
+                        _ => "float_wide_sqrt10",
+                    }
+                }
                 Kind::Wide => match std::env::var("MPARRAY_FLOAT_WIDE_REGS").as_deref() {
                     Ok("full") => "float_wide_r",
                     _ => "float_wide",

@@ -526,74 +526,6 @@ FL_NOINL i8 fw_add_num(const FwG g, FlOut &oref, FlNum x, FlNum y, u64 p, u32 rn
     return t;
 }
 
-// Knuth's algorithm D by the group: U (ul + 1 limbs, U[ul] = 0; the
-// remainder is left in U[0..ly)) by V (ly limbs, top bit set): the
-// quotient digits Q[0..ul - ly] (fl_divrem's estimate, every lane alike),
-// each step's U[j..j+ly] -= qhat * V split across the lanes (LO, HI: ly + 1
-// limbs of scratch).
-FL_NOINL void fw_divrem(const FwG g, u64 *Q, u64 *U, u32 ul, const u64 *V, u32 ly, u64 *LO,
-                        u64 *HI) {
-    u64 vt = V[ly - 1];
-    u64 vi = fl_invert_fast(vt);
-    if (ly == 1) {
-        // One-limb divisor: a chain of 2-by-1 divisions (every lane alike).
-        u64 r = 0;
-        for (u32 j = ul; j-- > 0;) {
-            u64 qj = fl_div21_pre(r, U[j], vt, vi, r);
-            FW_ONE { Q[j] = qj; }
-        }
-        fw_sync(g);
-        FW_ONE { U[0] = r; }
-        fw_sync(g);
-    } else {
-        u64 v2 = V[ly - 2];
-        for (u32 j = ul - ly + 1; j-- > 0;) {
-            u64 n2 = U[j + ly], n1 = U[j + ly - 1], n0 = U[j + ly - 2];
-            u64 qh, rh;
-            bool rbig;
-            if (n2 >= vt) {
-                qh = ~0ull;
-                rh = n1 + vt;
-                rbig = rh < n1;
-            } else {
-                qh = fl_div21_pre(n2, n1, vt, vi, rh);
-                rbig = false;
-            }
-            while (!rbig) {
-                u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
-                if (phi > rh || (phi == rh && plo > n0)) {
-                    qh--;
-                    u64 ov = rh;
-                    rh += vt;
-                    rbig = rh < ov;
-                } else {
-                    break;
-                }
-            }
-            if (qh != 0) {
-                FW_LANES {
-                    for (u32 i = lane; i <= ly; i += g.gs) {
-                        LO[i] = i < ly ? qh * V[i] : 0;
-                        HI[i] = i > 0 ? fl_mulhi(qh, V[i - 1]) : 0;
-                    }
-                }
-                fw_sync(g);
-                fw_add(g, LO, LO, HI, ly + 1, 0, 0);
-                if (fw_sub(g, U + j, U + j, LO, ly + 1, 0, 0)) {
-                    // One too many: add V back (the carry out of the top
-                    // cancels the borrow).
-                    qh--;
-                    u32 c = fw_add(g, U + j, U + j, V, ly, 0, 0);
-                    FW_ONE { U[j + ly] += c; }
-                    fw_sync(g);
-                }
-            }
-            FW_ONE { Q[j] = qh; }
-            fw_sync(g);
-        }
-    }
-}
-
 // The quotient digit of Knuth's algorithm D from the top limbs n2 n1 n0 of
 // the running remainder and vt v2 of the divisor (vi = fl_invert_fast(vt)):
 // fl_divrem's estimate with its 3-limb correction (at most one too large).
@@ -810,7 +742,7 @@ FL_DEV void fw_stage_sq(const FwG &g, u64 *Xs, u64 *Ys, const u64 *a, u32 l) {
 
 // Buffers of the group square root (fw_layout's sqrt case).
 struct FwSq {
-    u64 *nn, *s, *u, *q, *lo, *hi, *xs, *ys, *p, *pq;
+    u64 *nn, *s, *q, *xs, *ys, *p, *pq;
 };
 
 // fl_sqrt_num: sqrt of a finite positive x (xm, lx limbs): N = the mantissa
@@ -818,8 +750,9 @@ struct FwSq {
 // exponent's parity; the floor root by precision doubling as fl_sqrt_num
 // (levels m, ceil(m/2), ..., 1: the root of the top half plus one, shifted,
 // over-estimates; Newton's floor steps s = (s + N/s) / 2 until s^2 <= N),
-// the base level by every lane alike, the others with fw_divrem and
-// fw_product; sticky = N != root^2.
+// the base level by every lane alike, the others with fw_divreg<B> (gs B
+// >= m) and fw_product; sticky = N != root^2.
+template <int B>
 FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx, FwSq b, u64 p,
                         u32 rnd) {
     FlOut o = oref;
@@ -861,20 +794,16 @@ FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx,
         const u64 *nt = b.nn + 2 * (m - mm);
         // s0 = (root_h + 1) B^d, or B^mm - 1 if that overflows.
         FW_LANES {
-            for (u32 i = lane; i < mm; i += g.gs) b.lo[i] = i < d ? 0 : b.s[i - d];
+            for (u32 i = lane; i < mm; i += g.gs) b.q[i] = i < d ? 0 : b.s[i - d];
         }
         fw_sync(g);
-        bool ovf = fw_add(g, b.lo + d, b.lo + d, nullptr, h, 0, 1) != 0;
+        bool ovf = fw_add(g, b.q + d, b.q + d, nullptr, h, 0, 1) != 0;
         FW_LANES {
-            for (u32 i = lane; i < mm; i += g.gs) b.s[i] = ovf ? ~0ull : b.lo[i];
+            for (u32 i = lane; i < mm; i += g.gs) b.s[i] = ovf ? ~0ull : b.q[i];
         }
         fw_sync(g);
         for (;;) {
-            FW_LANES {
-                for (u32 i = lane; i <= 2 * mm; i += g.gs) b.u[i] = i < 2 * mm ? nt[i] : 0;
-            }
-            fw_sync(g);
-            fw_divrem(g, b.q, b.u, 2 * mm, b.s, mm, b.lo, b.hi);  // q: mm + 1 limbs
+            fw_divreg<B>(g, b.q, nt, 2 * mm, 0, b.s, mm);  // q: mm + 1 limbs
             // s = (s + q) / 2, kept within mm limbs.
             u32 c = fw_add(g, b.q, b.q, b.s, mm, 0, 0);
             u64 qt = b.q[mm] + c;
@@ -903,17 +832,16 @@ struct FwLay {
     u32 x, y, z, p, q, bf, yb, r, tot;
 };
 
-// The square root's buffers after X (lx limbs): NN (2m), S (m + 1), U
-// (2m + 1), Q (m + 2), LO, HI (m + 1), the square's operands and buffers;
-// fw_layout counts the same sizes.
+// The square root's buffers after X (lx limbs): NN (2m), S (m + 1), Q
+// (m + 2), the square's operands and buffers; fw_layout counts the same
+// sizes.
 FL_DEV void fw_sq_layout(u32 n, u32 lx, u64 *S0, FwSq *b) {
     u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
     u32 nbc = (2 * m + FW_C - 1) / FW_C * FW_C;
-    u32 sz[10] = {2 * m, m + 1, 2 * m + 1, m + 2, m + 1, m + 1, FW_SK(m) + 1,
-                  FW_SK(m + 2 * FW_C) + 1, nbc, nbc + FW_C};
-    u64 **f[10] = {&b->nn, &b->s, &b->u, &b->q, &b->lo, &b->hi, &b->xs, &b->ys, &b->p, &b->pq};
+    u32 sz[7] = {2 * m, m + 1, m + 2, FW_SK(m) + 1, FW_SK(m + 2 * FW_C) + 1, nbc, nbc + FW_C};
+    u64 **f[7] = {&b->nn, &b->s, &b->q, &b->xs, &b->ys, &b->p, &b->pq};
     u32 c = 0;
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; i < 7; i++) {
         *f[i] = S0 + c;
         c += sz[i];
     }
@@ -939,7 +867,7 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
         // (fw_sq_layout's sizes; ly is 0 here, so they start at L.y.)
         u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
         u32 nbc = (2 * m + FW_C - 1) / FW_C * FW_C;
-        c += 8 * m + 6 + FW_SK(m) + 1 + FW_SK(m + 2 * FW_C) + 1 + 2 * nbc + FW_C;
+        c += 4 * m + 3 + FW_SK(m) + 1 + FW_SK(m + 2 * FW_C) + 1 + 2 * nbc + FW_C;
         L.r = c;
         c += n;
         L.tot = c;
@@ -1026,7 +954,7 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
         else {
             FwSq b;
             fw_sq_layout(o.n, lx, S + L.y, &b);
-            return fw_sqrt_num(g, o, fl_exp(xh), X, lx, b, p, rnd);
+            return fw_sqrt_num<DB>(g, o, fl_exp(xh), X, lx, b, p, rnd);
         }
         return 0;
     }
@@ -1137,8 +1065,8 @@ FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, 
 
 // Blocks of at most 128 threads. float_wide: registers capped for 6 blocks
 // per multiprocessor (80; a few bytes spilled); float_wide_r: no cap;
-// float_wide_divB: division, B divisor limbs per lane; float_wide_sqrt:
-// square root.
+// float_wide_divB: division, B divisor limbs per lane; float_wide_sqrtB:
+// square root (its divisions B limbs per lane).
 #define FW_KERNEL(NAME, BOUNDS, MODE, DB)                                                       \
     extern "C" __global__ void BOUNDS NAME(                                                     \
         u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh, const u64 *yl, \
@@ -1158,6 +1086,10 @@ FW_KERNEL(float_wide_div2, __launch_bounds__(128), 1, 2)
 FW_KERNEL(float_wide_div4, __launch_bounds__(128), 1, 4)
 FW_KERNEL(float_wide_div6, __launch_bounds__(128), 1, 6)
 FW_KERNEL(float_wide_div8, __launch_bounds__(128), 1, 8)
-FW_KERNEL(float_wide_sqrt, __launch_bounds__(128), 2, 2)
+FW_KERNEL(float_wide_sqrt2, __launch_bounds__(128), 2, 2)
+FW_KERNEL(float_wide_sqrt4, __launch_bounds__(128), 2, 4)
+FW_KERNEL(float_wide_sqrt6, __launch_bounds__(128), 2, 6)
+FW_KERNEL(float_wide_sqrt8, __launch_bounds__(128), 2, 8)
+FW_KERNEL(float_wide_sqrt10, __launch_bounds__(128), 2, 10)
 #endif
 #endif
