@@ -494,9 +494,11 @@ fn hard_cases(dev: &Dev, seed: u64) {
 /// and one above; the root's divisor has n + 1 limbs): random operands
 /// (mixed precisions too), exact ties (a quotient or root of q + 1 bits
 /// ending in 1, rounded to q) and carries to the next power of two (all
-/// ones), every mode.
+/// ones), every mode. On the device the destinations are of 17 limbs or
+/// more (smaller ones would take, and compile, the thread kernels).
 fn div_sqrt_shapes(dev: &Dev, seed: u64) {
     let mut r = Rng(seed ^ 0xd1d1);
+    let min_q = if matches!(dev, Dev::Cuda(_)) { 1025 } else { 1 };
     const LIMBS: &[u64] = &[
         1, 2, 8, 9, 16, 17, 24, 25, 32, 33, 48, 49, 64, 65, 96, 97, 128, 129, 192, 193, 256,
     ];
@@ -516,7 +518,10 @@ fn div_sqrt_shapes(dev: &Dev, seed: u64) {
         let py = 64 * l - r.below(2) * r.below(64).min(64 * l - 1);
         // Destinations: the same size, and a wide one when the divisor is
         // small (the device takes the group kernel from 17 limbs).
-        let qs = [py, if l < 17 { 1100 + r.below(1000) } else { py }];
+        let qs = [
+            py.max(min_q),
+            if l < 17 { 1100 + r.below(1000) } else { py },
+        ];
         for rnd in Round::ALL {
             for &q in &qs {
                 let px = if r.below(3) == 0 { r.pick(MIXED) } else { py };
@@ -539,7 +544,7 @@ fn div_sqrt_shapes(dev: &Dev, seed: u64) {
             }
             // The root's divisor: m = max(n + 1, lx / 2 + 1) = l limbs.
             if l >= 2 {
-                let q = 64 * (l - 1) - r.below(2) * r.below(63);
+                let q = (64 * (l - 1) - r.below(2) * r.below(63)).max(min_q);
                 let px = if r.below(3) == 0 { r.pick(MIXED) } else { q };
                 let x = operands(&mut r, 8, &[px]).pop().unwrap();
                 let x = x.abs_ternary(px, Round::Nearest).unwrap().0;

@@ -250,8 +250,11 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
     // thread-per-element kernels (1088 bits: mul 1.07 vs 0.71 G/s); sums
     // only above 32 limbs (2048 bits: 1.19 vs 1.20, 1088: 1.64 vs 2.03).
     // Division and square root by the group (float_wide.cu's fw_divreg,
-    // fw_sqrt_num; notes/floatwide2.md): from 17 limbs.
-    // MPARRAY_FLOAT_WIDE_DIV / _SQRT = 1 or 0 force them on or off there.
+    // fw_sqrt_num; notes/floatwide2.md): division from 17 limbs (2048 bits:
+    // 0.216 vs 0.148 G/s, 16384: 3.5x), the root above 64 (its Newton
+    // levels cost about two divisions and squares: 4096 bits 0.0118 vs
+    // 0.0136, 8192 0.0042 vs 0.0033, 16384 2x). MPARRAY_FLOAT_WIDE_DIV /
+    // _SQRT = 1 or 0 force them on or off from 17 limbs.
     let on = |var: &str, default: bool| match std::env::var(var).as_deref() {
         Ok("1") => true,
         Ok("0") => false,
@@ -261,7 +264,7 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         DevOp::Mul | DevOp::Fma | DevOp::Fms => tier > 16,
         DevOp::Add | DevOp::Sub => tier > 32,
         DevOp::Div => tier > 16 && on("MPARRAY_FLOAT_WIDE_DIV", true),
-        DevOp::Sqrt => tier > 16 && on("MPARRAY_FLOAT_WIDE_SQRT", true),
+        DevOp::Sqrt => tier > 16 && on("MPARRAY_FLOAT_WIDE_SQRT", tier > 64),
         _ => false,
     };
     match cap.as_deref() {
@@ -328,17 +331,7 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
         // X, then NN, S, Q, the square's operands and buffers.
         let m = (n + 1).max(lx / 2 + 1);
         let nbc = (2 * m).div_ceil(C) * C;
-        return lx
-            + 2 * m
-            + (m + 1)
-            + (m + 2)
-            + sk(m)
-            + 1
-            + sk(m + 2 * C)
-            + 1
-            + 2 * nbc
-            + C
-            + n;
+        return lx + 2 * m + (m + 1) + (m + 2) + sk(m) + 1 + sk(m + 2 * C) + 1 + 2 * nbc + C + n;
     }
     let prod = matches!(op, DevOp::Mul | DevOp::Fma | DevOp::Fms);
     let fma = matches!(op, DevOp::Fma | DevOp::Fms);
@@ -658,15 +651,13 @@ impl CudaFloatArray {
                     6 => "float_wide_div6",
                     _ => "float_wide_div8",
                 },
-                Kind::Wide if op == DevOp::Sqrt => {
-                    match wide_div_shape(sqrt_m(out.n, self.n)).1 {
-                        2 => "float_wide_sqrt2",
-                        4 => "float_wide_sqrt4",
-                        6 => "float_wide_sqrt6",
-                        8 => "float_wide_sqrt8",
-                        _ => "float_wide_sqrt10",
-                    }
-                }
+                Kind::Wide if op == DevOp::Sqrt => match wide_div_shape(sqrt_m(out.n, self.n)).1 {
+                    2 => "float_wide_sqrt2",
+                    4 => "float_wide_sqrt4",
+                    6 => "float_wide_sqrt6",
+                    8 => "float_wide_sqrt8",
+                    _ => "float_wide_sqrt10",
+                },
                 Kind::Wide => match std::env::var("MPARRAY_FLOAT_WIDE_REGS").as_deref() {
                     Ok("full") => "float_wide_r",
                     _ => "float_wide",
