@@ -41,7 +41,7 @@ static u32 group_size(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
 static void div_shape(u32 ly, u32 forced, u32 &gs, u32 &b) {
     gs = forced ? forced : 4;
     while (gs * 8 < ly && gs < 32) gs *= 2;
-    b = gs * 2 >= ly ? 2 : (gs * 4 >= ly ? 4 : (gs * 6 >= ly ? 6 : (gs * 8 >= ly ? 8 : 10)));
+    b = gs * 2 >= ly ? 2 : (gs * 4 >= ly ? 4 : (gs * 6 >= ly ? 6 : 8));
 }
 
 int main() {
@@ -65,7 +65,7 @@ int main() {
             if (op == FL_OP_DIV) div_shape(ly, gse ? (u32)atoi(gse) : 0, g.gs, db);
             if (op == FL_OP_SQRT) {
                 u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
-                div_shape(m, gse ? (u32)atoi(gse) : 0, g.gs, db);
+                div_shape((m + 1) / 2, gse ? (u32)atoi(gse) : 0, g.gs, db);
             }
             FwLay L = fw_layout(op, n, lx, ly, lzz);
             std::vector<u64> S(L.tot ? L.tot : 1, 0x5a5a5a5a5a5a5a5aull);
@@ -77,9 +77,7 @@ int main() {
             if (op == FL_OP_SQRT)
                 el = db == 2 ? fw_element<2, 2>
                              : (db == 4 ? fw_element<2, 4>
-                                        : (db == 6 ? fw_element<2, 6>
-                                                   : (db == 8 ? fw_element<2, 8>
-                                                              : fw_element<2, 10>)));
+                                        : (db == 6 ? fw_element<2, 6> : fw_element<2, 8>));
             t = el(g, S.data(), op, rnd, p, o, xh[i], xl.data() + i * lx, lx, yh[i],
                            yl.data() + i * ly, ly, zh[i], zl.data() + i * lz, lzz);
         } else if (op == FL_OP_CMP) {

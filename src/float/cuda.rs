@@ -264,7 +264,7 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
         DevOp::Mul | DevOp::Fma | DevOp::Fms => tier > 16,
         DevOp::Add | DevOp::Sub => tier > 32,
         DevOp::Div => tier > 16 && on("MPARRAY_FLOAT_WIDE_DIV", true),
-        DevOp::Sqrt => tier > 16 && on("MPARRAY_FLOAT_WIDE_SQRT", tier > 64),
+        DevOp::Sqrt => tier > 16 && on("MPARRAY_FLOAT_WIDE_SQRT", true),
         _ => false,
     };
     match cap.as_deref() {
@@ -328,10 +328,10 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
         return lx + ly + 2 * (ul - ly + 1) + n;
     }
     if op == DevOp::Sqrt {
-        // X, then NN, S, Q, the square's operands and buffers.
+        // X, then NN, S, R, Q, QQ, U, the square's operands and buffers.
         let m = (n + 1).max(lx / 2 + 1);
         let nbc = (2 * m).div_ceil(C) * C;
-        return lx + 2 * m + (m + 1) + (m + 2) + sk(m) + 1 + sk(m + 2 * C) + 1 + 2 * nbc + C + n;
+        return lx + 7 * m + 8 + sk(m) + 1 + sk(m + 2 * C) + 1 + 2 * nbc + C + n;
     }
     let prod = matches!(op, DevOp::Mul | DevOp::Fma | DevOp::Fms);
     let fma = matches!(op, DevOp::Fma | DevOp::Fms);
@@ -360,9 +360,8 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
 
 /// The group division's shape (float_wide.cu's fw_divreg<B>): `gs` lanes
 /// (forced by `MPARRAY_FLOAT_WIDE_G` or 4), doubled until gs * 8 >= ly,
-/// and B in 2, 4, 6, 8, 10 divisor limbs per lane with gs * B >= ly (10
-/// only for the square root's 257 limbs at 16384 bits;
-/// notes/floatwide-emu/wemu.cpp's div_shape is the same rule).
+/// and B in 2, 4, 6, 8 divisor limbs per lane with gs * B >= ly
+/// (notes/floatwide-emu/wemu.cpp's div_shape is the same rule).
 fn wide_div_shape(ly: usize) -> (u32, u32) {
     let mut gs = std::env::var("MPARRAY_FLOAT_WIDE_G")
         .ok()
@@ -375,14 +374,14 @@ fn wide_div_shape(ly: usize) -> (u32, u32) {
     let b = [2u32, 4, 6, 8]
         .into_iter()
         .find(|&b| (gs * b) as usize >= ly)
-        .unwrap_or(10);
+        .unwrap_or(8);
     (gs, b)
 }
 
-/// The limbs of the group square root's top-level divisor (float_wide.cu's
-/// fw_sqrt_num: m = max(n + 1, lx / 2 + 1)).
+/// The limbs of the group square root's largest divisor (float_wide.cu's
+/// fw_sqrt_num: ceil(m / 2), m = max(n + 1, lx / 2 + 1)).
 fn sqrt_m(n: usize, lx: usize) -> usize {
-    (n + 1).max(lx / 2 + 1)
+    (n + 1).max(lx / 2 + 1).div_ceil(2)
 }
 
 /// Groups of `gs` lanes, as many per block (up to 128 threads) as fit in
@@ -655,8 +654,7 @@ impl CudaFloatArray {
                     2 => "float_wide_sqrt2",
                     4 => "float_wide_sqrt4",
                     6 => "float_wide_sqrt6",
-                    8 => "float_wide_sqrt8",
-                    _ => "float_wide_sqrt10",
+                    _ => "float_wide_sqrt8",
                 },
                 Kind::Wide => match std::env::var("MPARRAY_FLOAT_WIDE_REGS").as_deref() {
                     Ok("full") => "float_wide_r",

@@ -564,10 +564,11 @@ FL_DEV u64 fw_qhat(u64 n2, u64 n1, u64 n0, u64 vt, u64 v2, u64 vi) {
 // the top lane), R -= qhat V' as each lane's block with its limb carry
 // (GMP's submul_1), the carries passed one lane up and subtracted, one
 // borrow lookahead over ballots; V' added back when the estimate was one
-// too large. Q gets the ul - ly + 1 digits (ul = lx + k); returns whether
-// the remainder is nonzero.
+// too large. Q gets the ul - ly + 1 digits (ul = lx + k), rem (if given)
+// the remainder's ly limbs; returns whether the remainder is nonzero.
 template <int B>
-FL_NOINL bool fw_divreg(const FwG g, u64 *Q, const u64 *X, u32 lx, u32 k, const u64 *V, u32 ly) {
+FL_NOINL bool fw_divreg(const FwG g, u64 *Q, const u64 *X, u32 lx, u32 k, const u64 *V, u32 ly,
+                        u64 *rem = nullptr) {
     u32 lp = g.gs * B, pad = lp - ly;
     u32 ul = lx + k + pad;  // U' limbs below its zero top limb
     u32 x0 = k + pad;       // U' limb of x's limb 0
@@ -694,10 +695,13 @@ FL_NOINL bool fw_divreg(const FwG g, u64 *Q, const u64 *X, u32 lx, u32 k, const 
     }
     bool nz[FW_NL];
     FW_LANES {
-        (void)lane;
         u64 any = 0;
 #pragma unroll
-        for (int b = 0; b < B; b++) any |= r[FW_LI][b];
+        for (int b = 0; b < B; b++) {
+            any |= r[FW_LI][b];
+            u32 i = lane * B + b;
+            if (rem && i >= pad) rem[i - pad] = r[FW_LI][b];
+        }
         nz[FW_LI] = any != 0;
     }
     bool sticky = fw_ballot(g, nz) != 0;
@@ -742,16 +746,22 @@ FL_DEV void fw_stage_sq(const FwG &g, u64 *Xs, u64 *Ys, const u64 *a, u32 l) {
 
 // Buffers of the group square root (fw_layout's sqrt case).
 struct FwSq {
-    u64 *nn, *s, *q, *xs, *ys, *p, *pq;
+    u64 *nn, *s, *r, *q, *qq, *u, *xs, *ys, *p, *pq;
 };
 
 // fl_sqrt_num: sqrt of a finite positive x (xm, lx limbs): N = the mantissa
 // at the top of 2m limbs (m = max(n + 1, lx/2 + 1)), shifted right by the
-// exponent's parity; the floor root by precision doubling as fl_sqrt_num
-// (levels m, ceil(m/2), ..., 1: the root of the top half plus one, shifted,
-// over-estimates; Newton's floor steps s = (s + N/s) / 2 until s^2 <= N),
-// the base level by every lane alike, the others with fw_divreg<B> (gs B
-// >= m) and fw_product; sticky = N != root^2.
+// exponent's parity; its floor root s and remainder r = N - s^2 by
+// Zimmermann's Karatsuba square root (GMP's mpn_dc_sqrtrem), levels mm = 1,
+// ..., ceil(m/2), m: from the root s' and remainder r' (<= 2s') of the top
+// 2h limbs of the top 2mm (h = ceil(mm/2), l = mm - h; N's top limb is at
+// least B/4), (q, u) = divrem(r' B^l + a1, 2s') (a1: the next l limbs),
+// s = s' B^l + q, r = u B^l + a0 - q^2, and if r < 0, r += 2s - 1, s -= 1.
+// The division by 2s' is one by s' (normalized; fw_divreg<B>, gs B >= h):
+// q1 = floor(A / s'), q = q1 / 2, u = (A mod s') + s' (q1 mod 2). Sticky:
+// r != 0. One division of l + 2 digits and one square of l + 1 limbs per
+// level (the Newton step s = (s + N/s) / 2 cost a division of mm + 1 digits
+// and a square of mm limbs).
 template <int B>
 FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx, FwSq b, u64 p,
                         u32 rnd) {
@@ -771,57 +781,81 @@ FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx,
     // Levels m, ceil(m/2), ..., 1: nl of them (level k: k halvings of m).
     u32 nl = 1;
     for (u32 mm = m; mm > 1; mm = (mm + 1) / 2) nl++;
-    // Base level (one limb), every lane alike in registers.
+    // Base level (one limb), every lane alike in registers: s and r = N -
+    // s^2 (at most 2s: two limbs).
     {
-        double T = (double)b.nn[2 * m - 1] * 18446744073709551616.0 + (double)b.nn[2 * m - 2];
-        double r = fl_sqrt(T);
+        u64 n1 = b.nn[2 * m - 1], n0 = b.nn[2 * m - 2];
+        double T = (double)n1 * 18446744073709551616.0 + (double)n0;
+        double rr = fl_sqrt(T);
         u64 top;
-        if (r >= 18446744073709551616.0) {
+        if (rr >= 18446744073709551616.0) {
             top = ~0ull;
         } else {
-            top = (u64)r;
+            top = (u64)rr;
             top = top + 16384 < top ? ~0ull : top + 16384;
         }
         u64 s1[1] = {top}, un1[3], q1[3];
         fl_isqrt_level(b.nn + 2 * m - 2, 1, s1, un1, q1);
-        FW_ONE { b.s[0] = s1[0]; }
+        u64 lo = s1[0] * s1[0], hi = fl_mulhi(s1[0], s1[0]);
+        FW_ONE {
+            b.s[0] = s1[0];
+            b.r[0] = n0 - lo;
+            b.r[1] = n1 - hi - (n0 < lo);
+        }
         fw_sync(g);
     }
     for (u32 k = nl - 1; k-- > 0;) {
         u32 mm = m;
         for (u32 i = 0; i < k; i++) mm = (mm + 1) / 2;
-        u32 h = (mm + 1) / 2, d = mm - h;
+        u32 h = (mm + 1) / 2, l = mm - h;
         const u64 *nt = b.nn + 2 * (m - mm);
-        // s0 = (root_h + 1) B^d, or B^mm - 1 if that overflows.
+        // A = r' B^l + a1 (mm + 1 limbs, in pq), divided by s'.
         FW_LANES {
-            for (u32 i = lane; i < mm; i += g.gs) b.q[i] = i < d ? 0 : b.s[i - d];
+            for (u32 i = lane; i <= mm; i += g.gs) b.pq[i] = i < l ? nt[l + i] : b.r[i - l];
         }
         fw_sync(g);
-        bool ovf = fw_add(g, b.q + d, b.q + d, nullptr, h, 0, 1) != 0;
+        fw_divreg<B>(g, b.q, b.pq, mm + 1, 0, b.s, h, b.u);  // q1: l + 2 limbs
+        bool odd = b.q[0] & 1;
         FW_LANES {
-            for (u32 i = lane; i < mm; i += g.gs) b.s[i] = ovf ? ~0ull : b.q[i];
+            for (u32 i = lane; i <= l; i += g.gs) b.qq[i] = (b.q[i] >> 1) | (b.q[i + 1] << 63);
         }
         fw_sync(g);
-        for (;;) {
-            fw_divreg<B>(g, b.q, nt, 2 * mm, 0, b.s, mm);  // q: mm + 1 limbs
-            // s = (s + q) / 2, kept within mm limbs.
-            u32 c = fw_add(g, b.q, b.q, b.s, mm, 0, 0);
-            u64 qt = b.q[mm] + c;
-            bool big = (qt >> 1) != 0;
-            FW_LANES {
-                for (u32 i = lane; i < mm; i += g.gs)
-                    b.s[i] = big ? ~0ull : (b.q[i] >> 1) | ((i + 1 < mm ? b.q[i + 1] : qt) << 63);
-            }
-            fw_sync(g);
-            // Done when s^2 <= N (b.p: the unshifted square, 2mm limbs).
-            fw_stage_sq(g, b.xs, b.ys, b.s, mm);
-            u32 sh;
-            fw_product(g, b.xs, mm, b.ys, mm, b.p, b.pq, sh, 0);
-            if (fw_cmp_mant(g, b.p, 2 * mm, nt, 2 * mm) <= 0) break;
+        u32 uc = odd ? fw_add(g, b.u, b.u, b.s, h, 0, 0) : 0;
+        // r = u B^l + a0 (mm + 1 limbs), minus q^2 (2l + 2 limbs).
+        FW_LANES {
+            for (u32 i = lane; i <= mm; i += g.gs)
+                b.r[i] = i < l ? nt[i] : (i < mm ? b.u[i - l] : (u64)uc);
+        }
+        fw_stage_sq(g, b.xs, b.ys, b.qq, l + 1);
+        u32 sh;
+        fw_product(g, b.xs, l + 1, b.ys, l + 1, b.p, b.pq, sh, 0);
+        // (q^2 <= B^2l: its limbs from mm + 1 up, when h = l, are zero.)
+        u32 lq = 2 * l + 2 < mm + 1 ? 2 * l + 2 : mm + 1;
+        u32 bw = fw_sub(g, b.r, b.r, b.p, lq, 0, 0);
+        if (mm + 1 > lq) bw = fw_sub(g, b.r + lq, b.r + lq, nullptr, mm + 1 - lq, bw, 0);
+        // s = s' B^l + q (mm + 1 limbs: q may be B^l).
+        FW_LANES {
+            for (u32 i = lane; i < h; i += g.gs) b.pq[i] = b.s[i];
+        }
+        fw_sync(g);
+        FW_LANES {
+            for (u32 i = lane; i <= mm; i += g.gs)
+                b.s[i] = i < l ? b.qq[i] : (i < mm ? b.pq[i - l] : 0);
+        }
+        fw_sync(g);
+        u32 sc = fw_add(g, b.s + l, b.s + l, nullptr, h, 0, b.qq[l]);
+        FW_ONE { b.s[mm] = sc; }
+        fw_sync(g);
+        if (bw) {
+            // r < 0: s -= 1, r += 2s + 1 (the new s).
+            fw_sub(g, b.s, b.s, nullptr, mm + 1, 1, 0);
+            fw_add(g, b.r, b.r, b.s, mm + 1, 1, 0);
+            fw_add(g, b.r, b.r, b.s, mm + 1, 0, 0);
         }
     }
-    bool exact = fw_cmp_mant(g, b.p, 2 * m, b.nn, 2 * m) == 0;
-    i8 r = fw_round_to(g, o, false, (ex + (i64)t) / 2, b.s, m, !exact, p, rnd);
+    bool sticky = fw_any(g, b.r, m + 1);
+    fw_sync(g);
+    i8 r = fw_round_to(g, o, false, (ex + (i64)t) / 2, b.s, m, sticky, p, rnd);
     oref.head = o.head;
     return r;
 }
@@ -832,16 +866,17 @@ struct FwLay {
     u32 x, y, z, p, q, bf, yb, r, tot;
 };
 
-// The square root's buffers after X (lx limbs): NN (2m), S (m + 1), Q
-// (m + 2), the square's operands and buffers; fw_layout counts the same
-// sizes.
+// The square root's buffers after X (lx limbs): NN (2m), S (m + 1), R, Q,
+// QQ (m + 2), U (m + 1), the square's operands and buffers; fw_layout
+// counts the same sizes.
 FL_DEV void fw_sq_layout(u32 n, u32 lx, u64 *S0, FwSq *b) {
     u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
     u32 nbc = (2 * m + FW_C - 1) / FW_C * FW_C;
-    u32 sz[7] = {2 * m, m + 1, m + 2, FW_SK(m) + 1, FW_SK(m + 2 * FW_C) + 1, nbc, nbc + FW_C};
-    u64 **f[7] = {&b->nn, &b->s, &b->q, &b->xs, &b->ys, &b->p, &b->pq};
+    u32 sz[10] = {2 * m, m + 1, m + 2, m + 2, m + 2, m + 1, FW_SK(m) + 1,
+                  FW_SK(m + 2 * FW_C) + 1, nbc, nbc + FW_C};
+    u64 **f[10] = {&b->nn, &b->s, &b->r, &b->q, &b->qq, &b->u, &b->xs, &b->ys, &b->p, &b->pq};
     u32 c = 0;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 10; i++) {
         *f[i] = S0 + c;
         c += sz[i];
     }
@@ -867,7 +902,7 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
         // (fw_sq_layout's sizes; ly is 0 here, so they start at L.y.)
         u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
         u32 nbc = (2 * m + FW_C - 1) / FW_C * FW_C;
-        c += 4 * m + 3 + FW_SK(m) + 1 + FW_SK(m + 2 * FW_C) + 1 + 2 * nbc + FW_C;
+        c += 7 * m + 8 + FW_SK(m) + 1 + FW_SK(m + 2 * FW_C) + 1 + 2 * nbc + FW_C;
         L.r = c;
         c += n;
         L.tot = c;
@@ -1090,6 +1125,5 @@ FW_KERNEL(float_wide_sqrt2, __launch_bounds__(128), 2, 2)
 FW_KERNEL(float_wide_sqrt4, __launch_bounds__(128), 2, 4)
 FW_KERNEL(float_wide_sqrt6, __launch_bounds__(128), 2, 6)
 FW_KERNEL(float_wide_sqrt8, __launch_bounds__(128), 2, 8)
-FW_KERNEL(float_wide_sqrt10, __launch_bounds__(128), 2, 10)
 #endif
 #endif
