@@ -1,5 +1,5 @@
 //! The group-per-element float kernels (src/kernels/float_wide.cu: add,
-//! sub, mul, fma, fms from 17 limbs up) against the CPU engine (bit for
+//! sub, mul, fma, fms, div, sqrt from 17 limbs up) against the CPU engine (bit for
 //! bit, ternary values included) and malachite-float: precisions around
 //! every threshold (1024/1025: the register kernels' end; 2048/2049,
 //! 4096/4097: the group sizes 8/16/32; up to 16384), every rounding mode,
@@ -58,8 +58,9 @@ enum Dev {
 
 impl Dev {
     fn cuda() -> Dev {
-        // Division and square root take the group kernel only on request
-        // (until measured): every test of this binary asks for it.
+        // Division and square root take the group kernel by default only
+        // from 24 and 57 limbs: every test of this binary asks for it from
+        // 17 limbs.
         // SAFETY: every test here sets the same values; nothing reads the
         // environment concurrently except the library's kernel choice.
         unsafe {

@@ -36,10 +36,11 @@ static u32 group_size(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
     return g < 8 ? 8 : (g > 32 ? 32 : g);
 }
 
-// src/float/cuda.rs's wide_div_shape: the group size (forced or from ly)
-// raised until gs * 8 >= ly, then B, the divisor limbs per lane.
-static void div_shape(u32 ly, u32 forced, u32 &gs, u32 &b) {
-    gs = forced ? forced : 4;
+// src/float/cuda.rs's wide_div_shape: the group size (forced, else min_gs:
+// 4 for division, 8 for the root) raised until gs * 8 >= ly, then B, the
+// divisor limbs per lane.
+static void div_shape(u32 ly, u32 forced, u32 min_gs, u32 &gs, u32 &b) {
+    gs = forced ? forced : min_gs;
     while (gs * 8 < ly && gs < 32) gs *= 2;
     b = gs * 2 >= ly ? 2 : (gs * 4 >= ly ? 4 : (gs * 6 >= ly ? 6 : 8));
 }
@@ -62,10 +63,10 @@ int main() {
             if (op == FL_OP_SQRT) ly = 0;
             FwG g = {gse ? (u32)atoi(gse) : group_size(op, n, lx, ly, lzz), 0, 0, 0};
             u32 db = 2;
-            if (op == FL_OP_DIV) div_shape(ly, gse ? (u32)atoi(gse) : 0, g.gs, db);
+            if (op == FL_OP_DIV) div_shape(ly, gse ? (u32)atoi(gse) : 0, 4, g.gs, db);
             if (op == FL_OP_SQRT) {
                 u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
-                div_shape((m + 1) / 2, gse ? (u32)atoi(gse) : 0, g.gs, db);
+                div_shape((m + 1) / 2, gse ? (u32)atoi(gse) : 0, 8, g.gs, db);
             }
             FwLay L = fw_layout(op, n, lx, ly, lzz);
             std::vector<u64> S(L.tot ? L.tot : 1, 0x5a5a5a5a5a5a5a5aull);

@@ -250,11 +250,13 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
     // thread-per-element kernels (1088 bits: mul 1.07 vs 0.71 G/s); sums
     // only above 32 limbs (2048 bits: 1.19 vs 1.20, 1088: 1.64 vs 2.03).
     // Division and square root by the group (float_wide.cu's fw_divreg,
-    // fw_sqrt_num; notes/floatwide2.md): division from 17 limbs (2048 bits:
-    // 0.216 vs 0.148 G/s, 16384: 3.5x), the root above 64 (its Newton
-    // levels cost about two divisions and squares: 4096 bits 0.0118 vs
-    // 0.0136, 8192 0.0042 vs 0.0033, 16384 2x). MPARRAY_FLOAT_WIDE_DIV /
-    // _SQRT = 1 or 0 force them on or off from 17 limbs.
+    // fw_sqrt_num; notes/floatwide2.md), measured against the thread
+    // kernels: division 1088 bits 0.40 vs 0.53 G/s, 2048 0.215 vs 0.147,
+    // 16384 5.7x: from 24 limbs (the crossover interpolated at ~22);
+    // square root 2048 0.044 vs 0.067, 4096 0.0145 vs 0.0130, 16384 7x:
+    // from 57 limbs (interpolated at ~55). MPARRAY_FLOAT_WIDE_DIV / _SQRT
+    // = 1 or 0 force them on or off from 17 limbs.
+    let m = n.max(lx).max(ly).max(lz);
     let on = |var: &str, default: bool| match std::env::var(var).as_deref() {
         Ok("1") => true,
         Ok("0") => false,
@@ -263,8 +265,8 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
     let wide = match op {
         DevOp::Mul | DevOp::Fma | DevOp::Fms => tier > 16,
         DevOp::Add | DevOp::Sub => tier > 32,
-        DevOp::Div => tier > 16 && on("MPARRAY_FLOAT_WIDE_DIV", true),
-        DevOp::Sqrt => tier > 16 && on("MPARRAY_FLOAT_WIDE_SQRT", true),
+        DevOp::Div => tier > 16 && on("MPARRAY_FLOAT_WIDE_DIV", m >= 24),
+        DevOp::Sqrt => tier > 16 && on("MPARRAY_FLOAT_WIDE_SQRT", m >= 57),
         _ => false,
     };
     match cap.as_deref() {
@@ -359,15 +361,17 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
 }
 
 /// The group division's shape (float_wide.cu's fw_divreg<B>): `gs` lanes
-/// (forced by `MPARRAY_FLOAT_WIDE_G` or 4), doubled until gs * 8 >= ly,
+/// (forced by `MPARRAY_FLOAT_WIDE_G`, else `min_gs`: 4 for division, 8 for
+/// the square root: the measured best at 2048 bits), doubled until gs * 8
+/// >= ly,
 /// and B in 2, 4, 6, 8 divisor limbs per lane with gs * B >= ly
 /// (notes/floatwide-emu/wemu.cpp's div_shape is the same rule).
-fn wide_div_shape(ly: usize) -> (u32, u32) {
+fn wide_div_shape(ly: usize, min_gs: u32) -> (u32, u32) {
     let mut gs = std::env::var("MPARRAY_FLOAT_WIDE_G")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
         .filter(|g| [4, 8, 16, 32].contains(g))
-        .unwrap_or(4);
+        .unwrap_or(min_gs);
     while (gs as usize) * 8 < ly && gs < 32 {
         gs *= 2;
     }
@@ -388,9 +392,9 @@ fn sqrt_m(n: usize, lx: usize) -> usize {
 /// 48 KiB of shared memory.
 fn plan_wide(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> Plan {
     let gs = if op == DevOp::Div {
-        wide_div_shape(ly).0
+        wide_div_shape(ly, 4).0
     } else if op == DevOp::Sqrt {
-        wide_div_shape(sqrt_m(n, lx)).0
+        wide_div_shape(sqrt_m(n, lx), 8).0
     } else {
         wide_group_size(op, n, lx, ly, lz)
     };
@@ -644,13 +648,14 @@ impl CudaFloatArray {
                 Kind::Tile => "float_arith_tile",
                 Kind::Smem => "float_arith_smem",
                 Kind::Local => "float_arith",
-                Kind::Wide if op == DevOp::Div => match wide_div_shape(ly as usize).1 {
+                Kind::Wide if op == DevOp::Div => match wide_div_shape(ly as usize, 4).1 {
                     2 => "float_wide_div2",
                     4 => "float_wide_div4",
                     6 => "float_wide_div6",
                     _ => "float_wide_div8",
                 },
-                Kind::Wide if op == DevOp::Sqrt => match wide_div_shape(sqrt_m(out.n, self.n)).1 {
+                Kind::Wide if op == DevOp::Sqrt => match wide_div_shape(sqrt_m(out.n, self.n), 8).1
+                {
                     2 => "float_wide_sqrt2",
                     4 => "float_wide_sqrt4",
                     6 => "float_wide_sqrt6",
