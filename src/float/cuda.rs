@@ -362,10 +362,9 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
 
 /// The group division's shape (float_wide.cu's fw_divreg<B>): `gs` lanes
 /// (forced by `MPARRAY_FLOAT_WIDE_G`, else `min_gs`: 4 for division, 8 for
-/// the square root: the measured best at 2048 bits), doubled until gs * 8
-/// >= ly,
-/// and B in 2, 4, 6, 8 divisor limbs per lane with gs * B >= ly
-/// (notes/floatwide-emu/wemu.cpp's div_shape is the same rule).
+/// the square root: the measured best at 2048 bits), doubled until 8 gs
+/// reaches ly, and B the least of 2, 4, 6, 8 divisor limbs per lane with
+/// gs B at least ly (notes/floatwide-emu/wemu.cpp's div_shape: the same).
 fn wide_div_shape(ly: usize, min_gs: u32) -> (u32, u32) {
     let mut gs = std::env::var("MPARRAY_FLOAT_WIDE_G")
         .ok()
