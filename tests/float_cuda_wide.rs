@@ -1,5 +1,5 @@
 //! The group-per-element float kernels (src/kernels/float_wide.cu: add,
-//! sub, mul, fma, fms from 17 limbs up) against the CPU engine (bit for
+//! sub, mul, fma, fms, div, sqrt from 17 limbs up) against the CPU engine (bit for
 //! bit, ternary values included) and malachite-float: precisions around
 //! every threshold (1024/1025: the register kernels' end; 2048/2049,
 //! 4096/4097: the group sizes 8/16/32; up to 16384), every rounding mode,
@@ -58,8 +58,9 @@ enum Dev {
 
 impl Dev {
     fn cuda() -> Dev {
-        // Division and square root take the group kernel only on request
-        // (until measured): every test of this binary asks for it.
+        // Division and square root take the group kernel by default only
+        // from 24 and 57 limbs: every test of this binary asks for it from
+        // 17 limbs.
         // SAFETY: every test here sets the same values; nothing reads the
         // environment concurrently except the library's kernel choice.
         unsafe {
@@ -488,6 +489,82 @@ fn hard_cases(dev: &Dev, seed: u64) {
     }
 }
 
+/// Division and square root at every limb count where the group
+/// division's shape changes (fw_divreg<B>: gs lanes of B divisor limbs,
+/// gs * B >= the divisor's limbs: 8, 16, 24, 32, 48, 64, 96, 128, 192, 256
+/// and one above; the root's divisor has n + 1 limbs): random operands
+/// (mixed precisions too), exact ties (a quotient or root of q + 1 bits
+/// ending in 1, rounded to q) and carries to the next power of two (all
+/// ones), every mode. On the device the destinations are of 17 limbs or
+/// more (smaller ones would take, and compile, the thread kernels).
+fn div_sqrt_shapes(dev: &Dev, seed: u64) {
+    let mut r = Rng(seed ^ 0xd1d1);
+    let min_q = if matches!(dev, Dev::Cuda(_)) { 1025 } else { 1 };
+    const LIMBS: &[u64] = &[
+        1, 2, 8, 9, 16, 17, 24, 25, 32, 33, 48, 49, 64, 65, 96, 97, 128, 129, 192, 193, 256,
+    ];
+    // a: q + 1 bits, the last one set (1/9 of them all ones).
+    let tie = |r: &mut Rng, q: u64, len: usize| {
+        let els = (0..len)
+            .map(|_| {
+                let mut m = mantissa(r, q + 1);
+                let n = m.len();
+                m[0] |= 1 << (64 * n as u64 - q - 1);
+                (1 | (r.below(2) as u8 * 4), r.range(-20, 20), m)
+            })
+            .collect();
+        array(q + 1, els)
+    };
+    for &l in LIMBS {
+        let py = 64 * l - r.below(2) * r.below(64).min(64 * l - 1);
+        // Destinations: the same size, and a wide one when the divisor is
+        // small (the device takes the group kernel from 17 limbs).
+        let qs = [
+            py.max(min_q),
+            if l < 17 { 1100 + r.below(1000) } else { py },
+        ];
+        for rnd in Round::ALL {
+            for &q in &qs {
+                let px = if r.below(3) == 0 { r.pick(MIXED) } else { py };
+                let xs = operands(&mut r, 8, &[px, py]);
+                let args = [&xs[0], &xs[1]];
+                let got = dev.run(DevOp::Div, &args, q, rnd);
+                let want = cpu(DevOp::Div, &args, q, rnd);
+                same(&format!("div {px}/{py}->{q} {rnd:?}"), &got, &want, &args);
+                // Exact ties: x = a y exactly, a of q + 1 bits.
+                if q + 1 + py <= 16384 {
+                    let a = tie(&mut r, q, 8);
+                    let y = operands(&mut r, 8, &[py]).pop().unwrap();
+                    let y = y.abs_ternary(py, Round::Nearest).unwrap().0;
+                    let x = a.mul_ternary(&y, q + 1 + py, Round::Zero).unwrap().0;
+                    let args = [&x, &y];
+                    let got = dev.run(DevOp::Div, &args, q, rnd);
+                    let want = cpu(DevOp::Div, &args, q, rnd);
+                    same(&format!("tie div ->{q} {rnd:?}"), &got, &want, &args);
+                }
+            }
+            // The root's divisor: m = max(n + 1, lx / 2 + 1) = l limbs.
+            if l >= 2 {
+                let q = (64 * (l - 1) - r.below(2) * r.below(63)).max(min_q);
+                let px = if r.below(3) == 0 { r.pick(MIXED) } else { q };
+                let x = operands(&mut r, 8, &[px]).pop().unwrap();
+                let x = x.abs_ternary(px, Round::Nearest).unwrap().0;
+                let got = dev.run(DevOp::Sqrt, &[&x], q, rnd);
+                let want = cpu(DevOp::Sqrt, &[&x], q, rnd);
+                same(&format!("sqrt {px}->{q} {rnd:?}"), &got, &want, &[&x]);
+                if 2 * q + 2 <= 16384 {
+                    let a = tie(&mut r, q, 8);
+                    let a = a.abs_ternary(q + 1, Round::Nearest).unwrap().0;
+                    let x = a.mul_ternary(&a, 2 * q + 2, Round::Zero).unwrap().0;
+                    let got = dev.run(DevOp::Sqrt, &[&x], q, rnd);
+                    let want = cpu(DevOp::Sqrt, &[&x], q, rnd);
+                    same(&format!("tie sqrt ->{q} {rnd:?}"), &got, &want, &[&x]);
+                }
+            }
+        }
+    }
+}
+
 /// Every pair (triple for fma/fms) of special and boundary values.
 fn specials(dev: &Dev) {
     for &p in &[1100u64, 2048] {
@@ -623,6 +700,19 @@ fn floatwideemu_hard_cases() {
 }
 
 #[test]
+fn floatwideemu_div_sqrt_shapes() {
+    if let Some(d) = Dev::emu(None) {
+        div_sqrt_shapes(&d, seed());
+    }
+    // Forced group sizes (raised where the divisor needs more lanes).
+    for gs in [8, 16] {
+        if let Some(d) = Dev::emu(Some(gs)) {
+            div_sqrt_shapes(&d, seed() ^ gs as u64);
+        }
+    }
+}
+
+#[test]
 fn floatwideemu_specials() {
     if let Some(d) = Dev::emu(None) {
         specials(&d);
@@ -652,6 +742,12 @@ fn floatwidegpu_mixed_dest() {
 #[ignore = "needs a CUDA device"]
 fn floatwidegpu_hard_cases() {
     hard_cases(&Dev::cuda(), seed());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn floatwidegpu_div_sqrt_shapes() {
+    div_sqrt_shapes(&Dev::cuda(), seed());
 }
 
 #[test]

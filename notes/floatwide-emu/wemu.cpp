@@ -36,6 +36,15 @@ static u32 group_size(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
     return g < 8 ? 8 : (g > 32 ? 32 : g);
 }
 
+// src/float/cuda.rs's wide_div_shape: the group size (forced, else min_gs:
+// 4 for division, 8 for the root) raised until gs * 8 >= ly, then B, the
+// divisor limbs per lane.
+static void div_shape(u32 ly, u32 forced, u32 min_gs, u32 &gs, u32 &b) {
+    gs = forced ? forced : min_gs;
+    while (gs * 8 < ly && gs < 32) gs *= 2;
+    b = gs * 2 >= ly ? 2 : (gs * 4 >= ly ? 4 : (gs * 6 >= ly ? 6 : 8));
+}
+
 int main() {
     std::vector<u64> h = rd(9);
     u32 op = h[0], rnd = h[1], n = h[3], lx = h[4], ly = h[5], lz = h[6];
@@ -53,10 +62,23 @@ int main() {
             u32 lzz = (op == FL_OP_FMA || op == FL_OP_FMS) ? lz : 0;
             if (op == FL_OP_SQRT) ly = 0;
             FwG g = {gse ? (u32)atoi(gse) : group_size(op, n, lx, ly, lzz), 0, 0, 0};
+            u32 db = 2;
+            if (op == FL_OP_DIV) div_shape(ly, gse ? (u32)atoi(gse) : 0, 4, g.gs, db);
+            if (op == FL_OP_SQRT) {
+                u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
+                div_shape((m + 1) / 2, gse ? (u32)atoi(gse) : 0, 8, g.gs, db);
+            }
             FwLay L = fw_layout(op, n, lx, ly, lzz);
             std::vector<u64> S(L.tot ? L.tot : 1, 0x5a5a5a5a5a5a5a5aull);
-            auto el = op == FL_OP_DIV ? fw_element<1>
-                                      : (op == FL_OP_SQRT ? fw_element<2> : fw_element<0>);
+            auto el = fw_element<0>;
+            if (op == FL_OP_DIV)
+                el = db == 2 ? fw_element<1, 2>
+                             : (db == 4 ? fw_element<1, 4>
+                                        : (db == 6 ? fw_element<1, 6> : fw_element<1, 8>));
+            if (op == FL_OP_SQRT)
+                el = db == 2 ? fw_element<2, 2>
+                             : (db == 4 ? fw_element<2, 4>
+                                        : (db == 6 ? fw_element<2, 6> : fw_element<2, 8>));
             t = el(g, S.data(), op, rnd, p, o, xh[i], xl.data() + i * lx, lx, yh[i],
                            yl.data() + i * ly, ly, zh[i], zl.data() + i * lz, lzz);
         } else if (op == FL_OP_CMP) {

@@ -249,16 +249,24 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
     // Measured (notes/floatwide.md): products from 17 limbs beat the
     // thread-per-element kernels (1088 bits: mul 1.07 vs 0.71 G/s); sums
     // only above 32 limbs (2048 bits: 1.19 vs 1.20, 1088: 1.64 vs 2.03).
-    // Division and square root by the group (float_wide.cu's fw_div_num,
-    // fw_sqrt_num) only on request until measured on a device:
-    // MPARRAY_FLOAT_WIDE_DIV=1, MPARRAY_FLOAT_WIDE_SQRT=1.
-    let wide_div = std::env::var("MPARRAY_FLOAT_WIDE_DIV").is_ok_and(|v| v == "1");
-    let wide_sqrt = std::env::var("MPARRAY_FLOAT_WIDE_SQRT").is_ok_and(|v| v == "1");
+    // Division and square root by the group (float_wide.cu's fw_divreg,
+    // fw_sqrt_num; notes/floatwide2.md), measured against the thread
+    // kernels: division 1088 bits 0.40 vs 0.53 G/s, 2048 0.215 vs 0.147,
+    // 16384 5.7x: from 24 limbs (the crossover interpolated at ~22);
+    // square root 2048 0.044 vs 0.067, 4096 0.0145 vs 0.0130, 16384 7x:
+    // from 57 limbs (interpolated at ~55). MPARRAY_FLOAT_WIDE_DIV / _SQRT
+    // = 1 or 0 force them on or off from 17 limbs.
+    let m = n.max(lx).max(ly).max(lz);
+    let on = |var: &str, default: bool| match std::env::var(var).as_deref() {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => default,
+    };
     let wide = match op {
         DevOp::Mul | DevOp::Fma | DevOp::Fms => tier > 16,
         DevOp::Add | DevOp::Sub => tier > 32,
-        DevOp::Div => wide_div && tier > 16,
-        DevOp::Sqrt => wide_sqrt && tier > 16,
+        DevOp::Div => tier > 16 && on("MPARRAY_FLOAT_WIDE_DIV", m >= 24),
+        DevOp::Sqrt => tier > 16 && on("MPARRAY_FLOAT_WIDE_SQRT", m >= 57),
         _ => false,
     };
     match cap.as_deref() {
@@ -317,27 +325,15 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
     const C: usize = 4;
     let sk = |j: usize| j + (j >> 2);
     if op == DevOp::Div {
-        // X, Y, then U (ul + 1), Q (ul), LO and HI (ly + 1), the result.
+        // X, Y, the quotient twice (ul - ly + 1 limbs), the result.
         let ul = lx.max(ly + n + 1);
-        return lx + ly + 2 * ul + 1 + 2 * (ly + 1) + n;
+        return lx + ly + 2 * (ul - ly + 1) + n;
     }
     if op == DevOp::Sqrt {
-        // X, then NN, S, U, Q, LO, HI, the square's operands and buffers.
+        // X, then NN, S, R, Q, QQ, U, the square's operands and buffers.
         let m = (n + 1).max(lx / 2 + 1);
         let nbc = (2 * m).div_ceil(C) * C;
-        return lx
-            + 2 * m
-            + (m + 1)
-            + (2 * m + 1)
-            + (m + 2)
-            + 2 * (m + 1)
-            + sk(m)
-            + 1
-            + sk(m + 2 * C)
-            + 1
-            + 2 * nbc
-            + C
-            + n;
+        return lx + 7 * m + 8 + sk(m) + 1 + sk(m + 2 * C) + 1 + 2 * nbc + C + n;
     }
     let prod = matches!(op, DevOp::Mul | DevOp::Fma | DevOp::Fms);
     let fma = matches!(op, DevOp::Fma | DevOp::Fms);
@@ -364,10 +360,43 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
     c + n
 }
 
+/// The group division's shape (float_wide.cu's fw_divreg<B>): `gs` lanes
+/// (forced by `MPARRAY_FLOAT_WIDE_G`, else `min_gs`: 4 for division, 8 for
+/// the square root: the measured best at 2048 bits), doubled until 8 gs
+/// reaches ly, and B the least of 2, 4, 6, 8 divisor limbs per lane with
+/// gs B at least ly (notes/floatwide-emu/wemu.cpp's div_shape: the same).
+fn wide_div_shape(ly: usize, min_gs: u32) -> (u32, u32) {
+    let mut gs = std::env::var("MPARRAY_FLOAT_WIDE_G")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|g| [4, 8, 16, 32].contains(g))
+        .unwrap_or(min_gs);
+    while (gs as usize) * 8 < ly && gs < 32 {
+        gs *= 2;
+    }
+    let b = [2u32, 4, 6, 8]
+        .into_iter()
+        .find(|&b| (gs * b) as usize >= ly)
+        .unwrap_or(8);
+    (gs, b)
+}
+
+/// The limbs of the group square root's largest divisor (float_wide.cu's
+/// fw_sqrt_num: ceil(m / 2), m = max(n + 1, lx / 2 + 1)).
+fn sqrt_m(n: usize, lx: usize) -> usize {
+    (n + 1).max(lx / 2 + 1).div_ceil(2)
+}
+
 /// Groups of `gs` lanes, as many per block (up to 128 threads) as fit in
 /// 48 KiB of shared memory.
 fn plan_wide(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> Plan {
-    let gs = wide_group_size(op, n, lx, ly, lz);
+    let gs = if op == DevOp::Div {
+        wide_div_shape(ly, 4).0
+    } else if op == DevOp::Sqrt {
+        wide_div_shape(sqrt_m(n, lx), 8).0
+    } else {
+        wide_group_size(op, n, lx, ly, lz)
+    };
     let stride = (wide_smem_limbs(op, n, lx, ly, lz) | 1) as u32;
     let gpb = (128 / gs).min(SMEM_LIMIT / (stride * 8)).max(1);
     Plan {
@@ -618,8 +647,19 @@ impl CudaFloatArray {
                 Kind::Tile => "float_arith_tile",
                 Kind::Smem => "float_arith_smem",
                 Kind::Local => "float_arith",
-                Kind::Wide if op == DevOp::Div => "float_wide_div",
-                Kind::Wide if op == DevOp::Sqrt => "float_wide_sqrt",
+                Kind::Wide if op == DevOp::Div => match wide_div_shape(ly as usize, 4).1 {
+                    2 => "float_wide_div2",
+                    4 => "float_wide_div4",
+                    6 => "float_wide_div6",
+                    _ => "float_wide_div8",
+                },
+                Kind::Wide if op == DevOp::Sqrt => match wide_div_shape(sqrt_m(out.n, self.n), 8).1
+                {
+                    2 => "float_wide_sqrt2",
+                    4 => "float_wide_sqrt4",
+                    6 => "float_wide_sqrt6",
+                    _ => "float_wide_sqrt8",
+                },
                 Kind::Wide => match std::env::var("MPARRAY_FLOAT_WIDE_REGS").as_deref() {
                     Ok("full") => "float_wide_r",
                     _ => "float_wide",

@@ -59,6 +59,26 @@ static inline u32 fw_hibit(u32 b) { return 31 - (u32)__builtin_clz(b); }
 static inline u32 fw_lobit(u32 b) { return (u32)__builtin_ctz(b); }
 #endif
 
+// Lane src's value of a per-lane variable (v: one entry per lane on the
+// host), for every lane of the group.
+FL_DEV u64 fw_get(const FwG &g, const u64 *v, u32 src) {
+#ifdef __CUDA_ARCH__
+    return __shfl_sync(g.mask, v[0], src, g.gs);
+#else
+    return v[src];
+#endif
+}
+
+// out = the value of the lane below (lane 0: 0). out may be v.
+FL_DEV void fw_up(const FwG &g, const u64 *v, u64 *out) {
+#ifdef __CUDA_ARCH__
+    u64 t = __shfl_up_sync(g.mask, v[0], 1, g.gs);
+    out[0] = g.lane ? t : 0;
+#else
+    for (u32 l = g.gs; l-- > 0;) out[l] = l ? v[l - 1] : 0;
+#endif
+}
+
 // Product band width in limbs (fw_row is written for 4).
 #define FW_C 4
 // Shared-memory skew of the product operands: one spare limb every 4, so
@@ -506,99 +526,209 @@ FL_NOINL i8 fw_add_num(const FwG g, FlOut &oref, FlNum x, FlNum y, u64 p, u32 rn
     return t;
 }
 
-// Knuth's algorithm D by the group: U (ul + 1 limbs, U[ul] = 0; the
-// remainder is left in U[0..ly)) by V (ly limbs, top bit set): the
-// quotient digits Q[0..ul - ly] (fl_divrem's estimate, every lane alike),
-// each step's U[j..j+ly] -= qhat * V split across the lanes (LO, HI: ly + 1
-// limbs of scratch).
-FL_NOINL void fw_divrem(const FwG g, u64 *Q, u64 *U, u32 ul, const u64 *V, u32 ly, u64 *LO,
-                        u64 *HI) {
-    u64 vt = V[ly - 1];
-    u64 vi = fl_invert_fast(vt);
-    if (ly == 1) {
-        // One-limb divisor: a chain of 2-by-1 divisions (every lane alike).
-        u64 r = 0;
-        for (u32 j = ul; j-- > 0;) {
-            u64 qj = fl_div21_pre(r, U[j], vt, vi, r);
-            FW_ONE { Q[j] = qj; }
-        }
-        fw_sync(g);
-        FW_ONE { U[0] = r; }
-        fw_sync(g);
+// The quotient digit of Knuth's algorithm D from the top limbs n2 n1 n0 of
+// the running remainder and vt v2 of the divisor (vi = fl_invert_fast(vt)):
+// fl_divrem's estimate with its 3-limb correction (at most one too large).
+FL_DEV u64 fw_qhat(u64 n2, u64 n1, u64 n0, u64 vt, u64 v2, u64 vi) {
+    u64 qh, rh;
+    bool rbig;
+    if (n2 >= vt) {
+        qh = ~0ull;
+        rh = n1 + vt;
+        rbig = rh < n1;
     } else {
-        u64 v2 = V[ly - 2];
-        for (u32 j = ul - ly + 1; j-- > 0;) {
-            u64 n2 = U[j + ly], n1 = U[j + ly - 1], n0 = U[j + ly - 2];
-            u64 qh, rh;
-            bool rbig;
-            if (n2 >= vt) {
-                qh = ~0ull;
-                rh = n1 + vt;
-                rbig = rh < n1;
-            } else {
-                qh = fl_div21_pre(n2, n1, vt, vi, rh);
-                rbig = false;
-            }
-            while (!rbig) {
-                u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
-                if (phi > rh || (phi == rh && plo > n0)) {
-                    qh--;
-                    u64 ov = rh;
-                    rh += vt;
-                    rbig = rh < ov;
-                } else {
-                    break;
-                }
-            }
-            if (qh != 0) {
-                FW_LANES {
-                    for (u32 i = lane; i <= ly; i += g.gs) {
-                        LO[i] = i < ly ? qh * V[i] : 0;
-                        HI[i] = i > 0 ? fl_mulhi(qh, V[i - 1]) : 0;
-                    }
-                }
-                fw_sync(g);
-                fw_add(g, LO, LO, HI, ly + 1, 0, 0);
-                if (fw_sub(g, U + j, U + j, LO, ly + 1, 0, 0)) {
-                    // One too many: add V back (the carry out of the top
-                    // cancels the borrow).
-                    qh--;
-                    u32 c = fw_add(g, U + j, U + j, V, ly, 0, 0);
-                    FW_ONE { U[j + ly] += c; }
-                    fw_sync(g);
-                }
-            }
-            FW_ONE { Q[j] = qh; }
-            fw_sync(g);
+        qh = fl_div21_pre(n2, n1, vt, vi, rh);
+        rbig = false;
+    }
+    while (!rbig) {
+        u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
+        if (phi > rh || (phi == rh && plo > n0)) {
+            qh--;
+            u64 ov = rh;
+            rh += vt;
+            rbig = rh < ov;
+        } else {
+            break;
         }
     }
+    return qh;
 }
 
-// fl_div_num: x / y, finite nonzero: U holds x's mantissa at limbs k..
-// (ul + 1 limbs, staged by fw_element_in), V y's (ly limbs); Q ul limbs;
-// LO, HI ly + 1 limbs. Sticky: the remainder is nonzero.
-FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, u32 lx, const u64 *V, u32 ly,
-                       u32 k, u64 *U, u64 *Q, u64 *LO, u64 *HI, u64 p, u32 rnd) {
-    FlOut o = oref;
-    u32 ul = lx + k;
+// Knuth's algorithm D with the divisor and the running remainder in
+// registers (no shared-memory pass per quotient digit): lane t holds limbs
+// [tB, tB + B) of V' = V B^pad (pad = gs B - ly zero limbs below, so that
+// every lane holds B limbs) and the same limbs of the remainder R, whose
+// limb above them (rt) every lane keeps. The dividend is U' = x B^(k + pad)
+// (x: lx limbs, in shared memory), its limbs coming in at the bottom of R
+// one per step. Per digit: the estimate from the top limbs (shuffled from
+// the top lane), R -= qhat V' as each lane's block with its limb carry
+// (GMP's submul_1), the carries passed one lane up and subtracted, one
+// borrow lookahead over ballots; V' added back when the estimate was one
+// too large. Q gets the ul - ly + 1 digits (ul = lx + k), rem (if given)
+// the remainder's ly limbs; returns whether the remainder is nonzero.
+template <int B>
+FL_NOINL bool fw_divreg(const FwG g, u64 *Q, const u64 *X, u32 lx, u32 k, const u64 *V, u32 ly,
+                        u64 *rem = nullptr) {
+    u32 lp = g.gs * B, pad = lp - ly;
+    u32 ul = lx + k + pad;  // U' limbs below its zero top limb
+    u32 x0 = k + pad;       // U' limb of x's limb 0
+    u64 r[FW_NL][B], v[FW_NL][B];
     FW_LANES {
-        for (u32 i = lane; i < ul; i += g.gs) Q[i] = 0;
+#pragma unroll
+        for (int b = 0; b < B; b++) {
+            u32 i = lane * B + b, ui = ul - lp + i;
+            v[FW_LI][b] = i >= pad ? V[i - pad] : 0;
+            r[FW_LI][b] = ui >= x0 && ui < x0 + lx ? X[ui - x0] : 0;
+        }
     }
+    u64 vt = V[ly - 1], v2 = ly >= 2 ? V[ly - 2] : 0;
+    u64 vi = fl_invert_fast(vt);
+    u64 rt = 0;
+    u64 t1[FW_NL], t0[FW_NL];
+    for (u32 j = ul - lp + 1; j-- > 0;) {
+        FW_LANES {
+            (void)lane;
+            t1[FW_LI] = r[FW_LI][B - 1];
+            t0[FW_LI] = r[FW_LI][B - 2];
+        }
+        u64 qh = fw_qhat(rt, fw_get(g, t1, g.gs - 1), fw_get(g, t0, g.gs - 1), vt, v2, vi);
+        if (qh != 0) {
+            // Each block minus qhat times its V' limbs; t1: its carry.
+            FW_LANES {
+                (void)lane;
+                u64 c = 0;
+#pragma unroll
+                for (int b = 0; b < B; b++) {
+                    u64 lo = qh * v[FW_LI][b], hi = fl_mulhi(qh, v[FW_LI][b]);
+                    lo += c;
+                    hi += lo < c;
+                    u64 rv = r[FW_LI][b], d = rv - lo;
+                    hi += d > rv;
+                    r[FW_LI][b] = d;
+                    c = hi;
+                }
+                t1[FW_LI] = c;
+            }
+            u64 ctop = fw_get(g, t1, g.gs - 1);
+            fw_up(g, t1, t0);
+            // The carry of the lane below, then one borrow lookahead.
+            bool ge[FW_NL], pr[FW_NL];
+            FW_LANES {
+                (void)lane;
+                u64 bw = t0[FW_LI], any = 0;
+#pragma unroll
+                for (int b = 0; b < B; b++) {
+                    u64 rv = r[FW_LI][b];
+                    r[FW_LI][b] = rv - bw;
+                    bw = rv < bw;
+                    any |= r[FW_LI][b];
+                }
+                ge[FW_LI] = bw != 0;
+                pr[FW_LI] = any == 0;
+            }
+            u32 G = fw_ballot(g, ge), P = fw_ballot(g, pr);
+            u32 x = G | P;
+            u64 s = (u64)x + G;
+            u32 cs = (u32)(s ^ x ^ G);
+            u32 bout = (u32)((s >> g.gs) & 1);
+            FW_LANES {
+                u64 bw = (cs >> lane) & 1;
+#pragma unroll
+                for (int b = 0; b < B; b++) {
+                    u64 rv = r[FW_LI][b];
+                    r[FW_LI][b] = rv - bw;
+                    bw = rv < bw;
+                }
+            }
+            // rt - ctop - bout < 0: one too many; add V' back (its carry
+            // out of the top cancels the borrow).
+            if (ctop > rt || (ctop == rt && bout)) {
+                qh--;
+                FW_LANES {
+                    (void)lane;
+                    u64 c = 0, all = ~0ull;
+#pragma unroll
+                    for (int b = 0; b < B; b++) {
+                        u64 sv = r[FW_LI][b] + v[FW_LI][b];
+                        u64 c1 = sv < v[FW_LI][b];
+                        u64 tv = sv + c;
+                        c = c1 | (tv < sv);
+                        r[FW_LI][b] = tv;
+                        all &= tv;
+                    }
+                    ge[FW_LI] = c != 0;
+                    pr[FW_LI] = all == ~0ull;
+                }
+                G = fw_ballot(g, ge);
+                P = fw_ballot(g, pr);
+                x = G | P;
+                s = (u64)x + G;
+                cs = (u32)(s ^ x ^ G);
+                FW_LANES {
+                    u64 c = (cs >> lane) & 1;
+#pragma unroll
+                    for (int b = 0; b < B; b++) {
+                        u64 tv = r[FW_LI][b] + c;
+                        c = tv < c;
+                        r[FW_LI][b] = tv;
+                    }
+                }
+            }
+        }
+        FW_ONE { Q[j] = qh; }
+        if (j > 0) {
+            // R = R B + U'[j - 1] (its top limb, now rt, is below vt).
+            FW_LANES {
+                (void)lane;
+                t1[FW_LI] = r[FW_LI][B - 1];
+            }
+            rt = fw_get(g, t1, g.gs - 1);
+            fw_up(g, t1, t0);
+            u32 ui = j - 1;
+            u64 nx = ui >= x0 && ui < x0 + lx ? X[ui - x0] : 0;
+            FW_LANES {
+#pragma unroll
+                for (int b = B - 1; b > 0; b--) r[FW_LI][b] = r[FW_LI][b - 1];
+                r[FW_LI][0] = lane ? t0[FW_LI] : nx;
+            }
+        }
+    }
+    bool nz[FW_NL];
+    FW_LANES {
+        u64 any = 0;
+#pragma unroll
+        for (int b = 0; b < B; b++) {
+            any |= r[FW_LI][b];
+            u32 i = lane * B + b;
+            if (rem && i >= pad) rem[i - pad] = r[FW_LI][b];
+        }
+        nz[FW_LI] = any != 0;
+    }
+    bool sticky = fw_ballot(g, nz) != 0;
     fw_sync(g);
-    fw_divrem(g, Q, U, ul, V, ly, LO, HI);
-    bool sticky = fw_any(g, U, ly);
-    fw_sync(g);
-    // Normalize the quotient into U (free now).
-    u32 top = fw_top(g, Q, ul);
+    return sticky;
+}
+
+// fl_div_num: x / y, finite nonzero, x (lx limbs) and y (ly) staged in
+// shared memory: U = x B^k divided by fw_divreg<B> into Q (ul - ly + 1
+// limbs, ul = lx + k), normalized into NQ and rounded; sticky: the
+// remainder is nonzero.
+template <int B>
+FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, const u64 *X, u32 lx,
+                       const u64 *V, u32 ly, u32 k, u64 *Q, u64 *NQ, u64 p, u32 rnd) {
+    FlOut o = oref;
+    u32 ql = lx + k - ly + 1;
+    bool sticky = fw_divreg<B>(g, Q, X, lx, k, V, ly);
+    u32 top = fw_top(g, Q, ql);
     u32 lz = fl_clz(Q[top]);
     FW_LANES {
         for (u32 i = lane; i <= top; i += g.gs)
-            U[i] = lz ? (Q[i] << lz) | (i ? Q[i - 1] >> (64 - lz) : 0) : Q[i];
+            NQ[i] = lz ? (Q[i] << lz) | (i ? Q[i - 1] >> (64 - lz) : 0) : Q[i];
     }
     fw_sync(g);
     u32 qs = top + 1;
     i64 e = e0 + 64 * ((i64)ly + (i64)qs - (i64)lx - (i64)k) - (i64)lz;
-    i8 t = fw_round_to(g, o, neg, e, U, qs, sticky, p, rnd);
+    i8 t = fw_round_to(g, o, neg, e, NQ, qs, sticky, p, rnd);
     oref.head = o.head;
     return t;
 }
@@ -616,16 +746,23 @@ FL_DEV void fw_stage_sq(const FwG &g, u64 *Xs, u64 *Ys, const u64 *a, u32 l) {
 
 // Buffers of the group square root (fw_layout's sqrt case).
 struct FwSq {
-    u64 *nn, *s, *u, *q, *lo, *hi, *xs, *ys, *p, *pq;
+    u64 *nn, *s, *r, *q, *qq, *u, *xs, *ys, *p, *pq;
 };
 
 // fl_sqrt_num: sqrt of a finite positive x (xm, lx limbs): N = the mantissa
 // at the top of 2m limbs (m = max(n + 1, lx/2 + 1)), shifted right by the
-// exponent's parity; the floor root by precision doubling as fl_sqrt_num
-// (levels m, ceil(m/2), ..., 1: the root of the top half plus one, shifted,
-// over-estimates; Newton's floor steps s = (s + N/s) / 2 until s^2 <= N),
-// the base level by every lane alike, the others with fw_divrem and
-// fw_product; sticky = N != root^2.
+// exponent's parity; its floor root s and remainder r = N - s^2 by
+// Zimmermann's Karatsuba square root (GMP's mpn_dc_sqrtrem), levels mm = 1,
+// ..., ceil(m/2), m: from the root s' and remainder r' (<= 2s') of the top
+// 2h limbs of the top 2mm (h = ceil(mm/2), l = mm - h; N's top limb is at
+// least B/4), (q, u) = divrem(r' B^l + a1, 2s') (a1: the next l limbs),
+// s = s' B^l + q, r = u B^l + a0 - q^2, and if r < 0, r += 2s - 1, s -= 1.
+// The division by 2s' is one by s' (normalized; fw_divreg<B>, gs B >= h):
+// q1 = floor(A / s'), q = q1 / 2, u = (A mod s') + s' (q1 mod 2). Sticky:
+// r != 0. One division of l + 2 digits and one square of l + 1 limbs per
+// level (the Newton step s = (s + N/s) / 2 cost a division of mm + 1 digits
+// and a square of mm limbs).
+template <int B>
 FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx, FwSq b, u64 p,
                         u32 rnd) {
     FlOut o = oref;
@@ -644,61 +781,81 @@ FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx,
     // Levels m, ceil(m/2), ..., 1: nl of them (level k: k halvings of m).
     u32 nl = 1;
     for (u32 mm = m; mm > 1; mm = (mm + 1) / 2) nl++;
-    // Base level (one limb), every lane alike in registers.
+    // Base level (one limb), every lane alike in registers: s and r = N -
+    // s^2 (at most 2s: two limbs).
     {
-        double T = (double)b.nn[2 * m - 1] * 18446744073709551616.0 + (double)b.nn[2 * m - 2];
-        double r = fl_sqrt(T);
+        u64 n1 = b.nn[2 * m - 1], n0 = b.nn[2 * m - 2];
+        double T = (double)n1 * 18446744073709551616.0 + (double)n0;
+        double rr = fl_sqrt(T);
         u64 top;
-        if (r >= 18446744073709551616.0) {
+        if (rr >= 18446744073709551616.0) {
             top = ~0ull;
         } else {
-            top = (u64)r;
+            top = (u64)rr;
             top = top + 16384 < top ? ~0ull : top + 16384;
         }
         u64 s1[1] = {top}, un1[3], q1[3];
         fl_isqrt_level(b.nn + 2 * m - 2, 1, s1, un1, q1);
-        FW_ONE { b.s[0] = s1[0]; }
+        u64 lo = s1[0] * s1[0], hi = fl_mulhi(s1[0], s1[0]);
+        FW_ONE {
+            b.s[0] = s1[0];
+            b.r[0] = n0 - lo;
+            b.r[1] = n1 - hi - (n0 < lo);
+        }
         fw_sync(g);
     }
     for (u32 k = nl - 1; k-- > 0;) {
         u32 mm = m;
         for (u32 i = 0; i < k; i++) mm = (mm + 1) / 2;
-        u32 h = (mm + 1) / 2, d = mm - h;
+        u32 h = (mm + 1) / 2, l = mm - h;
         const u64 *nt = b.nn + 2 * (m - mm);
-        // s0 = (root_h + 1) B^d, or B^mm - 1 if that overflows.
+        // A = r' B^l + a1 (mm + 1 limbs, in pq), divided by s'.
         FW_LANES {
-            for (u32 i = lane; i < mm; i += g.gs) b.lo[i] = i < d ? 0 : b.s[i - d];
+            for (u32 i = lane; i <= mm; i += g.gs) b.pq[i] = i < l ? nt[l + i] : b.r[i - l];
         }
         fw_sync(g);
-        bool ovf = fw_add(g, b.lo + d, b.lo + d, nullptr, h, 0, 1) != 0;
+        fw_divreg<B>(g, b.q, b.pq, mm + 1, 0, b.s, h, b.u);  // q1: l + 2 limbs
+        bool odd = b.q[0] & 1;
         FW_LANES {
-            for (u32 i = lane; i < mm; i += g.gs) b.s[i] = ovf ? ~0ull : b.lo[i];
+            for (u32 i = lane; i <= l; i += g.gs) b.qq[i] = (b.q[i] >> 1) | (b.q[i + 1] << 63);
         }
         fw_sync(g);
-        for (;;) {
-            FW_LANES {
-                for (u32 i = lane; i <= 2 * mm; i += g.gs) b.u[i] = i < 2 * mm ? nt[i] : 0;
-            }
-            fw_sync(g);
-            fw_divrem(g, b.q, b.u, 2 * mm, b.s, mm, b.lo, b.hi);  // q: mm + 1 limbs
-            // s = (s + q) / 2, kept within mm limbs.
-            u32 c = fw_add(g, b.q, b.q, b.s, mm, 0, 0);
-            u64 qt = b.q[mm] + c;
-            bool big = (qt >> 1) != 0;
-            FW_LANES {
-                for (u32 i = lane; i < mm; i += g.gs)
-                    b.s[i] = big ? ~0ull : (b.q[i] >> 1) | ((i + 1 < mm ? b.q[i + 1] : qt) << 63);
-            }
-            fw_sync(g);
-            // Done when s^2 <= N (b.p: the unshifted square, 2mm limbs).
-            fw_stage_sq(g, b.xs, b.ys, b.s, mm);
-            u32 sh;
-            fw_product(g, b.xs, mm, b.ys, mm, b.p, b.pq, sh, 0);
-            if (fw_cmp_mant(g, b.p, 2 * mm, nt, 2 * mm) <= 0) break;
+        u32 uc = odd ? fw_add(g, b.u, b.u, b.s, h, 0, 0) : 0;
+        // r = u B^l + a0 (mm + 1 limbs), minus q^2 (2l + 2 limbs).
+        FW_LANES {
+            for (u32 i = lane; i <= mm; i += g.gs)
+                b.r[i] = i < l ? nt[i] : (i < mm ? b.u[i - l] : (u64)uc);
+        }
+        fw_stage_sq(g, b.xs, b.ys, b.qq, l + 1);
+        u32 sh;
+        fw_product(g, b.xs, l + 1, b.ys, l + 1, b.p, b.pq, sh, 0);
+        // (q^2 <= B^2l: its limbs from mm + 1 up, when h = l, are zero.)
+        u32 lq = 2 * l + 2 < mm + 1 ? 2 * l + 2 : mm + 1;
+        u32 bw = fw_sub(g, b.r, b.r, b.p, lq, 0, 0);
+        if (mm + 1 > lq) bw = fw_sub(g, b.r + lq, b.r + lq, nullptr, mm + 1 - lq, bw, 0);
+        // s = s' B^l + q (mm + 1 limbs: q may be B^l).
+        FW_LANES {
+            for (u32 i = lane; i < h; i += g.gs) b.pq[i] = b.s[i];
+        }
+        fw_sync(g);
+        FW_LANES {
+            for (u32 i = lane; i <= mm; i += g.gs)
+                b.s[i] = i < l ? b.qq[i] : (i < mm ? b.pq[i - l] : 0);
+        }
+        fw_sync(g);
+        u32 sc = fw_add(g, b.s + l, b.s + l, nullptr, h, 0, b.qq[l]);
+        FW_ONE { b.s[mm] = sc; }
+        fw_sync(g);
+        if (bw) {
+            // r < 0: s -= 1, r += 2s + 1 (the new s).
+            fw_sub(g, b.s, b.s, nullptr, mm + 1, 1, 0);
+            fw_add(g, b.r, b.r, b.s, mm + 1, 1, 0);
+            fw_add(g, b.r, b.r, b.s, mm + 1, 0, 0);
         }
     }
-    bool exact = fw_cmp_mant(g, b.p, 2 * m, b.nn, 2 * m) == 0;
-    i8 r = fw_round_to(g, o, false, (ex + (i64)t) / 2, b.s, m, !exact, p, rnd);
+    bool sticky = fw_any(g, b.r, m + 1);
+    fw_sync(g);
+    i8 r = fw_round_to(g, o, false, (ex + (i64)t) / 2, b.s, m, sticky, p, rnd);
     oref.head = o.head;
     return r;
 }
@@ -709,15 +866,15 @@ struct FwLay {
     u32 x, y, z, p, q, bf, yb, r, tot;
 };
 
-// The square root's buffers after X (lx limbs): NN (2m), S (m + 1), U
-// (2m + 1), Q (m + 2), LO, HI (m + 1), the square's operands and buffers;
-// fw_layout counts the same sizes.
+// The square root's buffers after X (lx limbs): NN (2m), S (m + 1), R, Q,
+// QQ (m + 2), U (m + 1), the square's operands and buffers; fw_layout
+// counts the same sizes.
 FL_DEV void fw_sq_layout(u32 n, u32 lx, u64 *S0, FwSq *b) {
     u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
     u32 nbc = (2 * m + FW_C - 1) / FW_C * FW_C;
-    u32 sz[10] = {2 * m, m + 1, 2 * m + 1, m + 2, m + 1, m + 1, FW_SK(m) + 1,
+    u32 sz[10] = {2 * m, m + 1, m + 2, m + 2, m + 2, m + 1, FW_SK(m) + 1,
                   FW_SK(m + 2 * FW_C) + 1, nbc, nbc + FW_C};
-    u64 **f[10] = {&b->nn, &b->s, &b->u, &b->q, &b->lo, &b->hi, &b->xs, &b->ys, &b->p, &b->pq};
+    u64 **f[10] = {&b->nn, &b->s, &b->r, &b->q, &b->qq, &b->u, &b->xs, &b->ys, &b->p, &b->pq};
     u32 c = 0;
     for (int i = 0; i < 10; i++) {
         *f[i] = S0 + c;
@@ -745,24 +902,20 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
         // (fw_sq_layout's sizes; ly is 0 here, so they start at L.y.)
         u32 m = n + 1 > lx / 2 + 1 ? n + 1 : lx / 2 + 1;
         u32 nbc = (2 * m + FW_C - 1) / FW_C * FW_C;
-        c += 8 * m + 6 + FW_SK(m) + 1 + FW_SK(m + 2 * FW_C) + 1 + 2 * nbc + FW_C;
+        c += 7 * m + 8 + FW_SK(m) + 1 + FW_SK(m + 2 * FW_C) + 1 + 2 * nbc + FW_C;
         L.r = c;
         c += n;
         L.tot = c;
         return L;
     }
     if (op == FL_OP_DIV) {
-        // Y (staged above), U (x at limb k, ul + 1), Q (ul), LO, HI (ly + 1).
-        u32 k = ly + n + 1 > lx ? ly + n + 1 - lx : 0, ul = lx + k;
-        L.x = c;  // U
-        c += ul + 1;
+        // X, Y (staged above), Q and NQ (the quotient's ul - ly + 1
+        // limbs, ul = max(lx, ly + n + 1)), the result.
+        u32 ul = lx > ly + n + 1 ? lx : ly + n + 1, ql = ul - ly + 1;
         L.bf = c;  // Q
-        c += ul;
-        L.p = c;  // LO
-        c += ly + 1;
-        L.q = c;  // HI
-        c += ly + 1;
-        L.yb = c;
+        c += ql;
+        L.yb = c;  // NQ
+        c += ql;
         L.r = c;
         c += n;
         L.tot = c;
@@ -787,9 +940,9 @@ FL_DEV FwLay fw_layout(u32 op, u32 n, u32 lx, u32 ly, u32 lz) {
 }
 
 // fw_element's work, the result into o.m = the shared region's R. MODE 0:
-// add, sub, mul, fma, fms; 1: div; 2: sqrt (each its own kernel: the others
-// keep their registers).
-template <int MODE>
+// add, sub, mul, fma, fms; 1: div (DB limbs of the divisor per lane); 2:
+// sqrt (each its own kernel: the others keep their registers).
+template <int MODE, int DB>
 FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u64 p, FlOut &o,
                         u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh,
                         const u64 *zm, u32 lz) {
@@ -799,10 +952,7 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
     // Stage the operands (coalesced: consecutive lanes, consecutive limbs).
     u32 dk = ly + o.n + 1 > lx ? ly + o.n + 1 - lx : 0;  // division: U = x B^dk
     FW_LANES {
-        if (MODE == 1) {
-            for (u32 i = lane; i <= lx + dk; i += g.gs) X[i] = (i >= dk && i < lx + dk) ? xm[i - dk] : 0;
-            for (u32 i = lane; i < ly; i += g.gs) Y[i] = ym[i];
-        } else if (prod) {
+        if (prod) {
             for (u32 i = lane; i < lx; i += g.gs) X[FW_SK(i)] = xm[i];
             for (u32 u = lane; u < ly + 2 * FW_C; u += g.gs)
                 Y[FW_SK(u)] = (u >= FW_C && u < FW_C + ly) ? ym[u - FW_C] : 0;
@@ -839,7 +989,7 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
         else {
             FwSq b;
             fw_sq_layout(o.n, lx, S + L.y, &b);
-            return fw_sqrt_num(g, o, fl_exp(xh), X, lx, b, p, rnd);
+            return fw_sqrt_num<DB>(g, o, fl_exp(xh), X, lx, b, p, rnd);
         }
         return 0;
     }
@@ -853,8 +1003,8 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
         else if (cy == FL_ZERO) fw_special(g, o, FL_INF, neg);
         else if (cx == FL_ZERO) fw_special(g, o, FL_ZERO, neg);
         else
-            return fw_div_num(g, o, neg, fl_exp(xh) - fl_exp(yh), lx, Y, ly, dk, X, S + L.bf,
-                              S + L.p, S + L.q, p, rnd);
+            return fw_div_num<DB>(g, o, neg, fl_exp(xh) - fl_exp(yh), X, lx, Y, ly, dk, S + L.bf,
+                                  S + L.yb, p, rnd);
         return 0;
     }
     if (op == FL_OP_MUL) {
@@ -905,13 +1055,13 @@ FL_DEV i8 fw_element_in(const FwG &g, u64 *S, const FwLay &L, u32 op, u32 rnd, u
 // region S (fw_layout). MPFR's special-value tables as in fl_arith_buf.
 // The rounding works in shared memory; the limbs go to o.m (global) in one
 // coalesced pass at the end. Returns the ternary value; o.head the head.
-template <int MODE>
+template <int MODE, int DB = 2>
 FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64 xh,
                      const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm,
                      u32 lz) {
     FwLay L = fw_layout(op, o.n, lx, ly, lz);
     FlOut os = {S + L.r, o.n, 0};
-    i8 t = fw_element_in<MODE>(g, S, L, op, rnd, p, os, xh, xm, lx, yh, ym, ly, zh, zm, lz);
+    i8 t = fw_element_in<MODE, DB>(g, S, L, op, rnd, p, os, xh, xm, lx, yh, ym, ly, zh, zm, lz);
     FW_LANES {
         for (u32 i = lane; i < o.n; i += g.gs) o.m[i] = os.m[i];
     }
@@ -922,7 +1072,7 @@ FL_DEV i8 fw_element(const FwG &g, u64 *S, u32 op, u32 rnd, u64 p, FlOut &o, u64
 #ifdef __CUDA_ARCH__
 // A group of gs lanes (4, 8, 16 or 32) per element; blockDim.x / gs groups
 // per block, `stride` shared limbs each (at least fw_layout's total).
-template <int MODE>
+template <int MODE, int DB>
 FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh,
                       const u64 *yl, const u64 *zh, const u64 *zl, u64 len, u32 op, u32 rnd,
                       u64 p, u32 n, u32 lx, u32 ly, u32 lz, u32 want_tern, u32 gs, u32 stride) {
@@ -938,7 +1088,7 @@ FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, 
     for (u64 i = (u64)blockIdx.x * gpb + gid; i < len; i += (u64)gridDim.x * gpb) {
         FlOut o = {rl + i * n, n, 0};
         u64 zhi = fma ? zh[i] : 0;
-        i8 t = fw_element<MODE>(g, S, op, rnd, p, o, xh[i], xl + i * lx, lx, yh[i], yl + i * ly, ly,
+        i8 t = fw_element<MODE, DB>(g, S, op, rnd, p, o, xh[i], xl + i * lx, lx, yh[i], yl + i * ly, ly,
                           zhi, zl + i * lz, fma ? lz : 0);
         if (g.lane == 0) {
             rh[i] = o.head;
@@ -950,23 +1100,30 @@ FL_DEV void fw_kernel(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, 
 
 // Blocks of at most 128 threads. float_wide: registers capped for 6 blocks
 // per multiprocessor (80; a few bytes spilled); float_wide_r: no cap;
-// float_wide_div: division; float_wide_sqrt: square root.
-#define FW_KERNEL(NAME, BOUNDS, MODE)                                                           \
+// float_wide_divB: division, B divisor limbs per lane; float_wide_sqrtB:
+// square root (its divisions B limbs per lane).
+#define FW_KERNEL(NAME, BOUNDS, MODE, DB)                                                       \
     extern "C" __global__ void BOUNDS NAME(                                                     \
         u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl, const u64 *yh, const u64 *yl, \
         const u64 *zh, const u64 *zl, u64 len, u32 op, u32 rnd, u64 p, u32 n, u32 lx, u32 ly,   \
         u32 lz, u32 want_tern, u32 gs, u32 stride) {                                            \
-        fw_kernel<MODE>(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly, lz,         \
-                  want_tern, gs, stride);                                                       \
+        fw_kernel<MODE, DB>(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly,   \
+                            lz, want_tern, gs, stride);                                         \
     }
 // Two module instances: without FW_EXTRA the measured kernels (their
 // out-of-line helpers compiled for them alone), with FW_EXTRA=1 division
 // and square root.
 #ifndef FW_EXTRA
-FW_KERNEL(float_wide, __launch_bounds__(128, 6), 0)
-FW_KERNEL(float_wide_r, __launch_bounds__(128), 0)
+FW_KERNEL(float_wide, __launch_bounds__(128, 6), 0, 2)
+FW_KERNEL(float_wide_r, __launch_bounds__(128), 0, 2)
 #else
-FW_KERNEL(float_wide_div, __launch_bounds__(128), 1)
-FW_KERNEL(float_wide_sqrt, __launch_bounds__(128), 2)
+FW_KERNEL(float_wide_div2, __launch_bounds__(128), 1, 2)
+FW_KERNEL(float_wide_div4, __launch_bounds__(128), 1, 4)
+FW_KERNEL(float_wide_div6, __launch_bounds__(128), 1, 6)
+FW_KERNEL(float_wide_div8, __launch_bounds__(128), 1, 8)
+FW_KERNEL(float_wide_sqrt2, __launch_bounds__(128), 2, 2)
+FW_KERNEL(float_wide_sqrt4, __launch_bounds__(128), 2, 4)
+FW_KERNEL(float_wide_sqrt6, __launch_bounds__(128), 2, 6)
+FW_KERNEL(float_wide_sqrt8, __launch_bounds__(128), 2, 8)
 #endif
 #endif
