@@ -679,6 +679,25 @@ fn div_fast_impl(
         };
         (qh, &np[..n])
     };
+    div_round(out, neg, e, qh, r, ym, p, rnd)
+}
+
+/// Rounds the quotient of [`div_fast`]: `out.m` holds its low `n` limbs,
+/// `qh` its top bit, `r` the remainder.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn div_round(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    qh: bool,
+    r: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+) -> i8 {
+    let n = ym.len();
+    let m = &mut *out.m;
     let nz = r.iter().any(|&v| v != 0);
     let (lo, e) = if qh {
         // (1, q) >> 1: the bit out is the round bit.
@@ -704,6 +723,139 @@ fn div_fast_impl(
         (((ge as u64) << 63) | nz as u64, e)
     };
     round_lo(out, neg, e, lo, p, rnd)
+}
+
+/// Elements per group in the interleaved paths ([`div_lanes`]).
+pub(crate) const LANES: usize = 2;
+
+/// `x[l] / y[l]` for a group of [`LANES`] elements: when all are finite
+/// nonzero with the output's `n` limbs (`2 <= n < DC_T`), the lanes'
+/// schoolbook divisions run interleaved (each quotient limb waits for the
+/// previous step's remainder: one lane's chain alone leaves the core idle);
+/// otherwise one by one through [`div`].
+pub(crate) fn div_lanes(
+    out: &mut [Out; LANES],
+    x: &[Elem; LANES],
+    y: &[Elem; LANES],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> [i8; LANES] {
+    let n = out[0].m.len();
+    let fast = (2..mdiv::DC_T).contains(&n)
+        && (0..LANES).all(|l| {
+            x[l].class == Class::Normal
+                && y[l].class == Class::Normal
+                && x[l].limbs.len() == n
+                && y[l].limbs.len() == n
+        });
+    if !fast {
+        return std::array::from_fn(|l| div(&mut out[l], &x[l], &y[l], p, rnd, s));
+    }
+    div_fast_lanes(out, x, y, p, rnd, s)
+}
+
+with_bmi2! {
+    /// [`div_fast`] for [`LANES`] elements at once (see [`div_lanes`]).
+    fn div_fast_lanes / div_fast_lanes_bmi2 => div_fast_lanes_impl(out: &mut [Out; LANES], x: &[Elem; LANES], y: &[Elem; LANES], p: u64, rnd: Round, s: &mut Scratch) -> [i8; LANES]
+}
+
+/// The body of [`div_fast_lanes`].
+#[inline(always)]
+fn div_fast_lanes_impl(
+    out: &mut [Out; LANES],
+    x: &[Elem; LANES],
+    y: &[Elem; LANES],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> [i8; LANES] {
+    let n = out[0].m.len();
+    let buf = grow(&mut s.a, LANES * 2 * n);
+    let mut it = buf.chunks_exact_mut(2 * n);
+    let mut np: [&mut [u64]; LANES] = std::array::from_fn(|_| it.next().unwrap());
+    for l in 0..LANES {
+        let (lo, hi) = np[l].split_at_mut(n);
+        lo.fill(0);
+        hi.copy_from_slice(x[l].limbs);
+    }
+    let ym: [&[u64]; LANES] = std::array::from_fn(|l| y[l].limbs);
+    let dinv = ym.map(|d| mdiv::invert_pi1(d[n - 1], d[n - 2]));
+    let qh = {
+        let mut q: [&mut [u64]; LANES] = out.each_mut().map(|o| &mut *o.m);
+        sb_div_qr_lanes(&mut q, &mut np, &ym, &dinv)
+    };
+    std::array::from_fn(|l| {
+        let e = x[l].exp - y[l].exp;
+        let neg = x[l].neg ^ y[l].neg;
+        div_round(&mut out[l], neg, e, qh[l], &np[l][..n], ym[l], p, rnd)
+    })
+}
+
+/// [`mdiv::sb_div_qr`] on [`LANES`] independent divisions of the same
+/// lengths, step by step in lockstep.
+#[inline(always)]
+fn sb_div_qr_lanes(
+    q: &mut [&mut [u64]; LANES],
+    np: &mut [&mut [u64]; LANES],
+    d: &[&[u64]; LANES],
+    dinv: &[u64; LANES],
+) -> [bool; LANES] {
+    let (nn, dn) = (np[0].len(), d[0].len());
+    let mut qh = [false; LANES];
+    for l in 0..LANES {
+        qh[l] = mpn::cmp(&np[l][nn - dn..], d[l]).is_ge();
+        if qh[l] {
+            mpn::sub_n_assign(&mut np[l][nn - dn..], d[l]);
+        }
+    }
+    if dn == 2 {
+        let mut r: [(u64, u64); LANES] = std::array::from_fn(|l| (np[l][nn - 1], np[l][nn - 2]));
+        for i in (0..nn - 2).rev() {
+            for l in 0..LANES {
+                let (qi, s1, s0) =
+                    mdiv::div_3by2(r[l].0, r[l].1, np[l][i], d[l][1], d[l][0], dinv[l]);
+                q[l][i] = qi;
+                r[l] = (s1, s0);
+            }
+        }
+        for l in 0..LANES {
+            np[l][1] = r[l].0;
+            np[l][0] = r[l].1;
+        }
+        return qh;
+    }
+    let mut n1: [u64; LANES] = std::array::from_fn(|l| np[l][nn - 1]);
+    for i in (0..nn - dn).rev() {
+        for l in 0..LANES {
+            let (np, d) = (&mut *np[l], d[l]);
+            let (d1, d0) = (d[dn - 1], d[dn - 2]);
+            // The partial remainder is np[i..i+dn-1] with n1 on top.
+            let n0top = np[i + dn - 1];
+            let qi;
+            if n1[l] == d1 && n0top == d0 {
+                qi = u64::MAX;
+                mpn::submul_1(&mut np[i..i + dn], d, qi);
+                n1[l] = np[i + dn - 1];
+            } else {
+                let (mut qq, r1, r0) = mdiv::div_3by2(n1[l], n0top, np[i + dn - 2], d1, d0, dinv[l]);
+                let cy = mpn::submul_1(&mut np[i..i + dn - 2], &d[..dn - 2], qq);
+                let (n0, cy1) = r0.overflowing_sub(cy);
+                let (mut nn1, cy2) = r1.overflowing_sub(cy1 as u64);
+                np[i + dn - 2] = n0;
+                if cy2 {
+                    let c = mpn::add_n_assign(&mut np[i..i + dn - 1], &d[..dn - 1]);
+                    nn1 = nn1.wrapping_add(d1).wrapping_add(c as u64);
+                    qq = qq.wrapping_sub(1);
+                }
+                n1[l] = nn1;
+                qi = qq;
+            }
+            np[i + dn - 1] = n1[l];
+            q[l][i] = qi;
+        }
+    }
+    qh
 }
 
 /// Quotient of finite nonzero numbers: `x`'s mantissa extended with `k`
@@ -769,21 +921,120 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
     0
 }
 
-/// floor(sqrt(n)) of a 128-bit integer.
-fn isqrt_u128(n: u128) -> u64 {
-    // The f64 root is within about 2^11 of the root when n >= 2^126 (as
-    // here); one floor Newton step, never below the root, lands within 1.
-    let mut s = ((n as f64).sqrt() as u128).min(u64::MAX as u128);
-    if s != 0 {
-        s = ((s + n / s) / 2).min(u64::MAX as u128);
+/// `(hi B + lo) / d` and the remainder, for `hi < d` (one hardware
+/// division where there is one).
+#[inline(always)]
+fn div_hw(hi: u64, lo: u64, d: u64) -> (u64, u64) {
+    debug_assert!(hi < d);
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (q, r): (u64, u64);
+        // SAFETY: no memory access; hi < d, so the quotient fits (no #DE).
+        unsafe {
+            std::arch::asm!(
+                "div {d}",
+                d = in(reg) d,
+                inout("rax") lo => q,
+                inout("rdx") hi => r,
+                options(pure, nomem, nostack),
+            );
+        }
+        (q, r)
     }
-    while s * s > n {
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let n = ((hi as u128) << 64) | lo as u128;
+        ((n / d as u128) as u64, (n % d as u128) as u64)
+    }
+}
+
+/// floor(sqrt(n)) of a 128-bit integer `n >= 2^126`.
+#[inline(always)]
+fn isqrt_u128(n: u128) -> u64 {
+    debug_assert!(n >> 126 != 0);
+    let (hi, lo) = ((n >> 64) as u64, n as u64);
+    if hi == u64::MAX {
+        // n >= (B - 1) B > (B - 1)^2: the root is B - 1 (and n / s0 would
+        // not fit a limb).
+        return u64::MAX;
+    }
+    // The f64 root is within 2^12 of sqrt(n) (relative error < 2^-51 at
+    // most 2^64); 2^13 more makes s0 >= sqrt(n) > n / B, so n / s0 fits a
+    // limb, and one Newton step from above lands on the root or one above.
+    let f = (hi as f64 * 18446744073709551616.0 + lo as f64).sqrt();
+    let s0 = (f as u64).saturating_add(1 << 13);
+    let (q, _) = div_hw(hi, lo, s0);
+    let mut s = ((s0 as u128 + q as u128) / 2) as u64;
+    while s as u128 * s as u128 > n {
         s -= 1;
     }
-    while s < u64::MAX as u128 && (s + 1) * (s + 1) <= n {
-        s += 1;
+    s
+}
+
+/// [`sqrtrem`] for a 2-limb root (`a` of 4 limbs) in registers, the same
+/// steps with `l = h = 1`.
+#[inline(always)]
+fn sqrtrem_2(s: &mut [u64], r: &mut [u64], a: &[u64]) {
+    let v = ((a[3] as u128) << 64) | a[2] as u128;
+    let s1 = isqrt_u128(v);
+    // r1 = v - s1^2 <= 2 s1: 65 bits.
+    let r1 = v - s1 as u128 * s1 as u128;
+    // num = (r1 B + a1) / 2 (the low bit apart), divided by s1: the
+    // quotient is at most B, and B exactly only when num's top limb is s1.
+    let low = a[1] & 1;
+    let (nh, nl) = ((r1 >> 1) as u64, ((r1 as u64) << 63) | (a[1] >> 1));
+    let (q, u, qtop) = if nh < s1 {
+        let (q, u) = div_hw(nh, nl, s1);
+        (q, u, false)
+    } else {
+        (0, nl, true)
+    };
+    // u = 2 u' + low < 2 s1 + 1: 65 bits; r = u B + a0 - q^2 on 3 limbs.
+    let (u_lo, u_hi) = ((u << 1) | low, u >> 63);
+    let q2 = if qtop {
+        (0u128, 1u64)
+    } else {
+        (q as u128 * q as u128, 0)
+    };
+    let (r0, b0) = mpn::sbb(a[0], q2.0 as u64, false);
+    let (r1, b1) = mpn::sbb(u_lo, (q2.0 >> 64) as u64, b0);
+    let r2 = u_hi.wrapping_sub(q2.1).wrapping_sub(b1 as u64);
+    // s = s1 B + q (q = B: s1 + 1, with a carry out when s1 = B - 1).
+    let (mut sl, mut sh, mut over) = if qtop {
+        let (h, o) = s1.overflowing_add(1);
+        (0u64, h, o)
+    } else {
+        (q, s1, false)
+    };
+    let (mut r0, mut r1, mut r2) = (r0, r1, r2);
+    while (r2 as i64) < 0 {
+        // r += 2s - 1; s -= 1 (s >= 1 here).
+        for _ in 0..2 {
+            let c;
+            (r0, c) = mpn::adc(r0, sl, false);
+            let c2;
+            (r1, c2) = mpn::adc(r1, sh, c);
+            r2 = r2.wrapping_add(c2 as u64 + over as u64);
+        }
+        let b;
+        (r0, b) = mpn::sbb(r0, 1, false);
+        let b2;
+        (r1, b2) = mpn::sbb(r1, 0, b);
+        r2 = r2.wrapping_sub(b2 as u64);
+        let bs;
+        (sl, bs) = sl.overflowing_sub(1);
+        let bh;
+        (sh, bh) = sh.overflowing_sub(bs as u64);
+        if bh {
+            over = false;
+        }
     }
-    s as u64
+    debug_assert!(!over);
+    s[0] = sl;
+    s[1] = sh;
+    r[0] = r0;
+    r[1] = r1;
+    r[2] = r2;
 }
 
 /// Scratch limbs [`sqrtrem`] needs for an `n`-limb root.
@@ -833,6 +1084,10 @@ fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<
         r[1] = (rem >> 64) as u64;
         return;
     }
+    if n == 2 {
+        sqrtrem_2(s, r, a);
+        return;
+    }
     let l = n / 2;
     let h = n - l;
     sqrtrem(&mut s[l..], &mut r[..h + 1], &a[2 * l..], ws, t);
@@ -858,7 +1113,11 @@ fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<
     let (q2, _) = ws.split_at_mut(n + 1);
     q2.fill(0);
     if q[l] == 0 {
-        mul_exact(&mut q2[..2 * l], &q[..l], &q[..l], t);
+        if l < mmul::KARA_T {
+            mmul::mul_basecase(&mut q2[..2 * l], &q[..l], &q[..l]);
+        } else {
+            mul_exact(&mut q2[..2 * l], &q[..l], &q[..l], t);
+        }
     } else {
         q2[2 * l] = 1;
     }

@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 
-use super::arith::{self, Scratch};
+use super::arith::{self, LANES, Scratch};
 use super::round::{Out, Round};
 use super::{Elem, FloatArray, check_prec};
 use crate::error::Result;
@@ -34,19 +34,69 @@ where
     F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
 {
     let n = r.n;
-    let run =
-        |blk: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], mut tn: Option<&mut [i8]>| {
-            let mut s = Scratch::default();
-            let base = blk * BLOCK;
-            let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
-            for (j, ((tag, exp), m)) in outs.enumerate() {
-                let mut out = Out { tag, exp, m };
-                let t = f(base + j, &mut out, &mut s);
-                if let Some(tn) = tn.as_deref_mut() {
-                    tn[j] = t;
-                }
+    par_blocks(r, tern, |base, tg, ex, lm, mut tn| {
+        let mut s = Scratch::default();
+        let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
+        for (j, ((tag, exp), m)) in outs.enumerate() {
+            let mut out = Out { tag, exp, m };
+            let t = f(base + j, &mut out, &mut s);
+            if let Some(tn) = tn.as_deref_mut() {
+                tn[j] = t;
             }
-        };
+        }
+    })
+}
+
+/// As [`fill`], but the elements go by groups of [`LANES`] through `g`
+/// (operations whose code is a chain of dependent steps run the lanes'
+/// chains interleaved, so that the core overlaps them); a block's leftover
+/// elements go through `f`.
+pub(crate) fn fill_lanes<F, G>(r: &mut FloatArray, tern: Option<&mut [i8]>, f: F, g: G)
+where
+    F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
+    G: Fn(usize, &mut [Out; LANES], &mut Scratch) -> [i8; LANES] + Sync,
+{
+    let n = r.n;
+    par_blocks(r, tern, |base, tg, ex, lm, mut tn| {
+        let mut s = Scratch::default();
+        let full = tg.len() / LANES * LANES;
+        let (tg, tg1) = tg.split_at_mut(full);
+        let (ex, ex1) = ex.split_at_mut(full);
+        let (lm, lm1) = lm.split_at_mut(full * n);
+        let groups = tg
+            .chunks_exact_mut(LANES)
+            .zip(ex.chunks_exact_mut(LANES))
+            .zip(lm.chunks_exact_mut(LANES * n));
+        for (j, ((tg, ex), lm)) in groups.enumerate() {
+            let mut it = tg
+                .iter_mut()
+                .zip(ex.iter_mut())
+                .zip(lm.chunks_exact_mut(n))
+                .map(|((tag, exp), m)| Out { tag, exp, m });
+            let mut outs: [Out; LANES] = std::array::from_fn(|_| it.next().unwrap());
+            let t = g(base + j * LANES, &mut outs, &mut s);
+            if let Some(tn) = tn.as_deref_mut() {
+                tn[j * LANES..(j + 1) * LANES].copy_from_slice(&t);
+            }
+        }
+        let outs = tg1.iter_mut().zip(ex1.iter_mut()).zip(lm1.chunks_exact_mut(n));
+        for (j, ((tag, exp), m)) in outs.enumerate() {
+            let mut out = Out { tag, exp, m };
+            let t = f(base + full + j, &mut out, &mut s);
+            if let Some(tn) = tn.as_deref_mut() {
+                tn[full + j] = t;
+            }
+        }
+    })
+}
+
+/// Runs `run(first element, tags, exps, limbs, ternary slots)` on blocks of
+/// [`BLOCK`] elements of `r` in parallel.
+fn par_blocks<R>(r: &mut FloatArray, tern: Option<&mut [i8]>, run: R)
+where
+    R: Fn(usize, &mut [u8], &mut [i64], &mut [u64], Option<&mut [i8]>) + Sync,
+{
+    let n = r.n;
     let it = r
         .tags
         .par_chunks_mut(BLOCK)
@@ -56,10 +106,10 @@ where
         Some(t) => it
             .zip(t.par_chunks_mut(BLOCK))
             .enumerate()
-            .for_each(|(blk, (((tg, ex), lm), tn))| run(blk, tg, ex, lm, Some(tn))),
+            .for_each(|(blk, (((tg, ex), lm), tn))| run(blk * BLOCK, tg, ex, lm, Some(tn))),
         None => it
             .enumerate()
-            .for_each(|(blk, ((tg, ex), lm))| run(blk, tg, ex, lm, None)),
+            .for_each(|(blk, ((tg, ex), lm))| run(blk * BLOCK, tg, ex, lm, None)),
     }
 }
 
@@ -164,7 +214,11 @@ impl FloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, s| arith::div(o, x, y, prec, rnd, s))
+        self.same_len(b)?;
+        let mut r = FloatArray::zeros(self.len, prec)?;
+        let mut tern = vec![0i8; self.len];
+        self.op_into(FloatOp::Div, &[b], &mut r, rnd, Some(&mut tern))?;
+        Ok((r, tern))
     }
     with_ternary!(div, div_ternary, (b: &FloatArray), "`self / b` rounded to `prec` bits.");
 
@@ -327,9 +381,16 @@ impl FloatArray {
             }
             FloatOp::Div => {
                 let b = b.unwrap();
-                fill(out, ternary, |i, o, s| {
-                    arith::div(o, &self.get(i), &b.get(i), p, rnd, s)
-                })
+                fill_lanes(
+                    out,
+                    ternary,
+                    |i, o, s| arith::div(o, &self.get(i), &b.get(i), p, rnd, s),
+                    |i, o, s| {
+                        let x = std::array::from_fn(|l| self.get(i + l));
+                        let y = std::array::from_fn(|l| b.get(i + l));
+                        arith::div_lanes(o, &x, &y, p, rnd, s)
+                    },
+                )
             }
             FloatOp::Min | FloatOp::Max => {
                 let (b, max) = (b.unwrap(), op == FloatOp::Max);
