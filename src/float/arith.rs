@@ -888,6 +888,16 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
         (Class::Zero, neg) => out.special(Class::Zero, neg),
         (Class::Normal, false) => {
             let (lx, n) = (x.limbs.len(), out.m.len());
+            if lx == n {
+                // The common sizes with constant lengths.
+                return match n {
+                    2 => sqrt_same(out, x, 2, p, rnd, s),
+                    4 => sqrt_same(out, x, 4, p, rnd, s),
+                    8 => sqrt_same(out, x, 8, p, rnd, s),
+                    16 => sqrt_same(out, x, 16, p, rnd, s),
+                    _ => sqrt_same(out, x, n, p, rnd, s),
+                };
+            }
             // An m-limb root of N = x's mantissa * B^(2m - lx) (shifted
             // right by one bit for an odd exponent: 2m > lx keeps that bit).
             let m = n.max(lx / 2 + 1);
@@ -919,6 +929,37 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
         }
     }
     0
+}
+
+/// `sqrt(x)` for a positive `x` of the output's `n` limbs: the root of
+/// `N = x's mantissa * B^n` (shifted right by one bit for an odd exponent)
+/// has `n` limbs, the result's: the round bit is `sqrt(N) >= s + 1/2`,
+/// i.e. `R > s` (`R = s + 1/4` is impossible), and then the root is
+/// inexact; else the sticky bit is `R != 0`.
+#[inline(always)]
+fn sqrt_same(out: &mut Out, x: &Elem, n: usize, p: u64, rnd: Round, s: &mut Scratch) -> i8 {
+    let t = (x.exp & 1) as u32;
+    let e = (x.exp + t as i64) / 2;
+    let Scratch { a, c, d, t: tt, .. } = s;
+    let nn = grow(a, 2 * n);
+    let (lo, hi) = nn.split_at_mut(n);
+    lo.fill(0);
+    if t == 1 {
+        lo[n - 1] = x.limbs[0] << 63;
+        for i in 0..n - 1 {
+            hi[i] = (x.limbs[i] >> 1) | (x.limbs[i + 1] << 63);
+        }
+        hi[n - 1] = x.limbs[n - 1] >> 1;
+    } else {
+        hi.copy_from_slice(&x.limbs[..n]);
+    }
+    let rem = grow(c, n + 1);
+    let ws = grow(d, sqrtrem_itch(n));
+    let m = &mut out.m[..n];
+    sqrtrem(m, rem, nn, ws, tt);
+    let nz = rem.iter().any(|&v| v != 0);
+    let gt = rem[n] != 0 || mpn::cmp(&rem[..n], m) == Ordering::Greater;
+    round_lo(out, false, e, ((gt as u64) << 63) | nz as u64, p, rnd)
 }
 
 /// `(hi B + lo) / d` and the remainder, for `hi < d` (one hardware
@@ -1045,6 +1086,7 @@ fn sqrtrem_itch(n: usize) -> usize {
 /// `q = floor(num / d)` in place for a normalized `d` (top bit set) and a
 /// quotient of `q.len() = num.len() - d.len()` limbs (the caller knows it
 /// fits): the remainder is left in `num[..d.len()]`.
+#[inline(always)]
 fn div_norm(q: &mut [u64], num: &mut [u64], d: &[u64], t: &mut Vec<u64>) {
     let h = d.len();
     debug_assert!(q.len() == num.len() - h && d[h - 1] >> 63 == 1);
@@ -1059,9 +1101,14 @@ fn div_norm(q: &mut [u64], num: &mut [u64], d: &[u64], t: &mut Vec<u64>) {
         num[0] = r;
     } else {
         let dinv = mdiv::invert_pi1(d[h - 1], d[h - 2]);
-        let tp = grow(t, mdiv::div_qr_itch(q.len(), h));
-        let qh = mdiv::div_qr(q, num, d, dinv, tp, false);
-        debug_assert_eq!(qh, 0);
+        if h < mdiv::DC_T {
+            let qh = mdiv::sb_div_qr(q, num, d, dinv);
+            debug_assert!(!qh);
+        } else {
+            let tp = grow(t, mdiv::div_qr_itch(q.len(), h));
+            let qh = mdiv::div_qr(q, num, d, dinv, tp, false);
+            debug_assert_eq!(qh, 0);
+        }
     }
 }
 
@@ -1073,6 +1120,19 @@ fn div_norm(q: &mut [u64], num: &mut [u64], d: &[u64], t: &mut Vec<u64>) {
 /// `s = s' B^l + q`, `r = u B^l + a0 - q^2`, and if `r < 0` one correction
 /// `r += 2s - 1, s -= 1`.
 fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<u64>) {
+    // The common sizes with constant lengths (copies become moves, loops
+    // unroll).
+    match s.len() {
+        4 => sqrtrem_body(&mut s[..4], &mut r[..5], &a[..8], ws, t),
+        8 => sqrtrem_body(&mut s[..8], &mut r[..9], &a[..16], ws, t),
+        16 => sqrtrem_body(&mut s[..16], &mut r[..17], &a[..32], ws, t),
+        _ => sqrtrem_body(s, r, a, ws, t),
+    }
+}
+
+/// The body of [`sqrtrem`].
+#[inline(always)]
+fn sqrtrem_body(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<u64>) {
     let n = s.len();
     debug_assert!(a.len() == 2 * n && r.len() == n + 1 && a[2 * n - 1] >> 62 != 0);
     if n == 1 {
