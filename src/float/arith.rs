@@ -726,7 +726,7 @@ fn div_round(
 }
 
 /// Elements per group in the interleaved paths ([`div_lanes`]).
-pub(crate) const LANES: usize = 2;
+pub(crate) const LANES: usize = 4;
 
 /// `x[l] / y[l]` for a group of [`LANES`] elements: when all are finite
 /// nonzero with the output's `n` limbs (`2 <= n < DC_T`), the lanes'
@@ -770,19 +770,39 @@ fn div_fast_lanes_impl(
     rnd: Round,
     s: &mut Scratch,
 ) -> [i8; LANES] {
-    let n = out[0].m.len();
+    // The common sizes with constant lengths (the loops unroll).
+    match out[0].m.len() {
+        2 => div_lanes_body(out, x, y, 2, p, rnd, s),
+        4 => div_lanes_body(out, x, y, 4, p, rnd, s),
+        8 => div_lanes_body(out, x, y, 8, p, rnd, s),
+        16 => div_lanes_body(out, x, y, 16, p, rnd, s),
+        n => div_lanes_body(out, x, y, n, p, rnd, s),
+    }
+}
+
+/// [`div_fast_lanes_impl`] for `n` limbs.
+#[inline(always)]
+fn div_lanes_body(
+    out: &mut [Out; LANES],
+    x: &[Elem; LANES],
+    y: &[Elem; LANES],
+    n: usize,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> [i8; LANES] {
     let buf = grow(&mut s.a, LANES * 2 * n);
     let mut it = buf.chunks_exact_mut(2 * n);
     let mut np: [&mut [u64]; LANES] = std::array::from_fn(|_| it.next().unwrap());
     for l in 0..LANES {
         let (lo, hi) = np[l].split_at_mut(n);
         lo.fill(0);
-        hi.copy_from_slice(x[l].limbs);
+        hi.copy_from_slice(&x[l].limbs[..n]);
     }
-    let ym: [&[u64]; LANES] = std::array::from_fn(|l| y[l].limbs);
+    let ym: [&[u64]; LANES] = std::array::from_fn(|l| &y[l].limbs[..n]);
     let dinv = ym.map(|d| mdiv::invert_pi1(d[n - 1], d[n - 2]));
     let qh = {
-        let mut q: [&mut [u64]; LANES] = out.each_mut().map(|o| &mut *o.m);
+        let mut q: [&mut [u64]; LANES] = out.each_mut().map(|o| &mut o.m[..n]);
         sb_div_qr_lanes(&mut q, &mut np, &ym, &dinv)
     };
     std::array::from_fn(|l| {
@@ -790,6 +810,19 @@ fn div_fast_lanes_impl(
         let neg = x[l].neg ^ y[l].neg;
         div_round(&mut out[l], neg, e, qh[l], &np[l][..n], ym[l], p, rnd)
     })
+}
+
+/// `r -= a * b`, returns the borrow limb (inlined: short fixed lengths).
+#[inline(always)]
+fn submul_inl(r: &mut [u64], a: &[u64], b: u64) -> u64 {
+    let mut c = 0u64;
+    for (r, &a) in r.iter_mut().zip(a) {
+        let t = a as u128 * b as u128 + c as u128;
+        let (d, br) = r.overflowing_sub(t as u64);
+        *r = d;
+        c = (t >> 64) as u64 + br as u64;
+    }
+    c
 }
 
 /// [`mdiv::sb_div_qr`] on [`LANES`] independent divisions of the same
@@ -835,11 +868,11 @@ fn sb_div_qr_lanes(
             let qi;
             if n1[l] == d1 && n0top == d0 {
                 qi = u64::MAX;
-                mpn::submul_1(&mut np[i..i + dn], d, qi);
+                submul_inl(&mut np[i..i + dn], d, qi);
                 n1[l] = np[i + dn - 1];
             } else {
                 let (mut qq, r1, r0) = mdiv::div_3by2(n1[l], n0top, np[i + dn - 2], d1, d0, dinv[l]);
-                let cy = mpn::submul_1(&mut np[i..i + dn - 2], &d[..dn - 2], qq);
+                let cy = submul_inl(&mut np[i..i + dn - 2], &d[..dn - 2], qq);
                 let (n0, cy1) = r0.overflowing_sub(cy);
                 let (mut nn1, cy2) = r1.overflowing_sub(cy1 as u64);
                 np[i + dn - 2] = n0;
