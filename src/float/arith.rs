@@ -8,7 +8,7 @@
 use std::cmp::Ordering;
 
 use super::round::{Out, Round, round_lo, round_to};
-use super::{Class, Elem};
+use super::{Class, Elem, FloatArray, NEG};
 use crate::int::cpu::{arith as mpn, div as mdiv, mul as mmul};
 
 /// Scratch buffers reused across the elements of one task (no allocation
@@ -197,10 +197,10 @@ pub(crate) fn add(
 /// it: the variable shifts of the fast paths become `shlx`/`shrx` (one
 /// micro-op each on Intel cores, where `shl r, cl` takes three).
 macro_rules! with_bmi2 {
-    ($(#[$doc:meta])* fn $name:ident / $bmi2:ident => $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident / $bmi2:ident => $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
         $(#[$doc])*
         #[allow(clippy::too_many_arguments)]
-        fn $name($($a: $t),*) -> $r {
+        $vis fn $name($($a: $t),*) -> $r {
             #[cfg(target_arch = "x86_64")]
             if mpn::use_asm() {
                 // SAFETY: the CPU has BMI2 (use_asm checks it).
@@ -231,6 +231,97 @@ with_bmi2! {
     /// only the sticky bit counts). `None` for a subtraction with `d <= 1`
     /// (deep cancellation: the general path).
     fn add_fast / add_fast_bmi2 => add_fast_impl(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8>
+}
+
+with_bmi2! {
+    /// `x + y` (`y` negated when `sub`) into one block of the output
+    /// (elements `base..base + tg.len()`) when both operands have the
+    /// output's limb count: the element loop with [`add_fast`] inlined (no
+    /// `Elem`s, no calls per element for two normal operands).
+    pub(crate) fn add_block / add_block_bmi2 => add_block_impl(x: &FloatArray, y: &FloatArray, sub: bool, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> ()
+}
+
+/// The body of [`add_block`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn add_block_impl(
+    x: &FloatArray,
+    y: &FloatArray,
+    sub: bool,
+    base: usize,
+    tg: &mut [u8],
+    ex: &mut [i64],
+    lm: &mut [u64],
+    tn: Option<&mut [i8]>,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) {
+    match x.n {
+        1 => add_block_n::<1>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        2 => add_block_n::<2>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        4 => add_block_n::<4>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        8 => add_block_n::<8>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        16 => add_block_n::<16>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        _ => add_block_n::<0>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+    }
+}
+
+/// [`add_block_impl`] for `N` limbs (`N = 0`: any).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn add_block_n<const N: usize>(
+    x: &FloatArray,
+    y: &FloatArray,
+    sub: bool,
+    base: usize,
+    tg: &mut [u8],
+    ex: &mut [i64],
+    lm: &mut [u64],
+    mut tn: Option<&mut [i8]>,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) {
+    let n = if N > 0 { N } else { x.n };
+    let len = tg.len();
+    let (xt, xe, xl) = (
+        &x.tags[base..base + len],
+        &x.exps[base..base + len],
+        &x.limbs[base * n..(base + len) * n],
+    );
+    let (yt, ye, yl) = (
+        &y.tags[base..base + len],
+        &y.exps[base..base + len],
+        &y.limbs[base * n..(base + len) * n],
+    );
+    let normal = Class::Normal as u8;
+    let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
+    for (j, ((tag, exp), m)) in outs.enumerate() {
+        let mut out = Out { tag, exp, m };
+        let (tx, ty) = (xt[j], yt[j]);
+        let t = if tx & 3 == normal && ty & 3 == normal {
+            let a = Num {
+                neg: tx & NEG != 0,
+                e: xe[j],
+                m: &xl[j * n..(j + 1) * n],
+            };
+            let b = Num {
+                neg: (ty & NEG != 0) ^ sub,
+                e: ye[j],
+                m: &yl[j * n..(j + 1) * n],
+            };
+            match add_fast_n::<N>(&mut out, a, b, p, rnd) {
+                Some(t) => t,
+                None => sub_near(&mut out, a, b, p, rnd, &mut s.a),
+            }
+        } else {
+            add(&mut out, &x.get(base + j), &y.get(base + j), sub, p, rnd, s)
+        };
+        if let Some(tn) = tn.as_deref_mut() {
+            tn[j] = t;
+        }
+    }
 }
 
 /// The body of [`add_fast`]: the common limb counts get loops of a fixed
@@ -298,7 +389,24 @@ fn add_fast_n<const N: usize>(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round)
     let mut lo;
     let mut st = sticky;
     let mut e = x.e;
-    if sub {
+    if sub && N > 0 {
+        // Constant length: the shifted y limb by limb, no loop-carried
+        // branches, the borrows in flags.
+        let (l, mut b) = mpn::sbb(0, lo0, sticky);
+        lo = l;
+        for i in 0..N {
+            (m[i], b) = mpn::sbb(xm[i], (yv(i + q) >> r) | hi(yv(i + q + 1)), b);
+        }
+        debug_assert!(!b);
+        if m[n - 1] >> 63 == 0 {
+            for i in (1..n).rev() {
+                m[i] = (m[i] << 1) | (m[i - 1] >> 63);
+            }
+            m[0] = (m[0] << 1) | (lo >> 63);
+            lo <<= 1;
+            e -= 1;
+        }
+    } else if sub {
         let (l, mut b) = mpn::sbb(0, lo0, sticky);
         lo = l;
         let mut i = 0;
@@ -326,7 +434,12 @@ fn add_fast_n<const N: usize>(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round)
         lo = lo0;
         let mut c = false;
         let mut i = 0;
-        if cnt > 0 {
+        if N > 0 {
+            for i in 0..N {
+                (m[i], c) = mpn::adc(xm[i], (yv(i + q) >> r) | hi(yv(i + q + 1)), c);
+            }
+            i = n;
+        } else if cnt > 0 {
             for ((mi, &xi), w) in m.iter_mut().zip(xm).zip(ym[q..].windows(2)) {
                 (*mi, c) = mpn::adc(xi, (w[0] >> r) | hi(w[1]), c);
             }

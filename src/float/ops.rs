@@ -161,6 +161,22 @@ impl FloatArray {
         })
     }
 
+    /// A binary `op` into a new array through [`FloatArray::op_into`] (the
+    /// operations with a batch path there).
+    fn op_new(
+        &self,
+        op: FloatOp,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.same_len(b)?;
+        let mut r = FloatArray::zeros(self.len, prec)?;
+        let mut tern = vec![0i8; self.len];
+        self.op_into(op, &[b], &mut r, rnd, Some(&mut tern))?;
+        Ok((r, tern))
+    }
+
     fn unary(
         &self,
         prec: u64,
@@ -177,9 +193,7 @@ impl FloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, s| {
-            arith::add(o, x, y, false, prec, rnd, s)
-        })
+        self.op_new(FloatOp::Add, b, prec, rnd)
     }
     with_ternary!(add, add_ternary, (b: &FloatArray), "`self + b` rounded to `prec` bits.");
 
@@ -190,9 +204,7 @@ impl FloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, s| {
-            arith::add(o, x, y, true, prec, rnd, s)
-        })
+        self.op_new(FloatOp::Sub, b, prec, rnd)
     }
     with_ternary!(sub, sub_ternary, (b: &FloatArray), "`self - b` rounded to `prec` bits.");
 
@@ -214,11 +226,7 @@ impl FloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(FloatArray, Vec<i8>)> {
-        self.same_len(b)?;
-        let mut r = FloatArray::zeros(self.len, prec)?;
-        let mut tern = vec![0i8; self.len];
-        self.op_into(FloatOp::Div, &[b], &mut r, rnd, Some(&mut tern))?;
-        Ok((r, tern))
+        self.op_new(FloatOp::Div, b, prec, rnd)
     }
     with_ternary!(div, div_ternary, (b: &FloatArray), "`self / b` rounded to `prec` bits.");
 
@@ -369,9 +377,16 @@ impl FloatArray {
         match op {
             FloatOp::Add | FloatOp::Sub => {
                 let (b, sub) = (b.unwrap(), op == FloatOp::Sub);
-                fill(out, ternary, |i, o, s| {
-                    arith::add(o, &self.get(i), &b.get(i), sub, p, rnd, s)
-                })
+                if self.n == out.n && b.n == out.n {
+                    par_blocks(out, ternary, |base, tg, ex, lm, tn| {
+                        let mut s = Scratch::default();
+                        arith::add_block(self, b, sub, base, tg, ex, lm, tn, p, rnd, &mut s)
+                    })
+                } else {
+                    fill(out, ternary, |i, o, s| {
+                        arith::add(o, &self.get(i), &b.get(i), sub, p, rnd, s)
+                    })
+                }
             }
             FloatOp::Mul => {
                 let b = b.unwrap();
