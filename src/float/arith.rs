@@ -324,6 +324,116 @@ fn add_block_n<const N: usize>(
     }
 }
 
+/// The element loop of a binary operation over one block of the output
+/// (elements `base..base + tg.len()`) whose operands have its `N` limbs
+/// (`N = 0`: any): `fast` for two normal operands (no `Elem`s), `slow`
+/// otherwise.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn binary_block<const N: usize>(
+    x: &FloatArray,
+    y: &FloatArray,
+    base: usize,
+    tg: &mut [u8],
+    ex: &mut [i64],
+    lm: &mut [u64],
+    mut tn: Option<&mut [i8]>,
+    s: &mut Scratch,
+    fast: impl Fn(&mut Out, Num, Num, &mut Scratch) -> i8,
+    slow: impl Fn(&mut Out, &Elem, &Elem, &mut Scratch) -> i8,
+) {
+    let n = if N > 0 { N } else { x.n };
+    let len = tg.len();
+    let (xt, xe, xl) = (
+        &x.tags[base..base + len],
+        &x.exps[base..base + len],
+        &x.limbs[base * n..(base + len) * n],
+    );
+    let (yt, ye, yl) = (
+        &y.tags[base..base + len],
+        &y.exps[base..base + len],
+        &y.limbs[base * n..(base + len) * n],
+    );
+    let normal = Class::Normal as u8;
+    let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
+    for (j, ((tag, exp), m)) in outs.enumerate() {
+        let mut out = Out { tag, exp, m };
+        let (tx, ty) = (xt[j], yt[j]);
+        let t = if tx & 3 == normal && ty & 3 == normal {
+            let a = Num {
+                neg: tx & NEG != 0,
+                e: xe[j],
+                m: &xl[j * n..(j + 1) * n],
+            };
+            let b = Num {
+                neg: ty & NEG != 0,
+                e: ye[j],
+                m: &yl[j * n..(j + 1) * n],
+            };
+            fast(&mut out, a, b, s)
+        } else {
+            slow(&mut out, &x.get(base + j), &y.get(base + j), s)
+        };
+        if let Some(tn) = tn.as_deref_mut() {
+            tn[j] = t;
+        }
+    }
+}
+
+with_bmi2! {
+    /// `x * y` into one block of the output (see [`add_block`]) when both
+    /// operands have the output's limb count.
+    pub(crate) fn mul_block / mul_block_bmi2 => mul_block_impl(x: &FloatArray, y: &FloatArray, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> ()
+}
+
+/// The body of [`mul_block`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn mul_block_impl(
+    x: &FloatArray,
+    y: &FloatArray,
+    base: usize,
+    tg: &mut [u8],
+    ex: &mut [i64],
+    lm: &mut [u64],
+    tn: Option<&mut [i8]>,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) {
+    let slow = |o: &mut Out, a: &Elem, b: &Elem, s: &mut Scratch| mul(o, a, b, p, rnd, s);
+    macro_rules! go {
+        ($n:literal) => {
+            binary_block::<$n>(
+                x,
+                y,
+                base,
+                tg,
+                ex,
+                lm,
+                tn,
+                s,
+                |o, a, b, s| {
+                    if $n > 0 && $n <= 2 {
+                        mul_small(o, a.neg ^ b.neg, a.e + b.e, a.m, b.m, p, rnd)
+                    } else {
+                        mul_fast_impl(o, a.neg ^ b.neg, a.e + b.e, a.m, b.m, p, rnd, s)
+                    }
+                },
+                slow,
+            )
+        };
+    }
+    match x.n {
+        1 => go!(1),
+        2 => go!(2),
+        4 => go!(4),
+        8 => go!(8),
+        16 => go!(16),
+        _ => go!(0),
+    }
+}
+
 /// The body of [`add_fast`]: the common limb counts get loops of a fixed
 /// length (unrolled, the carries kept in flags).
 #[inline(always)]
@@ -636,27 +746,7 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
         (Inf, _) | (_, Inf) => out.special(Inf, neg),
         (Zero, _) | (_, Zero) => out.special(Zero, neg),
         _ if x.limbs.len() <= 2 && y.limbs.len() <= 2 => {
-            // Up to 128 x 128 bits: the product on the stack.
-            let (a, b) = (x.limbs, y.limbs);
-            let mut r = [0u64; 4];
-            for (i, &ai) in a.iter().enumerate() {
-                let mut c = 0u128;
-                for (j, &bj) in b.iter().enumerate() {
-                    let t = ai as u128 * bj as u128 + r[i + j] as u128 + c;
-                    r[i + j] = t as u64;
-                    c = t >> 64;
-                }
-                r[i + b.len()] = c as u64;
-            }
-            let l = a.len() + b.len();
-            if a.len() == out.m.len() && b.len() == a.len() {
-                return round_product(out, neg, x.exp + y.exp, &r[..l], p, rnd);
-            }
-            let lz = (r[l - 1] >> 63 == 0) as i64;
-            if lz == 1 {
-                shl_assign(&mut r[..l], 1);
-            }
-            return round_to(out, neg, x.exp + y.exp - lz, &r[..l], false, p, rnd);
+            return mul_small(out, neg, x.exp + y.exp, x.limbs, y.limbs, p, rnd);
         }
         _ => {
             let n = out.m.len();
@@ -668,6 +758,30 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
         }
     }
     0
+}
+
+/// `x * y` for mantissas of up to 2 limbs: the product on the stack.
+#[inline(always)]
+fn mul_small(out: &mut Out, neg: bool, e: i64, a: &[u64], b: &[u64], p: u64, rnd: Round) -> i8 {
+    let mut r = [0u64; 4];
+    for (i, &ai) in a.iter().enumerate() {
+        let mut c = 0u128;
+        for (j, &bj) in b.iter().enumerate() {
+            let t = ai as u128 * bj as u128 + r[i + j] as u128 + c;
+            r[i + j] = t as u64;
+            c = t >> 64;
+        }
+        r[i + b.len()] = c as u64;
+    }
+    let l = a.len() + b.len();
+    if a.len() == out.m.len() && b.len() == a.len() {
+        return round_product(out, neg, e, &r[..l], p, rnd);
+    }
+    let lz = (r[l - 1] >> 63 == 0) as i64;
+    if lz == 1 {
+        shl_assign(&mut r[..l], 1);
+    }
+    round_to(out, neg, e - lz, &r[..l], false, p, rnd)
 }
 
 with_bmi2! {

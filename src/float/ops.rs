@@ -215,7 +215,7 @@ impl FloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, s| arith::mul(o, x, y, prec, rnd, s))
+        self.op_new(FloatOp::Mul, b, prec, rnd)
     }
     with_ternary!(mul, mul_ternary, (b: &FloatArray), "`self * b` rounded to `prec` bits.");
 
@@ -390,9 +390,16 @@ impl FloatArray {
             }
             FloatOp::Mul => {
                 let b = b.unwrap();
-                fill(out, ternary, |i, o, s| {
-                    arith::mul(o, &self.get(i), &b.get(i), p, rnd, s)
-                })
+                if self.n == out.n && b.n == out.n {
+                    par_blocks(out, ternary, |base, tg, ex, lm, tn| {
+                        let mut s = Scratch::default();
+                        arith::mul_block(self, b, base, tg, ex, lm, tn, p, rnd, &mut s)
+                    })
+                } else {
+                    fill(out, ternary, |i, o, s| {
+                        arith::mul(o, &self.get(i), &b.get(i), p, rnd, s)
+                    })
+                }
             }
             FloatOp::Div => {
                 let b = b.unwrap();
