@@ -1027,16 +1027,22 @@ fn div_lanes_body(
         hi.copy_from_slice(&x[l].limbs[..n]);
     }
     let ym: [&[u64]; LANES] = std::array::from_fn(|l| &y[l].limbs[..n]);
-    let dinv = ym.map(|d| mdiv::invert_pi1(d[n - 1], d[n - 2]));
+    let mut dinv = [0u64; LANES];
+    for l in 0..LANES {
+        dinv[l] = mdiv::invert_pi1(ym[l][n - 1], ym[l][n - 2]);
+    }
     let qh = {
         let mut q: [&mut [u64]; LANES] = out.each_mut().map(|o| &mut o.m[..n]);
         sb_div_qr_lanes(&mut q, &mut np, &ym, &dinv)
     };
-    std::array::from_fn(|l| {
+    // A plain loop: `array::from_fn`'s closure would not be inlined here.
+    let mut t = [0i8; LANES];
+    for l in 0..LANES {
         let e = x[l].exp - y[l].exp;
         let neg = x[l].neg ^ y[l].neg;
-        div_round(&mut out[l], neg, e, qh[l], &np[l][..n], ym[l], p, rnd)
-    })
+        t[l] = div_round(&mut out[l], neg, e, qh[l], &np[l][..n], ym[l], p, rnd);
+    }
+    t
 }
 
 /// `r -= a * b`, returns the borrow limb (inlined: short fixed lengths).
@@ -1454,6 +1460,183 @@ fn sqrtrem_body(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut
     }
     debug_assert!(!over);
     mpn::sub_n_assign(r, q2);
+}
+
+/// `sqrt(x[l])` for a group of [`LANES`] elements: when all are positive
+/// normal numbers with the output's `n <= 16` limbs, the lanes' square
+/// roots run in lockstep ([`sqrtrem_lanes`]: each root is a chain of
+/// dependent steps, hardware square root and divisions at its base);
+/// otherwise one by one through [`sqrt`].
+pub(crate) fn sqrt_lanes(
+    out: &mut [Out; LANES],
+    x: &[Elem; LANES],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> [i8; LANES] {
+    let n = out[0].m.len();
+    let fast = n <= 16
+        && (0..LANES).all(|l| x[l].class == Class::Normal && !x[l].neg && x[l].limbs.len() == n);
+    if !fast {
+        return std::array::from_fn(|l| sqrt(&mut out[l], &x[l], p, rnd, s));
+    }
+    match n {
+        2 => sqrt_lanes_body(out, x, 2, p, rnd, s),
+        4 => sqrt_lanes_body(out, x, 4, p, rnd, s),
+        8 => sqrt_lanes_body(out, x, 8, p, rnd, s),
+        16 => sqrt_lanes_body(out, x, 16, p, rnd, s),
+        _ => sqrt_lanes_body(out, x, n, p, rnd, s),
+    }
+}
+
+/// [`sqrt_lanes`] for `n` limbs: [`sqrt_same`] per lane around one
+/// [`sqrtrem_lanes`].
+#[inline(always)]
+fn sqrt_lanes_body(
+    out: &mut [Out; LANES],
+    x: &[Elem; LANES],
+    n: usize,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> [i8; LANES] {
+    let per = 2 * n + (n + 1) + sqrtrem_itch(n);
+    let buf = grow(&mut s.a, LANES * per);
+    let mut nn: [&mut [u64]; LANES] = Default::default();
+    let mut rem: [&mut [u64]; LANES] = Default::default();
+    let mut ws: [&mut [u64]; LANES] = Default::default();
+    for (l, b) in buf.chunks_exact_mut(per).enumerate() {
+        let (a, b) = b.split_at_mut(2 * n);
+        let (c, d) = b.split_at_mut(n + 1);
+        let (lo, hi) = a.split_at_mut(n);
+        let xl = &x[l].limbs[..n];
+        lo.fill(0);
+        if x[l].exp & 1 == 1 {
+            lo[n - 1] = xl[0] << 63;
+            for i in 0..n - 1 {
+                hi[i] = (xl[i] >> 1) | (xl[i + 1] << 63);
+            }
+            hi[n - 1] = xl[n - 1] >> 1;
+        } else {
+            hi.copy_from_slice(xl);
+        }
+        (nn[l], rem[l], ws[l]) = (a, c, d);
+    }
+    {
+        let mut root: [&mut [u64]; LANES] = out.each_mut().map(|o| &mut o.m[..n]);
+        let a: [&[u64]; LANES] = nn.each_ref().map(|v| &**v);
+        sqrtrem_lanes(&mut root, &mut rem, &a, &mut ws);
+    }
+    let mut t = [0i8; LANES];
+    for l in 0..LANES {
+        let e = (x[l].exp + (x[l].exp & 1)) / 2;
+        let (r, m) = (&*rem[l], &out[l].m[..n]);
+        let nz = r.iter().any(|&v| v != 0);
+        let gt = r[n] != 0 || mpn::cmp(&r[..n], m) == Ordering::Greater;
+        t[l] = round_lo(&mut out[l], false, e, ((gt as u64) << 63) | nz as u64, p, rnd);
+    }
+    t
+}
+
+/// [`sqrtrem`] on [`LANES`] operands of the same `2n` limbs (`n <= 16`),
+/// step by step in lockstep (the divisions through [`sb_div_qr_lanes`]).
+fn sqrtrem_lanes(
+    s: &mut [&mut [u64]; LANES],
+    r: &mut [&mut [u64]; LANES],
+    a: &[&[u64]; LANES],
+    ws: &mut [&mut [u64]; LANES],
+) {
+    // The common sizes with constant lengths.
+    match s[0].len() {
+        4 => sqrtrem_lanes_body::<4>(s, r, a, ws),
+        8 => sqrtrem_lanes_body::<8>(s, r, a, ws),
+        16 => sqrtrem_lanes_body::<16>(s, r, a, ws),
+        _ => sqrtrem_lanes_body::<0>(s, r, a, ws),
+    }
+}
+
+/// The body of [`sqrtrem_lanes`] for `N` limbs (`N = 0`: any).
+#[inline(always)]
+fn sqrtrem_lanes_body<const N: usize>(
+    s: &mut [&mut [u64]; LANES],
+    r: &mut [&mut [u64]; LANES],
+    a: &[&[u64]; LANES],
+    ws: &mut [&mut [u64]; LANES],
+) {
+    let n = if N > 0 { N } else { s[0].len() };
+    debug_assert!(n == s[0].len() && n <= 16);
+    if n <= 2 {
+        for l in 0..LANES {
+            if n == 2 {
+                sqrtrem_2(s[l], r[l], a[l]);
+            } else {
+                let v = ((a[l][1] as u128) << 64) | a[l][0] as u128;
+                let x = isqrt_u128(v);
+                let rem = v - x as u128 * x as u128;
+                s[l][0] = x;
+                r[l][0] = rem as u64;
+                r[l][1] = (rem >> 64) as u64;
+            }
+        }
+        return;
+    }
+    let l_ = n / 2;
+    let h = n - l_;
+    {
+        let mut st: [&mut [u64]; LANES] = s.each_mut().map(|v| &mut v[l_..]);
+        let mut rt: [&mut [u64]; LANES] = r.each_mut().map(|v| &mut v[..h + 1]);
+        let at: [&[u64]; LANES] = a.map(|v| &v[2 * l_..]);
+        sqrtrem_lanes(&mut st, &mut rt, &at, ws);
+    }
+    let mut num: [&mut [u64]; LANES] = Default::default();
+    let mut q: [&mut [u64]; LANES] = Default::default();
+    let mut q2: [&mut [u64]; LANES] = Default::default();
+    let mut low = [0u64; LANES];
+    for (l, w) in ws.iter_mut().enumerate() {
+        let (nm, rest) = w.split_at_mut(l_ + h + 1);
+        let (qq, rest) = rest.split_at_mut(l_ + 1);
+        nm[..l_].copy_from_slice(&a[l][l_..2 * l_]);
+        nm[l_..].copy_from_slice(&r[l][..h + 1]);
+        low[l] = nm[0] & 1;
+        mpn::shr_assign(nm, 1);
+        (num[l], q[l], q2[l]) = (nm, qq, &mut rest[..n + 1]);
+    }
+    {
+        let d: [&[u64]; LANES] = s.each_ref().map(|v| &v[l_..]);
+        let mut dinv = [0u64; LANES];
+        for l in 0..LANES {
+            dinv[l] = mdiv::invert_pi1(d[l][h - 1], d[l][h - 2]);
+        }
+        let qh = sb_div_qr_lanes(&mut q, &mut num, &d, &dinv);
+        debug_assert!(qh.iter().all(|&b| !b));
+    }
+    for l in 0..LANES {
+        let (s, r, q, q2, num) = (&mut *s[l], &mut *r[l], &*q[l], &mut *q2[l], &*num[l]);
+        r[..l_].copy_from_slice(&a[l][..l_]);
+        r[l_ + h] = mpn::shl(&mut r[l_..l_ + h], &num[..h], 1);
+        r[l_] |= low[l];
+        s[..l_].copy_from_slice(&q[..l_]);
+        let mut over = q[l_] != 0 && mpn::add_1_assign(&mut s[l_..], 1);
+        q2.fill(0);
+        if q[l_] == 0 {
+            mmul::mul_basecase(&mut q2[..2 * l_], &q[..l_], &q[..l_]);
+        } else {
+            q2[2 * l_] = 1;
+        }
+        while mpn::cmp(r, q2) == Ordering::Less {
+            // r += 2s - 1; s -= 1.
+            for _ in 0..2 {
+                let c = mpn::add_n_assign(&mut r[..n], s);
+                r[n] += c as u64 + over as u64;
+            }
+            mpn::sub_1_assign(r, 1);
+            if mpn::sub_1_assign(s, 1) {
+                over = false;
+            }
+        }
+        debug_assert!(!over);
+        mpn::sub_n_assign(r, q2);
+    }
 }
 
 /// `a * b + c` (`c` negated when `sub`: `a * b - c`), rounded once.

@@ -232,7 +232,10 @@ impl FloatArray {
 
     /// `sqrt(self)` and the ternary values.
     pub fn sqrt_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
-        self.unary(prec, |o, x, s| arith::sqrt(o, x, prec, rnd, s))
+        let mut r = FloatArray::zeros(self.len, prec)?;
+        let mut tern = vec![0i8; self.len];
+        self.op_into(FloatOp::Sqrt, &[], &mut r, rnd, Some(&mut tern))?;
+        Ok((r, tern))
     }
     with_ternary!(
         sqrt,
@@ -420,9 +423,15 @@ impl FloatArray {
                     arith::min_max(o, &self.get(i), &b.get(i), max, p, rnd)
                 })
             }
-            FloatOp::Sqrt => fill(out, ternary, |i, o, s| {
-                arith::sqrt(o, &self.get(i), p, rnd, s)
-            }),
+            FloatOp::Sqrt => fill_lanes(
+                out,
+                ternary,
+                |i, o, s| arith::sqrt(o, &self.get(i), p, rnd, s),
+                |i, o, s| {
+                    let x = std::array::from_fn(|l| self.get(i + l));
+                    arith::sqrt_lanes(o, &x, p, rnd, s)
+                },
+            ),
             FloatOp::Fma | FloatOp::Fms => {
                 let (b, c, sub) = (b.unwrap(), c.unwrap(), op == FloatOp::Fms);
                 fill(out, ternary, |i, o, s| {
