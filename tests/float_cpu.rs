@@ -1619,8 +1619,12 @@ fn div_lanes_mixed() {
     for limbs in [1u64, 2, 3, 4, 5, 8, 9, 16, 17, 39, 40] {
         let p = 64 * limbs - r.below(3);
         let len = 517 + r.below(4) as usize;
-        let xs: Vec<Float> = (0..len).map(|_| rand_float(&mut r, p, (-40, 40), 8)).collect();
-        let ys: Vec<Float> = (0..len).map(|_| rand_float(&mut r, p, (-40, 40), 8)).collect();
+        let xs: Vec<Float> = (0..len)
+            .map(|_| rand_float(&mut r, p, (-40, 40), 8))
+            .collect();
+        let ys: Vec<Float> = (0..len)
+            .map(|_| rand_float(&mut r, p, (-40, 40), 8))
+            .collect();
         let (a, b) = (arr(p, &xs), arr(p, &ys));
         for q in [p, p - 1, p + 64] {
             for rnd in Round::ALL {
@@ -1631,10 +1635,18 @@ fn div_lanes_mixed() {
                     .zip(&ys)
                     .map(|(x, y)| x.div_prec_round_ref_ref(y, q, m))
                     .collect();
-                check(&format!("div lanes p={p} -> {q} {rnd:?}"), &got, &want, &[&xs, &ys]);
+                check(
+                    &format!("div lanes p={p} -> {q} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs, &ys],
+                );
                 let mut out = FloatArray::zeros(len, q).unwrap();
                 a.op_into(FloatOp::Div, &[&b], &mut out, rnd, None).unwrap();
-                assert!(out == got.0, "div lanes p={p} -> {q} {rnd:?}: op_into without ternary");
+                assert!(
+                    out == got.0,
+                    "div lanes p={p} -> {q} {rnd:?}: op_into without ternary"
+                );
             }
         }
     }
@@ -1665,10 +1677,18 @@ fn sqrt_lanes_mixed() {
                 let got = a.sqrt_ternary(q, rnd).unwrap();
                 let want: Vec<(Float, Ordering)> =
                     xs.iter().map(|x| x.sqrt_prec_round_ref(q, m)).collect();
-                check(&format!("sqrt lanes p={p} -> {q} {rnd:?}"), &got, &want, &[&xs]);
+                check(
+                    &format!("sqrt lanes p={p} -> {q} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs],
+                );
                 let mut out = FloatArray::zeros(len, q).unwrap();
                 a.op_into(FloatOp::Sqrt, &[], &mut out, rnd, None).unwrap();
-                assert!(out == got.0, "sqrt lanes p={p} -> {q} {rnd:?}: op_into without ternary");
+                assert!(
+                    out == got.0,
+                    "sqrt lanes p={p} -> {q} {rnd:?}: op_into without ternary"
+                );
             }
         }
     }

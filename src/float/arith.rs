@@ -1104,7 +1104,8 @@ fn sb_div_qr_lanes(
                 submul_inl(&mut np[i..i + dn], d, qi);
                 n1[l] = np[i + dn - 1];
             } else {
-                let (mut qq, r1, r0) = mdiv::div_3by2(n1[l], n0top, np[i + dn - 2], d1, d0, dinv[l]);
+                let (mut qq, r1, r0) =
+                    mdiv::div_3by2(n1[l], n0top, np[i + dn - 2], d1, d0, dinv[l]);
                 let cy = submul_inl(&mut np[i..i + dn - 2], &d[..dn - 2], qq);
                 let (n0, cy1) = r0.overflowing_sub(cy);
                 let (mut nn1, cy2) = r1.overflowing_sub(cy1 as u64);
@@ -1533,7 +1534,14 @@ fn sqrt_lanes_body(
         let (r, m) = (&*rem[l], &out[l].m[..n]);
         let nz = r.iter().any(|&v| v != 0);
         let gt = r[n] != 0 || mpn::cmp(&r[..n], m) == Ordering::Greater;
-        t[l] = round_lo(&mut out[l], false, e, ((gt as u64) << 63) | nz as u64, p, rnd);
+        t[l] = round_lo(
+            &mut out[l],
+            false,
+            e,
+            ((gt as u64) << 63) | nz as u64,
+            p,
+            rnd,
+        );
     }
     t
 }

@@ -79,7 +79,10 @@ where
                 tn[j * LANES..(j + 1) * LANES].copy_from_slice(&t);
             }
         }
-        let outs = tg1.iter_mut().zip(ex1.iter_mut()).zip(lm1.chunks_exact_mut(n));
+        let outs = tg1
+            .iter_mut()
+            .zip(ex1.iter_mut())
+            .zip(lm1.chunks_exact_mut(n));
         for (j, ((tag, exp), m)) in outs.enumerate() {
             let mut out = Out { tag, exp, m };
             let t = f(base + full + j, &mut out, &mut s);
