@@ -1209,17 +1209,7 @@ fn sqrt_same(out: &mut Out, x: &Elem, n: usize, p: u64, rnd: Round, s: &mut Scra
     let e = (x.exp + t as i64) / 2;
     let Scratch { a, c, d, t: tt, .. } = s;
     let nn = grow(a, 2 * n);
-    let (lo, hi) = nn.split_at_mut(n);
-    lo.fill(0);
-    if t == 1 {
-        lo[n - 1] = x.limbs[0] << 63;
-        for i in 0..n - 1 {
-            hi[i] = (x.limbs[i] >> 1) | (x.limbs[i + 1] << 63);
-        }
-        hi[n - 1] = x.limbs[n - 1] >> 1;
-    } else {
-        hi.copy_from_slice(&x.limbs[..n]);
-    }
+    sqrt_operand(nn, &x.limbs[..n], t == 1);
     let rem = grow(c, n + 1);
     let ws = grow(d, sqrtrem_itch(n));
     let m = &mut out.m[..n];
@@ -1227,6 +1217,24 @@ fn sqrt_same(out: &mut Out, x: &Elem, n: usize, p: u64, rnd: Round, s: &mut Scra
     let nz = rem.iter().any(|&v| v != 0);
     let gt = rem[n] != 0 || mpn::cmp(&rem[..n], m) == Ordering::Greater;
     round_lo(out, false, e, ((gt as u64) << 63) | nz as u64, p, rnd)
+}
+
+/// `nn = xl * B^n` (`n = xl.len()`, `nn` of `2n` limbs), shifted right by
+/// one bit when `odd`.
+#[inline(always)]
+fn sqrt_operand(nn: &mut [u64], xl: &[u64], odd: bool) {
+    let n = xl.len();
+    let (lo, hi) = nn.split_at_mut(n);
+    lo.fill(0);
+    if odd {
+        lo[n - 1] = xl[0] << 63;
+        for (h, w) in hi.iter_mut().zip(xl.windows(2)) {
+            *h = (w[0] >> 1) | (w[1] << 63);
+        }
+        hi[n - 1] = xl[n - 1] >> 1;
+    } else {
+        hi.copy_from_slice(xl);
+    }
 }
 
 /// `(hi B + lo) / d` and the remainder, for `hi < d` (one hardware
@@ -1509,18 +1517,7 @@ fn sqrt_lanes_body(
     for (l, b) in buf.chunks_exact_mut(per).enumerate() {
         let (a, b) = b.split_at_mut(2 * n);
         let (c, d) = b.split_at_mut(n + 1);
-        let (lo, hi) = a.split_at_mut(n);
-        let xl = &x[l].limbs[..n];
-        lo.fill(0);
-        if x[l].exp & 1 == 1 {
-            lo[n - 1] = xl[0] << 63;
-            for i in 0..n - 1 {
-                hi[i] = (xl[i] >> 1) | (xl[i + 1] << 63);
-            }
-            hi[n - 1] = xl[n - 1] >> 1;
-        } else {
-            hi.copy_from_slice(xl);
-        }
+        sqrt_operand(a, &x[l].limbs[..n], x[l].exp & 1 == 1);
         (nn[l], rem[l], ws[l]) = (a, c, d);
     }
     {
