@@ -1606,6 +1606,94 @@ fn same_limbs_binary(div: bool) {
     }
 }
 
+/// Division by groups of lanes (`div_lanes`): normal elements mixed with
+/// special values at random places (groups that take the lanes path and
+/// groups that fall back), lengths that leave a partial group at the end of
+/// a block and of the array, limb counts on both sides of the lanes' size
+/// limit (DC_T = 40), and outputs of another limb count (fallback), with
+/// and without ternary values.
+#[test]
+fn div_lanes_mixed() {
+    use mparray::float::FloatOp;
+    let mut r = Rng(common::seed());
+    for limbs in [1u64, 2, 3, 4, 5, 8, 9, 16, 17, 39, 40] {
+        let p = 64 * limbs - r.below(3);
+        let len = 517 + r.below(4) as usize;
+        let xs: Vec<Float> = (0..len)
+            .map(|_| rand_float(&mut r, p, (-40, 40), 8))
+            .collect();
+        let ys: Vec<Float> = (0..len)
+            .map(|_| rand_float(&mut r, p, (-40, 40), 8))
+            .collect();
+        let (a, b) = (arr(p, &xs), arr(p, &ys));
+        for q in [p, p - 1, p + 64] {
+            for rnd in Round::ALL {
+                let m = rm(rnd);
+                let got = a.div_ternary(&b, q, rnd).unwrap();
+                let want: Vec<(Float, Ordering)> = xs
+                    .iter()
+                    .zip(&ys)
+                    .map(|(x, y)| x.div_prec_round_ref_ref(y, q, m))
+                    .collect();
+                check(
+                    &format!("div lanes p={p} -> {q} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs, &ys],
+                );
+                let mut out = FloatArray::zeros(len, q).unwrap();
+                a.op_into(FloatOp::Div, &[&b], &mut out, rnd, None).unwrap();
+                assert!(
+                    out == got.0,
+                    "div lanes p={p} -> {q} {rnd:?}: op_into without ternary"
+                );
+            }
+        }
+    }
+}
+
+/// Square roots by groups of lanes (`sqrt_lanes`): positive normal
+/// elements mixed with negative ones and special values at random places,
+/// partial groups, limb counts on both sides of the lanes' limit (16) and
+/// outputs of another limb count, with and without ternary values.
+#[test]
+fn sqrt_lanes_mixed() {
+    use mparray::float::FloatOp;
+    let mut r = Rng(common::seed());
+    for limbs in [1u64, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17] {
+        let p = 64 * limbs - r.below(3);
+        let len = 517 + r.below(4) as usize;
+        let xs: Vec<Float> = (0..len)
+            .map(|_| {
+                let x = rand_float(&mut r, p, (-40, 40), 6);
+                // Mostly positive: groups of four normal positive elements.
+                if r.below(16) == 0 { x } else { x.abs() }
+            })
+            .collect();
+        let a = arr(p, &xs);
+        for q in [p, p - 1, p + 64] {
+            for rnd in Round::ALL {
+                let m = rm(rnd);
+                let got = a.sqrt_ternary(q, rnd).unwrap();
+                let want: Vec<(Float, Ordering)> =
+                    xs.iter().map(|x| x.sqrt_prec_round_ref(q, m)).collect();
+                check(
+                    &format!("sqrt lanes p={p} -> {q} {rnd:?}"),
+                    &got,
+                    &want,
+                    &[&xs],
+                );
+                let mut out = FloatArray::zeros(len, q).unwrap();
+                a.op_into(FloatOp::Sqrt, &[], &mut out, rnd, None).unwrap();
+                assert!(
+                    out == got.0,
+                    "sqrt lanes p={p} -> {q} {rnd:?}: op_into without ternary"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn sqrt_same_limbs_edges() {
     let mut r = Rng(common::seed());

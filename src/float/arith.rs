@@ -8,7 +8,7 @@
 use std::cmp::Ordering;
 
 use super::round::{Out, Round, round_lo, round_to};
-use super::{Class, Elem};
+use super::{Class, Elem, FloatArray, NEG};
 use crate::int::cpu::{arith as mpn, div as mdiv, mul as mmul};
 
 /// Scratch buffers reused across the elements of one task (no allocation
@@ -197,10 +197,10 @@ pub(crate) fn add(
 /// it: the variable shifts of the fast paths become `shlx`/`shrx` (one
 /// micro-op each on Intel cores, where `shl r, cl` takes three).
 macro_rules! with_bmi2 {
-    ($(#[$doc:meta])* fn $name:ident / $bmi2:ident => $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident / $bmi2:ident => $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
         $(#[$doc])*
         #[allow(clippy::too_many_arguments)]
-        fn $name($($a: $t),*) -> $r {
+        $vis fn $name($($a: $t),*) -> $r {
             #[cfg(target_arch = "x86_64")]
             if mpn::use_asm() {
                 // SAFETY: the CPU has BMI2 (use_asm checks it).
@@ -231,6 +231,188 @@ with_bmi2! {
     /// only the sticky bit counts). `None` for a subtraction with `d <= 1`
     /// (deep cancellation: the general path).
     fn add_fast / add_fast_bmi2 => add_fast_impl(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round) -> Option<i8>
+}
+
+with_bmi2! {
+    /// `x + y` (`y` negated when `sub`) into one block of the output
+    /// (elements `base..base + tg.len()`) when both operands have the
+    /// output's limb count: the element loop with [`add_fast`] inlined (no
+    /// `Elem`s, no calls per element for two normal operands).
+    pub(crate) fn add_block / add_block_bmi2 => add_block_impl(x: &FloatArray, y: &FloatArray, sub: bool, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> ()
+}
+
+/// The body of [`add_block`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn add_block_impl(
+    x: &FloatArray,
+    y: &FloatArray,
+    sub: bool,
+    base: usize,
+    tg: &mut [u8],
+    ex: &mut [i64],
+    lm: &mut [u64],
+    tn: Option<&mut [i8]>,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) {
+    match x.n {
+        1 => add_block_n::<1>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        2 => add_block_n::<2>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        4 => add_block_n::<4>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        8 => add_block_n::<8>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        16 => add_block_n::<16>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        _ => add_block_n::<0>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+    }
+}
+
+/// [`add_block_impl`] for `N` limbs (`N = 0`: any).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn add_block_n<const N: usize>(
+    x: &FloatArray,
+    y: &FloatArray,
+    sub: bool,
+    base: usize,
+    tg: &mut [u8],
+    ex: &mut [i64],
+    lm: &mut [u64],
+    mut tn: Option<&mut [i8]>,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) {
+    let n = if N > 0 { N } else { x.n };
+    let len = tg.len();
+    let (xt, xe, xl) = (
+        &x.tags[base..base + len],
+        &x.exps[base..base + len],
+        &x.limbs[base * n..(base + len) * n],
+    );
+    let (yt, ye, yl) = (
+        &y.tags[base..base + len],
+        &y.exps[base..base + len],
+        &y.limbs[base * n..(base + len) * n],
+    );
+    let normal = Class::Normal as u8;
+    let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
+    for (j, ((tag, exp), m)) in outs.enumerate() {
+        let mut out = Out { tag, exp, m };
+        let (tx, ty) = (xt[j], yt[j]);
+        let t = if tx & 3 == normal && ty & 3 == normal {
+            let a = Num {
+                neg: tx & NEG != 0,
+                e: xe[j],
+                m: &xl[j * n..(j + 1) * n],
+            };
+            let b = Num {
+                neg: (ty & NEG != 0) ^ sub,
+                e: ye[j],
+                m: &yl[j * n..(j + 1) * n],
+            };
+            match add_fast_n::<N>(&mut out, a, b, p, rnd) {
+                Some(t) => t,
+                None => sub_near(&mut out, a, b, p, rnd, &mut s.a),
+            }
+        } else {
+            add(&mut out, &x.get(base + j), &y.get(base + j), sub, p, rnd, s)
+        };
+        if let Some(tn) = tn.as_deref_mut() {
+            tn[j] = t;
+        }
+    }
+}
+
+/// [`mul_block_impl`] for `N` limbs (`N = 0`: any): the element loop of
+/// [`add_block_n`] with the product's fast path written in (as a closure
+/// parameter LLVM left it out of line: a quarter of mul-512's time).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn mul_block_n<const N: usize>(
+    x: &FloatArray,
+    y: &FloatArray,
+    base: usize,
+    tg: &mut [u8],
+    ex: &mut [i64],
+    lm: &mut [u64],
+    mut tn: Option<&mut [i8]>,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) {
+    let n = if N > 0 { N } else { x.n };
+    let len = tg.len();
+    let (xt, xe, xl) = (
+        &x.tags[base..base + len],
+        &x.exps[base..base + len],
+        &x.limbs[base * n..(base + len) * n],
+    );
+    let (yt, ye, yl) = (
+        &y.tags[base..base + len],
+        &y.exps[base..base + len],
+        &y.limbs[base * n..(base + len) * n],
+    );
+    let normal = Class::Normal as u8;
+    let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
+    for (j, ((tag, exp), m)) in outs.enumerate() {
+        let mut out = Out { tag, exp, m };
+        let (tx, ty) = (xt[j], yt[j]);
+        let t = if tx & 3 == normal && ty & 3 == normal {
+            let a = Num {
+                neg: tx & NEG != 0,
+                e: xe[j],
+                m: &xl[j * n..(j + 1) * n],
+            };
+            let b = Num {
+                neg: ty & NEG != 0,
+                e: ye[j],
+                m: &yl[j * n..(j + 1) * n],
+            };
+            let (neg, e) = (a.neg ^ b.neg, a.e + b.e);
+            if N > 0 && N <= 2 {
+                mul_small(&mut out, neg, e, a.m, b.m, p, rnd)
+            } else {
+                mul_fast_impl(&mut out, neg, e, a.m, b.m, p, rnd, s)
+            }
+        } else {
+            mul(&mut out, &x.get(base + j), &y.get(base + j), p, rnd, s)
+        };
+        if let Some(tn) = tn.as_deref_mut() {
+            tn[j] = t;
+        }
+    }
+}
+
+with_bmi2! {
+    /// `x * y` into one block of the output (see [`add_block`]) when both
+    /// operands have the output's limb count.
+    pub(crate) fn mul_block / mul_block_bmi2 => mul_block_impl(x: &FloatArray, y: &FloatArray, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> ()
+}
+
+/// The body of [`mul_block`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn mul_block_impl(
+    x: &FloatArray,
+    y: &FloatArray,
+    base: usize,
+    tg: &mut [u8],
+    ex: &mut [i64],
+    lm: &mut [u64],
+    tn: Option<&mut [i8]>,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) {
+    match x.n {
+        1 => mul_block_n::<1>(x, y, base, tg, ex, lm, tn, p, rnd, s),
+        2 => mul_block_n::<2>(x, y, base, tg, ex, lm, tn, p, rnd, s),
+        4 => mul_block_n::<4>(x, y, base, tg, ex, lm, tn, p, rnd, s),
+        8 => mul_block_n::<8>(x, y, base, tg, ex, lm, tn, p, rnd, s),
+        16 => mul_block_n::<16>(x, y, base, tg, ex, lm, tn, p, rnd, s),
+        _ => mul_block_n::<0>(x, y, base, tg, ex, lm, tn, p, rnd, s),
+    }
 }
 
 /// The body of [`add_fast`]: the common limb counts get loops of a fixed
@@ -298,7 +480,24 @@ fn add_fast_n<const N: usize>(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round)
     let mut lo;
     let mut st = sticky;
     let mut e = x.e;
-    if sub {
+    if sub && N > 0 {
+        // Constant length: the shifted y limb by limb, no loop-carried
+        // branches, the borrows in flags.
+        let (l, mut b) = mpn::sbb(0, lo0, sticky);
+        lo = l;
+        for i in 0..N {
+            (m[i], b) = mpn::sbb(xm[i], (yv(i + q) >> r) | hi(yv(i + q + 1)), b);
+        }
+        debug_assert!(!b);
+        if m[n - 1] >> 63 == 0 {
+            for i in (1..n).rev() {
+                m[i] = (m[i] << 1) | (m[i - 1] >> 63);
+            }
+            m[0] = (m[0] << 1) | (lo >> 63);
+            lo <<= 1;
+            e -= 1;
+        }
+    } else if sub {
         let (l, mut b) = mpn::sbb(0, lo0, sticky);
         lo = l;
         let mut i = 0;
@@ -326,7 +525,12 @@ fn add_fast_n<const N: usize>(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round)
         lo = lo0;
         let mut c = false;
         let mut i = 0;
-        if cnt > 0 {
+        if N > 0 {
+            for i in 0..N {
+                (m[i], c) = mpn::adc(xm[i], (yv(i + q) >> r) | hi(yv(i + q + 1)), c);
+            }
+            i = n;
+        } else if cnt > 0 {
             for ((mi, &xi), w) in m.iter_mut().zip(xm).zip(ym[q..].windows(2)) {
                 (*mi, c) = mpn::adc(xi, (w[0] >> r) | hi(w[1]), c);
             }
@@ -523,27 +727,7 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
         (Inf, _) | (_, Inf) => out.special(Inf, neg),
         (Zero, _) | (_, Zero) => out.special(Zero, neg),
         _ if x.limbs.len() <= 2 && y.limbs.len() <= 2 => {
-            // Up to 128 x 128 bits: the product on the stack.
-            let (a, b) = (x.limbs, y.limbs);
-            let mut r = [0u64; 4];
-            for (i, &ai) in a.iter().enumerate() {
-                let mut c = 0u128;
-                for (j, &bj) in b.iter().enumerate() {
-                    let t = ai as u128 * bj as u128 + r[i + j] as u128 + c;
-                    r[i + j] = t as u64;
-                    c = t >> 64;
-                }
-                r[i + b.len()] = c as u64;
-            }
-            let l = a.len() + b.len();
-            if a.len() == out.m.len() && b.len() == a.len() {
-                return round_product(out, neg, x.exp + y.exp, &r[..l], p, rnd);
-            }
-            let lz = (r[l - 1] >> 63 == 0) as i64;
-            if lz == 1 {
-                shl_assign(&mut r[..l], 1);
-            }
-            return round_to(out, neg, x.exp + y.exp - lz, &r[..l], false, p, rnd);
+            return mul_small(out, neg, x.exp + y.exp, x.limbs, y.limbs, p, rnd);
         }
         _ => {
             let n = out.m.len();
@@ -555,6 +739,30 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
         }
     }
     0
+}
+
+/// `x * y` for mantissas of up to 2 limbs: the product on the stack.
+#[inline(always)]
+fn mul_small(out: &mut Out, neg: bool, e: i64, a: &[u64], b: &[u64], p: u64, rnd: Round) -> i8 {
+    let mut r = [0u64; 4];
+    for (i, &ai) in a.iter().enumerate() {
+        let mut c = 0u128;
+        for (j, &bj) in b.iter().enumerate() {
+            let t = ai as u128 * bj as u128 + r[i + j] as u128 + c;
+            r[i + j] = t as u64;
+            c = t >> 64;
+        }
+        r[i + b.len()] = c as u64;
+    }
+    let l = a.len() + b.len();
+    if a.len() == out.m.len() && b.len() == a.len() {
+        return round_product(out, neg, e, &r[..l], p, rnd);
+    }
+    let lz = (r[l - 1] >> 63 == 0) as i64;
+    if lz == 1 {
+        shl_assign(&mut r[..l], 1);
+    }
+    round_to(out, neg, e - lz, &r[..l], false, p, rnd)
 }
 
 with_bmi2! {
@@ -679,6 +887,25 @@ fn div_fast_impl(
         };
         (qh, &np[..n])
     };
+    div_round(out, neg, e, qh, r, ym, p, rnd)
+}
+
+/// Rounds the quotient of [`div_fast`]: `out.m` holds its low `n` limbs,
+/// `qh` its top bit, `r` the remainder.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn div_round(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    qh: bool,
+    r: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+) -> i8 {
+    let n = ym.len();
+    let m = &mut *out.m;
     let nz = r.iter().any(|&v| v != 0);
     let (lo, e) = if qh {
         // (1, q) >> 1: the bit out is the round bit.
@@ -704,6 +931,179 @@ fn div_fast_impl(
         (((ge as u64) << 63) | nz as u64, e)
     };
     round_lo(out, neg, e, lo, p, rnd)
+}
+
+/// Elements per group in the interleaved paths ([`div_lanes`]).
+pub(crate) const LANES: usize = 4;
+
+/// `x[l] / y[l]` for a group of [`LANES`] elements: when all are finite
+/// nonzero with the output's `n` limbs (`2 <= n < DC_T`), the lanes'
+/// schoolbook divisions run interleaved (each quotient limb waits for the
+/// previous step's remainder: one lane's chain alone leaves the core idle);
+/// otherwise one by one through [`div`].
+pub(crate) fn div_lanes(
+    out: &mut [Out; LANES],
+    x: &[Elem; LANES],
+    y: &[Elem; LANES],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> [i8; LANES] {
+    let n = out[0].m.len();
+    let fast = (2..mdiv::DC_T).contains(&n)
+        && (0..LANES).all(|l| {
+            x[l].class == Class::Normal
+                && y[l].class == Class::Normal
+                && x[l].limbs.len() == n
+                && y[l].limbs.len() == n
+        });
+    if !fast {
+        return std::array::from_fn(|l| div(&mut out[l], &x[l], &y[l], p, rnd, s));
+    }
+    div_fast_lanes(out, x, y, p, rnd, s)
+}
+
+with_bmi2! {
+    /// [`div_fast`] for [`LANES`] elements at once (see [`div_lanes`]).
+    fn div_fast_lanes / div_fast_lanes_bmi2 => div_fast_lanes_impl(out: &mut [Out; LANES], x: &[Elem; LANES], y: &[Elem; LANES], p: u64, rnd: Round, s: &mut Scratch) -> [i8; LANES]
+}
+
+/// The body of [`div_fast_lanes`].
+#[inline(always)]
+fn div_fast_lanes_impl(
+    out: &mut [Out; LANES],
+    x: &[Elem; LANES],
+    y: &[Elem; LANES],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> [i8; LANES] {
+    // The common sizes with constant lengths (the loops unroll).
+    match out[0].m.len() {
+        2 => div_lanes_body(out, x, y, 2, p, rnd, s),
+        4 => div_lanes_body(out, x, y, 4, p, rnd, s),
+        8 => div_lanes_body(out, x, y, 8, p, rnd, s),
+        16 => div_lanes_body(out, x, y, 16, p, rnd, s),
+        n => div_lanes_body(out, x, y, n, p, rnd, s),
+    }
+}
+
+/// [`div_fast_lanes_impl`] for `n` limbs.
+#[inline(always)]
+fn div_lanes_body(
+    out: &mut [Out; LANES],
+    x: &[Elem; LANES],
+    y: &[Elem; LANES],
+    n: usize,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> [i8; LANES] {
+    let buf = grow(&mut s.a, LANES * 2 * n);
+    let mut it = buf.chunks_exact_mut(2 * n);
+    let mut np: [&mut [u64]; LANES] = std::array::from_fn(|_| it.next().unwrap());
+    for l in 0..LANES {
+        let (lo, hi) = np[l].split_at_mut(n);
+        lo.fill(0);
+        hi.copy_from_slice(&x[l].limbs[..n]);
+    }
+    let ym: [&[u64]; LANES] = std::array::from_fn(|l| &y[l].limbs[..n]);
+    let mut dinv = [0u64; LANES];
+    for l in 0..LANES {
+        dinv[l] = mdiv::invert_pi1(ym[l][n - 1], ym[l][n - 2]);
+    }
+    let qh = {
+        let mut q: [&mut [u64]; LANES] = out.each_mut().map(|o| &mut o.m[..n]);
+        sb_div_qr_lanes(&mut q, &mut np, &ym, &dinv)
+    };
+    // A plain loop: `array::from_fn`'s closure would not be inlined here.
+    let mut t = [0i8; LANES];
+    for l in 0..LANES {
+        let e = x[l].exp - y[l].exp;
+        let neg = x[l].neg ^ y[l].neg;
+        t[l] = div_round(&mut out[l], neg, e, qh[l], &np[l][..n], ym[l], p, rnd);
+    }
+    t
+}
+
+/// `r -= a * b`, returns the borrow limb (inlined: short fixed lengths).
+#[inline(always)]
+fn submul_inl(r: &mut [u64], a: &[u64], b: u64) -> u64 {
+    let mut c = 0u64;
+    for (r, &a) in r.iter_mut().zip(a) {
+        let t = a as u128 * b as u128 + c as u128;
+        let (d, br) = r.overflowing_sub(t as u64);
+        *r = d;
+        c = (t >> 64) as u64 + br as u64;
+    }
+    c
+}
+
+/// [`mdiv::sb_div_qr`] on [`LANES`] independent divisions of the same
+/// lengths, step by step in lockstep.
+#[inline(always)]
+fn sb_div_qr_lanes(
+    q: &mut [&mut [u64]; LANES],
+    np: &mut [&mut [u64]; LANES],
+    d: &[&[u64]; LANES],
+    dinv: &[u64; LANES],
+) -> [bool; LANES] {
+    let (nn, dn) = (np[0].len(), d[0].len());
+    let mut qh = [false; LANES];
+    for l in 0..LANES {
+        qh[l] = mpn::cmp(&np[l][nn - dn..], d[l]).is_ge();
+        if qh[l] {
+            mpn::sub_n_assign(&mut np[l][nn - dn..], d[l]);
+        }
+    }
+    if dn == 2 {
+        let mut r: [(u64, u64); LANES] = std::array::from_fn(|l| (np[l][nn - 1], np[l][nn - 2]));
+        for i in (0..nn - 2).rev() {
+            for l in 0..LANES {
+                let (qi, s1, s0) =
+                    mdiv::div_3by2(r[l].0, r[l].1, np[l][i], d[l][1], d[l][0], dinv[l]);
+                q[l][i] = qi;
+                r[l] = (s1, s0);
+            }
+        }
+        for l in 0..LANES {
+            np[l][1] = r[l].0;
+            np[l][0] = r[l].1;
+        }
+        return qh;
+    }
+    let mut n1: [u64; LANES] = std::array::from_fn(|l| np[l][nn - 1]);
+    for i in (0..nn - dn).rev() {
+        for l in 0..LANES {
+            let (np, d) = (&mut *np[l], d[l]);
+            let (d1, d0) = (d[dn - 1], d[dn - 2]);
+            // The partial remainder is np[i..i+dn-1] with n1 on top.
+            let n0top = np[i + dn - 1];
+            let qi;
+            if n1[l] == d1 && n0top == d0 {
+                qi = u64::MAX;
+                submul_inl(&mut np[i..i + dn], d, qi);
+                n1[l] = np[i + dn - 1];
+            } else {
+                let (mut qq, r1, r0) =
+                    mdiv::div_3by2(n1[l], n0top, np[i + dn - 2], d1, d0, dinv[l]);
+                let cy = submul_inl(&mut np[i..i + dn - 2], &d[..dn - 2], qq);
+                let (n0, cy1) = r0.overflowing_sub(cy);
+                let (mut nn1, cy2) = r1.overflowing_sub(cy1 as u64);
+                np[i + dn - 2] = n0;
+                if cy2 {
+                    let c = mpn::add_n_assign(&mut np[i..i + dn - 1], &d[..dn - 1]);
+                    nn1 = nn1.wrapping_add(d1).wrapping_add(c as u64);
+                    qq = qq.wrapping_sub(1);
+                }
+                n1[l] = nn1;
+                qi = qq;
+            }
+            np[i + dn - 1] = n1[l];
+            q[l][i] = qi;
+        }
+    }
+    qh
 }
 
 /// Quotient of finite nonzero numbers: `x`'s mantissa extended with `k`
@@ -736,6 +1136,16 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
         (Class::Zero, neg) => out.special(Class::Zero, neg),
         (Class::Normal, false) => {
             let (lx, n) = (x.limbs.len(), out.m.len());
+            if lx == n {
+                // The common sizes with constant lengths.
+                return match n {
+                    2 => sqrt_same(out, x, 2, p, rnd, s),
+                    4 => sqrt_same(out, x, 4, p, rnd, s),
+                    8 => sqrt_same(out, x, 8, p, rnd, s),
+                    16 => sqrt_same(out, x, 16, p, rnd, s),
+                    _ => sqrt_same(out, x, n, p, rnd, s),
+                };
+            }
             // An m-limb root of N = x's mantissa * B^(2m - lx) (shifted
             // right by one bit for an odd exponent: 2m > lx keeps that bit).
             let m = n.max(lx / 2 + 1);
@@ -769,21 +1179,159 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
     0
 }
 
-/// floor(sqrt(n)) of a 128-bit integer.
-fn isqrt_u128(n: u128) -> u64 {
-    // The f64 root is within about 2^11 of the root when n >= 2^126 (as
-    // here); one floor Newton step, never below the root, lands within 1.
-    let mut s = ((n as f64).sqrt() as u128).min(u64::MAX as u128);
-    if s != 0 {
-        s = ((s + n / s) / 2).min(u64::MAX as u128);
+/// `sqrt(x)` for a positive `x` of the output's `n` limbs: the root of
+/// `N = x's mantissa * B^n` (shifted right by one bit for an odd exponent)
+/// has `n` limbs, the result's: the round bit is `sqrt(N) >= s + 1/2`,
+/// i.e. `R > s` (`R = s + 1/4` is impossible), and then the root is
+/// inexact; else the sticky bit is `R != 0`.
+#[inline(always)]
+fn sqrt_same(out: &mut Out, x: &Elem, n: usize, p: u64, rnd: Round, s: &mut Scratch) -> i8 {
+    let t = (x.exp & 1) as u32;
+    let e = (x.exp + t as i64) / 2;
+    let Scratch { a, c, d, t: tt, .. } = s;
+    let nn = grow(a, 2 * n);
+    sqrt_operand(nn, &x.limbs[..n], t == 1);
+    let rem = grow(c, n + 1);
+    let ws = grow(d, sqrtrem_itch(n));
+    let m = &mut out.m[..n];
+    sqrtrem(m, rem, nn, ws, tt);
+    let nz = rem.iter().any(|&v| v != 0);
+    let gt = rem[n] != 0 || mpn::cmp(&rem[..n], m) == Ordering::Greater;
+    round_lo(out, false, e, ((gt as u64) << 63) | nz as u64, p, rnd)
+}
+
+/// `nn = xl * B^n` (`n = xl.len()`, `nn` of `2n` limbs), shifted right by
+/// one bit when `odd`.
+#[inline(always)]
+fn sqrt_operand(nn: &mut [u64], xl: &[u64], odd: bool) {
+    let n = xl.len();
+    let (lo, hi) = nn.split_at_mut(n);
+    lo.fill(0);
+    if odd {
+        lo[n - 1] = xl[0] << 63;
+        for (h, w) in hi.iter_mut().zip(xl.windows(2)) {
+            *h = (w[0] >> 1) | (w[1] << 63);
+        }
+        hi[n - 1] = xl[n - 1] >> 1;
+    } else {
+        hi.copy_from_slice(xl);
     }
-    while s * s > n {
+}
+
+/// `(hi B + lo) / d` and the remainder, for `hi < d` (one hardware
+/// division where there is one).
+#[inline(always)]
+fn div_hw(hi: u64, lo: u64, d: u64) -> (u64, u64) {
+    debug_assert!(hi < d);
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (q, r): (u64, u64);
+        // SAFETY: no memory access; hi < d, so the quotient fits (no #DE).
+        unsafe {
+            std::arch::asm!(
+                "div {d}",
+                d = in(reg) d,
+                inout("rax") lo => q,
+                inout("rdx") hi => r,
+                options(pure, nomem, nostack),
+            );
+        }
+        (q, r)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let n = ((hi as u128) << 64) | lo as u128;
+        ((n / d as u128) as u64, (n % d as u128) as u64)
+    }
+}
+
+/// floor(sqrt(n)) of a 128-bit integer `n >= 2^126`.
+#[inline(always)]
+fn isqrt_u128(n: u128) -> u64 {
+    debug_assert!(n >> 126 != 0);
+    let (hi, lo) = ((n >> 64) as u64, n as u64);
+    if hi == u64::MAX {
+        // n >= (B - 1) B > (B - 1)^2: the root is B - 1 (and n / s0 would
+        // not fit a limb).
+        return u64::MAX;
+    }
+    // The f64 root is within 2^12 of sqrt(n) (relative error < 2^-51 at
+    // most 2^64); 2^13 more makes s0 >= sqrt(n) > n / B, so n / s0 fits a
+    // limb, and one Newton step from above lands on the root or one above.
+    let f = (hi as f64 * 18446744073709551616.0 + lo as f64).sqrt();
+    let s0 = (f as u64).saturating_add(1 << 13);
+    let (q, _) = div_hw(hi, lo, s0);
+    let mut s = ((s0 as u128 + q as u128) / 2) as u64;
+    while s as u128 * s as u128 > n {
         s -= 1;
     }
-    while s < u64::MAX as u128 && (s + 1) * (s + 1) <= n {
-        s += 1;
+    s
+}
+
+/// [`sqrtrem`] for a 2-limb root (`a` of 4 limbs) in registers, the same
+/// steps with `l = h = 1`.
+#[inline(always)]
+fn sqrtrem_2(s: &mut [u64], r: &mut [u64], a: &[u64]) {
+    let v = ((a[3] as u128) << 64) | a[2] as u128;
+    let s1 = isqrt_u128(v);
+    // r1 = v - s1^2 <= 2 s1: 65 bits.
+    let r1 = v - s1 as u128 * s1 as u128;
+    // num = (r1 B + a1) / 2 (the low bit apart), divided by s1: the
+    // quotient is at most B, and B exactly only when num's top limb is s1.
+    let low = a[1] & 1;
+    let (nh, nl) = ((r1 >> 1) as u64, ((r1 as u64) << 63) | (a[1] >> 1));
+    let (q, u, qtop) = if nh < s1 {
+        let (q, u) = div_hw(nh, nl, s1);
+        (q, u, false)
+    } else {
+        (0, nl, true)
+    };
+    // u = 2 u' + low < 2 s1 + 1: 65 bits; r = u B + a0 - q^2 on 3 limbs.
+    let (u_lo, u_hi) = ((u << 1) | low, u >> 63);
+    let q2 = if qtop {
+        (0u128, 1u64)
+    } else {
+        (q as u128 * q as u128, 0)
+    };
+    let (r0, b0) = mpn::sbb(a[0], q2.0 as u64, false);
+    let (r1, b1) = mpn::sbb(u_lo, (q2.0 >> 64) as u64, b0);
+    let r2 = u_hi.wrapping_sub(q2.1).wrapping_sub(b1 as u64);
+    // s = s1 B + q (q = B: s1 + 1, with a carry out when s1 = B - 1).
+    let (mut sl, mut sh, mut over) = if qtop {
+        let (h, o) = s1.overflowing_add(1);
+        (0u64, h, o)
+    } else {
+        (q, s1, false)
+    };
+    let (mut r0, mut r1, mut r2) = (r0, r1, r2);
+    while (r2 as i64) < 0 {
+        // r += 2s - 1; s -= 1 (s >= 1 here).
+        for _ in 0..2 {
+            let c;
+            (r0, c) = mpn::adc(r0, sl, false);
+            let c2;
+            (r1, c2) = mpn::adc(r1, sh, c);
+            r2 = r2.wrapping_add(c2 as u64 + over as u64);
+        }
+        let b;
+        (r0, b) = mpn::sbb(r0, 1, false);
+        let b2;
+        (r1, b2) = mpn::sbb(r1, 0, b);
+        r2 = r2.wrapping_sub(b2 as u64);
+        let bs;
+        (sl, bs) = sl.overflowing_sub(1);
+        let bh;
+        (sh, bh) = sh.overflowing_sub(bs as u64);
+        if bh {
+            over = false;
+        }
     }
-    s as u64
+    debug_assert!(!over);
+    s[0] = sl;
+    s[1] = sh;
+    r[0] = r0;
+    r[1] = r1;
+    r[2] = r2;
 }
 
 /// Scratch limbs [`sqrtrem`] needs for an `n`-limb root.
@@ -794,6 +1342,7 @@ fn sqrtrem_itch(n: usize) -> usize {
 /// `q = floor(num / d)` in place for a normalized `d` (top bit set) and a
 /// quotient of `q.len() = num.len() - d.len()` limbs (the caller knows it
 /// fits): the remainder is left in `num[..d.len()]`.
+#[inline(always)]
 fn div_norm(q: &mut [u64], num: &mut [u64], d: &[u64], t: &mut Vec<u64>) {
     let h = d.len();
     debug_assert!(q.len() == num.len() - h && d[h - 1] >> 63 == 1);
@@ -808,9 +1357,14 @@ fn div_norm(q: &mut [u64], num: &mut [u64], d: &[u64], t: &mut Vec<u64>) {
         num[0] = r;
     } else {
         let dinv = mdiv::invert_pi1(d[h - 1], d[h - 2]);
-        let tp = grow(t, mdiv::div_qr_itch(q.len(), h));
-        let qh = mdiv::div_qr(q, num, d, dinv, tp, false);
-        debug_assert_eq!(qh, 0);
+        if h < mdiv::DC_T {
+            let qh = mdiv::sb_div_qr(q, num, d, dinv);
+            debug_assert!(!qh);
+        } else {
+            let tp = grow(t, mdiv::div_qr_itch(q.len(), h));
+            let qh = mdiv::div_qr(q, num, d, dinv, tp, false);
+            debug_assert_eq!(qh, 0);
+        }
     }
 }
 
@@ -822,6 +1376,19 @@ fn div_norm(q: &mut [u64], num: &mut [u64], d: &[u64], t: &mut Vec<u64>) {
 /// `s = s' B^l + q`, `r = u B^l + a0 - q^2`, and if `r < 0` one correction
 /// `r += 2s - 1, s -= 1`.
 fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<u64>) {
+    // The common sizes with constant lengths (copies become moves, loops
+    // unroll).
+    match s.len() {
+        4 => sqrtrem_body(&mut s[..4], &mut r[..5], &a[..8], ws, t),
+        8 => sqrtrem_body(&mut s[..8], &mut r[..9], &a[..16], ws, t),
+        16 => sqrtrem_body(&mut s[..16], &mut r[..17], &a[..32], ws, t),
+        _ => sqrtrem_body(s, r, a, ws, t),
+    }
+}
+
+/// The body of [`sqrtrem`].
+#[inline(always)]
+fn sqrtrem_body(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<u64>) {
     let n = s.len();
     debug_assert!(a.len() == 2 * n && r.len() == n + 1 && a[2 * n - 1] >> 62 != 0);
     if n == 1 {
@@ -831,6 +1398,10 @@ fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<
         s[0] = x;
         r[0] = rem as u64;
         r[1] = (rem >> 64) as u64;
+        return;
+    }
+    if n == 2 {
+        sqrtrem_2(s, r, a);
         return;
     }
     let l = n / 2;
@@ -858,7 +1429,11 @@ fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<
     let (q2, _) = ws.split_at_mut(n + 1);
     q2.fill(0);
     if q[l] == 0 {
-        mul_exact(&mut q2[..2 * l], &q[..l], &q[..l], t);
+        if l < mmul::KARA_T {
+            mmul::mul_basecase(&mut q2[..2 * l], &q[..l], &q[..l]);
+        } else {
+            mul_exact(&mut q2[..2 * l], &q[..l], &q[..l], t);
+        }
     } else {
         q2[2 * l] = 1;
     }
@@ -875,6 +1450,179 @@ fn sqrtrem(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut Vec<
     }
     debug_assert!(!over);
     mpn::sub_n_assign(r, q2);
+}
+
+/// `sqrt(x[l])` for a group of [`LANES`] elements: when all are positive
+/// normal numbers with the output's `n <= 16` limbs, the lanes' square
+/// roots run in lockstep ([`sqrtrem_lanes`]: each root is a chain of
+/// dependent steps, hardware square root and divisions at its base);
+/// otherwise one by one through [`sqrt`].
+pub(crate) fn sqrt_lanes(
+    out: &mut [Out; LANES],
+    x: &[Elem; LANES],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> [i8; LANES] {
+    let n = out[0].m.len();
+    let fast = n <= 16
+        && (0..LANES).all(|l| x[l].class == Class::Normal && !x[l].neg && x[l].limbs.len() == n);
+    if !fast {
+        return std::array::from_fn(|l| sqrt(&mut out[l], &x[l], p, rnd, s));
+    }
+    match n {
+        2 => sqrt_lanes_body(out, x, 2, p, rnd, s),
+        4 => sqrt_lanes_body(out, x, 4, p, rnd, s),
+        8 => sqrt_lanes_body(out, x, 8, p, rnd, s),
+        16 => sqrt_lanes_body(out, x, 16, p, rnd, s),
+        _ => sqrt_lanes_body(out, x, n, p, rnd, s),
+    }
+}
+
+/// [`sqrt_lanes`] for `n` limbs: [`sqrt_same`] per lane around one
+/// [`sqrtrem_lanes`].
+#[inline(always)]
+fn sqrt_lanes_body(
+    out: &mut [Out; LANES],
+    x: &[Elem; LANES],
+    n: usize,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> [i8; LANES] {
+    let per = 2 * n + (n + 1) + sqrtrem_itch(n);
+    let buf = grow(&mut s.a, LANES * per);
+    let mut nn: [&mut [u64]; LANES] = Default::default();
+    let mut rem: [&mut [u64]; LANES] = Default::default();
+    let mut ws: [&mut [u64]; LANES] = Default::default();
+    for (l, b) in buf.chunks_exact_mut(per).enumerate() {
+        let (a, b) = b.split_at_mut(2 * n);
+        let (c, d) = b.split_at_mut(n + 1);
+        sqrt_operand(a, &x[l].limbs[..n], x[l].exp & 1 == 1);
+        (nn[l], rem[l], ws[l]) = (a, c, d);
+    }
+    {
+        let mut root: [&mut [u64]; LANES] = out.each_mut().map(|o| &mut o.m[..n]);
+        let a: [&[u64]; LANES] = nn.each_ref().map(|v| &**v);
+        sqrtrem_lanes(&mut root, &mut rem, &a, &mut ws);
+    }
+    let mut t = [0i8; LANES];
+    for l in 0..LANES {
+        let e = (x[l].exp + (x[l].exp & 1)) / 2;
+        let (r, m) = (&*rem[l], &out[l].m[..n]);
+        let nz = r.iter().any(|&v| v != 0);
+        let gt = r[n] != 0 || mpn::cmp(&r[..n], m) == Ordering::Greater;
+        t[l] = round_lo(
+            &mut out[l],
+            false,
+            e,
+            ((gt as u64) << 63) | nz as u64,
+            p,
+            rnd,
+        );
+    }
+    t
+}
+
+/// [`sqrtrem`] on [`LANES`] operands of the same `2n` limbs (`n <= 16`),
+/// step by step in lockstep (the divisions through [`sb_div_qr_lanes`]).
+fn sqrtrem_lanes(
+    s: &mut [&mut [u64]; LANES],
+    r: &mut [&mut [u64]; LANES],
+    a: &[&[u64]; LANES],
+    ws: &mut [&mut [u64]; LANES],
+) {
+    // The common sizes with constant lengths.
+    match s[0].len() {
+        4 => sqrtrem_lanes_body::<4>(s, r, a, ws),
+        8 => sqrtrem_lanes_body::<8>(s, r, a, ws),
+        16 => sqrtrem_lanes_body::<16>(s, r, a, ws),
+        _ => sqrtrem_lanes_body::<0>(s, r, a, ws),
+    }
+}
+
+/// The body of [`sqrtrem_lanes`] for `N` limbs (`N = 0`: any).
+#[inline(always)]
+fn sqrtrem_lanes_body<const N: usize>(
+    s: &mut [&mut [u64]; LANES],
+    r: &mut [&mut [u64]; LANES],
+    a: &[&[u64]; LANES],
+    ws: &mut [&mut [u64]; LANES],
+) {
+    let n = if N > 0 { N } else { s[0].len() };
+    debug_assert!(n == s[0].len() && n <= 16);
+    if n <= 2 {
+        for l in 0..LANES {
+            if n == 2 {
+                sqrtrem_2(s[l], r[l], a[l]);
+            } else {
+                let v = ((a[l][1] as u128) << 64) | a[l][0] as u128;
+                let x = isqrt_u128(v);
+                let rem = v - x as u128 * x as u128;
+                s[l][0] = x;
+                r[l][0] = rem as u64;
+                r[l][1] = (rem >> 64) as u64;
+            }
+        }
+        return;
+    }
+    let l_ = n / 2;
+    let h = n - l_;
+    {
+        let mut st: [&mut [u64]; LANES] = s.each_mut().map(|v| &mut v[l_..]);
+        let mut rt: [&mut [u64]; LANES] = r.each_mut().map(|v| &mut v[..h + 1]);
+        let at: [&[u64]; LANES] = a.map(|v| &v[2 * l_..]);
+        sqrtrem_lanes(&mut st, &mut rt, &at, ws);
+    }
+    let mut num: [&mut [u64]; LANES] = Default::default();
+    let mut q: [&mut [u64]; LANES] = Default::default();
+    let mut q2: [&mut [u64]; LANES] = Default::default();
+    let mut low = [0u64; LANES];
+    for (l, w) in ws.iter_mut().enumerate() {
+        let (nm, rest) = w.split_at_mut(l_ + h + 1);
+        let (qq, rest) = rest.split_at_mut(l_ + 1);
+        nm[..l_].copy_from_slice(&a[l][l_..2 * l_]);
+        nm[l_..].copy_from_slice(&r[l][..h + 1]);
+        low[l] = nm[0] & 1;
+        mpn::shr_assign(nm, 1);
+        (num[l], q[l], q2[l]) = (nm, qq, &mut rest[..n + 1]);
+    }
+    {
+        let d: [&[u64]; LANES] = s.each_ref().map(|v| &v[l_..]);
+        let mut dinv = [0u64; LANES];
+        for l in 0..LANES {
+            dinv[l] = mdiv::invert_pi1(d[l][h - 1], d[l][h - 2]);
+        }
+        let qh = sb_div_qr_lanes(&mut q, &mut num, &d, &dinv);
+        debug_assert!(qh.iter().all(|&b| !b));
+    }
+    for l in 0..LANES {
+        let (s, r, q, q2, num) = (&mut *s[l], &mut *r[l], &*q[l], &mut *q2[l], &*num[l]);
+        r[..l_].copy_from_slice(&a[l][..l_]);
+        r[l_ + h] = mpn::shl(&mut r[l_..l_ + h], &num[..h], 1);
+        r[l_] |= low[l];
+        s[..l_].copy_from_slice(&q[..l_]);
+        let mut over = q[l_] != 0 && mpn::add_1_assign(&mut s[l_..], 1);
+        q2.fill(0);
+        if q[l_] == 0 {
+            mmul::mul_basecase(&mut q2[..2 * l_], &q[..l_], &q[..l_]);
+        } else {
+            q2[2 * l_] = 1;
+        }
+        while mpn::cmp(r, q2) == Ordering::Less {
+            // r += 2s - 1; s -= 1.
+            for _ in 0..2 {
+                let c = mpn::add_n_assign(&mut r[..n], s);
+                r[n] += c as u64 + over as u64;
+            }
+            mpn::sub_1_assign(r, 1);
+            if mpn::sub_1_assign(s, 1) {
+                over = false;
+            }
+        }
+        debug_assert!(!over);
+        mpn::sub_n_assign(r, q2);
+    }
 }
 
 /// `a * b + c` (`c` negated when `sub`: `a * b - c`), rounded once.

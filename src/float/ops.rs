@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 
-use super::arith::{self, Scratch};
+use super::arith::{self, LANES, Scratch};
 use super::round::{Out, Round};
 use super::{Elem, FloatArray, check_prec};
 use crate::error::Result;
@@ -34,19 +34,72 @@ where
     F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
 {
     let n = r.n;
-    let run =
-        |blk: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], mut tn: Option<&mut [i8]>| {
-            let mut s = Scratch::default();
-            let base = blk * BLOCK;
-            let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
-            for (j, ((tag, exp), m)) in outs.enumerate() {
-                let mut out = Out { tag, exp, m };
-                let t = f(base + j, &mut out, &mut s);
-                if let Some(tn) = tn.as_deref_mut() {
-                    tn[j] = t;
-                }
+    par_blocks(r, tern, |base, tg, ex, lm, mut tn| {
+        let mut s = Scratch::default();
+        let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
+        for (j, ((tag, exp), m)) in outs.enumerate() {
+            let mut out = Out { tag, exp, m };
+            let t = f(base + j, &mut out, &mut s);
+            if let Some(tn) = tn.as_deref_mut() {
+                tn[j] = t;
             }
-        };
+        }
+    })
+}
+
+/// As [`fill`], but the elements go by groups of [`LANES`] through `g`
+/// (operations whose code is a chain of dependent steps run the lanes'
+/// chains interleaved, so that the core overlaps them); a block's leftover
+/// elements go through `f`.
+pub(crate) fn fill_lanes<F, G>(r: &mut FloatArray, tern: Option<&mut [i8]>, f: F, g: G)
+where
+    F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
+    G: Fn(usize, &mut [Out; LANES], &mut Scratch) -> [i8; LANES] + Sync,
+{
+    let n = r.n;
+    par_blocks(r, tern, |base, tg, ex, lm, mut tn| {
+        let mut s = Scratch::default();
+        let full = tg.len() / LANES * LANES;
+        let (tg, tg1) = tg.split_at_mut(full);
+        let (ex, ex1) = ex.split_at_mut(full);
+        let (lm, lm1) = lm.split_at_mut(full * n);
+        let groups = tg
+            .chunks_exact_mut(LANES)
+            .zip(ex.chunks_exact_mut(LANES))
+            .zip(lm.chunks_exact_mut(LANES * n));
+        for (j, ((tg, ex), lm)) in groups.enumerate() {
+            let mut it = tg
+                .iter_mut()
+                .zip(ex.iter_mut())
+                .zip(lm.chunks_exact_mut(n))
+                .map(|((tag, exp), m)| Out { tag, exp, m });
+            let mut outs: [Out; LANES] = std::array::from_fn(|_| it.next().unwrap());
+            let t = g(base + j * LANES, &mut outs, &mut s);
+            if let Some(tn) = tn.as_deref_mut() {
+                tn[j * LANES..(j + 1) * LANES].copy_from_slice(&t);
+            }
+        }
+        let outs = tg1
+            .iter_mut()
+            .zip(ex1.iter_mut())
+            .zip(lm1.chunks_exact_mut(n));
+        for (j, ((tag, exp), m)) in outs.enumerate() {
+            let mut out = Out { tag, exp, m };
+            let t = f(base + full + j, &mut out, &mut s);
+            if let Some(tn) = tn.as_deref_mut() {
+                tn[full + j] = t;
+            }
+        }
+    })
+}
+
+/// Runs `run(first element, tags, exps, limbs, ternary slots)` on blocks of
+/// [`BLOCK`] elements of `r` in parallel.
+fn par_blocks<R>(r: &mut FloatArray, tern: Option<&mut [i8]>, run: R)
+where
+    R: Fn(usize, &mut [u8], &mut [i64], &mut [u64], Option<&mut [i8]>) + Sync,
+{
+    let n = r.n;
     let it = r
         .tags
         .par_chunks_mut(BLOCK)
@@ -56,10 +109,10 @@ where
         Some(t) => it
             .zip(t.par_chunks_mut(BLOCK))
             .enumerate()
-            .for_each(|(blk, (((tg, ex), lm), tn))| run(blk, tg, ex, lm, Some(tn))),
+            .for_each(|(blk, (((tg, ex), lm), tn))| run(blk * BLOCK, tg, ex, lm, Some(tn))),
         None => it
             .enumerate()
-            .for_each(|(blk, ((tg, ex), lm))| run(blk, tg, ex, lm, None)),
+            .for_each(|(blk, ((tg, ex), lm))| run(blk * BLOCK, tg, ex, lm, None)),
     }
 }
 
@@ -111,6 +164,22 @@ impl FloatArray {
         })
     }
 
+    /// A binary `op` into a new array through [`FloatArray::op_into`] (the
+    /// operations with a batch path there).
+    fn op_new(
+        &self,
+        op: FloatOp,
+        b: &FloatArray,
+        prec: u64,
+        rnd: Round,
+    ) -> Result<(FloatArray, Vec<i8>)> {
+        self.same_len(b)?;
+        let mut r = FloatArray::zeros(self.len, prec)?;
+        let mut tern = vec![0i8; self.len];
+        self.op_into(op, &[b], &mut r, rnd, Some(&mut tern))?;
+        Ok((r, tern))
+    }
+
     fn unary(
         &self,
         prec: u64,
@@ -127,9 +196,7 @@ impl FloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, s| {
-            arith::add(o, x, y, false, prec, rnd, s)
-        })
+        self.op_new(FloatOp::Add, b, prec, rnd)
     }
     with_ternary!(add, add_ternary, (b: &FloatArray), "`self + b` rounded to `prec` bits.");
 
@@ -140,9 +207,7 @@ impl FloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, s| {
-            arith::add(o, x, y, true, prec, rnd, s)
-        })
+        self.op_new(FloatOp::Sub, b, prec, rnd)
     }
     with_ternary!(sub, sub_ternary, (b: &FloatArray), "`self - b` rounded to `prec` bits.");
 
@@ -153,7 +218,7 @@ impl FloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, s| arith::mul(o, x, y, prec, rnd, s))
+        self.op_new(FloatOp::Mul, b, prec, rnd)
     }
     with_ternary!(mul, mul_ternary, (b: &FloatArray), "`self * b` rounded to `prec` bits.");
 
@@ -164,13 +229,16 @@ impl FloatArray {
         prec: u64,
         rnd: Round,
     ) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, s| arith::div(o, x, y, prec, rnd, s))
+        self.op_new(FloatOp::Div, b, prec, rnd)
     }
     with_ternary!(div, div_ternary, (b: &FloatArray), "`self / b` rounded to `prec` bits.");
 
     /// `sqrt(self)` and the ternary values.
     pub fn sqrt_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
-        self.unary(prec, |o, x, s| arith::sqrt(o, x, prec, rnd, s))
+        let mut r = FloatArray::zeros(self.len, prec)?;
+        let mut tern = vec![0i8; self.len];
+        self.op_into(FloatOp::Sqrt, &[], &mut r, rnd, Some(&mut tern))?;
+        Ok((r, tern))
     }
     with_ternary!(
         sqrt,
@@ -315,21 +383,42 @@ impl FloatArray {
         match op {
             FloatOp::Add | FloatOp::Sub => {
                 let (b, sub) = (b.unwrap(), op == FloatOp::Sub);
-                fill(out, ternary, |i, o, s| {
-                    arith::add(o, &self.get(i), &b.get(i), sub, p, rnd, s)
-                })
+                if self.n == out.n && b.n == out.n {
+                    par_blocks(out, ternary, |base, tg, ex, lm, tn| {
+                        let mut s = Scratch::default();
+                        arith::add_block(self, b, sub, base, tg, ex, lm, tn, p, rnd, &mut s)
+                    })
+                } else {
+                    fill(out, ternary, |i, o, s| {
+                        arith::add(o, &self.get(i), &b.get(i), sub, p, rnd, s)
+                    })
+                }
             }
             FloatOp::Mul => {
                 let b = b.unwrap();
-                fill(out, ternary, |i, o, s| {
-                    arith::mul(o, &self.get(i), &b.get(i), p, rnd, s)
-                })
+                if self.n == out.n && b.n == out.n {
+                    par_blocks(out, ternary, |base, tg, ex, lm, tn| {
+                        let mut s = Scratch::default();
+                        arith::mul_block(self, b, base, tg, ex, lm, tn, p, rnd, &mut s)
+                    })
+                } else {
+                    fill(out, ternary, |i, o, s| {
+                        arith::mul(o, &self.get(i), &b.get(i), p, rnd, s)
+                    })
+                }
             }
             FloatOp::Div => {
                 let b = b.unwrap();
-                fill(out, ternary, |i, o, s| {
-                    arith::div(o, &self.get(i), &b.get(i), p, rnd, s)
-                })
+                fill_lanes(
+                    out,
+                    ternary,
+                    |i, o, s| arith::div(o, &self.get(i), &b.get(i), p, rnd, s),
+                    |i, o, s| {
+                        let x = std::array::from_fn(|l| self.get(i + l));
+                        let y = std::array::from_fn(|l| b.get(i + l));
+                        arith::div_lanes(o, &x, &y, p, rnd, s)
+                    },
+                )
             }
             FloatOp::Min | FloatOp::Max => {
                 let (b, max) = (b.unwrap(), op == FloatOp::Max);
@@ -337,9 +426,15 @@ impl FloatArray {
                     arith::min_max(o, &self.get(i), &b.get(i), max, p, rnd)
                 })
             }
-            FloatOp::Sqrt => fill(out, ternary, |i, o, s| {
-                arith::sqrt(o, &self.get(i), p, rnd, s)
-            }),
+            FloatOp::Sqrt => fill_lanes(
+                out,
+                ternary,
+                |i, o, s| arith::sqrt(o, &self.get(i), p, rnd, s),
+                |i, o, s| {
+                    let x = std::array::from_fn(|l| self.get(i + l));
+                    arith::sqrt_lanes(o, &x, p, rnd, s)
+                },
+            ),
             FloatOp::Fma | FloatOp::Fms => {
                 let (b, c, sub) = (b.unwrap(), c.unwrap(), op == FloatOp::Fms);
                 fill(out, ternary, |i, o, s| {
