@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use cudarc::driver::CudaSlice;
 
-use super::{CFunc, CRound, ComplexArray, Ternary};
+use super::{CFunc, CRound, ComplexArray, Ternary, cuda_func};
 use crate::engine::cuda::CudaEngine;
 use crate::error::{Error, Result};
 use crate::float::cuda::{CudaFloatArray, DevOp, MAX_CUDA_PREC, ternary_to_host};
@@ -302,7 +302,9 @@ impl CudaComplexArray {
         self.on_host(|x| x.pow_ternary(&b.to_host()?, pr, pi, rnd))
     }
 
-    /// A complex function, on the CPU engine.
+    /// A complex function: on the device where [`cuda_func`] evaluates it
+    /// (the special elements patched by the CPU engine), else on the CPU
+    /// engine.
     pub fn func_ternary(
         &self,
         f: CFunc,
@@ -310,7 +312,8 @@ impl CudaComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.on_host(|x| x.func_ternary(f, pr, pi, rnd))
+        let (z, t, _) = cuda_func::func_ternary_stats(self, f, pr, pi, rnd)?;
+        Ok((z, t))
     }
 
     /// Elements `idx` as a host array.

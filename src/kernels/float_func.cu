@@ -1083,6 +1083,8 @@ FL_NOINL int ff_atan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, 
 #include "float_func_explog.cuh"
 // tan, sin_cos, atan2, hypot, pow, agm (codes from 32).
 #include "float_func_trig.cuh"
+// Complex functions (float_cfunc).
+#include "float_cfunc.cuh"
 
 // One element: 0 written (o.head, t), nonzero flagged (see FF_UNDECIDED).
 template <int K>

@@ -1,0 +1,365 @@
+// Complex functions on the device (issue 5, GNU MPC 1.3.1 semantics, as
+// src/complex/func.rs): a thread per element. An element is evaluated here
+// only when it is REGULAR for the function: both parts normal, exponents in
+// a range where the value cores below are valid and where func.rs takes its
+// plain Ziv path (whose result is each part correctly rounded in its own
+// mode), input limbs within the tier. Everything else (zeros, infinities,
+// NaN, overflow/underflow conventions, huge parts, exact cases) is flagged
+// "host" and computed by the CPU engine (src/complex/cuda_func.rs).
+//
+// A regular element's parts are built as balls: the exact value lies
+// strictly inside (m - e, m + e) 2^s (m: K limbs, e: one limb) from the
+// value cores of float_func.cu / float_func_explog.cuh / float_func_trig.cuh
+// (ffx_exp_val, ff_tr_reduce + ff_sc_both, ffx_series, ffx_log_val,
+// ff_atan2), combined by cf_mul / cf_add with the error propagation derived
+// next to them, then rounded by ff_round_c (both ends must round alike,
+// ternary included; representable values strictly inside never pass). A part
+// that does not pass is "undecided": the host re-runs the element at a
+// larger tier, then on the CPU engine.
+//
+// Included by float_func.cu after float_func_trig.cuh; src/kernels/mod.rs
+// pastes it for NVRTC. Plain C++ like the rest: notes/cplxgpu-emu/emu.cpp
+// runs cf_eval on the host (tests/complex_cuda_func.rs).
+
+// Function codes of float_cfunc (src/complex/cuda_func.rs).
+#define CF_EXP 0u
+#define CF_LOG 1u
+#define CF_SIN 2u
+#define CF_COS 3u
+#define CF_SINH 4u
+#define CF_COSH 5u
+
+// Results of cf_eval: written, host case, undecided.
+#define CF_DONE 0
+#define CF_HOST 1
+#define CF_UNDEC 2
+
+// An error bound at or above this marks a ball unusable (the element is
+// then undecided): errors stay below 2^48 on every regular path.
+#define CF_EBIG (1ull << 56)
+
+// The exact value lies strictly inside (m - e, m + e) 2^s, sign neg.
+template <int K>
+struct CfBall {
+    u64 m[K];
+    i64 s;
+    u64 e;
+    bool neg;
+};
+
+template <int K>
+FL_DEV bool cf_ok(const CfBall<K> &x) {
+    return x.e < CF_EBIG;
+}
+
+// x = (v +- e) 2^s for v of l <= K + 1 limbs, brought to at most F + 1
+// bits: v = floor(v / 2^d) moves the value by < 1 unit and the error
+// becomes e / 2^d < (e >> d) + 1 units: (e >> d) + 2.
+template <int K>
+FL_DEV void cf_set(CfBall<K> &x, const u64 *v, u32 l, i64 s, u64 e, bool neg) {
+    const u32 F = 64 * K - 4;
+    u32 b = ff_bits(v, l);
+    x.neg = neg;
+    if (b > F + 1) {
+        u32 d = b - (F + 1);
+        ff_shift(x.m, K, v, l, -(i64)d);
+        x.s = s + d;
+        x.e = d >= 64 ? 2 : (e >> d) + 2;
+    } else {
+        ff_zero(x.m, K);
+        ff_copy(x.m, v, l < (u32)K ? l : (u32)K);
+        x.s = s;
+        x.e = e;
+    }
+    if (e >= CF_EBIG) x.e = CF_EBIG;
+}
+
+// r = x y. Both mantissas have bx, by >= F - 13 bits and errors below 2^48
+// (else r is unusable). With sh = bx + by - F - 1 > 0, M = floor(X Y / 2^sh)
+// < 2^(F+1), and |x y - X Y| <= X ey + Y ex + ex ey, where X < 2^bx, Y <
+// 2^by: in units 2^sh, X ey / 2^sh < ey 2^(F+1-by) <= ey 2^14, likewise for
+// ex, ex ey / 2^sh < 2^96 / 2^(F-27) < 1 (F >= 188), plus 1 for the floor:
+// e = (ey << (F+1-by)) + (ex << (F+1-bx)) + 2 < 2^63.
+template <int K>
+FL_NOINL void cf_mul(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
+    const u32 F = 64 * K - 4;
+    u32 bx = ff_bits(x.m, K), by = ff_bits(y.m, K);
+    r.neg = x.neg != y.neg;
+    if (!cf_ok(x) || !cf_ok(y) || bx + 13 < F || by + 13 < F || bx > F + 1 || by > F + 1 ||
+        x.e >= (1ull << 48) || y.e >= (1ull << 48)) {
+        ff_zero(r.m, K);
+        r.s = 0;
+        r.e = CF_EBIG;
+        return;
+    }
+    u64 T[2 * K];
+    ff_mul_full<K>(T, x.m, y.m);
+    u32 sh = bx + by - F - 1;
+    ff_shift(r.m, K, T, 2 * K, -(i64)sh);
+    r.s = x.s + y.s + sh;
+    r.e = (y.e << (F + 1 - by)) + (x.e << (F + 1 - bx)) + 2;
+}
+
+// Rounds x to p bits in mode rnd (ff_round_c); false when undecided.
+template <int K>
+FL_DEV bool cf_round(FlOut &o, i8 &t, const CfBall<K> &x, u64 p, u32 rnd) {
+    if (!cf_ok(x)) {
+        o.head = FF_UNDECIDED;
+        return false;
+    }
+    return ff_round_c<K>(o, t, x.m, K, x.e, x.s, x.neg, p, rnd);
+}
+
+// ---- value cores as balls ----
+
+// exp x (x normal, ex <= 30): ffx_exp_val's Y 2^(k-F) within E units.
+template <int K>
+FL_NOINL bool cf_exp(CfBall<K> &r, bool neg, i64 ex, const u64 *xm, u32 nx, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 Y[K], E;
+    i64 k;
+    if (!ffx_exp_val<K>(neg, ex, xm, nx, cs, Y, k, E)) return false;
+    cf_set<K>(r, Y, K, k - (i64)F, E, false);
+    return true;
+}
+
+// cos x and sin x (x normal, ex <= 40, nx + 2 <= K): one reduction
+// (ff_tr_reduce: x = k pi/2 + r, quadrant q) and ff_sc_both (S = sin |r|
+// 2^(F+sc) within es, C = cos r 2^F within ec), each output from its
+// quadrant as ff_sin_cos: sin x = +-C (q odd) or +-S, cos x = +-C (q even)
+// or +-S. C >= cos(pi/4) 2^F; S has F - 1 bits (j = 0, scaled) or at
+// least F - 11 (|r| >= 2^-11): cf_mul's inputs. False: the host (huge x,
+// r needing a longer pi).
+template <int K>
+FL_NOINL bool cf_sincos(CfBall<K> &cb, CfBall<K> &sb, bool neg, i64 ex, const u64 *xm, u32 nx,
+                        const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 Z[K], S[K], C[K];
+    i64 c, sc;
+    bool rneg;
+    u32 q;
+    if (ff_tr_reduce<K>(Z, c, rneg, q, neg, ex, xm, nx, cs)) return false;
+    u64 es, ec;
+    ff_sc_both<K>(S, sc, es, C, ec, Z, c, cs);
+    {
+        bool use_cos = q & 1, no = q >= 2;
+        if (use_cos) cf_set<K>(sb, C, K, -(i64)F, ec, no);
+        else cf_set<K>(sb, S, K, -((i64)F + sc), es, no != rneg);
+    }
+    {
+        bool use_cos = !(q & 1), no = q == 1 || q == 2;
+        if (use_cos) cf_set<K>(cb, C, K, -(i64)F, ec, no);
+        else cf_set<K>(cb, S, K, -((i64)F + sc), es, no != rneg);
+    }
+    return true;
+}
+
+// cosh x and sinh x (x normal, ex <= 30, nx + 2 <= K). ex <= -7: one
+// ffx_series (FX_SINH, c = -ex >= 7, Z = |x| 2^(F+c) exact) gives
+// sinh(x)/x = A and cosh x = Cc, each within 5N + 6 units of 2^-F: sinh x
+// = Z A / 2^F within 1.01 * 0 + 5N + 7 units of 2^-(F+c) (Z exact), its
+// bits >= F - 1; cosh within 5N + 7. Else (|x| >= 2^-7) ffx_sinhcosh's
+// formulas: exp|x| = Y 2^(k-F) (E units), Inv = floor(2^2F / Y), cosh,
+// sinh = (Y +- Inv 2^-2k) 2^(k-F-1) within 4E + 4 units; sinh |x| >=
+// |x| >= 2^-7 keeps F - 6 bits or more.
+template <int K>
+FL_NOINL bool cf_coshsinh(CfBall<K> &chb, CfBall<K> &shb, bool neg, i64 ex, const u64 *xm,
+                          u32 nx, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    if (ex <= -7) {
+        u64 Z[K], A[K], Cc[K], V[K], T[2 * K];
+        ffx_scaled<K>(Z, xm, nx);
+        u32 N = ffx_series<K>(FX_SINH, A, Cc, Z, -ex, neg, cs);
+        ff_mulsh<K>(V, Z, A, F, T);
+        cf_set<K>(shb, V, K, ex - (i64)F, 5 * (u64)N + 7, neg);
+        cf_set<K>(chb, Cc, K, -(i64)F, 5 * (u64)N + 7, false);
+        return true;
+    }
+    u64 Y[K], Inv[K + 1], R[K + 1], B[K + 1];
+    i64 k;
+    u64 E;
+    if (!ffx_exp_val<K>(false, ex, xm, nx, cs, Y, k, E)) return false;
+    {
+        u64 Nn[2 * K], u[2 * K + 2], v[K], qq[2 * K + 1], one[1] = {1};
+        ff_shift(Nn, 2 * K, one, 1, 2 * (i64)F);
+        ff_div(Inv, K, Nn, 2 * K, Y, K, u, v, qq);
+        Inv[K] = 0;
+    }
+    ff_shift(B, K + 1, Inv, K + 1, -2 * k);
+    ff_copy(R, Y, K);
+    R[K] = 0;
+    ff_add(R, B, K + 1);
+    cf_set<K>(chb, R, K + 1, k - (i64)F - 1, 4 * E + 4, false);
+    ff_copy(R, Y, K);
+    R[K] = 0;
+    if (ff_sub(R, B, K + 1)) return false;
+    cf_set<K>(shb, R, K + 1, k - (i64)F - 1, 4 * E + 4, neg);
+    return true;
+}
+
+// ---- the functions ----
+
+// log |z| = log(a^2 + b^2) / 2 for normal a, b (|b| <= |a| after a swap):
+// A = |a| 2^(F-ea) (exact: F >= 64 na), B = floor(|b| 2^(F-ea)) (B_true - B
+// < 1), Q = A^2 + B^2 (exact, < 2^(2F+1)) is below the true value by < 2B +
+// 1 <= 2^(F+1) + 1, and m = floor(Q / 2^F): the norm n = (a^2 + b^2) lies
+// in [m, m + 4) 2^(2ea-F), m >= 2^(F-2). ffx_log_val gives log(m
+// 2^(2ea-F)) as R within E units of 2^-S; log n - that = log(1 + d), 0 <=
+// d < 4/m <= 2^(4-F): < 16 2^(S-F) more units. Re = R 2^-(S+1).
+template <int K>
+FL_NOINL bool cf_log_abs(FlOut &o, i8 &t, u64 ah, const u64 *am, u32 na, u64 bh, const u64 *bm,
+                         u32 nb, u64 p, u32 rnd, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 ea = fl_exp(ah), eb = fl_exp(bh);
+    if (eb > ea) {
+        const u64 *tm = am;
+        am = bm;
+        bm = tm;
+        u32 tn = na;
+        na = nb;
+        nb = tn;
+        i64 te = ea;
+        ea = eb;
+        eb = te;
+    }
+    u64 A[K], B[K], Q[2 * K], Q2[2 * K], m[K], M[K];
+    ff_shift(A, K, am, na, (i64)F - 64 * (i64)na);
+    ff_shift(B, K, bm, nb, (i64)F - ea + eb - 64 * (i64)nb);
+    ff_mul_full<K>(Q, A, A);
+    ff_mul_full<K>(Q2, B, B);
+    ff_add(Q, Q2, 2 * K);
+    ff_shift(m, K, Q, 2 * K, -(i64)F);
+    u32 bm_ = ff_bits(m, K);
+    ff_shift(M, K, m, K, 64 * (i64)K - bm_);
+    u64 R[K + 1], E;
+    bool rneg;
+    i64 S;
+    ffx_log_val<K>(M, K, (i64)bm_ + 2 * ea - (i64)F, cs, true, R, rneg, S, E);
+    if (S - (i64)F > 40) {
+        o.head = FF_UNDECIDED;
+        return false;
+    }
+    E += 16ull << (S - (i64)F);
+    return ff_round_c<K>(o, t, R, K + 1, E, -(S + 1), rneg, p, rnd);
+}
+
+// The largest exponent of a part on the device: |x| < 2^29 keeps e^x and
+// cosh x inside the exponent range (2^29 log2 e < 7.75e8 < 2^30 - 1) and
+// below func.rs's special thresholds (exp: Re z >= 2^29 decided apart;
+// sin/cos: |Im z| > 745e6; sinh/cosh the same with the parts exchanged).
+#define CF_EMAX 29
+// The smallest: products of two such parts (and of e^-2^29) stay far above
+// the underflow threshold 2^(1 - 2^30).
+#define CF_EMIN (-(1ll << 20))
+
+// One element of float_cfunc: CF_DONE (both parts written), CF_HOST (not a
+// regular element: the CPU engine), CF_UNDEC (a rounding test failed).
+template <int K>
+FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, const u64 *am,
+                   u32 na, u64 bh, const u64 *bm, u32 nb, u64 pr, u64 pi, u32 rre, u32 rim,
+                   const u64 *cs) {
+    tre = 0;
+    tim = 0;
+    u32 ta = fl_tag(ah), tb = fl_tag(bh);
+    if ((ta & 3) != FL_NORMAL || (tb & 3) != FL_NORMAL) return CF_HOST;
+    if (na + 2 > (u32)K || nb + 2 > (u32)K) return CF_HOST;
+    i64 ea = fl_exp(ah), eb = fl_exp(bh);
+    if (ea < CF_EMIN || eb < CF_EMIN) return CF_HOST;
+    bool an = (ta & FL_NEG) != 0, bn = (tb & FL_NEG) != 0;
+    if (fn == CF_LOG) {
+        // Re log|z|, Im = atan2(b, a) (mpc_arg as mpfr_atan2).
+        if (ea > 1000000 || eb > 1000000) return CF_HOST;
+        if (!cf_log_abs<K>(ore, tre, ah, am, na, bh, bm, nb, pr, rre, cs)) return CF_UNDEC;
+        if (ff_atan2<K>(oim, tim, bh, bm, nb, ah, am, na, pi, rim, cs)) return CF_UNDEC;
+        return CF_DONE;
+    }
+    CfBall<K> x, y, re, im;
+    bool ok;
+    switch (fn) {
+    case CF_EXP: {
+        // e^a cos b + i e^a sin b.
+        if (ea > CF_EMAX || eb > 40) return CF_HOST;
+        CfBall<K> e;
+        if (!cf_exp<K>(e, an, ea, am, na, cs)) return CF_HOST;
+        if (!cf_sincos<K>(x, y, bn, eb, bm, nb, cs)) return CF_HOST;
+        cf_mul<K>(re, e, x);
+        cf_mul<K>(im, e, y);
+        break;
+    }
+    case CF_SIN:
+    case CF_COS: {
+        // sin: sin a cosh b + i cos a sinh b; cos: cos a cosh b - i sin a sinh b.
+        if (eb > CF_EMAX || ea > 40) return CF_HOST;
+        CfBall<K> ch, sh;
+        if (!cf_sincos<K>(x, y, an, ea, am, na, cs)) return CF_HOST;
+        if (!cf_coshsinh<K>(ch, sh, bn, eb, bm, nb, cs)) return CF_HOST;
+        if (fn == CF_SIN) {
+            cf_mul<K>(re, y, ch);
+            cf_mul<K>(im, x, sh);
+        } else {
+            cf_mul<K>(re, x, ch);
+            cf_mul<K>(im, y, sh);
+            im.neg = !im.neg;
+        }
+        break;
+    }
+    case CF_SINH:
+    case CF_COSH: {
+        // sinh: sinh a cos b + i cosh a sin b; cosh: cosh a cos b + i sinh a sin b.
+        if (ea > CF_EMAX || eb > 40) return CF_HOST;
+        CfBall<K> ch, sh;
+        if (!cf_sincos<K>(x, y, bn, eb, bm, nb, cs)) return CF_HOST;
+        if (!cf_coshsinh<K>(ch, sh, an, ea, am, na, cs)) return CF_HOST;
+        if (fn == CF_SINH) {
+            cf_mul<K>(re, sh, x);
+            cf_mul<K>(im, ch, y);
+        } else {
+            cf_mul<K>(re, ch, x);
+            cf_mul<K>(im, sh, y);
+        }
+        break;
+    }
+    default: return CF_HOST;
+    }
+    ok = cf_round<K>(ore, tre, re, pr, rre);
+    ok = ok && cf_round<K>(oim, tim, im, pi, rim);
+    return ok ? CF_DONE : CF_UNDEC;
+}
+
+#ifdef __CUDACC__
+// A thread per element z = a + i b (parts of na, nb limbs): the real part of
+// f(z) to (rh, rl, tr) at pr bits (nr limbs), the imaginary part to (ih,
+// il, ti) at pi bits (ni limbs); rnd = mode of Re | mode of Im << 4. An
+// element not written gets heads 0 and its index in flags: undecided ones
+// from the front (count nflag[0]), host cases from the back (flags[len - 1
+// - j], count nflag[1]), as ff_store.
+extern "C" __global__ void __launch_bounds__(128) float_cfunc(
+    u64 *rh, u64 *rl, i8 *tr, u64 *ih, u64 *il, i8 *ti, const u64 *ah, const u64 *al, u32 na,
+    const u64 *bh, const u64 *bl, u32 nb, u64 len, u32 fn, u32 rnd, u64 pr, u32 nr, u64 pi,
+    u32 ni, const u64 *cs, u32 *nflag, u32 *flags) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
+         i += (u64)gridDim.x * blockDim.x) {
+        FlOut o1 = {rl + i * nr, nr, 0}, o2 = {il + i * ni, ni, 0};
+        i8 t1 = 0, t2 = 0;
+        int st = cf_eval<FF_K>(fn, o1, t1, o2, t2, ah[i], al + i * na, na, bh[i], bl + i * nb,
+                               nb, pr, pi, rnd & 15, (rnd >> 4) & 15, cs);
+        if (st == CF_UNDEC) {
+            flags[atomicAdd(nflag, 1u)] = (u32)i;
+        } else if (st == CF_HOST) {
+            flags[len - 1 - atomicAdd(nflag + 1, 1u)] = (u32)i;
+        }
+        if (st != CF_DONE) {
+            o1.head = 0;
+            o2.head = 0;
+            t1 = 0;
+            t2 = 0;
+            for (u32 l = 0; l < nr; l++) o1.m[l] = 0;
+            for (u32 l = 0; l < ni; l++) o2.m[l] = 0;
+        }
+        rh[i] = o1.head;
+        tr[i] = t1;
+        ih[i] = o2.head;
+        ti[i] = t2;
+    }
+}
+#endif
