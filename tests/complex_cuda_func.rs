@@ -22,13 +22,15 @@ mod common;
 use common::{Rng, seed};
 
 /// The functions the device evaluates.
-const DEV: [CFunc; 6] = [
+const DEV: [CFunc; 8] = [
     CFunc::Exp,
     CFunc::Log,
     CFunc::Sin,
     CFunc::Cos,
     CFunc::Sinh,
     CFunc::Cosh,
+    CFunc::Tan,
+    CFunc::Tanh,
 ];
 
 /// Output precisions: small ones, the bench's, each tier's edges (with the

@@ -28,6 +28,8 @@
 #define CF_COS 3u
 #define CF_SINH 4u
 #define CF_COSH 5u
+#define CF_TAN 6u
+#define CF_TANH 7u
 
 // Results of cf_eval: written, host case, undecided.
 #define CF_DONE 0
@@ -74,22 +76,48 @@ FL_DEV void cf_set(CfBall<K> &x, const u64 *v, u32 l, i64 s, u64 e, bool neg) {
     if (e >= CF_EBIG) x.e = CF_EBIG;
 }
 
-// r = x y. Both mantissas have bx, by >= F - 13 bits and errors below 2^48
-// (else r is unusable). With sh = bx + by - F - 1 > 0, M = floor(X Y / 2^sh)
-// < 2^(F+1), and |x y - X Y| <= X ey + Y ex + ex ey, where X < 2^bx, Y <
-// 2^by: in units 2^sh, X ey / 2^sh < ey 2^(F+1-by) <= ey 2^14, likewise for
-// ex, ex ey / 2^sh < 2^96 / 2^(F-27) < 1 (F >= 188), plus 1 for the floor:
-// e = (ey << (F+1-by)) + (ex << (F+1-bx)) + 2 < 2^63.
+// e 2^d, or CF_EBIG when that reaches 2^61 (so that two or three such
+// terms still add up below 2^63).
+FL_DEV u64 cf_shl(u64 e, u32 d) {
+    if (d >= 61 || e >= (1ull << (61 - d))) return CF_EBIG;
+    return e << d;
+}
+
+// Marks r unusable (its element is then undecided).
+template <int K>
+FL_DEV void cf_bad(CfBall<K> &r) {
+    ff_zero(r.m, K);
+    r.s = 0;
+    r.e = CF_EBIG;
+}
+
+// Whether x is usable as an operand: its mantissa has F - 13 to F + 1 bits
+// (the value cores' outputs do, cf_set keeps F + 1 at most).
+template <int K>
+FL_DEV bool cf_operand(const CfBall<K> &x, u32 &b) {
+    const u32 F = 64 * K - 4;
+    b = ff_bits(x.m, K);
+    return cf_ok(x) && b + 13 >= F && b <= F + 1;
+}
+
+// r = x y. With bx, by the operands' bits (F - 13 .. F + 1) and sh = bx +
+// by - F - 1 > 0, M = floor(X Y / 2^sh) < 2^(F+1), and |x y - X Y| <= X ey
+// + Y ex + ex ey, where X < 2^bx, Y < 2^by: in units 2^sh, X ey / 2^sh <
+// ey 2^(F+1-by) (<= ey 2^14), likewise for ex; ex ey / 2^sh < 2^122 /
+// 2^(F-27) < 1 (F >= 188, errors < 2^61); plus 1 for the floor:
+// e = (ey << (F+1-by)) + (ex << (F+1-bx)) + 2.
 template <int K>
 FL_NOINL void cf_mul(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
     const u32 F = 64 * K - 4;
-    u32 bx = ff_bits(x.m, K), by = ff_bits(y.m, K);
-    r.neg = x.neg != y.neg;
-    if (!cf_ok(x) || !cf_ok(y) || bx + 13 < F || by + 13 < F || bx > F + 1 || by > F + 1 ||
-        x.e >= (1ull << 48) || y.e >= (1ull << 48)) {
-        ff_zero(r.m, K);
-        r.s = 0;
-        r.e = CF_EBIG;
+    u32 bx, by;
+    bool neg = x.neg != y.neg;
+    if (!cf_operand(x, bx) || !cf_operand(y, by)) {
+        cf_bad(r);
+        return;
+    }
+    u64 e1 = cf_shl(y.e, F + 1 - by), e2 = cf_shl(x.e, F + 1 - bx);
+    if (e1 >= CF_EBIG || e2 >= CF_EBIG) {
+        cf_bad(r);
         return;
     }
     u64 T[2 * K];
@@ -97,7 +125,69 @@ FL_NOINL void cf_mul(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
     u32 sh = bx + by - F - 1;
     ff_shift(r.m, K, T, 2 * K, -(i64)sh);
     r.s = x.s + y.s + sh;
-    r.e = (y.e << (F + 1 - by)) + (x.e << (F + 1 - bx)) + 2;
+    r.e = e1 + e2 + 2;
+    r.neg = neg;
+}
+
+// r = x + y (signed). Both aligned to the larger exponent s: the other
+// mantissa floored by d = |x.s - y.s| bits moves by < 1 unit and its error
+// becomes < (e >> d) + 1: each aligned operand is within (e >> d) + 2
+// units (d = 0: e), and the exact sum or difference of the aligned
+// mantissas is within the sum of the two bounds. Operands as cf_mul's (so
+// the sum fits: < 2^(F+2)); the result may have few bits (cancellation),
+// which its consumers refuse.
+template <int K>
+FL_NOINL void cf_add(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
+    u32 bx, by;
+    if (!cf_operand(x, bx) || !cf_operand(y, by)) {
+        cf_bad(r);
+        return;
+    }
+    const CfBall<K> &hi = x.s >= y.s ? x : y;
+    const CfBall<K> &lo = x.s >= y.s ? y : x;
+    u64 d = (u64)(hi.s - lo.s);
+    u64 A[K + 1], B[K + 1], tmp[K + 1];
+    ff_copy(A, hi.m, K);
+    A[K] = 0;
+    u64 el = lo.e;
+    if (d == 0) {
+        ff_copy(B, lo.m, K);
+        B[K] = 0;
+    } else {
+        ff_shift(B, K + 1, lo.m, K, -(i64)(d > 64ull * K + 64 ? 64ull * K + 64 : d));
+        el = (d >= 64 ? 0 : el >> d) + 2;
+    }
+    bool an = hi.neg;
+    ff_sadd(A, an, B, lo.neg, K + 1, tmp);
+    cf_set<K>(r, A, K + 1, hi.s, hi.e + el, an);
+}
+
+// r = x / y: Q = floor(X 2^G / Y), G = F + 1 + by - bx, so X/Y 2^G lies
+// in [2^F, 2^(F+2)). With x = X +- ex, y = Y +- ey (ey < 2^61 <=
+// 2^(by-2), so Y - ey >= 2^(by-2)): |x/y - X/Y| <= (ex + (X/Y) ey) / (Y -
+// ey); in units 2^-G: ex 2^(G-by+2) = ex 2^(F+3-bx) (<= ex 2^16) plus
+// (X/Y 2^G) ey / (Y - ey) < 2^(F+2) ey / 2^(by-2) = ey 2^(F+4-by) (<= ey
+// 2^17), plus 1 for the floor: e = (ex << (F+3-bx)) + (ey << (F+4-by)) +
+// 2, value Q 2^(x.s - y.s - G).
+template <int K>
+FL_NOINL void cf_div(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
+    const u32 F = 64 * K - 4;
+    u32 bx, by;
+    bool neg = x.neg != y.neg;
+    if (!cf_operand(x, bx) || !cf_operand(y, by)) {
+        cf_bad(r);
+        return;
+    }
+    u64 e1 = cf_shl(x.e, F + 3 - bx), e2 = cf_shl(y.e, F + 4 - by);
+    if (e1 >= CF_EBIG || e2 >= CF_EBIG) {
+        cf_bad(r);
+        return;
+    }
+    i64 G = (i64)F + 1 + by - bx;
+    u64 U[2 * K + 1], u[2 * K + 3], v[K], qq[2 * K + 2], Q[K];
+    ff_shift(U, 2 * K + 1, x.m, K, G);
+    ff_div(Q, K, U, 2 * K + 1, y.m, K, u, v, qq);
+    cf_set<K>(r, Q, K, x.s - y.s - G, e1 + e2 + 2, neg);
 }
 
 // Rounds x to p bits in mode rnd (ff_round_c); false when undecided.
@@ -317,6 +407,26 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
             cf_mul<K>(re, ch, x);
             cf_mul<K>(im, sh, y);
         }
+        break;
+    }
+    case CF_TAN:
+    case CF_TANH: {
+        // tan: (sin 2a + i sinh 2b) / (cos 2a + cosh 2b); tanh: (sinh 2a +
+        // i sin 2b) / (cosh 2a + cos 2b). The hyperbolic part below 64 in
+        // magnitude (func.rs decides |Im tan| near 1 apart above p + 64).
+        // A denominator that cancels (cos -> -1, small hyperbolic part)
+        // keeps too few bits for cf_div: undecided.
+        bool t = fn == CF_TAN;
+        i64 ec = t ? ea : eb, eh = t ? eb : ea;
+        if (eh > 6 || ec > 39) return CF_HOST;
+        CfBall<K> ch, sh, den;
+        if (!cf_sincos<K>(x, y, t ? an : bn, ec + 1, t ? am : bm, t ? na : nb, cs))
+            return CF_HOST;
+        if (!cf_coshsinh<K>(ch, sh, t ? bn : an, eh + 1, t ? bm : am, t ? nb : na, cs))
+            return CF_HOST;
+        cf_add<K>(den, x, ch);
+        cf_div<K>(re, t ? y : sh, den);
+        cf_div<K>(im, t ? sh : y, den);
         break;
     }
     default: return CF_HOST;
