@@ -10,8 +10,8 @@
 //! parts, still undecided) are evaluated by the CPU engine and scattered
 //! back. The same bits and ternary pairs as the CPU engine.
 //!
-//! On the device so far: exp, log, sin, cos, sinh, cosh, tan, tanh. The
-//! other functions (sqrt, atan, asin, acos), div and pow run on the CPU
+//! On the device so far: exp, log, sin, cos, sinh, cosh, tan, tanh, sqrt.
+//! The other functions (atan, asin, acos), div and pow run on the CPU
 //! engine ([`device_code`] is `None` for them).
 
 use std::sync::Arc;
@@ -42,6 +42,7 @@ pub fn device_code(f: CFunc) -> Option<u32> {
         CFunc::Cosh => Some(5),
         CFunc::Tan => Some(6),
         CFunc::Tanh => Some(7),
+        CFunc::Sqrt => Some(8),
         _ => None,
     }
 }

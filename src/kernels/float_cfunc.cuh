@@ -30,6 +30,7 @@
 #define CF_COSH 5u
 #define CF_TAN 6u
 #define CF_TANH 7u
+#define CF_SQRT 8u
 
 // Results of cf_eval: written, host case, undecided.
 #define CF_DONE 0
@@ -188,6 +189,72 @@ FL_NOINL void cf_div(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
     ff_shift(U, 2 * K + 1, x.m, K, G);
     ff_div(Q, K, U, 2 * K + 1, y.m, K, u, v, qq);
     cf_set<K>(r, Q, K, x.s - y.s - G, e1 + e2 + 2, neg);
+}
+
+// r = sqrt(x), x > 0: N = X 2^t with t = 2F - bx (+1 to make s - t even:
+// N has 2F or 2F + 1 bits, within 2K limbs), R = floor(sqrt(N))
+// (ffx_isqrt). sqrt((X +- ex) 2^t) is within ex 2^t / sqrt(N) <= ex
+// 2^(2F+1-bx) / 2^(F-1/2) < ex 2^(F+2-bx) of sqrt(N), which is within 1 of
+// R: e = (ex << (F+2-bx)) + 2, value R 2^((s-t)/2).
+template <int K>
+FL_NOINL void cf_sqrt(CfBall<K> &r, const CfBall<K> &x) {
+    const u32 F = 64 * K - 4;
+    u32 bx;
+    if (!cf_operand(x, bx) || x.neg) {
+        cf_bad(r);
+        return;
+    }
+    u64 e1 = cf_shl(x.e, F + 2 - bx);
+    if (e1 >= CF_EBIG) {
+        cf_bad(r);
+        return;
+    }
+    i64 t = 2 * (i64)F - bx;
+    if ((x.s - t) & 1) t++;
+    u64 N[2 * K], R[K];
+    ff_shift(N, 2 * K, x.m, K, t);
+    ffx_isqrt<K>(R, N);
+    cf_set<K>(r, R, K, (x.s - t) / 2, e1 + 2, false);
+}
+
+// An exact ball |x| 2^(F-ex) 2^(ex-F) for a normal x of nx <= K - 1 limbs.
+template <int K>
+FL_DEV void cf_exact(CfBall<K> &r, i64 ex, const u64 *xm, u32 nx) {
+    const u32 F = 64 * K - 4;
+    ff_shift(r.m, K, xm, nx, (i64)F - 64 * (i64)nx);
+    r.s = ex - (i64)F;
+    r.e = 0;
+    r.neg = false;
+}
+
+// |z| for normal a, b as a ball: with ea >= eb (swapped otherwise), A =
+// |a| 2^(F-ea) exact, B = floor(|b| 2^(F-ea)) (B_true - B < 1), Q = A^2 +
+// B^2 exact and below the true value by < 2B + 1 <= 2^(F+1) + 1;
+// floor(sqrt(Q)) = Zm: |z| 2^(F-ea) lies in [Zm, Zm + 1 + (2B + 1) / (2
+// sqrt Q)) with sqrt Q >= A >= 2^(F-1): [Zm, Zm + 3.01). Centre Zm, e = 4.
+template <int K>
+FL_NOINL void cf_abs(CfBall<K> &r, i64 ea, const u64 *am, u32 na, i64 eb, const u64 *bm,
+                     u32 nb) {
+    const u32 F = 64 * K - 4;
+    if (eb > ea) {
+        const u64 *tm = am;
+        am = bm;
+        bm = tm;
+        u32 tn = na;
+        na = nb;
+        nb = tn;
+        i64 te = ea;
+        ea = eb;
+        eb = te;
+    }
+    u64 A[K], B[K], Q[2 * K], Q2[2 * K], Z[K];
+    ff_shift(A, K, am, na, (i64)F - 64 * (i64)na);
+    ff_shift(B, K, bm, nb, (i64)F - ea + eb - 64 * (i64)nb);
+    ff_mul_full<K>(Q, A, A);
+    ff_mul_full<K>(Q2, B, B);
+    ff_add(Q, Q2, 2 * K);
+    ffx_isqrt<K>(Z, Q);
+    cf_set<K>(r, Z, K, ea - (i64)F, 4, false);
 }
 
 // Rounds x to p bits in mode rnd (ff_round_c); false when undecided.
@@ -427,6 +494,27 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
         cf_add<K>(den, x, ch);
         cf_div<K>(re, t ? y : sh, den);
         cf_div<K>(im, t ? sh : y, den);
+        break;
+    }
+    case CF_SQRT: {
+        // With r = sqrt((|a| + |z|) / 2) and q = |b| / (2 r): a > 0 gives
+        // r + i sign(b) q, a < 0 gives q + i sign(b) r (func.rs; no
+        // cancellation). Exact roots never pass the rounding test: the
+        // CPU engine decides them.
+        if (ea > 1000000 || eb > 1000000) return CF_HOST;
+        CfBall<K> z, t, r, q, bb;
+        cf_abs<K>(z, ea, am, na, eb, bm, nb);
+        cf_exact<K>(x, ea, am, na);
+        cf_add<K>(t, x, z);
+        t.s -= 1;
+        cf_sqrt<K>(r, t);
+        cf_exact<K>(bb, eb, bm, nb);
+        r.s += 1;
+        cf_div<K>(q, bb, r);
+        r.s -= 1;
+        re = an ? q : r;
+        im = an ? r : q;
+        im.neg = bn;
         break;
     }
     default: return CF_HOST;
