@@ -224,6 +224,7 @@ impl Tally {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn emulated(
     exe: &str,
     f: CFunc,
@@ -339,9 +340,7 @@ fn cfuncemu_all_rounding_pairs_and_edges() {
 
 fn concat(a: &ComplexArray, b: &ComplexArray) -> ComplexArray {
     let cat = |x: &FloatArray, y: &FloatArray| -> FloatArray {
-        let mut v: Vec<String> = (0..x.len())
-            .map(|i| text::format_hex(&x.get(i)))
-            .collect();
+        let mut v: Vec<String> = (0..x.len()).map(|i| text::format_hex(&x.get(i))).collect();
         v.extend((0..y.len()).map(|i| text::format_hex(&y.get(i))));
         FloatArray::from_strs(x.prec(), &v).unwrap()
     };
@@ -357,12 +356,19 @@ fn cfuncemu_other_functions_on_the_cpu() {
     let z = array(&mut g, 6, 60, 70, Mag::Mid, Mag::One);
     for f in CFunc::ALL {
         let (r, t, st) =
-            cuda_func::func_emulated(&exe, f, &z, 53, 64, CRound::both(Round::Nearest), 1)
-                .unwrap();
+            cuda_func::func_emulated(&exe, f, &z, 53, 64, CRound::both(Round::Nearest), 1).unwrap();
         if cuda_func::device_code(f).is_none() {
             assert_eq!(st.host, z.len() as u64);
         }
-        compare("emulated", f, &z, 53, 64, CRound::both(Round::Nearest), &(r, t));
+        compare(
+            "emulated",
+            f,
+            &z,
+            53,
+            64,
+            CRound::both(Round::Nearest),
+            &(r, t),
+        );
     }
 }
 
@@ -405,7 +411,15 @@ fn cfuncgpu_random_against_cpu() {
             let d = z.to_cuda(&eng).unwrap();
             let (r2, t2) = d.func_ternary(f, p, pi, rnd).unwrap();
             let t2 = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t2).unwrap();
-            compare("cuda method", f, &z, p, pi, rnd, &(r2.to_host().unwrap(), t2));
+            compare(
+                "cuda method",
+                f,
+                &z,
+                p,
+                pi,
+                rnd,
+                &(r2.to_host().unwrap(), t2),
+            );
         }
         // Edges, all pairs at 256 bits.
         let z = edge_array(&mut g, 256, 240);

@@ -213,8 +213,8 @@ fn launch(
 fn new_part(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<Part> {
     let out = CudaFloatArray::uninit(eng, len, prec)?;
     // SAFETY: float_cfunc writes every slot.
-    let tern = unsafe { eng.stream().alloc::<i8>(len.max(1)) }
-        .map_err(Error::driver("allocating"))?;
+    let tern =
+        unsafe { eng.stream().alloc::<i8>(len.max(1)) }.map_err(Error::driver("allocating"))?;
     Ok(Part { out, tern })
 }
 
@@ -529,16 +529,12 @@ pub fn func_emulated(
         mut host,
     } = emu_pass(exe, code, rnd, pr, pi, k, z)?;
     let first = und.len() + host.len();
-    let put = |dst: &mut (Vec<u64>, Vec<u64>, Vec<i8>),
-               n: usize,
-               i: usize,
-               h: u64,
-               l: &[u64],
-               t: i8| {
-        dst.0[i] = h;
-        dst.1[i * n..(i + 1) * n].copy_from_slice(l);
-        dst.2[i] = t;
-    };
+    let put =
+        |dst: &mut (Vec<u64>, Vec<u64>, Vec<i8>), n: usize, i: usize, h: u64, l: &[u64], t: i8| {
+            dst.0[i] = h;
+            dst.1[i * n..(i + 1) * n].copy_from_slice(l);
+            dst.2[i] = t;
+        };
     for k2 in retry_tiers(k) {
         if und.len() < retry_min.max(1) {
             break;
@@ -547,8 +543,22 @@ pub fn func_emulated(
         let r = emu_pass(exe, code, rnd, pr, pi, k2, &sub)?;
         for (j, &i) in und.iter().enumerate() {
             let [s0, s1] = &r.parts;
-            put(&mut p0, nr, i, s0.0[j], &s0.1[j * nr..(j + 1) * nr], s0.2[j]);
-            put(&mut p1, ni, i, s1.0[j], &s1.1[j * ni..(j + 1) * ni], s1.2[j]);
+            put(
+                &mut p0,
+                nr,
+                i,
+                s0.0[j],
+                &s0.1[j * nr..(j + 1) * nr],
+                s0.2[j],
+            );
+            put(
+                &mut p1,
+                ni,
+                i,
+                s1.0[j],
+                &s1.1[j * ni..(j + 1) * ni],
+                s1.2[j],
+            );
         }
         host.extend(r.host.iter().map(|&j| und[j]));
         und = r.und.iter().map(|&j| und[j]).collect();
