@@ -338,6 +338,97 @@ fn cfuncemu_all_rounding_pairs_and_edges() {
     assert!(tally.device > 0);
 }
 
+/// Division (float_cdiv) against the CPU engine: random magnitudes and
+/// specials at every precision of PRECS with mixed part precisions, and all
+/// 25 rounding pairs on exact quotients ((2+2i)/(1+i) = 2, (1+i)/(1-i) = i:
+/// an exact zero real part, MPC's +0), equal parts and random ones.
+#[test]
+fn cfuncemu_div() {
+    let Some(exe) = emu() else { return };
+    let s = seed();
+    eprintln!("seed {s}");
+    let mut g = Rng(s);
+    let mut tally = Tally::default();
+    let mut regular = Tally::default();
+    let all = CRound::all();
+    let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Large, Mag::Mixed];
+    let div = |x: &ComplexArray, y: &ComplexArray, pr, pi, rnd, t: &mut Tally| {
+        match cuda_func::div_emulated(&exe, x, y, pr, pi, rnd, 1) {
+            Ok((r, tt, st)) => {
+                t.add(&st);
+                let (wr, wt) = x.div_ternary(y, pr, pi, rnd).unwrap();
+                for i in 0..x.len() {
+                    assert_eq!(
+                        show(&r, &tt, i),
+                        show(&wr, &wt, i),
+                        "div ({} + i {}) / ({} + i {}) at ({pr}, {pi}), {}",
+                        text::format_hex(&x.re().get(i)),
+                        text::format_hex(&x.im().get(i)),
+                        text::format_hex(&y.re().get(i)),
+                        text::format_hex(&y.im().get(i)),
+                        rnd.name()
+                    );
+                }
+            }
+            Err(e) => assert!(x.div_ternary(y, pr, pi, rnd).is_err(), "div: {e}"),
+        }
+    };
+    for &p in PRECS {
+        let pi = if g.below(2) == 0 { p } else { p + g.below(100) };
+        let pa = (p as i64 + g.range(-30, 30)).max(1) as u64;
+        let pb = (pi as i64 + g.range(-30, 30)).max(1) as u64;
+        let rnd = all[g.index(all.len())];
+        let len = if p > 1100 { 8 } else { 24 };
+        let (m1, m2, m3, m4) = (g.pick(&mags), g.pick(&mags), g.pick(&mags), g.pick(&mags));
+        let x = array(&mut g, len, pa, pb, m1, m2);
+        let y = array(&mut g, len, pb, pa, m3, m4);
+        div(&x, &y, p, pi, rnd, &mut tally);
+        let x = array(&mut g, len, pa, pb, Mag::Mid, Mag::One);
+        let y = array(&mut g, len, pb, pa, Mag::One, Mag::Mid);
+        div(&x, &y, p, pi, rnd, &mut regular);
+    }
+    let ex: Vec<(String, String)> = [
+        ("2", "2"),
+        ("1", "1"),
+        ("3", "4"),
+        ("0x1p-30", "5"),
+        ("-7", "0x3p+20"),
+        ("1", "1"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let ey: Vec<(String, String)> = [
+        ("1", "1"),
+        ("1", "-1"),
+        ("1", "2"),
+        ("3", "-0x1p-40"),
+        ("-7", "0x3p+20"),
+        ("1", "1"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    for p in [2u64, 53, 256] {
+        let mut x = ComplexArray::from_strs(p, p, &ex).unwrap();
+        let mut y = ComplexArray::from_strs(p, p, &ey).unwrap();
+        x = concat(&x, &array(&mut g, 10, p, p, Mag::Mid, Mag::Mixed));
+        y = concat(&y, &array(&mut g, 10, p, p, Mag::One, Mag::Mid));
+        for rnd in CRound::all() {
+            div(&x, &y, p, p + 3, rnd, &mut tally);
+        }
+    }
+    eprintln!(
+        "all: {} elements, {} on the device, {} retried there, {} host",
+        tally.elements, tally.device, tally.retried_on_device, tally.host
+    );
+    eprintln!(
+        "regular: {} elements, {} on the device, {} host",
+        regular.elements, regular.device, regular.host
+    );
+    assert!(regular.device * 10 >= regular.elements * 8);
+}
+
 fn concat(a: &ComplexArray, b: &ComplexArray) -> ComplexArray {
     let cat = |x: &FloatArray, y: &FloatArray| -> FloatArray {
         let mut v: Vec<String> = (0..x.len()).map(|i| text::format_hex(&x.get(i))).collect();
@@ -435,6 +526,46 @@ fn cfuncgpu_random_against_cpu() {
         "{} elements, {} on the device, {} retried there, {} host",
         tally.elements, tally.device, tally.retried_on_device, tally.host
     );
+}
+
+/// Division on the device against the CPU engine, through the method and
+/// the statistics entry point.
+#[test]
+#[ignore]
+fn cfuncgpu_div() {
+    let eng = engine();
+    let mut g = Rng(seed());
+    let all = CRound::all();
+    let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Mixed];
+    for &p in GPU_PRECS {
+        let len = if p > 1100 { 40 } else { 400 };
+        let rnd = all[g.index(all.len())];
+        let (m1, m2, m3, m4) = (g.pick(&mags), g.pick(&mags), g.pick(&mags), g.pick(&mags));
+        let x = array(&mut g, len, p, p - 5, m1, m2);
+        let y = array(&mut g, len, p - 3, p, m3, m4);
+        let (xd, yd) = (x.to_cuda(&eng).unwrap(), y.to_cuda(&eng).unwrap());
+        let (r, t, st) = cuda_func::div_ternary_stats(&xd, &yd, p, p, rnd).unwrap();
+        eprintln!(
+            "div {p}: {} elements, {} retried, {} host",
+            st.elements, st.retried, st.host
+        );
+        let t = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t).unwrap();
+        let r = r.to_host().unwrap();
+        let (wr, wt) = x.div_ternary(&y, p, p, rnd).unwrap();
+        for i in 0..len {
+            assert_eq!(show(&r, &t, i), show(&wr, &wt, i), "div element {i} at {p}");
+        }
+        let (r2, t2) = xd.div_ternary(&yd, p, p, rnd).unwrap();
+        let t2 = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t2).unwrap();
+        let r2 = r2.to_host().unwrap();
+        for i in 0..len {
+            assert_eq!(
+                show(&r2, &t2, i),
+                show(&wr, &wt, i),
+                "div method {i} at {p}"
+            );
+        }
+    }
 }
 
 /// A large batch of regular elements at 256 bits: the device writes

@@ -278,7 +278,8 @@ impl CudaComplexArray {
         Ok(z)
     }
 
-    /// `self / b` (mpc_div), on the CPU engine.
+    /// `self / b` (mpc_div): on the device ([`cuda_func`]), the special
+    /// elements patched by the CPU engine.
     pub fn div_ternary(
         &self,
         b: &CudaComplexArray,
@@ -287,7 +288,8 @@ impl CudaComplexArray {
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
         self.same(b)?;
-        self.on_host(|x| x.div_ternary(&b.to_host()?, pr, pi, rnd))
+        let (z, t, _) = cuda_func::div_ternary_stats(self, b, pr, pi, rnd)?;
+        Ok((z, t))
     }
 
     /// `self^b` (mpc_pow), on the CPU engine.

@@ -10,9 +10,9 @@
 //! parts, still undecided) are evaluated by the CPU engine and scattered
 //! back. The same bits and ternary pairs as the CPU engine.
 //!
-//! On the device so far: exp, log, sin, cos, sinh, cosh, tan, tanh, sqrt.
-//! The other functions (atan, asin, acos), div and pow run on the CPU
-//! engine ([`device_code`] is `None` for them).
+//! On the device so far: exp, log, sin, cos, sinh, cosh, tan, tanh, sqrt
+//! and div (`float_cdiv`). The other functions (atan, asin, acos) and pow
+//! run on the CPU engine ([`device_code`] is `None` for them).
 
 use std::sync::Arc;
 
@@ -126,6 +126,9 @@ fn scatter(
     Ok(())
 }
 
+/// A part's raw device buffers (heads, limbs) and limbs per element.
+type Raw<'a> = (&'a CudaSlice<u64>, &'a CudaSlice<u64>, usize);
+
 /// One part's device output.
 struct Part {
     out: CudaFloatArray,
@@ -141,19 +144,27 @@ fn launch(
     k: usize,
     code: u32,
     rnd: CRound,
-    a: (&CudaSlice<u64>, &CudaSlice<u64>, usize),
-    b: (&CudaSlice<u64>, &CudaSlice<u64>, usize),
+    x: [Raw; 2],
+    y: Option<[Raw; 2]>,
     len: usize,
     re: &mut Part,
     im: &mut Part,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
+    let [a, b] = x;
     let s = eng.stream();
     let mut ctl = s
         .alloc_zeros::<u32>(2)
         .map_err(Error::driver("allocating"))?;
     // SAFETY: the kernel writes the slots it reports through ctl.
     let mut flags = unsafe { s.alloc::<u32>(len) }.map_err(Error::driver("allocating"))?;
-    let func = eng.function(&inst(k), "float_cfunc")?;
+    let func = eng.function(
+        &inst(k),
+        if y.is_some() {
+            "float_cdiv"
+        } else {
+            "float_cfunc"
+        },
+    )?;
     let cs = device_constants(eng, k)?;
     let (pr, pi) = (re.out.prec(), im.out.prec());
     let (nr, ni) = (limbs_for_prec(pr) as u32, limbs_for_prec(pi) as u32);
@@ -175,21 +186,37 @@ fn launch(
             .arg(&na)
             .arg(b.0)
             .arg(b.1)
-            .arg(&nb)
-            .arg(&len64)
-            .arg(&code)
-            .arg(&rc)
-            .arg(&pr)
-            .arg(&nr)
-            .arg(&pi)
-            .arg(&ni)
-            .arg(&*cs)
-            .arg(&mut ctl)
-            .arg(&mut flags);
-        // SAFETY: a and b hold len elements of na and nb limbs, the outputs
-        // len elements of nr and ni limbs and len ternaries each, flags len
-        // slots (the two counters sum to at most len), ctl two counters, cs
-        // the tier's constants; each thread writes its own element.
+            .arg(&nb);
+        let ncd = y.map(|[c, d]| (c.2 as u32, d.2 as u32));
+        if let (Some([c, d]), Some((nc, nd))) = (&y, &ncd) {
+            lb.arg(c.0)
+                .arg(c.1)
+                .arg(nc)
+                .arg(d.0)
+                .arg(d.1)
+                .arg(nd)
+                .arg(&len64)
+                .arg(&rc)
+                .arg(&pr)
+                .arg(&nr)
+                .arg(&pi)
+                .arg(&ni);
+        } else {
+            lb.arg(&len64)
+                .arg(&code)
+                .arg(&rc)
+                .arg(&pr)
+                .arg(&nr)
+                .arg(&pi)
+                .arg(&ni)
+                .arg(&*cs);
+        }
+        lb.arg(&mut ctl).arg(&mut flags);
+        // SAFETY: the operands hold len elements of their limb counts, the
+        // outputs len elements of nr and ni limbs and len ternaries each,
+        // flags len slots (the two counters sum to at most len), ctl two
+        // counters, cs the tier's constants; each thread writes its own
+        // element (float_cfunc / float_cdiv's argument lists).
         unsafe { lb.launch(grid(len, block_for(len))) }
             .map_err(Error::driver("launching float_cfunc"))?;
     }
@@ -229,30 +256,80 @@ pub fn func_ternary_stats(
     pi: u64,
     rnd: CRound,
 ) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
+    run_dev(z, None, device_code(f), pr, pi, rnd, |x, _| {
+        x.func_ternary(f, pr, pi, rnd)
+    })
+}
+
+/// `x / y` (mpc_div) as [`func_ternary_stats`]: the regular elements (all
+/// four parts normal, moderate exponents) on the device.
+pub fn div_ternary_stats(
+    x: &CudaComplexArray,
+    y: &CudaComplexArray,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
+    if x.len() != y.len() {
+        return Err(Error::Shape(format!(
+            "operands have {} and {} elements",
+            x.len(),
+            y.len()
+        )));
+    }
+    run_dev(x, Some(y), Some(DIV_CODE), pr, pi, rnd, |a, b| {
+        a.div_ternary(b.expect("two operands"), pr, pi, rnd)
+    })
+}
+
+/// float_cfunc.cuh's CF_DIV (the float_cdiv kernel).
+pub const DIV_CODE: u32 = 16;
+
+fn limbs2(z: &CudaComplexArray) -> (usize, usize) {
+    (limbs_for_prec(z.re().prec()), limbs_for_prec(z.im().prec()))
+}
+
+fn raw2(z: &CudaComplexArray) -> [Raw<'_>; 2] {
+    let (na, nb) = limbs2(z);
+    let (ah, al) = z.re().raw_parts();
+    let (bh, bl) = z.im().raw_parts();
+    [(ah, al, na), (bh, bl, nb)]
+}
+
+/// The device evaluation of `code` on z (and y for division), with the
+/// retries and the CPU engine's `cpu` for the rest (on gathered elements).
+#[allow(clippy::too_many_arguments)]
+fn run_dev(
+    z: &CudaComplexArray,
+    y: Option<&CudaComplexArray>,
+    code: Option<u32>,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+    cpu: impl Fn(&ComplexArray, Option<&ComplexArray>) -> Result<(ComplexArray, Ternary)>,
+) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
     let eng = z.engine().clone();
     let len = z.len();
-    let (na, nb) = (limbs_for_prec(z.re().prec()), limbs_for_prec(z.im().prec()));
-    let code = device_code(f);
-    let k = ctier(pr, pi, na, nb);
+    let (na, nb) = limbs2(z);
+    let (nc, nd) = y.map_or((1, 1), limbs2);
+    let k = ctier(pr, pi, na.max(nb), nc.max(nd));
     let (Some(code), Some(k)) = (code, k) else {
-        return on_host(z, f, pr, pi, rnd);
+        return on_host(z, y, cpu);
     };
     if len == 0 || len >= u32::MAX as usize {
-        return on_host(z, f, pr, pi, rnd);
+        return on_host(z, y, cpu);
     }
     crate::float::check_prec(pr)?;
     crate::float::check_prec(pi)?;
     let mut re = new_part(&eng, len, pr)?;
     let mut im = new_part(&eng, len, pi)?;
-    let (ah, al) = z.re().raw_parts();
-    let (bh, bl) = z.im().raw_parts();
     let (und, mut host) = launch(
         &eng,
         k,
         code,
         rnd,
-        (ah, al, na),
-        (bh, bl, nb),
+        raw2(z),
+        y.map(raw2),
         len,
         &mut re,
         &mut im,
@@ -265,8 +342,13 @@ pub fn func_ternary_stats(
         }
         let cnt = und.len();
         let idx = upload_u32(&eng, &und)?;
-        let (gah, gal) = gather(&eng, k, z.re(), &idx, cnt)?;
-        let (gbh, gbl) = gather(&eng, k, z.im(), &idx, cnt)?;
+        let g = |x: &CudaFloatArray| gather(&eng, k, x, &idx, cnt);
+        let (gah, gal) = g(z.re())?;
+        let (gbh, gbl) = g(z.im())?;
+        let gy = match y {
+            Some(y) => Some((g(y.re())?, g(y.im())?)),
+            None => None,
+        };
         let mut sre = new_part(&eng, cnt, pr)?;
         let mut sim = new_part(&eng, cnt, pi)?;
         let (u2, h2) = launch(
@@ -274,8 +356,9 @@ pub fn func_ternary_stats(
             k2,
             code,
             rnd,
-            (&gah, &gal, na),
-            (&gbh, &gbl, nb),
+            [(&gah, &gal, na), (&gbh, &gbl, nb)],
+            gy.as_ref()
+                .map(|((ch, cl), (dh, dl))| [(ch, cl, nc), (dh, dl, nd)]),
             cnt,
             &mut sre,
             &mut sim,
@@ -316,7 +399,11 @@ pub fn func_ternary_stats(
             from_heads(x.prec(), &hh, hl)
         };
         let sub = ComplexArray::new(part(z.re())?, part(z.im())?)?;
-        let (r, t) = sub.func_ternary(f, pr, pi, rnd)?;
+        let suby = match y {
+            Some(y) => Some(ComplexArray::new(part(y.re())?, part(y.im())?)?),
+            None => None,
+        };
+        let (r, t) = cpu(&sub, suby.as_ref())?;
         let tr: Vec<i8> = t.iter().map(|p| p.0).collect();
         let ti: Vec<i8> = t.iter().map(|p| p.1).collect();
         for (x, tv, dst) in [(r.re(), &tr, &mut re), (r.im(), &ti, &mut im)] {
@@ -342,13 +429,12 @@ pub fn func_ternary_stats(
 /// precisions above the largest tier).
 fn on_host(
     z: &CudaComplexArray,
-    f: CFunc,
-    pr: u64,
-    pi: u64,
-    rnd: CRound,
+    y: Option<&CudaComplexArray>,
+    cpu: impl Fn(&ComplexArray, Option<&ComplexArray>) -> Result<(ComplexArray, Ternary)>,
 ) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
     let eng = z.engine();
-    let (r, t) = z.to_host()?.func_ternary(f, pr, pi, rnd)?;
+    let hy = y.map(|y| y.to_host()).transpose()?;
+    let (r, t) = cpu(&z.to_host()?, hy.as_ref())?;
     let tr: Vec<i8> = t.iter().map(|p| p.0).collect();
     let ti: Vec<i8> = t.iter().map(|p| p.1).collect();
     let n = z.len() as u64;
@@ -399,6 +485,7 @@ fn emu_pass(
     pi: u64,
     k: usize,
     z: &ComplexArray,
+    y: Option<&ComplexArray>,
 ) -> Result<EmuPass> {
     use std::io::{Read, Write};
     use std::process::{Command, Stdio};
@@ -416,6 +503,8 @@ fn emu_pass(
         ni as u64,
         na as u64,
         nb as u64,
+        y.map_or(0, |y| y.re().limbs_per_element() as u64),
+        y.map_or(0, |y| y.im().limbs_per_element() as u64),
         k as u64,
         len as u64,
         cs.len() as u64,
@@ -425,6 +514,12 @@ fn emu_pass(
     job.extend(z.re().limbs());
     job.extend(heads_of(z.im()));
     job.extend(z.im().limbs());
+    if let Some(y) = y {
+        job.extend(heads_of(y.re()));
+        job.extend(y.re().limbs());
+        job.extend(heads_of(y.im()));
+        job.extend(y.im().limbs());
+    }
     let bytes: Vec<u8> = job.iter().flat_map(|v| v.to_le_bytes()).collect();
     let io = |e: std::io::Error| Error::Invalid(format!("emulator {exe}: {e}"));
     let mut child = Command::new(exe)
@@ -509,10 +604,62 @@ pub fn func_emulated(
     rnd: CRound,
     retry_min: usize,
 ) -> Result<(ComplexArray, Ternary, FuncStats)> {
+    emulated(
+        exe,
+        z,
+        None,
+        device_code(f),
+        pr,
+        pi,
+        rnd,
+        retry_min,
+        |x, _| x.func_ternary(f, pr, pi, rnd),
+    )
+}
+
+/// [`div_ternary_stats`] through the emulator, as [`func_emulated`].
+#[doc(hidden)]
+pub fn div_emulated(
+    exe: &str,
+    x: &ComplexArray,
+    y: &ComplexArray,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+    retry_min: usize,
+) -> Result<(ComplexArray, Ternary, FuncStats)> {
+    emulated(
+        exe,
+        x,
+        Some(y),
+        Some(DIV_CODE),
+        pr,
+        pi,
+        rnd,
+        retry_min,
+        |a, b| a.div_ternary(b.expect("two operands"), pr, pi, rnd),
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emulated(
+    exe: &str,
+    z: &ComplexArray,
+    y: Option<&ComplexArray>,
+    code: Option<u32>,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+    retry_min: usize,
+    cpu: impl Fn(&ComplexArray, Option<&ComplexArray>) -> Result<(ComplexArray, Ternary)>,
+) -> Result<(ComplexArray, Ternary, FuncStats)> {
     let (na, nb) = (z.re().limbs_per_element(), z.im().limbs_per_element());
+    let (nc, nd) = y.map_or((1, 1), |y| {
+        (y.re().limbs_per_element(), y.im().limbs_per_element())
+    });
     let len = z.len();
-    let (Some(code), Some(k)) = (device_code(f), ctier(pr, pi, na, nb)) else {
-        let (r, t) = z.func_ternary(f, pr, pi, rnd)?;
+    let (Some(code), Some(k)) = (code, ctier(pr, pi, na.max(nb), nc.max(nd))) else {
+        let (r, t) = cpu(z, y)?;
         let n = len as u64;
         let st = FuncStats {
             elements: n,
@@ -527,7 +674,7 @@ pub fn func_emulated(
         parts: [mut p0, mut p1],
         mut und,
         mut host,
-    } = emu_pass(exe, code, rnd, pr, pi, k, z)?;
+    } = emu_pass(exe, code, rnd, pr, pi, k, z, y)?;
     let first = und.len() + host.len();
     let put =
         |dst: &mut (Vec<u64>, Vec<u64>, Vec<i8>), n: usize, i: usize, h: u64, l: &[u64], t: i8| {
@@ -540,7 +687,8 @@ pub fn func_emulated(
             break;
         }
         let sub = pick2(z, &und)?;
-        let r = emu_pass(exe, code, rnd, pr, pi, k2, &sub)?;
+        let suby = y.map(|y| pick2(y, &und)).transpose()?;
+        let r = emu_pass(exe, code, rnd, pr, pi, k2, &sub, suby.as_ref())?;
         for (j, &i) in und.iter().enumerate() {
             let [s0, s1] = &r.parts;
             put(
@@ -566,7 +714,8 @@ pub fn func_emulated(
     host.extend(und);
     if !host.is_empty() {
         let sub = pick2(z, &host)?;
-        let (r, t) = sub.func_ternary(f, pr, pi, rnd)?;
+        let suby = y.map(|y| pick2(y, &host)).transpose()?;
+        let (r, t) = cpu(&sub, suby.as_ref())?;
         let (h0, h1) = (heads_of(r.re()), heads_of(r.im()));
         for (j, &i) in host.iter().enumerate() {
             put(

@@ -31,6 +31,8 @@
 #define CF_TAN 6u
 #define CF_TANH 7u
 #define CF_SQRT 8u
+// Division (mpc_div), kernel float_cdiv.
+#define CF_DIV 16u
 
 // Results of cf_eval: written, host case, undecided.
 #define CF_DONE 0
@@ -524,7 +526,74 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
     return ok ? CF_DONE : CF_UNDEC;
 }
 
+// x / y = (a + i b) / (c + i d) (mpc_div) for regular elements: all four
+// parts normal with exponents in [-2^20, 2^20] (no overflow or underflow)
+// and limbs + 2 <= K. MPC rounds the exact (a c + b d) / (c^2 + d^2) and
+// (b c - a d) / (c^2 + d^2) once each (src/complex/arith.rs): the parts are
+// exact balls, each product (cf_mul) within 2 units of F + 1 bits, the
+// sums by cf_add (a numerator that cancels more than 13 bits, an exact zero
+// included, leaves the ball unusable: undecided, then the CPU engine, which
+// gives MPC's +0), the quotients by cf_div.
+template <int K>
+FL_DEV int cf_div_eval(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, const u64 *am, u32 na,
+                       u64 bh, const u64 *bm, u32 nb, u64 ch, const u64 *cm, u32 nc, u64 dh,
+                       const u64 *dm, u32 nd, u64 pr, u64 pi, u32 rre, u32 rim) {
+    tre = 0;
+    tim = 0;
+    const u64 hs[4] = {ah, bh, ch, dh};
+    const u64 *ms[4] = {am, bm, cm, dm};
+    const u32 ns[4] = {na, nb, nc, nd};
+    CfBall<K> v[4];
+    for (int j = 0; j < 4; j++) {
+        u32 tg = fl_tag(hs[j]);
+        i64 e = fl_exp(hs[j]);
+        if ((tg & 3) != FL_NORMAL || ns[j] + 2 > (u32)K) return CF_HOST;
+        if (e < CF_EMIN || e > -CF_EMIN) return CF_HOST;
+        cf_exact<K>(v[j], e, ms[j], ns[j]);
+        v[j].neg = (tg & FL_NEG) != 0;
+    }
+    CfBall<K> p1, p2, nre, nim, den, re, im;
+    cf_mul<K>(p1, v[2], v[2]);
+    cf_mul<K>(p2, v[3], v[3]);
+    cf_add<K>(den, p1, p2);
+    cf_mul<K>(p1, v[0], v[2]);
+    cf_mul<K>(p2, v[1], v[3]);
+    cf_add<K>(nre, p1, p2);
+    cf_mul<K>(p1, v[1], v[2]);
+    cf_mul<K>(p2, v[0], v[3]);
+    p2.neg = !p2.neg;
+    cf_add<K>(nim, p1, p2);
+    cf_div<K>(re, nre, den);
+    cf_div<K>(im, nim, den);
+    bool ok = cf_round<K>(ore, tre, re, pr, rre);
+    ok = ok && cf_round<K>(oim, tim, im, pi, rim);
+    return ok ? CF_DONE : CF_UNDEC;
+}
+
 #ifdef __CUDACC__
+// The common end of an element of float_cfunc / float_cdiv (see below).
+__device__ __forceinline__ void cf_store(int st, FlOut &o1, i8 t1, FlOut &o2, i8 t2, u64 i,
+                                         u64 len, u64 *rh, i8 *tr, u64 *ih, i8 *ti, u32 *nflag,
+                                         u32 *flags) {
+    if (st == CF_UNDEC) {
+        flags[atomicAdd(nflag, 1u)] = (u32)i;
+    } else if (st == CF_HOST) {
+        flags[len - 1 - atomicAdd(nflag + 1, 1u)] = (u32)i;
+    }
+    if (st != CF_DONE) {
+        o1.head = 0;
+        o2.head = 0;
+        t1 = 0;
+        t2 = 0;
+        for (u32 l = 0; l < o1.n; l++) o1.m[l] = 0;
+        for (u32 l = 0; l < o2.n; l++) o2.m[l] = 0;
+    }
+    rh[i] = o1.head;
+    tr[i] = t1;
+    ih[i] = o2.head;
+    ti[i] = t2;
+}
+
 // A thread per element z = a + i b (parts of na, nb limbs): the real part of
 // f(z) to (rh, rl, tr) at pr bits (nr limbs), the imaginary part to (ih,
 // il, ti) at pi bits (ni limbs); rnd = mode of Re | mode of Im << 4. An
@@ -541,23 +610,25 @@ extern "C" __global__ void __launch_bounds__(128) float_cfunc(
         i8 t1 = 0, t2 = 0;
         int st = cf_eval<FF_K>(fn, o1, t1, o2, t2, ah[i], al + i * na, na, bh[i], bl + i * nb,
                                nb, pr, pi, rnd & 15, (rnd >> 4) & 15, cs);
-        if (st == CF_UNDEC) {
-            flags[atomicAdd(nflag, 1u)] = (u32)i;
-        } else if (st == CF_HOST) {
-            flags[len - 1 - atomicAdd(nflag + 1, 1u)] = (u32)i;
-        }
-        if (st != CF_DONE) {
-            o1.head = 0;
-            o2.head = 0;
-            t1 = 0;
-            t2 = 0;
-            for (u32 l = 0; l < nr; l++) o1.m[l] = 0;
-            for (u32 l = 0; l < ni; l++) o2.m[l] = 0;
-        }
-        rh[i] = o1.head;
-        tr[i] = t1;
-        ih[i] = o2.head;
-        ti[i] = t2;
+        cf_store(st, o1, t1, o2, t2, i, len, rh, tr, ih, ti, nflag, flags);
+    }
+}
+
+// x / y (mpc_div) per element, x = a + i b, y = c + i d; outputs and flags
+// as float_cfunc.
+extern "C" __global__ void __launch_bounds__(128) float_cdiv(
+    u64 *rh, u64 *rl, i8 *tr, u64 *ih, u64 *il, i8 *ti, const u64 *ah, const u64 *al, u32 na,
+    const u64 *bh, const u64 *bl, u32 nb, const u64 *ch, const u64 *cl, u32 nc, const u64 *dh,
+    const u64 *dl, u32 nd, u64 len, u32 rnd, u64 pr, u32 nr, u64 pi, u32 ni, u32 *nflag,
+    u32 *flags) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
+         i += (u64)gridDim.x * blockDim.x) {
+        FlOut o1 = {rl + i * nr, nr, 0}, o2 = {il + i * ni, ni, 0};
+        i8 t1 = 0, t2 = 0;
+        int st = cf_div_eval<FF_K>(o1, t1, o2, t2, ah[i], al + i * na, na, bh[i], bl + i * nb, nb,
+                                   ch[i], cl + i * nc, nc, dh[i], dl + i * nd, nd, pr, pi,
+                                   rnd & 15, (rnd >> 4) & 15);
+        cf_store(st, o1, t1, o2, t2, i, len, rh, tr, ih, ti, nflag, flags);
     }
 }
 #endif
