@@ -45,7 +45,7 @@ pub struct FuncBenchArgs {
     /// Elements checked against the reference per case.
     #[arg(long, default_value_t = 8)]
     check: usize,
-    /// Complex functions (GNU MPC semantics, CPU engine): a list of
+    /// Complex functions (GNU MPC semantics, on the chosen engine): a list of
     /// sqrt,exp,log,sin,cos,tan,sinh,cosh,tanh,atan,asin,acos,pow, or "all"
     /// (default none).
     #[arg(long, value_delimiter = ',')]
@@ -294,7 +294,7 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
             }
         }
     }
-    all_ok &= complex_cases(&a, rnd, &mut rows)?;
+    all_ok &= complex_cases(&a, &engine, rnd, &mut rows)?;
     if a.json {
         let v = serde_json::json!({
             "suite": "func", "engine": engine.describe(), "round": format!("{rnd:?}"),
@@ -314,10 +314,12 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
 /// The complex cases: random parts uniform in [-4, 4), each part rounded in
 /// the one mode given; a sample's parts are checked against the
 /// independent reference of `complex::reference` (at 4p + 128 bits), and a
-/// part the reference cannot decide is left out of the count. The complex
-/// functions report no retry share (their Ziv loop is per part, inside).
+/// part the reference cannot decide is left out of the count. On CUDA the
+/// functions run on the device (src/complex/cuda_func.rs) and the retry
+/// column shows the share of elements the CPU engine computed (host%).
 fn complex_cases(
     a: &FuncBenchArgs,
+    engine: &crate::engine::Engine,
     rnd: Round,
     rows: &mut Vec<serde_json::Value>,
 ) -> Result<bool, CliError> {
@@ -368,11 +370,37 @@ fn complex_cases(
                     FloatArray::random_uniform(len, p, a.seed ^ 0x7777, -4.0, 4.0, Round::Nearest)?,
                     FloatArray::random_uniform(len, p, a.seed ^ 0x3333, -4.0, 4.0, Round::Nearest)?,
                 )?;
-                let (times, (r, t)) =
-                    time_runs(&crate::engine::Engine::Cpu, 0, a.runs.max(1), || match f {
-                        Some(f) => x.func_ternary(f, p, p, crnd),
-                        None => x.pow_ternary(&y, p, p, crnd),
-                    })?;
+                // On CUDA: one warm-up run (NVRTC, constants), then timed
+                // by events including the host's patching; the host share
+                // is the elements the CPU engine computed.
+                let (times, (r, t), host) = match engine {
+                    crate::engine::Engine::Cuda(eng) => {
+                        use crate::complex::cuda_func::func_ternary_stats;
+                        let (xd, yd) = (x.to_cuda(eng)?, y.to_cuda(eng)?);
+                        let (times, (rd, td, host)) =
+                            time_runs(engine, 1, a.runs.max(1), || match f {
+                                Some(f) => {
+                                    let (r, t, st) = func_ternary_stats(&xd, f, p, p, crnd)?;
+                                    Ok((r, t, Some(st)))
+                                }
+                                None => {
+                                    let (r, t) = xd.pow_ternary(&yd, p, p, crnd)?;
+                                    Ok((r, t, None))
+                                }
+                            })?;
+                        let mut t = crate::complex::cuda::ternary_pairs_to_host(eng, &td)?;
+                        t.truncate(len);
+                        (times, (rd.to_host()?, t), host)
+                    }
+                    _ => {
+                        let (times, rt) = time_runs(engine, 0, a.runs.max(1), || match f {
+                            Some(f) => x.func_ternary(f, p, p, crnd),
+                            None => x.pow_ternary(&y, p, p, crnd),
+                        })?;
+                        (times, rt, None)
+                    }
+                };
+                let host_share = host.map(|st| st.host as f64 / st.elements.max(1) as f64);
                 let k = a.check.max(2).min(len);
                 let mut idx: Vec<usize> = (0..k).map(|j| j * (len - 1) / (k - 1).max(1)).collect();
                 idx.dedup();
@@ -412,7 +440,7 @@ fn complex_cases(
                         len,
                         ms,
                         ops,
-                        "-",
+                        host_share.map_or("-".into(), |h| format!("{:.3}", 100.0 * h)),
                         "-",
                         if ok { "ok" } else { "FAILED" },
                         checked
@@ -421,7 +449,7 @@ fn complex_cases(
                 rows.push(serde_json::json!({
                     "fn": name, "prec": p, "len": len, "median_ms": ms, "ops_per_s": ops,
                     "retried": null, "retry_share": null, "checked": checked, "ok": ok,
-                    "complex": true,
+                    "complex": true, "host_share": host_share,
                 }));
             }
         }

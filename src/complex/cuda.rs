@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use cudarc::driver::CudaSlice;
 
-use super::{CFunc, CRound, ComplexArray, Ternary};
+use super::{CFunc, CRound, ComplexArray, Ternary, cuda_func};
 use crate::engine::cuda::CudaEngine;
 use crate::error::{Error, Result};
 use crate::float::cuda::{CudaFloatArray, DevOp, MAX_CUDA_PREC, ternary_to_host};
@@ -295,7 +295,8 @@ impl CudaComplexArray {
         Ok(z)
     }
 
-    /// `self / b` (mpc_div), on the CPU engine.
+    /// `self / b` (mpc_div): on the device ([`cuda_func`]), the special
+    /// elements patched by the CPU engine.
     pub fn div_ternary(
         &self,
         b: &CudaComplexArray,
@@ -304,7 +305,8 @@ impl CudaComplexArray {
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
         self.same(b)?;
-        self.on_host(|x| x.div_ternary(&b.to_host()?, pr, pi, rnd))
+        let (z, t, _) = cuda_func::div_ternary_stats(self, b, pr, pi, rnd)?;
+        Ok((z, t))
     }
 
     /// `self^b` (mpc_pow), on the CPU engine.
@@ -319,7 +321,9 @@ impl CudaComplexArray {
         self.on_host(|x| x.pow_ternary(&b.to_host()?, pr, pi, rnd))
     }
 
-    /// A complex function, on the CPU engine.
+    /// A complex function: on the device where [`cuda_func`] evaluates it
+    /// (the special elements patched by the CPU engine), else on the CPU
+    /// engine.
     pub fn func_ternary(
         &self,
         f: CFunc,
@@ -327,7 +331,8 @@ impl CudaComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.on_host(|x| x.func_ternary(f, pr, pi, rnd))
+        let (z, t, _) = cuda_func::func_ternary_stats(self, f, pr, pi, rnd)?;
+        Ok((z, t))
     }
 
     /// The elements `bad` as a host array.

@@ -19,6 +19,7 @@
 
 mod arith;
 pub mod cuda;
+pub mod cuda_func;
 mod func;
 mod pow;
 pub mod reference;

@@ -1115,6 +1115,8 @@ __device__ __forceinline__ void ff_store(int st, FlOut &o, i8 t, u64 i, u64 len,
 #include "float_func_explog.cuh"
 // tan, sin_cos, atan2, hypot, pow, agm (codes from 32).
 #include "float_func_trig.cuh"
+// Complex functions (float_cfunc).
+#include "float_cfunc.cuh"
 
 // One element: 0 written (o.head, t), nonzero flagged (see FF_UNDECIDED).
 template <int K>

@@ -78,6 +78,10 @@ pub static FLOAT_MISC: KernelSource = KernelSource {
 /// `#include "float_func_trig.cuh"`.
 pub const FLOAT_FUNC_TRIG: &str = include_str!("float_func_trig.cuh");
 
+/// The complex functions (float_cfunc kernel), pasted where float_func.cu
+/// says `#include "float_cfunc.cuh"`.
+pub const FLOAT_CFUNC: &str = include_str!("float_cfunc.cuh");
+
 /// Correctly rounded exp, exp2, log, sin, cos, atan (tiers by fixed-point limbs).
 pub static FLOAT_FUNC: KernelSource = KernelSource {
     name: "float_func",
@@ -138,6 +142,7 @@ impl Instance {
             .code
             .replace("#include \"float_func_explog.cuh\"", FLOAT_FUNC_EXPLOG)
             .replace("#include \"float_func_trig.cuh\"", FLOAT_FUNC_TRIG)
+            .replace("#include \"float_cfunc.cuh\"", FLOAT_CFUNC)
             .replace("#include \"float_common.cuh\"", FLOAT_COMMON)
             .replace("#include \"common.cuh\"", COMMON)
     }

@@ -1,0 +1,634 @@
+// Complex functions on the device (issue 5, GNU MPC 1.3.1 semantics, as
+// src/complex/func.rs): a thread per element. An element is evaluated here
+// only when it is REGULAR for the function: both parts normal, exponents in
+// a range where the value cores below are valid and where func.rs takes its
+// plain Ziv path (whose result is each part correctly rounded in its own
+// mode), input limbs within the tier. Everything else (zeros, infinities,
+// NaN, overflow/underflow conventions, huge parts, exact cases) is flagged
+// "host" and computed by the CPU engine (src/complex/cuda_func.rs).
+//
+// A regular element's parts are built as balls: the exact value lies
+// strictly inside (m - e, m + e) 2^s (m: K limbs, e: one limb) from the
+// value cores of float_func.cu / float_func_explog.cuh / float_func_trig.cuh
+// (ffx_exp_val, ff_tr_reduce + ff_sc_both, ffx_series, ffx_log_val,
+// ff_atan2), combined by cf_mul / cf_add with the error propagation derived
+// next to them, then rounded by ff_round_c (both ends must round alike,
+// ternary included; representable values strictly inside never pass). A part
+// that does not pass is "undecided": the host re-runs the element at a
+// larger tier, then on the CPU engine.
+//
+// Included by float_func.cu after float_func_trig.cuh; src/kernels/mod.rs
+// pastes it for NVRTC. Plain C++ like the rest: notes/cplxgpu-emu/emu.cpp
+// runs cf_eval on the host (tests/complex_cuda_func.rs).
+
+// Function codes of float_cfunc (src/complex/cuda_func.rs).
+#define CF_EXP 0u
+#define CF_LOG 1u
+#define CF_SIN 2u
+#define CF_COS 3u
+#define CF_SINH 4u
+#define CF_COSH 5u
+#define CF_TAN 6u
+#define CF_TANH 7u
+#define CF_SQRT 8u
+// Division (mpc_div), kernel float_cdiv.
+#define CF_DIV 16u
+
+// Results of cf_eval: written, host case, undecided.
+#define CF_DONE 0
+#define CF_HOST 1
+#define CF_UNDEC 2
+
+// An error bound at or above this marks a ball unusable (the element is
+// then undecided): errors stay below 2^48 on every regular path.
+#define CF_EBIG (1ull << 56)
+
+// The exact value lies strictly inside (m - e, m + e) 2^s, sign neg.
+template <int K>
+struct CfBall {
+    u64 m[K];
+    i64 s;
+    u64 e;
+    bool neg;
+};
+
+template <int K>
+FL_DEV bool cf_ok(const CfBall<K> &x) {
+    return x.e < CF_EBIG;
+}
+
+// x = (v +- e) 2^s for v of l <= K + 1 limbs, brought to at most F + 1
+// bits: v = floor(v / 2^d) moves the value by < 1 unit and the error
+// becomes e / 2^d < (e >> d) + 1 units: (e >> d) + 2.
+template <int K>
+FL_DEV void cf_set(CfBall<K> &x, const u64 *v, u32 l, i64 s, u64 e, bool neg) {
+    const u32 F = 64 * K - 4;
+    u32 b = ff_bits(v, l);
+    x.neg = neg;
+    if (b > F + 1) {
+        u32 d = b - (F + 1);
+        ff_shift(x.m, K, v, l, -(i64)d);
+        x.s = s + d;
+        x.e = d >= 64 ? 2 : (e >> d) + 2;
+    } else {
+        ff_zero(x.m, K);
+        ff_copy(x.m, v, l < (u32)K ? l : (u32)K);
+        x.s = s;
+        x.e = e;
+    }
+    if (e >= CF_EBIG) x.e = CF_EBIG;
+}
+
+// e 2^d, or CF_EBIG when that reaches 2^61 (so that two or three such
+// terms still add up below 2^63).
+FL_DEV u64 cf_shl(u64 e, u32 d) {
+    if (d >= 61 || e >= (1ull << (61 - d))) return CF_EBIG;
+    return e << d;
+}
+
+// Marks r unusable (its element is then undecided).
+template <int K>
+FL_DEV void cf_bad(CfBall<K> &r) {
+    ff_zero(r.m, K);
+    r.s = 0;
+    r.e = CF_EBIG;
+}
+
+// Whether x is usable as an operand: its mantissa has F - 13 to F + 1 bits
+// (the value cores' outputs do, cf_set keeps F + 1 at most).
+template <int K>
+FL_DEV bool cf_operand(const CfBall<K> &x, u32 &b) {
+    const u32 F = 64 * K - 4;
+    b = ff_bits(x.m, K);
+    return cf_ok(x) && b + 13 >= F && b <= F + 1;
+}
+
+// r = x y. With bx, by the operands' bits (F - 13 .. F + 1) and sh = bx +
+// by - F - 1 > 0, M = floor(X Y / 2^sh) < 2^(F+1), and |x y - X Y| <= X ey
+// + Y ex + ex ey, where X < 2^bx, Y < 2^by: in units 2^sh, X ey / 2^sh <
+// ey 2^(F+1-by) (<= ey 2^14), likewise for ex; ex ey / 2^sh < 2^122 /
+// 2^(F-27) < 1 (F >= 188, errors < 2^61); plus 1 for the floor:
+// e = (ey << (F+1-by)) + (ex << (F+1-bx)) + 2.
+template <int K>
+FL_NOINL void cf_mul(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
+    const u32 F = 64 * K - 4;
+    u32 bx, by;
+    bool neg = x.neg != y.neg;
+    if (!cf_operand(x, bx) || !cf_operand(y, by)) {
+        cf_bad(r);
+        return;
+    }
+    u64 e1 = cf_shl(y.e, F + 1 - by), e2 = cf_shl(x.e, F + 1 - bx);
+    if (e1 >= CF_EBIG || e2 >= CF_EBIG) {
+        cf_bad(r);
+        return;
+    }
+    u64 T[2 * K];
+    ff_mul_full<K>(T, x.m, y.m);
+    u32 sh = bx + by - F - 1;
+    ff_shift(r.m, K, T, 2 * K, -(i64)sh);
+    r.s = x.s + y.s + sh;
+    r.e = e1 + e2 + 2;
+    r.neg = neg;
+}
+
+// r = x + y (signed). Both aligned to the larger exponent s: the other
+// mantissa floored by d = |x.s - y.s| bits moves by < 1 unit and its error
+// becomes < (e >> d) + 1: each aligned operand is within (e >> d) + 2
+// units (d = 0: e), and the exact sum or difference of the aligned
+// mantissas is within the sum of the two bounds. Operands as cf_mul's (so
+// the sum fits: < 2^(F+2)); the result may have few bits (cancellation),
+// which its consumers refuse.
+template <int K>
+FL_NOINL void cf_add(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
+    u32 bx, by;
+    if (!cf_operand(x, bx) || !cf_operand(y, by)) {
+        cf_bad(r);
+        return;
+    }
+    const CfBall<K> &hi = x.s >= y.s ? x : y;
+    const CfBall<K> &lo = x.s >= y.s ? y : x;
+    u64 d = (u64)(hi.s - lo.s);
+    u64 A[K + 1], B[K + 1], tmp[K + 1];
+    ff_copy(A, hi.m, K);
+    A[K] = 0;
+    u64 el = lo.e;
+    if (d == 0) {
+        ff_copy(B, lo.m, K);
+        B[K] = 0;
+    } else {
+        ff_shift(B, K + 1, lo.m, K, -(i64)(d > 64ull * K + 64 ? 64ull * K + 64 : d));
+        el = (d >= 64 ? 0 : el >> d) + 2;
+    }
+    bool an = hi.neg;
+    ff_sadd(A, an, B, lo.neg, K + 1, tmp);
+    cf_set<K>(r, A, K + 1, hi.s, hi.e + el, an);
+}
+
+// r = x / y: Q = floor(X 2^G / Y), G = F + 1 + by - bx, so X/Y 2^G lies
+// in [2^F, 2^(F+2)). With x = X +- ex, y = Y +- ey (ey < 2^61 <=
+// 2^(by-2), so Y - ey >= 2^(by-2)): |x/y - X/Y| <= (ex + (X/Y) ey) / (Y -
+// ey); in units 2^-G: ex 2^(G-by+2) = ex 2^(F+3-bx) (<= ex 2^16) plus
+// (X/Y 2^G) ey / (Y - ey) < 2^(F+2) ey / 2^(by-2) = ey 2^(F+4-by) (<= ey
+// 2^17), plus 1 for the floor: e = (ex << (F+3-bx)) + (ey << (F+4-by)) +
+// 2, value Q 2^(x.s - y.s - G).
+template <int K>
+FL_NOINL void cf_div(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
+    const u32 F = 64 * K - 4;
+    u32 bx, by;
+    bool neg = x.neg != y.neg;
+    if (!cf_operand(x, bx) || !cf_operand(y, by)) {
+        cf_bad(r);
+        return;
+    }
+    u64 e1 = cf_shl(x.e, F + 3 - bx), e2 = cf_shl(y.e, F + 4 - by);
+    if (e1 >= CF_EBIG || e2 >= CF_EBIG) {
+        cf_bad(r);
+        return;
+    }
+    i64 G = (i64)F + 1 + by - bx;
+    u64 U[2 * K + 1], u[2 * K + 3], v[K], qq[2 * K + 2], Q[K];
+    ff_shift(U, 2 * K + 1, x.m, K, G);
+    ff_div(Q, K, U, 2 * K + 1, y.m, K, u, v, qq);
+    cf_set<K>(r, Q, K, x.s - y.s - G, e1 + e2 + 2, neg);
+}
+
+// r = sqrt(x), x > 0: N = X 2^t with t = 2F - bx (+1 to make s - t even:
+// N has 2F or 2F + 1 bits, within 2K limbs), R = floor(sqrt(N))
+// (ffx_isqrt). sqrt((X +- ex) 2^t) is within ex 2^t / sqrt(N) <= ex
+// 2^(2F+1-bx) / 2^(F-1/2) < ex 2^(F+2-bx) of sqrt(N), which is within 1 of
+// R: e = (ex << (F+2-bx)) + 2, value R 2^((s-t)/2).
+template <int K>
+FL_NOINL void cf_sqrt(CfBall<K> &r, const CfBall<K> &x) {
+    const u32 F = 64 * K - 4;
+    u32 bx;
+    if (!cf_operand(x, bx) || x.neg) {
+        cf_bad(r);
+        return;
+    }
+    u64 e1 = cf_shl(x.e, F + 2 - bx);
+    if (e1 >= CF_EBIG) {
+        cf_bad(r);
+        return;
+    }
+    i64 t = 2 * (i64)F - bx;
+    if ((x.s - t) & 1) t++;
+    u64 N[2 * K], R[K];
+    ff_shift(N, 2 * K, x.m, K, t);
+    ffx_isqrt<K>(R, N);
+    cf_set<K>(r, R, K, (x.s - t) / 2, e1 + 2, false);
+}
+
+// An exact ball |x| 2^(F-ex) 2^(ex-F) for a normal x of nx <= K - 1 limbs.
+template <int K>
+FL_DEV void cf_exact(CfBall<K> &r, i64 ex, const u64 *xm, u32 nx) {
+    const u32 F = 64 * K - 4;
+    ff_shift(r.m, K, xm, nx, (i64)F - 64 * (i64)nx);
+    r.s = ex - (i64)F;
+    r.e = 0;
+    r.neg = false;
+}
+
+// |z| for normal a, b as a ball: with ea >= eb (swapped otherwise), A =
+// |a| 2^(F-ea) exact, B = floor(|b| 2^(F-ea)) (B_true - B < 1), Q = A^2 +
+// B^2 exact and below the true value by < 2B + 1 <= 2^(F+1) + 1;
+// floor(sqrt(Q)) = Zm: |z| 2^(F-ea) lies in [Zm, Zm + 1 + (2B + 1) / (2
+// sqrt Q)) with sqrt Q >= A >= 2^(F-1): [Zm, Zm + 3.01). Centre Zm, e = 4.
+template <int K>
+FL_NOINL void cf_abs(CfBall<K> &r, i64 ea, const u64 *am, u32 na, i64 eb, const u64 *bm,
+                     u32 nb) {
+    const u32 F = 64 * K - 4;
+    if (eb > ea) {
+        const u64 *tm = am;
+        am = bm;
+        bm = tm;
+        u32 tn = na;
+        na = nb;
+        nb = tn;
+        i64 te = ea;
+        ea = eb;
+        eb = te;
+    }
+    u64 A[K], B[K], Q[2 * K], Q2[2 * K], Z[K];
+    ff_shift(A, K, am, na, (i64)F - 64 * (i64)na);
+    ff_shift(B, K, bm, nb, (i64)F - ea + eb - 64 * (i64)nb);
+    ff_mul_full<K>(Q, A, A);
+    ff_mul_full<K>(Q2, B, B);
+    ff_add(Q, Q2, 2 * K);
+    ffx_isqrt<K>(Z, Q);
+    cf_set<K>(r, Z, K, ea - (i64)F, 4, false);
+}
+
+// Rounds x to p bits in mode rnd (ff_round_c); false when undecided.
+template <int K>
+FL_DEV bool cf_round(FlOut &o, i8 &t, const CfBall<K> &x, u64 p, u32 rnd) {
+    if (!cf_ok(x)) {
+        o.head = FF_UNDECIDED;
+        return false;
+    }
+    return ff_round_c<K>(o, t, x.m, K, x.e, x.s, x.neg, p, rnd);
+}
+
+// ---- value cores as balls ----
+
+// exp x (x normal, ex <= 30): ffx_exp_val's Y 2^(k-F) within E units.
+template <int K>
+FL_NOINL bool cf_exp(CfBall<K> &r, bool neg, i64 ex, const u64 *xm, u32 nx, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 Y[K], E;
+    i64 k;
+    if (!ffx_exp_val<K>(neg, ex, xm, nx, cs, Y, k, E)) return false;
+    cf_set<K>(r, Y, K, k - (i64)F, E, false);
+    return true;
+}
+
+// cos x and sin x (x normal, ex <= 40, nx + 2 <= K): one reduction
+// (ff_tr_reduce: x = k pi/2 + r, quadrant q) and ff_sc_both (S = sin |r|
+// 2^(F+sc) within es, C = cos r 2^F within ec), each output from its
+// quadrant as ff_sin_cos: sin x = +-C (q odd) or +-S, cos x = +-C (q even)
+// or +-S. C >= cos(pi/4) 2^F; S has F - 1 bits (j = 0, scaled) or at
+// least F - 11 (|r| >= 2^-11): cf_mul's inputs. False: the host (huge x,
+// r needing a longer pi).
+template <int K>
+FL_NOINL bool cf_sincos(CfBall<K> &cb, CfBall<K> &sb, bool neg, i64 ex, const u64 *xm, u32 nx,
+                        const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 Z[K], S[K], C[K];
+    i64 c, sc;
+    bool rneg;
+    u32 q;
+    if (ff_tr_reduce<K>(Z, c, rneg, q, neg, ex, xm, nx, cs)) return false;
+    u64 es, ec;
+    ff_sc_both<K>(S, sc, es, C, ec, Z, c, cs);
+    {
+        bool use_cos = q & 1, no = q >= 2;
+        if (use_cos) cf_set<K>(sb, C, K, -(i64)F, ec, no);
+        else cf_set<K>(sb, S, K, -((i64)F + sc), es, no != rneg);
+    }
+    {
+        bool use_cos = !(q & 1), no = q == 1 || q == 2;
+        if (use_cos) cf_set<K>(cb, C, K, -(i64)F, ec, no);
+        else cf_set<K>(cb, S, K, -((i64)F + sc), es, no != rneg);
+    }
+    return true;
+}
+
+// cosh x and sinh x (x normal, ex <= 30, nx + 2 <= K). ex <= -7: one
+// ffx_series (FX_SINH, c = -ex >= 7, Z = |x| 2^(F+c) exact) gives
+// sinh(x)/x = A and cosh x = Cc, each within 5N + 6 units of 2^-F: sinh x
+// = Z A / 2^F within 1.01 * 0 + 5N + 7 units of 2^-(F+c) (Z exact), its
+// bits >= F - 1; cosh within 5N + 7. Else (|x| >= 2^-7) ffx_sinhcosh's
+// formulas: exp|x| = Y 2^(k-F) (E units), Inv = floor(2^2F / Y), cosh,
+// sinh = (Y +- Inv 2^-2k) 2^(k-F-1) within 4E + 4 units; sinh |x| >=
+// |x| >= 2^-7 keeps F - 6 bits or more.
+template <int K>
+FL_NOINL bool cf_coshsinh(CfBall<K> &chb, CfBall<K> &shb, bool neg, i64 ex, const u64 *xm,
+                          u32 nx, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    if (ex <= -7) {
+        u64 Z[K], A[K], Cc[K], V[K], T[2 * K];
+        ffx_scaled<K>(Z, xm, nx);
+        u32 N = ffx_series<K>(FX_SINH, A, Cc, Z, -ex, neg, cs);
+        ff_mulsh<K>(V, Z, A, F, T);
+        cf_set<K>(shb, V, K, ex - (i64)F, 5 * (u64)N + 7, neg);
+        cf_set<K>(chb, Cc, K, -(i64)F, 5 * (u64)N + 7, false);
+        return true;
+    }
+    u64 Y[K], Inv[K + 1], R[K + 1], B[K + 1];
+    i64 k;
+    u64 E;
+    if (!ffx_exp_val<K>(false, ex, xm, nx, cs, Y, k, E)) return false;
+    {
+        u64 Nn[2 * K], u[2 * K + 2], v[K], qq[2 * K + 1], one[1] = {1};
+        ff_shift(Nn, 2 * K, one, 1, 2 * (i64)F);
+        ff_div(Inv, K, Nn, 2 * K, Y, K, u, v, qq);
+        Inv[K] = 0;
+    }
+    ff_shift(B, K + 1, Inv, K + 1, -2 * k);
+    ff_copy(R, Y, K);
+    R[K] = 0;
+    ff_add(R, B, K + 1);
+    cf_set<K>(chb, R, K + 1, k - (i64)F - 1, 4 * E + 4, false);
+    ff_copy(R, Y, K);
+    R[K] = 0;
+    if (ff_sub(R, B, K + 1)) return false;
+    cf_set<K>(shb, R, K + 1, k - (i64)F - 1, 4 * E + 4, neg);
+    return true;
+}
+
+// ---- the functions ----
+
+// log |z| = log(a^2 + b^2) / 2 for normal a, b (|b| <= |a| after a swap):
+// A = |a| 2^(F-ea) (exact: F >= 64 na), B = floor(|b| 2^(F-ea)) (B_true - B
+// < 1), Q = A^2 + B^2 (exact, < 2^(2F+1)) is below the true value by < 2B +
+// 1 <= 2^(F+1) + 1, and m = floor(Q / 2^F): the norm n = (a^2 + b^2) lies
+// in [m, m + 4) 2^(2ea-F), m >= 2^(F-2). ffx_log_val gives log(m
+// 2^(2ea-F)) as R within E units of 2^-S; log n - that = log(1 + d), 0 <=
+// d < 4/m <= 2^(4-F): < 16 2^(S-F) more units. Re = R 2^-(S+1).
+template <int K>
+FL_NOINL bool cf_log_abs(FlOut &o, i8 &t, u64 ah, const u64 *am, u32 na, u64 bh, const u64 *bm,
+                         u32 nb, u64 p, u32 rnd, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 ea = fl_exp(ah), eb = fl_exp(bh);
+    if (eb > ea) {
+        const u64 *tm = am;
+        am = bm;
+        bm = tm;
+        u32 tn = na;
+        na = nb;
+        nb = tn;
+        i64 te = ea;
+        ea = eb;
+        eb = te;
+    }
+    u64 A[K], B[K], Q[2 * K], Q2[2 * K], m[K], M[K];
+    ff_shift(A, K, am, na, (i64)F - 64 * (i64)na);
+    ff_shift(B, K, bm, nb, (i64)F - ea + eb - 64 * (i64)nb);
+    ff_mul_full<K>(Q, A, A);
+    ff_mul_full<K>(Q2, B, B);
+    ff_add(Q, Q2, 2 * K);
+    ff_shift(m, K, Q, 2 * K, -(i64)F);
+    u32 bm_ = ff_bits(m, K);
+    ff_shift(M, K, m, K, 64 * (i64)K - bm_);
+    u64 R[K + 1], E;
+    bool rneg;
+    i64 S;
+    ffx_log_val<K>(M, K, (i64)bm_ + 2 * ea - (i64)F, cs, true, R, rneg, S, E);
+    if (S - (i64)F > 40) {
+        o.head = FF_UNDECIDED;
+        return false;
+    }
+    E += 16ull << (S - (i64)F);
+    return ff_round_c<K>(o, t, R, K + 1, E, -(S + 1), rneg, p, rnd);
+}
+
+// The largest exponent of a part on the device: |x| < 2^29 keeps e^x and
+// cosh x inside the exponent range (2^29 log2 e < 7.75e8 < 2^30 - 1) and
+// below func.rs's special thresholds (exp: Re z >= 2^29 decided apart;
+// sin/cos: |Im z| > 745e6; sinh/cosh the same with the parts exchanged).
+#define CF_EMAX 29
+// The smallest: products of two such parts (and of e^-2^29) stay far above
+// the underflow threshold 2^(1 - 2^30).
+#define CF_EMIN (-(1ll << 20))
+
+// One element of float_cfunc: CF_DONE (both parts written), CF_HOST (not a
+// regular element: the CPU engine), CF_UNDEC (a rounding test failed).
+template <int K>
+FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, const u64 *am,
+                   u32 na, u64 bh, const u64 *bm, u32 nb, u64 pr, u64 pi, u32 rre, u32 rim,
+                   const u64 *cs) {
+    tre = 0;
+    tim = 0;
+    u32 ta = fl_tag(ah), tb = fl_tag(bh);
+    if ((ta & 3) != FL_NORMAL || (tb & 3) != FL_NORMAL) return CF_HOST;
+    if (na + 2 > (u32)K || nb + 2 > (u32)K) return CF_HOST;
+    i64 ea = fl_exp(ah), eb = fl_exp(bh);
+    if (ea < CF_EMIN || eb < CF_EMIN) return CF_HOST;
+    bool an = (ta & FL_NEG) != 0, bn = (tb & FL_NEG) != 0;
+    if (fn == CF_LOG) {
+        // Re log|z|, Im = atan2(b, a) (mpc_arg as mpfr_atan2).
+        if (ea > 1000000 || eb > 1000000) return CF_HOST;
+        if (!cf_log_abs<K>(ore, tre, ah, am, na, bh, bm, nb, pr, rre, cs)) return CF_UNDEC;
+        if (ff_atan2<K>(oim, tim, bh, bm, nb, ah, am, na, pi, rim, cs)) return CF_UNDEC;
+        return CF_DONE;
+    }
+    CfBall<K> x, y, re, im;
+    bool ok;
+    switch (fn) {
+    case CF_EXP: {
+        // e^a cos b + i e^a sin b.
+        if (ea > CF_EMAX || eb > 40) return CF_HOST;
+        CfBall<K> e;
+        if (!cf_exp<K>(e, an, ea, am, na, cs)) return CF_HOST;
+        if (!cf_sincos<K>(x, y, bn, eb, bm, nb, cs)) return CF_HOST;
+        cf_mul<K>(re, e, x);
+        cf_mul<K>(im, e, y);
+        break;
+    }
+    case CF_SIN:
+    case CF_COS: {
+        // sin: sin a cosh b + i cos a sinh b; cos: cos a cosh b - i sin a sinh b.
+        if (eb > CF_EMAX || ea > 40) return CF_HOST;
+        CfBall<K> ch, sh;
+        if (!cf_sincos<K>(x, y, an, ea, am, na, cs)) return CF_HOST;
+        if (!cf_coshsinh<K>(ch, sh, bn, eb, bm, nb, cs)) return CF_HOST;
+        if (fn == CF_SIN) {
+            cf_mul<K>(re, y, ch);
+            cf_mul<K>(im, x, sh);
+        } else {
+            cf_mul<K>(re, x, ch);
+            cf_mul<K>(im, y, sh);
+            im.neg = !im.neg;
+        }
+        break;
+    }
+    case CF_SINH:
+    case CF_COSH: {
+        // sinh: sinh a cos b + i cosh a sin b; cosh: cosh a cos b + i sinh a sin b.
+        if (ea > CF_EMAX || eb > 40) return CF_HOST;
+        CfBall<K> ch, sh;
+        if (!cf_sincos<K>(x, y, bn, eb, bm, nb, cs)) return CF_HOST;
+        if (!cf_coshsinh<K>(ch, sh, an, ea, am, na, cs)) return CF_HOST;
+        if (fn == CF_SINH) {
+            cf_mul<K>(re, sh, x);
+            cf_mul<K>(im, ch, y);
+        } else {
+            cf_mul<K>(re, ch, x);
+            cf_mul<K>(im, sh, y);
+        }
+        break;
+    }
+    case CF_TAN:
+    case CF_TANH: {
+        // tan: (sin 2a + i sinh 2b) / (cos 2a + cosh 2b); tanh: (sinh 2a +
+        // i sin 2b) / (cosh 2a + cos 2b). The hyperbolic part below 64 in
+        // magnitude (func.rs decides |Im tan| near 1 apart above p + 64).
+        // A denominator that cancels (cos -> -1, small hyperbolic part)
+        // keeps too few bits for cf_div: undecided.
+        bool t = fn == CF_TAN;
+        i64 ec = t ? ea : eb, eh = t ? eb : ea;
+        if (eh > 6 || ec > 39) return CF_HOST;
+        CfBall<K> ch, sh, den;
+        if (!cf_sincos<K>(x, y, t ? an : bn, ec + 1, t ? am : bm, t ? na : nb, cs))
+            return CF_HOST;
+        if (!cf_coshsinh<K>(ch, sh, t ? bn : an, eh + 1, t ? bm : am, t ? nb : na, cs))
+            return CF_HOST;
+        cf_add<K>(den, x, ch);
+        cf_div<K>(re, t ? y : sh, den);
+        cf_div<K>(im, t ? sh : y, den);
+        break;
+    }
+    case CF_SQRT: {
+        // With r = sqrt((|a| + |z|) / 2) and q = |b| / (2 r): a > 0 gives
+        // r + i sign(b) q, a < 0 gives q + i sign(b) r (func.rs; no
+        // cancellation). Exact roots never pass the rounding test: the
+        // CPU engine decides them.
+        if (ea > 1000000 || eb > 1000000) return CF_HOST;
+        CfBall<K> z, t, r, q, bb;
+        cf_abs<K>(z, ea, am, na, eb, bm, nb);
+        cf_exact<K>(x, ea, am, na);
+        cf_add<K>(t, x, z);
+        t.s -= 1;
+        cf_sqrt<K>(r, t);
+        cf_exact<K>(bb, eb, bm, nb);
+        r.s += 1;
+        cf_div<K>(q, bb, r);
+        r.s -= 1;
+        re = an ? q : r;
+        im = an ? r : q;
+        im.neg = bn;
+        break;
+    }
+    default: return CF_HOST;
+    }
+    ok = cf_round<K>(ore, tre, re, pr, rre);
+    ok = ok && cf_round<K>(oim, tim, im, pi, rim);
+    return ok ? CF_DONE : CF_UNDEC;
+}
+
+// x / y = (a + i b) / (c + i d) (mpc_div) for regular elements: all four
+// parts normal with exponents in [-2^20, 2^20] (no overflow or underflow)
+// and limbs + 2 <= K. MPC rounds the exact (a c + b d) / (c^2 + d^2) and
+// (b c - a d) / (c^2 + d^2) once each (src/complex/arith.rs): the parts are
+// exact balls, each product (cf_mul) within 2 units of F + 1 bits, the
+// sums by cf_add (a numerator that cancels more than 13 bits, an exact zero
+// included, leaves the ball unusable: undecided, then the CPU engine, which
+// gives MPC's +0), the quotients by cf_div.
+template <int K>
+FL_DEV int cf_div_eval(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, const u64 *am, u32 na,
+                       u64 bh, const u64 *bm, u32 nb, u64 ch, const u64 *cm, u32 nc, u64 dh,
+                       const u64 *dm, u32 nd, u64 pr, u64 pi, u32 rre, u32 rim) {
+    tre = 0;
+    tim = 0;
+    const u64 hs[4] = {ah, bh, ch, dh};
+    const u64 *ms[4] = {am, bm, cm, dm};
+    const u32 ns[4] = {na, nb, nc, nd};
+    CfBall<K> v[4];
+    for (int j = 0; j < 4; j++) {
+        u32 tg = fl_tag(hs[j]);
+        i64 e = fl_exp(hs[j]);
+        if ((tg & 3) != FL_NORMAL || ns[j] + 2 > (u32)K) return CF_HOST;
+        if (e < CF_EMIN || e > -CF_EMIN) return CF_HOST;
+        cf_exact<K>(v[j], e, ms[j], ns[j]);
+        v[j].neg = (tg & FL_NEG) != 0;
+    }
+    CfBall<K> p1, p2, nre, nim, den, re, im;
+    cf_mul<K>(p1, v[2], v[2]);
+    cf_mul<K>(p2, v[3], v[3]);
+    cf_add<K>(den, p1, p2);
+    cf_mul<K>(p1, v[0], v[2]);
+    cf_mul<K>(p2, v[1], v[3]);
+    cf_add<K>(nre, p1, p2);
+    cf_mul<K>(p1, v[1], v[2]);
+    cf_mul<K>(p2, v[0], v[3]);
+    p2.neg = !p2.neg;
+    cf_add<K>(nim, p1, p2);
+    cf_div<K>(re, nre, den);
+    cf_div<K>(im, nim, den);
+    bool ok = cf_round<K>(ore, tre, re, pr, rre);
+    ok = ok && cf_round<K>(oim, tim, im, pi, rim);
+    return ok ? CF_DONE : CF_UNDEC;
+}
+
+#ifdef __CUDACC__
+// The common end of an element of float_cfunc / float_cdiv (see below).
+__device__ __forceinline__ void cf_store(int st, FlOut &o1, i8 t1, FlOut &o2, i8 t2, u64 i,
+                                         u64 len, u64 *rh, i8 *tr, u64 *ih, i8 *ti, u32 *nflag,
+                                         u32 *flags) {
+    if (st == CF_UNDEC) {
+        flags[atomicAdd(nflag, 1u)] = (u32)i;
+    } else if (st == CF_HOST) {
+        flags[len - 1 - atomicAdd(nflag + 1, 1u)] = (u32)i;
+    }
+    if (st != CF_DONE) {
+        o1.head = 0;
+        o2.head = 0;
+        t1 = 0;
+        t2 = 0;
+        for (u32 l = 0; l < o1.n; l++) o1.m[l] = 0;
+        for (u32 l = 0; l < o2.n; l++) o2.m[l] = 0;
+    }
+    rh[i] = o1.head;
+    tr[i] = t1;
+    ih[i] = o2.head;
+    ti[i] = t2;
+}
+
+// A thread per element z = a + i b (parts of na, nb limbs): the real part of
+// f(z) to (rh, rl, tr) at pr bits (nr limbs), the imaginary part to (ih,
+// il, ti) at pi bits (ni limbs); rnd = mode of Re | mode of Im << 4. An
+// element not written gets heads 0 and its index in flags: undecided ones
+// from the front (count nflag[0]), host cases from the back (flags[len - 1
+// - j], count nflag[1]), as ff_store.
+extern "C" __global__ void __launch_bounds__(128) float_cfunc(
+    u64 *rh, u64 *rl, i8 *tr, u64 *ih, u64 *il, i8 *ti, const u64 *ah, const u64 *al, u32 na,
+    const u64 *bh, const u64 *bl, u32 nb, u64 len, u32 fn, u32 rnd, u64 pr, u32 nr, u64 pi,
+    u32 ni, const u64 *cs, u32 *nflag, u32 *flags) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
+         i += (u64)gridDim.x * blockDim.x) {
+        FlOut o1 = {rl + i * nr, nr, 0}, o2 = {il + i * ni, ni, 0};
+        i8 t1 = 0, t2 = 0;
+        int st = cf_eval<FF_K>(fn, o1, t1, o2, t2, ah[i], al + i * na, na, bh[i], bl + i * nb,
+                               nb, pr, pi, rnd & 15, (rnd >> 4) & 15, cs);
+        cf_store(st, o1, t1, o2, t2, i, len, rh, tr, ih, ti, nflag, flags);
+    }
+}
+
+// x / y (mpc_div) per element, x = a + i b, y = c + i d; outputs and flags
+// as float_cfunc.
+extern "C" __global__ void __launch_bounds__(128) float_cdiv(
+    u64 *rh, u64 *rl, i8 *tr, u64 *ih, u64 *il, i8 *ti, const u64 *ah, const u64 *al, u32 na,
+    const u64 *bh, const u64 *bl, u32 nb, const u64 *ch, const u64 *cl, u32 nc, const u64 *dh,
+    const u64 *dl, u32 nd, u64 len, u32 rnd, u64 pr, u32 nr, u64 pi, u32 ni, u32 *nflag,
+    u32 *flags) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
+         i += (u64)gridDim.x * blockDim.x) {
+        FlOut o1 = {rl + i * nr, nr, 0}, o2 = {il + i * ni, ni, 0};
+        i8 t1 = 0, t2 = 0;
+        int st = cf_div_eval<FF_K>(o1, t1, o2, t2, ah[i], al + i * na, na, bh[i], bl + i * nb, nb,
+                                   ch[i], cl + i * nc, nc, dh[i], dl + i * nd, nd, pr, pi,
+                                   rnd & 15, (rnd >> 4) & 15);
+        cf_store(st, o1, t1, o2, t2, i, len, rh, tr, ih, ti, nflag, flags);
+    }
+}
+#endif

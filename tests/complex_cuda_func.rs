@@ -1,0 +1,635 @@
+//! The complex functions on the CUDA device (src/kernels/float_cfunc.cuh,
+//! src/complex/cuda_func.rs) against the CPU engine (itself checked against
+//! an independent reference and GNU MPC, tests/complex_cpu.rs): bit for bit
+//! with the ternary pairs, on fresh random inputs across magnitudes (tiny,
+//! near 1, large parts, near the special-path thresholds, near multiples
+//! of pi/2, on the unit circle for log), specials mixed in, every one of the
+//! 25 rounding-mode pairs, mixed part precisions and precisions crossing
+//! every tier (and beyond the largest: the CPU engine).
+//!
+//! `cfuncemu_*` run the kernel's per-element code compiled for the host
+//! (notes/cplxgpu-emu/emu.cpp, built with g++ unless MPARRAY_CFUNC_EMU names
+//! a build; MPARRAY_NO_EMU=1 skips them). `cfuncgpu_*` need a device
+//! (ignored otherwise). Fresh seeds each run (MPARRAY_TEST_SEED replays).
+
+use mparray::complex::cuda_func;
+use mparray::complex::{CFunc, CRound, ComplexArray};
+use mparray::float::func::FuncStats;
+use mparray::float::text;
+use mparray::{FloatArray, Round};
+
+mod common;
+use common::{Rng, seed};
+
+/// The functions the device evaluates.
+const DEV: [CFunc; 9] = [
+    CFunc::Sqrt,
+    CFunc::Exp,
+    CFunc::Log,
+    CFunc::Sin,
+    CFunc::Cos,
+    CFunc::Sinh,
+    CFunc::Cosh,
+    CFunc::Tan,
+    CFunc::Tanh,
+];
+
+/// Output precisions: small ones, the bench's, each tier's edges (with the
+/// 16 extra bits of ctier), and above the largest tier.
+const PRECS: &[u64] = &[
+    1, 2, 53, 64, 65, 128, 150, 200, 256, 257, 300, 400, 512, 513, 700, 1000, 1024, 1025, 1500,
+    2048, 2100, 2200,
+];
+
+fn num_hex(bits: &str) -> String {
+    let pad = (4 - bits.len() % 4) % 4;
+    let s: String = "0".repeat(pad) + bits;
+    s.as_bytes()
+        .chunks(4)
+        .map(|c| {
+            let v = c.iter().fold(0u32, |a, &b| 2 * a + (b - b'0') as u32);
+            std::char::from_digit(v, 16).unwrap()
+        })
+        .collect()
+}
+
+/// A random binary mantissa of up to `bits` bits times 2^e, as a hex float.
+fn value(g: &mut Rng, bits: u64, e: i64) -> String {
+    let b = 1 + g.below(bits.clamp(1, 4000));
+    let mut m = String::from("1");
+    for _ in 1..b {
+        m.push(if g.below(2) == 0 { '0' } else { '1' });
+    }
+    let sign = if g.below(2) == 0 { "-" } else { "" };
+    // m has b bits: m 2^(e - b) has exponent e.
+    format!("{sign}0x{}p{:+}", num_hex(&m), e - b as i64)
+}
+
+/// Magnitude classes of a part.
+#[derive(Clone, Copy, Debug)]
+enum Mag {
+    /// Exponents in [-3, 3].
+    One,
+    /// [-20, 20].
+    Mid,
+    /// Tiny: [-400, -8] (the series paths) and now and then far below (not
+    /// so far that the CPU engine's working-precision cap is reached).
+    Tiny,
+    /// Large: [4, 45] (reductions, e^x, and the device's limits at 29, 30,
+    /// 40, 41).
+    Large,
+    /// Everything mixed, specials included.
+    Mixed,
+}
+
+fn part(g: &mut Rng, bits: u64, m: Mag) -> String {
+    let e = match m {
+        Mag::One => g.range(-3, 3),
+        Mag::Mid => g.range(-20, 20),
+        Mag::Tiny => {
+            if g.below(8) == 0 {
+                g.range(-6000, -1000)
+            } else {
+                g.range(-400, -8)
+            }
+        }
+        Mag::Large => {
+            if g.below(3) == 0 {
+                g.pick(&[28i64, 29, 30, 31, 39, 40, 41])
+            } else {
+                g.range(4, 45)
+            }
+        }
+        Mag::Mixed => {
+            if g.below(12) == 0 {
+                return g
+                    .pick(&["0", "-0", "inf", "-inf", "nan", "1", "-1"])
+                    .to_string();
+            }
+            let c = g.pick(&[Mag::One, Mag::Mid, Mag::Tiny, Mag::Large]);
+            return part(g, bits, c);
+        }
+    };
+    value(g, bits, e)
+}
+
+/// `len` random elements with real parts of `pa` bits and imaginary parts
+/// of `pb` bits (their values have up to `pa + 8`, `pb + 8` bits, rounded).
+fn array(g: &mut Rng, len: usize, pa: u64, pb: u64, mr: Mag, mi: Mag) -> ComplexArray {
+    let v: Vec<(String, String)> = (0..len)
+        .map(|_| (part(g, pa + 8, mr), part(g, pb + 8, mi)))
+        .collect();
+    ComplexArray::from_strs(pa, pb, &v).unwrap()
+}
+
+/// Points on or near the unit circle (|z| = 1 exactly for Pythagorean
+/// fractions, log's real part 0), near multiples of pi/2 (the reductions),
+/// and ones just inside the device's exponent limits.
+fn edge_array(g: &mut Rng, pa: u64, pb: u64) -> ComplexArray {
+    let mut v: Vec<(String, String)> = vec![
+        ("0.6".into(), "0.8".into()),
+        ("-0.8".into(), "0.6".into()),
+        ("0x3p-2".into(), "0x1p+0".into()),
+        ("1".into(), "0x1p-300".into()),
+        ("1".into(), "1".into()),
+        ("-1".into(), "-0x1p-40".into()),
+    ];
+    let pi2 = [
+        "1.5707963267948966192313216916397514420985846996875529104874722961",
+        "3.1415926535897932384626433832795028841971693993751058209749445923",
+        "4.7123889803846898576939650749192543262957540990626587314624168884",
+        "355",
+        "103993",
+    ];
+    for _ in 0..10 {
+        let a = g.pick(&pi2).to_string();
+        let b = part(g, pb + 8, Mag::Mid);
+        if g.below(2) == 0 {
+            v.push((a, b));
+        } else {
+            v.push((b, a));
+        }
+    }
+    for _ in 0..6 {
+        // cos t + i sin t rounded: |z| within 2^-p of 1.
+        let t = g.below(1 << 20) as f64 / (1u64 << 18) as f64;
+        v.push((format!("{}", t.cos()), format!("{}", t.sin())));
+    }
+    for e in [29i64, 30, 40, 41] {
+        let (e1, e2) = (g.range(-5, 5), g.range(-5, 5));
+        v.push((value(g, pa + 8, e), value(g, pb + 8, e1)));
+        v.push((value(g, pa + 8, e2), value(g, pb + 8, e)));
+    }
+    ComplexArray::from_strs(pa, pb, &v).unwrap()
+}
+
+fn show(z: &ComplexArray, t: &[(i8, i8)], i: usize) -> String {
+    format!(
+        "{} {} ({} {})",
+        text::format_hex(&z.re().get(i)),
+        text::format_hex(&z.im().get(i)),
+        t[i].0,
+        t[i].1
+    )
+}
+
+/// Compares a device (or emulated) result with the CPU engine's.
+fn compare(
+    what: &str,
+    f: CFunc,
+    z: &ComplexArray,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+    got: &(ComplexArray, Vec<(i8, i8)>),
+) {
+    let (r, t) = z.func_ternary(f, pr, pi, rnd).unwrap();
+    let (gr, gt) = got;
+    assert_eq!(gr.len(), z.len());
+    for i in 0..z.len() {
+        let want = show(&r, &t, i);
+        let have = show(gr, gt, i);
+        assert_eq!(
+            have,
+            want,
+            "{what}: {}({} + i {}) at ({pr}, {pi}) bits, {}",
+            f.name(),
+            text::format_hex(&z.re().get(i)),
+            text::format_hex(&z.im().get(i)),
+            rnd.name()
+        );
+    }
+}
+
+fn emu() -> Option<String> {
+    common::emulator("MPARRAY_CFUNC_EMU", "notes/cplxgpu-emu/emu.cpp")
+        .map(|p| p.to_string_lossy().into_owned())
+}
+
+/// The running totals of a test (printed at the end).
+#[derive(Default)]
+struct Tally {
+    elements: u64,
+    device: u64,
+    retried_on_device: u64,
+    host: u64,
+}
+
+impl Tally {
+    fn add(&mut self, st: &FuncStats) {
+        self.elements += st.elements;
+        self.device += st.elements - st.retried;
+        self.retried_on_device += st.device_retried;
+        self.host += st.host;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emulated(
+    exe: &str,
+    f: CFunc,
+    z: &ComplexArray,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+    retry_min: usize,
+    tally: &mut Tally,
+) {
+    match cuda_func::func_emulated(exe, f, z, pr, pi, rnd, retry_min) {
+        Ok((r, t, st)) => {
+            tally.add(&st);
+            compare("emulated", f, z, pr, pi, rnd, &(r, t));
+        }
+        Err(e) => {
+            // Only where the CPU engine itself gives up (its Ziv cap on an
+            // element the device sent it).
+            eprintln!("{}: {e}", f.name());
+            assert!(
+                z.func_ternary(f, pr, pi, rnd).is_err(),
+                "{}: the emulated path failed ({e}), the CPU engine did not",
+                f.name()
+            );
+        }
+    }
+}
+
+/// Every device function at every precision of PRECS (the imaginary part's
+/// precision the same, or another one), random input precisions near the
+/// output's, each magnitude class in each part, a random rounding pair per
+/// case; the device must write most regular elements itself.
+#[test]
+fn cfuncemu_random_magnitudes_and_precisions() {
+    let Some(exe) = emu() else { return };
+    let s = seed();
+    eprintln!("seed {s}");
+    let mut g = Rng(s);
+    let mut tally = Tally::default();
+    let mut regular = Tally::default();
+    let all = CRound::all();
+    let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Large, Mag::Mixed];
+    for f in DEV {
+        for &p in PRECS {
+            let pi = if g.below(2) == 0 {
+                p
+            } else {
+                (p as i64 + g.range(-40, 200)).max(1) as u64
+            };
+            let pa = (p as i64 + g.range(-30, 30)).max(1) as u64;
+            let pb = if g.below(3) == 0 {
+                pa
+            } else {
+                (pi as i64 + g.range(-30, 30)).max(1) as u64
+            };
+            let mr = g.pick(&mags);
+            let mi = g.pick(&mags);
+            let rnd = all[g.index(all.len())];
+            let len = if p > 1100 { 8 } else { 24 };
+            let z = array(&mut g, len, pa, pb, mr, mi);
+            emulated(&exe, f, &z, p, pi, rnd, 1, &mut tally);
+            // Regular elements near 1: the device's own share.
+            let z = array(&mut g, len, pa, pb, Mag::Mid, Mag::One);
+            emulated(&exe, f, &z, p, pi, rnd, 1, &mut regular);
+        }
+    }
+    eprintln!(
+        "all: {} elements, {} on the device, {} retried there, {} host",
+        tally.elements, tally.device, tally.retried_on_device, tally.host
+    );
+    eprintln!(
+        "regular: {} elements, {} on the device, {} retried there, {} host",
+        regular.elements, regular.device, regular.retried_on_device, regular.host
+    );
+    // Above the largest tier (2 of 22 precisions) everything is the host's.
+    assert!(
+        regular.device * 10 >= regular.elements * 8,
+        "the device wrote only {} of {} regular elements",
+        regular.device,
+        regular.elements
+    );
+}
+
+/// All 25 rounding pairs at a few precisions per function, on the edge
+/// inputs (unit circle, multiples of pi/2, exponent limits) plus random
+/// ones; the retry at larger tiers is exercised (retry_min 1).
+#[test]
+fn cfuncemu_all_rounding_pairs_and_edges() {
+    let Some(exe) = emu() else { return };
+    let s = seed();
+    eprintln!("seed {s}");
+    let mut g = Rng(s);
+    let mut tally = Tally::default();
+    for f in DEV {
+        for p in [2u64, 53, 113, 256] {
+            let pi = g.pick(&[p, p + 7, p / 2 + 1]);
+            let pa = g.pick(&[p, p + 20, 64]);
+            let pb = g.pick(&[pi, 53]);
+            let mut z = edge_array(&mut g, pa, pb);
+            let extra = array(&mut g, 8, pa, pb, Mag::Mixed, Mag::Mixed);
+            z = concat(&z, &extra);
+            for rnd in CRound::all() {
+                emulated(&exe, f, &z, p, pi, rnd, 1, &mut tally);
+            }
+        }
+    }
+    eprintln!(
+        "{} elements, {} on the device, {} retried there, {} host",
+        tally.elements, tally.device, tally.retried_on_device, tally.host
+    );
+    assert!(tally.device > 0);
+}
+
+/// Division (float_cdiv) against the CPU engine: random magnitudes and
+/// specials at every precision of PRECS with mixed part precisions, and all
+/// 25 rounding pairs on exact quotients ((2+2i)/(1+i) = 2, (1+i)/(1-i) = i:
+/// an exact zero real part, MPC's +0), equal parts and random ones.
+#[test]
+fn cfuncemu_div() {
+    let Some(exe) = emu() else { return };
+    let s = seed();
+    eprintln!("seed {s}");
+    let mut g = Rng(s);
+    let mut tally = Tally::default();
+    let mut regular = Tally::default();
+    let all = CRound::all();
+    let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Large, Mag::Mixed];
+    let div = |x: &ComplexArray, y: &ComplexArray, pr, pi, rnd, t: &mut Tally| {
+        match cuda_func::div_emulated(&exe, x, y, pr, pi, rnd, 1) {
+            Ok((r, tt, st)) => {
+                t.add(&st);
+                let (wr, wt) = x.div_ternary(y, pr, pi, rnd).unwrap();
+                for i in 0..x.len() {
+                    assert_eq!(
+                        show(&r, &tt, i),
+                        show(&wr, &wt, i),
+                        "div ({} + i {}) / ({} + i {}) at ({pr}, {pi}), {}",
+                        text::format_hex(&x.re().get(i)),
+                        text::format_hex(&x.im().get(i)),
+                        text::format_hex(&y.re().get(i)),
+                        text::format_hex(&y.im().get(i)),
+                        rnd.name()
+                    );
+                }
+            }
+            Err(e) => assert!(x.div_ternary(y, pr, pi, rnd).is_err(), "div: {e}"),
+        }
+    };
+    for &p in PRECS {
+        let pi = if g.below(2) == 0 { p } else { p + g.below(100) };
+        let pa = (p as i64 + g.range(-30, 30)).max(1) as u64;
+        let pb = (pi as i64 + g.range(-30, 30)).max(1) as u64;
+        let rnd = all[g.index(all.len())];
+        let len = if p > 1100 { 8 } else { 24 };
+        let (m1, m2, m3, m4) = (g.pick(&mags), g.pick(&mags), g.pick(&mags), g.pick(&mags));
+        let x = array(&mut g, len, pa, pb, m1, m2);
+        let y = array(&mut g, len, pb, pa, m3, m4);
+        div(&x, &y, p, pi, rnd, &mut tally);
+        let x = array(&mut g, len, pa, pb, Mag::Mid, Mag::One);
+        let y = array(&mut g, len, pb, pa, Mag::One, Mag::Mid);
+        div(&x, &y, p, pi, rnd, &mut regular);
+    }
+    let ex: Vec<(String, String)> = [
+        ("2", "2"),
+        ("1", "1"),
+        ("3", "4"),
+        ("0x1p-30", "5"),
+        ("-7", "0x3p+20"),
+        ("1", "1"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let ey: Vec<(String, String)> = [
+        ("1", "1"),
+        ("1", "-1"),
+        ("1", "2"),
+        ("3", "-0x1p-40"),
+        ("-7", "0x3p+20"),
+        ("1", "1"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    for p in [2u64, 53, 256] {
+        let mut x = ComplexArray::from_strs(p, p, &ex).unwrap();
+        let mut y = ComplexArray::from_strs(p, p, &ey).unwrap();
+        x = concat(&x, &array(&mut g, 10, p, p, Mag::Mid, Mag::Mixed));
+        y = concat(&y, &array(&mut g, 10, p, p, Mag::One, Mag::Mid));
+        for rnd in CRound::all() {
+            div(&x, &y, p, p + 3, rnd, &mut tally);
+        }
+    }
+    eprintln!(
+        "all: {} elements, {} on the device, {} retried there, {} host",
+        tally.elements, tally.device, tally.retried_on_device, tally.host
+    );
+    eprintln!(
+        "regular: {} elements, {} on the device, {} host",
+        regular.elements, regular.device, regular.host
+    );
+    assert!(regular.device * 10 >= regular.elements * 8);
+}
+
+fn concat(a: &ComplexArray, b: &ComplexArray) -> ComplexArray {
+    let cat = |x: &FloatArray, y: &FloatArray| -> FloatArray {
+        let mut v: Vec<String> = (0..x.len()).map(|i| text::format_hex(&x.get(i))).collect();
+        v.extend((0..y.len()).map(|i| text::format_hex(&y.get(i))));
+        FloatArray::from_strs(x.prec(), &v).unwrap()
+    };
+    ComplexArray::new(cat(a.re(), b.re()), cat(a.im(), b.im())).unwrap()
+}
+
+/// The functions not on the device and the modes of every part go through
+/// the same entry point unchanged (the CPU engine).
+#[test]
+fn cfuncemu_other_functions_on_the_cpu() {
+    let Some(exe) = emu() else { return };
+    let mut g = Rng(seed());
+    let z = array(&mut g, 6, 60, 70, Mag::Mid, Mag::One);
+    for f in CFunc::ALL {
+        let (r, t, st) =
+            cuda_func::func_emulated(&exe, f, &z, 53, 64, CRound::both(Round::Nearest), 1).unwrap();
+        if cuda_func::device_code(f).is_none() {
+            assert_eq!(st.host, z.len() as u64);
+        }
+        compare(
+            "emulated",
+            f,
+            &z,
+            53,
+            64,
+            CRound::both(Round::Nearest),
+            &(r, t),
+        );
+    }
+}
+
+// ---- on the device ----
+
+/// The engine. Kernels compile lazily, one tier at a time: a device run
+/// carries the tiers these tests use (3, 6, 18) precompiled
+/// (cfuncnvrtc_compile with MPARRAY_CACHE_DIR).
+fn engine() -> std::sync::Arc<mparray::engine::CudaEngine> {
+    mparray::engine::CudaEngine::shared().expect("a CUDA device")
+}
+
+/// Precisions of the device tests: tiers 3, 6 and 18 (input precisions at
+/// most the output's), and above the largest tier (the CPU engine).
+const GPU_PRECS: &[u64] = &[53, 256, 1024, 2200];
+
+/// Random magnitudes and specials at precisions across the tiers, through
+/// CudaComplexArray::func_ternary and the statistics entry point.
+#[test]
+#[ignore]
+fn cfuncgpu_random_against_cpu() {
+    let eng = engine();
+    let s = seed();
+    eprintln!("seed {s}");
+    let mut g = Rng(s);
+    let mut tally = Tally::default();
+    let all = CRound::all();
+    let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Large, Mag::Mixed];
+    for f in DEV {
+        for &p in GPU_PRECS {
+            let pi = p - g.below(10);
+            let pa = p - g.below(30);
+            let pb = pi - g.below(30);
+            let rnd = all[g.index(all.len())];
+            let len = if p > 1100 { 40 } else { 400 };
+            let (mr, mi) = (g.pick(&mags), g.pick(&mags));
+            let z = array(&mut g, len, pa, pb, mr, mi);
+            let (r, t, st) = cuda_func::func_on_host_arrays(&eng, f, &z, p, pi, rnd).unwrap();
+            tally.add(&st);
+            compare("cuda", f, &z, p, pi, rnd, &(r, t));
+            // The method of CudaComplexArray.
+            let d = z.to_cuda(&eng).unwrap();
+            let (r2, t2) = d.func_ternary(f, p, pi, rnd).unwrap();
+            let t2 = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t2).unwrap();
+            compare(
+                "cuda method",
+                f,
+                &z,
+                p,
+                pi,
+                rnd,
+                &(r2.to_host().unwrap(), t2),
+            );
+        }
+        // Edges, all pairs at 256 bits.
+        let z = edge_array(&mut g, 256, 240);
+        for rnd in CRound::all() {
+            let (r, t, st) = cuda_func::func_on_host_arrays(&eng, f, &z, 256, 250, rnd).unwrap();
+            tally.add(&st);
+            compare("cuda edges", f, &z, 256, 250, rnd, &(r, t));
+        }
+    }
+    eprintln!(
+        "{} elements, {} on the device, {} retried there, {} host",
+        tally.elements, tally.device, tally.retried_on_device, tally.host
+    );
+}
+
+/// Division on the device against the CPU engine, through the method and
+/// the statistics entry point.
+#[test]
+#[ignore]
+fn cfuncgpu_div() {
+    let eng = engine();
+    let mut g = Rng(seed());
+    let all = CRound::all();
+    let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Mixed];
+    for &p in GPU_PRECS {
+        let len = if p > 1100 { 40 } else { 400 };
+        let rnd = all[g.index(all.len())];
+        let (m1, m2, m3, m4) = (g.pick(&mags), g.pick(&mags), g.pick(&mags), g.pick(&mags));
+        let x = array(&mut g, len, p, p - 5, m1, m2);
+        let y = array(&mut g, len, p - 3, p, m3, m4);
+        let (xd, yd) = (x.to_cuda(&eng).unwrap(), y.to_cuda(&eng).unwrap());
+        let (r, t, st) = cuda_func::div_ternary_stats(&xd, &yd, p, p, rnd).unwrap();
+        eprintln!(
+            "div {p}: {} elements, {} retried, {} host",
+            st.elements, st.retried, st.host
+        );
+        let t = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t).unwrap();
+        let r = r.to_host().unwrap();
+        let (wr, wt) = x.div_ternary(&y, p, p, rnd).unwrap();
+        for i in 0..len {
+            assert_eq!(show(&r, &t, i), show(&wr, &wt, i), "div element {i} at {p}");
+        }
+        let (r2, t2) = xd.div_ternary(&yd, p, p, rnd).unwrap();
+        let t2 = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t2).unwrap();
+        let r2 = r2.to_host().unwrap();
+        for i in 0..len {
+            assert_eq!(
+                show(&r2, &t2, i),
+                show(&wr, &wt, i),
+                "div method {i} at {p}"
+            );
+        }
+    }
+}
+
+/// A large batch of regular elements at 256 bits: the device writes
+/// nearly all, the rest patched (counts printed).
+#[test]
+#[ignore]
+fn cfuncgpu_large_batch() {
+    let eng = engine();
+    let mut g = Rng(seed());
+    for f in DEV {
+        let z = array(&mut g, 20000, 256, 256, Mag::Mid, Mag::One);
+        let rnd = CRound::new(Round::Nearest, Round::Up);
+        let (r, t, st) = cuda_func::func_on_host_arrays(&eng, f, &z, 256, 256, rnd).unwrap();
+        eprintln!(
+            "{}: {} elements, {} retried, {} on the device again, {} host",
+            f.name(),
+            st.elements,
+            st.retried,
+            st.device_retried,
+            st.host
+        );
+        compare("cuda batch", f, &z, 256, 256, rnd, &(r, t));
+    }
+}
+
+/// Compiles the float_func module (which holds float_cfunc) with NVRTC for
+/// sm_90 (no device needed) at the tiers listed in MPARRAY_CFUNC_NVRTC
+/// ("3,14" or "all"), failing on any warning; with MPARRAY_CACHE_DIR set,
+/// into that cache (to carry to the GPU machine).
+#[test]
+#[ignore = "a tool, not a check: needs MPARRAY_CFUNC_NVRTC (CI compiles every kernel with `mparray kernels compile`)"]
+fn cfuncnvrtc_compile() {
+    let Ok(which) = std::env::var("MPARRAY_CFUNC_NVRTC") else {
+        return; // the tool was not asked for
+    };
+    std::thread::scope(|s| {
+        for i in mparray::float::func::cuda::instances() {
+            if which != "all"
+                && !which
+                    .split(',')
+                    .any(|k| i.key().ends_with(&format!("={k}")))
+            {
+                continue;
+            }
+            s.spawn(move || {
+                let t = std::time::Instant::now();
+                let c = mparray::engine::cuda::compile::compile(
+                    i.source.name,
+                    &i.full_source(),
+                    &i.options(),
+                    "sm_90",
+                    std::env::var_os("MPARRAY_CACHE_DIR")
+                        .map(|_| mparray::engine::cuda::compile::cache_dir())
+                        .as_deref(),
+                )
+                .expect("compiles");
+                assert!(!c.log.to_lowercase().contains("warning"), "{}", c.log);
+                eprintln!(
+                    "{}: {:.1} s, {} bytes",
+                    i.key(),
+                    t.elapsed().as_secs_f64(),
+                    c.cubin.len()
+                );
+            });
+        }
+    });
+}
