@@ -1,8 +1,11 @@
 //! `mparray kernels list|compile`: every kernel instantiation the library
-//! can request; `compile` builds each with NVRTC (no GPU needed) and fails on
-//! any error or warning.
+//! can request; `compile` builds each with NVRTC (no GPU needed), all cores
+//! at once, and fails on any error or warning. `--cache` keeps the CUBINs
+//! in the kernel cache, so a later run on that machine loads them instead of
+//! compiling (the largest modules take minutes each).
 
 use clap::{Args, ValueEnum};
+use rayon::prelude::*;
 
 use super::CliError;
 use crate::engine::cuda::compile;
@@ -21,6 +24,11 @@ pub struct KernelsArgs {
     /// Target architecture for `compile`.
     #[arg(long, default_value = "sm_90")]
     arch: String,
+    /// Keep the CUBINs in the kernel cache ($MPARRAY_CACHE_DIR, else
+    /// ~/.cache/mparray/kernels); instantiations already there are not
+    /// compiled again.
+    #[arg(long)]
+    cache: bool,
 }
 
 pub fn run(a: KernelsArgs) -> Result<(), CliError> {
@@ -32,16 +40,36 @@ pub fn run(a: KernelsArgs) -> Result<(), CliError> {
             }
         }
         Action::Compile => {
+            let cache = a.cache.then(compile::cache_dir);
+            // Every instantiation on its own thread of the pool: NVRTC is
+            // single-threaded, and one compile can take minutes.
+            let results: Vec<_> = all
+                .par_iter()
+                .map(|i| {
+                    let c = compile::compile(
+                        i.source.name,
+                        &i.full_source(),
+                        &i.options(),
+                        &a.arch,
+                        cache.as_deref(),
+                    );
+                    (i, c)
+                })
+                .collect();
             let mut bad = 0;
-            for i in &all {
-                // No cache: the point is to run the compiler.
-                match compile::compile(i.source.name, &i.full_source(), &i.options(), &a.arch, None)
-                {
+            for (i, r) in results {
+                match r {
                     Ok(c) if c.log.to_lowercase().contains("warning") => {
                         bad += 1;
                         eprintln!("WARNING in {}:\n{}", i.key(), c.log);
                     }
-                    Ok(c) => println!("ok {} ({} bytes of {})", i.key(), c.cubin.len(), a.arch),
+                    Ok(c) => println!(
+                        "ok {} ({} bytes of {}{})",
+                        i.key(),
+                        c.cubin.len(),
+                        a.arch,
+                        if c.from_cache { ", cached" } else { "" }
+                    ),
                     Err(e) => {
                         bad += 1;
                         eprintln!("FAILED {}: {e}", i.key());
