@@ -1828,3 +1828,97 @@ fn probe_add_timing() {
         }
     }
 }
+
+/// The short product of `mul` (8 and 16 limbs: only the columns from
+/// `n - 2` up, rounded when limb `n - 1` of the truncated product leaves the
+/// rounding decided, else the full product). Limbs 7, 8, 9, 15, 16, 17 at
+/// precisions `64n`, `64n - 1`, `64n - 2`, `64(n - 1) + 1`; crafted pairs
+/// whose products end, after the kept bits, in `0111...1` (the truncation
+/// below a boundary), `1000...0` (just above one), a zero limb with a large
+/// omitted sum (the truncated product borrows from the kept limbs: all ones
+/// times all ones minus `t`), exact products (low limbs zero: the sticky
+/// bit unknown from the top), products just below and above `2^(2p-1)`
+/// (carries to the next power of two), and random pairs; every mode.
+#[test]
+fn mul_short_product_edges() {
+    let mut r = Rng(common::seed());
+    for limbs in [7u64, 8, 9, 15, 16, 17] {
+        let mut ps = vec![
+            64 * limbs,
+            64 * limbs - 1,
+            64 * limbs - 2,
+            64 * (limbs - 1) + 1,
+        ];
+        ps.dedup();
+        for p in ps {
+            let one = || Natural::ONE;
+            let top = one() << (p - 1);
+            let ones = (one() << p) - one();
+            let low = |r: &mut Rng, bits: u64| mantissa(r, bits + 1) - (one() << bits);
+            let mut pairs: Vec<(Natural, Natural)> = Vec::new();
+            for t in 0..40u64 {
+                let tn = Natural::from(t);
+                // ones * (ones - t): limb n - 1 of the product is zero and
+                // the omitted columns are full.
+                pairs.push((ones.clone(), &ones - &tn));
+                pairs.push((ones.clone(), &ones - (&tn << (p / 2))));
+                // ones * (top + s...): the product's bits after p read
+                // 0111...1 minus a little.
+                pairs.push((ones.clone(), &top + (&tn << (p - 64)) + low(&mut r, p - 64)));
+                pairs.push((ones.clone(), &top + &tn));
+                // (top + 1) * (3/4 + t...): bits after p read 1000...0 plus
+                // a little (the product has a leading zero).
+                let b = &top + (one() << (p - 2)) + (&tn << (p - 65)) + low(&mut r, p - 66);
+                pairs.push((&top + one(), b));
+                // Exact products (the truncation sees zero low limbs).
+                let k = 1 + r.below(40);
+                pairs.push((mantissa(&mut r, k) << (p - k), mantissa(&mut r, p)));
+                // a * b just above and below 2^(2p - 1).
+                let a = mantissa(&mut r, p) | one();
+                let half = one() << (2 * p - 1);
+                let c = {
+                    use malachite_base::num::arithmetic::traits::DivRound;
+                    (&half).div_round(&a, RoundingMode::Ceiling).0
+                };
+                let f = {
+                    use malachite_base::num::arithmetic::traits::DivRound;
+                    (&half).div_round(&a, RoundingMode::Floor).0
+                };
+                if c < (one() << p) {
+                    pairs.push((a.clone(), c));
+                }
+                if f >= top {
+                    pairs.push((a.clone(), f));
+                }
+                pairs.push((mantissa(&mut r, p), mantissa(&mut r, p)));
+            }
+            let mut xs = Vec::new();
+            let mut ys = Vec::new();
+            for (a, b) in pairs {
+                let (e, swap) = (r.range(-5, 5), r.below(2) == 0);
+                let (a, b) = if swap { (b, a) } else { (a, b) };
+                xs.push(make(a, p, e, r.below(2) == 0));
+                ys.push(make(b, p, -e, r.below(2) == 0));
+            }
+            let (a, b) = (arr(p, &xs), arr(p, &ys));
+            let mut qs = vec![p, p - 1];
+            qs.retain(|&q| q.div_ceil(64) == limbs);
+            for q in qs {
+                for rnd in Round::ALL {
+                    let got = a.mul_ternary(&b, q, rnd).unwrap();
+                    let want: Vec<(Float, Ordering)> = xs
+                        .iter()
+                        .zip(&ys)
+                        .map(|(x, y)| x.mul_prec_round_ref_ref(y, q, rm(rnd)))
+                        .collect();
+                    check(
+                        &format!("short mul p={p} -> {q} {rnd:?}"),
+                        &got,
+                        &want,
+                        &[&xs, &ys],
+                    );
+                }
+            }
+        }
+    }
+}

@@ -373,7 +373,7 @@ fn mul_block_n<const N: usize>(
             if N > 0 && N <= 2 {
                 mul_small(&mut out, neg, e, a.m, b.m, p, rnd)
             } else {
-                mul_fast_impl(&mut out, neg, e, a.m, b.m, p, rnd, s)
+                mul_fast_n::<N>(&mut out, neg, e, a.m, b.m, p, rnd, s)
             }
         } else {
             mul(&mut out, &x.get(base + j), &y.get(base + j), p, rnd, s)
@@ -787,15 +787,57 @@ fn mul_fast_impl(
     rnd: Round,
     s: &mut Scratch,
 ) -> i8 {
-    let n = xm.len();
+    mul_fast_n::<0>(out, neg, e, xm, ym, p, rnd, s)
+}
+
+/// [`mul_fast_impl`] for `N` limbs (`N = 0`: any); from [`SHORT_T`] limbs
+/// a short product first.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn mul_fast_n<const N: usize>(
+    out: &mut Out,
+    neg: bool,
+    e: i64,
+    xm: &[u64],
+    ym: &[u64],
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    let n = if N > 0 { N } else { xm.len() };
     let pr = grow(&mut s.a, 2 * n);
-    if n < mmul::KARA_T {
+    if N >= SHORT_T {
+        mmul::mul_top::<N>(pr, xm, ym);
+        // The short product `T <= P < T + (n-1) B^(n-1)`, shifted by its
+        // leading zero: `P' = T' + E'` with `E' < 2(n-1) B^(n-1)`, so limb
+        // `n - 1` and up of `P'` exceed those of `T'` by at most `2n - 2`.
+        // When `T'`'s limb `n - 1` has its low 63 bits in `[1, 2^63 - 2n)`,
+        // adding that neither carries into the round bit nor the kept limbs
+        // and the sticky bit is set either way: `T'` rounds as `P'` does.
+        // (`T` below the power of two that `P` reaches has limb `n - 1` of
+        // `T'` at least `B - 2n + 2`: rejected too.) Otherwise, and for
+        // exact products, the full product.
+        let lz = (pr[2 * n - 1] >> 63 == 0) as u32;
+        let lo = (pr[n - 1] << lz) | ((pr[n - 2] >> 1) >> (63 - lz));
+        let v = lo & (u64::MAX >> 1);
+        if v != 0 && v < (1 << 63) - 2 * n as u64 {
+            let m = &mut *out.m;
+            for (i, mi) in m.iter_mut().enumerate() {
+                *mi = (pr[n + i] << lz) | ((pr[n + i - 1] >> 1) >> (63 - lz));
+            }
+            return round_lo(out, neg, e - lz as i64, lo, p, rnd);
+        }
+        mmul::mul_basecase(pr, xm, ym);
+    } else if n < mmul::KARA_T {
         mmul::mul_basecase(pr, xm, ym);
     } else {
         mul_exact(pr, xm, ym, &mut s.t);
     }
     round_product(out, neg, e, pr, p, rnd)
 }
+
+/// [`mul_fast`] rounds a short product from this many limbs.
+pub(crate) const SHORT_T: usize = 8;
 
 /// Rounds the exact `2n`-limb product `pr` of two `n`-limb mantissas into
 /// the `n`-limb `out.m` (see [`mul_fast`]).

@@ -75,6 +75,71 @@ pub fn mul_basecase(r: &mut [u64], a: &[u64], b: &[u64]) {
     }
 }
 
+/// The high columns of a short product (as MPFR's `mpfr_mulhigh_n`): for
+/// `a`, `b` of `n >= 3` limbs (`n = N` when `N > 0`), `r[n-2..2n]` =
+/// `T / B^(n-2)` with `T` the sum of `a_i b_j B^(i+j)` over `i + j >= n - 2`
+/// (`r[..n-2]` is left as it was). The omitted products sum to
+/// `a b - T < (n - 1) B^(n-1)`: each column `c <= n - 3` holds `c + 1`
+/// products below `B^(c+2)`. About 60% of the products at 16 limbs.
+/// Column by column (product scanning) into a 192-bit accumulator: the
+/// products are independent, no carry chain runs along a row (row by row,
+/// the short rows cost their latency). The columns are listed for the
+/// common sizes so that each inner loop has a constant length and unrolls.
+#[inline(always)]
+pub fn mul_top<const N: usize>(r: &mut [u64], a: &[u64], b: &[u64]) {
+    let n = if N > 0 { N } else { a.len() };
+    assert!(n >= 3 && a.len() == n && b.len() == n && r.len() == 2 * n);
+    let mut acc = [0u64; 3];
+    macro_rules! cols {
+        ($($c:literal)*) => {
+            { $(top_column(r, a, b, n, $c, &mut acc);)* }
+        };
+    }
+    match N {
+        8 => cols!(6 7 8 9 10 11 12 13 14),
+        16 => cols!(14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30),
+        _ => {
+            for c in n - 2..2 * n - 1 {
+                top_column(r, a, b, n, c, &mut acc);
+            }
+        }
+    }
+    r[2 * n - 1] = acc[0];
+}
+
+/// Column `c` of [`mul_top`]: adds its products to `acc` (three limbs,
+/// least significant first), stores the low limb in `r[c]` and shifts
+/// `acc` down one limb. Explicit add-with-carry steps: with `u128` sums and
+/// an overflow count LLVM moved the counts into vector registers.
+#[inline(always)]
+fn top_column(r: &mut [u64], a: &[u64], b: &[u64], n: usize, c: usize, acc: &mut [u64; 3]) {
+    let [mut a0, mut a1, mut a2] = *acc;
+    for i in c.saturating_sub(n - 1)..c.min(n - 1) + 1 {
+        let t = a[i] as u128 * b[c - i] as u128;
+        let k = adc_to(0, &mut a0, t as u64);
+        let k = adc_to(k, &mut a1, (t >> 64) as u64);
+        adc_to(k, &mut a2, 0);
+    }
+    r[c] = a0;
+    *acc = [a1, a2, 0];
+}
+
+/// `*x += y + c` for a carry `c` of 0 or 1; returns the carry out.
+#[inline(always)]
+fn adc_to(c: u8, x: &mut u64, y: u64) -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::x86_64::_addcarry_u64(c, *x, y, x)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let (v, o1) = x.overflowing_add(y);
+        let (v, o2) = v.overflowing_add(c as u64);
+        *x = v;
+        (o1 | o2) as u8
+    }
+}
+
 /// Schoolbook low half: `r[..n] = a * b mod B^n`, all of length `n`.
 pub fn mullo_basecase(r: &mut [u64], a: &[u64], b: &[u64]) {
     let n = r.len();
