@@ -33,6 +33,8 @@
 #define CF_SQRT 8u
 // Division (mpc_div), kernel float_cdiv.
 #define CF_DIV 16u
+// pow (mpc_pow), kernel float_cpow.
+#define CF_POW 17u
 
 // Results of cf_eval: written, host case, undecided.
 #define CF_DONE 0
@@ -570,6 +572,241 @@ FL_DEV int cf_div_eval(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, const u
     return ok ? CF_DONE : CF_UNDEC;
 }
 
+// ---- pow ----
+
+// arg x = atan2(b, a) for normal a, b (limbs + 2 <= K): ff_atan2's normal
+// branch without its rounding: acc (K+1 limbs) = |arg x| in units 2^-F,
+// sign b's (*aneg), returns the bound (ff_atan2's: 3N + 11 or ff_atan_abs's
+// 3N + 15 for a alone; + 4 for pi - a, + 2 for pi/2 -+ a).
+template <int K>
+FL_NOINL u64 cf_arg_val(u64 *acc, bool &aneg, u64 yh, const u64 *ym, u32 ny, u64 xh,
+                        const u64 *xm, u32 nx, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    bool ny_ = (fl_tag(yh) & FL_NEG) != 0, nx_ = (fl_tag(xh) & FL_NEG) != 0;
+    i64 ey = fl_exp(yh), ex = fl_exp(xh);
+    bool swap = ey > ex || (ey == ex && fl_cmp_mant(ym, ny, xm, nx) > 0);
+    const u64 *mn = swap ? xm : ym, *md = swap ? ym : xm;
+    u32 ln = swap ? nx : ny, ld = swap ? ny : nx;
+    i64 cw = swap ? ey - ex : ex - ey;
+    u64 W[K], T[2 * K];
+    {
+        u64 U[2 * K], u[2 * K + 2], v[K], qq[2 * K + 1];
+        u32 nl = K + ld;
+        ff_shift(U, nl, mn, ln, (i64)F - 64 * (i64)ln + 64 * (i64)ld);
+        ff_div(W, K, U, nl, md, ld, u, v, qq);
+    }
+    u64 eA;
+    if (cw > FF_TM) {
+        u64 z2[K], A[K], V[K];
+        ff_mulsh<K>(z2, W, W, (i64)F + 2 * cw, T);
+        u32 N = ff_tr_atan_sum<K>(A, z2, T, cs);
+        ff_mulsh<K>(V, W, A, F, T);
+        ff_shift(acc, K + 1, V, K, -cw);
+        eA = 3 * (u64)N + 11;
+    } else {
+        u64 Y[K];
+        ff_shift(Y, K, W, K, -cw);
+        eA = ff_atan_abs<K>(acc, Y, 2, cs);
+    }
+    aneg = ny_;
+    if (!swap && !nx_) return eA;
+    u64 B[K + 1];
+    ff_zero(B, K + 1);
+    ff_copy(B, ff_pi2(cs, K), K);
+    if (!swap) {
+        ff_add(B, B, K + 1);
+        ff_sub(B, acc, K + 1);
+        eA += 4;
+    } else {
+        if (nx_) ff_add(B, acc, K + 1);
+        else ff_sub(B, acc, K + 1);
+        eA += 2;
+    }
+    ff_copy(acc, B, K + 1);
+    return eA;
+}
+
+// log|x| for normal a, b as cf_log_abs (same norm m, same bound) without
+// the rounding, unscaled (ffx_log_val's scaled_ok = false: S = F): log n
+// = (R +- (E + 16)) 2^-F, so log|x| = R 2^-(F+1) within E + 16 units of
+// 2^-(F+1). R: K+1 limbs.
+template <int K>
+FL_NOINL u64 cf_log_abs_val(u64 *R, bool &rneg, u64 ah, const u64 *am, u32 na, u64 bh,
+                            const u64 *bm, u32 nb, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 ea = fl_exp(ah), eb = fl_exp(bh);
+    if (eb > ea) {
+        const u64 *tm = am;
+        am = bm;
+        bm = tm;
+        u32 tn = na;
+        na = nb;
+        nb = tn;
+        i64 te = ea;
+        ea = eb;
+        eb = te;
+    }
+    u64 A[K], B[K], Q[2 * K], Q2[2 * K], m[K], M[K];
+    ff_shift(A, K, am, na, (i64)F - 64 * (i64)na);
+    ff_shift(B, K, bm, nb, (i64)F - ea + eb - 64 * (i64)nb);
+    ff_mul_full<K>(Q, A, A);
+    ff_mul_full<K>(Q2, B, B);
+    ff_add(Q, Q2, 2 * K);
+    ff_shift(m, K, Q, 2 * K, -(i64)F);
+    u32 bm_ = ff_bits(m, K);
+    ff_shift(M, K, m, K, 64 * (i64)K - bm_);
+    u64 E;
+    i64 S;
+    ffx_log_val<K>(M, K, (i64)bm_ + 2 * ea - (i64)F, cs, false, R, rneg, S, E);
+    return E + 16;
+}
+
+// acc (K+2 limbs, sign an) += v * L: v = +-0.vm 2^ev exact (nv limbs, ev <=
+// 24), L = Lm (K+1 limbs, sign ln) within eL units. The exact product vm Lm
+// 2^(ev - 64 nv) floored (< 1 unit), its error |v| eL < eL 2^max(ev, 0):
+// returns that bound + 1. |v L| < 2^24 2^(F+1+22) stays below 2^(64(K+2)-2).
+template <int K>
+FL_DEV u64 cf_fix_mac(u64 *acc, bool &an, bool vneg, i64 ev, const u64 *vm, u32 nv,
+                      const u64 *Lm, bool ln, u64 eL) {
+    u64 P[2 * K + 1], W[K + 2], tmp[K + 2];
+    fl_mul_exact(P, vm, nv, Lm, K + 1);
+    ff_shift(W, K + 2, P, nv + K + 1, ev - 64 * (i64)nv);
+    ff_sadd(acc, an, W, vneg != ln, K + 2, tmp);
+    return cf_shl(eL, ev > 0 ? (u32)ev : 0) + 1;
+}
+
+// t = T 2^-F (T: K+2 limbs, nonzero, below 2^(F+40)) as a float mantissa
+// of K+1 limbs with its top bit set and exponent: x = 0.xm 2^ex, ex = bt -
+// F; xm's low 64 K + 64 - bt >= 24 bits are zero, so the consumers' shifts
+// (ffx_exp_val: by ex - 4; ff_tr_reduce: by ex + 60, or by -68 when ex <=
+// 0, i.e. bt <= F) drop only zero bits: x is exact for them.
+template <int K>
+FL_DEV i64 cf_fix_float(u64 *xm, const u64 *T) {
+    const u32 F = 64 * K - 4;
+    u32 bt = ff_bits(T, K + 2);
+    ff_shift(xm, K + 1, T, K + 2, 64 * (i64)(K + 1) - bt);
+    return (i64)bt - (i64)F;
+}
+
+// x^y = exp(y log x) (mpc_pow) for REGULAR elements only, those where
+// pow.rs takes its final Ziv loop on intervals and the result is neither
+// exact-and-representable-ambiguous, real, imaginary, nor near the
+// exponent range:
+// - a, b normal (x neither real nor imaginary: pow.rs's rules 2 and 3 for
+//   real or imaginary x, fix_sign, never apply), exponents in [-2^20,
+//   10^6]; c, d normal or zero (not both: rule 1), normal ones with
+//   exponents in [-2^20, 24]; limbs + 2 <= K.
+// - y real (d = 0): pow.rs tries exact results (rule 4) and, for |a| =
+//   |b| with y an even integer, forces a zero part; with a b != 0, x^y real
+//   or imaginary needs arg x a multiple of pi/4 (x^(n 2^-k) real makes x^n
+//   real: for a Gaussian integer that needs |a| = |b|), so |a| = |b| goes
+//   to the host and every other exact result has two nonzero parts that
+//   pow.rs rounds once each (round_scaled, in range): the correct rounding
+//   the balls below give when their test passes (a representable exact
+//   part, or a midpoint in RNDN, is strictly inside its ball and never
+//   passes: undecided).
+// - |Re t| < 2^28 and |Im t| < 2^40, t = y log x: e^Re t within 2^(+-3.9e8),
+//   far inside the exponent range, so pow.rs's bounds (beyond, Re t <
+//   -2^29 or above 2^29; far_underflow, |t| >= 2^61) never decide a part.
+// Values: L = log|x| (cf_log_abs_val: units 2^-(F+1), eL), A = arg x
+// (cf_arg_val, units 2^-F, doubled to 2^-(F+1): 2 eA); Re t = c L - d A,
+// Im t = c A + d L by cf_fix_mac (each product within eL 2^max(ec, 0) + 1
+// or 2 eA 2^max(ed, 0) + 1 units), floored by one bit to units 2^-F (the
+// errors halve, + 1 for the floor): eT (er, ei), centres T (cf_fix_float). exp(Re t): ffx_exp_val on the centre (exact
+// float of K+1 limbs: X = x 2^(F+64) exact in K+2 limbs since |x| < 2^28),
+// Y 2^(k-F) within E; the centre's offset (< eT 2^-F) scales exp by 1 +-
+// 1.0001 eT 2^-F, Y <= 1.42 2^F: E + 2 eT (as ff_exp_fix). cos, sin (Im
+// t): ff_tr_reduce + ff_sc_both on the exact centre (as cf_sincos: the
+// reduction is exact, x 2^(F+128) an integer of K+3 limbs, and the scaled
+// branch ex <= 0 shifts out only zero bits since the centre has <= F bits
+// there), then both 1-Lipschitz: the centre's offset adds eT units of
+// 2^-F, eT 2^sc units of S's 2^-(F+sc) (sc < 0 counts as 0: more). Then
+// re = e^Re t cos Im t, im = e^Re t sin Im t by cf_mul, rounded per part.
+template <int K>
+FL_DEV int cf_pow_eval(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, const u64 *am, u32 na,
+                       u64 bh, const u64 *bm, u32 nb, u64 ch, const u64 *cm, u32 nc, u64 dh,
+                       const u64 *dm, u32 nd, u64 pr, u64 pi, u32 rre, u32 rim, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    tre = 0;
+    tim = 0;
+    u32 ta = fl_tag(ah), tb = fl_tag(bh), tc = fl_tag(ch), td = fl_tag(dh);
+    if ((ta & 3) != FL_NORMAL || (tb & 3) != FL_NORMAL) return CF_HOST;
+    bool cz = (tc & 3) == FL_ZERO, dz = (td & 3) == FL_ZERO;
+    if ((!cz && (tc & 3) != FL_NORMAL) || (!dz && (td & 3) != FL_NORMAL) || (cz && dz))
+        return CF_HOST;
+    if (na + 2 > (u32)K || nb + 2 > (u32)K || nc + 2 > (u32)K || nd + 2 > (u32)K)
+        return CF_HOST;
+    i64 ea = fl_exp(ah), eb = fl_exp(bh), ec = cz ? 0 : fl_exp(ch), ed = dz ? 0 : fl_exp(dh);
+    if (ea < CF_EMIN || eb < CF_EMIN || ea > 1000000 || eb > 1000000) return CF_HOST;
+    if ((!cz && (ec < CF_EMIN || ec > 24)) || (!dz && (ed < CF_EMIN || ed > 24))) return CF_HOST;
+    if (dz && ea == eb && fl_cmp_mant(am, na, bm, nb) == 0) return CF_HOST;
+    bool cn = (tc & FL_NEG) != 0, dn = (td & FL_NEG) != 0;
+    u64 L[K + 1], Ar[K + 1], tmp[K + 1];
+    bool ln, an;
+    u64 eL = cf_log_abs_val<K>(L, ln, ah, am, na, bh, bm, nb, cs);
+    u64 eA = cf_arg_val<K>(Ar, an, bh, bm, nb, ah, am, na, cs);
+    ff_copy(tmp, Ar, K + 1);
+    ff_add(Ar, tmp, K + 1);  // units 2^-(F+1); |arg| < 4: no carry out
+    eA *= 2;
+    u64 Tr[K + 2], Ti[K + 2];
+    bool rn = false, in = false;
+    u64 er = 0, ei = 0;
+    ff_zero(Tr, K + 2);
+    ff_zero(Ti, K + 2);
+    if (!cz) {
+        er += cf_fix_mac<K>(Tr, rn, cn, ec, cm, nc, L, ln, eL);
+        ei += cf_fix_mac<K>(Ti, in, cn, ec, cm, nc, Ar, an, eA);
+    }
+    if (!dz) {
+        er += cf_fix_mac<K>(Tr, rn, !dn, ed, dm, nd, Ar, an, eA);
+        ei += cf_fix_mac<K>(Ti, in, dn, ed, dm, nd, L, ln, eL);
+    }
+    if (er >= CF_EBIG || ei >= CF_EBIG) return CF_UNDEC;
+    // To units 2^-F (floor: the bounds halve, + 1 unit; + 2 covers both).
+    {
+        u64 w[K + 2];
+        ff_copy(w, Tr, K + 2);
+        ff_shift(Tr, K + 2, w, K + 2, -1);
+        ff_copy(w, Ti, K + 2);
+        ff_shift(Ti, K + 2, w, K + 2, -1);
+    }
+    er = er / 2 + 2;
+    ei = ei / 2 + 2;
+    u32 br = ff_bits(Tr, K + 2), bi = ff_bits(Ti, K + 2);
+    if (br > F + 28 || bi > F + 40) return CF_HOST;
+    if (br == 0 || bi == 0) return CF_UNDEC;
+    CfBall<K> e, cb, sb, re, im;
+    {
+        u64 xm[K + 1], Y[K], E;
+        i64 k;
+        i64 ex = cf_fix_float<K>(xm, Tr);
+        if (!ffx_exp_val<K>(rn, ex, xm, K + 1, cs, Y, k, E)) return CF_HOST;
+        cf_set<K>(e, Y, K, k - (i64)F, E + 2 * er, false);
+    }
+    {
+        u64 xm[K + 1], Z[K], S[K], C[K], es, ec2;
+        i64 ex = cf_fix_float<K>(xm, Ti), c, sc;
+        bool rneg;
+        u32 q;
+        if (ff_tr_reduce<K>(Z, c, rneg, q, in, ex, xm, K + 1, cs)) return CF_HOST;
+        ff_sc_both<K>(S, sc, es, C, ec2, Z, c, cs);
+        es += cf_shl(ei, sc > 0 ? (u32)(sc > 60 ? 61 : sc) : 0);
+        ec2 += ei;
+        bool use_cos = q & 1, no = q >= 2;
+        if (use_cos) cf_set<K>(sb, C, K, -(i64)F, ec2, no);
+        else cf_set<K>(sb, S, K, -((i64)F + sc), es, no != rneg);
+        use_cos = !(q & 1);
+        no = q == 1 || q == 2;
+        if (use_cos) cf_set<K>(cb, C, K, -(i64)F, ec2, no);
+        else cf_set<K>(cb, S, K, -((i64)F + sc), es, no != rneg);
+    }
+    cf_mul<K>(re, e, cb);
+    cf_mul<K>(im, e, sb);
+    bool ok = cf_round<K>(ore, tre, re, pr, rre);
+    ok = ok && cf_round<K>(oim, tim, im, pi, rim);
+    return ok ? CF_DONE : CF_UNDEC;
+}
+
 #ifdef __CUDACC__
 // The common end of an element of float_cfunc / float_cdiv (see below).
 __device__ __forceinline__ void cf_store(int st, FlOut &o1, i8 t1, FlOut &o2, i8 t2, u64 i,
@@ -628,6 +865,24 @@ extern "C" __global__ void __launch_bounds__(128) float_cdiv(
         int st = cf_div_eval<FF_K>(o1, t1, o2, t2, ah[i], al + i * na, na, bh[i], bl + i * nb, nb,
                                    ch[i], cl + i * nc, nc, dh[i], dl + i * nd, nd, pr, pi,
                                    rnd & 15, (rnd >> 4) & 15);
+        cf_store(st, o1, t1, o2, t2, i, len, rh, tr, ih, ti, nflag, flags);
+    }
+}
+
+// x^y (mpc_pow) per element, x = a + i b, y = c + i d; outputs and flags
+// as float_cfunc.
+extern "C" __global__ void __launch_bounds__(128) float_cpow(
+    u64 *rh, u64 *rl, i8 *tr, u64 *ih, u64 *il, i8 *ti, const u64 *ah, const u64 *al, u32 na,
+    const u64 *bh, const u64 *bl, u32 nb, const u64 *ch, const u64 *cl, u32 nc, const u64 *dh,
+    const u64 *dl, u32 nd, u64 len, u32 rnd, u64 pr, u32 nr, u64 pi, u32 ni, const u64 *cs,
+    u32 *nflag, u32 *flags) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
+         i += (u64)gridDim.x * blockDim.x) {
+        FlOut o1 = {rl + i * nr, nr, 0}, o2 = {il + i * ni, ni, 0};
+        i8 t1 = 0, t2 = 0;
+        int st = cf_pow_eval<FF_K>(o1, t1, o2, t2, ah[i], al + i * na, na, bh[i], bl + i * nb, nb,
+                                   ch[i], cl + i * nc, nc, dh[i], dl + i * nd, nd, pr, pi,
+                                   rnd & 15, (rnd >> 4) & 15, cs);
         cf_store(st, o1, t1, o2, t2, i, len, rh, tr, ih, ti, nflag, flags);
     }
 }
