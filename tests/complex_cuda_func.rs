@@ -22,7 +22,8 @@ mod common;
 use common::{Rng, seed};
 
 /// The functions the device evaluates.
-const DEV: [CFunc; 9] = [
+const DEV: [CFunc; 10] = [
+    CFunc::Atan,
     CFunc::Sqrt,
     CFunc::Exp,
     CFunc::Log,
@@ -133,6 +134,15 @@ fn edge_array(g: &mut Rng, pa: u64, pb: u64) -> ComplexArray {
         ("1".into(), "0x1p-300".into()),
         ("1".into(), "1".into()),
         ("-1".into(), "-0x1p-40".into()),
+        // atan: near +-i, near its branch cuts (the imaginary axis beyond
+        // +-i), |z| near 1 (1 - |z|^2 small: Re near pi/4).
+        ("0x1p-60".into(), "0x1.0000000000001p+0".into()),
+        ("-0x1p-30".into(), "-0x1p+0".into()),
+        ("-0x1p-200".into(), "0x1.8p+0".into()),
+        ("0x1p-100".into(), "-0x3p+0".into()),
+        ("0x1p-100".into(), "0x1.fffffp-1".into()),
+        ("0x1.6a09e667f3bcdp-1".into(), "0x1.6a09e667f3bcdp-1".into()),
+        ("0x1p-3".into(), "0x1p-40".into()),
     ];
     let pi2 = [
         "1.5707963267948966192313216916397514420985846996875529104874722961",

@@ -43,6 +43,7 @@ pub fn device_code(f: CFunc) -> Option<u32> {
         CFunc::Tan => Some(6),
         CFunc::Tanh => Some(7),
         CFunc::Sqrt => Some(8),
+        CFunc::Atan => Some(9),
         _ => None,
     }
 }

@@ -31,6 +31,7 @@
 #define CF_TAN 6u
 #define CF_TANH 7u
 #define CF_SQRT 8u
+#define CF_ATAN 9u
 // Division (mpc_div), kernel float_cdiv.
 #define CF_DIV 16u
 // pow (mpc_pow), kernel float_cpow.
@@ -404,6 +405,172 @@ FL_NOINL bool cf_log_abs(FlOut &o, i8 &t, u64 ah, const u64 *am, u32 na, u64 bh,
     return ff_round_c<K>(o, t, R, K + 1, E, -(S + 1), rneg, p, rnd);
 }
 
+// ---- atan ----
+
+// The L = 2K + 1 limb integers of atan (cf_atan): values in units 2^-2G.
+#define CF_AL (2 * K + 1)
+
+// atan2(Y, X) / 2 rounded (atan's real part: MPC rounds arg(X + iY), an
+// mpfr_atan2, then halves it exactly; halving commutes with the rounding,
+// ternary included, far from underflow). Y, X: exact nonzero magnitudes
+// of CF_AL limbs on one scale, signs yneg, xneg. As ff_atan2 (same
+// branches and bounds) except that W = floor(w 2^(F+cw)), w = min / max,
+// cw = the bit-length difference (w 2^cw in (1/2, 2), W < 2^(F+1)), comes
+// from one division of the exact integers (< 1 unit), and every rounding
+// takes s - 1 (the halving).
+template <int K>
+FL_NOINL bool cf_atan_re(FlOut &o, i8 &t, const u64 *Yv, bool yneg, const u64 *Xv, bool xneg,
+                         u64 p, u32 rnd, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    bool swap = ff_cmp(Yv, Xv, CF_AL) > 0;
+    const u64 *mn = swap ? Xv : Yv, *md = swap ? Yv : Xv;
+    i64 cw = (i64)ff_bits(md, CF_AL) - (i64)ff_bits(mn, CF_AL);
+    u64 W[K], T[2 * K], acc[K + 1];
+    {
+        // mn 2^(F + cw) has bits(md) + F <= 64 (2K + 1) + F bits.
+        u64 U[3 * K + 2], u[3 * K + 4], v[CF_AL], qq[3 * K + 3];
+        ff_shift(U, 3 * K + 2, mn, CF_AL, (i64)F + cw);
+        ff_div(W, K, U, 3 * K + 2, md, CF_AL, u, v, qq);
+    }
+    u64 eA;
+    if (cw > FF_TM) {
+        u64 z2[K], A[K], V[K];
+        ff_mulsh<K>(z2, W, W, (i64)F + 2 * cw, T);
+        u32 N = ff_tr_atan_sum<K>(A, z2, T, cs);
+        ff_mulsh<K>(V, W, A, F, T);
+        if (!swap && !xneg)
+            return ff_round_c<K>(o, t, V, K, 3 * (u64)N + 10, -((i64)F + cw) - 1, yneg, p, rnd);
+        ff_shift(acc, K + 1, V, K, -cw);
+        eA = 3 * (u64)N + 11;
+    } else {
+        u64 Y[K];
+        ff_shift(Y, K, W, K, -cw);
+        eA = ff_atan_abs<K>(acc, Y, 2, cs);
+    }
+    if (!swap && !xneg) return ff_round_c<K>(o, t, acc, K + 1, eA, -(i64)F - 1, yneg, p, rnd);
+    u64 B[K + 1];
+    ff_zero(B, K + 1);
+    ff_copy(B, ff_pi2(cs, K), K);
+    if (!swap) {
+        ff_add(B, B, K + 1);  // pi - a
+        ff_sub(B, acc, K + 1);
+        eA += 4;
+    } else {
+        if (xneg) ff_add(B, acc, K + 1);  // pi/2 + a
+        else ff_sub(B, acc, K + 1);       // pi/2 - a
+        eA += 2;
+    }
+    return ff_round_c<K>(o, t, B, K + 1, eA, -(i64)F - 1, yneg, p, rnd);
+}
+
+// atan's imaginary part log(n1 / n2) / 4, n1 = |z + i|^2, n2 = |z - i|^2,
+// from D = 1 + |z|^2 and Bt = |2b| (exact, CF_AL limbs, one scale): n1 / n2
+// = (1 + w) / (1 - w), w = 2b / D (|w| < 1: D - |2b| = a^2 + (|b| - 1)^2 >
+// 0), so the part is atanh(w) / 2 (sign of b).
+// - |w| < 2^-c, c = cwi - 1 >= 8 (cwi = bits(D) - bits(Bt) >= 9): Z =
+//   floor(|w| 2^(F+c)) < 2^F from one exact division (< 1 unit), the
+//   series FX_ATANH, V = floor(Z A / 2^F): atanh|w| = V 2^-(F+c) within
+//   1.01 + 5N + 7 < 5N + 9 units (ffx_series's bound); halved: s - 1.
+// - Otherwise |w| >= 2^-9 or so: the ratio r = P / Q >= 1 + 2^-8 (P, Q =
+//   D +- Bt) as Mq = floor(floor(P 2^sh) / Q) (sh = 64K + bits Q - bits P:
+//   r 2^sh in (2^(64K-1), 2^(64K+1)), the two floors < 2 units, relative <
+//   2^(3-64K)), normalized to M of K limbs with its top bit set (another
+//   floor: relative < 2^(4-64K) in all), x = 0.M 2^ex; ffx_log_val
+//   (unscaled: R within E units of 2^-F); log r - log x < 1.01 2^(4-64K)
+//   = 1.01 2^-F: E + 2. The part is R 2^-(F+2) (log r / 4), sign of b.
+//   log r >= 2^-8 in absolute units 2^-F costs at most 8 bits (undecided
+//   elements then retry at a larger tier).
+template <int K>
+FL_NOINL bool cf_atan_im(FlOut &o, i8 &t, const u64 *Dv, const u64 *Bt, bool bneg, u64 p,
+                         u32 rnd, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 bd = ff_bits(Dv, CF_AL), bb = ff_bits(Bt, CF_AL);
+    i64 cwi = bd - bb;
+    u64 U[3 * K + 2], u[3 * K + 4], v[CF_AL], qq[3 * K + 3];
+    if (cwi >= 9) {
+        i64 c = cwi - 1;
+        u64 Z[K], A[K], Cc[K], V[K], T[2 * K];
+        // Bt 2^(F+c) has bits(D) + F - 1 bits.
+        ff_shift(U, 3 * K + 2, Bt, CF_AL, (i64)F + c);
+        ff_div(Z, K, U, 3 * K + 2, Dv, CF_AL, u, v, qq);
+        u32 N = ffx_series<K>(FX_ATANH, A, Cc, Z, c, bneg, cs);
+        ff_mulsh<K>(V, Z, A, F, T);
+        return ff_round_c<K>(o, t, V, K, 5 * (u64)N + 9, -((i64)F + c) - 1, bneg, p, rnd);
+    }
+    u64 P[CF_AL], Q[CF_AL];
+    ff_copy(P, Dv, CF_AL);
+    ff_add(P, Bt, CF_AL);
+    ff_copy(Q, Dv, CF_AL);
+    ff_sub(Q, Bt, CF_AL);
+    i64 bp = ff_bits(P, CF_AL), bq = ff_bits(Q, CF_AL);
+    i64 sh = 64 * (i64)K + bq - bp;
+    u64 Mq[K + 1], M[K], R[K + 1], E;
+    // P 2^sh has 64K + bits(Q) <= 64 (3K + 1) bits.
+    ff_shift(U, 3 * K + 2, P, CF_AL, sh);
+    ff_div(Mq, K + 1, U, 3 * K + 2, Q, CF_AL, u, v, qq);
+    i64 bm = ff_bits(Mq, K + 1);
+    ff_shift(M, K, Mq, K + 1, 64 * (i64)K - bm);
+    bool rneg;
+    i64 S;
+    ffx_log_val<K>(M, K, bm - sh, cs, false, R, rneg, S, E);
+    if (rneg) {
+        o.head = FF_UNDECIDED;
+        return false;
+    }
+    return ff_round_c<K>(o, t, R, K + 1, E + 2, -(S + 2), bneg, p, rnd);
+}
+
+// atan z (mpc_atan, func.rs's formulas) for normal a, b (limbs + 2 <= K):
+// Re = atan2(2a, 1 - a^2 - b^2) / 2, Im = log(|z + i|^2 / |z - i|^2) / 4.
+// Both parts from exact integers: with G = -min(lowest bit exponent of a,
+// of b, 0) and top = max(ea, eb, 1), a = A 2^-G, b = B 2^-G exactly (A, B
+// of K limbs) when top + G <= F - 8 (else the host: parts of very
+// different scales, or huge); then 1 = 2^2G, |z|^2 = A^2 + B^2, 2a = A
+// 2^(G+1), all in units 2^-2G, below 2^(2F) (CF_AL limbs). 1 - |z|^2 is
+// never 0 (a^2 + b^2 = 1 has no solution in nonzero dyadics), D - |2b| > 0
+// (z = +-i is not regular); func.rs's exact sums (< 2^16 bits) never fail
+// here.
+template <int K>
+FL_NOINL int cf_atan(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, i64 ea, const u64 *am, u32 na,
+                     bool an, i64 eb, const u64 *bm, u32 nb, bool bn, u64 pr, u64 pi, u32 rre,
+                     u32 rim, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 la = ea - 64 * (i64)na, lb = eb - 64 * (i64)nb;
+    i64 low = la < lb ? la : lb;
+    if (low > 0) low = 0;
+    i64 G = -low, top = ea > eb ? ea : eb;
+    if (top < 1) top = 1;
+    if (top + G > (i64)F - 8) return CF_HOST;
+    u64 A[K], B[K], A2[2 * K], B2[2 * K], N[CF_AL], S2[CF_AL], One[CF_AL], D[CF_AL],
+        X[CF_AL], Y[CF_AL], Bt[CF_AL], one[1] = {1};
+    ff_shift(A, K, am, na, la + G);
+    ff_shift(B, K, bm, nb, lb + G);
+    ff_mul_full<K>(A2, A, A);
+    ff_mul_full<K>(B2, B, B);
+    ff_zero(N, CF_AL);
+    ff_copy(N, A2, 2 * K);
+    ff_zero(S2, CF_AL);
+    ff_copy(S2, B2, 2 * K);
+    ff_add(N, S2, CF_AL);
+    ff_shift(One, CF_AL, one, 1, 2 * G);
+    ff_copy(D, One, CF_AL);
+    ff_add(D, N, CF_AL);
+    bool xneg = ff_cmp(One, N, CF_AL) < 0;
+    if (xneg) {
+        ff_copy(X, N, CF_AL);
+        ff_sub(X, One, CF_AL);
+    } else {
+        ff_copy(X, One, CF_AL);
+        ff_sub(X, N, CF_AL);
+    }
+    if (ff_is0(X, CF_AL)) return CF_HOST;
+    ff_shift(Y, CF_AL, A, K, G + 1);
+    ff_shift(Bt, CF_AL, B, K, G + 1);
+    if (!cf_atan_re<K>(ore, tre, Y, an, X, xneg, pr, rre, cs)) return CF_UNDEC;
+    if (!cf_atan_im<K>(oim, tim, D, Bt, bn, pi, rim, cs)) return CF_UNDEC;
+    return CF_DONE;
+}
+
 // The largest exponent of a part on the device: |x| < 2^29 keeps e^x and
 // cosh x inside the exponent range (2^29 log2 e < 7.75e8 < 2^30 - 1) and
 // below func.rs's special thresholds (exp: Re z >= 2^29 decided apart;
@@ -427,6 +594,8 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
     i64 ea = fl_exp(ah), eb = fl_exp(bh);
     if (ea < CF_EMIN || eb < CF_EMIN) return CF_HOST;
     bool an = (ta & FL_NEG) != 0, bn = (tb & FL_NEG) != 0;
+    if (fn == CF_ATAN) return cf_atan<K>(ore, tre, oim, tim, ea, am, na, an, eb, bm, nb, bn, pr, pi,
+                                         rre, rim, cs);
     if (fn == CF_LOG) {
         // Re log|z|, Im = atan2(b, a) (mpc_arg as mpfr_atan2).
         if (ea > 1000000 || eb > 1000000) return CF_HOST;
