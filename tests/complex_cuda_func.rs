@@ -450,7 +450,10 @@ fn exponent_part(g: &mut Rng, bits: u64) -> (String, String) {
         1 => (part(g, bits, Mag::Mid), part(g, bits, Mag::Tiny)),
         2 => (part(g, bits, Mag::One), zero().to_string()),
         3 => (int(g), zero().to_string()),
-        4 => (format!("{}.5", g.range(-6, 6)), g.pick(&["0", "-0"]).to_string()),
+        4 => (
+            format!("{}.5", g.range(-6, 6)),
+            g.pick(&["0", "-0"]).to_string(),
+        ),
         5 => {
             // n + 2^-k, maybe with an imaginary part.
             let n = g.range(-8, 8);
@@ -475,7 +478,10 @@ fn exponent_part(g: &mut Rng, bits: u64) -> (String, String) {
 fn base_part(g: &mut Rng, pa: u64, pb: u64) -> (String, String) {
     match g.below(8) {
         0 => (
-            format!("{}", 1.0 + (g.range(-1, 1) as f64) * 2f64.powi(-(g.range(10, 50) as i32))),
+            format!(
+                "{}",
+                1.0 + (g.range(-1, 1) as f64) * 2f64.powi(-(g.range(10, 50) as i32))
+            ),
             {
                 let e = -g.range(1, 60);
                 value(g, pb + 8, e)
@@ -488,7 +494,11 @@ fn base_part(g: &mut Rng, pa: u64, pb: u64) -> (String, String) {
         2 => {
             let e = g.range(-5, 5);
             let v = value(g, pa.min(pb) + 8, e);
-            let w = if g.below(2) == 0 { v.clone() } else { format!("-{}", v.trim_start_matches('-')) };
+            let w = if g.below(2) == 0 {
+                v.clone()
+            } else {
+                format!("-{}", v.trim_start_matches('-'))
+            };
             (v, w)
         }
         3 => (format!("{}", g.range(-9, 9)), format!("{}", g.range(-9, 9))),
@@ -509,7 +519,6 @@ fn pow_arrays(g: &mut Rng, len: usize, pa: u64, pb: u64) -> (ComplexArray, Compl
 
 /// pow through the emulator against the CPU engine (bit for bit, ternary
 /// pairs included); an emulated failure only where the CPU engine fails.
-#[allow(clippy::too_many_arguments)]
 fn pow_check(
     exe: &str,
     x: &ComplexArray,
@@ -749,6 +758,53 @@ fn cfuncgpu_div() {
                 show(&wr, &wt, i),
                 "div method {i} at {p}"
             );
+        }
+    }
+}
+
+/// pow on the device against the CPU engine (the base and exponent classes
+/// of cfuncemu_pow), through the statistics entry point and the method,
+/// plus a regular batch (counts printed).
+#[test]
+#[ignore]
+fn cfuncgpu_pow() {
+    let eng = engine();
+    let mut g = Rng(seed());
+    let all = CRound::all();
+    for &p in GPU_PRECS {
+        let len = if p > 1100 { 40 } else { 400 };
+        let rnd = all[g.index(all.len())];
+        for regular in [false, true] {
+            let (x, y) = if regular {
+                (
+                    array(&mut g, len, p, p - 5, Mag::One, Mag::One),
+                    array(&mut g, len, p - 3, p, Mag::One, Mag::One),
+                )
+            } else {
+                pow_arrays(&mut g, len, p, p - 5)
+            };
+            let (xd, yd) = (x.to_cuda(&eng).unwrap(), y.to_cuda(&eng).unwrap());
+            let (r, t, st) = cuda_func::pow_ternary_stats(&xd, &yd, p, p, rnd).unwrap();
+            eprintln!(
+                "pow {p} (regular {regular}): {} elements, {} retried, {} host",
+                st.elements, st.retried, st.host
+            );
+            let t = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t).unwrap();
+            let r = r.to_host().unwrap();
+            let (wr, wt) = x.pow_ternary(&y, p, p, rnd).unwrap();
+            for i in 0..len {
+                assert_eq!(show(&r, &t, i), show(&wr, &wt, i), "pow element {i} at {p}");
+            }
+            let (r2, t2) = xd.pow_ternary(&yd, p, p, rnd).unwrap();
+            let t2 = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t2).unwrap();
+            let r2 = r2.to_host().unwrap();
+            for i in 0..len {
+                assert_eq!(
+                    show(&r2, &t2, i),
+                    show(&wr, &wt, i),
+                    "pow method {i} at {p}"
+                );
+            }
         }
     }
 }
