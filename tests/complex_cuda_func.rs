@@ -22,8 +22,10 @@ mod common;
 use common::{Rng, seed};
 
 /// The functions the device evaluates.
-const DEV: [CFunc; 10] = [
+const DEV: [CFunc; 12] = [
     CFunc::Atan,
+    CFunc::Asin,
+    CFunc::Acos,
     CFunc::Sqrt,
     CFunc::Exp,
     CFunc::Log,
@@ -143,6 +145,13 @@ fn edge_array(g: &mut Rng, pa: u64, pb: u64) -> ComplexArray {
         ("0x1p-100".into(), "0x1.fffffp-1".into()),
         ("0x1.6a09e667f3bcdp-1".into(), "0x1.6a09e667f3bcdp-1".into()),
         ("0x1p-3".into(), "0x1p-40".into()),
+        // asin, acos: near the segment [-1, 1] (alpha near 1), beyond +-1
+        // just off the real axis (the branch cuts), beta near +-1.
+        ("0x1.8p+0".into(), "0x1p-50".into()),
+        ("-0x3p-2".into(), "0x1p-70".into()),
+        ("0x1.fffffp-1".into(), "-0x1p-20".into()),
+        ("-0x1.00001p+0".into(), "0x1p-12".into()),
+        ("0x1p-20".into(), "0x1.8p+0".into()),
     ];
     let pi2 = [
         "1.5707963267948966192313216916397514420985846996875529104874722961",

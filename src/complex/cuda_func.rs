@@ -44,6 +44,8 @@ pub fn device_code(f: CFunc) -> Option<u32> {
         CFunc::Tanh => Some(7),
         CFunc::Sqrt => Some(8),
         CFunc::Atan => Some(9),
+        CFunc::Asin => Some(10),
+        CFunc::Acos => Some(11),
         _ => None,
     }
 }

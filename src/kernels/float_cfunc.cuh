@@ -32,6 +32,8 @@
 #define CF_TANH 7u
 #define CF_SQRT 8u
 #define CF_ATAN 9u
+#define CF_ASIN 10u
+#define CF_ACOS 11u
 // Division (mpc_div), kernel float_cdiv.
 #define CF_DIV 16u
 // pow (mpc_pow), kernel float_cpow.
@@ -571,6 +573,227 @@ FL_NOINL int cf_atan(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, i64 ea, const u64
     return CF_DONE;
 }
 
+// ---- asin, acos ----
+
+// An exact integer v (l limbs, nonzero) times 2^s as a ball of exactly F +
+// 1 bits: shifted left exactly, or floored (< 1 unit: e = 1; cf_set's
+// convention of 2 kept).
+template <int K>
+FL_DEV void cf_from_int(CfBall<K> &x, const u64 *v, u32 l, i64 s, bool neg) {
+    const u32 F = 64 * K - 4;
+    i64 d = (i64)F + 1 - (i64)ff_bits(v, l);
+    ff_shift(x.m, K, v, l, d);
+    x.s = s - d;
+    x.e = d < 0 ? 2 : 0;
+    x.neg = neg;
+}
+
+// 1 as an exact ball.
+template <int K>
+FL_DEV void cf_one(CfBall<K> &x, bool neg) {
+    const u32 F = 64 * K - 4;
+    u64 one[1] = {1};
+    ff_shift(x.m, K, one, 1, F);
+    x.s = -(i64)F;
+    x.e = 0;
+    x.neg = neg;
+}
+
+// log x for a ball x > 1 (an operand: bm = its bits, F - 13 .. F + 1):
+// ffx_log_val on the centre m 2^s as 0.M 2^(s + bm) (exact) gives R within
+// E units of 2^-F; the ball's radius moves log by < e / (m - e) < e
+// 2^(2 - bm) (m >= 2^(bm-1), e < 2^56 << m), i.e. e 2^(F + 2 - bm) <= e
+// 2^15 units. False when x is unusable or the log is not positive.
+template <int K>
+FL_NOINL bool cf_log_ball(u64 *R, u64 &E, const CfBall<K> &x, const u64 *cs) {
+    u32 bm;
+    if (!cf_operand(x, bm) || x.neg) return false;
+    const u32 F = 64 * K - 4;
+    u64 M[K];
+    ff_shift(M, K, x.m, K, 64 * (i64)K - bm);
+    bool rneg;
+    i64 S;
+    ffx_log_val<K>(M, K, x.s + bm, cs, false, R, rneg, S, E);
+    u64 ex = cf_shl(x.e, F + 2 - bm);
+    if (rneg || ex >= CF_EBIG) return false;
+    E += ex + 1;
+    return true;
+}
+
+// atan u for a ball 0 < u <~ 1 as ffx_atan_val's input: U = floor(u 2^F)
+// of the centre (m 2^s: a right shift by -(s + F) >= 0, < 1 unit), du =
+// the radius in those units + 2. False when u's centre is above 2^F (the
+// caller takes the reciprocal) or the ball is unusable.
+template <int K>
+FL_NOINL bool cf_atan_ball(u64 *acc, u64 &E, const CfBall<K> &u, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u32 bu;
+    if (!cf_operand(u, bu)) return false;
+    i64 sh = u.s + (i64)F;
+    if (sh > 0 || (i64)bu + sh > (i64)F + 1) return false;
+    u64 U[K];
+    ff_shift(U, K, u.m, K, sh);
+    if (ff_bits(U, K) > F) {
+        // Above 1 unless exactly 2^F.
+        u64 one[1] = {1}, P[K];
+        ff_shift(P, K, one, 1, F);
+        if (ff_cmp(U, P, K) != 0) return false;
+    }
+    u64 du = (-sh >= 64 ? 0 : u.e >> -sh) + 2;
+    ffx_atan_val<K>(U, du, cs, acc, E);
+    return true;
+}
+
+// asin z and acos z (func.rs's asin_acos, Abramowitz and Stegun 4.4.37-38)
+// for normal a, b: alpha = (|z + 1| + |z - 1|) / 2, beta = a / alpha,
+// asin z = asin beta + i sign(b) acosh alpha, acos z = acos beta - i
+// sign(b) acosh alpha. On the integer grid of cf_atan (a = A 2^-G, b = B
+// 2^-G, top + G <= F - 8): |z +- 1|^2 = (A +- 2^G)^2 + B^2 exact (CF_AL
+// limbs, units 2^-2G), as balls (cf_from_int), square roots and sum by
+// cf_sqrt / cf_add (no cancellation). alpha - 1 and 1 - |beta| = (alpha -
+// |a|) / alpha, which cancel in the direct formulas (z near the segment
+// [-1, 1], |a| >> |b|), are sums of positive balls (below); any ball that
+// still loses bits (fewer than F - 13) is refused by the next cf_mul /
+// cf_div / cf_sqrt: undecided (then a larger tier, then the CPU engine),
+// never guessed.
+// - Im: acosh alpha = log(alpha + sqrt((alpha - 1)(alpha + 1)))
+//   (cf_log_ball), sign(b) for asin, -sign(b) for acos.
+// - Re: with q = sqrt((1 - |beta|)(1 + |beta|)) (cos of asin|beta|), u =
+//   |beta| / q, v = q / |beta|: asin|beta| = atan u (u <= 1) or pi/2 -
+//   atan v; acos|beta| = atan v (v <= 1) or pi/2 - atan u; asin beta =
+//   sign(a) asin|beta|; acos beta = acos|beta| (a > 0) or pi - acos|beta|
+//   = pi - atan v or pi/2 + atan u. Absolute units 2^-F (cf_atan_ball):
+//   pi/2 < 2 units, pi < 4 (ff_atan2's bounds). Small |beta| loses bits to
+//   the absolute units (undecided when too many).
+// func.rs's special rules (b = 0, a = 0, non-finite parts) never apply
+// to these elements, and its exact sums (< 2^16 bits) never fail here.
+template <int K>
+FL_NOINL int cf_asin_acos(bool acos, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, i64 ea,
+                          const u64 *am, u32 na, bool an, i64 eb, const u64 *bm, u32 nb, bool bn,
+                          u64 pr, u64 pi, u32 rre, u32 rim, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 la = ea - 64 * (i64)na, lb = eb - 64 * (i64)nb;
+    i64 low = la < lb ? la : lb;
+    if (low > 0) low = 0;
+    i64 G = -low, top = ea > eb ? ea : eb;
+    if (top < 1) top = 1;
+    if (top + G > (i64)F - 8) return CF_HOST;
+    u64 A[K], B[K], O[K], Ap[K], Am[K], Sq[2 * K], R2[CF_AL], S2[CF_AL], T2[CF_AL],
+        one[1] = {1};
+    ff_shift(A, K, am, na, la + G);
+    ff_shift(B, K, bm, nb, lb + G);
+    ff_shift(O, K, one, 1, G);
+    // Ap = |a| + 1, Am = ||a| - 1| (|z + 1|, |z - 1| swap with a's sign:
+    // their sum is the same).
+    ff_copy(Ap, A, K);
+    ff_add(Ap, O, K);
+    if (ff_cmp(A, O, K) >= 0) {
+        ff_copy(Am, A, K);
+        ff_sub(Am, O, K);
+    } else {
+        ff_copy(Am, O, K);
+        ff_sub(Am, A, K);
+    }
+    ff_zero(T2, CF_AL);
+    ff_mul_full<K>(Sq, B, B);
+    ff_copy(T2, Sq, 2 * K);
+    ff_zero(R2, CF_AL);
+    ff_mul_full<K>(Sq, Ap, Ap);
+    ff_copy(R2, Sq, 2 * K);
+    ff_add(R2, T2, CF_AL);
+    ff_zero(S2, CF_AL);
+    ff_mul_full<K>(Sq, Am, Am);
+    ff_copy(S2, Sq, 2 * K);
+    ff_add(S2, T2, CF_AL);
+    CfBall<K> r, sv, alpha, one_b, t, ap1, q, rt, sarg, x, beta, om, op, w, cq, u, v, sr, ss,
+        b2, apb, amb, d1, d2, h, ama;
+    cf_from_int<K>(r, R2, CF_AL, -2 * G, false);
+    cf_from_int<K>(sv, S2, CF_AL, -2 * G, false);
+    cf_sqrt<K>(sr, r);
+    cf_sqrt<K>(ss, sv);
+    cf_add<K>(alpha, sr, ss);
+    alpha.s -= 1;
+    cf_one<K>(one_b, false);
+    // alpha - 1 and alpha - |a| without cancellation: with d1 = |z + 1| -
+    // (|a| + 1) = b^2 / (|z + 1| + |a| + 1) and d2 = |z - 1| - ||a| - 1| =
+    // b^2 / (|z - 1| + ||a| - 1|) (both > 0; d2 = |b| when |a| = 1), h =
+    // (d1 + d2) / 2: alpha - 1 = h + max(|a| - 1, 0), alpha - |a| = h +
+    // max(1 - |a|, 0): sums of positive balls.
+    int ca = ff_cmp(A, O, K);
+    cf_from_int<K>(b2, T2, CF_AL, -2 * G, false);
+    cf_from_int<K>(apb, Ap, K, -G, false);
+    cf_add<K>(t, sr, apb);
+    cf_div<K>(d1, b2, t);
+    if (ca == 0) {
+        d2 = ss;
+    } else {
+        cf_from_int<K>(amb, Am, K, -G, false);
+        cf_add<K>(t, ss, amb);
+        cf_div<K>(d2, b2, t);
+    }
+    cf_add<K>(h, d1, d2);
+    h.s -= 1;
+    if (ca > 0) cf_add<K>(t, h, amb);
+    else t = h;  // alpha - 1
+    if (ca < 0) cf_add<K>(ama, h, amb);
+    else ama = h;  // alpha - |a|
+    // Im.
+    {
+        cf_add<K>(ap1, alpha, one_b);
+        cf_mul<K>(q, t, ap1);
+        cf_sqrt<K>(rt, q);
+        cf_add<K>(sarg, alpha, rt);
+        u64 R[K + 1], E;
+        if (!cf_log_ball<K>(R, E, sarg, cs)) return CF_UNDEC;
+        if (!ff_round_c<K>(oim, tim, R, K + 1, E, -(i64)F, acos != bn, pi, rim)) return CF_UNDEC;
+    }
+    // Re.
+    cf_exact<K>(x, ea, am, na);
+    cf_div<K>(beta, x, alpha);
+    if (!cf_ok(beta)) return CF_UNDEC;
+    beta.neg = false;
+    cf_div<K>(om, ama, alpha);  // 1 - |beta| = (alpha - |a|) / alpha
+    cf_add<K>(op, one_b, beta);  // 1 + |beta|
+    cf_mul<K>(w, om, op);
+    cf_sqrt<K>(cq, w);
+    cf_div<K>(u, beta, cq);
+    cf_div<K>(v, cq, beta);
+    u64 acc[K + 1], E, P[K + 1];
+    bool use_u = !acos;  // the result from atan u (else atan v)
+    bool ok = use_u ? cf_atan_ball<K>(acc, E, u, cs) : cf_atan_ball<K>(acc, E, v, cs);
+    if (!ok) {
+        use_u = !use_u;
+        ok = use_u ? cf_atan_ball<K>(acc, E, u, cs) : cf_atan_ball<K>(acc, E, v, cs);
+        if (!ok) return CF_UNDEC;
+    }
+    // asin|beta| = atan u or pi/2 - atan v; acos|beta| = atan v or pi/2 -
+    // atan u; pi - acos|beta| = pi - atan v or pi/2 + atan u.
+    bool direct = acos ? !use_u : use_u;
+    bool rneg = false;
+    if (acos && an) {
+        ff_zero(P, K + 1);
+        ff_copy(P, ff_pi2(cs, K), K);
+        if (direct) {
+            ff_add(P, P, K + 1);  // pi - atan v
+            ff_sub(P, acc, K + 1);
+            E += 4;
+        } else {
+            ff_add(P, acc, K + 1);  // pi/2 + atan u
+            E += 2;
+        }
+        ff_copy(acc, P, K + 1);
+    } else if (!direct) {
+        ff_zero(P, K + 1);
+        ff_copy(P, ff_pi2(cs, K), K);
+        ff_sub(P, acc, K + 1);  // pi/2 - atan
+        E += 2;
+        ff_copy(acc, P, K + 1);
+    }
+    if (!acos) rneg = an;
+    if (!ff_round_c<K>(ore, tre, acc, K + 1, E, -(i64)F, rneg, pr, rre)) return CF_UNDEC;
+    return CF_DONE;
+}
+
 // The largest exponent of a part on the device: |x| < 2^29 keeps e^x and
 // cosh x inside the exponent range (2^29 log2 e < 7.75e8 < 2^30 - 1) and
 // below func.rs's special thresholds (exp: Re z >= 2^29 decided apart;
@@ -596,6 +819,9 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
     bool an = (ta & FL_NEG) != 0, bn = (tb & FL_NEG) != 0;
     if (fn == CF_ATAN) return cf_atan<K>(ore, tre, oim, tim, ea, am, na, an, eb, bm, nb, bn, pr, pi,
                                          rre, rim, cs);
+    if (fn == CF_ASIN || fn == CF_ACOS)
+        return cf_asin_acos<K>(fn == CF_ACOS, ore, tre, oim, tim, ea, am, na, an, eb, bm, nb, bn,
+                               pr, pi, rre, rim, cs);
     if (fn == CF_LOG) {
         // Re log|z|, Im = atan2(b, a) (mpc_arg as mpfr_atan2).
         if (ea > 1000000 || eb > 1000000) return CF_HOST;
