@@ -641,8 +641,8 @@ fn concat(a: &ComplexArray, b: &ComplexArray) -> ComplexArray {
     ComplexArray::new(cat(a.re(), b.re()), cat(a.im(), b.im())).unwrap()
 }
 
-/// The functions not on the device and the modes of every part go through
-/// the same entry point unchanged (the CPU engine).
+/// Every function through the entry point (all on the device now; one
+/// without a device code would go to the CPU engine whole).
 #[test]
 fn cfuncemu_other_functions_on_the_cpu() {
     let Some(exe) = emu() else { return };

@@ -15,14 +15,13 @@
 //!   function kernel (MPC's definitions); norm rounds the exact `a^2 + b^2`
 //!   once as mul does (exact `b^2`, then one fma), patching special parts
 //!   and squares out of the exponent range from the CPU engine;
-//! - div, pow and the functions exp, log, sin, cos, sinh, cosh, tan, tanh,
-//!   sqrt run on the device (src/complex/cuda_func.rs: float_cdiv,
-//!   float_cpow, float_cfunc): the regular elements as proven intervals
-//!   rounded per part, the undecided ones retried at larger tiers, the
-//!   special, exact and out-of-range ones (and the rest) by the CPU engine
-//!   on the gathered elements, scattered back;
-//! - atan, asin and acos run on the CPU engine (download, compute,
-//!   upload): the same bits, not yet on the device.
+//! - div, pow and the functions (exp, log, sin, cos, sinh, cosh, tan,
+//!   tanh, sqrt, atan, asin, acos) run on the device
+//!   (src/complex/cuda_func.rs: float_cdiv, float_cpow, float_cfunc): the
+//!   regular elements as proven intervals rounded per part, the undecided
+//!   ones retried at larger tiers, the special, exact and out-of-range ones
+//!   (and any still undecided) by the CPU engine on the gathered elements,
+//!   scattered back. Precisions above the largest tier: the CPU engine.
 
 use std::sync::Arc;
 

@@ -10,9 +10,8 @@
 //! parts, still undecided) are evaluated by the CPU engine and scattered
 //! back. The same bits and ternary pairs as the CPU engine.
 //!
-//! On the device so far: exp, log, sin, cos, sinh, cosh, tan, tanh, sqrt,
-//! div (`float_cdiv`) and pow (`float_cpow`). The other functions (atan,
-//! asin, acos) run on the CPU engine ([`device_code`] is `None` for them).
+//! On the device: exp, log, sin, cos, sinh, cosh, tan, tanh, sqrt, atan,
+//! asin, acos (`float_cfunc`), div (`float_cdiv`) and pow (`float_cpow`).
 
 use std::sync::Arc;
 
@@ -30,8 +29,8 @@ use crate::float::func::cuda::{
 };
 use crate::float::{FloatArray, limbs_for_prec};
 
-/// The kernel's function code, `None` for the functions it does not
-/// evaluate (they run on the CPU engine).
+/// The kernel's function code (`None` would send a function to the CPU
+/// engine: every function is on the device now).
 pub fn device_code(f: CFunc) -> Option<u32> {
     match f {
         CFunc::Exp => Some(0),
@@ -46,7 +45,6 @@ pub fn device_code(f: CFunc) -> Option<u32> {
         CFunc::Atan => Some(9),
         CFunc::Asin => Some(10),
         CFunc::Acos => Some(11),
-        _ => None,
     }
 }
 
