@@ -22,7 +22,10 @@ mod common;
 use common::{Rng, seed};
 
 /// The functions the device evaluates.
-const DEV: [CFunc; 9] = [
+const DEV: [CFunc; 12] = [
+    CFunc::Atan,
+    CFunc::Asin,
+    CFunc::Acos,
     CFunc::Sqrt,
     CFunc::Exp,
     CFunc::Log,
@@ -133,6 +136,22 @@ fn edge_array(g: &mut Rng, pa: u64, pb: u64) -> ComplexArray {
         ("1".into(), "0x1p-300".into()),
         ("1".into(), "1".into()),
         ("-1".into(), "-0x1p-40".into()),
+        // atan: near +-i, near its branch cuts (the imaginary axis beyond
+        // +-i), |z| near 1 (1 - |z|^2 small: Re near pi/4).
+        ("0x1p-60".into(), "0x1.0000000000001p+0".into()),
+        ("-0x1p-30".into(), "-0x1p+0".into()),
+        ("-0x1p-200".into(), "0x1.8p+0".into()),
+        ("0x1p-100".into(), "-0x3p+0".into()),
+        ("0x1p-100".into(), "0x1.fffffp-1".into()),
+        ("0x1.6a09e667f3bcdp-1".into(), "0x1.6a09e667f3bcdp-1".into()),
+        ("0x1p-3".into(), "0x1p-40".into()),
+        // asin, acos: near the segment [-1, 1] (alpha near 1), beyond +-1
+        // just off the real axis (the branch cuts), beta near +-1.
+        ("0x1.8p+0".into(), "0x1p-50".into()),
+        ("-0x3p-2".into(), "0x1p-70".into()),
+        ("0x1.fffffp-1".into(), "-0x1p-20".into()),
+        ("-0x1.00001p+0".into(), "0x1p-12".into()),
+        ("0x1p-20".into(), "0x1.8p+0".into()),
     ];
     let pi2 = [
         "1.5707963267948966192313216916397514420985846996875529104874722961",
@@ -429,6 +448,190 @@ fn cfuncemu_div() {
     assert!(regular.device * 10 >= regular.elements * 8);
 }
 
+/// Exponents for pow: complex `y` of random magnitudes, real `y` (an
+/// imaginary part of +-0: pow.rs's exact-result rule), integers, half
+/// integers and near-integers, purely imaginary `y`, specials.
+fn exponent_part(g: &mut Rng, bits: u64) -> (String, String) {
+    let zero = || if (bits & 1) == 0 { "0" } else { "-0" };
+    let int = |g: &mut Rng| format!("{}", g.range(-12, 12));
+    match g.below(9) {
+        0 => (part(g, bits, Mag::One), part(g, bits, Mag::One)),
+        1 => (part(g, bits, Mag::Mid), part(g, bits, Mag::Tiny)),
+        2 => (part(g, bits, Mag::One), zero().to_string()),
+        3 => (int(g), zero().to_string()),
+        4 => (
+            format!("{}.5", g.range(-6, 6)),
+            g.pick(&["0", "-0"]).to_string(),
+        ),
+        5 => {
+            // n + 2^-k, maybe with an imaginary part.
+            let n = g.range(-8, 8);
+            let k = g.range(20, 200);
+            let im = if g.below(2) == 0 {
+                "0".to_string()
+            } else {
+                part(g, bits, Mag::Tiny)
+            };
+            let bits = format!("{:b}{}1", n.unsigned_abs(), "0".repeat(k as usize - 1));
+            let sign = if n < 0 { "-" } else { "" };
+            (format!("{sign}0x{}p-{k}", num_hex(&bits)), im)
+        }
+        6 => (g.pick(&["0", "-0"]).to_string(), part(g, bits, Mag::One)),
+        7 => (part(g, bits, Mag::Mixed), part(g, bits, Mag::Mixed)),
+        _ => (part(g, bits, Mag::Mid), part(g, bits, Mag::Mid)),
+    }
+}
+
+/// Bases for pow: random magnitudes, near 1 (`1 + 2^-k + i 2^-j`), on and
+/// near the unit circle, `|a| = |b|`, Gaussian integers, the axes.
+fn base_part(g: &mut Rng, pa: u64, pb: u64) -> (String, String) {
+    match g.below(8) {
+        0 => (
+            format!(
+                "{}",
+                1.0 + (g.range(-1, 1) as f64) * 2f64.powi(-(g.range(10, 50) as i32))
+            ),
+            {
+                let e = -g.range(1, 60);
+                value(g, pb + 8, e)
+            },
+        ),
+        1 => {
+            let t = g.below(1 << 20) as f64 / (1u64 << 18) as f64;
+            (format!("{}", t.cos()), format!("{}", t.sin()))
+        }
+        2 => {
+            let e = g.range(-5, 5);
+            let v = value(g, pa.min(pb) + 8, e);
+            let w = if g.below(2) == 0 {
+                v.clone()
+            } else {
+                format!("-{}", v.trim_start_matches('-'))
+            };
+            (v, w)
+        }
+        3 => (format!("{}", g.range(-9, 9)), format!("{}", g.range(-9, 9))),
+        4 => (part(g, pa + 8, Mag::Mixed), part(g, pb + 8, Mag::Mixed)),
+        5 => (part(g, pa + 8, Mag::Tiny), part(g, pb + 8, Mag::Large)),
+        _ => (part(g, pa + 8, Mag::Mid), part(g, pb + 8, Mag::One)),
+    }
+}
+
+fn pow_arrays(g: &mut Rng, len: usize, pa: u64, pb: u64) -> (ComplexArray, ComplexArray) {
+    let x: Vec<(String, String)> = (0..len).map(|_| base_part(g, pa, pb)).collect();
+    let y: Vec<(String, String)> = (0..len).map(|_| exponent_part(g, pb + 8)).collect();
+    (
+        ComplexArray::from_strs(pa, pb, &x).unwrap(),
+        ComplexArray::from_strs(pb, pa, &y).unwrap(),
+    )
+}
+
+/// pow through the emulator against the CPU engine (bit for bit, ternary
+/// pairs included); an emulated failure only where the CPU engine fails.
+fn pow_check(
+    exe: &str,
+    x: &ComplexArray,
+    y: &ComplexArray,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+    t: &mut Tally,
+) {
+    match cuda_func::pow_emulated(exe, x, y, pr, pi, rnd, 1) {
+        Ok((r, tt, st)) => {
+            t.add(&st);
+            let (wr, wt) = x.pow_ternary(y, pr, pi, rnd).unwrap();
+            for i in 0..x.len() {
+                assert_eq!(
+                    show(&r, &tt, i),
+                    show(&wr, &wt, i),
+                    "pow ({} + i {}) ^ ({} + i {}) at ({pr}, {pi}), {}",
+                    text::format_hex(&x.re().get(i)),
+                    text::format_hex(&x.im().get(i)),
+                    text::format_hex(&y.re().get(i)),
+                    text::format_hex(&y.im().get(i)),
+                    rnd.name()
+                );
+            }
+        }
+        Err(e) => assert!(x.pow_ternary(y, pr, pi, rnd).is_err(), "pow: {e}"),
+    }
+}
+
+/// pow (float_cpow) against the CPU engine: every precision of PRECS with
+/// mixed part and operand precisions, random rounding pairs, the base and
+/// exponent classes above (exact results, real and imaginary results, x
+/// near 1, y near integers, specials), all 25 pairs on an edge set, and a
+/// regular batch per precision whose device share is asserted.
+#[test]
+fn cfuncemu_pow() {
+    let Some(exe) = emu() else { return };
+    let s = seed();
+    eprintln!("seed {s}");
+    let mut g = Rng(s);
+    let mut tally = Tally::default();
+    let mut regular = Tally::default();
+    let all = CRound::all();
+    for &p in PRECS {
+        let pi = if g.below(2) == 0 { p } else { p + g.below(100) };
+        let pa = (p as i64 + g.range(-30, 30)).max(1) as u64;
+        let pb = (pi as i64 + g.range(-30, 30)).max(1) as u64;
+        let rnd = all[g.index(all.len())];
+        let len = if p > 1100 { 8 } else { 24 };
+        let (x, y) = pow_arrays(&mut g, len, pa, pb);
+        pow_check(&exe, &x, &y, p, pi, rnd, &mut tally);
+        let x = array(&mut g, len, pa, pb, Mag::One, Mag::One);
+        let y = array(&mut g, len, pb, pa, Mag::One, Mag::One);
+        pow_check(&exe, &x, &y, p, pi, rnd, &mut regular);
+    }
+    let ex: Vec<(String, String)> = [
+        ("3", "4"),
+        ("2", "1"),
+        ("1", "1"),
+        ("-1", "1"),
+        ("0x1.0000000000001p+0", "0x1p-30"),
+        ("0.6", "0.8"),
+        ("1", "0x1p-200"),
+        ("-3", "0x1p-100"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let ey: Vec<(String, String)> = [
+        ("0.5", "0"),
+        ("2", "-0"),
+        ("2", "0"),
+        ("3", "0"),
+        ("0x1p+20", "1"),
+        ("0.5", "0.25"),
+        ("7", "-0x1p-60"),
+        ("-2.5", "0"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    for p in [2u64, 53, 113, 256] {
+        let mut x = ComplexArray::from_strs(p, p, &ex).unwrap();
+        let mut y = ComplexArray::from_strs(p, p, &ey).unwrap();
+        let (x2, y2) = pow_arrays(&mut g, 16, p, p);
+        x = concat(&x, &x2);
+        y = concat(&y, &y2);
+        for rnd in CRound::all() {
+            pow_check(&exe, &x, &y, p, p + 3, rnd, &mut tally);
+        }
+    }
+    eprintln!(
+        "all: {} elements, {} on the device, {} retried there, {} host",
+        tally.elements, tally.device, tally.retried_on_device, tally.host
+    );
+    eprintln!(
+        "regular: {} elements, {} on the device, {} host",
+        regular.elements, regular.device, regular.host
+    );
+    assert!(tally.device > 0);
+    assert!(regular.device * 10 >= regular.elements * 8);
+}
+
 fn concat(a: &ComplexArray, b: &ComplexArray) -> ComplexArray {
     let cat = |x: &FloatArray, y: &FloatArray| -> FloatArray {
         let mut v: Vec<String> = (0..x.len()).map(|i| text::format_hex(&x.get(i))).collect();
@@ -438,8 +641,8 @@ fn concat(a: &ComplexArray, b: &ComplexArray) -> ComplexArray {
     ComplexArray::new(cat(a.re(), b.re()), cat(a.im(), b.im())).unwrap()
 }
 
-/// The functions not on the device and the modes of every part go through
-/// the same entry point unchanged (the CPU engine).
+/// Every function through the entry point (all on the device now; one
+/// without a device code would go to the CPU engine whole).
 #[test]
 fn cfuncemu_other_functions_on_the_cpu() {
     let Some(exe) = emu() else { return };
@@ -564,6 +767,53 @@ fn cfuncgpu_div() {
                 show(&wr, &wt, i),
                 "div method {i} at {p}"
             );
+        }
+    }
+}
+
+/// pow on the device against the CPU engine (the base and exponent classes
+/// of cfuncemu_pow), through the statistics entry point and the method,
+/// plus a regular batch (counts printed).
+#[test]
+#[ignore]
+fn cfuncgpu_pow() {
+    let eng = engine();
+    let mut g = Rng(seed());
+    let all = CRound::all();
+    for &p in GPU_PRECS {
+        let len = if p > 1100 { 40 } else { 400 };
+        let rnd = all[g.index(all.len())];
+        for regular in [false, true] {
+            let (x, y) = if regular {
+                (
+                    array(&mut g, len, p, p - 5, Mag::One, Mag::One),
+                    array(&mut g, len, p - 3, p, Mag::One, Mag::One),
+                )
+            } else {
+                pow_arrays(&mut g, len, p, p - 5)
+            };
+            let (xd, yd) = (x.to_cuda(&eng).unwrap(), y.to_cuda(&eng).unwrap());
+            let (r, t, st) = cuda_func::pow_ternary_stats(&xd, &yd, p, p, rnd).unwrap();
+            eprintln!(
+                "pow {p} (regular {regular}): {} elements, {} retried, {} host",
+                st.elements, st.retried, st.host
+            );
+            let t = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t).unwrap();
+            let r = r.to_host().unwrap();
+            let (wr, wt) = x.pow_ternary(&y, p, p, rnd).unwrap();
+            for i in 0..len {
+                assert_eq!(show(&r, &t, i), show(&wr, &wt, i), "pow element {i} at {p}");
+            }
+            let (r2, t2) = xd.pow_ternary(&yd, p, p, rnd).unwrap();
+            let t2 = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t2).unwrap();
+            let r2 = r2.to_host().unwrap();
+            for i in 0..len {
+                assert_eq!(
+                    show(&r2, &t2, i),
+                    show(&wr, &wt, i),
+                    "pow method {i} at {p}"
+                );
+            }
         }
     }
 }

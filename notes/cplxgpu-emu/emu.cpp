@@ -4,7 +4,8 @@
 // complex_cuda_func.rs; MPARRAY_CFUNC_EMU=path/to/emu names a built one).
 // Job on stdin, u64 little-endian: fn rnd pr nr pi ni na nb nc nd K len ncs,
 // then cs[ncs], ah[len], al[len*na], bh[len], bl[len*nb], and for division
-// (fn = CF_DIV: float_cdiv's cf_div_eval) ch[len], cl[len*nc], dh[len],
+// (fn = CF_DIV: float_cdiv's cf_div_eval) and pow (fn = CF_POW: float_cpow's
+// cf_pow_eval) ch[len], cl[len*nc], dh[len],
 // dl[len*nd]; answer: rh[len],
 // rl[len*nr], tr[len], ih[len], il[len*ni], ti[len] (ternaries as i64),
 // then nund, und[nund], nhost, host[nhost] (element indices).
@@ -31,7 +32,7 @@ int main() {
     u32 fn = h[0], rnd = h[1], nr = h[3], ni = h[5], na = h[6], nb = h[7], nc = h[8], nd = h[9],
         K = h[10];
     u64 pr = h[2], pi = h[4], len = h[11], ncs = h[12];
-    bool div = fn == CF_DIV;
+    bool pow = fn == CF_POW, div = fn == CF_DIV || pow;
     auto cs = rd(ncs), ah = rd(len), al = rd(len * na), bh = rd(len), bl = rd(len * nb);
     auto ch = rd(div ? len : 0), cl = rd(div ? len * nc : 0), dh = rd(div ? len : 0),
          dl = rd(div ? len * nd : 0);
@@ -45,9 +46,12 @@ int main() {
         switch (K) {
 #define F(N)                                                                                   \
     case N:                                                                                    \
-        st = div ? cf_div_eval<N>(o1, t1, o2, t2, ah[i], am, na, bh[i], bm, nb, ch[i],         \
-                                  cl.data() + i * nc, nc, dh[i], dl.data() + i * nd, nd, pr,   \
-                                  pi, rnd & 15, (rnd >> 4) & 15)                               \
+        st = pow   ? cf_pow_eval<N>(o1, t1, o2, t2, ah[i], am, na, bh[i], bm, nb, ch[i],       \
+                                    cl.data() + i * nc, nc, dh[i], dl.data() + i * nd, nd, pr, \
+                                    pi, rnd & 15, (rnd >> 4) & 15, cs.data())                  \
+             : div ? cf_div_eval<N>(o1, t1, o2, t2, ah[i], am, na, bh[i], bm, nb, ch[i],       \
+                                    cl.data() + i * nc, nc, dh[i], dl.data() + i * nd, nd, pr, \
+                                    pi, rnd & 15, (rnd >> 4) & 15)                             \
                  : cf_eval<N>(fn, o1, t1, o2, t2, ah[i], am, na, bh[i], bm, nb, pr, pi,        \
                               rnd & 15, (rnd >> 4) & 15, cs.data());                           \
         break;

@@ -384,8 +384,10 @@ fn complex_cases(
                                     Ok((r, t, Some(st)))
                                 }
                                 None => {
-                                    let (r, t) = xd.pow_ternary(&yd, p, p, crnd)?;
-                                    Ok((r, t, None))
+                                    let (r, t, st) = crate::complex::cuda_func::pow_ternary_stats(
+                                        &xd, &yd, p, p, crnd,
+                                    )?;
+                                    Ok((r, t, Some(st)))
                                 }
                             })?;
                         let mut t = crate::complex::cuda::ternary_pairs_to_host(eng, &td)?;

@@ -15,8 +15,13 @@
 //!   function kernel (MPC's definitions); norm rounds the exact `a^2 + b^2`
 //!   once as mul does (exact `b^2`, then one fma), patching special parts
 //!   and squares out of the exponent range from the CPU engine;
-//! - div, the functions and pow run on the CPU engine (download, compute,
-//!   upload): the same bits, not yet on the device.
+//! - div, pow and the functions (exp, log, sin, cos, sinh, cosh, tan,
+//!   tanh, sqrt, atan, asin, acos) run on the device
+//!   (src/complex/cuda_func.rs: float_cdiv, float_cpow, float_cfunc): the
+//!   regular elements as proven intervals rounded per part, the undecided
+//!   ones retried at larger tiers, the special, exact and out-of-range ones
+//!   (and any still undecided) by the CPU engine on the gathered elements,
+//!   scattered back. Precisions above the largest tier: the CPU engine.
 
 use std::sync::Arc;
 
@@ -309,7 +314,8 @@ impl CudaComplexArray {
         Ok((z, t))
     }
 
-    /// `self^b` (mpc_pow), on the CPU engine.
+    /// `self^b` (mpc_pow): on the device ([`cuda_func`]), the special,
+    /// exact-looking and out-of-range elements patched by the CPU engine.
     pub fn pow_ternary(
         &self,
         b: &CudaComplexArray,
@@ -318,7 +324,8 @@ impl CudaComplexArray {
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
         self.same(b)?;
-        self.on_host(|x| x.pow_ternary(&b.to_host()?, pr, pi, rnd))
+        let (z, t, _) = cuda_func::pow_ternary_stats(self, b, pr, pi, rnd)?;
+        Ok((z, t))
     }
 
     /// A complex function: on the device where [`cuda_func`] evaluates it

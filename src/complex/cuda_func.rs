@@ -10,9 +10,8 @@
 //! parts, still undecided) are evaluated by the CPU engine and scattered
 //! back. The same bits and ternary pairs as the CPU engine.
 //!
-//! On the device so far: exp, log, sin, cos, sinh, cosh, tan, tanh, sqrt
-//! and div (`float_cdiv`). The other functions (atan, asin, acos) and pow
-//! run on the CPU engine ([`device_code`] is `None` for them).
+//! On the device: exp, log, sin, cos, sinh, cosh, tan, tanh, sqrt, atan,
+//! asin, acos (`float_cfunc`), div (`float_cdiv`) and pow (`float_cpow`).
 
 use std::sync::Arc;
 
@@ -30,8 +29,8 @@ use crate::float::func::cuda::{
 };
 use crate::float::{FloatArray, limbs_for_prec};
 
-/// The kernel's function code, `None` for the functions it does not
-/// evaluate (they run on the CPU engine).
+/// The kernel's function code (`None` would send a function to the CPU
+/// engine: every function is on the device now).
 pub fn device_code(f: CFunc) -> Option<u32> {
     match f {
         CFunc::Exp => Some(0),
@@ -43,7 +42,9 @@ pub fn device_code(f: CFunc) -> Option<u32> {
         CFunc::Tan => Some(6),
         CFunc::Tanh => Some(7),
         CFunc::Sqrt => Some(8),
-        _ => None,
+        CFunc::Atan => Some(9),
+        CFunc::Asin => Some(10),
+        CFunc::Acos => Some(11),
     }
 }
 
@@ -159,10 +160,10 @@ fn launch(
     let mut flags = unsafe { s.alloc::<u32>(len) }.map_err(Error::driver("allocating"))?;
     let func = eng.function(
         &inst(k),
-        if y.is_some() {
-            "float_cdiv"
-        } else {
-            "float_cfunc"
+        match (y.is_some(), code) {
+            (true, POW_CODE) => "float_cpow",
+            (true, _) => "float_cdiv",
+            _ => "float_cfunc",
         },
     )?;
     let cs = device_constants(eng, k)?;
@@ -201,6 +202,9 @@ fn launch(
                 .arg(&nr)
                 .arg(&pi)
                 .arg(&ni);
+            if code == POW_CODE {
+                lb.arg(&*cs);
+            }
         } else {
             lb.arg(&len64)
                 .arg(&code)
@@ -284,6 +288,31 @@ pub fn div_ternary_stats(
 
 /// float_cfunc.cuh's CF_DIV (the float_cdiv kernel).
 pub const DIV_CODE: u32 = 16;
+
+/// `x^y` (mpc_pow) as [`func_ternary_stats`]: the regular elements (x with
+/// two normal parts, moderate `y`, a result neither real, imaginary nor
+/// near the exponent range: float_cfunc.cuh's cf_pow_eval) on the device.
+pub fn pow_ternary_stats(
+    x: &CudaComplexArray,
+    y: &CudaComplexArray,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
+    if x.len() != y.len() {
+        return Err(Error::Shape(format!(
+            "operands have {} and {} elements",
+            x.len(),
+            y.len()
+        )));
+    }
+    run_dev(x, Some(y), Some(POW_CODE), pr, pi, rnd, |a, b| {
+        a.pow_ternary(b.expect("two operands"), pr, pi, rnd)
+    })
+}
+
+/// float_cfunc.cuh's CF_POW (the float_cpow kernel).
+pub const POW_CODE: u32 = 17;
 
 fn limbs2(z: &CudaComplexArray) -> (usize, usize) {
     (limbs_for_prec(z.re().prec()), limbs_for_prec(z.im().prec()))
@@ -638,6 +667,30 @@ pub fn div_emulated(
         rnd,
         retry_min,
         |a, b| a.div_ternary(b.expect("two operands"), pr, pi, rnd),
+    )
+}
+
+/// [`pow_ternary_stats`] through the emulator, as [`func_emulated`].
+#[doc(hidden)]
+pub fn pow_emulated(
+    exe: &str,
+    x: &ComplexArray,
+    y: &ComplexArray,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+    retry_min: usize,
+) -> Result<(ComplexArray, Ternary, FuncStats)> {
+    emulated(
+        exe,
+        x,
+        Some(y),
+        Some(POW_CODE),
+        pr,
+        pi,
+        rnd,
+        retry_min,
+        |a, b| a.pow_ternary(b.expect("two operands"), pr, pi, rnd),
     )
 }
 

@@ -31,8 +31,13 @@
 #define CF_TAN 6u
 #define CF_TANH 7u
 #define CF_SQRT 8u
+#define CF_ATAN 9u
+#define CF_ASIN 10u
+#define CF_ACOS 11u
 // Division (mpc_div), kernel float_cdiv.
 #define CF_DIV 16u
+// pow (mpc_pow), kernel float_cpow.
+#define CF_POW 17u
 
 // Results of cf_eval: written, host case, undecided.
 #define CF_DONE 0
@@ -402,6 +407,393 @@ FL_NOINL bool cf_log_abs(FlOut &o, i8 &t, u64 ah, const u64 *am, u32 na, u64 bh,
     return ff_round_c<K>(o, t, R, K + 1, E, -(S + 1), rneg, p, rnd);
 }
 
+// ---- atan ----
+
+// The L = 2K + 1 limb integers of atan (cf_atan): values in units 2^-2G.
+#define CF_AL (2 * K + 1)
+
+// atan2(Y, X) / 2 rounded (atan's real part: MPC rounds arg(X + iY), an
+// mpfr_atan2, then halves it exactly; halving commutes with the rounding,
+// ternary included, far from underflow). Y, X: exact nonzero magnitudes
+// of CF_AL limbs on one scale, signs yneg, xneg. As ff_atan2 (same
+// branches and bounds) except that W = floor(w 2^(F+cw)), w = min / max,
+// cw = the bit-length difference (w 2^cw in (1/2, 2), W < 2^(F+1)), comes
+// from one division of the exact integers (< 1 unit), and every rounding
+// takes s - 1 (the halving).
+template <int K>
+FL_NOINL bool cf_atan_re(FlOut &o, i8 &t, const u64 *Yv, bool yneg, const u64 *Xv, bool xneg,
+                         u64 p, u32 rnd, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    bool swap = ff_cmp(Yv, Xv, CF_AL) > 0;
+    const u64 *mn = swap ? Xv : Yv, *md = swap ? Yv : Xv;
+    i64 cw = (i64)ff_bits(md, CF_AL) - (i64)ff_bits(mn, CF_AL);
+    u64 W[K], T[2 * K], acc[K + 1];
+    {
+        // mn 2^(F + cw) has bits(md) + F <= 64 (2K + 1) + F bits.
+        u64 U[3 * K + 2], u[3 * K + 4], v[CF_AL], qq[3 * K + 3];
+        ff_shift(U, 3 * K + 2, mn, CF_AL, (i64)F + cw);
+        ff_div(W, K, U, 3 * K + 2, md, CF_AL, u, v, qq);
+    }
+    u64 eA;
+    if (cw > FF_TM) {
+        u64 z2[K], A[K], V[K];
+        ff_mulsh<K>(z2, W, W, (i64)F + 2 * cw, T);
+        u32 N = ff_tr_atan_sum<K>(A, z2, T, cs);
+        ff_mulsh<K>(V, W, A, F, T);
+        if (!swap && !xneg)
+            return ff_round_c<K>(o, t, V, K, 3 * (u64)N + 10, -((i64)F + cw) - 1, yneg, p, rnd);
+        ff_shift(acc, K + 1, V, K, -cw);
+        eA = 3 * (u64)N + 11;
+    } else {
+        u64 Y[K];
+        ff_shift(Y, K, W, K, -cw);
+        eA = ff_atan_abs<K>(acc, Y, 2, cs);
+    }
+    if (!swap && !xneg) return ff_round_c<K>(o, t, acc, K + 1, eA, -(i64)F - 1, yneg, p, rnd);
+    u64 B[K + 1];
+    ff_zero(B, K + 1);
+    ff_copy(B, ff_pi2(cs, K), K);
+    if (!swap) {
+        ff_add(B, B, K + 1);  // pi - a
+        ff_sub(B, acc, K + 1);
+        eA += 4;
+    } else {
+        if (xneg) ff_add(B, acc, K + 1);  // pi/2 + a
+        else ff_sub(B, acc, K + 1);       // pi/2 - a
+        eA += 2;
+    }
+    return ff_round_c<K>(o, t, B, K + 1, eA, -(i64)F - 1, yneg, p, rnd);
+}
+
+// atan's imaginary part log(n1 / n2) / 4, n1 = |z + i|^2, n2 = |z - i|^2,
+// from D = 1 + |z|^2 and Bt = |2b| (exact, CF_AL limbs, one scale): n1 / n2
+// = (1 + w) / (1 - w), w = 2b / D (|w| < 1: D - |2b| = a^2 + (|b| - 1)^2 >
+// 0), so the part is atanh(w) / 2 (sign of b).
+// - |w| < 2^-c, c = cwi - 1 >= 8 (cwi = bits(D) - bits(Bt) >= 9): Z =
+//   floor(|w| 2^(F+c)) < 2^F from one exact division (< 1 unit), the
+//   series FX_ATANH, V = floor(Z A / 2^F): atanh|w| = V 2^-(F+c) within
+//   1.01 + 5N + 7 < 5N + 9 units (ffx_series's bound); halved: s - 1.
+// - Otherwise |w| >= 2^-9 or so: the ratio r = P / Q >= 1 + 2^-8 (P, Q =
+//   D +- Bt) as Mq = floor(floor(P 2^sh) / Q) (sh = 64K + bits Q - bits P:
+//   r 2^sh in (2^(64K-1), 2^(64K+1)), the two floors < 2 units, relative <
+//   2^(3-64K)), normalized to M of K limbs with its top bit set (another
+//   floor: relative < 2^(4-64K) in all), x = 0.M 2^ex; ffx_log_val
+//   (unscaled: R within E units of 2^-F); log r - log x < 1.01 2^(4-64K)
+//   = 1.01 2^-F: E + 2. The part is R 2^-(F+2) (log r / 4), sign of b.
+//   log r >= 2^-8 in absolute units 2^-F costs at most 8 bits (undecided
+//   elements then retry at a larger tier).
+template <int K>
+FL_NOINL bool cf_atan_im(FlOut &o, i8 &t, const u64 *Dv, const u64 *Bt, bool bneg, u64 p,
+                         u32 rnd, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 bd = ff_bits(Dv, CF_AL), bb = ff_bits(Bt, CF_AL);
+    i64 cwi = bd - bb;
+    u64 U[3 * K + 2], u[3 * K + 4], v[CF_AL], qq[3 * K + 3];
+    if (cwi >= 9) {
+        i64 c = cwi - 1;
+        u64 Z[K], A[K], Cc[K], V[K], T[2 * K];
+        // Bt 2^(F+c) has bits(D) + F - 1 bits.
+        ff_shift(U, 3 * K + 2, Bt, CF_AL, (i64)F + c);
+        ff_div(Z, K, U, 3 * K + 2, Dv, CF_AL, u, v, qq);
+        u32 N = ffx_series<K>(FX_ATANH, A, Cc, Z, c, bneg, cs);
+        ff_mulsh<K>(V, Z, A, F, T);
+        return ff_round_c<K>(o, t, V, K, 5 * (u64)N + 9, -((i64)F + c) - 1, bneg, p, rnd);
+    }
+    u64 P[CF_AL], Q[CF_AL];
+    ff_copy(P, Dv, CF_AL);
+    ff_add(P, Bt, CF_AL);
+    ff_copy(Q, Dv, CF_AL);
+    ff_sub(Q, Bt, CF_AL);
+    i64 bp = ff_bits(P, CF_AL), bq = ff_bits(Q, CF_AL);
+    i64 sh = 64 * (i64)K + bq - bp;
+    u64 Mq[K + 1], M[K], R[K + 1], E;
+    // P 2^sh has 64K + bits(Q) <= 64 (3K + 1) bits.
+    ff_shift(U, 3 * K + 2, P, CF_AL, sh);
+    ff_div(Mq, K + 1, U, 3 * K + 2, Q, CF_AL, u, v, qq);
+    i64 bm = ff_bits(Mq, K + 1);
+    ff_shift(M, K, Mq, K + 1, 64 * (i64)K - bm);
+    bool rneg;
+    i64 S;
+    ffx_log_val<K>(M, K, bm - sh, cs, false, R, rneg, S, E);
+    if (rneg) {
+        o.head = FF_UNDECIDED;
+        return false;
+    }
+    return ff_round_c<K>(o, t, R, K + 1, E + 2, -(S + 2), bneg, p, rnd);
+}
+
+// atan z (mpc_atan, func.rs's formulas) for normal a, b (limbs + 2 <= K):
+// Re = atan2(2a, 1 - a^2 - b^2) / 2, Im = log(|z + i|^2 / |z - i|^2) / 4.
+// Both parts from exact integers: with G = -min(lowest bit exponent of a,
+// of b, 0) and top = max(ea, eb, 1), a = A 2^-G, b = B 2^-G exactly (A, B
+// of K limbs) when top + G <= F - 8 (else the host: parts of very
+// different scales, or huge); then 1 = 2^2G, |z|^2 = A^2 + B^2, 2a = A
+// 2^(G+1), all in units 2^-2G, below 2^(2F) (CF_AL limbs). 1 - |z|^2 is
+// never 0 (a^2 + b^2 = 1 has no solution in nonzero dyadics), D - |2b| > 0
+// (z = +-i is not regular); func.rs's exact sums (< 2^16 bits) never fail
+// here.
+template <int K>
+FL_NOINL int cf_atan(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, i64 ea, const u64 *am, u32 na,
+                     bool an, i64 eb, const u64 *bm, u32 nb, bool bn, u64 pr, u64 pi, u32 rre,
+                     u32 rim, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 la = ea - 64 * (i64)na, lb = eb - 64 * (i64)nb;
+    i64 low = la < lb ? la : lb;
+    if (low > 0) low = 0;
+    i64 G = -low, top = ea > eb ? ea : eb;
+    if (top < 1) top = 1;
+    if (top + G > (i64)F - 8) return CF_HOST;
+    u64 A[K], B[K], A2[2 * K], B2[2 * K], N[CF_AL], S2[CF_AL], One[CF_AL], D[CF_AL],
+        X[CF_AL], Y[CF_AL], Bt[CF_AL], one[1] = {1};
+    ff_shift(A, K, am, na, la + G);
+    ff_shift(B, K, bm, nb, lb + G);
+    ff_mul_full<K>(A2, A, A);
+    ff_mul_full<K>(B2, B, B);
+    ff_zero(N, CF_AL);
+    ff_copy(N, A2, 2 * K);
+    ff_zero(S2, CF_AL);
+    ff_copy(S2, B2, 2 * K);
+    ff_add(N, S2, CF_AL);
+    ff_shift(One, CF_AL, one, 1, 2 * G);
+    ff_copy(D, One, CF_AL);
+    ff_add(D, N, CF_AL);
+    bool xneg = ff_cmp(One, N, CF_AL) < 0;
+    if (xneg) {
+        ff_copy(X, N, CF_AL);
+        ff_sub(X, One, CF_AL);
+    } else {
+        ff_copy(X, One, CF_AL);
+        ff_sub(X, N, CF_AL);
+    }
+    if (ff_is0(X, CF_AL)) return CF_HOST;
+    ff_shift(Y, CF_AL, A, K, G + 1);
+    ff_shift(Bt, CF_AL, B, K, G + 1);
+    if (!cf_atan_re<K>(ore, tre, Y, an, X, xneg, pr, rre, cs)) return CF_UNDEC;
+    if (!cf_atan_im<K>(oim, tim, D, Bt, bn, pi, rim, cs)) return CF_UNDEC;
+    return CF_DONE;
+}
+
+// ---- asin, acos ----
+
+// An exact integer v (l limbs, nonzero) times 2^s as a ball of exactly F +
+// 1 bits: shifted left exactly, or floored (< 1 unit: e = 1; cf_set's
+// convention of 2 kept).
+template <int K>
+FL_DEV void cf_from_int(CfBall<K> &x, const u64 *v, u32 l, i64 s, bool neg) {
+    const u32 F = 64 * K - 4;
+    i64 d = (i64)F + 1 - (i64)ff_bits(v, l);
+    ff_shift(x.m, K, v, l, d);
+    x.s = s - d;
+    x.e = d < 0 ? 2 : 0;
+    x.neg = neg;
+}
+
+// 1 as an exact ball.
+template <int K>
+FL_DEV void cf_one(CfBall<K> &x, bool neg) {
+    const u32 F = 64 * K - 4;
+    u64 one[1] = {1};
+    ff_shift(x.m, K, one, 1, F);
+    x.s = -(i64)F;
+    x.e = 0;
+    x.neg = neg;
+}
+
+// log x for a ball x > 1 (an operand: bm = its bits, F - 13 .. F + 1):
+// ffx_log_val on the centre m 2^s as 0.M 2^(s + bm) (exact) gives R within
+// E units of 2^-F; the ball's radius moves log by < e / (m - e) < e
+// 2^(2 - bm) (m >= 2^(bm-1), e < 2^56 << m), i.e. e 2^(F + 2 - bm) <= e
+// 2^15 units. False when x is unusable or the log is not positive.
+template <int K>
+FL_NOINL bool cf_log_ball(u64 *R, u64 &E, const CfBall<K> &x, const u64 *cs) {
+    u32 bm;
+    if (!cf_operand(x, bm) || x.neg) return false;
+    const u32 F = 64 * K - 4;
+    u64 M[K];
+    ff_shift(M, K, x.m, K, 64 * (i64)K - bm);
+    bool rneg;
+    i64 S;
+    ffx_log_val<K>(M, K, x.s + bm, cs, false, R, rneg, S, E);
+    u64 ex = cf_shl(x.e, F + 2 - bm);
+    if (rneg || ex >= CF_EBIG) return false;
+    E += ex + 1;
+    return true;
+}
+
+// atan u for a ball 0 < u <~ 1 as ffx_atan_val's input: U = floor(u 2^F)
+// of the centre (m 2^s: a right shift by -(s + F) >= 0, < 1 unit), du =
+// the radius in those units + 2. False when u's centre is above 2^F (the
+// caller takes the reciprocal) or the ball is unusable.
+template <int K>
+FL_NOINL bool cf_atan_ball(u64 *acc, u64 &E, const CfBall<K> &u, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u32 bu;
+    if (!cf_operand(u, bu)) return false;
+    i64 sh = u.s + (i64)F;
+    if (sh > 0 || (i64)bu + sh > (i64)F + 1) return false;
+    u64 U[K];
+    ff_shift(U, K, u.m, K, sh);
+    if (ff_bits(U, K) > F) {
+        // Above 1 unless exactly 2^F.
+        u64 one[1] = {1}, P[K];
+        ff_shift(P, K, one, 1, F);
+        if (ff_cmp(U, P, K) != 0) return false;
+    }
+    u64 du = (-sh >= 64 ? 0 : u.e >> -sh) + 2;
+    ffx_atan_val<K>(U, du, cs, acc, E);
+    return true;
+}
+
+// asin z and acos z (func.rs's asin_acos, Abramowitz and Stegun 4.4.37-38)
+// for normal a, b: alpha = (|z + 1| + |z - 1|) / 2, beta = a / alpha,
+// asin z = asin beta + i sign(b) acosh alpha, acos z = acos beta - i
+// sign(b) acosh alpha. On the integer grid of cf_atan (a = A 2^-G, b = B
+// 2^-G, top + G <= F - 8): |z +- 1|^2 = (A +- 2^G)^2 + B^2 exact (CF_AL
+// limbs, units 2^-2G), as balls (cf_from_int), square roots and sum by
+// cf_sqrt / cf_add (no cancellation). alpha - 1 and 1 - |beta| = (alpha -
+// |a|) / alpha, which cancel in the direct formulas (z near the segment
+// [-1, 1], |a| >> |b|), are sums of positive balls (below); any ball that
+// still loses bits (fewer than F - 13) is refused by the next cf_mul /
+// cf_div / cf_sqrt: undecided (then a larger tier, then the CPU engine),
+// never guessed.
+// - Im: acosh alpha = log(alpha + sqrt((alpha - 1)(alpha + 1)))
+//   (cf_log_ball), sign(b) for asin, -sign(b) for acos.
+// - Re: with q = sqrt((1 - |beta|)(1 + |beta|)) (cos of asin|beta|), u =
+//   |beta| / q, v = q / |beta|: asin|beta| = atan u (u <= 1) or pi/2 -
+//   atan v; acos|beta| = atan v (v <= 1) or pi/2 - atan u; asin beta =
+//   sign(a) asin|beta|; acos beta = acos|beta| (a > 0) or pi - acos|beta|
+//   = pi - atan v or pi/2 + atan u. Absolute units 2^-F (cf_atan_ball):
+//   pi/2 < 2 units, pi < 4 (ff_atan2's bounds). Small |beta| loses bits to
+//   the absolute units (undecided when too many).
+// func.rs's special rules (b = 0, a = 0, non-finite parts) never apply
+// to these elements, and its exact sums (< 2^16 bits) never fail here.
+template <int K>
+FL_NOINL int cf_asin_acos(bool acos, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, i64 ea,
+                          const u64 *am, u32 na, bool an, i64 eb, const u64 *bm, u32 nb, bool bn,
+                          u64 pr, u64 pi, u32 rre, u32 rim, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 la = ea - 64 * (i64)na, lb = eb - 64 * (i64)nb;
+    i64 low = la < lb ? la : lb;
+    if (low > 0) low = 0;
+    i64 G = -low, top = ea > eb ? ea : eb;
+    if (top < 1) top = 1;
+    if (top + G > (i64)F - 8) return CF_HOST;
+    u64 A[K], B[K], O[K], Ap[K], Am[K], Sq[2 * K], R2[CF_AL], S2[CF_AL], T2[CF_AL],
+        one[1] = {1};
+    ff_shift(A, K, am, na, la + G);
+    ff_shift(B, K, bm, nb, lb + G);
+    ff_shift(O, K, one, 1, G);
+    // Ap = |a| + 1, Am = ||a| - 1| (|z + 1|, |z - 1| swap with a's sign:
+    // their sum is the same).
+    ff_copy(Ap, A, K);
+    ff_add(Ap, O, K);
+    if (ff_cmp(A, O, K) >= 0) {
+        ff_copy(Am, A, K);
+        ff_sub(Am, O, K);
+    } else {
+        ff_copy(Am, O, K);
+        ff_sub(Am, A, K);
+    }
+    ff_zero(T2, CF_AL);
+    ff_mul_full<K>(Sq, B, B);
+    ff_copy(T2, Sq, 2 * K);
+    ff_zero(R2, CF_AL);
+    ff_mul_full<K>(Sq, Ap, Ap);
+    ff_copy(R2, Sq, 2 * K);
+    ff_add(R2, T2, CF_AL);
+    ff_zero(S2, CF_AL);
+    ff_mul_full<K>(Sq, Am, Am);
+    ff_copy(S2, Sq, 2 * K);
+    ff_add(S2, T2, CF_AL);
+    CfBall<K> r, sv, alpha, one_b, t, ap1, q, rt, sarg, x, beta, om, op, w, cq, u, v, sr, ss,
+        b2, apb, amb, d1, d2, h, ama;
+    cf_from_int<K>(r, R2, CF_AL, -2 * G, false);
+    cf_from_int<K>(sv, S2, CF_AL, -2 * G, false);
+    cf_sqrt<K>(sr, r);
+    cf_sqrt<K>(ss, sv);
+    cf_add<K>(alpha, sr, ss);
+    alpha.s -= 1;
+    cf_one<K>(one_b, false);
+    // alpha - 1 and alpha - |a| without cancellation: with d1 = |z + 1| -
+    // (|a| + 1) = b^2 / (|z + 1| + |a| + 1) and d2 = |z - 1| - ||a| - 1| =
+    // b^2 / (|z - 1| + ||a| - 1|) (both > 0; d2 = |b| when |a| = 1), h =
+    // (d1 + d2) / 2: alpha - 1 = h + max(|a| - 1, 0), alpha - |a| = h +
+    // max(1 - |a|, 0): sums of positive balls.
+    int ca = ff_cmp(A, O, K);
+    cf_from_int<K>(b2, T2, CF_AL, -2 * G, false);
+    cf_from_int<K>(apb, Ap, K, -G, false);
+    cf_add<K>(t, sr, apb);
+    cf_div<K>(d1, b2, t);
+    if (ca == 0) {
+        d2 = ss;
+    } else {
+        cf_from_int<K>(amb, Am, K, -G, false);
+        cf_add<K>(t, ss, amb);
+        cf_div<K>(d2, b2, t);
+    }
+    cf_add<K>(h, d1, d2);
+    h.s -= 1;
+    if (ca > 0) cf_add<K>(t, h, amb);
+    else t = h;  // alpha - 1
+    if (ca < 0) cf_add<K>(ama, h, amb);
+    else ama = h;  // alpha - |a|
+    // Im.
+    {
+        cf_add<K>(ap1, alpha, one_b);
+        cf_mul<K>(q, t, ap1);
+        cf_sqrt<K>(rt, q);
+        cf_add<K>(sarg, alpha, rt);
+        u64 R[K + 1], E;
+        if (!cf_log_ball<K>(R, E, sarg, cs)) return CF_UNDEC;
+        if (!ff_round_c<K>(oim, tim, R, K + 1, E, -(i64)F, acos != bn, pi, rim)) return CF_UNDEC;
+    }
+    // Re.
+    cf_exact<K>(x, ea, am, na);
+    cf_div<K>(beta, x, alpha);
+    if (!cf_ok(beta)) return CF_UNDEC;
+    beta.neg = false;
+    cf_div<K>(om, ama, alpha);  // 1 - |beta| = (alpha - |a|) / alpha
+    cf_add<K>(op, one_b, beta);  // 1 + |beta|
+    cf_mul<K>(w, om, op);
+    cf_sqrt<K>(cq, w);
+    cf_div<K>(u, beta, cq);
+    cf_div<K>(v, cq, beta);
+    u64 acc[K + 1], E, P[K + 1];
+    bool use_u = !acos;  // the result from atan u (else atan v)
+    bool ok = use_u ? cf_atan_ball<K>(acc, E, u, cs) : cf_atan_ball<K>(acc, E, v, cs);
+    if (!ok) {
+        use_u = !use_u;
+        ok = use_u ? cf_atan_ball<K>(acc, E, u, cs) : cf_atan_ball<K>(acc, E, v, cs);
+        if (!ok) return CF_UNDEC;
+    }
+    // asin|beta| = atan u or pi/2 - atan v; acos|beta| = atan v or pi/2 -
+    // atan u; pi - acos|beta| = pi - atan v or pi/2 + atan u.
+    bool direct = acos ? !use_u : use_u;
+    bool rneg = false;
+    if (acos && an) {
+        ff_zero(P, K + 1);
+        ff_copy(P, ff_pi2(cs, K), K);
+        if (direct) {
+            ff_add(P, P, K + 1);  // pi - atan v
+            ff_sub(P, acc, K + 1);
+            E += 4;
+        } else {
+            ff_add(P, acc, K + 1);  // pi/2 + atan u
+            E += 2;
+        }
+        ff_copy(acc, P, K + 1);
+    } else if (!direct) {
+        ff_zero(P, K + 1);
+        ff_copy(P, ff_pi2(cs, K), K);
+        ff_sub(P, acc, K + 1);  // pi/2 - atan
+        E += 2;
+        ff_copy(acc, P, K + 1);
+    }
+    if (!acos) rneg = an;
+    if (!ff_round_c<K>(ore, tre, acc, K + 1, E, -(i64)F, rneg, pr, rre)) return CF_UNDEC;
+    return CF_DONE;
+}
+
 // The largest exponent of a part on the device: |x| < 2^29 keeps e^x and
 // cosh x inside the exponent range (2^29 log2 e < 7.75e8 < 2^30 - 1) and
 // below func.rs's special thresholds (exp: Re z >= 2^29 decided apart;
@@ -425,6 +817,11 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
     i64 ea = fl_exp(ah), eb = fl_exp(bh);
     if (ea < CF_EMIN || eb < CF_EMIN) return CF_HOST;
     bool an = (ta & FL_NEG) != 0, bn = (tb & FL_NEG) != 0;
+    if (fn == CF_ATAN) return cf_atan<K>(ore, tre, oim, tim, ea, am, na, an, eb, bm, nb, bn, pr, pi,
+                                         rre, rim, cs);
+    if (fn == CF_ASIN || fn == CF_ACOS)
+        return cf_asin_acos<K>(fn == CF_ACOS, ore, tre, oim, tim, ea, am, na, an, eb, bm, nb, bn,
+                               pr, pi, rre, rim, cs);
     if (fn == CF_LOG) {
         // Re log|z|, Im = atan2(b, a) (mpc_arg as mpfr_atan2).
         if (ea > 1000000 || eb > 1000000) return CF_HOST;
@@ -570,6 +967,241 @@ FL_DEV int cf_div_eval(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, const u
     return ok ? CF_DONE : CF_UNDEC;
 }
 
+// ---- pow ----
+
+// arg x = atan2(b, a) for normal a, b (limbs + 2 <= K): ff_atan2's normal
+// branch without its rounding: acc (K+1 limbs) = |arg x| in units 2^-F,
+// sign b's (*aneg), returns the bound (ff_atan2's: 3N + 11 or ff_atan_abs's
+// 3N + 15 for a alone; + 4 for pi - a, + 2 for pi/2 -+ a).
+template <int K>
+FL_NOINL u64 cf_arg_val(u64 *acc, bool &aneg, u64 yh, const u64 *ym, u32 ny, u64 xh,
+                        const u64 *xm, u32 nx, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    bool ny_ = (fl_tag(yh) & FL_NEG) != 0, nx_ = (fl_tag(xh) & FL_NEG) != 0;
+    i64 ey = fl_exp(yh), ex = fl_exp(xh);
+    bool swap = ey > ex || (ey == ex && fl_cmp_mant(ym, ny, xm, nx) > 0);
+    const u64 *mn = swap ? xm : ym, *md = swap ? ym : xm;
+    u32 ln = swap ? nx : ny, ld = swap ? ny : nx;
+    i64 cw = swap ? ey - ex : ex - ey;
+    u64 W[K], T[2 * K];
+    {
+        u64 U[2 * K], u[2 * K + 2], v[K], qq[2 * K + 1];
+        u32 nl = K + ld;
+        ff_shift(U, nl, mn, ln, (i64)F - 64 * (i64)ln + 64 * (i64)ld);
+        ff_div(W, K, U, nl, md, ld, u, v, qq);
+    }
+    u64 eA;
+    if (cw > FF_TM) {
+        u64 z2[K], A[K], V[K];
+        ff_mulsh<K>(z2, W, W, (i64)F + 2 * cw, T);
+        u32 N = ff_tr_atan_sum<K>(A, z2, T, cs);
+        ff_mulsh<K>(V, W, A, F, T);
+        ff_shift(acc, K + 1, V, K, -cw);
+        eA = 3 * (u64)N + 11;
+    } else {
+        u64 Y[K];
+        ff_shift(Y, K, W, K, -cw);
+        eA = ff_atan_abs<K>(acc, Y, 2, cs);
+    }
+    aneg = ny_;
+    if (!swap && !nx_) return eA;
+    u64 B[K + 1];
+    ff_zero(B, K + 1);
+    ff_copy(B, ff_pi2(cs, K), K);
+    if (!swap) {
+        ff_add(B, B, K + 1);
+        ff_sub(B, acc, K + 1);
+        eA += 4;
+    } else {
+        if (nx_) ff_add(B, acc, K + 1);
+        else ff_sub(B, acc, K + 1);
+        eA += 2;
+    }
+    ff_copy(acc, B, K + 1);
+    return eA;
+}
+
+// log|x| for normal a, b as cf_log_abs (same norm m, same bound) without
+// the rounding, unscaled (ffx_log_val's scaled_ok = false: S = F): log n
+// = (R +- (E + 16)) 2^-F, so log|x| = R 2^-(F+1) within E + 16 units of
+// 2^-(F+1). R: K+1 limbs.
+template <int K>
+FL_NOINL u64 cf_log_abs_val(u64 *R, bool &rneg, u64 ah, const u64 *am, u32 na, u64 bh,
+                            const u64 *bm, u32 nb, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 ea = fl_exp(ah), eb = fl_exp(bh);
+    if (eb > ea) {
+        const u64 *tm = am;
+        am = bm;
+        bm = tm;
+        u32 tn = na;
+        na = nb;
+        nb = tn;
+        i64 te = ea;
+        ea = eb;
+        eb = te;
+    }
+    u64 A[K], B[K], Q[2 * K], Q2[2 * K], m[K], M[K];
+    ff_shift(A, K, am, na, (i64)F - 64 * (i64)na);
+    ff_shift(B, K, bm, nb, (i64)F - ea + eb - 64 * (i64)nb);
+    ff_mul_full<K>(Q, A, A);
+    ff_mul_full<K>(Q2, B, B);
+    ff_add(Q, Q2, 2 * K);
+    ff_shift(m, K, Q, 2 * K, -(i64)F);
+    u32 bm_ = ff_bits(m, K);
+    ff_shift(M, K, m, K, 64 * (i64)K - bm_);
+    u64 E;
+    i64 S;
+    ffx_log_val<K>(M, K, (i64)bm_ + 2 * ea - (i64)F, cs, false, R, rneg, S, E);
+    return E + 16;
+}
+
+// acc (K+2 limbs, sign an) += v * L: v = +-0.vm 2^ev exact (nv limbs, ev <=
+// 24), L = Lm (K+1 limbs, sign ln) within eL units. The exact product vm Lm
+// 2^(ev - 64 nv) floored (< 1 unit), its error |v| eL < eL 2^max(ev, 0):
+// returns that bound + 1. |v L| < 2^24 2^(F+1+22) stays below 2^(64(K+2)-2).
+template <int K>
+FL_DEV u64 cf_fix_mac(u64 *acc, bool &an, bool vneg, i64 ev, const u64 *vm, u32 nv,
+                      const u64 *Lm, bool ln, u64 eL) {
+    u64 P[2 * K + 1], W[K + 2], tmp[K + 2];
+    fl_mul_exact(P, vm, nv, Lm, K + 1);
+    ff_shift(W, K + 2, P, nv + K + 1, ev - 64 * (i64)nv);
+    ff_sadd(acc, an, W, vneg != ln, K + 2, tmp);
+    return cf_shl(eL, ev > 0 ? (u32)ev : 0) + 1;
+}
+
+// t = T 2^-F (T: K+2 limbs, nonzero, below 2^(F+40)) as a float mantissa
+// of K+1 limbs with its top bit set and exponent: x = 0.xm 2^ex, ex = bt -
+// F; xm's low 64 K + 64 - bt >= 24 bits are zero, so the consumers' shifts
+// (ffx_exp_val: by ex - 4; ff_tr_reduce: by ex + 60, or by -68 when ex <=
+// 0, i.e. bt <= F) drop only zero bits: x is exact for them.
+template <int K>
+FL_DEV i64 cf_fix_float(u64 *xm, const u64 *T) {
+    const u32 F = 64 * K - 4;
+    u32 bt = ff_bits(T, K + 2);
+    ff_shift(xm, K + 1, T, K + 2, 64 * (i64)(K + 1) - bt);
+    return (i64)bt - (i64)F;
+}
+
+// x^y = exp(y log x) (mpc_pow) for REGULAR elements only, those where
+// pow.rs takes its final Ziv loop on intervals and the result is neither
+// exact-and-representable-ambiguous, real, imaginary, nor near the
+// exponent range:
+// - a, b normal (x neither real nor imaginary: pow.rs's rules 2 and 3 for
+//   real or imaginary x, fix_sign, never apply), exponents in [-2^20,
+//   10^6]; c, d normal or zero (not both: rule 1), normal ones with
+//   exponents in [-2^20, 24]; limbs + 2 <= K.
+// - y real (d = 0): pow.rs tries exact results (rule 4) and, for |a| =
+//   |b| with y an even integer, forces a zero part; with a b != 0, x^y real
+//   or imaginary needs arg x a multiple of pi/4 (x^(n 2^-k) real makes x^n
+//   real: for a Gaussian integer that needs |a| = |b|), so |a| = |b| goes
+//   to the host and every other exact result has two nonzero parts that
+//   pow.rs rounds once each (round_scaled, in range): the correct rounding
+//   the balls below give when their test passes (a representable exact
+//   part, or a midpoint in RNDN, is strictly inside its ball and never
+//   passes: undecided).
+// - |Re t| < 2^28 and |Im t| < 2^40, t = y log x: e^Re t within 2^(+-3.9e8),
+//   far inside the exponent range, so pow.rs's bounds (beyond, Re t <
+//   -2^29 or above 2^29; far_underflow, |t| >= 2^61) never decide a part.
+// Values: L = log|x| (cf_log_abs_val: units 2^-(F+1), eL), A = arg x
+// (cf_arg_val, units 2^-F, doubled to 2^-(F+1): 2 eA); Re t = c L - d A,
+// Im t = c A + d L by cf_fix_mac (each product within eL 2^max(ec, 0) + 1
+// or 2 eA 2^max(ed, 0) + 1 units), floored by one bit to units 2^-F (the
+// errors halve, + 1 for the floor): eT (er, ei), centres T (cf_fix_float). exp(Re t): ffx_exp_val on the centre (exact
+// float of K+1 limbs: X = x 2^(F+64) exact in K+2 limbs since |x| < 2^28),
+// Y 2^(k-F) within E; the centre's offset (< eT 2^-F) scales exp by 1 +-
+// 1.0001 eT 2^-F, Y <= 1.42 2^F: E + 2 eT (as ff_exp_fix). cos, sin (Im
+// t): ff_tr_reduce + ff_sc_both on the exact centre (as cf_sincos: the
+// reduction is exact, x 2^(F+128) an integer of K+3 limbs, and the scaled
+// branch ex <= 0 shifts out only zero bits since the centre has <= F bits
+// there), then both 1-Lipschitz: the centre's offset adds eT units of
+// 2^-F, eT 2^sc units of S's 2^-(F+sc) (sc < 0 counts as 0: more). Then
+// re = e^Re t cos Im t, im = e^Re t sin Im t by cf_mul, rounded per part.
+template <int K>
+FL_DEV int cf_pow_eval(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, const u64 *am, u32 na,
+                       u64 bh, const u64 *bm, u32 nb, u64 ch, const u64 *cm, u32 nc, u64 dh,
+                       const u64 *dm, u32 nd, u64 pr, u64 pi, u32 rre, u32 rim, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    tre = 0;
+    tim = 0;
+    u32 ta = fl_tag(ah), tb = fl_tag(bh), tc = fl_tag(ch), td = fl_tag(dh);
+    if ((ta & 3) != FL_NORMAL || (tb & 3) != FL_NORMAL) return CF_HOST;
+    bool cz = (tc & 3) == FL_ZERO, dz = (td & 3) == FL_ZERO;
+    if ((!cz && (tc & 3) != FL_NORMAL) || (!dz && (td & 3) != FL_NORMAL) || (cz && dz))
+        return CF_HOST;
+    if (na + 2 > (u32)K || nb + 2 > (u32)K || nc + 2 > (u32)K || nd + 2 > (u32)K)
+        return CF_HOST;
+    i64 ea = fl_exp(ah), eb = fl_exp(bh), ec = cz ? 0 : fl_exp(ch), ed = dz ? 0 : fl_exp(dh);
+    if (ea < CF_EMIN || eb < CF_EMIN || ea > 1000000 || eb > 1000000) return CF_HOST;
+    if ((!cz && (ec < CF_EMIN || ec > 24)) || (!dz && (ed < CF_EMIN || ed > 24))) return CF_HOST;
+    if (dz && ea == eb && fl_cmp_mant(am, na, bm, nb) == 0) return CF_HOST;
+    bool cn = (tc & FL_NEG) != 0, dn = (td & FL_NEG) != 0;
+    u64 L[K + 1], Ar[K + 1], tmp[K + 1];
+    bool ln, an;
+    u64 eL = cf_log_abs_val<K>(L, ln, ah, am, na, bh, bm, nb, cs);
+    u64 eA = cf_arg_val<K>(Ar, an, bh, bm, nb, ah, am, na, cs);
+    ff_copy(tmp, Ar, K + 1);
+    ff_add(Ar, tmp, K + 1);  // units 2^-(F+1); |arg| < 4: no carry out
+    eA *= 2;
+    u64 Tr[K + 2], Ti[K + 2];
+    bool rn = false, in = false;
+    u64 er = 0, ei = 0;
+    ff_zero(Tr, K + 2);
+    ff_zero(Ti, K + 2);
+    if (!cz) {
+        er += cf_fix_mac<K>(Tr, rn, cn, ec, cm, nc, L, ln, eL);
+        ei += cf_fix_mac<K>(Ti, in, cn, ec, cm, nc, Ar, an, eA);
+    }
+    if (!dz) {
+        er += cf_fix_mac<K>(Tr, rn, !dn, ed, dm, nd, Ar, an, eA);
+        ei += cf_fix_mac<K>(Ti, in, dn, ed, dm, nd, L, ln, eL);
+    }
+    if (er >= CF_EBIG || ei >= CF_EBIG) return CF_UNDEC;
+    // To units 2^-F (floor: the bounds halve, + 1 unit; + 2 covers both).
+    {
+        u64 w[K + 2];
+        ff_copy(w, Tr, K + 2);
+        ff_shift(Tr, K + 2, w, K + 2, -1);
+        ff_copy(w, Ti, K + 2);
+        ff_shift(Ti, K + 2, w, K + 2, -1);
+    }
+    er = er / 2 + 2;
+    ei = ei / 2 + 2;
+    u32 br = ff_bits(Tr, K + 2), bi = ff_bits(Ti, K + 2);
+    if (br > F + 28 || bi > F + 40) return CF_HOST;
+    if (br == 0 || bi == 0) return CF_UNDEC;
+    CfBall<K> e, cb, sb, re, im;
+    {
+        u64 xm[K + 1], Y[K], E;
+        i64 k;
+        i64 ex = cf_fix_float<K>(xm, Tr);
+        if (!ffx_exp_val<K>(rn, ex, xm, K + 1, cs, Y, k, E)) return CF_HOST;
+        cf_set<K>(e, Y, K, k - (i64)F, E + 2 * er, false);
+    }
+    {
+        u64 xm[K + 1], Z[K], S[K], C[K], es, ec2;
+        i64 ex = cf_fix_float<K>(xm, Ti), c, sc;
+        bool rneg;
+        u32 q;
+        if (ff_tr_reduce<K>(Z, c, rneg, q, in, ex, xm, K + 1, cs)) return CF_HOST;
+        ff_sc_both<K>(S, sc, es, C, ec2, Z, c, cs);
+        es += cf_shl(ei, sc > 0 ? (u32)(sc > 60 ? 61 : sc) : 0);
+        ec2 += ei;
+        bool use_cos = q & 1, no = q >= 2;
+        if (use_cos) cf_set<K>(sb, C, K, -(i64)F, ec2, no);
+        else cf_set<K>(sb, S, K, -((i64)F + sc), es, no != rneg);
+        use_cos = !(q & 1);
+        no = q == 1 || q == 2;
+        if (use_cos) cf_set<K>(cb, C, K, -(i64)F, ec2, no);
+        else cf_set<K>(cb, S, K, -((i64)F + sc), es, no != rneg);
+    }
+    cf_mul<K>(re, e, cb);
+    cf_mul<K>(im, e, sb);
+    bool ok = cf_round<K>(ore, tre, re, pr, rre);
+    ok = ok && cf_round<K>(oim, tim, im, pi, rim);
+    return ok ? CF_DONE : CF_UNDEC;
+}
+
 #ifdef __CUDACC__
 // The common end of an element of float_cfunc / float_cdiv (see below).
 __device__ __forceinline__ void cf_store(int st, FlOut &o1, i8 t1, FlOut &o2, i8 t2, u64 i,
@@ -628,6 +1260,24 @@ extern "C" __global__ void __launch_bounds__(128) float_cdiv(
         int st = cf_div_eval<FF_K>(o1, t1, o2, t2, ah[i], al + i * na, na, bh[i], bl + i * nb, nb,
                                    ch[i], cl + i * nc, nc, dh[i], dl + i * nd, nd, pr, pi,
                                    rnd & 15, (rnd >> 4) & 15);
+        cf_store(st, o1, t1, o2, t2, i, len, rh, tr, ih, ti, nflag, flags);
+    }
+}
+
+// x^y (mpc_pow) per element, x = a + i b, y = c + i d; outputs and flags
+// as float_cfunc.
+extern "C" __global__ void __launch_bounds__(128) float_cpow(
+    u64 *rh, u64 *rl, i8 *tr, u64 *ih, u64 *il, i8 *ti, const u64 *ah, const u64 *al, u32 na,
+    const u64 *bh, const u64 *bl, u32 nb, const u64 *ch, const u64 *cl, u32 nc, const u64 *dh,
+    const u64 *dl, u32 nd, u64 len, u32 rnd, u64 pr, u32 nr, u64 pi, u32 ni, const u64 *cs,
+    u32 *nflag, u32 *flags) {
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
+         i += (u64)gridDim.x * blockDim.x) {
+        FlOut o1 = {rl + i * nr, nr, 0}, o2 = {il + i * ni, ni, 0};
+        i8 t1 = 0, t2 = 0;
+        int st = cf_pow_eval<FF_K>(o1, t1, o2, t2, ah[i], al + i * na, na, bh[i], bl + i * nb, nb,
+                                   ch[i], cl + i * nc, nc, dh[i], dl + i * nd, nd, pr, pi,
+                                   rnd & 15, (rnd >> 4) & 15, cs);
         cf_store(st, o1, t1, o2, t2, i, len, rh, tr, ih, ti, nflag, flags);
     }
 }
