@@ -319,7 +319,9 @@ impl ComplexArray {
         self.same_len(b)?;
         let cap = scalar::cap_for(pr.max(pi), self.in_bits() + b.in_bits());
         build2(self.len(), pr, pi, |i| {
-            arith::div(&self.parts(i), &b.parts(i), pr, pi, rnd, cap)
+            let (x, y) = (self.parts(i), b.parts(i));
+            let cap = scalar::cap_elem(cap, &[&x.0, &x.1, &y.0, &y.1]);
+            arith::div(&x, &y, pr, pi, rnd, cap)
         })
     }
     no_ternary!(div, div_ternary, (b: &ComplexArray), "`self / b`.");
@@ -337,7 +339,9 @@ impl ComplexArray {
         self.same_len(b)?;
         let cap = scalar::cap_for(pr.max(pi), self.in_bits() + b.in_bits());
         build2(self.len(), pr, pi, |i| {
-            pow::pow(&self.parts(i), &b.parts(i), pr, pi, rnd, cap)
+            let (x, y) = (self.parts(i), b.parts(i));
+            let cap = scalar::cap_elem(cap, &[&x.0, &x.1, &y.0, &y.1]);
+            pow::pow(&x, &y, pr, pi, rnd, cap)
         })
     }
     no_ternary!(pow, pow_ternary, (b: &ComplexArray), "`self^b`.");
@@ -463,7 +467,9 @@ impl ComplexArray {
     ) -> Result<(ComplexArray, Ternary)> {
         let cap = scalar::cap_for(pr.max(pi), self.in_bits());
         build2(self.len(), pr, pi, |i| {
-            func::eval(f, &self.parts(i), pr, pi, rnd, cap)
+            let x = self.parts(i);
+            let cap = scalar::cap_elem(cap, &[&x.0, &x.1]);
+            func::eval(f, &x, pr, pi, rnd, cap)
         })
     }
 

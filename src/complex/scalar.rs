@@ -527,6 +527,21 @@ pub(crate) fn cap_for(p: u64, in_bits: u64) -> u64 {
     (16 * (p + in_bits) + (1 << 14)).min(1 << 22)
 }
 
+/// The cap for one element whose parts (inputs) are `parts`: `cap` plus
+/// four times the largest exponent among its normal parts. A part of
+/// exponent `-e` beside one near 1 can need about `2e` bits to decide
+/// (`cosh(2^-e) = 1 + 2^(-2e-1) + ...`, `sqrt(-1 + 2^-e i)`), which
+/// `cap_for` alone does not allow for.
+pub(crate) fn cap_elem(cap: u64, parts: &[&F]) -> u64 {
+    let e = parts
+        .iter()
+        .filter(|x| x.is_normal())
+        .map(|x| x.exp.unsigned_abs())
+        .max()
+        .unwrap_or(0);
+    cap.max((cap + 4 * e.min(1 << 20)).min(1 << 22))
+}
+
 /// `x` rounded to nearest at `q` bits (a candidate for an exact result).
 pub(crate) fn candidate(x: &F, q: u64) -> F {
     set(x, q.max(1), Round::Nearest).0
