@@ -193,11 +193,17 @@ pub(crate) fn add(
     0
 }
 
-/// `$name` runs `$imp`, through a copy compiled with BMI2 when the CPU has
-/// it: the variable shifts of the fast paths become `shlx`/`shrx` (one
-/// micro-op each on Intel cores, where `shl r, cl` takes three).
+/// `$name` runs `$imp` (or the expression `$body` of its arguments),
+/// through a copy compiled with BMI2 when the CPU has it: the variable
+/// shifts of the fast paths become `shlx`/`shrx` (one micro-op each on
+/// Intel cores, where `shl r, cl` takes three).
 macro_rules! with_bmi2 {
     ($(#[$doc:meta])* $vis:vis fn $name:ident / $bmi2:ident => $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
+        with_bmi2! {
+            $(#[$doc])* $vis fn $name / $bmi2($($a: $t),*) -> $r => $imp($($a),*)
+        }
+    };
+    ($(#[$doc:meta])* $vis:vis fn $name:ident / $bmi2:ident($($a:ident: $t:ty),*) -> $r:ty => $body:expr) => {
         $(#[$doc])*
         #[allow(clippy::too_many_arguments)]
         $vis fn $name($($a: $t),*) -> $r {
@@ -206,14 +212,14 @@ macro_rules! with_bmi2 {
                 // SAFETY: the CPU has BMI2 (use_asm checks it).
                 return unsafe { $bmi2($($a),*) };
             }
-            $imp($($a),*)
+            $body
         }
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "bmi2")]
         #[allow(clippy::too_many_arguments)]
         unsafe fn $bmi2($($a: $t),*) -> $r {
-            $imp($($a),*)
+            $body
         }
     };
 }
@@ -238,30 +244,11 @@ with_bmi2! {
     /// (elements `base..base + tg.len()`) when both operands have the
     /// output's limb count: the element loop with [`add_fast`] inlined (no
     /// `Elem`s, no calls per element for two normal operands).
-    pub(crate) fn add_block / add_block_bmi2 => add_block_impl(x: &FloatArray, y: &FloatArray, sub: bool, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> ()
+    pub(crate) fn add_block / add_block_bmi2(x: &FloatArray, y: &FloatArray, sub: bool, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> () => block_impl::<false>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s)
 }
 
-/// The body of [`add_block`].
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn add_block_impl(
-    x: &FloatArray,
-    y: &FloatArray,
-    sub: bool,
-    base: usize,
-    tg: &mut [u8],
-    ex: &mut [i64],
-    lm: &mut [u64],
-    tn: Option<&mut [i8]>,
-    p: u64,
-    rnd: Round,
-    s: &mut Scratch,
-) {
-    block_impl::<false>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s)
-}
-
-/// [`add_block_impl`] (`MUL = false`) or [`mul_block_impl`] (`MUL = true`,
-/// `sub` unused): the common limb counts get loops of a fixed length.
+/// The body of [`add_block`] (`MUL = false`) and [`mul_block`] (`MUL =
+/// true`, `sub` unused): the common limb counts get loops of a fixed length.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn block_impl<const MUL: bool>(
@@ -362,25 +349,7 @@ fn block_n<const N: usize, const MUL: bool>(
 with_bmi2! {
     /// `x * y` into one block of the output (see [`add_block`]) when both
     /// operands have the output's limb count.
-    pub(crate) fn mul_block / mul_block_bmi2 => mul_block_impl(x: &FloatArray, y: &FloatArray, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> ()
-}
-
-/// The body of [`mul_block`].
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn mul_block_impl(
-    x: &FloatArray,
-    y: &FloatArray,
-    base: usize,
-    tg: &mut [u8],
-    ex: &mut [i64],
-    lm: &mut [u64],
-    tn: Option<&mut [i8]>,
-    p: u64,
-    rnd: Round,
-    s: &mut Scratch,
-) {
-    block_impl::<true>(x, y, false, base, tg, ex, lm, tn, p, rnd, s)
+    pub(crate) fn mul_block / mul_block_bmi2(x: &FloatArray, y: &FloatArray, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> () => block_impl::<true>(x, y, false, base, tg, ex, lm, tn, p, rnd, s)
 }
 
 /// The body of [`add_fast`]: the common limb counts get loops of a fixed
