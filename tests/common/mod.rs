@@ -6,6 +6,8 @@ use malachite_base::num::arithmetic::traits::{DivMod, Pow};
 use malachite_nz::natural::Natural;
 use mparray::{Engine, Fused, IntArray};
 
+pub mod float_dev;
+
 /// Widths (in limbs) crossing the kernel-tier thresholds; tests pick from this.
 pub const LIMBS_SMALL: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33];
 pub const LIMBS_MID: &[usize] = &[63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513];
