@@ -514,50 +514,41 @@ fn random_all(dev: &Dev, ops: &[Op], count: usize, precs: &[u64]) {
     eprintln!("{total} elements, {retried} evaluated on the host");
 }
 
+/// `op` alone on its emulator (the per-op tests below).
+fn emu_random(op: Op) {
+    if let Some(dev) = Dev::emu(&[op]) {
+        random_all(&dev, &[op], 48, PRECS);
+    }
+}
+
 #[test]
 fn funcemu_trig_tan() {
-    if let Some(dev) = Dev::emu(&[Op::Tan]) {
-        random_all(&dev, &[Op::Tan], 48, PRECS);
-    }
+    emu_random(Op::Tan);
 }
 
 #[test]
 fn funcemu_trig_sin_cos() {
-    if let Some(dev) = Dev::emu(&[Op::SinCos]) {
-        random_all(&dev, &[Op::SinCos], 48, PRECS);
-    }
+    emu_random(Op::SinCos);
 }
 
 #[test]
 fn funcemu_trig_atan2() {
-    let op = Op::F2(Func2::Atan2);
-    if let Some(dev) = Dev::emu(&[op]) {
-        random_all(&dev, &[op], 48, PRECS);
-    }
+    emu_random(Op::F2(Func2::Atan2));
 }
 
 #[test]
 fn funcemu_trig_hypot() {
-    let op = Op::F2(Func2::Hypot);
-    if let Some(dev) = Dev::emu(&[op]) {
-        random_all(&dev, &[op], 48, PRECS);
-    }
+    emu_random(Op::F2(Func2::Hypot));
 }
 
 #[test]
 fn funcemu_trig_pow() {
-    let op = Op::F2(Func2::Pow);
-    if let Some(dev) = Dev::emu(&[op]) {
-        random_all(&dev, &[op], 48, PRECS);
-    }
+    emu_random(Op::F2(Func2::Pow));
 }
 
 #[test]
 fn funcemu_trig_agm() {
-    let op = Op::F2(Func2::Agm);
-    if let Some(dev) = Dev::emu(&[op]) {
-        random_all(&dev, &[op], 48, PRECS);
-    }
+    emu_random(Op::F2(Func2::Agm));
 }
 
 #[test]

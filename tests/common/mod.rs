@@ -319,3 +319,29 @@ pub fn emulator(var: &str, src: &str) -> Option<std::path::PathBuf> {
     built.insert(src.to_string(), exe.clone());
     Some(exe)
 }
+
+/// A random float of `q` bits with exponent `e` from the limbs `next`
+/// draws (runs of equal bits now and then: results near rounding
+/// boundaries); the float function tests' inputs.
+pub fn rand_float(
+    mut next: impl FnMut() -> u64,
+    q: u64,
+    e: i64,
+    neg: bool,
+) -> malachite_float::Float {
+    let n = q.div_ceil(64) as usize;
+    let mut limbs: Vec<u64> = (0..n).map(|_| next()).collect();
+    match next() % 4 {
+        0 => limbs.iter_mut().skip(1).for_each(|l| *l = 0),
+        1 => limbs.iter_mut().skip(1).for_each(|l| *l = u64::MAX),
+        _ => {}
+    }
+    limbs[n - 1] |= 1 << 63;
+    let low = 64 * n as u64 - q;
+    if low > 0 {
+        limbs[0] &= !((1u64 << low) - 1);
+    }
+    let a = mparray::FloatArray::from_raw(q, vec![1 | if neg { 4 } else { 0 }], vec![e], limbs)
+        .unwrap();
+    a.to_float(0)
+}
