@@ -21,7 +21,7 @@ use mparray::float::{self, EMAX, EMIN};
 use mparray::{FloatArray, Round};
 
 mod common;
-use common::float_dev::{self, Dev, El, array, cpu, every_tuple, same};
+use common::float_dev::{self, Dev, El, array, cancel_pairs, cpu, every_tuple, same};
 use common::{Rng, seed};
 
 /// Around every threshold of the wide kernels.
@@ -217,38 +217,7 @@ fn hard_cases(dev: &Dev, seed: u64) {
         let n = float::limbs_for_prec(p);
         let len = len_for(p);
         for rnd in Round::ALL {
-            let mut xe = Vec::new();
-            let mut ye = Vec::new();
-            for _ in 0..len {
-                let e0 = r.range(-30, 30);
-                let (t, e, m) = element(&mut r, p, e0);
-                let mut m2 = m.clone();
-                match r.below(4) {
-                    0 => {}
-                    1 => m2[0] ^= r.next(),
-                    2 => {
-                        let k = r.index(n);
-                        m2[k] = r.next();
-                    }
-                    _ => m2 = mantissa(&mut r, p),
-                }
-                trim(&mut m2, p);
-                let normal = t & 3 == 1;
-                let e2 = if normal {
-                    (e + r.range(-1, 1)).clamp(EMIN, EMAX)
-                } else {
-                    e
-                };
-                let t2 = if normal {
-                    1 | (r.below(2) as u8 * 4)
-                } else {
-                    t
-                };
-                xe.push((t, e, m));
-                ye.push((t2, e2, if normal { m2 } else { vec![0; n] }));
-            }
-            let x = array(p, xe);
-            let y = array(p, ye);
+            let (x, y) = cancel_pairs(&mut r, p, len, element, mantissa);
             for op in [DevOp::Add, DevOp::Sub] {
                 let got = dev.run(op, &[&x, &y], p, rnd);
                 let want = cpu(op, &[&x, &y], p, rnd);

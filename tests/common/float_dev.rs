@@ -276,3 +276,52 @@ pub fn against_malachite(dev: &Dev, xs: &[FloatArray], p: u64, rnd: Round) {
         }
     }
 }
+
+/// `len` pairs `(x, y)` of precision `p` that nearly cancel in `x - y` (or
+/// `x + y`): `x` from `element`, `y` a perturbed copy (a low limb flipped,
+/// one limb redrawn, or a fresh `mantissa`) with the exponent within one
+/// and either sign.
+pub fn cancel_pairs(
+    r: &mut Rng,
+    p: u64,
+    len: usize,
+    element: impl Fn(&mut Rng, u64, i64) -> El,
+    mantissa: impl Fn(&mut Rng, u64) -> Vec<u64>,
+) -> (FloatArray, FloatArray) {
+    let n = float::limbs_for_prec(p);
+    let mut xe = Vec::new();
+    let mut ye = Vec::new();
+    for _ in 0..len {
+        let e0 = r.range(-30, 30);
+        let (t, e, m) = element(r, p, e0);
+        let mut m2 = m.clone();
+        match r.below(4) {
+            0 => {}
+            1 => m2[0] ^= r.next(),
+            2 => {
+                let k = r.index(n);
+                m2[k] = r.next();
+            }
+            _ => m2 = mantissa(r, p),
+        }
+        m2[n - 1] |= 1 << 63;
+        let low = 64 * n as u64 - p;
+        if low > 0 {
+            m2[0] &= !((1u64 << low) - 1);
+        }
+        let normal = t & 3 == 1;
+        let e2 = if normal {
+            (e + r.range(-1, 1)).clamp(EMIN, float::EMAX)
+        } else {
+            e
+        };
+        let t2 = if normal {
+            1 | (r.below(2) as u8 * 4)
+        } else {
+            t
+        };
+        xe.push((t, e, m));
+        ye.push((t2, e2, if normal { m2 } else { vec![0; n] }));
+    }
+    (array(p, xe), array(p, ye))
+}
