@@ -417,37 +417,28 @@ fn add_fast_n<const N: usize>(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round)
     let mut lo;
     let mut st = sticky;
     let mut e = x.e;
-    if sub && N > 0 {
-        // Constant length: the shifted y limb by limb, no loop-carried
-        // branches, the borrows in flags.
+    if sub {
         let (l, mut b) = mpn::sbb(0, lo0, sticky);
         lo = l;
-        for i in 0..N {
-            (m[i], b) = mpn::sbb(xm[i], (yv(i + q) >> r) | hi(yv(i + q + 1)), b);
-        }
-        debug_assert!(!b);
-        if m[n - 1] >> 63 == 0 {
-            for i in (1..n).rev() {
-                m[i] = (m[i] << 1) | (m[i - 1] >> 63);
+        if N > 0 {
+            // Constant length: the shifted y limb by limb, no loop-carried
+            // branches, the borrows in flags.
+            for i in 0..N {
+                (m[i], b) = mpn::sbb(xm[i], (yv(i + q) >> r) | hi(yv(i + q + 1)), b);
             }
-            m[0] = (m[0] << 1) | (lo >> 63);
-            lo <<= 1;
-            e -= 1;
-        }
-    } else if sub {
-        let (l, mut b) = mpn::sbb(0, lo0, sticky);
-        lo = l;
-        let mut i = 0;
-        if cnt > 0 {
-            for ((mi, &xi), w) in m.iter_mut().zip(xm).zip(ym[q..].windows(2)) {
-                (*mi, b) = mpn::sbb(xi, (w[0] >> r) | hi(w[1]), b);
+        } else {
+            let mut i = 0;
+            if cnt > 0 {
+                for ((mi, &xi), w) in m.iter_mut().zip(xm).zip(ym[q..].windows(2)) {
+                    (*mi, b) = mpn::sbb(xi, (w[0] >> r) | hi(w[1]), b);
+                }
+                i = cnt - 1;
+                (m[i], b) = mpn::sbb(xm[i], ym[n - 1] >> r, b);
+                i += 1;
             }
-            i = cnt - 1;
-            (m[i], b) = mpn::sbb(xm[i], ym[n - 1] >> r, b);
-            i += 1;
-        }
-        for (mi, &xi) in m[i..].iter_mut().zip(&xm[i..]) {
-            (*mi, b) = mpn::sbb(xi, 0, b);
+            for (mi, &xi) in m[i..].iter_mut().zip(&xm[i..]) {
+                (*mi, b) = mpn::sbb(xi, 0, b);
+            }
         }
         debug_assert!(!b);
         if m[n - 1] >> 63 == 0 {
