@@ -10,18 +10,15 @@
 //! Fresh seeds each run (printed; MPARRAY_TEST_SEED replays).
 
 use std::cmp::Ordering;
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use malachite_base::rounding_modes::RoundingMode;
-use malachite_float::{ComparableFloatRef, Float};
 use mparray::engine::CudaEngine;
 use mparray::float::cuda::{self, DevOp, MAX_CUDA_PREC};
 use mparray::float::{self, EMAX, EMIN};
 use mparray::{FloatArray, Round};
 
 mod common;
+use common::float_dev::{self, Dev, El, array, cancel_pairs, cpu, emu_run, every_tuple, same};
 use common::{Rng, seed};
 
 /// The brief's classes and every tier threshold (limbs 1, 2, 3, 4, 6, 8,
@@ -56,12 +53,6 @@ fn warm(eng: &Arc<CudaEngine>) {
     ONCE.call_once(|| common::warm_kernels(eng, cuda::instances()));
 }
 
-/// Where the kernels run: the device, or the host emulation.
-enum Dev {
-    Cuda(Arc<CudaEngine>),
-    Emu(String),
-}
-
 impl Dev {
     fn cuda() -> Dev {
         let eng = CudaEngine::shared().expect("a CUDA device");
@@ -71,14 +62,7 @@ impl Dev {
 
     fn emu() -> Option<Dev> {
         common::emulator("MPARRAY_FLOAT_EMU", "notes/floatgpu-emu/emu.cpp")
-            .map(|p| Dev::Emu(p.to_string_lossy().into_owned()))
-    }
-
-    fn run(&self, op: DevOp, args: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {
-        match self {
-            Dev::Cuda(eng) => cuda::run_on_host_arrays(eng, op, args, p, rnd).expect("cuda op"),
-            Dev::Emu(path) => emu_run(path, op.code(), op, args, p, rnd),
-        }
+            .map(|p| Dev::Emu(p.to_string_lossy().into_owned(), None))
     }
 
     fn cmp(&self, a: &FloatArray, b: &FloatArray) -> Vec<Option<Ordering>> {
@@ -88,8 +72,8 @@ impl Dev {
                 .unwrap()
                 .cmp(&b.to_cuda(eng).unwrap())
                 .unwrap(),
-            Dev::Emu(path) => {
-                let (_, t) = emu_run(path, 13, DevOp::Add, &[a, b], a.prec(), Round::Nearest);
+            Dev::Emu(path, gs) => {
+                let (_, t) = emu_run(path, *gs, 13, DevOp::Add, &[a, b], a.prec(), Round::Nearest);
                 t.into_iter()
                     .map(|c| match c {
                         -1 => Some(Ordering::Less),
@@ -102,106 +86,6 @@ impl Dev {
         }
     }
 }
-
-fn heads(a: &FloatArray) -> Vec<u64> {
-    a.tags()
-        .iter()
-        .zip(a.exps())
-        .map(|(&t, &e)| ((e as u64) << 8) | t as u64)
-        .collect()
-}
-
-fn emu_run(
-    path: &str,
-    code: u32,
-    op: DevOp,
-    args: &[&FloatArray],
-    p: u64,
-    rnd: Round,
-) -> (FloatArray, Vec<i8>) {
-    let len = args[0].len();
-    let n = float::limbs_for_prec(p);
-    let l = |i: usize| args.get(i).map_or(0, |a| a.limbs_per_element() as u64);
-    let k = match op {
-        DevOp::Mul2si(k) => k,
-        _ => 0,
-    };
-    let mut job: Vec<u64> = vec![
-        code as u64,
-        cuda::round_code(rnd) as u64,
-        p,
-        n as u64,
-        l(0),
-        l(1),
-        l(2),
-        k as u64,
-        len as u64,
-    ];
-    for i in 0..3 {
-        match args.get(i) {
-            Some(a) => {
-                job.extend(heads(a));
-                job.extend_from_slice(a.limbs());
-            }
-            None => job.extend(std::iter::repeat_n(0, len)),
-        }
-    }
-    let bytes: Vec<u8> = job.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let mut child = Command::new(path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the emulator");
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(&bytes));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "emulator failed");
-    let w: Vec<u64> = out
-        .stdout
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    assert_eq!(w.len(), len * (n + 2));
-    let (h, rest) = w.split_at(len);
-    let (lm, t) = rest.split_at(len * n);
-    let tern: Vec<i8> = t.iter().map(|&v| v as i64 as i8).collect();
-    if code == 13 {
-        return (FloatArray::zeros(0, 1).unwrap(), tern);
-    }
-    let r = FloatArray::from_raw(
-        p,
-        h.iter().map(|&v| v as u8).collect(),
-        h.iter().map(|&v| (v as i64) >> 8).collect(),
-        lm.to_vec(),
-    )
-    .expect("a valid result");
-    (r, tern)
-}
-
-/// The CPU engine's result.
-fn cpu(op: DevOp, a: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {
-    let x = a[0];
-    match op {
-        DevOp::Add => x.add_ternary(a[1], p, rnd),
-        DevOp::Sub => x.sub_ternary(a[1], p, rnd),
-        DevOp::Mul => x.mul_ternary(a[1], p, rnd),
-        DevOp::Div => x.div_ternary(a[1], p, rnd),
-        DevOp::Sqrt => x.sqrt_ternary(p, rnd),
-        DevOp::Fma => x.fma_ternary(a[1], a[2], p, rnd),
-        DevOp::Fms => x.fms_ternary(a[1], a[2], p, rnd),
-        DevOp::Neg => x.neg_ternary(p, rnd),
-        DevOp::Abs => x.abs_ternary(p, rnd),
-        DevOp::SetPrec => x.set_prec_ternary(p, rnd),
-        DevOp::Mul2si(k) => x.mul_2si_ternary(k, p, rnd),
-        DevOp::Min => x.min_ternary(a[1], p, rnd),
-        DevOp::Max => x.max_ternary(a[1], p, rnd),
-    }
-    .expect("cpu op")
-}
-
-/// One element: (tag, exponent, limbs) of precision p.
-type El = (u8, i64, Vec<u64>);
 
 fn mantissa(r: &mut Rng, p: u64) -> Vec<u64> {
     let n = float::limbs_for_prec(p);
@@ -285,55 +169,9 @@ fn element(r: &mut Rng, p: u64, e0: i64) -> El {
     (1 | if neg { 4 } else { 0 }, e, mantissa(r, p))
 }
 
-fn array(p: u64, els: Vec<El>) -> FloatArray {
-    let mut tags = Vec::new();
-    let mut exps = Vec::new();
-    let mut limbs = Vec::new();
-    for (t, e, m) in els {
-        tags.push(t);
-        exps.push(e);
-        limbs.extend(m);
-    }
-    FloatArray::from_raw(p, tags, exps, limbs).expect("valid array")
-}
-
-/// `arity` operands of `len` elements with precisions `ps`, exponents
-/// correlated with the first operand's.
+/// Operands of `len` elements with precisions `ps` drawn by [`element`].
 fn operands(r: &mut Rng, len: usize, ps: &[u64]) -> Vec<FloatArray> {
-    let base: Vec<i64> = (0..len)
-        .map(|_| match r.below(4) {
-            0 => r.range(EMIN, EMAX),
-            _ => r.range(-40, 40),
-        })
-        .collect();
-    ps.iter()
-        .map(|&p| array(p, base.iter().map(|&e| element(r, p, e)).collect()))
-        .collect()
-}
-
-fn same(
-    what: &str,
-    got: &(FloatArray, Vec<i8>),
-    want: &(FloatArray, Vec<i8>),
-    ins: &[&FloatArray],
-) {
-    if got.0 == want.0 && got.1 == want.1 {
-        return;
-    }
-    for i in 0..want.0.len() {
-        let (g, w) = (got.0.to_float(i), want.0.to_float(i));
-        if ComparableFloatRef(&g) != ComparableFloatRef(&w) || got.1[i] != want.1[i] {
-            let args: Vec<String> = ins
-                .iter()
-                .map(|a| format!("{:#x}", a.to_float(i)))
-                .collect();
-            panic!(
-                "{what}: element {i} of {args:?}: device {g:#x} ({}), cpu {w:#x} ({})",
-                got.1[i], want.1[i]
-            );
-        }
-    }
-    panic!("{what}: arrays differ in raw bits but not in value");
+    float_dev::operands(r, len, ps, element)
 }
 
 /// Every op, mode and precision class against the CPU engine.
@@ -405,42 +243,12 @@ fn specials(dev: &Dev) {
             vals.push((1 | neg, EMAX, one.clone()));
             vals.push((1 | neg, -7, ones.clone()));
         }
+        every_tuple(dev, OPS, &vals, p);
         let k = vals.len();
-        for &op in OPS {
-            let ar = op.arity();
-            let total = k.pow(ar as u32);
-            let cols: Vec<FloatArray> = (0..ar)
-                .map(|j| {
-                    array(
-                        p,
-                        (0..total)
-                            .map(|i| vals[(i / k.pow(j as u32)) % k].clone())
-                            .collect(),
-                    )
-                })
-                .collect();
-            let args: Vec<&FloatArray> = cols.iter().collect();
-            for rnd in Round::ALL {
-                for q in [p, 1, 2 * p + 1] {
-                    let got = dev.run(op, &args, q, rnd);
-                    let want = cpu(op, &args, q, rnd);
-                    same(
-                        &format!("specials {op:?} p={p}->{q} {rnd:?}"),
-                        &got,
-                        &want,
-                        &args,
-                    );
-                }
-            }
-        }
         let all = array(p, (0..k * k).map(|i| vals[i % k].clone()).collect());
         let all2 = array(p, (0..k * k).map(|i| vals[i / k].clone()).collect());
         assert_eq!(dev.cmp(&all, &all2), all.cmp(&all2).unwrap(), "cmp p={p}");
     }
-}
-
-fn rm(r: Round) -> RoundingMode {
-    float::to_rounding_mode(r)
 }
 
 /// A sample of device results against malachite-float directly.
@@ -449,43 +257,7 @@ fn against_malachite(dev: &Dev, seed: u64) {
     for &p in &[1u64, 2, 53, 63, 64, 65, 127, 128, 129, 500, 1000, 4096] {
         for rnd in Round::ALL {
             let xs = operands(&mut r, 48, &[p, p, p]);
-            let (x, y, z) = (&xs[0], &xs[1], &xs[2]);
-            let m = rm(rnd);
-            let ops: [(DevOp, usize); 6] = [
-                (DevOp::Add, 2),
-                (DevOp::Sub, 2),
-                (DevOp::Mul, 2),
-                (DevOp::Div, 2),
-                (DevOp::Sqrt, 1),
-                (DevOp::Fma, 3),
-            ];
-            for (op, ar) in ops {
-                let args = [x, y, z];
-                let (g, t) = dev.run(op, &args[..ar], p, rnd);
-                for (i, &ti) in t.iter().enumerate().take(x.len()) {
-                    let (a, b, c) = (x.to_float(i), y.to_float(i), z.to_float(i));
-                    // malachite's add_mul misrounds in the underflow range
-                    // (notes/float.md): skip fma there.
-                    if op == DevOp::Fma && (x.exps()[i] < EMIN / 2 || y.exps()[i] < EMIN / 2) {
-                        continue;
-                    }
-                    let (w, o): (Float, Ordering) = match op {
-                        DevOp::Add => a.add_prec_round_ref_ref(&b, p, m),
-                        DevOp::Sub => a.sub_prec_round_ref_ref(&b, p, m),
-                        DevOp::Mul => a.mul_prec_round_ref_ref(&b, p, m),
-                        DevOp::Div => a.div_prec_round_ref_ref(&b, p, m),
-                        DevOp::Sqrt => a.sqrt_prec_round_ref(p, m),
-                        _ => c.add_mul_prec_round_ref_ref_ref(&a, &b, p, m),
-                    };
-                    let gi = g.to_float(i);
-                    assert!(
-                        ComparableFloatRef(&gi) == ComparableFloatRef(&w) && ti.cmp(&0) == o,
-                        "{op:?} p={p} {rnd:?} element {i}: {a:#x} {b:#x} {c:#x}: device {gi:#x} \
-                         ({}), malachite {w:#x} ({o:?})",
-                        ti
-                    );
-                }
-            }
+            float_dev::against_malachite(dev, &xs, p, rnd);
         }
     }
 }
@@ -514,37 +286,7 @@ fn fast_paths(dev: &Dev, seed: u64) {
         };
         for rnd in Round::ALL {
             // Near-cancelling pairs.
-            let mut xe = Vec::new();
-            let mut ye = Vec::new();
-            for _ in 0..len {
-                let e0 = r.range(-30, 30);
-                let (t, e, m) = element(&mut r, p, e0);
-                let mut m2 = m.clone();
-                match r.below(4) {
-                    0 => {}
-                    1 => m2[0] ^= r.next(),
-                    2 => {
-                        let k = r.below(n as u64) as usize;
-                        m2[k] = r.next();
-                    }
-                    _ => m2 = mantissa(&mut r, p),
-                }
-                mask(&mut m2);
-                let e2 = if t & 3 == 1 {
-                    (e + r.range(-1, 1)).clamp(EMIN, EMAX)
-                } else {
-                    e
-                };
-                let t2 = if t & 3 == 1 {
-                    1 | (r.below(2) as u8 * 4)
-                } else {
-                    t
-                };
-                xe.push((t, e, m));
-                ye.push((t2, e2, if t & 3 == 1 { m2 } else { vec![0; n] }));
-            }
-            let x = array(p, xe);
-            let y = array(p, ye);
+            let (x, y) = cancel_pairs(&mut r, p, len, element, mantissa);
             for op in [DevOp::Add, DevOp::Sub] {
                 let got = dev.run(op, &[&x, &y], p, rnd);
                 let want = cpu(op, &[&x, &y], p, rnd);

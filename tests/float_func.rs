@@ -54,23 +54,9 @@ const PRECS: &[u64] = &[1, 2, 53, 64, 113, 128, 200, 512, 1024];
 
 // ---------------------------------------------------------------------------
 
-/// A random float of `q` bits with exponent `e`.
+/// A random float of `q` bits with exponent `e` ([`common::rand_float`]).
 fn rand_float(r: &mut Rng, q: u64, e: i64, neg: bool) -> Float {
-    let n = q.div_ceil(64) as usize;
-    let mut limbs: Vec<u64> = (0..n).map(|_| r.next()).collect();
-    // Runs of equal bits now and then (results near boundaries).
-    match r.below(4) {
-        0 => limbs.iter_mut().skip(1).for_each(|l| *l = 0),
-        1 => limbs.iter_mut().skip(1).for_each(|l| *l = u64::MAX),
-        _ => {}
-    }
-    limbs[n - 1] |= 1 << 63;
-    let low = 64 * n as u64 - q;
-    if low > 0 {
-        limbs[0] &= !((1u64 << low) - 1);
-    }
-    let a = FloatArray::from_raw(q, vec![1 | if neg { 4 } else { 0 }], vec![e], limbs).unwrap();
-    a.to_float(0)
+    common::rand_float(|| r.next(), q, e, neg)
 }
 
 fn args(f: Func, r: &mut Rng, p: u64, count: usize) -> Vec<Float> {

@@ -17,16 +17,14 @@
 //! names, else built with g++ by the test; MPARRAY_NO_EMU=1 skips them).
 //! Fresh seeds each run (printed; MPARRAY_TEST_SEED replays).
 
-use std::sync::Arc;
-
-use mparray::engine::CudaEngine;
 use mparray::float::func::Func;
 use mparray::float::func::FuncStats;
 use mparray::float::func::cuda as fcuda;
 use mparray::{FloatArray, Round};
 
 mod common;
-use common::{Rng, seed};
+use common::func_dev::{Dev, same_as_cpu};
+use common::{Raw, Rng, elem, near_one, seed};
 
 const FUNCS: [Func; 13] = [
     Func::Log2,
@@ -57,72 +55,6 @@ const PRECS: &[u64] = &[
     1, 2, 53, 64, 65, 113, 128, 129, 192, 255, 256, 257, 384, 512, 513, 700, 1024, 1025, 1500,
     2048, 2060, 2100, 2500,
 ];
-
-enum Dev {
-    Cuda(Arc<CudaEngine>),
-    Emu(String),
-}
-
-impl Dev {
-    fn cuda() -> Dev {
-        let eng = CudaEngine::shared().expect("a CUDA device");
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| common::warm_kernels(&eng, fcuda::instances()));
-        Dev::Cuda(eng)
-    }
-    fn emu() -> Option<Dev> {
-        common::emulator("MPARRAY_FUNC_EMU", "notes/funcgpu-emu/emu.cpp")
-            .map(|p| Dev::Emu(p.to_string_lossy().into_owned()))
-    }
-    fn run(&self, f: Func, x: &FloatArray, p: u64, rnd: Round) -> (FloatArray, Vec<i8>, FuncStats) {
-        match self {
-            Dev::Cuda(eng) => fcuda::func_on_host_arrays(eng, f, x, p, rnd).expect("cuda func"),
-            Dev::Emu(exe) => fcuda::func_emulated(exe, f, x, p, rnd).expect("emulated func"),
-        }
-    }
-}
-
-type Raw = (u8, i64, Vec<u64>);
-
-/// A normal element of `q` bits: random, all-ones or all-zeros tails.
-fn elem(r: &mut Rng, q: u64, e: i64, neg: bool) -> Raw {
-    let n = q.div_ceil(64) as usize;
-    let mut m: Vec<u64> = (0..n).map(|_| r.next()).collect();
-    match r.below(4) {
-        0 => m.iter_mut().rev().skip(1).for_each(|l| *l = 0),
-        1 => m.iter_mut().rev().skip(1).for_each(|l| *l = u64::MAX),
-        _ => {}
-    }
-    m[n - 1] |= 1 << 63;
-    let low = 64 * n as u64 - q;
-    if low > 0 {
-        m[0] &= !((1u64 << low) - 1);
-    }
-    (1 | if neg { 4 } else { 0 }, e, m)
-}
-
-/// `1 + 2^-k m` (above) or `1 - 2^-k m` (below), `m` in [0, 1), truncated
-/// to `q` bits (1 itself when the bits run out).
-fn near_one(r: &mut Rng, q: u64, k: u64, above: bool, neg: bool) -> Raw {
-    let n = q.div_ceil(64) as usize;
-    let bits = 64 * n as u64;
-    let mut m: Vec<u64> = (0..n).map(|_| r.next()).collect();
-    for b in 0..k.min(bits) {
-        let pos = bits - 1 - b;
-        let (li, bi) = ((pos / 64) as usize, pos % 64);
-        if above {
-            m[li] &= !(1u64 << bi);
-        } else {
-            m[li] |= 1u64 << bi;
-        }
-    }
-    m[n - 1] |= 1 << 63;
-    let low = bits - q;
-    if low > 0 {
-        m[0] &= !((1u64 << low) - 1);
-    }
-    (1 | if neg { 4 } else { 0 }, if above { 1 } else { 0 }, m)
-}
 
 /// A power of two or ten (exact cases of log2 / log10), as `q` bits when
 /// it fits, else rounded.
@@ -253,29 +185,7 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
 /// Compares with the CPU engine; returns the device's statistics.
 fn check(dev: &Dev, f: Func, x: &FloatArray, p: u64, rnd: Round) -> FuncStats {
     let (r, t, st) = dev.run(f, x, p, rnd);
-    let (c, tc, _) = x.func_ternary(f, p, rnd).unwrap();
-    for i in 0..x.len() {
-        let (a, b) = (r.get(i), c.get(i));
-        let same = a.class == b.class
-            && a.neg == b.neg
-            && a.exp == b.exp
-            && a.limbs == b.limbs
-            && t[i] == tc[i];
-        assert!(
-            same,
-            "{} p={p} {rnd:?} element {i}: x = {} (prec {}): device {} {:?} ternary {}, cpu {} \
-             {:?} ternary {}",
-            f.name(),
-            x.to_hex_strings()[i],
-            x.prec(),
-            r.to_hex_strings()[i],
-            a.class,
-            t[i],
-            c.to_hex_strings()[i],
-            b.class,
-            tc[i]
-        );
-    }
+    same_as_cpu(f, x, p, rnd, &r, &t);
     st
 }
 

@@ -24,7 +24,7 @@ use mparray::float::func::{Func, Func2, FuncStats};
 use mparray::{FloatArray, Round};
 
 mod common;
-use common::{Rng, seed};
+use common::{Raw, Rng, elem, seed};
 
 const MODES: [Round; 5] = [
     Round::Nearest,
@@ -148,31 +148,12 @@ impl Dev {
     }
 }
 
-type Raw = (u8, i64, Vec<u64>);
-
 /// `elem` with an exponent drawn from the same generator.
 macro_rules! el {
     ($r:ident, $q:expr, $e:expr, $neg:expr) => {{
         let e = $e;
         elem($r, $q, e, $neg)
     }};
-}
-
-/// A normal element of `q` bits: random, all-ones or all-zero tails.
-fn elem(r: &mut Rng, q: u64, e: i64, neg: bool) -> Raw {
-    let n = q.div_ceil(64) as usize;
-    let mut m: Vec<u64> = (0..n).map(|_| r.next()).collect();
-    match r.below(4) {
-        0 => m.iter_mut().rev().skip(1).for_each(|l| *l = 0),
-        1 => m.iter_mut().rev().skip(1).for_each(|l| *l = u64::MAX),
-        _ => {}
-    }
-    m[n - 1] |= 1 << 63;
-    let low = 64 * n as u64 - q;
-    if low > 0 {
-        m[0] &= !((1u64 << low) - 1);
-    }
-    (1 | if neg { 4 } else { 0 }, e, m)
 }
 
 /// Specials: +-0, +-Inf, NaN, +-1 (k = 0..7).
@@ -514,50 +495,41 @@ fn random_all(dev: &Dev, ops: &[Op], count: usize, precs: &[u64]) {
     eprintln!("{total} elements, {retried} evaluated on the host");
 }
 
+/// `op` alone on its emulator (the per-op tests below).
+fn emu_random(op: Op) {
+    if let Some(dev) = Dev::emu(&[op]) {
+        random_all(&dev, &[op], 48, PRECS);
+    }
+}
+
 #[test]
 fn funcemu_trig_tan() {
-    if let Some(dev) = Dev::emu(&[Op::Tan]) {
-        random_all(&dev, &[Op::Tan], 48, PRECS);
-    }
+    emu_random(Op::Tan);
 }
 
 #[test]
 fn funcemu_trig_sin_cos() {
-    if let Some(dev) = Dev::emu(&[Op::SinCos]) {
-        random_all(&dev, &[Op::SinCos], 48, PRECS);
-    }
+    emu_random(Op::SinCos);
 }
 
 #[test]
 fn funcemu_trig_atan2() {
-    let op = Op::F2(Func2::Atan2);
-    if let Some(dev) = Dev::emu(&[op]) {
-        random_all(&dev, &[op], 48, PRECS);
-    }
+    emu_random(Op::F2(Func2::Atan2));
 }
 
 #[test]
 fn funcemu_trig_hypot() {
-    let op = Op::F2(Func2::Hypot);
-    if let Some(dev) = Dev::emu(&[op]) {
-        random_all(&dev, &[op], 48, PRECS);
-    }
+    emu_random(Op::F2(Func2::Hypot));
 }
 
 #[test]
 fn funcemu_trig_pow() {
-    let op = Op::F2(Func2::Pow);
-    if let Some(dev) = Dev::emu(&[op]) {
-        random_all(&dev, &[op], 48, PRECS);
-    }
+    emu_random(Op::F2(Func2::Pow));
 }
 
 #[test]
 fn funcemu_trig_agm() {
-    let op = Op::F2(Func2::Agm);
-    if let Some(dev) = Dev::emu(&[op]) {
-        random_all(&dev, &[op], 48, PRECS);
-    }
+    emu_random(Op::F2(Func2::Agm));
 }
 
 #[test]

@@ -12,31 +12,29 @@ use mparray::int::{limbs, random};
 use mparray::{Engine, Error, Fused, IntArray};
 use std::time::Instant;
 
-#[test]
-fn small_widths() {
+/// Every operation at each width of `limbs` on `n_random` random pairs
+/// (plus the edge values).
+fn widths(limbs: &[usize], n_random: usize) {
     let s = seed();
-    for &l in LIMBS_SMALL {
-        let (a, b) = operands(&Engine::Cpu, l, 200, s ^ l as u64);
+    for &l in limbs {
+        let (a, b) = operands(&Engine::Cpu, l, n_random, s ^ l as u64);
         check_all(&a, &b, &format!("cpu {l} limbs"));
     }
+}
+
+#[test]
+fn small_widths() {
+    widths(LIMBS_SMALL, 200);
 }
 
 #[test]
 fn mid_widths() {
-    let s = seed();
-    for &l in LIMBS_MID {
-        let (a, b) = operands(&Engine::Cpu, l, 20, s ^ l as u64);
-        check_all(&a, &b, &format!("cpu {l} limbs"));
-    }
+    widths(LIMBS_MID, 20);
 }
 
 #[test]
 fn large_widths() {
-    let s = seed();
-    for &l in LIMBS_LARGE {
-        let (a, b) = operands(&Engine::Cpu, l, 2, s ^ l as u64);
-        check_all(&a, &b, &format!("cpu {l} limbs"));
-    }
+    widths(LIMBS_LARGE, 2);
 }
 
 /// Widths just below, at and above every threshold of the CPU algorithms.

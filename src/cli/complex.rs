@@ -12,13 +12,12 @@
 //!
 //! Errors name the file and line and exit with status 2.
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
-use super::float::MAX_DIGITS;
+use super::float::{MAX_DIGITS, read_inputs, same_lines, write_lines};
 use super::{CliError, Input};
 use crate::complex::{CFunc, CRound, ComplexArray};
 use crate::error::Error;
@@ -199,31 +198,12 @@ pub fn run(a: ComplexArgs) -> Result<(), CliError> {
         .into_iter()
         .flatten()
         .collect();
-    let need = a.op.arity();
-    if paths.len() != need {
-        return Err(CliError::Input(format!(
-            "{:?} needs {need} file(s), got {}",
-            a.op,
-            paths.len()
-        )));
-    }
-    let files = paths
-        .iter()
-        .map(|p| Input::read(p))
-        .collect::<Result<Vec<_>, _>>()?;
+    let files = read_inputs(a.op, a.op.arity(), &paths)?;
     let xs = files
         .iter()
         .map(|f| parse_complex(f, in_prec))
         .collect::<Result<Vec<_>, _>>()?;
-    if xs.len() == 2 && xs[1].len() != xs[0].len() {
-        return Err(CliError::Input(format!(
-            "{} has {} lines but {} has {}: the files must have one line per operation",
-            files[0].name,
-            xs[0].len(),
-            files[1].name,
-            xs[1].len()
-        )));
-    }
+    same_lines(&files, &xs.iter().map(|x| x.len()).collect::<Vec<_>>())?;
     let (x, p) = (&xs[0], a.prec);
     let fmt = |e: &Elem, prec: u64| {
         if a.hex {
@@ -279,19 +259,7 @@ pub fn run(a: ComplexArgs) -> Result<(), CliError> {
             })
             .collect()
     };
-    let write = || -> io::Result<()> {
-        let mut w = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-        for l in &lines {
-            w.write_all(l.as_bytes())?;
-            w.write_all(b"\n")?;
-        }
-        w.flush()
-    };
-    match write() {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::Other(format!("writing the results: {e}"))),
-    }
+    write_lines(&lines)
 }
 
 /// The engine named by --engine ("auto": the CPU).

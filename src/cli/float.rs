@@ -249,18 +249,7 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         .into_iter()
         .flatten()
         .collect();
-    let need = a.op.arity();
-    if paths.len() != need {
-        return Err(CliError::Input(format!(
-            "{:?} needs {need} file(s), got {}",
-            a.op,
-            paths.len()
-        )));
-    }
-    let files = paths
-        .iter()
-        .map(|p| Input::read(p))
-        .collect::<Result<Vec<_>, _>>()?;
+    let files = read_inputs(a.op, a.op.arity(), &paths)?;
     let pow_z_exps = if a.op == Op::PowZ {
         Some(parse_integers(&files[1])?)
     } else {
@@ -278,17 +267,7 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
-    for (f, x) in files.iter().zip(&arrays).skip(1) {
-        if x.len() != arrays[0].len() {
-            return Err(CliError::Input(format!(
-                "{} has {} lines but {} has {}: the files must have one line per operation",
-                files[0].name,
-                arrays[0].len(),
-                f.name,
-                x.len()
-            )));
-        }
-    }
+    same_lines(&files, &arrays.iter().map(|x| x.len()).collect::<Vec<_>>())?;
     drop(files);
     let (x, p) = (&arrays[0], a.prec);
     let lines: Vec<String> = if a.op == Op::Cmp {
@@ -412,9 +391,42 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
             })
             .collect()
     };
+    write_lines(&lines)
+}
+
+/// Checks that `op` got its `need` files and reads them.
+pub(super) fn read_inputs(
+    op: impl std::fmt::Debug,
+    need: usize,
+    paths: &[&PathBuf],
+) -> Result<Vec<Input>, CliError> {
+    if paths.len() != need {
+        return Err(CliError::Input(format!(
+            "{op:?} needs {need} file(s), got {}",
+            paths.len()
+        )));
+    }
+    paths.iter().map(|p| Input::read(p)).collect()
+}
+
+/// Checks that every file has as many lines (`lens`) as the first.
+pub(super) fn same_lines(files: &[Input], lens: &[usize]) -> Result<(), CliError> {
+    for (f, &n) in files.iter().zip(lens).skip(1) {
+        if n != lens[0] {
+            return Err(CliError::Input(format!(
+                "{} has {} lines but {} has {}: the files must have one line per operation",
+                files[0].name, lens[0], f.name, n
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Writes the result lines to standard output (a closed pipe is no error).
+pub(super) fn write_lines(lines: &[String]) -> Result<(), CliError> {
     let write = || -> io::Result<()> {
         let mut w = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-        for l in &lines {
+        for l in lines {
             w.write_all(l.as_bytes())?;
             w.write_all(b"\n")?;
         }

@@ -46,6 +46,23 @@ pub struct CudaComplexArray {
     im: CudaFloatArray,
 }
 
+/// Methods `name(&self, args, pr, pi, rnd)` of MPC's part-wise operations:
+/// [`CudaComplexArray::partwise`] with the ops and second operand given.
+macro_rules! partwise_ops {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) => $ops:expr, $b:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(
+            &self,
+            $($arg: $ty,)*
+            pr: u64,
+            pi: u64,
+            rnd: CRound,
+        ) -> Result<(CudaComplexArray, CudaTernary)> {
+            self.partwise($ops, $b, pr, pi, rnd)
+        }
+    )*};
+}
+
 impl ComplexArray {
     /// A copy on the CUDA device `eng` (parts up to [`MAX_CUDA_PREC`] bits).
     pub fn to_cuda(&self, eng: &Arc<CudaEngine>) -> Result<CudaComplexArray> {
@@ -125,67 +142,19 @@ impl CudaComplexArray {
         Ok(())
     }
 
-    /// `self + b` (mpc_add) and the ternary pairs.
-    pub fn add_ternary(
-        &self,
-        b: &CudaComplexArray,
-        pr: u64,
-        pi: u64,
-        rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.partwise((DevOp::Add, DevOp::Add), Some(b), pr, pi, rnd)
-    }
-
-    /// `self - b` (mpc_sub).
-    pub fn sub_ternary(
-        &self,
-        b: &CudaComplexArray,
-        pr: u64,
-        pi: u64,
-        rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.partwise((DevOp::Sub, DevOp::Sub), Some(b), pr, pi, rnd)
-    }
-
-    /// `-self` (mpc_neg).
-    pub fn neg_ternary(
-        &self,
-        pr: u64,
-        pi: u64,
-        rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.partwise((DevOp::Neg, DevOp::Neg), None, pr, pi, rnd)
-    }
-
-    /// The conjugate (mpc_conj).
-    pub fn conj_ternary(
-        &self,
-        pr: u64,
-        pi: u64,
-        rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.partwise((DevOp::SetPrec, DevOp::Neg), None, pr, pi, rnd)
-    }
-
-    /// `self` rounded to the precisions `pr`, `pi` (mpc_set).
-    pub fn set_prec_ternary(
-        &self,
-        pr: u64,
-        pi: u64,
-        rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.partwise((DevOp::SetPrec, DevOp::SetPrec), None, pr, pi, rnd)
-    }
-
-    /// `self * 2^k` (mpc_mul_2si).
-    pub fn mul_2si_ternary(
-        &self,
-        k: i64,
-        pr: u64,
-        pi: u64,
-        rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
-        self.partwise((DevOp::Mul2si(k), DevOp::Mul2si(k)), None, pr, pi, rnd)
+    partwise_ops! {
+        /// `self + b` (mpc_add) and the ternary pairs.
+        add_ternary(b: &CudaComplexArray) => (DevOp::Add, DevOp::Add), Some(b);
+        /// `self - b` (mpc_sub).
+        sub_ternary(b: &CudaComplexArray) => (DevOp::Sub, DevOp::Sub), Some(b);
+        /// `-self` (mpc_neg).
+        neg_ternary() => (DevOp::Neg, DevOp::Neg), None;
+        /// The conjugate (mpc_conj).
+        conj_ternary() => (DevOp::SetPrec, DevOp::Neg), None;
+        /// `self` rounded to the precisions `pr`, `pi` (mpc_set).
+        set_prec_ternary() => (DevOp::SetPrec, DevOp::SetPrec), None;
+        /// `self * 2^k` (mpc_mul_2si).
+        mul_2si_ternary(k: i64) => (DevOp::Mul2si(k), DevOp::Mul2si(k)), None;
     }
 
     /// `self / 2^k` (mpc_div_2si).

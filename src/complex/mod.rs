@@ -200,6 +200,24 @@ fn assemble(p: u64, vals: &[&F]) -> Result<FloatArray> {
 /// Elements per rayon task.
 const BLOCK: usize = 64;
 
+/// `f(i)` for every element in parallel; the first failing element is
+/// reported.
+fn eval_all<T, Fe>(len: usize, f: Fe) -> Result<Vec<T>>
+where
+    T: Send,
+    Fe: Fn(usize) -> std::result::Result<T, String> + Sync,
+{
+    let res: Vec<std::result::Result<T, String>> = (0..len)
+        .into_par_iter()
+        .with_min_len(BLOCK)
+        .map(&f)
+        .collect();
+    if let Some((i, Err(m))) = res.iter().enumerate().find(|(_, r)| r.is_err()) {
+        return Err(Error::Invalid(format!("element {i}: {m}")));
+    }
+    Ok(res.into_iter().map(|r| r.unwrap()).collect())
+}
+
 /// Computes every element (both parts) in parallel; the first failing
 /// element is reported.
 pub(crate) fn build2<Fn2>(len: usize, pr: u64, pi: u64, f: Fn2) -> Result<(ComplexArray, Ternary)>
@@ -208,15 +226,7 @@ where
 {
     check_prec(pr)?;
     check_prec(pi)?;
-    let res: Vec<std::result::Result<[Part; 2], String>> = (0..len)
-        .into_par_iter()
-        .with_min_len(BLOCK)
-        .map(&f)
-        .collect();
-    if let Some((i, Err(m))) = res.iter().enumerate().find(|(_, r)| r.is_err()) {
-        return Err(Error::Invalid(format!("element {i}: {m}")));
-    }
-    let res: Vec<[Part; 2]> = res.into_iter().map(|r| r.unwrap()).collect();
+    let res = eval_all(len, f)?;
     let re = assemble(pr, &res.iter().map(|r| &r[0].0).collect::<Vec<_>>())?;
     let im = assemble(pi, &res.iter().map(|r| &r[1].0).collect::<Vec<_>>())?;
     let t = res.iter().map(|r| (r[0].1, r[1].1)).collect();
@@ -229,15 +239,7 @@ where
     Fn1: Fn(usize) -> std::result::Result<Part, String> + Sync,
 {
     check_prec(p)?;
-    let res: Vec<std::result::Result<Part, String>> = (0..len)
-        .into_par_iter()
-        .with_min_len(BLOCK)
-        .map(&f)
-        .collect();
-    if let Some((i, Err(m))) = res.iter().enumerate().find(|(_, r)| r.is_err()) {
-        return Err(Error::Invalid(format!("element {i}: {m}")));
-    }
-    let res: Vec<Part> = res.into_iter().map(|r| r.unwrap()).collect();
+    let res = eval_all(len, f)?;
     let r = assemble(p, &res.iter().map(|r| &r.0).collect::<Vec<_>>())?;
     Ok((r, res.iter().map(|r| r.1).collect()))
 }
@@ -270,6 +272,24 @@ impl ComplexArray {
         f: impl Fn(&(F, F)) -> [Part; 2] + Sync,
     ) -> Result<(ComplexArray, Ternary)> {
         build2(self.len(), pr, pi, |i| Ok(f(&self.parts(i))))
+    }
+
+    /// A binary operation evaluated with a working-precision cap (see
+    /// [`scalar::cap_for`]), as div and pow need.
+    fn capped2(
+        &self,
+        b: &ComplexArray,
+        pr: u64,
+        pi: u64,
+        f: impl Fn(&(F, F), &(F, F), u64) -> std::result::Result<[Part; 2], String> + Sync,
+    ) -> Result<(ComplexArray, Ternary)> {
+        self.same_len(b)?;
+        let cap = scalar::cap_for(pr.max(pi), self.in_bits() + b.in_bits());
+        build2(self.len(), pr, pi, |i| {
+            let (x, y) = (self.parts(i), b.parts(i));
+            let cap = scalar::cap_elem(cap, &[&x.0, &x.1, &y.0, &y.1]);
+            f(&x, &y, cap)
+        })
     }
 
     /// `self + b` (mpc_add) and the ternary pairs.
@@ -316,13 +336,7 @@ impl ComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(ComplexArray, Ternary)> {
-        self.same_len(b)?;
-        let cap = scalar::cap_for(pr.max(pi), self.in_bits() + b.in_bits());
-        build2(self.len(), pr, pi, |i| {
-            let (x, y) = (self.parts(i), b.parts(i));
-            let cap = scalar::cap_elem(cap, &[&x.0, &x.1, &y.0, &y.1]);
-            arith::div(&x, &y, pr, pi, rnd, cap)
-        })
+        self.capped2(b, pr, pi, |x, y, cap| arith::div(x, y, pr, pi, rnd, cap))
     }
     no_ternary!(div, div_ternary, (b: &ComplexArray), "`self / b`.");
 
@@ -336,13 +350,7 @@ impl ComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(ComplexArray, Ternary)> {
-        self.same_len(b)?;
-        let cap = scalar::cap_for(pr.max(pi), self.in_bits() + b.in_bits());
-        build2(self.len(), pr, pi, |i| {
-            let (x, y) = (self.parts(i), b.parts(i));
-            let cap = scalar::cap_elem(cap, &[&x.0, &x.1, &y.0, &y.1]);
-            pow::pow(&x, &y, pr, pi, rnd, cap)
-        })
+        self.capped2(b, pr, pi, |x, y, cap| pow::pow(x, y, pr, pi, rnd, cap))
     }
     no_ternary!(pow, pow_ternary, (b: &ComplexArray), "`self^b`.");
 

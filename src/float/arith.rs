@@ -193,11 +193,17 @@ pub(crate) fn add(
     0
 }
 
-/// `$name` runs `$imp`, through a copy compiled with BMI2 when the CPU has
-/// it: the variable shifts of the fast paths become `shlx`/`shrx` (one
-/// micro-op each on Intel cores, where `shl r, cl` takes three).
+/// `$name` runs `$imp` (or the expression `$body` of its arguments),
+/// through a copy compiled with BMI2 when the CPU has it: the variable
+/// shifts of the fast paths become `shlx`/`shrx` (one micro-op each on
+/// Intel cores, where `shl r, cl` takes three).
 macro_rules! with_bmi2 {
     ($(#[$doc:meta])* $vis:vis fn $name:ident / $bmi2:ident => $imp:ident($($a:ident: $t:ty),*) -> $r:ty) => {
+        with_bmi2! {
+            $(#[$doc])* $vis fn $name / $bmi2($($a: $t),*) -> $r => $imp($($a),*)
+        }
+    };
+    ($(#[$doc:meta])* $vis:vis fn $name:ident / $bmi2:ident($($a:ident: $t:ty),*) -> $r:ty => $body:expr) => {
         $(#[$doc])*
         #[allow(clippy::too_many_arguments)]
         $vis fn $name($($a: $t),*) -> $r {
@@ -206,14 +212,14 @@ macro_rules! with_bmi2 {
                 // SAFETY: the CPU has BMI2 (use_asm checks it).
                 return unsafe { $bmi2($($a),*) };
             }
-            $imp($($a),*)
+            $body
         }
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "bmi2")]
         #[allow(clippy::too_many_arguments)]
         unsafe fn $bmi2($($a: $t),*) -> $r {
-            $imp($($a),*)
+            $body
         }
     };
 }
@@ -238,13 +244,14 @@ with_bmi2! {
     /// (elements `base..base + tg.len()`) when both operands have the
     /// output's limb count: the element loop with [`add_fast`] inlined (no
     /// `Elem`s, no calls per element for two normal operands).
-    pub(crate) fn add_block / add_block_bmi2 => add_block_impl(x: &FloatArray, y: &FloatArray, sub: bool, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> ()
+    pub(crate) fn add_block / add_block_bmi2(x: &FloatArray, y: &FloatArray, sub: bool, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> () => block_impl::<false>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s)
 }
 
-/// The body of [`add_block`].
+/// The body of [`add_block`] (`MUL = false`) and [`mul_block`] (`MUL =
+/// true`, `sub` unused): the common limb counts get loops of a fixed length.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn add_block_impl(
+fn block_impl<const MUL: bool>(
     x: &FloatArray,
     y: &FloatArray,
     sub: bool,
@@ -258,19 +265,22 @@ fn add_block_impl(
     s: &mut Scratch,
 ) {
     match x.n {
-        1 => add_block_n::<1>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
-        2 => add_block_n::<2>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
-        4 => add_block_n::<4>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
-        8 => add_block_n::<8>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
-        16 => add_block_n::<16>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
-        _ => add_block_n::<0>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        1 => block_n::<1, MUL>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        2 => block_n::<2, MUL>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        4 => block_n::<4, MUL>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        8 => block_n::<8, MUL>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        16 => block_n::<16, MUL>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
+        _ => block_n::<0, MUL>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s),
     }
 }
 
-/// [`add_block_impl`] for `N` limbs (`N = 0`: any).
+/// [`block_impl`] for `N` limbs (`N = 0`: any): the element loop with the
+/// sum's ([`add_fast_n`]) or the product's fast path written in (`MUL` is a
+/// constant, so each instance holds one of them; as a closure parameter
+/// LLVM left the product's out of line: a quarter of mul-512's time).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn add_block_n<const N: usize>(
+fn block_n<const N: usize, const MUL: bool>(
     x: &FloatArray,
     y: &FloatArray,
     sub: bool,
@@ -283,6 +293,7 @@ fn add_block_n<const N: usize>(
     rnd: Round,
     s: &mut Scratch,
 ) {
+    let sub = sub && !MUL;
     let n = if N > 0 { N } else { x.n };
     let len = tg.len();
     let (xt, xe, xl) = (
@@ -311,72 +322,23 @@ fn add_block_n<const N: usize>(
                 e: ye[j],
                 m: &yl[j * n..(j + 1) * n],
             };
-            match add_fast_n::<N>(&mut out, a, b, p, rnd) {
-                Some(t) => t,
-                None => sub_near(&mut out, a, b, p, rnd, &mut s.a),
+            if MUL {
+                let (neg, e) = (a.neg ^ b.neg, a.e + b.e);
+                if N > 0 && N <= 2 {
+                    mul_small(&mut out, neg, e, a.m, b.m, p, rnd)
+                } else {
+                    mul_fast_n::<N>(&mut out, neg, e, a.m, b.m, p, rnd, s)
+                }
+            } else {
+                match add_fast_n::<N>(&mut out, a, b, p, rnd) {
+                    Some(t) => t,
+                    None => sub_near(&mut out, a, b, p, rnd, &mut s.a),
+                }
             }
+        } else if MUL {
+            mul(&mut out, &x.get(base + j), &y.get(base + j), p, rnd, s)
         } else {
             add(&mut out, &x.get(base + j), &y.get(base + j), sub, p, rnd, s)
-        };
-        if let Some(tn) = tn.as_deref_mut() {
-            tn[j] = t;
-        }
-    }
-}
-
-/// [`mul_block_impl`] for `N` limbs (`N = 0`: any): the element loop of
-/// [`add_block_n`] with the product's fast path written in (as a closure
-/// parameter LLVM left it out of line: a quarter of mul-512's time).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn mul_block_n<const N: usize>(
-    x: &FloatArray,
-    y: &FloatArray,
-    base: usize,
-    tg: &mut [u8],
-    ex: &mut [i64],
-    lm: &mut [u64],
-    mut tn: Option<&mut [i8]>,
-    p: u64,
-    rnd: Round,
-    s: &mut Scratch,
-) {
-    let n = if N > 0 { N } else { x.n };
-    let len = tg.len();
-    let (xt, xe, xl) = (
-        &x.tags[base..base + len],
-        &x.exps[base..base + len],
-        &x.limbs[base * n..(base + len) * n],
-    );
-    let (yt, ye, yl) = (
-        &y.tags[base..base + len],
-        &y.exps[base..base + len],
-        &y.limbs[base * n..(base + len) * n],
-    );
-    let normal = Class::Normal as u8;
-    let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
-    for (j, ((tag, exp), m)) in outs.enumerate() {
-        let mut out = Out { tag, exp, m };
-        let (tx, ty) = (xt[j], yt[j]);
-        let t = if tx & 3 == normal && ty & 3 == normal {
-            let a = Num {
-                neg: tx & NEG != 0,
-                e: xe[j],
-                m: &xl[j * n..(j + 1) * n],
-            };
-            let b = Num {
-                neg: ty & NEG != 0,
-                e: ye[j],
-                m: &yl[j * n..(j + 1) * n],
-            };
-            let (neg, e) = (a.neg ^ b.neg, a.e + b.e);
-            if N > 0 && N <= 2 {
-                mul_small(&mut out, neg, e, a.m, b.m, p, rnd)
-            } else {
-                mul_fast_n::<N>(&mut out, neg, e, a.m, b.m, p, rnd, s)
-            }
-        } else {
-            mul(&mut out, &x.get(base + j), &y.get(base + j), p, rnd, s)
         };
         if let Some(tn) = tn.as_deref_mut() {
             tn[j] = t;
@@ -387,32 +349,7 @@ fn mul_block_n<const N: usize>(
 with_bmi2! {
     /// `x * y` into one block of the output (see [`add_block`]) when both
     /// operands have the output's limb count.
-    pub(crate) fn mul_block / mul_block_bmi2 => mul_block_impl(x: &FloatArray, y: &FloatArray, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> ()
-}
-
-/// The body of [`mul_block`].
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn mul_block_impl(
-    x: &FloatArray,
-    y: &FloatArray,
-    base: usize,
-    tg: &mut [u8],
-    ex: &mut [i64],
-    lm: &mut [u64],
-    tn: Option<&mut [i8]>,
-    p: u64,
-    rnd: Round,
-    s: &mut Scratch,
-) {
-    match x.n {
-        1 => mul_block_n::<1>(x, y, base, tg, ex, lm, tn, p, rnd, s),
-        2 => mul_block_n::<2>(x, y, base, tg, ex, lm, tn, p, rnd, s),
-        4 => mul_block_n::<4>(x, y, base, tg, ex, lm, tn, p, rnd, s),
-        8 => mul_block_n::<8>(x, y, base, tg, ex, lm, tn, p, rnd, s),
-        16 => mul_block_n::<16>(x, y, base, tg, ex, lm, tn, p, rnd, s),
-        _ => mul_block_n::<0>(x, y, base, tg, ex, lm, tn, p, rnd, s),
-    }
+    pub(crate) fn mul_block / mul_block_bmi2(x: &FloatArray, y: &FloatArray, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> () => block_impl::<true>(x, y, false, base, tg, ex, lm, tn, p, rnd, s)
 }
 
 /// The body of [`add_fast`]: the common limb counts get loops of a fixed
@@ -480,37 +417,28 @@ fn add_fast_n<const N: usize>(out: &mut Out, x: Num, y: Num, p: u64, rnd: Round)
     let mut lo;
     let mut st = sticky;
     let mut e = x.e;
-    if sub && N > 0 {
-        // Constant length: the shifted y limb by limb, no loop-carried
-        // branches, the borrows in flags.
+    if sub {
         let (l, mut b) = mpn::sbb(0, lo0, sticky);
         lo = l;
-        for i in 0..N {
-            (m[i], b) = mpn::sbb(xm[i], (yv(i + q) >> r) | hi(yv(i + q + 1)), b);
-        }
-        debug_assert!(!b);
-        if m[n - 1] >> 63 == 0 {
-            for i in (1..n).rev() {
-                m[i] = (m[i] << 1) | (m[i - 1] >> 63);
+        if N > 0 {
+            // Constant length: the shifted y limb by limb, no loop-carried
+            // branches, the borrows in flags.
+            for i in 0..N {
+                (m[i], b) = mpn::sbb(xm[i], (yv(i + q) >> r) | hi(yv(i + q + 1)), b);
             }
-            m[0] = (m[0] << 1) | (lo >> 63);
-            lo <<= 1;
-            e -= 1;
-        }
-    } else if sub {
-        let (l, mut b) = mpn::sbb(0, lo0, sticky);
-        lo = l;
-        let mut i = 0;
-        if cnt > 0 {
-            for ((mi, &xi), w) in m.iter_mut().zip(xm).zip(ym[q..].windows(2)) {
-                (*mi, b) = mpn::sbb(xi, (w[0] >> r) | hi(w[1]), b);
+        } else {
+            let mut i = 0;
+            if cnt > 0 {
+                for ((mi, &xi), w) in m.iter_mut().zip(xm).zip(ym[q..].windows(2)) {
+                    (*mi, b) = mpn::sbb(xi, (w[0] >> r) | hi(w[1]), b);
+                }
+                i = cnt - 1;
+                (m[i], b) = mpn::sbb(xm[i], ym[n - 1] >> r, b);
+                i += 1;
             }
-            i = cnt - 1;
-            (m[i], b) = mpn::sbb(xm[i], ym[n - 1] >> r, b);
-            i += 1;
-        }
-        for (mi, &xi) in m[i..].iter_mut().zip(&xm[i..]) {
-            (*mi, b) = mpn::sbb(xi, 0, b);
+            for (mi, &xi) in m[i..].iter_mut().zip(&xm[i..]) {
+                (*mi, b) = mpn::sbb(xi, 0, b);
+            }
         }
         debug_assert!(!b);
         if m[n - 1] >> 63 == 0 {
@@ -1208,9 +1136,7 @@ pub(crate) fn sqrt(out: &mut Out, x: &Elem, p: u64, rnd: Round, s: &mut Scratch)
                 // sqrt(N) >= s + 1/2, i.e. R > s (R = s + 1/4 is impossible),
                 // and then the root is inexact; else the sticky bit is R != 0.
                 sqrtrem(out.m, rem, nn, ws, tt);
-                let nz = rem.iter().any(|&v| v != 0);
-                let gt = rem[n] != 0 || mpn::cmp(&rem[..n], out.m) == Ordering::Greater;
-                return round_lo(out, false, e, ((gt as u64) << 63) | nz as u64, p, rnd);
+                return round_root(out, e, rem, n, p, rnd);
             }
             let root = grow(b, m);
             sqrtrem(root, rem, nn, ws, tt);
@@ -1235,10 +1161,16 @@ fn sqrt_same(out: &mut Out, x: &Elem, n: usize, p: u64, rnd: Round, s: &mut Scra
     sqrt_operand(nn, &x.limbs[..n], t == 1);
     let rem = grow(c, n + 1);
     let ws = grow(d, sqrtrem_itch(n));
-    let m = &mut out.m[..n];
-    sqrtrem(m, rem, nn, ws, tt);
+    sqrtrem(&mut out.m[..n], rem, nn, ws, tt);
+    round_root(out, e, rem, n, p, rnd)
+}
+
+/// Rounds the `n`-limb root in `out.m` with its remainder `rem` (`n + 1`
+/// limbs; see [`sqrt_same`]).
+#[inline(always)]
+fn round_root(out: &mut Out, e: i64, rem: &[u64], n: usize, p: u64, rnd: Round) -> i8 {
     let nz = rem.iter().any(|&v| v != 0);
-    let gt = rem[n] != 0 || mpn::cmp(&rem[..n], m) == Ordering::Greater;
+    let gt = rem[n] != 0 || mpn::cmp(&rem[..n], &out.m[..n]) == Ordering::Greater;
     round_lo(out, false, e, ((gt as u64) << 63) | nz as u64, p, rnd)
 }
 
@@ -1308,6 +1240,17 @@ fn isqrt_u128(n: u128) -> u64 {
         s -= 1;
     }
     s
+}
+
+/// [`sqrtrem`] for a 1-limb root (`a` of 2 limbs).
+#[inline(always)]
+fn sqrtrem_1(s: &mut [u64], r: &mut [u64], a: &[u64]) {
+    let v = ((a[1] as u128) << 64) | a[0] as u128;
+    let x = isqrt_u128(v);
+    let rem = v - x as u128 * x as u128;
+    s[0] = x;
+    r[0] = rem as u64;
+    r[1] = (rem >> 64) as u64;
 }
 
 /// [`sqrtrem`] for a 2-limb root (`a` of 4 limbs) in registers, the same
@@ -1434,12 +1377,7 @@ fn sqrtrem_body(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut
     let n = s.len();
     debug_assert!(a.len() == 2 * n && r.len() == n + 1 && a[2 * n - 1] >> 62 != 0);
     if n == 1 {
-        let v = ((a[1] as u128) << 64) | a[0] as u128;
-        let x = isqrt_u128(v);
-        let rem = v - x as u128 * x as u128;
-        s[0] = x;
-        r[0] = rem as u64;
-        r[1] = (rem >> 64) as u64;
+        sqrtrem_1(s, r, a);
         return;
     }
     if n == 2 {
@@ -1459,6 +1397,31 @@ fn sqrtrem_body(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut
     mpn::shr_assign(num, 1);
     let (q, ws) = ws.split_at_mut(l + 1);
     div_norm(q, num, &s[l..], t);
+    sqrtrem_finish(s, r, a, num, q, low, &mut ws[..n + 1], n, Some(t));
+}
+
+/// The last steps of [`sqrtrem_body`] for the quotient `q` (`l + 1` limbs,
+/// `l = n/2`), the division's remainder in `num` and `low` (the bit the
+/// halving shifted out): `s` and `r` from `s'` in `s[l..]`, with `q2` of
+/// `n + 1` limbs as scratch (`n` is `s.len()`, passed so that it stays a
+/// constant where the caller's is). `t` is scratch for a square of `l >= KARA_T`
+/// limbs (`None`: the basecase product at every length).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn sqrtrem_finish(
+    s: &mut [u64],
+    r: &mut [u64],
+    a: &[u64],
+    num: &[u64],
+    q: &[u64],
+    low: u64,
+    q2: &mut [u64],
+    n: usize,
+    t: Option<&mut Vec<u64>>,
+) {
+    debug_assert!(s.len() == n && r.len() == n + 1 && q2.len() == n + 1);
+    let l = n / 2;
+    let h = n - l;
     debug_assert!(q[l] <= 1);
     // r = u B^l + a0, n + 1 limbs (u < 2 s' + 1 fits h + 1 limbs).
     r[..l].copy_from_slice(&a[..l]);
@@ -1468,13 +1431,11 @@ fn sqrtrem_body(s: &mut [u64], r: &mut [u64], a: &[u64], ws: &mut [u64], t: &mut
     // s may reach B^n before the correction: `over` is that top bit.
     let mut over = q[l] != 0 && mpn::add_1_assign(&mut s[l..], 1);
     // q^2 on n + 1 limbs (2l <= n).
-    let (q2, _) = ws.split_at_mut(n + 1);
     q2.fill(0);
     if q[l] == 0 {
-        if l < mmul::KARA_T {
-            mmul::mul_basecase(&mut q2[..2 * l], &q[..l], &q[..l]);
-        } else {
-            mul_exact(&mut q2[..2 * l], &q[..l], &q[..l], t);
+        match t {
+            Some(t) if l >= mmul::KARA_T => mul_exact(&mut q2[..2 * l], &q[..l], &q[..l], t),
+            _ => mmul::mul_basecase(&mut q2[..2 * l], &q[..l], &q[..l]),
         }
     } else {
         q2[2 * l] = 1;
@@ -1551,17 +1512,7 @@ fn sqrt_lanes_body(
     let mut t = [0i8; LANES];
     for l in 0..LANES {
         let e = (x[l].exp + (x[l].exp & 1)) / 2;
-        let (r, m) = (&*rem[l], &out[l].m[..n]);
-        let nz = r.iter().any(|&v| v != 0);
-        let gt = r[n] != 0 || mpn::cmp(&r[..n], m) == Ordering::Greater;
-        t[l] = round_lo(
-            &mut out[l],
-            false,
-            e,
-            ((gt as u64) << 63) | nz as u64,
-            p,
-            rnd,
-        );
+        t[l] = round_root(&mut out[l], e, rem[l], n, p, rnd);
     }
     t
 }
@@ -1598,12 +1549,7 @@ fn sqrtrem_lanes_body<const N: usize>(
             if n == 2 {
                 sqrtrem_2(s[l], r[l], a[l]);
             } else {
-                let v = ((a[l][1] as u128) << 64) | a[l][0] as u128;
-                let x = isqrt_u128(v);
-                let rem = v - x as u128 * x as u128;
-                s[l][0] = x;
-                r[l][0] = rem as u64;
-                r[l][1] = (rem >> 64) as u64;
+                sqrtrem_1(s[l], r[l], a[l]);
             }
         }
         return;
@@ -1639,31 +1585,7 @@ fn sqrtrem_lanes_body<const N: usize>(
         debug_assert!(qh.iter().all(|&b| !b));
     }
     for l in 0..LANES {
-        let (s, r, q, q2, num) = (&mut *s[l], &mut *r[l], &*q[l], &mut *q2[l], &*num[l]);
-        r[..l_].copy_from_slice(&a[l][..l_]);
-        r[l_ + h] = mpn::shl(&mut r[l_..l_ + h], &num[..h], 1);
-        r[l_] |= low[l];
-        s[..l_].copy_from_slice(&q[..l_]);
-        let mut over = q[l_] != 0 && mpn::add_1_assign(&mut s[l_..], 1);
-        q2.fill(0);
-        if q[l_] == 0 {
-            mmul::mul_basecase(&mut q2[..2 * l_], &q[..l_], &q[..l_]);
-        } else {
-            q2[2 * l_] = 1;
-        }
-        while mpn::cmp(r, q2) == Ordering::Less {
-            // r += 2s - 1; s -= 1.
-            for _ in 0..2 {
-                let c = mpn::add_n_assign(&mut r[..n], s);
-                r[n] += c as u64 + over as u64;
-            }
-            mpn::sub_1_assign(r, 1);
-            if mpn::sub_1_assign(s, 1) {
-                over = false;
-            }
-        }
-        debug_assert!(!over);
-        mpn::sub_n_assign(r, q2);
+        sqrtrem_finish(s[l], r[l], a[l], num[l], q[l], low[l], q2[l], n, None);
     }
 }
 

@@ -482,34 +482,34 @@ impl FloatArray {
 impl CudaFloatArray {
     /// `len` positive zeros of precision `prec` on `eng`.
     pub fn zeros(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<CudaFloatArray> {
-        let n = check_cuda_prec(prec)?;
-        let total = len
-            .checked_mul(n)
-            .ok_or_else(|| Error::Invalid(format!("{len} elements of {prec} bits do not fit")))?;
-        Ok(CudaFloatArray {
-            eng: eng.clone(),
-            prec,
-            n,
-            len,
-            head: crate::int::cuda::alloc_zeros(eng, len)?,
-            limbs: crate::int::cuda::alloc_zeros(eng, total)?,
-        })
+        Self::alloc(eng, len, prec, true)
     }
 
     /// An array of `len` elements with uninitialised heads and limbs, for
     /// kernels that write every element (the function kernels).
     pub(crate) fn uninit(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<CudaFloatArray> {
+        Self::alloc(eng, len, prec, false)
+    }
+
+    /// [`CudaFloatArray::zeros`] (`zeroed`) or [`CudaFloatArray::uninit`].
+    fn alloc(eng: &Arc<CudaEngine>, len: usize, prec: u64, zeroed: bool) -> Result<CudaFloatArray> {
+        use crate::int::cuda::{alloc, alloc_zeros};
         let n = check_cuda_prec(prec)?;
         let total = len
             .checked_mul(n)
             .ok_or_else(|| Error::Invalid(format!("{len} elements of {prec} bits do not fit")))?;
+        let (head, limbs) = if zeroed {
+            (alloc_zeros(eng, len)?, alloc_zeros(eng, total)?)
+        } else {
+            (alloc(eng, len)?, alloc(eng, total)?)
+        };
         Ok(CudaFloatArray {
             eng: eng.clone(),
             prec,
             n,
             len,
-            head: crate::int::cuda::alloc(eng, len)?,
-            limbs: crate::int::cuda::alloc(eng, total)?,
+            head,
+            limbs,
         })
     }
 

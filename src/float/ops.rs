@@ -150,6 +150,18 @@ macro_rules! with_ternary {
     };
 }
 
+/// `$tname` (`self.$via($pre, operands, prec, rnd)`) and `$name` without
+/// the ternary values.
+macro_rules! ternary_op {
+    ($tname:ident, $name:ident, ($($arg:ident: $ty:ty),*), $via:ident($($pre:expr),*), $tdoc:literal, $doc:literal) => {
+        #[doc = $tdoc]
+        pub fn $tname(&self, $($arg: $ty,)* prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+            self.$via($($pre,)* $($arg,)* prec, rnd)
+        }
+        with_ternary!($name, $tname, ($($arg: $ty),*), $doc);
+    };
+}
+
 impl FloatArray {
     fn binary(
         &self,
@@ -189,49 +201,41 @@ impl FloatArray {
         build(self.len, prec, |i, out, s| f(out, &self.get(i), s))
     }
 
-    /// `self + b` and the ternary values.
-    pub fn add_ternary(
-        &self,
-        b: &FloatArray,
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>)> {
-        self.op_new(FloatOp::Add, b, prec, rnd)
-    }
-    with_ternary!(add, add_ternary, (b: &FloatArray), "`self + b` rounded to `prec` bits.");
+    ternary_op!(
+        add_ternary,
+        add,
+        (b: &FloatArray),
+        op_new(FloatOp::Add),
+        "`self + b` and the ternary values.",
+        "`self + b` rounded to `prec` bits."
+    );
 
-    /// `self - b` and the ternary values.
-    pub fn sub_ternary(
-        &self,
-        b: &FloatArray,
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>)> {
-        self.op_new(FloatOp::Sub, b, prec, rnd)
-    }
-    with_ternary!(sub, sub_ternary, (b: &FloatArray), "`self - b` rounded to `prec` bits.");
+    ternary_op!(
+        sub_ternary,
+        sub,
+        (b: &FloatArray),
+        op_new(FloatOp::Sub),
+        "`self - b` and the ternary values.",
+        "`self - b` rounded to `prec` bits."
+    );
 
-    /// `self * b` and the ternary values.
-    pub fn mul_ternary(
-        &self,
-        b: &FloatArray,
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>)> {
-        self.op_new(FloatOp::Mul, b, prec, rnd)
-    }
-    with_ternary!(mul, mul_ternary, (b: &FloatArray), "`self * b` rounded to `prec` bits.");
+    ternary_op!(
+        mul_ternary,
+        mul,
+        (b: &FloatArray),
+        op_new(FloatOp::Mul),
+        "`self * b` and the ternary values.",
+        "`self * b` rounded to `prec` bits."
+    );
 
-    /// `self / b` and the ternary values (x/0 is +-Inf, 0/0 NaN, as MPFR).
-    pub fn div_ternary(
-        &self,
-        b: &FloatArray,
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>)> {
-        self.op_new(FloatOp::Div, b, prec, rnd)
-    }
-    with_ternary!(div, div_ternary, (b: &FloatArray), "`self / b` rounded to `prec` bits.");
+    ternary_op!(
+        div_ternary,
+        div,
+        (b: &FloatArray),
+        op_new(FloatOp::Div),
+        "`self / b` and the ternary values (x/0 is +-Inf, 0/0 NaN, as MPFR).",
+        "`self / b` rounded to `prec` bits."
+    );
 
     /// `sqrt(self)` and the ternary values.
     pub fn sqrt_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
@@ -247,9 +251,11 @@ impl FloatArray {
         "`sqrt(self)` rounded to `prec` bits."
     );
 
-    /// `self * b + c` rounded once, and the ternary values.
-    pub fn fma_ternary(
+    /// `self * b + c` (`c` negated when `sub`) rounded once, and the
+    /// ternary values.
+    fn fma_new(
         &self,
+        sub: bool,
         b: &FloatArray,
         c: &FloatArray,
         prec: u64,
@@ -259,27 +265,25 @@ impl FloatArray {
         self.same_len(c)?;
         check_prec(prec)?;
         build(self.len, prec, |i, o, s| {
-            arith::fma(o, &self.get(i), &b.get(i), &c.get(i), false, prec, rnd, s)
+            arith::fma(o, &self.get(i), &b.get(i), &c.get(i), sub, prec, rnd, s)
         })
     }
-    with_ternary!(fma, fma_ternary, (b: &FloatArray, c: &FloatArray), "`self * b + c` rounded once.");
-
-    /// `self * b - c` rounded once, and the ternary values.
-    pub fn fms_ternary(
-        &self,
-        b: &FloatArray,
-        c: &FloatArray,
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>)> {
-        self.same_len(b)?;
-        self.same_len(c)?;
-        check_prec(prec)?;
-        build(self.len, prec, |i, o, s| {
-            arith::fma(o, &self.get(i), &b.get(i), &c.get(i), true, prec, rnd, s)
-        })
-    }
-    with_ternary!(fms, fms_ternary, (b: &FloatArray, c: &FloatArray), "`self * b - c` rounded once.");
+    ternary_op!(
+        fma_ternary,
+        fma,
+        (b: &FloatArray, c: &FloatArray),
+        fma_new(false),
+        "`self * b + c` rounded once, and the ternary values.",
+        "`self * b + c` rounded once."
+    );
+    ternary_op!(
+        fms_ternary,
+        fms,
+        (b: &FloatArray, c: &FloatArray),
+        fma_new(true),
+        "`self * b - c` rounded once, and the ternary values.",
+        "`self * b - c` rounded once."
+    );
 
     /// `-self` rounded to `prec` (mpfr_neg), and the ternary values.
     pub fn neg_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
@@ -305,32 +309,35 @@ impl FloatArray {
         "`self` rounded to `prec` bits."
     );
 
-    /// `min(self, b)` with MPFR's rules (NaN loses, -0 < +0), and the
-    /// ternary values.
-    pub fn min_ternary(
+    /// `min(self, b)` (`max` when `max`) with MPFR's rules, and the ternary
+    /// values.
+    fn min_max_new(
         &self,
+        max: bool,
         b: &FloatArray,
         prec: u64,
         rnd: Round,
     ) -> Result<(FloatArray, Vec<i8>)> {
         self.binary(b, prec, |o, x, y, _| {
-            arith::min_max(o, x, y, false, prec, rnd)
+            arith::min_max(o, x, y, max, prec, rnd)
         })
     }
-    with_ternary!(min, min_ternary, (b: &FloatArray), "`min(self, b)` rounded to `prec` bits.");
-
-    /// `max(self, b)` with MPFR's rules, and the ternary values.
-    pub fn max_ternary(
-        &self,
-        b: &FloatArray,
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>)> {
-        self.binary(b, prec, |o, x, y, _| {
-            arith::min_max(o, x, y, true, prec, rnd)
-        })
-    }
-    with_ternary!(max, max_ternary, (b: &FloatArray), "`max(self, b)` rounded to `prec` bits.");
+    ternary_op!(
+        min_ternary,
+        min,
+        (b: &FloatArray),
+        min_max_new(false),
+        "`min(self, b)` with MPFR's rules (NaN loses, -0 < +0), and the ternary values.",
+        "`min(self, b)` rounded to `prec` bits."
+    );
+    ternary_op!(
+        max_ternary,
+        max,
+        (b: &FloatArray),
+        min_max_new(true),
+        "`max(self, b)` with MPFR's rules, and the ternary values.",
+        "`max(self, b)` rounded to `prec` bits."
+    );
 
     /// `self * 2^k` (mpfr_mul_2si), and the ternary values.
     pub fn mul_2si_ternary(&self, k: i64, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {

@@ -6,6 +6,9 @@ use malachite_base::num::arithmetic::traits::{DivMod, Pow};
 use malachite_nz::natural::Natural;
 use mparray::{Engine, Fused, IntArray};
 
+pub mod float_dev;
+pub mod func_dev;
+
 /// Widths (in limbs) crossing the kernel-tier thresholds; tests pick from this.
 pub const LIMBS_SMALL: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33];
 pub const LIMBS_MID: &[usize] = &[63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513];
@@ -316,4 +319,73 @@ pub fn emulator(var: &str, src: &str) -> Option<std::path::PathBuf> {
     );
     built.insert(src.to_string(), exe.clone());
     Some(exe)
+}
+
+/// A random float of `q` bits with exponent `e` from the limbs `next`
+/// draws (runs of equal bits now and then: results near rounding
+/// boundaries); the float function tests' inputs.
+pub fn rand_float(
+    mut next: impl FnMut() -> u64,
+    q: u64,
+    e: i64,
+    neg: bool,
+) -> malachite_float::Float {
+    let n = q.div_ceil(64) as usize;
+    let mut limbs: Vec<u64> = (0..n).map(|_| next()).collect();
+    match next() % 4 {
+        0 => limbs.iter_mut().skip(1).for_each(|l| *l = 0),
+        1 => limbs.iter_mut().skip(1).for_each(|l| *l = u64::MAX),
+        _ => {}
+    }
+    limbs[n - 1] |= 1 << 63;
+    let low = 64 * n as u64 - q;
+    if low > 0 {
+        limbs[0] &= !((1u64 << low) - 1);
+    }
+    let a = mparray::FloatArray::from_raw(q, vec![1 | if neg { 4 } else { 0 }], vec![e], limbs)
+        .unwrap();
+    a.to_float(0)
+}
+
+/// One float element: (tag, exponent, limbs).
+pub type Raw = (u8, i64, Vec<u64>);
+
+/// A normal element of `q` bits: random, all-ones or all-zeros tails.
+pub fn elem(r: &mut Rng, q: u64, e: i64, neg: bool) -> Raw {
+    let n = q.div_ceil(64) as usize;
+    let mut m: Vec<u64> = (0..n).map(|_| r.next()).collect();
+    match r.below(4) {
+        0 => m.iter_mut().rev().skip(1).for_each(|l| *l = 0),
+        1 => m.iter_mut().rev().skip(1).for_each(|l| *l = u64::MAX),
+        _ => {}
+    }
+    m[n - 1] |= 1 << 63;
+    let low = 64 * n as u64 - q;
+    if low > 0 {
+        m[0] &= !((1u64 << low) - 1);
+    }
+    (1 | if neg { 4 } else { 0 }, e, m)
+}
+
+/// `1 + 2^-k m` (above) or `1 - 2^-k m` (below), `m` in [0, 1), truncated
+/// to `q` bits (1 itself when the bits run out).
+pub fn near_one(r: &mut Rng, q: u64, k: u64, above: bool, neg: bool) -> Raw {
+    let n = q.div_ceil(64) as usize;
+    let bits = 64 * n as u64;
+    let mut m: Vec<u64> = (0..n).map(|_| r.next()).collect();
+    for b in 0..k.min(bits) {
+        let pos = bits - 1 - b;
+        let (li, bi) = ((pos / 64) as usize, pos % 64);
+        if above {
+            m[li] &= !(1u64 << bi);
+        } else {
+            m[li] |= 1u64 << bi;
+        }
+    }
+    m[n - 1] |= 1 << 63;
+    let low = bits - q;
+    if low > 0 {
+        m[0] &= !((1u64 << low) - 1);
+    }
+    (1 | if neg { 4 } else { 0 }, if above { 1 } else { 0 }, m)
 }
