@@ -165,10 +165,9 @@ impl CudaComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(CudaComplexArray, CudaTernary)> {
-        let k = k
-            .checked_neg()
-            .ok_or_else(|| Error::Invalid(format!("div_2si by 2^{k}")))?;
-        self.mul_2si_ternary(k, pr, pi, rnd)
+        // As on the CPU: 2^-i64::MIN overflows every finite nonzero part
+        // exactly as 2^i64::MAX does.
+        self.mul_2si_ternary(k.checked_neg().unwrap_or(i64::MAX), pr, pi, rnd)
     }
 
     /// `self * b` (mpc_mul): each part the exact value rounded once.
