@@ -1,4 +1,4 @@
-//! The complex functions on the CUDA device (src/kernels/float_cfunc.cuh,
+//! The complex functions on the CUDA device (src/kernels/float_cfunc.cu,
 //! src/complex/cuda_func.rs) against the CPU engine (itself checked against
 //! an independent reference and GNU MPC, tests/complex_cpu.rs): bit for bit
 //! with the ternary pairs, on fresh random inputs across magnitudes (tiny,
@@ -853,7 +853,7 @@ fn cfuncgpu_large_batch() {
     }
 }
 
-/// Compiles the float_func module (which holds float_cfunc) with NVRTC for
+/// Compiles the float_cfunc module (float_cfunc, float_cdiv, float_cpow) with NVRTC for
 /// sm_90 (no device needed) at the tiers listed in MPARRAY_CFUNC_NVRTC
 /// ("3,14" or "all"), failing on any warning; with MPARRAY_CACHE_DIR set,
 /// into that cache (to carry to the GPU machine).
@@ -864,7 +864,7 @@ fn cfuncnvrtc_compile() {
         return; // the tool was not asked for
     };
     std::thread::scope(|s| {
-        for i in mparray::float::func::cuda::instances() {
+        for i in mparray::complex::cuda_func::instances() {
             if which != "all"
                 && !which
                     .split(',')

@@ -925,7 +925,7 @@ FL_DEV void ff_merge2(int st, FlOut &o, const FlOut &o2, bool two) {
     if (st && two && o2.head == FF_UNDECIDED) o.head = FF_UNDECIDED;
 }
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) && !defined(FF_CORES_ONLY)
 // A thread per element of f(x, y) (y unused by sin_cos; rnd: the rounding
 // mode, | force << 8 in tests); sin_cos writes its second output (cos) to
 // rh2/rl2/tern2. The flag protocol of float_func (ff_store): nflag two

@@ -330,11 +330,23 @@ pub(crate) fn drive(
     len: usize,
     k: usize,
     force: u32,
+    pass: impl FnMut(usize, Option<&[u32]>, u32) -> Result<(Vec<u32>, Vec<u32>)>,
+) -> Result<(Vec<u32>, FuncStats)> {
+    drive_min(len, k, force, if force > 0 { 1 } else { RETRY_MIN }, pass)
+}
+
+/// [`drive`] retrying `min` or more undecided elements (at least 1; the
+/// complex functions' emulated tests ask for 1 without a `force`).
+pub(crate) fn drive_min(
+    len: usize,
+    k: usize,
+    force: u32,
+    min: usize,
     mut pass: impl FnMut(usize, Option<&[u32]>, u32) -> Result<(Vec<u32>, Vec<u32>)>,
 ) -> Result<(Vec<u32>, FuncStats)> {
     let (mut und, mut host) = pass(k, None, force.min(2))?;
     let first = und.len() + host.len();
-    let min = if force > 0 { 1 } else { RETRY_MIN };
+    let min = min.max(1);
     for k2 in retry_tiers(k) {
         if und.len() < min {
             break;
@@ -401,10 +413,30 @@ fn launch_pass(
     })
 }
 
+/// The module whose float_func_gather and float_func_scatter move
+/// elements: float_func at tier `k` (a `usize`), or another module that
+/// holds them (the complex functions' float_cfunc, which would otherwise
+/// load float_func for them).
+pub(crate) trait Movers {
+    fn module(&self) -> Instance;
+}
+
+impl Movers for usize {
+    fn module(&self) -> Instance {
+        inst(*self)
+    }
+}
+
+impl Movers for &Instance {
+    fn module(&self) -> Instance {
+        (*self).clone()
+    }
+}
+
 /// Gathers the arguments at `idx` into a compact array (device).
 pub(crate) fn gather(
     eng: &Arc<CudaEngine>,
-    k: usize,
+    k: impl Movers,
     x: &CudaFloatArray,
     idx: &CudaSlice<u32>,
     cnt: usize,
@@ -412,7 +444,7 @@ pub(crate) fn gather(
     let nx = limbs_for_prec(x.prec());
     let mut gh = crate::int::cuda::alloc(eng, cnt)?;
     let mut gl = crate::int::cuda::alloc(eng, cnt * nx)?;
-    let func = eng.function(&inst(k), "float_func_gather")?;
+    let func = eng.function(&k.module(), "float_func_gather")?;
     let (xh, xl) = x.raw_parts();
     let (nx32, cnt32) = (nx as u32, cnt as u32);
     let mut b = eng.stream().launch_builder(&func);
@@ -432,7 +464,7 @@ pub(crate) fn gather(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter(
     eng: &Arc<CudaEngine>,
-    k: usize,
+    k: impl Movers,
     out: &mut CudaFloatArray,
     tern: &mut CudaSlice<i8>,
     idx: &CudaSlice<u32>,
@@ -441,7 +473,7 @@ pub(crate) fn scatter(
 ) -> Result<()> {
     let n32 = limbs_for_prec(out.prec()) as u32;
     let cnt32 = cnt as u32;
-    let func = eng.function(&inst(k), "float_func_scatter")?;
+    let func = eng.function(&k.module(), "float_func_scatter")?;
     let (rh, rl) = out.raw_parts_mut();
     let mut b = eng.stream().launch_builder(&func);
     b.arg(rh)
@@ -469,7 +501,7 @@ pub(crate) fn upload_u32(eng: &Arc<CudaEngine>, v: &[u32]) -> Result<CudaSlice<u
 /// array (gathered on the device, one download).
 pub(crate) fn gather_to_host(
     eng: &Arc<CudaEngine>,
-    k: usize,
+    k: impl Movers,
     x: &CudaFloatArray,
     idx: &CudaSlice<u32>,
     cnt: usize,
@@ -486,7 +518,7 @@ pub(crate) fn gather_to_host(
 /// Writes the host results `r`, `t` to the elements `idx` of `out`, `tern`.
 pub(crate) fn scatter_from_host(
     eng: &Arc<CudaEngine>,
-    k: usize,
+    k: impl Movers,
     out: &mut CudaFloatArray,
     tern: &mut CudaSlice<i8>,
     idx: &CudaSlice<u32>,

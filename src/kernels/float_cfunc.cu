@@ -17,9 +17,13 @@
 // that does not pass is "undecided": the host re-runs the element at a
 // larger tier, then on the CPU engine.
 //
-// Included by float_func.cu after float_func_trig.cuh; src/kernels/mod.rs
-// pastes it for NVRTC. Plain C++ like the rest: notes/cplxgpu-emu/emu.cpp
+// Its own module (src/kernels/mod.rs's FLOAT_CFUNC, tiers FF_K as
+// float_func's, the same constants): float_func.cu is pasted for its value
+// cores without its kernels (FF_CORES_ONLY), so neither module compiles
+// the other's functions. Plain C++ like the rest: notes/cplxgpu-emu/emu.cpp
 // runs cf_eval on the host (tests/complex_cuda_func.rs).
+#define FF_CORES_ONLY
+#include "float_func.cu"
 
 // Function codes of float_cfunc (src/complex/cuda_func.rs).
 #define CF_EXP 0u
