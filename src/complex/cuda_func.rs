@@ -25,8 +25,8 @@ use crate::float::cuda::{CudaFloatArray, round_code};
 use crate::float::func::FuncStats;
 use crate::float::func::cuda::{
     FUNC_TIERS, FlagBufs, RETRY_MIN, block_for, constants, device_constants, drive_min, emu_lists,
-    emu_result, emu_run, from_heads, gather, gather_to_host, grid, heads_of, launch_flagged, pick,
-    put, scatter, scatter_from_host, tier, upload_u32, with_flag_bufs,
+    emu_result, emu_run, from_heads, gather, gather_to_host, grid, heads_of, host_stats,
+    launch_flagged, pick, put, scatter, scatter_from_host, tier, upload_u32, with_flag_bufs,
 };
 use crate::float::limbs_for_prec;
 use crate::kernels::{FLOAT_CFUNC, Instance};
@@ -163,6 +163,47 @@ fn new_part(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<Part> {
     Ok(Part { out, tern })
 }
 
+/// An operation of this module: a function of [`device_code`], or div
+/// (float_cdiv) and pow (float_cpow) of two operands.
+#[derive(Clone, Copy)]
+enum Op {
+    Func(CFunc),
+    Div,
+    Pow,
+}
+
+/// float_cfunc.cu's CF_DIV (the float_cdiv kernel).
+pub const DIV_CODE: u32 = 16;
+
+/// float_cfunc.cu's CF_POW (the float_cpow kernel).
+pub const POW_CODE: u32 = 17;
+
+impl Op {
+    fn code(self) -> Option<u32> {
+        match self {
+            Op::Func(f) => device_code(f),
+            Op::Div => Some(DIV_CODE),
+            Op::Pow => Some(POW_CODE),
+        }
+    }
+
+    /// The CPU engine's evaluation (`y`: div's and pow's second operand).
+    fn cpu(
+        self,
+        z: &ComplexArray,
+        y: Option<&ComplexArray>,
+        pr: u64,
+        pi: u64,
+        rnd: CRound,
+    ) -> Result<(ComplexArray, Ternary)> {
+        match self {
+            Op::Func(f) => z.func_ternary(f, pr, pi, rnd),
+            Op::Div => z.div_ternary(y.expect("two operands"), pr, pi, rnd),
+            Op::Pow => z.pow_ternary(y.expect("two operands"), pr, pi, rnd),
+        }
+    }
+}
+
 /// `f(z)` with each part rounded to `pr`, `pi` bits in its mode of `rnd`,
 /// the ternary pairs (on the device) and the statistics (`retried`: elements
 /// the first pass did not write; `device_retried`: of those, written by a
@@ -174,9 +215,7 @@ pub fn func_ternary_stats(
     pi: u64,
     rnd: CRound,
 ) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
-    run_dev(z, None, device_code(f), pr, pi, rnd, |x, _| {
-        x.func_ternary(f, pr, pi, rnd)
-    })
+    run_dev(Op::Func(f), z, None, pr, pi, rnd)
 }
 
 /// `x / y` (mpc_div) as [`func_ternary_stats`]: the regular elements (all
@@ -188,25 +227,25 @@ pub fn div_ternary_stats(
     pi: u64,
     rnd: CRound,
 ) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
-    if x.len() != y.len() {
-        return Err(Error::Shape(format!(
-            "operands have {} and {} elements",
-            x.len(),
-            y.len()
-        )));
-    }
-    run_dev(x, Some(y), Some(DIV_CODE), pr, pi, rnd, |a, b| {
-        a.div_ternary(b.expect("two operands"), pr, pi, rnd)
-    })
+    run_two(Op::Div, x, y, pr, pi, rnd)
 }
-
-/// float_cfunc.cu's CF_DIV (the float_cdiv kernel).
-pub const DIV_CODE: u32 = 16;
 
 /// `x^y` (mpc_pow) as [`func_ternary_stats`]: the regular elements (x with
 /// two normal parts, moderate `y`, a result neither real, imaginary nor
 /// near the exponent range: float_cfunc.cu's cf_pow_eval) on the device.
 pub fn pow_ternary_stats(
+    x: &CudaComplexArray,
+    y: &CudaComplexArray,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
+    run_two(Op::Pow, x, y, pr, pi, rnd)
+}
+
+/// Div or pow after the operands' shape check.
+fn run_two(
+    op: Op,
     x: &CudaComplexArray,
     y: &CudaComplexArray,
     pr: u64,
@@ -220,13 +259,8 @@ pub fn pow_ternary_stats(
             y.len()
         )));
     }
-    run_dev(x, Some(y), Some(POW_CODE), pr, pi, rnd, |a, b| {
-        a.pow_ternary(b.expect("two operands"), pr, pi, rnd)
-    })
+    run_dev(op, x, Some(y), pr, pi, rnd)
 }
-
-/// float_cfunc.cu's CF_POW (the float_cpow kernel).
-pub const POW_CODE: u32 = 17;
 
 fn limbs2(z: &CudaComplexArray) -> (usize, usize) {
     (limbs_for_prec(z.re().prec()), limbs_for_prec(z.im().prec()))
@@ -239,28 +273,26 @@ fn raw2(z: &CudaComplexArray) -> [Raw<'_>; 2] {
     [(ah, al, na), (bh, bl, nb)]
 }
 
-/// The device evaluation of `code` on z (and y for division), with the
-/// retries and the CPU engine's `cpu` for the rest (on gathered elements).
-#[allow(clippy::too_many_arguments)]
+/// The device evaluation of `op` on z (and y for div and pow), with the
+/// retries and the CPU engine for the rest (on gathered elements).
 fn run_dev(
+    op: Op,
     z: &CudaComplexArray,
     y: Option<&CudaComplexArray>,
-    code: Option<u32>,
     pr: u64,
     pi: u64,
     rnd: CRound,
-    cpu: impl Fn(&ComplexArray, Option<&ComplexArray>) -> Result<(ComplexArray, Ternary)>,
 ) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
     let eng = z.engine().clone();
     let len = z.len();
     let (na, nb) = limbs2(z);
     let (nc, nd) = y.map_or((1, 1), limbs2);
     let k = ctier(pr, pi, na.max(nb), nc.max(nd));
-    let (Some(code), Some(k)) = (code, k) else {
-        return on_host(z, y, cpu);
+    let (Some(code), Some(k)) = (op.code(), k) else {
+        return on_host(op, z, y, pr, pi, rnd);
     };
     if len == 0 || len >= u32::MAX as usize {
-        return on_host(z, y, cpu);
+        return on_host(op, z, y, pr, pi, rnd);
     }
     crate::float::check_prec(pr)?;
     crate::float::check_prec(pi)?;
@@ -309,7 +341,7 @@ fn run_dev(
             Some(y) => Some(ComplexArray::new(part(y.re())?, part(y.im())?)?),
             None => None,
         };
-        let (r, t) = cpu(&sub, suby.as_ref())?;
+        let (r, t) = op.cpu(&sub, suby.as_ref(), pr, pi, rnd)?;
         let tr: Vec<i8> = t.iter().map(|p| p.0).collect();
         let ti: Vec<i8> = t.iter().map(|p| p.1).collect();
         for (x, tv, dst) in [(r.re(), &tr, &mut re), (r.im(), &ti, &mut im)] {
@@ -323,24 +355,21 @@ fn run_dev(
 /// The whole array on the CPU engine (functions not on the device,
 /// precisions above the largest tier).
 fn on_host(
+    op: Op,
     z: &CudaComplexArray,
     y: Option<&CudaComplexArray>,
-    cpu: impl Fn(&ComplexArray, Option<&ComplexArray>) -> Result<(ComplexArray, Ternary)>,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
 ) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
     let eng = z.engine();
     let hy = y.map(|y| y.to_host()).transpose()?;
-    let (r, t) = cpu(&z.to_host()?, hy.as_ref())?;
+    let (r, t) = op.cpu(&z.to_host()?, hy.as_ref(), pr, pi, rnd)?;
     let tr: Vec<i8> = t.iter().map(|p| p.0).collect();
     let ti: Vec<i8> = t.iter().map(|p| p.1).collect();
-    let n = z.len() as u64;
-    let stats = FuncStats {
-        elements: n,
-        retried: n,
-        device_retried: 0,
-        host: n,
-    };
     let out = r.to_cuda(eng)?;
-    Ok((out, (upload_i8(eng, &tr)?, upload_i8(eng, &ti)?), stats))
+    let tern = (upload_i8(eng, &tr)?, upload_i8(eng, &ti)?);
+    Ok((out, tern, host_stats(z.len())))
 }
 
 /// Uploads `z`, evaluates `f` on the device and brings the result, the
@@ -440,17 +469,7 @@ pub fn func_emulated(
     rnd: CRound,
     retry_min: usize,
 ) -> Result<(ComplexArray, Ternary, FuncStats)> {
-    emulated(
-        exe,
-        z,
-        None,
-        device_code(f),
-        pr,
-        pi,
-        rnd,
-        retry_min,
-        |x, _| x.func_ternary(f, pr, pi, rnd),
-    )
+    emulated(exe, Op::Func(f), z, None, pr, pi, rnd, retry_min)
 }
 
 /// [`div_ternary_stats`] through the emulator, as [`func_emulated`].
@@ -464,17 +483,7 @@ pub fn div_emulated(
     rnd: CRound,
     retry_min: usize,
 ) -> Result<(ComplexArray, Ternary, FuncStats)> {
-    emulated(
-        exe,
-        x,
-        Some(y),
-        Some(DIV_CODE),
-        pr,
-        pi,
-        rnd,
-        retry_min,
-        |a, b| a.div_ternary(b.expect("two operands"), pr, pi, rnd),
-    )
+    emulated(exe, Op::Div, x, Some(y), pr, pi, rnd, retry_min)
 }
 
 /// [`pow_ternary_stats`] through the emulator, as [`func_emulated`].
@@ -488,46 +497,28 @@ pub fn pow_emulated(
     rnd: CRound,
     retry_min: usize,
 ) -> Result<(ComplexArray, Ternary, FuncStats)> {
-    emulated(
-        exe,
-        x,
-        Some(y),
-        Some(POW_CODE),
-        pr,
-        pi,
-        rnd,
-        retry_min,
-        |a, b| a.pow_ternary(b.expect("two operands"), pr, pi, rnd),
-    )
+    emulated(exe, Op::Pow, x, Some(y), pr, pi, rnd, retry_min)
 }
 
 #[allow(clippy::too_many_arguments)]
 fn emulated(
     exe: &str,
+    op: Op,
     z: &ComplexArray,
     y: Option<&ComplexArray>,
-    code: Option<u32>,
     pr: u64,
     pi: u64,
     rnd: CRound,
     retry_min: usize,
-    cpu: impl Fn(&ComplexArray, Option<&ComplexArray>) -> Result<(ComplexArray, Ternary)>,
 ) -> Result<(ComplexArray, Ternary, FuncStats)> {
     let (na, nb) = (z.re().limbs_per_element(), z.im().limbs_per_element());
     let (nc, nd) = y.map_or((1, 1), |y| {
         (y.re().limbs_per_element(), y.im().limbs_per_element())
     });
     let len = z.len();
-    let (Some(code), Some(k)) = (code, ctier(pr, pi, na.max(nb), nc.max(nd))) else {
-        let (r, t) = cpu(z, y)?;
-        let n = len as u64;
-        let st = FuncStats {
-            elements: n,
-            retried: n,
-            device_retried: 0,
-            host: n,
-        };
-        return Ok((r, t, st));
+    let (Some(code), Some(k)) = (op.code(), ctier(pr, pi, na.max(nb), nc.max(nd))) else {
+        let (r, t) = op.cpu(z, y, pr, pi, rnd)?;
+        return Ok((r, t, host_stats(len)));
     };
     let ns = [limbs_for_prec(pr), limbs_for_prec(pi)];
     let mut parts: [(Vec<u64>, Vec<u64>, Vec<i8>); 2] = Default::default();
@@ -546,7 +537,7 @@ fn emulated(
     })?;
     if !host.is_empty() {
         let suby = y.map(|y| pick2(y, &host)).transpose()?;
-        let (r, t) = cpu(&pick2(z, &host)?, suby.as_ref())?;
+        let (r, t) = op.cpu(&pick2(z, &host)?, suby.as_ref(), pr, pi, rnd)?;
         let tp: [Vec<i8>; 2] = [
             t.iter().map(|p| p.0).collect(),
             t.iter().map(|p| p.1).collect(),

@@ -220,6 +220,17 @@ pub(crate) fn from_heads(prec: u64, heads: &[u64], limbs: Vec<u64>) -> Result<Fl
     )
 }
 
+/// The statistics of `n` elements all evaluated by the CPU engine.
+pub(crate) fn host_stats(n: usize) -> FuncStats {
+    let n = n as u64;
+    FuncStats {
+        elements: n,
+        retried: n,
+        device_retried: 0,
+        host: n,
+    }
+}
+
 /// How many larger tiers an undecided element is retried at on the device
 /// before the CPU engine takes it.
 pub const RETRY_TIERS: usize = 3;
@@ -570,19 +581,13 @@ impl CudaFloatArray {
         let k = code.and_then(|c| tier_of(c, prec, nx));
         let (Some(code), Some(k)) = (code, k) else {
             // The CPU engine for the whole array.
-            let (r, t, st) = self.to_host()?.func_ternary(f, prec, rnd)?;
+            let (r, t, _) = self.to_host()?.func_ternary(f, prec, rnd)?;
             let out = r.to_cuda(&eng)?;
             let tern = eng
                 .stream()
                 .clone_htod(&t)
                 .map_err(Error::driver("copying to the device"))?;
-            let stats = FuncStats {
-                elements: st.elements,
-                retried: st.elements,
-                device_retried: 0,
-                host: st.elements,
-            };
-            return Ok((out, tern, stats));
+            return Ok((out, tern, host_stats(len)));
         };
         if len == 0 {
             let out = CudaFloatArray::zeros(&eng, 0, prec)?;
@@ -814,17 +819,8 @@ pub fn func_emulated_forced(
     let len = x.len();
     let code = device_code(f);
     let (Some(code), Some(k)) = (code, code.and_then(|c| tier_of(c, prec, nx))) else {
-        let (r, t, st) = x.func_ternary(f, prec, rnd)?;
-        let e = st.elements;
-        return Ok((
-            r,
-            t,
-            FuncStats {
-                retried: e,
-                host: e,
-                ..st
-            },
-        ));
+        let (r, t, _) = x.func_ternary(f, prec, rnd)?;
+        return Ok((r, t, host_stats(len)));
     };
     let rc = round_code(rnd);
     let (mut rh, mut rl, mut tern) = (Vec::new(), Vec::new(), Vec::new());
