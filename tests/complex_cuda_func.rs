@@ -13,7 +13,7 @@
 //! (ignored otherwise). Fresh seeds each run (MPARRAY_TEST_SEED replays).
 
 use mparray::complex::cuda::CudaComplexArray;
-use mparray::complex::cuda_func;
+use mparray::complex::cuda_func::{self, Op};
 use mparray::complex::{CFunc, CRound, ComplexArray};
 use mparray::float::func::FuncStats;
 use mparray::float::text;
@@ -264,6 +264,13 @@ fn check_func(
     }
 }
 
+/// A generator on a fresh seed (printed; MPARRAY_TEST_SEED replays).
+fn seeded() -> Rng {
+    let s = seed();
+    eprintln!("seed {s}");
+    Rng(s)
+}
+
 fn emu() -> Option<String> {
     common::emulator("MPARRAY_CFUNC_EMU", "notes/cplxgpu-emu/emu.cpp")
         .map(|p| p.to_string_lossy().into_owned())
@@ -279,6 +286,13 @@ struct Tally {
 }
 
 impl Tally {
+    fn report(&self, what: &str) {
+        eprintln!(
+            "{what}: {} elements, {} on the device, {} retried there, {} host",
+            self.elements, self.device, self.retried_on_device, self.host
+        );
+    }
+
     fn add(&mut self, st: &FuncStats) {
         self.elements += st.elements;
         self.device += st.elements - st.retried;
@@ -298,7 +312,7 @@ fn emulated(
     retry_min: usize,
     tally: &mut Tally,
 ) {
-    let res = cuda_func::func_emulated(exe, f, z, pr, pi, rnd, retry_min);
+    let res = cuda_func::emulated(exe, Op::Func(f), z, None, pr, pi, rnd, retry_min);
     check_func("emulated", f, z, pr, pi, rnd, res, tally);
 }
 
@@ -309,9 +323,7 @@ fn emulated(
 #[test]
 fn cfuncemu_random_magnitudes_and_precisions() {
     let Some(exe) = emu() else { return };
-    let s = seed();
-    eprintln!("seed {s}");
-    let mut g = Rng(s);
+    let mut g = seeded();
     let mut tally = Tally::default();
     let mut regular = Tally::default();
     let all = CRound::all();
@@ -340,14 +352,8 @@ fn cfuncemu_random_magnitudes_and_precisions() {
             emulated(&exe, f, &z, p, pi, rnd, 1, &mut regular);
         }
     }
-    eprintln!(
-        "all: {} elements, {} on the device, {} retried there, {} host",
-        tally.elements, tally.device, tally.retried_on_device, tally.host
-    );
-    eprintln!(
-        "regular: {} elements, {} on the device, {} retried there, {} host",
-        regular.elements, regular.device, regular.retried_on_device, regular.host
-    );
+    tally.report("all");
+    regular.report("regular");
     // Above the largest tier (2 of 22 precisions) everything is the host's.
     assert!(
         regular.device * 10 >= regular.elements * 8,
@@ -363,9 +369,7 @@ fn cfuncemu_random_magnitudes_and_precisions() {
 #[test]
 fn cfuncemu_all_rounding_pairs_and_edges() {
     let Some(exe) = emu() else { return };
-    let s = seed();
-    eprintln!("seed {s}");
-    let mut g = Rng(s);
+    let mut g = seeded();
     let mut tally = Tally::default();
     for f in DEV {
         for p in [2u64, 53, 113, 256] {
@@ -380,10 +384,7 @@ fn cfuncemu_all_rounding_pairs_and_edges() {
             }
         }
     }
-    eprintln!(
-        "{} elements, {} on the device, {} retried there, {} host",
-        tally.elements, tally.device, tally.retried_on_device, tally.host
-    );
+    tally.report("all");
     assert!(tally.device > 0);
 }
 
@@ -500,10 +501,11 @@ impl Two {
         pi: u64,
         r: CRound,
     ) -> mparray::Result<(ComplexArray, Vec<(i8, i8)>, FuncStats)> {
-        match self {
-            Two::Div => cuda_func::div_emulated(exe, x, y, pr, pi, r, 1),
-            Two::Pow => cuda_func::pow_emulated(exe, x, y, pr, pi, r, 1),
-        }
+        let op = match self {
+            Two::Div => Op::Div,
+            Two::Pow => Op::Pow,
+        };
+        cuda_func::emulated(exe, op, x, Some(y), pr, pi, r, 1)
     }
 
     /// The statistics entry point and the method of CudaComplexArray.
@@ -673,9 +675,7 @@ fn emulated_two(
 /// is asserted, and all 25 pairs on the edge operands.
 fn emu_two(op: Two) {
     let Some(exe) = emu() else { return };
-    let s = seed();
-    eprintln!("seed {s}");
-    let mut g = Rng(s);
+    let mut g = seeded();
     let mut tally = Tally::default();
     let mut regular = Tally::default();
     let all = CRound::all();
@@ -696,14 +696,8 @@ fn emu_two(op: Two) {
             emulated_two(&exe, op, &x, &y, p, p + 3, rnd, &mut tally);
         }
     }
-    eprintln!(
-        "all: {} elements, {} on the device, {} retried there, {} host",
-        tally.elements, tally.device, tally.retried_on_device, tally.host
-    );
-    eprintln!(
-        "regular: {} elements, {} on the device, {} host",
-        regular.elements, regular.device, regular.host
-    );
+    tally.report("all");
+    regular.report("regular");
     assert!(tally.device > 0);
     assert!(regular.device * 10 >= regular.elements * 8);
 }
@@ -734,11 +728,20 @@ fn concat(a: &ComplexArray, b: &ComplexArray) -> ComplexArray {
 #[test]
 fn cfuncemu_other_functions_on_the_cpu() {
     let Some(exe) = emu() else { return };
-    let mut g = Rng(seed());
+    let mut g = seeded();
     let z = array(&mut g, 6, 60, 70, Mag::Mid, Mag::One);
     for f in CFunc::ALL {
-        let (r, t, st) =
-            cuda_func::func_emulated(&exe, f, &z, 53, 64, CRound::both(Round::Nearest), 1).unwrap();
+        let (r, t, st) = cuda_func::emulated(
+            &exe,
+            Op::Func(f),
+            &z,
+            None,
+            53,
+            64,
+            CRound::both(Round::Nearest),
+            1,
+        )
+        .unwrap();
         if cuda_func::device_code(f).is_none() {
             assert_eq!(st.host, z.len() as u64);
         }
@@ -773,9 +776,7 @@ const GPU_PRECS: &[u64] = &[53, 256, 1024, 2200];
 #[ignore]
 fn cfuncgpu_random_against_cpu() {
     let eng = engine();
-    let s = seed();
-    eprintln!("seed {s}");
-    let mut g = Rng(s);
+    let mut g = seeded();
     let mut tally = Tally::default();
     let all = CRound::all();
     let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Large, Mag::Mixed];
@@ -814,10 +815,7 @@ fn cfuncgpu_random_against_cpu() {
             compare("cuda edges", f, &z, 256, 250, rnd, &(r, t));
         }
     }
-    eprintln!(
-        "{} elements, {} on the device, {} retried there, {} host",
-        tally.elements, tally.device, tally.retried_on_device, tally.host
-    );
+    tally.report("all");
 }
 
 /// Div or pow on the device against the CPU engine, random and regular
@@ -825,7 +823,7 @@ fn cfuncgpu_random_against_cpu() {
 /// (counts printed).
 fn gpu_two(op: Two) {
     let eng = engine();
-    let mut g = Rng(seed());
+    let mut g = seeded();
     let all = CRound::all();
     for &p in GPU_PRECS {
         let len = if p > 1100 { 40 } else { 400 };
@@ -864,7 +862,7 @@ fn cfuncgpu_pow() {
 #[ignore]
 fn cfuncgpu_large_batch() {
     let eng = engine();
-    let mut g = Rng(seed());
+    let mut g = seeded();
     for f in DEV {
         let z = array(&mut g, 20000, 256, 256, Mag::Mid, Mag::One);
         let rnd = CRound::new(Round::Nearest, Round::Up);

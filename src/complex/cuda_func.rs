@@ -165,8 +165,8 @@ fn new_part(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<Part> {
 
 /// An operation of this module: a function of [`device_code`], or div
 /// (float_cdiv) and pow (float_cpow) of two operands.
-#[derive(Clone, Copy)]
-enum Op {
+#[derive(Clone, Copy, Debug)]
+pub enum Op {
     Func(CFunc),
     Div,
     Pow,
@@ -454,54 +454,16 @@ fn pick2(z: &ComplexArray, idx: &[u32]) -> Result<ComplexArray> {
     ComplexArray::new(pick(z.re(), idx)?, pick(z.im(), idx)?)
 }
 
-/// The same evaluation as [`func_ternary_stats`] through the host
-/// emulation of the kernel (notes/cplxgpu-emu/emu.cpp built at `exe`): the
-/// same tiers, constants, retries at larger tiers (`retry_min`: the fewest
-/// undecided elements worth a retry; the device uses `RETRY_MIN`) and CPU
-/// evaluation of the rest. For tests without a device.
+/// The same evaluation as [`func_ternary_stats`] (`op` a function) or
+/// [`div_ternary_stats`], [`pow_ternary_stats`] (`y` their second operand)
+/// through the host emulation of the kernel (notes/cplxgpu-emu/emu.cpp
+/// built at `exe`): the same tiers, constants, retries at larger tiers
+/// (`retry_min`: the fewest undecided elements worth a retry; the device
+/// uses `RETRY_MIN`) and CPU evaluation of the rest. For tests without a
+/// device.
 #[doc(hidden)]
-pub fn func_emulated(
-    exe: &str,
-    f: CFunc,
-    z: &ComplexArray,
-    pr: u64,
-    pi: u64,
-    rnd: CRound,
-    retry_min: usize,
-) -> Result<(ComplexArray, Ternary, FuncStats)> {
-    emulated(exe, Op::Func(f), z, None, pr, pi, rnd, retry_min)
-}
-
-/// [`div_ternary_stats`] through the emulator, as [`func_emulated`].
-#[doc(hidden)]
-pub fn div_emulated(
-    exe: &str,
-    x: &ComplexArray,
-    y: &ComplexArray,
-    pr: u64,
-    pi: u64,
-    rnd: CRound,
-    retry_min: usize,
-) -> Result<(ComplexArray, Ternary, FuncStats)> {
-    emulated(exe, Op::Div, x, Some(y), pr, pi, rnd, retry_min)
-}
-
-/// [`pow_ternary_stats`] through the emulator, as [`func_emulated`].
-#[doc(hidden)]
-pub fn pow_emulated(
-    exe: &str,
-    x: &ComplexArray,
-    y: &ComplexArray,
-    pr: u64,
-    pi: u64,
-    rnd: CRound,
-    retry_min: usize,
-) -> Result<(ComplexArray, Ternary, FuncStats)> {
-    emulated(exe, Op::Pow, x, Some(y), pr, pi, rnd, retry_min)
-}
-
 #[allow(clippy::too_many_arguments)]
-fn emulated(
+pub fn emulated(
     exe: &str,
     op: Op,
     z: &ComplexArray,
