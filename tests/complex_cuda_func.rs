@@ -196,6 +196,12 @@ fn show(z: &ComplexArray, t: &[(i8, i8)], i: usize) -> String {
 /// A result: both parts and the ternary pairs.
 type Res = (ComplexArray, Vec<(i8, i8)>);
 
+/// A result with the device's statistics, or the error.
+type Stats = mparray::Result<(ComplexArray, Vec<(i8, i8)>, FuncStats)>;
+
+/// Literal parts (re, im).
+type Lits = &'static [(&'static str, &'static str)];
+
 /// `(re + i im)` of element `i`, in hex.
 fn hexz(z: &ComplexArray, i: usize) -> String {
     format!(
@@ -243,7 +249,7 @@ fn check_func(
     pr: u64,
     pi: u64,
     rnd: CRound,
-    res: mparray::Result<(ComplexArray, Vec<(i8, i8)>, FuncStats)>,
+    res: Stats,
     tally: &mut Tally,
 ) -> bool {
     match res {
@@ -491,7 +497,6 @@ impl Two {
         }
     }
 
-    #[allow(clippy::type_complexity)]
     fn emulated(
         self,
         exe: &str,
@@ -500,7 +505,7 @@ impl Two {
         pr: u64,
         pi: u64,
         r: CRound,
-    ) -> mparray::Result<(ComplexArray, Vec<(i8, i8)>, FuncStats)> {
+    ) -> Stats {
         let op = match self {
             Two::Div => Op::Div,
             Two::Pow => Op::Pow,
@@ -562,7 +567,7 @@ impl Two {
     /// parts, random regular ones. Pow: exact powers, real and imaginary
     /// results, x near 1, y near integers and random classes.
     fn edges(self, g: &mut Rng, p: u64) -> Arr2 {
-        let (ex, ey): (&[(&str, &str)], &[(&str, &str)]) = match self {
+        let (ex, ey): (Lits, Lits) = match self {
             Two::Div => (
                 &[
                     ("2", "2"),
