@@ -19,11 +19,16 @@ use mparray::float::{EMAX, EMIN, text};
 mod common;
 use common::{Rng, seed};
 
-/// A random part: a hex float of up to `bits` bits with exponents in
-/// [-20, 20], a special value with probability `special` per mille, and now
-/// and then an exponent near half the range's ends (products then leave
-/// it).
-fn part(g: &mut Rng, bits: u64, special: u64, huge: bool) -> String {
+/// A random part: a special value with probability `special` per mille,
+/// else a binary mantissa of b = 1 to min(bits, 4000) bits times 2^exp(g,
+/// b), as a hex float ("0b" is not a float syntax: the mantissa is written
+/// as an integer in hex).
+fn hex_part(
+    g: &mut Rng,
+    bits: u64,
+    special: u64,
+    exp: impl FnOnce(&mut Rng, i64) -> i64,
+) -> String {
     if g.below(1000) < special {
         return g.pick(&["0", "-0", "inf", "-inf", "nan"]).to_string();
     }
@@ -32,16 +37,21 @@ fn part(g: &mut Rng, bits: u64, special: u64, huge: bool) -> String {
     for _ in 1..b {
         m.push(if g.below(2) == 0 { '0' } else { '1' });
     }
-    let e = if huge && g.below(40) == 0 {
-        g.pick(&[536_870_900i64, -536_870_900, 536_870_912, -536_870_913]) + g.range(-40, 40)
-    } else {
-        g.range(-20, 20)
-    };
+    let e = exp(g, b as i64);
     let sign = if g.below(2) == 0 { "-" } else { "" };
-    // A binary mantissa times 2^e: "0b" is not a float syntax, so write
-    // it as an integer in hex.
-    let v = num_hex(&m);
-    format!("{sign}0x{v}p{e:+}")
+    format!("{sign}0x{}p{e:+}", num_hex(&m))
+}
+
+/// A random part (hex_part) with exponents in [-20, 20] and now and then
+/// one near half the range's ends (products then leave it).
+fn part(g: &mut Rng, bits: u64, special: u64, huge: bool) -> String {
+    hex_part(g, bits, special, |g, _| {
+        if huge && g.below(40) == 0 {
+            g.pick(&[536_870_900i64, -536_870_900, 536_870_912, -536_870_913]) + g.range(-40, 40)
+        } else {
+            g.range(-20, 20)
+        }
+    })
 }
 
 fn num_hex(bits: &str) -> String {
@@ -80,6 +90,24 @@ fn show(z: &ComplexArray, t: &[(i8, i8)]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// The device's rows (`got`) against the CPU engine's (`want`), one per
+/// element; `desc(i)` names element i in a failure.
+fn same_rows(got: &[String], want: &[String], desc: impl Fn(usize) -> String) {
+    assert_eq!(got.len(), want.len(), "{}", desc(0));
+    for i in 0..want.len() {
+        assert_eq!(got[i], want[i], "{} i={i}", desc(i));
+    }
+}
+
+/// `(re, im)` of element i, in hex.
+fn hexz(z: &ComplexArray, i: usize) -> String {
+    format!(
+        "({}, {})",
+        text::format_hex(&z.re().get(i)),
+        text::format_hex(&z.im().get(i))
+    )
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -194,19 +222,10 @@ fn complexgpu_against_cpu() {
                     let (got, gt) = apply!(op, dx, &dy, pr, pi, r).unwrap();
                     let gt = ternary_pairs_to_host(&eng, &gt).unwrap();
                     let got = got.to_host().unwrap();
-                    let (w, s) = (show(&want, &wt), show(&got, &gt[..got.len()]));
-                    for i in 0..len {
-                        assert_eq!(
-                            s[i],
-                            w[i],
-                            "{op:?} in={inp} pr={pr} pi={pi} {} i={i} x=({}, {}) y=({}, {})",
-                            r.name(),
-                            text::format_hex(&x.re().get(i)),
-                            text::format_hex(&x.im().get(i)),
-                            text::format_hex(&y.re().get(i)),
-                            text::format_hex(&y.im().get(i)),
-                        );
-                    }
+                    same_rows(&show(&got, &gt[..got.len()]), &show(&want, &wt), |i| {
+                        let (xi, yi) = (hexz(x, i), hexz(y, i));
+                        format!("{op:?} in={inp} pr={pr} pi={pi} {} x={xi} y={yi}", r.name())
+                    });
                     checked += len;
                 }
             }
@@ -283,24 +302,17 @@ fn complexgpu_shapes_and_cli() {
 /// mille), and exponents at the ends of the range and of half the range
 /// (hypot and norm overflow or underflow there, atan2's ratios too).
 fn part_ends(g: &mut Rng, bits: u64, special: u64) -> String {
-    if g.below(1000) < special {
-        return g.pick(&["0", "-0", "inf", "-inf", "nan"]).to_string();
-    }
-    let b = 1 + g.below(bits.min(4000));
-    let mut m = String::from("1");
-    for _ in 1..b {
-        m.push(if g.below(2) == 0 { '0' } else { '1' });
-    }
     // The value's exponent (the text's is that minus the bits).
-    let e = match g.below(10) {
-        0 => EMAX - g.range(0, 40),
-        1 => EMIN + g.range(0, 40),
-        2 => g.pick(&[EMAX / 2, EMIN / 2, EMAX / 2 + 1, EMIN / 2 - 1]) + g.range(-3, 3),
-        3 => g.range(-3000, 3000),
-        _ => g.range(-20, 20),
-    };
-    let sign = if g.below(2) == 0 { "-" } else { "" };
-    format!("{sign}0x{}p{:+}", num_hex(&m), e - b as i64)
+    hex_part(g, bits, special, |g, b| {
+        let e = match g.below(10) {
+            0 => EMAX - g.range(0, 40),
+            1 => EMIN + g.range(0, 40),
+            2 => g.pick(&[EMAX / 2, EMIN / 2, EMAX / 2 + 1, EMIN / 2 - 1]) + g.range(-3, 3),
+            3 => g.range(-3000, 3000),
+            _ => g.range(-20, 20),
+        };
+        e - b
+    })
 }
 
 fn array_ends(g: &mut Rng, len: usize, pr: u64, pi: u64, special: u64) -> ComplexArray {
@@ -387,16 +399,11 @@ fn complexgpu_abs_norm_arg() {
                     let (got, gt) = apply_real!(op, dx, p, r).unwrap();
                     let gt = mparray::float::cuda::ternary_to_host(&eng, &gt).unwrap();
                     let got = got.to_host().unwrap();
-                    let (w, s) = (show_real(&want, &wt), show_real(&got, &gt[..got.len()]));
-                    for i in 0..len {
-                        assert_eq!(
-                            s[i],
-                            w[i],
-                            "{op:?} pr={pr} pi={pi} p={p} {r:?} i={i} x=({}, {})",
-                            text::format_hex(&x.re().get(i)),
-                            text::format_hex(&x.im().get(i)),
-                        );
-                    }
+                    same_rows(
+                        &show_real(&got, &gt[..got.len()]),
+                        &show_real(&want, &wt),
+                        |i| format!("{op:?} pr={pr} pi={pi} p={p} {r:?} x={}", hexz(&x, i)),
+                    );
                     checked += len;
                 }
             }
@@ -428,16 +435,9 @@ fn complexemu_abs_arg() {
                     };
                     let ((got, gt), _, _) =
                         fcuda2::func2_emulated(&exe, Some(f), a, b, p, r).unwrap();
-                    let (w, s) = (show_real(&want, &wt), show_real(&got, &gt));
-                    for i in 0..x.len() {
-                        assert_eq!(
-                            s[i],
-                            w[i],
-                            "{op:?} pr={pr} pi={pi} p={p} {r:?} i={i} x=({}, {})",
-                            text::format_hex(&x.re().get(i)),
-                            text::format_hex(&x.im().get(i)),
-                        );
-                    }
+                    same_rows(&show_real(&got, &gt), &show_real(&want, &wt), |i| {
+                        format!("{op:?} pr={pr} pi={pi} p={p} {r:?} x={}", hexz(&x, i))
+                    });
                 }
             }
         }

@@ -1,4 +1,4 @@
-//! The complex functions on the CUDA device (src/kernels/float_cfunc.cuh,
+//! The complex functions on the CUDA device (src/kernels/float_cfunc.cu,
 //! src/complex/cuda_func.rs) against the CPU engine (itself checked against
 //! an independent reference and GNU MPC, tests/complex_cpu.rs): bit for bit
 //! with the ternary pairs, on fresh random inputs across magnitudes (tiny,
@@ -12,7 +12,8 @@
 //! a build; MPARRAY_NO_EMU=1 skips them). `cfuncgpu_*` need a device
 //! (ignored otherwise). Fresh seeds each run (MPARRAY_TEST_SEED replays).
 
-use mparray::complex::cuda_func;
+use mparray::complex::cuda::CudaComplexArray;
+use mparray::complex::cuda_func::{self, Op};
 use mparray::complex::{CFunc, CRound, ComplexArray};
 use mparray::float::func::FuncStats;
 use mparray::float::text;
@@ -192,32 +193,88 @@ fn show(z: &ComplexArray, t: &[(i8, i8)], i: usize) -> String {
     )
 }
 
-/// Compares a device (or emulated) result with the CPU engine's.
-fn compare(
+/// A result: both parts and the ternary pairs.
+type Res = (ComplexArray, Vec<(i8, i8)>);
+
+/// A result with the device's statistics, or the error.
+type Stats = mparray::Result<(ComplexArray, Vec<(i8, i8)>, FuncStats)>;
+
+/// Literal parts (re, im).
+type Lits = &'static [(&'static str, &'static str)];
+
+/// `(re + i im)` of element `i`, in hex.
+fn hexz(z: &ComplexArray, i: usize) -> String {
+    format!(
+        "({} + i {})",
+        text::format_hex(&z.re().get(i)),
+        text::format_hex(&z.im().get(i))
+    )
+}
+
+/// A device (or emulated) result against the CPU engine's, element by
+/// element, bits and ternary pairs; `desc(i)` names element i.
+fn same(what: &str, got: &Res, want: &Res, desc: impl Fn(usize) -> String) {
+    assert_eq!(got.0.len(), want.0.len(), "{what}: length");
+    for i in 0..want.0.len() {
+        assert_eq!(
+            show(&got.0, &got.1, i),
+            show(&want.0, &want.1, i),
+            "{what}: {}",
+            desc(i)
+        );
+    }
+}
+
+/// Compares a device (or emulated) result of `f` with the CPU engine's.
+fn compare(what: &str, f: CFunc, z: &ComplexArray, pr: u64, pi: u64, rnd: CRound, got: &Res) {
+    let want = z.func_ternary(f, pr, pi, rnd).unwrap();
+    same(what, got, &want, |i| {
+        format!(
+            "{}{} at ({pr}, {pi}) bits, {}",
+            f.name(),
+            hexz(z, i),
+            rnd.name()
+        )
+    });
+}
+
+/// A device or emulated evaluation of `f` (with its statistics) against
+/// the CPU engine; an error only where the CPU engine itself gives up (its
+/// Ziv cap on an element the device sent it). Whether it was compared.
+#[allow(clippy::too_many_arguments)]
+fn check_func(
     what: &str,
     f: CFunc,
     z: &ComplexArray,
     pr: u64,
     pi: u64,
     rnd: CRound,
-    got: &(ComplexArray, Vec<(i8, i8)>),
-) {
-    let (r, t) = z.func_ternary(f, pr, pi, rnd).unwrap();
-    let (gr, gt) = got;
-    assert_eq!(gr.len(), z.len());
-    for i in 0..z.len() {
-        let want = show(&r, &t, i);
-        let have = show(gr, gt, i);
-        assert_eq!(
-            have,
-            want,
-            "{what}: {}({} + i {}) at ({pr}, {pi}) bits, {}",
-            f.name(),
-            text::format_hex(&z.re().get(i)),
-            text::format_hex(&z.im().get(i)),
-            rnd.name()
-        );
+    res: Stats,
+    tally: &mut Tally,
+) -> bool {
+    match res {
+        Ok((r, t, st)) => {
+            tally.add(&st);
+            compare(what, f, z, pr, pi, rnd, &(r, t));
+            true
+        }
+        Err(e) => {
+            eprintln!("{}: {e}", f.name());
+            assert!(
+                z.func_ternary(f, pr, pi, rnd).is_err(),
+                "{}: the {what} path failed ({e}), the CPU engine did not",
+                f.name()
+            );
+            false
+        }
     }
+}
+
+/// A generator on a fresh seed (printed; MPARRAY_TEST_SEED replays).
+fn seeded() -> Rng {
+    let s = seed();
+    eprintln!("seed {s}");
+    Rng(s)
 }
 
 fn emu() -> Option<String> {
@@ -235,6 +292,13 @@ struct Tally {
 }
 
 impl Tally {
+    fn report(&self, what: &str) {
+        eprintln!(
+            "{what}: {} elements, {} on the device, {} retried there, {} host",
+            self.elements, self.device, self.retried_on_device, self.host
+        );
+    }
+
     fn add(&mut self, st: &FuncStats) {
         self.elements += st.elements;
         self.device += st.elements - st.retried;
@@ -254,22 +318,8 @@ fn emulated(
     retry_min: usize,
     tally: &mut Tally,
 ) {
-    match cuda_func::func_emulated(exe, f, z, pr, pi, rnd, retry_min) {
-        Ok((r, t, st)) => {
-            tally.add(&st);
-            compare("emulated", f, z, pr, pi, rnd, &(r, t));
-        }
-        Err(e) => {
-            // Only where the CPU engine itself gives up (its Ziv cap on an
-            // element the device sent it).
-            eprintln!("{}: {e}", f.name());
-            assert!(
-                z.func_ternary(f, pr, pi, rnd).is_err(),
-                "{}: the emulated path failed ({e}), the CPU engine did not",
-                f.name()
-            );
-        }
-    }
+    let res = cuda_func::emulated(exe, Op::Func(f), z, None, pr, pi, rnd, retry_min);
+    check_func("emulated", f, z, pr, pi, rnd, res, tally);
 }
 
 /// Every device function at every precision of PRECS (the imaginary part's
@@ -279,9 +329,7 @@ fn emulated(
 #[test]
 fn cfuncemu_random_magnitudes_and_precisions() {
     let Some(exe) = emu() else { return };
-    let s = seed();
-    eprintln!("seed {s}");
-    let mut g = Rng(s);
+    let mut g = seeded();
     let mut tally = Tally::default();
     let mut regular = Tally::default();
     let all = CRound::all();
@@ -310,14 +358,8 @@ fn cfuncemu_random_magnitudes_and_precisions() {
             emulated(&exe, f, &z, p, pi, rnd, 1, &mut regular);
         }
     }
-    eprintln!(
-        "all: {} elements, {} on the device, {} retried there, {} host",
-        tally.elements, tally.device, tally.retried_on_device, tally.host
-    );
-    eprintln!(
-        "regular: {} elements, {} on the device, {} retried there, {} host",
-        regular.elements, regular.device, regular.retried_on_device, regular.host
-    );
+    tally.report("all");
+    regular.report("regular");
     // Above the largest tier (2 of 22 precisions) everything is the host's.
     assert!(
         regular.device * 10 >= regular.elements * 8,
@@ -333,9 +375,7 @@ fn cfuncemu_random_magnitudes_and_precisions() {
 #[test]
 fn cfuncemu_all_rounding_pairs_and_edges() {
     let Some(exe) = emu() else { return };
-    let s = seed();
-    eprintln!("seed {s}");
-    let mut g = Rng(s);
+    let mut g = seeded();
     let mut tally = Tally::default();
     for f in DEV {
         for p in [2u64, 53, 113, 256] {
@@ -350,102 +390,8 @@ fn cfuncemu_all_rounding_pairs_and_edges() {
             }
         }
     }
-    eprintln!(
-        "{} elements, {} on the device, {} retried there, {} host",
-        tally.elements, tally.device, tally.retried_on_device, tally.host
-    );
+    tally.report("all");
     assert!(tally.device > 0);
-}
-
-/// Division (float_cdiv) against the CPU engine: random magnitudes and
-/// specials at every precision of PRECS with mixed part precisions, and all
-/// 25 rounding pairs on exact quotients ((2+2i)/(1+i) = 2, (1+i)/(1-i) = i:
-/// an exact zero real part, MPC's +0), equal parts and random ones.
-#[test]
-fn cfuncemu_div() {
-    let Some(exe) = emu() else { return };
-    let s = seed();
-    eprintln!("seed {s}");
-    let mut g = Rng(s);
-    let mut tally = Tally::default();
-    let mut regular = Tally::default();
-    let all = CRound::all();
-    let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Large, Mag::Mixed];
-    let div = |x: &ComplexArray, y: &ComplexArray, pr, pi, rnd, t: &mut Tally| {
-        match cuda_func::div_emulated(&exe, x, y, pr, pi, rnd, 1) {
-            Ok((r, tt, st)) => {
-                t.add(&st);
-                let (wr, wt) = x.div_ternary(y, pr, pi, rnd).unwrap();
-                for i in 0..x.len() {
-                    assert_eq!(
-                        show(&r, &tt, i),
-                        show(&wr, &wt, i),
-                        "div ({} + i {}) / ({} + i {}) at ({pr}, {pi}), {}",
-                        text::format_hex(&x.re().get(i)),
-                        text::format_hex(&x.im().get(i)),
-                        text::format_hex(&y.re().get(i)),
-                        text::format_hex(&y.im().get(i)),
-                        rnd.name()
-                    );
-                }
-            }
-            Err(e) => assert!(x.div_ternary(y, pr, pi, rnd).is_err(), "div: {e}"),
-        }
-    };
-    for &p in PRECS {
-        let pi = if g.below(2) == 0 { p } else { p + g.below(100) };
-        let pa = (p as i64 + g.range(-30, 30)).max(1) as u64;
-        let pb = (pi as i64 + g.range(-30, 30)).max(1) as u64;
-        let rnd = all[g.index(all.len())];
-        let len = if p > 1100 { 8 } else { 24 };
-        let (m1, m2, m3, m4) = (g.pick(&mags), g.pick(&mags), g.pick(&mags), g.pick(&mags));
-        let x = array(&mut g, len, pa, pb, m1, m2);
-        let y = array(&mut g, len, pb, pa, m3, m4);
-        div(&x, &y, p, pi, rnd, &mut tally);
-        let x = array(&mut g, len, pa, pb, Mag::Mid, Mag::One);
-        let y = array(&mut g, len, pb, pa, Mag::One, Mag::Mid);
-        div(&x, &y, p, pi, rnd, &mut regular);
-    }
-    let ex: Vec<(String, String)> = [
-        ("2", "2"),
-        ("1", "1"),
-        ("3", "4"),
-        ("0x1p-30", "5"),
-        ("-7", "0x3p+20"),
-        ("1", "1"),
-    ]
-    .iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
-    let ey: Vec<(String, String)> = [
-        ("1", "1"),
-        ("1", "-1"),
-        ("1", "2"),
-        ("3", "-0x1p-40"),
-        ("-7", "0x3p+20"),
-        ("1", "1"),
-    ]
-    .iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
-    for p in [2u64, 53, 256] {
-        let mut x = ComplexArray::from_strs(p, p, &ex).unwrap();
-        let mut y = ComplexArray::from_strs(p, p, &ey).unwrap();
-        x = concat(&x, &array(&mut g, 10, p, p, Mag::Mid, Mag::Mixed));
-        y = concat(&y, &array(&mut g, 10, p, p, Mag::One, Mag::Mid));
-        for rnd in CRound::all() {
-            div(&x, &y, p, p + 3, rnd, &mut tally);
-        }
-    }
-    eprintln!(
-        "all: {} elements, {} on the device, {} retried there, {} host",
-        tally.elements, tally.device, tally.retried_on_device, tally.host
-    );
-    eprintln!(
-        "regular: {} elements, {} on the device, {} host",
-        regular.elements, regular.device, regular.host
-    );
-    assert!(regular.device * 10 >= regular.elements * 8);
 }
 
 /// Exponents for pow: complex `y` of random magnitudes, real `y` (an
@@ -526,10 +472,192 @@ fn pow_arrays(g: &mut Rng, len: usize, pa: u64, pb: u64) -> (ComplexArray, Compl
     )
 }
 
-/// pow through the emulator against the CPU engine (bit for bit, ternary
-/// pairs included); an emulated failure only where the CPU engine fails.
-fn pow_check(
+/// The two-operand operations: div (float_cdiv) and pow (float_cpow).
+#[derive(Clone, Copy, Debug)]
+enum Two {
+    Div,
+    Pow,
+}
+
+type Arr2 = (ComplexArray, ComplexArray);
+
+impl Two {
+    /// The CPU engine's result.
+    fn cpu(
+        self,
+        x: &ComplexArray,
+        y: &ComplexArray,
+        pr: u64,
+        pi: u64,
+        r: CRound,
+    ) -> mparray::Result<Res> {
+        match self {
+            Two::Div => x.div_ternary(y, pr, pi, r),
+            Two::Pow => x.pow_ternary(y, pr, pi, r),
+        }
+    }
+
+    fn emulated(
+        self,
+        exe: &str,
+        x: &ComplexArray,
+        y: &ComplexArray,
+        pr: u64,
+        pi: u64,
+        r: CRound,
+    ) -> Stats {
+        let op = match self {
+            Two::Div => Op::Div,
+            Two::Pow => Op::Pow,
+        };
+        cuda_func::emulated(exe, op, x, Some(y), pr, pi, r, 1)
+    }
+
+    /// The statistics entry point and the method of CudaComplexArray.
+    fn on_device(self, x: &CudaComplexArray, y: &CudaComplexArray, p: u64, r: CRound) -> [Res; 2] {
+        let eng = x.engine();
+        let host = |(z, t): (CudaComplexArray, mparray::complex::cuda::CudaTernary)| -> Res {
+            let t = mparray::complex::cuda::ternary_pairs_to_host(eng, &t).unwrap();
+            (z.to_host().unwrap(), t)
+        };
+        let (z, t, st) = match self {
+            Two::Div => cuda_func::div_ternary_stats(x, y, p, p, r),
+            Two::Pow => cuda_func::pow_ternary_stats(x, y, p, p, r),
+        }
+        .unwrap();
+        eprintln!(
+            "{self:?} {p}: {} elements, {} retried, {} host",
+            st.elements, st.retried, st.host
+        );
+        let m = match self {
+            Two::Div => x.div_ternary(y, p, p, r),
+            Two::Pow => x.pow_ternary(y, p, p, r),
+        }
+        .unwrap();
+        [host((z, t)), host(m)]
+    }
+
+    /// Random operands: magnitudes and specials in each part (div); the
+    /// base and exponent classes of base_part and exponent_part (pow).
+    fn random(self, g: &mut Rng, len: usize, pa: u64, pb: u64) -> Arr2 {
+        let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Large, Mag::Mixed];
+        match self {
+            Two::Div => {
+                let (m1, m2, m3, m4) = (g.pick(&mags), g.pick(&mags), g.pick(&mags), g.pick(&mags));
+                let x = array(g, len, pa, pb, m1, m2);
+                (x, array(g, len, pb, pa, m3, m4))
+            }
+            Two::Pow => pow_arrays(g, len, pa, pb),
+        }
+    }
+
+    /// Regular operands: the device must write most of them.
+    fn regular(self, g: &mut Rng, len: usize, pa: u64, pb: u64) -> Arr2 {
+        let (mx, my) = match self {
+            Two::Div => ((Mag::Mid, Mag::One), (Mag::One, Mag::Mid)),
+            Two::Pow => ((Mag::One, Mag::One), (Mag::One, Mag::One)),
+        };
+        let x = array(g, len, pa, pb, mx.0, mx.1);
+        (x, array(g, len, pb, pa, my.0, my.1))
+    }
+
+    /// Edge operands at precision `p` (all 25 rounding pairs run on them)
+    /// and the precisions they run at. Div: exact quotients ((2+2i)/(1+i)
+    /// = 2, (1+i)/(1-i) = i: an exact zero real part, MPC's +0), equal
+    /// parts, random regular ones. Pow: exact powers, real and imaginary
+    /// results, x near 1, y near integers and random classes.
+    fn edges(self, g: &mut Rng, p: u64) -> Arr2 {
+        let (ex, ey): (Lits, Lits) = match self {
+            Two::Div => (
+                &[
+                    ("2", "2"),
+                    ("1", "1"),
+                    ("3", "4"),
+                    ("0x1p-30", "5"),
+                    ("-7", "0x3p+20"),
+                    ("1", "1"),
+                ],
+                &[
+                    ("1", "1"),
+                    ("1", "-1"),
+                    ("1", "2"),
+                    ("3", "-0x1p-40"),
+                    ("-7", "0x3p+20"),
+                    ("1", "1"),
+                ],
+            ),
+            Two::Pow => (
+                &[
+                    ("3", "4"),
+                    ("2", "1"),
+                    ("1", "1"),
+                    ("-1", "1"),
+                    ("0x1.0000000000001p+0", "0x1p-30"),
+                    ("0.6", "0.8"),
+                    ("1", "0x1p-200"),
+                    ("-3", "0x1p-100"),
+                ],
+                &[
+                    ("0.5", "0"),
+                    ("2", "-0"),
+                    ("2", "0"),
+                    ("3", "0"),
+                    ("0x1p+20", "1"),
+                    ("0.5", "0.25"),
+                    ("7", "-0x1p-60"),
+                    ("-2.5", "0"),
+                ],
+            ),
+        };
+        let (x2, y2) = match self {
+            Two::Div => {
+                let x2 = array(g, 10, p, p, Mag::Mid, Mag::Mixed);
+                (x2, array(g, 10, p, p, Mag::One, Mag::Mid))
+            }
+            Two::Pow => pow_arrays(g, 16, p, p),
+        };
+        let x = ComplexArray::from_strs(p, p, ex).unwrap();
+        let y = ComplexArray::from_strs(p, p, ey).unwrap();
+        (concat(&x, &x2), concat(&y, &y2))
+    }
+
+    fn edge_precs(self) -> &'static [u64] {
+        match self {
+            Two::Div => &[2, 53, 256],
+            Two::Pow => &[2, 53, 113, 256],
+        }
+    }
+}
+
+/// A two-operand device (or emulated) result against the CPU engine.
+#[allow(clippy::too_many_arguments)]
+fn compare_two(
+    what: &str,
+    op: Two,
+    x: &ComplexArray,
+    y: &ComplexArray,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+    got: &Res,
+) {
+    let want = op.cpu(x, y, pr, pi, rnd).unwrap();
+    same(what, got, &want, |i| {
+        format!(
+            "{op:?} x = {}, y = {} at ({pr}, {pi}), {}",
+            hexz(x, i),
+            hexz(y, i),
+            rnd.name()
+        )
+    });
+}
+
+/// Through the emulator against the CPU engine (bit for bit, ternary pairs
+/// included); an emulated failure only where the CPU engine fails.
+#[allow(clippy::too_many_arguments)]
+fn emulated_two(
     exe: &str,
+    op: Two,
     x: &ComplexArray,
     y: &ComplexArray,
     pr: u64,
@@ -537,38 +665,22 @@ fn pow_check(
     rnd: CRound,
     t: &mut Tally,
 ) {
-    match cuda_func::pow_emulated(exe, x, y, pr, pi, rnd, 1) {
+    match op.emulated(exe, x, y, pr, pi, rnd) {
         Ok((r, tt, st)) => {
             t.add(&st);
-            let (wr, wt) = x.pow_ternary(y, pr, pi, rnd).unwrap();
-            for i in 0..x.len() {
-                assert_eq!(
-                    show(&r, &tt, i),
-                    show(&wr, &wt, i),
-                    "pow ({} + i {}) ^ ({} + i {}) at ({pr}, {pi}), {}",
-                    text::format_hex(&x.re().get(i)),
-                    text::format_hex(&x.im().get(i)),
-                    text::format_hex(&y.re().get(i)),
-                    text::format_hex(&y.im().get(i)),
-                    rnd.name()
-                );
-            }
+            compare_two("emulated", op, x, y, pr, pi, rnd, &(r, tt));
         }
-        Err(e) => assert!(x.pow_ternary(y, pr, pi, rnd).is_err(), "pow: {e}"),
+        Err(e) => assert!(op.cpu(x, y, pr, pi, rnd).is_err(), "{op:?}: {e}"),
     }
 }
 
-/// pow (float_cpow) against the CPU engine: every precision of PRECS with
-/// mixed part and operand precisions, random rounding pairs, the base and
-/// exponent classes above (exact results, real and imaginary results, x
-/// near 1, y near integers, specials), all 25 pairs on an edge set, and a
-/// regular batch per precision whose device share is asserted.
-#[test]
-fn cfuncemu_pow() {
+/// Div or pow through the emulator: random operands (Two::random) at
+/// every precision of PRECS with mixed part and operand precisions and a
+/// random rounding pair, a regular batch per precision whose device share
+/// is asserted, and all 25 pairs on the edge operands.
+fn emu_two(op: Two) {
     let Some(exe) = emu() else { return };
-    let s = seed();
-    eprintln!("seed {s}");
-    let mut g = Rng(s);
+    let mut g = seeded();
     let mut tally = Tally::default();
     let mut regular = Tally::default();
     let all = CRound::all();
@@ -578,58 +690,33 @@ fn cfuncemu_pow() {
         let pb = (pi as i64 + g.range(-30, 30)).max(1) as u64;
         let rnd = all[g.index(all.len())];
         let len = if p > 1100 { 8 } else { 24 };
-        let (x, y) = pow_arrays(&mut g, len, pa, pb);
-        pow_check(&exe, &x, &y, p, pi, rnd, &mut tally);
-        let x = array(&mut g, len, pa, pb, Mag::One, Mag::One);
-        let y = array(&mut g, len, pb, pa, Mag::One, Mag::One);
-        pow_check(&exe, &x, &y, p, pi, rnd, &mut regular);
+        let (x, y) = op.random(&mut g, len, pa, pb);
+        emulated_two(&exe, op, &x, &y, p, pi, rnd, &mut tally);
+        let (x, y) = op.regular(&mut g, len, pa, pb);
+        emulated_two(&exe, op, &x, &y, p, pi, rnd, &mut regular);
     }
-    let ex: Vec<(String, String)> = [
-        ("3", "4"),
-        ("2", "1"),
-        ("1", "1"),
-        ("-1", "1"),
-        ("0x1.0000000000001p+0", "0x1p-30"),
-        ("0.6", "0.8"),
-        ("1", "0x1p-200"),
-        ("-3", "0x1p-100"),
-    ]
-    .iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
-    let ey: Vec<(String, String)> = [
-        ("0.5", "0"),
-        ("2", "-0"),
-        ("2", "0"),
-        ("3", "0"),
-        ("0x1p+20", "1"),
-        ("0.5", "0.25"),
-        ("7", "-0x1p-60"),
-        ("-2.5", "0"),
-    ]
-    .iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
-    for p in [2u64, 53, 113, 256] {
-        let mut x = ComplexArray::from_strs(p, p, &ex).unwrap();
-        let mut y = ComplexArray::from_strs(p, p, &ey).unwrap();
-        let (x2, y2) = pow_arrays(&mut g, 16, p, p);
-        x = concat(&x, &x2);
-        y = concat(&y, &y2);
+    for &p in op.edge_precs() {
+        let (x, y) = op.edges(&mut g, p);
         for rnd in CRound::all() {
-            pow_check(&exe, &x, &y, p, p + 3, rnd, &mut tally);
+            emulated_two(&exe, op, &x, &y, p, p + 3, rnd, &mut tally);
         }
     }
-    eprintln!(
-        "all: {} elements, {} on the device, {} retried there, {} host",
-        tally.elements, tally.device, tally.retried_on_device, tally.host
-    );
-    eprintln!(
-        "regular: {} elements, {} on the device, {} host",
-        regular.elements, regular.device, regular.host
-    );
+    tally.report("all");
+    regular.report("regular");
     assert!(tally.device > 0);
     assert!(regular.device * 10 >= regular.elements * 8);
+}
+
+/// Division (float_cdiv) against the CPU engine (emu_two).
+#[test]
+fn cfuncemu_div() {
+    emu_two(Two::Div);
+}
+
+/// pow (float_cpow) against the CPU engine (emu_two).
+#[test]
+fn cfuncemu_pow() {
+    emu_two(Two::Pow);
 }
 
 fn concat(a: &ComplexArray, b: &ComplexArray) -> ComplexArray {
@@ -646,11 +733,20 @@ fn concat(a: &ComplexArray, b: &ComplexArray) -> ComplexArray {
 #[test]
 fn cfuncemu_other_functions_on_the_cpu() {
     let Some(exe) = emu() else { return };
-    let mut g = Rng(seed());
+    let mut g = seeded();
     let z = array(&mut g, 6, 60, 70, Mag::Mid, Mag::One);
     for f in CFunc::ALL {
-        let (r, t, st) =
-            cuda_func::func_emulated(&exe, f, &z, 53, 64, CRound::both(Round::Nearest), 1).unwrap();
+        let (r, t, st) = cuda_func::emulated(
+            &exe,
+            Op::Func(f),
+            &z,
+            None,
+            53,
+            64,
+            CRound::both(Round::Nearest),
+            1,
+        )
+        .unwrap();
         if cuda_func::device_code(f).is_none() {
             assert_eq!(st.host, z.len() as u64);
         }
@@ -685,9 +781,7 @@ const GPU_PRECS: &[u64] = &[53, 256, 1024, 2200];
 #[ignore]
 fn cfuncgpu_random_against_cpu() {
     let eng = engine();
-    let s = seed();
-    eprintln!("seed {s}");
-    let mut g = Rng(s);
+    let mut g = seeded();
     let mut tally = Tally::default();
     let all = CRound::all();
     let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Large, Mag::Mixed];
@@ -700,21 +794,10 @@ fn cfuncgpu_random_against_cpu() {
             let len = if p > 1100 { 40 } else { 400 };
             let (mr, mi) = (g.pick(&mags), g.pick(&mags));
             let z = array(&mut g, len, pa, pb, mr, mi);
-            let (r, t, st) = match cuda_func::func_on_host_arrays(&eng, f, &z, p, pi, rnd) {
-                Ok(v) => v,
-                Err(e) => {
-                    // Only where the CPU engine itself gives up (as in
-                    // `emulated`).
-                    assert!(
-                        z.func_ternary(f, p, pi, rnd).is_err(),
-                        "{}: the device path failed ({e}), the CPU engine did not",
-                        f.name()
-                    );
-                    continue;
-                }
-            };
-            tally.add(&st);
-            compare("cuda", f, &z, p, pi, rnd, &(r, t));
+            let res = cuda_func::func_on_host_arrays(&eng, f, &z, p, pi, rnd);
+            if !check_func("cuda", f, &z, p, pi, rnd, res, &mut tally) {
+                continue;
+            }
             // The method of CudaComplexArray.
             let d = z.to_cuda(&eng).unwrap();
             let (r2, t2) = d.func_ternary(f, p, pi, rnd).unwrap();
@@ -737,97 +820,45 @@ fn cfuncgpu_random_against_cpu() {
             compare("cuda edges", f, &z, 256, 250, rnd, &(r, t));
         }
     }
-    eprintln!(
-        "{} elements, {} on the device, {} retried there, {} host",
-        tally.elements, tally.device, tally.retried_on_device, tally.host
-    );
+    tally.report("all");
 }
 
-/// Division on the device against the CPU engine, through the method and
-/// the statistics entry point.
-#[test]
-#[ignore]
-fn cfuncgpu_div() {
+/// Div or pow on the device against the CPU engine, random and regular
+/// operands (Two's), through the statistics entry point and the method
+/// (counts printed).
+fn gpu_two(op: Two) {
     let eng = engine();
-    let mut g = Rng(seed());
-    let all = CRound::all();
-    let mags = [Mag::One, Mag::Mid, Mag::Tiny, Mag::Mixed];
-    for &p in GPU_PRECS {
-        let len = if p > 1100 { 40 } else { 400 };
-        let rnd = all[g.index(all.len())];
-        let (m1, m2, m3, m4) = (g.pick(&mags), g.pick(&mags), g.pick(&mags), g.pick(&mags));
-        let x = array(&mut g, len, p, p - 5, m1, m2);
-        let y = array(&mut g, len, p - 3, p, m3, m4);
-        let (xd, yd) = (x.to_cuda(&eng).unwrap(), y.to_cuda(&eng).unwrap());
-        let (r, t, st) = cuda_func::div_ternary_stats(&xd, &yd, p, p, rnd).unwrap();
-        eprintln!(
-            "div {p}: {} elements, {} retried, {} host",
-            st.elements, st.retried, st.host
-        );
-        let t = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t).unwrap();
-        let r = r.to_host().unwrap();
-        let (wr, wt) = x.div_ternary(&y, p, p, rnd).unwrap();
-        for i in 0..len {
-            assert_eq!(show(&r, &t, i), show(&wr, &wt, i), "div element {i} at {p}");
-        }
-        let (r2, t2) = xd.div_ternary(&yd, p, p, rnd).unwrap();
-        let t2 = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t2).unwrap();
-        let r2 = r2.to_host().unwrap();
-        for i in 0..len {
-            assert_eq!(
-                show(&r2, &t2, i),
-                show(&wr, &wt, i),
-                "div method {i} at {p}"
-            );
-        }
-    }
-}
-
-/// pow on the device against the CPU engine (the base and exponent classes
-/// of cfuncemu_pow), through the statistics entry point and the method,
-/// plus a regular batch (counts printed).
-#[test]
-#[ignore]
-fn cfuncgpu_pow() {
-    let eng = engine();
-    let mut g = Rng(seed());
+    let mut g = seeded();
     let all = CRound::all();
     for &p in GPU_PRECS {
         let len = if p > 1100 { 40 } else { 400 };
         let rnd = all[g.index(all.len())];
         for regular in [false, true] {
             let (x, y) = if regular {
-                (
-                    array(&mut g, len, p, p - 5, Mag::One, Mag::One),
-                    array(&mut g, len, p - 3, p, Mag::One, Mag::One),
-                )
+                op.regular(&mut g, len, p, p - 5)
             } else {
-                pow_arrays(&mut g, len, p, p - 5)
+                op.random(&mut g, len, p, p - 5)
             };
             let (xd, yd) = (x.to_cuda(&eng).unwrap(), y.to_cuda(&eng).unwrap());
-            let (r, t, st) = cuda_func::pow_ternary_stats(&xd, &yd, p, p, rnd).unwrap();
-            eprintln!(
-                "pow {p} (regular {regular}): {} elements, {} retried, {} host",
-                st.elements, st.retried, st.host
-            );
-            let t = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t).unwrap();
-            let r = r.to_host().unwrap();
-            let (wr, wt) = x.pow_ternary(&y, p, p, rnd).unwrap();
-            for i in 0..len {
-                assert_eq!(show(&r, &t, i), show(&wr, &wt, i), "pow element {i} at {p}");
-            }
-            let (r2, t2) = xd.pow_ternary(&yd, p, p, rnd).unwrap();
-            let t2 = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t2).unwrap();
-            let r2 = r2.to_host().unwrap();
-            for i in 0..len {
-                assert_eq!(
-                    show(&r2, &t2, i),
-                    show(&wr, &wt, i),
-                    "pow method {i} at {p}"
-                );
-            }
+            let [stats, method] = op.on_device(&xd, &yd, p, rnd);
+            compare_two("cuda", op, &x, &y, p, p, rnd, &stats);
+            compare_two("cuda method", op, &x, &y, p, p, rnd, &method);
         }
     }
+}
+
+/// Division on the device (gpu_two).
+#[test]
+#[ignore]
+fn cfuncgpu_div() {
+    gpu_two(Two::Div);
+}
+
+/// pow on the device (gpu_two).
+#[test]
+#[ignore]
+fn cfuncgpu_pow() {
+    gpu_two(Two::Pow);
 }
 
 /// A large batch of regular elements at 256 bits: the device writes
@@ -836,7 +867,7 @@ fn cfuncgpu_pow() {
 #[ignore]
 fn cfuncgpu_large_batch() {
     let eng = engine();
-    let mut g = Rng(seed());
+    let mut g = seeded();
     for f in DEV {
         let z = array(&mut g, 20000, 256, 256, Mag::Mid, Mag::One);
         let rnd = CRound::new(Round::Nearest, Round::Up);
@@ -853,7 +884,7 @@ fn cfuncgpu_large_batch() {
     }
 }
 
-/// Compiles the float_func module (which holds float_cfunc) with NVRTC for
+/// Compiles the float_cfunc module (float_cfunc, float_cdiv, float_cpow) with NVRTC for
 /// sm_90 (no device needed) at the tiers listed in MPARRAY_CFUNC_NVRTC
 /// ("3,14" or "all"), failing on any warning; with MPARRAY_CACHE_DIR set,
 /// into that cache (to carry to the GPU machine).
@@ -864,7 +895,7 @@ fn cfuncnvrtc_compile() {
         return; // the tool was not asked for
     };
     std::thread::scope(|s| {
-        for i in mparray::float::func::cuda::instances() {
+        for i in mparray::complex::cuda_func::instances() {
             if which != "all"
                 && !which
                     .split(',')

@@ -1,4 +1,4 @@
-// Host emulation of float_cfunc (src/kernels/float_cfunc.cuh, via
+// Host emulation of float_cfunc (src/kernels/float_cfunc.cu, with
 // float_func.cu): the same per-element code (cf_eval) compiled with g++,
 // driven by src/complex/cuda_func.rs's `func_emulated` (tests/
 // complex_cuda_func.rs; MPARRAY_CFUNC_EMU=path/to/emu names a built one).
@@ -19,7 +19,7 @@ typedef unsigned long long u64;
 typedef unsigned int u32;
 typedef long long i64;
 typedef unsigned char u8;
-#include "../../src/kernels/float_func.cu"
+#include "../../src/kernels/float_cfunc.cu"
 
 static std::vector<u64> rd(size_t n) {
     std::vector<u64> v(n ? n : 1);

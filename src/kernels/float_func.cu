@@ -1115,8 +1115,6 @@ __device__ __forceinline__ void ff_store(int st, FlOut &o, i8 t, u64 i, u64 len,
 #include "float_func_explog.cuh"
 // tan, sin_cos, atan2, hypot, pow, agm (codes from 32).
 #include "float_func_trig.cuh"
-// Complex functions (float_cfunc).
-#include "float_cfunc.cuh"
 
 // One element: 0 written (o.head, t), nonzero flagged (see FF_UNDECIDED).
 template <int K>
@@ -1152,7 +1150,8 @@ FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p
     }
 }
 
-#ifdef __CUDACC__
+// FF_CORES_ONLY (float_cfunc.cu): the value cores without the real kernels.
+#if defined(__CUDACC__) && !defined(FF_CORES_ONLY)
 // A thread per element (rnd: the rounding mode, | force << 8 in tests);
 // nflag: two counters, zero at the launch (see ff_store).
 extern "C" __global__ void __launch_bounds__(128) float_func(
@@ -1170,7 +1169,9 @@ extern "C" __global__ void __launch_bounds__(128) float_func(
         ff_store(st, o, t, i, len, force, rh, tern, nflag, flags);
     }
 }
+#endif
 
+#ifdef __CUDACC__
 // Gathers elements idx[0..cnt) of x into compact arrays.
 extern "C" __global__ void float_func_gather(u64 *gh, u64 *gl, const u64 *xh, const u64 *xl,
                                              u32 nx, const u32 *idx, u32 cnt) {

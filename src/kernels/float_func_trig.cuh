@@ -470,14 +470,81 @@ FL_DEV bool ff_pi_quarter(FlOut &o, i8 &t, u32 m, bool neg, u64 p, u32 rnd, cons
     return ff_round_c<K>(o, t, C, K + 1, 2 * m + 1, -((i64)F + 1), neg, p, rnd);
 }
 
+// acc (K+1 limbs, units 2^-F) = pi - acc (m = 1), pi/2 + acc (m = 2) or
+// pi/2 - acc (m = 3), pi/2 from ff_pi2 (< 2 units off); returns the bound's
+// growth: 4 for pi, 2 for pi/2.
+template <int K>
+FL_DEV u64 ff_pi_fold(u64 *acc, u32 m, const u64 *cs) {
+    u64 B[K + 1];
+    ff_zero(B, K + 1);
+    ff_copy(B, ff_pi2(cs, K), K);
+    if (m == 1) ff_add(B, B, K + 1);
+    if (m == 2) ff_add(B, acc, K + 1);
+    else ff_sub(B, acc, K + 1);
+    ff_copy(acc, B, K + 1);
+    return m == 1 ? 4 : 2;
+}
+
+// |atan2| from W = floor(w 2^(F+cw)) (< 1 unit), w = min / max of |y|,
+// |x| (swap: |y| > |x|), into acc (K+1 limbs, units 2^-F) within the
+// returned bound: a = atan w, then a, pi - a (x < 0), pi/2 - a (swap) or
+// pi/2 + a (both). cw > 10 (w < 2^-10): the scaled series on W (ff_atan's
+// 3N + 8 for an exact argument, + 1 for W's), shifted (+ 1); with fine_ok
+// and a alone the result, kept scaled instead: acc = V (K limbs, acc[K] =
+// 0) in units 2^-(F+cw), fine = cw (else 0). Otherwise Y = W >> cw (< 2
+// units) and ff_atan_abs.
+template <int K>
+FL_DEV u64 ff_atan2_tail(u64 *acc, i64 &fine, const u64 *W, i64 cw, bool swap, bool xneg,
+                         bool fine_ok, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 eA;
+    fine = 0;
+    if (cw > FF_TM) {
+        u64 z2[K], A[K], V[K], T[2 * K];
+        ff_mulsh<K>(z2, W, W, (i64)F + 2 * cw, T);
+        u32 N = ff_tr_atan_sum<K>(A, z2, T, cs);
+        ff_mulsh<K>(V, W, A, F, T);
+        if (fine_ok && !swap && !xneg) {
+            ff_copy(acc, V, K);
+            acc[K] = 0;
+            fine = cw;
+            return 3 * (u64)N + 10;
+        }
+        ff_shift(acc, K + 1, V, K, -cw);
+        eA = 3 * (u64)N + 11;
+    } else {
+        u64 Y[K];
+        ff_shift(Y, K, W, K, -cw);
+        eA = ff_atan_abs<K>(acc, Y, 2, cs);
+    }
+    if (!swap && !xneg) return eA;
+    return eA + ff_pi_fold<K>(acc, !swap ? 1 : xneg ? 2 : 3, cs);
+}
+
+// |atan2(y, x)| for normal x, y (limbs + 2 <= K) as ff_atan2_tail (acc,
+// fine, the bound): w = min(|x|,|y|) / max(|x|,|y|) <= 1 from one
+// division, cw = the exponent difference.
+template <int K>
+FL_DEV u64 ff_atan2_val(u64 *acc, i64 &fine, u64 yh, const u64 *ym, u32 ny, u64 xh,
+                        const u64 *xm, u32 nx, bool fine_ok, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    i64 ey = fl_exp(yh), ex = fl_exp(xh);
+    bool swap = ey > ex || (ey == ex && fl_cmp_mant(ym, ny, xm, nx) > 0);
+    const u64 *mn = swap ? xm : ym, *md = swap ? ym : xm;
+    u32 ln = swap ? nx : ny, ld = swap ? ny : nx;
+    u64 W[K];
+    {
+        u64 U[2 * K], u[2 * K + 2], v[K], qq[2 * K + 1];
+        u32 nl = K + ld;
+        ff_shift(U, nl, mn, ln, (i64)F - 64 * (i64)ln + 64 * (i64)ld);
+        ff_div(W, K, U, nl, md, ld, u, v, qq);
+    }
+    bool xneg = (fl_tag(xh) & FL_NEG) != 0;
+    return ff_atan2_tail<K>(acc, fine, W, swap ? ey - ex : ex - ey, swap, xneg, fine_ok, cs);
+}
+
 // atan2(y, x) (y first, as mpfr_atan2): MPFR's special values (binary.rs);
-// else w = min(|x|,|y|) / max(|x|,|y|) <= 1 from one division, W = floor(w
-// 2^(F+cw)), cw = the exponent difference (< 1 unit); a = atan w, and the
-// result a, pi - a (x < 0), pi/2 - a (|y| > |x|) or pi/2 + a (both), with
-// y's sign. cw > 10 (w < 2^-10): the scaled series on W (ff_atan's 3N + 8
-// for an exact argument, + 1 for W's), rounded scaled when a alone is the
-// result, else shifted (+ 1) and combined with pi/2 (< 2) or pi (< 4).
-// Otherwise Y = W >> cw (< 2 units) and ff_atan_abs.
+// else ff_atan2_val, rounded with y's sign (scaled when it is fine).
 template <int K>
 FL_NOINL int ff_atan2(FlOut &o, i8 &t, u64 yh, const u64 *ym, u32 ny, u64 xh, const u64 *xm,
                       u32 nx, u64 p, u32 rnd, const u64 *cs) {
@@ -497,49 +564,11 @@ FL_NOINL int ff_atan2(FlOut &o, i8 &t, u64 yh, const u64 *ym, u32 ny, u64 xh, co
         return ff_pi_quarter<K>(o, t, nx_ ? 3 : 1, ny_, p, rnd, cs) ? 0 : 1;
     if (cy == FL_INF || cx == FL_ZERO) return ff_pi_quarter<K>(o, t, 2, ny_, p, rnd, cs) ? 0 : 1;
     if (nx + 2 > K || ny + 2 > K) return 1;
-    i64 ey = fl_exp(yh), ex = fl_exp(xh);
-    bool swap = ey > ex || (ey == ex && fl_cmp_mant(ym, ny, xm, nx) > 0);
-    const u64 *mn = swap ? xm : ym, *md = swap ? ym : xm;
-    u32 ln = swap ? nx : ny, ld = swap ? ny : nx;
-    i64 cw = swap ? ey - ex : ex - ey;
-    u64 W[K], T[2 * K], acc[K + 1];
-    {
-        u64 U[2 * K], u[2 * K + 2], v[K], qq[2 * K + 1];
-        u32 nl = K + ld;
-        ff_shift(U, nl, mn, ln, (i64)F - 64 * (i64)ln + 64 * (i64)ld);
-        ff_div(W, K, U, nl, md, ld, u, v, qq);
-    }
-    u64 eA;
-    if (cw > FF_TM) {
-        u64 z2[K], A[K], V[K];
-        ff_mulsh<K>(z2, W, W, (i64)F + 2 * cw, T);
-        u32 N = ff_tr_atan_sum<K>(A, z2, T, cs);
-        ff_mulsh<K>(V, W, A, F, T);
-        if (!swap && !nx_)
-            return ff_round_c<K>(o, t, V, K, 3 * (u64)N + 10, -((i64)F + cw), ny_, p, rnd) ? 0
-                                                                                            : 1;
-        ff_shift(acc, K + 1, V, K, -cw);
-        eA = 3 * (u64)N + 11;
-    } else {
-        u64 Y[K];
-        ff_shift(Y, K, W, K, -cw);
-        eA = ff_atan_abs<K>(acc, Y, 2, cs);
-    }
-    if (!swap && !nx_) return ff_round_c<K>(o, t, acc, K + 1, eA, -(i64)F, ny_, p, rnd) ? 0 : 1;
-    u64 B[K + 1];
-    ff_zero(B, K + 1);
-    ff_copy(B, ff_pi2(cs, K), K);
-    if (!swap) {
-        // pi - a.
-        ff_add(B, B, K + 1);
-        ff_sub(B, acc, K + 1);
-        eA += 4;
-    } else {
-        if (nx_) ff_add(B, acc, K + 1);  // pi/2 + a
-        else ff_sub(B, acc, K + 1);      // pi/2 - a
-        eA += 2;
-    }
-    return ff_round_c<K>(o, t, B, K + 1, eA, -(i64)F, ny_, p, rnd) ? 0 : 1;
+    u64 acc[K + 1];
+    i64 fine;
+    u64 eA = ff_atan2_val<K>(acc, fine, yh, ym, ny, xh, xm, nx, true, cs);
+    u32 l = fine ? K : K + 1;
+    return ff_round_c<K>(o, t, acc, l, eA, -((i64)F + fine), ny_, p, rnd) ? 0 : 1;
 }
 
 // ---- hypot ----
@@ -925,7 +954,7 @@ FL_DEV void ff_merge2(int st, FlOut &o, const FlOut &o2, bool two) {
     if (st && two && o2.head == FF_UNDECIDED) o.head = FF_UNDECIDED;
 }
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) && !defined(FF_CORES_ONLY)
 // A thread per element of f(x, y) (y unused by sin_cos; rnd: the rounding
 // mode, | force << 8 in tests); sin_cos writes its second output (cos) to
 // rh2/rl2/tern2. The flag protocol of float_func (ff_store): nflag two

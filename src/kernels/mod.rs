@@ -78,18 +78,20 @@ pub static FLOAT_MISC: KernelSource = KernelSource {
 /// `#include "float_func_trig.cuh"`.
 pub const FLOAT_FUNC_TRIG: &str = include_str!("float_func_trig.cuh");
 
-/// The complex functions (float_cfunc kernel), pasted where float_func.cu
-/// says `#include "float_cfunc.cuh"`.
-pub const FLOAT_CFUNC: &str = include_str!("float_cfunc.cuh");
-
 /// Correctly rounded exp, exp2, log, sin, cos, atan (tiers by fixed-point limbs).
 pub static FLOAT_FUNC: KernelSource = KernelSource {
     name: "float_func",
     code: include_str!("float_func.cu"),
 };
+/// The complex functions, div and pow (float_cfunc, float_cdiv, float_cpow):
+/// float_func.cu's value cores without its kernels, float_func's tiers.
+pub static FLOAT_CFUNC: KernelSource = KernelSource {
+    name: "float_cfunc",
+    code: include_str!("float_cfunc.cu"),
+};
 
 /// Every kernel source, for listings and the CI compile check.
-pub fn sources() -> [&'static KernelSource; 10] {
+pub fn sources() -> [&'static KernelSource; 11] {
     [
         &INT_ADD,
         &INT_MUL,
@@ -101,6 +103,7 @@ pub fn sources() -> [&'static KernelSource; 10] {
         &FLOAT_WIDE,
         &FLOAT_MISC,
         &FLOAT_FUNC,
+        &FLOAT_CFUNC,
     ]
 }
 
@@ -136,13 +139,13 @@ impl Instance {
             .collect()
     }
 
-    /// The source with `common.cuh` pasted in (NVRTC has no file system).
+    /// The source with its includes pasted in (NVRTC has no file system).
     pub fn full_source(&self) -> String {
         self.source
             .code
+            .replace("#include \"float_func.cu\"", FLOAT_FUNC.code)
             .replace("#include \"float_func_explog.cuh\"", FLOAT_FUNC_EXPLOG)
             .replace("#include \"float_func_trig.cuh\"", FLOAT_FUNC_TRIG)
-            .replace("#include \"float_cfunc.cuh\"", FLOAT_CFUNC)
             .replace("#include \"float_common.cuh\"", FLOAT_COMMON)
             .replace("#include \"common.cuh\"", COMMON)
     }
@@ -155,5 +158,6 @@ pub fn all_instances() -> Vec<Instance> {
     v.extend(crate::huge::cuda::instances());
     v.extend(crate::float::cuda::instances());
     v.extend(crate::float::func::cuda::instances());
+    v.extend(crate::complex::cuda_func::instances());
     v
 }

@@ -220,6 +220,17 @@ pub(crate) fn from_heads(prec: u64, heads: &[u64], limbs: Vec<u64>) -> Result<Fl
     )
 }
 
+/// The statistics of `n` elements all evaluated by the CPU engine.
+pub(crate) fn host_stats(n: usize) -> FuncStats {
+    let n = n as u64;
+    FuncStats {
+        elements: n,
+        retried: n,
+        device_retried: 0,
+        host: n,
+    }
+}
+
 /// How many larger tiers an undecided element is retried at on the device
 /// before the CPU engine takes it.
 pub const RETRY_TIERS: usize = 3;
@@ -330,11 +341,23 @@ pub(crate) fn drive(
     len: usize,
     k: usize,
     force: u32,
+    pass: impl FnMut(usize, Option<&[u32]>, u32) -> Result<(Vec<u32>, Vec<u32>)>,
+) -> Result<(Vec<u32>, FuncStats)> {
+    drive_min(len, k, force, if force > 0 { 1 } else { RETRY_MIN }, pass)
+}
+
+/// [`drive`] retrying `min` or more undecided elements (at least 1; the
+/// complex functions' emulated tests ask for 1 without a `force`).
+pub(crate) fn drive_min(
+    len: usize,
+    k: usize,
+    force: u32,
+    min: usize,
     mut pass: impl FnMut(usize, Option<&[u32]>, u32) -> Result<(Vec<u32>, Vec<u32>)>,
 ) -> Result<(Vec<u32>, FuncStats)> {
     let (mut und, mut host) = pass(k, None, force.min(2))?;
     let first = und.len() + host.len();
-    let min = if force > 0 { 1 } else { RETRY_MIN };
+    let min = min.max(1);
     for k2 in retry_tiers(k) {
         if und.len() < min {
             break;
@@ -401,10 +424,30 @@ fn launch_pass(
     })
 }
 
+/// The module whose float_func_gather and float_func_scatter move
+/// elements: float_func at tier `k` (a `usize`), or another module that
+/// holds them (the complex functions' float_cfunc, which would otherwise
+/// load float_func for them).
+pub(crate) trait Movers {
+    fn module(&self) -> Instance;
+}
+
+impl Movers for usize {
+    fn module(&self) -> Instance {
+        inst(*self)
+    }
+}
+
+impl Movers for &Instance {
+    fn module(&self) -> Instance {
+        (*self).clone()
+    }
+}
+
 /// Gathers the arguments at `idx` into a compact array (device).
 pub(crate) fn gather(
     eng: &Arc<CudaEngine>,
-    k: usize,
+    k: impl Movers,
     x: &CudaFloatArray,
     idx: &CudaSlice<u32>,
     cnt: usize,
@@ -412,7 +455,7 @@ pub(crate) fn gather(
     let nx = limbs_for_prec(x.prec());
     let mut gh = crate::int::cuda::alloc(eng, cnt)?;
     let mut gl = crate::int::cuda::alloc(eng, cnt * nx)?;
-    let func = eng.function(&inst(k), "float_func_gather")?;
+    let func = eng.function(&k.module(), "float_func_gather")?;
     let (xh, xl) = x.raw_parts();
     let (nx32, cnt32) = (nx as u32, cnt as u32);
     let mut b = eng.stream().launch_builder(&func);
@@ -432,7 +475,7 @@ pub(crate) fn gather(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter(
     eng: &Arc<CudaEngine>,
-    k: usize,
+    k: impl Movers,
     out: &mut CudaFloatArray,
     tern: &mut CudaSlice<i8>,
     idx: &CudaSlice<u32>,
@@ -441,7 +484,7 @@ pub(crate) fn scatter(
 ) -> Result<()> {
     let n32 = limbs_for_prec(out.prec()) as u32;
     let cnt32 = cnt as u32;
-    let func = eng.function(&inst(k), "float_func_scatter")?;
+    let func = eng.function(&k.module(), "float_func_scatter")?;
     let (rh, rl) = out.raw_parts_mut();
     let mut b = eng.stream().launch_builder(&func);
     b.arg(rh)
@@ -469,7 +512,7 @@ pub(crate) fn upload_u32(eng: &Arc<CudaEngine>, v: &[u32]) -> Result<CudaSlice<u
 /// array (gathered on the device, one download).
 pub(crate) fn gather_to_host(
     eng: &Arc<CudaEngine>,
-    k: usize,
+    k: impl Movers,
     x: &CudaFloatArray,
     idx: &CudaSlice<u32>,
     cnt: usize,
@@ -486,7 +529,7 @@ pub(crate) fn gather_to_host(
 /// Writes the host results `r`, `t` to the elements `idx` of `out`, `tern`.
 pub(crate) fn scatter_from_host(
     eng: &Arc<CudaEngine>,
-    k: usize,
+    k: impl Movers,
     out: &mut CudaFloatArray,
     tern: &mut CudaSlice<i8>,
     idx: &CudaSlice<u32>,
@@ -538,19 +581,13 @@ impl CudaFloatArray {
         let k = code.and_then(|c| tier_of(c, prec, nx));
         let (Some(code), Some(k)) = (code, k) else {
             // The CPU engine for the whole array.
-            let (r, t, st) = self.to_host()?.func_ternary(f, prec, rnd)?;
+            let (r, t, _) = self.to_host()?.func_ternary(f, prec, rnd)?;
             let out = r.to_cuda(&eng)?;
             let tern = eng
                 .stream()
                 .clone_htod(&t)
                 .map_err(Error::driver("copying to the device"))?;
-            let stats = FuncStats {
-                elements: st.elements,
-                retried: st.elements,
-                device_retried: 0,
-                host: st.elements,
-            };
-            return Ok((out, tern, stats));
+            return Ok((out, tern, host_stats(len)));
         };
         if len == 0 {
             let out = CudaFloatArray::zeros(&eng, 0, prec)?;
@@ -782,17 +819,8 @@ pub fn func_emulated_forced(
     let len = x.len();
     let code = device_code(f);
     let (Some(code), Some(k)) = (code, code.and_then(|c| tier_of(c, prec, nx))) else {
-        let (r, t, st) = x.func_ternary(f, prec, rnd)?;
-        let e = st.elements;
-        return Ok((
-            r,
-            t,
-            FuncStats {
-                retried: e,
-                host: e,
-                ..st
-            },
-        ));
+        let (r, t, _) = x.func_ternary(f, prec, rnd)?;
+        return Ok((r, t, host_stats(len)));
     };
     let rc = round_code(rnd);
     let (mut rh, mut rl, mut tern) = (Vec::new(), Vec::new(), Vec::new());

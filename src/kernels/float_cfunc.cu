@@ -17,9 +17,13 @@
 // that does not pass is "undecided": the host re-runs the element at a
 // larger tier, then on the CPU engine.
 //
-// Included by float_func.cu after float_func_trig.cuh; src/kernels/mod.rs
-// pastes it for NVRTC. Plain C++ like the rest: notes/cplxgpu-emu/emu.cpp
+// Its own module (src/kernels/mod.rs's FLOAT_CFUNC, tiers FF_K as
+// float_func's, the same constants): float_func.cu is pasted for its value
+// cores without its kernels (FF_CORES_ONLY), so neither module compiles
+// the other's functions. Plain C++ like the rest: notes/cplxgpu-emu/emu.cpp
 // runs cf_eval on the host (tests/complex_cuda_func.rs).
+#define FF_CORES_ONLY
+#include "float_func.cu"
 
 // Function codes of float_cfunc (src/complex/cuda_func.rs).
 #define CF_EXP 0u
@@ -108,6 +112,23 @@ FL_DEV bool cf_operand(const CfBall<K> &x, u32 &b) {
     return cf_ok(x) && b + 13 >= F && b <= F + 1;
 }
 
+// The error of a product or quotient of x and y: both must be operands
+// (bits bx, by) and e = (x.e << (F+dx-bx)) + (y.e << (F+dy-by)) + 2 (the
+// bounds derived below) with each term below CF_EBIG; otherwise r is
+// marked unusable and false returned.
+template <int K>
+FL_DEV bool cf_operands(CfBall<K> &r, const CfBall<K> &x, u32 dx, const CfBall<K> &y, u32 dy,
+                        u32 &bx, u32 &by, u64 &e) {
+    const u32 F = 64 * K - 4;
+    if (cf_operand(x, bx) && cf_operand(y, by)) {
+        u64 ex = cf_shl(x.e, F + dx - bx), ey = cf_shl(y.e, F + dy - by);
+        e = ex + ey + 2;
+        if (ex < CF_EBIG && ey < CF_EBIG) return true;
+    }
+    cf_bad(r);
+    return false;
+}
+
 // r = x y. With bx, by the operands' bits (F - 13 .. F + 1) and sh = bx +
 // by - F - 1 > 0, M = floor(X Y / 2^sh) < 2^(F+1), and |x y - X Y| <= X ey
 // + Y ex + ex ey, where X < 2^bx, Y < 2^by: in units 2^sh, X ey / 2^sh <
@@ -119,21 +140,14 @@ FL_NOINL void cf_mul(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
     const u32 F = 64 * K - 4;
     u32 bx, by;
     bool neg = x.neg != y.neg;
-    if (!cf_operand(x, bx) || !cf_operand(y, by)) {
-        cf_bad(r);
-        return;
-    }
-    u64 e1 = cf_shl(y.e, F + 1 - by), e2 = cf_shl(x.e, F + 1 - bx);
-    if (e1 >= CF_EBIG || e2 >= CF_EBIG) {
-        cf_bad(r);
-        return;
-    }
+    u64 e;
+    if (!cf_operands(r, x, 1, y, 1, bx, by, e)) return;
     u64 T[2 * K];
     ff_mul_full<K>(T, x.m, y.m);
     u32 sh = bx + by - F - 1;
     ff_shift(r.m, K, T, 2 * K, -(i64)sh);
     r.s = x.s + y.s + sh;
-    r.e = e1 + e2 + 2;
+    r.e = e;
     r.neg = neg;
 }
 
@@ -182,20 +196,13 @@ FL_NOINL void cf_div(CfBall<K> &r, const CfBall<K> &x, const CfBall<K> &y) {
     const u32 F = 64 * K - 4;
     u32 bx, by;
     bool neg = x.neg != y.neg;
-    if (!cf_operand(x, bx) || !cf_operand(y, by)) {
-        cf_bad(r);
-        return;
-    }
-    u64 e1 = cf_shl(x.e, F + 3 - bx), e2 = cf_shl(y.e, F + 4 - by);
-    if (e1 >= CF_EBIG || e2 >= CF_EBIG) {
-        cf_bad(r);
-        return;
-    }
+    u64 e;
+    if (!cf_operands(r, x, 3, y, 4, bx, by, e)) return;
     i64 G = (i64)F + 1 + by - bx;
     u64 U[2 * K + 1], u[2 * K + 3], v[K], qq[2 * K + 2], Q[K];
     ff_shift(U, 2 * K + 1, x.m, K, G);
     ff_div(Q, K, U, 2 * K + 1, y.m, K, u, v, qq);
-    cf_set<K>(r, Q, K, x.s - y.s - G, e1 + e2 + 2, neg);
+    cf_set<K>(r, Q, K, x.s - y.s - G, e, neg);
 }
 
 // r = sqrt(x), x > 0: N = X 2^t with t = 2F - bx (+1 to make s - t even:
@@ -234,14 +241,12 @@ FL_DEV void cf_exact(CfBall<K> &r, i64 ex, const u64 *xm, u32 nx) {
     r.neg = false;
 }
 
-// |z| for normal a, b as a ball: with ea >= eb (swapped otherwise), A =
-// |a| 2^(F-ea) exact, B = floor(|b| 2^(F-ea)) (B_true - B < 1), Q = A^2 +
-// B^2 exact and below the true value by < 2B + 1 <= 2^(F+1) + 1;
-// floor(sqrt(Q)) = Zm: |z| 2^(F-ea) lies in [Zm, Zm + 1 + (2B + 1) / (2
-// sqrt Q)) with sqrt Q >= A >= 2^(F-1): [Zm, Zm + 3.01). Centre Zm, e = 4.
+// Q = A^2 + B^2 (2K limbs) for normal a, b: with ea >= eb (swapped
+// otherwise), A = |a| 2^(F-ea) exact (F >= 64 na), B = floor(|b| 2^(F-ea))
+// (B_true - B < 1), so Q is exact or below the true value by < 2B + 1 <=
+// 2^(F+1) + 1. Returns ea after the swap: Q is in units 2^(2ea-2F).
 template <int K>
-FL_NOINL void cf_abs(CfBall<K> &r, i64 ea, const u64 *am, u32 na, i64 eb, const u64 *bm,
-                     u32 nb) {
+FL_DEV i64 cf_norm2(u64 *Q, i64 ea, const u64 *am, u32 na, i64 eb, const u64 *bm, u32 nb) {
     const u32 F = 64 * K - 4;
     if (eb > ea) {
         const u64 *tm = am;
@@ -254,12 +259,24 @@ FL_NOINL void cf_abs(CfBall<K> &r, i64 ea, const u64 *am, u32 na, i64 eb, const 
         ea = eb;
         eb = te;
     }
-    u64 A[K], B[K], Q[2 * K], Q2[2 * K], Z[K];
+    u64 A[K], B[K], Q2[2 * K];
     ff_shift(A, K, am, na, (i64)F - 64 * (i64)na);
     ff_shift(B, K, bm, nb, (i64)F - ea + eb - 64 * (i64)nb);
     ff_mul_full<K>(Q, A, A);
     ff_mul_full<K>(Q2, B, B);
     ff_add(Q, Q2, 2 * K);
+    return ea;
+}
+
+// |z| for normal a, b as a ball: Q of cf_norm2, floor(sqrt(Q)) = Zm: |z|
+// 2^(F-ea) lies in [Zm, Zm + 1 + (2B + 1) / (2 sqrt Q)) with sqrt Q >= A >=
+// 2^(F-1): [Zm, Zm + 3.01). Centre Zm, e = 4.
+template <int K>
+FL_NOINL void cf_abs(CfBall<K> &r, i64 ea, const u64 *am, u32 na, i64 eb, const u64 *bm,
+                     u32 nb) {
+    const u32 F = 64 * K - 4;
+    u64 Q[2 * K], Z[K];
+    ea = cf_norm2<K>(Q, ea, am, na, eb, bm, nb);
     ffx_isqrt<K>(Z, Q);
     cf_set<K>(r, Z, K, ea - (i64)F, 4, false);
 }
@@ -272,6 +289,14 @@ FL_DEV bool cf_round(FlOut &o, i8 &t, const CfBall<K> &x, u64 p, u32 rnd) {
         return false;
     }
     return ff_round_c<K>(o, t, x.m, K, x.e, x.s, x.neg, p, rnd);
+}
+
+// Both parts rounded (cf_round): CF_DONE, or CF_UNDEC when either is not.
+template <int K>
+FL_DEV int cf_round2(FlOut &ore, i8 &tre, const CfBall<K> &re, u64 pr, u32 rre, FlOut &oim,
+                     i8 &tim, const CfBall<K> &im, u64 pi, u32 rim) {
+    if (!cf_round<K>(ore, tre, re, pr, rre)) return CF_UNDEC;
+    return cf_round<K>(oim, tim, im, pi, rim) ? CF_DONE : CF_UNDEC;
 }
 
 // ---- value cores as balls ----
@@ -287,6 +312,22 @@ FL_NOINL bool cf_exp(CfBall<K> &r, bool neg, i64 ex, const u64 *xm, u32 nx, cons
     return true;
 }
 
+// cos x and sin x as balls from ff_sc_both's S = sin |r| 2^(F+sc) (es)
+// and C = cos r 2^F (ec) of x = k pi/2 + r in quadrant q (ff_tr_reduce),
+// as ff_sin_cos: sin x = +-C (q odd) or +-S, cos x = +-C (q even) or +-S.
+template <int K>
+FL_DEV void cf_quadrant(CfBall<K> &cb, CfBall<K> &sb, const u64 *S, i64 sc, u64 es,
+                        const u64 *C, u64 ec, u32 q, bool rneg) {
+    const u32 F = 64 * K - 4;
+    bool use_cos = q & 1, no = q >= 2;
+    if (use_cos) cf_set<K>(sb, C, K, -(i64)F, ec, no);
+    else cf_set<K>(sb, S, K, -((i64)F + sc), es, no != rneg);
+    use_cos = !(q & 1);
+    no = q == 1 || q == 2;
+    if (use_cos) cf_set<K>(cb, C, K, -(i64)F, ec, no);
+    else cf_set<K>(cb, S, K, -((i64)F + sc), es, no != rneg);
+}
+
 // cos x and sin x (x normal, ex <= 40, nx + 2 <= K): one reduction
 // (ff_tr_reduce: x = k pi/2 + r, quadrant q) and ff_sc_both (S = sin |r|
 // 2^(F+sc) within es, C = cos r 2^F within ec), each output from its
@@ -297,7 +338,6 @@ FL_NOINL bool cf_exp(CfBall<K> &r, bool neg, i64 ex, const u64 *xm, u32 nx, cons
 template <int K>
 FL_NOINL bool cf_sincos(CfBall<K> &cb, CfBall<K> &sb, bool neg, i64 ex, const u64 *xm, u32 nx,
                         const u64 *cs) {
-    const u32 F = 64 * K - 4;
     u64 Z[K], S[K], C[K];
     i64 c, sc;
     bool rneg;
@@ -305,16 +345,7 @@ FL_NOINL bool cf_sincos(CfBall<K> &cb, CfBall<K> &sb, bool neg, i64 ex, const u6
     if (ff_tr_reduce<K>(Z, c, rneg, q, neg, ex, xm, nx, cs)) return false;
     u64 es, ec;
     ff_sc_both<K>(S, sc, es, C, ec, Z, c, cs);
-    {
-        bool use_cos = q & 1, no = q >= 2;
-        if (use_cos) cf_set<K>(sb, C, K, -(i64)F, ec, no);
-        else cf_set<K>(sb, S, K, -((i64)F + sc), es, no != rneg);
-    }
-    {
-        bool use_cos = !(q & 1), no = q == 1 || q == 2;
-        if (use_cos) cf_set<K>(cb, C, K, -(i64)F, ec, no);
-        else cf_set<K>(cb, S, K, -((i64)F + sc), es, no != rneg);
-    }
+    cf_quadrant<K>(cb, sb, S, sc, es, C, ec, q, rneg);
     return true;
 }
 
@@ -363,42 +394,34 @@ FL_NOINL bool cf_coshsinh(CfBall<K> &chb, CfBall<K> &shb, bool neg, i64 ex, cons
 
 // ---- the functions ----
 
-// log |z| = log(a^2 + b^2) / 2 for normal a, b (|b| <= |a| after a swap):
-// A = |a| 2^(F-ea) (exact: F >= 64 na), B = floor(|b| 2^(F-ea)) (B_true - B
-// < 1), Q = A^2 + B^2 (exact, < 2^(2F+1)) is below the true value by < 2B +
-// 1 <= 2^(F+1) + 1, and m = floor(Q / 2^F): the norm n = (a^2 + b^2) lies
-// in [m, m + 4) 2^(2ea-F), m >= 2^(F-2). ffx_log_val gives log(m
-// 2^(2ea-F)) as R within E units of 2^-S; log n - that = log(1 + d), 0 <=
-// d < 4/m <= 2^(4-F): < 16 2^(S-F) more units. Re = R 2^-(S+1).
+// log(a^2 + b^2) for normal a, b: Q of cf_norm2 and m = floor(Q / 2^F):
+// the norm n = a^2 + b^2 lies in [m, m + 4) 2^(2ea-F), m >= 2^(F-2).
+// ffx_log_val (scaled as its `scaled`; S = F otherwise) gives log(m
+// 2^(2ea-F)) as R (K+1 limbs) within E units of 2^-S; log n - that = log(1
+// + d), 0 <= d < 4/m <= 2^(4-F): < 16 2^(S-F) more units (the callers').
+// Returns E.
+template <int K>
+FL_DEV u64 cf_log_norm(u64 *R, bool &rneg, i64 &S, u64 ah, const u64 *am, u32 na, u64 bh,
+                       const u64 *bm, u32 nb, bool scaled, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    u64 Q[2 * K], m[K], M[K], E;
+    i64 ea = cf_norm2<K>(Q, fl_exp(ah), am, na, fl_exp(bh), bm, nb);
+    ff_shift(m, K, Q, 2 * K, -(i64)F);
+    u32 bm_ = ff_bits(m, K);
+    ff_shift(M, K, m, K, 64 * (i64)K - bm_);
+    ffx_log_val<K>(M, K, (i64)bm_ + 2 * ea - (i64)F, cs, scaled, R, rneg, S, E);
+    return E;
+}
+
+// Re log z = log(a^2 + b^2) / 2 rounded: cf_log_norm scaled, R 2^-(S+1).
 template <int K>
 FL_NOINL bool cf_log_abs(FlOut &o, i8 &t, u64 ah, const u64 *am, u32 na, u64 bh, const u64 *bm,
                          u32 nb, u64 p, u32 rnd, const u64 *cs) {
     const u32 F = 64 * K - 4;
-    i64 ea = fl_exp(ah), eb = fl_exp(bh);
-    if (eb > ea) {
-        const u64 *tm = am;
-        am = bm;
-        bm = tm;
-        u32 tn = na;
-        na = nb;
-        nb = tn;
-        i64 te = ea;
-        ea = eb;
-        eb = te;
-    }
-    u64 A[K], B[K], Q[2 * K], Q2[2 * K], m[K], M[K];
-    ff_shift(A, K, am, na, (i64)F - 64 * (i64)na);
-    ff_shift(B, K, bm, nb, (i64)F - ea + eb - 64 * (i64)nb);
-    ff_mul_full<K>(Q, A, A);
-    ff_mul_full<K>(Q2, B, B);
-    ff_add(Q, Q2, 2 * K);
-    ff_shift(m, K, Q, 2 * K, -(i64)F);
-    u32 bm_ = ff_bits(m, K);
-    ff_shift(M, K, m, K, 64 * (i64)K - bm_);
-    u64 R[K + 1], E;
+    u64 R[K + 1];
     bool rneg;
     i64 S;
-    ffx_log_val<K>(M, K, (i64)bm_ + 2 * ea - (i64)F, cs, true, R, rneg, S, E);
+    u64 E = cf_log_norm<K>(R, rneg, S, ah, am, na, bh, bm, nb, true, cs);
     if (S - (i64)F > 40) {
         o.head = FF_UNDECIDED;
         return false;
@@ -427,42 +450,17 @@ FL_NOINL bool cf_atan_re(FlOut &o, i8 &t, const u64 *Yv, bool yneg, const u64 *X
     bool swap = ff_cmp(Yv, Xv, CF_AL) > 0;
     const u64 *mn = swap ? Xv : Yv, *md = swap ? Yv : Xv;
     i64 cw = (i64)ff_bits(md, CF_AL) - (i64)ff_bits(mn, CF_AL);
-    u64 W[K], T[2 * K], acc[K + 1];
+    u64 W[K], acc[K + 1];
     {
         // mn 2^(F + cw) has bits(md) + F <= 64 (2K + 1) + F bits.
         u64 U[3 * K + 2], u[3 * K + 4], v[CF_AL], qq[3 * K + 3];
         ff_shift(U, 3 * K + 2, mn, CF_AL, (i64)F + cw);
         ff_div(W, K, U, 3 * K + 2, md, CF_AL, u, v, qq);
     }
-    u64 eA;
-    if (cw > FF_TM) {
-        u64 z2[K], A[K], V[K];
-        ff_mulsh<K>(z2, W, W, (i64)F + 2 * cw, T);
-        u32 N = ff_tr_atan_sum<K>(A, z2, T, cs);
-        ff_mulsh<K>(V, W, A, F, T);
-        if (!swap && !xneg)
-            return ff_round_c<K>(o, t, V, K, 3 * (u64)N + 10, -((i64)F + cw) - 1, yneg, p, rnd);
-        ff_shift(acc, K + 1, V, K, -cw);
-        eA = 3 * (u64)N + 11;
-    } else {
-        u64 Y[K];
-        ff_shift(Y, K, W, K, -cw);
-        eA = ff_atan_abs<K>(acc, Y, 2, cs);
-    }
-    if (!swap && !xneg) return ff_round_c<K>(o, t, acc, K + 1, eA, -(i64)F - 1, yneg, p, rnd);
-    u64 B[K + 1];
-    ff_zero(B, K + 1);
-    ff_copy(B, ff_pi2(cs, K), K);
-    if (!swap) {
-        ff_add(B, B, K + 1);  // pi - a
-        ff_sub(B, acc, K + 1);
-        eA += 4;
-    } else {
-        if (xneg) ff_add(B, acc, K + 1);  // pi/2 + a
-        else ff_sub(B, acc, K + 1);       // pi/2 - a
-        eA += 2;
-    }
-    return ff_round_c<K>(o, t, B, K + 1, eA, -(i64)F - 1, yneg, p, rnd);
+    i64 fine;
+    u64 eA = ff_atan2_tail<K>(acc, fine, W, cw, swap, xneg, true, cs);
+    u32 l = fine ? K : K + 1;
+    return ff_round_c<K>(o, t, acc, l, eA, -((i64)F + fine) - 1, yneg, p, rnd);
 }
 
 // atan's imaginary part log(n1 / n2) / 4, n1 = |z + i|^2, n2 = |z - i|^2,
@@ -522,6 +520,40 @@ FL_NOINL bool cf_atan_im(FlOut &o, i8 &t, const u64 *Dv, const u64 *Bt, bool bne
     return ff_round_c<K>(o, t, R, K + 1, E + 2, -(S + 2), bneg, p, rnd);
 }
 
+// The integer grid of cf_atan and cf_asin_acos: with G = -min(lowest bit
+// exponent of a, of b, 0) and top = max(ea, eb, 1), a = A 2^-G and b = B
+// 2^-G exactly (A, B of K limbs) when top + G <= F - 8; returns G, or -1
+// otherwise (the host: parts of very different scales, or huge).
+template <int K>
+FL_DEV i64 cf_grid(u64 *A, u64 *B, i64 ea, const u64 *am, u32 na, i64 eb, const u64 *bm,
+                   u32 nb) {
+    const u32 F = 64 * K - 4;
+    i64 la = ea - 64 * (i64)na, lb = eb - 64 * (i64)nb;
+    i64 low = la < lb ? la : lb;
+    if (low > 0) low = 0;
+    i64 G = -low, top = ea > eb ? ea : eb;
+    if (top < 1) top = 1;
+    if (top + G > (i64)F - 8) return -1;
+    ff_shift(A, K, am, na, la + G);
+    ff_shift(B, K, bm, nb, lb + G);
+    return G;
+}
+
+// r = x^2 exactly: CF_AL limbs from x of K.
+template <int K>
+FL_DEV void cf_sq(u64 *r, const u64 *x) {
+    ff_mul_full<K>(r, x, x);
+    r[2 * K] = 0;
+}
+
+// r = |x - y| (l limbs); returns x < y.
+FL_DEV bool cf_absdiff(u64 *r, const u64 *x, const u64 *y, u32 l) {
+    bool lt = ff_cmp(x, y, l) < 0;
+    ff_copy(r, lt ? y : x, l);
+    ff_sub(r, lt ? x : y, l);
+    return lt;
+}
+
 // atan z (mpc_atan, func.rs's formulas) for normal a, b (limbs + 2 <= K):
 // Re = atan2(2a, 1 - a^2 - b^2) / 2, Im = log(|z + i|^2 / |z - i|^2) / 4.
 // Both parts from exact integers: with G = -min(lowest bit exponent of a,
@@ -536,35 +568,17 @@ template <int K>
 FL_NOINL int cf_atan(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, i64 ea, const u64 *am, u32 na,
                      bool an, i64 eb, const u64 *bm, u32 nb, bool bn, u64 pr, u64 pi, u32 rre,
                      u32 rim, const u64 *cs) {
-    const u32 F = 64 * K - 4;
-    i64 la = ea - 64 * (i64)na, lb = eb - 64 * (i64)nb;
-    i64 low = la < lb ? la : lb;
-    if (low > 0) low = 0;
-    i64 G = -low, top = ea > eb ? ea : eb;
-    if (top < 1) top = 1;
-    if (top + G > (i64)F - 8) return CF_HOST;
-    u64 A[K], B[K], A2[2 * K], B2[2 * K], N[CF_AL], S2[CF_AL], One[CF_AL], D[CF_AL],
-        X[CF_AL], Y[CF_AL], Bt[CF_AL], one[1] = {1};
-    ff_shift(A, K, am, na, la + G);
-    ff_shift(B, K, bm, nb, lb + G);
-    ff_mul_full<K>(A2, A, A);
-    ff_mul_full<K>(B2, B, B);
-    ff_zero(N, CF_AL);
-    ff_copy(N, A2, 2 * K);
-    ff_zero(S2, CF_AL);
-    ff_copy(S2, B2, 2 * K);
+    u64 A[K], B[K], N[CF_AL], S2[CF_AL], One[CF_AL], D[CF_AL], X[CF_AL], Y[CF_AL], Bt[CF_AL],
+        one[1] = {1};
+    i64 G = cf_grid<K>(A, B, ea, am, na, eb, bm, nb);
+    if (G < 0) return CF_HOST;
+    cf_sq<K>(N, A);
+    cf_sq<K>(S2, B);
     ff_add(N, S2, CF_AL);
     ff_shift(One, CF_AL, one, 1, 2 * G);
     ff_copy(D, One, CF_AL);
     ff_add(D, N, CF_AL);
-    bool xneg = ff_cmp(One, N, CF_AL) < 0;
-    if (xneg) {
-        ff_copy(X, N, CF_AL);
-        ff_sub(X, One, CF_AL);
-    } else {
-        ff_copy(X, One, CF_AL);
-        ff_sub(X, N, CF_AL);
-    }
+    bool xneg = cf_absdiff(X, One, N, CF_AL);
     if (ff_is0(X, CF_AL)) return CF_HOST;
     ff_shift(Y, CF_AL, A, K, G + 1);
     ff_shift(Bt, CF_AL, B, K, G + 1);
@@ -672,38 +686,19 @@ FL_NOINL int cf_asin_acos(bool acos, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, i
                           const u64 *am, u32 na, bool an, i64 eb, const u64 *bm, u32 nb, bool bn,
                           u64 pr, u64 pi, u32 rre, u32 rim, const u64 *cs) {
     const u32 F = 64 * K - 4;
-    i64 la = ea - 64 * (i64)na, lb = eb - 64 * (i64)nb;
-    i64 low = la < lb ? la : lb;
-    if (low > 0) low = 0;
-    i64 G = -low, top = ea > eb ? ea : eb;
-    if (top < 1) top = 1;
-    if (top + G > (i64)F - 8) return CF_HOST;
-    u64 A[K], B[K], O[K], Ap[K], Am[K], Sq[2 * K], R2[CF_AL], S2[CF_AL], T2[CF_AL],
-        one[1] = {1};
-    ff_shift(A, K, am, na, la + G);
-    ff_shift(B, K, bm, nb, lb + G);
+    u64 A[K], B[K], O[K], Ap[K], Am[K], R2[CF_AL], S2[CF_AL], T2[CF_AL], one[1] = {1};
+    i64 G = cf_grid<K>(A, B, ea, am, na, eb, bm, nb);
+    if (G < 0) return CF_HOST;
     ff_shift(O, K, one, 1, G);
     // Ap = |a| + 1, Am = ||a| - 1| (|z + 1|, |z - 1| swap with a's sign:
     // their sum is the same).
     ff_copy(Ap, A, K);
     ff_add(Ap, O, K);
-    if (ff_cmp(A, O, K) >= 0) {
-        ff_copy(Am, A, K);
-        ff_sub(Am, O, K);
-    } else {
-        ff_copy(Am, O, K);
-        ff_sub(Am, A, K);
-    }
-    ff_zero(T2, CF_AL);
-    ff_mul_full<K>(Sq, B, B);
-    ff_copy(T2, Sq, 2 * K);
-    ff_zero(R2, CF_AL);
-    ff_mul_full<K>(Sq, Ap, Ap);
-    ff_copy(R2, Sq, 2 * K);
+    cf_absdiff(Am, A, O, K);
+    cf_sq<K>(T2, B);
+    cf_sq<K>(R2, Ap);
     ff_add(R2, T2, CF_AL);
-    ff_zero(S2, CF_AL);
-    ff_mul_full<K>(Sq, Am, Am);
-    ff_copy(S2, Sq, 2 * K);
+    cf_sq<K>(S2, Am);
     ff_add(S2, T2, CF_AL);
     CfBall<K> r, sv, alpha, one_b, t, ap1, q, rt, sarg, x, beta, om, op, w, cq, u, v, sr, ss,
         b2, apb, amb, d1, d2, h, ama;
@@ -758,7 +753,7 @@ FL_NOINL int cf_asin_acos(bool acos, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, i
     cf_sqrt<K>(cq, w);
     cf_div<K>(u, beta, cq);
     cf_div<K>(v, cq, beta);
-    u64 acc[K + 1], E, P[K + 1];
+    u64 acc[K + 1], E;
     bool use_u = !acos;  // the result from atan u (else atan v)
     bool ok = use_u ? cf_atan_ball<K>(acc, E, u, cs) : cf_atan_ball<K>(acc, E, v, cs);
     if (!ok) {
@@ -770,25 +765,8 @@ FL_NOINL int cf_asin_acos(bool acos, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, i
     // atan u; pi - acos|beta| = pi - atan v or pi/2 + atan u.
     bool direct = acos ? !use_u : use_u;
     bool rneg = false;
-    if (acos && an) {
-        ff_zero(P, K + 1);
-        ff_copy(P, ff_pi2(cs, K), K);
-        if (direct) {
-            ff_add(P, P, K + 1);  // pi - atan v
-            ff_sub(P, acc, K + 1);
-            E += 4;
-        } else {
-            ff_add(P, acc, K + 1);  // pi/2 + atan u
-            E += 2;
-        }
-        ff_copy(acc, P, K + 1);
-    } else if (!direct) {
-        ff_zero(P, K + 1);
-        ff_copy(P, ff_pi2(cs, K), K);
-        ff_sub(P, acc, K + 1);  // pi/2 - atan
-        E += 2;
-        ff_copy(acc, P, K + 1);
-    }
+    if (acos && an) E += ff_pi_fold<K>(acc, direct ? 1 : 2, cs);  // pi - atan v, pi/2 + atan u
+    else if (!direct) E += ff_pi_fold<K>(acc, 3, cs);             // pi/2 - atan
     if (!acos) rneg = an;
     if (!ff_round_c<K>(ore, tre, acc, K + 1, E, -(i64)F, rneg, pr, rre)) return CF_UNDEC;
     return CF_DONE;
@@ -830,7 +808,6 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
         return CF_DONE;
     }
     CfBall<K> x, y, re, im;
-    bool ok;
     switch (fn) {
     case CF_EXP: {
         // e^a cos b + i e^a sin b.
@@ -843,36 +820,24 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
         break;
     }
     case CF_SIN:
-    case CF_COS: {
-        // sin: sin a cosh b + i cos a sinh b; cos: cos a cosh b - i sin a sinh b.
-        if (eb > CF_EMAX || ea > 40) return CF_HOST;
-        CfBall<K> ch, sh;
-        if (!cf_sincos<K>(x, y, an, ea, am, na, cs)) return CF_HOST;
-        if (!cf_coshsinh<K>(ch, sh, bn, eb, bm, nb, cs)) return CF_HOST;
-        if (fn == CF_SIN) {
-            cf_mul<K>(re, y, ch);
-            cf_mul<K>(im, x, sh);
-        } else {
-            cf_mul<K>(re, x, ch);
-            cf_mul<K>(im, y, sh);
-            im.neg = !im.neg;
-        }
-        break;
-    }
+    case CF_COS:
     case CF_SINH:
     case CF_COSH: {
-        // sinh: sinh a cos b + i cosh a sin b; cosh: cosh a cos b + i sinh a sin b.
-        if (ea > CF_EMAX || eb > 40) return CF_HOST;
+        // With x = cos, y = sin of the trigonometric part (a; b for sinh,
+        // cosh) and ch, sh of the other: sin: sin a cosh b + i cos a sinh
+        // b; cos: cos a cosh b - i sin a sinh b; sinh: sinh a cos b + i
+        // cosh a sin b; cosh: cosh a cos b + i sinh a sin b.
+        bool h = fn == CF_SINH || fn == CF_COSH;
+        i64 et = h ? eb : ea, eh = h ? ea : eb;
+        if (eh > CF_EMAX || et > 40) return CF_HOST;
         CfBall<K> ch, sh;
-        if (!cf_sincos<K>(x, y, bn, eb, bm, nb, cs)) return CF_HOST;
-        if (!cf_coshsinh<K>(ch, sh, an, ea, am, na, cs)) return CF_HOST;
-        if (fn == CF_SINH) {
-            cf_mul<K>(re, sh, x);
-            cf_mul<K>(im, ch, y);
-        } else {
-            cf_mul<K>(re, ch, x);
-            cf_mul<K>(im, sh, y);
-        }
+        if (!cf_sincos<K>(x, y, h ? bn : an, et, h ? bm : am, h ? nb : na, cs)) return CF_HOST;
+        if (!cf_coshsinh<K>(ch, sh, h ? an : bn, eh, h ? am : bm, h ? na : nb, cs))
+            return CF_HOST;
+        bool s = fn == CF_SIN, sinh = fn == CF_SINH;
+        cf_mul<K>(re, s ? y : x, sinh ? sh : ch);
+        cf_mul<K>(im, s ? x : y, sinh ? ch : sh);
+        if (fn == CF_COS) im.neg = !im.neg;
         break;
     }
     case CF_TAN:
@@ -918,9 +883,7 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
     }
     default: return CF_HOST;
     }
-    ok = cf_round<K>(ore, tre, re, pr, rre);
-    ok = ok && cf_round<K>(oim, tim, im, pi, rim);
-    return ok ? CF_DONE : CF_UNDEC;
+    return cf_round2<K>(ore, tre, re, pr, rre, oim, tim, im, pi, rim);
 }
 
 // x / y = (a + i b) / (c + i d) (mpc_div) for regular elements: all four
@@ -962,98 +925,30 @@ FL_DEV int cf_div_eval(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, const u
     cf_add<K>(nim, p1, p2);
     cf_div<K>(re, nre, den);
     cf_div<K>(im, nim, den);
-    bool ok = cf_round<K>(ore, tre, re, pr, rre);
-    ok = ok && cf_round<K>(oim, tim, im, pi, rim);
-    return ok ? CF_DONE : CF_UNDEC;
+    return cf_round2<K>(ore, tre, re, pr, rre, oim, tim, im, pi, rim);
 }
 
 // ---- pow ----
 
 // arg x = atan2(b, a) for normal a, b (limbs + 2 <= K): ff_atan2's normal
-// branch without its rounding: acc (K+1 limbs) = |arg x| in units 2^-F,
-// sign b's (*aneg), returns the bound (ff_atan2's: 3N + 11 or ff_atan_abs's
-// 3N + 15 for a alone; + 4 for pi - a, + 2 for pi/2 -+ a).
+// branch without its rounding (ff_atan2_val, never scaled): acc (K+1
+// limbs) = |arg x| in units 2^-F, sign b's (aneg), returns the bound.
 template <int K>
 FL_NOINL u64 cf_arg_val(u64 *acc, bool &aneg, u64 yh, const u64 *ym, u32 ny, u64 xh,
                         const u64 *xm, u32 nx, const u64 *cs) {
-    const u32 F = 64 * K - 4;
-    bool ny_ = (fl_tag(yh) & FL_NEG) != 0, nx_ = (fl_tag(xh) & FL_NEG) != 0;
-    i64 ey = fl_exp(yh), ex = fl_exp(xh);
-    bool swap = ey > ex || (ey == ex && fl_cmp_mant(ym, ny, xm, nx) > 0);
-    const u64 *mn = swap ? xm : ym, *md = swap ? ym : xm;
-    u32 ln = swap ? nx : ny, ld = swap ? ny : nx;
-    i64 cw = swap ? ey - ex : ex - ey;
-    u64 W[K], T[2 * K];
-    {
-        u64 U[2 * K], u[2 * K + 2], v[K], qq[2 * K + 1];
-        u32 nl = K + ld;
-        ff_shift(U, nl, mn, ln, (i64)F - 64 * (i64)ln + 64 * (i64)ld);
-        ff_div(W, K, U, nl, md, ld, u, v, qq);
-    }
-    u64 eA;
-    if (cw > FF_TM) {
-        u64 z2[K], A[K], V[K];
-        ff_mulsh<K>(z2, W, W, (i64)F + 2 * cw, T);
-        u32 N = ff_tr_atan_sum<K>(A, z2, T, cs);
-        ff_mulsh<K>(V, W, A, F, T);
-        ff_shift(acc, K + 1, V, K, -cw);
-        eA = 3 * (u64)N + 11;
-    } else {
-        u64 Y[K];
-        ff_shift(Y, K, W, K, -cw);
-        eA = ff_atan_abs<K>(acc, Y, 2, cs);
-    }
-    aneg = ny_;
-    if (!swap && !nx_) return eA;
-    u64 B[K + 1];
-    ff_zero(B, K + 1);
-    ff_copy(B, ff_pi2(cs, K), K);
-    if (!swap) {
-        ff_add(B, B, K + 1);
-        ff_sub(B, acc, K + 1);
-        eA += 4;
-    } else {
-        if (nx_) ff_add(B, acc, K + 1);
-        else ff_sub(B, acc, K + 1);
-        eA += 2;
-    }
-    ff_copy(acc, B, K + 1);
-    return eA;
+    aneg = (fl_tag(yh) & FL_NEG) != 0;
+    i64 fine;
+    return ff_atan2_val<K>(acc, fine, yh, ym, ny, xh, xm, nx, false, cs);
 }
 
-// log|x| for normal a, b as cf_log_abs (same norm m, same bound) without
-// the rounding, unscaled (ffx_log_val's scaled_ok = false: S = F): log n
-// = (R +- (E + 16)) 2^-F, so log|x| = R 2^-(F+1) within E + 16 units of
+// log|x| for normal a, b as cf_log_abs without the rounding, unscaled
+// (cf_log_norm, S = F): log|x| = R 2^-(F+1) within E + 16 units of
 // 2^-(F+1). R: K+1 limbs.
 template <int K>
 FL_NOINL u64 cf_log_abs_val(u64 *R, bool &rneg, u64 ah, const u64 *am, u32 na, u64 bh,
                             const u64 *bm, u32 nb, const u64 *cs) {
-    const u32 F = 64 * K - 4;
-    i64 ea = fl_exp(ah), eb = fl_exp(bh);
-    if (eb > ea) {
-        const u64 *tm = am;
-        am = bm;
-        bm = tm;
-        u32 tn = na;
-        na = nb;
-        nb = tn;
-        i64 te = ea;
-        ea = eb;
-        eb = te;
-    }
-    u64 A[K], B[K], Q[2 * K], Q2[2 * K], m[K], M[K];
-    ff_shift(A, K, am, na, (i64)F - 64 * (i64)na);
-    ff_shift(B, K, bm, nb, (i64)F - ea + eb - 64 * (i64)nb);
-    ff_mul_full<K>(Q, A, A);
-    ff_mul_full<K>(Q2, B, B);
-    ff_add(Q, Q2, 2 * K);
-    ff_shift(m, K, Q, 2 * K, -(i64)F);
-    u32 bm_ = ff_bits(m, K);
-    ff_shift(M, K, m, K, 64 * (i64)K - bm_);
-    u64 E;
     i64 S;
-    ffx_log_val<K>(M, K, (i64)bm_ + 2 * ea - (i64)F, cs, false, R, rneg, S, E);
-    return E + 16;
+    return cf_log_norm<K>(R, rneg, S, ah, am, na, bh, bm, nb, false, cs) + 16;
 }
 
 // acc (K+2 limbs, sign an) += v * L: v = +-0.vm 2^ev exact (nv limbs, ev <=
@@ -1187,19 +1082,11 @@ FL_DEV int cf_pow_eval(FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, const u
         ff_sc_both<K>(S, sc, es, C, ec2, Z, c, cs);
         es += cf_shl(ei, sc > 0 ? (u32)(sc > 60 ? 61 : sc) : 0);
         ec2 += ei;
-        bool use_cos = q & 1, no = q >= 2;
-        if (use_cos) cf_set<K>(sb, C, K, -(i64)F, ec2, no);
-        else cf_set<K>(sb, S, K, -((i64)F + sc), es, no != rneg);
-        use_cos = !(q & 1);
-        no = q == 1 || q == 2;
-        if (use_cos) cf_set<K>(cb, C, K, -(i64)F, ec2, no);
-        else cf_set<K>(cb, S, K, -((i64)F + sc), es, no != rneg);
+        cf_quadrant<K>(cb, sb, S, sc, es, C, ec2, q, rneg);
     }
     cf_mul<K>(re, e, cb);
     cf_mul<K>(im, e, sb);
-    bool ok = cf_round<K>(ore, tre, re, pr, rre);
-    ok = ok && cf_round<K>(oim, tim, im, pi, rim);
-    return ok ? CF_DONE : CF_UNDEC;
+    return cf_round2<K>(ore, tre, re, pr, rre, oim, tim, im, pi, rim);
 }
 
 #ifdef __CUDACC__
