@@ -383,6 +383,35 @@ FL_DEV u64 fl_div21_pre(u64 u1, u64 u0, u64 d, u64 di, u64 &rem) {
     return qh;
 }
 
+// The quotient digit of Knuth's algorithm D from the top limbs n2 n1 n0 of
+// the running remainder and vt v2 of the divisor (vi = fl_invert(vt)): the
+// 2-by-1 estimate with the 3-limb correction (at most one too large). Shared
+// by fl_divrem, fl_divrem_kv and float_wide.cu's register division.
+FL_DEV u64 fl_qhat(u64 n2, u64 n1, u64 n0, u64 vt, u64 v2, u64 vi) {
+    u64 qh, rh;
+    bool rbig;
+    if (n2 >= vt) {
+        qh = ~0ull;
+        rh = n1 + vt;
+        rbig = rh < n1;
+    } else {
+        qh = fl_div21_pre(n2, n1, vt, vi, rh);
+        rbig = false;
+    }
+    while (!rbig) {
+        u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
+        if (phi > rh || (phi == rh && plo > n0)) {
+            qh--;
+            u64 ov = rh;
+            rh += vt;
+            rbig = rh < ov;
+        } else {
+            break;
+        }
+    }
+    return qh;
+}
+
 // Knuth's algorithm D: u (ul+1 limbs, u[ul] = 0, destroyed; the remainder
 // is left in u[0..lv]) divided by v (lv limbs, top bit set): q gets
 // ul - lv + 1 limbs.
@@ -397,28 +426,7 @@ FL_DEV void fl_divrem(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv) {
     }
     u64 v2 = v[lv - 2];
     for (u32 j = ul - lv + 1; j-- > 0;) {
-        u64 n2 = u[j + lv], n1 = u[j + lv - 1], n0 = u[j + lv - 2];
-        u64 qh, rh;
-        bool rbig;
-        if (n2 >= vt) {
-            qh = ~0ull;
-            rh = n1 + vt;
-            rbig = rh < n1;
-        } else {
-            qh = fl_div21_pre(n2, n1, vt, vi, rh);
-            rbig = false;
-        }
-        while (!rbig) {
-            u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
-            if (phi > rh || (phi == rh && plo > n0)) {
-                qh--;
-                u64 o = rh;
-                rh += vt;
-                rbig = rh < o;
-            } else {
-                break;
-            }
-        }
+        u64 qh = fl_qhat(u[j + lv], u[j + lv - 1], u[j + lv - 2], vt, v2, vi);
         // u[j..j+lv] -= qh * v.
         u64 c = 0, br = 0;
         for (u32 i = 0; i < lv; i++) {
@@ -511,6 +519,50 @@ FL_DEV void fl_isqrt_level(const u64 *nt, u32 mm, u64 *s, u64 *un, u64 *q) {
     }
 }
 
+// An over-estimate of the root of the two-limb (n1:n0) (n1 >= 2^62): a
+// double square root plus a margin, saturated at 2^64 - 1.
+FL_DEV u64 fl_sqrt_top(u64 n1, u64 n0) {
+    double T = (double)n1 * 18446744073709551616.0 + (double)n0;
+    double r = fl_sqrt(T);
+    if (r >= 18446744073709551616.0) return ~0ull;
+    u64 top = (u64)r;
+    return top + 16384 < top ? ~0ull : top + 16384;
+}
+
+// s (m limbs) = floor(sqrt(nn)), nn of 2m limbs with its top limb >= 2^62,
+// by precision doubling: levels of m, ceil(m/2), ..., 1 limbs from the
+// smallest; the root of the top 2h limbs plus one, shifted, over-estimates
+// the root of the top 2mm limbs, and fl_isqrt_level's Newton steps make it
+// exact. Leaves s^2 in un (2m+1 limbs); q: m+2 limbs. One call site of
+// fl_isqrt_level (NVRTC time); fl_sqrt_num and float_func's fixed-point
+// roots share it.
+FL_DEV void fl_isqrt_root(const u64 *nn, u32 m, u64 *s, u64 *un, u64 *q) {
+    u32 lv[40];
+    u32 nl = 0;
+    for (u32 mm = m;; mm = (mm + 1) / 2) {
+        lv[nl++] = mm;
+        if (mm == 1) break;
+    }
+    s[0] = fl_sqrt_top(nn[2 * m - 1], nn[2 * m - 2]);
+    for (u32 k = nl; k-- > 0;) {
+        u32 mm = lv[k];
+        if (k + 1 < nl) {
+            // s0 = (root_h + 1) * B^d, or B^mm - 1 if that overflows.
+            u32 h = lv[k + 1], d = mm - h;
+            for (u32 i = h; i-- > 0;) s[i + d] = s[i];
+            for (u32 i = 0; i < d; i++) s[i] = 0;
+            u32 i = d;
+            for (; i < mm; i++) {
+                if (++s[i] != 0) break;
+            }
+            if (i == mm) {
+                for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
+            }
+        }
+        fl_isqrt_level(nn + 2 * (m - mm), mm, s, un, q);
+    }
+}
+
 // sqrt of a finite positive x: N = mantissa << (128m - 64lx - t), root =
 // floor(sqrt(N)) by precision doubling: the root of the top 2h limbs plus
 // one, shifted, over-estimates the root of the top 2mm limbs; one Newton
@@ -527,39 +579,7 @@ FL_DEV i8 fl_sqrt_num(FlOut &o, FlNum x, u64 p, u32 rnd, u64 *nn, u64 *un, u64 *
         for (u32 i = 0; i + 1 < 2 * m; i++) nn[i] = (nn[i] >> 1) | (nn[i + 1] << 63);
         nn[2 * m - 1] >>= 1;
     }
-    // Level sizes m, ceil(m/2), ..., 1; start at the smallest.
-    u32 lv[40];
-    u32 nl = 0;
-    for (u32 mm = m;; mm = (mm + 1) / 2) {
-        lv[nl++] = mm;
-        if (mm == 1) break;
-    }
-    // One limb: a double square root plus a margin is above the root.
-    double T = (double)nn[2 * m - 1] * 18446744073709551616.0 + (double)nn[2 * m - 2];
-    double r = fl_sqrt(T);
-    u64 top;
-    if (r >= 18446744073709551616.0) {
-        top = ~0ull;
-    } else {
-        top = (u64)r;
-        top = top + 16384 < top ? ~0ull : top + 16384;
-    }
-    s[0] = top;
-    fl_isqrt_level(nn + 2 * m - 2, 1, s, un, q);
-    for (u32 k = nl - 1; k-- > 0;) {
-        u32 mm = lv[k], h = lv[k + 1], d = mm - h;
-        // s0 = (root_h + 1) * B^d, or B^mm - 1 if that overflows.
-        for (u32 i = h; i-- > 0;) s[i + d] = s[i];
-        for (u32 i = 0; i < d; i++) s[i] = 0;
-        u32 i = d;
-        for (; i < mm; i++) {
-            if (++s[i] != 0) break;
-        }
-        if (i == mm) {
-            for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
-        }
-        fl_isqrt_level(nn + 2 * (m - mm), mm, s, un, q);
-    }
+    fl_isqrt_root(nn, m, s, un, q);
     // un holds s^2 (2m limbs): exact iff it equals N.
     bool exact = fl_cmp_mant(un, 2 * m, nn, 2 * m) == 0;
     i64 e = (x.e + (i64)t) / 2;
@@ -1176,28 +1196,7 @@ FL_DEV void fl_divrem_kv(u64 *q, u64 *u, const u64 *v, u64 vi) {
     u64 v2 = v[LV >= 2 ? LV - 2 : 0];
 #pragma unroll
     for (int j = UL - LV; j >= 0; j--) {
-        u64 n2 = u[j + LV], n1 = u[j + LV - 1], n0 = u[j + LV >= 2 ? j + LV - 2 : 0];
-        u64 qh, rh;
-        bool rbig;
-        if (n2 >= vt) {
-            qh = ~0ull;
-            rh = n1 + vt;
-            rbig = rh < n1;
-        } else {
-            qh = fl_div21_pre(n2, n1, vt, vi, rh);
-            rbig = false;
-        }
-        while (!rbig) {
-            u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
-            if (phi > rh || (phi == rh && plo > n0)) {
-                qh--;
-                u64 ov = rh;
-                rh += vt;
-                rbig = rh < ov;
-            } else {
-                break;
-            }
-        }
+        u64 qh = fl_qhat(u[j + LV], u[j + LV - 1], u[j + LV >= 2 ? j + LV - 2 : 0], vt, v2, vi);
         u64 c = 0, br = 0;
 #pragma unroll
         for (int i = 0; i < LV; i++) {

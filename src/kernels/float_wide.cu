@@ -526,34 +526,6 @@ FL_NOINL i8 fw_add_num(const FwG g, FlOut &oref, FlNum x, FlNum y, u64 p, u32 rn
     return t;
 }
 
-// The quotient digit of Knuth's algorithm D from the top limbs n2 n1 n0 of
-// the running remainder and vt v2 of the divisor (vi = fl_invert_fast(vt)):
-// fl_divrem's estimate with its 3-limb correction (at most one too large).
-FL_DEV u64 fw_qhat(u64 n2, u64 n1, u64 n0, u64 vt, u64 v2, u64 vi) {
-    u64 qh, rh;
-    bool rbig;
-    if (n2 >= vt) {
-        qh = ~0ull;
-        rh = n1 + vt;
-        rbig = rh < n1;
-    } else {
-        qh = fl_div21_pre(n2, n1, vt, vi, rh);
-        rbig = false;
-    }
-    while (!rbig) {
-        u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
-        if (phi > rh || (phi == rh && plo > n0)) {
-            qh--;
-            u64 ov = rh;
-            rh += vt;
-            rbig = rh < ov;
-        } else {
-            break;
-        }
-    }
-    return qh;
-}
-
 // Knuth's algorithm D with the divisor and the running remainder in
 // registers (no shared-memory pass per quotient digit): lane t holds limbs
 // [tB, tB + B) of V' = V B^pad (pad = gs B - ly zero limbs below, so that
@@ -591,7 +563,7 @@ FL_NOINL bool fw_divreg(const FwG g, u64 *Q, const u64 *X, u32 lx, u32 k, const 
             t1[FW_LI] = r[FW_LI][B - 1];
             t0[FW_LI] = r[FW_LI][B - 2];
         }
-        u64 qh = fw_qhat(rt, fw_get(g, t1, g.gs - 1), fw_get(g, t0, g.gs - 1), vt, v2, vi);
+        u64 qh = fl_qhat(rt, fw_get(g, t1, g.gs - 1), fw_get(g, t0, g.gs - 1), vt, v2, vi);
         if (qh != 0) {
             // Each block minus qhat times its V' limbs; t1: its carry.
             FW_LANES {
@@ -785,16 +757,7 @@ FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx,
     // s^2 (at most 2s: two limbs).
     {
         u64 n1 = b.nn[2 * m - 1], n0 = b.nn[2 * m - 2];
-        double T = (double)n1 * 18446744073709551616.0 + (double)n0;
-        double rr = fl_sqrt(T);
-        u64 top;
-        if (rr >= 18446744073709551616.0) {
-            top = ~0ull;
-        } else {
-            top = (u64)rr;
-            top = top + 16384 < top ? ~0ull : top + 16384;
-        }
-        u64 s1[1] = {top}, un1[3], q1[3];
+        u64 s1[1] = {fl_sqrt_top(n1, n0)}, un1[3], q1[3];
         fl_isqrt_level(b.nn + 2 * m - 2, 1, s1, un1, q1);
         u64 lo = s1[0] * s1[0], hi = fl_mulhi(s1[0], s1[0]);
         FW_ONE {
