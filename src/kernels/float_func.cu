@@ -519,6 +519,35 @@ FL_DEV bool ff_round_c(FlOut &o, i8 &t, const u64 *c, u32 l, u64 e, i64 s, bool 
     return ff_round<K>(o, t, lo, hi, l, s, neg, p, rnd);
 }
 
+// The special operands shared by most functions (MPFR's tables): NaN (and
+// Inf when inf_nan) give NaN, a zero gives the zero of x's sign. True when
+// o is written.
+FL_DEV bool ff_nan_zero(FlOut &o, u32 cls, bool neg, bool inf_nan) {
+    if (cls == FL_NAN || (inf_nan && cls == FL_INF)) {
+        fl_special(o, FL_NAN, false);
+        return true;
+    }
+    if (cls == FL_ZERO) {
+        fl_special(o, FL_ZERO, neg);
+        return true;
+    }
+    return false;
+}
+
+// The log family's (log, log2, log10): NaN for NaN and x < 0, -Inf at 0,
+// +Inf at +Inf. True when o is written.
+FL_DEV bool ff_log_special(FlOut &o, u32 cls, bool neg) {
+    if (cls == FL_NAN || (neg && cls != FL_ZERO)) {
+        fl_special(o, FL_NAN, false);
+        return true;
+    }
+    if (cls != FL_NORMAL) {
+        fl_special(o, FL_INF, cls == FL_ZERO);
+        return true;
+    }
+    return false;
+}
+
 // An exact value 2^e1 * 1/2 (one): mantissa 1000..., ternary 0 (finish
 // applies the range as write_exact does).
 FL_DEV i8 ff_write_pow2(FlOut &o, bool neg, i64 e, u64 p, u32 rnd) {
@@ -829,18 +858,7 @@ FL_NOINL void ffx_log_val(const u64 *xm, u32 nm, i64 ex, const u64 *cs, bool sca
 template <int K>
 FL_NOINL int ff_log(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                   u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN || (neg && cls != FL_ZERO)) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_INF, true);
-        return 0;
-    }
-    if (cls == FL_INF) {
-        fl_special(o, FL_INF, false);
-        return 0;
-    }
+    if (ff_log_special(o, cls, neg)) return 0;
     if (nx + 2 > K) return 1;
     if (ex == 1 && xm[nx - 1] == (1ull << 63) && !fl_any(xm, nx - 1)) {
         fl_special(o, FL_ZERO, false);
@@ -1060,14 +1078,7 @@ FL_NOINL u32 ff_atan_sum(u64 *a, const u64 *z2, u64 *T, const u64 *cs) {
 template <int K>
 FL_NOINL int ff_atan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                    u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_ZERO, neg);
-        return 0;
-    }
+    if (ff_nan_zero(o, cls, neg, false)) return 0;
     const u32 F = 64 * K - 4;
     if (cls == FL_INF)
         return ff_round_c<K>(o, t, ff_pi2(cs, K), K, 2, -(i64)F, neg, p, rnd) ? 0 : 1;

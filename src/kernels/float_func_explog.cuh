@@ -287,18 +287,7 @@ FL_NOINL int ffx_odd_small(FlOut &o, i8 &t, u32 kind, bool neg, i64 ex, const u6
 template <int K>
 FL_NOINL int ffx_log_base(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx,
                           u64 p, u32 rnd, const u64 *cs, bool ten) {
-    if (cls == FL_NAN || (neg && cls != FL_ZERO)) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_INF, true);
-        return 0;
-    }
-    if (cls == FL_INF) {
-        fl_special(o, FL_INF, false);
-        return 0;
-    }
+    if (ff_log_special(o, cls, neg)) return 0;
     if (nx + 2 > K) return 1;
     if (ffx_cmp_one(ex, xm, nx) == 0) {
         fl_special(o, FL_ZERO, false);
@@ -377,14 +366,7 @@ FL_NOINL int ffx_log1p(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
 template <int K>
 FL_NOINL int ffx_expm1(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                        u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_ZERO, neg);
-        return 0;
-    }
+    if (ff_nan_zero(o, cls, neg, false)) return 0;
     if (cls == FL_INF) {
         if (neg) t = ff_write_pow2(o, true, 1, p, rnd);
         else fl_special(o, FL_INF, false);
@@ -505,14 +487,7 @@ FL_NOINL int ffx_sinhcosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 
 template <int K>
 FL_NOINL int ffx_tanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                       u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_ZERO, neg);
-        return 0;
-    }
+    if (ff_nan_zero(o, cls, neg, false)) return 0;
     if (cls == FL_INF) {
         t = ff_write_pow2(o, neg, 1, p, rnd);
         return 0;
@@ -683,14 +658,7 @@ FL_NOINL int ffx_acosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
 template <int K>
 FL_NOINL int ffx_atanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                        u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN || cls == FL_INF) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_ZERO, neg);
-        return 0;
-    }
+    if (ff_nan_zero(o, cls, neg, true)) return 0;
     int c1 = ffx_cmp_one(ex, xm, nx);
     if (c1 == 0) {
         fl_special(o, FL_INF, neg);

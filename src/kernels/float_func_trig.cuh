@@ -165,14 +165,7 @@ FL_NOINL bool ff_quot(u64 *Q, u64 &E, i64 &s, const u64 *Nv, i64 cn, u64 en, con
 template <int K>
 FL_NOINL int ff_tan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                     u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN || cls == FL_INF) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_ZERO, neg);
-        return 0;
-    }
+    if (ff_nan_zero(o, cls, neg, true)) return 0;
     if (nx + 2 > K || ex > 40) return 1;
     {
         u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
