@@ -157,6 +157,18 @@ FL_DEV int ff_cmp(const u64 *a, const u64 *b, u32 l) {
         if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
     return 0;
 }
+// r = |a - b| (l limbs, r distinct from both); returns a < b.
+FL_DEV bool ff_absdiff(u64 *r, const u64 *a, const u64 *b, u32 l) {
+    bool lt = ff_cmp(a, b, l) < 0;
+    if (lt) {
+        ff_copy(r, b, l);
+        ff_sub(r, a, l);
+    } else {
+        ff_copy(r, a, l);
+        ff_sub(r, b, l);
+    }
+    return lt;
+}
 // Significant bits.
 FL_DEV u32 ff_bits(const u64 *a, u32 l) {
     for (u32 i = l; i-- > 0;)
@@ -280,18 +292,8 @@ struct FfMul<K, true> {
             for (int i = 0; i < K; i++) {
                 const int j = k - i;
                 if (j >= 0 && j < K) {
-                    u64 lo = x[i] * y[j], h = fl_mulhi(x[i], y[j]);
-                    if (i & 1) {
-                        d0 += lo;
-                        h += d0 < lo;
-                        d1 += h;
-                        d2 += d1 < h;
-                    } else {
-                        c0 += lo;
-                        h += c0 < lo;
-                        c1 += h;
-                        c2 += c1 < h;
-                    }
+                    if (i & 1) fl_mac<false>(d0, d1, d2, x[i], y[j]);
+                    else fl_mac<false>(c0, c1, c2, x[i], y[j]);
                 }
             }
             c0 += d0;
@@ -316,12 +318,7 @@ struct FfMul<K, false> {
             int i0 = k < K ? 0 : k - K + 1, i1 = k < K ? k : K - 1;
 #pragma unroll 4
             for (int i = i0; i <= i1; i++) {
-                u64 xi = a[i], yj = b[k - i];
-                u64 lo = xi * yj, h = fl_mulhi(xi, yj);
-                c0 += lo;
-                h += c0 < lo;
-                c1 += h;
-                c2 += c1 < h;
+                fl_mac<false>(c0, c1, c2, a[i], b[k - i]);
             }
             t[k] = c0;
             c0 = c1;
@@ -779,14 +776,7 @@ FL_NOINL void ffx_log_val(const u64 *xm, u32 nm, i64 ex, const u64 *cs, bool sca
     ff_shift(C, nm + 1, jj, 1, 64 * (i64)nm - FF_TM);
     ff_copy(Den, Y, nm + 1);
     ff_add(Den, C, nm + 1);
-    bool zneg = ff_cmp(Y, C, nm + 1) < 0;
-    if (zneg) {
-        ff_copy(Num, C, nm + 1);
-        ff_sub(Num, Y, nm + 1);
-    } else {
-        ff_copy(Num, Y, nm + 1);
-        ff_sub(Num, C, nm + 1);
-    }
+    bool zneg = ff_absdiff(Num, Y, C, nm + 1);
     u64 V[K], T[2 * K];
     u32 N = 0;
     i64 cz = 0;
@@ -891,14 +881,7 @@ FL_DEV u32 ff_tr_split(u64 *D, bool &dneg, i64 &cc, const u64 *Z, i64 c) {
         if (j > 0) {
             u64 jj[1] = {(u64)j};
             ff_shift(C, K, jj, 1, (i64)F - FF_TM);
-            dneg = ff_cmp(R, C, K) < 0;
-            if (dneg) {
-                ff_copy(D, C, K);
-                ff_sub(D, R, K);
-            } else {
-                ff_copy(D, R, K);
-                ff_sub(D, C, K);
-            }
+            dneg = ff_absdiff(D, R, C, K);
             cc = 0;
         }
     }

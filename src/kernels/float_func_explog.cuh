@@ -143,14 +143,7 @@ FL_DEV bool ffx_exp_taylor(const u64 *R, bool rneg, const u64 *cs, u64 *Y, u64 &
     if (ja > FF_EXP_J) return false;
     u64 D[K], Cj[K], jj[1] = {(u64)ja};
     ff_shift(Cj, K, jj, 1, (i64)F - FF_TM);
-    bool dneg = ff_cmp(R, Cj, K) < 0;
-    if (dneg) {
-        ff_copy(D, Cj, K);
-        ff_sub(D, R, K);
-    } else {
-        ff_copy(D, R, K);
-        ff_sub(D, Cj, K);
-    }
+    bool dneg = ff_absdiff(D, R, Cj, K);
     dneg = dneg != rneg;
     const u32 s2 = s > 13 ? s - 10 : 3;
     u64 y[K], term[K], tmp[K];
@@ -524,6 +517,16 @@ FL_NOINL int ffx_tanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm,
     return ff_round_c<K>(o, t, Q, K, E + 1, -(i64)F, neg, p, rnd) ? 0 : 1;
 }
 
+// log(W 2^(e-F)) for W (K limbs, nonzero) in units 2^-F: W normalized,
+// then ffx_log_val absolute (asinh, acosh).
+template <int K>
+FL_DEV void ffx_log_fix(const u64 *W, i64 e, const u64 *cs, u64 *R, bool &rneg, i64 &S, u64 &E) {
+    u32 b = ff_bits(W, K);
+    u64 m[K];
+    ff_shift(m, K, W, K, 64 * (i64)K - b);
+    ffx_log_val<K>(m, K, e + (i64)b - (i64)(64 * K - 4), cs, false, R, rneg, S, E);
+}
+
 // ---- asinh ----
 
 // ex <= -spare: the series. Else e = max(ex, 0), x' = |x| 2^-e < 1 (Xf
@@ -558,13 +561,11 @@ FL_NOINL int ffx_asinh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     }
     ff_sqrt<K>(S, A);
     ff_add(Xf, S, K);
-    u32 b = ff_bits(Xf, K);
-    u64 m[K], R[K + 1];
-    ff_shift(m, K, Xf, K, 64 * (i64)K - b);
+    u64 R[K + 1];
     bool rneg;
     i64 Sc;
     u64 E;
-    ffx_log_val<K>(m, K, e + (i64)b - (i64)F, cs, false, R, rneg, Sc, E);
+    ffx_log_fix<K>(Xf, e, cs, R, rneg, Sc, E);
     return ff_round_c<K>(o, t, R, K + 1, E + 3, -Sc, neg, p, rnd) ? 0 : 1;
 }
 
@@ -639,13 +640,11 @@ FL_NOINL int ffx_acosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     ff_sqrt<K>(Sp, Ap);
     ff_sqrt<K>(Sm, Am);
     ff_add(Sp, Sm, K);
-    u32 b = ff_bits(Sp, K);
-    u64 m[K], R[K + 1];
-    ff_shift(m, K, Sp, K, 64 * (i64)K - b);
+    u64 R[K + 1];
     bool rneg;
     i64 Sc;
     u64 E;
-    ffx_log_val<K>(m, K, h + (i64)b - (i64)F, cs, false, R, rneg, Sc, E);
+    ffx_log_fix<K>(Sp, h, cs, R, rneg, Sc, E);
     if (rneg) return 1;
     return ff_round_c<K>(o, t, R, K + 1, E + 8, 1 - Sc, false, p, rnd) ? 0 : 1;
 }
@@ -705,14 +704,7 @@ FL_NOINL u32 ffx_atan_core(u64 *acc, const u64 *U, const u64 *cs) {
     ff_copy(Uu, U, K);
     Uu[K] = 0;
     ff_shift(C, K + 1, jj, 1, (i64)F - FF_TM);
-    bool zneg = ff_cmp(Uu, C, K + 1) < 0;
-    if (zneg) {
-        ff_copy(Num, C, K + 1);
-        ff_sub(Num, Uu, K + 1);
-    } else {
-        ff_copy(Num, Uu, K + 1);
-        ff_sub(Num, C, K + 1);
-    }
+    bool zneg = ff_absdiff(Num, Uu, C, K + 1);
     // Den = 2^(F+10) + U j (units 2^-(F+10)).
     ff_mul1(Den, K + 1, U, K, j);
     {

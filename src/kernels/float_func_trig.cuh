@@ -475,13 +475,7 @@ FL_NOINL int ff_agm(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, cons
         u += (1ull << (F + 1 - ba)) + (1ull << (F + 1 - bb));
         // Done when D^2 / (8 min) < 2^(2 bits(D) - bits(min) - 2) <= 2^8.
         u64 D[K];
-        if (ff_cmp(A, B, K) >= 0) {
-            ff_copy(D, A, K);
-            ff_sub(D, B, K);
-        } else {
-            ff_copy(D, B, K);
-            ff_sub(D, A, K);
-        }
+        ff_absdiff(D, A, B, K);
         if (2 * ff_bits(D, K) <= (ba < bb ? ba : bb) + 2 + 8) {
             done = true;
             break;
