@@ -433,31 +433,23 @@ FL_DEV u64 fl_qhat(u64 n2, u64 n1, u64 n0, u64 vt, u64 v2, u64 vi) {
 
 // Knuth's algorithm D: u (ul+1 limbs, u[ul] = 0, destroyed; the remainder
 // is left in u[0..lv]) divided by v (lv limbs, top bit set): q gets
-// ul - lv + 1 limbs; vi = fl_invert(v[lv - 1]). UL, LV > 0: compile-time
-// sizes (fl_divrem_kv: the loops unroll, so register arrays stay in
-// registers); 0: the run-time ul, lv (fl_divrem; `#pragma unroll` leaves a
-// loop of unknown trip count as it would be without it).
-template <int UL, int LV>
-FL_DEV void fl_divrem_t(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv, u64 vi) {
-    const u32 m = UL ? (u32)UL : ul, n = LV ? (u32)LV : lv;
-    u64 vt = v[n - 1];
-    if (n == 1) {
+// ul - lv + 1 limbs. (fl_divrem_kv below is this with compile-time sizes:
+// a shared template changed this run-time code's register allocation.)
+FL_DEV void fl_divrem(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv) {
+    u64 vt = v[lv - 1];
+    u64 vi = fl_invert(vt);
+    if (lv == 1) {
         u64 r = 0;
-#pragma unroll
-        for (u32 j = m; j-- > 0;) q[j] = fl_div21_pre(r, u[j], vt, vi, r);
+        for (u32 j = ul; j-- > 0;) q[j] = fl_div21_pre(r, u[j], vt, vi, r);
         u[0] = r;
         return;
     }
-    // (LV = 1 never gets here: its indices kept in range at compile time.)
-    const u32 n2 = LV ? (LV >= 2 ? (u32)LV - 2 : 0) : lv - 2;
-    u64 v2 = v[n2];
-#pragma unroll
-    for (u32 j = m - n + 1; j-- > 0;) {
-        u64 qh = fl_qhat(u[j + n], u[j + n - 1], u[j + n2], vt, v2, vi);
-        // u[j..j+n] -= qh * v.
+    u64 v2 = v[lv - 2];
+    for (u32 j = ul - lv + 1; j-- > 0;) {
+        u64 qh = fl_qhat(u[j + lv], u[j + lv - 1], u[j + lv - 2], vt, v2, vi);
+        // u[j..j+lv] -= qh * v.
         u64 c = 0, br = 0;
-#pragma unroll
-        for (u32 i = 0; i < n; i++) {
+        for (u32 i = 0; i < lv; i++) {
             u64 lo = qh * v[i], hi = fl_mulhi(qh, v[i]);
             lo += c;
             hi += lo < c;
@@ -470,18 +462,17 @@ FL_DEV void fl_divrem_t(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv, u64 vi) {
             u[j + i] = d2;
             br = b1 | b2;
         }
-        u64 a = u[j + n];
+        u64 a = u[j + lv];
         u64 d = a - c;
         u64 b1 = a < c;
         u64 d2 = d - br;
         u64 b2 = d < br;
-        u[j + n] = d2;
+        u[j + lv] = d2;
         if (b1 | b2) {
             // One too many: add v back.
             qh--;
             u64 cc = 0;
-#pragma unroll
-            for (u32 i = 0; i < n; i++) {
+            for (u32 i = 0; i < lv; i++) {
                 u64 s = u[j + i] + v[i];
                 u64 c1 = s < v[i];
                 u64 t = s + cc;
@@ -489,14 +480,10 @@ FL_DEV void fl_divrem_t(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv, u64 vi) {
                 u[j + i] = t;
                 cc = c1 | c2;
             }
-            u[j + n] += cc;
+            u[j + lv] += cc;
         }
         q[j] = qh;
     }
-}
-
-FL_DEV void fl_divrem(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv) {
-    fl_divrem_t<0, 0>(q, u, ul, v, lv, fl_invert(v[lv - 1]));
 }
 
 // x / y, finite nonzero (div_num): ua ul+1 limbs, qa ul limbs, ul =
@@ -557,9 +544,10 @@ FL_DEV u64 fl_sqrt_top(u64 n1, u64 n0) {
 // by precision doubling: levels of m, ceil(m/2), ..., 1 limbs from the
 // smallest; the root of the top 2h limbs plus one, shifted, over-estimates
 // the root of the top 2mm limbs, and fl_isqrt_level's Newton steps make it
-// exact. Leaves s^2 in un (2m+1 limbs); q: m+2 limbs. One call site of
-// fl_isqrt_level (NVRTC time); fl_sqrt_num and float_func's fixed-point
-// roots share it.
+// exact. Leaves s^2 in un (2m+1 limbs); q: m+2 limbs. (The one-limb level
+// apart: with constant sizes, float_arith's slow paths, the compiler then
+// keeps the level sizes out of local memory.) fl_sqrt_num and float_func's
+// fixed-point roots share it.
 FL_DEV void fl_isqrt_root(const u64 *nn, u32 m, u64 *s, u64 *un, u64 *q) {
     u32 lv[40];
     u32 nl = 0;
@@ -568,20 +556,18 @@ FL_DEV void fl_isqrt_root(const u64 *nn, u32 m, u64 *s, u64 *un, u64 *q) {
         if (mm == 1) break;
     }
     s[0] = fl_sqrt_top(nn[2 * m - 1], nn[2 * m - 2]);
-    for (u32 k = nl; k-- > 0;) {
-        u32 mm = lv[k];
-        if (k + 1 < nl) {
-            // s0 = (root_h + 1) * B^d, or B^mm - 1 if that overflows.
-            u32 h = lv[k + 1], d = mm - h;
-            for (u32 i = h; i-- > 0;) s[i + d] = s[i];
-            for (u32 i = 0; i < d; i++) s[i] = 0;
-            u32 i = d;
-            for (; i < mm; i++) {
-                if (++s[i] != 0) break;
-            }
-            if (i == mm) {
-                for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
-            }
+    fl_isqrt_level(nn + 2 * m - 2, 1, s, un, q);
+    for (u32 k = nl - 1; k-- > 0;) {
+        u32 mm = lv[k], h = lv[k + 1], d = mm - h;
+        // s0 = (root_h + 1) * B^d, or B^mm - 1 if that overflows.
+        for (u32 i = h; i-- > 0;) s[i + d] = s[i];
+        for (u32 i = 0; i < d; i++) s[i] = 0;
+        u32 i = d;
+        for (; i < mm; i++) {
+            if (++s[i] != 0) break;
+        }
+        if (i == mm) {
+            for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
         }
         fl_isqrt_level(nn + 2 * (m - mm), mm, s, un, q);
     }
@@ -1183,7 +1169,55 @@ FL_DEV void fl_sqr_k(u64 *r, const u64 *a) {
 // vi = fl_invert(v[LV - 1]) given.
 template <int UL, int LV>
 FL_DEV void fl_divrem_kv(u64 *q, u64 *u, const u64 *v, u64 vi) {
-    fl_divrem_t<UL, LV>(q, u, UL, v, LV, vi);
+    u64 vt = v[LV - 1];
+    if (LV == 1) {
+        u64 r = 0;
+#pragma unroll
+        for (int j = UL - 1; j >= 0; j--) q[j] = fl_div21_pre(r, u[j], vt, vi, r);
+        u[0] = r;
+        return;
+    }
+    u64 v2 = v[LV >= 2 ? LV - 2 : 0];
+#pragma unroll
+    for (int j = UL - LV; j >= 0; j--) {
+        u64 qh = fl_qhat(u[j + LV], u[j + LV - 1], u[j + LV >= 2 ? j + LV - 2 : 0], vt, v2, vi);
+        u64 c = 0, br = 0;
+#pragma unroll
+        for (int i = 0; i < LV; i++) {
+            u64 lo = qh * v[i], hi = fl_mulhi(qh, v[i]);
+            lo += c;
+            hi += lo < c;
+            c = hi;
+            u64 a = u[j + i];
+            u64 d = a - lo;
+            u64 b1 = a < lo;
+            u64 d2 = d - br;
+            u64 b2 = d < br;
+            u[j + i] = d2;
+            br = b1 | b2;
+        }
+        u64 a = u[j + LV];
+        u64 d = a - c;
+        u64 b1 = a < c;
+        u64 d2 = d - br;
+        u64 b2 = d < br;
+        u[j + LV] = d2;
+        if (b1 | b2) {
+            qh--;
+            u64 cc = 0;
+#pragma unroll
+            for (int i = 0; i < LV; i++) {
+                u64 s = u[j + i] + v[i];
+                u64 c1 = s < v[i];
+                u64 t = s + cc;
+                u64 c2 = t < s;
+                u[j + i] = t;
+                cc = c1 | c2;
+            }
+            u[j + LV] += cc;
+        }
+        q[j] = qh;
+    }
 }
 
 template <int UL, int LV>

@@ -317,9 +317,7 @@ struct FfMul<K, false> {
         for (int k = 0; k < 2 * K - 1; k++) {
             int i0 = k < K ? 0 : k - K + 1, i1 = k < K ? k : K - 1;
 #pragma unroll 4
-            for (int i = i0; i <= i1; i++) {
-                fl_mac<false>(c0, c1, c2, a[i], b[k - i]);
-            }
+            for (int i = i0; i <= i1; i++) fl_mac<false>(c0, c1, c2, a[i], b[k - i]);
             t[k] = c0;
             c0 = c1;
             c1 = c2;

@@ -188,6 +188,20 @@ FL_DEV u32 fw_top(const FwG &g, const u64 *a, u32 n) {
     }
 }
 
+// dst = src (n limbs, nonzero) normalized: its top nonzero limb to index
+// len - 1, shifted left by lz so that its top bit is set (fl_normalize
+// into another buffer); returns len.
+FL_DEV u32 fw_normalize(const FwG &g, u64 *dst, const u64 *src, u32 n, u32 &lz) {
+    u32 top = fw_top(g, src, n);
+    lz = fl_clz(src[top]);
+    FW_LANES {
+        for (u32 i = lane; i <= top; i += g.gs)
+            dst[i] = lz ? (src[i] << lz) | (i ? src[i - 1] >> (64 - lz) : 0) : src[i];
+    }
+    fw_sync(g);
+    return top + 1;
+}
+
 // fl_cmp_mant: top-aligned comparison of two mantissas: -1, 0, 1.
 FL_DEV int fw_cmp_mant(const FwG &g, const u64 *a, u32 la, const u64 *b, u32 lb) {
     u32 mx = la > lb ? la : lb;
@@ -512,14 +526,8 @@ FL_NOINL i8 fw_add_num(const FwG g, FlOut &oref, FlNum x, FlNum y, u64 p, u32 rn
         fw_sync(g);
     }
     // Normalize into YB: the top nonzero limb to the top, then its top bit.
-    u32 top = fw_top(g, BF, w + 1);
-    u32 lz = fl_clz(BF[top]);
-    FW_LANES {
-        for (u32 i = lane; i <= top; i += g.gs)
-            YB[i] = lz ? (BF[i] << lz) | (i ? BF[i - 1] >> (64 - lz) : 0) : BF[i];
-    }
-    fw_sync(g);
-    u32 len = top + 1;
+    u32 lz;
+    u32 len = fw_normalize(g, YB, BF, w + 1, lz);
     i64 e = x.e + 64 * ((i64)len - (i64)w) - (i64)lz;
     i8 t = fw_round_to(g, o, x.neg, e, YB, len, sticky, p, rnd);
     oref.head = o.head;
@@ -691,14 +699,8 @@ FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, const u64 *X,
     FlOut o = oref;
     u32 ql = lx + k - ly + 1;
     bool sticky = fw_divreg<B>(g, Q, X, lx, k, V, ly);
-    u32 top = fw_top(g, Q, ql);
-    u32 lz = fl_clz(Q[top]);
-    FW_LANES {
-        for (u32 i = lane; i <= top; i += g.gs)
-            NQ[i] = lz ? (Q[i] << lz) | (i ? Q[i - 1] >> (64 - lz) : 0) : Q[i];
-    }
-    fw_sync(g);
-    u32 qs = top + 1;
+    u32 lz;
+    u32 qs = fw_normalize(g, NQ, Q, ql, lz);
     i64 e = e0 + 64 * ((i64)ly + (i64)qs - (i64)lx - (i64)k) - (i64)lz;
     i8 t = fw_round_to(g, o, neg, e, NQ, qs, sticky, p, rnd);
     oref.head = o.head;
