@@ -544,10 +544,12 @@ FL_DEV u64 fl_sqrt_top(u64 n1, u64 n0) {
 // by precision doubling: levels of m, ceil(m/2), ..., 1 limbs from the
 // smallest; the root of the top 2h limbs plus one, shifted, over-estimates
 // the root of the top 2mm limbs, and fl_isqrt_level's Newton steps make it
-// exact. Leaves s^2 in un (2m+1 limbs); q: m+2 limbs. (The one-limb level
-// apart: with constant sizes, float_arith's slow paths, the compiler then
-// keeps the level sizes out of local memory.) fl_sqrt_num and float_func's
-// fixed-point roots share it.
+// exact. Leaves s^2 in un (2m+1 limbs); q: m+2 limbs. APART: the one-limb
+// level outside the loop (fl_sqrt_num: with the constant sizes of
+// float_arith's slow paths the level sizes then stay out of local memory);
+// else one call site of fl_isqrt_level (float_func's ff_isqrt_2k: NVRTC
+// time, and 8 registers fewer in float_func2 at FF_K=3).
+template <bool APART>
 FL_DEV void fl_isqrt_root(const u64 *nn, u32 m, u64 *s, u64 *un, u64 *q) {
     u32 lv[40];
     u32 nl = 0;
@@ -556,18 +558,21 @@ FL_DEV void fl_isqrt_root(const u64 *nn, u32 m, u64 *s, u64 *un, u64 *q) {
         if (mm == 1) break;
     }
     s[0] = fl_sqrt_top(nn[2 * m - 1], nn[2 * m - 2]);
-    fl_isqrt_level(nn + 2 * m - 2, 1, s, un, q);
-    for (u32 k = nl - 1; k-- > 0;) {
-        u32 mm = lv[k], h = lv[k + 1], d = mm - h;
-        // s0 = (root_h + 1) * B^d, or B^mm - 1 if that overflows.
-        for (u32 i = h; i-- > 0;) s[i + d] = s[i];
-        for (u32 i = 0; i < d; i++) s[i] = 0;
-        u32 i = d;
-        for (; i < mm; i++) {
-            if (++s[i] != 0) break;
-        }
-        if (i == mm) {
-            for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
+    if (APART) fl_isqrt_level(nn + 2 * m - 2, 1, s, un, q);
+    for (u32 k = APART ? nl - 1 : nl; k-- > 0;) {
+        u32 mm = lv[k];
+        if (APART || k + 1 < nl) {
+            // s0 = (root_h + 1) * B^d, or B^mm - 1 if that overflows.
+            u32 h = lv[k + 1], d = mm - h;
+            for (u32 i = h; i-- > 0;) s[i + d] = s[i];
+            for (u32 i = 0; i < d; i++) s[i] = 0;
+            u32 i = d;
+            for (; i < mm; i++) {
+                if (++s[i] != 0) break;
+            }
+            if (i == mm) {
+                for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
+            }
         }
         fl_isqrt_level(nn + 2 * (m - mm), mm, s, un, q);
     }
@@ -589,7 +594,7 @@ FL_DEV i8 fl_sqrt_num(FlOut &o, FlNum x, u64 p, u32 rnd, u64 *nn, u64 *un, u64 *
         for (u32 i = 0; i + 1 < 2 * m; i++) nn[i] = (nn[i] >> 1) | (nn[i + 1] << 63);
         nn[2 * m - 1] >>= 1;
     }
-    fl_isqrt_root(nn, m, s, un, q);
+    fl_isqrt_root<true>(nn, m, s, un, q);
     // un holds s^2 (2m limbs): exact iff it equals N.
     bool exact = fl_cmp_mant(un, 2 * m, nn, 2 * m) == 0;
     i64 e = (x.e + (i64)t) / 2;

@@ -33,7 +33,7 @@ FL_NOINL bool ff_isqrt_2k(u64 *r, const u64 *N) {
     }
     u32 t = (128 * K - b) / 2;
     ff_shift(nn, 2 * K, N, 2 * K, 2 * (i64)t);
-    fl_isqrt_root(nn, K, s, un, q);
+    fl_isqrt_root<false>(nn, K, s, un, q);
     // un holds s^2 (2K limbs).
     bool exact = fl_cmp_mant(un, 2 * K, nn, 2 * K) == 0;
     ff_shift(r, K, s, K, -(i64)t);
