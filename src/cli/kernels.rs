@@ -30,7 +30,8 @@ pub struct KernelsArgs {
     #[arg(long)]
     cache: bool,
     /// Only the instantiations whose key (as `list` prints it) contains
-    /// this string, e.g. `float_func,FF_K=3` for a quick local check.
+    /// this string, e.g. `float_func,FF_K=9` for a quick local check
+    /// (a substring: `FF_K=3` also takes `FF_K=34`).
     #[arg(long, value_name = "SUBSTR")]
     only: Option<String>,
 }
