@@ -29,10 +29,23 @@ pub struct KernelsArgs {
     /// compiled again.
     #[arg(long)]
     cache: bool,
+    /// Only the instantiations whose key (as `list` prints it) contains
+    /// this string, e.g. `float_func,FF_K=9` for a quick local check
+    /// (a substring: `FF_K=3` also takes `FF_K=34`).
+    #[arg(long, value_name = "SUBSTR")]
+    only: Option<String>,
 }
 
 pub fn run(a: KernelsArgs) -> Result<(), CliError> {
-    let all = kernels::all_instances();
+    let mut all = kernels::all_instances();
+    if let Some(s) = &a.only {
+        all.retain(|i| i.key().contains(s.as_str()));
+        if all.is_empty() {
+            return Err(CliError::Other(format!(
+                "no kernel instantiation key contains {s:?} (see `mparray kernels list`)"
+            )));
+        }
+    }
     match a.action {
         Action::List => {
             for i in &all {

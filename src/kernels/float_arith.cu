@@ -18,11 +18,15 @@ __device__ __forceinline__ bool fl_fast_mul(u32 op, u32 n, u32 lx, u32 ly, u64 x
            (fl_tag(xh) & 3) == FL_NORMAL && (fl_tag(yh) & 3) == FL_NORMAL;
 }
 
-// Scratch in local memory (any size up to the tier).
-extern "C" __global__ void float_arith(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl,
-                                       const u64 *yh, const u64 *yl, const u64 *zh,
-                                       const u64 *zl, u64 len, u32 op, u32 rnd, u64 p, u32 n,
-                                       u32 lx, u32 ly, u32 lz, u32 want_tern) {
+// The grid-stride loop of float_arith and float_arith_smem: per element the
+// register product when it applies, else the exact code with scratch A, B,
+// C, P (BUF) or in local memory at the tier's size (fl_arith).
+template <bool BUF>
+__device__ __forceinline__ void fl_arith_loop(u64 *rh, u64 *rl, i8 *tern, const u64 *xh,
+                                              const u64 *xl, const u64 *yh, const u64 *yl,
+                                              const u64 *zh, const u64 *zl, u64 len, u32 op,
+                                              u32 rnd, u64 p, u32 n, u32 lx, u32 ly, u32 lz,
+                                              u32 want_tern, u64 *A, u64 *B, u64 *C, u64 *P) {
     for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
          i += (u64)gridDim.x * blockDim.x) {
         FlOut o = {rl + i * n, n, 0};
@@ -30,14 +34,27 @@ extern "C" __global__ void float_arith(u64 *rh, u64 *rl, i8 *tern, const u64 *xh
         u64 yhi = op == FL_OP_SQRT ? 0 : yh[i];
         u64 zhi = (op == FL_OP_FMA || op == FL_OP_FMS) ? zh[i] : 0;
         i8 t;
-        if (fl_fast_mul(op, n, lx, ly, xhi, yhi))
+        if (fl_fast_mul(op, n, lx, ly, xhi, yhi)) {
             t = fl_mul_fast<(FL_NL <= 16 ? FL_NL : 1)>(o, xhi, xl + i * lx, yhi, yl + i * ly, p, rnd);
-        else
+        } else if constexpr (BUF) {
+            t = fl_arith_buf(op, rnd, p, o, xhi, xl + i * lx, lx, yhi, yl + i * ly, ly, zhi,
+                             zl + i * lz, lz, A, B, C, P);
+        } else {
             t = fl_arith<FL_NL>(op, rnd, p, o, xhi, xl + i * lx, lx, yhi, yl + i * ly, ly, zhi,
                                 zl + i * lz, lz);
+        }
         rh[i] = o.head;
         if (want_tern) tern[i] = t;
     }
+}
+
+// Scratch in local memory (any size up to the tier).
+extern "C" __global__ void float_arith(u64 *rh, u64 *rl, i8 *tern, const u64 *xh, const u64 *xl,
+                                       const u64 *yh, const u64 *yl, const u64 *zh,
+                                       const u64 *zl, u64 len, u32 op, u32 rnd, u64 p, u32 n,
+                                       u32 lx, u32 ly, u32 lz, u32 want_tern) {
+    fl_arith_loop<false>(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly, lz,
+                         want_tern, nullptr, nullptr, nullptr, nullptr);
 }
 
 // Scratch in shared memory: `stride` limbs per thread (odd, so that the
@@ -52,21 +69,8 @@ extern "C" __global__ void float_arith_smem(u64 *rh, u64 *rl, i8 *tern, const u6
     fl_scratch(op, n, lx, ly, lz, a, b, c, pp);
     u64 *A = fl_smem + threadIdx.x * stride;
     u64 *B = A + a, *C = B + b, *P = C + c;
-    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len;
-         i += (u64)gridDim.x * blockDim.x) {
-        FlOut o = {rl + i * n, n, 0};
-        u64 xhi = xh[i];
-        u64 yhi = op == FL_OP_SQRT ? 0 : yh[i];
-        u64 zhi = (op == FL_OP_FMA || op == FL_OP_FMS) ? zh[i] : 0;
-        i8 t;
-        if (fl_fast_mul(op, n, lx, ly, xhi, yhi))
-            t = fl_mul_fast<(FL_NL <= 16 ? FL_NL : 1)>(o, xhi, xl + i * lx, yhi, yl + i * ly, p, rnd);
-        else
-            t = fl_arith_buf(op, rnd, p, o, xhi, xl + i * lx, lx, yhi, yl + i * ly, ly, zhi,
-                             zl + i * lz, lz, A, B, C, P);
-        rh[i] = o.head;
-        if (want_tern) tern[i] = t;
-    }
+    fl_arith_loop<true>(rh, rl, tern, xh, xl, yh, yl, zh, zl, len, op, rnd, p, n, lx, ly, lz,
+                        want_tern, A, B, C, P);
 }
 
 // Specials of a product (no rounding: NaN, +-Inf or +-0).

@@ -89,6 +89,43 @@ FL_DEV bool fl_any(const u64 *a, u32 l) {
     return x != 0;
 }
 
+// r = a - b (n limbs; r may be a or b); returns the borrow. N > 0: n = N
+// at compile time (the register paths: unrolled, so register arrays stay
+// in registers); N = 0: the run-time n (`#pragma unroll` then changes
+// nothing).
+template <int N = 0>
+FL_DEV u64 fl_sub_n(u64 *r, const u64 *a, const u64 *b, u32 n) {
+    u64 br = 0;
+#pragma unroll
+    for (u32 i = 0; i < (N ? (u32)N : n); i++) {
+        u64 x = a[i], y = b[i];
+        u64 dd = x - y;
+        u64 b1 = x < y;
+        u64 rr = dd - br;
+        u64 b2 = dd < br;
+        r[i] = rr;
+        br = b1 | b2;
+    }
+    return br;
+}
+
+// r = a + b (n limbs; r may be a or b); returns the carry. N as fl_sub_n.
+template <int N = 0>
+FL_DEV u64 fl_add_n(u64 *r, const u64 *a, const u64 *b, u32 n) {
+    u64 c = 0;
+#pragma unroll
+    for (u32 i = 0; i < (N ? (u32)N : n); i++) {
+        u64 x = a[i];
+        u64 sm = x + b[i];
+        u64 c1 = sm < x;
+        u64 t = sm + c;
+        u64 c2 = t < sm;
+        r[i] = t;
+        c = c1 | c2;
+    }
+    return c;
+}
+
 // round_mant: the top n limbs of src are the kept bits (left-aligned), the
 // round bit and sticky below; increment per mode; carry to 2^k.
 FL_DEV void fl_round_mant(u64 *m, u32 n, u64 p, const u64 *src, u32 s, bool sticky, bool neg,
@@ -268,16 +305,7 @@ FL_DEV i8 fl_add_num(FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd, u64 *bf, u64 *y
     bf[w] = 0;
     bool sticky = fl_shift_into(yb, w, y.m, y.l, w - y.l, d);
     if (sub) {
-        u64 br = 0;
-        for (u32 i = 0; i < w; i++) {
-            u64 a = bf[i], b = yb[i];
-            u64 dd = a - b;
-            u64 b1 = a < b;
-            u64 r = dd - br;
-            u64 b2 = dd < br;
-            bf[i] = r;
-            br = b1 | b2;
-        }
+        fl_sub_n(bf, bf, yb, w);
         if (sticky) {
             for (u32 i = 0; i < w; i++) {
                 u64 v = bf[i];
@@ -286,16 +314,7 @@ FL_DEV i8 fl_add_num(FlOut &o, FlNum x, FlNum y, u64 p, u32 rnd, u64 *bf, u64 *y
             }
         }
     } else {
-        u64 c = 0;
-        for (u32 i = 0; i < w; i++) {
-            u64 s = bf[i] + yb[i];
-            u64 c1 = s < bf[i];
-            u64 t = s + c;
-            u64 c2 = t < s;
-            bf[i] = t;
-            c = c1 | c2;
-        }
-        bf[w] = c;
+        bf[w] = fl_add_n(bf, bf, yb, w);
     }
     u32 lz;
     u32 len = fl_normalize(bf, w + 1, lz);
@@ -383,9 +402,39 @@ FL_DEV u64 fl_div21_pre(u64 u1, u64 u0, u64 d, u64 di, u64 &rem) {
     return qh;
 }
 
+// The quotient digit of Knuth's algorithm D from the top limbs n2 n1 n0 of
+// the running remainder and vt v2 of the divisor (vi = fl_invert(vt)): the
+// 2-by-1 estimate with the 3-limb correction (at most one too large). Shared
+// by fl_divrem, fl_divrem_kv and float_wide.cu's register division.
+FL_DEV u64 fl_qhat(u64 n2, u64 n1, u64 n0, u64 vt, u64 v2, u64 vi) {
+    u64 qh, rh;
+    bool rbig;
+    if (n2 >= vt) {
+        qh = ~0ull;
+        rh = n1 + vt;
+        rbig = rh < n1;
+    } else {
+        qh = fl_div21_pre(n2, n1, vt, vi, rh);
+        rbig = false;
+    }
+    while (!rbig) {
+        u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
+        if (phi > rh || (phi == rh && plo > n0)) {
+            qh--;
+            u64 ov = rh;
+            rh += vt;
+            rbig = rh < ov;
+        } else {
+            break;
+        }
+    }
+    return qh;
+}
+
 // Knuth's algorithm D: u (ul+1 limbs, u[ul] = 0, destroyed; the remainder
 // is left in u[0..lv]) divided by v (lv limbs, top bit set): q gets
-// ul - lv + 1 limbs.
+// ul - lv + 1 limbs. (fl_divrem_kv below is this with compile-time sizes:
+// a shared template changed this run-time code's register allocation.)
 FL_DEV void fl_divrem(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv) {
     u64 vt = v[lv - 1];
     u64 vi = fl_invert(vt);
@@ -397,28 +446,7 @@ FL_DEV void fl_divrem(u64 *q, u64 *u, u32 ul, const u64 *v, u32 lv) {
     }
     u64 v2 = v[lv - 2];
     for (u32 j = ul - lv + 1; j-- > 0;) {
-        u64 n2 = u[j + lv], n1 = u[j + lv - 1], n0 = u[j + lv - 2];
-        u64 qh, rh;
-        bool rbig;
-        if (n2 >= vt) {
-            qh = ~0ull;
-            rh = n1 + vt;
-            rbig = rh < n1;
-        } else {
-            qh = fl_div21_pre(n2, n1, vt, vi, rh);
-            rbig = false;
-        }
-        while (!rbig) {
-            u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
-            if (phi > rh || (phi == rh && plo > n0)) {
-                qh--;
-                u64 o = rh;
-                rh += vt;
-                rbig = rh < o;
-            } else {
-                break;
-            }
-        }
+        u64 qh = fl_qhat(u[j + lv], u[j + lv - 1], u[j + lv - 2], vt, v2, vi);
         // u[j..j+lv] -= qh * v.
         u64 c = 0, br = 0;
         for (u32 i = 0; i < lv; i++) {
@@ -488,16 +516,7 @@ FL_DEV void fl_isqrt_level(const u64 *nt, u32 mm, u64 *s, u64 *un, u64 *q) {
         fl_divrem(q, un, 2 * mm, s, mm);  // q: mm+1 limbs
         // q = (s + q) >> 1 (below 2^(64 mm): s and q are within a factor
         // of about 2 of the root once s is normalized).
-        u64 c = 0;
-        for (u32 i = 0; i < mm; i++) {
-            u64 a = s[i] + q[i];
-            u64 c1 = a < s[i];
-            u64 b = a + c;
-            u64 c2 = b < a;
-            q[i] = b;
-            c = c1 | c2;
-        }
-        u64 qt = q[mm] + c;
+        u64 qt = q[mm] + fl_add_n(q, s, q, mm);
         for (u32 i = 0; i < mm; i++) q[i] = (q[i] >> 1) | ((i + 1 < mm ? q[i + 1] : qt) << 63);
         qt >>= 1;
         if (qt != 0) {
@@ -508,6 +527,54 @@ FL_DEV void fl_isqrt_level(const u64 *nt, u32 mm, u64 *s, u64 *un, u64 *q) {
         // Done when s^2 <= N.
         fl_mul_exact(un, s, mm, s, mm);
         if (fl_cmp_mant(un, 2 * mm, nt, 2 * mm) <= 0) return;
+    }
+}
+
+// An over-estimate of the root of the two-limb (n1:n0) (n1 >= 2^62): a
+// double square root plus a margin, saturated at 2^64 - 1.
+FL_DEV u64 fl_sqrt_top(u64 n1, u64 n0) {
+    double T = (double)n1 * 18446744073709551616.0 + (double)n0;
+    double r = fl_sqrt(T);
+    if (r >= 18446744073709551616.0) return ~0ull;
+    u64 top = (u64)r;
+    return top + 16384 < top ? ~0ull : top + 16384;
+}
+
+// s (m limbs) = floor(sqrt(nn)), nn of 2m limbs with its top limb >= 2^62,
+// by precision doubling: levels of m, ceil(m/2), ..., 1 limbs from the
+// smallest; the root of the top 2h limbs plus one, shifted, over-estimates
+// the root of the top 2mm limbs, and fl_isqrt_level's Newton steps make it
+// exact. Leaves s^2 in un (2m+1 limbs); q: m+2 limbs. APART: the one-limb
+// level outside the loop (fl_sqrt_num: with the constant sizes of
+// float_arith's slow paths the level sizes then stay out of local memory);
+// else one call site of fl_isqrt_level (float_func's ff_isqrt_2k: NVRTC
+// time, and 8 registers fewer in float_func2 at FF_K=3).
+template <bool APART>
+FL_DEV void fl_isqrt_root(const u64 *nn, u32 m, u64 *s, u64 *un, u64 *q) {
+    u32 lv[40];
+    u32 nl = 0;
+    for (u32 mm = m;; mm = (mm + 1) / 2) {
+        lv[nl++] = mm;
+        if (mm == 1) break;
+    }
+    s[0] = fl_sqrt_top(nn[2 * m - 1], nn[2 * m - 2]);
+    if (APART) fl_isqrt_level(nn + 2 * m - 2, 1, s, un, q);
+    for (u32 k = APART ? nl - 1 : nl; k-- > 0;) {
+        u32 mm = lv[k];
+        if (APART || k + 1 < nl) {
+            // s0 = (root_h + 1) * B^d, or B^mm - 1 if that overflows.
+            u32 h = lv[k + 1], d = mm - h;
+            for (u32 i = h; i-- > 0;) s[i + d] = s[i];
+            for (u32 i = 0; i < d; i++) s[i] = 0;
+            u32 i = d;
+            for (; i < mm; i++) {
+                if (++s[i] != 0) break;
+            }
+            if (i == mm) {
+                for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
+            }
+        }
+        fl_isqrt_level(nn + 2 * (m - mm), mm, s, un, q);
     }
 }
 
@@ -527,39 +594,7 @@ FL_DEV i8 fl_sqrt_num(FlOut &o, FlNum x, u64 p, u32 rnd, u64 *nn, u64 *un, u64 *
         for (u32 i = 0; i + 1 < 2 * m; i++) nn[i] = (nn[i] >> 1) | (nn[i + 1] << 63);
         nn[2 * m - 1] >>= 1;
     }
-    // Level sizes m, ceil(m/2), ..., 1; start at the smallest.
-    u32 lv[40];
-    u32 nl = 0;
-    for (u32 mm = m;; mm = (mm + 1) / 2) {
-        lv[nl++] = mm;
-        if (mm == 1) break;
-    }
-    // One limb: a double square root plus a margin is above the root.
-    double T = (double)nn[2 * m - 1] * 18446744073709551616.0 + (double)nn[2 * m - 2];
-    double r = fl_sqrt(T);
-    u64 top;
-    if (r >= 18446744073709551616.0) {
-        top = ~0ull;
-    } else {
-        top = (u64)r;
-        top = top + 16384 < top ? ~0ull : top + 16384;
-    }
-    s[0] = top;
-    fl_isqrt_level(nn + 2 * m - 2, 1, s, un, q);
-    for (u32 k = nl - 1; k-- > 0;) {
-        u32 mm = lv[k], h = lv[k + 1], d = mm - h;
-        // s0 = (root_h + 1) * B^d, or B^mm - 1 if that overflows.
-        for (u32 i = h; i-- > 0;) s[i + d] = s[i];
-        for (u32 i = 0; i < d; i++) s[i] = 0;
-        u32 i = d;
-        for (; i < mm; i++) {
-            if (++s[i] != 0) break;
-        }
-        if (i == mm) {
-            for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
-        }
-        fl_isqrt_level(nn + 2 * (m - mm), mm, s, un, q);
-    }
+    fl_isqrt_root<true>(nn, m, s, un, q);
     // un holds s^2 (2m limbs): exact iff it equals N.
     bool exact = fl_cmp_mant(un, 2 * m, nn, 2 * m) == 0;
     i64 e = (x.e + (i64)t) / 2;
@@ -698,6 +733,27 @@ FL_DEV i8 fl_arith(u32 op, u32 rnd, u64 p, FlOut &o, u64 xh, const u64 *xm, u32 
     return fl_arith_buf(op, rnd, p, o, xh, xm, lx, yh, ym, ly, zh, zm, lz, A, B, C, P);
 }
 
+// (c2:c1:c0) += a * b. ASM: one carry chain (mad.lo.cc, madc.hi.cc, addc
+// on 64-bit registers) instead of compares for the carries.
+template <bool ASM>
+FL_DEV void fl_mac(u64 &c0, u64 &c1, u64 &c2, u64 a, u64 b) {
+#ifdef __CUDA_ARCH__
+    if (ASM) {
+        asm("mad.lo.cc.u64 %0, %3, %4, %0;\n\t"
+            "madc.hi.cc.u64 %1, %3, %4, %1;\n\t"
+            "addc.u64 %2, %2, 0;"
+            : "+l"(c0), "+l"(c1), "+l"(c2)
+            : "l"(a), "l"(b));
+        return;
+    }
+#endif
+    u64 lo = a * b, h = fl_mulhi(a, b);
+    c0 += lo;
+    h += c0 < lo;
+    c1 += h;
+    c2 += c1 < h;
+}
+
 // The rounding of a left-aligned value held in registers: the kept limbs
 // are hi[1..N], hi[0] the limb below them, `below` nonzero when any bit
 // further down is (fl_round_to's steps, then the range check).
@@ -764,13 +820,7 @@ FL_DEV i8 fl_mul_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u6
 #pragma unroll
         for (int i = 0; i < N; i++) {
             const int j = k - i;
-            if (j >= 0 && j < N) {
-                u64 lo = a[i] * b[j], h = fl_mulhi(a[i], b[j]);
-                c0 += lo;
-                h += c0 < lo;
-                c1 += h;
-                c2 += c1 < h;
-            }
+            if (j >= 0 && j < N) fl_mac<false>(c0, c1, c2, a[i], b[j]);
         }
         if (k < N - 2) lowor |= c0;
         else if (k == N - 2) r2 = c0;
@@ -862,27 +912,6 @@ FL_DEV i8 fl_misc(u32 op, u32 rnd, u64 p, i64 k, FlOut &o, u64 xh, const u64 *xm
 // Register paths for equal precisions (every operand and the destination of
 // exactly N limbs, N a compile-time tier): the same exact integers and the
 // same one rounding as the generic code above, without scratch memory.
-
-// (c2:c1:c0) += a * b. ASM: one carry chain (mad.lo.cc, madc.hi.cc, addc
-// on 64-bit registers) instead of compares for the carries.
-template <bool ASM>
-FL_DEV void fl_mac(u64 &c0, u64 &c1, u64 &c2, u64 a, u64 b) {
-#ifdef __CUDA_ARCH__
-    if (ASM) {
-        asm("mad.lo.cc.u64 %0, %3, %4, %0;\n\t"
-            "madc.hi.cc.u64 %1, %3, %4, %1;\n\t"
-            "addc.u64 %2, %2, 0;"
-            : "+l"(c0), "+l"(c1), "+l"(c2)
-            : "l"(a), "l"(b));
-        return;
-    }
-#endif
-    u64 lo = a * b, h = fl_mulhi(a, b);
-    c0 += lo;
-    h += c0 < lo;
-    c1 += h;
-    c2 += c1 < h;
-}
 
 // x * y by a short product: only the columns N-2.. of the product (about
 // half the limb products for N >= 4). The columns left out add less than
@@ -1023,17 +1052,7 @@ FL_DEV i8 fl_add_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, bo
     }
     bool sticky = stw != 0;
     if (sub) {
-        u64 br = 0;
-#pragma unroll
-        for (int i = 0; i < W; i++) {
-            u64 a = X[i], b = Y[i];
-            u64 dd = a - b;
-            u64 b1 = a < b;
-            u64 rr = dd - br;
-            u64 b2 = dd < br;
-            X[i] = rr;
-            br = b1 | b2;
-        }
+        fl_sub_n<W>(X, X, Y, W);
         if (sticky) {
             u64 bw = 1;
 #pragma unroll
@@ -1044,17 +1063,7 @@ FL_DEV i8 fl_add_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, bo
             }
         }
     } else {
-        u64 c = 0;
-#pragma unroll
-        for (int i = 0; i < W; i++) {
-            u64 s = X[i] + Y[i];
-            u64 c1 = s < X[i];
-            u64 t = s + c;
-            u64 c2 = t < s;
-            X[i] = t;
-            c = c1 | c2;
-        }
-        X[W] = c;
+        X[W] = fl_add_n<W>(X, X, Y, W);
     }
     // Normalize: the top nonzero limb to index W, then its top bit.
     u32 top = 0;
@@ -1176,28 +1185,7 @@ FL_DEV void fl_divrem_kv(u64 *q, u64 *u, const u64 *v, u64 vi) {
     u64 v2 = v[LV >= 2 ? LV - 2 : 0];
 #pragma unroll
     for (int j = UL - LV; j >= 0; j--) {
-        u64 n2 = u[j + LV], n1 = u[j + LV - 1], n0 = u[j + LV >= 2 ? j + LV - 2 : 0];
-        u64 qh, rh;
-        bool rbig;
-        if (n2 >= vt) {
-            qh = ~0ull;
-            rh = n1 + vt;
-            rbig = rh < n1;
-        } else {
-            qh = fl_div21_pre(n2, n1, vt, vi, rh);
-            rbig = false;
-        }
-        while (!rbig) {
-            u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
-            if (phi > rh || (phi == rh && plo > n0)) {
-                qh--;
-                u64 ov = rh;
-                rh += vt;
-                rbig = rh < ov;
-            } else {
-                break;
-            }
-        }
+        u64 qh = fl_qhat(u[j + LV], u[j + LV - 1], u[j + LV >= 2 ? j + LV - 2 : 0], vt, v2, vi);
         u64 c = 0, br = 0;
 #pragma unroll
         for (int i = 0; i < LV; i++) {
@@ -1265,17 +1253,7 @@ struct FlSqrtApprox {
         }
         fl_divrem_kv<UL, H>(q, u, rh, cvi);
         // (rh * B^D + q) / 2, clamped to MM limbs and to the top bit set.
-        u64 c = 0;
-#pragma unroll
-        for (int i = D; i < MM; i++) {
-            u64 a = q[i] + rh[i - D];
-            u64 c1 = a < q[i];
-            u64 b = a + c;
-            u64 c2 = b < a;
-            q[i] = b;
-            c = c1 | c2;
-        }
-        u64 qt = q[MM] + c;
+        u64 qt = q[MM] + fl_add_n<H>(q + D, q + D, rh, H);
 #pragma unroll
         for (int i = 0; i < MM; i++) s[i] = (q[i] >> 1) | ((i + 1 < MM ? q[i + 1] : qt) << 63);
         if ((qt >> 1) != 0) {
@@ -1345,13 +1323,7 @@ FL_DEV void fl_mul_k(u64 *r, const u64 *a, const u64 *b) {
 #pragma unroll
         for (int i = 0; i < LA; i++) {
             const int j = k - i;
-            if (j >= 0 && j < LB) {
-                u64 lo = a[i] * b[j], h = fl_mulhi(a[i], b[j]);
-                c0 += lo;
-                h += c0 < lo;
-                c1 += h;
-                c2 += c1 < h;
-            }
+            if (j >= 0 && j < LB) fl_mac<false>(c0, c1, c2, a[i], b[j]);
         }
         r[k] = c0;
         c0 = c1;
@@ -1384,20 +1356,7 @@ FL_DEV bool fl_sqrt_fast(FlOut &o, u64 xh, const u64 *xm, u64 p, u32 rnd, i8 &re
     // R = N - s^2, 2M+1 limbs two's complement.
     u64 R[2 * M + 1];
     fl_sqr_k<M, ASM>(R, s);
-    {
-        u64 br = 0;
-#pragma unroll
-        for (int i = 0; i < 2 * M; i++) {
-            u64 a = nn[i], b = R[i];
-            u64 dd = a - b;
-            u64 b1 = a < b;
-            u64 rr = dd - br;
-            u64 b2 = dd < br;
-            R[i] = rr;
-            br = b1 | b2;
-        }
-        R[2 * M] = br ? ~0ull : 0;
-    }
+    R[2 * M] = fl_sub_n<2 * M>(R, nn, R, 2 * M) ? ~0ull : 0;
     // R < 0: s -= 1, R += 2s + 1.
     for (int it = 0; it < 4 && (R[2 * M] >> 63); it++) {
         u64 bw = 1;

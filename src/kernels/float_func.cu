@@ -157,6 +157,18 @@ FL_DEV int ff_cmp(const u64 *a, const u64 *b, u32 l) {
         if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
     return 0;
 }
+// r = |a - b| (l limbs, r distinct from both); returns a < b.
+FL_DEV bool ff_absdiff(u64 *r, const u64 *a, const u64 *b, u32 l) {
+    bool lt = ff_cmp(a, b, l) < 0;
+    if (lt) {
+        ff_copy(r, b, l);
+        ff_sub(r, a, l);
+    } else {
+        ff_copy(r, a, l);
+        ff_sub(r, b, l);
+    }
+    return lt;
+}
 // Significant bits.
 FL_DEV u32 ff_bits(const u64 *a, u32 l) {
     for (u32 i = l; i-- > 0;)
@@ -280,18 +292,8 @@ struct FfMul<K, true> {
             for (int i = 0; i < K; i++) {
                 const int j = k - i;
                 if (j >= 0 && j < K) {
-                    u64 lo = x[i] * y[j], h = fl_mulhi(x[i], y[j]);
-                    if (i & 1) {
-                        d0 += lo;
-                        h += d0 < lo;
-                        d1 += h;
-                        d2 += d1 < h;
-                    } else {
-                        c0 += lo;
-                        h += c0 < lo;
-                        c1 += h;
-                        c2 += c1 < h;
-                    }
+                    if (i & 1) fl_mac<false>(d0, d1, d2, x[i], y[j]);
+                    else fl_mac<false>(c0, c1, c2, x[i], y[j]);
                 }
             }
             c0 += d0;
@@ -315,14 +317,7 @@ struct FfMul<K, false> {
         for (int k = 0; k < 2 * K - 1; k++) {
             int i0 = k < K ? 0 : k - K + 1, i1 = k < K ? k : K - 1;
 #pragma unroll 4
-            for (int i = i0; i <= i1; i++) {
-                u64 xi = a[i], yj = b[k - i];
-                u64 lo = xi * yj, h = fl_mulhi(xi, yj);
-                c0 += lo;
-                h += c0 < lo;
-                c1 += h;
-                c2 += c1 < h;
-            }
+            for (int i = i0; i <= i1; i++) fl_mac<false>(c0, c1, c2, a[i], b[k - i]);
             t[k] = c0;
             c0 = c1;
             c1 = c2;
@@ -341,6 +336,28 @@ FL_DEV void ff_mul_full(u64 *t, const u64 *a, const u64 *b) {
 template <int K>
 FL_DEV void ff_mulsh(u64 *r, const u64 *a, const u64 *b, i64 sh, u64 *t) {
     ff_mul_full<K>(t, a, b);
+    ff_shift(r, K, t, 2 * K, -sh);
+}
+
+// t (la+lb limbs) = a * b, out of line (one copy per tier).
+FL_NOINL void ff_mul_var(u64 *t, const u64 *a, u32 la, const u64 *b, u32 lb) {
+    fl_mul_exact(t, a, la, b, lb);
+}
+
+// ff_mulsh over the significant limbs only (run-time lengths), the same
+// value: a series' terms shrink, so at the tiers whose products are
+// run-time loops anyway (K > 12) their products cost about half on average.
+template <int K>
+FL_DEV void ff_mulsh_v(u64 *r, const u64 *a, const u64 *b, i64 sh, u64 *t) {
+    if (K <= 12) {
+        ff_mulsh<K>(r, a, b, sh, t);
+        return;
+    }
+    u32 la = K, lb = K;
+    while (la > 0 && a[la - 1] == 0) la--;
+    while (lb > 0 && b[lb - 1] == 0) lb--;
+    ff_zero(t, 2 * K);
+    if (la && lb) ff_mul_var(t, a, la, b, lb);
     ff_shift(r, K, t, 2 * K, -sh);
 }
 
@@ -497,6 +514,35 @@ FL_DEV bool ff_round_c(FlOut &o, i8 &t, const u64 *c, u32 l, u64 e, i64 s, bool 
     return ff_round<K>(o, t, lo, hi, l, s, neg, p, rnd);
 }
 
+// The special operands shared by most functions (MPFR's tables): NaN (and
+// Inf when inf_nan) give NaN, a zero gives the zero of x's sign. True when
+// o is written.
+FL_DEV bool ff_nan_zero(FlOut &o, u32 cls, bool neg, bool inf_nan) {
+    if (cls == FL_NAN || (inf_nan && cls == FL_INF)) {
+        fl_special(o, FL_NAN, false);
+        return true;
+    }
+    if (cls == FL_ZERO) {
+        fl_special(o, FL_ZERO, neg);
+        return true;
+    }
+    return false;
+}
+
+// The log family's (log, log2, log10): NaN for NaN and x < 0, -Inf at 0,
+// +Inf at +Inf. True when o is written.
+FL_DEV bool ff_log_special(FlOut &o, u32 cls, bool neg) {
+    if (cls == FL_NAN || (neg && cls != FL_ZERO)) {
+        fl_special(o, FL_NAN, false);
+        return true;
+    }
+    if (cls != FL_NORMAL) {
+        fl_special(o, FL_INF, cls == FL_ZERO);
+        return true;
+    }
+    return false;
+}
+
 // An exact value 2^e1 * 1/2 (one): mantissa 1000..., ternary 0 (finish
 // applies the range as write_exact does).
 FL_DEV i8 ff_write_pow2(FlOut &o, bool neg, i64 e, u64 p, u32 rnd) {
@@ -505,9 +551,9 @@ FL_DEV i8 ff_write_pow2(FlOut &o, bool neg, i64 e, u64 p, u32 rnd) {
     return fl_finish(o, neg, e, 0, false, p, rnd);
 }
 
-// near_one: (1 - 2^-L, 1) or (1, 1 + 2^-L), L = p + 2.
+// near_one: (1 - 2^-L, 1) or (1, 1 + 2^-L), L = p + 2, with sign neg.
 template <int K>
-FL_DEV bool ff_near_one(FlOut &o, i8 &t, bool above, u64 p, u32 rnd) {
+FL_DEV bool ff_near_one(FlOut &o, i8 &t, bool above, bool neg, u64 p, u32 rnd) {
     u64 lo[K], hi[K];
     u32 L = (u32)p + 2;
     ff_zero(lo, K);
@@ -515,7 +561,21 @@ FL_DEV bool ff_near_one(FlOut &o, i8 &t, bool above, u64 p, u32 rnd) {
     ff_copy(hi, lo, K);
     if (above) ff_add1(hi, K, 1);
     else ff_sub1(lo, K, 1);
-    return ff_round<K>(o, t, lo, hi, K, -(i64)L, false, p, rnd);
+    return ff_round<K>(o, t, lo, hi, K, -(i64)L, neg, p, rnd);
+}
+
+// x moved by less than one unit 2^(ex-L) toward zero or away from it, L =
+// max(p+3, bits of x) (MPFR's fast paths, ia.rs's beside), rounded: the
+// interval (x - 1, x) or (x, x + 1) in units 2^(ex-L).
+template <int K>
+FL_DEV bool ff_beside(FlOut &o, i8 &t, i64 ex, bool neg, const u64 *xm, u32 nx, u64 L, u64 p,
+                      u32 rnd, bool away) {
+    u64 lo[K], hi[K];
+    ff_shift(lo, K, xm, nx, (i64)L - 64 * (i64)nx);
+    ff_copy(hi, lo, K);
+    if (away) ff_add1(hi, K, 1);
+    else ff_sub1(lo, K, 1);
+    return ff_round<K>(o, t, lo, hi, K, ex - (i64)L, neg, p, rnd);
 }
 
 // tiny_odd: x minus (sin, atan) an infinitesimal below one unit 2^(ex-L),
@@ -526,11 +586,7 @@ FL_DEV int ff_tiny_odd(FlOut &o, i8 &t, i64 ex, bool neg, const u64 *xm, u32 nx,
                        u32 rnd) {
     u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
     if (2 * ex > -(i64)L) return 0;
-    u64 lo[K], hi[K];
-    ff_shift(hi, K, xm, nx, (i64)L - 64 * (i64)nx);
-    ff_copy(lo, hi, K);
-    ff_sub1(lo, K, 1);
-    return ff_round<K>(o, t, lo, hi, K, ex - (i64)L, neg, p, rnd) ? 1 : 2;
+    return ff_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, false) ? 1 : 2;
 }
 
 // ---- exp ----
@@ -572,11 +628,44 @@ FL_NOINL int ff_exp2_red(FlOut &o, i8 &t, bool neg, i64 ex, const u64 *xm, u32 n
     return ff_exp_tail<K>(o, t, R, fneg != neg, k, p, rnd, cs);
 }
 
-// x = k ln2 + r (k from a double, |r| < 0.35), R = |r| 2^F with error < 2
-// units: X = x 2^(F+64) (exact or floored), ln2 at F+64 bits (< 2 units
-// there, times |k| < 2^32), the difference shifted down 64 bits. Taylor in
-// t = r / 2^s (each term < 4 units of error, as on the CPU), then s
-// squarings: the bound of core.rs, E = (N + 3) 2^(s+4).
+// exp's reduction of x = +-0.xm 2^ex (ex <= 30): x = k ln2 + r, k =
+// round(x / ln2) from a double (|r| < 0.35); R (K limbs) = |r| 2^F with
+// error < 2 units: X = x 2^(F+64) (exact or floored), ln2 at F+64 bits (< 2
+// units there, times |k| < 2^32), the difference shifted down 64 bits.
+// Returns r's sign. (ff_exp and float_func_explog.cuh's ffx_exp_val.)
+template <int K>
+FL_DEV bool ff_exp_reduce(bool neg, i64 ex, const u64 *xm, u32 nx, const u64 *cs, u64 *R,
+                          i64 &k) {
+    const u32 F = 64 * K - 4;
+    double xd = (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
+    k = (i64)llround(xd / 0.69314718055994530942);
+    if (neg) k = -k;
+    u64 X[K + 2], KL[K + 2];
+    ff_shift(X, K + 2, xm, nx, (i64)F + 64 + ex - 64 * (i64)nx);
+    u64 ak = (u64)(k < 0 ? -k : k);
+    ff_mul1(KL, K + 2, ff_ln2(cs), K + 1, ak);
+    // r = x - k ln2 in magnitude and sign.
+    bool kneg = k < 0;
+    bool rneg;
+    if (neg == kneg) {
+        // |x| - |k| ln2 with sign of x.
+        if (ff_cmp(X, KL, K + 2) >= 0) {
+            ff_sub(X, KL, K + 2);
+            rneg = neg;
+        } else {
+            ff_sub(KL, X, K + 2);
+            ff_copy(X, KL, K + 2);
+            rneg = !neg;
+        }
+    } else {
+        // k = 0 is the only case with opposite signs (k rounds x / ln2).
+        rneg = neg;
+    }
+    ff_shift(R, K, X, K + 2, -64);
+    return rneg;
+}
+
+// x = k ln2 + r (ff_exp_reduce: R = |r| 2^F, < 2 units), then exp's tail.
 template <int K>
 FL_NOINL int ff_exp(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                   u32 rnd, const u64 *cs, bool two) {
@@ -605,34 +694,11 @@ FL_NOINL int ff_exp(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u
             return 0;
         }
     }
-    if (ex <= -(i64)(p + 3)) return ff_near_one<K>(o, t, !neg, p, rnd) ? 0 : 1;
+    if (ex <= -(i64)(p + 3)) return ff_near_one<K>(o, t, !neg, false, p, rnd) ? 0 : 1;
     if (two) return ff_exp2_red<K>(o, t, neg, ex, xm, nx, p, rnd, cs);
-    const u32 F = 64 * K - 4;
-    double xd = (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
-    i64 k = (i64)llround(xd / 0.69314718055994530942);
-    if (neg) k = -k;
-    u64 X[K + 2], KL[K + 2], R[K];
-    ff_shift(X, K + 2, xm, nx, (i64)F + 64 + ex - 64 * (i64)nx);
-    u64 ak = (u64)(k < 0 ? -k : k);
-    ff_mul1(KL, K + 2, ff_ln2(cs), K + 1, ak);
-    // r = x - k ln2 in magnitude and sign.
-    bool kneg = k < 0;
-    bool rneg;
-    if (neg == kneg) {
-        // |x| - |k| ln2 with sign of x.
-        if (ff_cmp(X, KL, K + 2) >= 0) {
-            ff_sub(X, KL, K + 2);
-            rneg = neg;
-        } else {
-            ff_sub(KL, X, K + 2);
-            ff_copy(X, KL, K + 2);
-            rneg = !neg;
-        }
-    } else {
-        // k = 0 is the only case with opposite signs (k rounds x / ln2).
-        rneg = neg;
-    }
-    ff_shift(R, K, X, K + 2, -64);
+    u64 R[K];
+    i64 k;
+    bool rneg = ff_exp_reduce<K>(neg, ex, xm, nx, cs, R, k);
     return ff_exp_tail<K>(o, t, R, rneg, k, p, rnd, cs);
 }
 
@@ -685,74 +751,52 @@ FL_NOINL int ff_exp_tail(FlOut &o, i8 &t, const u64 *R, bool rneg, i64 k, u64 p,
 
 // ---- log ----
 
-// x = y' 2^e1, y' in [0.707, 1.415), c = j 2^-10 the nearest table point,
-// z = (y' - c) / (y' + c) scaled (Z = |z| 2^(F+cz), one division of exact
-// integers: < 1 unit), log y' = log c + 2 atanh z; the series as the CPU's
-// (`4N + 8` units of 2^-(F+cz)). With e1 = 0 and c = 1 the result is that
-// scaled value; otherwise e1 ln2 (< 2 units) + log c (< 2) + the series
-// shifted down (< its bound + 1) in units of 2^-F: E = 4N + 16.
+// log of x = 0.xm 2^ex (nm <= K limbs, top bit set), the core of ff_log
+// below, of the explog functions (float_func_explog.cuh), of pow's log|x|
+// (float_func_trig.cuh) and of the complex ones: value in
+// (R - E, R + E) 2^-S, sign rneg, R of K+1 limbs. Near 1 (e1 = 0, c = 1)
+// the scaled series value (S = F + cz, E = 4N + 8) when scaled_ok, else
+// shifted to units 2^-F (one more unit); otherwise e1 ln2 + log c + series
+// in units 2^-F (S = F, E = 4N + 16), as ff_log's bounds.
 template <int K>
-FL_NOINL int ff_log(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
-                  u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN || (neg && cls != FL_ZERO)) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_INF, true);
-        return 0;
-    }
-    if (cls == FL_INF) {
-        fl_special(o, FL_INF, false);
-        return 0;
-    }
-    if (nx + 2 > K) return 1;
-    u64 top = xm[nx - 1];
-    if (ex == 1 && top == (1ull << 63) && !fl_any(xm, nx - 1)) {
-        fl_special(o, FL_ZERO, false);
-        return 0;
-    }
+FL_NOINL void ffx_log_val(const u64 *xm, u32 nm, i64 ex, const u64 *cs, bool scaled_ok, u64 *R,
+                          bool &rneg, i64 &S, u64 &E) {
     const u32 F = 64 * K - 4;
+    u64 top = xm[nm - 1];
     u32 dbl = top < 0xB504F333F9DE6484ull ? 1 : 0;
     i64 e1 = ex - dbl;
     u32 j = (u32)(((top >> (53 - dbl)) + 1) >> 1);
-    // Units 2^-(64 nx): Y = M 2^dbl, C = j 2^(64nx - 10).
-    u64 Y[K], C[K], Num[K], Den[K];
-    ff_shift(Y, nx + 1, xm, nx, dbl);
-    ff_zero(C, nx + 1);
+    // Units 2^-(64 nm): Y = M 2^dbl, C = j 2^(64nm - 10).
+    u64 Y[K + 1], C[K + 1], Num[K + 1], Den[K + 1];
+    ff_shift(Y, nm + 1, xm, nm, dbl);
+    ff_zero(C, nm + 1);
     u64 jj[1] = {(u64)j};
-    ff_shift(C, nx + 1, jj, 1, 64 * (i64)nx - FF_TM);
-    ff_copy(Den, Y, nx + 1);
-    ff_add(Den, C, nx + 1);
-    bool zneg = ff_cmp(Y, C, nx + 1) < 0;
-    if (zneg) {
-        ff_copy(Num, C, nx + 1);
-        ff_sub(Num, Y, nx + 1);
-    } else {
-        ff_copy(Num, Y, nx + 1);
-        ff_sub(Num, C, nx + 1);
-    }
+    ff_shift(C, nm + 1, jj, 1, 64 * (i64)nm - FF_TM);
+    ff_copy(Den, Y, nm + 1);
+    ff_add(Den, C, nm + 1);
+    bool zneg = ff_absdiff(Num, Y, C, nm + 1);
     u64 V[K], T[2 * K];
     u32 N = 0;
     i64 cz = 0;
-    if (ff_is0(Num, nx + 1)) {
+    if (ff_is0(Num, nm + 1)) {
         ff_zero(V, K);
     } else {
-        u32 bn = ff_bits(Num, nx + 1);
-        cz = 64 * (i64)nx - bn;
-        // Z = |Num| 2^(F + cz) / Den: numerator of F + 64 nx bits.
-        u64 U[2 * K + 2], u[2 * K + 4], v[K], qq[2 * K + 3], Z[K], z2[K], a[K], pw[K], tmp[K];
-        u32 nl = K + nx;
-        ff_shift(U, nl, Num, nx + 1, (i64)F + cz);
+        u32 bn = ff_bits(Num, nm + 1);
+        cz = 64 * (i64)nm - bn;
+        // Z = |Num| 2^(F + cz) / Den (< 1 unit): numerator of F + 64 nm bits.
+        u64 U[2 * K + 2], u[2 * K + 4], v[K + 1], qq[2 * K + 3], Z[K], z2[K], a[K], pw[K],
+            tmp[K];
+        u32 nl = K + nm;
+        ff_shift(U, nl, Num, nm + 1, (i64)F + cz);
         FF_PROBE(20);
-        ff_div(Z, K, U, nl, Den, nx + 1, u, v, qq);
+        ff_div(Z, K, U, nl, Den, nm + 1, u, v, qq);
         FF_PROBE(21);
         ff_mulsh<K>(z2, Z, Z, (i64)F + 2 * cz, T);
         ff_zero(a, K);
         a[K - 1] = 1ull << 60;
         ff_copy(pw, a, K);
         for (u32 i = 1;; i++) {
-            ff_mulsh<K>(tmp, pw, z2, F, T);
+            ff_mulsh_v<K>(tmp, pw, z2, F, T);
             if (ff_is0(tmp, K)) break;
             ff_copy(pw, tmp, K);
             ff_divs(tmp, K, 2 * i + 1, ff_invtab(cs, K));
@@ -763,22 +807,85 @@ FL_NOINL int ff_log(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u
         ff_mulsh<K>(V, Z, a, (i64)F - 1, T);
     }
     u64 Ev = 4 * (u64)N + 8;
-    if (e1 == 0 && j == 1024)
-        return ff_round_c<K>(o, t, V, K, Ev, -((i64)F + cz), zneg, p, rnd) ? 0 : 1;
+    if (e1 == 0 && j == 1024) {
+        rneg = zneg;
+        if (scaled_ok) {
+            ff_copy(R, V, K);
+            R[K] = 0;
+            S = (i64)F + cz;
+            E = Ev;
+        } else {
+            // V 2^-(F+cz) floored to units 2^-F: < Ev + 1 units.
+            ff_shift(R, K + 1, V, K, -cz);
+            S = F;
+            E = Ev + 1;
+        }
+        return;
+    }
     // Absolute: acc (K+1 limbs) = e1 ln2 + log c + (+-V >> cz).
-    u64 acc[K + 1], b[K + 1], tmp2[K + 2], w[K + 2];
+    u64 b[K + 1], tmp2[K + 2], w[K + 2];
     bool an = e1 < 0;
     ff_mul1(w, K + 2, ff_ln2(cs), K + 1, (u64)(e1 < 0 ? -e1 : e1));
-    ff_shift(acc, K + 1, w, K + 2, -64);
+    ff_shift(R, K + 1, w, K + 2, -64);
     ff_zero(b, K + 1);
     ff_copy(b, ff_ltab(cs, K, j), K);
-    ff_sadd(acc, an, b, j < 1024, K + 1, tmp2);
+    ff_sadd(R, an, b, j < 1024, K + 1, tmp2);
     ff_shift(b, K + 1, V, K, -cz);
-    ff_sadd(acc, an, b, zneg, K + 1, tmp2);
-    return ff_round_c<K>(o, t, acc, K + 1, Ev + 8, -(i64)F, an, p, rnd) ? 0 : 1;
+    ff_sadd(R, an, b, zneg, K + 1, tmp2);
+    rneg = an;
+    S = F;
+    E = Ev + 8;
+}
+
+// x = y' 2^e1, y' in [0.707, 1.415), c = j 2^-10 the nearest table point,
+// z = (y' - c) / (y' + c) scaled (Z = |z| 2^(F+cz), one division of exact
+// integers: < 1 unit), log y' = log c + 2 atanh z; the series as the CPU's
+// (`4N + 8` units of 2^-(F+cz)). With e1 = 0 and c = 1 the result is that
+// scaled value; otherwise e1 ln2 (< 2 units) + log c (< 2) + the series
+// shifted down (< its bound + 1) in units of 2^-F: E = 4N + 16 (ffx_log_val).
+template <int K>
+FL_NOINL int ff_log(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
+                  u32 rnd, const u64 *cs) {
+    if (ff_log_special(o, cls, neg)) return 0;
+    if (nx + 2 > K) return 1;
+    if (ex == 1 && xm[nx - 1] == (1ull << 63) && !fl_any(xm, nx - 1)) {
+        fl_special(o, FL_ZERO, false);
+        return 0;
+    }
+    u64 R[K + 1];
+    bool rneg;
+    i64 S;
+    u64 E;
+    ffx_log_val<K>(xm, nx, ex, cs, true, R, rneg, S, E);
+    return ff_round_c<K>(o, t, R, K + 1, E, -S, rneg, p, rnd) ? 0 : 1;
 }
 
 // ---- sin, cos ----
+
+// The table split of |r| = Z 2^-(F+c) (ff_trig, float_func_trig.cuh's
+// ff_sc_both): for c <= 10, R = Z >> c and j = the nearest table point
+// j 2^-10, D = |R - j 2^(F-10)| (sign dneg), cc = 0; when j = 0 (or c >
+// 10), D = Z with cc = c (d kept scaled). Returns j.
+template <int K>
+FL_DEV u32 ff_tr_split(u64 *D, bool &dneg, i64 &cc, const u64 *Z, i64 c) {
+    const u32 F = 64 * K - 4;
+    u32 j = 0;
+    dneg = false;
+    cc = c;
+    if (c <= FF_TM) {
+        u64 R[K], C[K];
+        ff_shift(R, K, Z, K, -c);
+        j = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
+        if (j > 0) {
+            u64 jj[1] = {(u64)j};
+            ff_shift(C, K, jj, 1, (i64)F - FF_TM);
+            dneg = ff_absdiff(D, R, C, K);
+            cc = 0;
+        }
+    }
+    if (j == 0) ff_copy(D, Z, K);
+    return j;
+}
 
 // |r| = Z 2^-(F+c) (Z < 2 units off, Z < 2^F). For |r| >= 2^-11 or so (c
 // <= 10, j > 0): R = Z >> c (< 3 units of 2^-F), c_j = j 2^-10 the nearest
@@ -798,28 +905,9 @@ FL_NOINL int ff_trig(FlOut &o, i8 &t, const u64 *Z, i64 c, bool want_cos, bool n
                      u32 rnd, const u64 *cs) {
     const u32 F = 64 * K - 4;
     u64 D[K], T[2 * K];
-    u32 j = 0;
-    bool dneg = false;
-    i64 cc = c;
-    if (c <= FF_TM) {
-        u64 R[K], C[K];
-        ff_shift(R, K, Z, K, -c);
-        j = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
-        if (j > 0) {
-            u64 jj[1] = {(u64)j};
-            ff_shift(C, K, jj, 1, (i64)F - FF_TM);
-            dneg = ff_cmp(R, C, K) < 0;
-            if (dneg) {
-                ff_copy(D, C, K);
-                ff_sub(D, R, K);
-            } else {
-                ff_copy(D, R, K);
-                ff_sub(D, C, K);
-            }
-            cc = 0;
-        }
-    }
-    if (j == 0) ff_copy(D, Z, K);
+    bool dneg;
+    i64 cc;
+    u32 j = ff_tr_split<K>(D, dneg, cc, Z, c);
     FF_PROBE(10);
     u64 P[(FF_PS_MMAX + 1) * K], ac[K], as[K];
     ff_mulsh<K>(P + K, D, D, (i64)F + 2 * cc, T);
@@ -855,12 +943,51 @@ FL_NOINL int ff_trig(FlOut &o, i8 &t, const u64 *Z, i64 c, bool want_cos, bool n
     return ok;
 }
 
+// The reduction of sin and cos (ff_sincos; float_func_trig.cuh's tan and
+// sin_cos): |r| = Z 2^-(F+c) (Z < 2 units off), r's sign and the quadrant
+// q (of x's sign). Returns 1 for the host (huge arguments, r needing a
+// longer pi), else 0.
+template <int K>
+FL_NOINL int ff_tr_reduce(u64 *Z, i64 &c, bool &rneg, u32 &q, bool neg, i64 ex, const u64 *xm,
+                          u32 nx, const u64 *cs) {
+    const u32 F = 64 * K - 4;
+    if (ex <= 0) {
+        ff_shift(Z, K, xm, nx, (i64)F - 64 * (i64)nx);
+        c = -ex;
+        rneg = neg;
+        q = 0;
+        return 0;
+    }
+    const u32 Fr = F + 128;
+    const u32 L = K + 3;
+    u64 X[K + 3], KP[K + 3];
+    ff_shift(X, L, xm, nx, (i64)Fr + ex - 64 * (i64)nx);
+    double xd = (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
+    u64 k = (u64)llround(xd / 1.57079632679489661923);
+    ff_mul1(KP, L, ff_pi2r(cs, K), K + 2, k);
+    bool rn = ff_cmp(X, KP, L) < 0;
+    if (rn) {
+        ff_sub(KP, X, L);
+        ff_copy(X, KP, L);
+    } else {
+        ff_sub(X, KP, L);
+    }
+    u32 b = ff_bits(X, L);
+    if (b < F + 48 || b > Fr) return 1;
+    ff_shift(Z, K, X, L, -(i64)(b - F));
+    c = (i64)Fr - b;
+    rneg = rn != neg;
+    q = (u32)(k & 3);
+    if (neg) q = (4 - q) & 3;
+    return 0;
+}
+
 // |x| < 1: r = x scaled (Z = M 2^(F - 64nx) exact, c = -ex). Else k =
 // round(x / (pi/2)) (from a double: |x| < 2^40), r = X - k pi/2 at Fr = F +
 // 128 bits (X exact, pi/2 < 2 units there: error < 2^42 units); r needs
 // F + 48 significant bits (else the host, as near multiples of pi/2 the CPU
-// extends pi), then Z = |r| >> (b - F) has error < 2 units of 2^-(F+c).
-// Then ff_trig.
+// extends pi), then Z = |r| >> (b - F) has error < 2 units of 2^-(F+c)
+// (ff_tr_reduce). Then ff_trig.
 template <int K>
 FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                      u32 rnd, const u64 *cs, bool cos) {
@@ -877,44 +1004,16 @@ FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     // tiny_odd's L <= 64 K.
     if (nx + 1 > K || ex > 40) return 1;
     if (cos) {
-        if (2 * ex <= 1 - (i64)(p + 2)) return ff_near_one<K>(o, t, false, p, rnd) ? 0 : 1;
+        if (2 * ex <= 1 - (i64)(p + 2)) return ff_near_one<K>(o, t, false, false, p, rnd) ? 0 : 1;
     } else {
         int r = ff_tiny_odd<K>(o, t, ex, neg, xm, nx, p, rnd);
         if (r) return r - 1;
     }
-    const u32 F = 64 * K - 4;
     u64 Z[K];
     i64 c;
     bool rneg;
     u32 q;
-    if (ex <= 0) {
-        ff_shift(Z, K, xm, nx, (i64)F - 64 * (i64)nx);
-        c = -ex;
-        rneg = neg;
-        q = 0;
-    } else {
-        const u32 Fr = F + 128;
-        const u32 L = K + 3;
-        u64 X[K + 3], KP[K + 3];
-        ff_shift(X, L, xm, nx, (i64)Fr + ex - 64 * (i64)nx);
-        double xd = (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
-        u64 k = (u64)llround(xd / 1.57079632679489661923);
-        ff_mul1(KP, L, ff_pi2r(cs, K), K + 2, k);
-        bool rn = ff_cmp(X, KP, L) < 0;
-        if (rn) {
-            ff_sub(KP, X, L);
-            ff_copy(X, KP, L);
-        } else {
-            ff_sub(X, KP, L);
-        }
-        u32 b = ff_bits(X, L);
-        if (b < F + 48 || b > Fr) return 1;
-        ff_shift(Z, K, X, L, -(i64)(b - F));
-        c = (i64)Fr - b;
-        rneg = rn != neg;
-        q = (u32)(k & 3);
-        if (neg) q = (4 - q) & 3;
-    }
+    if (ff_tr_reduce<K>(Z, c, rneg, q, neg, ex, xm, nx, cs)) return 1;
     bool use_cos, neg_out;
     if (!cos) {
         use_cos = q & 1;
@@ -928,7 +1027,8 @@ FL_NOINL int ff_sincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
 
 // ---- atan ----
 
-// sum (-1)^j z^2j / (2j+1) in units 2^-F; N terms.
+// sum (-1)^j z^2j / (2j+1) in units 2^-F; N terms. (Also atan2's and the
+// complex functions', as ff_tr_atan_sum.)
 template <int K>
 FL_NOINL u32 ff_atan_sum(u64 *a, const u64 *z2, u64 *T, const u64 *cs) {
     const u32 F = 64 * K - 4;
@@ -938,7 +1038,7 @@ FL_NOINL u32 ff_atan_sum(u64 *a, const u64 *z2, u64 *T, const u64 *cs) {
     ff_copy(pw, a, K);
     u32 N = 0;
     for (u32 j = 1;; j++) {
-        ff_mulsh<K>(tmp, pw, z2, F, T);
+        ff_mulsh_v<K>(tmp, pw, z2, F, T);
         if (ff_is0(tmp, K)) break;
         ff_copy(pw, tmp, K);
         ff_divs(tmp, K, 2 * j + 1, ff_invtab(cs, K));
@@ -959,14 +1059,7 @@ FL_NOINL u32 ff_atan_sum(u64 *a, const u64 *z2, u64 *T, const u64 *cs) {
 template <int K>
 FL_NOINL int ff_atan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                    u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_ZERO, neg);
-        return 0;
-    }
+    if (ff_nan_zero(o, cls, neg, false)) return 0;
     const u32 F = 64 * K - 4;
     if (cls == FL_INF)
         return ff_round_c<K>(o, t, ff_pi2(cs, K), K, 2, -(i64)F, neg, p, rnd) ? 0 : 1;

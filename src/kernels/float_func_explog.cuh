@@ -18,52 +18,32 @@ FL_DEV const u64 *ffx_inv_ln10(const u64 *cs, u32 K) { return ffx_inv_ln2(cs, K)
 
 // ---- fixed-point square root ----
 
-// r (K limbs) = floor(sqrt(n)) for n of 2K limbs: n shifted left by an
-// even amount until its top limb is >= 2^62 (so the root has its top bit
-// set, as float_common.cuh's levels need), the root by fl_sqrt_num's
-// precision doubling (double estimate, then fl_isqrt_level per level),
-// shifted back (floor of a floor: exact).
+// r (K limbs) = floor(sqrt(N)), N of 2K limbs; returns whether N is a
+// square. N is shifted left by an even 2t so that its top two bits are not
+// both zero (the root then has its top bit set, as fl_isqrt_root's levels
+// need), the root of N 4^t by fl_isqrt_root, and shifted back:
+// floor(floor(sqrt(N) 2^t) / 2^t) = floor(sqrt(N)).
 template <int K>
-FL_NOINL void ffx_isqrt(u64 *r, const u64 *n) {
-    u32 b = ff_bits(n, 2 * K);
+FL_NOINL bool ff_isqrt_2k(u64 *r, const u64 *N) {
+    u64 nn[2 * K], un[2 * K + 1], s[K], q[K + 2];
+    u32 b = ff_bits(N, 2 * K);
     if (b == 0) {
         ff_zero(r, K);
-        return;
+        return true;
     }
-    u32 sh = (128 * K - b) & ~1u;
-    u64 nn[2 * K], un[2 * K + 1], s[K], q[K + 2];
-    ff_shift(nn, 2 * K, n, 2 * K, sh);
-    u32 lv[40];
-    u32 nl = 0;
-    for (u32 mm = K;; mm = (mm + 1) / 2) {
-        lv[nl++] = mm;
-        if (mm == 1) break;
-    }
-    double T = (double)nn[2 * K - 1] * 18446744073709551616.0 + (double)nn[2 * K - 2];
-    double rt = fl_sqrt(T);
-    u64 top;
-    if (rt >= 18446744073709551616.0) {
-        top = ~0ull;
-    } else {
-        top = (u64)rt;
-        top = top + 16384 < top ? ~0ull : top + 16384;
-    }
-    s[0] = top;
-    fl_isqrt_level(nn + 2 * K - 2, 1, s, un, q);
-    for (u32 k = nl - 1; k-- > 0;) {
-        u32 mm = lv[k], h = lv[k + 1], d = mm - h;
-        for (u32 i = h; i-- > 0;) s[i + d] = s[i];
-        for (u32 i = 0; i < d; i++) s[i] = 0;
-        u32 i = d;
-        for (; i < mm; i++) {
-            if (++s[i] != 0) break;
-        }
-        if (i == mm) {
-            for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
-        }
-        fl_isqrt_level(nn + 2 * (K - mm), mm, s, un, q);
-    }
-    ff_shift(r, K, s, K, -(i64)(sh / 2));
+    u32 t = (128 * K - b) / 2;
+    ff_shift(nn, 2 * K, N, 2 * K, 2 * (i64)t);
+    fl_isqrt_root<false>(nn, K, s, un, q);
+    // un holds s^2 (2K limbs).
+    bool exact = fl_cmp_mant(un, 2 * K, nn, 2 * K) == 0;
+    ff_shift(r, K, s, K, -(i64)t);
+    return exact;
+}
+
+// ff_isqrt_2k without the exactness (the name float_cfunc.cuh uses).
+template <int K>
+FL_DEV void ffx_isqrt(u64 *r, const u64 *n) {
+    ff_isqrt_2k<K>(r, n);
 }
 
 // r (K limbs) = floor(sqrt(a 2^F)) for a (K limbs, value a 2^-F, below
@@ -78,32 +58,6 @@ FL_NOINL void ff_sqrt(u64 *r, const u64 *a) {
 }
 
 // ---- small helpers ----
-
-// x moved by less than one unit 2^(ex-L) toward zero or away from it, L =
-// max(p+3, bits of x) (MPFR's fast paths, ia.rs's beside), rounded.
-template <int K>
-FL_DEV int ffx_beside(FlOut &o, i8 &t, i64 ex, bool neg, const u64 *xm, u32 nx, u64 L, u64 p,
-                      u32 rnd, bool away) {
-    u64 lo[K], hi[K];
-    ff_shift(lo, K, xm, nx, (i64)L - 64 * (i64)nx);
-    ff_copy(hi, lo, K);
-    if (away) ff_add1(hi, K, 1);
-    else ff_sub1(lo, K, 1);
-    return ff_round<K>(o, t, lo, hi, K, ex - (i64)L, neg, p, rnd) ? 0 : 1;
-}
-
-// (1 - 2^-L, 1) or (1, 1 + 2^-L), L = p + 2, with sign neg.
-template <int K>
-FL_DEV int ffx_near_one(FlOut &o, i8 &t, bool above, bool neg, u64 p, u32 rnd) {
-    u64 lo[K], hi[K];
-    u32 L = (u32)p + 2;
-    ff_zero(lo, K);
-    lo[L / 64] = 1ull << (L % 64);
-    ff_copy(hi, lo, K);
-    if (above) ff_add1(hi, K, 1);
-    else ff_sub1(lo, K, 1);
-    return ff_round<K>(o, t, lo, hi, K, -(i64)L, neg, p, rnd) ? 0 : 1;
-}
 
 // |x| compared with 1 (x normal): -1, 0, 1.
 FL_DEV int ffx_cmp_one(i64 ex, const u64 *xm, u32 nx) {
@@ -172,141 +126,24 @@ FL_DEV bool ffx_one_plus(u64 *m, u32 &nm, i64 &e, const u64 *xm, u32 nx, i64 ex,
 
 // ---- value cores ----
 
-// log of x = 0.xm 2^ex (nm <= K limbs, top bit set): float_func.cu's ff_log
-// with buffers for nm up to K and the result returned: value in
-// (R - E, R + E) 2^-S, sign rneg, R of K+1 limbs. Near 1 (e1 = 0, c = 1)
-// the scaled series value (S = F + cz, E = 4N + 8) when scaled_ok, else
-// shifted to units 2^-F (one more unit); otherwise e1 ln2 + log c + series
-// in units 2^-F (S = F, E = 4N + 16), as ff_log's bounds.
-template <int K>
-FL_NOINL void ffx_log_val(const u64 *xm, u32 nm, i64 ex, const u64 *cs, bool scaled_ok, u64 *R,
-                          bool &rneg, i64 &S, u64 &E) {
-    const u32 F = 64 * K - 4;
-    u64 top = xm[nm - 1];
-    u32 dbl = top < 0xB504F333F9DE6484ull ? 1 : 0;
-    i64 e1 = ex - dbl;
-    u32 j = (u32)(((top >> (53 - dbl)) + 1) >> 1);
-    // Units 2^-(64 nm): Y = M 2^dbl, C = j 2^(64nm - 10).
-    u64 Y[K + 1], C[K + 1], Num[K + 1], Den[K + 1];
-    ff_shift(Y, nm + 1, xm, nm, dbl);
-    ff_zero(C, nm + 1);
-    u64 jj[1] = {(u64)j};
-    ff_shift(C, nm + 1, jj, 1, 64 * (i64)nm - FF_TM);
-    ff_copy(Den, Y, nm + 1);
-    ff_add(Den, C, nm + 1);
-    bool zneg = ff_cmp(Y, C, nm + 1) < 0;
-    if (zneg) {
-        ff_copy(Num, C, nm + 1);
-        ff_sub(Num, Y, nm + 1);
-    } else {
-        ff_copy(Num, Y, nm + 1);
-        ff_sub(Num, C, nm + 1);
-    }
-    u64 V[K], T[2 * K];
-    u32 N = 0;
-    i64 cz = 0;
-    if (ff_is0(Num, nm + 1)) {
-        ff_zero(V, K);
-    } else {
-        u32 bn = ff_bits(Num, nm + 1);
-        cz = 64 * (i64)nm - bn;
-        // Z = |Num| 2^(F + cz) / Den (< 1 unit): numerator of F + 64 nm bits.
-        u64 U[2 * K + 2], u[2 * K + 4], v[K + 1], qq[2 * K + 3], Z[K], z2[K], a[K], pw[K],
-            tmp[K];
-        u32 nl = K + nm;
-        ff_shift(U, nl, Num, nm + 1, (i64)F + cz);
-        ff_div(Z, K, U, nl, Den, nm + 1, u, v, qq);
-        ff_mulsh<K>(z2, Z, Z, (i64)F + 2 * cz, T);
-        ff_zero(a, K);
-        a[K - 1] = 1ull << 60;
-        ff_copy(pw, a, K);
-        for (u32 i = 1;; i++) {
-            ff_mulsh<K>(tmp, pw, z2, F, T);
-            if (ff_is0(tmp, K)) break;
-            ff_copy(pw, tmp, K);
-            ff_divs(tmp, K, 2 * i + 1, ff_invtab(cs, K));
-            ff_add(a, tmp, K);
-            N++;
-        }
-        ff_mulsh<K>(V, Z, a, (i64)F - 1, T);
-    }
-    u64 Ev = 4 * (u64)N + 8;
-    if (e1 == 0 && j == 1024) {
-        rneg = zneg;
-        if (scaled_ok) {
-            ff_copy(R, V, K);
-            R[K] = 0;
-            S = (i64)F + cz;
-            E = Ev;
-        } else {
-            // V 2^-(F+cz) floored to units 2^-F: < Ev + 1 units.
-            ff_shift(R, K + 1, V, K, -cz);
-            S = F;
-            E = Ev + 1;
-        }
-        return;
-    }
-    // Absolute: acc (K+1 limbs) = e1 ln2 + log c + (+-V >> cz).
-    u64 b[K + 1], tmp2[K + 2], w[K + 2];
-    bool an = e1 < 0;
-    ff_mul1(w, K + 2, ff_ln2(cs), K + 1, (u64)(e1 < 0 ? -e1 : e1));
-    ff_shift(R, K + 1, w, K + 2, -64);
-    ff_zero(b, K + 1);
-    ff_copy(b, ff_ltab(cs, K, j), K);
-    ff_sadd(R, an, b, j < 1024, K + 1, tmp2);
-    ff_shift(b, K + 1, V, K, -cz);
-    ff_sadd(R, an, b, zneg, K + 1, tmp2);
-    rneg = an;
-    S = F;
-    E = Ev + 8;
-}
+// (The log core ffx_log_val is float_func.cu's, with ff_log.)
 
-// exp(x) = Y 2^(k - F), x = +-0.xm 2^ex normal with ex <= 30, Y (K limbs)
-// in [0.70, 1.42] 2^F with error < E units: ff_exp's reduction (k =
-// round(x/ln2) from a double, R = |x - k ln2| 2^F < 2 units off) and
-// ff_exp_tail's table and series (same bound, E = (N+3) 2^(s2+5) + 4);
-// false when the table does not cover r (never for |r| <= ln2/2).
+// exp(r) from R = |r| 2^F (|r| <= 0.36) and r's sign, without rounding:
+// Y (K limbs) = exp(r) 2^F within E units: r = c + d, c = j 2^-10 the
+// nearest table point, Taylor in d / 2^s2 term by term, s2 squarings, times
+// the table's exp(c); E = (N+3) 2^(s2+5) + 4 (for R exact; R's own error
+// is the caller's). False when the table does not cover r (|r| > 0.35).
+// (ffx_exp_val here and float_func_trig.cuh's ff_exp_fix.)
 template <int K>
-FL_NOINL bool ffx_exp_val(bool neg, i64 ex, const u64 *xm, u32 nx, const u64 *cs, u64 *Y, i64 &k,
-                          u64 &E) {
+FL_DEV bool ffx_exp_taylor(const u64 *R, bool rneg, const u64 *cs, u64 *Y, u64 &E) {
     const u32 F = 64 * K - 4;
-    double xd = (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
-    k = (i64)llround(xd / 0.69314718055994530942);
-    if (neg) k = -k;
-    u64 X[K + 2], KL[K + 2], R[K];
-    ff_shift(X, K + 2, xm, nx, (i64)F + 64 + ex - 64 * (i64)nx);
-    u64 ak = (u64)(k < 0 ? -k : k);
-    ff_mul1(KL, K + 2, ff_ln2(cs), K + 1, ak);
-    bool kneg = k < 0;
-    bool rneg;
-    if (neg == kneg) {
-        if (ff_cmp(X, KL, K + 2) >= 0) {
-            ff_sub(X, KL, K + 2);
-            rneg = neg;
-        } else {
-            ff_sub(KL, X, K + 2);
-            ff_copy(X, KL, K + 2);
-            rneg = !neg;
-        }
-    } else {
-        rneg = neg;
-    }
-    ff_shift(R, K, X, K + 2, -64);
-    // ff_exp_tail without the rounding.
     const u32 s = (u32)(0.9 * fl_sqrt((double)F)) + 1;
     u64 T[2 * K];
     u32 ja = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
     if (ja > FF_EXP_J) return false;
     u64 D[K], Cj[K], jj[1] = {(u64)ja};
     ff_shift(Cj, K, jj, 1, (i64)F - FF_TM);
-    bool dneg = ff_cmp(R, Cj, K) < 0;
-    if (dneg) {
-        ff_copy(D, Cj, K);
-        ff_sub(D, R, K);
-    } else {
-        ff_copy(D, R, K);
-        ff_sub(D, Cj, K);
-    }
+    bool dneg = ff_absdiff(D, R, Cj, K);
     dneg = dneg != rneg;
     const u32 s2 = s > 13 ? s - 10 : 3;
     u64 y[K], term[K], tmp[K];
@@ -315,7 +152,7 @@ FL_NOINL bool ffx_exp_val(bool neg, i64 ex, const u64 *xm, u32 nx, const u64 *cs
     ff_copy(term, y, K);
     u32 N = 0;
     for (u32 j = 1;; j++) {
-        ff_mulsh<K>(tmp, term, D, (i64)F + s2, T);
+        ff_mulsh_v<K>(tmp, term, D, (i64)F + s2, T);
         ff_divs(tmp, K, j, ff_invtab(cs, K));
         if (ff_is0(tmp, K)) break;
         ff_copy(term, tmp, K);
@@ -331,6 +168,19 @@ FL_NOINL bool ffx_exp_val(bool neg, i64 ex, const u64 *xm, u32 nx, const u64 *cs
     ff_mulsh<K>(Y, ff_etab(cs, K, jc), y, F, T);
     E = ((u64)(N + 3) << (s2 + 5)) + 4;
     return true;
+}
+
+// exp(x) = Y 2^(k - F), x = +-0.xm 2^ex normal with ex <= 30, Y (K limbs)
+// in [0.70, 1.42] 2^F with error < E units: ff_exp's reduction (k =
+// round(x/ln2), R = |x - k ln2| 2^F < 2 units off) and ffx_exp_taylor
+// (same bound); false when the table does not cover r (never for |r| <=
+// ln2/2).
+template <int K>
+FL_NOINL bool ffx_exp_val(bool neg, i64 ex, const u64 *xm, u32 nx, const u64 *cs, u64 *Y, i64 &k,
+                          u64 &E) {
+    u64 R[K];
+    bool rneg = ff_exp_reduce<K>(neg, ex, xm, nx, cs, R, k);
+    return ffx_exp_taylor<K>(R, rneg, cs, Y, E);
 }
 
 // Series kinds of ffx_series.
@@ -430,18 +280,7 @@ FL_NOINL int ffx_odd_small(FlOut &o, i8 &t, u32 kind, bool neg, i64 ex, const u6
 template <int K>
 FL_NOINL int ffx_log_base(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx,
                           u64 p, u32 rnd, const u64 *cs, bool ten) {
-    if (cls == FL_NAN || (neg && cls != FL_ZERO)) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_INF, true);
-        return 0;
-    }
-    if (cls == FL_INF) {
-        fl_special(o, FL_INF, false);
-        return 0;
-    }
+    if (ff_log_special(o, cls, neg)) return 0;
     if (nx + 2 > K) return 1;
     if (ffx_cmp_one(ex, xm, nx) == 0) {
         fl_special(o, FL_ZERO, false);
@@ -493,7 +332,7 @@ FL_NOINL int ffx_log1p(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     }
     // Tiny: log1p(x) in (x - x^2, x), below x.
     u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
-    if (ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, neg);
+    if (ex <= -(i64)L) return ff_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, neg) ? 0 : 1;
     u64 m[K];
     u32 nm;
     i64 e;
@@ -520,14 +359,7 @@ FL_NOINL int ffx_log1p(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
 template <int K>
 FL_NOINL int ffx_expm1(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                        u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_ZERO, neg);
-        return 0;
-    }
+    if (ff_nan_zero(o, cls, neg, false)) return 0;
     if (cls == FL_INF) {
         if (neg) t = ff_write_pow2(o, true, 1, p, rnd);
         else fl_special(o, FL_INF, false);
@@ -536,10 +368,10 @@ FL_NOINL int ffx_expm1(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     if (nx + 2 > K) return 1;
     // Tiny: expm1(x) in (x, x + x^2), above x.
     u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
-    if (ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, !neg);
+    if (ex <= -(i64)L) return ff_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, !neg) ? 0 : 1;
     // x <= -(p+2) ln2 (with margin): exp(x) < 2^-(p+2), expm1 in (-1, -1 + 2^-(p+2)).
     if (neg && ex >= 1 && (ex > 40 || ffx_abs_d(ex, xm, nx) >= 0.7 * (double)(p + 2) + 1.0))
-        return ffx_near_one<K>(o, t, false, true, p, rnd);
+        return ff_near_one<K>(o, t, false, true, p, rnd) ? 0 : 1;
     if (ex > 30) return ffx_overflow(o, t, false, p, rnd);
     if (ex <= -ffx_spare<K>(p, nx))
         return ffx_odd_small<K>(o, t, FX_EXPM1, neg, ex, xm, nx, p, rnd, cs);
@@ -607,10 +439,10 @@ FL_NOINL int ffx_sinhcosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 
     if (nx + 2 > K) return 1;
     if (cosh) {
         // cosh x - 1 < 2^(2ex-1) 1.01 <= 2^-(p+2).
-        if (2 * ex <= -(i64)(p + 2)) return ffx_near_one<K>(o, t, true, false, p, rnd);
+        if (2 * ex <= -(i64)(p + 2)) return ff_near_one<K>(o, t, true, false, p, rnd) ? 0 : 1;
     } else {
         u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
-        if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true);
+        if (2 * ex <= -(i64)L) return ff_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true) ? 0 : 1;
         if (ex <= -ffx_spare<K>(p, nx))
             return ffx_odd_small<K>(o, t, FX_SINH, neg, ex, xm, nx, p, rnd, cs);
     }
@@ -648,23 +480,16 @@ FL_NOINL int ffx_sinhcosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 
 template <int K>
 FL_NOINL int ffx_tanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                       u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_ZERO, neg);
-        return 0;
-    }
+    if (ff_nan_zero(o, cls, neg, false)) return 0;
     if (cls == FL_INF) {
         t = ff_write_pow2(o, neg, 1, p, rnd);
         return 0;
     }
     if (nx + 2 > K) return 1;
     u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
-    if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, false);
+    if (2 * ex <= -(i64)L) return ff_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, false) ? 0 : 1;
     if (ex > 30 || (ex >= 1 && ffx_abs_d(ex, xm, nx) >= 0.35 * (double)(p + 3)))
-        return ffx_near_one<K>(o, t, false, neg, p, rnd);
+        return ff_near_one<K>(o, t, false, neg, p, rnd) ? 0 : 1;
     const u32 F = 64 * K - 4;
     u64 Q[K];
     if (ex <= -ffx_spare<K>(p, nx)) {
@@ -692,6 +517,16 @@ FL_NOINL int ffx_tanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm,
     return ff_round_c<K>(o, t, Q, K, E + 1, -(i64)F, neg, p, rnd) ? 0 : 1;
 }
 
+// log(W 2^(e-F)) for W (K limbs, nonzero) in units 2^-F: W normalized,
+// then ffx_log_val absolute (asinh, acosh).
+template <int K>
+FL_DEV void ffx_log_fix(const u64 *W, i64 e, const u64 *cs, u64 *R, bool &rneg, i64 &S, u64 &E) {
+    u32 b = ff_bits(W, K);
+    u64 m[K];
+    ff_shift(m, K, W, K, 64 * (i64)K - b);
+    ffx_log_val<K>(m, K, e + (i64)b - (i64)(64 * K - 4), cs, false, R, rneg, S, E);
+}
+
 // ---- asinh ----
 
 // ex <= -spare: the series. Else e = max(ex, 0), x' = |x| 2^-e < 1 (Xf
@@ -711,7 +546,7 @@ FL_NOINL int ffx_asinh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     }
     if (nx + 2 > K) return 1;
     u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
-    if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, false);
+    if (2 * ex <= -(i64)L) return ff_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, false) ? 0 : 1;
     if (ex <= -ffx_spare<K>(p, nx))
         return ffx_odd_small<K>(o, t, FX_ASINH, neg, ex, xm, nx, p, rnd, cs);
     const u32 F = 64 * K - 4;
@@ -726,13 +561,11 @@ FL_NOINL int ffx_asinh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     }
     ff_sqrt<K>(S, A);
     ff_add(Xf, S, K);
-    u32 b = ff_bits(Xf, K);
-    u64 m[K], R[K + 1];
-    ff_shift(m, K, Xf, K, 64 * (i64)K - b);
+    u64 R[K + 1];
     bool rneg;
     i64 Sc;
     u64 E;
-    ffx_log_val<K>(m, K, e + (i64)b - (i64)F, cs, false, R, rneg, Sc, E);
+    ffx_log_fix<K>(Xf, e, cs, R, rneg, Sc, E);
     return ff_round_c<K>(o, t, R, K + 1, E + 3, -Sc, neg, p, rnd) ? 0 : 1;
 }
 
@@ -807,13 +640,11 @@ FL_NOINL int ffx_acosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     ff_sqrt<K>(Sp, Ap);
     ff_sqrt<K>(Sm, Am);
     ff_add(Sp, Sm, K);
-    u32 b = ff_bits(Sp, K);
-    u64 m[K], R[K + 1];
-    ff_shift(m, K, Sp, K, 64 * (i64)K - b);
+    u64 R[K + 1];
     bool rneg;
     i64 Sc;
     u64 E;
-    ffx_log_val<K>(m, K, h + (i64)b - (i64)F, cs, false, R, rneg, Sc, E);
+    ffx_log_fix<K>(Sp, h, cs, R, rneg, Sc, E);
     if (rneg) return 1;
     return ff_round_c<K>(o, t, R, K + 1, E + 8, 1 - Sc, false, p, rnd) ? 0 : 1;
 }
@@ -826,14 +657,7 @@ FL_NOINL int ffx_acosh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
 template <int K>
 FL_NOINL int ffx_atanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                        u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN || cls == FL_INF) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_ZERO, neg);
-        return 0;
-    }
+    if (ff_nan_zero(o, cls, neg, true)) return 0;
     int c1 = ffx_cmp_one(ex, xm, nx);
     if (c1 == 0) {
         fl_special(o, FL_INF, neg);
@@ -845,7 +669,7 @@ FL_NOINL int ffx_atanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
     }
     if (nx + 2 > K) return 1;
     u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
-    if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true);
+    if (2 * ex <= -(i64)L) return ff_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true) ? 0 : 1;
     if (ex <= -ffx_spare<K>(p, nx))
         return ffx_odd_small<K>(o, t, FX_ATANH, neg, ex, xm, nx, p, rnd, cs);
     u64 m[K], R1[K + 1], R2[K + 1], tmp[K + 1];
@@ -864,14 +688,14 @@ FL_NOINL int ffx_atanh(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm
 
 // ---- asin, acos ----
 
-// atan u for u = U 2^-F in [0, 1] (U off by < du units): ff_atan's reduction
-// (c = j 2^-10 nearest, z = (u - c) / (1 + u c) by one division of exact
-// integers: < 1 unit, plus dz/du = (1 + c^2) / (1 + u c)^2 <= 2 times du),
-// atan u = atan c + z A(z) (ffx_series FX_ATAN, c = 0, |z| < 2^-10): acc
-// (K+1 limbs, units 2^-F) off by < 2 (table) + 1.01 (2 du + 1) + 5N + 7 <
-// 5N + 11 + 3 du.
+// atan u for u = U 2^-F in [0, 1] (K limbs): ff_atan's reduction, c = j
+// 2^-10 the nearest table point, z = (u - c) / (1 + u c), Z = floor(z 2^F)
+// by one division of exact integers (< 1 unit), atan u = atan c + z A(z)
+// (ff_atan_sum, |z| < 2^-10): acc (K+1 limbs, units 2^-F). Returns N, the
+// series' terms; the bound is the caller's (ffx_atan_val, float_func_trig's
+// ff_atan_abs).
 template <int K>
-FL_NOINL void ffx_atan_val(const u64 *U, u64 du, const u64 *cs, u64 *acc, u64 &E) {
+FL_NOINL u32 ffx_atan_core(u64 *acc, const u64 *U, const u64 *cs) {
     const u32 F = 64 * K - 4;
     u32 j = (u32)(((U[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
     if (j > 1024) j = 1024;
@@ -880,14 +704,7 @@ FL_NOINL void ffx_atan_val(const u64 *U, u64 du, const u64 *cs, u64 *acc, u64 &E
     ff_copy(Uu, U, K);
     Uu[K] = 0;
     ff_shift(C, K + 1, jj, 1, (i64)F - FF_TM);
-    bool zneg = ff_cmp(Uu, C, K + 1) < 0;
-    if (zneg) {
-        ff_copy(Num, C, K + 1);
-        ff_sub(Num, Uu, K + 1);
-    } else {
-        ff_copy(Num, Uu, K + 1);
-        ff_sub(Num, C, K + 1);
-    }
+    bool zneg = ff_absdiff(Num, Uu, C, K + 1);
     // Den = 2^(F+10) + U j (units 2^-(F+10)).
     ff_mul1(Den, K + 1, U, K, j);
     {
@@ -900,12 +717,12 @@ FL_NOINL void ffx_atan_val(const u64 *U, u64 du, const u64 *cs, u64 *acc, u64 &E
     if (ff_is0(Num, K + 1)) {
         ff_zero(V, K);
     } else {
-        u64 Us[2 * K + 2], u[2 * K + 4], v[K + 1], qq[2 * K + 3], Z[K], A[K], Cc[K],
-            T[2 * K];
+        u64 Us[2 * K + 2], u[2 * K + 4], v[K + 1], qq[2 * K + 3], Z[K], z2[K], A[K], T[2 * K];
         u32 nl = (u32)((ff_bits(Num, K + 1) + 10 + F) / 64) + 1;
         ff_shift(Us, nl, Num, K + 1, 10 + (i64)F);
         ff_div(Z, K, Us, nl, Den, K + 1, u, v, qq);
-        N = ffx_series<K>(FX_ATAN, A, Cc, Z, 0, false, cs);
+        ff_mulsh<K>(z2, Z, Z, (i64)F, T);
+        N = ff_atan_sum<K>(A, z2, T, cs);
         ff_mulsh<K>(V, Z, A, F, T);
     }
     u64 b[K + 1], tmp[K + 1];
@@ -915,6 +732,15 @@ FL_NOINL void ffx_atan_val(const u64 *U, u64 du, const u64 *cs, u64 *acc, u64 &E
     ff_zero(b, K + 1);
     ff_copy(b, V, K);
     ff_sadd(acc, an, b, zneg, K + 1, tmp);
+    return N;
+}
+
+// atan u (ffx_atan_core) for U off by < du units: acc off by < 2 (table) +
+// 1.01 (2 du + 1) (z's error, dz/du <= 2) + 5N + 7 (ffx_series' bound for
+// the atan series) < 5N + 11 + 3 du.
+template <int K>
+FL_DEV void ffx_atan_val(const u64 *U, u64 du, const u64 *cs, u64 *acc, u64 &E) {
+    u32 N = ffx_atan_core<K>(acc, U, cs);
     E = 5 * (u64)N + 11 + 3 * du;
 }
 
@@ -989,7 +815,7 @@ FL_NOINL int ffx_asincos(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *
     if (nx + 2 > K) return 1;
     if (!acos) {
         u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
-        if (2 * ex <= -(i64)L) return ffx_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true);
+        if (2 * ex <= -(i64)L) return ff_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true) ? 0 : 1;
         if (ex <= -ffx_spare<K>(p, nx))
             return ffx_odd_small<K>(o, t, FX_ASIN, neg, ex, xm, nx, p, rnd, cs);
     }

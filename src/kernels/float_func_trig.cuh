@@ -14,76 +14,13 @@
 #define FF_POW 36u
 #define FF_AGM 37u
 
-// ---- integer square root ----
-
-// r (K limbs) = floor(sqrt(N)), N of 2K limbs; returns whether N is a
-// square. N is shifted left by an even 2t so that its top two bits are not
-// both zero (the root then has its top bit set), the root of N 4^t is built
-// by precision doubling as float_common.cuh's fl_sqrt_num (each level a
-// Newton step from an over-estimate, checked by squaring), and shifted back:
-// floor(floor(sqrt(N) 2^t) / 2^t) = floor(sqrt(N)). (funcexp's fixed-point
-// ff_sqrt<K>, r = floor(sqrt(a 2^F)), is this with N = a << F: keep one at
-// merge.)
-template <int K>
-FL_NOINL bool ff_isqrt_2k(u64 *r, const u64 *N) {
-    u64 nn[2 * K], un[2 * K + 1], s[K], q[K + 2];
-    u32 b = ff_bits(N, 2 * K);
-    if (b == 0) {
-        ff_zero(r, K);
-        return true;
-    }
-    u32 t = (128 * K - b) / 2;
-    ff_shift(nn, 2 * K, N, 2 * K, 2 * (i64)t);
-    const u32 m = K;
-    u32 lv[40];
-    u32 nl = 0;
-    for (u32 mm = m;; mm = (mm + 1) / 2) {
-        lv[nl++] = mm;
-        if (mm == 1) break;
-    }
-    double T = (double)nn[2 * m - 1] * 18446744073709551616.0 + (double)nn[2 * m - 2];
-    double rt = fl_sqrt(T);
-    u64 top;
-    if (rt >= 18446744073709551616.0) {
-        top = ~0ull;
-    } else {
-        top = (u64)rt;
-        top = top + 16384 < top ? ~0ull : top + 16384;
-    }
-    s[0] = top;
-    // Levels from the smallest (one call site of fl_isqrt_level: NVRTC time).
-    for (u32 k = nl; k-- > 0;) {
-        u32 mm = lv[k];
-        if (k + 1 < nl) {
-            u32 h = lv[k + 1], d = mm - h;
-            for (u32 i = h; i-- > 0;) s[i + d] = s[i];
-            for (u32 i = 0; i < d; i++) s[i] = 0;
-            u32 i = d;
-            for (; i < mm; i++) {
-                if (++s[i] != 0) break;
-            }
-            if (i == mm) {
-                for (u32 j = 0; j < mm; j++) s[j] = ~0ull;
-            }
-        }
-        fl_isqrt_level(nn + 2 * (m - mm), mm, s, un, q);
-    }
-    // un holds s^2 (2K limbs).
-    bool exact = fl_cmp_mant(un, 2 * m, nn, 2 * m) == 0;
-    ff_shift(r, K, s, K, -(i64)t);
-    return exact;
-}
+// (The integer square root ff_isqrt_2k is float_func_explog.cuh's.)
 
 // fl_round_to (an exact value: mantissa, exponent, sticky) out of line: it
 // is called from several places here (NVRTC time).
 FL_NOINL i8 ff_round_to(FlOut &o, bool neg, i64 e, const u64 *src, u32 s, bool sticky, u64 p,
                         u32 rnd) {
     return fl_round_to(o, neg, e, src, s, sticky, p, rnd);
-}
-
-// t (la+lb limbs) = a * b, out of line (one copy per tier).
-FL_NOINL void ff_mul_var(u64 *t, const u64 *a, u32 la, const u64 *b, u32 lb) {
-    fl_mul_exact(t, a, la, b, lb);
 }
 
 // t (2l limbs) = a^2 (a: l limbs): the cross products once (rows, as
@@ -136,62 +73,7 @@ FL_DEV void ff_sqr_full(u64 *t, const u64 *a) {
     if (la) ff_sqr_var(t, a, la);
 }
 
-// ff_mulsh over the significant limbs only (run-time lengths), the same
-// value: a series' terms shrink, so at the tiers whose products are
-// run-time loops anyway (K > 12) their products cost about half on average.
-template <int K>
-FL_DEV void ff_mulsh_v(u64 *r, const u64 *a, const u64 *b, i64 sh, u64 *t) {
-    if (K <= 12) {
-        ff_mulsh<K>(r, a, b, sh, t);
-        return;
-    }
-    u32 la = K, lb = K;
-    while (la > 0 && a[la - 1] == 0) la--;
-    while (lb > 0 && b[lb - 1] == 0) lb--;
-    ff_zero(t, 2 * K);
-    if (la && lb) ff_mul_var(t, a, la, b, lb);
-    ff_shift(r, K, t, 2 * K, -sh);
-}
-
 // ---- sin and cos of one reduction (tan, sin_cos) ----
-
-// ff_sincos's reduction: |r| = Z 2^-(F+c) (Z < 2 units off), r's sign and
-// the quadrant q (of x's sign). Returns 1 for the host (huge arguments, r
-// needing a longer pi), else 0.
-template <int K>
-FL_NOINL int ff_tr_reduce(u64 *Z, i64 &c, bool &rneg, u32 &q, bool neg, i64 ex, const u64 *xm,
-                          u32 nx, const u64 *cs) {
-    const u32 F = 64 * K - 4;
-    if (ex <= 0) {
-        ff_shift(Z, K, xm, nx, (i64)F - 64 * (i64)nx);
-        c = -ex;
-        rneg = neg;
-        q = 0;
-        return 0;
-    }
-    const u32 Fr = F + 128;
-    const u32 L = K + 3;
-    u64 X[K + 3], KP[K + 3];
-    ff_shift(X, L, xm, nx, (i64)Fr + ex - 64 * (i64)nx);
-    double xd = (double)xm[nx - 1] * ldexp(1.0, (int)ex - 64);
-    u64 k = (u64)llround(xd / 1.57079632679489661923);
-    ff_mul1(KP, L, ff_pi2r(cs, K), K + 2, k);
-    bool rn = ff_cmp(X, KP, L) < 0;
-    if (rn) {
-        ff_sub(KP, X, L);
-        ff_copy(X, KP, L);
-    } else {
-        ff_sub(X, KP, L);
-    }
-    u32 b = ff_bits(X, L);
-    if (b < F + 48 || b > Fr) return 1;
-    ff_shift(Z, K, X, L, -(i64)(b - F));
-    c = (i64)Fr - b;
-    rneg = rn != neg;
-    q = (u32)(k & 3);
-    if (neg) q = (4 - q) & 3;
-    return 0;
-}
 
 // Both sin |r| and cos r from |r| = Z 2^-(F+c): ff_trig's evaluation (one
 // series for cos d and sin(d)/d, the tables of sin and cos at j 2^-10), both
@@ -203,28 +85,9 @@ FL_NOINL void ff_sc_both(u64 *S, i64 &sc, u64 &es, u64 *C, u64 &ec, const u64 *Z
                          const u64 *cs) {
     const u32 F = 64 * K - 4;
     u64 D[K], T[2 * K];
-    u32 j = 0;
-    bool dneg = false;
-    i64 cc = c;
-    if (c <= FF_TM) {
-        u64 R[K], Cj[K];
-        ff_shift(R, K, Z, K, -c);
-        j = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
-        if (j > 0) {
-            u64 jj[1] = {(u64)j};
-            ff_shift(Cj, K, jj, 1, (i64)F - FF_TM);
-            dneg = ff_cmp(R, Cj, K) < 0;
-            if (dneg) {
-                ff_copy(D, Cj, K);
-                ff_sub(D, R, K);
-            } else {
-                ff_copy(D, R, K);
-                ff_sub(D, Cj, K);
-            }
-            cc = 0;
-        }
-    }
-    if (j == 0) ff_copy(D, Z, K);
+    bool dneg;
+    i64 cc;
+    u32 j = ff_tr_split<K>(D, dneg, cc, Z, c);
     u64 z2[K], ac[K], as[K], term[K], tmp[K];
     ff_mulsh<K>(z2, D, D, (i64)F + 2 * cc, T);
     ff_zero(ac, K);
@@ -302,24 +165,11 @@ FL_NOINL bool ff_quot(u64 *Q, u64 &E, i64 &s, const u64 *Nv, i64 cn, u64 en, con
 template <int K>
 FL_NOINL int ff_tan(FlOut &o, i8 &t, u32 cls, bool neg, i64 ex, const u64 *xm, u32 nx, u64 p,
                     u32 rnd, const u64 *cs) {
-    if (cls == FL_NAN || cls == FL_INF) {
-        fl_special(o, FL_NAN, false);
-        return 0;
-    }
-    if (cls == FL_ZERO) {
-        fl_special(o, FL_ZERO, neg);
-        return 0;
-    }
+    if (ff_nan_zero(o, cls, neg, true)) return 0;
     if (nx + 2 > K || ex > 40) return 1;
     {
         u64 L = p + 3 > 64ull * nx ? p + 3 : 64ull * nx;
-        if (2 * ex <= -(i64)L) {
-            u64 lo[K], hi[K];
-            ff_shift(lo, K, xm, nx, (i64)L - 64 * (i64)nx);
-            ff_copy(hi, lo, K);
-            ff_add1(hi, K, 1);
-            return ff_round<K>(o, t, lo, hi, K, ex - (i64)L, neg, p, rnd) ? 0 : 1;
-        }
+        if (2 * ex <= -(i64)L) return ff_beside<K>(o, t, ex, neg, xm, nx, L, p, rnd, true) ? 0 : 1;
     }
     u64 Z[K], S[K], C[K], Q[K];
     i64 c, sc, s;
@@ -359,7 +209,7 @@ FL_NOINL int ff_sin_cos(FlOut &o, i8 &t, FlOut &o2, i8 &t2, u32 cls, bool neg, i
         sdone = r == 1;
     }
     if (2 * ex <= 1 - (i64)(p + 2)) {
-        if (!ff_near_one<K>(o2, t2, false, p, rnd)) return 1;
+        if (!ff_near_one<K>(o2, t2, false, false, p, rnd)) return 1;
         cdone = true;
     }
     if (sdone && cdone) return 0;
@@ -389,74 +239,20 @@ FL_NOINL int ff_sin_cos(FlOut &o, i8 &t, FlOut &o2, i8 &t2, u32 cls, bool neg, i
 
 // ---- atan2 ----
 
-// sum (-1)^j z^2j / (2j+1) in units 2^-F (ff_atan_sum's loop); N terms.
+// float_func.cu's ff_atan_sum (the name float_cfunc.cuh uses).
 template <int K>
-FL_NOINL u32 ff_tr_atan_sum(u64 *a, const u64 *z2, u64 *T, const u64 *cs) {
-    const u32 F = 64 * K - 4;
-    u64 pw[K], tmp[K];
-    ff_zero(a, K);
-    a[K - 1] = 1ull << 60;
-    ff_copy(pw, a, K);
-    u32 N = 0;
-    for (u32 j = 1;; j++) {
-        ff_mulsh_v<K>(tmp, pw, z2, F, T);
-        if (ff_is0(tmp, K)) break;
-        ff_copy(pw, tmp, K);
-        ff_divs(tmp, K, 2 * j + 1, ff_invtab(cs, K));
-        if (j & 1) ff_sub(a, tmp, K);
-        else ff_add(a, tmp, K);
-        N++;
-    }
-    return N;
+FL_DEV u32 ff_tr_atan_sum(u64 *a, const u64 *z2, u64 *T, const u64 *cs) {
+    return ff_atan_sum<K>(a, z2, T, cs);
 }
 
 // atan y for 0 <= y <= 1 known as Y (K limbs, units 2^-F, |Y - y 2^F| <
-// dY): acc (K+1 limbs) = atan y 2^F; returns the bound. As ff_atan's
-// absolute branch: c = j 2^-10 nearest, z(y) = (y - c) / (1 + y c), Z =
-// floor(z(Y) 2^F) (one division of exact integers): |dz/dy| = (1 + c^2) /
-// (1 + y c)^2 <= 2, so |Z - z(y) 2^F| < 1 + 2 dY; the series on the exact Z
-// (ff_atan's scaled bound, 3N + 8) and atan's slope <= 1; atan c < 2:
-// E = 3N + 11 + 2 dY.
+// dY): acc (K+1 limbs) = atan y 2^F (ffx_atan_core); returns the bound:
+// |dz/dy| = (1 + c^2) / (1 + y c)^2 <= 2, so |Z - z(y) 2^F| < 1 + 2 dY;
+// the series on the exact Z (ff_atan's scaled bound, 3N + 8) and atan's
+// slope <= 1; atan c < 2: E = 3N + 11 + 2 dY.
 template <int K>
-FL_NOINL u64 ff_atan_abs(u64 *acc, const u64 *Y, u64 dY, const u64 *cs) {
-    const u32 F = 64 * K - 4;
-    u32 j = (u32)(((Y[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
-    u64 Cj[K + 1], Num[K + 1], Den[K + 1], P[K + 1], Yl[K + 1], jj[1] = {(u64)j};
-    ff_copy(Yl, Y, K);
-    Yl[K] = 0;
-    ff_shift(Cj, K + 1, jj, 1, (i64)F - FF_TM);
-    bool zneg = ff_cmp(Yl, Cj, K + 1) < 0;
-    if (zneg) {
-        ff_copy(Num, Cj, K + 1);
-        ff_sub(Num, Yl, K + 1);
-    } else {
-        ff_copy(Num, Yl, K + 1);
-        ff_sub(Num, Cj, K + 1);
-    }
-    ff_mul1(Den, K + 1, Yl, K + 1, j);
-    u64 one[1] = {1};
-    ff_shift(P, K + 1, one, 1, (i64)F + FF_TM);
-    ff_add(Den, P, K + 1);
-    u64 V[K], T[2 * K];
-    u32 N = 0;
-    if (ff_is0(Num, K + 1)) {
-        ff_zero(V, K);
-    } else {
-        u64 U[2 * K + 2], u[2 * K + 4], v[K + 1], qq[2 * K + 3], Z[K], z2[K], A[K];
-        u32 nl = (u32)((ff_bits(Num, K + 1) + 10 + F) / 64) + 1;
-        ff_shift(U, nl, Num, K + 1, 10 + (i64)F);
-        ff_div(Z, K, U, nl, Den, K + 1, u, v, qq);
-        ff_mulsh<K>(z2, Z, Z, (i64)F, T);
-        N = ff_tr_atan_sum<K>(A, z2, T, cs);
-        ff_mulsh<K>(V, Z, A, F, T);
-    }
-    u64 b[K + 1], tmp[K + 1];
-    bool an = false;
-    ff_zero(acc, K + 1);
-    ff_copy(acc, ff_atab(cs, K, j), K);
-    ff_zero(b, K + 1);
-    ff_copy(b, V, K);
-    ff_sadd(acc, an, b, zneg, K + 1, tmp);
+FL_DEV u64 ff_atan_abs(u64 *acc, const u64 *Y, u64 dY, const u64 *cs) {
+    u32 N = ffx_atan_core<K>(acc, Y, cs);
     return 3 * (u64)N + 11 + 2 * dY;
 }
 
@@ -614,13 +410,7 @@ FL_NOINL int ff_hypot(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, co
     u32 na = xa ? nx : ny, nb = xa ? ny : nx;
     i64 ea = xa ? ex : ey, d = xa ? ex - ey : ey - ex;
     u64 L = p + 3 > 64ull * na ? p + 3 : 64ull * na;
-    if (2 * d >= (i64)L + 2) {
-        u64 lo[K], hi[K];
-        ff_shift(lo, K, am, na, (i64)L - 64 * (i64)na);
-        ff_copy(hi, lo, K);
-        ff_add1(hi, K, 1);
-        return ff_round<K>(o, t, lo, hi, K, ea - (i64)L, false, p, rnd) ? 0 : 1;
-    }
+    if (2 * d >= (i64)L + 2) return ff_beside<K>(o, t, ea, false, am, na, L, p, rnd, true) ? 0 : 1;
     u64 A[K], B[K], N[2 * K], N2[2 * K], R[K + 1];
     ff_shift(A, K, am, na, (i64)F - 64 * (i64)na);
     i64 sb = (i64)F - d - 64 * (i64)nb;
@@ -714,13 +504,7 @@ FL_NOINL int ff_agm(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, cons
         u += (1ull << (F + 1 - ba)) + (1ull << (F + 1 - bb));
         // Done when D^2 / (8 min) < 2^(2 bits(D) - bits(min) - 2) <= 2^8.
         u64 D[K];
-        if (ff_cmp(A, B, K) >= 0) {
-            ff_copy(D, A, K);
-            ff_sub(D, B, K);
-        } else {
-            ff_copy(D, B, K);
-            ff_sub(D, A, K);
-        }
+        ff_absdiff(D, A, B, K);
         if (2 * ff_bits(D, K) <= (ba < bb ? ba : bb) + 2 + 8) {
             done = true;
             break;
@@ -746,69 +530,6 @@ FL_NOINL int ff_agm(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, cons
 }
 
 // ---- pow ----
-
-// log |x| in units 2^-F (acc: K+1 limbs, sign an), x normal, |x| != 1;
-// returns the bound: ff_log's evaluation without its scaled shortcut
-// (e1 ln2 < 2, log c < 2, the series 4N + 8 shifted down + 1: 4N + 16).
-template <int K>
-FL_NOINL u64 ff_log_abs(u64 *acc, bool &an, i64 ex, const u64 *xm, u32 nx, const u64 *cs) {
-    const u32 F = 64 * K - 4;
-    u64 top = xm[nx - 1];
-    u32 dbl = top < 0xB504F333F9DE6484ull ? 1 : 0;
-    i64 e1 = ex - dbl;
-    u32 j = (u32)(((top >> (53 - dbl)) + 1) >> 1);
-    u64 Y[K], C[K], Num[K], Den[K];
-    ff_shift(Y, nx + 1, xm, nx, dbl);
-    ff_zero(C, nx + 1);
-    u64 jj[1] = {(u64)j};
-    ff_shift(C, nx + 1, jj, 1, 64 * (i64)nx - FF_TM);
-    ff_copy(Den, Y, nx + 1);
-    ff_add(Den, C, nx + 1);
-    bool zneg = ff_cmp(Y, C, nx + 1) < 0;
-    if (zneg) {
-        ff_copy(Num, C, nx + 1);
-        ff_sub(Num, Y, nx + 1);
-    } else {
-        ff_copy(Num, Y, nx + 1);
-        ff_sub(Num, C, nx + 1);
-    }
-    u64 V[K], T[2 * K];
-    u32 N = 0;
-    i64 cz = 0;
-    if (ff_is0(Num, nx + 1)) {
-        ff_zero(V, K);
-    } else {
-        u32 bn = ff_bits(Num, nx + 1);
-        cz = 64 * (i64)nx - bn;
-        u64 U[2 * K + 2], u[2 * K + 4], v[K], qq[2 * K + 3], Z[K], z2[K], a[K], pw[K], tmp[K];
-        u32 nl = K + nx;
-        ff_shift(U, nl, Num, nx + 1, (i64)F + cz);
-        ff_div(Z, K, U, nl, Den, nx + 1, u, v, qq);
-        ff_mulsh<K>(z2, Z, Z, (i64)F + 2 * cz, T);
-        ff_zero(a, K);
-        a[K - 1] = 1ull << 60;
-        ff_copy(pw, a, K);
-        for (u32 i = 1;; i++) {
-            ff_mulsh_v<K>(tmp, pw, z2, F, T);
-            if (ff_is0(tmp, K)) break;
-            ff_copy(pw, tmp, K);
-            ff_divs(tmp, K, 2 * i + 1, ff_invtab(cs, K));
-            ff_add(a, tmp, K);
-            N++;
-        }
-        ff_mulsh<K>(V, Z, a, (i64)F - 1, T);
-    }
-    u64 b[K + 1], tmp2[K + 2], w[K + 2];
-    an = e1 < 0;
-    ff_mul1(w, K + 2, ff_ln2(cs), K + 1, (u64)(e1 < 0 ? -e1 : e1));
-    ff_shift(acc, K + 1, w, K + 2, -64);
-    ff_zero(b, K + 1);
-    ff_copy(b, ff_ltab(cs, K, j), K);
-    ff_sadd(acc, an, b, j < 1024, K + 1, tmp2);
-    ff_shift(b, K + 1, V, K, -cz);
-    ff_sadd(acc, an, b, zneg, K + 1, tmp2);
-    return 4 * (u64)N + 16;
-}
 
 // exp(t) for t = (+-) T 2^-F with |T - t 2^F| < eT, |t| < 2^28: ff_exp's
 // reduction on T (k from a double, R = |T - k ln2 2^F|, < eT + 2 units) and
@@ -842,51 +563,17 @@ FL_NOINL int ff_exp_fix(FlOut &o, i8 &t, const u64 *Tm, bool tneg, u64 eT, bool 
     }
     ff_shift(R, K, X, K + 2, -64);
     if (tneg) k = -k;
-    // ff_exp_tail with the extra error.
-    const u32 s = (u32)(0.9 * fl_sqrt((double)F)) + 1;
-    u64 T[2 * K];
-    u32 ja = (u32)(((R[K - 1] >> (F - 11 - 64 * (K - 1))) + 1) >> 1);
-    if (ja > FF_EXP_J) return 1;
-    u64 D[K], C[K], jj[1] = {(u64)ja};
-    ff_shift(C, K, jj, 1, (i64)F - FF_TM);
-    bool dneg = ff_cmp(R, C, K) < 0;
-    if (dneg) {
-        ff_copy(D, C, K);
-        ff_sub(D, R, K);
-    } else {
-        ff_copy(D, R, K);
-        ff_sub(D, C, K);
-    }
-    dneg = dneg != rneg;
-    const u32 s2 = s > 13 ? s - 10 : 3;
-    u64 y[K], term[K], tmp[K];
-    ff_zero(y, K);
-    y[K - 1] = 1ull << 60;
-    ff_copy(term, y, K);
-    u32 N = 0;
-    for (u32 j = 1;; j++) {
-        ff_mulsh_v<K>(tmp, term, D, (i64)F + s2, T);
-        ff_divs(tmp, K, j, ff_invtab(cs, K));
-        if (ff_is0(tmp, K)) break;
-        ff_copy(term, tmp, K);
-        if (dneg && (j & 1)) ff_sub(y, term, K);
-        else ff_add(y, term, K);
-        N++;
-    }
-    for (u32 i = 0; i < s2; i++) {
-        ff_mulsh<K>(tmp, y, y, F, T);
-        ff_copy(y, tmp, K);
-    }
-    int jc = rneg ? -(int)ja : (int)ja;
-    ff_mulsh<K>(tmp, ff_etab(cs, K, jc), y, F, T);
-    u64 E = ((u64)(N + 3) << (s2 + 5)) + 4 + 2 * eT;
-    return ff_round_c<K>(o, t, tmp, K, E, k - (i64)F, neg, p, rnd) ? 0 : 1;
+    // ffx_exp_taylor, then the extra error.
+    u64 Y[K], E;
+    if (!ffx_exp_taylor<K>(R, rneg, cs, Y, E)) return 1;
+    E += 2 * eT;
+    return ff_round_c<K>(o, t, Y, K, E, k - (i64)F, neg, p, rnd) ? 0 : 1;
 }
 
 // pow(x, y) = exp(y log |x|): special operands to the host (pow.rs's
 // table); x < 0: NaN unless y is an integer (then the sign of y's parity);
 // |x| = 1: +-1 exactly. |y| >= 2^24 or |t| >= 2^28: the host. T = |y| |L|
-// shifted down (floor), L = log|x| (ff_log_abs, < eL): eT = eL 2^max(ey,0)
+// shifted down (floor), L = log|x| (ffx_log_val, < eL): eT = eL 2^max(ey,0)
 // + 1, then ff_exp_fix. Exact results (x^y a float or a midpoint) leave the
 // interval undecided: the host's exact-case code decides them.
 template <int K>
@@ -913,9 +600,11 @@ FL_NOINL int ff_pow(FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 yh, cons
         return 0;
     }
     if (ey > 24) return 1;
-    u64 Lg[K + 1];
+    // L = log|x| absolute (units 2^-F, < eL; |x| != 1).
+    u64 Lg[K + 1], eL;
     bool an;
-    u64 eL = ff_log_abs<K>(Lg, an, ex, xm, nx, cs);
+    i64 SL;
+    ffx_log_val<K>(xm, nx, ex, cs, false, Lg, an, SL, eL);
     // T = |y| |L| = My |L| 2^(ey - 64 ny), floored.
     u64 P[2 * K + 2], Tm[K + 1];
     fl_mul_exact(P, ym, ny, Lg, K + 1);

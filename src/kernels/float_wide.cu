@@ -188,6 +188,20 @@ FL_DEV u32 fw_top(const FwG &g, const u64 *a, u32 n) {
     }
 }
 
+// dst = src (n limbs, nonzero) normalized: its top nonzero limb to index
+// len - 1, shifted left by lz so that its top bit is set (fl_normalize
+// into another buffer); returns len.
+FL_DEV u32 fw_normalize(const FwG &g, u64 *dst, const u64 *src, u32 n, u32 &lz) {
+    u32 top = fw_top(g, src, n);
+    lz = fl_clz(src[top]);
+    FW_LANES {
+        for (u32 i = lane; i <= top; i += g.gs)
+            dst[i] = lz ? (src[i] << lz) | (i ? src[i - 1] >> (64 - lz) : 0) : src[i];
+    }
+    fw_sync(g);
+    return top + 1;
+}
+
 // fl_cmp_mant: top-aligned comparison of two mantissas: -1, 0, 1.
 FL_DEV int fw_cmp_mant(const FwG &g, const u64 *a, u32 la, const u64 *b, u32 lb) {
     u32 mx = la > lb ? la : lb;
@@ -512,46 +526,12 @@ FL_NOINL i8 fw_add_num(const FwG g, FlOut &oref, FlNum x, FlNum y, u64 p, u32 rn
         fw_sync(g);
     }
     // Normalize into YB: the top nonzero limb to the top, then its top bit.
-    u32 top = fw_top(g, BF, w + 1);
-    u32 lz = fl_clz(BF[top]);
-    FW_LANES {
-        for (u32 i = lane; i <= top; i += g.gs)
-            YB[i] = lz ? (BF[i] << lz) | (i ? BF[i - 1] >> (64 - lz) : 0) : BF[i];
-    }
-    fw_sync(g);
-    u32 len = top + 1;
+    u32 lz;
+    u32 len = fw_normalize(g, YB, BF, w + 1, lz);
     i64 e = x.e + 64 * ((i64)len - (i64)w) - (i64)lz;
     i8 t = fw_round_to(g, o, x.neg, e, YB, len, sticky, p, rnd);
     oref.head = o.head;
     return t;
-}
-
-// The quotient digit of Knuth's algorithm D from the top limbs n2 n1 n0 of
-// the running remainder and vt v2 of the divisor (vi = fl_invert_fast(vt)):
-// fl_divrem's estimate with its 3-limb correction (at most one too large).
-FL_DEV u64 fw_qhat(u64 n2, u64 n1, u64 n0, u64 vt, u64 v2, u64 vi) {
-    u64 qh, rh;
-    bool rbig;
-    if (n2 >= vt) {
-        qh = ~0ull;
-        rh = n1 + vt;
-        rbig = rh < n1;
-    } else {
-        qh = fl_div21_pre(n2, n1, vt, vi, rh);
-        rbig = false;
-    }
-    while (!rbig) {
-        u64 plo = qh * v2, phi = fl_mulhi(qh, v2);
-        if (phi > rh || (phi == rh && plo > n0)) {
-            qh--;
-            u64 ov = rh;
-            rh += vt;
-            rbig = rh < ov;
-        } else {
-            break;
-        }
-    }
-    return qh;
 }
 
 // Knuth's algorithm D with the divisor and the running remainder in
@@ -591,7 +571,7 @@ FL_NOINL bool fw_divreg(const FwG g, u64 *Q, const u64 *X, u32 lx, u32 k, const 
             t1[FW_LI] = r[FW_LI][B - 1];
             t0[FW_LI] = r[FW_LI][B - 2];
         }
-        u64 qh = fw_qhat(rt, fw_get(g, t1, g.gs - 1), fw_get(g, t0, g.gs - 1), vt, v2, vi);
+        u64 qh = fl_qhat(rt, fw_get(g, t1, g.gs - 1), fw_get(g, t0, g.gs - 1), vt, v2, vi);
         if (qh != 0) {
             // Each block minus qhat times its V' limbs; t1: its carry.
             FW_LANES {
@@ -719,14 +699,8 @@ FL_NOINL i8 fw_div_num(const FwG g, FlOut &oref, bool neg, i64 e0, const u64 *X,
     FlOut o = oref;
     u32 ql = lx + k - ly + 1;
     bool sticky = fw_divreg<B>(g, Q, X, lx, k, V, ly);
-    u32 top = fw_top(g, Q, ql);
-    u32 lz = fl_clz(Q[top]);
-    FW_LANES {
-        for (u32 i = lane; i <= top; i += g.gs)
-            NQ[i] = lz ? (Q[i] << lz) | (i ? Q[i - 1] >> (64 - lz) : 0) : Q[i];
-    }
-    fw_sync(g);
-    u32 qs = top + 1;
+    u32 lz;
+    u32 qs = fw_normalize(g, NQ, Q, ql, lz);
     i64 e = e0 + 64 * ((i64)ly + (i64)qs - (i64)lx - (i64)k) - (i64)lz;
     i8 t = fw_round_to(g, o, neg, e, NQ, qs, sticky, p, rnd);
     oref.head = o.head;
@@ -785,16 +759,7 @@ FL_NOINL i8 fw_sqrt_num(const FwG g, FlOut &oref, i64 ex, const u64 *xm, u32 lx,
     // s^2 (at most 2s: two limbs).
     {
         u64 n1 = b.nn[2 * m - 1], n0 = b.nn[2 * m - 2];
-        double T = (double)n1 * 18446744073709551616.0 + (double)n0;
-        double rr = fl_sqrt(T);
-        u64 top;
-        if (rr >= 18446744073709551616.0) {
-            top = ~0ull;
-        } else {
-            top = (u64)rr;
-            top = top + 16384 < top ? ~0ull : top + 16384;
-        }
-        u64 s1[1] = {top}, un1[3], q1[3];
+        u64 s1[1] = {fl_sqrt_top(n1, n0)}, un1[3], q1[3];
         fl_isqrt_level(b.nn + 2 * m - 2, 1, s1, un1, q1);
         u64 lo = s1[0] * s1[0], hi = fl_mulhi(s1[0], s1[0]);
         FW_ONE {
