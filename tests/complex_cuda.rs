@@ -136,6 +136,9 @@ const OPS: &[Op] = &[
     Op::Set,
     Op::Mul2(5),
     Op::Div2(1_000_000_007),
+    // The shift's own ends: 2^-i64::MIN must overflow as on the CPU.
+    Op::Div2(i64::MIN),
+    Op::Mul2(i64::MIN),
     Op::Div,
     Op::Pow,
     Op::Exp,
