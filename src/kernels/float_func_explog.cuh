@@ -40,7 +40,7 @@ FL_NOINL bool ff_isqrt_2k(u64 *r, const u64 *N) {
     return exact;
 }
 
-// ff_isqrt_2k without the exactness (the name float_cfunc.cuh uses).
+// ff_isqrt_2k without the exactness (the name float_cfunc.cu uses).
 template <int K>
 FL_DEV void ffx_isqrt(u64 *r, const u64 *n) {
     ff_isqrt_2k<K>(r, n);

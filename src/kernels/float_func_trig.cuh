@@ -239,7 +239,7 @@ FL_NOINL int ff_sin_cos(FlOut &o, i8 &t, FlOut &o2, i8 &t2, u32 cls, bool neg, i
 
 // ---- atan2 ----
 
-// float_func.cu's ff_atan_sum (the name float_cfunc.cuh uses).
+// float_func.cu's ff_atan_sum (the name float_cfunc.cu uses).
 template <int K>
 FL_DEV u32 ff_tr_atan_sum(u64 *a, const u64 *z2, u64 *T, const u64 *cs) {
     return ff_atan_sum<K>(a, z2, T, cs);
