@@ -17,7 +17,7 @@ use mparray::float::func::cuda2 as fcuda2;
 use mparray::float::{EMAX, EMIN, text};
 
 mod common;
-use common::{Rng, seed};
+use common::{Rng, num_hex, seed};
 
 /// A random part: a special value with probability `special` per mille,
 /// else a binary mantissa of b = 1 to min(bits, 4000) bits times 2^exp(g,
@@ -52,18 +52,6 @@ fn part(g: &mut Rng, bits: u64, special: u64, huge: bool) -> String {
             g.range(-20, 20)
         }
     })
-}
-
-fn num_hex(bits: &str) -> String {
-    let pad = (4 - bits.len() % 4) % 4;
-    let s: String = "0".repeat(pad) + bits;
-    s.as_bytes()
-        .chunks(4)
-        .map(|c| {
-            let v = c.iter().fold(0u32, |a, &b| 2 * a + (b - b'0') as u32);
-            std::char::from_digit(v, 16).unwrap()
-        })
-        .collect()
 }
 
 fn array(g: &mut Rng, len: usize, prec: u64, special: u64, huge: bool) -> ComplexArray {
@@ -365,13 +353,7 @@ macro_rules! apply_real {
     };
 }
 
-const MODES: [Round; 5] = [
-    Round::Nearest,
-    Round::Zero,
-    Round::Up,
-    Round::Down,
-    Round::Away,
-];
+const MODES: [Round; 5] = Round::ALL;
 
 /// abs, norm and arg on the device against the CPU engine: random parts,
 /// specials sparse and dense (few or many patched elements), parts

@@ -20,7 +20,7 @@ use mparray::float::text;
 use mparray::{FloatArray, Round};
 
 mod common;
-use common::{Rng, seed};
+use common::{Rng, num_hex, seed};
 
 /// The functions the device evaluates.
 const DEV: [CFunc; 12] = [
@@ -44,18 +44,6 @@ const PRECS: &[u64] = &[
     1, 2, 53, 64, 65, 128, 150, 200, 256, 257, 300, 400, 512, 513, 700, 1000, 1024, 1025, 1500,
     2048, 2100, 2200,
 ];
-
-fn num_hex(bits: &str) -> String {
-    let pad = (4 - bits.len() % 4) % 4;
-    let s: String = "0".repeat(pad) + bits;
-    s.as_bytes()
-        .chunks(4)
-        .map(|c| {
-            let v = c.iter().fold(0u32, |a, &b| 2 * a + (b - b'0') as u32);
-            std::char::from_digit(v, 16).unwrap()
-        })
-        .collect()
-}
 
 /// A random binary mantissa of up to `bits` bits times 2^e, as a hex float.
 fn value(g: &mut Rng, bits: u64, e: i64) -> String {

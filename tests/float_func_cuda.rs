@@ -30,13 +30,7 @@ const FUNCS: [Func; 6] = [
     Func::Atan,
     Func::Exp2,
 ];
-const MODES: [Round; 5] = [
-    Round::Nearest,
-    Round::Zero,
-    Round::Up,
-    Round::Down,
-    Round::Away,
-];
+const MODES: [Round; 5] = Round::ALL;
 
 /// Output precisions: small ones, the bench's, and each tier's edges
 /// (tier K serves p up to about 64 K - 40 - 0.9 sqrt(p)), and above the

@@ -41,13 +41,7 @@ const FUNCS: [Func; 13] = [
     Func::Acos,
     Func::Cbrt,
 ];
-const MODES: [Round; 5] = [
-    Round::Nearest,
-    Round::Zero,
-    Round::Up,
-    Round::Down,
-    Round::Away,
-];
+const MODES: [Round; 5] = Round::ALL;
 
 /// Small precisions, the bench's, each tier's edges, and above the largest
 /// tier (CPU fallback).

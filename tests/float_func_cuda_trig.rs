@@ -26,13 +26,7 @@ use mparray::{FloatArray, Round};
 mod common;
 use common::{Raw, Rng, elem, seed};
 
-const MODES: [Round; 5] = [
-    Round::Nearest,
-    Round::Zero,
-    Round::Up,
-    Round::Down,
-    Round::Away,
-];
+const MODES: [Round; 5] = Round::ALL;
 
 /// Output precisions: small ones, the bench's and each tier's edges, and
 /// above the largest tier (CPU fallback).

@@ -389,3 +389,18 @@ pub fn near_one(r: &mut Rng, q: u64, k: u64, above: bool, neg: bool) -> Raw {
     }
     (1 | if neg { 4 } else { 0 }, if above { 1 } else { 0 }, m)
 }
+
+/// A string of binary digits as hexadecimal digits (left-padded to whole
+/// nibbles), for hex-float test inputs.
+#[allow(dead_code)]
+pub fn num_hex(bits: &str) -> String {
+    let pad = (4 - bits.len() % 4) % 4;
+    let s: String = "0".repeat(pad) + bits;
+    s.as_bytes()
+        .chunks(4)
+        .map(|c| {
+            let v = c.iter().fold(0u32, |a, &b| 2 * a + (b - b'0') as u32);
+            std::char::from_digit(v, 16).unwrap()
+        })
+        .collect()
+}
