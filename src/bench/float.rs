@@ -14,7 +14,8 @@ use malachite_float::{ComparableFloatRef, Float};
 use super::{median, time_runs};
 use crate::cli::CliError;
 use crate::error::Result;
-use crate::float::{FloatArray, FloatOp, Round, to_rounding_mode};
+use crate::engine::Engine;
+use crate::float::{FloatArray, FloatOp, Round, TernaryArray, to_rounding_mode};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Op {
@@ -77,11 +78,7 @@ struct Row {
 }
 
 pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
-    let engine = if a.engine == "auto" {
-        crate::engine::Engine::Cpu
-    } else {
-        super::engine(&a.engine)?
-    };
+    let engine = super::engine(&a.engine)?;
     // The GPU bars are for batches of 2^22, the CPU protocol 2^20.
     let log_len = if engine.is_cuda() { 22 } else { 20 };
     if a.scale > log_len {
@@ -113,36 +110,32 @@ pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
     }
     let mut rows = Vec::new();
     let mut all_ok = true;
+    let cpu = Engine::Cpu;
     for &p in &precs {
-        let x = FloatArray::random_exp(len, p, a.seed, -16, 16)?;
-        let y = FloatArray::random_exp(len, p, a.seed ^ 0x5555, -16, 16)?;
-        let z = FloatArray::random_exp(len, p, a.seed ^ 0xaaaa, -16, 16)?;
+        // Inputs drawn on the host (kept there for the check) and copied
+        // to the engine once.
+        let x = FloatArray::random_exp(&cpu, len, p, a.seed, -16, 16)?;
+        let y = FloatArray::random_exp(&cpu, len, p, a.seed ^ 0x5555, -16, 16)?;
+        let z = FloatArray::random_exp(&cpu, len, p, a.seed ^ 0xaaaa, -16, 16)?;
         let xa = x.abs(p, Round::Nearest)?;
+        let on = |v: &FloatArray| v.to_engine(&engine);
+        let (ex, ey, ez, exa) = (on(&x)?, on(&y)?, on(&z)?, on(&xa)?);
         // Results go into preallocated arrays (the `*_into` form): fresh
         // memory per run would cost page faults comparable to an add.
-        let host_len = if engine.is_cuda() { 0 } else { len };
-        let mut out = FloatArray::zeros(host_len, p)?;
-        let mut tern = vec![0i8; host_len];
+        let mut out = FloatArray::zeros(&engine, len, p)?;
+        let mut tern = TernaryArray::zeros(&engine, len)?;
         for &op in &ops {
             let (fop, first, more): (FloatOp, &FloatArray, Vec<&FloatArray>) = match op {
-                Op::Add => (FloatOp::Add, &x, vec![&y]),
-                Op::Mul => (FloatOp::Mul, &x, vec![&y]),
-                Op::Div => (FloatOp::Div, &x, vec![&y]),
-                Op::Sqrt => (FloatOp::Sqrt, &xa, vec![]),
-                Op::Fma => (FloatOp::Fma, &x, vec![&y, &z]),
+                Op::Add => (FloatOp::Add, &ex, vec![&ey]),
+                Op::Mul => (FloatOp::Mul, &ex, vec![&ey]),
+                Op::Div => (FloatOp::Div, &ex, vec![&ey]),
+                Op::Sqrt => (FloatOp::Sqrt, &exa, vec![]),
+                Op::Fma => (FloatOp::Fma, &ex, vec![&ey, &ez]),
             };
-            let (times, res) = match &engine {
-                crate::engine::Engine::Cuda(eng) => {
-                    let (t, r) = time_cuda(eng, fop, first, &more, p, rnd, a.runs.max(1))?;
-                    (t, r)
-                }
-                _ => {
-                    let (times, ()) = time_runs(&engine, 1, a.runs.max(1), || -> Result<()> {
-                        first.op_into(fop, &more, &mut out, rnd, Some(&mut tern))
-                    })?;
-                    (times, (out.clone(), tern.clone()))
-                }
-            };
+            let (times, ()) = time_runs(&engine, 1, a.runs.max(1), || -> Result<()> {
+                first.op_into(fop, &more, &mut out, rnd, Some(&mut tern))
+            })?;
+            let res = (out.to_host()?, tern.to_vec()?);
             let out_ref = &res;
             let (checked, ok) = check(
                 op,
@@ -206,41 +199,6 @@ pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
     }
 }
 
-/// A result array and its ternary values.
-type Ternaried = (FloatArray, Vec<i8>);
-
-/// Uploads the operands, times `op` on the device into a preallocated
-/// result and ternary array (device events), and brings the last result back.
-fn time_cuda(
-    eng: &std::sync::Arc<crate::engine::CudaEngine>,
-    op: FloatOp,
-    first: &FloatArray,
-    more: &[&FloatArray],
-    p: u64,
-    rnd: Round,
-    runs: usize,
-) -> Result<(Vec<f64>, Ternaried)> {
-    use crate::float::cuda::{CudaFloatArray, ternary_to_host};
-    let x = first.to_cuda(eng)?;
-    let ys = more
-        .iter()
-        .map(|m| m.to_cuda(eng))
-        .collect::<Result<Vec<_>>>()?;
-    let yr: Vec<&CudaFloatArray> = ys.iter().collect();
-    let mut out = CudaFloatArray::zeros(eng, x.len(), p)?;
-    let mut tern = eng
-        .stream()
-        .alloc_zeros::<i8>(x.len().max(1))
-        .map_err(crate::error::Error::driver("allocating"))?;
-    let engine = crate::engine::Engine::Cuda(eng.clone());
-    let (times, ()) = time_runs(&engine, 1, runs, || {
-        x.op_into(op.into(), &yr, &mut out, rnd, Some(&mut tern))
-    })?;
-    let mut t = ternary_to_host(eng, &tern)?;
-    t.truncate(x.len());
-    Ok((times, (out.to_host()?, t)))
-}
-
 /// Checks 64 elements (first, last and spread) against malachite-float.
 #[allow(clippy::too_many_arguments)]
 fn check(
@@ -262,15 +220,16 @@ fn check(
     idx.sort_unstable();
     idx.dedup();
     let ok = idx.iter().all(|&i| {
-        let (a, b, c) = (x.to_float(i), y.to_float(i), z.to_float(i));
+        let f = |v: &FloatArray| v.to_float(i).expect("a host array");
+        let (a, b, c) = (f(x), f(y), f(z));
         let (w, o): (Float, Ordering) = match op {
             Op::Add => a.add_prec_round_ref_ref(&b, p, m),
             Op::Mul => a.mul_prec_round_ref_ref(&b, p, m),
             Op::Div => a.div_prec_round_ref_ref(&b, p, m),
-            Op::Sqrt => xa.to_float(i).sqrt_prec_round_ref(p, m),
+            Op::Sqrt => f(xa).sqrt_prec_round_ref(p, m),
             Op::Fma => c.add_mul_prec_round_ref_ref_ref(&a, &b, p, m),
         };
-        ComparableFloatRef(&out.0.to_float(i)) == ComparableFloatRef(&w) && out.1[i].cmp(&0) == o
+        ComparableFloatRef(&f(&out.0)) == ComparableFloatRef(&w) && out.1[i].cmp(&0) == o
     });
     (idx.len(), ok)
 }

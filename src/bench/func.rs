@@ -14,6 +14,7 @@ use super::{median, time_runs};
 use crate::cli::CliError;
 use crate::float::func::reference::{malachite_func2, reference};
 use crate::float::func::{Func, Func2};
+use crate::engine::Engine;
 use crate::float::{FloatArray, Round};
 
 #[derive(Args, Clone)]
@@ -108,13 +109,13 @@ fn inputs2(
     p: u64,
     seed: u64,
 ) -> crate::error::Result<(FloatArray, FloatArray)> {
-    let x = FloatArray::random_exp(len, p, seed, -16, 16)?;
-    let y = FloatArray::random_exp(len, p, seed ^ 0x5eed, -16, 16)?;
+    let x = FloatArray::random_exp(&Engine::Cpu, len, p, seed, -16, 16)?;
+    let y = FloatArray::random_exp(&Engine::Cpu, len, p, seed ^ 0x5eed, -16, 16)?;
     Ok(match f {
         Func2::Atan2 | Func2::Hypot => (x, y),
         Func2::Pow => (
             x.abs(p, Round::Nearest)?,
-            FloatArray::random_exp(len, p, seed ^ 0x5eed, -4, 4)?,
+            FloatArray::random_exp(&Engine::Cpu, len, p, seed ^ 0x5eed, -4, 4)?,
         ),
         Func2::Agm => (x.abs(p, Round::Nearest)?, y.abs(p, Round::Nearest)?),
     })
@@ -133,7 +134,7 @@ fn inputs(f: Func, len: usize, p: u64, seed: u64) -> crate::error::Result<FloatA
         Func::Log1p | Func::Acosh => (-16, 16),
         Func::Atanh | Func::Asin | Func::Acos => (-16, 0),
     };
-    let x = FloatArray::random_exp(len, p, seed, lo, hi)?;
+    let x = FloatArray::random_exp(&Engine::Cpu, len, p, seed, lo, hi)?;
     if matches!(
         f,
         Func::Log | Func::Log2 | Func::Log10 | Func::Log1p | Func::Acosh
@@ -151,11 +152,7 @@ fn inputs(f: Func, len: usize, p: u64, seed: u64) -> crate::error::Result<FloatA
 }
 
 pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
-    let engine = if a.engine == "auto" {
-        crate::engine::Engine::Cpu
-    } else {
-        super::engine(&a.engine)?
-    };
+    let engine = super::engine(&a.engine)?;
     if a.scale > 12 {
         return Err(CliError::Input("--scale is at most 12".into()));
     }
@@ -217,51 +214,33 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
                         (x, Some(y))
                     }
                 };
-                let (times, (r, t, st)) = match (&engine, case) {
-                    // One warm-up run (NVRTC, the tier's constants), then
-                    // timed by events: the launch, the flag count's copy
-                    // back and the host's patching of flagged elements.
-                    (crate::engine::Engine::Cuda(eng), Case::F1(f)) => {
-                        let xd = x.to_cuda(eng)?;
-                        let (times, (rd, td, st)) =
-                            time_runs(&engine, 1, a.runs.max(1), || xd.func_ternary(f, p, rnd))?;
-                        let mut t = crate::float::cuda::ternary_to_host(eng, &td)?;
-                        t.truncate(len);
-                        (times, (rd.to_host()?, t, st))
-                    }
-                    (crate::engine::Engine::Cuda(eng), Case::F2(f)) => {
-                        let xd = x.to_cuda(eng)?;
-                        let yd = y.as_ref().unwrap().to_cuda(eng)?;
-                        let (times, (rd, td, st)) = time_runs(&engine, 1, a.runs.max(1), || {
-                            xd.func2_ternary(&yd, f, p, rnd)
-                        })?;
-                        let mut t = crate::float::cuda::ternary_to_host(eng, &td)?;
-                        t.truncate(len);
-                        (times, (rd.to_host()?, t, st))
-                    }
-                    (_, Case::F1(f)) => {
-                        time_runs(&engine, 0, a.runs.max(1), || x.func_ternary(f, p, rnd))?
-                    }
-                    (_, Case::F2(f)) => time_runs(&engine, 0, a.runs.max(1), || {
-                        x.func2_ternary(y.as_ref().unwrap(), f, p, rnd)
-                    })?,
-                };
+                // On CUDA one warm-up run (NVRTC, the tier's constants),
+                // then timed by events: the launch, the flag count's copy
+                // back and the host's patching of flagged elements.
+                let warm = usize::from(engine.is_cuda());
+                let xd = x.to_engine(&engine)?;
+                let yd = y.as_ref().map(|y| y.to_engine(&engine)).transpose()?;
+                let (times, (r, t, st)) = time_runs(&engine, warm, a.runs.max(1), || match case {
+                    Case::F1(f) => xd.func_ternary(f, p, rnd),
+                    Case::F2(f) => xd.func2_ternary(yd.as_ref().unwrap(), f, p, rnd),
+                })?;
+                let (r, t) = (r.to_host()?, t.to_vec()?);
                 // Sample: first, last and spread.
                 let k = a.check.max(2).min(len);
                 let mut idx: Vec<usize> = (0..k).map(|j| j * (len - 1) / (k - 1).max(1)).collect();
                 idx.dedup();
                 let ok = idx.iter().all(|&i| {
-                    let xi = x.to_float(i);
+                    let xi = x.to_float(i).expect("a host array");
                     let want = &match case {
                         Case::F1(f) => reference(f, &xi, p)
                             [Round::ALL.iter().position(|&m| m == rnd).unwrap()]
                         .clone(),
                         Case::F2(f) => {
-                            let yi = y.as_ref().unwrap().to_float(i);
+                            let yi = y.as_ref().unwrap().to_float(i).expect("a host array");
                             malachite_func2(f, &xi, &yi, p, crate::float::to_rounding_mode(rnd))
                         }
                     };
-                    ComparableFloatRef(&r.to_float(i)) == ComparableFloatRef(&want.0)
+                    ComparableFloatRef(&r.to_float(i).expect("a host array")) == ComparableFloatRef(&want.0)
                         && t[i].cmp(&0) == want.1
                 });
                 all_ok &= ok;
@@ -362,57 +341,38 @@ fn complex_cases(
     for &f in &funcs {
         for &p in &precs {
             for &len in &batches {
-                let re = FloatArray::random_uniform(len, p, a.seed, -4.0, 4.0, Round::Nearest)?;
+                let re = FloatArray::random_uniform(&Engine::Cpu, len, p, a.seed, -4.0, 4.0, Round::Nearest)?;
                 let im =
-                    FloatArray::random_uniform(len, p, a.seed ^ 0x5555, -4.0, 4.0, Round::Nearest)?;
+                    FloatArray::random_uniform(&Engine::Cpu, len, p, a.seed ^ 0x5555, -4.0, 4.0, Round::Nearest)?;
+                let (xre, xim) = (re.try_clone()?, im.try_clone()?);
                 let x = ComplexArray::new(re, im)?;
-                let y = ComplexArray::new(
-                    FloatArray::random_uniform(len, p, a.seed ^ 0x7777, -4.0, 4.0, Round::Nearest)?,
-                    FloatArray::random_uniform(len, p, a.seed ^ 0x3333, -4.0, 4.0, Round::Nearest)?,
-                )?;
+                let yre =
+                    FloatArray::random_uniform(&Engine::Cpu, len, p, a.seed ^ 0x7777, -4.0, 4.0, Round::Nearest)?;
+                let yim =
+                    FloatArray::random_uniform(&Engine::Cpu, len, p, a.seed ^ 0x3333, -4.0, 4.0, Round::Nearest)?;
+                let y = ComplexArray::new(yre.try_clone()?, yim.try_clone()?)?;
                 // On CUDA: one warm-up run (NVRTC, constants), then timed
                 // by events including the host's patching; the host share
                 // is the elements the CPU engine computed.
-                let (times, (r, t), host) = match engine {
-                    crate::engine::Engine::Cuda(eng) => {
-                        use crate::complex::cuda_func::func_ternary_stats;
-                        let (xd, yd) = (x.to_cuda(eng)?, y.to_cuda(eng)?);
-                        let (times, (rd, td, host)) =
-                            time_runs(engine, 1, a.runs.max(1), || match f {
-                                Some(f) => {
-                                    let (r, t, st) = func_ternary_stats(&xd, f, p, p, crnd)?;
-                                    Ok((r, t, Some(st)))
-                                }
-                                None => {
-                                    let (r, t, st) = crate::complex::cuda_func::pow_ternary_stats(
-                                        &xd, &yd, p, p, crnd,
-                                    )?;
-                                    Ok((r, t, Some(st)))
-                                }
-                            })?;
-                        let mut t = crate::complex::cuda::ternary_pairs_to_host(eng, &td)?;
-                        t.truncate(len);
-                        (times, (rd.to_host()?, t), host)
-                    }
-                    _ => {
-                        let (times, rt) = time_runs(engine, 0, a.runs.max(1), || match f {
-                            Some(f) => x.func_ternary(f, p, p, crnd),
-                            None => x.pow_ternary(&y, p, p, crnd),
-                        })?;
-                        (times, rt, None)
-                    }
-                };
+                let warm = usize::from(engine.is_cuda());
+                let (xd, yd) = (x.to_engine(engine)?, y.to_engine(engine)?);
+                let (times, (r, t, host)) = time_runs(engine, warm, a.runs.max(1), || match f {
+                    Some(f) => xd.func_ternary_stats(f, p, p, crnd),
+                    None => xd.pow_ternary_stats(&yd, p, p, crnd),
+                })?;
+                let (r, t) = (r.into_parts(), t.to_pairs()?);
+                let r = (r.0.to_host()?, r.1.to_host()?);
                 let host_share = host.map(|st| st.host as f64 / st.elements.max(1) as f64);
                 let k = a.check.max(2).min(len);
                 let mut idx: Vec<usize> = (0..k).map(|j| j * (len - 1) / (k - 1).max(1)).collect();
                 idx.dedup();
                 let (mut checked, mut ok) = (0usize, true);
                 for &i in &idx {
-                    let (xa, xb) = (x.re().to_float(i), x.im().to_float(i));
+                    let (xa, xb) = (xre.to_float(i)?, xim.to_float(i)?);
                     let want = match f {
                         Some(f) => cref(f, &xa, &xb, 4 * p + 128),
                         None => {
-                            let (ya, yb) = (y.re().to_float(i), y.im().to_float(i));
+                            let (ya, yb) = (yre.to_float(i)?, yim.to_float(i)?);
                             reference_pow((&xa, &xb), (&ya, &yb), 4 * p + 128)
                         }
                     };
@@ -420,12 +380,12 @@ fn complex_cases(
                         continue;
                     };
                     for (part, want, tern) in [
-                        (r.re(), wr.round(p, rnd), t[i].0),
-                        (r.im(), wi.round(p, rnd), t[i].1),
+                        (&r.0, wr.round(p, rnd), t[i].0),
+                        (&r.1, wi.round(p, rnd), t[i].1),
                     ] {
                         if let Some(w) = want {
                             checked += 1;
-                            ok &= ComparableFloatRef(&part.to_float(i)) == ComparableFloatRef(&w.0)
+                            ok &= ComparableFloatRef(&part.to_float(i)?) == ComparableFloatRef(&w.0)
                                 && tern.cmp(&0) == w.1;
                         }
                     }

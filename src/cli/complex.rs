@@ -19,9 +19,9 @@ use rayon::prelude::*;
 
 use super::float::{MAX_DIGITS, read_inputs, same_lines, write_lines};
 use super::{CliError, Input};
-use crate::complex::{CFunc, CRound, ComplexArray};
+use crate::complex::{CFunc, CRound, CWithTernary, ComplexArray};
 use crate::error::Error;
-use crate::float::{self, Elem, FloatArray, Round, text};
+use crate::float::{self, FloatArray, Round};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Op {
@@ -140,10 +140,8 @@ pub struct ComplexArgs {
     /// Append the ternary values (-1, 0, 1) to each result.
     #[arg(long)]
     ternary: bool,
-    /// Engine: cpu or cuda (cuda runs add, sub, mul, sqr, neg, conj, set,
-    /// mul2, div2, abs, norm and arg on the device, the rest on the CPU
-    /// engine with the same bits; parts up to 16384 bits).
-    #[arg(long, default_value = "cpu")]
+    /// Engine: cpu, cuda or auto (CUDA when usable, else the CPU).
+    #[arg(long, default_value = "auto")]
     engine: String,
     /// The power of two for mul2 and div2.
     #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
@@ -204,54 +202,45 @@ pub fn run(a: ComplexArgs) -> Result<(), CliError> {
         .map(|f| parse_complex(f, in_prec))
         .collect::<Result<Vec<_>, _>>()?;
     same_lines(&files, &xs.iter().map(|x| x.len()).collect::<Vec<_>>())?;
+    let engine = super::engine_from_arg(&a.engine)?;
+    let xs = xs
+        .iter()
+        .map(|x| x.to_engine(&engine))
+        .collect::<Result<Vec<_>, _>>()?;
     let (x, p) = (&xs[0], a.prec);
-    let fmt = |e: &Elem, prec: u64| {
+    let strings = |r: &FloatArray| -> Result<Vec<String>, Error> {
         if a.hex {
-            text::format_hex(e)
+            r.to_hex_strings()
         } else {
-            text::format_dec(e, prec, a.digits, Round::Nearest)
+            r.to_dec_strings(a.digits, Round::Nearest)
         }
     };
     let lines: Vec<String> = if matches!(a.op, Op::Abs | Op::Norm | Op::Arg) {
-        let (r, t) = match engine(&a.engine)? {
-            crate::engine::Engine::Cuda(eng) => {
-                let d = x.to_cuda(&eng)?;
-                let (r, t) = match a.op {
-                    Op::Abs => d.abs_ternary(p, rnd.re),
-                    Op::Norm => d.norm_ternary(p, rnd.re),
-                    _ => d.arg_ternary(p, rnd.re),
-                }?;
-                let mut t = crate::float::cuda::ternary_to_host(&eng, &t)?;
-                t.truncate(r.len());
-                (r.to_host()?, t)
-            }
-            crate::engine::Engine::Cpu => match a.op {
-                Op::Abs => x.abs_ternary(p, rnd.re),
-                Op::Norm => x.norm_ternary(p, rnd.re),
-                _ => x.arg_ternary(p, rnd.re),
-            }?,
-        };
-        (0..r.len())
-            .into_par_iter()
-            .map(|i| {
-                let mut s = fmt(&r.get(i), p);
-                if a.ternary {
-                    s.push_str(&format!(" {}", t[i]));
-                }
-                s
-            })
-            .collect()
+        let (r, t) = match a.op {
+            Op::Abs => x.abs_ternary(p, rnd.re),
+            Op::Norm => x.norm_ternary(p, rnd.re),
+            _ => x.arg_ternary(p, rnd.re),
+        }?;
+        let mut s = strings(&r)?;
+        if a.ternary {
+            let t = t.to_vec()?;
+            s.par_iter_mut()
+                .zip(t)
+                .for_each(|(s, t)| s.push_str(&format!(" {t}")));
+        }
+        s
     } else {
-        let (r, t) = match engine(&a.engine)? {
-            crate::engine::Engine::Cuda(eng) => on_cuda(&eng, a.op, a.k, &xs, p, pi, rnd)?,
-            crate::engine::Engine::Cpu => on_cpu(a.op, a.k, &xs, p, pi, rnd)?,
-        };
-        (0..r.len())
-            .into_par_iter()
-            .map(|i| {
-                let mut s = fmt(&r.re().get(i), p);
+        let y = xs.get(1).unwrap_or(x);
+        let (r, t) = apply(a.op, a.k, x, y, p, pi, rnd)?;
+        let (re, im) = r.into_parts();
+        let (re, im) = (strings(&re)?, strings(&im)?);
+        let t = if a.ternary { t.to_pairs()? } else { Vec::new() };
+        re.into_par_iter()
+            .zip(im)
+            .enumerate()
+            .map(|(i, (mut s, im))| {
                 s.push(' ');
-                s.push_str(&fmt(&r.im().get(i), pi));
+                s.push_str(&im);
                 if a.ternary {
                     s.push_str(&format!(" {} {}", t[i].0, t[i].1));
                 }
@@ -262,66 +251,29 @@ pub fn run(a: ComplexArgs) -> Result<(), CliError> {
     write_lines(&lines)
 }
 
-/// The engine named by --engine ("auto": the CPU).
-fn engine(name: &str) -> Result<crate::engine::Engine, CliError> {
-    if name == "auto" {
-        return Ok(crate::engine::Engine::Cpu);
+/// The library call for a complex-valued `op` on `x` (and `y`).
+fn apply(
+    op: Op,
+    k: i64,
+    x: &ComplexArray,
+    y: &ComplexArray,
+    p: u64,
+    pi: u64,
+    rnd: CRound,
+) -> Result<CWithTernary, Error> {
+    match (op, op.func()) {
+        (_, Some(f)) => x.func_ternary(f, p, pi, rnd),
+        (Op::Add, _) => x.add_ternary(y, p, pi, rnd),
+        (Op::Sub, _) => x.sub_ternary(y, p, pi, rnd),
+        (Op::Mul, _) => x.mul_ternary(y, p, pi, rnd),
+        (Op::Div, _) => x.div_ternary(y, p, pi, rnd),
+        (Op::Pow, _) => x.pow_ternary(y, p, pi, rnd),
+        (Op::Sqr, _) => x.sqr_ternary(p, pi, rnd),
+        (Op::Neg, _) => x.neg_ternary(p, pi, rnd),
+        (Op::Conj, _) => x.conj_ternary(p, pi, rnd),
+        (Op::Set, _) => x.set_prec_ternary(p, pi, rnd),
+        (Op::Mul2, _) => x.mul_2si_ternary(k, p, pi, rnd),
+        (Op::Div2, _) => x.div_2si_ternary(k, p, pi, rnd),
+        _ => Err(Error::Invalid(format!("{op:?}: not a complex result"))),
     }
-    super::engine_from_arg(name)
-}
-
-/// The complex-valued operation `op` on `x` (and `y`): the same method
-/// names on the host and the device arrays.
-macro_rules! complex_op {
-    ($op:expr, $k:expr, $x:expr, $y:expr, $p:expr, $pi:expr, $rnd:expr) => {
-        match ($op, $op.func()) {
-            (_, Some(f)) => $x.func_ternary(f, $p, $pi, $rnd),
-            (Op::Add, _) => $x.add_ternary($y, $p, $pi, $rnd),
-            (Op::Sub, _) => $x.sub_ternary($y, $p, $pi, $rnd),
-            (Op::Mul, _) => $x.mul_ternary($y, $p, $pi, $rnd),
-            (Op::Div, _) => $x.div_ternary($y, $p, $pi, $rnd),
-            (Op::Pow, _) => $x.pow_ternary($y, $p, $pi, $rnd),
-            (Op::Sqr, _) => $x.sqr_ternary($p, $pi, $rnd),
-            (Op::Neg, _) => $x.neg_ternary($p, $pi, $rnd),
-            (Op::Conj, _) => $x.conj_ternary($p, $pi, $rnd),
-            (Op::Set, _) => $x.set_prec_ternary($p, $pi, $rnd),
-            (Op::Mul2, _) => $x.mul_2si_ternary($k, $p, $pi, $rnd),
-            (Op::Div2, _) => $x.div_2si_ternary($k, $p, $pi, $rnd),
-            _ => Err(Error::Invalid(format!("{:?}: not a complex result", $op))),
-        }
-    };
-}
-
-fn on_cpu(
-    op: Op,
-    k: i64,
-    xs: &[ComplexArray],
-    p: u64,
-    pi: u64,
-    rnd: CRound,
-) -> Result<(ComplexArray, crate::complex::Ternary), Error> {
-    let y = xs.get(1).unwrap_or(&xs[0]);
-    complex_op!(op, k, &xs[0], y, p, pi, rnd)
-}
-
-/// Uploads the operands, runs `op` on the device, and brings the results
-/// back.
-fn on_cuda(
-    eng: &std::sync::Arc<crate::engine::cuda::CudaEngine>,
-    op: Op,
-    k: i64,
-    xs: &[ComplexArray],
-    p: u64,
-    pi: u64,
-    rnd: CRound,
-) -> Result<(ComplexArray, crate::complex::Ternary), Error> {
-    let dev = xs
-        .iter()
-        .map(|x| x.to_cuda(eng))
-        .collect::<Result<Vec<_>, _>>()?;
-    let y = dev.get(1).unwrap_or(&dev[0]);
-    let (r, t) = complex_op!(op, k, &dev[0], y, p, pi, rnd)?;
-    let mut t = crate::complex::cuda::ternary_pairs_to_host(eng, &t)?;
-    t.truncate(r.len());
-    Ok((r.to_host()?, t))
 }

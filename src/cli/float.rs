@@ -1,4 +1,4 @@
-//! `mparray float OP --prec P [--round N|Z|U|D|A] [--engine cpu|cuda]
+//! `mparray float OP --prec P [--round N|Z|U|D|A] [--engine cpu|cuda|auto]
 //! A_FILE [B_FILE [C_FILE]]`: the float batch calculator with MPFR's
 //! semantics.
 //!
@@ -26,9 +26,9 @@ use rayon::prelude::*;
 
 use super::{CliError, Input, engine_from_arg};
 use crate::error::Error;
-use crate::float::cuda::DevOp;
+use crate::engine::Engine;
 use crate::float::func::{Func, Func2};
-use crate::float::{self, FloatArray, Round, text};
+use crate::float::{self, FloatArray, Round, TernaryArray};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Op {
@@ -153,9 +153,8 @@ pub struct FloatArgs {
     /// Rounding mode for reading the inputs.
     #[arg(long, default_value = "N")]
     in_round: String,
-    /// Engine: cpu, cuda or auto (auto is the CPU; cuda serves precisions
-    /// up to 16384 bits).
-    #[arg(long, default_value = "cpu")]
+    /// Engine: cpu, cuda or auto (CUDA when usable, else the CPU).
+    #[arg(long, default_value = "auto")]
     engine: String,
     /// Print exact hex floats (MPFR's %Ra).
     #[arg(long, conflicts_with = "digits")]
@@ -239,12 +238,7 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         )));
     }
     let in_rnd = round_arg(&a.in_round, "--in-round")?;
-    // `auto` means the CPU until the float kernels exist on CUDA.
-    let engine = if a.engine == "auto" {
-        crate::engine::Engine::Cpu
-    } else {
-        engine_from_arg(&a.engine)?
-    };
+    let engine = engine_from_arg(&a.engine)?;
     let paths: Vec<&PathBuf> = [Some(&a.a_file), a.b_file.as_ref(), a.c_file.as_ref()]
         .into_iter()
         .flatten()
@@ -261,7 +255,7 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         .map(|(i, f)| {
             if i == 1 && a.op == Op::PowZ {
                 // Only its length matters (the exponents are exact integers).
-                FloatArray::zeros(f.lines().len(), 1).map_err(CliError::from)
+                FloatArray::zeros(&Engine::Cpu, f.lines().len(), 1).map_err(CliError::from)
             } else {
                 parse_input(f, in_prec, in_rnd)
             }
@@ -269,129 +263,96 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         .collect::<Result<Vec<_>, _>>()?;
     same_lines(&files, &arrays.iter().map(|x| x.len()).collect::<Vec<_>>())?;
     drop(files);
-    let (x, p) = (&arrays[0], a.prec);
+    let args = arrays
+        .iter()
+        .map(|x| x.to_engine(&engine))
+        .collect::<Result<Vec<_>, _>>()?;
+    drop(arrays);
+    let (x, p) = (&args[0], a.prec);
     let lines: Vec<String> = if a.op == Op::Cmp {
-        match &engine {
-            crate::engine::Engine::Cuda(eng) => x.to_cuda(eng)?.cmp(&arrays[1].to_cuda(eng)?)?,
-            _ => x.cmp(&arrays[1])?,
-        }
-        .into_iter()
-        .map(|c| match c {
-            None => "nan".to_string(),
-            Some(o) => (o as i8).to_string(),
-        })
-        .collect()
-    } else {
-        let func = match a.op {
-            Op::Exp => Some(Func::Exp),
-            Op::Log => Some(Func::Log),
-            Op::Sin => Some(Func::Sin),
-            Op::Cos => Some(Func::Cos),
-            Op::Atan => Some(Func::Atan),
-            Op::Tan => Some(Func::Tan),
-            Op::Exp2 => Some(Func::Exp2),
-            Op::Log2 => Some(Func::Log2),
-            Op::Log10 => Some(Func::Log10),
-            Op::Cbrt => Some(Func::Cbrt),
-            Op::Expm1 => Some(Func::Expm1),
-            Op::Log1p => Some(Func::Log1p),
-            Op::Sinh => Some(Func::Sinh),
-            Op::Cosh => Some(Func::Cosh),
-            Op::Tanh => Some(Func::Tanh),
-            Op::Asinh => Some(Func::Asinh),
-            Op::Acosh => Some(Func::Acosh),
-            Op::Atanh => Some(Func::Atanh),
-            Op::Asin => Some(Func::Asin),
-            Op::Acos => Some(Func::Acos),
-            _ => None,
-        };
-        let func2 = match a.op {
-            Op::Atan2 => Some(Func2::Atan2),
-            Op::Hypot => Some(Func2::Hypot),
-            Op::Pow => Some(Func2::Pow),
-            Op::Agm => Some(Func2::Agm),
-            _ => None,
-        };
-        let dev_op = match a.op {
-            Op::Add => Some(DevOp::Add),
-            Op::Sub => Some(DevOp::Sub),
-            Op::Mul => Some(DevOp::Mul),
-            Op::Div => Some(DevOp::Div),
-            Op::Min => Some(DevOp::Min),
-            Op::Max => Some(DevOp::Max),
-            Op::Sqrt => Some(DevOp::Sqrt),
-            Op::Neg => Some(DevOp::Neg),
-            Op::Abs => Some(DevOp::Abs),
-            Op::Set => Some(DevOp::SetPrec),
-            Op::Mul2 => Some(DevOp::Mul2si(a.k)),
-            Op::Div2 => Some(DevOp::Mul2si(a.k.checked_neg().unwrap_or(i64::MAX))),
-            Op::Fma => Some(DevOp::Fma),
-            Op::Fms => Some(DevOp::Fms),
-            _ => None,
-        };
-        let (r, t) = match (&engine, func, dev_op) {
-            (crate::engine::Engine::Cuda(eng), Some(f), _) => {
-                float::func::cuda::func_on_host_arrays(eng, f, x, p, rnd).map(|r| (r.0, r.1))
-            }
-            (crate::engine::Engine::Cuda(eng), None, None) if func2.is_some() => {
-                float::func::cuda2::func2_on_host_arrays(eng, func2.unwrap(), x, &arrays[1], p, rnd)
-                    .map(|r| (r.0, r.1))
-            }
-            // pow_z (and the two-argument functions on the CPU engine).
-            (_, None, None) if func2.is_some() => x
-                .func2_ternary(&arrays[1], func2.unwrap(), p, rnd)
-                .map(|r| (r.0, r.1)),
-            (_, None, None) if a.op == Op::PowZ => x
-                .pow_z_ternary(pow_z_exps.as_deref().unwrap_or(&[]), p, rnd)
-                .map(|r| (r.0, r.1)),
-            (crate::engine::Engine::Cuda(_), _, None) if a.op != Op::Cmp => {
-                Err(Error::Invalid(format!(
-                    "{:?} runs on the CPU engine only so far (use --engine cpu)",
-                    a.op
-                )))
-            }
-            (_, Some(f), _) => x.func_ternary(f, p, rnd).map(|r| (r.0, r.1)),
-            (crate::engine::Engine::Cuda(eng), None, Some(op)) => {
-                let args: Vec<&FloatArray> = arrays.iter().collect();
-                float::cuda::run_on_host_arrays(eng, op, &args, p, rnd)
-            }
-            _ => match a.op {
-                Op::Add => x.add_ternary(&arrays[1], p, rnd),
-                Op::Sub => x.sub_ternary(&arrays[1], p, rnd),
-                Op::Mul => x.mul_ternary(&arrays[1], p, rnd),
-                Op::Div => x.div_ternary(&arrays[1], p, rnd),
-                Op::Min => x.min_ternary(&arrays[1], p, rnd),
-                Op::Max => x.max_ternary(&arrays[1], p, rnd),
-                Op::Sqrt => x.sqrt_ternary(p, rnd),
-                Op::Neg => x.neg_ternary(p, rnd),
-                Op::Abs => x.abs_ternary(p, rnd),
-                Op::Set => x.set_prec_ternary(p, rnd),
-                Op::Mul2 => x.mul_2si_ternary(a.k, p, rnd),
-                Op::Div2 => x.div_2si_ternary(a.k, p, rnd),
-                Op::Fma => x.fma_ternary(&arrays[1], &arrays[2], p, rnd),
-                Op::Fms => x.fms_ternary(&arrays[1], &arrays[2], p, rnd),
-                // Cmp is handled above and the functions by `func`.
-                _ => unreachable!(),
-            },
-        }?;
-        (0..r.len())
-            .into_par_iter()
-            .map(|i| {
-                let e = r.get(i);
-                let mut s = if a.hex {
-                    text::format_hex(&e)
-                } else {
-                    text::format_dec(&e, p, a.digits, Round::Nearest)
-                };
-                if a.ternary {
-                    s.push(' ');
-                    s.push_str(&t[i].to_string());
-                }
-                s
+        x.cmp(&args[1])?
+            .into_iter()
+            .map(|c| match c {
+                None => "nan".to_string(),
+                Some(o) => (o as i8).to_string(),
             })
             .collect()
+    } else {
+        let (r, t) = apply(a.op, a.k, &args, pow_z_exps.as_deref(), p, rnd)?;
+        let mut s = if a.hex {
+            r.to_hex_strings()?
+        } else {
+            r.to_dec_strings(a.digits, Round::Nearest)?
+        };
+        if a.ternary {
+            let t = t.to_vec()?;
+            s.par_iter_mut().zip(t).for_each(|(s, t)| {
+                s.push(' ');
+                s.push_str(&t.to_string());
+            });
+        }
+        s
     };
     write_lines(&lines)
+}
+
+/// The library call for `op` (every op but cmp) on its operands.
+fn apply(
+    op: Op,
+    k: i64,
+    args: &[FloatArray],
+    pow_z: Option<&[malachite_nz::integer::Integer]>,
+    p: u64,
+    rnd: Round,
+) -> Result<(FloatArray, TernaryArray), Error> {
+    let x = &args[0];
+    let b = || &args[1];
+    let func = |f: Func| x.func_ternary(f, p, rnd).map(|r| (r.0, r.1));
+    let func2 = |f: Func2| x.func2_ternary(b(), f, p, rnd).map(|r| (r.0, r.1));
+    match op {
+        Op::Add => x.add_ternary(b(), p, rnd),
+        Op::Sub => x.sub_ternary(b(), p, rnd),
+        Op::Mul => x.mul_ternary(b(), p, rnd),
+        Op::Div => x.div_ternary(b(), p, rnd),
+        Op::Min => x.min_ternary(b(), p, rnd),
+        Op::Max => x.max_ternary(b(), p, rnd),
+        Op::Sqrt => x.sqrt_ternary(p, rnd),
+        Op::Neg => x.neg_ternary(p, rnd),
+        Op::Abs => x.abs_ternary(p, rnd),
+        Op::Set => x.set_prec_ternary(p, rnd),
+        Op::Mul2 => x.mul_2si_ternary(k, p, rnd),
+        Op::Div2 => x.div_2si_ternary(k, p, rnd),
+        Op::Fma => x.fma_ternary(b(), &args[2], p, rnd),
+        Op::Fms => x.fms_ternary(b(), &args[2], p, rnd),
+        Op::Exp => func(Func::Exp),
+        Op::Log => func(Func::Log),
+        Op::Sin => func(Func::Sin),
+        Op::Cos => func(Func::Cos),
+        Op::Atan => func(Func::Atan),
+        Op::Tan => func(Func::Tan),
+        Op::Exp2 => func(Func::Exp2),
+        Op::Log2 => func(Func::Log2),
+        Op::Log10 => func(Func::Log10),
+        Op::Cbrt => func(Func::Cbrt),
+        Op::Expm1 => func(Func::Expm1),
+        Op::Log1p => func(Func::Log1p),
+        Op::Sinh => func(Func::Sinh),
+        Op::Cosh => func(Func::Cosh),
+        Op::Tanh => func(Func::Tanh),
+        Op::Asinh => func(Func::Asinh),
+        Op::Acosh => func(Func::Acosh),
+        Op::Atanh => func(Func::Atanh),
+        Op::Asin => func(Func::Asin),
+        Op::Acos => func(Func::Acos),
+        Op::Atan2 => func2(Func2::Atan2),
+        Op::Hypot => func2(Func2::Hypot),
+        Op::Pow => func2(Func2::Pow),
+        Op::Agm => func2(Func2::Agm),
+        Op::PowZ => x
+            .pow_z_ternary(pow_z.unwrap_or(&[]), p, rnd)
+            .map(|r| (r.0, r.1)),
+        Op::Cmp => Err(Error::Invalid("cmp has no float result".into())),
+    }
 }
 
 /// Checks that `op` got its `need` files and reads them.

@@ -1,5 +1,5 @@
 //! Complex arrays on the CUDA device: both parts stay in device memory
-//! ([`CudaFloatArray`]) between operations.
+//! ([`CudaFloats`]) between operations.
 //!
 //! - add, sub, neg, conj, set_prec, mul_2si, div_2si are MPC's part-wise
 //!   MPFR operations, run by the float kernels;
@@ -27,27 +27,27 @@ use std::sync::Arc;
 
 use cudarc::driver::CudaSlice;
 
-use super::{CFunc, CRound, ComplexArray, Ternary, cuda_func};
+use super::{CRound, CpuComplex, Ternary, cuda_func};
 use crate::engine::cuda::CudaEngine;
 use crate::error::{Error, Result};
-use crate::float::cuda::{CudaFloatArray, DevOp, MAX_CUDA_PREC, ternary_to_host};
+use crate::float::cuda::{CudaFloats, DevOp, MAX_CUDA_PREC, ternary_to_host};
 use crate::float::{EMAX, EMIN, Round};
 
 /// Ternary values of both parts, on the device.
 pub type CudaTernary = (CudaSlice<i8>, CudaSlice<i8>);
 
 /// A real result (abs, norm, arg) and its ternary values, on the device.
-pub type CudaReal = (CudaFloatArray, CudaSlice<i8>);
+pub(crate) type CudaReal = (CudaFloats, CudaSlice<i8>);
 
 /// A complex array on the device: real and imaginary parts, each of its own
 /// precision.
-pub struct CudaComplexArray {
-    re: CudaFloatArray,
-    im: CudaFloatArray,
+pub(crate) struct CudaComplex {
+    re: CudaFloats,
+    im: CudaFloats,
 }
 
 /// Methods `name(&self, args, pr, pi, rnd)` of MPC's part-wise operations:
-/// [`CudaComplexArray::partwise`] with the ops and second operand given.
+/// [`CudaComplex::partwise`] with the ops and second operand given.
 macro_rules! partwise_ops {
     ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) => $ops:expr, $b:expr;)*) => {$(
         $(#[$doc])*
@@ -57,22 +57,22 @@ macro_rules! partwise_ops {
             pr: u64,
             pi: u64,
             rnd: CRound,
-        ) -> Result<(CudaComplexArray, CudaTernary)> {
+        ) -> Result<(CudaComplex, CudaTernary)> {
             self.partwise($ops, $b, pr, pi, rnd)
         }
     )*};
 }
 
-impl ComplexArray {
+impl CpuComplex {
     /// A copy on the CUDA device `eng` (parts up to [`MAX_CUDA_PREC`] bits).
-    pub fn to_cuda(&self, eng: &Arc<CudaEngine>) -> Result<CudaComplexArray> {
-        CudaComplexArray::new(self.re().to_cuda(eng)?, self.im().to_cuda(eng)?)
+    pub fn to_cuda(&self, eng: &Arc<CudaEngine>) -> Result<CudaComplex> {
+        CudaComplex::new(self.re().to_cuda(eng)?, self.im().to_cuda(eng)?)
     }
 }
 
-impl CudaComplexArray {
+impl CudaComplex {
     /// From two device arrays of the same length on one engine.
-    pub fn new(re: CudaFloatArray, im: CudaFloatArray) -> Result<CudaComplexArray> {
+    pub fn new(re: CudaFloats, im: CudaFloats) -> Result<CudaComplex> {
         if re.len() != im.len() {
             return Err(Error::Shape(format!(
                 "real and imaginary parts have {} and {} elements",
@@ -83,22 +83,18 @@ impl CudaComplexArray {
         if !Arc::ptr_eq(re.engine(), im.engine()) {
             return Err(Error::Invalid("the parts live on different engines".into()));
         }
-        Ok(CudaComplexArray { re, im })
+        Ok(CudaComplex { re, im })
     }
 
     pub fn len(&self) -> usize {
         self.re.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn re(&self) -> &CudaFloatArray {
+    pub fn re(&self) -> &CudaFloats {
         &self.re
     }
 
-    pub fn im(&self) -> &CudaFloatArray {
+    pub fn im(&self) -> &CudaFloats {
         &self.im
     }
 
@@ -106,9 +102,22 @@ impl CudaComplexArray {
         self.re.engine()
     }
 
+    /// A copy on the same device.
+    pub fn copy(&self) -> Result<CudaComplex> {
+        Ok(CudaComplex {
+            re: self.re.copy()?,
+            im: self.im.copy()?,
+        })
+    }
+
+    /// The parts.
+    pub fn into_parts(self) -> (CudaFloats, CudaFloats) {
+        (self.re, self.im)
+    }
+
     /// The array back on the host.
-    pub fn to_host(&self) -> Result<ComplexArray> {
-        ComplexArray::new(self.re.to_host()?, self.im.to_host()?)
+    pub fn to_host(&self) -> Result<CpuComplex> {
+        CpuComplex::new(self.re.to_host()?, self.im.to_host()?)
     }
 
     /// Part-wise: `ops.0` on the real parts, `ops.1` on the imaginary ones,
@@ -116,22 +125,22 @@ impl CudaComplexArray {
     fn partwise(
         &self,
         ops: (DevOp, DevOp),
-        b: Option<&CudaComplexArray>,
+        b: Option<&CudaComplex>,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
+    ) -> Result<(CudaComplex, CudaTernary)> {
         if let Some(b) = b {
             self.same(b)?;
         }
-        let (mr, mi): (Vec<&CudaFloatArray>, Vec<&CudaFloatArray>) =
+        let (mr, mi): (Vec<&CudaFloats>, Vec<&CudaFloats>) =
             b.map(|b| (&b.re, &b.im)).into_iter().unzip();
         let (re, tr) = self.re.op_ternary(ops.0, &mr, pr, rnd.re)?;
         let (im, ti) = self.im.op_ternary(ops.1, &mi, pi, rnd.im)?;
-        Ok((CudaComplexArray { re, im }, (tr, ti)))
+        Ok((CudaComplex { re, im }, (tr, ti)))
     }
 
-    fn same(&self, b: &CudaComplexArray) -> Result<()> {
+    fn same(&self, b: &CudaComplex) -> Result<()> {
         if b.len() != self.len() {
             return Err(Error::Shape(format!(
                 "operands have {} and {} elements",
@@ -144,9 +153,9 @@ impl CudaComplexArray {
 
     partwise_ops! {
         /// `self + b` (mpc_add) and the ternary pairs.
-        add_ternary(b: &CudaComplexArray) => (DevOp::Add, DevOp::Add), Some(b);
+        add_ternary(b: &CudaComplex) => (DevOp::Add, DevOp::Add), Some(b);
         /// `self - b` (mpc_sub).
-        sub_ternary(b: &CudaComplexArray) => (DevOp::Sub, DevOp::Sub), Some(b);
+        sub_ternary(b: &CudaComplex) => (DevOp::Sub, DevOp::Sub), Some(b);
         /// `-self` (mpc_neg).
         neg_ternary() => (DevOp::Neg, DevOp::Neg), None;
         /// The conjugate (mpc_conj).
@@ -164,7 +173,7 @@ impl CudaComplexArray {
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
+    ) -> Result<(CudaComplex, CudaTernary)> {
         // As on the CPU: 2^-i64::MIN overflows every finite nonzero part
         // exactly as 2^i64::MAX does.
         self.mul_2si_ternary(k.checked_neg().unwrap_or(i64::MAX), pr, pi, rnd)
@@ -173,11 +182,11 @@ impl CudaComplexArray {
     /// `self * b` (mpc_mul): each part the exact value rounded once.
     pub fn mul_ternary(
         &self,
-        b: &CudaComplexArray,
+        b: &CudaComplex,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
+    ) -> Result<(CudaComplex, CudaTernary)> {
         self.same(b)?;
         let pb = self.im.prec();
         let (pc, pd) = (b.re.prec(), b.im.prec());
@@ -191,7 +200,7 @@ impl CudaComplexArray {
         // re = a c - t, im = a d + u, one rounding each.
         let (re, tr) = self.re.op_ternary(DevOp::Fms, &[&b.re, &t], pr, rnd.re)?;
         let (im, ti) = self.re.op_ternary(DevOp::Fma, &[&b.im, &u], pi, rnd.im)?;
-        let mut z = (CudaComplexArray { re, im }, (tr, ti));
+        let mut z = (CudaComplex { re, im }, (tr, ti));
         let parts = [&self.re, &self.im, &b.re, &b.im];
         let bad = Bad::find(&parts, &[(0, 2), (1, 3), (0, 3), (1, 2)], None)?;
         self.patch(&mut z, &bad, |x| {
@@ -206,7 +215,7 @@ impl CudaComplexArray {
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
+    ) -> Result<(CudaComplex, CudaTernary)> {
         let (pa, pb) = (self.re.prec(), self.im.prec());
         if 2 * pb > MAX_CUDA_PREC {
             return self.on_host(|x| x.sqr_ternary(pr, pi, rnd));
@@ -219,7 +228,7 @@ impl CudaComplexArray {
         // 2ab = (a 2) b exactly scaled: a * 2 at pa bits is exact.
         let (a2, _) = self.re.op_ternary(DevOp::Mul2si(1), &[], pa, nr)?;
         let (im, ti) = a2.op_ternary(DevOp::Mul, &[&self.im], pi, rnd.im)?;
-        let mut z = (CudaComplexArray { re, im }, (tr, ti));
+        let mut z = (CudaComplex { re, im }, (tr, ti));
         // Besides the unusual operands: |a| = |b| gives an exact zero real
         // part, which MPC makes +0 in every mode (the fms gives -0 in RNDD).
         let parts = [&self.re, &self.im];
@@ -272,11 +281,11 @@ impl CudaComplexArray {
     /// elements patched by the CPU engine.
     pub fn div_ternary(
         &self,
-        b: &CudaComplexArray,
+        b: &CudaComplex,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
+    ) -> Result<(CudaComplex, CudaTernary)> {
         self.same(b)?;
         let (z, t, _) = cuda_func::div_ternary_stats(self, b, pr, pi, rnd)?;
         Ok((z, t))
@@ -286,40 +295,26 @@ impl CudaComplexArray {
     /// exact-looking and out-of-range elements patched by the CPU engine.
     pub fn pow_ternary(
         &self,
-        b: &CudaComplexArray,
+        b: &CudaComplex,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
+    ) -> Result<(CudaComplex, CudaTernary)> {
         self.same(b)?;
         let (z, t, _) = cuda_func::pow_ternary_stats(self, b, pr, pi, rnd)?;
         Ok((z, t))
     }
 
-    /// A complex function: on the device where [`cuda_func`] evaluates it
-    /// (the special elements patched by the CPU engine), else on the CPU
-    /// engine.
-    pub fn func_ternary(
-        &self,
-        f: CFunc,
-        pr: u64,
-        pi: u64,
-        rnd: CRound,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
-        let (z, t, _) = cuda_func::func_ternary_stats(self, f, pr, pi, rnd)?;
-        Ok((z, t))
-    }
-
     /// The elements `bad` as a host array.
-    fn gather(&self, bad: &Bad) -> Result<ComplexArray> {
-        ComplexArray::new(gather(&self.re, bad)?, gather(&self.im, bad)?)
+    fn gather(&self, bad: &Bad) -> Result<CpuComplex> {
+        CpuComplex::new(gather(&self.re, bad)?, gather(&self.im, bad)?)
     }
 
     /// The whole operation on the CPU engine.
     fn on_host(
         &self,
-        f: impl FnOnce(&ComplexArray) -> Result<(ComplexArray, Ternary)>,
-    ) -> Result<(CudaComplexArray, CudaTernary)> {
+        f: impl FnOnce(&CpuComplex) -> Result<(CpuComplex, Ternary)>,
+    ) -> Result<(CudaComplex, CudaTernary)> {
         let (r, t) = f(&self.to_host()?)?;
         upload_result(self.engine(), &r, &t)
     }
@@ -328,9 +323,9 @@ impl CudaComplexArray {
     /// host array) and writes them into `z`.
     fn patch(
         &self,
-        z: &mut (CudaComplexArray, CudaTernary),
+        z: &mut (CudaComplex, CudaTernary),
         bad: &Bad,
-        f: impl FnOnce(&ComplexArray) -> Result<(ComplexArray, Ternary)>,
+        f: impl FnOnce(&CpuComplex) -> Result<(CpuComplex, Ternary)>,
     ) -> Result<()> {
         if bad.cnt == 0 {
             return Ok(());
@@ -359,9 +354,9 @@ fn upload_i8(eng: &Arc<CudaEngine>, v: &[i8]) -> Result<CudaSlice<i8>> {
 
 fn upload_result(
     eng: &Arc<CudaEngine>,
-    r: &ComplexArray,
+    r: &CpuComplex,
     t: &Ternary,
-) -> Result<(CudaComplexArray, CudaTernary)> {
+) -> Result<(CudaComplex, CudaTernary)> {
     let (tr, ti): (Vec<i8>, Vec<i8>) = t.iter().copied().unzip();
     let (tr, ti) = (upload_i8(eng, &tr)?, upload_i8(eng, &ti)?);
     Ok((r.to_cuda(eng)?, (tr, ti)))
@@ -379,9 +374,9 @@ impl Bad {
     /// whose exact products `parts[j] * parts[k]` for the pairs given could
     /// leave the exponent range, or (`zero`) with a zero in that array.
     fn find(
-        parts: &[&CudaFloatArray],
+        parts: &[&CudaFloats],
         pairs: &[(usize, usize)],
-        zero: Option<&CudaFloatArray>,
+        zero: Option<&CudaFloats>,
     ) -> Result<Bad> {
         use cudarc::driver::PushKernelArg;
         let eng = parts[0].engine();
@@ -450,13 +445,13 @@ fn grid(len: usize) -> cudarc::driver::LaunchConfig {
 
 /// The elements `bad` of a device array, as a host array (gathered on the
 /// device, one download).
-fn gather(a: &CudaFloatArray, bad: &Bad) -> Result<crate::float::FloatArray> {
+fn gather(a: &CudaFloats, bad: &Bad) -> Result<crate::float::CpuFloats> {
     use cudarc::driver::PushKernelArg;
     let eng = a.engine();
     let n = crate::float::limbs_for_prec(a.prec());
     let cnt = bad.cnt;
-    let mut gh = crate::int::cuda::alloc_zeros(eng, cnt.max(1))?;
-    let mut gl = crate::int::cuda::alloc_zeros(eng, (cnt * n).max(1))?;
+    let mut gh = crate::engine::cuda::memory::alloc_zeros(eng, cnt.max(1))?;
+    let mut gl = crate::engine::cuda::memory::alloc_zeros(eng, (cnt * n).max(1))?;
     if cnt > 0 {
         let (xh, xl) = a.raw_parts();
         let (n32, cnt32) = (n as u32, cnt as u32);
@@ -472,9 +467,9 @@ fn gather(a: &CudaFloatArray, bad: &Bad) -> Result<crate::float::FloatArray> {
         // SAFETY: idx holds cnt indices below a.len(); gh/gl cnt elements.
         unsafe { b.launch(grid(cnt)) }.map_err(Error::driver("launching float_gather"))?;
     }
-    let mut hh = crate::int::cuda::download(eng, &gh)?;
+    let mut hh = crate::engine::cuda::memory::download(eng, &gh)?;
     hh.truncate(cnt);
-    let mut hl = crate::int::cuda::download(eng, &gl)?;
+    let mut hl = crate::engine::cuda::memory::download(eng, &gl)?;
     hl.truncate(cnt * n);
     crate::float::func::cuda::from_heads(a.prec(), &hh, hl)
 }
@@ -482,10 +477,10 @@ fn gather(a: &CudaFloatArray, bad: &Bad) -> Result<crate::float::FloatArray> {
 /// Writes the elements of `r` (and their ternaries `t`) at the elements
 /// `bad` of `a`.
 fn scatter(
-    a: &mut CudaFloatArray,
+    a: &mut CudaFloats,
     tern: &mut CudaSlice<i8>,
     bad: &Bad,
-    r: &crate::float::FloatArray,
+    r: &crate::float::CpuFloats,
     t: &[i8],
 ) -> Result<()> {
     use cudarc::driver::PushKernelArg;
@@ -494,8 +489,8 @@ fn scatter(
     }
     let eng = a.engine().clone();
     let n = crate::float::limbs_for_prec(a.prec());
-    let sh = crate::int::cuda::upload(&eng, &crate::float::func::cuda::heads_of(r))?;
-    let sl = crate::int::cuda::upload(&eng, r.limbs())?;
+    let sh = crate::engine::cuda::memory::upload(&eng, &crate::float::func::cuda::heads_of(r))?;
+    let sl = crate::engine::cuda::memory::upload(&eng, r.limbs())?;
     let st = upload_i8(&eng, t)?;
     let (n32, cnt32) = (n as u32, bad.cnt as u32);
     let f = eng.function(&misc(), "float_scatter")?;

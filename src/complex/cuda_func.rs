@@ -17,11 +17,11 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, PushKernelArg};
 
-use super::cuda::{CudaComplexArray, CudaTernary};
-use super::{CFunc, CRound, ComplexArray, Ternary};
+use super::cuda::{CudaComplex, CudaTernary};
+use super::{CFunc, CRound, ComplexArray, CpuComplex, Ternary};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
-use crate::float::cuda::{CudaFloatArray, round_code};
+use crate::float::cuda::{CudaFloats, round_code};
 use crate::float::func::FuncStats;
 use crate::float::func::cuda::{
     FUNC_TIERS, FlagBufs, RETRY_MIN, block_for, constants, device_constants, drive_min, emu_lists,
@@ -73,7 +73,7 @@ type Raw<'a> = (&'a CudaSlice<u64>, &'a CudaSlice<u64>, usize);
 
 /// One part's device output.
 struct Part {
-    out: CudaFloatArray,
+    out: CudaFloats,
     tern: CudaSlice<i8>,
 }
 
@@ -156,7 +156,7 @@ fn upload_i8(eng: &Arc<CudaEngine>, v: &[i8]) -> Result<CudaSlice<i8>> {
 }
 
 fn new_part(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<Part> {
-    let out = CudaFloatArray::uninit(eng, len, prec)?;
+    let out = CudaFloats::uninit(eng, len, prec)?;
     // SAFETY: float_cfunc writes every slot.
     let tern =
         unsafe { eng.stream().alloc::<i8>(len.max(1)) }.map_err(Error::driver("allocating"))?;
@@ -190,12 +190,12 @@ impl Op {
     /// The CPU engine's evaluation (`y`: div's and pow's second operand).
     fn cpu(
         self,
-        z: &ComplexArray,
-        y: Option<&ComplexArray>,
+        z: &CpuComplex,
+        y: Option<&CpuComplex>,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         match self {
             Op::Func(f) => z.func_ternary(f, pr, pi, rnd),
             Op::Div => z.div_ternary(y.expect("two operands"), pr, pi, rnd),
@@ -208,50 +208,50 @@ impl Op {
 /// the ternary pairs (on the device) and the statistics (`retried`: elements
 /// the first pass did not write; `device_retried`: of those, written by a
 /// retry at a larger tier; `host`: evaluated by the CPU engine).
-pub fn func_ternary_stats(
-    z: &CudaComplexArray,
+pub(crate) fn func_ternary_stats(
+    z: &CudaComplex,
     f: CFunc,
     pr: u64,
     pi: u64,
     rnd: CRound,
-) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
+) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
     run_dev(Op::Func(f), z, None, pr, pi, rnd)
 }
 
 /// `x / y` (mpc_div) as [`func_ternary_stats`]: the regular elements (all
 /// four parts normal, moderate exponents) on the device.
-pub fn div_ternary_stats(
-    x: &CudaComplexArray,
-    y: &CudaComplexArray,
+pub(crate) fn div_ternary_stats(
+    x: &CudaComplex,
+    y: &CudaComplex,
     pr: u64,
     pi: u64,
     rnd: CRound,
-) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
+) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
     run_two(Op::Div, x, y, pr, pi, rnd)
 }
 
 /// `x^y` (mpc_pow) as [`func_ternary_stats`]: the regular elements (x with
 /// two normal parts, moderate `y`, a result neither real, imaginary nor
 /// near the exponent range: float_cfunc.cu's cf_pow_eval) on the device.
-pub fn pow_ternary_stats(
-    x: &CudaComplexArray,
-    y: &CudaComplexArray,
+pub(crate) fn pow_ternary_stats(
+    x: &CudaComplex,
+    y: &CudaComplex,
     pr: u64,
     pi: u64,
     rnd: CRound,
-) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
+) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
     run_two(Op::Pow, x, y, pr, pi, rnd)
 }
 
 /// Div or pow after the operands' shape check.
 fn run_two(
     op: Op,
-    x: &CudaComplexArray,
-    y: &CudaComplexArray,
+    x: &CudaComplex,
+    y: &CudaComplex,
     pr: u64,
     pi: u64,
     rnd: CRound,
-) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
+) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
     if x.len() != y.len() {
         return Err(Error::Shape(format!(
             "operands have {} and {} elements",
@@ -262,11 +262,11 @@ fn run_two(
     run_dev(op, x, Some(y), pr, pi, rnd)
 }
 
-fn limbs2(z: &CudaComplexArray) -> (usize, usize) {
+fn limbs2(z: &CudaComplex) -> (usize, usize) {
     (limbs_for_prec(z.re().prec()), limbs_for_prec(z.im().prec()))
 }
 
-fn raw2(z: &CudaComplexArray) -> [Raw<'_>; 2] {
+fn raw2(z: &CudaComplex) -> [Raw<'_>; 2] {
     let (na, nb) = limbs2(z);
     let (ah, al) = z.re().raw_parts();
     let (bh, bl) = z.im().raw_parts();
@@ -277,12 +277,12 @@ fn raw2(z: &CudaComplexArray) -> [Raw<'_>; 2] {
 /// retries and the CPU engine for the rest (on gathered elements).
 fn run_dev(
     op: Op,
-    z: &CudaComplexArray,
-    y: Option<&CudaComplexArray>,
+    z: &CudaComplex,
+    y: Option<&CudaComplex>,
     pr: u64,
     pi: u64,
     rnd: CRound,
-) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
+) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
     let eng = z.engine().clone();
     let len = z.len();
     let (na, nb) = limbs2(z);
@@ -309,7 +309,7 @@ fn run_dev(
             // The elements sel, gathered, at tier k2, scattered back.
             let cnt = sel.len();
             let idx = upload_u32(&eng, sel)?;
-            let g = |x: &CudaFloatArray| gather(&eng, &m, x, &idx, cnt);
+            let g = |x: &CudaFloats| gather(&eng, &m, x, &idx, cnt);
             let (gah, gal) = g(z.re())?;
             let (gbh, gbl) = g(z.im())?;
             let gy = match y {
@@ -335,10 +335,10 @@ fn run_dev(
         // Gather the rest, evaluate them on the CPU engine, scatter.
         let cnt = host.len();
         let idx = upload_u32(&eng, &host)?;
-        let part = |x: &CudaFloatArray| gather_to_host(&eng, &m, x, &idx, cnt);
-        let sub = ComplexArray::new(part(z.re())?, part(z.im())?)?;
+        let part = |x: &CudaFloats| gather_to_host(&eng, &m, x, &idx, cnt);
+        let sub = CpuComplex::new(part(z.re())?, part(z.im())?)?;
         let suby = match y {
-            Some(y) => Some(ComplexArray::new(part(y.re())?, part(y.im())?)?),
+            Some(y) => Some(CpuComplex::new(part(y.re())?, part(y.im())?)?),
             None => None,
         };
         let (r, t) = op.cpu(&sub, suby.as_ref(), pr, pi, rnd)?;
@@ -348,7 +348,7 @@ fn run_dev(
             scatter_from_host(&eng, &m, &mut dst.out, &mut dst.tern, &idx, x, tv)?;
         }
     }
-    let out = CudaComplexArray::new(re.out, im.out)?;
+    let out = CudaComplex::new(re.out, im.out)?;
     Ok((out, (re.tern, im.tern), stats))
 }
 
@@ -356,12 +356,12 @@ fn run_dev(
 /// precisions above the largest tier).
 fn on_host(
     op: Op,
-    z: &CudaComplexArray,
-    y: Option<&CudaComplexArray>,
+    z: &CudaComplex,
+    y: Option<&CudaComplex>,
     pr: u64,
     pi: u64,
     rnd: CRound,
-) -> Result<(CudaComplexArray, CudaTernary, FuncStats)> {
+) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
     let eng = z.engine();
     let hy = y.map(|y| y.to_host()).transpose()?;
     let (r, t) = op.cpu(&z.to_host()?, hy.as_ref(), pr, pi, rnd)?;
@@ -370,23 +370,6 @@ fn on_host(
     let out = r.to_cuda(eng)?;
     let tern = (upload_i8(eng, &tr)?, upload_i8(eng, &ti)?);
     Ok((out, tern, host_stats(z.len())))
-}
-
-/// Uploads `z`, evaluates `f` on the device and brings the result, the
-/// ternary pairs and the statistics back (tests, bench).
-pub fn func_on_host_arrays(
-    eng: &Arc<CudaEngine>,
-    f: CFunc,
-    z: &ComplexArray,
-    pr: u64,
-    pi: u64,
-    rnd: CRound,
-) -> Result<(ComplexArray, Ternary, FuncStats)> {
-    let d = z.to_cuda(eng)?;
-    let (r, t, st) = func_ternary_stats(&d, f, pr, pi, rnd)?;
-    let mut t = super::cuda::ternary_pairs_to_host(eng, &t)?;
-    t.truncate(r.len());
-    Ok((r.to_host()?, t, st))
 }
 
 // ---- the host emulation (tests without a device) ----
@@ -408,8 +391,8 @@ fn emu_pass(
     pr: u64,
     pi: u64,
     k: usize,
-    z: &ComplexArray,
-    y: Option<&ComplexArray>,
+    z: &CpuComplex,
+    y: Option<&CpuComplex>,
 ) -> Result<EmuPass> {
     let (na, nb) = (z.re().limbs_per_element(), z.im().limbs_per_element());
     let (nr, ni) = (limbs_for_prec(pr), limbs_for_prec(pi));
@@ -450,8 +433,8 @@ fn emu_pass(
     })
 }
 
-fn pick2(z: &ComplexArray, idx: &[u32]) -> Result<ComplexArray> {
-    ComplexArray::new(pick(z.re(), idx)?, pick(z.im(), idx)?)
+fn pick2(z: &CpuComplex, idx: &[u32]) -> Result<CpuComplex> {
+    CpuComplex::new(pick(z.re(), idx)?, pick(z.im(), idx)?)
 }
 
 /// The same evaluation as [`func_ternary_stats`] (`op` a function) or
@@ -473,6 +456,22 @@ pub fn emulated(
     rnd: CRound,
     retry_min: usize,
 ) -> Result<(ComplexArray, Ternary, FuncStats)> {
+    let y = y.map(|y| y.host()).transpose()?;
+    let (r, t, st) = emulated_cpu(exe, op, &*z.host()?, y.as_deref(), pr, pi, rnd, retry_min)?;
+    Ok((r.into(), t, st))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emulated_cpu(
+    exe: &str,
+    op: Op,
+    z: &CpuComplex,
+    y: Option<&CpuComplex>,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+    retry_min: usize,
+) -> Result<(CpuComplex, Ternary, FuncStats)> {
     let (na, nb) = (z.re().limbs_per_element(), z.im().limbs_per_element());
     let (nc, nd) = y.map_or((1, 1), |y| {
         (y.re().limbs_per_element(), y.im().limbs_per_element())
@@ -518,7 +517,7 @@ pub fn emulated(
         }
     }
     let [p0, p1] = parts;
-    let out = ComplexArray::new(from_heads(pr, &p0.0, p0.1)?, from_heads(pi, &p1.0, p1.1)?)?;
+    let out = CpuComplex::new(from_heads(pr, &p0.0, p0.1)?, from_heads(pi, &p1.0, p1.1)?)?;
     let t = p0.2.into_iter().zip(p1.2).collect();
     Ok((out, t, stats))
 }

@@ -1,6 +1,6 @@
 //! Arrays of complex floats with GNU MPC's semantics (CPU engine).
 //!
-//! A [`ComplexArray`] is a pair of [`FloatArray`]s, the real and the
+//! A [`CpuComplex`] is a pair of [`CpuFloats`]s, the real and the
 //! imaginary parts, each with its own precision (as an `mpc_t`). Every
 //! operation takes the precisions of the two result parts and a rounding
 //! mode per part ([`CRound`], MPC's `mpc_rnd_t`); each part is correctly
@@ -18,6 +18,7 @@
 //! `notes/complex.md`.
 
 mod arith;
+mod array;
 pub mod cuda;
 pub mod cuda_func;
 mod func;
@@ -28,9 +29,10 @@ pub(crate) mod scalar;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::float::{Class, FloatArray, Round, check_prec, limbs_for_prec};
+use crate::float::{Class, CpuFloats, Round, check_prec, limbs_for_prec};
 use scalar::{F, Part};
 
+pub use array::{CWithTernary, ComplexArray, ComplexTernary, RealWithTernary};
 pub use func::CFunc;
 
 /// MPC's rounding: one mode per part.
@@ -89,42 +91,30 @@ impl CRound {
 /// `len` complex floats: real parts of one precision, imaginary parts of
 /// another.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ComplexArray {
-    re: FloatArray,
-    im: FloatArray,
+pub(crate) struct CpuComplex {
+    re: CpuFloats,
+    im: CpuFloats,
 }
 
 /// MPC's ternary pair per element (real, imaginary).
 pub type Ternary = Vec<(i8, i8)>;
 
-impl ComplexArray {
+impl CpuComplex {
     /// A complex array from its parts (of equal lengths).
-    pub fn new(re: FloatArray, im: FloatArray) -> Result<ComplexArray> {
+    pub fn new(re: CpuFloats, im: CpuFloats) -> Result<CpuComplex> {
         re.same_len(&im)?;
-        Ok(ComplexArray { re, im })
-    }
-
-    /// `len` zeros (+0 + 0i).
-    pub fn zeros(len: usize, prec_re: u64, prec_im: u64) -> Result<ComplexArray> {
-        Ok(ComplexArray {
-            re: FloatArray::zeros(len, prec_re)?,
-            im: FloatArray::zeros(len, prec_im)?,
-        })
+        Ok(CpuComplex { re, im })
     }
 
     pub fn len(&self) -> usize {
         self.re.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.re.is_empty()
-    }
-
-    pub fn re(&self) -> &FloatArray {
+    pub fn re(&self) -> &CpuFloats {
         &self.re
     }
 
-    pub fn im(&self) -> &FloatArray {
+    pub fn im(&self) -> &CpuFloats {
         &self.im
     }
 
@@ -136,27 +126,27 @@ impl ComplexArray {
         self.im.prec()
     }
 
-    pub fn into_parts(self) -> (FloatArray, FloatArray) {
+    pub fn into_parts(self) -> (CpuFloats, CpuFloats) {
         (self.re, self.im)
     }
 
     /// Parses pairs of strings (decimal or hex floats, as
-    /// [`FloatArray::from_strs`]) rounded to nearest; an error names the
+    /// [`CpuFloats::from_strs`]) rounded to nearest; an error names the
     /// element.
     pub fn from_strs<S: AsRef<str> + Sync>(
         prec_re: u64,
         prec_im: u64,
         items: &[(S, S)],
-    ) -> Result<ComplexArray> {
+    ) -> Result<CpuComplex> {
         let re: Vec<&str> = items.iter().map(|x| x.0.as_ref()).collect();
         let im: Vec<&str> = items.iter().map(|x| x.1.as_ref()).collect();
-        ComplexArray::new(
-            FloatArray::from_strs(prec_re, &re)?,
-            FloatArray::from_strs(prec_im, &im)?,
+        CpuComplex::new(
+            CpuFloats::from_strs(prec_re, &re)?,
+            CpuFloats::from_strs(prec_im, &im)?,
         )
     }
 
-    fn same_len(&self, o: &ComplexArray) -> Result<()> {
+    fn same_len(&self, o: &CpuComplex) -> Result<()> {
         self.re.same_len(&o.re)
     }
 
@@ -171,7 +161,7 @@ impl ComplexArray {
 }
 
 /// Writes one part's values into a new array of precision `p`.
-fn assemble(p: u64, vals: &[&F]) -> Result<FloatArray> {
+fn assemble(p: u64, vals: &[&F]) -> Result<CpuFloats> {
     let n = limbs_for_prec(p);
     let len = vals.len();
     let mut tags = Vec::with_capacity(len);
@@ -194,7 +184,7 @@ fn assemble(p: u64, vals: &[&F]) -> Result<FloatArray> {
             exps.push(0);
         }
     }
-    FloatArray::from_raw(p, tags, exps, limbs)
+    CpuFloats::from_raw(p, tags, exps, limbs)
 }
 
 /// Elements per rayon task.
@@ -220,7 +210,7 @@ where
 
 /// Computes every element (both parts) in parallel; the first failing
 /// element is reported.
-pub(crate) fn build2<Fn2>(len: usize, pr: u64, pi: u64, f: Fn2) -> Result<(ComplexArray, Ternary)>
+pub(crate) fn build2<Fn2>(len: usize, pr: u64, pi: u64, f: Fn2) -> Result<(CpuComplex, Ternary)>
 where
     Fn2: Fn(usize) -> std::result::Result<[Part; 2], String> + Sync,
 {
@@ -230,11 +220,11 @@ where
     let re = assemble(pr, &res.iter().map(|r| &r[0].0).collect::<Vec<_>>())?;
     let im = assemble(pi, &res.iter().map(|r| &r[1].0).collect::<Vec<_>>())?;
     let t = res.iter().map(|r| (r[0].1, r[1].1)).collect();
-    Ok((ComplexArray { re, im }, t))
+    Ok((CpuComplex { re, im }, t))
 }
 
 /// Computes a real result per element in parallel.
-pub(crate) fn build1<Fn1>(len: usize, p: u64, f: Fn1) -> Result<(FloatArray, Vec<i8>)>
+pub(crate) fn build1<Fn1>(len: usize, p: u64, f: Fn1) -> Result<(CpuFloats, Vec<i8>)>
 where
     Fn1: Fn(usize) -> std::result::Result<Part, String> + Sync,
 {
@@ -244,23 +234,14 @@ where
     Ok((r, res.iter().map(|r| r.1).collect()))
 }
 
-macro_rules! no_ternary {
-    ($name:ident, $tname:ident, ($($arg:ident: $ty:ty),*), $doc:literal) => {
-        #[doc = $doc]
-        pub fn $name(&self, $($arg: $ty,)* prec_re: u64, prec_im: u64, rnd: CRound) -> Result<ComplexArray> {
-            Ok(self.$tname($($arg,)* prec_re, prec_im, rnd)?.0)
-        }
-    };
-}
-
-impl ComplexArray {
+impl CpuComplex {
     fn binary(
         &self,
-        b: &ComplexArray,
+        b: &CpuComplex,
         pr: u64,
         pi: u64,
         f: impl Fn(&(F, F), &(F, F)) -> [Part; 2] + Sync,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.same_len(b)?;
         build2(self.len(), pr, pi, |i| Ok(f(&self.parts(i), &b.parts(i))))
     }
@@ -270,7 +251,7 @@ impl ComplexArray {
         pr: u64,
         pi: u64,
         f: impl Fn(&(F, F)) -> [Part; 2] + Sync,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         build2(self.len(), pr, pi, |i| Ok(f(&self.parts(i))))
     }
 
@@ -278,11 +259,11 @@ impl ComplexArray {
     /// [`scalar::cap_for`]), as div and pow need.
     fn capped2(
         &self,
-        b: &ComplexArray,
+        b: &CpuComplex,
         pr: u64,
         pi: u64,
         f: impl Fn(&(F, F), &(F, F), u64) -> std::result::Result<[Part; 2], String> + Sync,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.same_len(b)?;
         let cap = scalar::cap_for(pr.max(pi), self.in_bits() + b.in_bits());
         build2(self.len(), pr, pi, |i| {
@@ -295,73 +276,68 @@ impl ComplexArray {
     /// `self + b` (mpc_add) and the ternary pairs.
     pub fn add_ternary(
         &self,
-        b: &ComplexArray,
+        b: &CpuComplex,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.binary(b, pr, pi, |x, y| arith::add(x, y, false, pr, pi, rnd))
     }
-    no_ternary!(add, add_ternary, (b: &ComplexArray), "`self + b`.");
 
     /// `self - b` (mpc_sub) and the ternary pairs.
     pub fn sub_ternary(
         &self,
-        b: &ComplexArray,
+        b: &CpuComplex,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.binary(b, pr, pi, |x, y| arith::add(x, y, true, pr, pi, rnd))
     }
-    no_ternary!(sub, sub_ternary, (b: &ComplexArray), "`self - b`.");
 
     /// `self * b` (mpc_mul) and the ternary pairs.
     pub fn mul_ternary(
         &self,
-        b: &ComplexArray,
+        b: &CpuComplex,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.binary(b, pr, pi, |x, y| arith::mul(x, y, pr, pi, rnd))
     }
-    no_ternary!(mul, mul_ternary, (b: &ComplexArray), "`self * b`.");
 
     /// `self / b` (mpc_div) and the ternary pairs.
     pub fn div_ternary(
         &self,
-        b: &ComplexArray,
+        b: &CpuComplex,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.capped2(b, pr, pi, |x, y, cap| arith::div(x, y, pr, pi, rnd, cap))
     }
-    no_ternary!(div, div_ternary, (b: &ComplexArray), "`self / b`.");
 
     /// `self^b` (mpc_pow: `exp(b log self)` on the principal branch, with
     /// MPC's special cases and signs of zero; see `pow.rs`) and the ternary
     /// pairs.
     pub fn pow_ternary(
         &self,
-        b: &ComplexArray,
+        b: &CpuComplex,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.capped2(b, pr, pi, |x, y, cap| pow::pow(x, y, pr, pi, rnd, cap))
     }
-    no_ternary!(pow, pow_ternary, (b: &ComplexArray), "`self^b`.");
 
     /// `self * b` for a real array `b` (mpc_mul_fr).
     pub fn mul_fr_ternary(
         &self,
-        b: &FloatArray,
+        b: &CpuFloats,
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.re.same_len(b)?;
         build2(self.len(), pr, pi, |i| {
             let x = self.parts(i);
@@ -374,13 +350,12 @@ impl ComplexArray {
     }
 
     /// `self^2` (mpc_sqr) and the ternary pairs.
-    pub fn sqr_ternary(&self, pr: u64, pi: u64, rnd: CRound) -> Result<(ComplexArray, Ternary)> {
+    pub fn sqr_ternary(&self, pr: u64, pi: u64, rnd: CRound) -> Result<(CpuComplex, Ternary)> {
         self.unary(pr, pi, |x| arith::sqr(x, pr, pi, rnd))
     }
-    no_ternary!(sqr, sqr_ternary, (), "`self^2`.");
 
     /// `-self` (mpc_neg) and the ternary pairs.
-    pub fn neg_ternary(&self, pr: u64, pi: u64, rnd: CRound) -> Result<(ComplexArray, Ternary)> {
+    pub fn neg_ternary(&self, pr: u64, pi: u64, rnd: CRound) -> Result<(CpuComplex, Ternary)> {
         self.unary(pr, pi, |x| {
             [
                 scalar::set(&x.0.negate(), pr, rnd.re),
@@ -388,10 +363,9 @@ impl ComplexArray {
             ]
         })
     }
-    no_ternary!(neg, neg_ternary, (), "`-self`.");
 
     /// The conjugate (mpc_conj) and the ternary pairs.
-    pub fn conj_ternary(&self, pr: u64, pi: u64, rnd: CRound) -> Result<(ComplexArray, Ternary)> {
+    pub fn conj_ternary(&self, pr: u64, pi: u64, rnd: CRound) -> Result<(CpuComplex, Ternary)> {
         self.unary(pr, pi, |x| {
             [
                 scalar::set(&x.0, pr, rnd.re),
@@ -399,7 +373,6 @@ impl ComplexArray {
             ]
         })
     }
-    no_ternary!(conj, conj_ternary, (), "The conjugate.");
 
     /// `self` rounded to other precisions (mpc_set).
     pub fn set_prec_ternary(
@@ -407,7 +380,7 @@ impl ComplexArray {
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.unary(pr, pi, |x| {
             [scalar::set(&x.0, pr, rnd.re), scalar::set(&x.1, pi, rnd.im)]
         })
@@ -420,7 +393,7 @@ impl ComplexArray {
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.unary(pr, pi, |x| {
             [
                 scalar::mul_2si(&x.0, k, pr, rnd.re),
@@ -428,7 +401,6 @@ impl ComplexArray {
             ]
         })
     }
-    no_ternary!(mul_2si, mul_2si_ternary, (k: i64), "`self * 2^k`.");
 
     /// `self / 2^k` (mpc_div_2si) and the ternary pairs.
     pub fn div_2si_ternary(
@@ -437,14 +409,13 @@ impl ComplexArray {
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         self.mul_2si_ternary(k.checked_neg().unwrap_or(i64::MAX), pr, pi, rnd)
     }
-    no_ternary!(div_2si, div_2si_ternary, (k: i64), "`self / 2^k`.");
 
     /// `|self|` (mpc_abs, which is mpfr_hypot(re, im)) and the ternary
     /// values.
-    pub fn abs_ternary(&self, p: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn abs_ternary(&self, p: u64, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         let (r, t, _) =
             self.re()
                 .func2_ternary(self.im(), crate::float::func::Func2::Hypot, p, rnd)?;
@@ -452,13 +423,13 @@ impl ComplexArray {
     }
 
     /// `re^2 + im^2` (mpc_norm) and the ternary values.
-    pub fn norm_ternary(&self, p: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn norm_ternary(&self, p: u64, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         build1(self.len(), p, |i| Ok(arith::norm(&self.parts(i), p, rnd)))
     }
 
     /// The argument (mpc_arg, which is mpfr_atan2(im, re)) and the ternary
     /// values.
-    pub fn arg_ternary(&self, p: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn arg_ternary(&self, p: u64, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         let (r, t, _) =
             self.im()
                 .func2_ternary(self.re(), crate::float::func::Func2::Atan2, p, rnd)?;
@@ -472,7 +443,7 @@ impl ComplexArray {
         pr: u64,
         pi: u64,
         rnd: CRound,
-    ) -> Result<(ComplexArray, Ternary)> {
+    ) -> Result<(CpuComplex, Ternary)> {
         let cap = scalar::cap_for(pr.max(pi), self.in_bits());
         build2(self.len(), pr, pi, |i| {
             let x = self.parts(i);
@@ -481,8 +452,4 @@ impl ComplexArray {
         })
     }
 
-    /// `f(self)`.
-    pub fn func(&self, f: CFunc, pr: u64, pi: u64, rnd: CRound) -> Result<ComplexArray> {
-        Ok(self.func_ternary(f, pr, pi, rnd)?.0)
-    }
 }

@@ -8,7 +8,7 @@
 use std::cmp::Ordering;
 
 use super::round::{Out, Round, round_lo, round_to};
-use super::{Class, Elem, FloatArray, NEG};
+use super::{Class, Elem, CpuFloats, NEG};
 use crate::int::cpu::{arith as mpn, div as mdiv, mul as mmul};
 
 /// Scratch buffers reused across the elements of one task (no allocation
@@ -244,7 +244,7 @@ with_bmi2! {
     /// (elements `base..base + tg.len()`) when both operands have the
     /// output's limb count: the element loop with [`add_fast`] inlined (no
     /// `Elem`s, no calls per element for two normal operands).
-    pub(crate) fn add_block / add_block_bmi2(x: &FloatArray, y: &FloatArray, sub: bool, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> () => block_impl::<false>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s)
+    pub(crate) fn add_block / add_block_bmi2(x: &CpuFloats, y: &CpuFloats, sub: bool, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> () => block_impl::<false>(x, y, sub, base, tg, ex, lm, tn, p, rnd, s)
 }
 
 /// The body of [`add_block`] (`MUL = false`) and [`mul_block`] (`MUL =
@@ -252,8 +252,8 @@ with_bmi2! {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn block_impl<const MUL: bool>(
-    x: &FloatArray,
-    y: &FloatArray,
+    x: &CpuFloats,
+    y: &CpuFloats,
     sub: bool,
     base: usize,
     tg: &mut [u8],
@@ -281,8 +281,8 @@ fn block_impl<const MUL: bool>(
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn block_n<const N: usize, const MUL: bool>(
-    x: &FloatArray,
-    y: &FloatArray,
+    x: &CpuFloats,
+    y: &CpuFloats,
     sub: bool,
     base: usize,
     tg: &mut [u8],
@@ -349,7 +349,7 @@ fn block_n<const N: usize, const MUL: bool>(
 with_bmi2! {
     /// `x * y` into one block of the output (see [`add_block`]) when both
     /// operands have the output's limb count.
-    pub(crate) fn mul_block / mul_block_bmi2(x: &FloatArray, y: &FloatArray, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> () => block_impl::<true>(x, y, false, base, tg, ex, lm, tn, p, rnd, s)
+    pub(crate) fn mul_block / mul_block_bmi2(x: &CpuFloats, y: &CpuFloats, base: usize, tg: &mut [u8], ex: &mut [i64], lm: &mut [u64], tn: Option<&mut [i8]>, p: u64, rnd: Round, s: &mut Scratch) -> () => block_impl::<true>(x, y, false, base, tg, ex, lm, tn, p, rnd, s)
 }
 
 /// The body of [`add_fast`]: the common limb counts get loops of a fixed

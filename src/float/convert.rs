@@ -11,7 +11,7 @@ use malachite_nz::natural::Natural;
 
 use super::ops::build;
 use super::round::{Out, Round, round_mant, round_to};
-use super::{Class, Elem, FloatArray, check_prec};
+use super::{Class, Elem, CpuFloats, check_prec};
 use crate::error::{Error, Result};
 use crate::int::IntArray;
 
@@ -79,9 +79,9 @@ pub(crate) fn round_to_integer(x: &Elem, rnd: Round, max_bits: u64) -> Option<(b
     Some((x.neg, mag))
 }
 
-impl FloatArray {
+impl CpuFloats {
     /// From f64s, each rounded to `prec` bits (exact when `prec >= 53`).
-    pub fn from_f64s(prec: u64, xs: &[f64], rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn from_f64s(prec: u64, xs: &[f64], rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         check_prec(prec)?;
         build(xs.len(), prec, |i, out, _| {
             let x = xs[i];
@@ -110,7 +110,7 @@ impl FloatArray {
     }
 
     /// From i64s, each rounded to `prec` bits (exact when `prec >= 63`).
-    pub fn from_i64s(prec: u64, xs: &[i64], rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn from_i64s(prec: u64, xs: &[i64], rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         check_prec(prec)?;
         build(xs.len(), prec, |i, out, _| {
             let x = xs[i];
@@ -124,7 +124,7 @@ impl FloatArray {
     }
 
     /// From an integer array (unsigned), each rounded to `prec` bits.
-    pub fn from_int_array(prec: u64, a: &IntArray, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn from_int_array(prec: u64, a: &IntArray, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         check_prec(prec)?;
         let data = a.to_limbs()?;
         let l = a.limbs_per_element();
@@ -140,7 +140,7 @@ impl FloatArray {
     }
 
     /// From malachite `Float`s (any precisions), each rounded to `prec`.
-    pub fn from_floats(prec: u64, xs: &[Float], rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn from_floats(prec: u64, xs: &[Float], rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         check_prec(prec)?;
         build(xs.len(), prec, |i, out, _| {
             let x = &xs[i];

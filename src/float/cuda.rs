@@ -1,4 +1,4 @@
-//! Float arrays on the CUDA engine: device storage ([`CudaFloatArray`]),
+//! Float arrays on the CUDA engine: device storage ([`CudaFloats`]),
 //! transfers, and the kernels of src/kernels/float_{arith,misc}.cu, which
 //! mirror the CPU engine's exact algorithms and rounding step (so the bits
 //! are identical; see notes/floatgpu.md).
@@ -17,7 +17,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::round::Round;
-use super::{FloatArray, FloatOp, check_prec};
+use super::{CpuFloats, FloatOp, check_prec};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
 use crate::kernels::{FLOAT_ARITH, FLOAT_MISC, FLOAT_WIDE, Instance};
@@ -415,7 +415,7 @@ fn plain_kernels() -> bool {
 }
 
 /// `len` floats of one precision on a CUDA device.
-pub struct CudaFloatArray {
+pub(crate) struct CudaFloats {
     eng: Arc<CudaEngine>,
     prec: u64,
     n: usize,
@@ -424,11 +424,11 @@ pub struct CudaFloatArray {
     limbs: CudaSlice<u64>,
 }
 
-impl std::fmt::Debug for CudaFloatArray {
+impl std::fmt::Debug for CudaFloats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "CudaFloatArray {{ len: {}, prec: {}, engine: cuda }}",
+            "CudaFloats {{ len: {}, prec: {}, engine: cuda }}",
             self.len, self.prec
         )
     }
@@ -446,7 +446,7 @@ fn check_cuda_prec(p: u64) -> Result<usize> {
 }
 
 fn upload(eng: &Arc<CudaEngine>, data: &[u64]) -> Result<CudaSlice<u64>> {
-    crate::int::cuda::upload(eng, data)
+    crate::engine::cuda::memory::upload(eng, data)
 }
 
 fn grid(len: usize, block: u32) -> LaunchConfig {
@@ -458,17 +458,16 @@ fn grid(len: usize, block: u32) -> LaunchConfig {
     }
 }
 
-impl FloatArray {
+impl CpuFloats {
     /// A copy on the CUDA device `eng` (precisions up to [`MAX_CUDA_PREC`]).
-    pub fn to_cuda(&self, eng: &Arc<CudaEngine>) -> Result<CudaFloatArray> {
-        check_cuda_prec(self.prec)?;
+    pub fn to_cuda(&self, eng: &Arc<CudaEngine>) -> Result<CudaFloats> {
         let head: Vec<u64> = self
             .tags
             .iter()
             .zip(&self.exps)
             .map(|(&t, &e)| ((e as u64) << 8) | t as u64)
             .collect();
-        Ok(CudaFloatArray {
+        Ok(CudaFloats {
             eng: eng.clone(),
             prec: self.prec,
             n: self.n,
@@ -479,22 +478,22 @@ impl FloatArray {
     }
 }
 
-impl CudaFloatArray {
+impl CudaFloats {
     /// `len` positive zeros of precision `prec` on `eng`.
-    pub fn zeros(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<CudaFloatArray> {
+    pub fn zeros(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<CudaFloats> {
         Self::alloc(eng, len, prec, true)
     }
 
     /// An array of `len` elements with uninitialised heads and limbs, for
     /// kernels that write every element (the function kernels).
-    pub(crate) fn uninit(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<CudaFloatArray> {
+    pub(crate) fn uninit(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<CudaFloats> {
         Self::alloc(eng, len, prec, false)
     }
 
-    /// [`CudaFloatArray::zeros`] (`zeroed`) or [`CudaFloatArray::uninit`].
-    fn alloc(eng: &Arc<CudaEngine>, len: usize, prec: u64, zeroed: bool) -> Result<CudaFloatArray> {
-        use crate::int::cuda::{alloc, alloc_zeros};
-        let n = check_cuda_prec(prec)?;
+    /// [`CudaFloats::zeros`] (`zeroed`) or [`CudaFloats::uninit`].
+    fn alloc(eng: &Arc<CudaEngine>, len: usize, prec: u64, zeroed: bool) -> Result<CudaFloats> {
+        use crate::engine::cuda::memory::{alloc, alloc_zeros};
+        let n = check_prec(prec)?;
         let total = len
             .checked_mul(n)
             .ok_or_else(|| Error::Invalid(format!("{len} elements of {prec} bits do not fit")))?;
@@ -503,7 +502,7 @@ impl CudaFloatArray {
         } else {
             (alloc(eng, len)?, alloc(eng, total)?)
         };
-        Ok(CudaFloatArray {
+        Ok(CudaFloats {
             eng: eng.clone(),
             prec,
             n,
@@ -515,10 +514,6 @@ impl CudaFloatArray {
 
     pub fn len(&self) -> usize {
         self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     pub fn prec(&self) -> u64 {
@@ -538,13 +533,26 @@ impl CudaFloatArray {
         (&mut self.head, &mut self.limbs)
     }
 
+    /// A copy on the same device.
+    pub fn copy(&self) -> Result<CudaFloats> {
+        use crate::engine::cuda::memory::copy;
+        Ok(CudaFloats {
+            eng: self.eng.clone(),
+            prec: self.prec,
+            n: self.n,
+            len: self.len,
+            head: copy(&self.eng, &self.head)?,
+            limbs: copy(&self.eng, &self.limbs)?,
+        })
+    }
+
     /// The array back on the host.
-    pub fn to_host(&self) -> Result<FloatArray> {
-        let mut head = crate::int::cuda::download(&self.eng, &self.head)?;
+    pub fn to_host(&self) -> Result<CpuFloats> {
+        let mut head = crate::engine::cuda::memory::download(&self.eng, &self.head)?;
         head.truncate(self.len);
-        let mut limbs = crate::int::cuda::download(&self.eng, &self.limbs)?;
+        let mut limbs = crate::engine::cuda::memory::download(&self.eng, &self.limbs)?;
         limbs.truncate(self.len * self.n);
-        Ok(FloatArray {
+        Ok(CpuFloats {
             prec: self.prec,
             n: self.n,
             len: self.len,
@@ -554,7 +562,7 @@ impl CudaFloatArray {
         })
     }
 
-    fn same(&self, o: &CudaFloatArray) -> Result<()> {
+    fn same(&self, o: &CudaFloats) -> Result<()> {
         if o.len != self.len {
             return Err(Error::Shape(format!(
                 "operands have {} and {} elements",
@@ -572,8 +580,8 @@ impl CudaFloatArray {
     pub fn op_into(
         &self,
         op: DevOp,
-        more: &[&CudaFloatArray],
-        out: &mut CudaFloatArray,
+        more: &[&CudaFloats],
+        out: &mut CudaFloats,
         rnd: Round,
         ternary: Option<&mut CudaSlice<i8>>,
     ) -> Result<()> {
@@ -763,11 +771,11 @@ impl CudaFloatArray {
     pub fn op_ternary(
         &self,
         op: DevOp,
-        more: &[&CudaFloatArray],
+        more: &[&CudaFloats],
         prec: u64,
         rnd: Round,
-    ) -> Result<(CudaFloatArray, CudaSlice<i8>)> {
-        let mut out = CudaFloatArray::zeros(&self.eng, self.len, prec)?;
+    ) -> Result<(CudaFloats, CudaSlice<i8>)> {
+        let mut out = CudaFloats::zeros(&self.eng, self.len, prec)?;
         let mut t = self
             .eng
             .stream()
@@ -779,7 +787,7 @@ impl CudaFloatArray {
 
     /// Element-wise comparison (None with a NaN; +0 == -0).
     #[allow(clippy::should_implement_trait)]
-    pub fn cmp(&self, other: &CudaFloatArray) -> Result<Vec<Option<Ordering>>> {
+    pub fn cmp(&self, other: &CudaFloats) -> Result<Vec<Option<Ordering>>> {
         self.same(other)?;
         if self.len == 0 {
             return Ok(Vec::new());
@@ -821,29 +829,3 @@ pub fn ternary_to_host(eng: &Arc<CudaEngine>, t: &CudaSlice<i8>) -> Result<Vec<i
         .map_err(Error::driver("copying from the device"))
 }
 
-/// Uploads `args`, runs `op` to precision `prec` on the device, and brings
-/// the result and the ternary values back (what the CLI and the tests use).
-pub fn run_on_host_arrays(
-    eng: &Arc<CudaEngine>,
-    op: DevOp,
-    args: &[&FloatArray],
-    prec: u64,
-    rnd: Round,
-) -> Result<(FloatArray, Vec<i8>)> {
-    if args.len() != op.arity() {
-        return Err(Error::Invalid(format!(
-            "{op:?} takes {} operands, got {}",
-            op.arity(),
-            args.len()
-        )));
-    }
-    let dev = args
-        .iter()
-        .map(|a| a.to_cuda(eng))
-        .collect::<Result<Vec<_>>>()?;
-    let more: Vec<&CudaFloatArray> = dev[1..].iter().collect();
-    let (r, t) = dev[0].op_ternary(op, &more, prec, rnd)?;
-    let mut t = ternary_to_host(eng, &t)?;
-    t.truncate(r.len());
-    Ok((r.to_host()?, t))
-}

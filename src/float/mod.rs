@@ -1,6 +1,6 @@
 //! Arrays of binary floating-point numbers with GNU MPFR's exact semantics.
 //!
-//! A [`FloatArray`] holds `len` floats of one precision `p` (bits of
+//! A [`CpuFloats`] holds `len` floats of one precision `p` (bits of
 //! mantissa, `1 <= p <= MAX_PREC`), each with MPFR's value set: a sign, an
 //! exponent in MPFR's default range [`EMIN`]`..=`[`EMAX`], a normalized
 //! mantissa, and the special values NaN, +-Inf and +-0 (no subnormals).
@@ -17,6 +17,7 @@
 //! rounding modes, and can return MPFR's ternary value per element (the sign
 //! of rounded minus exact). See `notes/float.md` for the algorithms.
 
+mod array;
 pub(crate) mod arith;
 mod convert;
 pub mod cuda;
@@ -28,11 +29,11 @@ pub mod text;
 
 use std::cmp::Ordering;
 
-use crate::engine::Engine;
 use crate::error::{Error, Result};
 
 pub(crate) use convert::round_int;
 pub use convert::to_rounding_mode;
+pub use array::{FloatArray, TernaryArray, WithTernary};
 pub use ops::FloatOp;
 pub use round::Round;
 
@@ -90,16 +91,6 @@ pub fn check_prec(p: u64) -> Result<usize> {
     Ok(limbs_for_prec(p))
 }
 
-/// FloatArray itself lives on the host: device arrays are
-/// [`cuda::CudaFloatArray`] (`FloatArray::to_cuda`).
-pub(crate) fn cuda_not_built() -> Error {
-    Error::Invalid(
-        "a FloatArray lives on the host: use FloatArray::to_cuda for a device array \
-         (float::cuda::CudaFloatArray)"
-            .into(),
-    )
-}
-
 /// One element read from an array: class, sign, exponent and mantissa.
 #[derive(Clone, Copy, Debug)]
 pub struct Elem<'a> {
@@ -111,9 +102,10 @@ pub struct Elem<'a> {
     pub limbs: &'a [u64],
 }
 
-/// `len` floats of precision `prec` on the CPU (see the module docs).
+/// The CPU engine's storage of a [`FloatArray`]: `len` floats of precision
+/// `prec` in host memory (see the module docs).
 #[derive(Clone, PartialEq, Eq)]
-pub struct FloatArray {
+pub(crate) struct CpuFloats {
     prec: u64,
     n: usize,
     len: usize,
@@ -122,24 +114,24 @@ pub struct FloatArray {
     limbs: Vec<u64>,
 }
 
-impl std::fmt::Debug for FloatArray {
+impl std::fmt::Debug for CpuFloats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "FloatArray {{ len: {}, prec: {}, engine: cpu }}",
+            "CpuFloats {{ len: {}, prec: {}, engine: cpu }}",
             self.len, self.prec
         )
     }
 }
 
-impl FloatArray {
+impl CpuFloats {
     /// `len` positive zeros of precision `prec`.
-    pub fn zeros(len: usize, prec: u64) -> Result<FloatArray> {
+    pub fn zeros(len: usize, prec: u64) -> Result<CpuFloats> {
         let n = check_prec(prec)?;
         let total = len
             .checked_mul(n)
             .ok_or_else(|| Error::Invalid(format!("{len} elements of {prec} bits do not fit")))?;
-        Ok(FloatArray {
+        Ok(CpuFloats {
             prec,
             n,
             len,
@@ -157,7 +149,7 @@ impl FloatArray {
         tags: Vec<u8>,
         exps: Vec<i64>,
         limbs: Vec<u64>,
-    ) -> Result<FloatArray> {
+    ) -> Result<CpuFloats> {
         let n = check_prec(prec)?;
         let len = tags.len();
         if exps.len() != len || limbs.len() != len * n {
@@ -168,7 +160,7 @@ impl FloatArray {
                 limbs.len()
             )));
         }
-        let a = FloatArray {
+        let a = CpuFloats {
             prec,
             n,
             len,
@@ -203,10 +195,6 @@ impl FloatArray {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Precision in bits.
     pub fn prec(&self) -> u64 {
         self.prec
@@ -215,21 +203,6 @@ impl FloatArray {
     /// Mantissa limbs per element.
     pub fn limbs_per_element(&self) -> usize {
         self.n
-    }
-
-    /// The engine the array lives on (the CPU; CUDA storage comes later).
-    pub fn engine(&self) -> Engine {
-        Engine::Cpu
-    }
-
-    /// A copy on `engine`: the CPU engine gives a clone; device arrays are
-    /// their own type (`to_cuda` gives a [`cuda::CudaFloatArray`]), so CUDA
-    /// is an error that says so.
-    pub fn to_engine(&self, engine: &Engine) -> Result<FloatArray> {
-        match engine {
-            Engine::Cpu => Ok(self.clone()),
-            Engine::Cuda(_) => Err(cuda_not_built()),
-        }
     }
 
     /// The tags (class in bits 0-1: 0 zero, 1 normal, 2 inf, 3 NaN; bit 2
@@ -262,14 +235,14 @@ impl FloatArray {
     /// Element-wise comparison: `None` where either is NaN (MPFR's
     /// `mpfr_cmp` then sets the erange flag); +0 and -0 compare equal.
     #[allow(clippy::should_implement_trait)]
-    pub fn cmp(&self, other: &FloatArray) -> Result<Vec<Option<Ordering>>> {
+    pub fn cmp(&self, other: &CpuFloats) -> Result<Vec<Option<Ordering>>> {
         self.same_len(other)?;
         Ok((0..self.len)
             .map(|i| arith::cmp(&self.get(i), &other.get(i)))
             .collect())
     }
 
-    pub(crate) fn same_len(&self, other: &FloatArray) -> Result<()> {
+    pub(crate) fn same_len(&self, other: &CpuFloats) -> Result<()> {
         if self.len != other.len {
             return Err(Error::Shape(format!(
                 "operands have {} and {} elements",

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::arith::{self, LANES, Scratch};
 use super::round::{Out, Round};
-use super::{Elem, FloatArray, check_prec};
+use super::{Elem, CpuFloats, check_prec};
 use crate::error::Result;
 
 /// Elements per rayon task.
@@ -17,11 +17,11 @@ const BLOCK: usize = 256;
 
 /// Builds an array of `len` elements of precision `prec`, element `i`
 /// computed by `f(i, out, scratch)` which returns its ternary value.
-pub(crate) fn build<F>(len: usize, prec: u64, f: F) -> Result<(FloatArray, Vec<i8>)>
+pub(crate) fn build<F>(len: usize, prec: u64, f: F) -> Result<(CpuFloats, Vec<i8>)>
 where
     F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
 {
-    let mut r = FloatArray::zeros(len, prec)?;
+    let mut r = CpuFloats::zeros(len, prec)?;
     let mut tern = vec![0i8; len];
     fill(&mut r, Some(&mut tern), f);
     Ok((r, tern))
@@ -29,7 +29,7 @@ where
 
 /// Computes every element of `r` in place (see [`build`]), storing the
 /// ternary values when asked.
-pub(crate) fn fill<F>(r: &mut FloatArray, tern: Option<&mut [i8]>, f: F)
+pub(crate) fn fill<F>(r: &mut CpuFloats, tern: Option<&mut [i8]>, f: F)
 where
     F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
 {
@@ -51,7 +51,7 @@ where
 /// (operations whose code is a chain of dependent steps run the lanes'
 /// chains interleaved, so that the core overlaps them); a block's leftover
 /// elements go through `f`.
-pub(crate) fn fill_lanes<F, G>(r: &mut FloatArray, tern: Option<&mut [i8]>, f: F, g: G)
+pub(crate) fn fill_lanes<F, G>(r: &mut CpuFloats, tern: Option<&mut [i8]>, f: F, g: G)
 where
     F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
     G: Fn(usize, &mut [Out; LANES], &mut Scratch) -> [i8; LANES] + Sync,
@@ -95,7 +95,7 @@ where
 
 /// Runs `run(first element, tags, exps, limbs, ternary slots)` on blocks of
 /// [`BLOCK`] elements of `r` in parallel.
-fn par_blocks<R>(r: &mut FloatArray, tern: Option<&mut [i8]>, run: R)
+fn par_blocks<R>(r: &mut CpuFloats, tern: Option<&mut [i8]>, run: R)
 where
     R: Fn(usize, &mut [u8], &mut [i64], &mut [u64], Option<&mut [i8]>) + Sync,
 {
@@ -144,7 +144,8 @@ impl FloatOp {
 macro_rules! with_ternary {
     ($name:ident, $tname:ident, ($($arg:ident: $ty:ty),*), $doc:literal) => {
         #[doc = $doc]
-        pub fn $name(&self, $($arg: $ty,)* prec: u64, rnd: Round) -> Result<FloatArray> {
+        #[allow(dead_code)]
+        pub fn $name(&self, $($arg: $ty,)* prec: u64, rnd: Round) -> Result<CpuFloats> {
             Ok(self.$tname($($arg,)* prec, rnd)?.0)
         }
     };
@@ -155,20 +156,20 @@ macro_rules! with_ternary {
 macro_rules! ternary_op {
     ($tname:ident, $name:ident, ($($arg:ident: $ty:ty),*), $via:ident($($pre:expr),*), $tdoc:literal, $doc:literal) => {
         #[doc = $tdoc]
-        pub fn $tname(&self, $($arg: $ty,)* prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+        pub fn $tname(&self, $($arg: $ty,)* prec: u64, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
             self.$via($($pre,)* $($arg,)* prec, rnd)
         }
         with_ternary!($name, $tname, ($($arg: $ty),*), $doc);
     };
 }
 
-impl FloatArray {
+impl CpuFloats {
     fn binary(
         &self,
-        b: &FloatArray,
+        b: &CpuFloats,
         prec: u64,
         f: impl Fn(&mut Out, &Elem, &Elem, &mut Scratch) -> i8 + Sync,
-    ) -> Result<(FloatArray, Vec<i8>)> {
+    ) -> Result<(CpuFloats, Vec<i8>)> {
         self.same_len(b)?;
         check_prec(prec)?;
         build(self.len, prec, |i, out, s| {
@@ -176,17 +177,17 @@ impl FloatArray {
         })
     }
 
-    /// A binary `op` into a new array through [`FloatArray::op_into`] (the
+    /// A binary `op` into a new array through [`CpuFloats::op_into`] (the
     /// operations with a batch path there).
     fn op_new(
         &self,
         op: FloatOp,
-        b: &FloatArray,
+        b: &CpuFloats,
         prec: u64,
         rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>)> {
+    ) -> Result<(CpuFloats, Vec<i8>)> {
         self.same_len(b)?;
-        let mut r = FloatArray::zeros(self.len, prec)?;
+        let mut r = CpuFloats::zeros(self.len, prec)?;
         let mut tern = vec![0i8; self.len];
         self.op_into(op, &[b], &mut r, rnd, Some(&mut tern))?;
         Ok((r, tern))
@@ -196,7 +197,7 @@ impl FloatArray {
         &self,
         prec: u64,
         f: impl Fn(&mut Out, &Elem, &mut Scratch) -> i8 + Sync,
-    ) -> Result<(FloatArray, Vec<i8>)> {
+    ) -> Result<(CpuFloats, Vec<i8>)> {
         check_prec(prec)?;
         build(self.len, prec, |i, out, s| f(out, &self.get(i), s))
     }
@@ -204,7 +205,7 @@ impl FloatArray {
     ternary_op!(
         add_ternary,
         add,
-        (b: &FloatArray),
+        (b: &CpuFloats),
         op_new(FloatOp::Add),
         "`self + b` and the ternary values.",
         "`self + b` rounded to `prec` bits."
@@ -213,7 +214,7 @@ impl FloatArray {
     ternary_op!(
         sub_ternary,
         sub,
-        (b: &FloatArray),
+        (b: &CpuFloats),
         op_new(FloatOp::Sub),
         "`self - b` and the ternary values.",
         "`self - b` rounded to `prec` bits."
@@ -222,7 +223,7 @@ impl FloatArray {
     ternary_op!(
         mul_ternary,
         mul,
-        (b: &FloatArray),
+        (b: &CpuFloats),
         op_new(FloatOp::Mul),
         "`self * b` and the ternary values.",
         "`self * b` rounded to `prec` bits."
@@ -231,15 +232,15 @@ impl FloatArray {
     ternary_op!(
         div_ternary,
         div,
-        (b: &FloatArray),
+        (b: &CpuFloats),
         op_new(FloatOp::Div),
         "`self / b` and the ternary values (x/0 is +-Inf, 0/0 NaN, as MPFR).",
         "`self / b` rounded to `prec` bits."
     );
 
     /// `sqrt(self)` and the ternary values.
-    pub fn sqrt_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
-        let mut r = FloatArray::zeros(self.len, prec)?;
+    pub fn sqrt_ternary(&self, prec: u64, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
+        let mut r = CpuFloats::zeros(self.len, prec)?;
         let mut tern = vec![0i8; self.len];
         self.op_into(FloatOp::Sqrt, &[], &mut r, rnd, Some(&mut tern))?;
         Ok((r, tern))
@@ -256,11 +257,11 @@ impl FloatArray {
     fn fma_new(
         &self,
         sub: bool,
-        b: &FloatArray,
-        c: &FloatArray,
+        b: &CpuFloats,
+        c: &CpuFloats,
         prec: u64,
         rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>)> {
+    ) -> Result<(CpuFloats, Vec<i8>)> {
         self.same_len(b)?;
         self.same_len(c)?;
         check_prec(prec)?;
@@ -271,7 +272,7 @@ impl FloatArray {
     ternary_op!(
         fma_ternary,
         fma,
-        (b: &FloatArray, c: &FloatArray),
+        (b: &CpuFloats, c: &CpuFloats),
         fma_new(false),
         "`self * b + c` rounded once, and the ternary values.",
         "`self * b + c` rounded once."
@@ -279,27 +280,27 @@ impl FloatArray {
     ternary_op!(
         fms_ternary,
         fms,
-        (b: &FloatArray, c: &FloatArray),
+        (b: &CpuFloats, c: &CpuFloats),
         fma_new(true),
         "`self * b - c` rounded once, and the ternary values.",
         "`self * b - c` rounded once."
     );
 
     /// `-self` rounded to `prec` (mpfr_neg), and the ternary values.
-    pub fn neg_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn neg_ternary(&self, prec: u64, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         self.unary(prec, |o, x, _| arith::set(o, x, true, false, prec, rnd))
     }
     with_ternary!(neg, neg_ternary, (), "`-self` rounded to `prec` bits.");
 
     /// `|self|` rounded to `prec` (mpfr_abs), and the ternary values.
-    pub fn abs_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn abs_ternary(&self, prec: u64, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         self.unary(prec, |o, x, _| arith::set(o, x, false, true, prec, rnd))
     }
     with_ternary!(abs, abs_ternary, (), "`|self|` rounded to `prec` bits.");
 
     /// `self` rounded to another precision (mpfr_set / mpfr_prec_round),
     /// and the ternary values.
-    pub fn set_prec_ternary(&self, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn set_prec_ternary(&self, prec: u64, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         self.unary(prec, |o, x, _| arith::set(o, x, false, false, prec, rnd))
     }
     with_ternary!(
@@ -314,10 +315,10 @@ impl FloatArray {
     fn min_max_new(
         &self,
         max: bool,
-        b: &FloatArray,
+        b: &CpuFloats,
         prec: u64,
         rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>)> {
+    ) -> Result<(CpuFloats, Vec<i8>)> {
         self.binary(b, prec, |o, x, y, _| {
             arith::min_max(o, x, y, max, prec, rnd)
         })
@@ -325,7 +326,7 @@ impl FloatArray {
     ternary_op!(
         min_ternary,
         min,
-        (b: &FloatArray),
+        (b: &CpuFloats),
         min_max_new(false),
         "`min(self, b)` with MPFR's rules (NaN loses, -0 < +0), and the ternary values.",
         "`min(self, b)` rounded to `prec` bits."
@@ -333,20 +334,20 @@ impl FloatArray {
     ternary_op!(
         max_ternary,
         max,
-        (b: &FloatArray),
+        (b: &CpuFloats),
         min_max_new(true),
         "`max(self, b)` with MPFR's rules, and the ternary values.",
         "`max(self, b)` rounded to `prec` bits."
     );
 
     /// `self * 2^k` (mpfr_mul_2si), and the ternary values.
-    pub fn mul_2si_ternary(&self, k: i64, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn mul_2si_ternary(&self, k: i64, prec: u64, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         self.unary(prec, |o, x, _| arith::mul_2si(o, x, k, prec, rnd))
     }
     with_ternary!(mul_2si, mul_2si_ternary, (k: i64), "`self * 2^k` rounded to `prec` bits.");
 
     /// `self / 2^k` (mpfr_div_2si), and the ternary values.
-    pub fn div_2si_ternary(&self, k: i64, prec: u64, rnd: Round) -> Result<(FloatArray, Vec<i8>)> {
+    pub fn div_2si_ternary(&self, k: i64, prec: u64, rnd: Round) -> Result<(CpuFloats, Vec<i8>)> {
         let k = k.checked_neg().unwrap_or(i64::MAX);
         self.unary(prec, |o, x, _| arith::mul_2si(o, x, k, prec, rnd))
     }
@@ -359,8 +360,8 @@ impl FloatArray {
     pub fn op_into(
         &self,
         op: FloatOp,
-        more: &[&FloatArray],
-        out: &mut FloatArray,
+        more: &[&CpuFloats],
+        out: &mut CpuFloats,
         rnd: Round,
         ternary: Option<&mut [i8]>,
     ) -> Result<()> {

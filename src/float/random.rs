@@ -4,7 +4,7 @@
 
 use super::ops::build;
 use super::round::{Round, round_to};
-use super::{Class, EMAX, EMIN, FloatArray, check_prec};
+use super::{Class, EMAX, EMIN, CpuFloats, check_prec};
 use crate::error::{Error, Result};
 
 /// SplitMix64 stream of element `i`.
@@ -31,11 +31,11 @@ impl Stream {
     }
 }
 
-impl FloatArray {
+impl CpuFloats {
     /// Uniform in [0, 1) with `prec` random bits (mpfr_urandomb): the
     /// integer of `prec` random bits divided by 2^prec (exact; zero when all
     /// bits are zero).
-    pub fn random_unit(len: usize, prec: u64, seed: u64) -> Result<FloatArray> {
+    pub fn random_unit(len: usize, prec: u64, seed: u64) -> Result<CpuFloats> {
         let n = check_prec(prec)?;
         Ok(build(len, prec, |i, out, _| {
             let mut r = Stream::new(seed, i as u64);
@@ -69,7 +69,7 @@ impl FloatArray {
         seed: u64,
         emin: i64,
         emax: i64,
-    ) -> Result<FloatArray> {
+    ) -> Result<CpuFloats> {
         let n = check_prec(prec)?;
         if emin > emax || emin < EMIN || emax > EMAX {
             return Err(Error::Invalid(format!(
@@ -88,7 +88,7 @@ impl FloatArray {
     }
 
     /// Uniform in [lo, hi): `lo + (hi - lo) * u` for `u` from
-    /// [`FloatArray::random_unit`] at precision `prec + 64`, rounded once to
+    /// [`CpuFloats::random_unit`] at precision `prec + 64`, rounded once to
     /// `prec` in mode `rnd`.
     pub fn random_uniform(
         len: usize,
@@ -97,15 +97,15 @@ impl FloatArray {
         lo: f64,
         hi: f64,
         rnd: Round,
-    ) -> Result<FloatArray> {
+    ) -> Result<CpuFloats> {
         check_prec(prec)?;
         if !(lo.is_finite() && hi.is_finite() && lo < hi) {
             return Err(Error::Invalid(format!("bad range [{lo}, {hi})")));
         }
-        let u = FloatArray::random_unit(len, prec + 64, seed)?;
+        let u = CpuFloats::random_unit(len, prec + 64, seed)?;
         // hi - lo of two doubles is exact at 2200 bits.
-        let (l, _) = FloatArray::from_f64s(53, &vec![lo; len], Round::Nearest)?;
-        let (h, _) = FloatArray::from_f64s(53, &vec![hi; len], Round::Nearest)?;
+        let (l, _) = CpuFloats::from_f64s(53, &vec![lo; len], Round::Nearest)?;
+        let (h, _) = CpuFloats::from_f64s(53, &vec![hi; len], Round::Nearest)?;
         let d = h.sub(&l, 2200, Round::Nearest)?;
         u.fma(&d, &l, prec, rnd)
     }

@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use super::convert::round_int;
 use super::ops::build;
 use super::round::{Out, Round, finish};
-use super::{Class, EMAX, EMIN, Elem, FloatArray, check_prec};
+use super::{Class, EMAX, EMIN, Elem, CpuFloats, check_prec};
 use crate::error::{Error, Result};
 
 /// log10(2), for digit counts and exponent estimates.
@@ -552,7 +552,7 @@ pub fn format_hex(x: &Elem) -> String {
     }
 }
 
-impl FloatArray {
+impl CpuFloats {
     /// Parses decimal or hex-float strings, each correctly rounded to
     /// `prec` bits in mode `rnd`; returns the array and the ternary values.
     /// A malformed string is an [`Error::Parse`] naming the element.
@@ -560,7 +560,7 @@ impl FloatArray {
         prec: u64,
         items: &[S],
         rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>)> {
+    ) -> Result<(CpuFloats, Vec<i8>)> {
         check_prec(prec)?;
         // Parse once; remember the first bad element and re-parse only it
         // for the message.
@@ -593,8 +593,8 @@ impl FloatArray {
     }
 
     /// Parses strings, rounding to nearest.
-    pub fn from_strs<S: AsRef<str> + Sync>(prec: u64, items: &[S]) -> Result<FloatArray> {
-        Ok(FloatArray::from_strs_ternary(prec, items, Round::Nearest)?.0)
+    pub fn from_strs<S: AsRef<str> + Sync>(prec: u64, items: &[S]) -> Result<CpuFloats> {
+        Ok(CpuFloats::from_strs_ternary(prec, items, Round::Nearest)?.0)
     }
 
     /// Decimal strings with `digits` significant digits (0: enough to read

@@ -6,6 +6,7 @@
 //! run time, and their absence is an [`Error::CudaUnavailable`], not a panic.
 
 pub mod compile;
+pub mod memory;
 
 use std::any::Any;
 use std::collections::HashMap;

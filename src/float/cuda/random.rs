@@ -1,34 +1,34 @@
 //! Seeded random float arrays generated on the device, bit for bit those of
-//! the CPU engine's [`FloatArray::random_unit`], [`FloatArray::random_exp`]
-//! and [`FloatArray::random_uniform`] (each element draws from its own
+//! the CPU engine's [`CpuFloats::random_unit`], [`CpuFloats::random_exp`]
+//! and [`CpuFloats::random_uniform`] (each element draws from its own
 //! SplitMix64 stream, so the kernel needs no state but the seed).
 
 use std::sync::Arc;
 
 use cudarc::driver::PushKernelArg;
 
-use super::{CudaFloatArray, DevOp, MAX_CUDA_PREC, check_cuda_prec, grid, inst_misc};
+use super::{CudaFloats, DevOp, MAX_CUDA_PREC, check_cuda_prec, grid, inst_misc};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
 use crate::float::round::Round;
-use crate::float::{EMAX, EMIN, FloatArray};
+use crate::float::{EMAX, EMIN, CpuFloats};
 
-impl CudaFloatArray {
+impl CudaFloats {
     /// Uniform in [0, 1) with `prec` random bits (mpfr_urandomb), as
-    /// [`FloatArray::random_unit`] with the same seed.
+    /// [`CpuFloats::random_unit`] with the same seed.
     pub fn random_unit(
         eng: &Arc<CudaEngine>,
         len: usize,
         prec: u64,
         seed: u64,
-    ) -> Result<CudaFloatArray> {
-        let mut r = CudaFloatArray::zeros(eng, len, prec)?;
+    ) -> Result<CudaFloats> {
+        let mut r = CudaFloats::zeros(eng, len, prec)?;
         r.fill_random(seed, 0, 0, 1)?;
         Ok(r)
     }
 
     /// Random signs, exponents uniform in `emin..=emax` and random
-    /// normalized mantissas, as [`FloatArray::random_exp`].
+    /// normalized mantissas, as [`CpuFloats::random_exp`].
     pub fn random_exp(
         eng: &Arc<CudaEngine>,
         len: usize,
@@ -36,20 +36,20 @@ impl CudaFloatArray {
         seed: u64,
         emin: i64,
         emax: i64,
-    ) -> Result<CudaFloatArray> {
+    ) -> Result<CudaFloats> {
         check_cuda_prec(prec)?;
         if emin > emax || emin < EMIN || emax > EMAX {
             return Err(Error::Invalid(format!(
                 "exponent range {emin}..={emax} is empty or outside {EMIN}..={EMAX}"
             )));
         }
-        let mut r = CudaFloatArray::zeros(eng, len, prec)?;
+        let mut r = CudaFloats::zeros(eng, len, prec)?;
         r.fill_random(seed, 1, emin, (emax - emin) as u64 + 1)?;
         Ok(r)
     }
 
     /// Uniform in [lo, hi), rounded once to `prec` in mode `rnd`, as
-    /// [`FloatArray::random_uniform`]: `lo + (hi - lo) * u` by one fused
+    /// [`CpuFloats::random_uniform`]: `lo + (hi - lo) * u` by one fused
     /// multiply-add on the device, `u` of `prec + 64` random bits. Above
     /// `MAX_CUDA_PREC - 64` bits `u` does not fit the device tiers, so the
     /// array is drawn on the host and uploaded (the same bits).
@@ -61,34 +61,34 @@ impl CudaFloatArray {
         lo: f64,
         hi: f64,
         rnd: Round,
-    ) -> Result<CudaFloatArray> {
+    ) -> Result<CudaFloats> {
         check_cuda_prec(prec)?;
         if !(lo.is_finite() && hi.is_finite() && lo < hi) {
             return Err(Error::Invalid(format!("bad range [{lo}, {hi})")));
         }
         if prec + 64 > MAX_CUDA_PREC {
-            return FloatArray::random_uniform(len, prec, seed, lo, hi, rnd)?.to_cuda(eng);
+            return CpuFloats::random_uniform(len, prec, seed, lo, hi, rnd)?.to_cuda(eng);
         }
         // hi - lo is exact at 2200 bits; keep just its significant bits so
         // the broadcast operand stays small.
-        let (l, _) = FloatArray::from_f64s(53, &[lo], Round::Nearest)?;
-        let (h, _) = FloatArray::from_f64s(53, &[hi], Round::Nearest)?;
+        let (l, _) = CpuFloats::from_f64s(53, &[lo], Round::Nearest)?;
+        let (h, _) = CpuFloats::from_f64s(53, &[hi], Round::Nearest)?;
         let d = h.sub(&l, 2200, Round::Nearest)?;
         let zeros = d.limbs().iter().take_while(|&&w| w == 0).count() as u64;
         let tz = zeros * 64 + d.limbs()[zeros as usize].trailing_zeros() as u64;
         let bits = 64 * d.limbs_per_element() as u64 - tz;
         let d = d.set_prec(bits, Round::Nearest)?;
-        let u = CudaFloatArray::random_unit(eng, len, prec + 64, seed)?;
+        let u = CudaFloats::random_unit(eng, len, prec + 64, seed)?;
         let dd = d.to_cuda(eng)?.broadcast(len)?;
         let ll = l.to_cuda(eng)?.broadcast(len)?;
-        let mut out = CudaFloatArray::zeros(eng, len, prec)?;
+        let mut out = CudaFloats::zeros(eng, len, prec)?;
         u.op_into(DevOp::Fma, &[&dd, &ll], &mut out, rnd, None)?;
         Ok(out)
     }
 
     /// `len` copies of element 0 (an array of at least one element).
-    fn broadcast(&self, len: usize) -> Result<CudaFloatArray> {
-        let mut r = CudaFloatArray::zeros(&self.eng, len, self.prec)?;
+    fn broadcast(&self, len: usize) -> Result<CudaFloats> {
+        let mut r = CudaFloats::zeros(&self.eng, len, self.prec)?;
         if len == 0 {
             return Ok(r);
         }

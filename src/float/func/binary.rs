@@ -25,7 +25,7 @@ use super::ia::{Iv, lg, mono, tiny_odd_n};
 use super::{Eval, Func, FuncStats, Interval, eval_elem, mant, write_exact, write_special};
 use crate::error::{Error, Result};
 use crate::float::round::{Out, Round};
-use crate::float::{Class, Elem, FloatArray, check_prec};
+use crate::float::{Class, Elem, CpuFloats, check_prec};
 
 /// The two-argument functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,16 +72,16 @@ pub(crate) fn eval2(
     }
 }
 
-impl FloatArray {
+impl CpuFloats {
     /// `f(self, other)` elementwise, rounded to `prec` bits in mode `rnd`,
     /// the ternary values, and how many elements needed a Ziv retry.
     pub fn func2_ternary(
         &self,
-        other: &FloatArray,
+        other: &CpuFloats,
         f: Func2,
         prec: u64,
         rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
+    ) -> Result<(CpuFloats, Vec<i8>, FuncStats)> {
         check_prec(prec)?;
         if self.len() != other.len() {
             return Err(Error::Invalid(format!(
@@ -120,56 +120,35 @@ impl FloatArray {
         Ok((r, t, stats))
     }
 
-    /// `f(self, other)` rounded to `prec` bits in mode `rnd`.
-    pub fn func2(&self, other: &FloatArray, f: Func2, prec: u64, rnd: Round) -> Result<FloatArray> {
-        Ok(self.func2_ternary(other, f, prec, rnd)?.0)
-    }
+}
 
-    /// `self ^ n` for integer exponents (MPFR's mpfr_pow_si / mpfr_pow_z:
-    /// the same values as pow with the exact integer exponent).
-    pub fn pow_z_ternary(
-        &self,
-        n: &[Integer],
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
-        let bits = n
-            .iter()
-            .map(|v| v.unsigned_abs_ref().significant_bits())
-            .max()
-            .unwrap_or(1)
-            .max(1);
-        check_prec(bits).map_err(|_| {
-            Error::Invalid(format!(
-                "pow_z: exponents of more than {} bits",
-                crate::float::MAX_PREC
-            ))
-        })?;
-        let fl: Vec<malachite_float::Float> = n
-            .iter()
-            .map(|v| {
-                malachite_float::Float::from_integer_prec_round(
-                    v.clone(),
-                    bits,
-                    malachite_base::rounding_modes::RoundingMode::Exact,
-                )
-                .0
-            })
-            .collect();
-        let y = FloatArray::from_floats(bits, &fl, Round::Nearest)?.0;
-        self.func2_ternary(&y, Func2::Pow, prec, rnd)
-    }
-
-    /// `self ^ n` for machine-integer exponents (mpfr_pow_si).
-    pub fn pow_si_ternary(
-        &self,
-        n: &[i64],
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
-        let v: Vec<Integer> = n.iter().map(|&k| Integer::from(k)).collect();
-        self.pow_z_ternary(&v, prec, rnd)
-    }
+/// Integer exponents as a float array of just the bits of the largest
+/// (exact), for pow.
+pub(crate) fn pow_z_exponents(n: &[Integer]) -> Result<CpuFloats> {
+    let bits = n
+        .iter()
+        .map(|v| v.unsigned_abs_ref().significant_bits())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    check_prec(bits).map_err(|_| {
+        Error::Invalid(format!(
+            "pow_z: exponents of more than {} bits",
+            crate::float::MAX_PREC
+        ))
+    })?;
+    let fl: Vec<malachite_float::Float> = n
+        .iter()
+        .map(|v| {
+            malachite_float::Float::from_integer_prec_round(
+                v.clone(),
+                bits,
+                malachite_base::rounding_modes::RoundingMode::Exact,
+            )
+            .0
+        })
+        .collect();
+    Ok(CpuFloats::from_floats(bits, &fl, Round::Nearest)?.0)
 }
 
 /// pi * num / 4 at `w` bits with the sign (for atan2's table).

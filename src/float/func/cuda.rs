@@ -19,8 +19,8 @@ use super::consts::{Const, fixed};
 use super::{Func, FuncStats};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
-use crate::float::cuda::{CudaFloatArray, round_code, ternary_to_host};
-use crate::float::{FloatArray, Round, limbs_for_prec};
+use crate::float::cuda::{CudaFloats, round_code};
+use crate::float::{CpuFloats, FloatArray, Round, limbs_for_prec};
 use crate::kernels::{FLOAT_FUNC, Instance};
 
 /// Fixed-point tiers in limbs (`F = 64 K - 4` fraction bits).
@@ -78,7 +78,7 @@ pub fn instances() -> Vec<Instance> {
 }
 
 /// `floor(v 2^f)` of a float element as `len` limbs.
-fn elem_fixed(a: &FloatArray, i: usize, f: u64, len: usize) -> Vec<u64> {
+fn elem_fixed(a: &CpuFloats, i: usize, f: u64, len: usize) -> Vec<u64> {
     let x = a.get(i);
     let mut out = vec![0u64; len];
     if x.class != crate::float::Class::Normal {
@@ -127,19 +127,19 @@ pub fn constants(k: usize) -> Result<Arc<Vec<u64>>> {
     cs.extend(nat_limbs(&fixed(Const::Pi, f - 1), k));
     let pp = f + 16;
     let at: Vec<f64> = (0..=1024).map(|j| j as f64 / 1024.0).collect();
-    let (a, _) = FloatArray::from_f64s(pp, &at, Round::Nearest)?;
-    let a = a.atan(pp, Round::Nearest)?;
+    let (a, _) = CpuFloats::from_f64s(pp, &at, Round::Nearest)?;
+    let a = a.func(Func::Atan, pp, Round::Nearest)?;
     for j in 0..a.len() {
         cs.extend(elem_fixed(&a, j, f, k));
     }
     let lg: Vec<f64> = (724..=1448).map(|j| j as f64 / 1024.0).collect();
-    let (l, _) = FloatArray::from_f64s(pp, &lg, Round::Nearest)?;
-    let l = l.log(pp, Round::Nearest)?;
+    let (l, _) = CpuFloats::from_f64s(pp, &lg, Round::Nearest)?;
+    let l = l.func(Func::Log, pp, Round::Nearest)?;
     for j in 0..l.len() {
         cs.extend(elem_fixed(&l, j, f, k));
     }
     let tr: Vec<f64> = (0..=1024).map(|j| j as f64 / 1024.0).collect();
-    let (t, _) = FloatArray::from_f64s(pp, &tr, Round::Nearest)?;
+    let (t, _) = CpuFloats::from_f64s(pp, &tr, Round::Nearest)?;
     for f2 in [super::Func::Sin, super::Func::Cos] {
         let v = t.func(f2, pp, Round::Nearest)?;
         for j in 0..v.len() {
@@ -152,8 +152,8 @@ pub fn constants(k: usize) -> Result<Arc<Vec<u64>>> {
         (u128::MAX / dn as u128 - (1u128 << 64)) as u64
     }));
     let ej: Vec<f64> = (-360..=360).map(|j| j as f64 / 1024.0).collect();
-    let (e, _) = FloatArray::from_f64s(pp, &ej, Round::Nearest)?;
-    let e = e.exp(pp, Round::Nearest)?;
+    let (e, _) = CpuFloats::from_f64s(pp, &ej, Round::Nearest)?;
+    let e = e.func(Func::Exp, pp, Round::Nearest)?;
     for j in 0..e.len() {
         cs.extend(elem_fixed(&e, j, f, k));
     }
@@ -183,7 +183,7 @@ pub(crate) fn device_constants(eng: &Arc<CudaEngine>, k: usize) -> Result<Arc<Cu
     if let Some(v) = m.get(&k) {
         return Ok(v.clone());
     }
-    let v = Arc::new(crate::int::cuda::upload(eng, &constants(k)?)?);
+    let v = Arc::new(crate::engine::cuda::memory::upload(eng, &constants(k)?)?);
     m.insert(k, v.clone());
     Ok(v)
 }
@@ -203,7 +203,7 @@ pub(crate) fn grid(len: usize, block: u32) -> LaunchConfig {
     }
 }
 
-pub(crate) fn heads_of(a: &FloatArray) -> Vec<u64> {
+pub(crate) fn heads_of(a: &CpuFloats) -> Vec<u64> {
     a.tags()
         .iter()
         .zip(a.exps())
@@ -211,8 +211,8 @@ pub(crate) fn heads_of(a: &FloatArray) -> Vec<u64> {
         .collect()
 }
 
-pub(crate) fn from_heads(prec: u64, heads: &[u64], limbs: Vec<u64>) -> Result<FloatArray> {
-    FloatArray::from_raw(
+pub(crate) fn from_heads(prec: u64, heads: &[u64], limbs: Vec<u64>) -> Result<CpuFloats> {
+    CpuFloats::from_raw(
         prec,
         heads.iter().map(|&h| h as u8).collect(),
         heads.iter().map(|&h| (h as i64) >> 8).collect(),
@@ -389,7 +389,7 @@ fn launch_pass(
     x: (&CudaSlice<u64>, &CudaSlice<u64>),
     nx: usize,
     len: usize,
-    out: &mut CudaFloatArray,
+    out: &mut CudaFloats,
     tern: &mut CudaSlice<i8>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let func = eng.function(&inst(k), "float_func")?;
@@ -448,13 +448,13 @@ impl Movers for &Instance {
 pub(crate) fn gather(
     eng: &Arc<CudaEngine>,
     k: impl Movers,
-    x: &CudaFloatArray,
+    x: &CudaFloats,
     idx: &CudaSlice<u32>,
     cnt: usize,
 ) -> Result<(CudaSlice<u64>, CudaSlice<u64>)> {
     let nx = limbs_for_prec(x.prec());
-    let mut gh = crate::int::cuda::alloc(eng, cnt)?;
-    let mut gl = crate::int::cuda::alloc(eng, cnt * nx)?;
+    let mut gh = crate::engine::cuda::memory::alloc(eng, cnt)?;
+    let mut gl = crate::engine::cuda::memory::alloc(eng, cnt * nx)?;
     let func = eng.function(&k.module(), "float_func_gather")?;
     let (xh, xl) = x.raw_parts();
     let (nx32, cnt32) = (nx as u32, cnt as u32);
@@ -476,7 +476,7 @@ pub(crate) fn gather(
 pub(crate) fn scatter(
     eng: &Arc<CudaEngine>,
     k: impl Movers,
-    out: &mut CudaFloatArray,
+    out: &mut CudaFloats,
     tern: &mut CudaSlice<i8>,
     idx: &CudaSlice<u32>,
     cnt: usize,
@@ -513,15 +513,15 @@ pub(crate) fn upload_u32(eng: &Arc<CudaEngine>, v: &[u32]) -> Result<CudaSlice<u
 pub(crate) fn gather_to_host(
     eng: &Arc<CudaEngine>,
     k: impl Movers,
-    x: &CudaFloatArray,
+    x: &CudaFloats,
     idx: &CudaSlice<u32>,
     cnt: usize,
-) -> Result<FloatArray> {
+) -> Result<CpuFloats> {
     let nx = limbs_for_prec(x.prec());
     let (gh, gl) = gather(eng, k, x, idx, cnt)?;
-    let mut hh = crate::int::cuda::download(eng, &gh)?;
+    let mut hh = crate::engine::cuda::memory::download(eng, &gh)?;
     hh.truncate(cnt);
-    let mut hl = crate::int::cuda::download(eng, &gl)?;
+    let mut hl = crate::engine::cuda::memory::download(eng, &gl)?;
     hl.truncate(cnt * nx);
     from_heads(x.prec(), &hh, hl)
 }
@@ -530,14 +530,14 @@ pub(crate) fn gather_to_host(
 pub(crate) fn scatter_from_host(
     eng: &Arc<CudaEngine>,
     k: impl Movers,
-    out: &mut CudaFloatArray,
+    out: &mut CudaFloats,
     tern: &mut CudaSlice<i8>,
     idx: &CudaSlice<u32>,
-    r: &FloatArray,
+    r: &CpuFloats,
     t: &[i8],
 ) -> Result<()> {
-    let sh = crate::int::cuda::upload(eng, &heads_of(r))?;
-    let sl = crate::int::cuda::upload(eng, r.limbs())?;
+    let sh = crate::engine::cuda::memory::upload(eng, &heads_of(r))?;
+    let sl = crate::engine::cuda::memory::upload(eng, r.limbs())?;
     let st = eng
         .stream()
         .clone_htod(t)
@@ -545,23 +545,7 @@ pub(crate) fn scatter_from_host(
     scatter(eng, k, out, tern, idx, r.len(), (&sh, &sl, &st))
 }
 
-impl CudaFloatArray {
-    /// `f(self)` rounded to `prec` bits in mode `rnd` on the device, the
-    /// ternary values (on the device), and the statistics: elements the
-    /// first pass left undecided (at least `RETRY_MIN` of them) are
-    /// gathered and re-run at the next larger tiers on the device
-    /// (`device_retried`); host cases and those still undecided after
-    /// `RETRY_TIERS` tiers are evaluated by the CPU engine (`host`);
-    /// `retried` counts both.
-    pub fn func_ternary(
-        &self,
-        f: Func,
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(CudaFloatArray, CudaSlice<i8>, FuncStats)> {
-        self.func_ternary_forced(f, prec, rnd, 0)
-    }
-
+impl CudaFloats {
     /// `func_ternary` with the kernels' test-only `force` (float_func.cu's
     /// ff_kind): 1 makes the first pass call every third written element
     /// undecided (so the device retry runs), 2 every pass (so they reach
@@ -573,7 +557,7 @@ impl CudaFloatArray {
         prec: u64,
         rnd: Round,
         force: u32,
-    ) -> Result<(CudaFloatArray, CudaSlice<i8>, FuncStats)> {
+    ) -> Result<(CudaFloats, CudaSlice<i8>, FuncStats)> {
         let eng = self.engine().clone();
         let len = self.len();
         let nx = limbs_for_prec(self.prec());
@@ -590,7 +574,7 @@ impl CudaFloatArray {
             return Ok((out, tern, host_stats(len)));
         };
         if len == 0 {
-            let out = CudaFloatArray::zeros(&eng, 0, prec)?;
+            let out = CudaFloats::zeros(&eng, 0, prec)?;
             let tern = eng
                 .stream()
                 .alloc_zeros::<i8>(1)
@@ -604,7 +588,7 @@ impl CudaFloatArray {
         }
         let rc = round_code(rnd);
         // Every element is written by the kernel (flagged ones as zeros).
-        let mut out = CudaFloatArray::uninit(&eng, len, prec)?;
+        let mut out = CudaFloats::uninit(&eng, len, prec)?;
         // SAFETY: float_func writes every slot.
         let mut tern =
             unsafe { eng.stream().alloc::<i8>(len) }.map_err(Error::driver("allocating"))?;
@@ -621,7 +605,7 @@ impl CudaFloatArray {
                 let cnt = sel.len();
                 let idx = upload_u32(&eng, sel)?;
                 let (gh, gl) = gather(&eng, k, self, &idx, cnt)?;
-                let mut sub = CudaFloatArray::uninit(&eng, cnt, prec)?;
+                let mut sub = CudaFloats::uninit(&eng, cnt, prec)?;
                 // SAFETY: float_func writes every slot.
                 let mut st = unsafe { eng.stream().alloc::<i8>(cnt) }
                     .map_err(Error::driver("allocating"))?;
@@ -645,39 +629,6 @@ impl CudaFloatArray {
         Ok((out, tern, stats))
     }
 
-    /// `f(self)` rounded to `prec` bits in mode `rnd`.
-    pub fn func(&self, f: Func, prec: u64, rnd: Round) -> Result<CudaFloatArray> {
-        Ok(self.func_ternary(f, prec, rnd)?.0)
-    }
-}
-
-/// Uploads `x`, evaluates `f` on the device, and brings the result, the
-/// ternary values and the statistics back (the CLI and the tests).
-pub fn func_on_host_arrays(
-    eng: &Arc<CudaEngine>,
-    f: Func,
-    x: &FloatArray,
-    prec: u64,
-    rnd: Round,
-) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
-    func_on_host_arrays_forced(eng, f, x, prec, rnd, 0)
-}
-
-/// `func_on_host_arrays` with the test-only `force` of `func_ternary_forced`.
-#[doc(hidden)]
-pub fn func_on_host_arrays_forced(
-    eng: &Arc<CudaEngine>,
-    f: Func,
-    x: &FloatArray,
-    prec: u64,
-    rnd: Round,
-    force: u32,
-) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
-    let d = x.to_cuda(eng)?;
-    let (r, t, st) = d.func_ternary_forced(f, prec, rnd, force)?;
-    let mut t = ternary_to_host(eng, &t)?;
-    t.truncate(r.len());
-    Ok((r.to_host()?, t, st))
 }
 
 /// Runs the emulator `exe` on a job (u64 words on its standard input) and
@@ -751,7 +702,7 @@ fn emu_pass(
     rnd_arg: u32,
     prec: u64,
     k: usize,
-    x: &FloatArray,
+    x: &CpuFloats,
 ) -> Result<(Vec<u64>, Vec<u64>, Vec<i8>, Vec<u32>, Vec<u32>)> {
     let nx = x.limbs_per_element();
     let n = limbs_for_prec(prec);
@@ -777,7 +728,7 @@ fn emu_pass(
 }
 
 /// The elements `idx` of `x` as an array.
-pub(crate) fn pick(x: &FloatArray, idx: &[u32]) -> Result<FloatArray> {
+pub(crate) fn pick(x: &CpuFloats, idx: &[u32]) -> Result<CpuFloats> {
     let nx = x.limbs_per_element();
     let xh = heads_of(x);
     let hh: Vec<u64> = idx.iter().map(|&i| xh[i as usize]).collect();
@@ -814,6 +765,18 @@ pub fn func_emulated_forced(
     rnd: Round,
     force: u32,
 ) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
+    let (r, t, st) = emulated_cpu(exe, f, &*x.host()?, prec, rnd, force)?;
+    Ok((r.into(), t, st))
+}
+
+fn emulated_cpu(
+    exe: &str,
+    f: Func,
+    x: &CpuFloats,
+    prec: u64,
+    rnd: Round,
+    force: u32,
+) -> Result<(CpuFloats, Vec<i8>, FuncStats)> {
     let nx = x.limbs_per_element();
     let n = limbs_for_prec(prec);
     let len = x.len();

@@ -14,7 +14,7 @@ mod binary;
 mod consts;
 mod core;
 pub mod cuda;
-pub mod cuda2;
+pub mod cuda_func2;
 mod fix;
 mod hyper;
 mod ia;
@@ -30,11 +30,12 @@ use malachite_nz::natural::Natural;
 
 use super::ops::build;
 use super::round::{Out, Round, finish, round_mant};
-use super::{Class, Elem, FloatArray, check_prec};
+use super::{Class, Elem, CpuFloats, check_prec};
 use crate::error::Result;
 use crate::int::cpu::arith as mpn;
 
 pub use binary::Func2;
+pub(crate) use binary::pow_z_exponents;
 pub(crate) use binary::eval2_one;
 pub use consts::Const;
 
@@ -302,7 +303,7 @@ fn not_converged(name: &str, p: u64) -> crate::error::Error {
     ))
 }
 
-impl FloatArray {
+impl CpuFloats {
     /// `f(self)` rounded to `prec` bits in mode `rnd`, the ternary values,
     /// and how many elements needed a Ziv retry.
     pub fn func_ternary(
@@ -310,7 +311,7 @@ impl FloatArray {
         f: Func,
         prec: u64,
         rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
+    ) -> Result<(CpuFloats, Vec<i8>, FuncStats)> {
         check_prec(prec)?;
         let retried = AtomicU64::new(0);
         let failed = std::sync::atomic::AtomicBool::new(false);
@@ -338,51 +339,26 @@ impl FloatArray {
     }
 
     /// `f(self)` rounded to `prec` bits in mode `rnd`.
-    pub fn func(&self, f: Func, prec: u64, rnd: Round) -> Result<FloatArray> {
+    pub fn func(&self, f: Func, prec: u64, rnd: Round) -> Result<CpuFloats> {
         Ok(self.func_ternary(f, prec, rnd)?.0)
     }
 
-    /// `exp(self)`.
-    pub fn exp(&self, prec: u64, rnd: Round) -> Result<FloatArray> {
-        self.func(Func::Exp, prec, rnd)
-    }
-
-    /// `log(self)` (natural logarithm).
-    pub fn log(&self, prec: u64, rnd: Round) -> Result<FloatArray> {
-        self.func(Func::Log, prec, rnd)
-    }
-
-    /// `sin(self)`.
-    pub fn sin(&self, prec: u64, rnd: Round) -> Result<FloatArray> {
-        self.func(Func::Sin, prec, rnd)
-    }
-
-    /// `cos(self)`.
-    pub fn cos(&self, prec: u64, rnd: Round) -> Result<FloatArray> {
-        self.func(Func::Cos, prec, rnd)
-    }
-
-    /// `atan(self)`.
-    pub fn atan(&self, prec: u64, rnd: Round) -> Result<FloatArray> {
-        self.func(Func::Atan, prec, rnd)
-    }
-
     /// `(sin(self), cos(self))`, each rounded in `rnd`, with their ternary
-    /// values (MPFR's mpfr_sin_cos packs both into one return value).
+    /// values and retry statistics (an element counted once).
     #[allow(clippy::type_complexity)]
-    pub fn sin_cos_ternary(
+    pub fn sin_cos_stats(
         &self,
         prec: u64,
         rnd: Round,
-    ) -> Result<((FloatArray, Vec<i8>), (FloatArray, Vec<i8>))> {
-        let (s, ts, _) = self.func_ternary(Func::Sin, prec, rnd)?;
-        let (c, tc, _) = self.func_ternary(Func::Cos, prec, rnd)?;
-        Ok(((s, ts), (c, tc)))
+    ) -> Result<((CpuFloats, Vec<i8>, FuncStats), (CpuFloats, Vec<i8>, FuncStats))> {
+        let s = self.func_ternary(Func::Sin, prec, rnd)?;
+        let c = self.func_ternary(Func::Cos, prec, rnd)?;
+        Ok((s, c))
     }
 
     /// A one-element array holding a constant (pi, ln 2, e) correctly
     /// rounded, and its ternary value.
-    pub fn constant(c: Const, prec: u64, rnd: Round) -> Result<(FloatArray, i8)> {
+    pub fn constant(c: Const, prec: u64, rnd: Round) -> Result<(CpuFloats, i8)> {
         check_prec(prec)?;
         let (r, t) = build(1, prec, |_, out, _| {
             let core = |_: &mut Out, w: u64| Eval::Approx(consts::interval(c, w));

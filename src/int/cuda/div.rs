@@ -170,9 +170,9 @@ pub fn divrem(
     let inst = inst_div();
     let (n, l) = (len as u64, limbs as u32);
     // Every kernel below writes all of mn; list is read only where written.
-    let mut mn = alloc(eng, len)?;
-    let mut list = alloc(eng, len)?;
-    let mut meta = alloc_zeros(eng, META_HEAD + limbs + 2)?;
+    let mut mn = alloc::<u64>(eng, len)?;
+    let mut list = alloc::<u64>(eng, len)?;
+    let mut meta = alloc_zeros::<u64>(eng, META_HEAD + limbs + 2)?;
 
     let f = eng.function(&inst, "int_div_classify")?;
     let mut bld = eng.stream().launch_builder(&f);

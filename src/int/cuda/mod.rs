@@ -21,44 +21,7 @@ pub use add::add_sub;
 pub use div::divrem;
 pub use mul::{mul, mul_wide};
 
-/// Zero-filled device buffer of `n` limbs.
-pub fn alloc_zeros(eng: &Arc<CudaEngine>, n: usize) -> Result<CudaSlice<u64>> {
-    eng.stream()
-        .alloc_zeros::<u64>(n.max(1))
-        .map_err(Error::driver(format!("allocating {} bytes", n * 8)))
-}
-
-/// Uninitialised device buffer of `n` limbs (every kernel writes all of it).
-pub fn alloc(eng: &Arc<CudaEngine>, n: usize) -> Result<CudaSlice<u64>> {
-    // SAFETY: callers only hand the buffer to kernels that write every limb.
-    unsafe { eng.stream().alloc::<u64>(n.max(1)) }
-        .map_err(Error::driver(format!("allocating {} bytes", n * 8)))
-}
-
-pub fn upload(eng: &Arc<CudaEngine>, data: &[u64]) -> Result<CudaSlice<u64>> {
-    if data.is_empty() {
-        return alloc_zeros(eng, 0);
-    }
-    eng.stream()
-        .clone_htod(data)
-        .map_err(Error::driver("copying to the device"))
-}
-
-pub fn download(eng: &Arc<CudaEngine>, buf: &CudaSlice<u64>) -> Result<Vec<u64>> {
-    let mut v = eng
-        .stream()
-        .clone_dtoh(buf)
-        .map_err(Error::driver("copying from the device"))?;
-    // Empty arrays hold a one-limb placeholder.
-    v.truncate(buf.len());
-    Ok(v)
-}
-
-pub fn copy(eng: &Arc<CudaEngine>, buf: &CudaSlice<u64>) -> Result<CudaSlice<u64>> {
-    eng.stream()
-        .clone_dtod(buf)
-        .map_err(Error::driver("copying on the device"))
-}
+pub use crate::engine::cuda::memory::{alloc, alloc_zeros, copy, download, upload};
 
 /// A grid-stride launch over `items` work items.
 pub(crate) fn grid(items: u64, block: u32) -> LaunchConfig {

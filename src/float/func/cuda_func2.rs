@@ -13,7 +13,6 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, PushKernelArg};
-use malachite_nz::integer::Integer;
 
 use super::cuda::{
     FlagBufs, block_for, device_constants, drive, emu_lists, emu_result, emu_run, from_heads,
@@ -23,8 +22,8 @@ use super::cuda::{
 use super::{Func2, FuncStats};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
-use crate::float::cuda::{CudaFloatArray, round_code, ternary_to_host};
-use crate::float::{FloatArray, Round, limbs_for_prec};
+use crate::float::cuda::{CudaFloats, round_code};
+use crate::float::{CpuFloats, FloatArray, Round, limbs_for_prec};
 
 /// The kernel's function code of a two-argument function.
 pub fn device_code2(f: Func2) -> u32 {
@@ -59,18 +58,18 @@ impl Job {
     #[allow(clippy::type_complexity)]
     fn on_cpu(
         self,
-        x: &FloatArray,
-        y: Option<&FloatArray>,
+        x: &CpuFloats,
+        y: Option<&CpuFloats>,
         prec: u64,
         rnd: Round,
-    ) -> Result<(FloatArray, Vec<i8>, Option<(FloatArray, Vec<i8>)>)> {
+    ) -> Result<(CpuFloats, Vec<i8>, Option<(CpuFloats, Vec<i8>)>)> {
         match self {
             Job::Two(f) => {
                 let (r, t, _) = x.func2_ternary(y.expect("two arguments"), f, prec, rnd)?;
                 Ok((r, t, None))
             }
             Job::SinCos => {
-                let ((s, ts), (c, tc)) = x.sin_cos_ternary(prec, rnd)?;
+                let ((s, ts, _), (c, tc, _)) = x.sin_cos_stats(prec, rnd)?;
                 Ok((s, ts, Some((c, tc))))
             }
         }
@@ -78,7 +77,7 @@ impl Job {
 }
 
 /// A device result and its ternary values.
-pub type DevResult = (CudaFloatArray, CudaSlice<i8>);
+pub(crate) type DevResult = (CudaFloats, CudaSlice<i8>);
 
 fn upload_tern(eng: &Arc<CudaEngine>, t: &[i8]) -> Result<CudaSlice<i8>> {
     if t.is_empty() {
@@ -162,7 +161,7 @@ fn launch2(
 
 /// Room for `len` results (every slot is written by the kernel).
 fn dev_result(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<DevResult> {
-    let r = CudaFloatArray::uninit(eng, len.max(1), prec)?;
+    let r = CudaFloats::uninit(eng, len.max(1), prec)?;
     // SAFETY: float_func2 (or the scatter of the CPU's results) writes
     // every slot read back.
     let t = unsafe { eng.stream().alloc::<i8>(len.max(1)) }.map_err(Error::driver("allocating"))?;
@@ -174,8 +173,8 @@ fn dev_result(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<DevResult>
 /// `drive`): undecided elements re-run at larger tiers on the device, host
 /// cases and those still undecided on the CPU engine.
 fn run_dev(
-    x: &CudaFloatArray,
-    y: Option<&CudaFloatArray>,
+    x: &CudaFloats,
+    y: Option<&CudaFloats>,
     job: Job,
     prec: u64,
     rnd: Round,
@@ -215,7 +214,7 @@ fn run_dev(
     if len == 0 {
         let z = || -> Result<DevResult> {
             Ok((
-                CudaFloatArray::zeros(&eng, 0, prec)?,
+                CudaFloats::zeros(&eng, 0, prec)?,
                 upload_tern(&eng, &[])?,
             ))
         };
@@ -284,18 +283,18 @@ fn run_dev(
     Ok((out, two.then_some(out2), stats))
 }
 
-impl CudaFloatArray {
+impl CudaFloats {
     /// `f(self, y)` elementwise (atan2(self, y) has self as the ordinate, as
     /// mpfr_atan2), rounded to `prec` bits in mode `rnd` on the device, the
     /// ternary values (on the device), and how many elements the host
     /// re-evaluated (`retried`).
     pub fn func2_ternary(
         &self,
-        y: &CudaFloatArray,
+        y: &CudaFloats,
         f: Func2,
         prec: u64,
         rnd: Round,
-    ) -> Result<(CudaFloatArray, CudaSlice<i8>, FuncStats)> {
+    ) -> Result<(CudaFloats, CudaSlice<i8>, FuncStats)> {
         self.func2_ternary_forced(y, f, prec, rnd, 0)
     }
 
@@ -305,30 +304,14 @@ impl CudaFloatArray {
     #[doc(hidden)]
     pub fn func2_ternary_forced(
         &self,
-        y: &CudaFloatArray,
+        y: &CudaFloats,
         f: Func2,
         prec: u64,
         rnd: Round,
         force: u32,
-    ) -> Result<(CudaFloatArray, CudaSlice<i8>, FuncStats)> {
+    ) -> Result<(CudaFloats, CudaSlice<i8>, FuncStats)> {
         let ((r, t), _, st) = run_dev(self, Some(y), Job::Two(f), prec, rnd, force)?;
         Ok((r, t, st))
-    }
-
-    /// `f(self, y)` rounded to `prec` bits in mode `rnd`.
-    pub fn func2(&self, y: &CudaFloatArray, f: Func2, prec: u64, rnd: Round) -> Result<Self> {
-        Ok(self.func2_ternary(y, f, prec, rnd)?.0)
-    }
-
-    /// `(sin(self), cos(self))` from one reduction per element, each rounded
-    /// in `rnd` with its ternary values (as `FloatArray::sin_cos_ternary`),
-    /// and the statistics (an element is counted once).
-    pub fn sin_cos_ternary(
-        &self,
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(DevResult, DevResult, FuncStats)> {
-        self.sin_cos_ternary_forced(prec, rnd, 0)
     }
 
     /// `sin_cos_ternary` with the test-only `force` of `func2_ternary_forced`.
@@ -343,124 +326,6 @@ impl CudaFloatArray {
         Ok((s, c.expect("two outputs"), st))
     }
 
-    /// `(sin(self), cos(self))`.
-    pub fn sin_cos(&self, prec: u64, rnd: Round) -> Result<(CudaFloatArray, CudaFloatArray)> {
-        let ((s, _), (c, _), _) = self.sin_cos_ternary(prec, rnd)?;
-        Ok((s, c))
-    }
-
-    /// `self ^ n` for machine-integer exponents (mpfr_pow_si): the exponents
-    /// as a float array of just enough bits (as the CPU's pow_si), then pow.
-    pub fn pow_si_ternary(
-        &self,
-        n: &[i64],
-        prec: u64,
-        rnd: Round,
-    ) -> Result<(CudaFloatArray, CudaSlice<i8>, FuncStats)> {
-        if n.len() != self.len() {
-            return Err(Error::Invalid(format!(
-                "pow_si: {} elements and {} exponents",
-                self.len(),
-                n.len()
-            )));
-        }
-        let v: Vec<Integer> = n.iter().map(|&k| Integer::from(k)).collect();
-        let y = pow_z_exponents(&v)?.to_cuda(self.engine())?;
-        self.func2_ternary(&y, Func2::Pow, prec, rnd)
-    }
-}
-
-/// Integer exponents as a float array of the bits of the largest (as
-/// `FloatArray::pow_z_ternary`).
-fn pow_z_exponents(n: &[Integer]) -> Result<FloatArray> {
-    use malachite_base::num::logic::traits::SignificantBits;
-    let bits = n
-        .iter()
-        .map(|v| v.unsigned_abs_ref().significant_bits())
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let fl: Vec<malachite_float::Float> = n
-        .iter()
-        .map(|v| {
-            malachite_float::Float::from_integer_prec_round(
-                v.clone(),
-                bits,
-                malachite_base::rounding_modes::RoundingMode::Exact,
-            )
-            .0
-        })
-        .collect();
-    Ok(FloatArray::from_floats(bits, &fl, Round::Nearest)?.0)
-}
-
-/// Uploads `x` and `y`, evaluates `f(x, y)` on the device, and brings the
-/// result, the ternary values and the statistics back (the CLI, the tests).
-pub fn func2_on_host_arrays(
-    eng: &Arc<CudaEngine>,
-    f: Func2,
-    x: &FloatArray,
-    y: &FloatArray,
-    prec: u64,
-    rnd: Round,
-) -> Result<(FloatArray, Vec<i8>, FuncStats)> {
-    let (dx, dy) = (x.to_cuda(eng)?, y.to_cuda(eng)?);
-    let (r, t, st) = dx.func2_ternary(&dy, f, prec, rnd)?;
-    let mut t = ternary_to_host(eng, &t)?;
-    t.truncate(r.len());
-    Ok((r.to_host()?, t, st))
-}
-
-/// Host arrays of a sin_cos result.
-pub type HostSinCos = ((FloatArray, Vec<i8>), (FloatArray, Vec<i8>), FuncStats);
-
-/// Uploads `x`, evaluates sin_cos on the device, brings both results back.
-pub fn sin_cos_on_host_arrays(
-    eng: &Arc<CudaEngine>,
-    x: &FloatArray,
-    prec: u64,
-    rnd: Round,
-) -> Result<HostSinCos> {
-    let ((s, ts), (c, tc), st) = x.to_cuda(eng)?.sin_cos_ternary(prec, rnd)?;
-    let mut ts = ternary_to_host(eng, &ts)?;
-    ts.truncate(s.len());
-    let mut tc = ternary_to_host(eng, &tc)?;
-    tc.truncate(c.len());
-    Ok(((s.to_host()?, ts), (c.to_host()?, tc), st))
-}
-
-/// Uploads `x` and `y`, evaluates `f(x, y)` (`f = None`: sin_cos, `y`
-/// ignored) on the device with the test-only `force` of
-/// `func2_ternary_forced`, and brings both results back (for one output,
-/// the second is a copy of the first).
-#[doc(hidden)]
-pub fn func2_on_host_arrays_forced(
-    eng: &Arc<CudaEngine>,
-    f: Option<Func2>,
-    x: &FloatArray,
-    y: &FloatArray,
-    prec: u64,
-    rnd: Round,
-    force: u32,
-) -> Result<HostSinCos> {
-    let dx = x.to_cuda(eng)?;
-    let dy = match f {
-        Some(_) => Some(y.to_cuda(eng)?),
-        None => None,
-    };
-    let job = f.map_or(Job::SinCos, Job::Two);
-    let (a, b, st) = run_dev(&dx, dy.as_ref(), job, prec, rnd, force)?;
-    let host = |(r, t): DevResult| -> Result<(FloatArray, Vec<i8>)> {
-        let mut t = ternary_to_host(eng, &t)?;
-        t.truncate(r.len());
-        Ok((r.to_host()?, t))
-    };
-    let a = host(a)?;
-    let b = match b {
-        Some(b) => host(b)?,
-        None => a.clone(),
-    };
-    Ok((a, b, st))
 }
 
 /// The same evaluation through the host emulation of the kernel
@@ -477,9 +342,15 @@ pub fn func2_emulated(
     y: &FloatArray,
     prec: u64,
     rnd: Round,
-) -> Result<HostSinCos> {
+) -> Result<EmulatedPair> {
     func2_emulated_forced(exe, f, x, y, prec, rnd, 0)
 }
+
+/// Both results of a two-output evaluation on the CPU storage.
+type CpuPair = ((CpuFloats, Vec<i8>), (CpuFloats, Vec<i8>), FuncStats);
+
+/// Both results of an emulated two-output evaluation, on the host.
+pub type EmulatedPair = ((FloatArray, Vec<i8>), (FloatArray, Vec<i8>), FuncStats);
 
 /// `func2_emulated` with the test-only `force` of `func2_ternary_forced`.
 #[doc(hidden)]
@@ -491,7 +362,21 @@ pub fn func2_emulated_forced(
     prec: u64,
     rnd: Round,
     force: u32,
-) -> Result<HostSinCos> {
+) -> Result<EmulatedPair> {
+    let ((a, ta), (b, tb), st) =
+        emulated_cpu(exe, f, &*x.host()?, &*y.host()?, prec, rnd, force)?;
+    Ok(((a.into(), ta), (b.into(), tb), st))
+}
+
+fn emulated_cpu(
+    exe: &str,
+    f: Option<Func2>,
+    x: &CpuFloats,
+    y: &CpuFloats,
+    prec: u64,
+    rnd: Round,
+    force: u32,
+) -> Result<CpuPair> {
     let job = f.map_or(Job::SinCos, Job::Two);
     let two = f.is_none();
     let y = if two { x } else { y };
@@ -513,7 +398,7 @@ pub fn func2_emulated_forced(
         return Ok(((r, t), (c, tc), st));
     };
     // One pass at tier k over x, y: both results and the flag lists.
-    let pass = |k: usize, rnd_arg: u32, x: &FloatArray, y: &FloatArray| {
+    let pass = |k: usize, rnd_arg: u32, x: &CpuFloats, y: &CpuFloats| {
         let len = x.len();
         let cs = super::cuda::constants(k)?;
         let mut job_w: Vec<u64> = vec![
