@@ -70,3 +70,39 @@ impl Error {
         move |source| Error::Driver { what, source }
     }
 }
+
+/// The failure of a command (the CLI, a benchmark), mapped to an exit
+/// status: bad input exits with 2, anything else with 1.
+#[derive(Debug)]
+pub enum CommandError {
+    /// Bad input (exit status 2).
+    Input(String),
+    /// Anything else (exit status 1).
+    Other(String),
+}
+
+impl From<Error> for CommandError {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Parse { .. }
+            | Error::TooWide { .. }
+            | Error::BadWidth { .. }
+            | Error::Shape(_)
+            | Error::DivisionByZero { .. }
+            | Error::EngineMismatch(..)
+            | Error::Invalid(_) => CommandError::Input(e.to_string()),
+            other => CommandError::Other(other.to_string()),
+        }
+    }
+}
+
+impl CommandError {
+    /// The engine named on a command line (`cpu`, `cuda`, `auto`): an
+    /// unknown name is bad input, an unusable CUDA any other failure.
+    pub fn engine(name: &str) -> Result<crate::engine::Engine, CommandError> {
+        crate::engine::Engine::from_name(name).map_err(|e| match e {
+            Error::Invalid(m) => CommandError::Input(m),
+            other => CommandError::Other(other.to_string()),
+        })
+    }
+}

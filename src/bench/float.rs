@@ -12,9 +12,9 @@ use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::{ComparableFloatRef, Float};
 
 use super::{median, time_runs};
-use crate::cli::CliError;
-use crate::error::Result;
 use crate::engine::Engine;
+use crate::error::CommandError;
+use crate::error::Result;
 use crate::float::{FloatArray, FloatOp, Round, TernaryArray, to_rounding_mode};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -77,12 +77,12 @@ struct Row {
     ok: bool,
 }
 
-pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
+pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CommandError> {
     let engine = super::engine(&a.engine)?;
     // The GPU bars are for batches of 2^22, the CPU protocol 2^20.
     let log_len = if engine.is_cuda() { 22 } else { 20 };
     if a.scale > log_len {
-        return Err(CliError::Input(format!("--scale is at most {log_len}")));
+        return Err(CommandError::Input(format!("--scale is at most {log_len}")));
     }
     let rnd = Round::from_name(&a.round)?;
     let len = 1usize << (log_len - a.scale);
@@ -193,7 +193,7 @@ pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CliError> {
     if all_ok {
         Ok(())
     } else {
-        Err(CliError::Other(
+        Err(CommandError::Other(
             "a result differed from malachite-float".into(),
         ))
     }

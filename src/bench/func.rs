@@ -11,10 +11,10 @@ use clap::Args;
 use malachite_float::ComparableFloatRef;
 
 use super::{median, time_runs};
-use crate::cli::CliError;
+use crate::engine::Engine;
+use crate::error::CommandError;
 use crate::float::func::reference::{malachite_func2, reference};
 use crate::float::func::{Func, Func2};
-use crate::engine::Engine;
 use crate::float::{FloatArray, Round};
 
 #[derive(Args, Clone)]
@@ -151,10 +151,10 @@ fn inputs(f: Func, len: usize, p: u64, seed: u64) -> crate::error::Result<FloatA
     }
 }
 
-pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
+pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CommandError> {
     let engine = super::engine(&a.engine)?;
     if a.scale > 12 {
-        return Err(CliError::Input("--scale is at most 12".into()));
+        return Err(CommandError::Input("--scale is at most 12".into()));
     }
     let rnd = Round::from_name(&a.round)?;
     let precs = if a.precs.is_empty() {
@@ -178,7 +178,7 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
                 Func::from_name(s)
                     .map(Case::F1)
                     .or_else(|| Func2::from_name(s).map(Case::F2))
-                    .ok_or_else(|| CliError::Input(format!("unknown function {s:?}")))
+                    .ok_or_else(|| CommandError::Input(format!("unknown function {s:?}")))
             })
             .collect::<Result<Vec<_>, _>>()?
     };
@@ -240,7 +240,8 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
                             malachite_func2(f, &xi, &yi, p, crate::float::to_rounding_mode(rnd))
                         }
                     };
-                    ComparableFloatRef(&r.to_float(i).expect("a host array")) == ComparableFloatRef(&want.0)
+                    ComparableFloatRef(&r.to_float(i).expect("a host array"))
+                        == ComparableFloatRef(&want.0)
                         && t[i].cmp(&0) == want.1
                 });
                 all_ok &= ok;
@@ -284,7 +285,7 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CliError> {
     if all_ok {
         Ok(())
     } else {
-        Err(CliError::Other(
+        Err(CommandError::Other(
             "a result differed from the reference".into(),
         ))
     }
@@ -301,7 +302,7 @@ fn complex_cases(
     engine: &crate::engine::Engine,
     rnd: Round,
     rows: &mut Vec<serde_json::Value>,
-) -> Result<bool, CliError> {
+) -> Result<bool, CommandError> {
     use crate::complex::reference::{reference as cref, reference_pow};
     use crate::complex::{CFunc, CRound, ComplexArray};
     if a.complex.is_empty() {
@@ -319,7 +320,7 @@ fn complex_cases(
                 all.iter()
                     .copied()
                     .find(|&f| name(f) == s)
-                    .ok_or_else(|| CliError::Other(format!("unknown complex function {s:?}")))
+                    .ok_or_else(|| CommandError::Other(format!("unknown complex function {s:?}")))
             })
             .collect::<Result<_, _>>()?
     };
@@ -341,15 +342,44 @@ fn complex_cases(
     for &f in &funcs {
         for &p in &precs {
             for &len in &batches {
-                let re = FloatArray::random_uniform(&Engine::Cpu, len, p, a.seed, -4.0, 4.0, Round::Nearest)?;
-                let im =
-                    FloatArray::random_uniform(&Engine::Cpu, len, p, a.seed ^ 0x5555, -4.0, 4.0, Round::Nearest)?;
+                let re = FloatArray::random_uniform(
+                    &Engine::Cpu,
+                    len,
+                    p,
+                    a.seed,
+                    -4.0,
+                    4.0,
+                    Round::Nearest,
+                )?;
+                let im = FloatArray::random_uniform(
+                    &Engine::Cpu,
+                    len,
+                    p,
+                    a.seed ^ 0x5555,
+                    -4.0,
+                    4.0,
+                    Round::Nearest,
+                )?;
                 let (xre, xim) = (re.try_clone()?, im.try_clone()?);
                 let x = ComplexArray::new(re, im)?;
-                let yre =
-                    FloatArray::random_uniform(&Engine::Cpu, len, p, a.seed ^ 0x7777, -4.0, 4.0, Round::Nearest)?;
-                let yim =
-                    FloatArray::random_uniform(&Engine::Cpu, len, p, a.seed ^ 0x3333, -4.0, 4.0, Round::Nearest)?;
+                let yre = FloatArray::random_uniform(
+                    &Engine::Cpu,
+                    len,
+                    p,
+                    a.seed ^ 0x7777,
+                    -4.0,
+                    4.0,
+                    Round::Nearest,
+                )?;
+                let yim = FloatArray::random_uniform(
+                    &Engine::Cpu,
+                    len,
+                    p,
+                    a.seed ^ 0x3333,
+                    -4.0,
+                    4.0,
+                    Round::Nearest,
+                )?;
                 let y = ComplexArray::new(yre.try_clone()?, yim.try_clone()?)?;
                 // On CUDA: one warm-up run (NVRTC, constants), then timed
                 // by events including the host's patching; the host share
@@ -385,7 +415,8 @@ fn complex_cases(
                     ] {
                         if let Some(w) = want {
                             checked += 1;
-                            ok &= ComparableFloatRef(&part.to_float(i)?) == ComparableFloatRef(&w.0)
+                            ok &= ComparableFloatRef(&part.to_float(i)?)
+                                == ComparableFloatRef(&w.0)
                                 && tern.cmp(&0) == w.1;
                         }
                     }

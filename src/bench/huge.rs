@@ -17,8 +17,8 @@ use malachite_nz::natural::Natural;
 use rayon::prelude::*;
 
 use super::{median, time_runs};
-use crate::cli::CliError;
 use crate::engine::Engine;
+use crate::error::CommandError;
 use crate::error::Result;
 use crate::huge::HugeInt;
 
@@ -79,7 +79,7 @@ struct Row {
     ok: bool,
 }
 
-pub fn run(a: HugeBenchArgs) -> std::result::Result<(), CliError> {
+pub fn run(a: HugeBenchArgs) -> std::result::Result<(), CommandError> {
     let engine = super::engine(&a.engine)?;
     let engine = if a.engine == "auto" && engine.is_cuda() && HugeInt::zero(&engine).is_err() {
         Engine::Cpu
@@ -102,12 +102,12 @@ pub fn run(a: HugeBenchArgs) -> std::result::Result<(), CliError> {
         a.digits.clone()
     };
     if let Some(&s) = sizes.iter().find(|&&s| !(6..=34).contains(&s)) {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "--sizes {s}: log2 bits from 6 to 34"
         )));
     }
     if let Some(&d) = digits.iter().find(|&&d| !(1..=10).contains(&d)) {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "--digits {d}: log10 digits from 1 to 10"
         )));
     }
@@ -135,7 +135,7 @@ pub fn run(a: HugeBenchArgs) -> std::result::Result<(), CliError> {
                 Case::Mul => bench_mul(&engine, &a, k, &primes),
                 Case::Dec => bench_dec(&engine, &a, k, &primes),
             }
-            .map_err(CliError::from)?;
+            .map_err(CommandError::from)?;
             all_ok &= row.ok;
             print_row(&row, name, a.json);
         }
@@ -143,7 +143,9 @@ pub fn run(a: HugeBenchArgs) -> std::result::Result<(), CliError> {
     if all_ok {
         Ok(())
     } else {
-        Err(CliError::Other("some results failed their check".into()))
+        Err(CommandError::Other(
+            "some results failed their check".into(),
+        ))
     }
 }
 
@@ -209,9 +211,7 @@ fn bench_mul(engine: &Engine, a: &HugeBenchArgs, k: u32, primes: &[u64]) -> Resu
     let t = Instant::now();
     let x = HugeInt::from_limbs(engine, &la)?;
     let y = HugeInt::from_limbs(engine, &lb)?;
-    if let Engine::Cuda(c) = engine {
-        c.synchronize()?;
-    }
+    engine.synchronize()?;
     let up_ms = t.elapsed().as_secs_f64() * 1e3;
     let big = k >= 30;
     let (times, prod) = time_runs(engine, usize::from(k <= 26), runs_for(a, big), || x.mul(&y))?;

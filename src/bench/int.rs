@@ -13,8 +13,8 @@ use malachite_base::num::arithmetic::traits::DivMod;
 use malachite_nz::natural::Natural;
 
 use super::{median, time_runs};
-use crate::cli::CliError;
 use crate::engine::Engine;
+use crate::error::CommandError;
 use crate::error::{Error, Result};
 use crate::int::{Fused, IntArray, random};
 
@@ -124,7 +124,7 @@ pub struct Row {
     pub peer: Option<f64>,
 }
 
-pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
+pub fn run(a: IntBenchArgs) -> std::result::Result<(), CommandError> {
     let engine = super::engine(&a.engine)?;
     let scale = match (a.scale, a.quick) {
         (Some(s), _) => s,
@@ -138,7 +138,7 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
         (None, false) => 0,
     };
     if scale > 20 {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "--scale {scale} is too large (at most 20)"
         )));
     }
@@ -148,7 +148,7 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
         a.sizes.clone()
     };
     if let Some(&s) = sizes.iter().find(|&&s| !(6..=20).contains(&s)) {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "size 2^{s} bits is out of range (2^6..2^20)"
         )));
     }
@@ -192,10 +192,10 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CliError> {
     }
     if let Some(path) = &a.json_out {
         std::fs::write(path, to_json(&engine, scale, runs, &rows) + "\n")
-            .map_err(|e| CliError::Other(format!("{}: {e}", path.display())))?;
+            .map_err(|e| CommandError::Other(format!("{}: {e}", path.display())))?;
     }
     if !all_ok {
-        return Err(CliError::Other(
+        return Err(CommandError::Other(
             "some results did not match the reference".into(),
         ));
     }

@@ -9,9 +9,9 @@ pub mod int;
 
 use clap::{Args, Subcommand};
 
-use crate::cli::{CliError, engine_from_arg};
 use crate::engine::Engine;
-use crate::error::{Error, Result};
+use crate::error::CommandError;
+use crate::error::Result;
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -36,7 +36,7 @@ enum Suite {
     Func(func::FuncBenchArgs),
 }
 
-pub fn run(a: BenchArgs) -> std::result::Result<(), CliError> {
+pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
     match a.suite {
         Some(Suite::Int(x)) => int::run(x),
         Some(Suite::Huge(x)) => huge::run(x),
@@ -60,42 +60,13 @@ pub fn time_runs<T>(
         last = Some(f()?);
     }
     let mut times = Vec::with_capacity(runs);
-    match engine {
-        Engine::Cpu => {
-            for _ in 0..runs {
-                let t = std::time::Instant::now();
-                let out = f()?;
-                times.push(t.elapsed().as_secs_f64() * 1e3);
-                last = Some(out);
-            }
-        }
-        Engine::Cuda(eng) => {
-            use cudarc::driver::sys::CUevent_flags;
-            let ctx = eng.context();
-            let ev = |what| {
-                ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                    .map_err(Error::driver(what))
-            };
-            let (start, end) = (ev("creating an event")?, ev("creating an event")?);
-            eng.synchronize()?;
-            for _ in 0..runs {
-                // Drop the previous outputs first so their memory is reused.
-                drop(last.take());
-                start
-                    .record(eng.stream())
-                    .map_err(Error::driver("recording an event"))?;
-                let out = f()?;
-                end.record(eng.stream())
-                    .map_err(Error::driver("recording an event"))?;
-                end.synchronize()
-                    .map_err(Error::driver("waiting for an event"))?;
-                let ms = start
-                    .elapsed_ms(&end)
-                    .map_err(Error::driver("reading an event"))?;
-                times.push(ms as f64);
-                last = Some(out);
-            }
-        }
+    engine.synchronize()?;
+    for _ in 0..runs {
+        // Drop the previous outputs first so their memory is reused.
+        drop(last.take());
+        let (ms, out) = engine.time(&mut f)?;
+        times.push(ms);
+        last = Some(out);
     }
     let last = match last {
         Some(l) => l,
@@ -119,6 +90,6 @@ pub fn median(v: &[f64]) -> f64 {
     }
 }
 
-pub(crate) fn engine(name: &str) -> std::result::Result<Engine, CliError> {
-    engine_from_arg(name)
+pub(crate) fn engine(name: &str) -> std::result::Result<Engine, CommandError> {
+    CommandError::engine(name)
 }

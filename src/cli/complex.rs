@@ -18,7 +18,7 @@ use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
 use super::float::{MAX_DIGITS, read_inputs, same_lines, write_lines};
-use super::{CliError, Input};
+use super::{CommandError, Input};
 use crate::complex::{CFunc, CRound, CWithTernary, ComplexArray};
 use crate::error::Error;
 use crate::float::{self, FloatArray, Round};
@@ -153,7 +153,7 @@ pub struct ComplexArgs {
 }
 
 /// Parses every line of `input` as "re im" at precision `prec`.
-fn parse_complex(input: &Input, prec: u64) -> Result<ComplexArray, CliError> {
+fn parse_complex(input: &Input, prec: u64) -> Result<ComplexArray, CommandError> {
     let lines = input.lines();
     let mut re = Vec::with_capacity(lines.len());
     let mut im = Vec::with_capacity(lines.len());
@@ -165,7 +165,7 @@ fn parse_complex(input: &Input, prec: u64) -> Result<ComplexArray, CliError> {
                 im.push(b);
             }
             _ => {
-                return Err(CliError::Input(format!(
+                return Err(CommandError::Input(format!(
                     "{}:{}: expected two numbers \"re im\", got {:?}",
                     input.name,
                     i + 1,
@@ -179,15 +179,16 @@ fn parse_complex(input: &Input, prec: u64) -> Result<ComplexArray, CliError> {
     Ok(ComplexArray::new(r, m)?)
 }
 
-pub fn run(a: ComplexArgs) -> Result<(), CliError> {
-    float::check_prec(a.prec).map_err(|e| CliError::Input(format!("--prec: {e}")))?;
+pub fn run(a: ComplexArgs) -> Result<(), CommandError> {
+    float::check_prec(a.prec).map_err(|e| CommandError::Input(format!("--prec: {e}")))?;
     let pi = a.prec_im.unwrap_or(a.prec);
-    float::check_prec(pi).map_err(|e| CliError::Input(format!("--prec-im: {e}")))?;
+    float::check_prec(pi).map_err(|e| CommandError::Input(format!("--prec-im: {e}")))?;
     let in_prec = a.in_prec.unwrap_or(a.prec);
-    float::check_prec(in_prec).map_err(|e| CliError::Input(format!("--in-prec: {e}")))?;
-    let rnd = CRound::from_name(&a.round).map_err(|e| CliError::Input(format!("--round: {e}")))?;
+    float::check_prec(in_prec).map_err(|e| CommandError::Input(format!("--in-prec: {e}")))?;
+    let rnd =
+        CRound::from_name(&a.round).map_err(|e| CommandError::Input(format!("--round: {e}")))?;
     if a.digits > MAX_DIGITS {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "--digits {}: at most {MAX_DIGITS} significant digits",
             a.digits
         )));

@@ -24,9 +24,9 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
-use super::{CliError, Input, engine_from_arg};
-use crate::error::Error;
+use super::{CommandError, Input, engine_from_arg};
 use crate::engine::Engine;
+use crate::error::Error;
 use crate::float::func::{Func, Func2};
 use crate::float::{self, FloatArray, Round, TernaryArray};
 
@@ -177,11 +177,11 @@ pub struct FloatArgs {
 }
 
 /// Parses every line of `input` at precision `prec`.
-fn parse_input(input: &Input, prec: u64, rnd: Round) -> Result<FloatArray, CliError> {
+fn parse_input(input: &Input, prec: u64, rnd: Round) -> Result<FloatArray, CommandError> {
     match FloatArray::from_strs_ternary(prec, &input.lines(), rnd) {
         Ok((a, _)) => Ok(a),
         Err(Error::Parse { index, text, .. }) if text.trim().is_empty() => {
-            Err(CliError::Input(format!(
+            Err(CommandError::Input(format!(
                 "{}:{}: empty line (every line must hold one number)",
                 input.name,
                 index + 1
@@ -191,7 +191,7 @@ fn parse_input(input: &Input, prec: u64, rnd: Round) -> Result<FloatArray, CliEr
             index,
             text,
             reason,
-        }) => Err(CliError::Input(format!(
+        }) => Err(CommandError::Input(format!(
             "{}:{}: cannot parse {text:?}: {reason}",
             input.name,
             index + 1
@@ -201,7 +201,7 @@ fn parse_input(input: &Input, prec: u64, rnd: Round) -> Result<FloatArray, CliEr
 }
 
 /// Parses every line of `input` as an exact integer (pow_z's exponents).
-fn parse_integers(input: &Input) -> Result<Vec<malachite_nz::integer::Integer>, CliError> {
+fn parse_integers(input: &Input) -> Result<Vec<malachite_nz::integer::Integer>, CommandError> {
     use std::str::FromStr;
     input
         .lines()
@@ -209,7 +209,7 @@ fn parse_integers(input: &Input) -> Result<Vec<malachite_nz::integer::Integer>, 
         .enumerate()
         .map(|(i, l)| {
             malachite_nz::integer::Integer::from_str(l.trim()).map_err(|_| {
-                CliError::Input(format!(
+                CommandError::Input(format!(
                     "{}:{}: cannot parse {l:?}: expected an integer",
                     input.name,
                     i + 1
@@ -222,17 +222,17 @@ fn parse_integers(input: &Input) -> Result<Vec<malachite_nz::integer::Integer>, 
 /// The most significant digits `--digits` may ask for.
 pub(super) const MAX_DIGITS: usize = 1_000_000;
 
-fn round_arg(s: &str, what: &str) -> Result<Round, CliError> {
-    Round::from_name(s).map_err(|e| CliError::Input(format!("{what}: {e}")))
+fn round_arg(s: &str, what: &str) -> Result<Round, CommandError> {
+    Round::from_name(s).map_err(|e| CommandError::Input(format!("{what}: {e}")))
 }
 
-pub fn run(a: FloatArgs) -> Result<(), CliError> {
-    float::check_prec(a.prec).map_err(|e| CliError::Input(format!("--prec: {e}")))?;
+pub fn run(a: FloatArgs) -> Result<(), CommandError> {
+    float::check_prec(a.prec).map_err(|e| CommandError::Input(format!("--prec: {e}")))?;
     let in_prec = a.in_prec.unwrap_or(a.prec);
-    float::check_prec(in_prec).map_err(|e| CliError::Input(format!("--in-prec: {e}")))?;
+    float::check_prec(in_prec).map_err(|e| CommandError::Input(format!("--in-prec: {e}")))?;
     let rnd = round_arg(&a.round, "--round")?;
     if a.digits > MAX_DIGITS {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "--digits {}: at most {MAX_DIGITS} significant digits",
             a.digits
         )));
@@ -255,7 +255,7 @@ pub fn run(a: FloatArgs) -> Result<(), CliError> {
         .map(|(i, f)| {
             if i == 1 && a.op == Op::PowZ {
                 // Only its length matters (the exponents are exact integers).
-                FloatArray::zeros(&Engine::Cpu, f.lines().len(), 1).map_err(CliError::from)
+                FloatArray::zeros(&Engine::Cpu, f.lines().len(), 1).map_err(CommandError::from)
             } else {
                 parse_input(f, in_prec, in_rnd)
             }
@@ -360,9 +360,9 @@ pub(super) fn read_inputs(
     op: impl std::fmt::Debug,
     need: usize,
     paths: &[&PathBuf],
-) -> Result<Vec<Input>, CliError> {
+) -> Result<Vec<Input>, CommandError> {
     if paths.len() != need {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "{op:?} needs {need} file(s), got {}",
             paths.len()
         )));
@@ -371,10 +371,10 @@ pub(super) fn read_inputs(
 }
 
 /// Checks that every file has as many lines (`lens`) as the first.
-pub(super) fn same_lines(files: &[Input], lens: &[usize]) -> Result<(), CliError> {
+pub(super) fn same_lines(files: &[Input], lens: &[usize]) -> Result<(), CommandError> {
     for (f, &n) in files.iter().zip(lens).skip(1) {
         if n != lens[0] {
-            return Err(CliError::Input(format!(
+            return Err(CommandError::Input(format!(
                 "{} has {} lines but {} has {}: the files must have one line per operation",
                 files[0].name, lens[0], f.name, n
             )));
@@ -384,7 +384,7 @@ pub(super) fn same_lines(files: &[Input], lens: &[usize]) -> Result<(), CliError
 }
 
 /// Writes the result lines to standard output (a closed pipe is no error).
-pub(super) fn write_lines(lines: &[String]) -> Result<(), CliError> {
+pub(super) fn write_lines(lines: &[String]) -> Result<(), CommandError> {
     let write = || -> io::Result<()> {
         let mut w = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
         for l in lines {
@@ -396,6 +396,6 @@ pub(super) fn write_lines(lines: &[String]) -> Result<(), CliError> {
     match write() {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::Other(format!("writing the results: {e}"))),
+        Err(e) => Err(CommandError::Other(format!("writing the results: {e}"))),
     }
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{CliError, engine_from_arg};
+use super::{CommandError, engine_from_arg};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::huge::HugeInt;
@@ -116,19 +116,19 @@ impl Drop for Progress {
     }
 }
 
-fn read_number(engine: &Engine, path: &Path) -> Result<(HugeInt, Radix), CliError> {
+fn read_number(engine: &Engine, path: &Path) -> Result<(HugeInt, Radix), CommandError> {
     let name = path.display().to_string();
     let data =
-        std::fs::read(path).map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
+        std::fs::read(path).map_err(|e| CommandError::Input(format!("cannot read {name}: {e}")))?;
     HugeInt::parse_bytes(engine, &data).map_err(|e| match e {
-        Error::Parse { reason, .. } => CliError::Input(format!("{name}: {reason}")),
+        Error::Parse { reason, .. } => CommandError::Input(format!("{name}: {reason}")),
         other => other.into(),
     })
 }
 
 /// The engine named by `--engine`; `auto` falls back to the CPU where
 /// CUDA cannot hold huge numbers.
-fn pick_engine(name: &str) -> Result<Engine, CliError> {
+fn pick_engine(name: &str) -> Result<Engine, CommandError> {
     let e = engine_from_arg(name)?;
     if name == "auto" && e.is_cuda() && HugeInt::zero(&e).is_err() {
         return Ok(Engine::Cpu);
@@ -136,22 +136,22 @@ fn pick_engine(name: &str) -> Result<Engine, CliError> {
     Ok(e)
 }
 
-pub fn run(a: HugeArgs) -> Result<(), CliError> {
+pub fn run(a: HugeArgs) -> Result<(), CommandError> {
     let op = a.op;
     if op == Op::Rand {
         return rand(&a);
     }
     let Some(a_path) = &a.a_file else {
-        return Err(CliError::Input("huge needs A_FILE".into()));
+        return Err(CommandError::Input("huge needs A_FILE".into()));
     };
     let needs_b = matches!(op, Op::Mul | Op::Divrem);
     if needs_b && a.b_file.is_none() {
-        return Err(CliError::Input(
+        return Err(CommandError::Input(
             format!("{op:?} needs two files: A_FILE B_FILE").to_lowercase(),
         ));
     }
     if !needs_b && a.b_file.is_some() {
-        return Err(CliError::Input(
+        return Err(CommandError::Input(
             format!("{op:?} takes one file").to_lowercase(),
         ));
     }
@@ -190,7 +190,7 @@ pub fn run(a: HugeArgs) -> Result<(), CliError> {
                     .as_ref()
                     .map(|p| p.display().to_string())
                     .unwrap_or_default();
-                return Err(CliError::Input(format!(
+                return Err(CommandError::Input(format!(
                     "{b}: division by zero (the divisor is 0)"
                 )));
             }
@@ -203,7 +203,7 @@ pub fn run(a: HugeArgs) -> Result<(), CliError> {
             let (s, r) = x.sqrt_rem()?;
             vec![s, r]
         }
-        _ => return Err(CliError::Other("operands checked above".into())),
+        _ => return Err(CommandError::Other("operands checked above".into())),
     };
     progress.stage(if radix == Radix::Dec {
         "converting to decimal"
@@ -219,34 +219,34 @@ pub fn run(a: HugeArgs) -> Result<(), CliError> {
     write_out(a.output.as_deref(), &text)
 }
 
-fn write_out(path: Option<&Path>, text: &str) -> Result<(), CliError> {
+fn write_out(path: Option<&Path>, text: &str) -> Result<(), CommandError> {
     match path {
         Some(p) => std::fs::write(p, text)
-            .map_err(|e| CliError::Other(format!("cannot write {}: {e}", p.display()))),
+            .map_err(|e| CommandError::Other(format!("cannot write {}: {e}", p.display()))),
         None => {
             let mut w = std::io::stdout().lock();
             match w.write_all(text.as_bytes()).and_then(|_| w.flush()) {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                Err(e) => Err(CliError::Other(format!("writing the result: {e}"))),
+                Err(e) => Err(CommandError::Other(format!("writing the result: {e}"))),
             }
         }
     }
 }
 
 /// `huge rand`: xorshift limbs, the top bit at `bits - 1`.
-fn rand(r: &HugeArgs) -> Result<(), CliError> {
+fn rand(r: &HugeArgs) -> Result<(), CommandError> {
     let Some(bits) = r.bits else {
-        return Err(CliError::Input("rand needs --bits N".into()));
+        return Err(CommandError::Input("rand needs --bits N".into()));
     };
     let Some(out) = &r.output else {
-        return Err(CliError::Input("rand needs -o FILE".into()));
+        return Err(CommandError::Input("rand needs -o FILE".into()));
     };
     if r.a_file.is_some() {
-        return Err(CliError::Input("rand takes no input file".into()));
+        return Err(CommandError::Input("rand takes no input file".into()));
     }
     if bits == 0 || bits > 1 << 40 {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "invalid --bits {bits}: from 1 to 2^40"
         )));
     }

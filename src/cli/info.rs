@@ -1,9 +1,9 @@
 //! `mparray info`: what engines this machine offers.
 
-use super::CliError;
+use super::CommandError;
 use crate::engine::cuda::compile;
 
-pub fn run() -> Result<(), CliError> {
+pub fn run() -> Result<(), CommandError> {
     println!("mparray {}", env!("CARGO_PKG_VERSION"));
     println!(
         "cpu: available, {} threads (rayon)",

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
-use super::{CliError, Input, engine_from_arg};
+use super::{CommandError, Input, engine_from_arg};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::int::{self, IntArray, Radix, cpu, parse};
@@ -84,7 +84,7 @@ pub struct IntArgs {
 }
 
 /// Parses `--bits`: a number or `2^K`.
-fn parse_bits(s: &str) -> Result<u64, CliError> {
+fn parse_bits(s: &str) -> Result<u64, CommandError> {
     let t = s.trim();
     let v = match t.split_once('^') {
         Some(("2", k)) => k
@@ -96,7 +96,7 @@ fn parse_bits(s: &str) -> Result<u64, CliError> {
         None => t.parse::<u64>().ok(),
     };
     let bad = || {
-        CliError::Input(format!(
+        CommandError::Input(format!(
             "invalid --bits {s:?}: the width is a multiple of 64 from 64 to {} (2^20)",
             int::MAX_BITS
         ))
@@ -107,22 +107,21 @@ fn parse_bits(s: &str) -> Result<u64, CliError> {
 }
 
 /// Parses the lines of `input` into limbs, in parallel.
-fn parse_file(input: &Input, limbs: usize) -> Result<Vec<u64>, CliError> {
+fn parse_file(input: &Input, limbs: usize) -> Result<Vec<u64>, CommandError> {
     let lines = input.lines();
-    let n = lines
-        .len()
-        .checked_mul(limbs)
-        .ok_or_else(|| CliError::Input(format!("{} has too many lines for memory", input.name)))?;
+    let n = lines.len().checked_mul(limbs).ok_or_else(|| {
+        CommandError::Input(format!("{} has too many lines for memory", input.name))
+    })?;
     let mut data = vec![0u64; n];
     parse::parse_into(&lines, limbs, &mut data).map_err(|e| input.locate(e))?;
     Ok(data)
 }
 
-pub fn run(a: IntArgs) -> Result<(), CliError> {
+pub fn run(a: IntArgs) -> Result<(), CommandError> {
     let bits = parse_bits(&a.bits)?;
     let limbs = (bits / 64) as usize;
     let Some(b_path) = &a.b_file else {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "{} needs two files: A_FILE B_FILE",
             a.op.name()
         )));
@@ -143,7 +142,7 @@ pub fn run(a: IntArgs) -> Result<(), CliError> {
     let (da, db) = (da?, db?);
     let (na, nb) = (da.len() / limbs, db.len() / limbs);
     if na != nb {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "{} has {na} lines but {} has {nb}: the files must have one line per operation",
             fa.name, fb.name
         )));
@@ -155,7 +154,7 @@ pub fn run(a: IntArgs) -> Result<(), CliError> {
         _ => None,
     };
     if let Some(i) = zero_at {
-        return Err(CliError::Input(format!(
+        return Err(CommandError::Input(format!(
             "{}:{}: division by zero (the divisor is 0)",
             fb.name,
             i + 1
@@ -173,7 +172,7 @@ pub fn run(a: IntArgs) -> Result<(), CliError> {
         Ok(()) => Ok(()),
         // A closed pipe (`mparray int ... | head`) is not a failure.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::Other(format!("writing the results: {e}"))),
+        Err(e) => Err(CommandError::Other(format!("writing the results: {e}"))),
     }
 }
 

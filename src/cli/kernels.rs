@@ -7,7 +7,7 @@
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
-use super::CliError;
+use super::CommandError;
 use crate::engine::cuda::compile;
 use crate::kernels;
 
@@ -36,12 +36,12 @@ pub struct KernelsArgs {
     only: Option<String>,
 }
 
-pub fn run(a: KernelsArgs) -> Result<(), CliError> {
+pub fn run(a: KernelsArgs) -> Result<(), CommandError> {
     let mut all = kernels::all_instances();
     if let Some(s) = &a.only {
         all.retain(|i| i.key().contains(s.as_str()));
         if all.is_empty() {
-            return Err(CliError::Other(format!(
+            return Err(CommandError::Other(format!(
                 "no kernel instantiation key contains {s:?} (see `mparray kernels list`)"
             )));
         }
@@ -90,7 +90,7 @@ pub fn run(a: KernelsArgs) -> Result<(), CliError> {
                 }
             }
             if bad > 0 {
-                return Err(CliError::Other(format!(
+                return Err(CommandError::Other(format!(
                     "{bad} of {} kernel instantiations failed or warned",
                     all.len()
                 )));

@@ -17,7 +17,7 @@ use std::io::Read;
 use clap::{Parser, Subcommand};
 
 use crate::engine::Engine;
-use crate::error::Error;
+use crate::error::{CommandError, Error};
 
 #[derive(Parser)]
 #[command(
@@ -48,34 +48,9 @@ enum Command {
     Kernels(kernels::KernelsArgs),
 }
 
-/// A failure of a command, mapped to an exit status.
-pub enum CliError {
-    /// Bad input (exit status 2).
-    Input(String),
-    /// Anything else (exit status 1).
-    Other(String),
-}
-
-impl From<Error> for CliError {
-    fn from(e: Error) -> Self {
-        match e {
-            Error::Parse { .. }
-            | Error::TooWide { .. }
-            | Error::BadWidth { .. }
-            | Error::Shape(_)
-            | Error::DivisionByZero { .. }
-            | Error::Invalid(_) => CliError::Input(e.to_string()),
-            other => CliError::Other(other.to_string()),
-        }
-    }
-}
-
 /// Picks the engine named on the command line (`auto`: the best one found).
-pub(crate) fn engine_from_arg(name: &str) -> Result<Engine, CliError> {
-    Engine::from_name(name).map_err(|e| match e {
-        Error::Invalid(m) => CliError::Input(m),
-        other => CliError::Other(other.to_string()),
-    })
+pub(crate) fn engine_from_arg(name: &str) -> Result<Engine, CommandError> {
+    CommandError::engine(name)
 }
 
 /// Runs the command line; returns the exit status.
@@ -98,11 +73,11 @@ pub fn main() -> i32 {
     };
     match result {
         Ok(()) => 0,
-        Err(CliError::Input(m)) => {
+        Err(CommandError::Input(m)) => {
             eprintln!("mparray: error: {m}");
             2
         }
-        Err(CliError::Other(m)) => {
+        Err(CommandError::Other(m)) => {
             eprintln!("mparray: error: {m}");
             1
         }
@@ -117,24 +92,24 @@ pub(crate) struct Input {
 }
 
 impl Input {
-    pub(crate) fn read(path: &std::path::Path) -> Result<Input, CliError> {
+    pub(crate) fn read(path: &std::path::Path) -> Result<Input, CommandError> {
         let (name, bytes) = if path.as_os_str() == "-" {
             let mut v = Vec::new();
             std::io::stdin()
                 .lock()
                 .read_to_end(&mut v)
-                .map_err(|e| CliError::Input(format!("cannot read standard input: {e}")))?;
+                .map_err(|e| CommandError::Input(format!("cannot read standard input: {e}")))?;
             ("<stdin>".to_string(), v)
         } else {
             let name = path.display().to_string();
             let v = std::fs::read(path)
-                .map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
+                .map_err(|e| CommandError::Input(format!("cannot read {name}: {e}")))?;
             (name, v)
         };
         let text = String::from_utf8(bytes).map_err(|e| {
             let at = e.utf8_error().valid_up_to();
             let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            CliError::Input(format!("{name}:{line}: not valid UTF-8 text"))
+            CommandError::Input(format!("{name}:{line}: not valid UTF-8 text"))
         })?;
         Ok(Input { name, text })
     }
@@ -151,9 +126,9 @@ impl Input {
 
     /// An error of the library about element `index` of this file, with the
     /// file name and line number.
-    fn locate(&self, e: Error) -> CliError {
+    fn locate(&self, e: Error) -> CommandError {
         match e {
-            Error::Parse { index, text, .. } if text.is_empty() => CliError::Input(format!(
+            Error::Parse { index, text, .. } if text.is_empty() => CommandError::Input(format!(
                 "{}:{}: empty line (every line must hold one number)",
                 self.name,
                 index + 1
@@ -162,7 +137,7 @@ impl Input {
                 index,
                 text,
                 reason,
-            } => CliError::Input(format!(
+            } => CommandError::Input(format!(
                 "{}:{}: cannot parse {text:?}: {reason}",
                 self.name,
                 index + 1
@@ -171,7 +146,7 @@ impl Input {
                 index,
                 needed,
                 width,
-            } => CliError::Input(format!(
+            } => CommandError::Input(format!(
                 "{}:{}: value does not fit in {width} bits (it needs {needed} bits)",
                 self.name,
                 index + 1

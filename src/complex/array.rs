@@ -110,7 +110,12 @@ impl ComplexTernary {
 
     /// The pairs (real, imaginary) on the host.
     pub fn to_pairs(&self) -> Result<Vec<(i8, i8)>> {
-        Ok(self.re.to_vec()?.into_iter().zip(self.im.to_vec()?).collect())
+        Ok(self
+            .re
+            .to_vec()?
+            .into_iter()
+            .zip(self.im.to_vec()?)
+            .collect())
     }
 }
 
@@ -265,9 +270,7 @@ impl ComplexArray {
             (Engine::Cpu, Store::Cpu(a)) => a.clone().into(),
             (Engine::Cpu, Store::Cuda(a)) => a.to_host()?.into(),
             (Engine::Cuda(eng), Store::Cpu(a)) => a.to_cuda(eng)?.into(),
-            (Engine::Cuda(eng), Store::Cuda(a)) if Arc::ptr_eq(eng, a.engine()) => {
-                a.copy()?.into()
-            }
+            (Engine::Cuda(eng), Store::Cuda(a)) if Arc::ptr_eq(eng, a.engine()) => a.copy()?.into(),
             (Engine::Cuda(eng), Store::Cuda(a)) => a.to_host()?.to_cuda(eng)?.into(),
         })
     }
@@ -327,7 +330,11 @@ impl ComplexArray {
     /// Both parts of every element as malachite `Float`s.
     pub fn to_floats(&self) -> Result<Vec<(malachite_float::Float, malachite_float::Float)>> {
         let h = self.host()?;
-        Ok(h.re().to_floats().into_iter().zip(h.im().to_floats()).collect())
+        Ok(h.re()
+            .to_floats()
+            .into_iter()
+            .zip(h.im().to_floats())
+            .collect())
     }
 
     // ---- dispatch ---------------------------------------------------------
@@ -373,8 +380,7 @@ impl ComplexArray {
                     .collect();
                 let precs = [pr, pi, a.re().prec(), a.im().prec()];
                 let fits = precs.iter().all(|&p| p <= MAX_CUDA_PREC)
-                    && v
-                        .iter()
+                    && v.iter()
                         .all(|d| d.re().prec() <= MAX_CUDA_PREC && d.im().prec() <= MAX_CUDA_PREC);
                 if fits {
                     let (r, t) = dev(a, &v)?;

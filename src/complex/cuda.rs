@@ -210,12 +210,7 @@ impl CudaComplex {
     }
 
     /// `self^2` (mpc_sqr): `a^2 - b^2` and `2ab`, each rounded once.
-    pub fn sqr_ternary(
-        &self,
-        pr: u64,
-        pi: u64,
-        rnd: CRound,
-    ) -> Result<(CudaComplex, CudaTernary)> {
+    pub fn sqr_ternary(&self, pr: u64, pi: u64, rnd: CRound) -> Result<(CudaComplex, CudaTernary)> {
         let (pa, pb) = (self.re.prec(), self.im.prec());
         if 2 * pb > MAX_CUDA_PREC {
             return self.on_host(|x| x.sqr_ternary(pr, pi, rnd));

@@ -375,12 +375,7 @@ impl CpuComplex {
     }
 
     /// `self` rounded to other precisions (mpc_set).
-    pub fn set_prec_ternary(
-        &self,
-        pr: u64,
-        pi: u64,
-        rnd: CRound,
-    ) -> Result<(CpuComplex, Ternary)> {
+    pub fn set_prec_ternary(&self, pr: u64, pi: u64, rnd: CRound) -> Result<(CpuComplex, Ternary)> {
         self.unary(pr, pi, |x| {
             [scalar::set(&x.0, pr, rnd.re), scalar::set(&x.1, pi, rnd.im)]
         })
@@ -451,5 +446,4 @@ impl CpuComplex {
             func::eval(f, &x, pr, pi, rnd, cap)
         })
     }
-
 }

@@ -69,6 +69,49 @@ impl Engine {
         }
     }
 
+    /// Waits for the work queued on this engine (nothing to wait for on
+    /// the CPU).
+    pub fn synchronize(&self) -> Result<()> {
+        match self {
+            Engine::Cpu => Ok(()),
+            Engine::Cuda(c) => c.synchronize(),
+        }
+    }
+
+    /// Runs `f` and returns its milliseconds with its result: wall clock
+    /// on the CPU; on CUDA the time between two device events around the
+    /// work `f` queues, waited for.
+    pub fn time<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<(f64, T)> {
+        match self {
+            Engine::Cpu => {
+                let t = std::time::Instant::now();
+                let out = f()?;
+                Ok((t.elapsed().as_secs_f64() * 1e3, out))
+            }
+            Engine::Cuda(eng) => {
+                use cudarc::driver::sys::CUevent_flags;
+                let ctx = eng.context();
+                let ev = || {
+                    ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                        .map_err(Error::driver("creating an event"))
+                };
+                let (start, end) = (ev()?, ev()?);
+                start
+                    .record(eng.stream())
+                    .map_err(Error::driver("recording an event"))?;
+                let out = f()?;
+                end.record(eng.stream())
+                    .map_err(Error::driver("recording an event"))?;
+                end.synchronize()
+                    .map_err(Error::driver("waiting for an event"))?;
+                let ms = start
+                    .elapsed_ms(&end)
+                    .map_err(Error::driver("reading an event"))?;
+                Ok((ms as f64, out))
+            }
+        }
+    }
+
     /// A one-line description (device name, or the number of CPU threads).
     pub fn describe(&self) -> String {
         match self {

@@ -8,7 +8,7 @@
 use std::cmp::Ordering;
 
 use super::round::{Out, Round, round_lo, round_to};
-use super::{Class, Elem, CpuFloats, NEG};
+use super::{Class, CpuFloats, Elem, NEG};
 use crate::int::cpu::{arith as mpn, div as mdiv, mul as mmul};
 
 /// Scratch buffers reused across the elements of one task (no allocation

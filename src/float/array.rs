@@ -443,9 +443,7 @@ impl FloatArray {
             (Engine::Cpu, Store::Cpu(a)) => a.clone().into(),
             (Engine::Cpu, Store::Cuda(a)) => a.to_host()?.into(),
             (Engine::Cuda(eng), Store::Cpu(a)) => a.to_cuda(eng)?.into(),
-            (Engine::Cuda(eng), Store::Cuda(a)) if Arc::ptr_eq(eng, a.engine()) => {
-                a.copy()?.into()
-            }
+            (Engine::Cuda(eng), Store::Cuda(a)) if Arc::ptr_eq(eng, a.engine()) => a.copy()?.into(),
             (Engine::Cuda(eng), Store::Cuda(a)) => a.to_host()?.to_cuda(eng)?.into(),
         })
     }
@@ -590,7 +588,9 @@ impl FloatArray {
     /// integers of `bits` bits on the array's engine (an error names the
     /// first element that is negative, not finite or too wide).
     pub fn to_int_array(&self, bits: u64, rnd: Round) -> Result<IntArray> {
-        self.host()?.to_int_array(bits, rnd)?.to_engine(&self.engine())
+        self.host()?
+            .to_int_array(bits, rnd)?
+            .to_engine(&self.engine())
     }
 
     /// Decimal strings with `digits` significant digits (0: enough to read

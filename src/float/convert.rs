@@ -11,7 +11,7 @@ use malachite_nz::natural::Natural;
 
 use super::ops::build;
 use super::round::{Out, Round, round_mant, round_to};
-use super::{Class, Elem, CpuFloats, check_prec};
+use super::{Class, CpuFloats, Elem, check_prec};
 use crate::error::{Error, Result};
 use crate::int::IntArray;
 

@@ -828,4 +828,3 @@ pub fn ternary_to_host(eng: &Arc<CudaEngine>, t: &CudaSlice<i8>) -> Result<Vec<i
         .clone_dtoh(t)
         .map_err(Error::driver("copying from the device"))
 }
-

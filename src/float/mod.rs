@@ -17,8 +17,8 @@
 //! rounding modes, and can return MPFR's ternary value per element (the sign
 //! of rounded minus exact). See `notes/float.md` for the algorithms.
 
-mod array;
 pub(crate) mod arith;
+mod array;
 mod convert;
 pub mod cuda;
 pub mod func;
@@ -31,9 +31,9 @@ use std::cmp::Ordering;
 
 use crate::error::{Error, Result};
 
+pub use array::{FloatArray, TernaryArray, WithTernary};
 pub(crate) use convert::round_int;
 pub use convert::to_rounding_mode;
-pub use array::{FloatArray, TernaryArray, WithTernary};
 pub use ops::FloatOp;
 pub use round::Round;
 

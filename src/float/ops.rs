@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::arith::{self, LANES, Scratch};
 use super::round::{Out, Round};
-use super::{Elem, CpuFloats, check_prec};
+use super::{CpuFloats, Elem, check_prec};
 use crate::error::Result;
 
 /// Elements per rayon task.

@@ -4,7 +4,7 @@
 
 use super::ops::build;
 use super::round::{Round, round_to};
-use super::{Class, EMAX, EMIN, CpuFloats, check_prec};
+use super::{Class, CpuFloats, EMAX, EMIN, check_prec};
 use crate::error::{Error, Result};
 
 /// SplitMix64 stream of element `i`.
@@ -63,13 +63,7 @@ impl CpuFloats {
 
     /// Random signs, exponents uniform in `emin..=emax` (within MPFR's
     /// range) and uniformly random normalized mantissas.
-    pub fn random_exp(
-        len: usize,
-        prec: u64,
-        seed: u64,
-        emin: i64,
-        emax: i64,
-    ) -> Result<CpuFloats> {
+    pub fn random_exp(len: usize, prec: u64, seed: u64, emin: i64, emax: i64) -> Result<CpuFloats> {
         let n = check_prec(prec)?;
         if emin > emax || emin < EMIN || emax > EMAX {
             return Err(Error::Invalid(format!(

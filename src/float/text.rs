@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use super::convert::round_int;
 use super::ops::build;
 use super::round::{Out, Round, finish};
-use super::{Class, EMAX, EMIN, Elem, CpuFloats, check_prec};
+use super::{Class, CpuFloats, EMAX, EMIN, Elem, check_prec};
 use crate::error::{Error, Result};
 
 /// log10(2), for digit counts and exponent estimates.

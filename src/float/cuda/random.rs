@@ -11,7 +11,7 @@ use super::{CudaFloats, DevOp, MAX_CUDA_PREC, check_cuda_prec, grid, inst_misc};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
 use crate::float::round::Round;
-use crate::float::{EMAX, EMIN, CpuFloats};
+use crate::float::{CpuFloats, EMAX, EMIN};
 
 impl CudaFloats {
     /// Uniform in [0, 1) with `prec` random bits (mpfr_urandomb), as

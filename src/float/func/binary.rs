@@ -25,7 +25,7 @@ use super::ia::{Iv, lg, mono, tiny_odd_n};
 use super::{Eval, Func, FuncStats, Interval, eval_elem, mant, write_exact, write_special};
 use crate::error::{Error, Result};
 use crate::float::round::{Out, Round};
-use crate::float::{Class, Elem, CpuFloats, check_prec};
+use crate::float::{Class, CpuFloats, Elem, check_prec};
 
 /// The two-argument functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -119,7 +119,6 @@ impl CpuFloats {
         };
         Ok((r, t, stats))
     }
-
 }
 
 /// Integer exponents as a float array of just the bits of the largest

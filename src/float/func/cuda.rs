@@ -628,7 +628,6 @@ impl CudaFloats {
         scatter_from_host(&eng, k, &mut out, &mut tern, &idx, &r, &t)?;
         Ok((out, tern, stats))
     }
-
 }
 
 /// Runs the emulator `exe` on a job (u64 words on its standard input) and

@@ -213,10 +213,7 @@ fn run_dev(
     };
     if len == 0 {
         let z = || -> Result<DevResult> {
-            Ok((
-                CudaFloats::zeros(&eng, 0, prec)?,
-                upload_tern(&eng, &[])?,
-            ))
+            Ok((CudaFloats::zeros(&eng, 0, prec)?, upload_tern(&eng, &[])?))
         };
         let second = if two { Some(z()?) } else { None };
         return Ok((z()?, second, FuncStats::default()));
@@ -325,7 +322,6 @@ impl CudaFloats {
         let (s, c, st) = run_dev(self, None, Job::SinCos, prec, rnd, force)?;
         Ok((s, c.expect("two outputs"), st))
     }
-
 }
 
 /// The same evaluation through the host emulation of the kernel
@@ -363,8 +359,7 @@ pub fn func2_emulated_forced(
     rnd: Round,
     force: u32,
 ) -> Result<EmulatedPair> {
-    let ((a, ta), (b, tb), st) =
-        emulated_cpu(exe, f, &*x.host()?, &*y.host()?, prec, rnd, force)?;
+    let ((a, ta), (b, tb), st) = emulated_cpu(exe, f, &*x.host()?, &*y.host()?, prec, rnd, force)?;
     Ok(((a.into(), ta), (b.into(), tb), st))
 }
 

@@ -30,13 +30,13 @@ use malachite_nz::natural::Natural;
 
 use super::ops::build;
 use super::round::{Out, Round, finish, round_mant};
-use super::{Class, Elem, CpuFloats, check_prec};
+use super::{Class, CpuFloats, Elem, check_prec};
 use crate::error::Result;
 use crate::int::cpu::arith as mpn;
 
 pub use binary::Func2;
-pub(crate) use binary::pow_z_exponents;
 pub(crate) use binary::eval2_one;
+pub(crate) use binary::pow_z_exponents;
 pub use consts::Const;
 
 /// The functions built so far.
@@ -350,7 +350,10 @@ impl CpuFloats {
         &self,
         prec: u64,
         rnd: Round,
-    ) -> Result<((CpuFloats, Vec<i8>, FuncStats), (CpuFloats, Vec<i8>, FuncStats))> {
+    ) -> Result<(
+        (CpuFloats, Vec<i8>, FuncStats),
+        (CpuFloats, Vec<i8>, FuncStats),
+    )> {
         let s = self.func_ternary(Func::Sin, prec, rnd)?;
         let c = self.func_ternary(Func::Cos, prec, rnd)?;
         Ok((s, c))
