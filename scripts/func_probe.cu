@@ -1,5 +1,5 @@
 // Timing probe for src/kernels/float_func.cu (built with nvcc on the GPU
-// machine: nvcc -O3 -arch=sm_90 -I src/kernels -DFF_K=9 probe.cu). Reads
+// machine: nvcc -O3 -arch=sm_90 -I src/kernels -DFF_K=9 scripts/func_probe.cu). Reads
 // tier 9's constants and 512-bit arguments dumped by the ignored test
 // funcprobe_dump (dir in argv[1]); prints kernel-only times per function and
 // block size, cycles of one element's phases (FF_PROBE hooks) and the

@@ -159,7 +159,7 @@ int main(int argc, char **argv) {
       }
   }
   if (strstr(which, "funcall")) {
-    /* every precision of bench func (issue 5: 100x MPFR on one core at
+    /* every precision of bench func (the CUDA bar: 100x MPFR on one core at
        each of them) */
     long precs[] = {128, 256, 512, 1024, 2048};
     for (int pi = 0; pi < 5; pi++)
