@@ -15,7 +15,7 @@
 #   cli    `mparray huge mul` on two 10^7-digit decimal files, both engines,
 #          and the product divided back
 #   mpfr   MPFR 4.2 itself on one core of the host, functions at 128..2048
-#          bits (needs .gpu/mpfr: notes/mpfr_threads.c built with gcc, and
+#          bits (needs .gpu/mpfr: scripts/peers/mpfr_threads.c built with gcc, and
 #          the dev machine's libmpfr.so.6 and libgmp.so.10 beside it)
 #   all    all of the above
 # Logs go to $OUT: run.txt (everything printed), tests.log, bench-*.json.

@@ -403,7 +403,7 @@ fn complexgpu_abs_norm_arg() {
 /// skips), on the same inputs as complexgpu_abs_norm_arg.
 #[test]
 fn complexemu_abs_arg() {
-    let Some(exe) = common::emulator("MPARRAY_FUNC_EMU2", "notes/functrig-emu/emu2.cpp") else {
+    let Some(exe) = common::emulator("MPARRAY_FUNC_EMU2", "tests/emu/functrig/emu2.cpp") else {
         return;
     };
     let exe = exe.to_string_lossy().into_owned();

@@ -266,7 +266,7 @@ fn seeded() -> Rng {
 }
 
 fn emu() -> Option<String> {
-    common::emulator("MPARRAY_CFUNC_EMU", "notes/cplxgpu-emu/emu.cpp")
+    common::emulator("MPARRAY_CFUNC_EMU", "tests/emu/cplxgpu/emu.cpp")
         .map(|p| p.to_string_lossy().into_owned())
 }
 

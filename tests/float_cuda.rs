@@ -61,7 +61,7 @@ impl Dev {
     }
 
     fn emu() -> Option<Dev> {
-        common::emulator("MPARRAY_FLOAT_EMU", "notes/floatgpu-emu/emu.cpp")
+        common::emulator("MPARRAY_FLOAT_EMU", "tests/emu/floatgpu/emu.cpp")
             .map(|p| Dev::Emu(p.to_string_lossy().into_owned(), None))
     }
 

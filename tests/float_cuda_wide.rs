@@ -70,7 +70,7 @@ impl Dev {
     }
 
     fn emu(gs: Option<u32>) -> Option<Dev> {
-        common::emulator("MPARRAY_FLOATWIDE_EMU", "notes/floatwide-emu/wemu.cpp")
+        common::emulator("MPARRAY_FLOATWIDE_EMU", "tests/emu/floatwide/wemu.cpp")
             .map(|p| Dev::Emu(p.to_string_lossy().into_owned(), gs))
     }
 }

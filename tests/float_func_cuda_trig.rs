@@ -82,7 +82,7 @@ impl Dev {
         let unary = if need1 {
             Some(path(common::emulator(
                 "MPARRAY_FUNC_EMU",
-                "notes/funcgpu-emu/emu.cpp",
+                "tests/emu/funcgpu/emu.cpp",
             )?))
         } else {
             None
@@ -90,7 +90,7 @@ impl Dev {
         let binary = if need2 {
             Some(path(common::emulator(
                 "MPARRAY_FUNC_EMU2",
-                "notes/functrig-emu/emu2.cpp",
+                "tests/emu/functrig/emu2.cpp",
             )?))
         } else {
             None
