@@ -382,7 +382,7 @@ struct EmuPass {
     host: Vec<u32>,
 }
 
-/// One pass of notes/cplxgpu-emu/emu.cpp (built at `exe`) at tier `k`.
+/// One pass of tests/emu/cplxgpu/emu.cpp (built at `exe`) at tier `k`.
 #[allow(clippy::too_many_arguments)]
 fn emu_pass(
     exe: &str,
@@ -439,7 +439,7 @@ fn pick2(z: &CpuComplex, idx: &[u32]) -> Result<CpuComplex> {
 
 /// The same evaluation as [`func_ternary_stats`] (`op` a function) or
 /// [`div_ternary_stats`], [`pow_ternary_stats`] (`y` their second operand)
-/// through the host emulation of the kernel (notes/cplxgpu-emu/emu.cpp
+/// through the host emulation of the kernel (tests/emu/cplxgpu/emu.cpp
 /// built at `exe`): the same tiers, constants, retries at larger tiers
 /// (`retry_min`: the fewest undecided elements worth a retry; the device
 /// uses `RETRY_MIN`) and CPU evaluation of the rest. For tests without a

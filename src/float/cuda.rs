@@ -1,7 +1,7 @@
 //! Float arrays on the CUDA engine: device storage ([`CudaFloats`]),
 //! transfers, and the kernels of src/kernels/float_{arith,misc}.cu, which
 //! mirror the CPU engine's exact algorithms and rounding step (so the bits
-//! are identical; see notes/floatgpu.md).
+//! are identical; see notes/float.md).
 //!
 //! Layout on the device: one 64-bit head word per element (`exp << 8 | tag`,
 //! the exponent arithmetic-shifted back) and the mantissa limbs contiguous
@@ -246,11 +246,11 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
                 gs: 1,
             })
     };
-    // Measured (notes/floatwide.md): products from 17 limbs beat the
+    // Measured (notes/float.md): products from 17 limbs beat the
     // thread-per-element kernels (1088 bits: mul 1.07 vs 0.71 G/s); sums
     // only above 32 limbs (2048 bits: 1.19 vs 1.20, 1088: 1.64 vs 2.03).
     // Division and square root by the group (float_wide.cu's fw_divreg,
-    // fw_sqrt_num; notes/floatwide2.md), measured against the thread
+    // fw_sqrt_num; notes/float.md), measured against the thread
     // kernels: division 1088 bits 0.40 vs 0.53 G/s, 2048 0.215 vs 0.147,
     // 16384 5.7x: from 24 limbs (the crossover interpolated at ~22);
     // square root 2048 0.044 vs 0.067, 4096 0.0145 vs 0.0130, 16384 7x:
@@ -301,7 +301,7 @@ fn plan_arith(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize, tier: usize)
 /// Lanes per element of float_wide, from the largest limb count m: products
 /// m/8 (more elements in flight), sums m/4, fma and fms m/2 (their serial
 /// sum after the product), within 8..32; the best of 4/8/16/32 measured at
-/// 2048, 4096 and 8192 bits (notes/floatwide.md).
+/// 2048, 4096 and 8192 bits (notes/float.md).
 /// `MPARRAY_FLOAT_WIDE_G=4|8|16|32` forces one, for measurements.
 fn wide_group_size(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> u32 {
     if let Some(g) = std::env::var("MPARRAY_FLOAT_WIDE_G")
@@ -364,7 +364,7 @@ fn wide_smem_limbs(op: DevOp, n: usize, lx: usize, ly: usize, lz: usize) -> usiz
 /// (forced by `MPARRAY_FLOAT_WIDE_G`, else `min_gs`: 4 for division, 8 for
 /// the square root: the measured best at 2048 bits), doubled until 8 gs
 /// reaches ly, and B the least of 2, 4, 6, 8 divisor limbs per lane with
-/// gs B at least ly (notes/floatwide-emu/wemu.cpp's div_shape: the same).
+/// gs B at least ly (tests/emu/floatwide/wemu.cpp's div_shape: the same).
 fn wide_div_shape(ly: usize, min_gs: u32) -> (u32, u32) {
     let mut gs = std::env::var("MPARRAY_FLOAT_WIDE_G")
         .ok()

@@ -7,7 +7,7 @@
 //! kernel leaves to the host (huge arguments, reductions needing a longer
 //! pi) and those still undecided are re-evaluated by the CPU engine. The
 //! other functions (and precisions above the largest tier) run on the CPU
-//! engine (download, evaluate, upload). See notes/funcgpu.md, notes/funclat.md.
+//! engine (download, evaluate, upload). See notes/func.md.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -739,7 +739,7 @@ pub(crate) fn pick(x: &CpuFloats, idx: &[u32]) -> Result<CpuFloats> {
 }
 
 /// The same evaluation through the host emulation of the kernel
-/// (notes/funcgpu-emu, built with g++, at path `exe`): the same tiers,
+/// (tests/emu/funcgpu, built with g++, at path `exe`): the same tiers,
 /// constants, retries of undecided elements at larger tiers and CPU
 /// evaluation of the rest as `func_ternary_forced`. For tests without a
 /// device.

@@ -8,7 +8,7 @@
 //! (special operands of pow and agm, exact results still undecided, huge
 //! arguments) are evaluated by the CPU engine and scattered back;
 //! precisions above the largest tier run on the CPU engine. See
-//! notes/functrig.md, notes/cplxsmall.md.
+//! notes/func.md.
 
 use std::sync::Arc;
 
@@ -325,7 +325,7 @@ impl CudaFloats {
 }
 
 /// The same evaluation through the host emulation of the kernel
-/// (notes/functrig-emu/emu2.cpp, built with g++, at path `exe`): the same
+/// (tests/emu/functrig/emu2.cpp, built with g++, at path `exe`): the same
 /// tiers, constants, retries at larger tiers and CPU evaluation of the
 /// rest (cuda.rs's `drive`). `f = None` is sin_cos (`y` ignored; the
 /// second result of one output is a copy of the first). For tests without

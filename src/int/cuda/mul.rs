@@ -550,19 +550,6 @@ mod tests {
         }
     }
 
-    /// For the host emulation of the kernels (notes/emu): writes the tables
-    /// to $MPARRAY_NTT_TABLES_OUT when set.
-    #[test]
-    fn dump_ntt_tables_when_asked() {
-        if let Ok(path) = std::env::var("MPARRAY_NTT_TABLES_OUT") {
-            let bytes: Vec<u8> = build_ntt_tables()
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .collect();
-            std::fs::write(path, bytes).unwrap();
-        }
-    }
-
     #[test]
     fn ntt_tables_are_consistent() {
         let t = build_ntt_tables();
