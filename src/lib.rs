@@ -1,12 +1,18 @@
 //! mparray: arrays of multi-precision numbers on the CPU and on NVIDIA GPUs,
 //! with identical results on both.
 //!
-//! Layout: [`engine`] (CPU and CUDA, kernel compilation and caching),
-//! [`int`] (fixed-width integer arrays and their operations), [`float`]
-//! (float arrays with MPFR's semantics), [`huge`]
-//! (single integers of any size), [`kernels`]
-//! (CUDA C++ sources), [`bench`] (the benchmark suites behind
-//! `mparray bench`), [`cli`] (the command-line tool).
+//! One array type per number kind, each living on an [`Engine`] (the CPU,
+//! or one CUDA device) and moved only by `to_engine`/`to_host`:
+//! [`IntArray`] (fixed-width integers), [`FloatArray`] (floats with MPFR's
+//! semantics), [`ComplexArray`] (complex floats with MPC's semantics).
+//! Every operation is a method of the array, runs on its engine and returns
+//! an array there.
+//!
+//! Layers, each importing only those below it: [`engine`] (devices, memory,
+//! kernel compilation and caching), the number kinds [`int`], [`float`],
+//! [`complex`], [`huge`] (single integers of any size), and the front ends
+//! [`bench`] (the benchmark suites behind `mparray bench`) and [`cli`] (the
+//! command-line tool). [`kernels`] holds the CUDA C++ sources.
 
 pub mod bench;
 pub mod cli;
@@ -19,7 +25,8 @@ pub mod int;
 pub mod kernels;
 pub(crate) mod modp;
 
+pub use complex::ComplexArray;
 pub use engine::Engine;
 pub use error::{Error, Result};
-pub use float::{FloatArray, Round};
+pub use float::{FloatArray, Round, TernaryArray};
 pub use int::{Fused, IntArray, Radix};

@@ -513,14 +513,19 @@ fn kernels_list() {
 }
 
 #[test]
-fn readme_shows_the_quickstart_example() {
-    // The README's library example is examples/quickstart.rs (which
-    // `cargo test` compiles), minus its first comment line.
+fn readme_shows_the_examples() {
+    // The README's library examples are examples/quickstart.rs and
+    // examples/floats.rs (which `cargo test` compiles), minus their first
+    // comment line.
     let readme = include_str!("../README.md");
-    let example = include_str!("../examples/quickstart.rs");
-    let body = example.split_once('\n').unwrap().1;
-    assert!(
-        readme.contains(body),
-        "README.md and examples/quickstart.rs differ"
-    );
+    for (name, example) in [
+        ("quickstart", include_str!("../examples/quickstart.rs")),
+        ("floats", include_str!("../examples/floats.rs")),
+    ] {
+        let body = example.split_once('\n').unwrap().1;
+        assert!(
+            readme.contains(body),
+            "README.md and examples/{name}.rs differ"
+        );
+    }
 }

@@ -205,8 +205,8 @@ pub fn run(a: ComplexArgs) -> Result<(), CommandError> {
     same_lines(&files, &xs.iter().map(|x| x.len()).collect::<Vec<_>>())?;
     let engine = super::engine_from_arg(&a.engine)?;
     let xs = xs
-        .iter()
-        .map(|x| x.to_engine(&engine))
+        .into_iter()
+        .map(|x| x.into_engine(&engine))
         .collect::<Result<Vec<_>, _>>()?;
     let (x, p) = (&xs[0], a.prec);
     let strings = |r: &FloatArray| -> Result<Vec<String>, Error> {

@@ -264,10 +264,9 @@ pub fn run(a: FloatArgs) -> Result<(), CommandError> {
     same_lines(&files, &arrays.iter().map(|x| x.len()).collect::<Vec<_>>())?;
     drop(files);
     let args = arrays
-        .iter()
-        .map(|x| x.to_engine(&engine))
+        .into_iter()
+        .map(|x| x.into_engine(&engine))
         .collect::<Result<Vec<_>, _>>()?;
-    drop(arrays);
     let (x, p) = (&args[0], a.prec);
     let lines: Vec<String> = if a.op == Op::Cmp {
         x.cmp(&args[1])?

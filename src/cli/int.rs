@@ -189,12 +189,8 @@ fn compute(
         // the CPU limb code computes it directly.
         return Ok(vec![cpu::mul_wide(&a, &b, (bits / 64) as usize)]);
     }
-    let mut x = IntArray::from_limbs(bits, a)?;
-    let mut y = IntArray::from_limbs(bits, b)?;
-    if engine.is_cuda() {
-        x = x.to_engine(engine)?;
-        y = y.to_engine(engine)?;
-    }
+    let x = IntArray::from_limbs(bits, a)?.into_engine(engine)?;
+    let y = IntArray::from_limbs(bits, b)?.into_engine(engine)?;
     let outs = match op {
         Op::Add => vec![x.add(&y)?],
         Op::Sub => vec![x.sub(&y)?],

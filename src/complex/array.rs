@@ -174,9 +174,10 @@ impl ComplexArray {
         if !er.same_as(&ei) {
             return Err(Error::EngineMismatch(er.describe(), ei.describe()));
         }
-        Ok(match (re.into_cpu(), im.into_cpu()) {
-            (Ok(r), Ok(i)) => CpuComplex::new(r, i)?.into(),
-            (Err(r), Err(i)) => CudaComplex::new(r, i)?.into(),
+        use crate::float::Store as F;
+        Ok(match (re.into_store(), im.into_store()) {
+            (F::Cpu(r), F::Cpu(i)) => CpuComplex::new(r, i)?.into(),
+            (F::Cuda(r), F::Cuda(i)) => CudaComplex::new(r, i)?.into(),
             _ => unreachable!("same engine"),
         })
     }
@@ -273,6 +274,16 @@ impl ComplexArray {
             (Engine::Cuda(eng), Store::Cuda(a)) if Arc::ptr_eq(eng, a.engine()) => a.copy()?.into(),
             (Engine::Cuda(eng), Store::Cuda(a)) => a.to_host()?.to_cuda(eng)?.into(),
         })
+    }
+
+    /// `self` on `engine`: moved without a copy when already there, else
+    /// copied there.
+    pub fn into_engine(self, engine: &Engine) -> Result<ComplexArray> {
+        if self.engine().same_as(engine) {
+            Ok(self)
+        } else {
+            self.to_engine(engine)
+        }
     }
 
     /// A copy on the CPU.

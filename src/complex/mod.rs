@@ -1,7 +1,8 @@
-//! Arrays of complex floats with GNU MPC's semantics (CPU engine).
+//! Arrays of complex floats with GNU MPC's semantics, on either engine.
 //!
-//! A [`CpuComplex`] is a pair of [`CpuFloats`]s, the real and the
-//! imaginary parts, each with its own precision (as an `mpc_t`). Every
+//! A [`ComplexArray`] holds the real and the imaginary parts, each with its
+//! own precision (as an `mpc_t`), on one engine (the CPU's `CpuComplex`, a
+//! pair of host float arrays, or the device's `cuda::CudaComplex`). Every
 //! operation takes the precisions of the two result parts and a rounding
 //! mode per part ([`CRound`], MPC's `mpc_rnd_t`); each part is correctly
 //! rounded in its own mode, and the `*_ternary` forms return MPC's pair of

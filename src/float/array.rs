@@ -448,6 +448,16 @@ impl FloatArray {
         })
     }
 
+    /// `self` on `engine`: moved without a copy when already there, else
+    /// copied there.
+    pub fn into_engine(self, engine: &Engine) -> Result<FloatArray> {
+        if self.engine().same_as(engine) {
+            Ok(self)
+        } else {
+            self.to_engine(engine)
+        }
+    }
+
     /// A copy on the CPU.
     pub fn to_host(&self) -> Result<FloatArray> {
         self.to_engine(&Engine::Cpu)
@@ -473,13 +483,9 @@ impl FloatArray {
         }
     }
 
-    /// The host storage, or the storage itself as an error (for callers
-    /// that consume an array).
-    pub(crate) fn into_cpu(self) -> std::result::Result<CpuFloats, CudaFloats> {
-        match self.store {
-            Store::Cpu(a) => Ok(a),
-            Store::Cuda(a) => Err(a),
-        }
+    /// The storage, consuming the array.
+    pub(crate) fn into_store(self) -> Store {
+        self.store
     }
 
     /// The elements on the host: borrowed there, read back from a device.

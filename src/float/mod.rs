@@ -1,24 +1,27 @@
 //! Arrays of binary floating-point numbers with GNU MPFR's exact semantics.
 //!
-//! A [`CpuFloats`] holds `len` floats of one precision `p` (bits of
-//! mantissa, `1 <= p <= MAX_PREC`), each with MPFR's value set: a sign, an
-//! exponent in MPFR's default range [`EMIN`]`..=`[`EMAX`], a normalized
-//! mantissa, and the special values NaN, +-Inf and +-0 (no subnormals).
+//! A [`FloatArray`] holds `len` floats of one precision `p` (bits of
+//! mantissa, `1 <= p <= MAX_PREC`) on one engine, each with MPFR's value
+//! set: a sign, an exponent in MPFR's default range [`EMIN`]`..=`[`EMAX`], a
+//! normalized mantissa, and the special values NaN, +-Inf and +-0 (no
+//! subnormals). Operations run on the array's engine ([`array`]'s docs say
+//! what CUDA hands to the CPU engine) and give the same bits on every one.
 //!
-//! Storage is a structure of arrays, the layout the CUDA kernels will read:
-//! one tag byte per element (class and sign), one 64-bit exponent per
-//! element, and `ceil(p/64)` mantissa limbs per element, contiguous per
-//! element, least significant limb first. As in MPFR the mantissa is
-//! left-aligned: the top bit of the top limb is set, and the `64*n - p` low
-//! bits of the lowest limb are zero, so the value is `0.m * 2^exp` with
-//! `1/2 <= 0.m < 1`. Special values have exponent 0 and zero limbs.
+//! Host storage (`CpuFloats`) is a structure of arrays: one tag byte per
+//! element (class and sign), one 64-bit exponent per element, and
+//! `ceil(p/64)` mantissa limbs per element, contiguous per element, least
+//! significant limb first. As in MPFR the mantissa is left-aligned: the top
+//! bit of the top limb is set, and the `64*n - p` low bits of the lowest
+//! limb are zero, so the value is `0.m * 2^exp` with `1/2 <= 0.m < 1`.
+//! Special values have exponent 0 and zero limbs. Device storage
+//! (`cuda::CudaFloats`) packs tag and exponent into one head word.
 //!
 //! Every operation rounds the exact result once, in one of MPFR's five
 //! rounding modes, and can return MPFR's ternary value per element (the sign
 //! of rounded minus exact). See `notes/float.md` for the algorithms.
 
 pub(crate) mod arith;
-mod array;
+pub mod array;
 mod convert;
 pub mod cuda;
 pub mod func;
@@ -31,6 +34,7 @@ use std::cmp::Ordering;
 
 use crate::error::{Error, Result};
 
+pub(crate) use array::Store;
 pub use array::{FloatArray, TernaryArray, WithTernary};
 pub(crate) use convert::round_int;
 pub use convert::to_rounding_mode;

@@ -217,6 +217,16 @@ impl IntArray {
         })
     }
 
+    /// `self` on `engine`: moved without a copy when already there, else
+    /// copied there.
+    pub fn into_engine(self, engine: &Engine) -> Result<IntArray> {
+        if self.engine().same_as(engine) {
+            Ok(self)
+        } else {
+            self.to_engine(engine)
+        }
+    }
+
     /// A copy on the CPU.
     pub fn to_host(&self) -> Result<IntArray> {
         self.to_engine(&Engine::Cpu)
