@@ -408,8 +408,8 @@ impl ComplexArray {
                 Ok((
                     ComplexArray::from(r).to_engine(&engine)?,
                     ComplexTernary {
-                        re: TernaryArray::on(&engine, tr)?,
-                        im: TernaryArray::on(&engine, ti)?,
+                        re: TernaryArray::from_vec(&engine, tr)?,
+                        im: TernaryArray::from_vec(&engine, ti)?,
                     },
                 ))
             }
@@ -441,7 +441,7 @@ impl ComplexArray {
                 let engine = self.engine();
                 Ok((
                     FloatArray::from(r).to_engine(&engine)?,
-                    TernaryArray::on(&engine, t)?,
+                    TernaryArray::from_vec(&engine, t)?,
                 ))
             }
         }
@@ -490,8 +490,8 @@ impl ComplexArray {
         Ok((
             ComplexArray::from(r).to_engine(&engine)?,
             ComplexTernary {
-                re: TernaryArray::on(&engine, tr)?,
-                im: TernaryArray::on(&engine, ti)?,
+                re: TernaryArray::from_vec(&engine, tr)?,
+                im: TernaryArray::from_vec(&engine, ti)?,
             },
         ))
     }

@@ -67,11 +67,20 @@ impl std::fmt::Debug for FloatArray {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "FloatArray {{ len: {}, prec: {}, engine: {} }}",
+            "FloatArray {{ len: {}, prec: {}, engine: {}",
             self.len(),
             self.prec(),
             self.engine().name()
-        )
+        )?;
+        // The first elements of a host array, for failed assertions.
+        if let Some(a) = self.cpu() {
+            let shown: Vec<String> = (0..a.len().min(8))
+                .map(|i| super::text::format_hex(&a.get(i)))
+                .collect();
+            let more = if a.len() > 8 { ", ..." } else { "" };
+            write!(f, ", values: [{}{more}]", shown.join(", "))?;
+        }
+        f.write_str(" }")
     }
 }
 
@@ -91,6 +100,17 @@ impl PartialEq for FloatArray {
     fn eq(&self, other: &FloatArray) -> bool {
         match (self.host(), other.host()) {
             (Ok(a), Ok(b)) => *a == *b,
+            _ => false,
+        }
+    }
+}
+
+/// Equal when they hold the same values, whatever their engines (device
+/// values are read back; a failed read compares unequal).
+impl PartialEq for TernaryArray {
+    fn eq(&self, other: &TernaryArray) -> bool {
+        match (self.to_vec(), other.to_vec()) {
+            (Ok(a), Ok(b)) => a == b,
             _ => false,
         }
     }
@@ -132,8 +152,8 @@ impl TernaryArray {
         }
     }
 
-    /// Values computed on the host, placed on `engine`.
-    pub(crate) fn on(engine: &Engine, v: Vec<i8>) -> Result<TernaryArray> {
+    /// Ternary values given on the host, placed on `engine`.
+    pub fn from_vec(engine: &Engine, v: Vec<i8>) -> Result<TernaryArray> {
         Ok(match engine {
             Engine::Cpu => TernaryArray::cpu(v),
             Engine::Cuda(eng) => {
@@ -337,7 +357,7 @@ impl FloatArray {
         let (r, t) = CpuFloats::from_int_array(prec, a, rnd)?;
         Ok((
             FloatArray::from(r).to_engine(&engine)?,
-            TernaryArray::on(&engine, t)?,
+            TernaryArray::from_vec(&engine, t)?,
         ))
     }
 
@@ -646,7 +666,7 @@ impl FloatArray {
                 let engine = Engine::Cuda(eng);
                 Ok((
                     FloatArray::from(r).to_engine(&engine)?,
-                    TernaryArray::on(&engine, t)?,
+                    TernaryArray::from_vec(&engine, t)?,
                 ))
             }
         }
@@ -678,7 +698,9 @@ impl FloatArray {
     /// `op` of `self` and `more` (one operand for sqrt, two for fma/fms)
     /// into the existing array `out` on the same engine, whose precision is
     /// the destination precision (no allocation; its old contents are
-    /// overwritten), with the ternary values into `ternary` when given.
+    /// overwritten), with the ternary values into `ternary` when given. On
+    /// CUDA at precisions above [`MAX_CUDA_PREC`] the CPU engine computes a
+    /// new result, which replaces `out`'s contents.
     pub fn op_into(
         &self,
         op: FloatOp,
@@ -700,6 +722,24 @@ impl FloatArray {
             ));
         }
         let prec = out.prec();
+        let n = self.len();
+        if out.len() != n || more.iter().any(|m| m.len() != n) {
+            return Err(Error::Shape(format!(
+                "op_into: operands of {} elements and an output of {}",
+                more.iter()
+                    .map(|m| m.len().to_string())
+                    .fold(n.to_string(), |a, b| a + ", " + &b),
+                out.len()
+            )));
+        }
+        if let Some(t) = &ternary
+            && t.len() != n
+        {
+            return Err(Error::Shape(format!(
+                "op_into: {} ternary slots for {n} elements",
+                t.len()
+            )));
+        }
         let dev = match self.operands(more)? {
             Operands::Cpu(v) => {
                 let Store::Cpu(o) = &mut out.store else {
