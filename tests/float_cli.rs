@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::{ComparableFloatRef, Float};
 use mparray::float::{text, to_rounding_mode};
-use mparray::{FloatArray, Round};
+use mparray::{Engine, FloatArray, Round};
 
 struct Tmp(PathBuf);
 
@@ -57,7 +57,7 @@ fn stdout_lines(o: &Output) -> Vec<String> {
 
 /// Random operands as text: hex for half the lines, decimal for the rest.
 fn operands(seed: u64, prec: u64, n: usize) -> (Vec<String>, FloatArray) {
-    let mut a = FloatArray::random_exp(n, prec, seed, -60, 60).unwrap();
+    let mut a = FloatArray::random_exp(&Engine::Cpu, n, prec, seed, -60, 60).unwrap();
     if n > 8 {
         // A few special values.
         let sp = FloatArray::from_strs(
@@ -65,12 +65,12 @@ fn operands(seed: u64, prec: u64, n: usize) -> (Vec<String>, FloatArray) {
             &["nan", "-inf", "inf", "-0", "0", "1", "-1", "0x1p-3"],
         )
         .unwrap();
-        let mut lines = a.to_hex_strings();
-        lines.splice(0..8, sp.to_hex_strings());
+        let mut lines = a.to_hex_strings().unwrap();
+        lines.splice(0..8, sp.to_hex_strings().unwrap());
         a = FloatArray::from_strs(prec, &lines).unwrap();
     }
-    let hex = a.to_hex_strings();
-    let dec = a.to_dec_strings(0, Round::Nearest);
+    let hex = a.to_hex_strings().unwrap();
+    let dec = a.to_dec_strings(0, Round::Nearest).unwrap();
     let lines = (0..n)
         .map(|i| {
             if i % 2 == 0 {
@@ -123,7 +123,11 @@ fn random_files_against_malachite() {
                 let out = stdout_lines(&run(&args));
                 assert_eq!(out.len(), n);
                 for (i, line) in out.iter().enumerate() {
-                    let (x, y, z) = (a.to_float(i), b.to_float(i), c.to_float(i));
+                    let (x, y, z) = (
+                        a.to_float(i).unwrap(),
+                        b.to_float(i).unwrap(),
+                        c.to_float(i).unwrap(),
+                    );
                     let (w, o) = match op {
                         "add" => x.add_prec_round_ref_ref(&y, p, m),
                         "sub" => x.sub_prec_round_ref_ref(&y, p, m),
@@ -140,12 +144,13 @@ fn random_files_against_malachite() {
                         ),
                     };
                     let (v, tern) = line.rsplit_once(' ').unwrap();
-                    let got = FloatArray::from_strs(p, &[v]).unwrap().to_float(0);
+                    let got = FloatArray::from_strs(p, &[v]).unwrap().to_float(0).unwrap();
                     let want_hex = text::format_hex(
                         &FloatArray::from_floats(p, std::slice::from_ref(&w), Round::Nearest)
                             .unwrap()
                             .0
-                            .get(0),
+                            .get(0)
+                            .unwrap(),
                     );
                     assert!(
                         ComparableFloatRef(&got) == ComparableFloatRef(&w)
@@ -168,7 +173,7 @@ fn random_files_against_malachite() {
             fb.to_str().unwrap(),
         ]));
         let prod = a.mul(&b, p, Round::Nearest).unwrap();
-        assert_eq!(out, prod.to_dec_strings(12, Round::Nearest));
+        assert_eq!(out, prod.to_dec_strings(12, Round::Nearest).unwrap());
         let out = stdout_lines(&run(&[
             "float",
             "cmp",

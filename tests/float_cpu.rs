@@ -18,8 +18,8 @@ use malachite_base::num::logic::traits::SignificantBits;
 use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::{ComparableFloatRef, Float};
 use malachite_nz::natural::Natural;
-use mparray::float::{self, EMAX, EMIN, text};
-use mparray::{FloatArray, Round};
+use mparray::float::{self, EMAX, EMIN, TernaryArray, text};
+use mparray::{Engine, FloatArray, Round};
 
 /// Precisions: the brief's classes and every limb and kernel threshold
 /// (1/2/3 limbs, Karatsuba at 24 limbs, divide-and-conquer division at 40,
@@ -31,7 +31,7 @@ const PRECS: &[u64] = &[
 
 /// An operation's results and ternary values; a reference function; the
 /// reference results.
-type Got = (FloatArray, Vec<i8>);
+type Got = (FloatArray, TernaryArray);
 type Ref = fn(&Float, &Float, u64, RoundingMode) -> (Float, Ordering);
 type Want = Vec<(Float, Ordering)>;
 
@@ -104,26 +104,29 @@ fn make(m: Natural, prec: u64, exp: i64, neg: bool) -> Float {
 
 fn arr(prec: u64, xs: &[Float]) -> FloatArray {
     let (a, t) = FloatArray::from_floats(prec, xs, Round::Nearest).unwrap();
-    assert!(t.iter().all(|&x| x == 0));
+    assert!(t.to_vec().unwrap().iter().all(|&x| x == 0));
     a
 }
 
 fn show(x: &Float) -> String {
     let p = x.get_prec().unwrap_or(1);
     let a = arr(p, std::slice::from_ref(x));
-    format!("{}#{p}", text::format_hex(&a.get(0)))
+    format!("{}#{p}", text::format_hex(&a.get(0).unwrap()))
 }
 
 /// Compares every element and ternary value with malachite's.
-fn check(what: &str, got: &(FloatArray, Vec<i8>), want: &[(Float, Ordering)], ins: &[&[Float]]) {
+fn check(what: &str, got: &Got, want: &[(Float, Ordering)], ins: &[&[Float]]) {
+    let t = got.1.to_vec().unwrap();
+    assert_eq!(got.0.len(), want.len(), "{what}: length");
+    assert_eq!(t.len(), want.len(), "{what}: ternary length");
     for (i, (w, wo)) in want.iter().enumerate() {
-        let g = got.0.to_float(i);
-        if ComparableFloatRef(&g) != ComparableFloatRef(w) || ord(got.1[i]) != *wo {
+        let g = got.0.to_float(i).unwrap();
+        if ComparableFloatRef(&g) != ComparableFloatRef(w) || ord(t[i]) != *wo {
             let args: Vec<String> = ins.iter().map(|v| show(&v[i])).collect();
             panic!(
                 "{what} element {i}: inputs {args:?}\n  got  {} ternary {}\n  want {} ternary {:?}",
                 show(&g),
-                got.1[i],
+                t[i],
                 show(w),
                 wo
             );
@@ -416,8 +419,8 @@ fn special_values_every_pair() {
     // Mixed operand precisions through rounding into 3-bit arrays.
     let a = FloatArray::from_floats(3, &xs, Round::Nearest).unwrap().0;
     let b = FloatArray::from_floats(3, &ys, Round::Nearest).unwrap().0;
-    let xs = a.to_floats();
-    let ys = b.to_floats();
+    let xs = a.to_floats().unwrap();
+    let ys = b.to_floats().unwrap();
     for p in [1, 2, 53, 65] {
         for rnd in Round::ALL {
             let m = rm(rnd);
@@ -468,7 +471,11 @@ fn special_values_every_pair() {
                 }
             }
             let (ua, va, wa) = (arr(3, &u), arr(3, &v), arr(3, &w));
-            let (u, v, w) = (ua.to_floats(), va.to_floats(), wa.to_floats());
+            let (u, v, w) = (
+                ua.to_floats().unwrap(),
+                va.to_floats().unwrap(),
+                wa.to_floats().unwrap(),
+            );
             let got = ua.fma_ternary(&va, &wa, p, rnd).unwrap();
             let want: Vec<_> = (0..u.len())
                 .map(|i| w[i].add_mul_prec_round_ref_ref_ref(&u[i], &v[i], p, m))
@@ -740,7 +747,10 @@ fn malachite_round_trip_and_rounding() {
             .collect();
         let a = arr(q, &xs);
         for (i, x) in xs.iter().enumerate() {
-            assert_eq!(ComparableFloatRef(&a.to_float(i)), ComparableFloatRef(x));
+            assert_eq!(
+                ComparableFloatRef(&a.to_float(i).unwrap()),
+                ComparableFloatRef(x)
+            );
         }
         for rnd in Round::ALL {
             let p = r.pick(PRECS);
@@ -801,7 +811,7 @@ fn f64_i64_int_conversions() {
             })
             .collect();
         let a = arr(130, &xs);
-        let got = a.to_f64s(rnd);
+        let got = a.to_f64s(rnd).unwrap();
         for (i, x) in xs.iter().enumerate() {
             let (w, _) = f64::rounding_from(x, rm(rnd));
             assert!(
@@ -826,7 +836,7 @@ fn f64_i64_int_conversions() {
                 .collect();
             let fl: Vec<Float> = is.iter().map(|&v| Float::from(v)).collect();
             check(&format!("from_i64 p={p} {rnd:?}"), &got, &want, &[&fl]);
-            let back = got.0.to_i64s(rnd);
+            let back = got.0.to_i64s(rnd).unwrap();
             for (i, b) in back.iter().enumerate() {
                 let x = &want[i].0;
                 // malachite saturates; we return None out of range.
@@ -911,9 +921,11 @@ fn decimal_parse() {
     for &p in &[1u64, 2, 24, 53, 64, 65, 113, 200, 1000] {
         for rnd in Round::ALL {
             let got = FloatArray::from_strs_ternary(p, &strs, rnd).unwrap();
+            let gt = got.1.to_vec().unwrap();
+            assert_eq!(gt.len(), strs.len());
             for (i, s) in strs.iter().enumerate() {
                 let (w, o) = Float::from_sci_string_prec_round(s, p, rm(rnd)).unwrap();
-                let g = got.0.to_float(i);
+                let g = got.0.to_float(i).unwrap();
                 // malachite reads "-0" as +0 sometimes; compare values and
                 // signs of zero by MPFR's rule (the sign is the string's).
                 let same = if w == 0u32 {
@@ -922,10 +934,10 @@ fn decimal_parse() {
                     ComparableFloatRef(&g) == ComparableFloatRef(&w)
                 };
                 assert!(
-                    same && ord(got.1[i]) == o,
+                    same && ord(gt[i]) == o,
                     "parse {s:?} p={p} {rnd:?}: got {} {} want {} {:?}",
                     show(&g),
-                    got.1[i],
+                    gt[i],
                     show(&w),
                     o
                 );
@@ -978,10 +990,10 @@ fn decimal_print() {
         let a = arr(p, &xs);
         for rnd in Round::ALL {
             for digits in [1usize, 2, 5, 17, 40, 0] {
-                let strs = a.to_dec_strings(digits, rnd);
+                let strs = a.to_dec_strings(digits, rnd).unwrap();
                 for (i, s) in strs.iter().enumerate() {
                     let (ds, e) = text::get_str_digits(
-                        &a.get(i),
+                        &a.get(i).unwrap(),
                         if digits == 0 {
                             text::default_digits(p)
                         } else {
@@ -992,7 +1004,7 @@ fn decimal_print() {
                     let nd = ds.len() as i64;
                     let q: Natural = ds.parse().unwrap();
                     // |x| = M 2^b and candidate q 10^(e-nd): compare exactly.
-                    let x = a.get(i);
+                    let x = a.get(i).unwrap();
                     let mm = Natural::from_limbs_asc(x.limbs);
                     let b = x.exp - 64 * x.limbs.len() as i64;
                     let k = e - nd;
@@ -1060,7 +1072,7 @@ fn decimal_print() {
     }
     let a = FloatArray::from_strs(53, &["0.1", "-0", "inf", "nan", "1", "-1.5e-30"]).unwrap();
     assert_eq!(
-        a.to_dec_strings(17, Round::Nearest),
+        a.to_dec_strings(17, Round::Nearest).unwrap(),
         [
             "1.0000000000000001e-01",
             "-0.0000000000000000e+00",
@@ -1070,7 +1082,7 @@ fn decimal_print() {
             "-1.4999999999999999e-30"
         ]
     );
-    assert_eq!(a.to_dec_strings(1, Round::Up)[0], "2e-01");
+    assert_eq!(a.to_dec_strings(1, Round::Up).unwrap()[0], "2e-01");
     // The default digits print as MPFR 4.2's "%Re" does (outputs of MPFR).
     let v = ["1.5", "0.1", "-0", "1e10", "-2.5e-7"];
     let mpfr_re = [
@@ -1090,14 +1102,16 @@ fn decimal_print() {
         assert_eq!(
             FloatArray::from_strs(p, &v)
                 .unwrap()
-                .to_dec_strings(0, Round::Nearest),
+                .to_dec_strings(0, Round::Nearest)
+                .unwrap(),
             want
         );
     }
     assert_eq!(
         FloatArray::from_strs(100, &["-2.5e-7"])
             .unwrap()
-            .to_dec_strings(0, Round::Nearest),
+            .to_dec_strings(0, Round::Nearest)
+            .unwrap(),
         ["-2.4999999999999999999999999999994e-07"]
     );
 }
@@ -1123,7 +1137,7 @@ fn hex_round_trip() {
     )
     .unwrap();
     assert_eq!(
-        a.to_hex_strings(),
+        a.to_hex_strings().unwrap(),
         [
             "0xcp+0",
             "0x1.999999999999ap-4",
@@ -1139,12 +1153,12 @@ fn hex_round_trip() {
         ]
     );
     let b = FloatArray::from_strs(8, &["0b1.1p3", "-0b0.0011", "0b111111111"]).unwrap();
-    assert_eq!(b.to_hex_strings(), ["0xcp+0", "-0x3p-4", "0x2p+8"]);
+    assert_eq!(b.to_hex_strings().unwrap(), ["0xcp+0", "-0x3p-4", "0x2p+8"]);
     let c = FloatArray::from_strs(64, &["0xFEDCBA9.87654321"]).unwrap();
-    assert_eq!(c.to_hex_strings(), ["0xf.edcba987654321p+24"]);
+    assert_eq!(c.to_hex_strings().unwrap(), ["0xf.edcba987654321p+24"]);
     let d = FloatArray::from_strs(53, &["-12345678.875"]).unwrap();
     assert_eq!(
-        d.to_dec_strings(0, Round::Nearest),
+        d.to_dec_strings(0, Round::Nearest).unwrap(),
         ["-1.2345678875000000e+07"]
     );
     let mut r = Rng(common::seed());
@@ -1153,9 +1167,9 @@ fn hex_round_trip() {
             .map(|_| rand_float(&mut r, p, (EMIN, EMAX), 10))
             .collect();
         let a = arr(p, &xs);
-        let h = a.to_hex_strings();
+        let h = a.to_hex_strings().unwrap();
         let back = FloatArray::from_strs_ternary(p, &h, Round::Zero).unwrap();
-        assert!(back.1.iter().all(|&t| t == 0));
+        assert!(back.1.to_vec().unwrap().iter().all(|&t| t == 0));
         assert_eq!(back.0, a, "hex round trip at p={p}");
     }
 }
@@ -1163,22 +1177,22 @@ fn hex_round_trip() {
 #[test]
 #[allow(clippy::manual_range_contains)]
 fn random_constructors() {
-    let a = FloatArray::random_unit(1000, 100, 7).unwrap();
-    let b = FloatArray::random_unit(1000, 100, 7).unwrap();
+    let a = FloatArray::random_unit(&Engine::Cpu, 1000, 100, 7).unwrap();
+    let b = FloatArray::random_unit(&Engine::Cpu, 1000, 100, 7).unwrap();
     assert_eq!(a, b);
-    for x in a.to_floats() {
+    for x in a.to_floats().unwrap() {
         assert!(x >= 0u32 && x < 1u32, "{x}"); // Float has no Range::contains
     }
-    let e = FloatArray::random_exp(1000, 70, 9, -5, 5).unwrap();
-    for x in e.to_floats() {
+    let e = FloatArray::random_exp(&Engine::Cpu, 1000, 70, 9, -5, 5).unwrap();
+    for x in e.to_floats().unwrap() {
         let ex = x.get_exponent().unwrap();
         assert!((-5..=5).contains(&ex));
     }
-    let u = FloatArray::random_uniform(1000, 80, 3, -2.0, 3.0, Round::Down).unwrap();
-    for x in u.to_floats() {
+    let u = FloatArray::random_uniform(&Engine::Cpu, 1000, 80, 3, -2.0, 3.0, Round::Down).unwrap();
+    for x in u.to_floats().unwrap() {
         assert!(x >= -2i32 && x < 3u32, "{x}");
     }
-    assert!(FloatArray::random_exp(1, 70, 9, EMIN - 1, 0).is_err());
+    assert!(FloatArray::random_exp(&Engine::Cpu, 1, 70, 9, EMIN - 1, 0).is_err());
 }
 
 #[test]
@@ -1189,21 +1203,202 @@ fn empty_arrays() {
     assert!(a.add(&a, 10, Round::Nearest).unwrap().is_empty());
     assert!(a.fma(&a, &a, 10, Round::Nearest).unwrap().is_empty());
     assert!(a.sqrt(10, Round::Nearest).unwrap().is_empty());
-    assert!(a.to_dec_strings(0, Round::Nearest).is_empty());
-    assert!(FloatArray::random_exp(0, 5, 1, 0, 0).unwrap().is_empty());
+    assert!(a.to_dec_strings(0, Round::Nearest).unwrap().is_empty());
+    assert!(
+        FloatArray::random_exp(&Engine::Cpu, 0, 5, 1, 0, 0)
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
 fn errors_not_panics() {
-    assert!(FloatArray::zeros(3, 0).is_err());
-    assert!(FloatArray::zeros(3, float::MAX_PREC + 1).is_err());
-    let a = FloatArray::zeros(3, 10).unwrap();
-    let b = FloatArray::zeros(4, 10).unwrap();
+    assert!(FloatArray::zeros(&Engine::Cpu, 3, 0).is_err());
+    assert!(FloatArray::zeros(&Engine::Cpu, 3, float::MAX_PREC + 1).is_err());
+    let a = FloatArray::zeros(&Engine::Cpu, 3, 10).unwrap();
+    let b = FloatArray::zeros(&Engine::Cpu, 4, 10).unwrap();
     assert!(a.add(&b, 10, Round::Nearest).is_err());
     assert!(a.add(&a, 0, Round::Nearest).is_err());
     assert!(FloatArray::from_raw(10, vec![1], vec![0], vec![1]).is_err());
     assert!(Round::from_name("X").is_err());
     assert_eq!(Round::from_name("d").unwrap(), Round::Down);
+}
+
+/// The engine API's own edges on the CPU: reading out of range is an
+/// error, not a panic; the borrowing readers serve host arrays.
+#[test]
+fn host_readers_and_range() {
+    let a = FloatArray::from_strs(53, &["1.5", "-0", "nan"]).unwrap();
+    assert!(a.engine().same_as(&Engine::Cpu));
+    assert!(!a.engine().is_cuda());
+    assert_eq!((a.len(), a.prec(), a.limbs_per_element()), (3, 53, 1));
+    assert!(a.get(2).is_ok());
+    for i in [3, 4, usize::MAX] {
+        assert!(
+            matches!(a.get(i), Err(mparray::Error::Invalid(_))),
+            "get({i})"
+        );
+        assert!(
+            matches!(a.to_float(i), Err(mparray::Error::Invalid(_))),
+            "to_float({i})"
+        );
+    }
+    let e = FloatArray::zeros(&Engine::Cpu, 0, 10).unwrap();
+    assert!(e.get(0).is_err() && e.to_float(0).is_err());
+    // tags / exps / limbs borrow the host storage and agree with get(i).
+    let (tags, exps, limbs) = (a.tags().unwrap(), a.exps().unwrap(), a.limbs().unwrap());
+    assert_eq!((tags.len(), exps.len(), limbs.len()), (3, 3, 3));
+    assert_eq!(tags, &[1, 4, 3]);
+    assert_eq!(exps[0], 1);
+    assert_eq!(limbs[0], 3 << 62);
+    let g = a.get(0).unwrap();
+    assert_eq!((g.exp, g.neg, g.limbs), (1, false, &[3u64 << 62][..]));
+    // The raw parts rebuild the same array.
+    let b = FloatArray::from_raw(53, tags.to_vec(), exps.to_vec(), limbs.to_vec()).unwrap();
+    assert_eq!(a, b);
+}
+
+/// Operands of different lengths are an error in every operation (no
+/// panic, no truncation), whichever operand is the odd one.
+#[test]
+fn length_mismatch_errors() {
+    use mparray::float::FloatOp;
+    use mparray::float::func::Func2;
+    let cpu = Engine::Cpu;
+    let a = FloatArray::random_unit(&cpu, 5, 20, 1).unwrap();
+    let b = FloatArray::random_unit(&cpu, 6, 20, 2).unwrap();
+    let c = FloatArray::random_unit(&cpu, 5, 30, 3).unwrap();
+    let r = Round::Nearest;
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        assert!(x.add_ternary(y, 20, r).is_err());
+        assert!(x.sub(y, 20, r).is_err());
+        assert!(x.mul(y, 20, r).is_err());
+        assert!(x.div(y, 20, r).is_err());
+        assert!(x.min(y, 20, r).is_err());
+        assert!(x.max(y, 20, r).is_err());
+        assert!(x.cmp(y).is_err());
+        for f in [Func2::Pow, Func2::Atan2, Func2::Hypot, Func2::Agm] {
+            assert!(x.func2_ternary(y, f, 20, r).is_err(), "{f:?}");
+        }
+        assert!(x.pow(y, 20, r).is_err());
+    }
+    // Three operands: the odd one in each place.
+    assert!(a.fma(&a, &b, 20, r).is_err());
+    assert!(a.fma(&b, &a, 20, r).is_err());
+    assert!(b.fma(&a, &a, 20, r).is_err());
+    assert!(a.fms(&c, &b, 20, r).is_err());
+    // The same lengths at other precisions are fine.
+    assert_eq!(a.fma(&c, &a, 20, r).unwrap().len(), 5);
+    // pow_z / pow_si: one exponent per element.
+    assert!(a.pow_si_ternary(&[1, 2], 20, r).is_err());
+    assert!(a.pow_si_ternary(&[1; 5], 20, r).is_ok());
+    // In place: the output and the ternary values must match too.
+    let mut out = FloatArray::zeros(&cpu, 6, 20).unwrap();
+    assert!(a.op_into(FloatOp::Add, &[&c], &mut out, r, None).is_err());
+    assert!(a.op_into(FloatOp::Add, &[&b], &mut out, r, None).is_err());
+    let mut out = FloatArray::zeros(&cpu, 5, 20).unwrap();
+    let mut t = TernaryArray::zeros(&cpu, 6).unwrap();
+    assert!(
+        a.op_into(FloatOp::Add, &[&c], &mut out, r, Some(&mut t))
+            .is_err()
+    );
+    let mut t = TernaryArray::zeros(&cpu, 5).unwrap();
+    a.op_into(FloatOp::Add, &[&c], &mut out, r, Some(&mut t))
+        .unwrap();
+    assert_eq!(out, a.add(&c, 20, r).unwrap());
+}
+
+/// Ternary arrays: one value per element, on the engine of the operation,
+/// read with to_vec / into_vec.
+#[test]
+fn ternary_arrays() {
+    let cpu = Engine::Cpu;
+    // 1/3 rounded up and down, 1 exact, NaN (ternary 0).
+    let (x, t) = FloatArray::from_strs_ternary(4, &["0.3333", "1", "nan"], Round::Up).unwrap();
+    assert_eq!((t.len(), t.is_empty()), (3, false));
+    assert!(t.engine().same_as(&cpu));
+    assert_eq!(t.to_vec().unwrap(), [1, 0, 0]);
+    assert_eq!(t.to_vec().unwrap(), t.into_vec().unwrap());
+    let (_, t) = FloatArray::from_strs_ternary(4, &["0.3333", "-0.3333"], Round::Zero).unwrap();
+    assert_eq!(t.into_vec().unwrap(), [-1, 1]);
+    // The operations' ternary values have the operands' length.
+    let (s, ts) = x.add_ternary(&x, 1, Round::Down).unwrap();
+    assert_eq!((s.len(), ts.len()), (3, 3));
+    assert_eq!(ts.to_vec().unwrap(), [-1, 0, 0]);
+    let (f, tf, _) = x
+        .func_ternary(float::func::Func::Exp, 20, Round::Up)
+        .unwrap();
+    assert_eq!((f.len(), tf.len()), (3, 3));
+    assert_eq!(tf.to_vec().unwrap(), [1, 1, 0]);
+    let ((sn, tsn), (cs, tcs), _) = x.sin_cos_ternary(20, Round::Down).unwrap();
+    assert_eq!((sn.len(), tsn.len(), cs.len(), tcs.len()), (3, 3, 3, 3));
+    assert_eq!(sn, x.sin(20, Round::Down).unwrap());
+    assert_eq!(cs, x.cos(20, Round::Down).unwrap());
+    assert_eq!(tsn.to_vec().unwrap(), [-1, -1, 0]);
+    assert_eq!(tcs.to_vec().unwrap(), [-1, -1, 0]);
+    // Conversions from host data return their ternary values too.
+    let (_, t) = FloatArray::from_f64s(2, &[0.1, 0.5, -0.1], Round::Nearest).unwrap();
+    assert_eq!(t.to_vec().unwrap().len(), 3);
+    assert_eq!(t.to_vec().unwrap()[1], 0);
+    let (_, t) = FloatArray::from_i64s(2, &[7, 4, -7], Round::Zero).unwrap();
+    assert_eq!(t.into_vec().unwrap(), [-1, 0, 1]);
+    // Empty and zero-filled.
+    let z = TernaryArray::zeros(&cpu, 4).unwrap();
+    assert_eq!(z.to_vec().unwrap(), [0; 4]);
+    let e = FloatArray::zeros(&cpu, 0, 8)
+        .unwrap()
+        .neg_ternary(8, Round::Nearest);
+    let e = e.unwrap().1;
+    assert!(e.is_empty() && e.to_vec().unwrap().is_empty());
+}
+
+/// try_clone is a bit-exact, independent copy on the same engine;
+/// equality compares precision and bits.
+#[test]
+fn try_clone_and_equality() {
+    let cpu = Engine::Cpu;
+    let a = FloatArray::random_exp(&cpu, 300, 130, common::seed(), -20, 20).unwrap();
+    let b = a.try_clone().unwrap();
+    assert_eq!(a, b);
+    assert!(b.engine().same_as(&a.engine()));
+    assert_eq!((b.len(), b.prec()), (a.len(), a.prec()));
+    assert_eq!(b.tags().unwrap(), a.tags().unwrap());
+    assert_eq!(b.exps().unwrap(), a.exps().unwrap());
+    assert_eq!(b.limbs().unwrap(), a.limbs().unwrap());
+    assert_eq!(a.to_host().unwrap(), a);
+    assert_eq!(a.to_engine(&cpu).unwrap(), a);
+    // Independent: overwriting the copy in place leaves the original.
+    let mut c = a.try_clone().unwrap();
+    let before = a.to_hex_strings().unwrap();
+    a.op_into(
+        mparray::float::FloatOp::Add,
+        &[&a],
+        &mut c,
+        Round::Nearest,
+        None,
+    )
+    .unwrap();
+    assert_ne!(c, a);
+    assert_eq!(c, a.mul_2si(1, 130, Round::Nearest).unwrap());
+    assert_eq!(a.to_hex_strings().unwrap(), before);
+    assert_eq!(a, b);
+    // Same values at another precision, or one bit apart, are unequal.
+    assert_ne!(a.set_prec(131, Round::Nearest).unwrap(), a);
+    let mut limbs = a.limbs().unwrap().to_vec();
+    let i = a.tags().unwrap().iter().position(|&t| t & 3 == 1).unwrap();
+    limbs[a.limbs_per_element() * i] ^= 1 << 62;
+    let d = FloatArray::from_raw(
+        130,
+        a.tags().unwrap().to_vec(),
+        a.exps().unwrap().to_vec(),
+        limbs,
+    )
+    .unwrap();
+    assert_ne!(d, a);
+    // Empty arrays clone to empty arrays.
+    let e = FloatArray::zeros(&cpu, 0, 7).unwrap();
+    assert_eq!(e.try_clone().unwrap(), e);
+    assert!(e.try_clone().unwrap().is_empty());
 }
 
 /// The in-place form gives the same bits as the allocating forms, with or
@@ -1212,9 +1407,9 @@ fn errors_not_panics() {
 fn op_into_matches() {
     use mparray::float::FloatOp;
     let s = common::seed();
-    let x = FloatArray::random_exp(700, 200, s, -10, 10).unwrap();
-    let y = FloatArray::random_exp(700, 100, s ^ 1, -10, 10).unwrap();
-    let z = FloatArray::random_exp(700, 300, s ^ 2, -10, 10).unwrap();
+    let x = FloatArray::random_exp(&Engine::Cpu, 700, 200, s, -10, 10).unwrap();
+    let y = FloatArray::random_exp(&Engine::Cpu, 700, 100, s ^ 1, -10, 10).unwrap();
+    let z = FloatArray::random_exp(&Engine::Cpu, 700, 300, s ^ 2, -10, 10).unwrap();
     let xa = x.abs(200, Round::Nearest).unwrap();
     for rnd in Round::ALL {
         for p in [1u64, 64, 150] {
@@ -1270,31 +1465,39 @@ fn op_into_matches() {
                 ),
             ];
             for (op, first, more, want) in cases {
-                // Start from garbage-free but different contents.
-                let mut out = FloatArray::random_exp(700, p, s ^ 9, -3, 3).unwrap();
-                let mut t = vec![7i8; 700];
-                first
-                    .op_into(op, &more, &mut out, rnd, Some(&mut t))
-                    .unwrap();
-                assert_eq!(out, want.0, "{op:?} p={p} {rnd:?}");
-                assert_eq!(t, want.1, "{op:?} p={p} {rnd:?}");
-                let mut out2 = FloatArray::zeros(700, p).unwrap();
+                let want_t = want.1.to_vec().unwrap();
+                // Start from garbage-free but different contents, and
+                // ternary values all +1 then all -1 (the ternaries of a
+                // 1-bit product rounded up, then down), so every element
+                // must be written.
+                for pre in [Round::Up, Round::Down] {
+                    let mut out =
+                        FloatArray::random_exp(&Engine::Cpu, 700, p, s ^ 9, -3, 3).unwrap();
+                    let mut t = x.mul_ternary(&y, 1, pre).unwrap().1;
+                    assert!(t.to_vec().unwrap().iter().all(|&v| v != 0));
+                    first
+                        .op_into(op, &more, &mut out, rnd, Some(&mut t))
+                        .unwrap();
+                    assert_eq!(out, want.0, "{op:?} p={p} {rnd:?}");
+                    assert_eq!(t.to_vec().unwrap(), want_t, "{op:?} p={p} {rnd:?}");
+                }
+                let mut out2 = FloatArray::zeros(&Engine::Cpu, 700, p).unwrap();
                 first.op_into(op, &more, &mut out2, rnd, None).unwrap();
                 assert_eq!(out2, want.0);
             }
         }
     }
-    let mut out = FloatArray::zeros(700, 10).unwrap();
+    let mut out = FloatArray::zeros(&Engine::Cpu, 700, 10).unwrap();
     assert!(
         x.op_into(FloatOp::Add, &[], &mut out, Round::Nearest, None)
             .is_err()
     );
-    let mut short = FloatArray::zeros(5, 10).unwrap();
+    let mut short = FloatArray::zeros(&Engine::Cpu, 5, 10).unwrap();
     assert!(
         x.op_into(FloatOp::Add, &[&y], &mut short, Round::Nearest, None)
             .is_err()
     );
-    let mut t = vec![0i8; 3];
+    let mut t = TernaryArray::zeros(&Engine::Cpu, 3).unwrap();
     assert!(
         x.op_into(FloatOp::Add, &[&y], &mut out, Round::Nearest, Some(&mut t))
             .is_err()
@@ -1320,15 +1523,16 @@ fn decimal_extremes() {
             for (i, s) in strs.iter().enumerate() {
                 let (w, o) = Float::from_sci_string_prec_round(s, p, rm(rnd)).unwrap();
                 assert_eq!(
-                    ComparableFloatRef(&got.0.to_float(i)),
+                    ComparableFloatRef(&got.0.to_float(i).unwrap()),
                     ComparableFloatRef(&w),
                     "{s} p={p} {rnd:?}"
                 );
-                assert_eq!(ord(got.1[i]), o, "{s} p={p} {rnd:?}");
+                assert_eq!(ord(got.1.to_vec().unwrap()[i]), o, "{s} p={p} {rnd:?}");
             }
             // Printing them back with the default digits reads back.
             let t = std::time::Instant::now();
-            let back = FloatArray::from_strs(p, &got.0.to_dec_strings(0, Round::Nearest)).unwrap();
+            let back = FloatArray::from_strs(p, &got.0.to_dec_strings(0, Round::Nearest).unwrap())
+                .unwrap();
             assert!(t.elapsed().as_secs_f64() < 2.0, "slow print");
             assert_eq!(back, got.0);
         }
@@ -1641,7 +1845,7 @@ fn div_lanes_mixed() {
                     &want,
                     &[&xs, &ys],
                 );
-                let mut out = FloatArray::zeros(len, q).unwrap();
+                let mut out = FloatArray::zeros(&Engine::Cpu, len, q).unwrap();
                 a.op_into(FloatOp::Div, &[&b], &mut out, rnd, None).unwrap();
                 assert!(
                     out == got.0,
@@ -1683,7 +1887,7 @@ fn sqrt_lanes_mixed() {
                     &want,
                     &[&xs],
                 );
-                let mut out = FloatArray::zeros(len, q).unwrap();
+                let mut out = FloatArray::zeros(&Engine::Cpu, len, q).unwrap();
                 a.op_into(FloatOp::Sqrt, &[], &mut out, rnd, None).unwrap();
                 assert!(
                     out == got.0,
@@ -1785,20 +1989,20 @@ fn probe_add_timing() {
     use mparray::float::FloatOp;
     let len = 4096;
     for p in [128u64, 512] {
-        let x = FloatArray::random_exp(len, p, 1, -16, 16).unwrap();
-        let y = FloatArray::random_exp(len, p, 2, -16, 16).unwrap();
+        let x = FloatArray::random_exp(&Engine::Cpu, len, p, 1, -16, 16).unwrap();
+        let y = FloatArray::random_exp(&Engine::Cpu, len, p, 2, -16, 16).unwrap();
         let xa = x.abs(p, Round::Nearest).unwrap();
         let ya = y.abs(p, Round::Nearest).unwrap();
-        let x0 = FloatArray::random_exp(len, p, 1, 0, 0)
+        let x0 = FloatArray::random_exp(&Engine::Cpu, len, p, 1, 0, 0)
             .unwrap()
             .abs(p, Round::Nearest)
             .unwrap();
-        let y5 = FloatArray::random_exp(len, p, 2, -5, -5)
+        let y5 = FloatArray::random_exp(&Engine::Cpu, len, p, 2, -5, -5)
             .unwrap()
             .abs(p, Round::Nearest)
             .unwrap();
-        let mut out = FloatArray::zeros(len, p).unwrap();
-        let mut tern = vec![0i8; len];
+        let mut out = FloatArray::zeros(&Engine::Cpu, len, p).unwrap();
+        let mut tern = TernaryArray::zeros(&Engine::Cpu, len).unwrap();
         for (name, a, b, op) in [
             ("random signs", &x, &y, FloatOp::Add),
             ("all add", &xa, &ya, FloatOp::Add),
