@@ -239,8 +239,7 @@ fn complexgpu_shapes_and_cli() {
             64,
             CRound::both(Round::Nearest),
         )
-        .err()
-        .expect("a length mismatch");
+        .expect_err("a length mismatch");
     assert!(err.to_string().contains("elements"), "{err}");
     // The CLI on both engines: the same bytes.
     let dir = std::env::temp_dir().join(format!("mparray-ccuda-{}", std::process::id()));

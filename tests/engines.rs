@@ -62,6 +62,9 @@ type FT = (FloatArray, TernaryArray);
 /// A complex result and its ternary pairs.
 type CT = (ComplexArray, ComplexTernary);
 
+/// A complex result read back: both parts and the ternary pairs.
+type CHost = (Vec<(Float, Float)>, Vec<(i8, i8)>);
+
 /// The ternary int of an ordering (the sign of rounded minus exact).
 fn tern(o: Ordering) -> i8 {
     o as i8
@@ -474,21 +477,20 @@ fn check_complex_chain(c: &ComplexChain, p: u64, rnd: CRound, k: usize) -> (u64,
     for i in 0..k.min(z.len()) {
         let what = |op: &str, part: &str| format!("{op} {part} p={p} {} element {i}", rnd.name());
         // An exact result: both parts rounded from the rationals.
-        let exact =
-            |op: &str, got: &(Vec<(Float, Float)>, Vec<(i8, i8)>), re: Rational, im: Rational| {
-                check_elem(
-                    &what(op, "re"),
-                    &got.0[i].0,
-                    got.1[i].0,
-                    &round_q(re, p, rnd.re),
-                );
-                check_elem(
-                    &what(op, "im"),
-                    &got.0[i].1,
-                    got.1[i].1,
-                    &round_q(im, q, rnd.im),
-                );
-            };
+        let exact = |op: &str, got: &CHost, re: Rational, im: Rational| {
+            check_elem(
+                &what(op, "re"),
+                &got.0[i].0,
+                got.1[i].0,
+                &round_q(re, p, rnd.re),
+            );
+            check_elem(
+                &what(op, "im"),
+                &got.0[i].1,
+                got.1[i].1,
+                &round_q(im, q, rnd.im),
+            );
+        };
         let (a, b) = (rat(&z[i].0), rat(&z[i].1));
         let (cw, dw) = (rat(&w[i].0), rat(&w[i].1));
         exact("mul", &m, &a * &cw - &b * &dw, &a * &dw + &b * &cw);
@@ -524,7 +526,7 @@ fn check_complex_chain(c: &ComplexChain, p: u64, rnd: CRound, k: usize) -> (u64,
             &sqrt_q(n2, p, rnd.re),
         );
         // The functions: the reference's interval, where it decides.
-        let mut decided = |op: &str, got: &(Vec<(Float, Float)>, Vec<(i8, i8)>), r: Option<C>| {
+        let mut decided = |op: &str, got: &CHost, r: Option<C>| {
             let Some((re, im)) = r else {
                 undecided += 2;
                 return;
@@ -659,8 +661,7 @@ fn cpu_copies_parts_and_shapes() {
     assert_eq!((re, im), (a, b));
     let c = FloatArray::random_unit(&cpu, 4, 64, 7).unwrap();
     let e = ComplexArray::new(FloatArray::random_unit(&cpu, 5, 64, 7).unwrap(), c)
-        .err()
-        .expect("a shape error");
+        .expect_err("a shape error");
     assert!(matches!(e, Error::Shape(_)), "{e}");
     assert_eq!(
         ComplexArray::zeros(&cpu, 3, 10, 20).unwrap(),
