@@ -21,9 +21,10 @@ use malachite_base::num::arithmetic::traits::PowerOf2;
 use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::{ComparableFloatRef, Float};
 use malachite_q::Rational;
+use mparray::Engine;
 use mparray::complex::reference::{C, arg_ref, reference};
-use mparray::complex::{CFunc, CRound, ComplexArray};
-use mparray::float::{FloatArray, Round, text, to_rounding_mode};
+use mparray::complex::{CFunc, CRound, ComplexArray, ComplexTernary};
+use mparray::float::{FloatArray, Round, TernaryArray, text, to_rounding_mode};
 
 use common::Rng;
 
@@ -64,7 +65,7 @@ fn rat(f: &Float) -> Rational {
 
 /// Checks one part: the library's element against the expected rounding.
 fn check_part(got: &FloatArray, i: usize, t: i8, want: &(Float, Ordering), what: &str) {
-    let g = got.to_float(i);
+    let g = got.to_float(i).unwrap();
     // Zero signs are MPC's business (checked against MPC's own outputs);
     // here values and ternaries.
     let same =
@@ -111,62 +112,75 @@ fn arith_exact_against_rationals() {
             let (div, td) = x.div_ternary(&y, p, q, rnd).unwrap();
             let (norm, tn) = x.norm_ternary(p, rnd.re).unwrap();
             let (abs, tb) = x.abs_ternary(p, rnd.re).unwrap();
+            let (ta, ts, tm, tq, td) = (
+                ta.to_pairs().unwrap(),
+                ts.to_pairs().unwrap(),
+                tm.to_pairs().unwrap(),
+                tq.to_pairs().unwrap(),
+                td.to_pairs().unwrap(),
+            );
+            let (tn, tb) = (tn.to_vec().unwrap(), tb.to_vec().unwrap());
+            let (add_re, add_im) = (add.re().unwrap(), add.im().unwrap());
+            let (sub_re, sub_im) = (sub.re().unwrap(), sub.im().unwrap());
+            let (mul_re, mul_im) = (mul.re().unwrap(), mul.im().unwrap());
+            let (sqr_re, sqr_im) = (sqr.re().unwrap(), sqr.im().unwrap());
+            let (div_re, div_im) = (div.re().unwrap(), div.im().unwrap());
             for i in 0..n {
                 let (ra, rb, rc, rd) = (rat(&a[i]), rat(&b[i]), rat(&c[i]), rat(&d[i]));
                 let r =
                     |v: Rational, pp: u64, m: Round| Float::from_rational_prec_round(v, pp, rm(m));
                 let w = format!("p={p} q={q} {} i={i}", rnd.name());
                 check_part(
-                    add.re(),
+                    &add_re,
                     i,
                     ta[i].0,
                     &r(&ra + &rc, p, rnd.re),
                     &format!("add re {w}"),
                 );
                 check_part(
-                    add.im(),
+                    &add_im,
                     i,
                     ta[i].1,
                     &r(&rb + &rd, q, rnd.im),
                     &format!("add im {w}"),
                 );
                 check_part(
-                    sub.re(),
+                    &sub_re,
                     i,
                     ts[i].0,
                     &r(&ra - &rc, p, rnd.re),
                     &format!("sub re {w}"),
                 );
                 check_part(
-                    sub.im(),
+                    &sub_im,
                     i,
                     ts[i].1,
                     &r(&rb - &rd, q, rnd.im),
                     &format!("sub im {w}"),
                 );
                 check_part(
-                    mul.re(),
+                    &mul_re,
                     i,
                     tm[i].0,
                     &r(&ra * &rc - &rb * &rd, p, rnd.re),
                     &format!("mul re {w}"),
                 );
                 check_part(
-                    mul.im(),
+                    &mul_im,
                     i,
                     tm[i].1,
                     &r(&ra * &rd + &rb * &rc, q, rnd.im),
                     &format!("mul im {w}"),
                 );
                 check_part(
-                    sqr.re(),
+                    &sqr_re,
                     i,
                     tq[i].0,
                     &r(&ra * &ra - &rb * &rb, p, rnd.re),
                     &format!("sqr re {w}"),
                 );
                 check_part(
-                    sqr.im(),
+                    &sqr_im,
                     i,
                     tq[i].1,
                     &r(Rational::from(2u32) * &ra * &rb, q, rnd.im),
@@ -193,14 +207,14 @@ fn arith_exact_against_rationals() {
                     let nre = (&ra * &rc + &rb * &rd) / &den;
                     let nim = (&rb * &rc - &ra * &rd) / &den;
                     check_part(
-                        div.re(),
+                        &div_re,
                         i,
                         td[i].0,
                         &r(nre, p, rnd.re),
                         &format!("div re {w}"),
                     );
                     check_part(
-                        div.im(),
+                        &div_im,
                         i,
                         td[i].1,
                         &r(nim, q, rnd.im),
@@ -234,6 +248,8 @@ fn functions_against_reference() {
             let refs: Vec<Option<C>> = (0..n).map(|i| reference(f, &a[i], &b[i], pp)).collect();
             for rnd in CRound::all() {
                 let (r, t) = x.func_ternary(f, p, q, rnd).unwrap();
+                let t = t.to_pairs().unwrap();
+                let (r_re, r_im) = r.into_parts();
                 for i in 0..n {
                     let Some((re, im)) = &refs[i] else {
                         skipped += 2;
@@ -246,7 +262,7 @@ fn functions_against_reference() {
                         b[i]
                     );
                     for (k, (part, want)) in
-                        [(r.re(), re.round(p, rnd.re)), (r.im(), im.round(q, rnd.im))]
+                        [(&r_re, re.round(p, rnd.re)), (&r_im, im.round(q, rnd.im))]
                             .into_iter()
                             .enumerate()
                     {
@@ -265,6 +281,7 @@ fn functions_against_reference() {
         // arg, at the real part's precision.
         for r in Round::ALL {
             let (v, t) = x.arg_ternary(p, r).unwrap();
+            let t = t.to_vec().unwrap();
             for i in 0..n {
                 if let Some(want) = arg_ref(&a[i], &b[i], pp).and_then(|v| v.round(p, r)) {
                     check_part(&v, i, t[i], &want, &format!("arg p={p} {r:?} i={i}"));
@@ -288,8 +305,8 @@ fn exact_cases() {
     let show = |z: &ComplexArray, t: (i8, i8)| {
         format!(
             "{} {} {} {}",
-            text::format_hex(&z.re().get(0)),
-            text::format_hex(&z.im().get(0)),
+            text::format_hex(&z.re().unwrap().get(0).unwrap()),
+            text::format_hex(&z.im().unwrap().get(0).unwrap()),
             t.0,
             t.1
         )
@@ -319,7 +336,11 @@ fn exact_cases() {
         let (z, t) = c(re, im)
             .func_ternary(f, 64, 64, CRound::both(Round::Nearest))
             .unwrap();
-        assert_eq!(show(&z, t[0]), want, "{f:?}({re}, {im})");
+        assert_eq!(
+            show(&z, t.to_pairs().unwrap()[0]),
+            want,
+            "{f:?}({re}, {im})"
+        );
     }
 }
 
@@ -337,17 +358,14 @@ fn special_values_as_mpc() {
             ComplexArray::from_strs(53, 53, &[(re, im)]).unwrap()
         };
         let x = parse(f[1]);
-        let show2 = |r: (ComplexArray, Vec<(i8, i8)>)| {
+        let show2 = |r: (ComplexArray, ComplexTernary)| hex_first(&r.0, &r.1.to_pairs().unwrap());
+        let show1 = |r: (FloatArray, TernaryArray)| {
             format!(
-                "{} {} {} {}",
-                text::format_hex(&r.0.re().get(0)),
-                text::format_hex(&r.0.im().get(0)),
-                r.1[0].0,
-                r.1[0].1
+                "{} {}",
+                text::format_hex(&r.0.get(0).unwrap()),
+                r.1.to_vec().unwrap()[0]
             )
         };
-        let show1 =
-            |r: (FloatArray, Vec<i8>)| format!("{} {}", text::format_hex(&r.0.get(0)), r.1[0]);
         let got = match name {
             "abs" => show1(x.abs_ternary(53, rnd.re).unwrap()),
             "norm" => show1(x.norm_ternary(53, rnd.re).unwrap()),
@@ -388,7 +406,7 @@ fn pow_as_mpc() {
             ComplexArray::from_strs(inp, inp, &[(re, im)]).unwrap()
         };
         let (z, t) = parse(f[1]).pow_ternary(&parse(f[2]), pr, pi, rnd).unwrap();
-        assert_eq!(hex_first(&z, &t), f[3], "{line}");
+        assert_eq!(hex_first(&z, &t.to_pairs().unwrap()), f[3], "{line}");
         n += 1;
     }
     assert!(n >= 2400);
@@ -403,8 +421,8 @@ fn rounding_names_and_errors() {
     assert_eq!(CRound::from_name("d").unwrap(), CRound::both(Round::Down));
     assert!(CRound::from_name("NX").is_err());
     assert_eq!(CRound::all().len(), 25);
-    let a = ComplexArray::zeros(3, 10, 20).unwrap();
-    let b = ComplexArray::zeros(4, 10, 20).unwrap();
+    let a = ComplexArray::zeros(&Engine::Cpu, 3, 10, 20).unwrap();
+    let b = ComplexArray::zeros(&Engine::Cpu, 4, 10, 20).unwrap();
     assert!(a.add(&b, 10, 10, CRound::both(Round::Nearest)).is_err());
     assert!(
         a.func(CFunc::Exp, 0, 10, CRound::both(Round::Nearest))
@@ -412,8 +430,8 @@ fn rounding_names_and_errors() {
     );
     assert!(
         ComplexArray::new(
-            FloatArray::zeros(2, 5).unwrap(),
-            FloatArray::zeros(3, 5).unwrap()
+            FloatArray::zeros(&Engine::Cpu, 2, 5).unwrap(),
+            FloatArray::zeros(&Engine::Cpu, 3, 5).unwrap()
         )
         .is_err()
     );
@@ -575,7 +593,7 @@ cosh 53 53 UA|0x1p-7000 0|0x1.0000000000001p+0 0x0p+0 1 0";
         let (re, im) = f[1].split_once(' ').unwrap();
         let x = ComplexArray::from_strs(64, 64, &[(re, im)]).unwrap();
         let (r, t) = x.func_ternary(func, pr, pi, rnd).unwrap();
-        assert_eq!(hex_first(&r, &t), f[2], "{line}");
+        assert_eq!(hex_first(&r, &t.to_pairs().unwrap()), f[2], "{line}");
     }
 }
 
@@ -584,8 +602,8 @@ cosh 53 53 UA|0x1p-7000 0|0x1.0000000000001p+0 0x0p+0 1 0";
 fn hex_first(z: &ComplexArray, t: &[(i8, i8)]) -> String {
     format!(
         "{} {} {} {}",
-        text::format_hex(&z.re().get(0)),
-        text::format_hex(&z.im().get(0)),
+        text::format_hex(&z.re().unwrap().get(0).unwrap()),
+        text::format_hex(&z.im().unwrap().get(0).unwrap()),
         t[0].0,
         t[0].1
     )

@@ -1,4 +1,4 @@
-//! Complex arrays on CUDA (`CudaComplexArray`) against the CPU engine, bit
+//! Complex arrays on CUDA (`ComplexArray` on `Engine::Cuda`) against the CPU engine, bit
 //! for bit with the ternary pairs: every operation, rounding-mode pairs,
 //! precisions from 1 bit to the device's largest (where mul's exact
 //! products stop fitting and the CPU engine takes over), mixed precisions,
@@ -8,13 +8,12 @@
 //! rationals and GNU MPC (tests/complex_cpu.rs). Needs a device (ignored
 //! otherwise). Fresh seeds each run (printed; MPARRAY_TEST_SEED replays).
 
-use mparray::Round;
-use mparray::complex::cuda::ternary_pairs_to_host;
 use mparray::complex::{CFunc, CRound, ComplexArray};
 use mparray::engine::CudaEngine;
 use mparray::float::func::Func2;
-use mparray::float::func::cuda2 as fcuda2;
-use mparray::float::{EMAX, EMIN, text};
+use mparray::float::func::cuda_func2 as fcuda2;
+use mparray::float::{EMAX, EMIN};
+use mparray::{Engine, Round};
 
 mod common;
 use common::{Rng, num_hex, seed};
@@ -67,16 +66,9 @@ fn array(g: &mut Rng, len: usize, prec: u64, special: u64, huge: bool) -> Comple
 }
 
 fn show(z: &ComplexArray, t: &[(i8, i8)]) -> Vec<String> {
+    let h = z.to_hex_strings().unwrap();
     (0..z.len())
-        .map(|i| {
-            format!(
-                "{} {} {} {}",
-                text::format_hex(&z.re().get(i)),
-                text::format_hex(&z.im().get(i)),
-                t[i].0,
-                t[i].1
-            )
-        })
+        .map(|i| format!("{} {} {} {}", h[i].0, h[i].1, t[i].0, t[i].1))
         .collect()
 }
 
@@ -91,11 +83,8 @@ fn same_rows(got: &[String], want: &[String], desc: impl Fn(usize) -> String) {
 
 /// `(re, im)` of element i, in hex.
 fn hexz(z: &ComplexArray, i: usize) -> String {
-    format!(
-        "({}, {})",
-        text::format_hex(&z.re().get(i)),
-        text::format_hex(&z.im().get(i))
-    )
+    let h = z.to_hex_strings().unwrap();
+    format!("({}, {})", h[i].0, h[i].1)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -171,6 +160,7 @@ const CASES: &[(u64, u64, u64)] = &[
 fn complexgpu_against_cpu() {
     let eng = CudaEngine::shared().expect("a CUDA device");
     common::warm_kernels(&eng, mparray::float::cuda::instances());
+    let cuda = Engine::Cuda(eng.clone());
     let mut g = Rng(seed());
     let mut checked = 0usize;
     for &(inp, pr, pi) in CASES {
@@ -207,11 +197,13 @@ fn complexgpu_against_cpu() {
                 } else {
                     (&xh, &yh)
                 };
-                let (dx, dy) = (x.to_cuda(&eng).unwrap(), y.to_cuda(&eng).unwrap());
+                let (dx, dy) = (x.to_engine(&cuda).unwrap(), y.to_engine(&cuda).unwrap());
                 for &r in &rnds {
                     let (want, wt) = apply!(op, x, y, pr, pi, r).unwrap();
+                    let wt = wt.to_pairs().unwrap();
                     let (got, gt) = apply!(op, dx, &dy, pr, pi, r).unwrap();
-                    let gt = ternary_pairs_to_host(&eng, &gt).unwrap();
+                    assert!(got.engine().same_as(&cuda), "{op:?}: result on the device");
+                    let gt = gt.to_pairs().unwrap();
                     let got = got.to_host().unwrap();
                     same_rows(&show(&got, &gt[..got.len()]), &show(&want, &wt), |i| {
                         let (xi, yi) = (hexz(x, i), hexz(y, i));
@@ -228,27 +220,26 @@ fn complexgpu_against_cpu() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn complexgpu_shapes_and_cli() {
-    let eng = CudaEngine::shared().expect("a CUDA device");
+    let cuda = Engine::cuda().expect("a CUDA device");
     let e = ComplexArray::from_strs::<&str>(64, 64, &[]).unwrap();
-    let de = e.to_cuda(&eng).unwrap();
+    let de = e.to_engine(&cuda).unwrap();
     let (z, t) = de
         .mul_ternary(&de, 64, 64, CRound::both(Round::Nearest))
         .unwrap();
     assert_eq!(z.len(), 0);
-    assert!(ternary_pairs_to_host(&eng, &t).unwrap().len() <= 1);
+    assert!(t.to_pairs().unwrap().len() <= 1);
     let a = ComplexArray::from_strs(64, 64, &[("1", "2"), ("3", "4")]).unwrap();
     let b = ComplexArray::from_strs(64, 64, &[("1", "2")]).unwrap();
     let err = a
-        .to_cuda(&eng)
+        .to_engine(&cuda)
         .unwrap()
         .add_ternary(
-            &b.to_cuda(&eng).unwrap(),
+            &b.to_engine(&cuda).unwrap(),
             64,
             64,
             CRound::both(Round::Nearest),
         )
-        .err()
-        .expect("a length mismatch");
+        .expect_err("a length mismatch");
     assert!(err.to_string().contains("elements"), "{err}");
     // The CLI on both engines: the same bytes.
     let dir = std::env::temp_dir().join(format!("mparray-ccuda-{}", std::process::id()));
@@ -314,9 +305,8 @@ fn array_ends(g: &mut Rng, len: usize, pr: u64, pi: u64, special: u64) -> Comple
 }
 
 fn show_real(r: &mparray::FloatArray, t: &[i8]) -> Vec<String> {
-    (0..r.len())
-        .map(|i| format!("{} {}", text::format_hex(&r.get(i)), t[i]))
-        .collect()
+    let h = r.to_hex_strings().unwrap();
+    (0..r.len()).map(|i| format!("{} {}", h[i], t[i])).collect()
 }
 
 /// (real part's precision, imaginary part's, result's) for abs, norm and
@@ -363,6 +353,7 @@ const MODES: [Round; 5] = Round::ALL;
 fn complexgpu_abs_norm_arg() {
     let eng = CudaEngine::shared().expect("a CUDA device");
     common::warm_kernels(&eng, mparray::float::cuda::instances());
+    let cuda = Engine::Cuda(eng.clone());
     let mut g = Rng(seed());
     let mut checked = 0usize;
     for &(pr, pi, p) in REAL_CASES {
@@ -372,7 +363,7 @@ fn complexgpu_abs_norm_arg() {
             (if big { 40 } else { 400 }, 100),
         ] {
             let x = array_ends(&mut g, len, pr, pi, special);
-            let dx = x.to_cuda(&eng).unwrap();
+            let dx = x.to_engine(&cuda).unwrap();
             let modes: &[Round] = if big {
                 &[Round::Nearest, Round::Down]
             } else {
@@ -381,8 +372,10 @@ fn complexgpu_abs_norm_arg() {
             for op in [RealOp::Abs, RealOp::Norm, RealOp::Arg] {
                 for &r in modes {
                     let (want, wt) = apply_real!(op, x, p, r).unwrap();
+                    let wt = wt.to_vec().unwrap();
                     let (got, gt) = apply_real!(op, dx, p, r).unwrap();
-                    let gt = mparray::float::cuda::ternary_to_host(&eng, &gt).unwrap();
+                    assert!(got.engine().same_as(&cuda), "{op:?}: result on the device");
+                    let gt = gt.to_vec().unwrap();
                     let got = got.to_host().unwrap();
                     same_rows(
                         &show_real(&got, &gt[..got.len()]),
@@ -414,9 +407,11 @@ fn complexemu_abs_arg() {
             for r in MODES {
                 for op in [RealOp::Abs, RealOp::Arg] {
                     let (want, wt) = apply_real!(op, x, p, r).unwrap();
+                    let wt = wt.to_vec().unwrap();
+                    let (re, im) = (x.re().unwrap(), x.im().unwrap());
                     let (f, a, b) = match op {
-                        RealOp::Abs => (Func2::Hypot, x.re(), x.im()),
-                        _ => (Func2::Atan2, x.im(), x.re()),
+                        RealOp::Abs => (Func2::Hypot, &re, &im),
+                        _ => (Func2::Atan2, &im, &re),
                     };
                     let ((got, gt), _, _) =
                         fcuda2::func2_emulated(&exe, Some(f), a, b, p, r).unwrap();

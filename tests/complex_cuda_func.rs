@@ -12,12 +12,10 @@
 //! a build; MPARRAY_NO_EMU=1 skips them). `cfuncgpu_*` need a device
 //! (ignored otherwise). Fresh seeds each run (MPARRAY_TEST_SEED replays).
 
-use mparray::complex::cuda::CudaComplexArray;
 use mparray::complex::cuda_func::{self, Op};
-use mparray::complex::{CFunc, CRound, ComplexArray};
+use mparray::complex::{CFunc, CRound, ComplexArray, ComplexTernary};
 use mparray::float::func::FuncStats;
-use mparray::float::text;
-use mparray::{FloatArray, Round};
+use mparray::{Engine, FloatArray, Round};
 
 mod common;
 use common::{Rng, num_hex, seed};
@@ -171,14 +169,12 @@ fn edge_array(g: &mut Rng, pa: u64, pb: u64) -> ComplexArray {
     ComplexArray::from_strs(pa, pb, &v).unwrap()
 }
 
-fn show(z: &ComplexArray, t: &[(i8, i8)], i: usize) -> String {
-    format!(
-        "{} {} ({} {})",
-        text::format_hex(&z.re().get(i)),
-        text::format_hex(&z.im().get(i)),
-        t[i].0,
-        t[i].1
-    )
+/// Each element's parts in hex and its ternary pair, one row per element.
+fn show(z: &ComplexArray, t: &[(i8, i8)]) -> Vec<String> {
+    let h = z.to_hex_strings().unwrap();
+    (0..z.len())
+        .map(|i| format!("{} {} ({} {})", h[i].0, h[i].1, t[i].0, t[i].1))
+        .collect()
 }
 
 /// A result: both parts and the ternary pairs.
@@ -187,35 +183,33 @@ type Res = (ComplexArray, Vec<(i8, i8)>);
 /// A result with the device's statistics, or the error.
 type Stats = mparray::Result<(ComplexArray, Vec<(i8, i8)>, FuncStats)>;
 
+/// A result on the host with its ternary pairs read back.
+fn res((z, t): (ComplexArray, ComplexTernary)) -> Res {
+    (z.to_host().unwrap(), t.to_pairs().unwrap())
+}
+
 /// Literal parts (re, im).
 type Lits = &'static [(&'static str, &'static str)];
 
 /// `(re + i im)` of element `i`, in hex.
 fn hexz(z: &ComplexArray, i: usize) -> String {
-    format!(
-        "({} + i {})",
-        text::format_hex(&z.re().get(i)),
-        text::format_hex(&z.im().get(i))
-    )
+    let h = z.to_hex_strings().unwrap();
+    format!("({} + i {})", h[i].0, h[i].1)
 }
 
 /// A device (or emulated) result against the CPU engine's, element by
 /// element, bits and ternary pairs; `desc(i)` names element i.
 fn same(what: &str, got: &Res, want: &Res, desc: impl Fn(usize) -> String) {
     assert_eq!(got.0.len(), want.0.len(), "{what}: length");
+    let (g, w) = (show(&got.0, &got.1), show(&want.0, &want.1));
     for i in 0..want.0.len() {
-        assert_eq!(
-            show(&got.0, &got.1, i),
-            show(&want.0, &want.1, i),
-            "{what}: {}",
-            desc(i)
-        );
+        assert_eq!(g[i], w[i], "{what}: {}", desc(i));
     }
 }
 
 /// Compares a device (or emulated) result of `f` with the CPU engine's.
 fn compare(what: &str, f: CFunc, z: &ComplexArray, pr: u64, pi: u64, rnd: CRound, got: &Res) {
-    let want = z.func_ternary(f, pr, pi, rnd).unwrap();
+    let want = res(z.func_ternary(f, pr, pi, rnd).unwrap());
     same(what, got, &want, |i| {
         format!(
             "{}{} at ({pr}, {pi}) bits, {}",
@@ -483,6 +477,7 @@ impl Two {
             Two::Div => x.div_ternary(y, pr, pi, r),
             Two::Pow => x.pow_ternary(y, pr, pi, r),
         }
+        .map(res)
     }
 
     fn emulated(
@@ -501,18 +496,19 @@ impl Two {
         cuda_func::emulated(exe, op, x, Some(y), pr, pi, r, 1)
     }
 
-    /// The statistics entry point and the method of CudaComplexArray.
-    fn on_device(self, x: &CudaComplexArray, y: &CudaComplexArray, p: u64, r: CRound) -> [Res; 2] {
-        let eng = x.engine();
-        let host = |(z, t): (CudaComplexArray, mparray::complex::cuda::CudaTernary)| -> Res {
-            let t = mparray::complex::cuda::ternary_pairs_to_host(eng, &t).unwrap();
-            (z.to_host().unwrap(), t)
-        };
+    /// The statistics entry point and the plain method, on the operands'
+    /// engine (a CUDA device).
+    fn on_device(self, x: &ComplexArray, y: &ComplexArray, p: u64, r: CRound) -> [Res; 2] {
         let (z, t, st) = match self {
-            Two::Div => cuda_func::div_ternary_stats(x, y, p, p, r),
-            Two::Pow => cuda_func::pow_ternary_stats(x, y, p, p, r),
+            Two::Div => x.div_ternary_stats(y, p, p, r),
+            Two::Pow => x.pow_ternary_stats(y, p, p, r),
         }
         .unwrap();
+        assert!(
+            z.engine().same_as(&x.engine()),
+            "{self:?}: result on the device"
+        );
+        let st = st.expect("statistics on CUDA");
         eprintln!(
             "{self:?} {p}: {} elements, {} retried, {} host",
             st.elements, st.retried, st.host
@@ -522,7 +518,7 @@ impl Two {
             Two::Pow => x.pow_ternary(y, p, p, r),
         }
         .unwrap();
-        [host((z, t)), host(m)]
+        [res((z, t)), res(m)]
     }
 
     /// Random operands: magnitudes and specials in each part (div); the
@@ -708,12 +704,16 @@ fn cfuncemu_pow() {
 }
 
 fn concat(a: &ComplexArray, b: &ComplexArray) -> ComplexArray {
-    let cat = |x: &FloatArray, y: &FloatArray| -> FloatArray {
-        let mut v: Vec<String> = (0..x.len()).map(|i| text::format_hex(&x.get(i))).collect();
-        v.extend((0..y.len()).map(|i| text::format_hex(&y.get(i))));
+    let cat = |x: FloatArray, y: FloatArray| -> FloatArray {
+        let mut v = x.to_hex_strings().unwrap();
+        v.extend(y.to_hex_strings().unwrap());
         FloatArray::from_strs(x.prec(), &v).unwrap()
     };
-    ComplexArray::new(cat(a.re(), b.re()), cat(a.im(), b.im())).unwrap()
+    ComplexArray::new(
+        cat(a.re().unwrap(), b.re().unwrap()),
+        cat(a.im().unwrap(), b.im().unwrap()),
+    )
+    .unwrap()
 }
 
 /// Every function through the entry point (all on the device now; one
@@ -755,8 +755,17 @@ fn cfuncemu_other_functions_on_the_cpu() {
 /// The engine. Kernels compile lazily, one tier at a time: a device run
 /// carries the tiers these tests use (3, 6, 18) precompiled
 /// (cfuncnvrtc_compile with MPARRAY_CACHE_DIR).
-fn engine() -> std::sync::Arc<mparray::engine::CudaEngine> {
-    mparray::engine::CudaEngine::shared().expect("a CUDA device")
+fn engine() -> Engine {
+    Engine::cuda().expect("a CUDA device")
+}
+
+/// `f(z)` on `cuda` through the statistics entry point, `z` copied there
+/// and the result read back.
+fn on_cuda(cuda: &Engine, f: CFunc, z: &ComplexArray, pr: u64, pi: u64, rnd: CRound) -> Stats {
+    let d = z.to_engine(cuda)?;
+    let (r, t, st) = d.func_ternary_stats(f, pr, pi, rnd)?;
+    assert!(r.engine().same_as(cuda), "{f:?}: result on the device");
+    Ok((r.to_host()?, t.to_pairs()?, st.expect("statistics on CUDA")))
 }
 
 /// Precisions of the device tests: tiers 3, 6 and 18 (input precisions at
@@ -764,9 +773,9 @@ fn engine() -> std::sync::Arc<mparray::engine::CudaEngine> {
 const GPU_PRECS: &[u64] = &[53, 256, 1024, 2200];
 
 /// Random magnitudes and specials at precisions across the tiers, through
-/// CudaComplexArray::func_ternary and the statistics entry point.
+/// ComplexArray::func_ternary on CUDA and the statistics entry point.
 #[test]
-#[ignore]
+#[ignore = "needs a CUDA device"]
 fn cfuncgpu_random_against_cpu() {
     let eng = engine();
     let mut g = seeded();
@@ -782,28 +791,19 @@ fn cfuncgpu_random_against_cpu() {
             let len = if p > 1100 { 40 } else { 400 };
             let (mr, mi) = (g.pick(&mags), g.pick(&mags));
             let z = array(&mut g, len, pa, pb, mr, mi);
-            let res = cuda_func::func_on_host_arrays(&eng, f, &z, p, pi, rnd);
-            if !check_func("cuda", f, &z, p, pi, rnd, res, &mut tally) {
+            let r = on_cuda(&eng, f, &z, p, pi, rnd);
+            if !check_func("cuda", f, &z, p, pi, rnd, r, &mut tally) {
                 continue;
             }
-            // The method of CudaComplexArray.
-            let d = z.to_cuda(&eng).unwrap();
-            let (r2, t2) = d.func_ternary(f, p, pi, rnd).unwrap();
-            let t2 = mparray::complex::cuda::ternary_pairs_to_host(&eng, &t2).unwrap();
-            compare(
-                "cuda method",
-                f,
-                &z,
-                p,
-                pi,
-                rnd,
-                &(r2.to_host().unwrap(), t2),
-            );
+            // The plain method on the device.
+            let d = z.to_engine(&eng).unwrap();
+            let got = res(d.func_ternary(f, p, pi, rnd).unwrap());
+            compare("cuda method", f, &z, p, pi, rnd, &got);
         }
         // Edges, all pairs at 256 bits.
         let z = edge_array(&mut g, 256, 240);
         for rnd in CRound::all() {
-            let (r, t, st) = cuda_func::func_on_host_arrays(&eng, f, &z, 256, 250, rnd).unwrap();
+            let (r, t, st) = on_cuda(&eng, f, &z, 256, 250, rnd).unwrap();
             tally.add(&st);
             compare("cuda edges", f, &z, 256, 250, rnd, &(r, t));
         }
@@ -827,7 +827,7 @@ fn gpu_two(op: Two) {
             } else {
                 op.random(&mut g, len, p, p - 5)
             };
-            let (xd, yd) = (x.to_cuda(&eng).unwrap(), y.to_cuda(&eng).unwrap());
+            let (xd, yd) = (x.to_engine(&eng).unwrap(), y.to_engine(&eng).unwrap());
             let [stats, method] = op.on_device(&xd, &yd, p, rnd);
             compare_two("cuda", op, &x, &y, p, p, rnd, &stats);
             compare_two("cuda method", op, &x, &y, p, p, rnd, &method);
@@ -837,14 +837,14 @@ fn gpu_two(op: Two) {
 
 /// Division on the device (gpu_two).
 #[test]
-#[ignore]
+#[ignore = "needs a CUDA device"]
 fn cfuncgpu_div() {
     gpu_two(Two::Div);
 }
 
 /// pow on the device (gpu_two).
 #[test]
-#[ignore]
+#[ignore = "needs a CUDA device"]
 fn cfuncgpu_pow() {
     gpu_two(Two::Pow);
 }
@@ -852,14 +852,14 @@ fn cfuncgpu_pow() {
 /// A large batch of regular elements at 256 bits: the device writes
 /// nearly all, the rest patched (counts printed).
 #[test]
-#[ignore]
+#[ignore = "needs a CUDA device"]
 fn cfuncgpu_large_batch() {
     let eng = engine();
     let mut g = seeded();
     for f in DEV {
         let z = array(&mut g, 20000, 256, 256, Mag::Mid, Mag::One);
         let rnd = CRound::new(Round::Nearest, Round::Up);
-        let (r, t, st) = cuda_func::func_on_host_arrays(&eng, f, &z, 256, 256, rnd).unwrap();
+        let (r, t, st) = on_cuda(&eng, f, &z, 256, 256, rnd).unwrap();
         eprintln!(
             "{}: {} elements, {} retried, {} on the device again, {} host",
             f.name(),

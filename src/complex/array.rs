@@ -542,6 +542,29 @@ impl ComplexArray {
         Ok((r, t, stats))
     }
 
+    /// `self / b` (mpc_div) as [`ComplexArray::func_ternary_stats`].
+    pub fn div_ternary_stats(
+        &self,
+        b: &ComplexArray,
+        pr: u64,
+        pi: u64,
+        rnd: CRound,
+    ) -> Result<(ComplexArray, ComplexTernary, Option<FuncStats>)> {
+        let mut stats = None;
+        let (r, t) = self.run(
+            &[b],
+            |x: &CpuComplex, m: &[&CpuComplex]| x.div_ternary(m[0], pr, pi, rnd),
+            |x: &CudaComplex, m: &[&CudaComplex]| {
+                let (r, t, s) = cuda_func::div_ternary_stats(x, m[0], pr, pi, rnd)?;
+                stats = Some(s);
+                Ok((r, t))
+            },
+            pr,
+            pi,
+        )?;
+        Ok((r, t, stats))
+    }
+
     /// `self ^ b` (mpc_pow) as [`ComplexArray::func_ternary_stats`].
     pub fn pow_ternary_stats(
         &self,

@@ -11,7 +11,7 @@ use malachite_float::{ComparableFloatRef, Float};
 use mparray::engine::CudaEngine;
 use mparray::float::cuda::{self, DevOp};
 use mparray::float::{self, EMIN};
-use mparray::{FloatArray, Round};
+use mparray::{Engine, FloatArray, Round};
 
 use super::Rng;
 
@@ -33,7 +33,16 @@ impl Dev {
         rnd: Round,
     ) -> (FloatArray, Vec<i8>) {
         match self {
-            Dev::Cuda(eng) => cuda::run_on_host_arrays(eng, op, args, p, rnd).expect("cuda op"),
+            Dev::Cuda(eng) => {
+                let e = Engine::Cuda(eng.clone());
+                let dev: Vec<FloatArray> = args
+                    .iter()
+                    .map(|a| a.to_engine(&e).expect("to the device"))
+                    .collect();
+                let refs: Vec<&FloatArray> = dev.iter().collect();
+                let (r, t) = cpu(op, &refs, p, rnd);
+                (r.to_host().expect("to the host"), t)
+            }
             Dev::Emu(path, gs) => emu_run(path, *gs, op.code(), op, args, p, rnd),
         }
     }
@@ -41,8 +50,9 @@ impl Dev {
 
 pub fn heads(a: &FloatArray) -> Vec<u64> {
     a.tags()
+        .unwrap()
         .iter()
-        .zip(a.exps())
+        .zip(a.exps().unwrap())
         .map(|(&t, &e)| ((e as u64) << 8) | t as u64)
         .collect()
 }
@@ -81,7 +91,7 @@ pub fn emu_run(
         match args.get(i) {
             Some(a) => {
                 job.extend(heads(a));
-                job.extend_from_slice(a.limbs());
+                job.extend_from_slice(a.limbs().unwrap());
             }
             None => job.extend(std::iter::repeat_n(0, len)),
         }
@@ -111,7 +121,7 @@ pub fn emu_run(
     let (lm, t) = rest.split_at(len * n);
     let tern: Vec<i8> = t.iter().map(|&v| v as i64 as i8).collect();
     if code == 13 {
-        return (FloatArray::zeros(0, 1).unwrap(), tern);
+        return (FloatArray::zeros(&Engine::Cpu, 0, 1).unwrap(), tern);
     }
     let r = FloatArray::from_raw(
         p,
@@ -123,10 +133,11 @@ pub fn emu_run(
     (r, tern)
 }
 
-/// The CPU engine's result.
+/// The result on the operands' engine (the CPU engine's result for host
+/// operands).
 pub fn cpu(op: DevOp, a: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {
     let x = a[0];
-    match op {
+    let (r, t) = match op {
         DevOp::Add => x.add_ternary(a[1], p, rnd),
         DevOp::Sub => x.sub_ternary(a[1], p, rnd),
         DevOp::Mul => x.mul_ternary(a[1], p, rnd),
@@ -141,7 +152,8 @@ pub fn cpu(op: DevOp, a: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec
         DevOp::Min => x.min_ternary(a[1], p, rnd),
         DevOp::Max => x.max_ternary(a[1], p, rnd),
     }
-    .expect("cpu op")
+    .expect("cpu op");
+    (r, t.to_vec().expect("ternary values"))
 }
 
 /// One element: (tag, exponent, limbs) of precision p.
@@ -188,11 +200,11 @@ pub fn same(
         return;
     }
     for i in 0..want.0.len() {
-        let (g, w) = (got.0.to_float(i), want.0.to_float(i));
+        let (g, w) = (got.0.to_float(i).unwrap(), want.0.to_float(i).unwrap());
         if ComparableFloatRef(&g) != ComparableFloatRef(&w) || got.1[i] != want.1[i] {
             let args: Vec<String> = ins
                 .iter()
-                .map(|a| format!("{:#x}", a.to_float(i)))
+                .map(|a| format!("{:#x}", a.to_float(i).unwrap()))
                 .collect();
             panic!(
                 "{what}: element {i} of {args:?}: device {g:#x} ({}), cpu {w:#x} ({})",
@@ -253,10 +265,16 @@ pub fn against_malachite(dev: &Dev, xs: &[FloatArray], p: u64, rnd: Round) {
         let args = [x, y, z];
         let (g, t) = dev.run(op, &args[..ar], p, rnd);
         for (i, &ti) in t.iter().enumerate().take(x.len()) {
-            let (a, b, c) = (x.to_float(i), y.to_float(i), z.to_float(i));
+            let (a, b, c) = (
+                x.to_float(i).unwrap(),
+                y.to_float(i).unwrap(),
+                z.to_float(i).unwrap(),
+            );
             // malachite's add_mul misrounds in the underflow range
             // (notes/float.md): skip fma there.
-            if op == DevOp::Fma && (x.exps()[i] < EMIN / 2 || y.exps()[i] < EMIN / 2) {
+            if op == DevOp::Fma
+                && (x.exps().unwrap()[i] < EMIN / 2 || y.exps().unwrap()[i] < EMIN / 2)
+            {
                 continue;
             }
             let (w, o): (Float, Ordering) = match op {
@@ -267,7 +285,7 @@ pub fn against_malachite(dev: &Dev, xs: &[FloatArray], p: u64, rnd: Round) {
                 DevOp::Sqrt => a.sqrt_prec_round_ref(p, m),
                 _ => c.add_mul_prec_round_ref_ref_ref(&a, &b, p, m),
             };
-            let gi = g.to_float(i);
+            let gi = g.to_float(i).unwrap();
             assert!(
                 ComparableFloatRef(&gi) == ComparableFloatRef(&w) && ti.cmp(&0) == o,
                 "{op:?} p={p} {rnd:?} element {i}: {a:#x} {b:#x} {c:#x}: device {gi:#x} \

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use mparray::engine::CudaEngine;
 use mparray::float::func::cuda as fcuda;
 use mparray::float::func::{Func, FuncStats};
-use mparray::{FloatArray, Round};
+use mparray::{Engine, FloatArray, Round};
 
 pub enum Dev {
     Cuda(Arc<CudaEngine>),
@@ -38,7 +38,7 @@ impl Dev {
         rnd: Round,
     ) -> (FloatArray, Vec<i8>, FuncStats) {
         match self {
-            Dev::Cuda(eng) => fcuda::func_on_host_arrays(eng, f, x, p, rnd).expect("cuda func"),
+            Dev::Cuda(_) => self.run_forced(f, x, p, rnd, 0),
             Dev::Emu(exe) => fcuda::func_emulated(exe, f, x, p, rnd).expect("emulated func"),
         }
     }
@@ -53,7 +53,15 @@ impl Dev {
     ) -> (FloatArray, Vec<i8>, FuncStats) {
         match self {
             Dev::Cuda(eng) => {
-                fcuda::func_on_host_arrays_forced(eng, f, x, p, rnd, force).expect("cuda func")
+                let d = x
+                    .to_engine(&Engine::Cuda(eng.clone()))
+                    .expect("to the device");
+                let (r, t, s) = d.func_ternary_forced(f, p, rnd, force).expect("cuda func");
+                (
+                    r.to_host().expect("to the host"),
+                    t.to_vec().expect("ternary values"),
+                    s,
+                )
             }
             Dev::Emu(exe) => {
                 fcuda::func_emulated_forced(exe, f, x, p, rnd, force).expect("emulated func")
@@ -66,8 +74,14 @@ impl Dev {
 /// bit for bit.
 pub fn same_as_cpu(f: Func, x: &FloatArray, p: u64, rnd: Round, r: &FloatArray, t: &[i8]) {
     let (c, tc, _) = x.func_ternary(f, p, rnd).unwrap();
+    let tc = tc.to_vec().unwrap();
+    let (xh, rh, ch) = (
+        x.to_hex_strings().unwrap(),
+        r.to_hex_strings().unwrap(),
+        c.to_hex_strings().unwrap(),
+    );
     for i in 0..x.len() {
-        let (a, b) = (r.get(i), c.get(i));
+        let (a, b) = (r.get(i).unwrap(), c.get(i).unwrap());
         let same = a.class == b.class
             && a.neg == b.neg
             && a.exp == b.exp
@@ -78,12 +92,12 @@ pub fn same_as_cpu(f: Func, x: &FloatArray, p: u64, rnd: Round, r: &FloatArray, 
             "{} p={p} {rnd:?} element {i}: x = {} (prec {}): device {} {:?} ternary {}, cpu {} \
              {:?} ternary {}",
             f.name(),
-            x.to_hex_strings()[i],
+            xh[i],
             x.prec(),
-            r.to_hex_strings()[i],
+            rh[i],
             a.class,
             t[i],
-            c.to_hex_strings()[i],
+            ch[i],
             b.class,
             tc[i]
         );
