@@ -29,8 +29,9 @@ use cudarc::driver::CudaSlice;
 
 use super::{CRound, CpuComplex, Ternary, cuda_func};
 use crate::engine::cuda::CudaEngine;
+use crate::engine::cuda::memory;
 use crate::error::{Error, Result};
-use crate::float::cuda::{CudaFloats, DevOp, MAX_CUDA_PREC, ternary_to_host};
+use crate::float::cuda::{CudaFloats, DevOp, MAX_CUDA_PREC};
 use crate::float::{EMAX, EMIN, Round};
 
 /// Ternary values of both parts, on the device.
@@ -258,7 +259,10 @@ impl CudaComplex {
         let pb = self.im.prec();
         if 2 * pb > MAX_CUDA_PREC {
             let (r, t) = self.to_host()?.norm_ternary(p, rnd)?;
-            return Ok((r.to_cuda(self.engine())?, upload_i8(self.engine(), &t)?));
+            return Ok((
+                r.to_cuda(self.engine())?,
+                memory::upload(self.engine(), &t)?,
+            ));
         }
         let (t, _) = self
             .im
@@ -334,17 +338,8 @@ impl CudaComplex {
 
 /// Ternary pairs back on the host.
 pub fn ternary_pairs_to_host(eng: &Arc<CudaEngine>, t: &CudaTernary) -> Result<Ternary> {
-    let (a, b) = (ternary_to_host(eng, &t.0)?, ternary_to_host(eng, &t.1)?);
+    let (a, b) = (memory::download(eng, &t.0)?, memory::download(eng, &t.1)?);
     Ok(a.into_iter().zip(b).collect())
-}
-
-/// Ternary values to the device (one byte at least: the device ternary
-/// buffers are never empty).
-fn upload_i8(eng: &Arc<CudaEngine>, v: &[i8]) -> Result<CudaSlice<i8>> {
-    let v = if v.is_empty() { &[0][..] } else { v };
-    eng.stream()
-        .clone_htod(v)
-        .map_err(Error::driver("copying to the device"))
 }
 
 fn upload_result(
@@ -353,7 +348,7 @@ fn upload_result(
     t: &Ternary,
 ) -> Result<(CudaComplex, CudaTernary)> {
     let (tr, ti): (Vec<i8>, Vec<i8>) = t.iter().copied().unzip();
-    let (tr, ti) = (upload_i8(eng, &tr)?, upload_i8(eng, &ti)?);
+    let (tr, ti) = (memory::upload(eng, &tr)?, memory::upload(eng, &ti)?);
     Ok((r.to_cuda(eng)?, (tr, ti)))
 }
 
@@ -486,7 +481,7 @@ fn scatter(
     let n = crate::float::limbs_for_prec(a.prec());
     let sh = crate::engine::cuda::memory::upload(&eng, &crate::float::func::cuda::heads_of(r))?;
     let sl = crate::engine::cuda::memory::upload(&eng, r.limbs())?;
-    let st = upload_i8(&eng, t)?;
+    let st = memory::upload(&eng, t)?;
     let (n32, cnt32) = (n as u32, bad.cnt as u32);
     let f = eng.function(&misc(), "float_scatter")?;
     let (rh, rl) = a.raw_parts_mut();

@@ -20,13 +20,14 @@ use cudarc::driver::{CudaSlice, PushKernelArg};
 use super::cuda::{CudaComplex, CudaTernary};
 use super::{CFunc, CRound, ComplexArray, CpuComplex, Ternary};
 use crate::engine::CudaEngine;
+use crate::engine::cuda::memory;
 use crate::error::{Error, Result};
 use crate::float::cuda::{CudaFloats, round_code};
 use crate::float::func::FuncStats;
 use crate::float::func::cuda::{
     FUNC_TIERS, FlagBufs, RETRY_MIN, block_for, constants, device_constants, drive_min, emu_lists,
     emu_result, emu_run, from_heads, gather, gather_to_host, grid, heads_of, host_stats,
-    launch_flagged, pick, put, scatter, scatter_from_host, tier, upload_u32, with_flag_bufs,
+    launch_flagged, pick, put, scatter, scatter_from_host, tier, with_flag_bufs,
 };
 use crate::float::limbs_for_prec;
 use crate::kernels::{FLOAT_CFUNC, Instance};
@@ -148,18 +149,10 @@ fn launch(
     })
 }
 
-fn upload_i8(eng: &Arc<CudaEngine>, v: &[i8]) -> Result<CudaSlice<i8>> {
-    let v = if v.is_empty() { &[0][..] } else { v };
-    eng.stream()
-        .clone_htod(v)
-        .map_err(Error::driver("copying to the device"))
-}
-
 fn new_part(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<Part> {
     let out = CudaFloats::uninit(eng, len, prec)?;
     // SAFETY: float_cfunc writes every slot.
-    let tern =
-        unsafe { eng.stream().alloc::<i8>(len.max(1)) }.map_err(Error::driver("allocating"))?;
+    let tern = memory::alloc::<i8>(eng, len.max(1))?;
     Ok(Part { out, tern })
 }
 
@@ -308,7 +301,7 @@ fn run_dev(
             };
             // The elements sel, gathered, at tier k2, scattered back.
             let cnt = sel.len();
-            let idx = upload_u32(&eng, sel)?;
+            let idx = memory::upload(&eng, sel)?;
             let g = |x: &CudaFloats| gather(&eng, &m, x, &idx, cnt);
             let (gah, gal) = g(z.re())?;
             let (gbh, gbl) = g(z.im())?;
@@ -334,7 +327,7 @@ fn run_dev(
     if !host.is_empty() {
         // Gather the rest, evaluate them on the CPU engine, scatter.
         let cnt = host.len();
-        let idx = upload_u32(&eng, &host)?;
+        let idx = memory::upload(&eng, &host)?;
         let part = |x: &CudaFloats| gather_to_host(&eng, &m, x, &idx, cnt);
         let sub = CpuComplex::new(part(z.re())?, part(z.im())?)?;
         let suby = match y {
@@ -368,7 +361,7 @@ fn on_host(
     let tr: Vec<i8> = t.iter().map(|p| p.0).collect();
     let ti: Vec<i8> = t.iter().map(|p| p.1).collect();
     let out = r.to_cuda(eng)?;
-    let tern = (upload_i8(eng, &tr)?, upload_i8(eng, &ti)?);
+    let tern = (memory::upload(eng, &tr)?, memory::upload(eng, &ti)?);
     Ok((out, tern, host_stats(z.len())))
 }
 

@@ -19,6 +19,7 @@ use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use super::round::Round;
 use super::{CpuFloats, FloatOp, check_prec};
 use crate::engine::CudaEngine;
+use crate::engine::cuda::memory;
 use crate::error::{Error, Result};
 use crate::kernels::{FLOAT_ARITH, FLOAT_MISC, FLOAT_WIDE, Instance};
 
@@ -619,10 +620,7 @@ impl CudaFloats {
         let (tern, want) = match ternary {
             Some(t) => (t, 1u32),
             None => {
-                dummy = eng
-                    .stream()
-                    .alloc_zeros::<i8>(1)
-                    .map_err(Error::driver("allocating"))?;
+                dummy = memory::alloc_zeros::<i8>(&eng, 1)?;
                 (&mut dummy, 0u32)
             }
         };
@@ -776,11 +774,7 @@ impl CudaFloats {
         rnd: Round,
     ) -> Result<(CudaFloats, CudaSlice<i8>)> {
         let mut out = CudaFloats::zeros(&self.eng, self.len, prec)?;
-        let mut t = self
-            .eng
-            .stream()
-            .alloc_zeros::<i8>(self.len.max(1))
-            .map_err(Error::driver("allocating"))?;
+        let mut t = memory::alloc_zeros::<i8>(&self.eng, self.len)?;
         self.op_into(op, more, &mut out, rnd, Some(&mut t))?;
         Ok((out, t))
     }
@@ -793,10 +787,7 @@ impl CudaFloats {
             return Ok(Vec::new());
         }
         let eng = &self.eng;
-        let mut out = eng
-            .stream()
-            .alloc_zeros::<i8>(self.len)
-            .map_err(Error::driver("allocating"))?;
+        let mut out = memory::alloc_zeros::<i8>(eng, self.len)?;
         let f = eng.function(&inst_misc(), "float_cmp")?;
         let (len, lx, ly) = (self.len as u64, self.n as u32, other.n as u32);
         let mut b = eng.stream().launch_builder(&f);
@@ -810,7 +801,7 @@ impl CudaFloats {
             .arg(&ly);
         // SAFETY: out holds len bytes; the operands len elements each.
         unsafe { b.launch(grid(self.len, 256)) }.map_err(Error::driver("launching float_cmp"))?;
-        let v = ternary_to_host(eng, &out)?;
+        let v = memory::download(eng, &out)?;
         Ok(v.into_iter()
             .map(|c| match c {
                 -1 => Some(Ordering::Less),
@@ -820,11 +811,4 @@ impl CudaFloats {
             })
             .collect())
     }
-}
-
-/// Ternary values back on the host.
-pub fn ternary_to_host(eng: &Arc<CudaEngine>, t: &CudaSlice<i8>) -> Result<Vec<i8>> {
-    eng.stream()
-        .clone_dtoh(t)
-        .map_err(Error::driver("copying from the device"))
 }

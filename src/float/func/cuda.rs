@@ -18,6 +18,7 @@ use malachite_nz::natural::Natural;
 use super::consts::{Const, fixed};
 use super::{Func, FuncStats};
 use crate::engine::CudaEngine;
+use crate::engine::cuda::memory;
 use crate::error::{Error, Result};
 use crate::float::cuda::{CudaFloats, round_code};
 use crate::float::{CpuFloats, FloatArray, Round, limbs_for_prec};
@@ -502,12 +503,6 @@ pub(crate) fn scatter(
     Ok(())
 }
 
-pub(crate) fn upload_u32(eng: &Arc<CudaEngine>, v: &[u32]) -> Result<CudaSlice<u32>> {
-    eng.stream()
-        .clone_htod(v)
-        .map_err(Error::driver("copying to the device"))
-}
-
 /// The elements `idx` (`cnt` of them, on the device) of `x` as a host
 /// array (gathered on the device, one download).
 pub(crate) fn gather_to_host(
@@ -538,10 +533,7 @@ pub(crate) fn scatter_from_host(
 ) -> Result<()> {
     let sh = crate::engine::cuda::memory::upload(eng, &heads_of(r))?;
     let sl = crate::engine::cuda::memory::upload(eng, r.limbs())?;
-    let st = eng
-        .stream()
-        .clone_htod(t)
-        .map_err(Error::driver("copying to the device"))?;
+    let st = memory::upload(eng, t)?;
     scatter(eng, k, out, tern, idx, r.len(), (&sh, &sl, &st))
 }
 
@@ -567,18 +559,12 @@ impl CudaFloats {
             // The CPU engine for the whole array.
             let (r, t, _) = self.to_host()?.func_ternary(f, prec, rnd)?;
             let out = r.to_cuda(&eng)?;
-            let tern = eng
-                .stream()
-                .clone_htod(&t)
-                .map_err(Error::driver("copying to the device"))?;
+            let tern = memory::upload(&eng, &t)?;
             return Ok((out, tern, host_stats(len)));
         };
         if len == 0 {
             let out = CudaFloats::zeros(&eng, 0, prec)?;
-            let tern = eng
-                .stream()
-                .alloc_zeros::<i8>(1)
-                .map_err(Error::driver("allocating"))?;
+            let tern = memory::alloc_zeros::<i8>(&eng, 1)?;
             return Ok((out, tern, FuncStats::default()));
         }
         if len >= u32::MAX as usize {
@@ -590,8 +576,7 @@ impl CudaFloats {
         // Every element is written by the kernel (flagged ones as zeros).
         let mut out = CudaFloats::uninit(&eng, len, prec)?;
         // SAFETY: float_func writes every slot.
-        let mut tern =
-            unsafe { eng.stream().alloc::<i8>(len) }.map_err(Error::driver("allocating"))?;
+        let mut tern = memory::alloc::<i8>(&eng, len)?;
         let (host, stats) = with_flag_bufs(&eng, |bufs| {
             drive(len, k, force, |k2, sel, force| {
                 let rnd_arg = rc | force << 8;
@@ -603,12 +588,11 @@ impl CudaFloats {
                 };
                 // The elements sel, gathered, at tier k2, scattered back.
                 let cnt = sel.len();
-                let idx = upload_u32(&eng, sel)?;
+                let idx = memory::upload(&eng, sel)?;
                 let (gh, gl) = gather(&eng, k, self, &idx, cnt)?;
                 let mut sub = CudaFloats::uninit(&eng, cnt, prec)?;
                 // SAFETY: float_func writes every slot.
-                let mut st = unsafe { eng.stream().alloc::<i8>(cnt) }
-                    .map_err(Error::driver("allocating"))?;
+                let mut st = memory::alloc::<i8>(&eng, cnt)?;
                 let x = (&gh, &gl);
                 let r = launch_pass(
                     &eng, bufs, k2, code, rnd_arg, prec, x, nx, cnt, &mut sub, &mut st,
@@ -622,7 +606,7 @@ impl CudaFloats {
             return Ok((out, tern, stats));
         }
         // The rest on the CPU engine.
-        let idx = upload_u32(&eng, &host)?;
+        let idx = memory::upload(&eng, &host)?;
         let sub = gather_to_host(&eng, k, self, &idx, host.len())?;
         let (r, t, _) = sub.func_ternary(f, prec, rnd)?;
         scatter_from_host(&eng, k, &mut out, &mut tern, &idx, &r, &t)?;

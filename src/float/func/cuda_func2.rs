@@ -17,10 +17,11 @@ use cudarc::driver::{CudaSlice, PushKernelArg};
 use super::cuda::{
     FlagBufs, block_for, device_constants, drive, emu_lists, emu_result, emu_run, from_heads,
     gather, gather_to_host, grid, heads_of, inst, launch_flagged, pick, put, scatter,
-    scatter_from_host, tier, upload_u32, with_flag_bufs,
+    scatter_from_host, tier, with_flag_bufs,
 };
 use super::{Func2, FuncStats};
 use crate::engine::CudaEngine;
+use crate::engine::cuda::memory;
 use crate::error::{Error, Result};
 use crate::float::cuda::{CudaFloats, round_code};
 use crate::float::{CpuFloats, FloatArray, Round, limbs_for_prec};
@@ -78,18 +79,6 @@ impl Job {
 
 /// A device result and its ternary values.
 pub(crate) type DevResult = (CudaFloats, CudaSlice<i8>);
-
-fn upload_tern(eng: &Arc<CudaEngine>, t: &[i8]) -> Result<CudaSlice<i8>> {
-    if t.is_empty() {
-        return eng
-            .stream()
-            .alloc_zeros::<i8>(1)
-            .map_err(Error::driver("allocating"));
-    }
-    eng.stream()
-        .clone_htod(t)
-        .map_err(Error::driver("copying to the device"))
-}
 
 /// The device inputs of a launch: heads and limbs of x and y, and their
 /// limb counts.
@@ -164,7 +153,7 @@ fn dev_result(eng: &Arc<CudaEngine>, len: usize, prec: u64) -> Result<DevResult>
     let r = CudaFloats::uninit(eng, len.max(1), prec)?;
     // SAFETY: float_func2 (or the scatter of the CPU's results) writes
     // every slot read back.
-    let t = unsafe { eng.stream().alloc::<i8>(len.max(1)) }.map_err(Error::driver("allocating"))?;
+    let t = memory::alloc::<i8>(eng, len.max(1))?;
     Ok((r, t))
 }
 
@@ -204,16 +193,19 @@ fn run_dev(
             host: len as u64,
             device_retried: 0,
         };
-        let first = (r.to_cuda(&eng)?, upload_tern(&eng, &t)?);
+        let first = (r.to_cuda(&eng)?, memory::upload(&eng, &t)?);
         let second = match r2 {
-            Some((c, tc)) => Some((c.to_cuda(&eng)?, upload_tern(&eng, &tc)?)),
+            Some((c, tc)) => Some((c.to_cuda(&eng)?, memory::upload(&eng, &tc)?)),
             None => None,
         };
         return Ok((first, second, stats));
     };
     if len == 0 {
         let z = || -> Result<DevResult> {
-            Ok((CudaFloats::zeros(&eng, 0, prec)?, upload_tern(&eng, &[])?))
+            Ok((
+                CudaFloats::zeros(&eng, 0, prec)?,
+                memory::upload(&eng, &[])?,
+            ))
         };
         let second = if two { Some(z()?) } else { None };
         return Ok((z()?, second, FuncStats::default()));
@@ -240,7 +232,7 @@ fn run_dev(
             };
             // The elements sel, gathered, at tier k2, scattered back.
             let cnt = sel.len();
-            let idx = upload_u32(&eng, sel)?;
+            let idx = memory::upload(&eng, sel)?;
             let gx = gather(&eng, k, x, &idx, cnt)?;
             // sin_cos has no y.
             let gy = if two {
@@ -268,7 +260,7 @@ fn run_dev(
     })?;
     if !host.is_empty() {
         // The rest on the CPU engine.
-        let idx = upload_u32(&eng, &host)?;
+        let idx = memory::upload(&eng, &host)?;
         let sx = gather_to_host(&eng, k, x, &idx, host.len())?;
         let sy = gather_to_host(&eng, k, y, &idx, host.len())?;
         let (r, t, r2) = job.on_cpu(&sx, Some(&sy), prec, rnd)?;
