@@ -5,26 +5,29 @@
 use std::cmp::Ordering;
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 
 use malachite_float::{ComparableFloatRef, Float};
-use mparray::engine::CudaEngine;
 use mparray::float::cuda::{self, DevOp};
-use mparray::float::{self, EMIN};
-use mparray::{FloatArray, Round};
+use mparray::float::{self, EMIN, TernaryArray};
+use mparray::{Engine, FloatArray, Result, Round};
 
 use super::Rng;
 
 /// Where the kernels run: the device, or the host emulation (the test
 /// files add their constructors).
 pub enum Dev {
-    Cuda(Arc<CudaEngine>),
+    /// A CUDA engine (`Engine::Cuda`).
+    Cuda(Engine),
     /// The emulator's path, with a forced group size (None: the library's
     /// rule; the wide emulator only).
     Emu(String, Option<u32>),
 }
 
 impl Dev {
+    /// `op` of the host arrays `args` where the kernels run, the result and
+    /// ternary values back on the host. On CUDA: the operands copied to the
+    /// device, the operation of [`apply`] there (its result and ternary
+    /// values must stay on the device), both read back.
     pub fn run(
         &self,
         op: DevOp,
@@ -33,16 +36,33 @@ impl Dev {
         rnd: Round,
     ) -> (FloatArray, Vec<i8>) {
         match self {
-            Dev::Cuda(eng) => cuda::run_on_host_arrays(eng, op, args, p, rnd).expect("cuda op"),
+            Dev::Cuda(eng) => {
+                let dev: Vec<FloatArray> = args
+                    .iter()
+                    .map(|a| a.to_engine(eng).expect("upload"))
+                    .collect();
+                let refs: Vec<&FloatArray> = dev.iter().collect();
+                let (r, t) = apply(op, &refs, p, rnd).expect("cuda op");
+                assert!(
+                    r.engine().same_as(eng) && t.engine().same_as(eng),
+                    "{op:?}: the result left the device"
+                );
+                (
+                    r.to_host().expect("download"),
+                    t.to_vec().expect("download"),
+                )
+            }
             Dev::Emu(path, gs) => emu_run(path, *gs, op.code(), op, args, p, rnd),
         }
     }
 }
 
+/// The heads (`exp << 8 | tag`) of a host array.
 pub fn heads(a: &FloatArray) -> Vec<u64> {
     a.tags()
+        .expect("a host array")
         .iter()
-        .zip(a.exps())
+        .zip(a.exps().expect("a host array"))
         .map(|(&t, &e)| ((e as u64) << 8) | t as u64)
         .collect()
 }
@@ -81,7 +101,7 @@ pub fn emu_run(
         match args.get(i) {
             Some(a) => {
                 job.extend(heads(a));
-                job.extend_from_slice(a.limbs());
+                job.extend_from_slice(a.limbs().expect("a host array"));
             }
             None => job.extend(std::iter::repeat_n(0, len)),
         }
@@ -111,7 +131,7 @@ pub fn emu_run(
     let (lm, t) = rest.split_at(len * n);
     let tern: Vec<i8> = t.iter().map(|&v| v as i64 as i8).collect();
     if code == 13 {
-        return (FloatArray::zeros(0, 1).unwrap(), tern);
+        return (FloatArray::zeros(&Engine::Cpu, 0, 1).unwrap(), tern);
     }
     let r = FloatArray::from_raw(
         p,
@@ -123,8 +143,15 @@ pub fn emu_run(
     (r, tern)
 }
 
-/// The CPU engine's result.
-pub fn cpu(op: DevOp, a: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {
+/// `op` of `a` (one operand, two, or three for fma/fms) on the operands'
+/// engine through the public `FloatArray` methods.
+pub fn apply(
+    op: DevOp,
+    a: &[&FloatArray],
+    p: u64,
+    rnd: Round,
+) -> Result<(FloatArray, TernaryArray)> {
+    assert_eq!(a.len(), op.arity(), "{op:?}: operands");
     let x = a[0];
     match op {
         DevOp::Add => x.add_ternary(a[1], p, rnd),
@@ -141,7 +168,13 @@ pub fn cpu(op: DevOp, a: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec
         DevOp::Min => x.min_ternary(a[1], p, rnd),
         DevOp::Max => x.max_ternary(a[1], p, rnd),
     }
-    .expect("cpu op")
+}
+
+/// The CPU engine's result (the operands are host arrays).
+pub fn cpu(op: DevOp, a: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {
+    assert!(a.iter().all(|x| !x.engine().is_cuda()), "host operands");
+    let (r, t) = apply(op, a, p, rnd).expect("cpu op");
+    (r, t.into_vec().expect("host ternary values"))
 }
 
 /// One element: (tag, exponent, limbs) of precision p.
@@ -188,11 +221,11 @@ pub fn same(
         return;
     }
     for i in 0..want.0.len() {
-        let (g, w) = (got.0.to_float(i), want.0.to_float(i));
+        let (g, w) = (got.0.to_float(i).unwrap(), want.0.to_float(i).unwrap());
         if ComparableFloatRef(&g) != ComparableFloatRef(&w) || got.1[i] != want.1[i] {
             let args: Vec<String> = ins
                 .iter()
-                .map(|a| format!("{:#x}", a.to_float(i)))
+                .map(|a| format!("{:#x}", a.to_float(i).unwrap()))
                 .collect();
             panic!(
                 "{what}: element {i} of {args:?}: device {g:#x} ({}), cpu {w:#x} ({})",
@@ -253,10 +286,16 @@ pub fn against_malachite(dev: &Dev, xs: &[FloatArray], p: u64, rnd: Round) {
         let args = [x, y, z];
         let (g, t) = dev.run(op, &args[..ar], p, rnd);
         for (i, &ti) in t.iter().enumerate().take(x.len()) {
-            let (a, b, c) = (x.to_float(i), y.to_float(i), z.to_float(i));
+            let (a, b, c) = (
+                x.to_float(i).unwrap(),
+                y.to_float(i).unwrap(),
+                z.to_float(i).unwrap(),
+            );
             // malachite's add_mul misrounds in the underflow range
             // (notes/float.md): skip fma there.
-            if op == DevOp::Fma && (x.exps()[i] < EMIN / 2 || y.exps()[i] < EMIN / 2) {
+            if op == DevOp::Fma
+                && (x.exps().unwrap()[i] < EMIN / 2 || y.exps().unwrap()[i] < EMIN / 2)
+            {
                 continue;
             }
             let (w, o): (Float, Ordering) = match op {
@@ -267,7 +306,7 @@ pub fn against_malachite(dev: &Dev, xs: &[FloatArray], p: u64, rnd: Round) {
                 DevOp::Sqrt => a.sqrt_prec_round_ref(p, m),
                 _ => c.add_mul_prec_round_ref_ref_ref(&a, &b, p, m),
             };
-            let gi = g.to_float(i);
+            let gi = g.to_float(i).unwrap();
             assert!(
                 ComparableFloatRef(&gi) == ComparableFloatRef(&w) && ti.cmp(&0) == o,
                 "{op:?} p={p} {rnd:?} element {i}: {a:#x} {b:#x} {c:#x}: device {gi:#x} \

@@ -344,7 +344,7 @@ pub fn rand_float(
     }
     let a = mparray::FloatArray::from_raw(q, vec![1 | if neg { 4 } else { 0 }], vec![e], limbs)
         .unwrap();
-    a.to_float(0)
+    a.to_float(0).unwrap()
 }
 
 /// One float element: (tag, exponent, limbs).
