@@ -14,8 +14,9 @@ use std::sync::Arc;
 
 use mparray::engine::CudaEngine;
 use mparray::float::cuda::{self, DevOp, MAX_CUDA_PREC};
-use mparray::float::{self, EMAX, EMIN};
-use mparray::{FloatArray, Round};
+use mparray::float::func::Func2;
+use mparray::float::{self, EMAX, EMIN, FloatOp, TernaryArray};
+use mparray::{Engine, Error, FloatArray, Round};
 
 mod common;
 use common::float_dev::{self, Dev, El, array, cancel_pairs, cpu, emu_run, every_tuple, same};
@@ -57,7 +58,7 @@ impl Dev {
     fn cuda() -> Dev {
         let eng = CudaEngine::shared().expect("a CUDA device");
         warm(&eng);
-        Dev::Cuda(eng)
+        Dev::Cuda(Engine::Cuda(eng))
     }
 
     fn emu() -> Option<Dev> {
@@ -68,9 +69,9 @@ impl Dev {
     fn cmp(&self, a: &FloatArray, b: &FloatArray) -> Vec<Option<Ordering>> {
         match self {
             Dev::Cuda(eng) => a
-                .to_cuda(eng)
+                .to_engine(eng)
                 .unwrap()
-                .cmp(&b.to_cuda(eng).unwrap())
+                .cmp(&b.to_engine(eng).unwrap())
                 .unwrap(),
             Dev::Emu(path, gs) => {
                 let (_, t) = emu_run(path, *gs, 13, DevOp::Add, &[a, b], a.prec(), Round::Nearest);
@@ -397,40 +398,142 @@ fn floatgpu_device_resident_and_errors() {
     };
     let mut r = Rng(seed());
     let xs = operands(&mut r, 1000, &[512, 512, 512]);
-    let d: Vec<_> = xs.iter().map(|x| x.to_cuda(&eng).unwrap()).collect();
+    let d: Vec<_> = xs.iter().map(|x| x.to_engine(&eng).unwrap()).collect();
     // A chain stays on the device: (x*y + z) - x, then back.
-    let (m, _) = d[0]
-        .op_ternary(DevOp::Fma, &[&d[1], &d[2]], 512, Round::Nearest)
-        .unwrap();
-    let (s, t) = m.op_ternary(DevOp::Sub, &[&d[0]], 300, Round::Up).unwrap();
+    let (m, _) = d[0].fma_ternary(&d[1], &d[2], 512, Round::Nearest).unwrap();
+    let (s, t) = m.sub_ternary(&d[0], 300, Round::Up).unwrap();
+    assert!(m.engine().same_as(&eng) && s.engine().same_as(&eng) && t.engine().same_as(&eng));
     let want_m = xs[0].fma(&xs[1], &xs[2], 512, Round::Nearest).unwrap();
     let want = want_m.sub_ternary(&xs[0], 300, Round::Up).unwrap();
     assert!(s.to_host().unwrap() == want.0);
-    let mut t = cuda::ternary_to_host(&eng, &t).unwrap();
-    t.truncate(1000);
-    assert_eq!(t, want.1);
+    let t = t.to_vec().unwrap();
+    assert_eq!(t.len(), 1000);
+    assert_eq!(t, want.1.to_vec().unwrap());
     // Round trip, empty arrays, and errors as values.
     assert!(d[0].to_host().unwrap() == xs[0]);
-    let e = FloatArray::zeros(0, 64).unwrap();
-    let (re, te) = cuda::run_on_host_arrays(&eng, DevOp::Add, &[&e, &e], 64, Round::Zero).unwrap();
-    assert!(re.is_empty() && te.is_empty());
-    let big = FloatArray::zeros(2, MAX_CUDA_PREC + 1).unwrap();
-    assert!(big.to_cuda(&eng).is_err());
-    let small = FloatArray::zeros(2, 64).unwrap();
-    assert!(
-        cuda::run_on_host_arrays(
-            &eng,
-            DevOp::Add,
-            &[&small, &small],
-            MAX_CUDA_PREC + 1,
-            Round::Zero
-        )
-        .is_err()
-    );
-    let other = FloatArray::zeros(3, 64).unwrap();
-    assert!(
-        cuda::run_on_host_arrays(&eng, DevOp::Add, &[&small, &other], 64, Round::Zero).is_err()
-    );
+    let e = FloatArray::zeros(&eng, 0, 64).unwrap();
+    let (re, te) = e.add_ternary(&e, 64, Round::Zero).unwrap();
+    assert!(re.is_empty() && te.is_empty() && te.to_vec().unwrap().is_empty());
+    // Precisions above MAX_CUDA_PREC (operands or destination) are served
+    // by the CPU engine on CUDA arrays: the CPU engine's bits, on the device.
+    let cpu_eng = Engine::Cpu;
+    let s0 = r.next();
+    let big = FloatArray::random_exp(&cpu_eng, 2, MAX_CUDA_PREC + 1, s0, -10, 10).unwrap();
+    let dbig = big.to_engine(&eng).unwrap();
+    assert!(dbig.engine().same_as(&eng) && dbig.prec() == MAX_CUDA_PREC + 1);
+    assert!(dbig.to_host().unwrap() == big);
+    let drawn = FloatArray::random_exp(&eng, 2, MAX_CUDA_PREC + 1, s0, -10, 10).unwrap();
+    assert!(drawn.engine().same_as(&eng) && drawn.to_host().unwrap() == big);
+    let small = operands(&mut r, 2, &[64, 64]);
+    let dsmall: Vec<_> = small.iter().map(|x| x.to_engine(&eng).unwrap()).collect();
+    let fallback =
+        |what: &str, (g, gt): (FloatArray, TernaryArray), w: (FloatArray, TernaryArray)| {
+            assert!(
+                g.engine().same_as(&eng) && gt.engine().same_as(&eng),
+                "{what}: engine"
+            );
+            assert!(
+                g.to_host().unwrap() == w.0 && gt.to_vec().unwrap() == w.1.to_vec().unwrap(),
+                "{what}: CUDA fallback differs from the CPU engine"
+            );
+        };
+    for rnd in Round::ALL {
+        // Wide operands into a wide destination, into a small one, and
+        // small operands into a wide destination.
+        for q in [MAX_CUDA_PREC + 1, 64] {
+            fallback(
+                &format!("big add ->{q} {rnd:?}"),
+                dbig.add_ternary(&dbig, q, rnd).unwrap(),
+                big.add_ternary(&big, q, rnd).unwrap(),
+            );
+            fallback(
+                &format!("big sqrt ->{q} {rnd:?}"),
+                dbig.abs(q, rnd).unwrap().sqrt_ternary(q, rnd).unwrap(),
+                big.abs(q, rnd).unwrap().sqrt_ternary(q, rnd).unwrap(),
+            );
+        }
+        fallback(
+            &format!("small add ->{} {rnd:?}", MAX_CUDA_PREC + 1),
+            dsmall[0]
+                .add_ternary(&dsmall[1], MAX_CUDA_PREC + 1, rnd)
+                .unwrap(),
+            small[0]
+                .add_ternary(&small[1], MAX_CUDA_PREC + 1, rnd)
+                .unwrap(),
+        );
+        fallback(
+            &format!("small div ->{} {rnd:?}", MAX_CUDA_PREC + 1),
+            dsmall[0]
+                .div_ternary(&dsmall[1], MAX_CUDA_PREC + 1, rnd)
+                .unwrap(),
+            small[0]
+                .div_ternary(&small[1], MAX_CUDA_PREC + 1, rnd)
+                .unwrap(),
+        );
+    }
+    let other = FloatArray::zeros(&eng, 3, 64).unwrap();
+    assert!(dsmall[0].add_ternary(&other, 64, Round::Zero).is_err());
+}
+
+/// An operation with operands on different engines (the CPU and CUDA) is
+/// an `Error::EngineMismatch`, whichever operand is where, not a panic.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn floatgpu_mixed_engines_are_errors() {
+    let Dev::Cuda(eng) = Dev::cuda() else {
+        unreachable!()
+    };
+    let mut r = Rng(seed());
+    let xs = operands(&mut r, 16, &[128, 128]);
+    let (h, hy) = (&xs[0], &xs[1]);
+    let (d, dy) = (h.to_engine(&eng).unwrap(), hy.to_engine(&eng).unwrap());
+    let mismatch = |what: &str, res: mparray::Result<FloatArray>| match res {
+        Err(Error::EngineMismatch(..)) => {}
+        Err(e) => panic!("{what}: {e:?}, not EngineMismatch"),
+        Ok(a) => panic!("{what}: {a:?}, not EngineMismatch"),
+    };
+    let p = 128;
+    let rnd = Round::Nearest;
+    for (a, b, which) in [(h, &dy, "cpu, cuda"), (&d, hy, "cuda, cpu")] {
+        mismatch(&format!("add({which})"), a.add(b, p, rnd));
+        mismatch(&format!("sub({which})"), a.sub(b, p, rnd));
+        mismatch(&format!("mul({which})"), a.mul(b, p, rnd));
+        mismatch(&format!("div({which})"), a.div(b, p, rnd));
+        mismatch(&format!("min({which})"), a.min(b, p, rnd));
+        mismatch(&format!("fma({which})"), a.fma(b, b, p, rnd));
+        mismatch(&format!("fms({which})"), a.fms(a, b, p, rnd));
+        mismatch(&format!("pow({which})"), a.pow(b, p, rnd));
+        mismatch(&format!("atan2({which})"), a.func2(b, Func2::Atan2, p, rnd));
+        assert!(
+            matches!(a.cmp(b), Err(Error::EngineMismatch(..))),
+            "cmp({which})"
+        );
+        // Above MAX_CUDA_PREC (the CPU fallback path) too.
+        mismatch(
+            &format!("add({which}) ->{}", MAX_CUDA_PREC + 1),
+            a.add(b, MAX_CUDA_PREC + 1, rnd),
+        );
+    }
+    // op_into: an operand, or the destination, on the other engine.
+    let mut out = FloatArray::zeros(&eng, 16, p).unwrap();
+    assert!(matches!(
+        h.op_into(FloatOp::Add, &[&dy], &mut out, rnd, None),
+        Err(Error::EngineMismatch(..))
+    ));
+    assert!(matches!(
+        h.op_into(FloatOp::Add, &[hy], &mut out, rnd, None),
+        Err(Error::EngineMismatch(..))
+    ));
+    assert!(matches!(
+        d.op_into(FloatOp::Add, &[hy], &mut out, rnd, None),
+        Err(Error::EngineMismatch(..))
+    ));
+    let mut host_out = FloatArray::zeros(&Engine::Cpu, 16, p).unwrap();
+    let mut dev_t = TernaryArray::zeros(&eng, 16).unwrap();
+    assert!(matches!(
+        h.op_into(FloatOp::Add, &[hy], &mut host_out, rnd, Some(&mut dev_t)),
+        Err(Error::EngineMismatch(..))
+    ));
 }
 
 #[test]

@@ -18,7 +18,7 @@
 use mparray::engine::CudaEngine;
 use mparray::float::cuda::{self, DevOp};
 use mparray::float::{self, EMAX, EMIN};
-use mparray::{FloatArray, Round};
+use mparray::{Engine, FloatArray, Round};
 
 mod common;
 use common::float_dev::{self, Dev, El, array, cancel_pairs, cpu, every_tuple, same};
@@ -66,7 +66,7 @@ impl Dev {
                 .collect();
             common::warm_kernels(&eng, wide)
         });
-        Dev::Cuda(eng)
+        Dev::Cuda(Engine::Cuda(eng))
     }
 
     fn emu(gs: Option<u32>) -> Option<Dev> {

@@ -16,7 +16,7 @@
 use mparray::float::func::Func;
 use mparray::float::func::FuncStats;
 use mparray::float::func::cuda as fcuda;
-use mparray::{FloatArray, Round};
+use mparray::{Engine, FloatArray, Round};
 
 mod common;
 use common::func_dev::{Dev, same_as_cpu};
@@ -123,12 +123,16 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
             })
             .collect();
         let (y, _) = FloatArray::from_f64s(q, &v, Round::Nearest).unwrap();
-        let (mut tags, mut exps, mut limbs) =
-            (x.tags().to_vec(), x.exps().to_vec(), x.limbs().to_vec());
+        let (mut tags, mut exps, mut limbs) = (
+            x.tags().unwrap().to_vec(),
+            x.exps().unwrap().to_vec(),
+            x.limbs().unwrap().to_vec(),
+        );
+        let (yt, ye, yl) = (y.tags().unwrap(), y.exps().unwrap(), y.limbs().unwrap());
         for (j, &i) in near_pi.iter().enumerate() {
-            tags[i] = y.tags()[j];
-            exps[i] = y.exps()[j];
-            limbs[i * n..(i + 1) * n].copy_from_slice(&y.limbs()[j * n..(j + 1) * n]);
+            tags[i] = yt[j];
+            exps[i] = ye[j];
+            limbs[i * n..(i + 1) * n].copy_from_slice(&yl[j * n..(j + 1) * n]);
         }
         x = FloatArray::from_raw(q, tags, exps, limbs).unwrap();
     }
@@ -258,7 +262,7 @@ fn bench_like(dev: &Dev, precs: &[u64], len: usize) {
                 Func::Atan => (-16, 16),
                 _ => (-16, 8),
             };
-            let x = FloatArray::random_exp(len, p, seed(), lo, hi).unwrap();
+            let x = FloatArray::random_exp(&Engine::Cpu, len, p, seed(), lo, hi).unwrap();
             let x = if f == Func::Log {
                 x.abs(p, Round::Nearest).unwrap()
             } else {
@@ -297,6 +301,7 @@ fn funcgpu_fallback_and_resident() {
     let dev = Dev::cuda();
     let Dev::Cuda(eng) = &dev else { unreachable!() };
     let eng = eng.clone();
+    let cpu = Engine::Cpu;
     let mut r = Rng(seed());
     // Every function runs on the device now; precisions above the largest
     // tier go to the CPU engine whole.
@@ -311,14 +316,13 @@ fn funcgpu_fallback_and_resident() {
         assert_eq!(st.retried, st.elements);
     }
     // exp(log(x)) on the device against the CPU.
-    let x = FloatArray::random_exp(300, 256, seed(), 1, 8).unwrap();
-    let d = x.to_cuda(&eng).unwrap();
+    let x = FloatArray::random_exp(&cpu, 300, 256, seed(), 1, 8).unwrap();
+    let d = x.to_engine(&eng).unwrap();
     let l = d.func(Func::Log, 300, Round::Zero).unwrap();
-    let e = l
-        .func(Func::Exp, 256, Round::Up)
-        .unwrap()
-        .to_host()
-        .unwrap();
+    assert!(l.engine().same_as(&eng));
+    let e = l.func(Func::Exp, 256, Round::Up).unwrap();
+    assert!(e.engine().same_as(&eng));
+    let e = e.to_host().unwrap();
     let want = x
         .log(300, Round::Zero)
         .unwrap()
@@ -326,7 +330,7 @@ fn funcgpu_fallback_and_resident() {
         .unwrap();
     assert_eq!(e, want);
     // Empty arrays.
-    let z = FloatArray::zeros(0, 64).unwrap().to_cuda(&eng).unwrap();
+    let z = FloatArray::zeros(&eng, 0, 64).unwrap();
     assert_eq!(z.func(Func::Sin, 64, Round::Nearest).unwrap().len(), 0);
 }
 
@@ -390,7 +394,7 @@ fn funcprobe_dump() {
         (Func::Cos, -16, 8),
         (Func::Atan, -16, 16),
     ] {
-        let x = FloatArray::random_exp(4096, 512, 1, lo, hi).unwrap();
+        let x = FloatArray::random_exp(&Engine::Cpu, 4096, 512, 1, lo, hi).unwrap();
         let x = if f == Func::Log {
             x.abs(512, Round::Nearest).unwrap()
         } else {
@@ -398,11 +402,12 @@ fn funcprobe_dump() {
         };
         let h: Vec<u64> = x
             .tags()
+            .unwrap()
             .iter()
-            .zip(x.exps())
+            .zip(x.exps().unwrap())
             .map(|(&t, &e)| ((e as u64) << 8) | t as u64)
             .collect();
         w(&format!("{}.h", f.name()), &h);
-        w(&format!("{}.l", f.name()), x.limbs());
+        w(&format!("{}.l", f.name()), x.limbs().unwrap());
     }
 }

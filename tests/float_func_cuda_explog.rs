@@ -20,7 +20,7 @@
 use mparray::float::func::Func;
 use mparray::float::func::FuncStats;
 use mparray::float::func::cuda as fcuda;
-use mparray::{FloatArray, Round};
+use mparray::{Engine, FloatArray, Round};
 
 mod common;
 use common::func_dev::{Dev, same_as_cpu};
@@ -50,6 +50,16 @@ const PRECS: &[u64] = &[
     2048, 2060, 2100, 2500,
 ];
 
+/// The first element of a host array, raw.
+fn raw0(y: &FloatArray) -> Raw {
+    let n = y.limbs_per_element();
+    (
+        y.tags().unwrap()[0],
+        y.exps().unwrap()[0],
+        y.limbs().unwrap()[..n].to_vec(),
+    )
+}
+
 /// A power of two or ten (exact cases of log2 / log10), as `q` bits when
 /// it fits, else rounded.
 fn power(r: &mut Rng, q: u64) -> Raw {
@@ -62,7 +72,7 @@ fn power(r: &mut Rng, q: u64) -> Raw {
     let k = r.range(1, 60) as u32;
     let v = 10f64.powi(k as i32);
     let (y, _) = FloatArray::from_f64s(q, &[v], Round::Nearest).unwrap();
-    (y.tags()[0], y.exps()[0], y.limbs().to_vec())
+    raw0(&y)
 }
 
 /// `count` arguments of precision `q` for `f` at output precision `p`.
@@ -144,7 +154,7 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
                         y
                     };
                     let (y, _) = y.set_prec_ternary(q, Round::Nearest).unwrap();
-                    (y.tags()[0], y.exps()[0], y.limbs().to_vec())
+                    raw0(&y)
                 }
                 (Func::Log1p, 7 | 8) => {
                     // Near -1, and below -1 (NaN).
@@ -156,7 +166,7 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
                     let v = -(0.6 + 0.5 * r.below(1000) as f64 / 1000.0) * (p + 3) as f64;
                     let (y, _) = FloatArray::from_f64s(q.max(12), &[v], Round::Nearest).unwrap();
                     let (y, _) = y.set_prec_ternary(q, Round::Nearest).unwrap();
-                    (y.tags()[0], y.exps()[0], y.limbs().to_vec())
+                    raw0(&y)
                 }
                 (Func::Tanh, 7) => {
                     // Around the +-1 fast path, 0.35 (p + 3).
@@ -164,7 +174,7 @@ fn inputs(f: Func, r: &mut Rng, q: u64, p: u64, count: usize) -> FloatArray {
                     let v = if neg { -v } else { v };
                     let (y, _) = FloatArray::from_f64s(q.max(12), &[v], Round::Nearest).unwrap();
                     let (y, _) = y.set_prec_ternary(q, Round::Nearest).unwrap();
-                    (y.tags()[0], y.exps()[0], y.limbs().to_vec())
+                    raw0(&y)
                 }
                 _ => elem(r, q, e, neg),
             }
@@ -250,7 +260,7 @@ fn bench_like(dev: &Dev, precs: &[u64], len: usize) {
                 Func::Cbrt => (-16, 8),
                 _ => (-16, 0),
             };
-            let x = FloatArray::random_exp(len, p, seed(), lo, hi).unwrap();
+            let x = FloatArray::random_exp(&Engine::Cpu, len, p, seed(), lo, hi).unwrap();
             let x = if matches!(f, Func::Log2 | Func::Log10 | Func::Log1p | Func::Acosh) {
                 let a = x.abs(p, Round::Nearest).unwrap();
                 if f == Func::Acosh {
@@ -303,11 +313,14 @@ fn funcgpu_explog_resident() {
     let Dev::Cuda(eng) = Dev::cuda() else {
         unreachable!()
     };
-    let x = FloatArray::random_exp(500, 256, seed(), -10, 4).unwrap();
-    let d = x.to_cuda(&eng).unwrap();
+    let x = FloatArray::random_exp(&Engine::Cpu, 500, 256, seed(), -10, 4).unwrap();
+    let d = x.to_engine(&eng).unwrap();
     for (f, g) in [(Func::Sinh, Func::Asinh), (Func::Expm1, Func::Log1p)] {
         let y = d.func(f, 300, Round::Zero).unwrap();
-        let z = y.func(g, 256, Round::Up).unwrap().to_host().unwrap();
+        assert!(y.engine().same_as(&eng));
+        let z = y.func(g, 256, Round::Up).unwrap();
+        assert!(z.engine().same_as(&eng));
+        let z = z.to_host().unwrap();
         let want = x
             .func(f, 300, Round::Zero)
             .unwrap()
@@ -327,17 +340,23 @@ fn funcemu_explog_debug_flags() {
     for f in funcs() {
         for &p in &[53u64, 128, 512] {
             let x = inputs(f, &mut r, p, p, 200);
+            let (xt, xe, xl) = (x.tags().unwrap(), x.exps().unwrap(), x.limbs().unwrap());
+            let n = x.limbs_per_element();
             for i in 0..x.len() {
                 let xi = FloatArray::from_raw(
                     p,
-                    vec![x.tags()[i]],
-                    vec![x.exps()[i]],
-                    x.limbs()[i * x.limbs_per_element()..(i + 1) * x.limbs_per_element()].to_vec(),
+                    vec![xt[i]],
+                    vec![xe[i]],
+                    xl[i * n..(i + 1) * n].to_vec(),
                 )
                 .unwrap();
                 let (_, _, st) = dev.run(f, &xi, p, Round::Nearest);
                 if st.retried > 0 {
-                    eprintln!("{} p={p}: x = {}", f.name(), xi.to_hex_strings()[0]);
+                    eprintln!(
+                        "{} p={p}: x = {}",
+                        f.name(),
+                        xi.to_hex_strings().unwrap()[0]
+                    );
                 }
             }
         }

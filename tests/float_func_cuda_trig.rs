@@ -1,5 +1,5 @@
 //! tan, sin_cos, atan2, hypot, pow and agm on CUDA (src/kernels/
-//! float_func_trig.cuh, src/float/func/cuda2.rs) against the CPU engine
+//! float_func_trig.cuh, src/float/func/cuda_func2.rs) against the CPU engine
 //! (itself checked against an independent reference and MPFR): bit for bit,
 //! ternary values included, every rounding mode, precisions crossing every
 //! fixed-point tier edge and beyond the largest tier (CPU fallback), input
@@ -15,13 +15,12 @@
 //! test builds the emulator with g++ (MPARRAY_NO_EMU=1 skips them). Fresh
 //! seeds each run (MPARRAY_TEST_SEED replays).
 
-use std::sync::Arc;
-
 use mparray::engine::CudaEngine;
+use mparray::float::TernaryArray;
 use mparray::float::func::cuda as fcuda;
-use mparray::float::func::cuda2 as fcuda2;
+use mparray::float::func::cuda_func2 as fcuda2;
 use mparray::float::func::{Func, Func2, FuncStats};
-use mparray::{FloatArray, Round};
+use mparray::{Engine, FloatArray, Round};
 
 mod common;
 use common::{Raw, Rng, elem, seed};
@@ -52,7 +51,8 @@ const OPS: [Op; 6] = [
 ];
 
 enum Dev {
-    Cuda(Arc<CudaEngine>),
+    /// A CUDA engine (`Engine::Cuda`).
+    Cuda(Engine),
     Emu {
         unary: Option<String>,
         binary: Option<String>,
@@ -70,7 +70,7 @@ impl Dev {
         let eng = CudaEngine::shared().expect("a CUDA device");
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| common::warm_kernels(&eng, fcuda::instances()));
-        Dev::Cuda(eng)
+        Dev::Cuda(Engine::Cuda(eng))
     }
 
     /// The emulators (named by the environment, else built with g++ by
@@ -116,15 +116,26 @@ impl Dev {
         };
         match (self, op) {
             (Dev::Cuda(eng), Op::Tan) => {
-                let (r, t, st) =
-                    fcuda::func_on_host_arrays_forced(eng, Func::Tan, x, p, rnd, force)
-                        .expect("cuda tan");
-                ((r, t), None, st)
+                let dx = x.to_engine(eng).expect("upload");
+                let (r, t, st) = dx
+                    .func_ternary_forced(Func::Tan, p, rnd, force)
+                    .expect("cuda tan");
+                (on_host(eng, (r, t)), None, st)
             }
-            (Dev::Cuda(eng), _) => {
-                let (a, b, st) = fcuda2::func2_on_host_arrays_forced(eng, f, x, y, p, rnd, force)
+            (Dev::Cuda(eng), Op::SinCos) => {
+                let dx = x.to_engine(eng).expect("upload");
+                let (s, c, st) = dx
+                    .sin_cos_ternary_forced(p, rnd, force)
+                    .expect("cuda sin_cos");
+                (on_host(eng, s), Some(on_host(eng, c)), st)
+            }
+            (Dev::Cuda(eng), Op::F2(f)) => {
+                let dx = x.to_engine(eng).expect("upload");
+                let dy = y.to_engine(eng).expect("upload");
+                let (r, t, st) = dx
+                    .func2_ternary_forced(&dy, f, p, rnd, force)
                     .expect("cuda func2");
-                (a, f.is_none().then_some(b), st)
+                (on_host(eng, (r, t)), None, st)
             }
             (Dev::Emu { unary, .. }, Op::Tan) => {
                 let exe = unary.as_deref().expect("MPARRAY_FUNC_EMU");
@@ -140,6 +151,23 @@ impl Dev {
             }
         }
     }
+}
+
+/// A device result (which must still be on the device `eng`) read back.
+fn on_host(eng: &Engine, (r, t): (FloatArray, TernaryArray)) -> (FloatArray, Vec<i8>) {
+    assert!(
+        r.engine().same_as(eng) && t.engine().same_as(eng),
+        "the result left the device"
+    );
+    (
+        r.to_host().expect("download"),
+        t.to_vec().expect("download"),
+    )
+}
+
+/// The ternary values of a host result.
+fn host_t((r, t): (FloatArray, TernaryArray)) -> (FloatArray, Vec<i8>) {
+    (r, t.into_vec().unwrap())
 }
 
 /// `elem` with an exponent drawn from the same generator.
@@ -180,7 +208,11 @@ fn widen(x: &Raw, q: u64) -> Raw {
 /// `v` rounded to `q` bits (nearest) as a raw element.
 fn from_f64(q: u64, v: f64) -> Raw {
     let (a, _) = FloatArray::from_f64s(q, &[v], Round::Nearest).unwrap();
-    (a.tags()[0], a.exps()[0], a.limbs().to_vec())
+    (
+        a.tags().unwrap()[0],
+        a.exps().unwrap()[0],
+        a.limbs().unwrap().to_vec(),
+    )
 }
 
 fn array(q: u64, v: Vec<Raw>) -> FloatArray {
@@ -399,7 +431,7 @@ fn inputs(op: Op, r: &mut Rng, qx: u64, qy: u64, p: u64, count: usize) -> (Float
 }
 
 fn same(a: &FloatArray, b: &FloatArray, i: usize) -> bool {
-    let (x, y) = (a.get(i), b.get(i));
+    let (x, y) = (a.get(i).unwrap(), b.get(i).unwrap());
     x.class == y.class && x.neg == y.neg && x.exp == y.exp && x.limbs == y.limbs
 }
 
@@ -422,15 +454,15 @@ fn check_forced(
     let ((c, tc), c2) = match op {
         Op::Tan => {
             let (c, tc, _) = x.func_ternary(Func::Tan, p, rnd).unwrap();
-            ((c, tc), None)
+            (host_t((c, tc)), None)
         }
         Op::SinCos => {
-            let (s, c) = x.sin_cos_ternary(p, rnd).unwrap();
-            (s, Some(c))
+            let (s, c, _) = x.sin_cos_ternary(p, rnd).unwrap();
+            (host_t(s), Some(host_t(c)))
         }
         Op::F2(f) => {
             let (c, tc, _) = x.func2_ternary(y, f, p, rnd).unwrap();
-            ((c, tc), None)
+            (host_t((c, tc)), None)
         }
     };
     let mut outs = vec![(&r, &t, &c, &tc, "first")];
@@ -440,18 +472,19 @@ fn check_forced(
     assert_eq!(r2.is_some(), c2.is_some(), "{op:?}: outputs");
     for (r, t, c, tc, which) in outs {
         assert_eq!(r.len(), x.len());
+        assert_eq!(t.len(), x.len());
         for i in 0..x.len() {
             assert!(
                 same(r, c, i) && t[i] == tc[i],
                 "{op:?} ({which} output) p={p} {rnd:?} element {i}: x = {} (prec {}), y = {} \
                  (prec {}): device {} ternary {}, cpu {} ternary {}",
-                x.to_hex_strings()[i],
+                x.to_hex_strings().unwrap()[i],
                 x.prec(),
-                y.to_hex_strings()[i],
+                y.to_hex_strings().unwrap()[i],
                 y.prec(),
-                r.to_hex_strings()[i],
+                r.to_hex_strings().unwrap()[i],
                 t[i],
-                c.to_hex_strings()[i],
+                c.to_hex_strings().unwrap()[i],
                 tc[i]
             );
         }
@@ -606,13 +639,16 @@ fn bench_like(dev: &Dev, ops: &[Op], precs: &[u64], len: usize) {
     for &p in precs {
         for &op in ops {
             let s = seed();
-            let x = FloatArray::random_exp(len, p, s, -16, 16).unwrap();
-            let y = FloatArray::random_exp(len, p, s ^ 0x5eed, -16, 16).unwrap();
+            let cpu = Engine::Cpu;
+            let x = FloatArray::random_exp(&cpu, len, p, s, -16, 16).unwrap();
+            let y = FloatArray::random_exp(&cpu, len, p, s ^ 0x5eed, -16, 16).unwrap();
             let (x, y) = match op {
-                Op::Tan | Op::SinCos => (FloatArray::random_exp(len, p, s, -16, 8).unwrap(), y),
+                Op::Tan | Op::SinCos => {
+                    (FloatArray::random_exp(&cpu, len, p, s, -16, 8).unwrap(), y)
+                }
                 Op::F2(Func2::Pow) => (
                     x.abs(p, Round::Nearest).unwrap(),
-                    FloatArray::random_exp(len, p, s ^ 0x5eed, -4, 4).unwrap(),
+                    FloatArray::random_exp(&cpu, len, p, s ^ 0x5eed, -4, 4).unwrap(),
                 ),
                 Op::F2(Func2::Agm) => (
                     x.abs(p, Round::Nearest).unwrap(),
@@ -662,20 +698,23 @@ fn funcgpu_trig_api() {
     let Dev::Cuda(eng) = Dev::cuda() else {
         unreachable!()
     };
-    let x = FloatArray::random_exp(300, 256, seed(), -4, 6).unwrap();
-    let y = FloatArray::random_exp(300, 200, seed(), -4, 6).unwrap();
-    let (dx, dy) = (x.to_cuda(&eng).unwrap(), y.to_cuda(&eng).unwrap());
-    let (s, c) = dx.sin_cos(300, Round::Up).unwrap();
-    let (ws, wc) = x.sin_cos_ternary(300, Round::Up).unwrap();
-    assert_eq!(s.to_host().unwrap(), ws.0);
-    assert_eq!(c.to_host().unwrap(), wc.0);
+    let cpu = Engine::Cpu;
+    let x = FloatArray::random_exp(&cpu, 300, 256, seed(), -4, 6).unwrap();
+    let y = FloatArray::random_exp(&cpu, 300, 200, seed(), -4, 6).unwrap();
+    let (dx, dy) = (x.to_engine(&eng).unwrap(), y.to_engine(&eng).unwrap());
+    let (s, c, _) = dx.sin_cos_ternary(300, Round::Up).unwrap();
+    let (ws, wc, _) = x.sin_cos_ternary(300, Round::Up).unwrap();
+    assert!(s.0.engine().same_as(&eng) && c.0.engine().same_as(&eng));
+    assert_eq!(s.0.to_host().unwrap(), ws.0);
+    assert_eq!(c.0.to_host().unwrap(), wc.0);
+    assert_eq!(s.1.to_vec().unwrap(), ws.1.to_vec().unwrap());
+    assert_eq!(c.1.to_vec().unwrap(), wc.1.to_vec().unwrap());
     // hypot(atan2(x, y), y) on the device.
     let a = dx.func2(&dy, Func2::Atan2, 280, Round::Zero).unwrap();
-    let h = a
-        .func2(&dy, Func2::Hypot, 256, Round::Down)
-        .unwrap()
-        .to_host()
-        .unwrap();
+    assert!(a.engine().same_as(&eng));
+    let h = a.func2(&dy, Func2::Hypot, 256, Round::Down).unwrap();
+    assert!(h.engine().same_as(&eng));
+    let h = h.to_host().unwrap();
     let want = x
         .func2(&y, Func2::Atan2, 280, Round::Zero)
         .unwrap()
@@ -686,18 +725,16 @@ fn funcgpu_trig_api() {
     let n: Vec<i64> = (0..300).map(|i| (i as i64 % 41) - 20).collect();
     let (r, t, _) = dx.pow_si_ternary(&n, 256, Round::Nearest).unwrap();
     let (wr, wt, _) = x.pow_si_ternary(&n, 256, Round::Nearest).unwrap();
+    assert!(r.engine().same_as(&eng) && t.engine().same_as(&eng));
     assert_eq!(r.to_host().unwrap(), wr);
-    assert_eq!(
-        mparray::float::cuda::ternary_to_host(&eng, &t).unwrap()[..300],
-        wt[..]
-    );
+    assert_eq!(t.to_vec().unwrap()[..300], wt.to_vec().unwrap()[..]);
     // Empty arrays, a length mismatch.
-    let z = FloatArray::zeros(0, 64).unwrap().to_cuda(&eng).unwrap();
+    let z = FloatArray::zeros(&eng, 0, 64).unwrap();
     assert_eq!(
         z.func2(&z, Func2::Pow, 64, Round::Nearest).unwrap().len(),
         0
     );
-    assert_eq!(z.sin_cos(64, Round::Nearest).unwrap().0.len(), 0);
+    assert_eq!(z.sin_cos_ternary(64, Round::Nearest).unwrap().0.0.len(), 0);
     assert!(dx.func2(&z, Func2::Hypot, 64, Round::Nearest).is_err());
 }
 

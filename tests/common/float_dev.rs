@@ -5,26 +5,29 @@
 use std::cmp::Ordering;
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 
 use malachite_float::{ComparableFloatRef, Float};
-use mparray::engine::CudaEngine;
 use mparray::float::cuda::{self, DevOp};
-use mparray::float::{self, EMIN};
-use mparray::{Engine, FloatArray, Round};
+use mparray::float::{self, EMIN, TernaryArray};
+use mparray::{Engine, FloatArray, Result, Round};
 
 use super::Rng;
 
 /// Where the kernels run: the device, or the host emulation (the test
 /// files add their constructors).
 pub enum Dev {
-    Cuda(Arc<CudaEngine>),
+    /// A CUDA engine (`Engine::Cuda`).
+    Cuda(Engine),
     /// The emulator's path, with a forced group size (None: the library's
     /// rule; the wide emulator only).
     Emu(String, Option<u32>),
 }
 
 impl Dev {
+    /// `op` of the host arrays `args` where the kernels run, the result and
+    /// ternary values back on the host. On CUDA: the operands copied to the
+    /// device, the operation of [`apply`] there (its result and ternary
+    /// values must stay on the device), both read back.
     pub fn run(
         &self,
         op: DevOp,
@@ -34,25 +37,32 @@ impl Dev {
     ) -> (FloatArray, Vec<i8>) {
         match self {
             Dev::Cuda(eng) => {
-                let e = Engine::Cuda(eng.clone());
                 let dev: Vec<FloatArray> = args
                     .iter()
-                    .map(|a| a.to_engine(&e).expect("to the device"))
+                    .map(|a| a.to_engine(eng).expect("upload"))
                     .collect();
                 let refs: Vec<&FloatArray> = dev.iter().collect();
-                let (r, t) = cpu(op, &refs, p, rnd);
-                (r.to_host().expect("to the host"), t)
+                let (r, t) = apply(op, &refs, p, rnd).expect("cuda op");
+                assert!(
+                    r.engine().same_as(eng) && t.engine().same_as(eng),
+                    "{op:?}: the result left the device"
+                );
+                (
+                    r.to_host().expect("download"),
+                    t.to_vec().expect("download"),
+                )
             }
             Dev::Emu(path, gs) => emu_run(path, *gs, op.code(), op, args, p, rnd),
         }
     }
 }
 
+/// The heads (`exp << 8 | tag`) of a host array.
 pub fn heads(a: &FloatArray) -> Vec<u64> {
     a.tags()
-        .unwrap()
+        .expect("a host array")
         .iter()
-        .zip(a.exps().unwrap())
+        .zip(a.exps().expect("a host array"))
         .map(|(&t, &e)| ((e as u64) << 8) | t as u64)
         .collect()
 }
@@ -91,7 +101,7 @@ pub fn emu_run(
         match args.get(i) {
             Some(a) => {
                 job.extend(heads(a));
-                job.extend_from_slice(a.limbs().unwrap());
+                job.extend_from_slice(a.limbs().expect("a host array"));
             }
             None => job.extend(std::iter::repeat_n(0, len)),
         }
@@ -133,11 +143,17 @@ pub fn emu_run(
     (r, tern)
 }
 
-/// The result on the operands' engine (the CPU engine's result for host
-/// operands).
-pub fn cpu(op: DevOp, a: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {
+/// `op` of `a` (one operand, two, or three for fma/fms) on the operands'
+/// engine through the public `FloatArray` methods.
+pub fn apply(
+    op: DevOp,
+    a: &[&FloatArray],
+    p: u64,
+    rnd: Round,
+) -> Result<(FloatArray, TernaryArray)> {
+    assert_eq!(a.len(), op.arity(), "{op:?}: operands");
     let x = a[0];
-    let (r, t) = match op {
+    match op {
         DevOp::Add => x.add_ternary(a[1], p, rnd),
         DevOp::Sub => x.sub_ternary(a[1], p, rnd),
         DevOp::Mul => x.mul_ternary(a[1], p, rnd),
@@ -152,8 +168,13 @@ pub fn cpu(op: DevOp, a: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec
         DevOp::Min => x.min_ternary(a[1], p, rnd),
         DevOp::Max => x.max_ternary(a[1], p, rnd),
     }
-    .expect("cpu op");
-    (r, t.to_vec().expect("ternary values"))
+}
+
+/// The CPU engine's result (the operands are host arrays).
+pub fn cpu(op: DevOp, a: &[&FloatArray], p: u64, rnd: Round) -> (FloatArray, Vec<i8>) {
+    assert!(a.iter().all(|x| !x.engine().is_cuda()), "host operands");
+    let (r, t) = apply(op, a, p, rnd).expect("cpu op");
+    (r, t.into_vec().expect("host ternary values"))
 }
 
 /// One element: (tag, exponent, limbs) of precision p.
