@@ -17,9 +17,12 @@ pub mod float;
 pub mod huge;
 pub mod int;
 pub mod kernels;
+pub mod linalg;
 pub(crate) mod modp;
 
+pub use complex::ComplexArray;
 pub use engine::Engine;
 pub use error::{Error, Result};
-pub use float::{FloatArray, Round};
+pub use float::{FloatArray, Round, TernaryArray};
 pub use int::{Fused, IntArray, Radix};
+pub use linalg::Matrix;
