@@ -23,6 +23,7 @@ pub mod float;
 pub mod huge;
 pub mod int;
 pub mod kernels;
+pub mod linalg;
 pub(crate) mod modp;
 
 pub use complex::ComplexArray;
@@ -30,3 +31,4 @@ pub use engine::Engine;
 pub use error::{Error, Result};
 pub use float::{FloatArray, Round, TernaryArray};
 pub use int::{Fused, IntArray, Radix};
+pub use linalg::Matrix;
