@@ -10,7 +10,8 @@
 //!
 //! Layers, each importing only those below it: [`engine`] (devices, memory,
 //! kernel compilation and caching), the number kinds [`int`], [`float`],
-//! [`complex`], [`huge`] (single integers of any size), and the front ends
+//! [`complex`], [`huge`] (single integers of any size), linear algebra
+//! [`linalg`] ([`Matrix`] over float and complex arrays), and the front ends
 //! [`bench`] (the benchmark suites behind `mparray bench`) and [`cli`] (the
 //! command-line tool). [`kernels`] holds the CUDA C++ sources.
 
