@@ -25,7 +25,7 @@ impl Dev {
     }
 
     pub fn emu() -> Option<Dev> {
-        super::emulator("MPARRAY_FUNC_EMU", "notes/funcgpu-emu/emu.cpp")
+        super::emulator("MPARRAY_FUNC_EMU", "tests/emu/funcgpu/emu.cpp")
             .map(|p| Dev::Emu(p.to_string_lossy().into_owned()))
     }
 
