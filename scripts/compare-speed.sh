@@ -12,6 +12,8 @@ out=${OUT:-/tmp/mparray-out}/speed
 mkdir -p "$out"
 suite() { # name engine args...
   local name=$1 engine=$2; shift 2
+  # ONLY="huge-cpu int-cpu" runs just those suites.
+  [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name-$engine "* ]] && return
   for r in $(seq 1 "$rounds"); do
     for b in old new; do
       local bin=$old; [ $b = new ] && bin=$new
@@ -28,7 +30,7 @@ suite() { # name engine args...
 }
 # The kernels both builds use (identical sources), compiled once on all
 # cores before anything is timed (the complex kernels are not needed).
-for k in int_ huge_ float_arith float_misc float_wide float_func; do
+[ -n "${ONLY:-}" ] || for k in int_ huge_ float_arith float_misc float_wide float_func; do
   "$new" kernels compile --cache --only $k > /dev/null || echo "compiling $k failed"
 done
 echo "kernels compiled at $(date -u +%H:%M:%S)"

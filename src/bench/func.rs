@@ -218,13 +218,17 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CommandError> {
                 // then timed by events: the launch, the flag count's copy
                 // back and the host's patching of flagged elements.
                 let warm = usize::from(engine.is_cuda());
-                let xd = x.to_engine(&engine)?;
-                let yd = y.as_ref().map(|y| y.to_engine(&engine)).transpose()?;
+                // The inputs move to the engine (no copy on the CPU, so the
+                // timed arrays are the ones drawn there); the check reads
+                // them back afterwards.
+                let xd = x.into_engine(&engine)?;
+                let yd = y.map(|y| y.into_engine(&engine)).transpose()?;
                 let (times, (r, t, st)) = time_runs(&engine, warm, a.runs.max(1), || match case {
                     Case::F1(f) => xd.func_ternary(f, p, rnd),
                     Case::F2(f) => xd.func2_ternary(yd.as_ref().unwrap(), f, p, rnd),
                 })?;
                 let (r, t) = (r.to_host()?, t.to_vec()?);
+                let (x, y) = (xd.to_host()?, yd.as_ref().map(|y| y.to_host()).transpose()?);
                 // Sample: first, last and spread.
                 let k = a.check.max(2).min(len);
                 let mut idx: Vec<usize> = (0..k).map(|j| j * (len - 1) / (k - 1).max(1)).collect();
