@@ -20,7 +20,7 @@
 // Its own module (src/kernels/mod.rs's FLOAT_CFUNC, tiers FF_K as
 // float_func's, the same constants): float_func.cu is pasted for its value
 // cores without its kernels (FF_CORES_ONLY), so neither module compiles
-// the other's functions. Plain C++ like the rest: notes/cplxgpu-emu/emu.cpp
+// the other's functions. Plain C++ like the rest: tests/emu/cplxgpu/emu.cpp
 // runs cf_eval on the host (tests/complex_cuda_func.rs).
 #define FF_CORES_ONLY
 #include "float_func.cu"

@@ -2,7 +2,7 @@
 // mirror src/float/{round,arith}.rs step for step (the same exact
 // intermediate integers, the same one rounding step, the same range check),
 // so the bits are the CPU engine's. Plain C++ on 64-bit limbs: it also
-// compiles on the host (notes/floatgpu-emu), where it is checked against the
+// compiles on the host (tests/emu/floatgpu), where it is checked against the
 // CPU engine before it ever runs on a device.
 #pragma once
 

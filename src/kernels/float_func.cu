@@ -15,7 +15,7 @@
 // Paterson-Stockmeyer (ff_ps): few full products on an element's critical
 // path, which is what a batch of 4096 (one warp per SM) waits for.
 //
-// Plain C++ on 64-bit limbs like float_common.cuh: notes/funcgpu-emu runs the
+// Plain C++ on 64-bit limbs like float_common.cuh: tests/emu/funcgpu runs the
 // same code on the host against the CPU engine.
 #ifdef __CUDACC__
 #include "common.cuh"
@@ -26,7 +26,7 @@
 #define FF_K 9
 #endif
 
-// Timing hooks (notes/funcgpu-emu/probe.cu records clock64 there).
+// Timing hooks (scripts/func_probe.cu records clock64 there).
 #ifndef FF_PROBE
 #define FF_PROBE(i)
 #endif

@@ -4,7 +4,7 @@
 // (C - E, C + E) 2^s, then ff_round), the same tiers, constants and limb
 // helpers. Cases left to the host (special operands of pow and agm, huge
 // arguments, exact results the interval cannot decide) return 1: the element
-// is flagged and the CPU engine evaluates it (src/float/func/cuda2.rs).
+// is flagged and the CPU engine evaluates it (src/float/func/cuda_func2.rs).
 // Function codes from 32 (funcexp's float_func_explog.cuh has 6..31).
 
 #define FF_TAN 32u

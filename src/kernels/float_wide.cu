@@ -8,7 +8,7 @@
 // rounding as float_common.cuh's fl_arith_buf, so the bits are the CPU
 // engine's.
 //
-// Written so that the host can run it (notes/floatwide-emu): code outside
+// Written so that the host can run it (tests/emu/floatwide): code outside
 // FW_LANES blocks is uniform over the group (every lane computes the same
 // values); FW_LANES bodies are per lane (on the host a loop over the lanes);
 // collectives (fw_ballot, fw_sync) sit between them. Within one FW_LANES

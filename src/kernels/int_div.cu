@@ -322,7 +322,7 @@ __device__ __forceinline__ void div_group(u64 *qo, u64 *ro, const u64 *a, const 
     __shared__ u64 s_c[NW], s_sh[NW], s_x[2];
     __shared__ u32 s_gp[NW];
 #ifdef DIV_EMU
-    u64 *s_w = (u64 *)emu_dynamic_smem(); // the CPU emulator in notes/div-emu
+    u64 *s_w = (u64 *)emu_dynamic_smem(); // shared memory of the block
 #else
     extern __shared__ u64 s_w[]; // VSMEM only: S limbs, thread-interleaved
 #endif
