@@ -276,30 +276,7 @@ impl ComplexArray {
         })
     }
 
-    /// `self` on `engine`: moved without a copy when already there, else
-    /// copied there.
-    pub fn into_engine(self, engine: &Engine) -> Result<ComplexArray> {
-        if self.engine().same_as(engine) {
-            Ok(self)
-        } else {
-            self.to_engine(engine)
-        }
-    }
-
-    /// A copy on the CPU.
-    pub fn to_host(&self) -> Result<ComplexArray> {
-        self.to_engine(&Engine::Cpu)
-    }
-
-    /// A copy on the first CUDA device.
-    pub fn to_device(&self) -> Result<ComplexArray> {
-        self.to_engine(&Engine::cuda()?)
-    }
-
-    /// A copy on the same engine.
-    pub fn try_clone(&self) -> Result<ComplexArray> {
-        self.to_engine(&self.engine())
-    }
+    crate::engine::engine_moves!(ComplexArray);
 
     /// The elements on the host: borrowed there, read back from a device.
     pub(crate) fn host(&self) -> Result<std::borrow::Cow<'_, CpuComplex>> {
@@ -517,6 +494,26 @@ impl ComplexArray {
         self.real(p, |a| a.arg_ternary(p, rnd), |d| d.arg_ternary(p, rnd))
     }
 
+    /// [`ComplexArray::run`] for the operations whose device form also
+    /// reports its statistics (kept, on CUDA, in the result's third part).
+    fn run_stats(
+        &self,
+        more: &[&ComplexArray],
+        cpu: impl FnOnce(&CpuComplex, &[&CpuComplex]) -> Result<(CpuComplex, Ternary)>,
+        dev: impl FnOnce(&CudaComplex, &[&CudaComplex]) -> Result<(CudaComplex, CudaTernary, FuncStats)>,
+        pr: u64,
+        pi: u64,
+    ) -> Result<(ComplexArray, ComplexTernary, Option<FuncStats>)> {
+        let mut stats = None;
+        let dev = |x: &CudaComplex, m: &[&CudaComplex]| {
+            let (r, t, s) = dev(x, m)?;
+            stats = Some(s);
+            Ok((r, t))
+        };
+        let (r, t) = self.run(more, cpu, dev, pr, pi)?;
+        Ok((r, t, stats))
+    }
+
     /// `f(self)`, each part correctly rounded to `pr`, `pi` bits in its
     /// mode of `rnd`, the ternary pairs, and (on CUDA) the statistics of
     /// the device's retries and of the elements the CPU engine computed.
@@ -527,19 +524,13 @@ impl ComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(ComplexArray, ComplexTernary, Option<FuncStats>)> {
-        let mut stats = None;
-        let (r, t) = self.run(
+        self.run_stats(
             &[],
-            |x: &CpuComplex, _: &[&CpuComplex]| x.func_ternary(f, pr, pi, rnd),
-            |x: &CudaComplex, _: &[&CudaComplex]| {
-                let (r, t, s) = cuda_func::func_ternary_stats(x, f, pr, pi, rnd)?;
-                stats = Some(s);
-                Ok((r, t))
-            },
+            |x, _| x.func_ternary(f, pr, pi, rnd),
+            |x, _| cuda_func::func_ternary_stats(x, f, pr, pi, rnd),
             pr,
             pi,
-        )?;
-        Ok((r, t, stats))
+        )
     }
 
     /// `self / b` (mpc_div) as [`ComplexArray::func_ternary_stats`].
@@ -550,19 +541,13 @@ impl ComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(ComplexArray, ComplexTernary, Option<FuncStats>)> {
-        let mut stats = None;
-        let (r, t) = self.run(
+        self.run_stats(
             &[b],
-            |x: &CpuComplex, m: &[&CpuComplex]| x.div_ternary(m[0], pr, pi, rnd),
-            |x: &CudaComplex, m: &[&CudaComplex]| {
-                let (r, t, s) = cuda_func::div_ternary_stats(x, m[0], pr, pi, rnd)?;
-                stats = Some(s);
-                Ok((r, t))
-            },
+            |x, m| x.div_ternary(m[0], pr, pi, rnd),
+            |x, m| cuda_func::div_ternary_stats(x, m[0], pr, pi, rnd),
             pr,
             pi,
-        )?;
-        Ok((r, t, stats))
+        )
     }
 
     /// `self ^ b` (mpc_pow) as [`ComplexArray::func_ternary_stats`].
@@ -573,19 +558,13 @@ impl ComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<(ComplexArray, ComplexTernary, Option<FuncStats>)> {
-        let mut stats = None;
-        let (r, t) = self.run(
+        self.run_stats(
             &[b],
-            |x: &CpuComplex, m: &[&CpuComplex]| x.pow_ternary(m[0], pr, pi, rnd),
-            |x: &CudaComplex, m: &[&CudaComplex]| {
-                let (r, t, s) = cuda_func::pow_ternary_stats(x, m[0], pr, pi, rnd)?;
-                stats = Some(s);
-                Ok((r, t))
-            },
+            |x, m| x.pow_ternary(m[0], pr, pi, rnd),
+            |x, m| cuda_func::pow_ternary_stats(x, m[0], pr, pi, rnd),
             pr,
             pi,
-        )?;
-        Ok((r, t, stats))
+        )
     }
 
     /// `f(self)`, each part correctly rounded, and the ternary pairs.

@@ -11,6 +11,38 @@ use std::sync::Arc;
 
 pub use cuda::CudaEngine;
 
+/// The engine moves every array type has, from its `engine()` and
+/// `to_engine`: `into_engine`, `to_host`, `to_device`, `try_clone`.
+macro_rules! engine_moves {
+    ($t:ty) => {
+        /// `self` on `engine`: moved without a copy when already there,
+        /// else copied there.
+        pub fn into_engine(self, engine: &$crate::engine::Engine) -> $crate::error::Result<$t> {
+            if self.engine().same_as(engine) {
+                Ok(self)
+            } else {
+                self.to_engine(engine)
+            }
+        }
+
+        /// A copy on the CPU.
+        pub fn to_host(&self) -> $crate::error::Result<$t> {
+            self.to_engine(&$crate::engine::Engine::Cpu)
+        }
+
+        /// A copy on the first CUDA device.
+        pub fn to_device(&self) -> $crate::error::Result<$t> {
+            self.to_engine(&$crate::engine::Engine::cuda()?)
+        }
+
+        /// A copy on the same engine.
+        pub fn try_clone(&self) -> $crate::error::Result<$t> {
+            self.to_engine(&self.engine())
+        }
+    };
+}
+pub(crate) use engine_moves;
+
 use crate::error::{Error, Result};
 
 /// An engine: the CPU, or one CUDA device.

@@ -468,30 +468,7 @@ impl FloatArray {
         })
     }
 
-    /// `self` on `engine`: moved without a copy when already there, else
-    /// copied there.
-    pub fn into_engine(self, engine: &Engine) -> Result<FloatArray> {
-        if self.engine().same_as(engine) {
-            Ok(self)
-        } else {
-            self.to_engine(engine)
-        }
-    }
-
-    /// A copy on the CPU.
-    pub fn to_host(&self) -> Result<FloatArray> {
-        self.to_engine(&Engine::Cpu)
-    }
-
-    /// A copy on the first CUDA device.
-    pub fn to_device(&self) -> Result<FloatArray> {
-        self.to_engine(&Engine::cuda()?)
-    }
-
-    /// A copy on the same engine.
-    pub fn try_clone(&self) -> Result<FloatArray> {
-        self.to_engine(&self.engine())
-    }
+    crate::engine::engine_moves!(FloatArray);
 
     // ---- internal views -------------------------------------------------
 

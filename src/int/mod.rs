@@ -217,25 +217,7 @@ impl IntArray {
         })
     }
 
-    /// `self` on `engine`: moved without a copy when already there, else
-    /// copied there.
-    pub fn into_engine(self, engine: &Engine) -> Result<IntArray> {
-        if self.engine().same_as(engine) {
-            Ok(self)
-        } else {
-            self.to_engine(engine)
-        }
-    }
-
-    /// A copy on the CPU.
-    pub fn to_host(&self) -> Result<IntArray> {
-        self.to_engine(&Engine::Cpu)
-    }
-
-    /// A copy on the first CUDA device.
-    pub fn to_device(&self) -> Result<IntArray> {
-        self.to_engine(&Engine::cuda()?)
-    }
+    crate::engine::engine_moves!(IntArray);
 
     /// All limbs, element after element (copied from the device if needed).
     pub fn to_limbs(&self) -> Result<Vec<u64>> {
