@@ -10,7 +10,7 @@
 //!   alike;
 //! - special values (every combination of 0, -0, inf, -inf, nan and finite
 //!   parts) against GNU MPC's own outputs (tests/complex_mpc_special.txt,
-//!   made by notes/complex_mpc_check.c);
+//!   made by scripts/peers/complex_mpc_check.c);
 //! - the CLI's format and errors.
 
 mod common;
@@ -387,7 +387,7 @@ fn special_values_as_mpc() {
     assert!(n > 4000);
 }
 
-/// pow against GNU MPC 1.3.1 on random operands (notes/complex_mpc_gen.py
+/// pow against GNU MPC 1.3.1 on random operands (scripts/peers/complex_mpc_gen.py
 /// `pow`: small integers and half-integers, +-1, +-i, t +- ti, negative
 /// reals with either zero, Gaussian integers, tiny, huge and special
 /// parts): lines "pow PR PI INPREC RND|A|B|re im tr ti".
@@ -567,7 +567,7 @@ fn bench_func_complex_cases() {
 /// working precision (`cosh(2^-e) = 1 + 2^(-2e-1) + ...`): the Ziv cap grows
 /// with the element's exponents (`scalar::cap_elem`). These failed with "no
 /// correctly rounded result" before (found by the GPU test's fresh seeds);
-/// the expected lines are GNU MPC 1.3.1's output (notes/complex_mpc_check.c,
+/// the expected lines are GNU MPC 1.3.1's output (scripts/peers/complex_mpc_check.c,
 /// inputs at 64 bits): 'FN PR PI RND|re im|re im tr ti'.
 #[test]
 fn tiny_part_beside_one_as_mpc() {

@@ -392,7 +392,7 @@ fn complexgpu_abs_norm_arg() {
 
 /// abs and arg are hypot(re, im) and atan2(im, re) on the device: checked
 /// without a device through the host emulation of the two-argument kernel
-/// (notes/functrig-emu/emu2.cpp, MPARRAY_FUNC_EMU2; MPARRAY_NO_EMU=1
+/// (tests/emu/functrig/emu2.cpp, MPARRAY_FUNC_EMU2; MPARRAY_NO_EMU=1
 /// skips), on the same inputs as complexgpu_abs_norm_arg.
 #[test]
 fn complexemu_abs_arg() {

@@ -8,7 +8,7 @@
 //! every tier (and beyond the largest: the CPU engine).
 //!
 //! `cfuncemu_*` run the kernel's per-element code compiled for the host
-//! (notes/cplxgpu-emu/emu.cpp, built with g++ unless MPARRAY_CFUNC_EMU names
+//! (tests/emu/cplxgpu/emu.cpp, built with g++ unless MPARRAY_CFUNC_EMU names
 //! a build; MPARRAY_NO_EMU=1 skips them). `cfuncgpu_*` need a device
 //! (ignored otherwise). Fresh seeds each run (MPARRAY_TEST_SEED replays).
 

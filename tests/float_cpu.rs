@@ -21,7 +21,7 @@ use malachite_nz::natural::Natural;
 use mparray::float::{self, EMAX, EMIN, TernaryArray, text};
 use mparray::{Engine, FloatArray, Round};
 
-/// Precisions: the brief's classes and every limb and kernel threshold
+/// Precisions: the precision classes and every limb and kernel threshold
 /// (1/2/3 limbs, Karatsuba at 24 limbs, divide-and-conquer division at 40,
 /// Toom-3 at 110, NTT/Barrett at 128 limbs).
 const PRECS: &[u64] = &[

@@ -5,7 +5,7 @@
 //!
 //! The `floatgpu_*` tests need a device (ignored otherwise). The
 //! `floatemu_*` tests run the very same per-element kernel code compiled
-//! for the host (notes/floatgpu-emu/emu.cpp: the binary MPARRAY_FLOAT_EMU
+//! for the host (tests/emu/floatgpu/emu.cpp: the binary MPARRAY_FLOAT_EMU
 //! names, else built with g++ by the test; MPARRAY_NO_EMU=1 skips them).
 //! Fresh seeds each run (printed; MPARRAY_TEST_SEED replays).
 
@@ -22,7 +22,7 @@ mod common;
 use common::float_dev::{self, Dev, El, array, cancel_pairs, cpu, emu_run, every_tuple, same};
 use common::{Rng, seed};
 
-/// The brief's classes and every tier threshold (limbs 1, 2, 3, 4, 6, 8,
+/// The precision classes and every tier threshold (limbs 1, 2, 3, 4, 6, 8,
 /// 12, 16, 32, 64, 128, 256).
 const PRECS: &[u64] = &[
     1, 2, 3, 53, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 383, 384, 385, 500, 511,

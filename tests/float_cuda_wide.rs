@@ -9,7 +9,7 @@
 //! exponent range's ends.
 //!
 //! `floatwidegpu_*` need a device (ignored otherwise). `floatwideemu_*` run
-//! the same group code on the host (notes/floatwide-emu/wemu.cpp, built
+//! the same group code on the host (tests/emu/floatwide/wemu.cpp, built
 //! with g++: the lanes of a group one after the other between the
 //! collectives): the binary MPARRAY_FLOATWIDE_EMU names, else built with
 //! g++ by the test; MPARRAY_NO_EMU=1 skips them. Fresh seeds each run

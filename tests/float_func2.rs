@@ -8,7 +8,7 @@
 //! agree). Random arguments across magnitudes and per-function hard regions
 //! (tiny, near 0, 1 and -1, huge, near overflow/underflow), every special
 //! value, the exact cases, and the fast paths' edges. MPFR itself: see
-//! notes/funcreal.md (the comparison scripts).
+//! scripts/peers/funcreal_mpfr_gen.py and funcreal_mpfr_cmp.sh (the comparison scripts).
 
 mod common;
 

@@ -9,7 +9,7 @@
 //!
 //! The `funcgpu_*` tests need a device (ignored otherwise). The `funcemu_*`
 //! tests run the very same per-element kernel code compiled for the host
-//! (notes/funcgpu-emu/emu.cpp: the binary MPARRAY_FUNC_EMU names, else
+//! (tests/emu/funcgpu/emu.cpp: the binary MPARRAY_FUNC_EMU names, else
 //! built with g++ by the test; MPARRAY_NO_EMU=1 skips them). Fresh seeds
 //! each run (printed; MPARRAY_TEST_SEED replays).
 
@@ -375,7 +375,7 @@ fn funcnvrtc_compile() {
 
 /// Writes tier 9's constants and bench-like 512-bit arguments (4096 each of
 /// exp, log, sin, cos, atan) for the standalone timing probe
-/// (notes/funcgpu-emu/probe.cu) into MPARRAY_FUNC_DUMP.
+/// (scripts/func_probe.cu) into MPARRAY_FUNC_DUMP.
 #[test]
 #[ignore = "writes probe data"]
 fn funcprobe_dump() {

@@ -13,7 +13,7 @@
 //!
 //! The `funcgpu_explog_*` tests need a device (ignored otherwise). The
 //! `funcemu_explog_*` tests run the same per-element kernel code compiled
-//! for the host (notes/funcgpu-emu/emu.cpp: the binary MPARRAY_FUNC_EMU
+//! for the host (tests/emu/funcgpu/emu.cpp: the binary MPARRAY_FUNC_EMU
 //! names, else built with g++ by the test; MPARRAY_NO_EMU=1 skips them).
 //! Fresh seeds each run (printed; MPARRAY_TEST_SEED replays).
 

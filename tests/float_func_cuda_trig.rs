@@ -10,8 +10,8 @@
 //!
 //! `funcgpu_trig_*` need a device (ignored otherwise). `funcemu_trig_*` run
 //! the same per-element code compiled for the host: tan through
-//! notes/funcgpu-emu/emu.cpp (MPARRAY_FUNC_EMU), the others through
-//! notes/functrig-emu/emu2.cpp (MPARRAY_FUNC_EMU2); without a variable the
+//! tests/emu/funcgpu/emu.cpp (MPARRAY_FUNC_EMU), the others through
+//! tests/emu/functrig/emu2.cpp (MPARRAY_FUNC_EMU2); without a variable the
 //! test builds the emulator with g++ (MPARRAY_NO_EMU=1 skips them). Fresh
 //! seeds each run (MPARRAY_TEST_SEED replays).
 

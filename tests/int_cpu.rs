@@ -551,8 +551,8 @@ fn one_huge_element() {
 
 // ---- Timings (ignored, and skipped unless MPARRAY_TIMINGS is set, so that
 // runs of all ignored tests on the GPU machine do not pay for them):
-// single-thread ns per call, to compare with notes/gmpmicro.c and
-// notes/gmpdiv.c. Run with `MPARRAY_TIMINGS=1 cargo test --release --test
+// single-thread ns per call, to compare with scripts/peers/gmpmicro.c and
+// scripts/peers/gmpdiv.c. Run with `MPARRAY_TIMINGS=1 cargo test --release --test
 // int_cpu micro -- --ignored --nocapture` (SIZES=64,256 picks sizes;
 // M=1022 the dividend of micro_div).
 

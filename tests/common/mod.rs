@@ -274,7 +274,7 @@ pub fn warm_kernels(
 }
 
 /// The host emulator of a kernel family: the binary named by the
-/// environment variable `var`, or else `src` (a C++ driver under notes/
+/// environment variable `var`, or else `src` (a C++ driver under tests/emu/
 /// that includes the kernel sources) compiled here with g++ once per test
 /// process. Without g++ the emulator tests would check nothing, so that is
 /// an error unless MPARRAY_NO_EMU is set (then `None`: the tests skip).
