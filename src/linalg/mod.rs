@@ -16,6 +16,7 @@
 //! the solvers; the BLAS operations (dot, axpy, gemv, gemm, syrk, herk)
 //! build on this type.
 
+pub mod market;
 mod matrix;
 
 pub use matrix::{ComplexMatrix, Elements, FloatMatrix, Matrix};
