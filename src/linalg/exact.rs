@@ -452,7 +452,8 @@ impl Terms {
     }
 
     /// The exact sum rounded toward -Inf to `w` bits, unbounded: `(m, s,
-    /// exact)` with the value `m 2^s` (m >= 0, m has at most `w` bits) and
+    /// exact)` with the value `m 2^s` (`m` of exactly `w` bits, so the
+    /// exact sum lies in `[m, m+1) 2^s`) and
     /// whether it is the exact sum; for a sum of nonnegative finite terms
     /// (squares, absolute values) with at least one nonzero term, whose
     /// rounded value lies inside MPFR's exponent range after
@@ -468,12 +469,10 @@ impl Terms {
         };
         let t = self.sum(&mut out, w, Round::Down);
         debug_assert_eq!(crate::float::class_of(tag), Class::Normal);
-        let s = exp - 64 * n as i64;
-        (
-            malachite_nz::natural::Natural::from_limbs_asc(&m),
-            s,
-            t == 0,
-        )
+        // The w-bit mantissa as an integer: one unit is one ulp.
+        let low = 64 * n as u64 - w;
+        let m = malachite_nz::natural::Natural::from_limbs_asc(&m) >> low;
+        (m, exp - w as i64, t == 0)
     }
 }
 
