@@ -1069,3 +1069,45 @@ fn shape_errors_name_the_shapes() {
         .to_string();
     assert!(e.contains("alpha"), "{e}");
 }
+
+#[test]
+fn products_outside_the_exponent_range() {
+    // a*a is far above MPFR's range; only the rounded result is checked
+    // against it (intermediate products are exact and unbounded).
+    let a = pow2((1 << 29) + 10);
+    let one = Float::ONE;
+    let x = arr(4, &[a.clone(), a.clone(), one.clone()]);
+    let y = arr(4, &[a.clone(), -a.clone(), one.clone()]);
+    for rnd in Round::ALL {
+        let (r, t) = x.dot(&y, 4, rnd).unwrap();
+        assert_eq!(rat(&first(&r)), Rational::ONE, "{rnd:?}");
+        assert_eq!(t0(&t), 0);
+        let (r, t) = arr(4, &[a.clone()])
+            .dot(&arr(4, &[a.clone()]), 4, rnd)
+            .unwrap();
+        let f = first(&r);
+        if matches!(rnd, Round::Zero | Round::Down) {
+            assert!(
+                f.is_finite() && f > 0u32,
+                "{rnd:?}: the largest float, got {f}"
+            );
+            assert_eq!(t0(&t), -1);
+        } else {
+            assert!(f.is_infinite() && f > 0u32, "{rnd:?}: +Inf, got {f}");
+            assert_eq!(t0(&t), 1);
+        }
+        let tiny = pow2(-(1 << 29) - 10);
+        let (r, t) = arr(4, &[tiny.clone()])
+            .dot(&arr(4, &[-tiny.clone()]), 4, rnd)
+            .unwrap();
+        let f = first(&r);
+        assert!(f.is_sign_negative(), "{rnd:?}: underflow keeps the sign");
+        if matches!(rnd, Round::Down | Round::Away) {
+            assert!(!f.is_zero(), "{rnd:?}: the smallest float");
+            assert_eq!(t0(&t), -1);
+        } else {
+            assert!(f.is_zero(), "{rnd:?}: -0, got {f}");
+            assert_eq!(t0(&t), 1);
+        }
+    }
+}
