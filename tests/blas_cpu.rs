@@ -1082,8 +1082,8 @@ fn products_outside_the_exponent_range() {
         let (r, t) = x.dot(&y, 4, rnd).unwrap();
         assert_eq!(rat(&first(&r)), Rational::ONE, "{rnd:?}");
         assert_eq!(t0(&t), 0);
-        let (r, t) = arr(4, &[a.clone()])
-            .dot(&arr(4, &[a.clone()]), 4, rnd)
+        let (r, t) = arr(4, std::slice::from_ref(&a))
+            .dot(&arr(4, std::slice::from_ref(&a)), 4, rnd)
             .unwrap();
         let f = first(&r);
         if matches!(rnd, Round::Zero | Round::Down) {
@@ -1097,7 +1097,7 @@ fn products_outside_the_exponent_range() {
             assert_eq!(t0(&t), 1);
         }
         let tiny = pow2(-(1 << 29) - 10);
-        let (r, t) = arr(4, &[tiny.clone()])
+        let (r, t) = arr(4, std::slice::from_ref(&tiny))
             .dot(&arr(4, &[-tiny.clone()]), 4, rnd)
             .unwrap();
         let f = first(&r);

@@ -343,14 +343,11 @@ impl Matrix<FloatArray> {
     }
 }
 
+/// One part of a complex output on the host, with its ternary values.
+type HostPart = (CpuFloats, Vec<i8>);
+
 /// Both parts of an output built by `f(i, im, out)`.
-fn build_c<F>(
-    len: usize,
-    pr: u64,
-    pi: u64,
-    rnd: CRound,
-    f: F,
-) -> Result<((CpuFloats, Vec<i8>), (CpuFloats, Vec<i8>))>
+fn build_c<F>(len: usize, pr: u64, pi: u64, rnd: CRound, f: F) -> Result<(HostPart, HostPart)>
 where
     F: Fn(usize, bool, &mut Terms) + Sync,
 {

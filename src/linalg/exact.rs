@@ -475,23 +475,3 @@ impl Terms {
         (m, exp - w as i64, t == 0)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn word_and_bits() {
-        let m = [0x8000_0000_0000_0001u64, 0x3];
-        assert_eq!(word_at(&m, 0), m[0]);
-        assert_eq!(word_at(&m, 63), 0b111);
-        assert_eq!(word_at(&m, -1), m[0] << 1);
-        assert_eq!(top_below(&m, 64), Some(64));
-        assert_eq!(top_below(&m, 63), Some(1));
-        assert_eq!(top_below(&m, 200), Some(66));
-        let mut acc = [0u64; 3];
-        add_bits(&mut acc, &m, 0, 66, 3, false);
-        add_bits(&mut acc, &m, 0, 66, 3, true);
-        assert_eq!(acc, [0, 0, 0]);
-    }
-}
