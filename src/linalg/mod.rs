@@ -13,10 +13,21 @@
 //! moves only through [`Matrix::to_engine`], [`Matrix::into_engine`] and
 //! [`Matrix::to_host`], as the arrays' do. This layer sits above the number
 //! kinds ([`float`](crate::float), [`complex`](crate::complex)) and below
-//! the solvers; the BLAS operations (dot, axpy, gemv, gemm, syrk, herk)
-//! build on this type.
+//! the solvers.
+//!
+//! The BLAS layer: level 1 on vectors ([`blas1`]: `dot`, `dotu`, `dotc`,
+//! `nrm2`, `asum`, `axpy`, `scal`), levels 2 and 3 on matrices
+//! ([`blas23`]: `gemv`, `gemm`, `syrk`, `herk`). Every reduction returns the
+//! correctly rounded exact result of each output element, computed by the
+//! exact reduction core ([`exact`], `mpfr_sum`'s semantics and algorithm),
+//! so the bits are independent of summation order, tiling, threads and
+//! engine.
 
+pub mod blas1;
+pub mod blas23;
+pub mod exact;
 pub mod market;
 mod matrix;
 
+pub use blas23::{CGemm, CGemv, Gemm, Gemv, Herk, Op, Syrk, Uplo};
 pub use matrix::{ComplexMatrix, Elements, FloatMatrix, Matrix};
