@@ -175,6 +175,45 @@ fn engines<A: super::Elements>(
 }
 
 /// The beta term and C on the host.
+/// The shape `(m, n, k)` of `op(A)*op(B)` (`m x k` times `k x n`), checked
+/// against C's when given, the scalars' lengths checked, and the engine
+/// all operands share.
+fn gemm_shape<A: super::Elements>(
+    a: &Matrix<A>,
+    op_a: Op,
+    b: &Matrix<A>,
+    op_b: Op,
+    alpha: &A,
+    beta_c: Option<(&A, &Matrix<A>)>,
+) -> Result<(usize, usize, usize, crate::engine::Engine)> {
+    let (m, ka) = op_shape(op_a, a.rows(), a.cols());
+    let (kb, n) = op_shape(op_b, b.rows(), b.cols());
+    scalar_len("alpha", alpha.len())?;
+    if ka != kb {
+        return Err(shape_err(
+            "gemm",
+            format!("op(A) is {m} x {ka} but op(B) is {kb} x {n}"),
+        ));
+    }
+    let mut eng = vec![a.engine(), b.engine(), alpha.engine()];
+    if let Some((beta, c)) = beta_c {
+        scalar_len("beta", beta.len())?;
+        if (c.rows(), c.cols()) != (m, n) {
+            return Err(shape_err(
+                "gemm",
+                format!(
+                    "op(A)*op(B) is {m} x {n} but C is {} x {}",
+                    c.rows(),
+                    c.cols()
+                ),
+            ));
+        }
+        eng.push(beta.engine());
+    }
+    let engine = common_engine(&engines(&eng, beta_c.map(|x| x.1)))?;
+    Ok((m, n, ka, engine))
+}
+
 type HostBeta<'a, T> = Option<(std::borrow::Cow<'a, T>, std::borrow::Cow<'a, T>, usize)>;
 
 impl Matrix<FloatArray> {
@@ -239,31 +278,7 @@ impl Matrix<FloatArray> {
         beta_c: Option<(&FloatArray, &Matrix<FloatArray>)>,
         o: &Gemm,
     ) -> Result<(Matrix<FloatArray>, TernaryArray)> {
-        let (m, ka) = op_shape(o.op_a, self.rows(), self.cols());
-        let (kb, n) = op_shape(o.op_b, b.rows(), b.cols());
-        scalar_len("alpha", alpha.len())?;
-        if ka != kb {
-            return Err(shape_err(
-                "gemm",
-                format!("op(A) is {m} x {ka} but op(B) is {kb} x {n}"),
-            ));
-        }
-        let mut eng = vec![self.engine(), b.engine(), alpha.engine()];
-        if let Some((beta, c)) = beta_c {
-            scalar_len("beta", beta.len())?;
-            if (c.rows(), c.cols()) != (m, n) {
-                return Err(shape_err(
-                    "gemm",
-                    format!(
-                        "op(A)*op(B) is {m} x {n} but C is {} x {}",
-                        c.rows(),
-                        c.cols()
-                    ),
-                ));
-            }
-            eng.push(beta.engine());
-        }
-        let engine = common_engine(&engines(&eng, beta_c.map(|x| x.1)))?;
+        let (m, n, ka, engine) = gemm_shape(self, o.op_a, b, o.op_b, alpha, beta_c)?;
         let (ah, bh, al) = (self.data().host()?, b.data().host()?, alpha.host()?);
         let bc: HostBeta<CpuFloats> = match beta_c {
             Some((beta, c)) => Some((beta.host()?, c.data().host()?, c.ld())),
@@ -426,31 +441,7 @@ impl Matrix<ComplexArray> {
         beta_c: Option<(&ComplexArray, &Matrix<ComplexArray>)>,
         o: &CGemm,
     ) -> Result<(Matrix<ComplexArray>, ComplexTernary)> {
-        let (m, ka) = op_shape(o.op_a, self.rows(), self.cols());
-        let (kb, n) = op_shape(o.op_b, b.rows(), b.cols());
-        scalar_len("alpha", alpha.len())?;
-        if ka != kb {
-            return Err(shape_err(
-                "gemm",
-                format!("op(A) is {m} x {ka} but op(B) is {kb} x {n}"),
-            ));
-        }
-        let mut eng = vec![self.engine(), b.engine(), alpha.engine()];
-        if let Some((beta, c)) = beta_c {
-            scalar_len("beta", beta.len())?;
-            if (c.rows(), c.cols()) != (m, n) {
-                return Err(shape_err(
-                    "gemm",
-                    format!(
-                        "op(A)*op(B) is {m} x {n} but C is {} x {}",
-                        c.rows(),
-                        c.cols()
-                    ),
-                ));
-            }
-            eng.push(beta.engine());
-        }
-        let engine = common_engine(&engines(&eng, beta_c.map(|x| x.1)))?;
+        let (m, n, ka, engine) = gemm_shape(self, o.op_a, b, o.op_b, alpha, beta_c)?;
         let (ah, bh, al) = (self.data().host()?, b.data().host()?, alpha.host()?);
         let bc: HostBeta<CpuComplex> = match beta_c {
             Some((beta, c)) => Some((beta.host()?, c.data().host()?, c.ld())),
