@@ -1,10 +1,11 @@
 //! The `mparray` command line: `info`, `int` and `float` (batch
-//! calculators), `huge` (one huge number per file), `bench`,
-//! and `kernels` (list or compile every kernel instantiation).
+//! calculators), `blas` (exact BLAS on Matrix Market files), `huge` (one
+//! huge number per file), `bench`, and `kernels` (list or compile every kernel instantiation).
 //!
 //! Exit status: 0 on success, 2 on bad input (with file and line), 1 on other
 //! failures.
 
+mod blas;
 mod complex;
 mod float;
 mod huge;
@@ -42,6 +43,8 @@ enum Command {
     Float(float::FloatArgs),
     /// Batch calculator on complex floats with GNU MPC's semantics.
     Complex(complex::ComplexArgs),
+    /// Exactly rounded BLAS (gemm, gemv, dot, axpy, syrk, herk) on Matrix Market array files.
+    Blas(blas::BlasArgs),
     /// Benchmarks (`mparray bench int ...`).
     Bench(crate::bench::BenchArgs),
     /// List or compile every kernel instantiation (the CI compile check).
@@ -68,6 +71,7 @@ pub fn main() -> i32 {
         Command::Huge(a) => huge::run(a),
         Command::Float(a) => float::run(a),
         Command::Complex(a) => complex::run(a),
+        Command::Blas(a) => blas::run(a),
         Command::Bench(a) => crate::bench::run(a),
         Command::Kernels(a) => kernels::run(a),
     };
