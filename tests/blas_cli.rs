@@ -221,6 +221,10 @@ fn gemm_real_every_rounding_with_alpha_beta_and_c() {
     let (_, _, _, v) = parse_out(&mparray(&["gemm", "--prec", "53", "--hex", &a, &b]));
     let e = qs(&["-203", "29.125", "243.75", "-5.625"]);
     assert_eq!(v, col_major(&e, 2, 2));
+    // C given without --beta: beta is 1, C = A*B + C.
+    let (_, _, _, v) = parse_out(&mparray(&["gemm", "--prec", "53", "--hex", &a, &b, &c]));
+    let e = qs(&["-202", "26.125", "244.5", "94.375"]);
+    assert_eq!(v, col_major(&e, 2, 2));
 }
 
 #[test]

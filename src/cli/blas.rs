@@ -22,8 +22,8 @@
 //!   the triangle `--uplo`, C's elements (or +0) elsewhere;
 //! - `herk A [C]` (complex, alpha and beta real): `alpha*A*A^H + beta*C`.
 //!
-//! `--alpha` defaults to 1, `--beta` to 0; C (or y) is read only when its
-//! file is given, and `--beta` needs it. Complex scalars are `re,im` or
+//! `--alpha` defaults to 1; C (or y) is read only when its file is given,
+//! `--beta` needs it and defaults to 1 (`C = alpha*op(A)*op(B) + C`). Complex scalars are `re,im` or
 //! `re im` (a single number: imaginary part 0).
 //!
 //! Output: the result as a Matrix Market array file on standard output
@@ -112,7 +112,7 @@ pub struct BlasArgs {
     /// or "re im" (herk: real).
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     alpha: Option<String>,
-    /// The scalar beta (default 0) multiplying C (gemm, syrk, herk) or y
+    /// The scalar beta (default 1) multiplying C (gemm, syrk, herk) or y
     /// (gemv); needs C_FILE. Complex as for --alpha.
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     beta: Option<String>,
@@ -462,7 +462,7 @@ fn run_real(a: &BlasArgs, f: &[Input], engine: &Engine) -> Result<String, Comman
         .collect::<Result<Vec<_>, _>>()?
         .into_iter();
     let alpha = real_scalar("--alpha", a.alpha.as_deref(), "1", p, engine)?;
-    let beta = real_scalar("--beta", a.beta.as_deref(), "0", p, engine)?;
+    let beta = real_scalar("--beta", a.beta.as_deref(), "1", p, engine)?;
     let (ta, tb) = (op_of(a.trans_a, false), op_of(a.trans_b, false));
     let first = ms.next().expect("one file at least");
     let second = ms.next();
@@ -540,7 +540,7 @@ fn run_complex(a: &BlasArgs, f: &[Input], engine: &Engine) -> Result<String, Com
     let third = ms.next();
     let result = if a.op == BlasOp::Herk {
         let alpha = real_scalar("--alpha", a.alpha.as_deref(), "1", p, engine)?;
-        let beta = real_scalar("--beta", a.beta.as_deref(), "0", p, engine)?;
+        let beta = real_scalar("--beta", a.beta.as_deref(), "1", p, engine)?;
         let o = Herk {
             uplo: uplo_of(a.uplo),
             trans: ta,
@@ -553,7 +553,7 @@ fn run_complex(a: &BlasArgs, f: &[Input], engine: &Engine) -> Result<String, Com
             .0
     } else {
         let alpha = complex_scalar("--alpha", a.alpha.as_deref(), "1", p, engine)?;
-        let beta = complex_scalar("--beta", a.beta.as_deref(), "0", p, engine)?;
+        let beta = complex_scalar("--beta", a.beta.as_deref(), "1", p, engine)?;
         match a.op {
             BlasOp::Gemm => {
                 let b = second.expect("gemm has B");
