@@ -4,9 +4,7 @@
 //! file and line.
 mod common;
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use malachite_base::num::arithmetic::traits::Pow;
 use malachite_base::num::conversion::traits::FromStringBase;
@@ -16,25 +14,9 @@ use malachite_q::Rational;
 use mparray::Round;
 use mparray::float::to_rounding_mode;
 
-/// A scratch folder removed on drop.
-struct Tmp(PathBuf);
+use common::Tmp;
 
 impl Tmp {
-    fn new() -> Tmp {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let d = std::env::temp_dir().join(format!(
-            "mparray-blas-cli-{}-{}-{t}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&d).unwrap();
-        Tmp(d)
-    }
-
     fn file(&self, name: &str, text: &str) -> String {
         let p = self.0.join(name);
         std::fs::write(&p, text).unwrap();
@@ -63,12 +45,6 @@ impl Tmp {
             }
         }
         self.file(name, &s)
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -6,41 +6,18 @@ use common::Rng;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use malachite_base::num::arithmetic::traits::{DivMod, Pow};
 use malachite_nz::natural::Natural;
 
-/// A scratch folder removed on drop.
-struct Tmp(PathBuf);
+use common::Tmp;
 
 impl Tmp {
-    fn new() -> Tmp {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let d = std::env::temp_dir().join(format!(
-            "mparray-cli-test-{}-{}-{t}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&d).unwrap();
-        Tmp(d)
-    }
-
     /// Writes `bytes` to a file named `name` in the folder.
     fn file(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
         let p = self.0.join(name);
         std::fs::write(&p, bytes).unwrap();
         p
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

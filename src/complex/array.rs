@@ -92,6 +92,15 @@ impl ComplexTernary {
         }
     }
 
+    /// Pairs computed on the host, placed on `engine`.
+    fn on(engine: &Engine, t: Ternary) -> Result<ComplexTernary> {
+        let (re, im): (Vec<i8>, Vec<i8>) = t.into_iter().unzip();
+        Ok(ComplexTernary {
+            re: TernaryArray::from_vec(engine, re)?,
+            im: TernaryArray::from_vec(engine, im)?,
+        })
+    }
+
     fn cuda(eng: &Arc<CudaEngine>, t: CudaTernary, len: usize) -> ComplexTernary {
         ComplexTernary {
             re: TernaryArray::cuda(eng, t.0, len),
@@ -381,13 +390,9 @@ impl ComplexArray {
                 let refs: Vec<&CpuComplex> = hs[1..].iter().collect();
                 let (r, t) = cpu(&hs[0], &refs)?;
                 let engine = self.engine();
-                let (tr, ti): (Vec<i8>, Vec<i8>) = t.into_iter().unzip();
                 Ok((
-                    ComplexArray::from(r).to_engine(&engine)?,
-                    ComplexTernary {
-                        re: TernaryArray::from_vec(&engine, tr)?,
-                        im: TernaryArray::from_vec(&engine, ti)?,
-                    },
+                    ComplexArray::from(r).into_engine(&engine)?,
+                    ComplexTernary::on(&engine, t)?,
                 ))
             }
         }
@@ -417,7 +422,7 @@ impl ComplexArray {
                 let (r, t) = cpu(&a.to_host()?)?;
                 let engine = self.engine();
                 Ok((
-                    FloatArray::from(r).to_engine(&engine)?,
+                    FloatArray::from(r).into_engine(&engine)?,
                     TernaryArray::from_vec(&engine, t)?,
                 ))
             }
@@ -463,13 +468,9 @@ impl ComplexArray {
             ));
         }
         let (r, t) = self.host()?.mul_fr_ternary(&*b.host()?, pr, pi, rnd)?;
-        let (tr, ti): (Vec<i8>, Vec<i8>) = t.into_iter().unzip();
         Ok((
-            ComplexArray::from(r).to_engine(&engine)?,
-            ComplexTernary {
-                re: TernaryArray::from_vec(&engine, tr)?,
-                im: TernaryArray::from_vec(&engine, ti)?,
-            },
+            ComplexArray::from(r).into_engine(&engine)?,
+            ComplexTernary::on(&engine, t)?,
         ))
     }
 

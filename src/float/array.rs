@@ -356,7 +356,7 @@ impl FloatArray {
         };
         let (r, t) = CpuFloats::from_int_array(prec, a, rnd)?;
         Ok((
-            FloatArray::from(r).to_engine(&engine)?,
+            FloatArray::from(r).into_engine(&engine)?,
             TernaryArray::from_vec(&engine, t)?,
         ))
     }
@@ -369,7 +369,7 @@ impl FloatArray {
             Engine::Cuda(eng) if on_device([prec]) => {
                 Ok(CudaFloats::random_unit(eng, len, prec, seed)?.into())
             }
-            _ => FloatArray::from(CpuFloats::random_unit(len, prec, seed)?).to_engine(engine),
+            _ => FloatArray::from(CpuFloats::random_unit(len, prec, seed)?).into_engine(engine),
         }
     }
 
@@ -389,7 +389,7 @@ impl FloatArray {
                 Ok(CudaFloats::random_exp(eng, len, prec, seed, emin, emax)?.into())
             }
             _ => FloatArray::from(CpuFloats::random_exp(len, prec, seed, emin, emax)?)
-                .to_engine(engine),
+                .into_engine(engine),
         }
     }
 
@@ -411,7 +411,7 @@ impl FloatArray {
                 Ok(CudaFloats::random_uniform(eng, len, prec, seed, lo, hi, rnd)?.into())
             }
             _ => FloatArray::from(CpuFloats::random_uniform(len, prec, seed, lo, hi, rnd)?)
-                .to_engine(engine),
+                .into_engine(engine),
         }
     }
 
@@ -642,7 +642,7 @@ impl FloatArray {
                 let (r, t) = cpu_op(op, &host[0], &refs, prec, rnd)?;
                 let engine = Engine::Cuda(eng);
                 Ok((
-                    FloatArray::from(r).to_engine(&engine)?,
+                    FloatArray::from(r).into_engine(&engine)?,
                     TernaryArray::from_vec(&engine, t)?,
                 ))
             }
@@ -924,7 +924,7 @@ impl FloatArray {
                 n.len()
             )));
         }
-        let y = FloatArray::from(super::func::pow_z_exponents(n)?).to_engine(&self.engine())?;
+        let y = FloatArray::from(super::func::pow_z_exponents(n)?).into_engine(&self.engine())?;
         self.func2_ternary(&y, Func2::Pow, prec, rnd)
     }
 

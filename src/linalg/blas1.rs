@@ -43,7 +43,7 @@ pub(super) fn common_engine(engines: &[Engine]) -> Result<Engine> {
 /// A host result placed on `engine` with its ternary values.
 pub(super) fn place(engine: &Engine, r: (CpuFloats, Vec<i8>)) -> Result<WithTernary> {
     Ok((
-        FloatArray::from(r.0).to_engine(engine)?,
+        FloatArray::from(r.0).into_engine(engine)?,
         TernaryArray::from_vec(engine, r.1)?,
     ))
 }
@@ -54,7 +54,7 @@ pub(super) fn place_c(
     re: (CpuFloats, Vec<i8>),
     im: (CpuFloats, Vec<i8>),
 ) -> Result<CWithTernary> {
-    let z = ComplexArray::from(CpuComplex::new(re.0, im.0)?).to_engine(engine)?;
+    let z = ComplexArray::from(CpuComplex::new(re.0, im.0)?).into_engine(engine)?;
     Ok((
         z,
         ComplexTernary {
@@ -249,7 +249,7 @@ fn broadcast(a: &FloatArray, n: usize) -> Result<FloatArray> {
     let limbs: Vec<u64> = std::iter::repeat_n(e.limbs, n).flatten().copied().collect();
     let tag = h.tags()[0];
     let b = CpuFloats::from_raw(h.prec(), vec![tag; n], vec![e.exp; n], limbs)?;
-    FloatArray::from(b).to_engine(&a.engine())
+    FloatArray::from(b).into_engine(&a.engine())
 }
 
 /// A complex factor: the real part, and the imaginary part (None: a real

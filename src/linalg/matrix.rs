@@ -44,13 +44,7 @@ pub trait Elements: sealed::Sealed + Sized + std::fmt::Debug {
 
     /// `self` on `engine`: moved without a copy when already there, else
     /// copied there.
-    fn into_engine(self, engine: &Engine) -> Result<Self> {
-        if self.engine().same_as(engine) {
-            Ok(self)
-        } else {
-            self.to_engine(engine)
-        }
-    }
+    fn into_engine(self, engine: &Engine) -> Result<Self>;
 
     /// A copy on the same engine.
     fn try_clone(&self) -> Result<Self>;
@@ -60,53 +54,42 @@ pub trait Elements: sealed::Sealed + Sized + std::fmt::Debug {
     fn precisions(&self) -> (u64, u64);
 }
 
-impl Elements for FloatArray {
-    const COMPLEX: bool = false;
+/// `Elements` for an array type: its own methods, and its precisions.
+macro_rules! elements {
+    ($t:ty, $complex:expr, |$a:ident| $precs:expr) => {
+        impl Elements for $t {
+            const COMPLEX: bool = $complex;
 
-    fn len(&self) -> usize {
-        FloatArray::len(self)
-    }
+            fn len(&self) -> usize {
+                <$t>::len(self)
+            }
 
-    fn engine(&self) -> Engine {
-        FloatArray::engine(self)
-    }
+            fn engine(&self) -> Engine {
+                <$t>::engine(self)
+            }
 
-    fn to_engine(&self, engine: &Engine) -> Result<Self> {
-        FloatArray::to_engine(self, engine)
-    }
+            fn to_engine(&self, engine: &Engine) -> Result<Self> {
+                <$t>::to_engine(self, engine)
+            }
 
-    fn try_clone(&self) -> Result<Self> {
-        FloatArray::try_clone(self)
-    }
+            fn into_engine(self, engine: &Engine) -> Result<Self> {
+                <$t>::into_engine(self, engine)
+            }
 
-    fn precisions(&self) -> (u64, u64) {
-        (self.prec(), self.prec())
-    }
+            fn try_clone(&self) -> Result<Self> {
+                <$t>::try_clone(self)
+            }
+
+            fn precisions(&self) -> (u64, u64) {
+                let $a = self;
+                $precs
+            }
+        }
+    };
 }
 
-impl Elements for ComplexArray {
-    const COMPLEX: bool = true;
-
-    fn len(&self) -> usize {
-        ComplexArray::len(self)
-    }
-
-    fn engine(&self) -> Engine {
-        ComplexArray::engine(self)
-    }
-
-    fn to_engine(&self, engine: &Engine) -> Result<Self> {
-        ComplexArray::to_engine(self, engine)
-    }
-
-    fn try_clone(&self) -> Result<Self> {
-        ComplexArray::try_clone(self)
-    }
-
-    fn precisions(&self) -> (u64, u64) {
-        (self.prec_re(), self.prec_im())
-    }
-}
+elements!(FloatArray, false, |a| (a.prec(), a.prec()));
+elements!(ComplexArray, true, |a| (a.prec_re(), a.prec_im()));
 
 /// `rows x cols` elements of an array `A` ([`FloatArray`] or
 /// [`ComplexArray`]) on one engine, row-major with leading dimension `ld`:

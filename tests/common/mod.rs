@@ -9,6 +9,33 @@ use mparray::{Engine, Fused, IntArray};
 pub mod float_dev;
 pub mod func_dev;
 
+/// A scratch folder of its own for one test, removed on drop.
+pub struct Tmp(pub std::path::PathBuf);
+
+impl Tmp {
+    pub fn new() -> Tmp {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let d = std::env::temp_dir().join(format!(
+            "mparray-test-{}-{}-{t}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        Tmp(d)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Widths (in limbs) crossing the kernel-tier thresholds; tests pick from this.
 pub const LIMBS_SMALL: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33];
 pub const LIMBS_MID: &[usize] = &[63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513];
