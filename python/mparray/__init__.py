@@ -680,9 +680,11 @@ class FloatArray:
         """The elements as gmpy2 ``mpfr`` values of the array's precision
         (exact)."""
         g = _gmpy2()
-        p = self.precision
         mpfr = g.mpfr
-        return [mpfr(s, p, 16) for s in self._a.to_hex_strings()]
+        # Precision 0 is the context's: gmpy2 reads an explicit precision 1
+        # as "the input's own".
+        with g.context(precision=self.precision):
+            return [mpfr(s, 0, 16) for s in self._a.to_hex_strings()]
 
     def to_strings(self, digits=0, round=RoundToNearest):
         """Decimal strings with ``digits`` significant digits (0: enough to
