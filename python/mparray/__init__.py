@@ -205,12 +205,12 @@ def _float_text(x, i):
     if _is_mpfr(x):
         return _mpfr_text(x)
     if isinstance(x, bool):
-        raise TypeError(f"element {i}: a bool is not a number here")
+        _raise_index(TypeError, f"element {i}: a bool is not a number here", i)
     try:
         return str(_op.index(x))
     except TypeError:
         pass
-    raise TypeError(f"element {i}: cannot make a float of {_type_name(x)} {x!r}")
+    _raise_index(TypeError, f"element {i}: cannot make a float of {_type_name(x)} {x!r}", i)
 
 
 def _prec_of_scalar(x, default):

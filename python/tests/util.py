@@ -22,13 +22,20 @@ def rand_mpfr(rng, p, emin=-20, emax=20):
     m = rng.getrandbits(p) | (1 << (p - 1))
     e = rng.randint(emin, emax)
     s = "-" if rng.random() < 0.5 else ""
-    return mpfr(f"{s}0x{m:x}p{e - p}", p, 16)
+    return make(f"{s}0x{m:x}p{e - p}", p)
+
+
+def make(text, p):
+    """``text`` read at precision ``p`` (gmpy2 reads an explicit precision 1
+    as "the input's own", so the context carries it)."""
+    with gmpy2.context(precision=p):
+        return mpfr(text, 0, 16 if text.lstrip("-").startswith("0x") else 10)
 
 
 def inputs(rng, p, n, specials=SPECIALS, emin=-20, emax=20):
     """``n`` random values of precision ``p`` followed by the specials."""
     v = [rand_mpfr(rng, p, emin, emax) for _ in range(n)]
-    return v + [mpfr(s, p, 16) if s.startswith(("0x", "-0x")) else mpfr(s, p) for s in specials]
+    return v + [make(s, p) for s in specials]
 
 
 def same(a, b):
