@@ -36,18 +36,19 @@ fn to_py(e: Error) -> PyErr {
             (PyValueError::new_err(msg), Some(*index))
         }
         Error::DivisionByZero { index } => (PyZeroDivisionError::new_err(msg), Some(*index)),
-        Error::Driver { source, .. }
-            if source.0 == cudarc_oom() =>
-        {
+        Error::Driver { source, .. } if source.0 == cudarc_oom() => {
             (PyMemoryError::new_err(msg), None)
         }
-        Error::Invalid(m) if m.contains("fit in memory") || m.contains("do not fit") => {
+        // The sizes the library refuses before allocating.
+        Error::Invalid(m) if m.contains("elements of") && m.contains("do not fit") => {
             (PyMemoryError::new_err(msg), None)
         }
         Error::CudaUnavailable(_) | Error::Driver { .. } | Error::Compile { .. } => {
             (PyRuntimeError::new_err(msg), None)
         }
         Error::Io { .. } => (PyOSError::new_err(msg), None),
+        // Other per-element errors say "element N: ...".
+        Error::Invalid(m) => (PyValueError::new_err(msg.clone()), element_of(m)),
         _ => (PyValueError::new_err(msg), None),
     };
     if let Some(i) = index {
@@ -57,6 +58,25 @@ fn to_py(e: Error) -> PyErr {
         });
     }
     err
+}
+
+/// N of a message that starts "element N:".
+fn element_of(m: &str) -> Option<usize> {
+    m.strip_prefix("element ")?.split(':').next()?.parse().ok()
+}
+
+/// MemoryError unless `bytes` could be reserved on the host now (a probe
+/// before the library allocates arrays of a size the caller chose: Rust
+/// aborts the process when an allocation fails, Python should not).
+fn room(len: usize, bytes_per_element: usize) -> R<()> {
+    let bytes = len.checked_mul(bytes_per_element).ok_or_else(|| {
+        PyMemoryError::new_err(format!(
+            "{len} elements of {bytes_per_element} bytes overflow"
+        ))
+    })?;
+    let mut v: Vec<u8> = Vec::new();
+    v.try_reserve_exact(bytes)
+        .map_err(|_| PyMemoryError::new_err(format!("cannot allocate {bytes} bytes on the host")))
 }
 
 /// CUDA's out-of-memory code, as the driver reports it.
@@ -212,26 +232,39 @@ impl Int {
     /// element after element, least significant limb first), copied, on
     /// `engine`.
     #[staticmethod]
-    fn from_limbs(py: Python<'_>, bits: u64, buf: &Bound<'_, PyAny>, engine: &Engine) -> R<Py<Int>> {
+    fn from_limbs(
+        py: Python<'_>,
+        bits: u64,
+        buf: &Bound<'_, PyAny>,
+        engine: &Engine,
+    ) -> R<Py<Int>> {
         let b = PyBuffer::<u64>::get(buf)?;
         let mut v = alloc::<u64>(b.item_count())?;
         b.copy_to_slice(py, &mut v)?;
         let e = engine.e.clone();
-        int_from(py, py.detach(move || IntArray::from_limbs(bits, v)?.into_engine(&e)))
+        int_from(
+            py,
+            py.detach(move || IntArray::from_limbs(bits, v)?.into_engine(&e)),
+        )
     }
 
     /// From little-endian bytes (`len * bits/8` of them), on `engine`.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, bits: u64, data: &[u8], engine: &Engine) -> R<Py<Int>> {
         if !data.len().is_multiple_of(8) {
-            return Err(PyValueError::new_err("byte string is not a whole number of limbs"));
+            return Err(PyValueError::new_err(
+                "byte string is not a whole number of limbs",
+            ));
         }
         let mut v = alloc::<u64>(data.len() / 8)?;
         for (x, c) in v.iter_mut().zip(data.chunks_exact(8)) {
             *x = u64::from_le_bytes(c.try_into().expect("8 bytes"));
         }
         let e = engine.e.clone();
-        int_from(py, py.detach(move || IntArray::from_limbs(bits, v)?.into_engine(&e)))
+        int_from(
+            py,
+            py.detach(move || IntArray::from_limbs(bits, v)?.into_engine(&e)),
+        )
     }
 
     /// From decimal or `0x`-hex strings, on `engine` (a bad string raises
@@ -239,12 +272,16 @@ impl Int {
     #[staticmethod]
     fn from_strs(py: Python<'_>, bits: u64, items: Vec<String>, engine: &Engine) -> R<Py<Int>> {
         let e = engine.e.clone();
-        int_from(py, py.detach(move || IntArray::from_strs(bits, &items)?.into_engine(&e)))
+        int_from(
+            py,
+            py.detach(move || IntArray::from_strs(bits, &items)?.into_engine(&e)),
+        )
     }
 
     /// `len` zeros on `engine`.
     #[staticmethod]
     fn zeros(py: Python<'_>, engine: &Engine, len: usize, bits: u64) -> R<Py<Int>> {
+        room(len, (bits / 8) as usize)?;
         let e = engine.e.clone();
         int_from(py, py.detach(move || IntArray::zeros(&e, len, bits)))
     }
@@ -253,6 +290,7 @@ impl Int {
     /// engine for one seed).
     #[staticmethod]
     fn random(py: Python<'_>, engine: &Engine, len: usize, bits: u64, seed: u64) -> R<Py<Int>> {
+        room(len, (bits / 8) as usize)?;
         let e = engine.e.clone();
         int_from(py, py.detach(move || IntArray::random(&e, len, bits, seed)))
     }
@@ -300,14 +338,22 @@ impl Int {
     }
 
     /// `(self + b mod 2^W, carries)`: the carries as a bytearray of 0/1.
-    fn overflowing_add<'py>(&self, py: Python<'py>, b: &Int) -> R<(Py<Int>, Bound<'py, PyByteArray>)> {
+    fn overflowing_add<'py>(
+        &self,
+        py: Python<'py>,
+        b: &Int,
+    ) -> R<(Py<Int>, Bound<'py, PyByteArray>)> {
         let (r, c) = ok(py.detach(|| self.a.overflowing_add(&b.a)))?;
         let c: Vec<u8> = c.into_iter().map(u8::from).collect();
         Ok((Py::new(py, Int::new(r))?, PyByteArray::new(py, &c)))
     }
 
     /// `(self - b mod 2^W, borrows)`.
-    fn overflowing_sub<'py>(&self, py: Python<'py>, b: &Int) -> R<(Py<Int>, Bound<'py, PyByteArray>)> {
+    fn overflowing_sub<'py>(
+        &self,
+        py: Python<'py>,
+        b: &Int,
+    ) -> R<(Py<Int>, Bound<'py, PyByteArray>)> {
         let (r, c) = ok(py.detach(|| self.a.overflowing_sub(&b.a)))?;
         let c: Vec<u8> = c.into_iter().map(u8::from).collect();
         Ok((Py::new(py, Int::new(r))?, PyByteArray::new(py, &c)))
@@ -394,7 +440,11 @@ impl Int {
     /// Exports the host limbs, read-only, as a `(len, bits/64)` uint64
     /// array (no copy); a device array raises BufferError (copy it to the
     /// host first).
-    unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut ffi::Py_buffer, flags: c_int) -> R<()> {
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut ffi::Py_buffer,
+        flags: c_int,
+    ) -> R<()> {
         if view.is_null() {
             return Err(PyBufferError::new_err("view is null"));
         }
@@ -462,13 +512,18 @@ struct Float {
     a: FloatArray,
 }
 
+/// Host bytes per float element of precision `prec` (limbs, exponent,
+/// tag).
+fn float_bytes(prec: u64) -> usize {
+    (prec.div_ceil(64) as usize)
+        .saturating_mul(8)
+        .saturating_add(9)
+}
+
 type FT<'py> = (Py<Float>, Bound<'py, PyByteArray>);
 
 /// A result and its ternary values as a bytearray of int8.
-fn with_t<'py>(
-    py: Python<'py>,
-    r: mparray::Result<(FloatArray, Vec<i8>)>,
-) -> R<FT<'py>> {
+fn with_t<'py>(py: Python<'py>, r: mparray::Result<(FloatArray, Vec<i8>)>) -> R<FT<'py>> {
     let (a, t) = ok(r)?;
     Ok((Py::new(py, Float { a })?, bytearray(py, &t)))
 }
@@ -576,21 +631,35 @@ impl Float {
         let mut vl = alloc::<u64>(bl.item_count())?;
         bl.copy_to_slice(py, &mut vl)?;
         let e = engine.e.clone();
-        float_from(py, py.detach(move || FloatArray::from_raw(prec, tags, ve, vl)?.into_engine(&e)))
+        float_from(
+            py,
+            py.detach(move || FloatArray::from_raw(prec, tags, ve, vl)?.into_engine(&e)),
+        )
     }
 
     /// `len` positive zeros on `engine`.
     #[staticmethod]
     fn zeros(py: Python<'_>, engine: &Engine, len: usize, prec: u64) -> R<Py<Float>> {
+        room(len, float_bytes(prec))?;
         let e = engine.e.clone();
         float_from(py, py.detach(move || FloatArray::zeros(&e, len, prec)))
     }
 
     /// Uniform in [0, 1) (mpfr_urandomb), drawn on `engine`.
     #[staticmethod]
-    fn random_unit(py: Python<'_>, engine: &Engine, len: usize, prec: u64, seed: u64) -> R<Py<Float>> {
+    fn random_unit(
+        py: Python<'_>,
+        engine: &Engine,
+        len: usize,
+        prec: u64,
+        seed: u64,
+    ) -> R<Py<Float>> {
+        room(len, float_bytes(prec))?;
         let e = engine.e.clone();
-        float_from(py, py.detach(move || FloatArray::random_unit(&e, len, prec, seed)))
+        float_from(
+            py,
+            py.detach(move || FloatArray::random_unit(&e, len, prec, seed)),
+        )
     }
 
     /// Random signs, exponents in `emin..=emax`, random mantissas.
@@ -605,8 +674,12 @@ impl Float {
         emin: i64,
         emax: i64,
     ) -> R<Py<Float>> {
+        room(len, float_bytes(prec))?;
         let e = engine.e.clone();
-        float_from(py, py.detach(move || FloatArray::random_exp(&e, len, prec, seed, emin, emax)))
+        float_from(
+            py,
+            py.detach(move || FloatArray::random_exp(&e, len, prec, seed, emin, emax)),
+        )
     }
 
     /// Uniform in [lo, hi), rounded once in mode `rnd`.
@@ -622,6 +695,7 @@ impl Float {
         hi: f64,
         rnd: &str,
     ) -> R<Py<Float>> {
+        room(len, float_bytes(prec))?;
         let (r, e) = (self::rnd(rnd)?, engine.e.clone());
         float_from(
             py,
@@ -680,7 +754,11 @@ impl Float {
     fn to_raw<'py>(
         &self,
         py: Python<'py>,
-    ) -> R<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    ) -> R<(
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+    )> {
         let h = ok(py.detach(|| self.a.to_host()))?;
         let (t, e, l) = (ok(h.tags())?, ok(h.exps())?, ok(h.limbs())?);
         Ok((
@@ -693,6 +771,7 @@ impl Float {
     /// The array's one element repeated `n` times, on its engine (scalar
     /// operands of the Python operators).
     fn repeat(&self, py: Python<'_>, n: usize) -> R<Py<Float>> {
+        room(n, float_bytes(self.a.prec()))?;
         if self.a.len() != 1 {
             return Err(PyValueError::new_err("repeat needs a one-element array"));
         }
@@ -785,7 +864,14 @@ impl Float {
 
     /// The two-argument function `name` (atan2, hypot, pow, agm) of `self`
     /// and `y`, correctly rounded, with the ternary values.
-    fn func2<'py>(&self, py: Python<'py>, name: &str, y: &Float, prec: u64, rnd: &str) -> R<FT<'py>> {
+    fn func2<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        y: &Float,
+        prec: u64,
+        rnd: &str,
+    ) -> R<FT<'py>> {
         let f = Func2::from_name(name)
             .ok_or_else(|| PyValueError::new_err(format!("unknown function {name:?}")))?;
         let r = self::rnd(rnd)?;
@@ -996,7 +1082,11 @@ struct Complex {
     a: ComplexArray,
 }
 
-type CT<'py> = (Py<Complex>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>);
+type CT<'py> = (
+    Py<Complex>,
+    Bound<'py, PyByteArray>,
+    Bound<'py, PyByteArray>,
+);
 
 fn crnd(re: &str, im: &str) -> R<CRound> {
     Ok(CRound::new(rnd(re)?, rnd(im)?))
@@ -1009,7 +1099,11 @@ fn with_ct<'py>(
     r: mparray::Result<(ComplexArray, Vec<i8>, Vec<i8>)>,
 ) -> R<CT<'py>> {
     let (a, tr, ti) = ok(r)?;
-    Ok((Py::new(py, Complex { a })?, bytearray(py, &tr), bytearray(py, &ti)))
+    Ok((
+        Py::new(py, Complex { a })?,
+        bytearray(py, &tr),
+        bytearray(py, &ti),
+    ))
 }
 
 #[pymethods]
