@@ -1148,6 +1148,20 @@ class ComplexArray:
         r = ComplexArray._wrap(a)
         return (r, (_tern(tr), _tern(ti))) if ternary else r
 
+    def dot(self, y, conj=False, precision=None, round=RoundToNearest, ternary=False):
+        """The exact ``sum(self[i] * y[i])`` (``conj=True``: ``self``
+        conjugated, BLAS's dotc), each part correctly rounded, as a
+        one-element array."""
+        yy = self._coerce(y)
+        if precision is None:
+            pr, pi = (max(p) for p in zip(self.precision, yy.prec))
+        else:
+            pr, pi = _cprec(precision)
+        rr, ri = _crnd(round)
+        a, tr, ti = self._a.dot(yy, conj, pr, pi, rr, ri)
+        r = ComplexArray._wrap(a)
+        return (r, (_tern(tr), _tern(ti))) if ternary else r
+
     def _real(self, name, precision, round, ternary):
         p = max(self.precision) if precision is None else int(precision)
         a, t = self._a.real(name, p, _rnd(round))
@@ -1267,15 +1281,29 @@ def _complex_native(values, precision, round, engine):
 # ---- matrices --------------------------------------------------------------------
 
 
+def _trans(t, complex_):
+    """BLAS's trans letter: False/"N", True/"T", or "C"/"H" (conjugate
+    transpose; the same as "T" for real matrices)."""
+    if t is False or t is None or t == "N":
+        return "N"
+    if t is True or t == "T":
+        return "T"
+    if t in ("C", "H"):
+        return "C" if complex_ else "T"
+    raise ValueError(f"unknown transpose {t!r}: expected False, True, 'N', 'T' or 'C'")
+
+
 class Matrix:
-    """A ``rows x cols`` matrix of floats, row-major over a FloatArray.
+    """A ``rows x cols`` matrix of floats or complex floats, row-major over
+    a FloatArray or a ComplexArray (``data``).
 
     ``Matrix(values, precision=None, round=RoundToNearest, engine=None)``:
-    a nested sequence (rows) of anything FloatArray takes, or a 2-D NumPy
-    array; ``Matrix.from_array(a, rows, cols)`` views a FloatArray.
-    ``gemm``/``gemv`` (and ``@``) compute each output element as the exact
-    value rounded once (as mpfr_dot), so the result does not depend on the
-    order of summation or the engine.
+    a nested sequence (rows) of anything FloatArray takes (complex numbers or
+    mpc values make a complex matrix), or a 2-D NumPy array;
+    ``Matrix.from_array(a, rows, cols)`` views an array. ``gemm`` and
+    ``gemv`` (and ``@``) compute each output element (each part) as the
+    exact value rounded once (as mpfr_dot), so the result does not depend on
+    the order of summation or the engine.
     """
 
     __slots__ = ("data", "rows", "cols")
@@ -1286,6 +1314,7 @@ class Matrix:
                 raise ValueError(f"a matrix needs a 2-D array, not {values.ndim}-D")
             r, c = values.shape
             flat = values.reshape(-1)
+            cplx = values.dtype.kind == "c"
         else:
             rows = [list(row) for row in values]
             r = len(rows)
@@ -1294,17 +1323,27 @@ class Matrix:
                 if len(row) != c:
                     raise ValueError(f"row {i} has {len(row)} entries, row 0 has {c}")
             flat = [x for row in rows for x in row]
-        self.data = FloatArray(flat, precision=precision, round=round, engine=engine)
+            cplx = any(isinstance(x, (complex, _np.complexfloating)) or _is_mpc(x)
+                       for x in flat)
+        kind = ComplexArray if cplx else FloatArray
+        self.data = kind(flat, precision=precision, round=round, engine=engine)
         self.rows, self.cols = r, c
 
     @classmethod
     def from_array(cls, a, rows, cols):
-        """A view of FloatArray ``a`` (``rows * cols`` elements, row-major)."""
+        """A view of ``a`` (a FloatArray or ComplexArray of ``rows * cols``
+        elements, row-major)."""
+        if not isinstance(a, (FloatArray, ComplexArray)):
+            raise TypeError("a matrix is made of a FloatArray or a ComplexArray")
         if len(a) != rows * cols:
             raise ValueError(f"{len(a)} elements do not make a {rows} x {cols} matrix")
         m = object.__new__(cls)
         m.data, m.rows, m.cols = a, rows, cols
         return m
+
+    @property
+    def is_complex(self):
+        return isinstance(self.data, ComplexArray)
 
     @property
     def shape(self):
@@ -1332,10 +1371,17 @@ class Matrix:
         return self.to_numpy(round).tolist()
 
     def __repr__(self):
-        return f"Matrix({self.rows} x {self.cols}, precision={self.precision}, " \
+        kind = "complex " if self.is_complex else ""
+        return f"Matrix({self.rows} x {self.cols} {kind}precision={self.precision}, " \
                f"engine={self.engine.name!r})"
 
     def _scalar(self, x):
+        """A one-element array of this matrix's kind holding ``x`` exactly."""
+        if self.is_complex:
+            if isinstance(x, ComplexArray):
+                return x._a
+            return ComplexArray([x], precision=_exact_cprec(x, self.precision),
+                                engine=self.engine)._a
         if isinstance(x, FloatArray):
             return x._a
         return _m.Float.from_strs(_prec_of_scalar(x, self.precision), [_float_text(x, 0)], "N",
@@ -1344,32 +1390,56 @@ class Matrix:
     def gemm(self, b, alpha=1, beta=None, c=None, trans_a=False, trans_b=False, precision=None,
              round=RoundToNearest, ternary=False):
         """``alpha*op(self)*op(b) + beta*c`` (``c`` optional; ``beta`` 1 when
-        ``c`` is given without it), each element rounded once."""
-        p = precision or max(self.precision, b.precision)
-        m = self.cols if trans_a else self.rows
-        n = b.rows if trans_b else b.cols
+        ``c`` is given without it), each element rounded once; ``trans_*``:
+        False, True (transpose) or "C" (conjugate transpose)."""
+        ta, tb = _trans(trans_a, self.is_complex), _trans(trans_b, self.is_complex)
+        m = self.rows if ta == "N" else self.cols
+        n = b.cols if tb == "N" else b.rows
         if c is not None and beta is None:
             beta = 1
         bb = self._scalar(beta) if c is not None else None
         cc = c.data._a if c is not None else None
+        if self.is_complex:
+            if precision is None:
+                pr, pi = (max(p) for p in zip(self.precision, b.precision))
+            else:
+                pr, pi = _cprec(precision)
+            rr, ri = _crnd(round)
+            d, tr, ti = _m.cgemm(self.data._a, self.rows, self.cols, b.data._a, b.rows, b.cols,
+                                 self._scalar(alpha), bb, cc, ta, tb, pr, pi, rr, ri)
+            r = Matrix.from_array(ComplexArray._wrap(d), m, n)
+            return (r, (_tern(tr).reshape(m, n), _tern(ti).reshape(m, n))) if ternary else r
+        p = precision or max(self.precision, b.precision)
         d, t = _m.gemm(self.data._a, self.rows, self.cols, b.data._a, b.rows, b.cols,
-                       self._scalar(alpha), bb, cc, trans_a, trans_b, p, _rnd(round))
+                       self._scalar(alpha), bb, cc, ta != "N", tb != "N", p, _rnd(round))
         r = Matrix.from_array(FloatArray._wrap(d), m, n)
         return (r, _tern(t).reshape(m, n)) if ternary else r
 
     def gemv(self, x, alpha=1, beta=None, y=None, trans=False, precision=None,
              round=RoundToNearest, ternary=False):
         """``alpha*op(self)*x + beta*y`` (``y`` optional), each element
-        rounded once; a FloatArray."""
-        xx = x if isinstance(x, FloatArray) else FloatArray(x, engine=self.engine)
-        p = precision or max(self.precision, xx.precision)
+        rounded once; an array of the matrix's kind."""
+        kind = ComplexArray if self.is_complex else FloatArray
+        xx = x if isinstance(x, kind) else kind(x, engine=self.engine)
         if y is not None and beta is None:
             beta = 1
         bb = self._scalar(beta) if y is not None else None
-        yy = (y if isinstance(y, FloatArray) else FloatArray(y, engine=self.engine))._a \
+        yy = (y if isinstance(y, kind) else kind(y, engine=self.engine))._a \
             if y is not None else None
+        t_ = _trans(trans, self.is_complex)
+        if self.is_complex:
+            if precision is None:
+                pr, pi = (max(p) for p in zip(self.precision, xx.precision))
+            else:
+                pr, pi = _cprec(precision)
+            rr, ri = _crnd(round)
+            d, tr, ti = _m.cgemv(self.data._a, self.rows, self.cols, xx._a, self._scalar(alpha),
+                                 bb, yy, t_, pr, pi, rr, ri)
+            r = ComplexArray._wrap(d)
+            return (r, (_tern(tr), _tern(ti))) if ternary else r
+        p = precision or max(self.precision, xx.precision)
         d, t = _m.gemv(self.data._a, self.rows, self.cols, xx._a, self._scalar(alpha), bb, yy,
-                       trans, p, _rnd(round))
+                       t_ != "N", p, _rnd(round))
         r = FloatArray._wrap(d)
         return (r, _tern(t)) if ternary else r
 
@@ -1377,3 +1447,13 @@ class Matrix:
         if isinstance(b, Matrix):
             return self.gemm(b)
         return self.gemv(b)
+
+
+def _exact_cprec(x, default):
+    """Part precisions that hold complex scalar ``x`` exactly."""
+    if _is_mpc(x):
+        return x.precision
+    if isinstance(x, (complex, _np.complexfloating)):
+        return (53, 53)
+    p = _prec_of_scalar(x, max(default))
+    return (p, p)

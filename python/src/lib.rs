@@ -12,7 +12,7 @@ use std::ffi::{c_int, c_void};
 
 use mparray::complex::{CFunc, CRound};
 use mparray::float::func::{Func, Func2};
-use mparray::linalg::{Gemm, Gemv, Matrix, Op};
+use mparray::linalg::{CGemm, CGemv, Gemm, Gemv, Matrix, Op};
 use mparray::{ComplexArray, Engine as REngine, Error, FloatArray, Fused, IntArray, Radix, Round};
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{
@@ -1224,6 +1224,34 @@ impl Complex {
         )
     }
 
+    /// The exact dot product with `y` (`conj`: the first operand
+    /// conjugated, as BLAS's dotc), each part correctly rounded, one
+    /// element, with the ternary pair.
+    #[allow(clippy::too_many_arguments)]
+    fn dot<'py>(
+        &self,
+        py: Python<'py>,
+        y: &Complex,
+        conj: bool,
+        pr: u64,
+        pi: u64,
+        rre: &str,
+        rim: &str,
+    ) -> R<CT<'py>> {
+        let r = crnd(rre, rim)?;
+        with_ct(
+            py,
+            py.detach(|| {
+                let (x, t) = if conj {
+                    self.a.dotc(&y.a, pr, pi, r)
+                } else {
+                    self.a.dotu(&y.a, pr, pi, r)
+                }?;
+                Ok((x, t.re.into_vec()?, t.im.into_vec()?))
+            }),
+        )
+    }
+
     /// The real result `name` (abs, norm, arg) at `p` bits in mode `rnd`,
     /// with the ternary values.
     fn real<'py>(&self, py: Python<'py>, name: &str, p: u64, rnd: &str) -> R<FT<'py>> {
@@ -1245,6 +1273,112 @@ impl Complex {
     }
 }
 
+/// BLAS's `trans`: N, T, or C (conjugate transpose).
+fn op_of(s: &str) -> R<Op> {
+    match s {
+        "N" => Ok(Op::None),
+        "T" => Ok(Op::Trans),
+        "C" => Ok(Op::ConjTrans),
+        _ => Err(PyValueError::new_err(format!(
+            "unknown transpose {s:?}: expected N, T or C"
+        ))),
+    }
+}
+
+/// As [`gemm`] for complex matrices (`op_a`, `op_b`: N, T or C), each
+/// part of each element the exact value rounded once.
+#[pyfunction]
+#[pyo3(signature = (a, ar, ac, b, br, bc, alpha, beta, c, op_a, op_b, pr, pi, rre, rim))]
+#[allow(clippy::too_many_arguments)]
+fn cgemm<'py>(
+    py: Python<'py>,
+    a: &Complex,
+    ar: usize,
+    ac: usize,
+    b: &Complex,
+    br: usize,
+    bc: usize,
+    alpha: &Complex,
+    beta: Option<PyRef<'py, Complex>>,
+    c: Option<PyRef<'py, Complex>>,
+    op_a: &str,
+    op_b: &str,
+    pr: u64,
+    pi: u64,
+    rre: &str,
+    rim: &str,
+) -> R<CT<'py>> {
+    let o = CGemm {
+        op_a: op_of(op_a)?,
+        op_b: op_of(op_b)?,
+        prec_re: pr,
+        prec_im: pi,
+        rnd: crnd(rre, rim)?,
+    };
+    let m = if o.op_a == Op::None { ar } else { ac };
+    let n = if o.op_b == Op::None { bc } else { br };
+    let beta = beta.as_deref().map(|x| &x.a);
+    let c = c.as_deref().map(|x| &x.a);
+    with_ct(
+        py,
+        py.detach(|| {
+            let ma = Matrix::from_array(a.a.try_clone()?, ar, ac)?;
+            let mb = Matrix::from_array(b.a.try_clone()?, br, bc)?;
+            let mc = match c {
+                Some(c) => Some(Matrix::from_array(c.try_clone()?, m, n)?),
+                None => None,
+            };
+            let bc = match (beta, &mc) {
+                (Some(beta), Some(mc)) => Some((beta, mc)),
+                _ => None,
+            };
+            let (z, t) = ma.gemm(&mb, &alpha.a, bc, &o)?;
+            Ok((z.into_data(), t.re.into_vec()?, t.im.into_vec()?))
+        }),
+    )
+}
+
+/// As [`gemv`] for a complex matrix (`op`: N, T or C).
+#[pyfunction]
+#[pyo3(signature = (a, ar, ac, x, alpha, beta, y, op, pr, pi, rre, rim))]
+#[allow(clippy::too_many_arguments)]
+fn cgemv<'py>(
+    py: Python<'py>,
+    a: &Complex,
+    ar: usize,
+    ac: usize,
+    x: &Complex,
+    alpha: &Complex,
+    beta: Option<PyRef<'py, Complex>>,
+    y: Option<PyRef<'py, Complex>>,
+    op: &str,
+    pr: u64,
+    pi: u64,
+    rre: &str,
+    rim: &str,
+) -> R<CT<'py>> {
+    let o = CGemv {
+        op: op_of(op)?,
+        prec_re: pr,
+        prec_im: pi,
+        rnd: crnd(rre, rim)?,
+    };
+    let beta = beta.as_deref().map(|v| &v.a);
+    let y = y.as_deref().map(|v| &v.a);
+    let by = match (beta, y) {
+        (Some(b), Some(y)) => Some((b, y)),
+        _ => None,
+    };
+    with_ct(
+        py,
+        py.detach(|| {
+            let ma = Matrix::from_array(a.a.try_clone()?, ar, ac)?;
+            let (z, t) = ma.gemv(&alpha.a, &x.a, by, &o)?;
+            Ok((z, t.re.into_vec()?, t.im.into_vec()?))
+        }),
+    )
+}
+
 // ---- the module -------------------------------------------------------------
 
 #[pymodule]
@@ -1258,6 +1392,8 @@ fn _mparray(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(timed_int_mul, m)?)?;
     m.add_function(wrap_pyfunction!(gemm, m)?)?;
     m.add_function(wrap_pyfunction!(gemv, m)?)?;
+    m.add_function(wrap_pyfunction!(cgemm, m)?)?;
+    m.add_function(wrap_pyfunction!(cgemv, m)?)?;
     m.add("MAX_CUDA_PREC", mparray::float::cuda::MAX_CUDA_PREC)?;
     Ok(())
 }

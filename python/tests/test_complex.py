@@ -3,6 +3,7 @@ zero, special values and the ternary pairs, in several rounding pairs and
 part precisions."""
 
 import gmpy2
+import numpy as np
 import pytest
 from gmpy2 import mpc
 
@@ -155,3 +156,66 @@ def test_complex_operators(rng):
                           (x - 1j, [u - mpc(1j) for u in a]),
                           (-x, [-u for u in a])):
             assert all(same_c(g, w) for g, w in zip(got.to_gmpy2(), want))
+
+
+def _exact(z):
+    """An mpc's parts as exact rationals."""
+    return gmpy2.mpq(z.real), gmpy2.mpq(z.imag)
+
+
+def _cround(re, im, pr, pi, rr, ri):
+    """Exact rational parts rounded once each, with their ternary signs."""
+    out = []
+    for v, p, r in ((re, pr, rr), (im, pi, ri)):
+        with gmpy2.context(precision=p, round=r):
+            x = gmpy2.mpfr(v, 0)
+        out.append((x, sign(x.rc)))
+    return out
+
+
+@pytest.mark.parametrize("rnd", [(0, 0), (1, 2), (3, 3)], ids=["NN", "ZU", "DD"])
+def test_complex_dot_gemm_gemv(rnd, rng):
+    q = gmpy2.mpq
+    a = inputs(rng, 120, 100, 12)[:12]
+    b = inputs(rng, 110, 130, 12)[:12]
+    x, y = mp.ComplexArray(a, precision=(120, 100)), mp.ComplexArray(b, precision=(110, 130))
+    pr, pi = 70, 90
+    for conj in (False, True):
+        d, (tr, ti) = x.dot(y, conj=conj, precision=(pr, pi), round=rnd, ternary=True)
+        sre = sum((_exact(u)[0] * _exact(v)[0]
+                   + (1 if conj else -1) * _exact(u)[1] * _exact(v)[1]) for u, v in zip(a, b))
+        sim = sum((_exact(u)[0] * _exact(v)[1]
+                   - (1 if conj else -1) * _exact(u)[1] * _exact(v)[0]) for u, v in zip(a, b))
+        (wr, sr), (wi, si) = _cround(sre, sim, pr, pi, *rnd)
+        g = d.to_gmpy2()[0]
+        assert same(g.real, wr) and same(g.imag, wi) and (tr[0], ti[0]) == (sr, si), conj
+    # gemm: A is 3x4, B is 4x3; op(B) = B^H for the conjugate transpose.
+    ma = mp.Matrix.from_array(x, 3, 4)
+    mb = mp.Matrix.from_array(y, 3, 4)
+    r, (tr, ti) = ma.gemm(mb, trans_b="C", precision=(pr, pi), round=rnd, ternary=True)
+    assert r.shape == (3, 3) and r.is_complex
+    rows = r.to_gmpy2()
+    for i in range(3):
+        for j in range(3):
+            re = im = q(0)
+            for k in range(4):
+                ar, ai = _exact(a[i * 4 + k])
+                br, bi = _exact(b[j * 4 + k])
+                bi = -bi  # conjugated
+                re += ar * br - ai * bi
+                im += ar * bi + ai * br
+            (wr, sr), (wi, si) = _cround(re, im, pr, pi, *rnd)
+            g = rows[i][j]
+            assert same(g.real, wr) and same(g.imag, wi), (i, j, g, wr, wi)
+            assert (tr[i, j], ti[i, j]) == (sr, si), (i, j)
+    v = ma.gemv(mp.ComplexArray(b[:4], precision=(110, 130)),
+                precision=(pr, pi), round=rnd)
+    for i, g in enumerate(v.to_gmpy2()):
+        re = sum(_exact(a[i * 4 + k])[0] * _exact(b[k])[0] - _exact(a[i * 4 + k])[1]
+                 * _exact(b[k])[1] for k in range(4))
+        im = sum(_exact(a[i * 4 + k])[0] * _exact(b[k])[1] + _exact(a[i * 4 + k])[1]
+                 * _exact(b[k])[0] for k in range(4))
+        (wr, _), (wi, _) = _cround(re, im, pr, pi, *rnd)
+        assert same(g.real, wr) and same(g.imag, wi), i
+    m = mp.Matrix([[1 + 2j, 3], [0, 1j]])
+    assert m.is_complex and np.allclose((m @ m).to_numpy(), m.to_numpy() @ m.to_numpy())
