@@ -35,6 +35,7 @@ __all__ = [
     "FloatArray",
     "ComplexArray",
     "Matrix",
+    "const",
     "Engine",
     "engine",
     "engines",
@@ -951,6 +952,15 @@ class FloatArray:
     def __ge__(self, b):
         c = self.cmp(b)
         return (c == 1) | (c == 0)
+
+
+def const(name, precision=53, round=RoundToNearest, engine=None, ternary=False):
+    """The constant ``name`` (``pi``, ``ln2``, ``e``, ``ln10``) correctly
+    rounded, as a one-element FloatArray (gmpy2's const_pi, const_log2);
+    with ``ternary=True`` also its ternary value."""
+    a, t = _m.constant(name, precision, _rnd(round), globals()["engine"](engine))
+    r = FloatArray._wrap(a)
+    return (r, t) if ternary else r
 
 
 def _add_funcs():

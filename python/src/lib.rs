@@ -11,7 +11,7 @@
 use std::ffi::{c_int, c_void};
 
 use mparray::complex::{CFunc, CRound};
-use mparray::float::func::{Func, Func2};
+use mparray::float::func::{Const, Func, Func2};
 use mparray::linalg::{CGemm, CGemv, Gemm, Gemv, Matrix, Op};
 use mparray::{ComplexArray, Engine as REngine, Error, FloatArray, Fused, IntArray, Radix, Round};
 use pyo3::buffer::PyBuffer;
@@ -981,6 +981,36 @@ impl Float {
     }
 }
 
+/// The constant `name` (pi, ln2, e, ln10) correctly rounded to `prec` bits
+/// in mode `rnd`, as a one-element array on `engine`, with its ternary
+/// value.
+#[pyfunction]
+fn constant(
+    py: Python<'_>,
+    name: &str,
+    prec: u64,
+    rnd: &str,
+    engine: &Engine,
+) -> R<(Py<Float>, i8)> {
+    let c = match name {
+        "pi" => Const::Pi,
+        "ln2" => Const::Ln2,
+        "e" => Const::E,
+        "ln10" => Const::Ln10,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "unknown constant {name:?}: expected pi, ln2, e or ln10"
+            )));
+        }
+    };
+    let (r, e) = (self::rnd(rnd)?, engine.e.clone());
+    let (a, t) = ok(py.detach(move || {
+        let (a, t) = FloatArray::constant(c, prec, r)?;
+        Ok((a.into_engine(&e)?, t))
+    }))?;
+    Ok((Py::new(py, Float { a })?, t))
+}
+
 /// `alpha*op(A)*op(B) [+ beta*C]` on row-major matrices given as arrays with
 /// their shapes, each element the exact value rounded once; returns the
 /// `m x n` result's elements and ternary values.
@@ -1390,6 +1420,7 @@ fn _mparray(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine, m)?)?;
     m.add_function(wrap_pyfunction!(cuda_status, m)?)?;
     m.add_function(wrap_pyfunction!(timed_int_mul, m)?)?;
+    m.add_function(wrap_pyfunction!(constant, m)?)?;
     m.add_function(wrap_pyfunction!(gemm, m)?)?;
     m.add_function(wrap_pyfunction!(gemv, m)?)?;
     m.add_function(wrap_pyfunction!(cgemm, m)?)?;

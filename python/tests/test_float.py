@@ -223,3 +223,14 @@ def test_engine_moves(rng):
         assert d.engine.name == "cuda"
         with pytest.raises(ValueError, match="different engines"):
             d + h
+
+
+@pytest.mark.parametrize("mode", MODES, ids=MODE_NAMES)
+def test_constants(mode):
+    for p in (1, 53, 300, 2000):
+        for name, ref in (("pi", gmpy2.const_pi), ("ln2", gmpy2.const_log2),
+                          ("e", lambda: gmpy2.exp(1)), ("ln10", lambda: gmpy2.log(10))):
+            got, t = mp.const(name, precision=p, round=mode, ternary=True)
+            with ctx(p, mode):
+                w = ref()
+            check(f"{name} at {p}", got.to_gmpy2(), [t], [w], [[name]])
