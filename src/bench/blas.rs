@@ -19,10 +19,13 @@
 //! CUDA, waited for); the inputs are drawn before and checked after. The
 //! check takes 16 random output elements plus the corners (syrk: one more
 //! outside the triangle, which must be C's) and compares value and ternary
-//! with an independent reference: the exact sum of the products as a
-//! malachite-q `Rational`, times alpha, plus beta*c, rounded once by
-//! malachite-float's `from_rational_prec_round` (an exact zero is +0, or
-//! -0 when rounding down, as `mpfr_sum`).
+//! with an independent reference (no code of the library's exact core):
+//! the exact sum of the products (each element's malachite-q `Rational`,
+//! its integer numerator over a power of two; the products summed as
+//! malachite integers over a common power of two), as a `Rational` times
+//! alpha plus beta*c, rounded once by malachite-float's
+//! `from_rational_prec_round` (an exact zero is +0, or -0 when rounding
+//! down, as `mpfr_sum`). The check's seconds are printed beside it.
 //!
 //! Budget: on the CPU engine, a default case of more than 1.5e11 limb
 //! products (MACs times the squared 64-bit limbs per element) is skipped
@@ -33,8 +36,12 @@
 use std::cmp::Ordering;
 
 use clap::{Args, ValueEnum};
+use malachite_base::num::arithmetic::traits::{PowerOf2, UnsignedAbs};
 use malachite_base::num::basic::traits::{NegativeZero, Zero};
+use malachite_base::num::logic::traits::SignificantBits;
 use malachite_float::{ComparableFloatRef, Float};
+use malachite_nz::integer::Integer;
+use malachite_nz::natural::Natural;
 use malachite_q::Rational;
 use rayon::prelude::*;
 
@@ -160,6 +167,8 @@ struct Row {
     plan: Plan,
     median_ms: f64,
     min_ms: f64,
+    /// Seconds of the check (host copies and the exact reference).
+    check_s: f64,
     checked: usize,
     ok: bool,
 }
@@ -210,7 +219,11 @@ pub fn run(a: BlasBenchArgs) -> std::result::Result<(), CommandError> {
     };
     let gemv_n = a.gemv_n.unwrap_or(if a.quick { 64 } else { 1024 });
     let dot_n = a.dot_n.unwrap_or(if a.quick { 4096 } else { 1 << 20 });
-    if sizes.iter().chain([&tall_k, &tall_n, &gemv_n, &dot_n]).any(|&s| s == 0) {
+    if sizes
+        .iter()
+        .chain([&tall_k, &tall_n, &gemv_n, &dot_n])
+        .any(|&s| s == 0)
+    {
         return Err(CommandError::Input(
             "sizes, --tall, --gemv-n and --dot-n must be at least 1".into(),
         ));
@@ -313,14 +326,15 @@ pub fn run(a: BlasBenchArgs) -> std::result::Result<(), CommandError> {
         all_ok &= row.ok;
         if !a.json {
             println!(
-                "{:>5} {:>5} {:>22} {:>12.3} {:>10.4}  {} ({} elements checked)",
+                "{:>5} {:>5} {:>22} {:>12.3} {:>10.4}  {} ({} elements checked in {:.1} s)",
                 plan.case.name(),
                 plan.prec,
                 plan.shape(),
                 row.median_ms,
                 plan.macs() / (row.median_ms * 1e6),
                 if row.ok { "ok" } else { "FAILED" },
-                row.checked
+                row.checked,
+                row.check_s
             );
         }
         rows.push(row);
@@ -334,7 +348,7 @@ pub fn run(a: BlasBenchArgs) -> std::result::Result<(), CommandError> {
                     "op": p.case.name(), "prec": p.prec, "m": p.m, "n": p.n, "k": p.k,
                     "shape": p.shape(), "macs": p.macs(), "median_ms": r.median_ms,
                     "min_ms": r.min_ms, "gmac_per_s": p.macs() / (r.median_ms * 1e6),
-                    "checked": r.checked, "ok": r.ok,
+                    "checked": r.checked, "check_s": r.check_s, "ok": r.ok,
                 })
             })
             .collect();
@@ -401,6 +415,67 @@ fn rat_at(a: &FloatArray, i: usize) -> Result<Rational> {
     Ok(rat(&a.to_float(i)?))
 }
 
+/// Element `i` of a host array as an exact dyadic value `num * 2^-shift`
+/// (from its malachite-q Rational, whose denominator is a power of 2).
+fn dyadic(a: &FloatArray, i: usize) -> Result<(Integer, u64)> {
+    let r = rat(&a.to_float(i)?);
+    let neg = r < 0u32;
+    let (num, den) = r.into_numerator_and_denominator();
+    Ok((
+        Integer::from_sign_and_abs(!neg, num),
+        den.significant_bits() - 1,
+    ))
+}
+
+/// An exact sum `acc * 2^-shift` of dyadic products.
+#[derive(Default)]
+struct Acc {
+    acc: Integer,
+    shift: u64,
+}
+
+impl Acc {
+    /// Adds `num * 2^-shift`, exactly.
+    fn add(mut self, num: Integer, shift: u64) -> Acc {
+        if shift > self.shift {
+            self.acc <<= shift - self.shift;
+            self.shift = shift;
+        }
+        self.acc += num << (self.shift - shift);
+        self
+    }
+
+    /// The sum as a Rational.
+    fn value(self) -> Rational {
+        let neg = self.acc < 0u32;
+        Rational::from_sign_and_naturals(
+            !neg,
+            self.acc.unsigned_abs(),
+            Natural::power_of_2(self.shift),
+        )
+    }
+}
+
+/// The exact sum over `q < len` of the products `x(q) * y(q)` of host
+/// elements (`x(q)`, `y(q)`: array and index), in parallel: products of
+/// integer mantissas over a common power of two, summed by malachite, as
+/// one Rational (a plain Rational sum costs a gcd per term).
+fn exact_dot<'a, F>(len: usize, f: F) -> Result<Rational>
+where
+    F: Fn(usize) -> ((&'a FloatArray, usize), (&'a FloatArray, usize)) + Sync,
+{
+    let acc = (0..len)
+        .into_par_iter()
+        .try_fold(Acc::default, |acc, q| -> Result<Acc> {
+            let ((xa, xi), (ya, yi)) = f(q);
+            let (nx, sx) = dyadic(xa, xi)?;
+            let (ny, sy) = dyadic(ya, yi)?;
+            Ok(acc.add(nx * ny, sx + sy))
+        })
+        .try_reduce(Acc::default, |a, b| Ok(a.add(b.acc, b.shift)))?;
+    Ok(acc.value())
+}
+
 /// The reference: `alpha*sum + beta*c` (exact rationals) rounded once to
 /// `p` bits in `rnd`, with the ternary value's sign.
 fn round_exact(v: Rational, p: u64, rnd: Round) -> (Float, Ordering) {
@@ -445,7 +520,7 @@ fn bench_case(engine: &Engine, plan: &Plan, runs: usize, rnd: Round, seed: u64) 
     let p = plan.prec;
     let alpha = scalar(engine, p, seed ^ 0xa1)?;
     let beta = scalar(engine, p, seed ^ 0xb2)?;
-    let (times, checked, ok) = match plan.case {
+    let (times, c0, checked, ok) = match plan.case {
         Case::Gemm => {
             let n = plan.n;
             let am = Matrix::<FloatArray>::random(engine, n, n, p, seed)?;
@@ -460,6 +535,7 @@ fn bench_case(engine: &Engine, plan: &Plan, runs: usize, rnd: Round, seed: u64) 
             let (times, (r, t)) = time_runs(engine, 1, runs, || {
                 am.gemm(&bm, &alpha, Some((&beta, &cm)), &o)
             })?;
+            let c0 = std::time::Instant::now();
             let (ah, bh, ch) = (host(am.data())?, host(bm.data())?, host(cm.data())?);
             let (rh, t) = (host(r.data())?, t.to_vec()?);
             let (al, be) = (rat(&alpha.to_float(0)?), rat(&beta.to_float(0)?));
@@ -467,15 +543,12 @@ fn bench_case(engine: &Engine, plan: &Plan, runs: usize, rnd: Round, seed: u64) 
             let oks = pos
                 .par_iter()
                 .map(|&(i, j)| -> Result<bool> {
-                    let s = (0..n)
-                        .into_par_iter()
-                        .map(|q| Ok(rat_at(&ah, i * n + q)? * rat_at(&bh, q * n + j)?))
-                        .try_reduce(|| Rational::ZERO, |x, y| Ok(x + y))?;
+                    let s = exact_dot(n, |q| ((&*ah, i * n + q), (&*bh, q * n + j)))?;
                     let v = &al * s + &be * rat_at(&ch, i * n + j)?;
                     agrees(&rh, &t, i * n + j, &round_exact(v, p, rnd))
                 })
                 .collect::<Result<Vec<bool>>>()?;
-            (times, pos.len(), oks.iter().all(|&b| b))
+            (times, c0, pos.len(), oks.iter().all(|&b| b))
         }
         Case::Syrk | Case::Tall => {
             // syrk: A is n x n, C' = alpha*A*A^T + beta*C; tall: A is k x n,
@@ -495,9 +568,9 @@ fn bench_case(engine: &Engine, plan: &Plan, runs: usize, rnd: Round, seed: u64) 
                 prec: p,
                 rnd,
             };
-            let (times, (r, t)) = time_runs(engine, 1, runs, || {
-                am.syrk(&alpha, Some((&beta, &cm)), &o)
-            })?;
+            let (times, (r, t)) =
+                time_runs(engine, 1, runs, || am.syrk(&alpha, Some((&beta, &cm)), &o))?;
+            let c0 = std::time::Instant::now();
             let (ah, ch) = (host(am.data())?, host(cm.data())?);
             let (rh, t) = (host(r.data())?, t.to_vec()?);
             let (al, be) = (rat(&alpha.to_float(0)?), rat(&beta.to_float(0)?));
@@ -513,10 +586,7 @@ fn bench_case(engine: &Engine, plan: &Plan, runs: usize, rnd: Round, seed: u64) 
             let mut oks = pos
                 .par_iter()
                 .map(|&(i, j)| -> Result<bool> {
-                    let s = (0..k)
-                        .into_par_iter()
-                        .map(|q| Ok(rat_at(&ah, at(i, q))? * rat_at(&ah, at(j, q))?))
-                        .try_reduce(|| Rational::ZERO, |x, y| Ok(x + y))?;
+                    let s = exact_dot(k, |q| ((&*ah, at(i, q)), (&*ah, at(j, q))))?;
                     let v = &al * s + &be * rat_at(&ch, i * n + j)?;
                     agrees(&rh, &t, i * n + j, &round_exact(v, p, rnd))
                 })
@@ -527,7 +597,7 @@ fn bench_case(engine: &Engine, plan: &Plan, runs: usize, rnd: Round, seed: u64) 
                 let c = ch.to_float(i * n + j)?;
                 oks.push(agrees(&rh, &t, i * n + j, &(c, Ordering::Equal))?);
             }
-            (times, oks.len(), oks.iter().all(|&b| b))
+            (times, c0, oks.len(), oks.iter().all(|&b| b))
         }
         Case::Gemv => {
             let n = plan.m;
@@ -542,6 +612,7 @@ fn bench_case(engine: &Engine, plan: &Plan, runs: usize, rnd: Round, seed: u64) 
             let (times, (r, t)) = time_runs(engine, 1, runs, || {
                 am.gemv(&alpha, &x, Some((&beta, &y)), &o)
             })?;
+            let c0 = std::time::Instant::now();
             let (ah, xh, yh) = (host(am.data())?, host(&x)?, host(&y)?);
             let (rh, t) = (host(&r)?, t.to_vec()?);
             let (al, be) = (rat(&alpha.to_float(0)?), rat(&beta.to_float(0)?));
@@ -553,29 +624,24 @@ fn bench_case(engine: &Engine, plan: &Plan, runs: usize, rnd: Round, seed: u64) 
             let oks = pos
                 .par_iter()
                 .map(|&i| -> Result<bool> {
-                    let s = (0..n)
-                        .into_par_iter()
-                        .map(|q| Ok(rat_at(&ah, i * n + q)? * rat_at(&xh, q)?))
-                        .try_reduce(|| Rational::ZERO, |x, y| Ok(x + y))?;
+                    let s = exact_dot(n, |q| ((&*ah, i * n + q), (&*xh, q)))?;
                     let v = &al * s + &be * rat_at(&yh, i)?;
                     agrees(&rh, &t, i, &round_exact(v, p, rnd))
                 })
                 .collect::<Result<Vec<bool>>>()?;
-            (times, pos.len(), oks.iter().all(|&b| b))
+            (times, c0, pos.len(), oks.iter().all(|&b| b))
         }
         Case::Dot => {
             let n = plan.k;
             let x = FloatArray::random_uniform(engine, n, p, seed ^ 0xd, -1.0, 1.0, Round::Down)?;
             let y = FloatArray::random_uniform(engine, n, p, seed ^ 0xe, -1.0, 1.0, Round::Down)?;
             let (times, (r, t)) = time_runs(engine, 1, runs, || x.dot(&y, p, rnd))?;
+            let c0 = std::time::Instant::now();
             let (xh, yh) = (host(&x)?, host(&y)?);
             let (rh, t) = (host(&r)?, t.to_vec()?);
-            let s = (0..n)
-                .into_par_iter()
-                .map(|q| Ok(rat_at(&xh, q)? * rat_at(&yh, q)?))
-                .try_reduce(|| Rational::ZERO, |x, y| Ok(x + y))?;
+            let s = exact_dot(n, |q| ((&*xh, q), (&*yh, q)))?;
             let ok = agrees(&rh, &t, 0, &round_exact(s, p, rnd))?;
-            (times, 1, ok)
+            (times, c0, 1, ok)
         }
     };
     if times.is_empty() {
@@ -585,6 +651,7 @@ fn bench_case(engine: &Engine, plan: &Plan, runs: usize, rnd: Round, seed: u64) 
         plan: *plan,
         median_ms: median(&times),
         min_ms: times.iter().copied().fold(f64::INFINITY, f64::min),
+        check_s: c0.elapsed().as_secs_f64(),
         checked,
         ok,
     })
