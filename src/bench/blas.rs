@@ -115,6 +115,14 @@ pub struct BlasBenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also write the JSON report to this file, rewritten after every case
+    /// (the table still prints; a run cut short leaves the cases done).
+    #[arg(long, value_name = "FILE")]
+    json_out: Option<std::path::PathBuf>,
+    /// Start no case after this many seconds; the cases left are listed
+    /// as skipped (for runs under a wall-clock limit).
+    #[arg(long, value_name = "SECS")]
+    deadline_s: Option<f64>,
 }
 
 /// Default cases on the CPU engine above this many limb products are skipped.
@@ -297,15 +305,52 @@ pub fn run(a: BlasBenchArgs) -> std::result::Result<(), CommandError> {
             "op", "prec", "shape", "ms", "GMAC/s"
         );
     }
+    let started = std::time::Instant::now();
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     let mut all_ok = true;
+    let report = |rows: &[Row], skipped: &[serde_json::Value]| {
+        let items: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                let p = &r.plan;
+                serde_json::json!({
+                    "op": p.case.name(), "prec": p.prec, "m": p.m, "n": p.n, "k": p.k,
+                    "shape": p.shape(), "macs": p.macs(), "median_ms": r.median_ms,
+                    "min_ms": r.min_ms, "gmac_per_s": p.macs() / (r.median_ms * 1e6),
+                    "checked": r.checked, "check_s": r.check_s, "ok": r.ok,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "suite": "blas", "engine": engine.describe(), "round": format!("{rnd:?}"),
+            "threads": rayon::current_num_threads(), "runs": runs, "seed": a.seed,
+            "rows": items, "skipped": skipped,
+        })
+    };
+    let write_out = |v: &serde_json::Value| -> std::result::Result<(), CommandError> {
+        match &a.json_out {
+            Some(path) => std::fs::write(path, format!("{v}\n"))
+                .map_err(|e| CommandError::Other(format!("cannot write {}: {e}", path.display()))),
+            None => Ok(()),
+        }
+    };
     for (i, plan) in plans.iter().enumerate() {
-        if !engine.is_cuda() && !plan.named && !a.quick && plan.limb_products() > CPU_BUDGET {
-            let why = format!(
-                "over the CPU budget ({:.1e} limb products > {CPU_BUDGET:.1e}; name the size to run it)",
-                plan.limb_products()
-            );
+        let over_budget =
+            !engine.is_cuda() && !plan.named && !a.quick && plan.limb_products() > CPU_BUDGET;
+        let late = a
+            .deadline_s
+            .is_some_and(|d| started.elapsed().as_secs_f64() > d);
+        if over_budget || late {
+            let why = if late {
+                format!("past --deadline-s {}", a.deadline_s.unwrap_or(0.0))
+            } else {
+                format!(
+                    "over the CPU budget ({:.1e} limb products > {CPU_BUDGET:.1e}; name the size \
+                     to run it)",
+                    plan.limb_products()
+                )
+            };
             if !a.json {
                 println!(
                     "{:>5} {:>5} {:>22} {:>12} {:>10}  skipped: {why}",
@@ -338,25 +383,11 @@ pub fn run(a: BlasBenchArgs) -> std::result::Result<(), CommandError> {
             );
         }
         rows.push(row);
+        write_out(&report(&rows, &skipped))?;
     }
+    let v = report(&rows, &skipped);
+    write_out(&v)?;
     if a.json {
-        let items: Vec<serde_json::Value> = rows
-            .iter()
-            .map(|r| {
-                let p = &r.plan;
-                serde_json::json!({
-                    "op": p.case.name(), "prec": p.prec, "m": p.m, "n": p.n, "k": p.k,
-                    "shape": p.shape(), "macs": p.macs(), "median_ms": r.median_ms,
-                    "min_ms": r.min_ms, "gmac_per_s": p.macs() / (r.median_ms * 1e6),
-                    "checked": r.checked, "check_s": r.check_s, "ok": r.ok,
-                })
-            })
-            .collect();
-        let v = serde_json::json!({
-            "suite": "blas", "engine": engine.describe(), "round": format!("{rnd:?}"),
-            "threads": rayon::current_num_threads(), "runs": runs, "seed": a.seed,
-            "rows": items, "skipped": skipped,
-        });
         println!("{v}");
     } else {
         println!(
