@@ -32,6 +32,8 @@
 //! and listed as such: naming `--sizes` (or `--tall`) runs whatever is
 //! named. `--quick` runs tiny shapes (gemm and syrk n = 16 and 33, tall
 //! 1000 x 12, gemv 64 x 64, dot 4096) with the same checks, in seconds.
+//! `--json-out` rewrites its JSON after every case and `--deadline-s`
+//! starts no case after that many seconds (for runs under a time limit).
 
 use std::cmp::Ordering;
 
