@@ -17,6 +17,15 @@
 #   mpfr   MPFR 4.2 itself on one core of the host, functions at 128..2048
 #          bits (needs .gpu/mpfr: scripts/peers/mpfr_threads.c built with gcc, and
 #          the dev machine's libmpfr.so.6 and libgmp.so.10 beside it)
+#   blascuda `bench blas --engine cuda`, every case (vector cases first,
+#          then gemm, then syrk, each under a deadline, the bars' 512 and
+#          1024 bits first), JSON per group
+#   blascpu  `bench blas --engine cpu` at 512 bits, n = 256 and 1024, and
+#          its peers on the same 16 cores: MPFR's mul/add loop and mpfr_dot
+#          (.gpu/mpfr/mpfr_blas), FLINT's arb_mat_mul (python-flint from
+#          .whl, scripts/peers/flint_gemm.py); scripts/pack-blas.sh packs
+#          them (carry [".gpu", ".whl"])
+#   blas   blascuda and blascpu (timeouts add up to 560 s: one call)
 #   all    all of the above
 # Logs go to $OUT: run.txt (everything printed), tests.log, bench-*.json.
 set -uo pipefail
@@ -27,6 +36,8 @@ bin=.gpu/bin/mparray
 parts=("$@")
 [ ${#parts[@]} -eq 0 ] && parts=(all)
 want() { [[ " ${parts[*]} " == *" $1 "* || " ${parts[*]} " == *" all "* ]]; }
+# The blas parts also run under their common name.
+wantb() { want "$1" || [[ " ${parts[*]} " == *" blas "* ]]; }
 section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
 {
   if want tests; then
@@ -108,5 +119,38 @@ section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
     section bench float cuda
     timeout 150 $bin bench float --engine cuda --json > "$out/bench-float-cuda.json"
     cat "$out/bench-float-cuda.json"
+  fi
+  if wantb blascuda; then
+    section bench blas cuda: tall, gemv, dot
+    timeout 90 $bin bench blas --engine cuda --ops tall,gemv,dot --deadline-s 50 \
+      --json-out "$out/bench-blas-cuda-vec.json"
+    echo "exit $?"
+    section bench blas cuda: gemm
+    timeout 170 $bin bench blas --engine cuda --ops gemm --precs 512,1024,128,256,2048 --deadline-s 100 \
+      --json-out "$out/bench-blas-cuda-gemm.json"
+    echo "exit $?"
+    section bench blas cuda: syrk
+    timeout 70 $bin bench blas --engine cuda --ops syrk --precs 512,1024,128,256,2048 --deadline-s 35 \
+      --json-out "$out/bench-blas-cuda-syrk.json"
+    echo "exit $?"
+  fi
+  if wantb blascpu; then
+    section "bench blas cpu, 512 bits, n = 256 and 1024 ($(nproc) cores)"
+    timeout 90 $bin bench blas --engine cpu --precs 512 --sizes 256,1024 --deadline-s 50 \
+      --json-out "$out/bench-blas-cpu.json"
+    echo "exit $?"
+    if [ -x .gpu/mpfr/mpfr_blas ]; then
+      section MPFR mul/add loop and mpfr_dot, 16 threads, 512 bits
+      LD_LIBRARY_PATH=.gpu/mpfr timeout 70 .gpu/mpfr/mpfr_blas 16 512 256,1024 2 gemm,gemv,dot
+    else
+      echo "no .gpu/mpfr/mpfr_blas (scripts/pack-blas.sh builds it)"
+    fi
+    section FLINT arb_mat_mul, 16 threads, 512 bits
+    if python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/flint-site .whl/python_flint-*.whl; then
+      PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/flint-site timeout 70 python3 scripts/peers/flint_gemm.py 16 512 256,1024 2
+    else
+      echo "no python-flint wheel in .whl (scripts/pack-blas.sh downloads it)"
+    fi
   fi
 } 2>&1 | tee -a "$log"

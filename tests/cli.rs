@@ -506,3 +506,61 @@ fn readme_shows_the_examples() {
         );
     }
 }
+
+/// Every bench suite's `--quick` runs in seconds on the CPU engine, checks
+/// its results and says so (no FAILED line, exit status 0).
+#[test]
+fn bench_quick_suites() {
+    for suite in ["int", "float", "func", "huge", "blas"] {
+        let t = std::time::Instant::now();
+        let o = mparray(&["bench", suite, "--quick", "--engine", "cpu"]);
+        let out = stdout(&o);
+        assert!(
+            o.status.success(),
+            "bench {suite} --quick: {}\n{out}",
+            stderr(&o)
+        );
+        assert!(
+            out.contains("ok"),
+            "bench {suite} --quick printed no check:\n{out}"
+        );
+        assert!(!out.contains("FAILED"), "bench {suite} --quick:\n{out}");
+        eprintln!("bench {suite} --quick: {:.1} s", t.elapsed().as_secs_f64());
+    }
+}
+
+/// `bench blas --json`: every case (gemm, syrk, the tall Gram matrix,
+/// gemv, dot) at two precisions, checked, with its multiply-accumulate
+/// count; a rounding mode other than nearest; bad sizes exit 2.
+#[test]
+fn bench_blas_json() {
+    let seed = common::seed();
+    let s = seed.to_string();
+    let o = mparray(&[
+        "bench", "blas", "--quick", "--engine", "cpu", "--json", "--precs", "64,200", "--round",
+        "D", "--sizes", "1,7", "--seed", &s,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["suite"], "blas");
+    let rows = v["rows"].as_array().unwrap();
+    // gemm and syrk: 2 precisions x 2 sizes; tall 1; gemv and dot: 2 each.
+    assert_eq!(rows.len(), 4 + 4 + 1 + 2 + 2, "{v}");
+    for r in rows {
+        assert_eq!(r["ok"], true, "seed {seed}: {r}");
+        assert!(r["checked"].as_u64().unwrap() >= 1, "{r}");
+    }
+    let gemm7 = rows
+        .iter()
+        .find(|r| r["op"] == "gemm" && r["n"] == 7)
+        .unwrap();
+    assert_eq!(gemm7["macs"].as_f64(), Some(343.0));
+    let tall = rows.iter().find(|r| r["op"] == "tall").unwrap();
+    assert_eq!(tall["macs"].as_f64(), Some(12.0 * 13.0 / 2.0 * 1000.0));
+    for bad in [&["--sizes", "0"][..], &["--tall", "5,0"], &["--precs", "0"]] {
+        let mut args = vec!["bench", "blas", "--quick", "--engine", "cpu"];
+        args.extend_from_slice(bad);
+        let o = mparray(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+}

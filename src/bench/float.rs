@@ -45,8 +45,12 @@ pub struct FloatBenchArgs {
     #[arg(long, default_value = "cpu")]
     engine: String,
     /// Divide the batch (2^20 elements on the CPU, 2^22 on CUDA) by 2^K.
-    #[arg(long, default_value_t = 0)]
-    scale: u32,
+    #[arg(long)]
+    scale: Option<u32>,
+    /// Batches of 2^10 elements on either engine (seconds on a laptop),
+    /// the same checks (an explicit --scale wins).
+    #[arg(long)]
+    quick: bool,
     /// Precisions in bits (default 128,256,512,1024,2048).
     #[arg(long, value_delimiter = ',')]
     precs: Vec<u64>,
@@ -81,11 +85,16 @@ pub fn run(a: FloatBenchArgs) -> std::result::Result<(), CommandError> {
     let engine = super::engine(&a.engine)?;
     // The GPU bars are for batches of 2^22, the CPU protocol 2^20.
     let log_len = if engine.is_cuda() { 22 } else { 20 };
-    if a.scale > log_len {
+    let scale = match (a.scale, a.quick) {
+        (Some(s), _) => s,
+        (None, true) => log_len - 10,
+        (None, false) => 0,
+    };
+    if scale > log_len {
         return Err(CommandError::Input(format!("--scale is at most {log_len}")));
     }
     let rnd = Round::from_name(&a.round)?;
-    let len = 1usize << (log_len - a.scale);
+    let len = 1usize << (log_len - scale);
     let precs = if a.precs.is_empty() {
         vec![128, 256, 512, 1024, 2048]
     } else {

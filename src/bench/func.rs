@@ -37,6 +37,10 @@ pub struct FuncBenchArgs {
     /// Batch sizes before scaling (default 4096,1048576).
     #[arg(long, value_delimiter = ',')]
     batches: Vec<usize>,
+    /// Seconds on a laptop, the same checks: one batch of 64 elements
+    /// (complex: 16) unless batches are named.
+    #[arg(long)]
+    quick: bool,
     /// Timed runs per case (the median is reported).
     #[arg(long, default_value_t = 1)]
     runs: usize,
@@ -182,10 +186,12 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CommandError> {
             })
             .collect::<Result<Vec<_>, _>>()?
     };
-    let batches: Vec<usize> = if a.batches.is_empty() {
-        vec![4096, 1 << 20]
-    } else {
+    let batches: Vec<usize> = if !a.batches.is_empty() {
         a.batches.clone()
+    } else if a.quick {
+        vec![64]
+    } else {
+        vec![4096, 1 << 20]
     }
     .into_iter()
     .map(|b| (b >> a.scale).max(1))
@@ -333,10 +339,12 @@ fn complex_cases(
     } else {
         a.complex_precs.clone()
     };
-    let batches: Vec<usize> = if a.complex_batches.is_empty() {
-        vec![4096, 1 << 16]
-    } else {
+    let batches: Vec<usize> = if !a.complex_batches.is_empty() {
         a.complex_batches.clone()
+    } else if a.quick {
+        vec![16]
+    } else {
+        vec![4096, 1 << 16]
     }
     .into_iter()
     .map(|b| (b >> a.scale).max(1))

@@ -56,6 +56,10 @@ pub struct HugeBenchArgs {
     /// digits, or 10^8 when this is at least 30.
     #[arg(long, default_value_t = 28)]
     reference_max: u32,
+    /// Seconds on a laptop, the same checks: mul at 2^16 and 2^20 bits,
+    /// dec at 10^4 and 10^5 digits (unless sizes or digits are named).
+    #[arg(long)]
+    quick: bool,
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -91,15 +95,15 @@ pub fn run(a: HugeBenchArgs) -> std::result::Result<(), CommandError> {
     } else {
         a.cases.clone()
     };
-    let sizes = if a.sizes.is_empty() {
-        vec![20, 23, 26, 28, 30, 32]
-    } else {
-        a.sizes.clone()
+    let sizes = match (a.sizes.is_empty(), a.quick) {
+        (false, _) => a.sizes.clone(),
+        (true, true) => vec![16, 20],
+        (true, false) => vec![20, 23, 26, 28, 30, 32],
     };
-    let digits = if a.digits.is_empty() {
-        vec![6, 7, 8]
-    } else {
-        a.digits.clone()
+    let digits = match (a.digits.is_empty(), a.quick) {
+        (false, _) => a.digits.clone(),
+        (true, true) => vec![4, 5],
+        (true, false) => vec![6, 7, 8],
     };
     if let Some(&s) = sizes.iter().find(|&&s| !(6..=34).contains(&s)) {
         return Err(CommandError::Input(format!(

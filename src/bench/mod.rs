@@ -2,6 +2,7 @@
 //! one engine (CUDA: device events after a warm-up; CPU: wall clock), reports
 //! the median, and checks results against malachite before printing them.
 
+pub mod blas;
 pub mod float;
 pub mod func;
 pub mod huge;
@@ -34,6 +35,10 @@ enum Suite {
     /// Correctly rounded elementary functions (exp, log, sin, cos, atan) at
     /// 128..2048 bits, with the share of Ziv retries, each checked.
     Func(func::FuncBenchArgs),
+    /// Exactly rounded BLAS in GMAC/s: gemm and syrk at 128..2048 bits for
+    /// n = 256, 1024, 4096, a tall-skinny Gram matrix (A^T*A of 65536 x 256
+    /// at 512 bits), gemv and dot at 2^20 elements, each checked.
+    Blas(blas::BlasBenchArgs),
 }
 
 pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
@@ -42,6 +47,7 @@ pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
         Some(Suite::Huge(x)) => huge::run(x),
         Some(Suite::Float(x)) => float::run(x),
         Some(Suite::Func(x)) => func::run(x),
+        Some(Suite::Blas(x)) => blas::run(x),
         None => int::run(a.int),
     }
 }
