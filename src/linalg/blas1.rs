@@ -171,6 +171,9 @@ impl FloatArray {
     pub fn dot(&self, y: &FloatArray, prec: u64, rnd: Round) -> Result<WithTernary> {
         same_len("dot", self.len(), y.len())?;
         let engine = common_engine(&[self.engine(), y.engine()])?;
+        if let Some(r) = super::cuda::dot(self, y, prec, rnd)? {
+            return Ok(r);
+        }
         let (x, y) = (self.host()?, y.host()?);
         let r = one(prec, |out| {
             let mut t = Terms::new();
