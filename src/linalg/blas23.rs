@@ -283,9 +283,9 @@ impl Matrix<FloatArray> {
     ) -> Result<(Matrix<FloatArray>, TernaryArray)> {
         let (m, n, ka, engine) = gemm_shape(self, o.op_a, b, o.op_b, alpha, beta_c)?;
         let shape = (m, n, ka);
-        if let Some((r, t)) =
-            super::cuda::gemm(self, o.op_a, b, o.op_b, alpha, beta_c, shape, o.prec, o.rnd, 0)?
-        {
+        if let Some((r, t)) = super::cuda::gemm(
+            self, o.op_a, b, o.op_b, alpha, beta_c, shape, o.prec, o.rnd, 0,
+        )? {
             return Ok((Matrix::from_array(r, m, n)?, t));
         }
         let (ah, bh, al) = (self.data().host()?, b.data().host()?, alpha.host()?);
@@ -337,12 +337,16 @@ impl Matrix<FloatArray> {
         }
         let engine = common_engine(&engines(&eng, beta_c.map(|x| x.1)))?;
         // op(A) * op(A)^T, the triangle kept on the device.
-        let op_b = if o.trans == Op::None { Op::Trans } else { Op::None };
+        let op_b = if o.trans == Op::None {
+            Op::Trans
+        } else {
+            Op::None
+        };
         let tri = if o.uplo == Uplo::Upper { 1 } else { 2 };
         let shape = (n, n, kk);
-        if let Some((r, t)) =
-            super::cuda::gemm(self, o.trans, self, op_b, alpha, beta_c, shape, o.prec, o.rnd, tri)?
-        {
+        if let Some((r, t)) = super::cuda::gemm(
+            self, o.trans, self, op_b, alpha, beta_c, shape, o.prec, o.rnd, tri,
+        )? {
             return Ok((Matrix::from_array(r, n, n)?, t));
         }
         let (ah, al) = (self.data().host()?, alpha.host()?);

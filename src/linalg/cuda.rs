@@ -179,7 +179,9 @@ pub(crate) fn product(
     tri: u32,
 ) -> Result<Option<(CudaFloats, CudaSlice<i8>)>> {
     let rn = check_prec(prec)?;
-    let ls = beta_c.map_or(0, |(be, c, _)| be.limbs_per_element().max(c.limbs_per_element()));
+    let ls = beta_c.map_or(0, |(be, c, _)| {
+        be.limbs_per_element().max(c.limbs_per_element())
+    });
     let ls = ls.max(alpha.limbs_per_element());
     let Some(nf) = tier_for(prec, k, ls) else {
         return Ok(None);
@@ -549,11 +551,18 @@ pub(crate) fn gemv(
 }
 
 /// `sum x[i] y[i]` on the device (see [`gemm`]).
-pub(crate) fn dot(x: &FloatArray, y: &FloatArray, prec: u64, rnd: Round) -> Result<Option<WithTernary>> {
+pub(crate) fn dot(
+    x: &FloatArray,
+    y: &FloatArray,
+    prec: u64,
+    rnd: Round,
+) -> Result<Option<WithTernary>> {
     let (Some(xd), Some(yd)) = (x.device(), y.device()) else {
         return Ok(None);
     };
-    let one = CpuFloats::from_f64s(64, &[1.0], Round::Nearest)?.0.to_cuda(xd.engine())?;
+    let one = CpuFloats::from_f64s(64, &[1.0], Round::Nearest)?
+        .0
+        .to_cuda(xd.engine())?;
     let sx = Side {
         f: xd,
         sl: 0,
