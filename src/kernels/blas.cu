@@ -141,10 +141,21 @@ FL_DEV u32 bl_fix(u64 h, const u64 *m, u32 la, i64 esc, u32 *w) {
         for (int j = 0; j < NF; j++) w[j] = 0;
         return BL_META(BL_ZEXACT0, false);
     }
-    // a' = floor(m 2^t), m the la-limb mantissa integer.
+    // a' = floor(m 2^t), m the la-limb mantissa integer: word j is bits
+    // o + 32 j .. of m (o = -t), a funnel shift of two 32-bit halves, each
+    // read once.
     i64 t = 32 * (i64)NF - 64 * (i64)la - (esc - fl_exp(h));
+    const i64 o = -t, base = o >> 5, L = 2 * (i64)la;
+    const u32 sh = (u32)(o & 31);
+    const u32 *mm = (const u32 *)m;
+    u32 lo = (base >= 0 && base < L) ? mm[base] : 0u;
 #pragma unroll
-    for (int j = 0; j < NF; j++) w[j] = bl_bits32(m, la, 32 * (i64)j - t);
+    for (int j = 0; j < NF; j++) {
+        i64 x = base + j + 1;
+        u32 hi = (x >= 0 && x < L) ? mm[x] : 0u;
+        w[j] = sh ? (lo >> sh) | (hi << (32 - sh)) : lo;
+        lo = hi;
+    }
     bool exact = t >= 0 || !bl_any_below(m, la, -t);
     // The lowest nonzero word (compile-time indices keep w in registers).
     int low = NF - 1;
@@ -377,6 +388,10 @@ FL_DEV bool bl_zero_neg(u64 alh, const u64 *ah, i64 sa, const u64 *bh, i64 sb, u
     return rnd == FL_RD;
 }
 
+// The scale of a line from blas_scale's encoding (0 without normal entries).
+#define BL_EOFF ((i64)1 << 40)
+FL_DEV i64 bl_esc(u64 x) { return x ? (i64)x - BL_EOFF : 0; }
+
 #ifdef __CUDACC__
 
 #define BL_NW (BL_NF + 2)
@@ -388,34 +403,39 @@ FL_DEV bool bl_zero_neg(u64 alh, const u64 *ah, i64 sa, const u64 *bh, i64 sb, u
 #define BL_KT (BL_NF <= 34 ? 8 : 4)
 
 // Per line t (of lines), positions k < K at heads[t * sl + k * sp]: the
-// largest exponent of the normal entries (esc, 0 without any) and flags
-// (bit 0: a NaN or an infinity). A warp per line.
-extern "C" __global__ void blas_scale(const u64 *heads, u64 lines, u64 K, i64 sl, i64 sp, i64 *esc,
+// largest exponent e of the normal entries, kept as e + BL_EOFF in esc[t]
+// (0: none; bl_esc decodes), and flags[t] = 1 when a NaN or an infinity is
+// there. esc and flags start zeroed; a warp per chunk of 1024 positions of
+// one line (coalesced when sp = 1), one atomic per warp.
+extern "C" __global__ void blas_scale(const u64 *heads, u64 lines, u64 K, i64 sl, i64 sp, u64 *esc,
                                       u32 *flags) {
     u32 lane = threadIdx.x & 31;
     u64 warp = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5;
     u64 nw = ((u64)gridDim.x * blockDim.x) >> 5;
-    for (u64 t = warp; t < lines; t += nw) {
-        i64 e = -((i64)1 << 62);
+    u64 chunks = (K + 1023) / 1024;
+    for (u64 w = warp; w < lines * chunks; w += nw) {
+        u64 t = w / chunks, c = w - t * chunks;
+        u64 e = 0;
         u32 f = 0;
-        for (u64 k = lane; k < K; k += 32) {
+        u64 kend = (c + 1) * 1024 < K ? (c + 1) * 1024 : K;
+        for (u64 k = c * 1024 + lane; k < kend; k += 32) {
             u64 h = heads[t * sl + k * sp];
-            u32 c = fl_tag(h) & 3;
-            if (c == FL_NORMAL) {
-                i64 x = fl_exp(h);
+            u32 cl = fl_tag(h) & 3;
+            if (cl == FL_NORMAL) {
+                u64 x = (u64)(fl_exp(h) + BL_EOFF);
                 e = x > e ? x : e;
-            } else if (c != FL_ZERO) {
+            } else if (cl != FL_ZERO) {
                 f = 1;
             }
         }
         for (int o = 16; o > 0; o >>= 1) {
-            i64 x = __shfl_xor_sync(0xffffffffu, e, o);
+            u64 x = __shfl_xor_sync(0xffffffffu, e, o);
             e = x > e ? x : e;
             f |= __shfl_xor_sync(0xffffffffu, f, o);
         }
         if (lane == 0) {
-            esc[t] = e == -((i64)1 << 62) ? 0 : e;
-            flags[t] = f;
+            if (e) atomicMax(esc + t, e);
+            if (f) atomicOr(flags + t, f);
         }
     }
 }
@@ -423,14 +443,14 @@ extern "C" __global__ void blas_scale(const u64 *heads, u64 lines, u64 K, i64 sl
 // Packs lines x K entries (element (t, k) at t * sl + k * sp) into
 // records rec[(t * K + k) * BL_REC ..]: BL_NF words of a' then the meta.
 extern "C" __global__ void blas_pack(const u64 *heads, const u64 *limbs, u32 la, u64 lines, u64 K,
-                                     i64 sl, i64 sp, const i64 *esc, u32 *rec) {
+                                     i64 sl, i64 sp, const u64 *esc, u32 *rec) {
     u64 total = lines * K;
     for (u64 x = blockIdx.x * (u64)blockDim.x + threadIdx.x; x < total;
          x += (u64)gridDim.x * blockDim.x) {
         u64 t = x / K, k = x - t * K;
         u64 idx = t * sl + k * sp;
         u32 w[BL_NF];
-        u32 meta = bl_fix<BL_NF>(heads[idx], limbs + idx * la, la, esc[t], w);
+        u32 meta = bl_fix<BL_NF>(heads[idx], limbs + idx * la, la, bl_esc(esc[t]), w);
         u32 *r = rec + x * BL_REC;
 #pragma unroll
         for (int j = 0; j < BL_NF; j++) r[j] = w[j];
@@ -490,19 +510,39 @@ extern "C" __global__ void __launch_bounds__(256) blas_tile(const u32 *ra, const
     }
 }
 
-// Streaming product from the float layout (conversion in registers), for
-// thin shapes (dot, gemv, small outputs): thread (o, z) sums the positions
-// k = z, z + S, ... of output o = i n + j; split-major thread order when
-// kmajor (op(A)'s lines are contiguous), else output-major. Writes acc[(z
-// m n + o) NW ..] and cnt.
+// acc += the accumulator of lane (lane + off) (a warp-shuffle step).
+FL_DEV void bl_shfl_add(u32 *acc, u32 &cnt, int off) {
+    u32 x[BL_NW];
+#pragma unroll
+    for (int w = 0; w < BL_NW; w++) x[w] = __shfl_down_sync(0xffffffffu, acc[w], off);
+    cnt += __shfl_down_sync(0xffffffffu, cnt, off);
+    acc[0] = bl_add_cc(acc[0], x[0]);
+#pragma unroll
+    for (int w = 1; w < BL_NW - 1; w++) acc[w] = bl_addc_cc(acc[w], x[w]);
+    acc[BL_NW - 1] = bl_addc(acc[BL_NW - 1], x[BL_NW - 1]);
+}
+
+// Streaming product from the float layout (conversion in registers; op(B)
+// from packed records rb instead when rb is not null), for thin shapes
+// (dot, gemv, small outputs). The positions k of output o = i n + j are
+// split S ways (k = z, z + S, ...). kmajor (op(A)'s lines contiguous): a
+// warp per (o, g) takes the splits z = 32 g + lane and adds its lanes'
+// sums, writing partial g of S / 32; else a thread per (z, o), output-major,
+// writing partial z. Partial q of output o is acc[(q m n + o) NW ..], cnt.
 extern "C" __global__ void __launch_bounds__(128)
     blas_stream(const u64 *ahd, const u64 *alb, u32 la, i64 asl, i64 asp, const u64 *bhd,
-                const u64 *blb, u32 lb, i64 bsl, i64 bsp, const i64 *esa, const i64 *esb, u32 m,
-                u32 n, u64 K, u32 S, u32 kmajor, u32 *acc_out, u32 *cnt_out) {
+                const u64 *blb, u32 lb, i64 bsl, i64 bsp, const u32 *rb, const u64 *esa,
+                const u64 *esb, u32 m, u32 n, u64 K, u32 S, u32 kmajor, u32 *acc_out,
+                u32 *cnt_out) {
     u64 nout = (u64)m * n, total = nout * S;
-    for (u64 x = blockIdx.x * (u64)blockDim.x + threadIdx.x; x < total;
-         x += (u64)gridDim.x * blockDim.x) {
-        u64 o, z;
+    const u32 lane = threadIdx.x & 31;
+    // Every lane of a warp runs the same number of rounds (the shuffles).
+    u64 stride = (u64)gridDim.x * blockDim.x;
+    u64 rounds = (total + stride - 1) / stride;
+    u64 x = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+    for (u64 rd = 0; rd < rounds; rd++, x += stride) {
+        u64 o = 0, z = 0;
+        bool live = x < total;
         if (kmajor) {
             o = x / S;
             z = x - o * S;
@@ -515,18 +555,39 @@ extern "C" __global__ void __launch_bounds__(128)
 #pragma unroll
         for (int w = 0; w < BL_NW; w++) acc[w] = 0;
         u32 cnt = 0;
-        i64 ea = esa[i], eb = esb[j];
-        for (u64 k = z; k < K; k += S) {
-            u64 ia = i * asl + k * asp, ib = j * bsl + k * bsp;
-            u32 a[BL_NF], b[BL_NF];
-            u32 ma = bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a);
-            u32 mb = bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
-            bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
-        }
-        u64 q = z * nout + o;
+        if (live) {
+            i64 ea = bl_esc(esa[i]), eb = bl_esc(esb[j]);
+            for (u64 k = z; k < K; k += S) {
+                u64 ia = i * asl + k * asp;
+                u32 a[BL_NF], b[BL_NF];
+                u32 ma = bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a), mb;
+                if (rb) {
+                    const u32 *r = rb + (j * K + k) * BL_REC;
 #pragma unroll
-        for (int w = 0; w < BL_NW; w++) acc_out[q * BL_NW + w] = acc[w];
-        cnt_out[q] = cnt;
+                    for (int w = 0; w < BL_NF; w++) b[w] = r[w];
+                    mb = r[BL_NF];
+                } else {
+                    u64 ib = j * bsl + k * bsp;
+                    mb = bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
+                }
+                bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+            }
+        }
+        if (kmajor) {
+            // S is a multiple of 32: a warp holds one output's 32 splits.
+            for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
+            if (live && lane == 0) {
+                u64 q = (z >> 5) * nout + o;
+#pragma unroll
+                for (int w = 0; w < BL_NW; w++) acc_out[q * BL_NW + w] = acc[w];
+                cnt_out[q] = cnt;
+            }
+        } else if (live) {
+            u64 q = z * nout + o;
+#pragma unroll
+            for (int w = 0; w < BL_NW; w++) acc_out[q * BL_NW + w] = acc[w];
+            cnt_out[q] = cnt;
+        }
     }
 }
 
@@ -567,8 +628,8 @@ extern "C" __global__ void __launch_bounds__(256) blas_reduce(const u32 *acc_in,
 // the host computes the element (a special value in its line, alpha, beta
 // or c, or no decision). tri = 1 (2): only the upper (lower) triangle is
 // the product, the other elements are c rounded (syrk; +0 without C).
-extern "C" __global__ void blas_epi(const u32 *acc, const u32 *cnt, u32 m, u32 n, const i64 *esa,
-                                    const u32 *fa, const i64 *esb, const u32 *fb, const u64 *alh,
+extern "C" __global__ void blas_epi(const u32 *acc, const u32 *cnt, u32 m, u32 n, const u64 *esa,
+                                    const u32 *fa, const u64 *esb, const u32 *fb, const u64 *alh,
                                     const u64 *alm, u32 lal, const u64 *beh, const u64 *bem,
                                     u32 lbe, u32 has_c, const u64 *chd, const u64 *clb, u32 lc,
                                     u64 ldc, const u64 *ahd, i64 asl, i64 asp, const u64 *bhd,
@@ -598,7 +659,8 @@ extern "C" __global__ void blas_epi(const u32 *acc, const u32 *cnt, u32 m, u32 n
                 fl_special(out, cls, cneg);
         }
         if (!special) {
-            r = bl_epilogue<BL_NF>(out, t, acc + o * BL_NW, cnt[o], esa[i], esb[j], ah, alm, lal,
+            r = bl_epilogue<BL_NF>(out, t, acc + o * BL_NW, cnt[o], bl_esc(esa[i]), bl_esc(esb[j]),
+                                   ah, alm, lal,
                                    has_c != 0, bh, bem, lbe, ch, clb + ci * lc, lc, p, rnd);
             if (r == 2) {
                 bool zn = bl_zero_neg(ah, ahd + i * asl, asp, bhd + j * bsl, bsp, K, has_c != 0,

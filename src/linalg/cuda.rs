@@ -97,21 +97,23 @@ fn launch_err(what: &'static str) -> impl FnOnce(cudarc::driver::DriverError) ->
     Error::driver(format!("launching {what}"))
 }
 
-/// The scale and special flag of each of `lines` lines.
+/// The scale (encoded: blas.cu's bl_esc) and special flag of each of
+/// `lines` lines.
 fn scale(
     eng: &Arc<CudaEngine>,
     nf: u32,
     s: Side,
     lines: usize,
     k: usize,
-) -> Result<(CudaSlice<i64>, CudaSlice<u32>)> {
-    let mut esc = memory::alloc_zeros::<i64>(eng, lines)?;
+) -> Result<(CudaSlice<u64>, CudaSlice<u32>)> {
+    let mut esc = memory::alloc_zeros::<u64>(eng, lines)?;
     let mut fl = memory::alloc_zeros::<u32>(eng, lines)?;
-    if lines == 0 {
+    if lines == 0 || k == 0 {
         return Ok((esc, fl));
     }
     let f = eng.function(&inst(nf), "blas_scale")?;
     let (lines_u, k_u) = (lines as u64, k as u64);
+    let warps = lines_u * k_u.div_ceil(1024);
     let mut b = eng.stream().launch_builder(&f);
     b.arg(s.f.raw_parts().0)
         .arg(&lines_u)
@@ -122,7 +124,7 @@ fn scale(
         .arg(&mut fl);
     // SAFETY: every line's positions index the array (checked by the
     // caller's shapes); esc and fl hold `lines` items.
-    unsafe { b.launch(cfg(lines_u.div_ceil(8), 256)) }.map_err(launch_err("blas_scale"))?;
+    unsafe { b.launch(cfg(warps.div_ceil(8), 256)) }.map_err(launch_err("blas_scale"))?;
     Ok((esc, fl))
 }
 
@@ -133,7 +135,7 @@ fn pack(
     s: Side,
     lines: usize,
     k: usize,
-    esc: &CudaSlice<i64>,
+    esc: &CudaSlice<u64>,
 ) -> Result<CudaSlice<u32>> {
     let rec = ((nf + 1 + 3) & !3) as usize;
     let total = lines * k;
@@ -197,8 +199,19 @@ pub(crate) fn product(
         return Ok(Some((out, tern)));
     }
     let nw = (nf + 2) as usize;
+    // MPARRAY_BLAS_PROFILE: the time of each stage on stderr (synchronizing).
+    let prof = std::env::var_os("MPARRAY_BLAS_PROFILE").is_some();
+    let t0 = std::time::Instant::now();
+    let stage = |what: &str| -> Result<()> {
+        if prof {
+            eng.synchronize()?;
+            eprintln!("  blas {what}: {:.1} us", t0.elapsed().as_secs_f64() * 1e6);
+        }
+        Ok(())
+    };
     let (esa, fa) = scale(&eng, nf, a, m, k)?;
     let (esb, fb) = scale(&eng, nf, b, n, k)?;
+    stage("scales")?;
     let (mu, nu, ku) = (m as u32, n as u32, k as u64);
     // The partial accumulators of S splits of the positions.
     let tiles = m.div_ceil(16) * n.div_ceil(16);
@@ -237,17 +250,28 @@ pub(crate) fn product(
         unsafe { bld.launch(c) }.map_err(launch_err("blas_tile"))?;
     } else {
         let target: usize = 132 * 1024;
-        splits = target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535);
+        let kmajor = a.sp == 1;
+        // Split-major (kmajor): S a multiple of 32, a warp per 32 splits,
+        // S / 32 partials; else S partials.
+        let s_all = if kmajor {
+            32 * (target / 32).div_ceil(nout).clamp(1, (k / 256).max(1)).min(65535)
+        } else {
+            target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535)
+        };
+        splits = if kmajor { s_all / 32 } else { s_all };
         acc = memory::alloc::<u32>(&eng, splits * nout * nw)?;
         cnt = memory::alloc::<u32>(&eng, splits * nout)?;
+        // op(B) reused by many rows (gemv's x): packed once.
+        let rb = if m >= 8 && n <= 4 { Some(pack(&eng, nf, b, n, k, &esb)?) } else { None };
         let f = eng.function(&inst(nf), "blas_stream")?;
         let (la, lb) = (
             a.f.limbs_per_element() as u32,
             b.f.limbs_per_element() as u32,
         );
-        let (s_u, kmajor) = (splits as u32, (a.sp == 1) as u32);
+        let (s_u, km) = (s_all as u32, kmajor as u32);
         let (ah, al) = a.f.raw_parts();
         let (bh, bl) = b.f.raw_parts();
+        let null = 0u64;
         let mut bld = eng.stream().launch_builder(&f);
         bld.arg(ah)
             .arg(al)
@@ -258,20 +282,26 @@ pub(crate) fn product(
             .arg(bl)
             .arg(&lb)
             .arg(&b.sl)
-            .arg(&b.sp)
-            .arg(&esa)
+            .arg(&b.sp);
+        match &rb {
+            Some(r) => bld.arg(r),
+            None => bld.arg(&null),
+        };
+        bld.arg(&esa)
             .arg(&esb)
             .arg(&mu)
             .arg(&nu)
             .arg(&ku)
             .arg(&s_u)
-            .arg(&kmajor)
+            .arg(&km)
             .arg(&mut acc)
             .arg(&mut cnt);
-        // SAFETY: as above; acc and cnt hold splits*nout accumulators.
-        unsafe { bld.launch(cfg(((splits * nout) as u64).div_ceil(128), 128)) }
+        // SAFETY: as above; rb (when given) holds n*k records; acc and cnt
+        // hold splits*nout accumulators.
+        unsafe { bld.launch(cfg(((s_all * nout) as u64).div_ceil(128), 128)) }
             .map_err(launch_err("blas_stream"))?;
     }
+    stage("products")?;
     // Add the splits (exact integer sums, so any split gives the same bits).
     while splits > 1 {
         let groups = splits.div_ceil(256);
@@ -297,6 +327,7 @@ pub(crate) fn product(
         cnt = cnt2;
         splits = groups;
     }
+    stage("reductions")?;
     // The epilogue.
     let mut und = memory::alloc_zeros::<u8>(&eng, nout)?;
     {
@@ -363,6 +394,7 @@ pub(crate) fn product(
         unsafe { bld.launch(cfg((nout as u64).div_ceil(128), 128)) }
             .map_err(launch_err("blas_epi"))?;
     }
+    stage("epilogue")?;
     let flags = memory::download(&eng, &und)?;
     let todo: Vec<usize> = (0..nout).filter(|&o| flags[o] != 0).collect();
     ON_DEVICE.fetch_add((nout - todo.len()) as u64, Ordering::Relaxed);
