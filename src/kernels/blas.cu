@@ -130,33 +130,41 @@ FL_DEV bool bl_any_below(const u64 *m, u32 la, i64 d) {
 // Whether the l-limb m has a nonzero bit below bit d (any d).
 FL_DEV bool bl_bits_any(const u64 *m, u32 l, i64 d) { return d > 0 && bl_any_below(m, l, d); }
 
-// The fixed-point entry of the element (h, m) of la limbs on a line of
-// scale esc: w[0..NF) = trunc(|x| 2^(32 NF - esc)) (little-endian words),
-// returns its meta word. Zeros and specials (flagged elsewhere) give 0.
+// Whether the L 32-bit words mm have a nonzero bit below bit d (d >= 1).
+FL_DEV bool bl_any_below32(const u32 *mm, u32 L, i64 d) {
+    if (d >= 32 * (i64)L) return true; // the mantissa is nonzero
+    u32 q = (u32)(d >> 5), r = (u32)(d & 31);
+    u32 x = r ? (mm[q] & ((1u << r) - 1)) : 0u;
+    for (u32 i = 0; i < q; i++) x |= mm[i];
+    return x != 0;
+}
+
+// The fixed-point entry of the element with head h and mantissa mm (L
+// 32-bit words, little-endian) on a line of scale esc: w[0..NF) =
+// trunc(|x| 2^(32 NF - esc)) (little-endian words); returns its meta word.
+// Zeros and specials (flagged elsewhere) give 0.
 template <int NF>
-FL_DEV u32 bl_fix(u64 h, const u64 *m, u32 la, i64 esc, u32 *w) {
+FL_DEV u32 bl_fix32(u64 h, const u32 *mm, u32 L, i64 esc, u32 *w) {
     u32 tag = fl_tag(h);
     if ((tag & 3) != FL_NORMAL) {
 #pragma unroll
         for (int j = 0; j < NF; j++) w[j] = 0;
         return BL_META(BL_ZEXACT0, false);
     }
-    // a' = floor(m 2^t), m the la-limb mantissa integer: word j is bits
-    // o + 32 j .. of m (o = -t), a funnel shift of two 32-bit halves, each
-    // read once.
-    i64 t = 32 * (i64)NF - 64 * (i64)la - (esc - fl_exp(h));
-    const i64 o = -t, base = o >> 5, L = 2 * (i64)la;
+    // a' = floor(m 2^t), m the mantissa integer: word j is bits o + 32 j ..
+    // of m (o = -t), a funnel shift of two words, each read once.
+    i64 t = 32 * (i64)NF - 32 * (i64)L - (esc - fl_exp(h));
+    const i64 o = -t, base = o >> 5;
     const u32 sh = (u32)(o & 31);
-    const u32 *mm = (const u32 *)m;
-    u32 lo = (base >= 0 && base < L) ? mm[base] : 0u;
+    u32 lo = (base >= 0 && base < (i64)L) ? mm[base] : 0u;
 #pragma unroll
     for (int j = 0; j < NF; j++) {
         i64 x = base + j + 1;
-        u32 hi = (x >= 0 && x < L) ? mm[x] : 0u;
+        u32 hi = (x >= 0 && x < (i64)L) ? mm[x] : 0u;
         w[j] = sh ? (lo >> sh) | (hi << (32 - sh)) : lo;
         lo = hi;
     }
-    bool exact = t >= 0 || !bl_any_below(m, la, -t);
+    bool exact = t >= 0 || !bl_any_below32(mm, L, -t);
     // The lowest nonzero word (compile-time indices keep w in registers).
     int low = NF - 1;
 #pragma unroll
@@ -164,6 +172,12 @@ FL_DEV u32 bl_fix(u64 h, const u64 *m, u32 la, i64 esc, u32 *w) {
         if (w[j] != 0) low = j;
     int z = exact ? low : -BL_ZEXACT0;
     return BL_META(z, (tag & FL_NEG) != 0);
+}
+
+// bl_fix32 on an element of la 64-bit limbs.
+template <int NF>
+FL_DEV u32 bl_fix(u64 h, const u64 *m, u32 la, i64 esc, u32 *w) {
+    return bl_fix32<NF>(h, (const u32 *)m, 2 * la, esc, w);
 }
 
 // acc (NF + 2 words, two's complement) += the signed short product of a
@@ -418,14 +432,23 @@ extern "C" __global__ void blas_scale(const u64 *heads, u64 lines, u64 K, i64 sl
         u64 e = 0;
         u32 f = 0;
         u64 kend = (c + 1) * 1024 < K ? (c + 1) * 1024 : K;
-        for (u64 k = c * 1024 + lane; k < kend; k += 32) {
-            u64 h = heads[t * sl + k * sp];
-            u32 cl = fl_tag(h) & 3;
-            if (cl == FL_NORMAL) {
-                u64 x = (u64)(fl_exp(h) + BL_EOFF);
-                e = x > e ? x : e;
-            } else if (cl != FL_ZERO) {
-                f = 1;
+        // Eight loads in flight per lane.
+        for (u64 k0 = c * 1024 + lane; k0 < kend; k0 += 256) {
+            u64 h[8];
+#pragma unroll
+            for (int r = 0; r < 8; r++) {
+                u64 k = k0 + 32 * r;
+                h[r] = k < kend ? heads[t * sl + k * sp] : 0;
+            }
+#pragma unroll
+            for (int r = 0; r < 8; r++) {
+                u32 cl = fl_tag(h[r]) & 3;
+                if (cl == FL_NORMAL) {
+                    u64 x = (u64)(fl_exp(h[r]) + BL_EOFF);
+                    e = x > e ? x : e;
+                } else if (cl != FL_ZERO) {
+                    f = 1;
+                }
             }
         }
         for (int o = 16; o > 0; o >>= 1) {
@@ -522,21 +545,48 @@ FL_DEV void bl_shfl_add(u32 *acc, u32 &cnt, int off) {
     acc[BL_NW - 1] = bl_addc(acc[BL_NW - 1], x[BL_NW - 1]);
 }
 
-// Streaming product from the float layout (conversion in registers; op(B)
-// from packed records rb instead when rb is not null), for thin shapes
-// (dot, gemv, small outputs). The positions k of output o = i n + j are
-// split S ways (k = z, z + S, ...). kmajor (op(A)'s lines contiguous): a
-// warp per (o, g) takes the splits z = 32 g + lane and adds its lanes'
-// sums, writing partial g of S / 32; else a thread per (z, o), output-major,
-// writing partial z. Partial q of output o is acc[(q m n + o) NW ..], cnt.
+// Shared words per staged element of the streaming product (odd: lanes
+// reading their own elements hit distinct banks).
+#define BL_SST (2 * BL_LMAX + 1)
+
+// Copies the mantissas of elements base .. base+nl-1 (l <= BL_LMAX limbs
+// each; coalesced: consecutive lanes read consecutive limbs) into s,
+// element e at s + e BL_SST as 32-bit words.
+FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane) {
+    u32 e = lane / l, t = lane - e * l;
+    const u32 q32 = 32 / l, r32 = 32 - q32 * l;
+    const u64 *src = limbs + base * l;
+    for (u32 x = lane; x < nl * l; x += 32) {
+        u64 v = src[x];
+        s[e * BL_SST + 2 * t] = (u32)v;
+        s[e * BL_SST + 2 * t + 1] = (u32)(v >> 32);
+        t += r32;
+        e += q32;
+        if (t >= l) {
+            t -= l;
+            e++;
+        }
+    }
+}
+
+// Streaming product from the float layout (conversion in registers), for
+// thin shapes (dot, gemv, small outputs). The positions k of output o =
+// i n + j are split S ways (k = z, z + S, ...). kmajor (op(A)'s lines
+// contiguous): a warp per (o, g) takes the splits z = 32 g + lane, so each
+// round its lanes read 32 consecutive positions, staged through shared
+// memory with coalesced loads (A's; B's too when its lines are contiguous;
+// at most BL_LMAX limbs), and adds its lanes' sums, writing partial g of
+// S / 32; else a thread per (z, o), output-major, writing partial z.
+// Partial q of output o is acc[(q m n + o) NW ..], cnt.
 extern "C" __global__ void __launch_bounds__(128)
     blas_stream(const u64 *ahd, const u64 *alb, u32 la, i64 asl, i64 asp, const u64 *bhd,
-                const u64 *blb, u32 lb, i64 bsl, i64 bsp, const u32 *rb, const u64 *esa,
-                const u64 *esb, u32 m, u32 n, u64 K, u32 S, u32 kmajor, u32 *acc_out,
-                u32 *cnt_out) {
+                const u64 *blb, u32 lb, i64 bsl, i64 bsp, const u64 *esa, const u64 *esb, u32 m,
+                u32 n, u64 K, u32 S, u32 kmajor, u32 *acc_out, u32 *cnt_out) {
+    __shared__ u32 stage[4][2][32 * BL_SST];
     u64 nout = (u64)m * n, total = nout * S;
-    const u32 lane = threadIdx.x & 31;
-    // Every lane of a warp runs the same number of rounds (the shuffles).
+    const u32 lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+    const bool sta = kmajor && la <= BL_LMAX, stb = kmajor && bsp == 1 && lb <= BL_LMAX;
+    // Every lane of a warp runs the same rounds (shuffles, staging).
     u64 stride = (u64)gridDim.x * blockDim.x;
     u64 rounds = (total + stride - 1) / stride;
     u64 x = blockIdx.x * (u64)blockDim.x + threadIdx.x;
@@ -550,30 +600,36 @@ extern "C" __global__ void __launch_bounds__(128)
             z = x / nout;
             o = x - z * nout;
         }
+        if (!live) o = 0;
         u64 i = o / n, j = o - i * n;
         u32 acc[BL_NW];
 #pragma unroll
         for (int w = 0; w < BL_NW; w++) acc[w] = 0;
         u32 cnt = 0;
-        if (live) {
-            i64 ea = bl_esc(esa[i]), eb = bl_esc(esb[j]);
-            for (u64 k = z; k < K; k += S) {
-                u64 ia = i * asl + k * asp;
-                u32 a[BL_NF], b[BL_NF];
-                u32 ma = bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a), mb;
-                if (rb) {
-                    const u32 *r = rb + (j * K + k) * BL_REC;
-#pragma unroll
-                    for (int w = 0; w < BL_NF; w++) b[w] = r[w];
-                    mb = r[BL_NF];
-                } else {
-                    u64 ib = j * bsl + k * bsp;
-                    mb = bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
-                }
-                bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
-            }
-        }
+        i64 ea = bl_esc(esa[i]), eb = bl_esc(esb[j]);
         if (kmajor) {
+            // Warp-uniform rounds over 32 consecutive positions.
+            u64 zb = z - lane;
+            for (u64 kb = zb; kb < K && live; kb += S) {
+                u32 nl = K - kb < 32 ? (u32)(K - kb) : 32u;
+                u64 k = kb + lane;
+                bool kin = lane < nl;
+                if (sta) bl_stage(stage[wib][0], alb, i * asl + kb, nl, la, lane);
+                if (stb) bl_stage(stage[wib][1], blb, j * bsl + kb, nl, lb, lane);
+                __syncwarp();
+                if (kin) {
+                    u64 ia = i * asl + k, ib = j * bsl + k * bsp;
+                    u32 a[BL_NF], b[BL_NF];
+                    u32 ma = sta ? bl_fix32<BL_NF>(ahd[ia], stage[wib][0] + lane * BL_SST, 2 * la,
+                                                   ea, a)
+                                 : bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a);
+                    u32 mb = stb ? bl_fix32<BL_NF>(bhd[ib], stage[wib][1] + lane * BL_SST, 2 * lb,
+                                                   eb, b)
+                                 : bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
+                    bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                }
+                __syncwarp();
+            }
             // S is a multiple of 32: a warp holds one output's 32 splits.
             for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
             if (live && lane == 0) {
@@ -583,6 +639,13 @@ extern "C" __global__ void __launch_bounds__(128)
                 cnt_out[q] = cnt;
             }
         } else if (live) {
+            for (u64 k = z; k < K; k += S) {
+                u64 ia = i * asl + k * asp, ib = j * bsl + k * bsp;
+                u32 a[BL_NF], b[BL_NF];
+                u32 ma = bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a);
+                u32 mb = bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
+                bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+            }
             u64 q = z * nout + o;
 #pragma unroll
             for (int w = 0; w < BL_NW; w++) acc_out[q * BL_NW + w] = acc[w];

@@ -193,11 +193,13 @@ pub(crate) fn product(
     }
     let eng = a.f.engine().clone();
     let nout = m * n;
-    let mut out = CudaFloats::zeros(&eng, nout, prec)?;
-    let mut tern = memory::alloc_zeros::<i8>(&eng, nout)?;
     if nout == 0 {
-        return Ok(Some((out, tern)));
+        let out = CudaFloats::zeros(&eng, 0, prec)?;
+        return Ok(Some((out, memory::alloc_zeros::<i8>(&eng, 0)?)));
     }
+    // The epilogue writes every output element, ternary and flag.
+    let mut out = CudaFloats::uninit(&eng, nout, prec)?;
+    let mut tern = memory::alloc::<i8>(&eng, nout)?;
     let nw = (nf + 2) as usize;
     // MPARRAY_BLAS_PROFILE: the time of each stage on stderr (synchronizing).
     let prof = std::env::var_os("MPARRAY_BLAS_PROFILE").is_some();
@@ -261,8 +263,6 @@ pub(crate) fn product(
         splits = if kmajor { s_all / 32 } else { s_all };
         acc = memory::alloc::<u32>(&eng, splits * nout * nw)?;
         cnt = memory::alloc::<u32>(&eng, splits * nout)?;
-        // op(B) reused by many rows (gemv's x): packed once.
-        let rb = if m >= 8 && n <= 4 { Some(pack(&eng, nf, b, n, k, &esb)?) } else { None };
         let f = eng.function(&inst(nf), "blas_stream")?;
         let (la, lb) = (
             a.f.limbs_per_element() as u32,
@@ -271,7 +271,6 @@ pub(crate) fn product(
         let (s_u, km) = (s_all as u32, kmajor as u32);
         let (ah, al) = a.f.raw_parts();
         let (bh, bl) = b.f.raw_parts();
-        let null = 0u64;
         let mut bld = eng.stream().launch_builder(&f);
         bld.arg(ah)
             .arg(al)
@@ -282,12 +281,8 @@ pub(crate) fn product(
             .arg(bl)
             .arg(&lb)
             .arg(&b.sl)
-            .arg(&b.sp);
-        match &rb {
-            Some(r) => bld.arg(r),
-            None => bld.arg(&null),
-        };
-        bld.arg(&esa)
+            .arg(&b.sp)
+            .arg(&esa)
             .arg(&esb)
             .arg(&mu)
             .arg(&nu)
@@ -296,8 +291,7 @@ pub(crate) fn product(
             .arg(&km)
             .arg(&mut acc)
             .arg(&mut cnt);
-        // SAFETY: as above; rb (when given) holds n*k records; acc and cnt
-        // hold splits*nout accumulators.
+        // SAFETY: as above; acc and cnt hold splits*nout accumulators.
         unsafe { bld.launch(cfg(((s_all * nout) as u64).div_ceil(128), 128)) }
             .map_err(launch_err("blas_stream"))?;
     }
@@ -329,7 +323,7 @@ pub(crate) fn product(
     }
     stage("reductions")?;
     // The epilogue.
-    let mut und = memory::alloc_zeros::<u8>(&eng, nout)?;
+    let mut und = memory::alloc::<u8>(&eng, nout)?;
     {
         let f = eng.function(&inst(nf), "blas_epi")?;
         let (alh, alm) = alpha.raw_parts();
