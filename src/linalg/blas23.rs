@@ -13,10 +13,11 @@
 //!
 //! Any shapes, 0 and 1 included; mismatched shapes are errors naming them.
 //! The output elements are computed in parallel (rayon). The results are
-//! new row-major matrices with `ld = cols`. On a CUDA matrix the operation
-//! is computed by the CPU engine on host copies and the result written back
-//! to the device (a CUDA implementation comes later; it must give the same
-//! bits).
+//! new row-major matrices with `ld = cols`. On CUDA matrices the real
+//! `gemv`, `gemm` and `syrk` run on the device ([`cuda`](super::cuda): the
+//! same bits; precisions above its tiers go to the CPU engine); the complex
+//! operations are computed by the CPU engine on host copies and the result
+//! written back to the device.
 
 use super::Matrix;
 use super::blas1::{CF, build_par, common_engine, place, place_c, push_cpart, scalar_len};

@@ -256,7 +256,10 @@ pub(crate) fn product(
         // Split-major (kmajor): S a multiple of 32, a warp per 32 splits,
         // S / 32 partials; else S partials.
         let s_all = if kmajor {
-            32 * (target / 32).div_ceil(nout).clamp(1, (k / 256).max(1)).min(65535)
+            32 * (target / 32)
+                .div_ceil(nout)
+                .clamp(1, (k / 256).max(1))
+                .min(65535)
         } else {
             target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535)
         };
@@ -546,6 +549,7 @@ pub(crate) fn gemm(
 }
 
 /// `alpha*op(A)*x + beta*y` on the device (see [`gemm`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn gemv(
     a: &Matrix<FloatArray>,
     op: Op,
