@@ -51,6 +51,10 @@ enum Kind {
     Huge,
     /// Zeros, NaN and infinities sprinkled in.
     Specials,
+    /// Exponents within 2 of the given one (products and sums near
+    /// MPFR's exponent limits: overflow, underflow, the smallest and
+    /// largest numbers).
+    Range(i64),
 }
 
 /// One random entry (tag, exponent, limbs) of `q` bits.
@@ -70,6 +74,7 @@ fn entry(r: &mut Rng, q: u64, kind: Kind) -> (u8, i64, Vec<u64>) {
         Kind::Plain | Kind::Specials => r.range(-3, 3),
         Kind::Spread => r.range(-60, 60),
         Kind::Huge => r.range(-(1 << 29), 1 << 29),
+        Kind::Range(e0) => e0 + r.range(-2, 2),
     };
     let (t, e, m) = common::elem(r, q, e, neg);
     (t, e, m)
@@ -224,6 +229,7 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
     ];
     let (mut dec, mut und) = (0, 0);
     let mut plain_stats = (0, 0);
+    let mut limits = 0;
     for case in 0..cases {
         let p = r.pick(&precs);
         let qa = if r.below(3) == 0 { r.pick(&precs) } else { p };
@@ -231,8 +237,22 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
         let (m, n) = (r.range(1, 4) as usize, r.range(1, 4) as usize);
         let k = r.pick(&[0usize, 1, 2, 3, 5, 8, 17, 40]);
         let kind = r.pick(&kinds);
-        let mut a = matrix(&mut r, m * k, qa, kind);
-        let mut bt = matrix(&mut r, n * k, qb, kind);
+        // Near the exponent limits: both factors' exponents about e0, so the
+        // products' about 2 e0 (the limits are +-2^30).
+        let e0 = r.pick(&[
+            (1 << 29) - 2,
+            (1 << 29) + 1,
+            -(1 << 29) + 2,
+            -(1 << 29) - 1,
+            1 << 29,
+        ]);
+        let (ka, kb) = if r.below(6) == 0 {
+            (Kind::Range(e0), Kind::Range(e0))
+        } else {
+            (kind, kind)
+        };
+        let mut a = matrix(&mut r, m * k, qa, ka);
+        let mut bt = matrix(&mut r, n * k, qb, kb);
         let cancelling = r.below(4) == 0;
         if cancelling {
             let near = r.below(2) == 0;
@@ -290,13 +310,18 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
         for (x, (u, h, l, t)) in got.iter().enumerate() {
             if *u {
                 und += 1;
-                if kind == Kind::Plain && !cancelling && skind == Kind::Plain {
+                if ka == Kind::Plain && !cancelling && skind == Kind::Plain {
                     plain_stats.1 += 1;
                 }
                 continue;
             }
             dec += 1;
-            if kind == Kind::Plain && !cancelling && skind == Kind::Plain {
+            // Results at the exponent limits (overflow, underflow).
+            let ex = (*h as i64) >> 8;
+            if (*h as u8 & 3 == 2) || (*h as u8 & 3 == 1 && ex.abs() >= (1 << 30) - 1) {
+                limits += 1;
+            }
+            if ka == Kind::Plain && !cancelling && skind == Kind::Plain {
                 plain_stats.0 += 1;
             }
             let ctx = format!(
@@ -313,7 +338,10 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
             assert_eq!(*t, wt[x], "ternary: {ctx}");
         }
     }
-    eprintln!("emulated: {dec} decided, {und} undecided; plain {plain_stats:?}");
+    eprintln!(
+        "emulated: {dec} decided ({limits} at the exponent limits or infinite), {und} undecided; \
+         plain {plain_stats:?}"
+    );
     plain_stats
 }
 
