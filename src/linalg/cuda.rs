@@ -217,7 +217,12 @@ pub(crate) fn product(
     let (mu, nu, ku) = (m as u32, n as u32, k as u64);
     // The partial accumulators of S splits of the positions.
     let tiles = m.div_ceil(16) * n.div_ceil(16);
-    let tiled = m >= 16 && n >= 16 && k >= 8 && std::env::var("MPARRAY_BLAS_STREAM").is_err();
+    // The tiled kernel's grid holds m / 16 rows of tiles in its y dimension.
+    let tiled = m >= 16
+        && n >= 16
+        && k >= 8
+        && m.div_ceil(16) <= 65535
+        && std::env::var("MPARRAY_BLAS_STREAM").is_err();
     let (mut acc, mut cnt, mut splits);
     if tiled {
         splits = if tiles >= 264 {
