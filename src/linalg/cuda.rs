@@ -12,6 +12,9 @@
 //! point less the guard bits, about 1050 bits for short sums), alpha, beta
 //! and C of at most `NF/2 + 2` limbs, `K < 2^30`. Other cases return
 //! `None`, and the caller computes them on the CPU engine.
+//!
+//! For measurements: `MPARRAY_BLAS_STREAM` forces the streaming kernel,
+//! `MPARRAY_BLAS_PROFILE` prints each stage's time (synchronizing).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
