@@ -481,6 +481,14 @@ impl FloatArray {
     }
 
     /// The storage, consuming the array.
+    /// The device storage of a CUDA array.
+    pub(crate) fn device(&self) -> Option<&CudaFloats> {
+        match &self.store {
+            Store::Cpu(_) => None,
+            Store::Cuda(a) => Some(a),
+        }
+    }
+
     pub(crate) fn into_store(self) -> Store {
         self.store
     }

@@ -525,6 +525,11 @@ impl CudaFloats {
         &self.eng
     }
 
+    /// Limbs per element (`ceil(prec / 64)`).
+    pub fn limbs_per_element(&self) -> usize {
+        self.n
+    }
+
     /// The device buffers (heads, limbs), for the function kernels.
     pub(crate) fn raw_parts(&self) -> (&CudaSlice<u64>, &CudaSlice<u64>) {
         (&self.head, &self.limbs)

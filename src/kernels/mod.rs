@@ -90,8 +90,16 @@ pub static FLOAT_CFUNC: KernelSource = KernelSource {
     code: include_str!("float_cfunc.cu"),
 };
 
+/// The exact BLAS reductions (gemm, gemv, dot, syrk): fixed-point
+/// accumulation, epilogue and host fallback flags (tiers by fixed-point
+/// words).
+pub static BLAS: KernelSource = KernelSource {
+    name: "blas",
+    code: include_str!("blas.cu"),
+};
+
 /// Every kernel source, for listings and the CI compile check.
-pub fn sources() -> [&'static KernelSource; 11] {
+pub fn sources() -> [&'static KernelSource; 12] {
     [
         &INT_ADD,
         &INT_MUL,
@@ -104,6 +112,7 @@ pub fn sources() -> [&'static KernelSource; 11] {
         &FLOAT_MISC,
         &FLOAT_FUNC,
         &FLOAT_CFUNC,
+        &BLAS,
     ]
 }
 
@@ -159,5 +168,6 @@ pub fn all_instances() -> Vec<Instance> {
     v.extend(crate::float::cuda::instances());
     v.extend(crate::float::func::cuda::instances());
     v.extend(crate::complex::cuda_func::instances());
+    v.extend(crate::linalg::cuda::instances());
     v
 }

@@ -10,11 +10,11 @@
 //! infinity recovery), each correctly rounded in its mode of the
 //! [`CRound`].
 //!
-//! Engines: the CPU engine computes everything here. On a CUDA array the
-//! operation is computed by the CPU engine on a host copy and the result
-//! written back to the device (the same bits a CUDA implementation must
-//! give; it comes later), except the real `axpy`/`scal`, which are the
-//! array's own `fma`/`mul` with the scalar broadcast and run on the device.
+//! Engines: the CPU engine computes everything here. On CUDA arrays the
+//! real `dot` runs on the device ([`cuda`](super::cuda): the same bits),
+//! the real `axpy`/`scal` are the array's own `fma`/`mul` with the scalar
+//! broadcast, and the other operations are computed by the CPU engine on
+//! host copies and written back to the device.
 
 use malachite_base::num::arithmetic::traits::FloorSqrt;
 use malachite_base::num::logic::traits::SignificantBits;
@@ -171,6 +171,9 @@ impl FloatArray {
     pub fn dot(&self, y: &FloatArray, prec: u64, rnd: Round) -> Result<WithTernary> {
         same_len("dot", self.len(), y.len())?;
         let engine = common_engine(&[self.engine(), y.engine()])?;
+        if let Some(r) = super::cuda::dot(self, y, prec, rnd)? {
+            return Ok(r);
+        }
         let (x, y) = (self.host()?, y.host()?);
         let r = one(prec, |out| {
             let mut t = Terms::new();

@@ -13,10 +13,11 @@
 //!
 //! Any shapes, 0 and 1 included; mismatched shapes are errors naming them.
 //! The output elements are computed in parallel (rayon). The results are
-//! new row-major matrices with `ld = cols`. On a CUDA matrix the operation
-//! is computed by the CPU engine on host copies and the result written back
-//! to the device (a CUDA implementation comes later; it must give the same
-//! bits).
+//! new row-major matrices with `ld = cols`. On CUDA matrices the real
+//! `gemv`, `gemm` and `syrk` run on the device ([`cuda`](super::cuda): the
+//! same bits; precisions above its tiers go to the CPU engine); the complex
+//! operations are computed by the CPU engine on host copies and the result
+//! written back to the device.
 
 use super::Matrix;
 use super::blas1::{CF, build_par, common_engine, place, place_c, push_cpart, scalar_len};
@@ -247,6 +248,9 @@ impl Matrix<FloatArray> {
             eng.extend([b.engine(), y.engine()]);
         }
         let engine = common_engine(&eng)?;
+        if let Some(r) = super::cuda::gemv(self, o.op, alpha, x, beta_y, (m, n), o.prec, o.rnd)? {
+            return Ok(r);
+        }
         let (a, al, xh) = (self.data().host()?, alpha.host()?, x.host()?);
         let by = match beta_y {
             Some((b, y)) => Some((b.host()?, y.host()?)),
@@ -279,6 +283,12 @@ impl Matrix<FloatArray> {
         o: &Gemm,
     ) -> Result<(Matrix<FloatArray>, TernaryArray)> {
         let (m, n, ka, engine) = gemm_shape(self, o.op_a, b, o.op_b, alpha, beta_c)?;
+        let shape = (m, n, ka);
+        if let Some((r, t)) = super::cuda::gemm(
+            self, o.op_a, b, o.op_b, alpha, beta_c, shape, o.prec, o.rnd, 0,
+        )? {
+            return Ok((Matrix::from_array(r, m, n)?, t));
+        }
         let (ah, bh, al) = (self.data().host()?, b.data().host()?, alpha.host()?);
         let bc: HostBeta<CpuFloats> = match beta_c {
             Some((beta, c)) => Some((beta.host()?, c.data().host()?, c.ld())),
@@ -327,6 +337,19 @@ impl Matrix<FloatArray> {
             eng.push(beta.engine());
         }
         let engine = common_engine(&engines(&eng, beta_c.map(|x| x.1)))?;
+        // op(A) * op(A)^T, the triangle kept on the device.
+        let op_b = if o.trans == Op::None {
+            Op::Trans
+        } else {
+            Op::None
+        };
+        let tri = if o.uplo == Uplo::Upper { 1 } else { 2 };
+        let shape = (n, n, kk);
+        if let Some((r, t)) = super::cuda::gemm(
+            self, o.trans, self, op_b, alpha, beta_c, shape, o.prec, o.rnd, tri,
+        )? {
+            return Ok((Matrix::from_array(r, n, n)?, t));
+        }
         let (ah, al) = (self.data().host()?, alpha.host()?);
         let bc: HostBeta<CpuFloats> = match beta_c {
             Some((beta, c)) => Some((beta.host()?, c.data().host()?, c.ld())),

@@ -25,6 +25,7 @@
 
 pub mod blas1;
 pub mod blas23;
+pub mod cuda;
 pub mod exact;
 pub mod market;
 mod matrix;

@@ -1,0 +1,756 @@
+// The exactly rounded BLAS on CUDA (notes/blas-cuda.md): every output is
+// alpha * sum_k a_ik b_kj + beta * c_ij rounded once, as src/linalg/exact.rs
+// (mpfr_sum) rounds it. The products run in fixed point: per line (row of
+// op(A), column of op(B)) the largest exponent e of its normal entries is
+// the scale, an entry becomes a' = trunc(|a| 2^(F - e)) (F = 32 BL_NF bits,
+// 32-bit words) with its sign and a note whether the truncation was exact;
+// a term adds the short product of a' and b' (the partial products of word
+// columns >= BL_NF - 1) to a two's-complement accumulator of BL_NF + 2
+// words and counts itself when it may be inexact. The epilogue bounds the
+// error (notes/blas-cuda.md), rounds alpha * S + beta * c when no rounding
+// boundary lies inside the interval, and flags the element for the host
+// (the exact core) otherwise.
+//
+// The per-thread code (bl_fix, bl_mac, bl_epilogue, bl_zero_neg) is plain
+// C++ outside the __CUDACC__ parts: tests/emu/blas/emu.cpp runs it on the
+// host against the CPU engine. BL_NF is the tier (one instantiation each).
+#ifdef __CUDACC__
+#include "common.cuh"
+#include "float_common.cuh"
+#endif
+
+#ifndef BL_NF
+#define BL_NF 18
+#endif
+
+// Meta word of a fixed-point entry: bit 0 the sign, bits 1.. the number z
+// of low zero words of an exactly truncated a' plus BL_ZB; z = BL_ZEXACT0
+// for an exact zero, z = -BL_ZEXACT0 for an inexact truncation.
+#define BL_ZB 16384
+#define BL_ZEXACT0 8192
+#define BL_META(z, neg) ((u32)(((z) + BL_ZB) << 1) | ((neg) ? 1u : 0u))
+
+// 32-bit carry chains: PTX on the device, an explicit carry flag on the host.
+#ifdef __CUDA_ARCH__
+#define BL_ASM(op)                                                                             \
+    u32 r;                                                                                     \
+    asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));                    \
+    return r;
+FL_DEV u32 bl_mad_lo_cc(u32 a, u32 b, u32 c) { BL_ASM("mad.lo.cc.u32") }
+FL_DEV u32 bl_madc_lo_cc(u32 a, u32 b, u32 c) { BL_ASM("madc.lo.cc.u32") }
+FL_DEV u32 bl_mad_hi_cc(u32 a, u32 b, u32 c) { BL_ASM("mad.hi.cc.u32") }
+FL_DEV u32 bl_madc_hi_cc(u32 a, u32 b, u32 c) { BL_ASM("madc.hi.cc.u32") }
+FL_DEV u32 bl_madc_hi(u32 a, u32 b, u32 c) { BL_ASM("madc.hi.u32") }
+FL_DEV u32 bl_mad_hi(u32 a, u32 b, u32 c) { BL_ASM("mad.hi.u32") }
+#undef BL_ASM
+FL_DEV u32 bl_add_cc(u32 a, u32 b) {
+    u32 r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+FL_DEV u32 bl_addc_cc(u32 a, u32 b) {
+    u32 r;
+    asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+FL_DEV u32 bl_addc(u32 a, u32 b) {
+    u32 r;
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+#else
+// The host's carry flag (the emulator is single-threaded).
+static u32 bl_cf;
+// A chain's last step must not carry out (the sizes guarantee it).
+static inline u32 bl_nocarry(u64 t) {
+    if (t >> 32) {
+        fprintf(stderr, "blas emu: a carry chain overflowed\n");
+        abort();
+    }
+    return (u32)t;
+}
+static inline u32 bl_mad_lo_cc(u32 a, u32 b, u32 c) {
+    u64 t = (u64)(u32)(a * b) + c;
+    bl_cf = (u32)(t >> 32);
+    return (u32)t;
+}
+static inline u32 bl_madc_lo_cc(u32 a, u32 b, u32 c) {
+    u64 t = (u64)(u32)(a * b) + c + bl_cf;
+    bl_cf = (u32)(t >> 32);
+    return (u32)t;
+}
+static inline u32 bl_mad_hi_cc(u32 a, u32 b, u32 c) {
+    u64 t = (((u64)a * b) >> 32) + c;
+    bl_cf = (u32)(t >> 32);
+    return (u32)t;
+}
+static inline u32 bl_madc_hi_cc(u32 a, u32 b, u32 c) {
+    u64 t = (((u64)a * b) >> 32) + c + bl_cf;
+    bl_cf = (u32)(t >> 32);
+    return (u32)t;
+}
+static inline u32 bl_madc_hi(u32 a, u32 b, u32 c) {
+    return bl_nocarry((((u64)a * b) >> 32) + c + bl_cf);
+}
+static inline u32 bl_mad_hi(u32 a, u32 b, u32 c) { return bl_nocarry((((u64)a * b) >> 32) + c); }
+static inline u32 bl_add_cc(u32 a, u32 b) {
+    u64 t = (u64)a + b;
+    bl_cf = (u32)(t >> 32);
+    return (u32)t;
+}
+static inline u32 bl_addc_cc(u32 a, u32 b) {
+    u64 t = (u64)a + b + bl_cf;
+    bl_cf = (u32)(t >> 32);
+    return (u32)t;
+}
+static inline u32 bl_addc(u32 a, u32 b) { return (u32)((u64)a + b + bl_cf); }
+#endif
+
+// Bits o..o+31 of the la-limb integer m (zeros outside it; o may be
+// negative).
+FL_DEV u32 bl_bits32(const u64 *m, u32 la, i64 o) {
+    if (o >= 64 * (i64)la || o <= -32) return 0;
+    i64 q = o >> 6;
+    u32 r = (u32)(o & 63);
+    u64 lo = (q >= 0 && q < (i64)la) ? m[q] : 0;
+    u64 hi = (q + 1 >= 0 && q + 1 < (i64)la) ? m[q + 1] : 0;
+    u64 v = r ? (lo >> r) | (hi << (64 - r)) : lo;
+    return (u32)v;
+}
+
+// Whether m (la limbs) has a nonzero bit below bit d (d >= 1).
+FL_DEV bool bl_any_below(const u64 *m, u32 la, i64 d) {
+    if (d >= 64 * (i64)la) return true; // m is nonzero
+    u32 q = (u32)(d >> 6), r = (u32)(d & 63);
+    u64 x = r ? (m[q] & ((1ull << r) - 1)) : 0;
+    for (u32 i = 0; i < q; i++) x |= m[i];
+    return x != 0;
+}
+
+// Whether the l-limb m has a nonzero bit below bit d (any d).
+FL_DEV bool bl_bits_any(const u64 *m, u32 l, i64 d) { return d > 0 && bl_any_below(m, l, d); }
+
+// Whether the L 32-bit words mm have a nonzero bit below bit d (d >= 1).
+FL_DEV bool bl_any_below32(const u32 *mm, u32 L, i64 d) {
+    if (d >= 32 * (i64)L) return true; // the mantissa is nonzero
+    u32 q = (u32)(d >> 5), r = (u32)(d & 31);
+    u32 x = r ? (mm[q] & ((1u << r) - 1)) : 0u;
+    for (u32 i = 0; i < q; i++) x |= mm[i];
+    return x != 0;
+}
+
+// The fixed-point entry of the element with head h and mantissa mm (L
+// 32-bit words, little-endian) on a line of scale esc: w[0..NF) =
+// trunc(|x| 2^(32 NF - esc)) (little-endian words); returns its meta word.
+// Zeros and specials (flagged elsewhere) give 0.
+template <int NF>
+FL_DEV u32 bl_fix32(u64 h, const u32 *mm, u32 L, i64 esc, u32 *w) {
+    u32 tag = fl_tag(h);
+    if ((tag & 3) != FL_NORMAL) {
+#pragma unroll
+        for (int j = 0; j < NF; j++) w[j] = 0;
+        return BL_META(BL_ZEXACT0, false);
+    }
+    // a' = floor(m 2^t), m the mantissa integer: word j is bits o + 32 j ..
+    // of m (o = -t), a funnel shift of two words, each read once.
+    i64 t = 32 * (i64)NF - 32 * (i64)L - (esc - fl_exp(h));
+    const i64 o = -t, base = o >> 5;
+    const u32 sh = (u32)(o & 31);
+    u32 lo = (base >= 0 && base < (i64)L) ? mm[base] : 0u;
+#pragma unroll
+    for (int j = 0; j < NF; j++) {
+        i64 x = base + j + 1;
+        u32 hi = (x >= 0 && x < (i64)L) ? mm[x] : 0u;
+        w[j] = sh ? (lo >> sh) | (hi << (32 - sh)) : lo;
+        lo = hi;
+    }
+    bool exact = t >= 0 || !bl_any_below32(mm, L, -t);
+    // The lowest nonzero word (compile-time indices keep w in registers).
+    int low = NF - 1;
+#pragma unroll
+    for (int j = NF - 1; j >= 0; j--)
+        if (w[j] != 0) low = j;
+    int z = exact ? low : -BL_ZEXACT0;
+    return BL_META(z, (tag & FL_NEG) != 0);
+}
+
+// bl_fix32 on an element of la 64-bit limbs.
+template <int NF>
+FL_DEV u32 bl_fix(u64 h, const u64 *m, u32 la, i64 esc, u32 *w) {
+    return bl_fix32<NF>(h, (const u32 *)m, 2 * la, esc, w);
+}
+
+// acc (NF + 2 words, two's complement) += the signed short product of a
+// and b (NF words each, metas ma, mb): the partial products of word
+// columns >= NF - 1, in units of 2^(32 (NF - 1)); cnt counts the term when
+// it may be inexact (a truncation or a left-out partial product nonzero).
+// Row v of the product touches columns 0..v+1 only, so each chain starts
+// on zeros above and never carries out (notes/blas-cuda.md).
+template <int NF>
+FL_DEV void bl_mac(u32 *acc, u32 &cnt, const u32 *a, u32 ma, const u32 *b, u32 mb) {
+    u32 P[NF + 1];
+#pragma unroll
+    for (int c = 0; c <= NF; c++) P[c] = 0;
+#pragma unroll
+    for (int v = 0; v < NF; v++) {
+        const u32 bv = b[v];
+        const int u0 = NF - 1 - v;
+        P[0] = bl_mad_lo_cc(a[u0], bv, P[0]);
+#pragma unroll
+        for (int c = 1; c <= v; c++) P[c] = bl_madc_lo_cc(a[u0 + c], bv, P[c]);
+        P[v + 1] = bl_addc(0u, 0u);
+        if (v == 0) {
+            P[1] = bl_mad_hi(a[u0], bv, P[1]);
+        } else {
+            P[1] = bl_mad_hi_cc(a[u0], bv, P[1]);
+#pragma unroll
+            for (int c = 2; c <= v; c++) P[c] = bl_madc_hi_cc(a[u0 + c - 1], bv, P[c]);
+            P[v + 1] = bl_madc_hi(a[u0 + v], bv, P[v + 1]);
+        }
+    }
+    // acc += (P ^ s) + (s & 1): adds P, or subtracts it (s all ones).
+    const u32 s = 0u - ((ma ^ mb) & 1u);
+    bl_add_cc(s & 1u, 0xffffffffu);
+#pragma unroll
+    for (int c = 0; c <= NF; c++) acc[c] = bl_addc_cc(acc[c], P[c] ^ s);
+    acc[NF + 1] = bl_addc(acc[NF + 1], s);
+    int za = (int)(ma >> 1) - BL_ZB, zb = (int)(mb >> 1) - BL_ZB;
+    cnt += (za + zb < NF - 1) ? 1u : 0u;
+}
+
+// acc += x (nw words each, two's complement).
+FL_DEV void bl_acc_add(u32 *acc, const u32 *x, u32 nw) {
+    u32 c = 0;
+    for (u32 i = 0; i < nw; i++) {
+        u64 t = (u64)acc[i] + x[i] + c;
+        acc[i] = (u32)t;
+        c = (u32)(t >> 32);
+    }
+}
+
+// Bits of x (0 for 0).
+FL_DEV i64 bl_bitlen64(u64 x) { return x ? 64 - (i64)fl_clz(x) : 0; }
+
+// Bits of the l-limb magnitude m (0 for 0).
+FL_DEV i64 bl_bitlen(const u64 *m, u32 l) {
+    for (u32 i = l; i-- > 0;)
+        if (m[i]) return 64 * (i64)i + bl_bitlen64(m[i]);
+    return 0;
+}
+
+// buf (wb limbs, two's complement) += (neg ? -1 : 1) * trunc(src 2^sh),
+// src of ls limbs; returns whether bits were cut off below. tmp: wb limbs.
+FL_DEV bool bl_place(u64 *buf, u32 wb, const u64 *src, u32 ls, i64 sh, bool neg, u64 *tmp) {
+    for (u32 i = 0; i < wb; i++) {
+        i64 o = 64 * (i64)i - sh;
+        tmp[i] = (u64)bl_bits32(src, ls, o) | ((u64)bl_bits32(src, ls, o + 32) << 32);
+    }
+    bool cut = sh < 0 && bl_bits_any(src, ls, -sh);
+    if (neg)
+        fl_sub_n(buf, buf, tmp, wb);
+    else
+        fl_add_n(buf, buf, tmp, wb);
+    return cut;
+}
+
+// Scalars, C and the output of the epilogue: at most BL_LMAX limbs each.
+#define BL_LMAX (BL_NF / 2 + 2)
+#define BL_NWL (BL_NF / 2 + 1)
+#define BL_WB (2 * BL_LMAX + 2)
+
+
+// The epilogue of one output: acc (NW words) with cnt possibly inexact
+// terms at scale 2^(ea + eb - F - 32), times alpha, plus beta * c (has_c),
+// rounded to p bits in mode rnd into o (ternary into tern) when no
+// rounding boundary lies within the error. Returns 0 when done, 1 when the
+// host must compute the element, 2 for an exact zero whose sign needs the
+// terms (bl_zero_neg).
+template <int NF>
+FL_DEV u32 bl_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 eb, u64 ah,
+                       const u64 *am, u32 la, bool has_c, u64 bh, const u64 *bm, u32 lb, u64 ch,
+                       const u64 *cm, u32 lc, u64 p, u32 rnd) {
+    const u32 NWL = NF / 2 + 1, WB = 2 * (NF / 2 + 2) + 2;
+    u64 X[2 * (NF / 2 + 2) + 2], Y[2 * (NF / 2 + 2)], buf[2 * (NF / 2 + 2) + 2],
+        tmp[2 * (NF / 2 + 2) + 2], mag[NF / 2 + 1];
+    // |acc| and its sign.
+    for (u32 i = 0; i < NWL; i++) mag[i] = (u64)acc[2 * i] | ((u64)acc[2 * i + 1] << 32);
+    bool aneg = (mag[NWL - 1] >> 63) != 0;
+    if (aneg) {
+        u64 c = 1;
+        for (u32 i = 0; i < NWL; i++) {
+            u64 v = ~mag[i] + c;
+            c = (c && v == 0) ? 1 : 0;
+            mag[i] = v;
+        }
+    }
+    bool alpha_on = (fl_tag(ah) & 3) == FL_NORMAL;
+    i64 NOTOP = -((i64)1 << 62);
+    // X = alpha * acc, unit 2^ux; its error below 2^ex (cnt > 0).
+    u32 lx = la + NWL;
+    i64 ux = ea + eb - 32 * (i64)NF - 32 + fl_exp(ah) - 64 * (i64)la;
+    i64 topx = NOTOP, ex = NOTOP;
+    bool xneg = aneg != ((fl_tag(ah) & FL_NEG) != 0);
+    if (alpha_on) {
+        fl_mul_exact(X, am, la, mag, NWL);
+        i64 bx = bl_bitlen(X, lx);
+        if (bx) topx = ux + bx;
+        if (cnt) ex = ux + bl_bitlen64(cnt) + 33 + bl_bitlen64(NF) + 64 * (i64)la;
+    }
+    // Y = beta * c, exact, unit 2^uy.
+    u32 ly = lb + lc;
+    i64 uy = 0, topy = NOTOP;
+    bool yneg = false, y_on = false;
+    if (has_c && (fl_tag(bh) & 3) == FL_NORMAL && (fl_tag(ch) & 3) == FL_NORMAL) {
+        y_on = true;
+        fl_mul_exact(Y, bm, lb, cm, lc);
+        uy = fl_exp(bh) - 64 * (i64)lb + fl_exp(ch) - 64 * (i64)lc;
+        topy = uy + bl_bitlen(Y, ly);
+        yneg = ((fl_tag(bh) ^ fl_tag(ch)) & FL_NEG) != 0;
+    }
+    i64 top = topx > topy ? topx : topy;
+    if (ex > top) top = ex;
+    if (top == NOTOP) return 2; // no nonzero term value and no error
+    i64 hi = top + 2, lo = hi - 64 * (i64)WB;
+    for (u32 i = 0; i < WB; i++) buf[i] = 0;
+    bool cut = false;
+    if (topx != NOTOP) cut |= bl_place(buf, WB, X, lx, ux - lo, xneg, tmp);
+    if (y_on) cut |= bl_place(buf, WB, Y, ly, uy - lo, yneg, tmp);
+    bool neg = (buf[WB - 1] >> 63) != 0;
+    if (neg) {
+        u64 c = 1;
+        for (u32 i = 0; i < WB; i++) {
+            u64 v = ~buf[i] + c;
+            c = (c && v == 0) ? 1 : 0;
+            buf[i] = v;
+        }
+    }
+    // The error, a power of two 2^e2 in units 2^lo (strict bound), or none.
+    i64 e2 = -1;
+    if (ex != NOTOP) {
+        e2 = ex - lo + 1;
+        if (e2 < 2) e2 = 2;
+    } else if (cut) {
+        e2 = 1;
+    }
+    if (e2 < 0) {
+        // Exact.
+        i64 bl = bl_bitlen(buf, WB);
+        if (bl == 0) return 2;
+        fl_shl(buf, WB, (u32)(64 * WB - bl) & 63);
+        u32 sh = (u32)((64 * WB - bl) >> 6);
+        for (u32 i = WB; i-- > 0;) buf[i] = i >= sh ? buf[i - sh] : 0;
+        tern = fl_round_to(o, neg, lo + bl, buf, WB, false, p, rnd);
+        return 0;
+    }
+    // L = M - 2^e2 and H = M + 2^e2 (H into X).
+    for (u32 i = 0; i < WB; i++) {
+        tmp[i] = 0;
+        X[i] = buf[i];
+    }
+    tmp[e2 >> 6] = 1ull << (e2 & 63);
+    if (fl_sub_n(buf, buf, tmp, WB)) return 1; // M < 2^e2
+    fl_add_n(X, X, tmp, WB);
+    i64 bl = bl_bitlen(buf, WB);
+    if (bl == 0 || bl != bl_bitlen(X, WB)) return 1;
+    i64 s = bl - (i64)p - 1;
+    if (s < 0) return 1;
+    // Equal from bit s up?
+    for (u32 i = (u32)(s >> 6); i < WB; i++) {
+        u64 d = buf[i] ^ X[i];
+        if (i == (u32)(s >> 6)) d &= ~((1ull << (s & 63)) - 1);
+        if (d) return 1;
+    }
+    // The exact value lies strictly inside the cell of L: round L with a
+    // sticky bit.
+    u32 lz = (u32)(64 * WB - bl);
+    fl_shl(buf, WB, lz & 63);
+    for (u32 i = WB; i-- > 0;) buf[i] = i >= (lz >> 6) ? buf[i - (lz >> 6)] : 0;
+    tern = fl_round_to(o, neg, lo + bl, buf, WB, true, p, rnd);
+    return 0;
+}
+
+
+// The sign of an exact zero sum (mpfr_sum): the K product terms alpha a_k
+// b_k (heads at ah[k * sa], bh[k * sb]) and beta c (has_c). A nonzero term
+// means an exact cancellation: -0 only in mode D. All terms zero: their
+// common sign, or (mixed signs) -0 only in mode D; no terms: +0.
+FL_DEV bool bl_zero_neg(u64 alh, const u64 *ah, i64 sa, const u64 *bh, i64 sb, u64 K, bool has_c,
+                        u64 beh, u64 ch, u32 rnd) {
+    u64 zeros = 0, negz = 0;
+    bool nonzero = false;
+    bool an = (fl_tag(alh) & 3) == FL_NORMAL;
+    for (u64 k = 0; k < K; k++) {
+        u64 x = ah[k * sa], y = bh[k * sb];
+        if (an && (fl_tag(x) & 3) == FL_NORMAL && (fl_tag(y) & 3) == FL_NORMAL) {
+            nonzero = true;
+            break;
+        }
+        zeros++;
+        negz += ((fl_tag(alh) ^ fl_tag(x) ^ fl_tag(y)) & FL_NEG) ? 1 : 0;
+    }
+    if (!nonzero && has_c) {
+        if ((fl_tag(beh) & 3) == FL_NORMAL && (fl_tag(ch) & 3) == FL_NORMAL) {
+            nonzero = true;
+        } else {
+            zeros++;
+            negz += ((fl_tag(beh) ^ fl_tag(ch)) & FL_NEG) ? 1 : 0;
+        }
+    }
+    if (nonzero) return rnd == FL_RD;
+    if (zeros > 0 && negz == zeros) return true;
+    if (negz == 0) return false;
+    return rnd == FL_RD;
+}
+
+// The scale of a line from blas_scale's encoding (0 without normal entries).
+#define BL_EOFF ((i64)1 << 40)
+FL_DEV i64 bl_esc(u64 x) { return x ? (i64)x - BL_EOFF : 0; }
+
+#ifdef __CUDACC__
+
+#define BL_NW (BL_NF + 2)
+// Packed record: BL_NF words and the meta word, padded to 4 words.
+#define BL_REC ((BL_NF + 1 + 3) & ~3)
+// Shared-memory stride of a record (odd: no bank conflicts).
+#define BL_SREC (BL_NF + 1)
+#define BL_TILE 16
+#define BL_KT (BL_NF <= 34 ? 8 : 4)
+
+// Per line t (of lines), positions k < K at heads[t * sl + k * sp]: the
+// largest exponent e of the normal entries, kept as e + BL_EOFF in esc[t]
+// (0: none; bl_esc decodes), and flags[t] = 1 when a NaN or an infinity is
+// there. esc and flags start zeroed; a warp per chunk of 1024 positions of
+// one line (coalesced when sp = 1), one atomic per warp.
+extern "C" __global__ void blas_scale(const u64 *heads, u64 lines, u64 K, i64 sl, i64 sp, u64 *esc,
+                                      u32 *flags) {
+    u32 lane = threadIdx.x & 31;
+    u64 warp = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5;
+    u64 nw = ((u64)gridDim.x * blockDim.x) >> 5;
+    u64 chunks = (K + 1023) / 1024;
+    for (u64 w = warp; w < lines * chunks; w += nw) {
+        u64 t = w / chunks, c = w - t * chunks;
+        u64 e = 0;
+        u32 f = 0;
+        u64 kend = (c + 1) * 1024 < K ? (c + 1) * 1024 : K;
+        // Eight loads in flight per lane.
+        for (u64 k0 = c * 1024 + lane; k0 < kend; k0 += 256) {
+            u64 h[8];
+#pragma unroll
+            for (int r = 0; r < 8; r++) {
+                u64 k = k0 + 32 * r;
+                h[r] = k < kend ? heads[t * sl + k * sp] : 0;
+            }
+#pragma unroll
+            for (int r = 0; r < 8; r++) {
+                u32 cl = fl_tag(h[r]) & 3;
+                if (cl == FL_NORMAL) {
+                    u64 x = (u64)(fl_exp(h[r]) + BL_EOFF);
+                    e = x > e ? x : e;
+                } else if (cl != FL_ZERO) {
+                    f = 1;
+                }
+            }
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            u64 x = __shfl_xor_sync(0xffffffffu, e, o);
+            e = x > e ? x : e;
+            f |= __shfl_xor_sync(0xffffffffu, f, o);
+        }
+        if (lane == 0) {
+            if (e) atomicMax(esc + t, e);
+            if (f) atomicOr(flags + t, f);
+        }
+    }
+}
+
+// Packs lines x K entries (element (t, k) at t * sl + k * sp) into
+// records rec[(t * K + k) * BL_REC ..]: BL_NF words of a' then the meta.
+extern "C" __global__ void blas_pack(const u64 *heads, const u64 *limbs, u32 la, u64 lines, u64 K,
+                                     i64 sl, i64 sp, const u64 *esc, u32 *rec) {
+    u64 total = lines * K;
+    for (u64 x = blockIdx.x * (u64)blockDim.x + threadIdx.x; x < total;
+         x += (u64)gridDim.x * blockDim.x) {
+        u64 t = x / K, k = x - t * K;
+        u64 idx = t * sl + k * sp;
+        u32 w[BL_NF];
+        u32 meta = bl_fix<BL_NF>(heads[idx], limbs + idx * la, la, bl_esc(esc[t]), w);
+        u32 *r = rec + x * BL_REC;
+#pragma unroll
+        for (int j = 0; j < BL_NF; j++) r[j] = w[j];
+        r[BL_NF] = meta;
+    }
+}
+
+// Tiled product of packed operands: block (16, 16) computes outputs (i, j)
+// of a 16 x 16 tile over the positions k of its split z = blockIdx.z
+// (k in [z kper, (z+1) kper)); writes acc[(z m n + i n + j) NW ..] and cnt.
+extern "C" __global__ void __launch_bounds__(256) blas_tile(const u32 *ra, const u32 *rb, u32 m,
+                                                            u32 n, u64 K, u64 kper, u32 *acc_out,
+                                                            u32 *cnt_out) {
+    __shared__ u32 As[BL_KT * BL_TILE * BL_SREC];
+    __shared__ u32 Bs[BL_KT * BL_TILE * BL_SREC];
+    const u32 tx = threadIdx.x, ty = threadIdx.y, tid = ty * BL_TILE + tx;
+    const u32 i0 = blockIdx.y * BL_TILE, j0 = blockIdx.x * BL_TILE;
+    const u64 kb = blockIdx.z * kper;
+    u64 ke = kb + kper;
+    if (ke > K) ke = K;
+    u32 acc[BL_NW];
+#pragma unroll
+    for (int w = 0; w < BL_NW; w++) acc[w] = 0;
+    u32 cnt = 0;
+    const u32 zero_meta = BL_META(BL_ZEXACT0, false);
+    for (u64 k0 = kb; k0 < ke; k0 += BL_KT) {
+        // Stage BL_KT positions of 16 rows of A and 16 columns of B.
+        for (u32 x = tid; x < BL_KT * BL_TILE * BL_SREC; x += 256) {
+            u32 w = x % BL_SREC, rest = x / BL_SREC;
+            u32 kk = rest % BL_KT, r = rest / BL_KT;
+            u64 k = k0 + kk;
+            bool kin = k < ke;
+            u32 va = w == BL_NF ? zero_meta : 0u, vb = va;
+            if (kin && i0 + r < m) va = ra[((u64)(i0 + r) * K + k) * BL_REC + w];
+            if (kin && j0 + r < n) vb = rb[((u64)(j0 + r) * K + k) * BL_REC + w];
+            As[(kk * BL_TILE + r) * BL_SREC + w] = va;
+            Bs[(kk * BL_TILE + r) * BL_SREC + w] = vb;
+        }
+        __syncthreads();
+#pragma unroll 1
+        for (u32 kk = 0; kk < BL_KT; kk++) {
+            const u32 *ap = As + (kk * BL_TILE + ty) * BL_SREC;
+            const u32 *bp = Bs + (kk * BL_TILE + tx) * BL_SREC;
+            u32 a[BL_NF];
+#pragma unroll
+            for (int w = 0; w < BL_NF; w++) a[w] = ap[w];
+            bl_mac<BL_NF>(acc, cnt, a, ap[BL_NF], bp, bp[BL_NF]);
+        }
+        __syncthreads();
+    }
+    u32 i = i0 + ty, j = j0 + tx;
+    if (i < m && j < n) {
+        u64 o = (u64)blockIdx.z * m * n + (u64)i * n + j;
+#pragma unroll
+        for (int w = 0; w < BL_NW; w++) acc_out[o * BL_NW + w] = acc[w];
+        cnt_out[o] = cnt;
+    }
+}
+
+// acc += the accumulator of lane (lane + off) (a warp-shuffle step).
+FL_DEV void bl_shfl_add(u32 *acc, u32 &cnt, int off) {
+    u32 x[BL_NW];
+#pragma unroll
+    for (int w = 0; w < BL_NW; w++) x[w] = __shfl_down_sync(0xffffffffu, acc[w], off);
+    cnt += __shfl_down_sync(0xffffffffu, cnt, off);
+    acc[0] = bl_add_cc(acc[0], x[0]);
+#pragma unroll
+    for (int w = 1; w < BL_NW - 1; w++) acc[w] = bl_addc_cc(acc[w], x[w]);
+    acc[BL_NW - 1] = bl_addc(acc[BL_NW - 1], x[BL_NW - 1]);
+}
+
+// Shared words per staged element of the streaming product (odd: lanes
+// reading their own elements hit distinct banks).
+#define BL_SST (2 * BL_LMAX + 1)
+
+// Copies the mantissas of elements base .. base+nl-1 (l <= BL_LMAX limbs
+// each; coalesced: consecutive lanes read consecutive limbs) into s,
+// element e at s + e BL_SST as 32-bit words.
+FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane) {
+    u32 e = lane / l, t = lane - e * l;
+    const u32 q32 = 32 / l, r32 = 32 - q32 * l;
+    const u64 *src = limbs + base * l;
+    for (u32 x = lane; x < nl * l; x += 32) {
+        u64 v = src[x];
+        s[e * BL_SST + 2 * t] = (u32)v;
+        s[e * BL_SST + 2 * t + 1] = (u32)(v >> 32);
+        t += r32;
+        e += q32;
+        if (t >= l) {
+            t -= l;
+            e++;
+        }
+    }
+}
+
+// Streaming product from the float layout (conversion in registers), for
+// thin shapes (dot, gemv, small outputs). The positions k of output o =
+// i n + j are split S ways (k = z, z + S, ...). kmajor (op(A)'s lines
+// contiguous): a warp per (o, g) takes the splits z = 32 g + lane, so each
+// round its lanes read 32 consecutive positions, staged through shared
+// memory with coalesced loads (A's; B's too when its lines are contiguous;
+// at most BL_LMAX limbs), and adds its lanes' sums, writing partial g of
+// S / 32; else a thread per (z, o), output-major, writing partial z.
+// Partial q of output o is acc[(q m n + o) NW ..], cnt.
+extern "C" __global__ void __launch_bounds__(128)
+    blas_stream(const u64 *ahd, const u64 *alb, u32 la, i64 asl, i64 asp, const u64 *bhd,
+                const u64 *blb, u32 lb, i64 bsl, i64 bsp, const u64 *esa, const u64 *esb, u32 m,
+                u32 n, u64 K, u32 S, u32 kmajor, u32 *acc_out, u32 *cnt_out) {
+    __shared__ u32 stage[4][2][32 * BL_SST];
+    u64 nout = (u64)m * n, total = nout * S;
+    const u32 lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+    const bool sta = kmajor && la <= BL_LMAX, stb = kmajor && bsp == 1 && lb <= BL_LMAX;
+    // Every lane of a warp runs the same rounds (shuffles, staging).
+    u64 stride = (u64)gridDim.x * blockDim.x;
+    u64 rounds = (total + stride - 1) / stride;
+    u64 x = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+    for (u64 rd = 0; rd < rounds; rd++, x += stride) {
+        u64 o = 0, z = 0;
+        bool live = x < total;
+        if (kmajor) {
+            o = x / S;
+            z = x - o * S;
+        } else {
+            z = x / nout;
+            o = x - z * nout;
+        }
+        if (!live) o = 0;
+        u64 i = o / n, j = o - i * n;
+        u32 acc[BL_NW];
+#pragma unroll
+        for (int w = 0; w < BL_NW; w++) acc[w] = 0;
+        u32 cnt = 0;
+        i64 ea = bl_esc(esa[i]), eb = bl_esc(esb[j]);
+        if (kmajor) {
+            // Warp-uniform rounds over 32 consecutive positions.
+            u64 zb = z - lane;
+            for (u64 kb = zb; kb < K && live; kb += S) {
+                u32 nl = K - kb < 32 ? (u32)(K - kb) : 32u;
+                u64 k = kb + lane;
+                bool kin = lane < nl;
+                if (sta) bl_stage(stage[wib][0], alb, i * asl + kb, nl, la, lane);
+                if (stb) bl_stage(stage[wib][1], blb, j * bsl + kb, nl, lb, lane);
+                __syncwarp();
+                if (kin) {
+                    u64 ia = i * asl + k, ib = j * bsl + k * bsp;
+                    u32 a[BL_NF], b[BL_NF];
+                    u32 ma = sta ? bl_fix32<BL_NF>(ahd[ia], stage[wib][0] + lane * BL_SST, 2 * la,
+                                                   ea, a)
+                                 : bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a);
+                    u32 mb = stb ? bl_fix32<BL_NF>(bhd[ib], stage[wib][1] + lane * BL_SST, 2 * lb,
+                                                   eb, b)
+                                 : bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
+                    bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                }
+                __syncwarp();
+            }
+            // S is a multiple of 32: a warp holds one output's 32 splits.
+            for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
+            if (live && lane == 0) {
+                u64 q = (z >> 5) * nout + o;
+#pragma unroll
+                for (int w = 0; w < BL_NW; w++) acc_out[q * BL_NW + w] = acc[w];
+                cnt_out[q] = cnt;
+            }
+        } else if (live) {
+            for (u64 k = z; k < K; k += S) {
+                u64 ia = i * asl + k * asp, ib = j * bsl + k * bsp;
+                u32 a[BL_NF], b[BL_NF];
+                u32 ma = bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a);
+                u32 mb = bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
+                bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+            }
+            u64 q = z * nout + o;
+#pragma unroll
+            for (int w = 0; w < BL_NW; w++) acc_out[q * BL_NW + w] = acc[w];
+            cnt_out[q] = cnt;
+        }
+    }
+}
+
+// Sums the splits of the partial accumulators: block (o, g) adds splits
+// g*256 .. g*256+255 of output o into out[(g nout + o)].
+extern "C" __global__ void __launch_bounds__(256) blas_reduce(const u32 *acc_in, const u32 *cnt_in,
+                                                              u64 nout, u32 S, u32 *acc_out,
+                                                              u32 *cnt_out) {
+    __shared__ u32 sa[256 * (BL_NW + 1)];
+    u64 o = blockIdx.x;
+    u32 g = blockIdx.y, t = threadIdx.x;
+    u32 z = g * 256 + t;
+    u32 *mine = sa + t * (BL_NW + 1);
+    for (int w = 0; w < BL_NW; w++) mine[w] = 0;
+    mine[BL_NW] = 0;
+    if (z < S) {
+        const u32 *src = acc_in + ((u64)z * nout + o) * BL_NW;
+        for (int w = 0; w < BL_NW; w++) mine[w] = src[w];
+        mine[BL_NW] = cnt_in[(u64)z * nout + o];
+    }
+    __syncthreads();
+    for (u32 h = 128; h > 0; h >>= 1) {
+        if (t < h) {
+            u32 *other = sa + (t + h) * (BL_NW + 1);
+            bl_acc_add(mine, other, BL_NW);
+            mine[BL_NW] += other[BL_NW];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        u64 q = (u64)g * nout + o;
+        for (int w = 0; w < BL_NW; w++) acc_out[q * BL_NW + w] = mine[w];
+        cnt_out[q] = mine[BL_NW];
+    }
+}
+
+// The epilogue of every output o = i n + j (bl_epilogue); und[o] = 1 where
+// the host computes the element (a special value in its line, alpha, beta
+// or c, or no decision). tri = 1 (2): only the upper (lower) triangle is
+// the product, the other elements are c rounded (syrk; +0 without C).
+extern "C" __global__ void blas_epi(const u32 *acc, const u32 *cnt, u32 m, u32 n, const u64 *esa,
+                                    const u32 *fa, const u64 *esb, const u32 *fb, const u64 *alh,
+                                    const u64 *alm, u32 lal, const u64 *beh, const u64 *bem,
+                                    u32 lbe, u32 has_c, const u64 *chd, const u64 *clb, u32 lc,
+                                    u64 ldc, const u64 *ahd, i64 asl, i64 asp, const u64 *bhd,
+                                    i64 bsl, i64 bsp, u64 K, u64 p, u32 rnd, u64 *rh, u64 *rl,
+                                    u32 rn, u32 tri, i8 *tern, u8 *und) {
+    u64 nout = (u64)m * n;
+    for (u64 o = blockIdx.x * (u64)blockDim.x + threadIdx.x; o < nout;
+         o += (u64)gridDim.x * blockDim.x) {
+        u64 i = o / n, j = o - i * n;
+        u64 ci = i * ldc + j;
+        u64 ah = alh[0], bh = has_c ? beh[0] : 0, ch = has_c ? chd[ci] : 0;
+        bool special = fa[i] || fb[j] || (fl_tag(ah) & 3) >= FL_INF ||
+                       (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
+        FlOut out = {rl + o * rn, rn, 0};
+        i8 t = 0;
+        u32 r = 1;
+        if ((tri == 1 && i > j) || (tri == 2 && i < j)) {
+            special = true;
+            r = 0;
+            u32 cls = fl_tag(ch) & 3;
+            bool cneg = (fl_tag(ch) & FL_NEG) != 0;
+            if (!has_c)
+                fl_special(out, FL_ZERO, false);
+            else if (cls == FL_NORMAL)
+                t = fl_round_to(out, cneg, fl_exp(ch), clb + ci * lc, lc, false, p, rnd);
+            else
+                fl_special(out, cls, cneg);
+        }
+        if (!special) {
+            r = bl_epilogue<BL_NF>(out, t, acc + o * BL_NW, cnt[o], bl_esc(esa[i]), bl_esc(esb[j]),
+                                   ah, alm, lal,
+                                   has_c != 0, bh, bem, lbe, ch, clb + ci * lc, lc, p, rnd);
+            if (r == 2) {
+                bool zn = bl_zero_neg(ah, ahd + i * asl, asp, bhd + j * bsl, bsp, K, has_c != 0,
+                                      bh, ch, rnd);
+                fl_special(out, FL_ZERO, zn);
+                t = 0;
+                r = 0;
+            }
+        }
+        if (r) fl_special(out, FL_ZERO, false);
+        rh[o] = out.head;
+        tern[o] = t;
+        und[o] = (u8)r;
+    }
+}
+
+// Writes the host's elements: cnt elements (index idx[x], head hh[x],
+// limbs hl[x rn ..], ternary ht[x]) into the output.
+extern "C" __global__ void blas_scatter(const u64 *idx, const u64 *hh, const u64 *hl, const i8 *ht,
+                                        u64 count, u64 *rh, u64 *rl, u32 rn, i8 *tern) {
+    for (u64 x = blockIdx.x * (u64)blockDim.x + threadIdx.x; x < count;
+         x += (u64)gridDim.x * blockDim.x) {
+        u64 o = idx[x];
+        rh[o] = hh[x];
+        for (u32 w = 0; w < rn; w++) rl[o * rn + w] = hl[x * rn + w];
+        tern[o] = ht[x];
+    }
+}
+
+#endif

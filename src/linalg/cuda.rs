@@ -1,0 +1,615 @@
+//! The exact BLAS reductions on the CUDA engine (src/kernels/blas.cu; the
+//! algorithm and its error bound in notes/blas-cuda.md): every output
+//! element `alpha*sum_k op(A)_ik op(B)_kj + beta*c_ij` is decided on the
+//! device from a fixed-point accumulation with an error bound, or, where
+//! the device cannot decide it (a NaN or an infinity among its operands, a
+//! rounding boundary within the error: heavy cancellation or a wide spread
+//! of exponents), computed on the host by the exact core
+//! ([`Terms`](super::exact::Terms)) and written back: the same bits as the
+//! CPU engine either way.
+//!
+//! Served: output precisions up to the largest tier (`32*34` bits of fixed
+//! point less the guard bits, about 1050 bits for short sums), alpha, beta
+//! and C of at most `NF/2 + 2` limbs, `K < 2^30`. Other cases return
+//! `None`, and the caller computes them on the CPU engine.
+//!
+//! For measurements: `MPARRAY_BLAS_STREAM` forces the streaming kernel,
+//! `MPARRAY_BLAS_PROFILE` prints each stage's time (synchronizing).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
+
+use super::exact::Terms;
+use super::{Matrix, Op};
+use crate::engine::CudaEngine;
+use crate::engine::cuda::memory;
+use crate::error::{Error, Result};
+use crate::float::cuda::{CudaFloats, round_code};
+use crate::float::round::{Out, Round};
+use crate::float::{CpuFloats, FloatArray, TernaryArray, WithTernary, check_prec};
+use crate::kernels::{BLAS, Instance};
+
+/// Fixed-point tiers in 32-bit words (one instantiation each).
+pub const TIERS: [u32; 5] = [4, 6, 10, 18, 34];
+
+/// Guard bits of the fixed point beyond the output precision, the sum's
+/// length and the short product's bound.
+const GUARD: u64 = 25;
+
+static ON_DEVICE: AtomicU64 = AtomicU64::new(0);
+static ON_HOST: AtomicU64 = AtomicU64::new(0);
+
+/// Output elements decided on the device and computed on the host since
+/// the start of the process (for tests and benchmarks).
+pub fn stats() -> (u64, u64) {
+    (
+        ON_DEVICE.load(Ordering::Relaxed),
+        ON_HOST.load(Ordering::Relaxed),
+    )
+}
+
+fn inst(nf: u32) -> Instance {
+    Instance::new(&BLAS, &[("BL_NF", nf as i64)])
+}
+
+/// Every instantiation this module can request.
+pub fn instances() -> Vec<Instance> {
+    TIERS.iter().map(|&t| inst(t)).collect()
+}
+
+fn bits(x: u64) -> u64 {
+    64 - x.leading_zeros() as u64
+}
+
+/// The tier for output precision `p`, `k` terms and scalars/C of `ls`
+/// limbs (None: the CPU engine computes it).
+pub fn tier_for(p: u64, k: usize, ls: usize) -> Option<u32> {
+    TIERS.iter().copied().find(|&nf| {
+        32 * nf as u64 >= p + bits(k as u64) + bits(nf as u64) + GUARD
+            && ls <= (nf / 2 + 2) as usize
+    })
+}
+
+/// One operand of the product: the array and the strides of its lines
+/// (rows of op(A), columns of op(B)) and of the positions k along them.
+#[derive(Clone, Copy)]
+pub(crate) struct Side<'a> {
+    pub f: &'a CudaFloats,
+    pub sl: i64,
+    pub sp: i64,
+}
+
+impl Side<'_> {
+    fn at(&self, line: usize, k: usize) -> usize {
+        (line as i64 * self.sl + k as i64 * self.sp) as usize
+    }
+}
+
+fn cfg(blocks: u64, threads: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (blocks.clamp(1, 132 * 64) as u32, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+fn launch_err(what: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
+    Error::driver(format!("launching {what}"))
+}
+
+/// The scale (encoded: blas.cu's bl_esc) and special flag of each of
+/// `lines` lines.
+fn scale(
+    eng: &Arc<CudaEngine>,
+    nf: u32,
+    s: Side,
+    lines: usize,
+    k: usize,
+) -> Result<(CudaSlice<u64>, CudaSlice<u32>)> {
+    let mut esc = memory::alloc_zeros::<u64>(eng, lines)?;
+    let mut fl = memory::alloc_zeros::<u32>(eng, lines)?;
+    if lines == 0 || k == 0 {
+        return Ok((esc, fl));
+    }
+    let f = eng.function(&inst(nf), "blas_scale")?;
+    let (lines_u, k_u) = (lines as u64, k as u64);
+    let warps = lines_u * k_u.div_ceil(1024);
+    let mut b = eng.stream().launch_builder(&f);
+    b.arg(s.f.raw_parts().0)
+        .arg(&lines_u)
+        .arg(&k_u)
+        .arg(&s.sl)
+        .arg(&s.sp)
+        .arg(&mut esc)
+        .arg(&mut fl);
+    // SAFETY: every line's positions index the array (checked by the
+    // caller's shapes); esc and fl hold `lines` items.
+    unsafe { b.launch(cfg(warps.div_ceil(8), 256)) }.map_err(launch_err("blas_scale"))?;
+    Ok((esc, fl))
+}
+
+/// Packed fixed-point records of `lines` lines of `k` positions.
+fn pack(
+    eng: &Arc<CudaEngine>,
+    nf: u32,
+    s: Side,
+    lines: usize,
+    k: usize,
+    esc: &CudaSlice<u64>,
+) -> Result<CudaSlice<u32>> {
+    let rec = ((nf + 1 + 3) & !3) as usize;
+    let total = lines * k;
+    let mut out = memory::alloc::<u32>(eng, total * rec)?;
+    if total == 0 {
+        return Ok(out);
+    }
+    let f = eng.function(&inst(nf), "blas_pack")?;
+    let (la, lines_u, k_u) = (s.f.limbs_per_element() as u32, lines as u64, k as u64);
+    let (h, l) = s.f.raw_parts();
+    let mut b = eng.stream().launch_builder(&f);
+    b.arg(h)
+        .arg(l)
+        .arg(&la)
+        .arg(&lines_u)
+        .arg(&k_u)
+        .arg(&s.sl)
+        .arg(&s.sp)
+        .arg(esc)
+        .arg(&mut out);
+    // SAFETY: as in scale; out holds lines*k records.
+    unsafe { b.launch(cfg((total as u64).div_ceil(256), 256)) }.map_err(launch_err("blas_pack"))?;
+    Ok(out)
+}
+
+/// `alpha*op(A)*op(B) + beta*C` (op(A) `m x k` from side `a`, op(B) `k x
+/// n` from side `b`; `beta_c` = (beta, C, ldc)), row-major `m x n`, each
+/// element rounded once to `prec` in mode `rnd`, with the ternary values;
+/// `tri` 1 (2) keeps only the upper (lower) triangle of the product (the
+/// other elements are C's, rounded). None where the device does not serve
+/// the case (see the module docs).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn product(
+    a: Side,
+    b: Side,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: &CudaFloats,
+    beta_c: Option<(&CudaFloats, &CudaFloats, usize)>,
+    prec: u64,
+    rnd: Round,
+    tri: u32,
+) -> Result<Option<(CudaFloats, CudaSlice<i8>)>> {
+    let rn = check_prec(prec)?;
+    let ls = beta_c.map_or(0, |(be, c, _)| {
+        be.limbs_per_element().max(c.limbs_per_element())
+    });
+    let ls = ls.max(alpha.limbs_per_element());
+    let Some(nf) = tier_for(prec, k, ls) else {
+        return Ok(None);
+    };
+    if k >= 1 << 30 || m > u32::MAX as usize || n > u32::MAX as usize {
+        return Ok(None);
+    }
+    let eng = a.f.engine().clone();
+    let nout = m * n;
+    if nout == 0 {
+        let out = CudaFloats::zeros(&eng, 0, prec)?;
+        return Ok(Some((out, memory::alloc_zeros::<i8>(&eng, 0)?)));
+    }
+    // The epilogue writes every output element, ternary and flag.
+    let mut out = CudaFloats::uninit(&eng, nout, prec)?;
+    let mut tern = memory::alloc::<i8>(&eng, nout)?;
+    let nw = (nf + 2) as usize;
+    // MPARRAY_BLAS_PROFILE: the time of each stage on stderr (synchronizing).
+    let prof = std::env::var_os("MPARRAY_BLAS_PROFILE").is_some();
+    let t0 = std::time::Instant::now();
+    let stage = |what: &str| -> Result<()> {
+        if prof {
+            eng.synchronize()?;
+            eprintln!("  blas {what}: {:.1} us", t0.elapsed().as_secs_f64() * 1e6);
+        }
+        Ok(())
+    };
+    let (esa, fa) = scale(&eng, nf, a, m, k)?;
+    let (esb, fb) = scale(&eng, nf, b, n, k)?;
+    stage("scales")?;
+    let (mu, nu, ku) = (m as u32, n as u32, k as u64);
+    // The partial accumulators of S splits of the positions.
+    let tiles = m.div_ceil(16) * n.div_ceil(16);
+    // The tiled kernel's grid holds m / 16 rows of tiles in its y dimension.
+    let tiled = m >= 16
+        && n >= 16
+        && k >= 8
+        && m.div_ceil(16) <= 65535
+        && std::env::var("MPARRAY_BLAS_STREAM").is_err();
+    let (mut acc, mut cnt, mut splits);
+    if tiled {
+        splits = if tiles >= 264 {
+            1
+        } else {
+            (528 / tiles).clamp(1, (k / 64).max(1))
+        };
+        let kper = k.div_ceil(splits);
+        splits = k.div_ceil(kper);
+        let ra = pack(&eng, nf, a, m, k, &esa)?;
+        let rb = pack(&eng, nf, b, n, k, &esb)?;
+        acc = memory::alloc::<u32>(&eng, splits * nout * nw)?;
+        cnt = memory::alloc::<u32>(&eng, splits * nout)?;
+        let f = eng.function(&inst(nf), "blas_tile")?;
+        let kper_u = kper as u64;
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(&ra)
+            .arg(&rb)
+            .arg(&mu)
+            .arg(&nu)
+            .arg(&ku)
+            .arg(&kper_u)
+            .arg(&mut acc)
+            .arg(&mut cnt);
+        let c = LaunchConfig {
+            grid_dim: (n.div_ceil(16) as u32, m.div_ceil(16) as u32, splits as u32),
+            block_dim: (16, 16, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: ra, rb hold m*k and n*k records; acc and cnt hold
+        // splits*nout accumulators; blocks beyond the shapes write nothing.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_tile"))?;
+    } else {
+        let target: usize = 132 * 1024;
+        let kmajor = a.sp == 1;
+        // Split-major (kmajor): S a multiple of 32, a warp per 32 splits,
+        // S / 32 partials; else S partials.
+        let s_all = if kmajor {
+            32 * (target / 32)
+                .div_ceil(nout)
+                .clamp(1, (k / 256).max(1))
+                .min(65535)
+        } else {
+            target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535)
+        };
+        splits = if kmajor { s_all / 32 } else { s_all };
+        acc = memory::alloc::<u32>(&eng, splits * nout * nw)?;
+        cnt = memory::alloc::<u32>(&eng, splits * nout)?;
+        let f = eng.function(&inst(nf), "blas_stream")?;
+        let (la, lb) = (
+            a.f.limbs_per_element() as u32,
+            b.f.limbs_per_element() as u32,
+        );
+        let (s_u, km) = (s_all as u32, kmajor as u32);
+        let (ah, al) = a.f.raw_parts();
+        let (bh, bl) = b.f.raw_parts();
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(ah)
+            .arg(al)
+            .arg(&la)
+            .arg(&a.sl)
+            .arg(&a.sp)
+            .arg(bh)
+            .arg(bl)
+            .arg(&lb)
+            .arg(&b.sl)
+            .arg(&b.sp)
+            .arg(&esa)
+            .arg(&esb)
+            .arg(&mu)
+            .arg(&nu)
+            .arg(&ku)
+            .arg(&s_u)
+            .arg(&km)
+            .arg(&mut acc)
+            .arg(&mut cnt);
+        // SAFETY: as above; acc and cnt hold splits*nout accumulators.
+        unsafe { bld.launch(cfg(((s_all * nout) as u64).div_ceil(128), 128)) }
+            .map_err(launch_err("blas_stream"))?;
+    }
+    stage("products")?;
+    // Add the splits (exact integer sums, so any split gives the same bits).
+    while splits > 1 {
+        let groups = splits.div_ceil(256);
+        let mut acc2 = memory::alloc::<u32>(&eng, groups * nout * nw)?;
+        let mut cnt2 = memory::alloc::<u32>(&eng, groups * nout)?;
+        let f = eng.function(&inst(nf), "blas_reduce")?;
+        let (nout_u, s_u) = (nout as u64, splits as u32);
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(&acc)
+            .arg(&cnt)
+            .arg(&nout_u)
+            .arg(&s_u)
+            .arg(&mut acc2)
+            .arg(&mut cnt2);
+        let c = LaunchConfig {
+            grid_dim: (nout as u32, groups as u32, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: acc/cnt hold splits*nout items, acc2/cnt2 groups*nout.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_reduce"))?;
+        acc = acc2;
+        cnt = cnt2;
+        splits = groups;
+    }
+    stage("reductions")?;
+    // The epilogue.
+    let mut und = memory::alloc::<u8>(&eng, nout)?;
+    {
+        let f = eng.function(&inst(nf), "blas_epi")?;
+        let (alh, alm) = alpha.raw_parts();
+        let lal = alpha.limbs_per_element() as u32;
+        let (beh, bem, lbe, chd, clb, lc, ldc, has_c) = match beta_c {
+            Some((be, c, ldc)) => {
+                let (bh, bm) = be.raw_parts();
+                let (ch, cl) = c.raw_parts();
+                (
+                    bh,
+                    bm,
+                    be.limbs_per_element() as u32,
+                    ch,
+                    cl,
+                    c.limbs_per_element() as u32,
+                    ldc as u64,
+                    1u32,
+                )
+            }
+            None => (alh, alm, lal, alh, alm, lal, 0u64, 0u32),
+        };
+        let (p, rc, rn_u) = (prec, round_code(rnd), rn as u32);
+        let (orh, orl) = out.raw_parts_mut();
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(&acc)
+            .arg(&cnt)
+            .arg(&mu)
+            .arg(&nu)
+            .arg(&esa)
+            .arg(&fa)
+            .arg(&esb)
+            .arg(&fb)
+            .arg(alh)
+            .arg(alm)
+            .arg(&lal)
+            .arg(beh)
+            .arg(bem)
+            .arg(&lbe)
+            .arg(&has_c)
+            .arg(chd)
+            .arg(clb)
+            .arg(&lc)
+            .arg(&ldc)
+            .arg(a.f.raw_parts().0)
+            .arg(&a.sl)
+            .arg(&a.sp)
+            .arg(b.f.raw_parts().0)
+            .arg(&b.sl)
+            .arg(&b.sp)
+            .arg(&ku)
+            .arg(&p)
+            .arg(&rc)
+            .arg(orh)
+            .arg(orl)
+            .arg(&rn_u)
+            .arg(&tri)
+            .arg(&mut tern)
+            .arg(&mut und);
+        // SAFETY: acc/cnt hold nout accumulators, the scales m and n
+        // items, C (when given) m rows of ldc, out nout elements of rn
+        // limbs, tern and und nout bytes.
+        unsafe { bld.launch(cfg((nout as u64).div_ceil(128), 128)) }
+            .map_err(launch_err("blas_epi"))?;
+    }
+    stage("epilogue")?;
+    let flags = memory::download(&eng, &und)?;
+    let todo: Vec<usize> = (0..nout).filter(|&o| flags[o] != 0).collect();
+    ON_DEVICE.fetch_add((nout - todo.len()) as u64, Ordering::Relaxed);
+    ON_HOST.fetch_add(todo.len() as u64, Ordering::Relaxed);
+    if !todo.is_empty() {
+        host_elements(
+            &eng, nf, &todo, a, b, n, k, alpha, beta_c, prec, rnd, tri, &mut out, &mut tern,
+        )?;
+    }
+    Ok(Some((out, tern)))
+}
+
+/// Computes the output elements `todo` on the host with the exact core and
+/// writes them into `out` and `tern` on the device.
+#[allow(clippy::too_many_arguments)]
+fn host_elements(
+    eng: &Arc<CudaEngine>,
+    nf: u32,
+    todo: &[usize],
+    a: Side,
+    b: Side,
+    n: usize,
+    k: usize,
+    alpha: &CudaFloats,
+    beta_c: Option<(&CudaFloats, &CudaFloats, usize)>,
+    prec: u64,
+    rnd: Round,
+    tri: u32,
+    out: &mut CudaFloats,
+    tern: &mut CudaSlice<i8>,
+) -> Result<()> {
+    let (ah, bh, al): (CpuFloats, CpuFloats, CpuFloats) =
+        (a.f.to_host()?, b.f.to_host()?, alpha.to_host()?);
+    let bc = match beta_c {
+        Some((be, c, ldc)) => Some((be.to_host()?, c.to_host()?, ldc)),
+        None => None,
+    };
+    let rn = check_prec(prec)?;
+    let cnt = todo.len();
+    let mut tags = vec![0u8; cnt];
+    let mut exps = vec![0i64; cnt];
+    let mut limbs = vec![0u64; cnt * rn];
+    let mut terns = vec![0i8; cnt];
+    tags.par_iter_mut()
+        .zip(exps.par_iter_mut())
+        .zip(limbs.par_chunks_mut(rn))
+        .zip(terns.par_iter_mut())
+        .enumerate()
+        .for_each(|(x, (((tag, exp), m), t))| {
+            let (i, j) = (todo[x] / n, todo[x] % n);
+            let mut terms = Terms::new();
+            let outside = (tri == 1 && i > j) || (tri == 2 && i < j);
+            if outside {
+                if let Some((_, c, ldc)) = &bc {
+                    terms.push(&[&c.get(i * ldc + j)], false);
+                }
+            } else {
+                let al = al.get(0);
+                for kk in 0..k {
+                    terms.push(&[&al, &ah.get(a.at(i, kk)), &bh.get(b.at(j, kk))], false);
+                }
+                if let Some((be, c, ldc)) = &bc {
+                    terms.push(&[&be.get(0), &c.get(i * ldc + j)], false);
+                }
+            }
+            let mut o = Out { tag, exp, m };
+            *t = terms.sum(&mut o, prec, rnd);
+        });
+    let heads: Vec<u64> = tags
+        .iter()
+        .zip(&exps)
+        .map(|(&t, &e)| ((e as u64) << 8) | t as u64)
+        .collect();
+    let idx: Vec<u64> = todo.iter().map(|&o| o as u64).collect();
+    let (d_idx, d_h, d_l, d_t) = (
+        memory::upload(eng, &idx)?,
+        memory::upload(eng, &heads)?,
+        memory::upload(eng, &limbs)?,
+        memory::upload(eng, &terns)?,
+    );
+    let f = eng.function(&inst(nf), "blas_scatter")?;
+    let (count, rn_u) = (cnt as u64, rn as u32);
+    let (rh, rl) = out.raw_parts_mut();
+    let mut bld = eng.stream().launch_builder(&f);
+    bld.arg(&d_idx)
+        .arg(&d_h)
+        .arg(&d_l)
+        .arg(&d_t)
+        .arg(&count)
+        .arg(rh)
+        .arg(rl)
+        .arg(&rn_u)
+        .arg(tern);
+    // SAFETY: the indices are outputs (< nout); the buffers hold cnt items.
+    unsafe { bld.launch(cfg(count.div_ceil(128), 128)) }.map_err(launch_err("blas_scatter"))?;
+    Ok(())
+}
+
+/// The line and position strides of op(A)'s rows (`rows = true`) or
+/// op(B)'s columns in a row-major matrix of leading dimension `ld`.
+fn strides(op: Op, ld: usize, rows: bool) -> (i64, i64) {
+    let ld = ld as i64;
+    match (op == Op::None, rows) {
+        (true, true) | (false, false) => (ld, 1),
+        _ => (1, ld),
+    }
+}
+
+/// A device result as arrays.
+fn wrap(r: (CudaFloats, CudaSlice<i8>)) -> WithTernary {
+    let len = r.0.len();
+    let eng = r.0.engine().clone();
+    (FloatArray::from(r.0), TernaryArray::cuda(&eng, r.1, len))
+}
+
+/// `alpha*op(A)*op(B) + beta*C` on the device when every operand is a
+/// CUDA array and the case is served (else None); `tri` as in [`product`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm(
+    a: &Matrix<FloatArray>,
+    op_a: Op,
+    b: &Matrix<FloatArray>,
+    op_b: Op,
+    alpha: &FloatArray,
+    beta_c: Option<(&FloatArray, &Matrix<FloatArray>)>,
+    (m, n, k): (usize, usize, usize),
+    prec: u64,
+    rnd: Round,
+    tri: u32,
+) -> Result<Option<WithTernary>> {
+    let (Some(ad), Some(bd), Some(ald)) = (a.data().device(), b.data().device(), alpha.device())
+    else {
+        return Ok(None);
+    };
+    let bc = match beta_c {
+        Some((be, c)) => match (be.device(), c.data().device()) {
+            (Some(x), Some(y)) => Some((x, y, c.ld())),
+            _ => return Ok(None),
+        },
+        None => None,
+    };
+    let (sla, spa) = strides(op_a, a.ld(), true);
+    let (slb, spb) = strides(op_b, b.ld(), false);
+    let sa = Side {
+        f: ad,
+        sl: sla,
+        sp: spa,
+    };
+    let sb = Side {
+        f: bd,
+        sl: slb,
+        sp: spb,
+    };
+    Ok(product(sa, sb, m, n, k, ald, bc, prec, rnd, tri)?.map(wrap))
+}
+
+/// `alpha*op(A)*x + beta*y` on the device (see [`gemm`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemv(
+    a: &Matrix<FloatArray>,
+    op: Op,
+    alpha: &FloatArray,
+    x: &FloatArray,
+    beta_y: Option<(&FloatArray, &FloatArray)>,
+    (m, k): (usize, usize),
+    prec: u64,
+    rnd: Round,
+) -> Result<Option<WithTernary>> {
+    let (Some(ad), Some(xd), Some(ald)) = (a.data().device(), x.device(), alpha.device()) else {
+        return Ok(None);
+    };
+    let bc = match beta_y {
+        Some((be, y)) => match (be.device(), y.device()) {
+            (Some(p), Some(q)) => Some((p, q, 1)),
+            _ => return Ok(None),
+        },
+        None => None,
+    };
+    let (sl, sp) = strides(op, a.ld(), true);
+    let sa = Side { f: ad, sl, sp };
+    let sx = Side {
+        f: xd,
+        sl: 0,
+        sp: 1,
+    };
+    Ok(product(sa, sx, m, 1, k, ald, bc, prec, rnd, 0)?.map(wrap))
+}
+
+/// `sum x[i] y[i]` on the device (see [`gemm`]).
+pub(crate) fn dot(
+    x: &FloatArray,
+    y: &FloatArray,
+    prec: u64,
+    rnd: Round,
+) -> Result<Option<WithTernary>> {
+    let (Some(xd), Some(yd)) = (x.device(), y.device()) else {
+        return Ok(None);
+    };
+    let one = CpuFloats::from_f64s(64, &[1.0], Round::Nearest)?
+        .0
+        .to_cuda(xd.engine())?;
+    let sx = Side {
+        f: xd,
+        sl: 0,
+        sp: 1,
+    };
+    let sy = Side {
+        f: yd,
+        sl: 0,
+        sp: 1,
+    };
+    Ok(product(sx, sy, 1, 1, x.len(), &one, None, prec, rnd, 0)?.map(wrap))
+}
