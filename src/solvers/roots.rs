@@ -18,10 +18,12 @@
 //! correctly rounded to nearest in a fixed order, so the roots, flags and
 //! bounds are the same bits on every engine.
 //!
-//! Stopping: a root counts as converged when its computed residual
-//! `|p(x_i)|` is at the level of the rounding noise of Horner's rule
-//! (`|p(x_i)|_1 <= 2^ceil(log2 2n) 2^-prec sum_k |a_k|_1 |x_i|_1^k`), or its
-//! last correction was below `tol |x_i|`. When every root has converged the
+//! Stopping: a root counts as converged when the other approximations
+//! barely pull on it (`|p(x_i) sum_{j != i} 1/(x_i - x_j)| <=
+//! |p'(x_i)|/4`, which fails where two approximations crowd one root) and
+//! either its computed residual `|p(x_i)|` is at the level of the rounding
+//! noise of Horner's rule (`|p(x_i)|_1 <= 2^ceil(log2 2n) 2^-prec sum_k
+//! |a_k|_1 |x_i|_1^k`) or its last correction was below `tol |x_i|`. When every root has converged the
 //! iteration makes one more (polishing) step with the values already
 //! computed and stops; otherwise it stops after `max_iter` steps and the
 //! flags say which roots had not converged.
@@ -529,8 +531,9 @@ impl Ctx {
             let noise = self.at_noise(&s.p, &s.noise)?;
             conv = noise
                 .iter()
+                .zip(&s.isolated)
                 .zip(&step_ok)
-                .map(|(a, b)| *a || *b)
+                .map(|((a, i), b)| *i && (*a || *b))
                 .collect::<Vec<_>>();
             let done = conv.iter().all(|&c| c);
             if it == max_iter {
@@ -564,6 +567,21 @@ impl Ctx {
         let thr = noise.mul_2si(k - self.p as i64, self.p, RU)?;
         let ord = self.abs1(p)?.cmp(&thr)?;
         Ok(ord
+            .iter()
+            .map(|o| {
+                matches!(
+                    o,
+                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+                )
+            })
+            .collect())
+    }
+
+    /// Whether `16 |ps|^2 <= |dp|^2` per element.
+    fn isolated(&self, ps: &ComplexArray, dp: &ComplexArray) -> Result<Vec<bool>> {
+        let a = ps.norm_ternary(self.p, RN)?.0.mul_2si(4, self.p, RN)?;
+        let b = dp.norm_ternary(self.p, RN)?.0;
+        Ok(a.cmp(&b)?
             .iter()
             .map(|o| {
                 matches!(
@@ -679,9 +697,14 @@ impl Ctx {
         let noise = self.noise(x)?;
         let mut t = x.try_clone()?;
         let mut delta = None;
+        let mut isolated = None;
         for _ in 0..order {
             let s = self.row_sums(self.recip_diffs(x, &t)?)?;
-            let den = self.sub(&dp, &self.mul(&p, &s)?)?;
+            let ps = self.mul(&p, &s)?;
+            if isolated.is_none() {
+                isolated = Some(self.isolated(&ps, &dp)?);
+            }
+            let den = self.sub(&dp, &ps)?;
             let c = self.div(&p, &den)?;
             t = self.sub(x, &c)?;
             delta = Some(c);
@@ -691,6 +714,7 @@ impl Ctx {
             delta: delta.expect("order >= 1"),
             p,
             noise,
+            isolated: isolated.expect("order >= 1"),
         })
     }
 
@@ -779,11 +803,13 @@ impl Ctx {
             Ok(s)
         };
         let delta = self.div(&self.mul(&b[0], &q(m - 1)?)?, &q(m)?)?;
+        let isolated = self.isolated(&self.mul(&b[0], &lam[0])?, &b[1])?;
         Ok(Step {
             x: self.add(x, &delta)?,
             delta,
             p: b.swap_remove(0),
             noise,
+            isolated,
         })
     }
 
@@ -818,6 +844,10 @@ struct Step {
     delta: ComplexArray,
     p: ComplexArray,
     noise: FloatArray,
+    /// Whether `|p(x_i) sum_{j != i} 1/(x_i - t_j)| <= |p'(x_i)|/4`: the
+    /// other approximations barely move this one (false where two
+    /// approximations crowd one root).
+    isolated: Vec<bool>,
 }
 
 /// An `f64` as an exact `Float`.
