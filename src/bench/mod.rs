@@ -6,6 +6,7 @@ pub mod float;
 pub mod func;
 pub mod huge;
 pub mod int;
+pub mod solvers;
 
 use clap::{Args, Subcommand};
 
@@ -34,6 +35,9 @@ enum Suite {
     /// Correctly rounded elementary functions (exp, log, sin, cos, atan) at
     /// 128..2048 bits, with the share of Ziv retries, each checked.
     Func(func::FuncBenchArgs),
+    /// Root finders (Wilkinson, Chebyshev nodes; Aberth, STS-Padé) and
+    /// GMRES(m) at 128..1024 bits, each checked.
+    Solvers(solvers::SolversBenchArgs),
 }
 
 pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
@@ -42,6 +46,7 @@ pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
         Some(Suite::Huge(x)) => huge::run(x),
         Some(Suite::Float(x)) => float::run(x),
         Some(Suite::Func(x)) => func::run(x),
+        Some(Suite::Solvers(x)) => solvers::run(x),
         None => int::run(a.int),
     }
 }
