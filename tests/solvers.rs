@@ -231,7 +231,10 @@ fn chebyshev_roots_match_newton_at_four_times_the_precision() {
     }
 }
 
-fn bits(r: &RootsResult) -> (Vec<(String, String)>, Vec<String>, Vec<bool>, usize) {
+/// Roots, bounds (hex), flags and the iteration count.
+type Bits = (Vec<(String, String)>, Vec<String>, Vec<bool>, usize);
+
+fn bits(r: &RootsResult) -> Bits {
     (
         r.roots.to_hex_strings().unwrap(),
         r.residual_bound.to_hex_strings().unwrap(),
