@@ -4,12 +4,15 @@
 //! diagonally shifted random matrix, each timed once to convergence on one
 //! engine (CUDA: device events; CPU: wall clock).
 //!
-//! Reported per root-finding case: time to convergence, iterations, how
-//! many roots converged, the largest rigorous residual bound, and for
-//! Wilkinson the largest distance of a root to its exact value (the
-//! nearest integer), computed exactly from the returned bits. Each case is
-//! checked: every root converged and (Wilkinson) the roots are 1..n, each
-//! exactly once, to the distance printed. Per GMRES case: time, steps,
+//! Reported per root-finding case: time to convergence (at most 100
+//! steps), iterations, how many roots converged, the largest rigorous
+//! residual bound, and for Wilkinson the largest distance of a root to its
+//! exact value (the nearest integer), computed exactly from the returned
+//! bits. Each case is checked: every root converged and (Wilkinson) the
+//! roots are 1..n, each exactly once, to the distance printed; Wilkinson
+//! cases whose coefficients do not fit the precision (n = 64 needs about
+//! 296 bits, 128 about 716, 256 about 1700) are reported unchecked, as
+//! their roots are not 1..n. Per GMRES case: time, steps,
 //! restarts, time per step, and the true relative residual `||b - A x|| /
 //! ||b||` (each element of `b - A x` rounded once).
 
@@ -56,6 +59,11 @@ pub struct SolversBenchArgs {
     json: bool,
 }
 
+/// The most steps per root-finding case (the methods need 10-30 where
+/// the precision suffices; Wilkinson with rounded coefficients may not
+/// converge at all).
+const MAX_ITER: usize = 100;
+
 struct RootRow {
     problem: &'static str,
     n: usize,
@@ -66,7 +74,8 @@ struct RootRow {
     converged: usize,
     max_bound: f64,
     max_err: Option<f64>,
-    ok: bool,
+    /// None: not checked (Wilkinson coefficients rounded at this precision).
+    ok: Option<bool>,
 }
 
 struct GmresRow {
@@ -172,12 +181,24 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
             };
             for &prec in &precs {
                 let c = problems::coeff_array(&exact, prec, &engine)?;
+                // Whether the coefficients are exact at this precision.
+                let held = exact.iter().all(|q| {
+                    Float::from_rational_prec(q.clone(), prec).1 == std::cmp::Ordering::Equal
+                });
                 for m in &methods {
                     let (ms, r) = engine.time(|| {
                         if m == "aberth" {
-                            roots::aberth(&c, prec, &AberthOpts::default())
+                            let o = AberthOpts {
+                                max_iter: MAX_ITER,
+                                ..AberthOpts::default()
+                            };
+                            roots::aberth(&c, prec, &o)
                         } else {
-                            roots::sts_pade(&c, prec, &StsOpts::default())
+                            let o = StsOpts {
+                                max_iter: MAX_ITER,
+                                ..StsOpts::default()
+                            };
+                            roots::sts_pade(&c, prec, &o)
                         }
                     })?;
                     let (max_bound, max_err, ok) = check(&r, wil)?;
@@ -196,7 +217,7 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
                         converged: conv,
                         max_bound,
                         max_err,
-                        ok: ok && conv == n,
+                        ok: (!wil || held).then_some(ok && conv == n),
                     };
                     if !a.json {
                         print_root(&row, rows.is_empty());
@@ -273,7 +294,7 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
         });
         println!("{v}");
     }
-    if rows.iter().any(|r| !r.ok) {
+    if rows.iter().any(|r| r.ok == Some(false)) {
         return Err(CommandError::Other(
             "some root-finding case did not converge or missed an exact root (see the table)"
                 .into(),
@@ -301,7 +322,11 @@ fn print_root(r: &RootRow, head: bool) {
         format!("{}/{}", r.converged, r.n),
         r.max_bound,
         err,
-        if r.ok { "ok" } else { "FAILED" }
+        match r.ok {
+            Some(true) => "ok",
+            Some(false) => "FAILED",
+            None => "(coefficients rounded)",
+        }
     );
 }
 
