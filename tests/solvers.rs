@@ -12,7 +12,7 @@ use malachite_base::num::conversion::traits::ExactFrom;
 use malachite_float::Float;
 use malachite_q::Rational;
 use mparray::linalg::Matrix;
-use mparray::solvers::gmres::{GmresOpts, gmres};
+use mparray::solvers::gmres::{GmresOpts, gmres, gmres_complex};
 use mparray::solvers::problems::{self, coeff_array};
 use mparray::solvers::roots::{self, AberthOpts, Radius, RootsResult, Start, StsOpts};
 use mparray::{ComplexArray, Engine, FloatArray, Round};
@@ -444,6 +444,56 @@ fn gmres_hilbert_converges_at_256_bits_and_stalls_at_53() {
         "53 bits: the exact residual is small"
     );
     eprintln!("53 bits: true relative residuals {:?}", r.true_residuals);
+}
+
+/// `(1 + 2i) H_12` and `b_j = (-1)^j (1 + i)`, both exact complex data at
+/// `prec` bits (the Hilbert elements rounded once, then scaled exactly).
+fn complex_hilbert(prec: u64) -> (Matrix<ComplexArray>, ComplexArray) {
+    let (h, b) = hilbert_problem(prec);
+    let n = h.rows();
+    let hd = h.into_data();
+    let two = FloatArray::from_i64s(prec + 2, &vec![2; n * n], Round::Nearest)
+        .unwrap()
+        .0;
+    let a = ComplexArray::new(
+        hd.try_clone().unwrap(),
+        hd.mul(&two, prec + 2, Round::Nearest).unwrap(),
+    )
+    .unwrap();
+    let bc = ComplexArray::new(b.try_clone().unwrap(), b).unwrap();
+    (Matrix::from_array(a, n, n).unwrap(), bc)
+}
+
+#[test]
+fn gmres_complex_converges_at_256_bits_and_stalls_at_53() {
+    let tol = 1e-20;
+    for (prec, want) in [(256u64, true), (53, false)] {
+        let (a, b) = complex_hilbert(prec);
+        let o = GmresOpts {
+            restart: 12,
+            tol,
+            prec,
+            max_restarts: 4,
+        };
+        let r = gmres_complex(&a, &b, None, &o).unwrap();
+        assert_eq!(r.converged, want, "{prec} bits: {:?}", r.true_residuals);
+        // The exact residual of the returned x.
+        let ar = a.to_rows().unwrap();
+        let bv = coeffs_exact(&b);
+        let xv = coeffs_exact(&r.x);
+        let (mut r2, mut b2) = (Rational::from(0u32), Rational::from(0u32));
+        for i in 0..a.rows() {
+            let mut s = bv[i].clone();
+            for j in 0..a.cols() {
+                let m = cmul(&(q(&ar[i][j].0), q(&ar[i][j].1)), &xv[j]);
+                s = (&s.0 - &m.0, &s.1 - &m.1);
+            }
+            r2 += norm2(&s);
+            b2 += norm2(&bv[i]);
+        }
+        let t = Rational::exact_from(tol);
+        assert_eq!(r2 <= &t * &t * b2, want, "{prec} bits: exact residual");
+    }
 }
 
 #[test]

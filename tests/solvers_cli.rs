@@ -231,6 +231,51 @@ fn gmres_solves_and_reports() {
     assert_eq!(vals.len(), 2);
     assert!((&vals[0] - rat("0.1")).abs() < rat("1e-30"));
     assert!((&vals[1] - rat("0.6")).abs() < rat("1e-30"));
+    // Complex: A = [[1+i, 0], [1, 2]], b = (2, 3): x = (1 - i, (2 + i)/2).
+    let cm = |name: &str, rows: usize, cols: usize, v: &[&str]| {
+        let mut s = format!("%%MatrixMarket matrix array complex general\n{rows} {cols}\n");
+        for x in v {
+            s += x;
+            s += "\n";
+        }
+        let p = t.0.join(name);
+        std::fs::write(&p, s).unwrap();
+        p.display().to_string()
+    };
+    let ca = cm("ca.mtx", 2, 2, &["1 1", "1 0", "0 0", "2 0"]);
+    let cb = cm("cb.mtx", 2, 1, &["2 0", "3 0"]);
+    let out = stdout(&run(&[
+        "gmres",
+        "--prec",
+        "200",
+        "--restart",
+        "2",
+        "--engine",
+        "cpu",
+        &ca,
+        &cb,
+    ]));
+    assert!(
+        out.starts_with("%%MatrixMarket matrix array complex general\n"),
+        "{out}"
+    );
+    assert!(out.contains("% converged"), "{out}");
+    let vals: Vec<(Rational, Rational)> = out
+        .lines()
+        .filter(|l| !l.starts_with('%'))
+        .skip(1)
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (rat(w[0]), rat(w[1]))
+        })
+        .collect();
+    let want = [(rat("1"), rat("-1")), (rat("1"), rat("0.5"))];
+    for (g, w) in vals.iter().zip(&want) {
+        assert!(
+            (&g.0 - &w.0).abs() < rat("1e-30") && (&g.1 - &w.1).abs() < rat("1e-30"),
+            "{out}"
+        );
+    }
     // Bad shapes exit with 2.
     let r = mtx(&t, "r.mtx", 2, 3, &["1", "2", "3", "4", "5", "6"]);
     let o = run(&["gmres", "--prec", "64", "--engine", "cpu", &r, &b]);

@@ -11,7 +11,8 @@
 //! nearest); blank lines and lines starting with `#` are skipped.
 //!
 //! `gmres --prec P --restart m [--tol T] [--max-restarts K] A.mtx b.mtx`
-//! prints the residual history and x (a Matrix Market array file, n x 1).
+//! (real or complex files, A's header decides) prints the residual history
+//! and x (a Matrix Market array file, n x 1).
 //!
 //! Bad input (a zero leading coefficient, degree 0, a non-square A, a
 //! shape mismatch, a malformed file) exits with status 2 and a message;
@@ -28,8 +29,9 @@ use super::{CommandError, Input, engine_from_arg};
 use crate::complex::ComplexArray;
 use crate::error::Error;
 use crate::float::Round;
+use crate::linalg::Matrix;
 use crate::linalg::market;
-use crate::solvers::gmres::{GmresOpts, gmres_with};
+use crate::solvers::gmres::{GmresOpts, gmres_complex_with, gmres_with};
 use crate::solvers::problems;
 use crate::solvers::roots::{self, AberthOpts, Progress, StsOpts};
 
@@ -100,8 +102,8 @@ pub struct RootsArgs {
 
 #[derive(Args)]
 #[command(after_help = "\
-A.mtx and b.mtx are Matrix Market real array files (b is n x 1), read at P \
-bits rounded to nearest. Output: # lines with the restarts, whether it \
+A.mtx and b.mtx are Matrix Market array files, real or complex (A's header \
+decides; b is n x 1), read at P bits rounded to nearest. Output: # lines with the restarts, whether it \
 converged, the relative residual estimate after every step and the true \
 relative residual ||b - A x||/||b|| (each element of b - A x rounded once) at \
 every restart; then x as a Matrix Market array file. Bad input exits with \
@@ -314,38 +316,54 @@ pub fn run_roots(a: RootsArgs) -> Result<(), CommandError> {
     w.flush().map_err(io_err)
 }
 
+/// What both GMRES forms report, for printing.
+struct GmresReport {
+    n: usize,
+    x_text: String,
+    converged: bool,
+    iterations: usize,
+    restarts: usize,
+    true_residual: String,
+    b_norm: String,
+    history: Vec<f64>,
+    true_residuals: Vec<f64>,
+}
+
+/// Checks A's and b's shapes (A square, b n x 1 with A's rows).
+fn gmres_shapes(
+    a: &GmresArgs,
+    ar: usize,
+    ac: usize,
+    br: usize,
+    bc: usize,
+) -> Result<(), CommandError> {
+    if bc != 1 {
+        return Err(CommandError::Input(format!(
+            "{}: b must be n x 1, it is {br} x {bc}",
+            a.b.display()
+        )));
+    }
+    if ar != ac {
+        return Err(CommandError::Input(format!(
+            "{}: A must be square, it is {ar} x {ac}",
+            a.a.display()
+        )));
+    }
+    if br != ar {
+        return Err(CommandError::Input(format!(
+            "{} is {ar} x {ac} but {} has {br} rows",
+            a.a.display(),
+            a.b.display()
+        )));
+    }
+    Ok(())
+}
+
 pub fn run_gmres(a: GmresArgs) -> Result<(), CommandError> {
     let engine = engine_from_arg(&a.engine)?;
     crate::float::check_prec(a.prec)?;
-    let m = market::read_real_file(&a.a, a.prec, Round::Nearest)?.into_engine(&engine)?;
-    let b = market::read_real_file(&a.b, a.prec, Round::Nearest)?;
-    if b.cols() != 1 {
-        return Err(CommandError::Input(format!(
-            "{}: b must be n x 1, it is {} x {}",
-            a.b.display(),
-            b.rows(),
-            b.cols()
-        )));
-    }
-    if m.rows() != m.cols() {
-        return Err(CommandError::Input(format!(
-            "{}: A must be square, it is {} x {}",
-            a.a.display(),
-            m.rows(),
-            m.cols()
-        )));
-    }
-    if b.rows() != m.rows() {
-        return Err(CommandError::Input(format!(
-            "{} is {} x {} but {} has {} rows",
-            a.a.display(),
-            m.rows(),
-            m.cols(),
-            a.b.display(),
-            b.rows()
-        )));
-    }
-    let b = b.into_data().into_engine(&engine)?;
+    let input = Input::read(&a.a)?;
+    let field = market::field(&input.name, &input.text)?;
     let opts = GmresOpts {
         restart: a.restart,
         tol: a.tol,
@@ -354,18 +372,57 @@ pub fn run_gmres(a: GmresArgs) -> Result<(), CommandError> {
     };
     let spin = Spinner::start();
     let bar = spin.bar.clone();
-    let t0 = std::time::Instant::now();
-    let r = gmres_with(&m, &b, None, &opts, &mut |it, res| {
+    let mut progress = move |it: usize, res: f64| {
         bar.set_message(format!("step {it}, relative residual {res:.3e}"));
-    })?;
+    };
+    let t0 = std::time::Instant::now();
+    let (p, rn) = (a.prec, Round::Nearest);
+    let rep = match field {
+        market::Field::Real => {
+            let m = market::read_real(&input.name, &input.text, p, rn)?;
+            let b = market::read_real_file(&a.b, p, rn)?;
+            gmres_shapes(&a, m.rows(), m.cols(), b.rows(), b.cols())?;
+            let (m, b) = (m.into_engine(&engine)?, b.into_data().into_engine(&engine)?);
+            let r = gmres_with(&m, &b, None, &opts, &mut progress)?;
+            let n = r.x.len();
+            GmresReport {
+                n,
+                x_text: market::write_real(&Matrix::from_array(r.x, n, 1)?, a.digits, false)?,
+                converged: r.converged,
+                iterations: r.iterations,
+                restarts: r.restarts,
+                true_residual: r.true_residual.to_dec_strings(6, Round::Up)?.remove(0),
+                b_norm: r.b_norm.to_dec_strings(6, rn)?.remove(0),
+                history: r.history,
+                true_residuals: r.true_residuals,
+            }
+        }
+        market::Field::Complex => {
+            let m = market::read_complex(&input.name, &input.text, p, p, rn)?;
+            let b = market::read_complex_file(&a.b, p, p, rn)?;
+            gmres_shapes(&a, m.rows(), m.cols(), b.rows(), b.cols())?;
+            let (m, b) = (m.into_engine(&engine)?, b.into_data().into_engine(&engine)?);
+            let r = gmres_complex_with(&m, &b, None, &opts, &mut progress)?;
+            let n = r.x.len();
+            GmresReport {
+                n,
+                x_text: market::write_complex(&Matrix::from_array(r.x, n, 1)?, a.digits, false)?,
+                converged: r.converged,
+                iterations: r.iterations,
+                restarts: r.restarts,
+                true_residual: r.true_residual.to_dec_strings(6, Round::Up)?.remove(0),
+                b_norm: r.b_norm.to_dec_strings(6, rn)?.remove(0),
+                history: r.history,
+                true_residuals: r.true_residuals,
+            }
+        }
+    };
     let secs = t0.elapsed().as_secs_f64();
     drop(spin);
-    let tr = r.true_residual.to_dec_strings(6, Round::Up)?;
-    let bn = r.b_norm.to_dec_strings(6, Round::Nearest)?;
     let mut c = String::new();
     c += &format!(
         "% gmres: n={}, {} bits, restart {}, tol {:e}, engine {}, {secs:.3} s\n",
-        m.rows(),
+        rep.n,
         a.prec,
         a.restart,
         a.tol,
@@ -373,30 +430,28 @@ pub fn run_gmres(a: GmresArgs) -> Result<(), CommandError> {
     );
     c += &format!(
         "% {} after {} steps in {} restarts; ||b - A x|| = {} (||b|| = {})\n",
-        if r.converged {
+        if rep.converged {
             "converged"
         } else {
             "NOT CONVERGED"
         },
-        r.iterations,
-        r.restarts,
-        tr[0],
-        bn[0]
+        rep.iterations,
+        rep.restarts,
+        rep.true_residual,
+        rep.b_norm
     );
-    for (i, h) in r.history.iter().enumerate() {
+    for (i, h) in rep.history.iter().enumerate() {
         c += &format!("% step {} relative residual estimate {h:.6e}\n", i + 1);
     }
-    for (i, t) in r.true_residuals.iter().enumerate() {
+    for (i, t) in rep.true_residuals.iter().enumerate() {
         c += &format!("% restart {i} true relative residual {t:.6e}\n");
     }
-    let n = r.x.len();
-    let x = crate::linalg::Matrix::from_array(r.x, n, 1)?;
-    let text = market::write_real(&x, a.digits, false)?;
     // The comments go after the header line, as the format wants.
+    let text = rep.x_text;
     let (head, rest) = text.split_once('\n').unwrap_or((&text, ""));
-    let text = format!("{head}\n{c}{rest}");
     let out = std::io::stdout();
     let mut w = std::io::BufWriter::new(out.lock());
-    w.write_all(text.as_bytes()).map_err(io_err)?;
+    w.write_all(format!("{head}\n{c}{rest}").as_bytes())
+        .map_err(io_err)?;
     w.flush().map_err(io_err)
 }

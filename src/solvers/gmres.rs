@@ -1,4 +1,5 @@
-//! Restarted GMRES(m) for a dense real [`Matrix`] on its engine.
+//! Restarted GMRES(m) for a dense real or complex [`Matrix`] on its engine
+//! ([`gmres`], [`gmres_complex`]).
 //!
 //! Arnoldi with modified Gram-Schmidt builds an orthonormal basis of the
 //! Krylov space from the library's exact BLAS (`gemv` for `A v`, `dot` for
@@ -11,9 +12,10 @@
 //! is the exact value rounded once. Every step is correctly rounded in a
 //! fixed order: the same bits on every engine.
 
+use crate::complex::{CRound, ComplexArray};
 use crate::error::{Error, Result};
 use crate::float::{FloatArray, Round};
-use crate::linalg::{Gemv, Matrix};
+use crate::linalg::{CGemv, Gemv, Matrix};
 
 /// Options of [`gmres`] (default: m = 30, relative tolerance 1e-30, 53
 /// bits, 100 restarts).
@@ -87,40 +89,8 @@ pub fn gmres_with(
     progress: &mut dyn FnMut(usize, f64),
 ) -> Result<GmresResult> {
     let n = a.rows();
-    if a.cols() != n {
-        return Err(Error::Shape(format!(
-            "gmres: A must be square, it is {} x {}",
-            a.rows(),
-            a.cols()
-        )));
-    }
-    if b.len() != n {
-        return Err(Error::Shape(format!(
-            "gmres: A is {n} x {n} but b has {} elements",
-            b.len()
-        )));
-    }
-    if let Some(x) = x0
-        && x.len() != n
-    {
-        return Err(Error::Shape(format!(
-            "gmres: A is {n} x {n} but x0 has {} elements",
-            x.len()
-        )));
-    }
-    if opts.restart == 0 {
-        return Err(Error::Invalid(
-            "gmres: the restart length m must be at least 1".into(),
-        ));
-    }
-    if !(opts.tol >= 0.0 && opts.tol.is_finite()) {
-        return Err(Error::Invalid(format!(
-            "gmres: the tolerance must be a finite number >= 0, got {}",
-            opts.tol
-        )));
-    }
+    check_shapes(a.rows(), a.cols(), b.len(), x0.map(|x| x.len()), opts)?;
     let p = opts.prec;
-    crate::float::check_prec(p)?;
     let eng = a.engine();
     let scalar =
         |v: f64| -> Result<FloatArray> { FloatArray::from_f64s(p, &[v], RN)?.0.into_engine(&eng) };
@@ -140,12 +110,6 @@ pub fn gmres_with(
     let f64_of = |s: &FloatArray| -> Result<f64> { Ok(s.to_f64s(RN)?[0]) };
     let bn = f64_of(&b_norm)?;
     let rel = |r: f64| if bn > 0.0 { r / bn } else { r };
-    let le = |u: &FloatArray, v: &FloatArray| -> Result<bool> {
-        Ok(matches!(
-            u.cmp(v)?[0],
-            Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
-        ))
-    };
     // r = b - A x, each element rounded once.
     let residual = |x: &FloatArray| -> Result<FloatArray> {
         Ok(a.gemv(&minus_one, x, Some((&one, b)), &gv)?.0)
@@ -241,4 +205,222 @@ pub fn gmres_with(
             x = x.axpy(yi, &v[i], p, RN)?.0;
         }
     }
+}
+
+/// The outcome of [`gmres_complex`] (as [`GmresResult`], with a complex x).
+#[derive(Debug)]
+pub struct GmresComplexResult {
+    pub x: ComplexArray,
+    pub history: Vec<f64>,
+    pub true_residuals: Vec<f64>,
+    pub true_residual: FloatArray,
+    pub b_norm: FloatArray,
+    pub iterations: usize,
+    pub restarts: usize,
+    pub converged: bool,
+}
+
+/// [`gmres`] for a complex `A` and `b`: Arnoldi with `dotc` projections
+/// and complex Givens rotations `[[conj(c), s], [-s, c]]` (`c = h/rho`
+/// complex, `s = ||w||/rho` real), both parts of every scalar at
+/// `opts.prec` bits.
+pub fn gmres_complex(
+    a: &Matrix<ComplexArray>,
+    b: &ComplexArray,
+    x0: Option<&ComplexArray>,
+    opts: &GmresOpts,
+) -> Result<GmresComplexResult> {
+    gmres_complex_with(a, b, x0, opts, &mut |_, _| {})
+}
+
+/// [`gmres_complex`], calling `progress(iterations, relative residual)`
+/// after every Arnoldi step.
+pub fn gmres_complex_with(
+    a: &Matrix<ComplexArray>,
+    b: &ComplexArray,
+    x0: Option<&ComplexArray>,
+    opts: &GmresOpts,
+    progress: &mut dyn FnMut(usize, f64),
+) -> Result<GmresComplexResult> {
+    let n = a.rows();
+    check_shapes(a.rows(), a.cols(), b.len(), x0.map(|x| x.len()), opts)?;
+    let p = opts.prec;
+    let rn = CRound::both(RN);
+    let eng = a.engine();
+    let cscalar = |re: f64, im: f64| -> Result<ComplexArray> {
+        ComplexArray::new(
+            FloatArray::from_f64s(p, &[re], RN)?.0,
+            FloatArray::from_f64s(p, &[im], RN)?.0,
+        )?
+        .into_engine(&eng)
+    };
+    let real = |r: &FloatArray| -> Result<ComplexArray> {
+        ComplexArray::new(r.try_clone()?, FloatArray::zeros(&eng, 1, p)?)
+    };
+    let one = cscalar(1.0, 0.0)?;
+    let minus_one = cscalar(-1.0, 0.0)?;
+    let cv = CGemv {
+        prec_re: p,
+        prec_im: p,
+        ..CGemv::default()
+    };
+    let mut x = match x0 {
+        Some(x) => x.set_prec(p, p, rn)?,
+        None => ComplexArray::zeros(&eng, n, p, p)?,
+    };
+    let b_norm = b.nrm2(p, RN)?.0;
+    let tol_b = b_norm.mul(
+        &FloatArray::from_f64s(p, &[opts.tol], RN)?
+            .0
+            .into_engine(&eng)?,
+        p,
+        RN,
+    )?;
+    let f64_of = |s: &FloatArray| -> Result<f64> { Ok(s.to_f64s(RN)?[0]) };
+    let bn = f64_of(&b_norm)?;
+    let rel = |r: f64| if bn > 0.0 { r / bn } else { r };
+    let residual = |x: &ComplexArray| -> Result<ComplexArray> {
+        Ok(a.gemv(&minus_one, x, Some((&one, b)), &cv)?.0)
+    };
+    let (mut history, mut true_residuals) = (Vec::new(), Vec::new());
+    let (mut iterations, mut restarts) = (0, 0);
+    let m = opts.restart.min(n.max(1));
+    loop {
+        let r = residual(&x)?;
+        let beta = r.nrm2(p, RN)?.0;
+        true_residuals.push(rel(f64_of(&beta)?));
+        let ok = le(&beta, &tol_b)?;
+        if ok || restarts == opts.max_restarts || n == 0 {
+            return Ok(GmresComplexResult {
+                converged: ok,
+                x,
+                history,
+                true_residuals,
+                true_residual: beta,
+                b_norm,
+                iterations,
+                restarts,
+            });
+        }
+        restarts += 1;
+        let inv = one.div(&real(&beta)?, p, p, rn)?;
+        let mut v = vec![r.scal(&inv, p, p, rn)?.0];
+        let mut rcols: Vec<Vec<ComplexArray>> = Vec::new();
+        let mut rot: Vec<(ComplexArray, ComplexArray)> = Vec::new();
+        let mut g = vec![real(&beta)?];
+        for j in 0..m {
+            let mut w = a.gemv(&one, &v[j], None, &cv)?.0;
+            let mut h = Vec::with_capacity(j + 2);
+            for vi in v.iter().take(j + 1) {
+                let hij = vi.dotc(&w, p, p, rn)?.0;
+                w = w.axpy(&hij.neg(p, p, rn)?, vi, p, p, rn)?.0;
+                h.push(hij);
+            }
+            let hn = w.nrm2(p, RN)?.0;
+            for (i, (c, s)) in rot.iter().enumerate() {
+                let cc = c.conj(p, p, rn)?;
+                let hi = cc
+                    .mul(&h[i], p, p, rn)?
+                    .add(&s.mul(&h[i + 1], p, p, rn)?, p, p, rn)?;
+                let hi1 = c
+                    .mul(&h[i + 1], p, p, rn)?
+                    .sub(&s.mul(&h[i], p, p, rn)?, p, p, rn)?;
+                h[i] = hi;
+                h[i + 1] = hi1;
+            }
+            let hj = h[j].try_clone()?;
+            let rho = hj.abs_ternary(p, RN)?.0.hypot(&hn, p, RN)?;
+            let zero = matches!(
+                hn.cmp(&FloatArray::zeros(&eng, 1, p)?)?[0],
+                Some(std::cmp::Ordering::Equal)
+            );
+            let (c, s) = if zero {
+                (one.try_clone()?, cscalar(0.0, 0.0)?)
+            } else {
+                let rc = real(&rho)?;
+                (hj.div(&rc, p, p, rn)?, real(&hn.div(&rho, p, RN)?)?)
+            };
+            // conj(c) h_j + s ||w|| = rho.
+            h[j] = if zero { hj } else { real(&rho)? };
+            let gj = g[j].try_clone()?;
+            g.push(s.mul(&gj, p, p, rn)?.neg(p, p, rn)?);
+            g[j] = c.conj(p, p, rn)?.mul(&gj, p, p, rn)?;
+            rot.push((c, s));
+            rcols.push(h);
+            iterations += 1;
+            let gabs = g[j + 1].abs_ternary(p, RN)?.0;
+            history.push(rel(f64_of(&gabs)?));
+            progress(iterations, rel(f64_of(&gabs)?));
+            let done = le(&gabs, &tol_b)? || zero || j + 1 == m;
+            if !zero {
+                let inv = one.div(&real(&hn)?, p, p, rn)?;
+                v.push(w.scal(&inv, p, p, rn)?.0);
+            }
+            if done {
+                break;
+            }
+        }
+        let k = rcols.len();
+        let mut y: Vec<ComplexArray> = Vec::with_capacity(k);
+        for i in (0..k).rev() {
+            let mut s = g[i].try_clone()?;
+            for (jj, yj) in y.iter().enumerate() {
+                let col = k - 1 - jj;
+                s = s.sub(&rcols[col][i].mul(yj, p, p, rn)?, p, p, rn)?;
+            }
+            y.push(s.div(&rcols[i][i], p, p, rn)?);
+        }
+        y.reverse();
+        for (i, yi) in y.iter().enumerate() {
+            x = x.axpy(yi, &v[i], p, p, rn)?.0;
+        }
+    }
+}
+
+/// Whether the one-element `u <= v`.
+fn le(u: &FloatArray, v: &FloatArray) -> Result<bool> {
+    Ok(matches!(
+        u.cmp(v)?[0],
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    ))
+}
+
+/// The shape and option checks shared by both forms.
+fn check_shapes(
+    rows: usize,
+    cols: usize,
+    b: usize,
+    x0: Option<usize>,
+    opts: &GmresOpts,
+) -> Result<()> {
+    if cols != rows {
+        return Err(Error::Shape(format!(
+            "gmres: A must be square, it is {rows} x {cols}"
+        )));
+    }
+    if b != rows {
+        return Err(Error::Shape(format!(
+            "gmres: A is {rows} x {rows} but b has {b} elements"
+        )));
+    }
+    if let Some(x) = x0
+        && x != rows
+    {
+        return Err(Error::Shape(format!(
+            "gmres: A is {rows} x {rows} but x0 has {x} elements"
+        )));
+    }
+    if opts.restart == 0 {
+        return Err(Error::Invalid(
+            "gmres: the restart length m must be at least 1".into(),
+        ));
+    }
+    if !(opts.tol >= 0.0 && opts.tol.is_finite()) {
+        return Err(Error::Invalid(format!(
+            "gmres: the tolerance must be a finite number >= 0, got {}",
+            opts.tol
+        )));
+    }
+    crate::float::check_prec(opts.prec)?;
+    Ok(())
 }

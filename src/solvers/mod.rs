@@ -15,5 +15,5 @@ pub mod gmres;
 pub mod problems;
 pub mod roots;
 
-pub use gmres::{GmresOpts, GmresResult, gmres};
+pub use gmres::{GmresComplexResult, GmresOpts, GmresResult, gmres, gmres_complex};
 pub use roots::{AberthOpts, RootsResult, Start, StsOpts, aberth, sts_pade};
