@@ -1,6 +1,6 @@
 //! Solvers built on the array API: all roots of a polynomial
 //! ([`roots`]: higher-order Ehrlich-Aberth and a Sakurai-Torii-Sugiura
-//! Padé method) and restarted GMRES(m) for dense systems ([`gmres`]), with
+//! Padé method) and restarted GMRES(m) for dense systems ([`gmres`](mod@gmres)), with
 //! the test problems they are measured on ([`problems`]).
 //!
 //! This layer sits above linear algebra: it calls only the public methods
