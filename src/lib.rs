@@ -11,7 +11,8 @@
 //! Layers, each importing only those below it: [`engine`] (devices, memory,
 //! kernel compilation and caching), the number kinds [`int`], [`float`],
 //! [`complex`], [`huge`] (single integers of any size), linear algebra
-//! [`linalg`] ([`Matrix`] over float and complex arrays), and the front ends
+//! [`linalg`] ([`Matrix`] over float and complex arrays), the [`solvers`]
+//! (polynomial roots, GMRES), and the front ends
 //! [`bench`] (the benchmark suites behind `mparray bench`) and [`cli`] (the
 //! command-line tool). [`kernels`] holds the CUDA C++ sources.
 
@@ -26,6 +27,7 @@ pub mod int;
 pub mod kernels;
 pub mod linalg;
 pub(crate) mod modp;
+pub mod solvers;
 
 pub use complex::ComplexArray;
 pub use engine::Engine;

@@ -7,6 +7,7 @@ pub mod float;
 pub mod func;
 pub mod huge;
 pub mod int;
+pub mod solvers;
 
 use clap::{Args, Subcommand};
 
@@ -39,6 +40,9 @@ enum Suite {
     /// n = 256, 1024, 4096, a tall-skinny Gram matrix (A^T*A of 65536 x 256
     /// at 512 bits), gemv and dot at 2^20 elements, each checked.
     Blas(blas::BlasBenchArgs),
+    /// Root finders (Wilkinson, Chebyshev nodes; Aberth, STS-Padé) and
+    /// GMRES(m) at 128..1024 bits, each checked.
+    Solvers(solvers::SolversBenchArgs),
 }
 
 pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
@@ -48,6 +52,7 @@ pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
         Some(Suite::Float(x)) => float::run(x),
         Some(Suite::Func(x)) => func::run(x),
         Some(Suite::Blas(x)) => blas::run(x),
+        Some(Suite::Solvers(x)) => solvers::run(x),
         None => int::run(a.int),
     }
 }

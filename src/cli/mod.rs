@@ -1,5 +1,6 @@
 //! The `mparray` command line: `info`, `int` and `float` (batch
-//! calculators), `blas` (exact BLAS on Matrix Market files), `huge` (one
+//! calculators), `blas` (exact BLAS on Matrix Market files), `roots` and
+//! `gmres` (the solvers), `huge` (one
 //! huge number per file), `bench`, and `kernels` (list or compile every kernel instantiation).
 //!
 //! Exit status: 0 on success, 2 on bad input (with file and line), 1 on other
@@ -12,6 +13,7 @@ mod huge;
 mod info;
 mod int;
 mod kernels;
+mod solvers;
 
 use std::io::Read;
 
@@ -45,6 +47,10 @@ enum Command {
     Complex(complex::ComplexArgs),
     /// Exactly rounded BLAS (gemm, gemv, dot, axpy, syrk, herk) on Matrix Market array files.
     Blas(blas::BlasArgs),
+    /// All roots of a polynomial (Ehrlich-Aberth or STS-Padé), with rigorous residual bounds.
+    Roots(solvers::RootsArgs),
+    /// Solve a dense system A x = b by restarted GMRES(m) (Matrix Market files).
+    Gmres(solvers::GmresArgs),
     /// Benchmarks (`mparray bench int ...`).
     Bench(crate::bench::BenchArgs),
     /// List or compile every kernel instantiation (the CI compile check).
@@ -72,6 +78,8 @@ pub fn main() -> i32 {
         Command::Float(a) => float::run(a),
         Command::Complex(a) => complex::run(a),
         Command::Blas(a) => blas::run(a),
+        Command::Roots(a) => solvers::run_roots(a),
+        Command::Gmres(a) => solvers::run_gmres(a),
         Command::Bench(a) => crate::bench::run(a),
         Command::Kernels(a) => kernels::run(a),
     };

@@ -1,0 +1,374 @@
+//! `mparray bench solvers`: the root finders on the Wilkinson and
+//! Chebyshev-node polynomials (n = 64, 128, 256 at 128..1024 bits, both
+//! methods) and GMRES(m) on the Hilbert matrix of order 12 and on a
+//! diagonally shifted random matrix, each timed once to convergence on one
+//! engine (CUDA: device events; CPU: wall clock).
+//!
+//! Reported per root-finding case: time to convergence (at most 100
+//! steps), iterations, how many roots converged, the largest rigorous
+//! residual bound, and for Wilkinson the largest distance of a root to its
+//! exact value (the nearest integer), computed exactly from the returned
+//! bits. Each case is checked: every root converged and (Wilkinson) the
+//! roots are 1..n, each exactly once, to the distance printed; Wilkinson
+//! cases whose coefficients do not fit the precision (n = 64 needs about
+//! 296 bits, 128 about 716, 256 about 1700) are reported unchecked, as
+//! their roots are not 1..n. Per GMRES case: time, steps,
+//! restarts, time per step, and the true relative residual `||b - A x|| /
+//! ||b||` (each element of `b - A x` rounded once).
+
+use clap::Args;
+use malachite_base::num::arithmetic::traits::{Abs, Floor};
+use malachite_base::num::conversion::traits::{ExactFrom, RoundingFrom};
+use malachite_base::rounding_modes::RoundingMode;
+use malachite_float::Float;
+use malachite_q::Rational;
+
+use crate::engine::Engine;
+use crate::error::{CommandError, Result};
+use crate::float::{FloatArray, Round};
+use crate::linalg::Matrix;
+use crate::solvers::gmres::{GmresOpts, gmres};
+use crate::solvers::problems;
+use crate::solvers::roots::{self, AberthOpts, RootsResult, StsOpts};
+
+#[derive(Args, Clone)]
+pub struct SolversBenchArgs {
+    /// Engine: cpu, cuda or auto.
+    #[arg(long, default_value = "auto")]
+    engine: String,
+    /// Small cases only (n = 32, 128 and 256 bits; GMRES n = 64).
+    #[arg(long)]
+    quick: bool,
+    /// Degrees (default 64,128,256).
+    #[arg(long, value_delimiter = ',')]
+    n: Vec<usize>,
+    /// Precisions in bits (default 128,256,512,1024).
+    #[arg(long, value_delimiter = ',')]
+    precs: Vec<u64>,
+    /// Methods: aberth, sts (default both).
+    #[arg(long, value_delimiter = ',')]
+    methods: Vec<String>,
+    /// Problems: wilkinson, chebyshev, gmres (default all).
+    #[arg(long, value_delimiter = ',')]
+    problems: Vec<String>,
+    /// Order of the random GMRES matrix (default 256; quick 64).
+    #[arg(long)]
+    gmres_n: Option<usize>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The most steps per root-finding case (the methods need 10-30 where
+/// the precision suffices; Wilkinson with rounded coefficients may not
+/// converge at all).
+const MAX_ITER: usize = 100;
+
+struct RootRow {
+    problem: &'static str,
+    n: usize,
+    prec: u64,
+    method: &'static str,
+    ms: f64,
+    iterations: usize,
+    converged: usize,
+    max_bound: f64,
+    max_err: Option<f64>,
+    /// None: not checked (Wilkinson coefficients rounded at this precision).
+    ok: Option<bool>,
+}
+
+struct GmresRow {
+    problem: String,
+    n: usize,
+    prec: u64,
+    ms: f64,
+    steps: usize,
+    restarts: usize,
+    rel_residual: f64,
+    converged: bool,
+}
+
+/// log10 of a positive Float (-inf for zero).
+fn log10(f: &Float) -> f64 {
+    if *f == 0u32 {
+        return f64::NEG_INFINITY;
+    }
+    let e = f.get_exponent().unwrap_or(0) as f64;
+    let m = f64::rounding_from(f >> f.get_exponent().unwrap_or(0), RoundingMode::Nearest).0;
+    (e * std::f64::consts::LN_2 + m.abs().ln()) / std::f64::consts::LN_10
+}
+
+/// The largest bound (log10), and for Wilkinson the largest distance to
+/// the nearest integer (log10) with whether the roots are 1..n once each.
+fn check(r: &RootsResult, wilkinson: bool) -> Result<(f64, Option<f64>, bool)> {
+    let b = r.residual_bound.to_floats()?;
+    let max_bound = b.iter().map(log10).fold(f64::NEG_INFINITY, f64::max);
+    if !wilkinson {
+        return Ok((max_bound, None, true));
+    }
+    let n = r.roots.len();
+    let mut seen = vec![false; n + 1];
+    let mut worst = Rational::from(0u32);
+    let mut ok = true;
+    for (re, im) in r.roots.to_floats()? {
+        let (x, y) = (Rational::exact_from(&re), Rational::exact_from(&im));
+        let k = (&x + Rational::from(1u32) / Rational::from(2u32)).floor();
+        let d = (&x - Rational::from(k.clone())).abs() + y.abs();
+        if d > worst {
+            worst = d;
+        }
+        match usize::try_from(&k) {
+            Ok(k) if (1..=n).contains(&k) && !seen[k] => seen[k] = true,
+            _ => ok = false,
+        }
+    }
+    let w = Float::from_rational_prec(worst, 64).0;
+    Ok((max_bound, Some(log10(&w)), ok))
+}
+
+pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
+    let engine = super::engine(&a.engine)?;
+    let ns = if !a.n.is_empty() {
+        a.n.clone()
+    } else if a.quick {
+        vec![32]
+    } else {
+        vec![64, 128, 256]
+    };
+    let precs = if !a.precs.is_empty() {
+        a.precs.clone()
+    } else if a.quick {
+        vec![128, 256]
+    } else {
+        vec![128, 256, 512, 1024]
+    };
+    let methods: Vec<String> = if a.methods.is_empty() {
+        vec!["aberth".into(), "sts".into()]
+    } else {
+        a.methods.clone()
+    };
+    let probs: Vec<String> = if a.problems.is_empty() {
+        vec!["wilkinson".into(), "chebyshev".into(), "gmres".into()]
+    } else {
+        a.problems.clone()
+    };
+    for m in &methods {
+        if m != "aberth" && m != "sts" {
+            return Err(CommandError::Input(format!(
+                "unknown method {m:?}: aberth or sts"
+            )));
+        }
+    }
+    for p in &probs {
+        if !["wilkinson", "chebyshev", "gmres"].contains(&p.as_str()) {
+            return Err(CommandError::Input(format!(
+                "unknown problem {p:?}: wilkinson, chebyshev or gmres"
+            )));
+        }
+    }
+    if !a.json {
+        println!("# bench solvers on {}", engine.describe());
+    }
+    let mut rows = Vec::new();
+    for prob in probs.iter().filter(|p| *p != "gmres") {
+        let wil = prob == "wilkinson";
+        for &n in &ns {
+            let exact = if wil {
+                problems::wilkinson(n)?
+            } else {
+                problems::chebyshev_nodes(n)?
+            };
+            for &prec in &precs {
+                let c = problems::coeff_array(&exact, prec, &engine)?;
+                // Whether the coefficients are exact at this precision.
+                let held = exact.iter().all(|q| {
+                    Float::from_rational_prec(q.clone(), prec).1 == std::cmp::Ordering::Equal
+                });
+                for m in &methods {
+                    let (ms, r) = engine.time(|| {
+                        if m == "aberth" {
+                            let o = AberthOpts {
+                                max_iter: MAX_ITER,
+                                ..AberthOpts::default()
+                            };
+                            roots::aberth(&c, prec, &o)
+                        } else {
+                            let o = StsOpts {
+                                max_iter: MAX_ITER,
+                                ..StsOpts::default()
+                            };
+                            roots::sts_pade(&c, prec, &o)
+                        }
+                    })?;
+                    let (max_bound, max_err, ok) = check(&r, wil)?;
+                    let conv = r.converged.iter().filter(|&&c| c).count();
+                    let row = RootRow {
+                        problem: if wil { "wilkinson" } else { "chebyshev" },
+                        n,
+                        prec,
+                        method: if m == "aberth" {
+                            "aberth L=3"
+                        } else {
+                            "sts m=4"
+                        },
+                        ms,
+                        iterations: r.iterations,
+                        converged: conv,
+                        max_bound,
+                        max_err,
+                        ok: (!wil || held).then_some(ok && conv == n),
+                    };
+                    if !a.json {
+                        print_root(&row, rows.is_empty());
+                    }
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    let mut grows = Vec::new();
+    if probs.iter().any(|p| p == "gmres") {
+        let rn = a.gmres_n.unwrap_or(if a.quick { 64 } else { 256 });
+        for &prec in &precs {
+            for hil in [true, false] {
+                let (am, b, name, restart) = if hil {
+                    let h = problems::hilbert(12, prec, &engine)?;
+                    let v: Vec<i64> = (0..12).map(|i| 1 - 2 * (i % 2)).collect();
+                    let b = FloatArray::from_i64s(prec, &v, Round::Nearest)?
+                        .0
+                        .into_engine(&engine)?;
+                    (h, b, "hilbert 12".to_string(), 12)
+                } else {
+                    let (am, b) = shifted_random(&engine, rn, prec)?;
+                    (am, b, format!("random+2sqrt(n)I {rn}"), 30)
+                };
+                let o = GmresOpts {
+                    restart,
+                    tol: 1e-30,
+                    prec,
+                    max_restarts: 20,
+                };
+                let (ms, r) = engine.time(|| gmres(&am, &b, None, &o))?;
+                let row = GmresRow {
+                    problem: name,
+                    n: am.rows(),
+                    prec,
+                    ms,
+                    steps: r.iterations,
+                    restarts: r.restarts,
+                    rel_residual: *r.true_residuals.last().unwrap_or(&f64::NAN),
+                    converged: r.converged,
+                };
+                if !a.json {
+                    print_gmres(&row, grows.is_empty());
+                }
+                grows.push(row);
+            }
+        }
+    }
+    if a.json {
+        let roots: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "problem": r.problem, "n": r.n, "prec": r.prec, "method": r.method,
+                    "ms": r.ms, "iterations": r.iterations, "converged": r.converged,
+                    "log10_max_residual_bound": r.max_bound,
+                    "log10_max_root_error": r.max_err, "ok": r.ok,
+                })
+            })
+            .collect();
+        let gm: Vec<serde_json::Value> = grows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "problem": r.problem, "n": r.n, "prec": r.prec, "ms": r.ms,
+                    "steps": r.steps, "restarts": r.restarts,
+                    "true_rel_residual": r.rel_residual, "converged": r.converged,
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "suite": "solvers", "engine": engine.describe(), "roots": roots, "gmres": gm,
+        });
+        println!("{v}");
+    }
+    if rows.iter().any(|r| r.ok == Some(false)) {
+        return Err(CommandError::Other(
+            "some root-finding case did not converge or missed an exact root (see the table)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+fn print_root(r: &RootRow, head: bool) {
+    if head {
+        println!(
+            "{:<10} {:>5} {:>5} {:<11} {:>11} {:>6} {:>9} {:>12} {:>12} check",
+            "problem", "n", "bits", "method", "ms", "iters", "conv", "log10 |p|<=", "log10 err"
+        );
+    }
+    let err = r.max_err.map_or("-".to_string(), |e| format!("{e:.1}"));
+    println!(
+        "{:<10} {:>5} {:>5} {:<11} {:>11.1} {:>6} {:>9} {:>12.1} {:>12} {}",
+        r.problem,
+        r.n,
+        r.prec,
+        r.method,
+        r.ms,
+        r.iterations,
+        format!("{}/{}", r.converged, r.n),
+        r.max_bound,
+        err,
+        match r.ok {
+            Some(true) => "ok",
+            Some(false) => "FAILED",
+            None => "(coefficients rounded)",
+        }
+    );
+}
+
+fn print_gmres(r: &GmresRow, head: bool) {
+    if head {
+        println!(
+            "\n{:<22} {:>5} {:>5} {:>11} {:>6} {:>8} {:>10} {:>14} converged",
+            "gmres problem", "n", "bits", "ms", "steps", "restarts", "ms/step", "||r||/||b||"
+        );
+    }
+    println!(
+        "{:<22} {:>5} {:>5} {:>11.1} {:>6} {:>8} {:>10.2} {:>14.3e} {}",
+        r.problem,
+        r.n,
+        r.prec,
+        r.ms,
+        r.steps,
+        r.restarts,
+        r.ms / r.steps.max(1) as f64,
+        r.rel_residual,
+        if r.converged { "yes" } else { "no" }
+    );
+}
+
+/// `R + 2 sqrt(n) I` with R uniform in [-1, 1) (seeded, on the engine),
+/// and `b` all ones.
+fn shifted_random(
+    engine: &Engine,
+    n: usize,
+    prec: u64,
+) -> Result<(Matrix<FloatArray>, FloatArray)> {
+    let r = Matrix::<FloatArray>::random(engine, n, n, prec, 7)?;
+    let s = 2.0 * (n as f64).sqrt();
+    let d: Vec<f64> = (0..n * n)
+        .map(|k| if k / n == k % n { s } else { 0.0 })
+        .collect();
+    let d = FloatArray::from_f64s(prec, &d, Round::Nearest)?
+        .0
+        .into_engine(engine)?;
+    let a = r.into_data().add(&d, prec, Round::Nearest)?;
+    let b = FloatArray::from_f64s(prec, &vec![1.0; n], Round::Nearest)?
+        .0
+        .into_engine(engine)?;
+    Ok((Matrix::from_array(a, n, n)?, b))
+}

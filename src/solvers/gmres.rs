@@ -1,0 +1,426 @@
+//! Restarted GMRES(m) for a dense real or complex [`Matrix`] on its engine
+//! ([`gmres`], [`gmres_complex`]).
+//!
+//! Arnoldi with modified Gram-Schmidt builds an orthonormal basis of the
+//! Krylov space from the library's exact BLAS (`gemv` for `A v`, `dot` for
+//! the projections, `axpy` to subtract them, `nrm2` and `scal` to
+//! normalise), the small least-squares problem is reduced by Givens
+//! rotations as it grows (its scalars are one-element arrays on the same
+//! engine, so nothing moves but the convergence test's one number), and
+//! the iteration restarts every `m` steps from the true residual
+//! `b - A x`, computed by one `gemv` with `beta = 1` so that every element
+//! is the exact value rounded once. Every step is correctly rounded in a
+//! fixed order: the same bits on every engine.
+
+use crate::complex::{CRound, ComplexArray};
+use crate::error::{Error, Result};
+use crate::float::{FloatArray, Round};
+use crate::linalg::{CGemv, Gemv, Matrix};
+
+/// Options of [`gmres`] (default: m = 30, relative tolerance 1e-30, 53
+/// bits, 100 restarts).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GmresOpts {
+    /// Krylov steps between restarts (m >= 1).
+    pub restart: usize,
+    /// Stop when `||b - A x|| <= tol ||b||`.
+    pub tol: f64,
+    /// Working precision in bits.
+    pub prec: u64,
+    /// The most restart cycles (each of up to `restart` steps).
+    pub max_restarts: usize,
+}
+
+impl Default for GmresOpts {
+    fn default() -> GmresOpts {
+        GmresOpts {
+            restart: 30,
+            tol: 1e-30,
+            prec: 53,
+            max_restarts: 100,
+        }
+    }
+}
+
+/// The outcome of [`gmres`].
+#[derive(Debug)]
+pub struct GmresResult {
+    /// The approximate solution, on the matrix's engine.
+    pub x: FloatArray,
+    /// The relative residual estimate `|g_{j+1}| / ||b||` after every
+    /// Arnoldi step (rounded to f64 for reporting), restarts included.
+    pub history: Vec<f64>,
+    /// The true residual norm at every restart (first entry: at `x0`), and
+    /// at the end: `||b - A x||`, each element of `b - A x` rounded once,
+    /// the norm correctly rounded.
+    pub true_residuals: Vec<f64>,
+    /// `||b - A x||` of the returned `x` (working precision).
+    pub true_residual: FloatArray,
+    /// `||b||` (working precision).
+    pub b_norm: FloatArray,
+    /// Arnoldi steps made in all.
+    pub iterations: usize,
+    /// Restart cycles begun.
+    pub restarts: usize,
+    /// Whether `||b - A x|| <= tol ||b||` holds for the returned `x`.
+    pub converged: bool,
+}
+
+const RN: Round = Round::Nearest;
+
+/// Solves `A x = b` by GMRES(m) from `x0` (None: zeros) at `opts.prec`
+/// bits on the engine `A`, `b` (and `x0`) live on.
+pub fn gmres(
+    a: &Matrix<FloatArray>,
+    b: &FloatArray,
+    x0: Option<&FloatArray>,
+    opts: &GmresOpts,
+) -> Result<GmresResult> {
+    gmres_with(a, b, x0, opts, &mut |_, _| {})
+}
+
+/// [`gmres`], calling `progress(iterations, relative residual)` after every
+/// Arnoldi step.
+pub fn gmres_with(
+    a: &Matrix<FloatArray>,
+    b: &FloatArray,
+    x0: Option<&FloatArray>,
+    opts: &GmresOpts,
+    progress: &mut dyn FnMut(usize, f64),
+) -> Result<GmresResult> {
+    let n = a.rows();
+    check_shapes(a.rows(), a.cols(), b.len(), x0.map(|x| x.len()), opts)?;
+    let p = opts.prec;
+    let eng = a.engine();
+    let scalar =
+        |v: f64| -> Result<FloatArray> { FloatArray::from_f64s(p, &[v], RN)?.0.into_engine(&eng) };
+    let one = scalar(1.0)?;
+    let minus_one = scalar(-1.0)?;
+    let gv = Gemv {
+        prec: p,
+        ..Gemv::default()
+    };
+    // x at the working precision.
+    let mut x = match x0 {
+        Some(x) => x.set_prec(p, RN)?,
+        None => FloatArray::zeros(&eng, n, p)?,
+    };
+    let b_norm = b.nrm2(p, RN)?.0;
+    let tol_b = b_norm.mul(&scalar(opts.tol)?, p, RN)?;
+    let f64_of = |s: &FloatArray| -> Result<f64> { Ok(s.to_f64s(RN)?[0]) };
+    let bn = f64_of(&b_norm)?;
+    let rel = |r: f64| if bn > 0.0 { r / bn } else { r };
+    // r = b - A x, each element rounded once.
+    let residual = |x: &FloatArray| -> Result<FloatArray> {
+        Ok(a.gemv(&minus_one, x, Some((&one, b)), &gv)?.0)
+    };
+    let mut history = Vec::new();
+    let mut true_residuals = Vec::new();
+    let mut iterations = 0;
+    let mut restarts = 0;
+    let m = opts.restart.min(n.max(1));
+    loop {
+        let r = residual(&x)?;
+        let beta = r.nrm2(p, RN)?.0;
+        true_residuals.push(rel(f64_of(&beta)?));
+        if le(&beta, &tol_b)? || restarts == opts.max_restarts || n == 0 {
+            return Ok(GmresResult {
+                converged: le(&beta, &tol_b)?,
+                x,
+                history,
+                true_residuals,
+                true_residual: beta,
+                b_norm,
+                iterations,
+                restarts,
+            });
+        }
+        restarts += 1;
+        // v_0 = r / beta.
+        let inv = one.div(&beta, p, RN)?;
+        let mut v = vec![r.scal(&inv, p, RN)?.0];
+        // R (upper triangular, column by column), rotations (c, s), g.
+        let mut rcols: Vec<Vec<FloatArray>> = Vec::new();
+        let mut rot: Vec<(FloatArray, FloatArray)> = Vec::new();
+        let mut g = vec![beta.try_clone()?];
+        for j in 0..m {
+            // w = A v_j, orthogonalised against v_0..v_j (MGS).
+            let mut w = a.gemv(&one, &v[j], None, &gv)?.0;
+            let mut h = Vec::with_capacity(j + 2);
+            for vi in v.iter().take(j + 1) {
+                let hij = w.dot(vi, p, RN)?.0;
+                w = w.axpy(&hij.neg(p, RN)?, vi, p, RN)?.0;
+                h.push(hij);
+            }
+            let hn = w.nrm2(p, RN)?.0;
+            // Apply the previous rotations to h, then a new one zeroing hn.
+            for (i, (c, s)) in rot.iter().enumerate() {
+                // (h_i, h_{i+1}) <- (c h_i + s h_{i+1}, -s h_i + c h_{i+1})
+                let hi = c.mul(&h[i], p, RN)?.add(&s.mul(&h[i + 1], p, RN)?, p, RN)?;
+                let hi1 = c.mul(&h[i + 1], p, RN)?.sub(&s.mul(&h[i], p, RN)?, p, RN)?;
+                h[i] = hi;
+                h[i + 1] = hi1;
+            }
+            let hj = h[j].try_clone()?;
+            let rho = hj.hypot(&hn, p, RN)?;
+            let zero = matches!(hn.cmp(&scalar(0.0)?)?[0], Some(std::cmp::Ordering::Equal));
+            let (c, s) = if zero {
+                (one.try_clone()?, scalar(0.0)?)
+            } else {
+                (hj.div(&rho, p, RN)?, hn.div(&rho, p, RN)?)
+            };
+            h[j] = if zero { hj } else { rho };
+            let gj = g[j].try_clone()?;
+            g.push(s.mul(&gj, p, RN)?.neg(p, RN)?);
+            g[j] = c.mul(&gj, p, RN)?;
+            rot.push((c, s));
+            h.truncate(j + 1);
+            rcols.push(h);
+            iterations += 1;
+            let res = f64_of(&g[j + 1].abs(p, RN)?)?;
+            history.push(rel(res));
+            progress(iterations, rel(res));
+            let done = le(&g[j + 1].abs(p, RN)?, &tol_b)? || zero || j + 1 == m;
+            if !zero {
+                let inv = one.div(&hn, p, RN)?;
+                v.push(w.scal(&inv, p, RN)?.0);
+            }
+            if done {
+                break;
+            }
+        }
+        // Back substitution R y = g, then x += V y.
+        let k = rcols.len();
+        let mut y: Vec<FloatArray> = Vec::with_capacity(k);
+        for i in (0..k).rev() {
+            let mut s = g[i].try_clone()?;
+            for (jj, yj) in y.iter().enumerate() {
+                let col = k - 1 - jj;
+                s = rcols[col][i].neg(p, RN)?.fma(yj, &s, p, RN)?;
+            }
+            y.push(s.div(&rcols[i][i], p, RN)?);
+        }
+        y.reverse();
+        for (i, yi) in y.iter().enumerate() {
+            x = x.axpy(yi, &v[i], p, RN)?.0;
+        }
+    }
+}
+
+/// The outcome of [`gmres_complex`] (as [`GmresResult`], with a complex x).
+#[derive(Debug)]
+pub struct GmresComplexResult {
+    pub x: ComplexArray,
+    pub history: Vec<f64>,
+    pub true_residuals: Vec<f64>,
+    pub true_residual: FloatArray,
+    pub b_norm: FloatArray,
+    pub iterations: usize,
+    pub restarts: usize,
+    pub converged: bool,
+}
+
+/// [`gmres`] for a complex `A` and `b`: Arnoldi with `dotc` projections
+/// and complex Givens rotations `[[conj(c), s], [-s, c]]` (`c = h/rho`
+/// complex, `s = ||w||/rho` real), both parts of every scalar at
+/// `opts.prec` bits.
+pub fn gmres_complex(
+    a: &Matrix<ComplexArray>,
+    b: &ComplexArray,
+    x0: Option<&ComplexArray>,
+    opts: &GmresOpts,
+) -> Result<GmresComplexResult> {
+    gmres_complex_with(a, b, x0, opts, &mut |_, _| {})
+}
+
+/// [`gmres_complex`], calling `progress(iterations, relative residual)`
+/// after every Arnoldi step.
+pub fn gmres_complex_with(
+    a: &Matrix<ComplexArray>,
+    b: &ComplexArray,
+    x0: Option<&ComplexArray>,
+    opts: &GmresOpts,
+    progress: &mut dyn FnMut(usize, f64),
+) -> Result<GmresComplexResult> {
+    let n = a.rows();
+    check_shapes(a.rows(), a.cols(), b.len(), x0.map(|x| x.len()), opts)?;
+    let p = opts.prec;
+    let rn = CRound::both(RN);
+    let eng = a.engine();
+    let cscalar = |re: f64, im: f64| -> Result<ComplexArray> {
+        ComplexArray::new(
+            FloatArray::from_f64s(p, &[re], RN)?.0,
+            FloatArray::from_f64s(p, &[im], RN)?.0,
+        )?
+        .into_engine(&eng)
+    };
+    let real = |r: &FloatArray| -> Result<ComplexArray> {
+        ComplexArray::new(r.try_clone()?, FloatArray::zeros(&eng, 1, p)?)
+    };
+    let one = cscalar(1.0, 0.0)?;
+    let minus_one = cscalar(-1.0, 0.0)?;
+    let cv = CGemv {
+        prec_re: p,
+        prec_im: p,
+        ..CGemv::default()
+    };
+    let mut x = match x0 {
+        Some(x) => x.set_prec(p, p, rn)?,
+        None => ComplexArray::zeros(&eng, n, p, p)?,
+    };
+    let b_norm = b.nrm2(p, RN)?.0;
+    let tol_b = b_norm.mul(
+        &FloatArray::from_f64s(p, &[opts.tol], RN)?
+            .0
+            .into_engine(&eng)?,
+        p,
+        RN,
+    )?;
+    let f64_of = |s: &FloatArray| -> Result<f64> { Ok(s.to_f64s(RN)?[0]) };
+    let bn = f64_of(&b_norm)?;
+    let rel = |r: f64| if bn > 0.0 { r / bn } else { r };
+    let residual = |x: &ComplexArray| -> Result<ComplexArray> {
+        Ok(a.gemv(&minus_one, x, Some((&one, b)), &cv)?.0)
+    };
+    let (mut history, mut true_residuals) = (Vec::new(), Vec::new());
+    let (mut iterations, mut restarts) = (0, 0);
+    let m = opts.restart.min(n.max(1));
+    loop {
+        let r = residual(&x)?;
+        let beta = r.nrm2(p, RN)?.0;
+        true_residuals.push(rel(f64_of(&beta)?));
+        let ok = le(&beta, &tol_b)?;
+        if ok || restarts == opts.max_restarts || n == 0 {
+            return Ok(GmresComplexResult {
+                converged: ok,
+                x,
+                history,
+                true_residuals,
+                true_residual: beta,
+                b_norm,
+                iterations,
+                restarts,
+            });
+        }
+        restarts += 1;
+        let inv = one.div(&real(&beta)?, p, p, rn)?;
+        let mut v = vec![r.scal(&inv, p, p, rn)?.0];
+        let mut rcols: Vec<Vec<ComplexArray>> = Vec::new();
+        let mut rot: Vec<(ComplexArray, ComplexArray)> = Vec::new();
+        let mut g = vec![real(&beta)?];
+        for j in 0..m {
+            let mut w = a.gemv(&one, &v[j], None, &cv)?.0;
+            let mut h = Vec::with_capacity(j + 2);
+            for vi in v.iter().take(j + 1) {
+                let hij = vi.dotc(&w, p, p, rn)?.0;
+                w = w.axpy(&hij.neg(p, p, rn)?, vi, p, p, rn)?.0;
+                h.push(hij);
+            }
+            let hn = w.nrm2(p, RN)?.0;
+            for (i, (c, s)) in rot.iter().enumerate() {
+                let cc = c.conj(p, p, rn)?;
+                let hi = cc
+                    .mul(&h[i], p, p, rn)?
+                    .add(&s.mul(&h[i + 1], p, p, rn)?, p, p, rn)?;
+                let hi1 = c
+                    .mul(&h[i + 1], p, p, rn)?
+                    .sub(&s.mul(&h[i], p, p, rn)?, p, p, rn)?;
+                h[i] = hi;
+                h[i + 1] = hi1;
+            }
+            let hj = h[j].try_clone()?;
+            let rho = hj.abs_ternary(p, RN)?.0.hypot(&hn, p, RN)?;
+            let zero = matches!(
+                hn.cmp(&FloatArray::zeros(&eng, 1, p)?)?[0],
+                Some(std::cmp::Ordering::Equal)
+            );
+            let (c, s) = if zero {
+                (one.try_clone()?, cscalar(0.0, 0.0)?)
+            } else {
+                let rc = real(&rho)?;
+                (hj.div(&rc, p, p, rn)?, real(&hn.div(&rho, p, RN)?)?)
+            };
+            // conj(c) h_j + s ||w|| = rho.
+            h[j] = if zero { hj } else { real(&rho)? };
+            let gj = g[j].try_clone()?;
+            g.push(s.mul(&gj, p, p, rn)?.neg(p, p, rn)?);
+            g[j] = c.conj(p, p, rn)?.mul(&gj, p, p, rn)?;
+            rot.push((c, s));
+            rcols.push(h);
+            iterations += 1;
+            let gabs = g[j + 1].abs_ternary(p, RN)?.0;
+            history.push(rel(f64_of(&gabs)?));
+            progress(iterations, rel(f64_of(&gabs)?));
+            let done = le(&gabs, &tol_b)? || zero || j + 1 == m;
+            if !zero {
+                let inv = one.div(&real(&hn)?, p, p, rn)?;
+                v.push(w.scal(&inv, p, p, rn)?.0);
+            }
+            if done {
+                break;
+            }
+        }
+        let k = rcols.len();
+        let mut y: Vec<ComplexArray> = Vec::with_capacity(k);
+        for i in (0..k).rev() {
+            let mut s = g[i].try_clone()?;
+            for (jj, yj) in y.iter().enumerate() {
+                let col = k - 1 - jj;
+                s = s.sub(&rcols[col][i].mul(yj, p, p, rn)?, p, p, rn)?;
+            }
+            y.push(s.div(&rcols[i][i], p, p, rn)?);
+        }
+        y.reverse();
+        for (i, yi) in y.iter().enumerate() {
+            x = x.axpy(yi, &v[i], p, p, rn)?.0;
+        }
+    }
+}
+
+/// Whether the one-element `u <= v`.
+fn le(u: &FloatArray, v: &FloatArray) -> Result<bool> {
+    Ok(matches!(
+        u.cmp(v)?[0],
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    ))
+}
+
+/// The shape and option checks shared by both forms.
+fn check_shapes(
+    rows: usize,
+    cols: usize,
+    b: usize,
+    x0: Option<usize>,
+    opts: &GmresOpts,
+) -> Result<()> {
+    if cols != rows {
+        return Err(Error::Shape(format!(
+            "gmres: A must be square, it is {rows} x {cols}"
+        )));
+    }
+    if b != rows {
+        return Err(Error::Shape(format!(
+            "gmres: A is {rows} x {rows} but b has {b} elements"
+        )));
+    }
+    if let Some(x) = x0
+        && x != rows
+    {
+        return Err(Error::Shape(format!(
+            "gmres: A is {rows} x {rows} but x0 has {x} elements"
+        )));
+    }
+    if opts.restart == 0 {
+        return Err(Error::Invalid(
+            "gmres: the restart length m must be at least 1".into(),
+        ));
+    }
+    if !(opts.tol >= 0.0 && opts.tol.is_finite()) {
+        return Err(Error::Invalid(format!(
+            "gmres: the tolerance must be a finite number >= 0, got {}",
+            opts.tol
+        )));
+    }
+    crate::float::check_prec(opts.prec)?;
+    Ok(())
+}

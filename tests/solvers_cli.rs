@@ -1,0 +1,312 @@
+//! `mparray roots` and `mparray gmres` end to end: roots of generated and
+//! file polynomials checked exactly (Wilkinson roots near 1..n, the
+//! printed residual bounds against exact rational evaluation), GMRES on a
+//! small system checked with rationals, bad input exiting with status 2,
+//! and `bench solvers --quick` on a tiny case.
+mod common;
+
+use std::process::{Command, Output};
+
+use malachite_base::num::arithmetic::traits::Abs;
+use malachite_q::Rational;
+use std::str::FromStr;
+
+use common::Tmp;
+
+fn run(args: &[&str]) -> Output {
+    Command::new(common::mparray_bin())
+        .args(args)
+        .output()
+        .expect("running mparray")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "status {:?}: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// A decimal string (`1.5e-3`) as an exact rational.
+fn rat(s: &str) -> Rational {
+    let (m, e) = match s.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i64>().unwrap()),
+        None => (s, 0),
+    };
+    let neg = m.starts_with('-');
+    let m = m.trim_start_matches(['-', '+']);
+    let (i, f) = m.split_once('.').unwrap_or((m, ""));
+    let digits = Rational::from_str(&format!("{i}{f}")).unwrap();
+    let scale = e - f.len() as i64;
+    let ten = Rational::from(10u32);
+    let mut v = digits;
+    if scale >= 0 {
+        for _ in 0..scale {
+            v *= &ten;
+        }
+    } else {
+        for _ in 0..-scale {
+            v /= &ten;
+        }
+    }
+    if neg { -v } else { v }
+}
+
+/// The root lines: (re, im, bound, converged).
+fn root_lines(out: &str) -> Vec<(Rational, Rational, Rational, bool)> {
+    out.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(w.len(), 4, "{l}");
+            (rat(w[0]), rat(w[1]), rat(w[2]), w[3] == "yes")
+        })
+        .collect()
+}
+
+#[test]
+fn roots_of_wilkinson_and_of_a_file() {
+    for method in ["aberth", "sts"] {
+        let o = run(&[
+            "roots",
+            "--problem",
+            "wilkinson",
+            "--n",
+            "12",
+            "--prec",
+            "128",
+            "--method",
+            method,
+            "--engine",
+            "cpu",
+        ]);
+        let out = stdout(&o);
+        assert!(out.contains("converged 12/12"), "{out}");
+        let mut seen = [false; 13];
+        for (re, im, _, conv) in root_lines(&out) {
+            assert!(conv);
+            let k = (0..=12)
+                .min_by_key(|&k| (&re - Rational::from(k)).abs())
+                .unwrap();
+            assert!((&re - Rational::from(k)).abs() < rat("1e-20"), "{re}");
+            assert!(im.abs() < rat("1e-20"));
+            assert!(!seen[k as usize]);
+            seen[k as usize] = true;
+        }
+    }
+    // z^3 - 2z + 1/2 from a file (a_0 first, a comment, a complex zero).
+    let t = Tmp::new();
+    let f = t.0.join("p.txt");
+    std::fs::write(&f, "# a_0 .. a_3\n0.5\n-2 0\n\n0\n1 0\n").unwrap();
+    let out = stdout(&run(&[
+        "roots",
+        "--coeffs",
+        f.to_str().unwrap(),
+        "--prec",
+        "100",
+        "--engine",
+        "cpu",
+        "--method",
+        "sts",
+        "--order",
+        "3",
+    ]));
+    let c = [rat("0.5"), rat("-2"), rat("0"), rat("1")];
+    let rows = root_lines(&out);
+    assert_eq!(rows.len(), 3);
+    for (re, im, bound, conv) in rows {
+        assert!(conv);
+        // |p(x)|^2 <= bound^2, exactly, for the printed (rounded) root is
+        // not what was bounded; the printed digits are exact here
+        // (--digits 0), so the check is exact.
+        let (mut sr, mut si) = (c[3].clone(), Rational::from(0u32));
+        for k in (0..3).rev() {
+            let (a, b) = (&sr * &re - &si * &im, &sr * &im + &si * &re);
+            sr = a + &c[k];
+            si = b;
+        }
+        assert!(&sr * &sr + &si * &si <= &bound * &bound, "bound {bound}");
+    }
+}
+
+#[test]
+fn roots_bad_input_exits_2() {
+    let t = Tmp::new();
+    let cases: [(&str, &str); 4] = [
+        ("lead0.txt", "1\n2\n0\n"),
+        ("deg0.txt", "5\n"),
+        ("bad.txt", "1\n2 3 4\n"),
+        ("nan.txt", "1\n1e\n"),
+    ];
+    let wants = ["leading coefficient", "degree 0", "bad.txt:2", "nan.txt:2"];
+    for ((name, text), want) in cases.iter().zip(wants) {
+        let f = t.0.join(name);
+        std::fs::write(&f, text).unwrap();
+        let o = run(&[
+            "roots",
+            "--coeffs",
+            f.to_str().unwrap(),
+            "--prec",
+            "64",
+            "--engine",
+            "cpu",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(want), "{name}: {e}");
+    }
+    let o = run(&[
+        "roots",
+        "--problem",
+        "wilkinson",
+        "--n",
+        "0",
+        "--prec",
+        "64",
+        "--engine",
+        "cpu",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    // Non-convergence is reported, not an error.
+    let o = run(&[
+        "roots",
+        "--problem",
+        "chebyshev",
+        "--n",
+        "10",
+        "--prec",
+        "64",
+        "--max-iter",
+        "1",
+        "--engine",
+        "cpu",
+    ]);
+    assert!(stdout(&o).contains("NOT CONVERGED"));
+}
+
+fn mtx(t: &Tmp, name: &str, rows: usize, cols: usize, colmajor: &[&str]) -> String {
+    let mut s = format!("%%MatrixMarket matrix array real general\n{rows} {cols}\n");
+    for v in colmajor {
+        s += v;
+        s += "\n";
+    }
+    let p = t.0.join(name);
+    std::fs::write(&p, s).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn gmres_solves_and_reports() {
+    let t = Tmp::new();
+    // A = [[4, 1], [2, 3]] (column-major 4 2 1 3), b = (1, 2): x = (0.1, 0.6).
+    let a = mtx(&t, "a.mtx", 2, 2, &["4", "2", "1", "3"]);
+    let b = mtx(&t, "b.mtx", 2, 1, &["1", "2"]);
+    let out = stdout(&run(&[
+        "gmres",
+        "--prec",
+        "200",
+        "--restart",
+        "2",
+        "--engine",
+        "cpu",
+        &a,
+        &b,
+    ]));
+    assert!(
+        out.starts_with("%%MatrixMarket matrix array real general\n"),
+        "{out}"
+    );
+    assert!(out.contains("% converged"), "{out}");
+    assert!(out.contains("% step 1 relative residual estimate"));
+    assert!(out.contains("% restart 0 true relative residual 1.0"));
+    let vals: Vec<Rational> = out
+        .lines()
+        .filter(|l| !l.starts_with('%'))
+        .skip(1)
+        .map(rat)
+        .collect();
+    assert_eq!(vals.len(), 2);
+    assert!((&vals[0] - rat("0.1")).abs() < rat("1e-30"));
+    assert!((&vals[1] - rat("0.6")).abs() < rat("1e-30"));
+    // Complex: A = [[1+i, 0], [1, 2]], b = (2, 3): x = (1 - i, (2 + i)/2).
+    let cm = |name: &str, rows: usize, cols: usize, v: &[&str]| {
+        let mut s = format!("%%MatrixMarket matrix array complex general\n{rows} {cols}\n");
+        for x in v {
+            s += x;
+            s += "\n";
+        }
+        let p = t.0.join(name);
+        std::fs::write(&p, s).unwrap();
+        p.display().to_string()
+    };
+    let ca = cm("ca.mtx", 2, 2, &["1 1", "1 0", "0 0", "2 0"]);
+    let cb = cm("cb.mtx", 2, 1, &["2 0", "3 0"]);
+    let out = stdout(&run(&[
+        "gmres",
+        "--prec",
+        "200",
+        "--restart",
+        "2",
+        "--engine",
+        "cpu",
+        &ca,
+        &cb,
+    ]));
+    assert!(
+        out.starts_with("%%MatrixMarket matrix array complex general\n"),
+        "{out}"
+    );
+    assert!(out.contains("% converged"), "{out}");
+    let vals: Vec<(Rational, Rational)> = out
+        .lines()
+        .filter(|l| !l.starts_with('%'))
+        .skip(1)
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (rat(w[0]), rat(w[1]))
+        })
+        .collect();
+    let want = [(rat("1"), rat("-1")), (rat("1"), rat("0.5"))];
+    for (g, w) in vals.iter().zip(&want) {
+        assert!(
+            (&g.0 - &w.0).abs() < rat("1e-30") && (&g.1 - &w.1).abs() < rat("1e-30"),
+            "{out}"
+        );
+    }
+    // Bad shapes exit with 2.
+    let r = mtx(&t, "r.mtx", 2, 3, &["1", "2", "3", "4", "5", "6"]);
+    let o = run(&["gmres", "--prec", "64", "--engine", "cpu", &r, &b]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("square"));
+    let b3 = mtx(&t, "b3.mtx", 3, 1, &["1", "2", "3"]);
+    let o = run(&["gmres", "--prec", "64", "--engine", "cpu", &a, &b3]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("3 rows"));
+}
+
+#[test]
+fn bench_solvers_tiny() {
+    let out = stdout(&run(&[
+        "bench",
+        "solvers",
+        "--engine",
+        "cpu",
+        "--n",
+        "8",
+        "--precs",
+        "128",
+        "--gmres-n",
+        "8",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let roots = v["roots"].as_array().unwrap();
+    assert_eq!(roots.len(), 4);
+    assert!(roots.iter().all(|r| r["ok"] == true));
+    let gm = v["gmres"].as_array().unwrap();
+    assert_eq!(gm.len(), 2);
+    assert!(gm.iter().any(|r| r["converged"] == true));
+}
