@@ -32,7 +32,7 @@ enum Set {
     /// Every instantiation the library can request (warm and families).
     All,
     /// CI's check: warm, and each family at the smallest tier through
-    /// NVRTC's front end only (PTX, no ptxas; `list` marks them).
+    /// NVRTC's front end only (no code generation; `list` marks them).
     Ci,
 }
 

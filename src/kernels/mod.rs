@@ -182,7 +182,7 @@ pub fn all_instances() -> Vec<Instance> {
 }
 
 /// What CI checks besides compiling the warm set: every one-family module
-/// at the smallest tier, through NVRTC's front end and optimiser only
+/// at the smallest tier, through NVRTC's front end only
 /// (`engine::cuda::compile::check_front_end`). A family module is its full
 /// module's text with the other functions' `case` lines and kernels
 /// removed by the preprocessor (no definition removed, nothing added): what
