@@ -26,8 +26,9 @@ use crate::float::cuda::{CudaFloats, round_code};
 use crate::float::func::FuncStats;
 use crate::float::func::cuda::{
     FUNC_TIERS, FlagBufs, RETRY_MIN, block_for, constants, device_constants, drive_min, emu_lists,
-    emu_result, emu_run, from_heads, gather, gather_to_host, grid, heads_of, host_stats,
-    launch_flagged, pick, pick_module, put, scatter, scatter_from_host, tier, with_flag_bufs,
+    emu_result, emu_run, first_use_on_cpu, from_heads, gather, gather_to_host, grid, heads_of,
+    host_stats, launch_flagged, pick, pick_module, put, scatter, scatter_from_host, tier,
+    with_flag_bufs,
 };
 use crate::float::limbs_for_prec;
 use crate::kernels::{FLOAT_CFUNC, Instance};
@@ -92,6 +93,13 @@ pub(crate) fn cinst_only(k: usize, code: u32) -> Instance {
 fn cmodule_of(eng: &Arc<CudaEngine>, k: usize, code: u32) -> (Instance, bool) {
     pick_module(eng, cinst(k), cinst_only(k, code))
 }
+
+/// A first use of a complex operation at a tier of at least this many
+/// limbs with a small batch runs on the CPU engine (float::func::cuda's
+/// `first_use_on_cpu`): the families take NVRTC up to 4.9 s at FF_K=3 on
+/// the development machine, 9-11 s (asin/acos, pow) at FF_K=9, 28-40 s at
+/// FF_K=34 (notes/kernels.md).
+pub const CFIRST_USE_CPU_TIER: usize = 4;
 
 /// The modules of every operation at every tier (what a warmed machine
 /// runs): `ctier` reaches every tier (3 limbs from 1 bit), the retries the
@@ -324,6 +332,10 @@ fn run_dev(
     let (Some(code), Some(k)) = (op.code(), k) else {
         return on_host(op, z, y, pr, pi, rnd);
     };
+    // A first use at a large tier with a small batch: the CPU engine.
+    if first_use_on_cpu(len, k, CFIRST_USE_CPU_TIER, 0, cmodule_of(&eng, k, code).1) {
+        return on_host(op, z, y, pr, pi, rnd);
+    }
     if len == 0 || len >= u32::MAX as usize {
         return on_host(op, z, y, pr, pi, rnd);
     }

@@ -318,6 +318,32 @@ pub const RETRY_MIN: usize = 32;
 /// every core (the same bits either way).
 pub const RETRY_COMPILE_MIN: usize = 1 << 20;
 
+/// A first use of a real function at a tier of at least this many limbs
+/// (output precisions above ~570 bits) with fewer than `FIRST_USE_CPU_MAX`
+/// elements runs on the CPU engine (the same bits) instead of compiling
+/// the tier's module: there the family modules take NVRTC 7-13 s on the
+/// development machine (FF_K=34; at most 5.1 s up to FF_K=9,
+/// notes/kernels.md), and such a batch costs the CPU engine a fraction of
+/// that. The complex functions' bound is `complex::cuda_func`'s.
+pub const FIRST_USE_CPU_TIER: usize = 10;
+
+/// See [`FIRST_USE_CPU_TIER`].
+pub const FIRST_USE_CPU_MAX: usize = 4096;
+
+/// Whether a batch of `len` elements at tier `k` whose module is not at
+/// hand (`ready` false) goes to the CPU engine instead of NVRTC: tiers
+/// from `min_tier`, fewer than `FIRST_USE_CPU_MAX` elements, never with a
+/// test's `force`.
+pub(crate) fn first_use_on_cpu(
+    len: usize,
+    k: usize,
+    min_tier: usize,
+    force: u32,
+    ready: bool,
+) -> bool {
+    !ready && force == 0 && k >= min_tier && len < FIRST_USE_CPU_MAX
+}
+
 /// The tiers after `k` at which undecided elements are retried.
 pub fn retry_tiers(k: usize) -> impl Iterator<Item = usize> {
     FUNC_TIERS
@@ -624,6 +650,10 @@ impl CudaFloats {
         let nx = limbs_for_prec(self.prec());
         let code = device_code(f);
         let k = code.and_then(|c| tier_of(c, prec, nx));
+        // A first use at a large tier with a small batch: the CPU engine.
+        let ready = |c, k| module_of(&eng, k, c).1;
+        let on_cpu = |c, k| first_use_on_cpu(len, k, FIRST_USE_CPU_TIER, force, ready(c, k));
+        let k = k.filter(|&k| code.is_some_and(|c| !on_cpu(c, k)));
         let (Some(code), Some(k)) = (code, k) else {
             // The CPU engine for the whole array.
             let (r, t, _) = self.to_host()?.func_ternary(f, prec, rnd)?;
@@ -936,6 +966,19 @@ mod tests {
         assert_eq!(tiers, vec![3, 4, 5, 6]);
         let (tiers, _, _) = run(1000, RETRY_MIN - 1, 0, true);
         assert_eq!(tiers, vec![3]);
+    }
+
+    /// A small batch at a large tier whose module is not at hand goes to
+    /// the CPU engine; a module at hand, a small tier, a large batch or a
+    /// test's force go to the device.
+    #[test]
+    fn first_use_on_cpu_only_for_small_batches_at_large_tiers() {
+        let t = FIRST_USE_CPU_TIER;
+        assert!(first_use_on_cpu(2, 34, t, 0, false));
+        assert!(!first_use_on_cpu(2, 34, t, 0, true));
+        assert!(!first_use_on_cpu(2, 9, t, 0, false));
+        assert!(!first_use_on_cpu(FIRST_USE_CPU_MAX, 34, t, 0, false));
+        assert!(!first_use_on_cpu(2, 34, t, 1, false));
     }
 
     /// Every kernel code has a family, every family is a code of

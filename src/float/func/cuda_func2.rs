@@ -15,9 +15,9 @@ use std::sync::Arc;
 use cudarc::driver::{CudaSlice, PushKernelArg};
 
 use super::cuda::{
-    FlagBufs, block_for, device_constants, drive, emu_lists, emu_result, emu_run, from_heads,
-    gather, gather_to_host, grid, heads_of, launch_flagged, module_of, pick, put, scatter,
-    scatter_from_host, tier, with_flag_bufs,
+    FIRST_USE_CPU_TIER, FlagBufs, block_for, device_constants, drive, emu_lists, emu_result,
+    emu_run, first_use_on_cpu, from_heads, gather, gather_to_host, grid, heads_of, launch_flagged,
+    module_of, pick, put, scatter, scatter_from_host, tier, with_flag_bufs,
 };
 use super::{Func2, FuncStats};
 use crate::engine::CudaEngine;
@@ -183,7 +183,10 @@ fn run_dev(
     let nx = limbs_for_prec(x.prec());
     let ny = y.map_or(nx, |y| limbs_for_prec(y.prec()));
     let two = matches!(job, Job::SinCos);
-    let Some(k) = tier(prec, nx.max(ny)) else {
+    // A first use at a large tier with a small batch: the CPU engine.
+    let ready = |k| module_of(&eng, k, job.code()).1;
+    let on_cpu = |k| first_use_on_cpu(len, k, FIRST_USE_CPU_TIER, force, ready(k));
+    let Some(k) = tier(prec, nx.max(ny)).filter(|&k| !on_cpu(k)) else {
         // The CPU engine for the whole array.
         let hy = y.map(|y| y.to_host()).transpose()?;
         let (r, t, r2) = job.on_cpu(&x.to_host()?, hy.as_ref(), prec, rnd)?;
