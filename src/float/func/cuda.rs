@@ -330,10 +330,22 @@ pub const FIRST_USE_CPU_TIER: usize = 10;
 /// See [`FIRST_USE_CPU_TIER`].
 pub const FIRST_USE_CPU_MAX: usize = 4096;
 
+/// Whether small first uses go to the CPU engine ([`set_first_use_on_cpu`]).
+static FIRST_USE_CPU: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns the small-batch rule of [`FIRST_USE_CPU_TIER`] on or off for this
+/// process. Off by default (the library always runs a function on the
+/// device, compiling its family module on first use); the `float` and
+/// `complex` calculators of the command line turn it on, since people try
+/// them with one small file first.
+pub fn set_first_use_on_cpu(on: bool) {
+    FIRST_USE_CPU.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Whether a batch of `len` elements at tier `k` whose module is not at
-/// hand (`ready` false) goes to the CPU engine instead of NVRTC: tiers
-/// from `min_tier`, fewer than `FIRST_USE_CPU_MAX` elements, never with a
-/// test's `force`.
+/// hand (`ready` false) goes to the CPU engine instead of NVRTC: with the
+/// rule on, tiers from `min_tier`, fewer than `FIRST_USE_CPU_MAX` elements,
+/// never with a test's `force`.
 pub(crate) fn first_use_on_cpu(
     len: usize,
     k: usize,
@@ -341,6 +353,12 @@ pub(crate) fn first_use_on_cpu(
     force: u32,
     ready: bool,
 ) -> bool {
+    small_first_use(len, k, min_tier, force, ready)
+        && FIRST_USE_CPU.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// [`first_use_on_cpu`] with the rule on.
+fn small_first_use(len: usize, k: usize, min_tier: usize, force: u32, ready: bool) -> bool {
     !ready && force == 0 && k >= min_tier && len < FIRST_USE_CPU_MAX
 }
 
@@ -974,11 +992,11 @@ mod tests {
     #[test]
     fn first_use_on_cpu_only_for_small_batches_at_large_tiers() {
         let t = FIRST_USE_CPU_TIER;
-        assert!(first_use_on_cpu(2, 34, t, 0, false));
-        assert!(!first_use_on_cpu(2, 34, t, 0, true));
-        assert!(!first_use_on_cpu(2, 9, t, 0, false));
-        assert!(!first_use_on_cpu(FIRST_USE_CPU_MAX, 34, t, 0, false));
-        assert!(!first_use_on_cpu(2, 34, t, 1, false));
+        assert!(small_first_use(2, 34, t, 0, false));
+        assert!(!small_first_use(2, 34, t, 0, true));
+        assert!(!small_first_use(2, 9, t, 0, false));
+        assert!(!small_first_use(FIRST_USE_CPU_MAX, 34, t, 0, false));
+        assert!(!small_first_use(2, 34, t, 1, false));
     }
 
     /// Every kernel code has a family, every family is a code of
