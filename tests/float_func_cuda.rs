@@ -373,6 +373,26 @@ fn funcnvrtc_compile() {
     });
 }
 
+/// A first use's compile that lasts longer than a second prints the
+/// one-line notice (engine::cuda::compile::notice) once: the module of all
+/// functions at the smallest tier (several seconds on any host) into an
+/// empty kernel cache; the family modules a first use compiles load from
+/// that cache afterwards without NVRTC. Needs NVRTC, no device.
+#[test]
+#[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH); compiles one full function module"]
+fn funcnvrtc_first_use_notice() {
+    use mparray::engine::cuda::compile;
+    let dir = common::Tmp::new();
+    let i = fcuda::instances().remove(0);
+    assert!(!compile::noticed());
+    let (src, opts) = (i.full_source(), i.options());
+    let c = compile::compile_noticed(i.source.name, &src, &opts, "sm_90", Some(&dir.0)).unwrap();
+    assert!(!c.from_cache && !c.cubin.is_empty());
+    assert!(compile::noticed(), "{} took over a second", i.key());
+    let again = compile::compile_noticed(i.source.name, &src, &opts, "sm_90", Some(&dir.0));
+    assert!(again.unwrap().from_cache);
+}
+
 /// Writes tier 9's constants and bench-like 512-bit arguments (4096 each of
 /// exp, log, sin, cos, atan) for the standalone timing probe
 /// (scripts/func_probe.cu) into MPARRAY_FUNC_DUMP.

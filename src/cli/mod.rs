@@ -75,8 +75,14 @@ pub fn main() -> i32 {
         Command::Info => info::run(),
         Command::Int(a) => int::run(a),
         Command::Huge(a) => huge::run(a),
-        Command::Float(a) => float::run(a),
-        Command::Complex(a) => complex::run(a),
+        Command::Float(a) => {
+            crate::float::func::cuda::set_first_use_on_cpu(true);
+            float::run(a)
+        }
+        Command::Complex(a) => {
+            crate::float::func::cuda::set_first_use_on_cpu(true);
+            complex::run(a)
+        }
         Command::Blas(a) => blas::run(a),
         Command::Roots(a) => solvers::run_roots(a),
         Command::Gmres(a) => solvers::run_gmres(a),

@@ -26,8 +26,9 @@ use crate::float::cuda::{CudaFloats, round_code};
 use crate::float::func::FuncStats;
 use crate::float::func::cuda::{
     FUNC_TIERS, FlagBufs, RETRY_MIN, block_for, constants, device_constants, drive_min, emu_lists,
-    emu_result, emu_run, from_heads, gather, gather_to_host, grid, heads_of, host_stats,
-    launch_flagged, pick, put, scatter, scatter_from_host, tier, with_flag_bufs,
+    emu_result, emu_run, first_use_on_cpu, from_heads, gather, gather_to_host, grid, heads_of,
+    host_stats, launch_flagged, pick, pick_module, put, scatter, scatter_from_host, tier,
+    with_flag_bufs,
 };
 use crate::float::limbs_for_prec;
 use crate::kernels::{FLOAT_CFUNC, Instance};
@@ -63,10 +64,57 @@ pub(crate) fn cinst(k: usize) -> Instance {
     Instance::new(&FLOAT_CFUNC, &[("FF_K", k as i64)])
 }
 
-/// Every instantiation the complex functions can request: `ctier` reaches
-/// every tier (3 limbs from 1 bit), the retries the larger ones.
+/// The families of float_cfunc.cu's `CF_ONLY`: the first code of the
+/// operations sharing one case (sin/cos/sinh/cosh, tan/tanh, asin/acos;
+/// the others alone; div and pow).
+pub const CFAMILIES: [u32; 9] = [0, 1, 2, 6, 8, 9, 10, DIV_CODE, POW_CODE];
+
+/// The family of float_cfunc's code `code` (float_cfunc.cu's `CF_HAS`).
+pub fn cfamily(code: u32) -> u32 {
+    match code {
+        3..=5 => 2,
+        7 => 6,
+        11 => 10,
+        c => c,
+    }
+}
+
+/// The float_cfunc module of one family (of code `code`) at tier `k`.
+pub(crate) fn cinst_only(k: usize, code: u32) -> Instance {
+    Instance::new(
+        &FLOAT_CFUNC,
+        &[("FF_K", k as i64), ("CF_ONLY", cfamily(code) as i64)],
+    )
+}
+
+/// The module evaluating `code` at tier `k` (`pick_module`: the module of
+/// every operation when at hand, else the family's) and whether it is at
+/// hand without NVRTC.
+fn cmodule_of(eng: &Arc<CudaEngine>, k: usize, code: u32) -> (Instance, bool) {
+    pick_module(eng, cinst(k), cinst_only(k, code))
+}
+
+/// A first use of a complex operation at a tier of at least this many
+/// limbs with a small batch runs on the CPU engine (float::func::cuda's
+/// `first_use_on_cpu`): the families take NVRTC up to 4.9 s at FF_K=3 on
+/// the development machine, 9-11 s (asin/acos, pow) at FF_K=9, 28-40 s at
+/// FF_K=34 (notes/kernels.md).
+pub const CFIRST_USE_CPU_TIER: usize = 4;
+
+/// The modules of every operation at every tier (what a warmed machine
+/// runs): `ctier` reaches every tier (3 limbs from 1 bit), the retries the
+/// larger ones.
 pub fn instances() -> Vec<Instance> {
     FUNC_TIERS.iter().map(|&k| cinst(k)).collect()
+}
+
+/// Each family's module at every tier (what a first use compiles when the
+/// module of every operation is not at hand).
+pub fn family_instances() -> Vec<Instance> {
+    FUNC_TIERS
+        .iter()
+        .flat_map(|&k| CFAMILIES.iter().map(move |&f| cinst_only(k, f)))
+        .collect()
 }
 
 /// A part's raw device buffers (heads, limbs) and limbs per element.
@@ -101,7 +149,7 @@ fn launch(
         (true, _) => "float_cdiv",
         _ => "float_cfunc",
     };
-    let func = eng.function(&cinst(k), name)?;
+    let func = eng.function(&cmodule_of(eng, k, code).0, name)?;
     let cs = device_constants(eng, k)?;
     let (pr, pi) = (re.out.prec(), im.out.prec());
     let (nr, ni) = (limbs_for_prec(pr) as u32, limbs_for_prec(pi) as u32);
@@ -284,6 +332,10 @@ fn run_dev(
     let (Some(code), Some(k)) = (op.code(), k) else {
         return on_host(op, z, y, pr, pi, rnd);
     };
+    // A first use at a large tier with a small batch: the CPU engine.
+    if first_use_on_cpu(len, k, CFIRST_USE_CPU_TIER, 0, cmodule_of(&eng, k, code).1) {
+        return on_host(op, z, y, pr, pi, rnd);
+    }
     if len == 0 || len >= u32::MAX as usize {
         return on_host(op, z, y, pr, pi, rnd);
     }
@@ -291,16 +343,17 @@ fn run_dev(
     crate::float::check_prec(pi)?;
     let mut re = new_part(&eng, len, pr)?;
     let mut im = new_part(&eng, len, pi)?;
-    // Gathers and scatters by the first tier's module (loaded already).
-    let m = cinst(k);
+    // Gathers and scatters by the first pass's module (loaded by then).
+    let first = || cmodule_of(&eng, k, code).0;
+    let ready = |k2| cmodule_of(&eng, k2, code).1;
     let (host, stats) = with_flag_bufs(&eng, |bufs| {
-        drive_min(len, k, 0, RETRY_MIN, |k2, sel, _| {
+        drive_min(len, k, 0, RETRY_MIN, ready, |k2, sel, _| {
             let Some(sel) = sel else {
                 let (x, y) = (raw2(z), y.map(raw2));
                 return launch(&eng, bufs, k2, code, rnd, x, y, len, &mut re, &mut im);
             };
             // The elements sel, gathered, at tier k2, scattered back.
-            let cnt = sel.len();
+            let (cnt, m) = (sel.len(), first());
             let idx = memory::upload(&eng, sel)?;
             let g = |x: &CudaFloats| gather(&eng, &m, x, &idx, cnt);
             let (gah, gal) = g(z.re())?;
@@ -326,7 +379,7 @@ fn run_dev(
     })?;
     if !host.is_empty() {
         // Gather the rest, evaluate them on the CPU engine, scatter.
-        let cnt = host.len();
+        let (cnt, m) = (host.len(), first());
         let idx = memory::upload(&eng, &host)?;
         let part = |x: &CudaFloats| gather_to_host(&eng, &m, x, &idx, cnt);
         let sub = CpuComplex::new(part(z.re())?, part(z.im())?)?;
@@ -476,19 +529,26 @@ fn emulated_cpu(
     };
     let ns = [limbs_for_prec(pr), limbs_for_prec(pi)];
     let mut parts: [(Vec<u64>, Vec<u64>, Vec<i8>); 2] = Default::default();
-    let (host, stats) = drive_min(len, k, 0, retry_min, |k2, sel, _| {
-        let Some(sel) = sel else {
-            let r = emu_pass(exe, code, rnd, pr, pi, k2, z, y)?;
-            parts = r.parts;
-            return Ok((r.und, r.host));
-        };
-        let suby = y.map(|y| pick2(y, sel)).transpose()?;
-        let r = emu_pass(exe, code, rnd, pr, pi, k2, &pick2(z, sel)?, suby.as_ref())?;
-        for ((d, s), n) in parts.iter_mut().zip(&r.parts).zip(ns) {
-            put(&mut d.0, &mut d.1, &mut d.2, n, sel, &s.0, &s.1, &s.2);
-        }
-        Ok((r.und, r.host))
-    })?;
+    let (host, stats) = drive_min(
+        len,
+        k,
+        0,
+        retry_min,
+        |_| true,
+        |k2, sel, _| {
+            let Some(sel) = sel else {
+                let r = emu_pass(exe, code, rnd, pr, pi, k2, z, y)?;
+                parts = r.parts;
+                return Ok((r.und, r.host));
+            };
+            let suby = y.map(|y| pick2(y, sel)).transpose()?;
+            let r = emu_pass(exe, code, rnd, pr, pi, k2, &pick2(z, sel)?, suby.as_ref())?;
+            for ((d, s), n) in parts.iter_mut().zip(&r.parts).zip(ns) {
+                put(&mut d.0, &mut d.1, &mut d.2, n, sel, &s.0, &s.1, &s.2);
+            }
+            Ok((r.und, r.host))
+        },
+    )?;
     if !host.is_empty() {
         let suby = y.map(|y| pick2(y, &host)).transpose()?;
         let (r, t) = op.cpu(&pick2(z, &host)?, suby.as_ref(), pr, pi, rnd)?;
@@ -513,4 +573,28 @@ fn emulated_cpu(
     let out = CpuComplex::new(from_heads(pr, &p0.0, p0.1)?, from_heads(pi, &p1.0, p1.1)?)?;
     let t = p0.2.into_iter().zip(p1.2).collect();
     Ok((out, t, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every operation's code has a family with one `CF_HAS` line in
+    /// float_cfunc.cu (div and pow: their kernels), and a family is its own
+    /// family.
+    #[test]
+    fn families_cover_every_operation() {
+        let src = crate::kernels::FLOAT_CFUNC.code;
+        let mut codes: Vec<u32> = CFunc::ALL
+            .iter()
+            .map(|&f| device_code(f).unwrap())
+            .collect();
+        codes.extend([DIV_CODE, POW_CODE]);
+        for c in codes {
+            let f = cfamily(c);
+            assert!(CFAMILIES.contains(&f), "code {c}");
+            assert_eq!(cfamily(f), f);
+            assert!(src.contains(&format!("CF_HAS({f})")), "code {c}");
+        }
+    }
 }

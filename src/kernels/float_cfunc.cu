@@ -43,6 +43,17 @@
 // pow (mpc_pow), kernel float_cpow.
 #define CF_POW 17u
 
+// CF_ONLY (a -D define, a family's first code): the module evaluates only
+// that family (sin, cos, sinh, cosh share one case; tan and tanh; asin and
+// acos; the others alone; div and pow are their kernels) and holds only
+// the kernel that runs it, so a first use compiles one function instead of
+// all (notes/kernels.md).
+#ifdef CF_ONLY
+#define CF_HAS(fam) (CF_ONLY == (fam))
+#else
+#define CF_HAS(fam) 1
+#endif
+
 // Results of cf_eval: written, host case, undecided.
 #define CF_DONE 0
 #define CF_HOST 1
@@ -795,11 +806,18 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
     i64 ea = fl_exp(ah), eb = fl_exp(bh);
     if (ea < CF_EMIN || eb < CF_EMIN) return CF_HOST;
     bool an = (ta & FL_NEG) != 0, bn = (tb & FL_NEG) != 0;
+    (void)an; // unused where CF_ONLY leaves only log
+    (void)bn;
+#if CF_HAS(9)
     if (fn == CF_ATAN) return cf_atan<K>(ore, tre, oim, tim, ea, am, na, an, eb, bm, nb, bn, pr, pi,
                                          rre, rim, cs);
+#endif
+#if CF_HAS(10)
     if (fn == CF_ASIN || fn == CF_ACOS)
         return cf_asin_acos<K>(fn == CF_ACOS, ore, tre, oim, tim, ea, am, na, an, eb, bm, nb, bn,
                                pr, pi, rre, rim, cs);
+#endif
+#if CF_HAS(1)
     if (fn == CF_LOG) {
         // Re log|z|, Im = atan2(b, a) (mpc_arg as mpfr_atan2).
         if (ea > 1000000 || eb > 1000000) return CF_HOST;
@@ -807,8 +825,11 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
         if (ff_atan2<K>(oim, tim, bh, bm, nb, ah, am, na, pi, rim, cs)) return CF_UNDEC;
         return CF_DONE;
     }
+#endif
+#if CF_HAS(0) || CF_HAS(2) || CF_HAS(6) || CF_HAS(8)
     CfBall<K> x, y, re, im;
     switch (fn) {
+#if CF_HAS(0)
     case CF_EXP: {
         // e^a cos b + i e^a sin b.
         if (ea > CF_EMAX || eb > 40) return CF_HOST;
@@ -819,6 +840,8 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
         cf_mul<K>(im, e, y);
         break;
     }
+#endif
+#if CF_HAS(2)
     case CF_SIN:
     case CF_COS:
     case CF_SINH:
@@ -840,6 +863,8 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
         if (fn == CF_COS) im.neg = !im.neg;
         break;
     }
+#endif
+#if CF_HAS(6)
     case CF_TAN:
     case CF_TANH: {
         // tan: (sin 2a + i sinh 2b) / (cos 2a + cosh 2b); tanh: (sinh 2a +
@@ -860,6 +885,8 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
         cf_div<K>(im, t ? sh : y, den);
         break;
     }
+#endif
+#if CF_HAS(8)
     case CF_SQRT: {
         // With r = sqrt((|a| + |z|) / 2) and q = |b| / (2 r): a > 0 gives
         // r + i sign(b) q, a < 0 gives q + i sign(b) r (func.rs; no
@@ -881,9 +908,13 @@ FL_DEV int cf_eval(u32 fn, FlOut &ore, i8 &tre, FlOut &oim, i8 &tim, u64 ah, con
         im.neg = bn;
         break;
     }
+#endif
     default: return CF_HOST;
     }
     return cf_round2<K>(ore, tre, re, pr, rre, oim, tim, im, pi, rim);
+#else
+    return CF_HOST;
+#endif
 }
 
 // x / y = (a + i b) / (c + i d) (mpc_div) for regular elements: all four
@@ -1119,6 +1150,7 @@ __device__ __forceinline__ void cf_store(int st, FlOut &o1, i8 t1, FlOut &o2, i8
 // element not written gets heads 0 and its index in flags: undecided ones
 // from the front (count nflag[0]), host cases from the back (flags[len - 1
 // - j], count nflag[1]), as ff_store.
+#if !defined(CF_ONLY) || CF_ONLY < 16
 extern "C" __global__ void __launch_bounds__(128) float_cfunc(
     u64 *rh, u64 *rl, i8 *tr, u64 *ih, u64 *il, i8 *ti, const u64 *ah, const u64 *al, u32 na,
     const u64 *bh, const u64 *bl, u32 nb, u64 len, u32 fn, u32 rnd, u64 pr, u32 nr, u64 pi,
@@ -1133,6 +1165,9 @@ extern "C" __global__ void __launch_bounds__(128) float_cfunc(
     }
 }
 
+#endif
+
+#if CF_HAS(16)
 // x / y (mpc_div) per element, x = a + i b, y = c + i d; outputs and flags
 // as float_cfunc.
 extern "C" __global__ void __launch_bounds__(128) float_cdiv(
@@ -1151,6 +1186,9 @@ extern "C" __global__ void __launch_bounds__(128) float_cdiv(
     }
 }
 
+#endif
+
+#if CF_HAS(17)
 // x^y (mpc_pow) per element, x = a + i b, y = c + i d; outputs and flags
 // as float_cfunc.
 extern "C" __global__ void __launch_bounds__(128) float_cpow(
@@ -1168,4 +1206,5 @@ extern "C" __global__ void __launch_bounds__(128) float_cpow(
         cf_store(st, o1, t1, o2, t2, i, len, rh, tr, ih, ti, nflag, flags);
     }
 }
+#endif
 #endif

@@ -26,6 +26,19 @@
 #define FF_K 9
 #endif
 
+// FF_ONLY (a -D define, a family's first function code): the module
+// evaluates only that family (exp and exp2, sin and cos, log2 and log10,
+// sinh and cosh, asin and acos share one value core; every other function
+// is its own family) and holds only the kernel that dispatches it, so a
+// first use compiles one function instead of all (NVRTC time, notes/
+// kernels.md). Every function core is __noinline__: a family's module runs
+// the same device code per element as the module of all of them.
+#ifdef FF_ONLY
+#define FF_HAS(fam) (FF_ONLY == (fam))
+#else
+#define FF_HAS(fam) 1
+#endif
+
 // Timing hooks (scripts/func_probe.cu records clock64 there).
 #ifndef FF_PROBE
 #define FF_PROBE(i)
@@ -1219,32 +1232,62 @@ FL_DEV int ff_eval(u32 fn, FlOut &o, i8 &t, u64 xh, const u64 *xm, u32 nx, u64 p
     i64 ex = fl_exp(xh);
     t = 0;
     switch (fn) {
+#if FF_HAS(0)
     case FF_EXP: return ff_exp<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
     case FF_EXP2: return ff_exp<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+#endif
+#if FF_HAS(1)
     case FF_LOG: return ff_log<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+#endif
+#if FF_HAS(2)
     case FF_SIN: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
     case FF_COS: return ff_sincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+#endif
+#if FF_HAS(4)
     case FF_ATAN: return ff_atan<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+#endif
+#if FF_HAS(6)
     case FF_LOG2: return ffx_log_base<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
     case FF_LOG10: return ffx_log_base<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+#endif
+#if FF_HAS(8)
     case FF_LOG1P: return ffx_log1p<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+#endif
+#if FF_HAS(9)
     case FF_EXPM1: return ffx_expm1<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+#endif
+#if FF_HAS(10)
     case FF_SINH: return ffx_sinhcosh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
     case FF_COSH: return ffx_sinhcosh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+#endif
+#if FF_HAS(12)
     case FF_TANH: return ffx_tanh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+#endif
+#if FF_HAS(13)
     case FF_ASINH: return ffx_asinh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+#endif
+#if FF_HAS(14)
     case FF_ACOSH: return ffx_acosh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+#endif
+#if FF_HAS(15)
     case FF_ATANH: return ffx_atanh<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+#endif
+#if FF_HAS(16)
     case FF_ASIN: return ffx_asincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, false);
     case FF_ACOS: return ffx_asincos<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs, true);
+#endif
+#if FF_HAS(18)
     case FF_CBRT: return ffx_cbrt<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+#endif
+#if FF_HAS(32)
     case FF_TAN: return ff_tan<K>(o, t, cls, neg, ex, xm, nx, p, rnd, cs);
+#endif
     default: return 1;
     }
 }
 
 // FF_CORES_ONLY (float_cfunc.cu): the value cores without the real kernels.
-#if defined(__CUDACC__) && !defined(FF_CORES_ONLY)
+#if defined(__CUDACC__) && !defined(FF_CORES_ONLY) && (!defined(FF_ONLY) || FF_ONLY < 33)
 // A thread per element (rnd: the rounding mode, | force << 8 in tests);
 // nflag: two counters, zero at the launch (see ff_store).
 extern "C" __global__ void __launch_bounds__(128) float_func(

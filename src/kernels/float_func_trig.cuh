@@ -624,15 +624,25 @@ FL_DEV int ff_eval2(u32 fn, FlOut &o, i8 &t, FlOut &o2, i8 &t2, u64 xh, const u6
     t = 0;
     t2 = 0;
     switch (fn) {
+#if FF_HAS(33)
     case FF_SINCOS: {
         u32 tag = fl_tag(xh);
         return ff_sin_cos<K>(o, t, o2, t2, tag & 3, (tag & FL_NEG) != 0, fl_exp(xh), xm, nx, p,
                              rnd, cs);
     }
+#endif
+#if FF_HAS(34)
     case FF_ATAN2: return ff_atan2<K>(o, t, xh, xm, nx, yh, ym, ny, p, rnd, cs);
+#endif
+#if FF_HAS(35)
     case FF_HYPOT: return ff_hypot<K>(o, t, xh, xm, nx, yh, ym, ny, p, rnd);
+#endif
+#if FF_HAS(36)
     case FF_POW: return ff_pow<K>(o, t, xh, xm, nx, yh, ym, ny, p, rnd, cs);
+#endif
+#if FF_HAS(37)
     case FF_AGM: return ff_agm<K>(o, t, xh, xm, nx, yh, ym, ny, p, rnd);
+#endif
     default: return 1;
     }
 }
@@ -643,7 +653,7 @@ FL_DEV void ff_merge2(int st, FlOut &o, const FlOut &o2, bool two) {
     if (st && two && o2.head == FF_UNDECIDED) o.head = FF_UNDECIDED;
 }
 
-#if defined(__CUDACC__) && !defined(FF_CORES_ONLY)
+#if defined(__CUDACC__) && !defined(FF_CORES_ONLY) && (!defined(FF_ONLY) || FF_ONLY >= 33)
 // A thread per element of f(x, y) (y unused by sin_cos; rnd: the rounding
 // mode, | force << 8 in tests); sin_cos writes its second output (cos) to
 // rh2/rl2/tern2. The flag protocol of float_func (ff_store): nflag two

@@ -160,8 +160,10 @@ impl Instance {
     }
 }
 
-/// Every instantiation the library can request, for the CI compile check.
-pub fn all_instances() -> Vec<Instance> {
+/// The instantiations a warmed machine uses: every source's modules, the
+/// function kernels' modules of all functions at every tier
+/// (`mparray kernels compile --cache` stores these).
+pub fn warm_instances() -> Vec<Instance> {
     let mut v = Vec::new();
     v.extend(crate::int::cuda::instances());
     v.extend(crate::huge::cuda::instances());
@@ -170,4 +172,37 @@ pub fn all_instances() -> Vec<Instance> {
     v.extend(crate::complex::cuda_func::instances());
     v.extend(crate::linalg::cuda::instances());
     v
+}
+
+/// The function kernels' one-family modules at every tier: what a first
+/// use compiles instead of the module of all functions when that one is
+/// not in the kernel cache (float_func.cu's `FF_ONLY`, float_cfunc.cu's
+/// `CF_ONLY`).
+pub fn family_instances() -> Vec<Instance> {
+    let mut v = crate::float::func::cuda::family_instances();
+    v.extend(crate::complex::cuda_func::family_instances());
+    v
+}
+
+/// Every instantiation the library can request.
+pub fn all_instances() -> Vec<Instance> {
+    let mut v = warm_instances();
+    v.extend(family_instances());
+    v
+}
+
+/// What CI checks besides compiling the warm set: every one-family module
+/// at the smallest tier, through NVRTC's front end only
+/// (`engine::cuda::compile::check_front_end`). A family module is its full
+/// module's text with the other functions' `case` lines and kernels
+/// removed by the preprocessor (no definition removed, nothing added): what
+/// can differ is what the front end sees (a name or variable left unused),
+/// which this checks; the code it hands to ptxas is a subset of the full
+/// module's, compiled at every tier by the warm set (notes/kernels.md).
+pub fn ci_front_end_instances() -> Vec<Instance> {
+    let smallest = format!("FF_K={}", crate::float::func::cuda::FUNC_TIERS[0]);
+    family_instances()
+        .into_iter()
+        .filter(|i| i.key().split(',').any(|d| d == smallest))
+        .collect()
 }

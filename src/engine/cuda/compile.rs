@@ -5,6 +5,9 @@
 
 use std::ffi::{CStr, CString, c_char, c_int};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
 
 use cudarc::nvrtc::{result as nvrtc_result, sys as nvrtc_sys};
 
@@ -68,6 +71,34 @@ pub struct Compiled {
     pub from_cache: bool,
 }
 
+/// NVRTC's options for `arch` plus the instance's `options`.
+fn full_options(options: &[String], arch: &str) -> Vec<String> {
+    let mut opts: Vec<String> = vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".into(),
+        "--device-int128".into(),
+    ];
+    opts.extend(options.iter().cloned());
+    opts
+}
+
+/// The cache file of `source` compiled for `arch` with `options` in the
+/// cache folder `cache`: `{name}-{arch}-{key}.cubin`, the key FNV-1a of the
+/// source, the options and NVRTC's version.
+pub fn cache_file(
+    name: &str,
+    source: &str,
+    options: &[String],
+    arch: &str,
+    cache: &Path,
+) -> Result<PathBuf> {
+    let (major, minor) = nvrtc_version()?;
+    let opts = full_options(options, arch);
+    let ver = format!("{major}.{minor}");
+    let key = fnv1a(&[source.as_bytes(), opts.join(" ").as_bytes(), ver.as_bytes()]);
+    Ok(cache.join(format!("{name}-{arch}-{key:016x}.cubin")))
+}
+
 /// Compiles `source` (a complete translation unit) for `arch` (for example
 /// `sm_90`) with extra `options`, through the disk cache at `cache`
 /// (`None`: no cache).
@@ -78,16 +109,14 @@ pub fn compile(
     arch: &str,
     cache: Option<&Path>,
 ) -> Result<Compiled> {
-    let (major, minor) = nvrtc_version()?;
-    let mut opts: Vec<String> = vec![
-        format!("--gpu-architecture={arch}"),
-        "--std=c++17".into(),
-        "--device-int128".into(),
-    ];
-    opts.extend(options.iter().cloned());
-    let ver = format!("{major}.{minor}");
-    let key = fnv1a(&[source.as_bytes(), opts.join(" ").as_bytes(), ver.as_bytes()]);
-    let file = cache.map(|d| d.join(format!("{name}-{arch}-{key:016x}.cubin")));
+    let opts = full_options(options, arch);
+    let file = match cache {
+        Some(d) => Some(cache_file(name, source, options, arch, d)?),
+        None => {
+            nvrtc_version()?;
+            None
+        }
+    };
     if let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok())
         && !bytes.is_empty()
     {
@@ -114,7 +143,88 @@ pub fn compile(
     })
 }
 
+/// [`compile`] for a first use: when it lasts longer than a second, one
+/// line on standard error says why the operation waits (once per process;
+/// `MPARRAY_QUIET=1` silences it). `mparray kernels compile` calls
+/// [`compile`] itself, which prints nothing.
+pub fn compile_noticed(
+    name: &str,
+    source: &str,
+    options: &[String],
+    arch: &str,
+    cache: Option<&Path>,
+) -> Result<Compiled> {
+    if NOTICED.load(Ordering::Relaxed) || quiet() {
+        return compile(name, source, options, arch, cache);
+    }
+    let arch2 = arch.to_string();
+    watch(
+        Duration::from_secs(1),
+        move || {
+            if !NOTICED.swap(true, Ordering::Relaxed) {
+                eprintln!("{}", notice(&arch2));
+            }
+        },
+        || compile(name, source, options, arch, cache),
+    )
+}
+
+/// Whether the first-use notice was printed in this process.
+static NOTICED: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process printed the first-use notice.
+pub fn noticed() -> bool {
+    NOTICED.load(Ordering::Relaxed)
+}
+
+/// `MPARRAY_QUIET` set to anything but empty or `0`.
+fn quiet() -> bool {
+    std::env::var_os("MPARRAY_QUIET").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The first-use notice for `arch`.
+pub fn notice(arch: &str) -> String {
+    format!(
+        "mparray: compiling CUDA kernels for {arch} (first use only; \
+         `mparray kernels compile --cache` warms a machine)"
+    )
+}
+
+/// Runs `f`; if it has not returned after `after`, a watcher thread calls
+/// `on_slow` (once, while `f` goes on). Returns `f`'s value once both are
+/// done.
+pub fn watch<T>(after: Duration, on_slow: impl FnOnce() + Send, f: impl FnOnce() -> T) -> T {
+    let (done, wait) = mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            if let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(after) {
+                on_slow();
+            }
+        });
+        let r = f();
+        drop(done);
+        r
+    })
+}
+
+/// NVRTC's front end only (`-fdevice-syntax-only`: preprocessing, parsing,
+/// template instantiation, its errors and warnings; no code generation, a
+/// twentieth of a second for a function module); returns the log. CI
+/// checks the one-family function modules this way (notes/kernels.md).
+pub fn check_front_end(name: &str, source: &str, options: &[String], arch: &str) -> Result<String> {
+    nvrtc_version()?;
+    let mut opts = full_options(options, arch);
+    opts.push("-fdevice-syntax-only".into());
+    nvrtc_run(name, source, &opts, false).map(|(_, log)| log)
+}
+
 fn nvrtc_compile(name: &str, source: &str, opts: &[String]) -> Result<(Vec<u8>, String)> {
+    nvrtc_run(name, source, opts, true)
+}
+
+/// One NVRTC program: compiled with `opts`, its CUBIN (`cubin`; else
+/// empty) and log.
+fn nvrtc_run(name: &str, source: &str, opts: &[String], cubin: bool) -> Result<(Vec<u8>, String)> {
     let fail = |log: String| Error::Compile {
         kernel: name.to_string(),
         options: opts.to_vec(),
@@ -130,6 +240,7 @@ fn nvrtc_compile(name: &str, source: &str, opts: &[String]) -> Result<(Vec<u8>, 
         let log = program_log(prog);
         match compiled {
             Err(e) => Err(fail(format!("{e:?}\n{log}"))),
+            Ok(()) if !cubin => Ok((Vec::new(), log)),
             Ok(()) => {
                 let mut size = 0usize;
                 let r = nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size).result();
@@ -159,5 +270,57 @@ unsafe fn program_log(prog: nvrtc_sys::nvrtcProgram) -> String {
             s.to_string_lossy().trim().to_string()
         }
         Err(e) => format!("(no log: {e:?})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A closure slower than the limit gets the notice once, and only
+    /// after the limit (it waits for the watcher's call, so no timing
+    /// decides the outcome).
+    #[test]
+    fn watch_calls_on_slow_once_for_a_slow_closure() {
+        let calls = AtomicUsize::new(0);
+        let (tx, rx) = mpsc::channel::<()>();
+        let r = watch(
+            Duration::from_millis(10),
+            || {
+                calls.fetch_add(1, Ordering::SeqCst);
+                tx.send(()).unwrap();
+            },
+            || rx.recv_timeout(Duration::from_secs(600)).is_ok(),
+        );
+        assert!(r, "the slow closure saw the watcher's call");
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    /// A closure that returns first: no call, and `watch` returns at once
+    /// (the watcher is released when the closure ends, not at the limit).
+    #[test]
+    fn watch_is_silent_for_a_fast_closure() {
+        let calls = AtomicUsize::new(0);
+        let r = watch(
+            Duration::from_secs(600),
+            || {
+                calls.fetch_add(1, Ordering::SeqCst);
+            },
+            || 7,
+        );
+        assert_eq!(r, 7);
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn notice_names_the_architecture_and_the_warm_up_command() {
+        let n = notice("sm_90");
+        assert!(
+            n.starts_with("mparray: compiling CUDA kernels for sm_90"),
+            "{n}"
+        );
+        assert!(n.contains("mparray kernels compile --cache"), "{n}");
+        assert!(!n.contains('\n'));
     }
 }

@@ -199,8 +199,30 @@ impl CudaEngine {
         Ok(r)
     }
 
+    /// Whether the module of `inst` is at hand without NVRTC: loaded, or
+    /// in the disk cache.
+    pub fn is_ready(&self, inst: &Instance) -> bool {
+        let loaded = self
+            .modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(&inst.key());
+        loaded
+            || self.info.cache_dir.as_deref().is_some_and(|d| {
+                compile::cache_file(
+                    inst.source.name,
+                    &inst.full_source(),
+                    &inst.options(),
+                    &self.info.arch(),
+                    d,
+                )
+                .is_ok_and(|f| f.is_file())
+            })
+    }
+
     /// The kernel `func` of instantiation `inst`, compiling and loading the
-    /// module on first use.
+    /// module on first use (a compile longer than a second prints
+    /// `compile::notice` once per process).
     pub fn function(&self, inst: &Instance, func: &str) -> Result<CudaFunction> {
         let key = inst.key();
         let module = {
@@ -208,7 +230,7 @@ impl CudaEngine {
             match map.get(&key) {
                 Some(m) => m.clone(),
                 None => {
-                    let compiled = compile::compile(
+                    let compiled = compile::compile_noticed(
                         inst.source.name,
                         &inst.full_source(),
                         &inst.options(),

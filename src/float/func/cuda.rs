@@ -69,13 +69,84 @@ pub fn tier(p: u64, nx: usize) -> Option<usize> {
         .find(|&k| (64 * k - 4) as f64 >= need && k >= nx + 2)
 }
 
+/// The float_func module of every function at tier `k`.
 pub(crate) fn inst(k: usize) -> Instance {
     Instance::new(&FLOAT_FUNC, &[("FF_K", k as i64)])
 }
 
-/// Every instantiation this module can request.
+/// The families of float_func.cu's `FF_ONLY`: the first code of the
+/// functions sharing one value core (exp/exp2, sin/cos, log2/log10,
+/// sinh/cosh, asin/acos; the others alone), one-argument ones below 33.
+pub const FAMILIES: [u32; 20] = [
+    0, 1, 2, 4, 6, 8, 9, 10, 12, 13, 14, 15, 16, 18, 32, 33, 34, 35, 36, 37,
+];
+
+/// The family of kernel function code `code` (float_func.cu's `FF_HAS`).
+pub fn family(code: u32) -> u32 {
+    match code {
+        5 => 0,
+        3 => 2,
+        7 => 6,
+        11 => 10,
+        17 => 16,
+        c => c,
+    }
+}
+
+/// The float_func module of one family (of kernel code `code`) at tier `k`.
+pub(crate) fn inst_only(k: usize, code: u32) -> Instance {
+    Instance::new(
+        &FLOAT_FUNC,
+        &[("FF_K", k as i64), ("FF_ONLY", family(code) as i64)],
+    )
+}
+
+/// The modules of all functions at every tier: what a warmed machine
+/// runs (`mparray kernels compile --cache` stores them).
 pub fn instances() -> Vec<Instance> {
     FUNC_TIERS.iter().map(|&k| inst(k)).collect()
+}
+
+/// Each family's module at every tier: what a first use compiles when the
+/// module of all functions is not at hand (seconds instead of a minute).
+pub fn family_instances() -> Vec<Instance> {
+    FUNC_TIERS
+        .iter()
+        .flat_map(|&k| FAMILIES.iter().map(move |&f| inst_only(k, f)))
+        .collect()
+}
+
+/// The module that evaluates a function at a tier: `all` (the module of
+/// every function) when this engine has it loaded or in the disk cache, so
+/// a warmed machine runs exactly that code, else `one` (the function's
+/// family module: a first use compiles one function, seconds instead of a
+/// minute). The choice is remembered per engine once the module is at
+/// hand; the flag says whether it is (false: using it means NVRTC first).
+pub(crate) fn pick_module(eng: &Arc<CudaEngine>, all: Instance, one: Instance) -> (Instance, bool) {
+    type Map = Mutex<HashMap<String, Instance>>;
+    let Ok(map) = eng.resource("func_module_choice", |_| Ok(Map::default())) else {
+        return (one, false);
+    };
+    let key = one.key();
+    if let Some(m) = map.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return (m.clone(), true);
+    }
+    let chosen = if eng.is_ready(&all) {
+        all
+    } else if eng.is_ready(&one) {
+        one
+    } else {
+        return (one, false);
+    };
+    map.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, chosen.clone());
+    (chosen, true)
+}
+
+/// [`pick_module`] for float_func's code `code` at tier `k`.
+pub(crate) fn module_of(eng: &Arc<CudaEngine>, k: usize, code: u32) -> (Instance, bool) {
+    pick_module(eng, inst(k), inst_only(k, code))
 }
 
 /// `floor(v 2^f)` of a float element as `len` limbs.
@@ -241,6 +312,56 @@ pub const RETRY_TIERS: usize = 3;
 /// and a tier not used yet would first be compiled); tests lower it to 1.
 pub const RETRY_MIN: usize = 32;
 
+/// Undecided elements go to a larger tier whose module is not at hand
+/// (loaded or in the disk cache) only when there are at least this many:
+/// NVRTC takes seconds, the CPU engine a few microseconds per element on
+/// every core (the same bits either way).
+pub const RETRY_COMPILE_MIN: usize = 1 << 20;
+
+/// A first use of a real function at a tier of at least this many limbs
+/// (output precisions above ~570 bits) with fewer than `FIRST_USE_CPU_MAX`
+/// elements runs on the CPU engine (the same bits) instead of compiling
+/// the tier's module: there the family modules take NVRTC 7-13 s on the
+/// development machine (FF_K=34; at most 5.1 s up to FF_K=9,
+/// notes/kernels.md), and such a batch costs the CPU engine a fraction of
+/// that. The complex functions' bound is `complex::cuda_func`'s.
+pub const FIRST_USE_CPU_TIER: usize = 10;
+
+/// See [`FIRST_USE_CPU_TIER`].
+pub const FIRST_USE_CPU_MAX: usize = 4096;
+
+/// Whether small first uses go to the CPU engine ([`set_first_use_on_cpu`]).
+static FIRST_USE_CPU: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns the small-batch rule of [`FIRST_USE_CPU_TIER`] on or off for this
+/// process. Off by default (the library always runs a function on the
+/// device, compiling its family module on first use); the `float` and
+/// `complex` calculators of the command line turn it on, since people try
+/// them with one small file first.
+pub fn set_first_use_on_cpu(on: bool) {
+    FIRST_USE_CPU.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a batch of `len` elements at tier `k` whose module is not at
+/// hand (`ready` false) goes to the CPU engine instead of NVRTC: with the
+/// rule on, tiers from `min_tier`, fewer than `FIRST_USE_CPU_MAX` elements,
+/// never with a test's `force`.
+pub(crate) fn first_use_on_cpu(
+    len: usize,
+    k: usize,
+    min_tier: usize,
+    force: u32,
+    ready: bool,
+) -> bool {
+    small_first_use(len, k, min_tier, force, ready)
+        && FIRST_USE_CPU.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// [`first_use_on_cpu`] with the rule on.
+fn small_first_use(len: usize, k: usize, min_tier: usize, force: u32, ready: bool) -> bool {
+    !ready && force == 0 && k >= min_tier && len < FIRST_USE_CPU_MAX
+}
+
 /// The tiers after `k` at which undecided elements are retried.
 pub fn retry_tiers(k: usize) -> impl Iterator<Item = usize> {
     FUNC_TIERS
@@ -333,18 +454,22 @@ pub(crate) fn launch_flagged(
 /// the emulators. `pass(k, sel, force)` evaluates at tier `k` all `len`
 /// elements (`sel` None) or the elements `sel` (gathered, results
 /// scattered back), with the kernels' test-only `force`, and returns the
-/// undecided and host-case positions among them. The first pass runs at
-/// tier `k`; undecided elements (at least `RETRY_MIN`, or one with a
-/// `force`) are re-run at the next `RETRY_TIERS` tiers; returns the
-/// elements left to the CPU engine (host cases and those still undecided)
-/// and the statistics.
+/// undecided and host-case positions among them; `ready(k)` says whether
+/// tier `k`'s module is at hand without NVRTC. The first pass runs at tier
+/// `k`; undecided elements (at least `RETRY_MIN`, or one with a `force`)
+/// are re-run at the next `RETRY_TIERS` tiers, a tier not at hand only for
+/// `RETRY_COMPILE_MIN` of them or with a `force`; returns the elements
+/// left to the CPU engine (host cases and those still undecided) and the
+/// statistics.
 pub(crate) fn drive(
     len: usize,
     k: usize,
     force: u32,
+    ready: impl Fn(usize) -> bool,
     pass: impl FnMut(usize, Option<&[u32]>, u32) -> Result<(Vec<u32>, Vec<u32>)>,
 ) -> Result<(Vec<u32>, FuncStats)> {
-    drive_min(len, k, force, if force > 0 { 1 } else { RETRY_MIN }, pass)
+    let min = if force > 0 { 1 } else { RETRY_MIN };
+    drive_min(len, k, force, min, ready, pass)
 }
 
 /// [`drive`] retrying `min` or more undecided elements (at least 1; the
@@ -354,6 +479,7 @@ pub(crate) fn drive_min(
     k: usize,
     force: u32,
     min: usize,
+    ready: impl Fn(usize) -> bool,
     mut pass: impl FnMut(usize, Option<&[u32]>, u32) -> Result<(Vec<u32>, Vec<u32>)>,
 ) -> Result<(Vec<u32>, FuncStats)> {
     let (mut und, mut host) = pass(k, None, force.min(2))?;
@@ -361,6 +487,10 @@ pub(crate) fn drive_min(
     let min = min.max(1);
     for k2 in retry_tiers(k) {
         if und.len() < min {
+            break;
+        }
+        // A first use never waits for NVRTC for a few hard elements.
+        if force == 0 && und.len() < RETRY_COMPILE_MIN && !ready(k2) {
             break;
         }
         let (u2, h2) = pass(k2, Some(&und), if force >= 2 { 2 } else { 0 })?;
@@ -377,8 +507,9 @@ pub(crate) fn drive_min(
     Ok((host, stats))
 }
 
-/// One launch of `float_func` at tier `k` over `len` elements: writes
-/// out/tern and returns the undecided and host-case positions.
+/// One launch of `float_func` at tier `k` (module [`module_of`]'s) over
+/// `len` elements: writes out/tern and returns the undecided and host-case
+/// positions.
 #[allow(clippy::too_many_arguments)]
 fn launch_pass(
     eng: &Arc<CudaEngine>,
@@ -393,7 +524,7 @@ fn launch_pass(
     out: &mut CudaFloats,
     tern: &mut CudaSlice<i8>,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
-    let func = eng.function(&inst(k), "float_func")?;
+    let func = eng.function(&module_of(eng, k, code).0, "float_func")?;
     let cs = device_constants(eng, k)?;
     let n = limbs_for_prec(prec);
     let (len64, n32, nx32) = (len as u64, n as u32, nx as u32);
@@ -425,30 +556,11 @@ fn launch_pass(
     })
 }
 
-/// The module whose float_func_gather and float_func_scatter move
-/// elements: float_func at tier `k` (a `usize`), or another module that
-/// holds them (the complex functions' float_cfunc, which would otherwise
-/// load float_func for them).
-pub(crate) trait Movers {
-    fn module(&self) -> Instance;
-}
-
-impl Movers for usize {
-    fn module(&self) -> Instance {
-        inst(*self)
-    }
-}
-
-impl Movers for &Instance {
-    fn module(&self) -> Instance {
-        (*self).clone()
-    }
-}
-
-/// Gathers the arguments at `idx` into a compact array (device).
+/// Gathers the arguments at `idx` into a compact array (device), by module
+/// `m`'s float_func_gather (every function module has it).
 pub(crate) fn gather(
     eng: &Arc<CudaEngine>,
-    k: impl Movers,
+    m: &Instance,
     x: &CudaFloats,
     idx: &CudaSlice<u32>,
     cnt: usize,
@@ -456,7 +568,7 @@ pub(crate) fn gather(
     let nx = limbs_for_prec(x.prec());
     let mut gh = crate::engine::cuda::memory::alloc(eng, cnt)?;
     let mut gl = crate::engine::cuda::memory::alloc(eng, cnt * nx)?;
-    let func = eng.function(&k.module(), "float_func_gather")?;
+    let func = eng.function(m, "float_func_gather")?;
     let (xh, xl) = x.raw_parts();
     let (nx32, cnt32) = (nx as u32, cnt as u32);
     let mut b = eng.stream().launch_builder(&func);
@@ -472,11 +584,12 @@ pub(crate) fn gather(
     Ok((gh, gl))
 }
 
-/// Scatters compact results (heads, limbs, ternary) to the elements `idx`.
+/// Scatters compact results (heads, limbs, ternary) to the elements `idx`
+/// (module `m`'s float_func_scatter).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter(
     eng: &Arc<CudaEngine>,
-    k: impl Movers,
+    m: &Instance,
     out: &mut CudaFloats,
     tern: &mut CudaSlice<i8>,
     idx: &CudaSlice<u32>,
@@ -485,7 +598,7 @@ pub(crate) fn scatter(
 ) -> Result<()> {
     let n32 = limbs_for_prec(out.prec()) as u32;
     let cnt32 = cnt as u32;
-    let func = eng.function(&k.module(), "float_func_scatter")?;
+    let func = eng.function(m, "float_func_scatter")?;
     let (rh, rl) = out.raw_parts_mut();
     let mut b = eng.stream().launch_builder(&func);
     b.arg(rh)
@@ -507,13 +620,13 @@ pub(crate) fn scatter(
 /// array (gathered on the device, one download).
 pub(crate) fn gather_to_host(
     eng: &Arc<CudaEngine>,
-    k: impl Movers,
+    m: &Instance,
     x: &CudaFloats,
     idx: &CudaSlice<u32>,
     cnt: usize,
 ) -> Result<CpuFloats> {
     let nx = limbs_for_prec(x.prec());
-    let (gh, gl) = gather(eng, k, x, idx, cnt)?;
+    let (gh, gl) = gather(eng, m, x, idx, cnt)?;
     let mut hh = crate::engine::cuda::memory::download(eng, &gh)?;
     hh.truncate(cnt);
     let mut hl = crate::engine::cuda::memory::download(eng, &gl)?;
@@ -524,7 +637,7 @@ pub(crate) fn gather_to_host(
 /// Writes the host results `r`, `t` to the elements `idx` of `out`, `tern`.
 pub(crate) fn scatter_from_host(
     eng: &Arc<CudaEngine>,
-    k: impl Movers,
+    m: &Instance,
     out: &mut CudaFloats,
     tern: &mut CudaSlice<i8>,
     idx: &CudaSlice<u32>,
@@ -534,7 +647,7 @@ pub(crate) fn scatter_from_host(
     let sh = crate::engine::cuda::memory::upload(eng, &heads_of(r))?;
     let sl = crate::engine::cuda::memory::upload(eng, r.limbs())?;
     let st = memory::upload(eng, t)?;
-    scatter(eng, k, out, tern, idx, r.len(), (&sh, &sl, &st))
+    scatter(eng, m, out, tern, idx, r.len(), (&sh, &sl, &st))
 }
 
 impl CudaFloats {
@@ -555,6 +668,10 @@ impl CudaFloats {
         let nx = limbs_for_prec(self.prec());
         let code = device_code(f);
         let k = code.and_then(|c| tier_of(c, prec, nx));
+        // A first use at a large tier with a small batch: the CPU engine.
+        let ready = |c, k| module_of(&eng, k, c).1;
+        let on_cpu = |c, k| first_use_on_cpu(len, k, FIRST_USE_CPU_TIER, force, ready(c, k));
+        let k = k.filter(|&k| code.is_some_and(|c| !on_cpu(c, k)));
         let (Some(code), Some(k)) = (code, k) else {
             // The CPU engine for the whole array.
             let (r, t, _) = self.to_host()?.func_ternary(f, prec, rnd)?;
@@ -577,8 +694,11 @@ impl CudaFloats {
         let mut out = CudaFloats::uninit(&eng, len, prec)?;
         // SAFETY: float_func writes every slot.
         let mut tern = memory::alloc::<i8>(&eng, len)?;
+        // Gathers and scatters by the first pass's module (loaded by then).
+        let first = || module_of(&eng, k, code).0;
+        let ready = |k2| module_of(&eng, k2, code).1;
         let (host, stats) = with_flag_bufs(&eng, |bufs| {
-            drive(len, k, force, |k2, sel, force| {
+            drive(len, k, force, ready, |k2, sel, force| {
                 let rnd_arg = rc | force << 8;
                 let Some(sel) = sel else {
                     let x = self.raw_parts();
@@ -587,9 +707,9 @@ impl CudaFloats {
                     );
                 };
                 // The elements sel, gathered, at tier k2, scattered back.
-                let cnt = sel.len();
+                let (cnt, m) = (sel.len(), first());
                 let idx = memory::upload(&eng, sel)?;
-                let (gh, gl) = gather(&eng, k, self, &idx, cnt)?;
+                let (gh, gl) = gather(&eng, &m, self, &idx, cnt)?;
                 let mut sub = CudaFloats::uninit(&eng, cnt, prec)?;
                 // SAFETY: float_func writes every slot.
                 let mut st = memory::alloc::<i8>(&eng, cnt)?;
@@ -598,7 +718,7 @@ impl CudaFloats {
                     &eng, bufs, k2, code, rnd_arg, prec, x, nx, cnt, &mut sub, &mut st,
                 )?;
                 let (sh, sl) = sub.raw_parts();
-                scatter(&eng, k, &mut out, &mut tern, &idx, cnt, (sh, sl, &st))?;
+                scatter(&eng, &m, &mut out, &mut tern, &idx, cnt, (sh, sl, &st))?;
                 Ok(r)
             })
         })?;
@@ -606,10 +726,10 @@ impl CudaFloats {
             return Ok((out, tern, stats));
         }
         // The rest on the CPU engine.
-        let idx = memory::upload(&eng, &host)?;
-        let sub = gather_to_host(&eng, k, self, &idx, host.len())?;
+        let (idx, m) = (memory::upload(&eng, &host)?, first());
+        let sub = gather_to_host(&eng, &m, self, &idx, host.len())?;
         let (r, t, _) = sub.func_ternary(f, prec, rnd)?;
-        scatter_from_host(&eng, k, &mut out, &mut tern, &idx, &r, &t)?;
+        scatter_from_host(&eng, &m, &mut out, &mut tern, &idx, &r, &t)?;
         Ok((out, tern, stats))
     }
 }
@@ -770,17 +890,23 @@ fn emulated_cpu(
     };
     let rc = round_code(rnd);
     let (mut rh, mut rl, mut tern) = (Vec::new(), Vec::new(), Vec::new());
-    let (host, stats) = drive(len, k, force, |k2, sel, force| {
-        let rnd_arg = rc | force << 8;
-        let Some(sel) = sel else {
-            let (h, l, t, u, hs) = emu_pass(exe, code, rnd_arg, prec, k2, x)?;
-            (rh, rl, tern) = (h, l, t);
-            return Ok((u, hs));
-        };
-        let (sh, sl, st, u, hs) = emu_pass(exe, code, rnd_arg, prec, k2, &pick(x, sel)?)?;
-        put(&mut rh, &mut rl, &mut tern, n, sel, &sh, &sl, &st);
-        Ok((u, hs))
-    })?;
+    let (host, stats) = drive(
+        len,
+        k,
+        force,
+        |_| true,
+        |k2, sel, force| {
+            let rnd_arg = rc | force << 8;
+            let Some(sel) = sel else {
+                let (h, l, t, u, hs) = emu_pass(exe, code, rnd_arg, prec, k2, x)?;
+                (rh, rl, tern) = (h, l, t);
+                return Ok((u, hs));
+            };
+            let (sh, sl, st, u, hs) = emu_pass(exe, code, rnd_arg, prec, k2, &pick(x, sel)?)?;
+            put(&mut rh, &mut rl, &mut tern, n, sel, &sh, &sl, &st);
+            Ok((u, hs))
+        },
+    )?;
     if !host.is_empty() {
         let (r, t, _) = pick(x, &host)?.func_ternary(f, prec, rnd)?;
         put(
@@ -815,5 +941,83 @@ pub(crate) fn put(
         rh[i] = sh[j];
         rl[i * n..(i + 1) * n].copy_from_slice(&sl[j * n..(j + 1) * n]);
         tern[i] = st[j];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pass that leaves `und` of its elements undecided and records the
+    /// tiers it ran at.
+    fn run(len: usize, und: usize, force: u32, ready: bool) -> (Vec<usize>, Vec<u32>, FuncStats) {
+        let mut tiers = Vec::new();
+        let (host, st) = drive(
+            len,
+            3,
+            force,
+            |_| ready,
+            |k, sel, _| {
+                tiers.push(k);
+                let n = sel.map_or(len, |s| s.len());
+                Ok(((0..und.min(n) as u32).collect(), Vec::new()))
+            },
+        )
+        .unwrap();
+        (tiers, host, st)
+    }
+
+    /// Undecided elements go to larger tiers that are at hand; a tier not
+    /// at hand (NVRTC first) is skipped for fewer than RETRY_COMPILE_MIN of
+    /// them, and they go to the CPU engine; a `force` retries anyway.
+    #[test]
+    fn retries_wait_for_nvrtc_only_for_many_elements() {
+        let (tiers, host, st) = run(1000, 100, 0, true);
+        assert_eq!(tiers, vec![3, 4, 5, 6]);
+        assert_eq!((host.len(), st.retried, st.host), (100, 100, 100));
+        let (tiers, host, st) = run(1000, 100, 0, false);
+        assert_eq!(tiers, vec![3]);
+        assert_eq!((host.len(), st.device_retried), (100, 0));
+        let (tiers, _, _) = run(1000, 100, 1, false);
+        assert_eq!(tiers, vec![3, 4, 5, 6]);
+        let (tiers, _, _) = run(RETRY_COMPILE_MIN, RETRY_COMPILE_MIN, 0, false);
+        assert_eq!(tiers, vec![3, 4, 5, 6]);
+        let (tiers, _, _) = run(1000, RETRY_MIN - 1, 0, true);
+        assert_eq!(tiers, vec![3]);
+    }
+
+    /// A small batch at a large tier whose module is not at hand goes to
+    /// the CPU engine; a module at hand, a small tier, a large batch or a
+    /// test's force go to the device.
+    #[test]
+    fn first_use_on_cpu_only_for_small_batches_at_large_tiers() {
+        let t = FIRST_USE_CPU_TIER;
+        assert!(small_first_use(2, 34, t, 0, false));
+        assert!(!small_first_use(2, 34, t, 0, true));
+        assert!(!small_first_use(2, 9, t, 0, false));
+        assert!(!small_first_use(FIRST_USE_CPU_MAX, 34, t, 0, false));
+        assert!(!small_first_use(2, 34, t, 1, false));
+    }
+
+    /// Every kernel code has a family, every family is a code of
+    /// float_func.cu's FF_HAS lines, and a family is its own family.
+    #[test]
+    fn families_cover_every_code() {
+        let mut codes: Vec<u32> = Func::ALL.iter().map(|&f| device_code(f).unwrap()).collect();
+        codes.extend(33..=37);
+        let src = [
+            crate::kernels::FLOAT_FUNC.code,
+            crate::kernels::FLOAT_FUNC_TRIG,
+        ]
+        .concat();
+        for c in codes {
+            let f = family(c);
+            assert!(FAMILIES.contains(&f), "code {c}");
+            assert_eq!(family(f), f);
+            assert!(src.contains(&format!("#if FF_HAS({f})")), "code {c}");
+        }
+        for f in FAMILIES {
+            assert_eq!(src.matches(&format!("#if FF_HAS({f})\n")).count(), 1, "{f}");
+        }
     }
 }

@@ -15,9 +15,9 @@ use std::sync::Arc;
 use cudarc::driver::{CudaSlice, PushKernelArg};
 
 use super::cuda::{
-    FlagBufs, block_for, device_constants, drive, emu_lists, emu_result, emu_run, from_heads,
-    gather, gather_to_host, grid, heads_of, inst, launch_flagged, pick, put, scatter,
-    scatter_from_host, tier, with_flag_bufs,
+    FIRST_USE_CPU_TIER, FlagBufs, block_for, device_constants, drive, emu_lists, emu_result,
+    emu_run, first_use_on_cpu, from_heads, gather, gather_to_host, grid, heads_of, launch_flagged,
+    module_of, pick, put, scatter, scatter_from_host, tier, with_flag_bufs,
 };
 use super::{Func2, FuncStats};
 use crate::engine::CudaEngine;
@@ -103,7 +103,7 @@ fn launch2(
     out: &mut DevResult,
     out2: &mut DevResult,
 ) -> Result<(Vec<u32>, Vec<u32>)> {
-    let func = eng.function(&inst(k), "float_func2")?;
+    let func = eng.function(&module_of(eng, k, job.code()).0, "float_func2")?;
     let cs = device_constants(eng, k)?;
     let ((xh, xl, nx), (yh, yl, ny)) = args;
     let (len64, code, n32, nx32, ny32) = (
@@ -183,7 +183,10 @@ fn run_dev(
     let nx = limbs_for_prec(x.prec());
     let ny = y.map_or(nx, |y| limbs_for_prec(y.prec()));
     let two = matches!(job, Job::SinCos);
-    let Some(k) = tier(prec, nx.max(ny)) else {
+    // A first use at a large tier with a small batch: the CPU engine.
+    let ready = |k| module_of(&eng, k, job.code()).1;
+    let on_cpu = |k| first_use_on_cpu(len, k, FIRST_USE_CPU_TIER, force, ready(k));
+    let Some(k) = tier(prec, nx.max(ny)).filter(|&k| !on_cpu(k)) else {
         // The CPU engine for the whole array.
         let hy = y.map(|y| y.to_host()).transpose()?;
         let (r, t, r2) = job.on_cpu(&x.to_host()?, hy.as_ref(), prec, rnd)?;
@@ -220,8 +223,11 @@ fn run_dev(
     // sin_cos's second output, else a placeholder.
     let mut out2 = dev_result(&eng, if two { len } else { 1 }, prec)?;
     let rc = round_code(rnd);
+    // Gathers and scatters by the first pass's module (loaded by then).
+    let first = || module_of(&eng, k, job.code()).0;
+    let ready = |k2| module_of(&eng, k2, job.code()).1;
     let (host, stats) = with_flag_bufs(&eng, |bufs| {
-        drive(len, k, force, |k2, sel, force| {
+        drive(len, k, force, ready, |k2, sel, force| {
             let rnd_arg = rc | force << 8;
             let Some(sel) = sel else {
                 let ((xh, xl), (yh, yl)) = (x.raw_parts(), y.raw_parts());
@@ -231,14 +237,14 @@ fn run_dev(
                 );
             };
             // The elements sel, gathered, at tier k2, scattered back.
-            let cnt = sel.len();
+            let (cnt, m) = (sel.len(), first());
             let idx = memory::upload(&eng, sel)?;
-            let gx = gather(&eng, k, x, &idx, cnt)?;
+            let gx = gather(&eng, &m, x, &idx, cnt)?;
             // sin_cos has no y.
             let gy = if two {
                 None
             } else {
-                Some(gather(&eng, k, y, &idx, cnt)?)
+                Some(gather(&eng, &m, y, &idx, cnt)?)
             };
             let gy = gy.as_ref().unwrap_or(&gx);
             let mut sub = dev_result(&eng, cnt, prec)?;
@@ -249,7 +255,15 @@ fn run_dev(
             )?;
             let put = |dst: &mut DevResult, src: &DevResult| -> Result<()> {
                 let (sh, sl) = src.0.raw_parts();
-                scatter(&eng, k, &mut dst.0, &mut dst.1, &idx, cnt, (sh, sl, &src.1))
+                scatter(
+                    &eng,
+                    &m,
+                    &mut dst.0,
+                    &mut dst.1,
+                    &idx,
+                    cnt,
+                    (sh, sl, &src.1),
+                )
             };
             put(&mut out, &sub)?;
             if two {
@@ -260,13 +274,13 @@ fn run_dev(
     })?;
     if !host.is_empty() {
         // The rest on the CPU engine.
-        let idx = memory::upload(&eng, &host)?;
-        let sx = gather_to_host(&eng, k, x, &idx, host.len())?;
-        let sy = gather_to_host(&eng, k, y, &idx, host.len())?;
+        let (idx, m) = (memory::upload(&eng, &host)?, first());
+        let sx = gather_to_host(&eng, &m, x, &idx, host.len())?;
+        let sy = gather_to_host(&eng, &m, y, &idx, host.len())?;
         let (r, t, r2) = job.on_cpu(&sx, Some(&sy), prec, rnd)?;
-        scatter_from_host(&eng, k, &mut out.0, &mut out.1, &idx, &r, &t)?;
+        scatter_from_host(&eng, &m, &mut out.0, &mut out.1, &idx, &r, &t)?;
         if let Some((c, tc)) = r2 {
-            scatter_from_host(&eng, k, &mut out2.0, &mut out2.1, &idx, &c, &tc)?;
+            scatter_from_host(&eng, &m, &mut out2.0, &mut out2.1, &idx, &c, &tc)?;
         }
     }
     Ok((out, two.then_some(out2), stats))
@@ -418,20 +432,26 @@ fn emulated_cpu(
     };
     let rc = round_code(rnd);
     let (mut a, mut b) = Default::default();
-    let (host, st) = drive(len, k, force, |k2, sel, force| {
-        let rnd_arg = rc | force << 8;
-        let Some(sel) = sel else {
-            let (ra, rb, u, h) = pass(k2, rnd_arg, x, y)?;
-            (a, b) = (ra, rb);
-            return Ok((u, h));
-        };
-        let (ra, rb, u, h) = pass(k2, rnd_arg, &pick(x, sel)?, &pick(y, sel)?)?;
-        let (ah, al, at): &mut (Vec<u64>, Vec<u64>, Vec<i8>) = &mut a;
-        put(ah, al, at, n, sel, &ra.0, &ra.1, &ra.2);
-        let (bh, bl, bt): &mut (Vec<u64>, Vec<u64>, Vec<i8>) = &mut b;
-        put(bh, bl, bt, n, sel, &rb.0, &rb.1, &rb.2);
-        Ok((u, h))
-    })?;
+    let (host, st) = drive(
+        len,
+        k,
+        force,
+        |_| true,
+        |k2, sel, force| {
+            let rnd_arg = rc | force << 8;
+            let Some(sel) = sel else {
+                let (ra, rb, u, h) = pass(k2, rnd_arg, x, y)?;
+                (a, b) = (ra, rb);
+                return Ok((u, h));
+            };
+            let (ra, rb, u, h) = pass(k2, rnd_arg, &pick(x, sel)?, &pick(y, sel)?)?;
+            let (ah, al, at): &mut (Vec<u64>, Vec<u64>, Vec<i8>) = &mut a;
+            put(ah, al, at, n, sel, &ra.0, &ra.1, &ra.2);
+            let (bh, bl, bt): &mut (Vec<u64>, Vec<u64>, Vec<i8>) = &mut b;
+            put(bh, bl, bt, n, sel, &rb.0, &rb.1, &rb.2);
+            Ok((u, h))
+        },
+    )?;
     if !host.is_empty() {
         let (r, t, r2) = job.on_cpu(&pick(x, &host)?, Some(&pick(y, &host)?), prec, rnd)?;
         let (c, tc) = r2.unwrap_or_else(|| (r.clone(), t.clone()));
