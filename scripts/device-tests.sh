@@ -25,6 +25,12 @@ run() {
 run .gpu/tests/int_cuda* .gpu/tests/huge_cuda* .gpu/tests/matrix*
 wait $cpid; echo "kernels compile --cache: exit $? at $(( $(date +%s) - s0 )) s; $(tail -1 "$out/compile.log")"
 run .gpu/tests/float_* .gpu/tests/complex_* .gpu/tests/engines*
+# Every other test binary (BLAS, solvers, CLI, ...), each once.
+rest=()
+for t in .gpu/tests/*; do
+  grep -q "^=== $(basename "$t")\$" "$log" || rest+=("$t")
+done
+run "${rest[@]}"
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } }
      END { printf "all test binaries: %d passed, %d failed\n", p, f }' "$log"
 # --engine auto on the GPU: a fresh cache fills only if kernels ran.

@@ -41,7 +41,7 @@ $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export MPARRAY_ENGINE=${MPARRAY_ENGINE:-cuda}
-export MPARRAY_CACHE_DIR=/tmp/mparray-kcache
+export MPARRAY_CACHE_DIR=${MPARRAY_CACHE_DIR:-/tmp/mparray-kcache}
 mkdir -p "$MPARRAY_CACHE_DIR"
 if [ -f "$here/kcache.tar.gz" ]; then tar xzf "$here/kcache.tar.gz" -C "$MPARRAY_CACHE_DIR"; fi
 if [ "$MPARRAY_ENGINE" = cuda ] && [ -f "$here/mparray-cli.gz" ]; then
