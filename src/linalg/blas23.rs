@@ -21,9 +21,10 @@
 use super::Matrix;
 use super::blas1::{CF, build_par, common_engine, place, place_c, push_cpart, scalar_len};
 use super::exact::Terms;
+use super::fixed;
 use crate::complex::{CRound, ComplexArray, ComplexTernary, CpuComplex};
 use crate::error::{Error, Result};
-use crate::float::round::Round;
+use crate::float::round::{Out, Round};
 use crate::float::{CpuFloats, FloatArray, TernaryArray};
 
 /// How a matrix operand enters an operation (BLAS's `trans`).
@@ -253,7 +254,7 @@ impl Matrix<FloatArray> {
             None => None,
         };
         let ld = self.ld();
-        let r = build_par(m, o.prec, |i, out| {
+        let exact = |i: usize, out: &mut Out| {
             let mut t = Terms::new();
             let al = al.get(0);
             for k in 0..n {
@@ -264,7 +265,21 @@ impl Matrix<FloatArray> {
                 t.push(&[&b.get(0), &y.get(i)], false);
             }
             t.sum(out, o.prec, o.rnd)
-        })?;
+        };
+        let fast = fixed::real(
+            (m, 1, n),
+            |i, k| a.get(op_at(o.op, ld, i, k).0),
+            Some(|_, k| xh.get(k)),
+            al.get(0),
+            by.as_ref().map(|(b, y)| (b.get(0), |i, _| y.get(i))),
+            |_, _| true,
+            (o.prec, o.rnd),
+            &exact,
+        );
+        let r = match fast {
+            Some(r) => r?,
+            None => build_par(m, o.prec, exact)?,
+        };
         place(&engine, r)
     }
 
@@ -285,7 +300,7 @@ impl Matrix<FloatArray> {
             None => None,
         };
         let (lda, ldb) = (self.ld(), b.ld());
-        let r = build_par(m * n, o.prec, |idx, out| {
+        let exact = |idx: usize, out: &mut Out| {
             let (i, j) = (idx / n, idx % n);
             let mut t = Terms::new();
             let al = al.get(0);
@@ -298,7 +313,22 @@ impl Matrix<FloatArray> {
                 t.push(&[&beta.get(0), &c.get(i * ldc + j)], false);
             }
             t.sum(out, o.prec, o.rnd)
-        })?;
+        };
+        let fast = fixed::real(
+            (m, n, ka),
+            |i, k| ah.get(op_at(o.op_a, lda, i, k).0),
+            Some(|j, k| bh.get(op_at(o.op_b, ldb, k, j).0)),
+            al.get(0),
+            bc.as_ref()
+                .map(|(beta, c, ldc)| (beta.get(0), move |i, j| c.get(i * ldc + j))),
+            |_, _| true,
+            (o.prec, o.rnd),
+            &exact,
+        );
+        let r = match fast {
+            Some(r) => r?,
+            None => build_par(m * n, o.prec, exact)?,
+        };
         let (r, t) = place(&engine, r)?;
         Ok((Matrix::from_array(r, m, n)?, t))
     }
@@ -333,7 +363,7 @@ impl Matrix<FloatArray> {
             None => None,
         };
         let lda = self.ld();
-        let r = build_par(n * n, o.prec, |idx, out| {
+        let exact = |idx: usize, out: &mut Out| {
             let (i, j) = (idx / n, idx % n);
             let mut t = Terms::new();
             if !o.uplo.has(i, j) {
@@ -352,7 +382,22 @@ impl Matrix<FloatArray> {
                 t.push(&[&beta.get(0), &c.get(i * ldc + j)], false);
             }
             t.sum(out, o.prec, o.rnd)
-        })?;
+        };
+        let fast = fixed::real(
+            (n, n, kk),
+            |i, k| ah.get(op_at(o.trans, lda, i, k).0),
+            None::<fn(usize, usize) -> crate::float::Elem<'static>>,
+            al.get(0),
+            bc.as_ref()
+                .map(|(beta, c, ldc)| (beta.get(0), move |i, j| c.get(i * ldc + j))),
+            |i, j| o.uplo.has(i, j),
+            (o.prec, o.rnd),
+            &exact,
+        );
+        let r = match fast {
+            Some(r) => r?,
+            None => build_par(n * n, o.prec, exact)?,
+        };
         let (r, t) = place(&engine, r)?;
         Ok((Matrix::from_array(r, n, n)?, t))
     }
@@ -360,6 +405,24 @@ impl Matrix<FloatArray> {
 
 /// One part of a complex output on the host, with its ternary values.
 type HostPart = (CpuFloats, Vec<i8>);
+
+/// Part `part` (0 real, 1 imaginary) of element `idx` by the exact core,
+/// its terms pushed by `f(idx, im, terms)`.
+fn exact_c<F>(f: &F, (ps, rs): ([u64; 2], [Round; 2])) -> impl Fn(usize, usize, &mut Out) -> i8
+where
+    F: Fn(usize, bool, &mut Terms) + Sync,
+{
+    move |part, idx, out| {
+        let mut t = Terms::new();
+        f(idx, part == 1, &mut t);
+        t.sum(out, ps[part], rs[part])
+    }
+}
+
+/// A complex scalar's parts, for the fast path.
+fn cscalar(z: &CpuComplex) -> (crate::float::Elem<'_>, Option<crate::float::Elem<'_>>) {
+    (z.re().get(0), Some(z.im().get(0)))
+}
 
 /// Both parts of an output built by `f(i, im, out)`.
 fn build_c<F>(len: usize, pr: u64, pi: u64, rnd: CRound, f: F) -> Result<(HostPart, HostPart)>
@@ -413,7 +476,7 @@ impl Matrix<ComplexArray> {
             None => None,
         };
         let ld = self.ld();
-        let (re, im) = build_c(m, o.prec_re, o.prec_im, o.rnd, |i, part, t| {
+        let f = |i: usize, part: bool, t: &mut Terms| {
             let alf = CF::of(&al, 0, false);
             for k in 0..n {
                 let (idx, conj) = op_at(o.op, ld, i, k);
@@ -427,7 +490,26 @@ impl Matrix<ComplexArray> {
             if let Some((b, y)) = &by {
                 push_cpart(t, &[CF::of(b, 0, false), CF::of(y, i, false)], part, false);
             }
-        })?;
+        };
+        let pr = ([o.prec_re, o.prec_im], [o.rnd.re, o.rnd.im]);
+        let fast = fixed::complex(
+            (m, 1, n),
+            (
+                |i, k| fixed::cget(&a, op_at(o.op, ld, i, k).0),
+                o.op == Op::ConjTrans,
+            ),
+            (|_, k| fixed::cget(&xh, k), false),
+            cscalar(&al),
+            by.as_ref()
+                .map(|(b, y)| (cscalar(b), |i, _| fixed::cget(y, i))),
+            |_, _| true,
+            pr,
+            exact_c(&f, pr),
+        );
+        let (re, im) = match fast {
+            Some(r) => r?.into(),
+            None => build_c(m, o.prec_re, o.prec_im, o.rnd, f)?,
+        };
         place_c(&engine, re, im)
     }
 
@@ -448,7 +530,7 @@ impl Matrix<ComplexArray> {
             None => None,
         };
         let (lda, ldb) = (self.ld(), b.ld());
-        let (re, im) = build_c(m * n, o.prec_re, o.prec_im, o.rnd, |idx, part, t| {
+        let f = |idx: usize, part: bool, t: &mut Terms| {
             let (i, j) = (idx / n, idx % n);
             let alf = CF::of(&al, 0, false);
             for k in 0..ka {
@@ -465,7 +547,29 @@ impl Matrix<ComplexArray> {
                 let cf = CF::of(c, i * ldc + j, false);
                 push_cpart(t, &[CF::of(beta, 0, false), cf], part, false);
             }
-        })?;
+        };
+        let pr = ([o.prec_re, o.prec_im], [o.rnd.re, o.rnd.im]);
+        let fast = fixed::complex(
+            (m, n, ka),
+            (
+                |i, k| fixed::cget(&ah, op_at(o.op_a, lda, i, k).0),
+                o.op_a == Op::ConjTrans,
+            ),
+            (
+                |j, k| fixed::cget(&bh, op_at(o.op_b, ldb, k, j).0),
+                o.op_b == Op::ConjTrans,
+            ),
+            cscalar(&al),
+            bc.as_ref()
+                .map(|(beta, c, ldc)| (cscalar(beta), move |i, j| fixed::cget(c, i * ldc + j))),
+            |_, _| true,
+            pr,
+            exact_c(&f, pr),
+        );
+        let (re, im) = match fast {
+            Some(r) => r?.into(),
+            None => build_c(m * n, o.prec_re, o.prec_im, o.rnd, f)?,
+        };
         let (r, t) = place_c(&engine, re, im)?;
         Ok((Matrix::from_array(r, m, n)?, t))
     }
@@ -503,7 +607,7 @@ impl Matrix<ComplexArray> {
         let lda = self.ld();
         // A*A^H: A(i,k) conj(A(j,k)); A^H*A: conj(A(k,i)) A(k,j).
         let left_conj = o.trans != Op::None;
-        let (re, im) = build_c(n * n, o.prec_re, o.prec_im, o.rnd, |idx, part, t| {
+        let f = |idx: usize, part: bool, t: &mut Terms| {
             let (i, j) = (idx / n, idx % n);
             if !o.uplo.has(i, j) {
                 if let Some((_, c, ldc)) = &bc {
@@ -525,7 +629,29 @@ impl Matrix<ComplexArray> {
                 let cf = CF::of(c, i * ldc + j, false);
                 push_cpart(t, &[CF::real(beta.get(0)), cf], part, false);
             }
-        })?;
+        };
+        let pr = ([o.prec_re, o.prec_im], [o.rnd.re, o.rnd.im]);
+        // A*A^H: A(i,k) conj(A(j,k)); A^H*A: conj(A(k,i)) A(k,j).
+        let at = |i: usize, k: usize| match o.trans {
+            Op::None => fixed::cget(&ah, i * lda + k),
+            _ => fixed::cget(&ah, k * lda + i),
+        };
+        let fast = fixed::complex(
+            (n, n, kk),
+            (at, left_conj),
+            (at, !left_conj),
+            (al.get(0), None),
+            bc.as_ref().map(|(beta, c, ldc)| {
+                ((beta.get(0), None), move |i, j| fixed::cget(c, i * ldc + j))
+            }),
+            |i, j| o.uplo.has(i, j),
+            pr,
+            exact_c(&f, pr),
+        );
+        let (re, im) = match fast {
+            Some(r) => r?.into(),
+            None => build_c(n * n, o.prec_re, o.prec_im, o.rnd, f)?,
+        };
         let (r, t) = place_c(&engine, re, im)?;
         Ok((Matrix::from_array(r, n, n)?, t))
     }

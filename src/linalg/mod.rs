@@ -26,6 +26,7 @@
 pub mod blas1;
 pub mod blas23;
 pub mod exact;
+pub mod fixed;
 pub mod market;
 mod matrix;
 
