@@ -314,47 +314,122 @@ impl Acc {
 }
 
 /// Reusable lists of a block's positive and negative terms.
-#[derive(Default)]
 pub(crate) struct Scratch {
-    pos: Vec<u32>,
-    neg: Vec<u32>,
+    pos: [u32; BLOCK],
+    neg: [u32; BLOCK],
 }
 
-/// The sum over the terms `list` (indices in `a` and `b`, `nf` limbs each)
-/// of the limb products of column `T + c`: (low 128 bits, high 64 bits).
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            pos: [0; BLOCK],
+            neg: [0; BLOCK],
+        }
+    }
+}
+
+/// The sum over the terms `list` (indices in `a` and `b`, `NF` limbs
+/// each; `NF = 0`: `nf` at run time) of the limb products of column `T +
+/// c` (`C` < 64: `c = C` at compile time, so the loops unroll): (low 128
+/// bits, high 64 bits).
 #[inline(always)]
-fn column(a: &[u64], b: &[u64], list: &[u32], nf: usize, c: usize) -> (u128, u64) {
+fn column<const NF: usize, const C: usize>(
+    a: &[u64],
+    b: &[u64],
+    list: &[u32],
+    nf: usize,
+    c: usize,
+) -> (u128, u64) {
+    let nf = if NF > 0 { NF } else { nf };
+    let c = if C < 64 { C } else { c };
+    // Low and high words summed apart: no carry flag leaves the loop.
     let mut lo: u128 = 0;
-    let mut hi: u64 = 0;
+    let mut hi: u128 = 0;
     for &k in list {
         let k = k as usize * nf;
         let pa = &a[k + c..k + nf];
         let pb = &b[k + c..k + nf];
         for (x, y) in pa.iter().zip(pb.iter().rev()) {
-            let (v, o) = lo.overflowing_add((*x as u128) * (*y as u128));
-            lo = v;
-            hi += o as u64;
+            let p = (*x as u128) * (*y as u128);
+            lo += p as u64 as u128;
+            hi += p >> 64;
         }
     }
-    (lo, hi)
+    let (v, o) = lo.overflowing_add(hi << 64);
+    (v, (hi >> 64) as u64 + o as u64)
 }
 
-/// [`column`] for a compile-time `NF` (unrolled).
+/// Adds to `acc` the terms `ks` of the dot product of the vectors with
+/// limbs and codes `(al, ac)` and `(bl, bc)` (`NF` limbs per entry; `NF =
+/// 0`: `nf` at run time).
 #[inline(always)]
-fn column_n<const NF: usize>(a: &[u64], b: &[u64], list: &[u32], c: usize) -> (u128, u64) {
-    let mut lo: u128 = 0;
-    let mut hi: u64 = 0;
-    for &k in list {
-        let k = k as usize * NF;
-        let pa: &[u64; NF] = a[k..k + NF].try_into().unwrap();
-        let pb: &[u64; NF] = b[k..k + NF].try_into().unwrap();
-        for s in c..NF {
-            let (v, o) = lo.overflowing_add((pa[s] as u128) * (pb[NF - 1 + c - s] as u128));
-            lo = v;
-            hi += o as u64;
+fn accumulate_n<const NF: usize>(
+    (al, ac): (&[u64], &[u16]),
+    (bl, bc): (&[u64], &[u16]),
+    nf: usize,
+    ks: std::ops::Range<usize>,
+    sc: &mut Scratch,
+    acc: &mut Acc,
+) {
+    let nf = if NF > 0 { NF } else { nf };
+    let t = (nf - 1) as u16;
+    let mut k0 = ks.start;
+    while k0 < ks.end {
+        let k1 = (k0 + BLOCK).min(ks.end);
+        // Branch-free lists of the nonzero terms by sign.
+        let (mut np, mut nn) = (0usize, 0usize);
+        let mut cnt = 0u64;
+        for (k, (&x, &y)) in ac[k0..k1].iter().zip(&bc[k0..k1]).enumerate() {
+            let live = (x | y) & ZERO == 0;
+            let inexact = (x | y) & INEX != 0 || (x & LOW) + (y & LOW) < t;
+            cnt += (live && inexact) as u64;
+            let neg = (x ^ y) & NEG != 0;
+            sc.pos[np] = k as u32;
+            sc.neg[nn] = k as u32;
+            np += (live && !neg) as usize;
+            nn += (live && neg) as usize;
         }
+        acc.cnt += cnt;
+        let (ab, bb) = (&al[k0 * nf..k1 * nf], &bl[k0 * nf..k1 * nf]);
+        let (pl, nl) = (&sc.pos[..np], &sc.neg[..nn]);
+        for c in 0..nf {
+            macro_rules! col {
+                ($l:expr) => {
+                    if NF > 0 && NF <= 16 {
+                        match c {
+                            0 => column::<NF, 0>(ab, bb, $l, nf, c),
+                            1 => column::<NF, 1>(ab, bb, $l, nf, c),
+                            2 => column::<NF, 2>(ab, bb, $l, nf, c),
+                            3 => column::<NF, 3>(ab, bb, $l, nf, c),
+                            4 => column::<NF, 4>(ab, bb, $l, nf, c),
+                            5 => column::<NF, 5>(ab, bb, $l, nf, c),
+                            6 => column::<NF, 6>(ab, bb, $l, nf, c),
+                            7 => column::<NF, 7>(ab, bb, $l, nf, c),
+                            8 => column::<NF, 8>(ab, bb, $l, nf, c),
+                            9 => column::<NF, 9>(ab, bb, $l, nf, c),
+                            10 => column::<NF, 10>(ab, bb, $l, nf, c),
+                            11 => column::<NF, 11>(ab, bb, $l, nf, c),
+                            12 => column::<NF, 12>(ab, bb, $l, nf, c),
+                            13 => column::<NF, 13>(ab, bb, $l, nf, c),
+                            14 => column::<NF, 14>(ab, bb, $l, nf, c),
+                            _ => column::<NF, 15>(ab, bb, $l, nf, c),
+                        }
+                    } else {
+                        column::<NF, 64>(ab, bb, $l, nf, c)
+                    }
+                };
+            }
+            if np > 0 {
+                let (lo, hi) = col!(pl);
+                add3(&mut acc.pos[c], lo, hi);
+            }
+            if nn > 0 {
+                let (lo, hi) = col!(nl);
+                add3(&mut acc.neg[c], lo, hi);
+            }
+        }
+        k0 = k1;
     }
-    (lo, hi)
 }
 
 /// Adds to `acc` the terms `ks` of the dot product of vector `i` of `a`
@@ -368,55 +443,17 @@ fn accumulate(
     sc: &mut Scratch,
     acc: &mut Acc,
 ) {
-    let nf = a.nf;
-    let t = (nf - 1) as u16;
-    let (al, bl) = (a.vec_limbs(i), b.vec_limbs(j));
-    let (ac, bc) = (a.vec_codes(i), b.vec_codes(j));
-    let mut k0 = ks.start;
-    while k0 < ks.end {
-        let k1 = (k0 + BLOCK).min(ks.end);
-        sc.pos.clear();
-        sc.neg.clear();
-        for k in k0..k1 {
-            let (x, y) = (ac[k], bc[k]);
-            if (x | y) & ZERO != 0 {
-                continue;
+    let x = (a.vec_limbs(i), a.vec_codes(i));
+    let y = (b.vec_limbs(j), b.vec_codes(j));
+    macro_rules! fixed_nf {
+        ($($n:literal)*) => {
+            match a.nf {
+                $($n => accumulate_n::<$n>(x, y, $n, ks, sc, acc),)*
+                nf => accumulate_n::<0>(x, y, nf, ks, sc, acc),
             }
-            if (x | y) & INEX != 0 || (x & LOW) + (y & LOW) < t {
-                acc.cnt += 1;
-            }
-            if (x ^ y) & NEG != 0 {
-                sc.neg.push((k - k0) as u32);
-            } else {
-                sc.pos.push((k - k0) as u32);
-            }
-        }
-        let (ab, bb) = (&al[k0 * nf..k1 * nf], &bl[k0 * nf..k1 * nf]);
-        macro_rules! cols {
-            ($f:expr) => {
-                for c in 0..nf {
-                    if !sc.pos.is_empty() {
-                        let (lo, hi) = $f(&sc.pos, c);
-                        add3(&mut acc.pos[c], lo, hi);
-                    }
-                    if !sc.neg.is_empty() {
-                        let (lo, hi) = $f(&sc.neg, c);
-                        add3(&mut acc.neg[c], lo, hi);
-                    }
-                }
-            };
-        }
-        macro_rules! fixed_nf {
-            ($($n:literal)*) => {
-                match nf {
-                    $($n => cols!(|l: &[u32], c| column_n::<$n>(ab, bb, l, c)),)*
-                    _ => cols!(|l: &[u32], c| column(ab, bb, l, nf, c)),
-                }
-            };
-        }
-        fixed_nf!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17);
-        k0 = k1;
+        };
     }
+    fixed_nf!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33);
 }
 
 /// The dot product of vector `i` of `a` and vector `j` of `b` as `(S,
