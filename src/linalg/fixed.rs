@@ -734,6 +734,19 @@ where
                     }
                     None => {
                         nslow += 1;
+                        if std::env::var("FIXDBG").is_ok() && ds.is_some() {
+                            eprintln!(
+                                "FB p={} pieces={:?}",
+                                precs[part],
+                                list.iter()
+                                    .map(|pc| (
+                                        pc.v.significant_bits(),
+                                        pc.r.significant_bits(),
+                                        pc.x
+                                    ))
+                                    .collect::<Vec<_>>()
+                            );
+                        }
                         exact(part, idx, &mut out)
                     }
                 };
