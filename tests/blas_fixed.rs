@@ -4,6 +4,8 @@
 //! path's counters show it decides most elements of well-scaled inputs and
 //! falls back where it must (cancellation, specials).
 
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use std::cmp::Ordering;
@@ -555,9 +557,7 @@ fn complex_against_exact() {
                 cout(&r, &t)
             });
             if counted {
-                if counted {
-                    (fast_n, exact_n) = (fast_n + f, exact_n + s);
-                }
+                (fast_n, exact_n) = (fast_n + f, exact_n + s);
             }
             csame(&format!("cgemv p={p} {oa:?} {cr:?}"), &x, &y);
             // herk (real alpha, beta).
@@ -597,9 +597,7 @@ fn complex_against_exact() {
                     cout(&r, &t)
                 });
                 if counted {
-                    if counted {
-                        (fast_n, exact_n) = (fast_n + f, exact_n + s);
-                    }
+                    (fast_n, exact_n) = (fast_n + f, exact_n + s);
                 }
                 csame(&format!("dot conj={conj} p={p} k={kl} {cr:?}"), &x, &y);
             }
@@ -627,9 +625,9 @@ fn real_gemv() {
             let (al, be) = (scalar(&mut g, p), scalar(&mut g, p));
             let (x, alpha, y, beta) = (
                 arr(p, &xv),
-                arr(p, &[al.clone()]),
+                arr(p, std::slice::from_ref(&al)),
                 arr(p, &yv),
-                arr(p, &[be.clone()]),
+                arr(p, std::slice::from_ref(&be)),
             );
             for rnd in Round::ALL {
                 let o = Gemv { op, prec: p, rnd };

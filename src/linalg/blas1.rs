@@ -188,7 +188,7 @@ impl FloatArray {
             None::<(Elem, fn(usize, usize) -> Elem<'static>)>,
             |_, _| true,
             (prec, rnd),
-            &exact,
+            exact,
         );
         let r = match fast {
             Some(r) => r?,

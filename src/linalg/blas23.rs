@@ -274,7 +274,7 @@ impl Matrix<FloatArray> {
             by.as_ref().map(|(b, y)| (b.get(0), |i, _| y.get(i))),
             |_, _| true,
             (o.prec, o.rnd),
-            &exact,
+            exact,
         );
         let r = match fast {
             Some(r) => r?,
@@ -323,7 +323,7 @@ impl Matrix<FloatArray> {
                 .map(|(beta, c, ldc)| (beta.get(0), move |i, j| c.get(i * ldc + j))),
             |_, _| true,
             (o.prec, o.rnd),
-            &exact,
+            exact,
         );
         let r = match fast {
             Some(r) => r?,
@@ -392,7 +392,7 @@ impl Matrix<FloatArray> {
                 .map(|(beta, c, ldc)| (beta.get(0), move |i, j| c.get(i * ldc + j))),
             |i, j| o.uplo.has(i, j),
             (o.prec, o.rnd),
-            &exact,
+            exact,
         );
         let r = match fast {
             Some(r) => r?,

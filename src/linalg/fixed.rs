@@ -489,7 +489,7 @@ fn dot(a: &Panel, i: usize, b: &Panel, j: usize, split: usize, sc: &mut Scratch)
     let f = 64 * nf as i64;
     Approx {
         s: acc.value(),
-        err: Natural::from(acc.cnt) * Natural::from(nf as u64 + 2) << 64u64,
+        err: (Natural::from(acc.cnt) * Natural::from(nf as u64 + 2)) << 64u64,
         unit: 64 * (nf as i64 - 1) + a.scale[i] + b.scale[j] - 2 * f,
     }
 }
@@ -734,19 +734,6 @@ where
                     }
                     None => {
                         nslow += 1;
-                        if std::env::var("FIXDBG").is_ok() && ds.is_some() {
-                            eprintln!(
-                                "FB p={} pieces={:?}",
-                                precs[part],
-                                list.iter()
-                                    .map(|pc| (
-                                        pc.v.significant_bits(),
-                                        pc.r.significant_bits(),
-                                        pc.x
-                                    ))
-                                    .collect::<Vec<_>>()
-                            );
-                        }
                         exact(part, idx, &mut out)
                     }
                 };
@@ -761,7 +748,10 @@ where
     for _ in 0..P {
         res.push(it.next().expect("P parts").done()?);
     }
-    Ok(res.try_into().ok().expect("P parts"))
+    match res.try_into() {
+        Ok(r) => Ok(r),
+        Err(_) => unreachable!("P parts"),
+    }
 }
 
 /// The dot product of panel vectors (see [`dot`]); None when either holds
@@ -813,9 +803,9 @@ pub(crate) fn real_pieces(
 pub(crate) fn complex_pieces(
     list: &mut Vec<Piece>,
     im: bool,
-    alpha: (&Elem, Option<&Elem>),
+    alpha: CRef,
     d: &[Option<Approx>; 2],
-    bc: Option<((&Elem, Option<&Elem>), (&Elem, &Elem))>,
+    bc: Option<(CRef, (&Elem, &Elem))>,
 ) -> bool {
     let [Some(dr), Some(di)] = d else {
         return false;
@@ -899,8 +889,18 @@ where
     Some(r.map(|[x]| x))
 }
 
+/// One output part on the host with its ternary values.
+pub(crate) type HostPart = (CpuFloats, Vec<i8>);
+
 /// A complex factor's parts.
 pub(crate) type CElem<'a> = (Elem<'a>, Elem<'a>);
+
+/// A complex or real scalar: the real part and the imaginary part (None:
+/// a real scalar).
+pub(crate) type CScalar<'a> = (Elem<'a>, Option<Elem<'a>>);
+
+/// A [`CScalar`] by reference.
+pub(crate) type CRef<'r, 'a> = (&'r Elem<'a>, Option<&'r Elem<'a>>);
 
 /// An `m x n` complex output `alpha * op(A) op(B) + beta * C` by the fast
 /// path: `ga(i, k)` the parts of `op(A)(i, k)` before conjugation,
@@ -912,12 +912,12 @@ pub(crate) fn complex<'a, GA, GB, C, KP, X>(
     (m, n, k): (usize, usize, usize),
     (ga, ca): (GA, bool),
     (gb, cb): (GB, bool),
-    alpha: (Elem<'a>, Option<Elem<'a>>),
-    bc: Option<((Elem<'a>, Option<Elem<'a>>), C)>,
+    alpha: CScalar<'a>,
+    bc: Option<(CScalar<'a>, C)>,
     keep: KP,
     (precs, rnds): ([u64; 2], [Round; 2]),
     exact: X,
-) -> Option<Result<[(CpuFloats, Vec<i8>); 2]>>
+) -> Option<Result<[HostPart; 2]>>
 where
     GA: Fn(usize, usize) -> CElem<'a> + Sync,
     GB: Fn(usize, usize) -> CElem<'a> + Sync,
