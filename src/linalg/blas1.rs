@@ -10,7 +10,9 @@
 //! infinity recovery), each correctly rounded in its mode of the
 //! [`CRound`].
 //!
-//! Engines: the CPU engine computes everything here. On a CUDA array the
+//! Engines: the CPU engine computes everything here; `dot`, `dotu` and
+//! `dotc` through the [fixed-point fast path](super::fixed) (the exact
+//! core for what it cannot decide: the same bits). On a CUDA array the
 //! operation is computed by the CPU engine on a host copy and the result
 //! written back to the device (the same bits a CUDA implementation must
 //! give; it comes later), except the real `axpy`/`scal`, which are the

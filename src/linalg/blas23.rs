@@ -12,7 +12,9 @@
 //! operands' engine; herk's alpha and beta are real.
 //!
 //! Any shapes, 0 and 1 included; mismatched shapes are errors naming them.
-//! The output elements are computed in parallel (rayon). The results are
+//! The output elements are computed in parallel (rayon), on the CPU by the
+//! [fixed-point fast path](super::fixed) with the exact core for the
+//! elements it cannot decide (the same bits). The results are
 //! new row-major matrices with `ld = cols`. On a CUDA matrix the operation
 //! is computed by the CPU engine on host copies and the result written back
 //! to the device (a CUDA implementation comes later; it must give the same
