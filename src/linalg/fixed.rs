@@ -698,7 +698,10 @@ where
     let threads = rayon::current_num_threads();
     // Few elements: spread each dot product's terms instead.
     let split = if len < 2 * threads { threads } else { 1 };
-    let cs = n.clamp(1, 64);
+    // Chunks of up to 16 elements of a row, taken column block by column
+    // block: a thread's consecutive chunks share their columns' panels
+    // (16 columns of 512-bit entries and K = 256 fit in L2).
+    let cs = n.clamp(1, 16);
     let mut per: Vec<Vec<Parts>> = hosts.iter_mut().map(|h| h.chunks(cs)).collect();
     let mut jobs: Vec<Vec<Parts>> = Vec::new();
     for (c, p) in per.iter_mut().enumerate() {
@@ -709,7 +712,9 @@ where
             jobs[q].push(part);
         }
     }
-    jobs.into_par_iter().enumerate().for_each(|(q, mut parts)| {
+    let mut jobs: Vec<(usize, Vec<Parts>)> = jobs.into_iter().enumerate().collect();
+    jobs.sort_by_key(|(q, _)| ((q * cs) % n.max(1), q * cs / n.max(1)));
+    jobs.into_par_iter().for_each(|(q, mut parts)| {
         let mut sc = Scratch::default();
         let mut list = Vec::new();
         let (mut nfast, mut nslow) = (0u64, 0u64);
