@@ -84,6 +84,18 @@ fn gemm_rate() {
             f1 - f0,
             s1 - s0
         );
+        // A long dot product: its terms split over the threads.
+        let k = 32 * n * n;
+        let x = FloatArray::random_exp(&Engine::Cpu, k, p, g.next(), -4, 4).unwrap();
+        let y = FloatArray::random_exp(&Engine::Cpu, k, p, g.next(), -4, 4).unwrap();
+        let (t, c0) = (Instant::now(), cpu_seconds());
+        x.dot(&y, p, Round::Nearest).unwrap();
+        let (dt, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - c0);
+        println!(
+            "dot k={k} p={p}: {dt:.3} s, {:.4} GMAC/s; {:.1} ns of CPU time per MAC",
+            k as f64 / dt / 1e9,
+            cpu * 1e9 / k as f64
+        );
     }
 }
 

@@ -197,39 +197,42 @@ impl Panel {
     {
         let mut limbs = vec![0u64; vectors * len * nf];
         let mut codes = vec![0u16; vectors * len];
-        let mut scale = vec![0i64; vectors];
-        let mut special = vec![false; vectors];
         let f = 64 * nf as i64;
+        // Per vector: the largest exponent of a normal entry, and whether
+        // it holds a NaN or an infinity (entries in parallel too: a dot
+        // product is one long vector).
+        let (scale, special): (Vec<i64>, Vec<bool>) = (0..vectors)
+            .into_par_iter()
+            .map(|v| {
+                let (e, sp) = (0..len)
+                    .into_par_iter()
+                    .map(|k| {
+                        let (x, _) = get(v, k);
+                        match x.class {
+                            Class::Normal => (Some(x.exp), false),
+                            Class::NaN | Class::Inf => (None, true),
+                            Class::Zero => (None, false),
+                        }
+                    })
+                    .reduce(|| (None, false), |(a, s), (b, t)| (a.max(b), s || t));
+                (e.unwrap_or(0), sp)
+            })
+            .unzip();
         limbs
-            .par_chunks_mut((len * nf).max(1))
-            .zip(codes.par_chunks_mut(len.max(1)))
-            .zip(scale.par_iter_mut().zip(special.par_iter_mut()))
+            .par_chunks_mut(nf)
+            .zip(codes.par_iter_mut())
             .enumerate()
-            .for_each(|(v, ((lv, cv), (sc, sp)))| {
-                let mut e = None::<i64>;
-                for k in 0..len {
-                    let (x, _) = get(v, k);
-                    match x.class {
-                        Class::Normal => e = Some(e.map_or(x.exp, |y| y.max(x.exp))),
-                        Class::NaN | Class::Inf => *sp = true,
-                        Class::Zero => {}
-                    }
+            .for_each(|(idx, (dst, code))| {
+                let (v, k) = (idx / len, idx % len);
+                let (x, flip) = get(v, k);
+                if x.class != Class::Normal {
+                    *code = ZERO;
+                    return;
                 }
-                let e = e.unwrap_or(0);
-                *sc = e;
-                for k in 0..len {
-                    let (x, flip) = get(v, k);
-                    let dst = &mut lv[k * nf..(k + 1) * nf];
-                    if x.class != Class::Normal {
-                        cv[k] = ZERO;
-                        continue;
-                    }
-                    let sh = 64 * x.limbs.len() as i64 + (e - x.exp) - f;
-                    let exact = place(dst, x.limbs, sh);
-                    let low = dst.iter().position(|&y| y != 0).unwrap_or(nf) as u16;
-                    cv[k] =
-                        low | if exact { 0 } else { INEX } | if x.neg != flip { NEG } else { 0 };
-                }
+                let sh = 64 * x.limbs.len() as i64 + (scale[v] - x.exp) - f;
+                let exact = place(dst, x.limbs, sh);
+                let low = dst.iter().position(|&y| y != 0).unwrap_or(nf) as u16;
+                *code = low | if exact { 0 } else { INEX } | if x.neg != flip { NEG } else { 0 };
             });
         Panel {
             nf,
@@ -313,10 +316,12 @@ impl Acc {
     }
 }
 
-/// Reusable lists of a block's positive and negative terms.
+/// Reusable lists of a block's positive and negative terms, and an
+/// accumulator.
 pub(crate) struct Scratch {
     pos: [u32; BLOCK],
     neg: [u32; BLOCK],
+    acc: Option<Acc>,
 }
 
 impl Default for Scratch {
@@ -324,6 +329,7 @@ impl Default for Scratch {
         Scratch {
             pos: [0; BLOCK],
             neg: [0; BLOCK],
+            acc: None,
         }
     }
 }
@@ -463,7 +469,15 @@ fn dot(a: &Panel, i: usize, b: &Panel, j: usize, split: usize, sc: &mut Scratch)
     let nf = a.nf;
     let len = a.len;
     let acc = if split <= 1 || len < 2 * BLOCK {
-        let mut acc = Acc::new(nf);
+        // The caller's accumulator, cleared (no allocation per element).
+        let mut acc = sc
+            .acc
+            .take()
+            .filter(|x| x.pos.len() == nf)
+            .unwrap_or_else(|| Acc::new(nf));
+        acc.pos.fill([0; 3]);
+        acc.neg.fill([0; 3]);
+        acc.cnt = 0;
         accumulate(a, i, b, j, 0..len, sc, &mut acc);
         acc
     } else {
@@ -487,11 +501,13 @@ fn dot(a: &Panel, i: usize, b: &Panel, j: usize, split: usize, sc: &mut Scratch)
             .reduce(|| Acc::new(nf), Acc::merge)
     };
     let f = 64 * nf as i64;
-    Approx {
+    let r = Approx {
         s: acc.value(),
         err: (Natural::from(acc.cnt) * Natural::from(nf as u64 + 2)) << 64u64,
         unit: 64 * (nf as i64 - 1) + a.scale[i] + b.scale[j] - 2 * f,
-    }
+    };
+    sc.acc = Some(acc);
+    r
 }
 
 /// A value `s 2^unit` with an error below `err 2^unit`.
