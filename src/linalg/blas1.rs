@@ -10,7 +10,9 @@
 //! infinity recovery), each correctly rounded in its mode of the
 //! [`CRound`].
 //!
-//! Engines: the CPU engine computes everything here. On CUDA arrays the
+//! Engines: the CPU engine computes everything here; `dot`, `dotu` and
+//! `dotc` through the [fixed-point fast path](super::fixed) (the exact
+//! core for what it cannot decide: the same bits). On CUDA arrays the
 //! real `dot` runs on the device ([`cuda`](super::cuda): the same bits),
 //! the real `axpy`/`scal` are the array's own `fma`/`mul` with the scalar
 //! broadcast, and the other operations are computed by the CPU engine on
@@ -22,6 +24,7 @@ use malachite_nz::natural::Natural;
 use rayon::prelude::*;
 
 use super::exact::Terms;
+use super::fixed;
 use crate::complex::{CRound, CWithTernary, ComplexArray, ComplexTernary, CpuComplex};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -175,13 +178,27 @@ impl FloatArray {
             return Ok(r);
         }
         let (x, y) = (self.host()?, y.host()?);
-        let r = one(prec, |out| {
+        let exact = |_: usize, out: &mut Out| {
             let mut t = Terms::new();
             for i in 0..x.len() {
                 t.push(&[&x.get(i), &y.get(i)], false);
             }
             t.sum(out, prec, rnd)
-        })?;
+        };
+        let fast = fixed::real(
+            (1, 1, x.len()),
+            |_, k| x.get(k),
+            Some(|_, k| y.get(k)),
+            fixed::one(),
+            None::<(Elem, fn(usize, usize) -> Elem<'static>)>,
+            |_, _| true,
+            (prec, rnd),
+            exact,
+        );
+        let r = match fast {
+            Some(r) => r?,
+            None => build_par(1, prec, exact)?,
+        };
         place(&engine, r)
     }
 
@@ -317,21 +334,40 @@ impl ComplexArray {
         same_len(if conj { "dotc" } else { "dotu" }, self.len(), y.len())?;
         let engine = common_engine(&[self.engine(), y.engine()])?;
         let (x, y) = (self.host()?, y.host()?);
-        let part = |im: bool, p: u64, r: Round| {
-            one(p, |out| {
-                let mut t = Terms::new();
-                for i in 0..x.len() {
-                    push_cpart(
-                        &mut t,
-                        &[CF::of(&x, i, conj), CF::of(&y, i, false)],
-                        im,
-                        false,
-                    );
-                }
-                t.sum(out, p, r)
-            })
+        let exact = |im: bool, p: u64, r: Round, out: &mut Out| {
+            let mut t = Terms::new();
+            for i in 0..x.len() {
+                push_cpart(
+                    &mut t,
+                    &[CF::of(&x, i, conj), CF::of(&y, i, false)],
+                    im,
+                    false,
+                );
+            }
+            t.sum(out, p, r)
         };
-        place_c(&engine, part(false, pr, rnd.re)?, part(true, pi, rnd.im)?)
+        let (ps, rs) = ([pr, pi], [rnd.re, rnd.im]);
+        let fast = fixed::complex(
+            (1, 1, x.len()),
+            (|_, k| fixed::cget(&x, k), conj),
+            (|_, k| fixed::cget(&y, k), false),
+            (fixed::one(), None),
+            None::<(
+                (Elem, Option<Elem>),
+                fn(usize, usize) -> fixed::CElem<'static>,
+            )>,
+            |_, _| true,
+            (ps, rs),
+            |part, _, out| exact(part == 1, ps[part], rs[part], out),
+        );
+        let (re, im) = match fast {
+            Some(r) => r?.into(),
+            None => {
+                let part = |im: bool, p: u64, r: Round| one(p, |out| exact(im, p, r, out));
+                (part(false, pr, rnd.re)?, part(true, pi, rnd.im)?)
+            }
+        };
+        place_c(&engine, re, im)
     }
 
     /// `sum(self[i] * y[i])` (unconjugated), each part the exact sum

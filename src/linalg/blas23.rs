@@ -12,19 +12,22 @@
 //! operands' engine; herk's alpha and beta are real.
 //!
 //! Any shapes, 0 and 1 included; mismatched shapes are errors naming them.
-//! The output elements are computed in parallel (rayon). The results are
-//! new row-major matrices with `ld = cols`. On CUDA matrices the real
-//! `gemv`, `gemm` and `syrk` run on the device ([`cuda`](super::cuda): the
-//! same bits; precisions above its tiers go to the CPU engine); the complex
+//! The output elements are computed in parallel (rayon), on the CPU by the
+//! [fixed-point fast path](super::fixed) with the exact core for the
+//! elements it cannot decide (the same bits). The results are new
+//! row-major matrices with `ld = cols`. On CUDA matrices the real `gemv`,
+//! `gemm` and `syrk` run on the device ([`cuda`](super::cuda): the same
+//! bits; precisions above its tiers go to the CPU engine); the complex
 //! operations are computed by the CPU engine on host copies and the result
 //! written back to the device.
 
 use super::Matrix;
 use super::blas1::{CF, build_par, common_engine, place, place_c, push_cpart, scalar_len};
 use super::exact::Terms;
+use super::fixed;
 use crate::complex::{CRound, ComplexArray, ComplexTernary, CpuComplex};
 use crate::error::{Error, Result};
-use crate::float::round::Round;
+use crate::float::round::{Out, Round};
 use crate::float::{CpuFloats, FloatArray, TernaryArray};
 
 /// How a matrix operand enters an operation (BLAS's `trans`).
@@ -257,7 +260,7 @@ impl Matrix<FloatArray> {
             None => None,
         };
         let ld = self.ld();
-        let r = build_par(m, o.prec, |i, out| {
+        let exact = |i: usize, out: &mut Out| {
             let mut t = Terms::new();
             let al = al.get(0);
             for k in 0..n {
@@ -268,7 +271,21 @@ impl Matrix<FloatArray> {
                 t.push(&[&b.get(0), &y.get(i)], false);
             }
             t.sum(out, o.prec, o.rnd)
-        })?;
+        };
+        let fast = fixed::real(
+            (m, 1, n),
+            |i, k| a.get(op_at(o.op, ld, i, k).0),
+            Some(|_, k| xh.get(k)),
+            al.get(0),
+            by.as_ref().map(|(b, y)| (b.get(0), |i, _| y.get(i))),
+            |_, _| true,
+            (o.prec, o.rnd),
+            exact,
+        );
+        let r = match fast {
+            Some(r) => r?,
+            None => build_par(m, o.prec, exact)?,
+        };
         place(&engine, r)
     }
 
@@ -295,7 +312,7 @@ impl Matrix<FloatArray> {
             None => None,
         };
         let (lda, ldb) = (self.ld(), b.ld());
-        let r = build_par(m * n, o.prec, |idx, out| {
+        let exact = |idx: usize, out: &mut Out| {
             let (i, j) = (idx / n, idx % n);
             let mut t = Terms::new();
             let al = al.get(0);
@@ -308,7 +325,22 @@ impl Matrix<FloatArray> {
                 t.push(&[&beta.get(0), &c.get(i * ldc + j)], false);
             }
             t.sum(out, o.prec, o.rnd)
-        })?;
+        };
+        let fast = fixed::real(
+            (m, n, ka),
+            |i, k| ah.get(op_at(o.op_a, lda, i, k).0),
+            Some(|j, k| bh.get(op_at(o.op_b, ldb, k, j).0)),
+            al.get(0),
+            bc.as_ref()
+                .map(|(beta, c, ldc)| (beta.get(0), move |i, j| c.get(i * ldc + j))),
+            |_, _| true,
+            (o.prec, o.rnd),
+            exact,
+        );
+        let r = match fast {
+            Some(r) => r?,
+            None => build_par(m * n, o.prec, exact)?,
+        };
         let (r, t) = place(&engine, r)?;
         Ok((Matrix::from_array(r, m, n)?, t))
     }
@@ -356,7 +388,7 @@ impl Matrix<FloatArray> {
             None => None,
         };
         let lda = self.ld();
-        let r = build_par(n * n, o.prec, |idx, out| {
+        let exact = |idx: usize, out: &mut Out| {
             let (i, j) = (idx / n, idx % n);
             let mut t = Terms::new();
             if !o.uplo.has(i, j) {
@@ -375,7 +407,22 @@ impl Matrix<FloatArray> {
                 t.push(&[&beta.get(0), &c.get(i * ldc + j)], false);
             }
             t.sum(out, o.prec, o.rnd)
-        })?;
+        };
+        let fast = fixed::real(
+            (n, n, kk),
+            |i, k| ah.get(op_at(o.trans, lda, i, k).0),
+            None::<fn(usize, usize) -> crate::float::Elem<'static>>,
+            al.get(0),
+            bc.as_ref()
+                .map(|(beta, c, ldc)| (beta.get(0), move |i, j| c.get(i * ldc + j))),
+            |i, j| o.uplo.has(i, j),
+            (o.prec, o.rnd),
+            exact,
+        );
+        let r = match fast {
+            Some(r) => r?,
+            None => build_par(n * n, o.prec, exact)?,
+        };
         let (r, t) = place(&engine, r)?;
         Ok((Matrix::from_array(r, n, n)?, t))
     }
@@ -383,6 +430,24 @@ impl Matrix<FloatArray> {
 
 /// One part of a complex output on the host, with its ternary values.
 type HostPart = (CpuFloats, Vec<i8>);
+
+/// Part `part` (0 real, 1 imaginary) of element `idx` by the exact core,
+/// its terms pushed by `f(idx, im, terms)`.
+fn exact_c<F>(f: &F, (ps, rs): ([u64; 2], [Round; 2])) -> impl Fn(usize, usize, &mut Out) -> i8
+where
+    F: Fn(usize, bool, &mut Terms) + Sync,
+{
+    move |part, idx, out| {
+        let mut t = Terms::new();
+        f(idx, part == 1, &mut t);
+        t.sum(out, ps[part], rs[part])
+    }
+}
+
+/// A complex scalar's parts, for the fast path.
+fn cscalar(z: &CpuComplex) -> (crate::float::Elem<'_>, Option<crate::float::Elem<'_>>) {
+    (z.re().get(0), Some(z.im().get(0)))
+}
 
 /// Both parts of an output built by `f(i, im, out)`.
 fn build_c<F>(len: usize, pr: u64, pi: u64, rnd: CRound, f: F) -> Result<(HostPart, HostPart)>
@@ -436,7 +501,7 @@ impl Matrix<ComplexArray> {
             None => None,
         };
         let ld = self.ld();
-        let (re, im) = build_c(m, o.prec_re, o.prec_im, o.rnd, |i, part, t| {
+        let f = |i: usize, part: bool, t: &mut Terms| {
             let alf = CF::of(&al, 0, false);
             for k in 0..n {
                 let (idx, conj) = op_at(o.op, ld, i, k);
@@ -450,7 +515,26 @@ impl Matrix<ComplexArray> {
             if let Some((b, y)) = &by {
                 push_cpart(t, &[CF::of(b, 0, false), CF::of(y, i, false)], part, false);
             }
-        })?;
+        };
+        let pr = ([o.prec_re, o.prec_im], [o.rnd.re, o.rnd.im]);
+        let fast = fixed::complex(
+            (m, 1, n),
+            (
+                |i, k| fixed::cget(&a, op_at(o.op, ld, i, k).0),
+                o.op == Op::ConjTrans,
+            ),
+            (|_, k| fixed::cget(&xh, k), false),
+            cscalar(&al),
+            by.as_ref()
+                .map(|(b, y)| (cscalar(b), |i, _| fixed::cget(y, i))),
+            |_, _| true,
+            pr,
+            exact_c(&f, pr),
+        );
+        let (re, im) = match fast {
+            Some(r) => r?.into(),
+            None => build_c(m, o.prec_re, o.prec_im, o.rnd, f)?,
+        };
         place_c(&engine, re, im)
     }
 
@@ -471,7 +555,7 @@ impl Matrix<ComplexArray> {
             None => None,
         };
         let (lda, ldb) = (self.ld(), b.ld());
-        let (re, im) = build_c(m * n, o.prec_re, o.prec_im, o.rnd, |idx, part, t| {
+        let f = |idx: usize, part: bool, t: &mut Terms| {
             let (i, j) = (idx / n, idx % n);
             let alf = CF::of(&al, 0, false);
             for k in 0..ka {
@@ -488,7 +572,29 @@ impl Matrix<ComplexArray> {
                 let cf = CF::of(c, i * ldc + j, false);
                 push_cpart(t, &[CF::of(beta, 0, false), cf], part, false);
             }
-        })?;
+        };
+        let pr = ([o.prec_re, o.prec_im], [o.rnd.re, o.rnd.im]);
+        let fast = fixed::complex(
+            (m, n, ka),
+            (
+                |i, k| fixed::cget(&ah, op_at(o.op_a, lda, i, k).0),
+                o.op_a == Op::ConjTrans,
+            ),
+            (
+                |j, k| fixed::cget(&bh, op_at(o.op_b, ldb, k, j).0),
+                o.op_b == Op::ConjTrans,
+            ),
+            cscalar(&al),
+            bc.as_ref()
+                .map(|(beta, c, ldc)| (cscalar(beta), move |i, j| fixed::cget(c, i * ldc + j))),
+            |_, _| true,
+            pr,
+            exact_c(&f, pr),
+        );
+        let (re, im) = match fast {
+            Some(r) => r?.into(),
+            None => build_c(m * n, o.prec_re, o.prec_im, o.rnd, f)?,
+        };
         let (r, t) = place_c(&engine, re, im)?;
         Ok((Matrix::from_array(r, m, n)?, t))
     }
@@ -526,7 +632,7 @@ impl Matrix<ComplexArray> {
         let lda = self.ld();
         // A*A^H: A(i,k) conj(A(j,k)); A^H*A: conj(A(k,i)) A(k,j).
         let left_conj = o.trans != Op::None;
-        let (re, im) = build_c(n * n, o.prec_re, o.prec_im, o.rnd, |idx, part, t| {
+        let f = |idx: usize, part: bool, t: &mut Terms| {
             let (i, j) = (idx / n, idx % n);
             if !o.uplo.has(i, j) {
                 if let Some((_, c, ldc)) = &bc {
@@ -548,7 +654,29 @@ impl Matrix<ComplexArray> {
                 let cf = CF::of(c, i * ldc + j, false);
                 push_cpart(t, &[CF::real(beta.get(0)), cf], part, false);
             }
-        })?;
+        };
+        let pr = ([o.prec_re, o.prec_im], [o.rnd.re, o.rnd.im]);
+        // A*A^H: A(i,k) conj(A(j,k)); A^H*A: conj(A(k,i)) A(k,j).
+        let at = |i: usize, k: usize| match o.trans {
+            Op::None => fixed::cget(&ah, i * lda + k),
+            _ => fixed::cget(&ah, k * lda + i),
+        };
+        let fast = fixed::complex(
+            (n, n, kk),
+            (at, left_conj),
+            (at, !left_conj),
+            (al.get(0), None),
+            bc.as_ref().map(|(beta, c, ldc)| {
+                ((beta.get(0), None), move |i, j| fixed::cget(c, i * ldc + j))
+            }),
+            |i, j| o.uplo.has(i, j),
+            pr,
+            exact_c(&f, pr),
+        );
+        let (re, im) = match fast {
+            Some(r) => r?.into(),
+            None => build_c(n * n, o.prec_re, o.prec_im, o.rnd, f)?,
+        };
         let (r, t) = place_c(&engine, re, im)?;
         Ok((Matrix::from_array(r, n, n)?, t))
     }

@@ -18,15 +18,18 @@
 //! The BLAS layer: level 1 on vectors ([`blas1`]: `dot`, `dotu`, `dotc`,
 //! `nrm2`, `asum`, `axpy`, `scal`), levels 2 and 3 on matrices
 //! ([`blas23`]: `gemv`, `gemm`, `syrk`, `herk`). Every reduction returns the
-//! correctly rounded exact result of each output element, computed by the
+//! correctly rounded exact result of each output element, defined by the
 //! exact reduction core ([`exact`], `mpfr_sum`'s semantics and algorithm),
 //! so the bits are independent of summation order, tiling, threads and
-//! engine.
+//! engine. On the CPU engine the products go through a fixed-point fast
+//! path with a rigorous error bound ([`fixed`]), which hands the elements
+//! it cannot decide to the exact core: the same bits.
 
 pub mod blas1;
 pub mod blas23;
 pub mod cuda;
 pub mod exact;
+pub mod fixed;
 pub mod market;
 mod matrix;
 
