@@ -585,6 +585,33 @@ FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane
     }
 }
 
+// bl_stage with asynchronous copies (cp.async, 4 bytes each): the words
+// land in s after bl_async_wait and a __syncwarp.
+FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane) {
+    u32 e = lane / l, t = lane - e * l;
+    const u32 q32 = 32 / l, r32 = 32 - q32 * l;
+    const u32 *src = (const u32 *)(limbs + base * l);
+    for (u32 x = lane; x < nl * l; x += 32) {
+        u32 d = (u32)__cvta_generic_to_shared(s + e * BL_SST + 2 * t);
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 2 * x));
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4), "l"(src + 2 * x + 1));
+        t += r32;
+        e += q32;
+        if (t >= l) {
+            t -= l;
+            e++;
+        }
+    }
+}
+FL_DEV void bl_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+// Waits until at most one group of this thread's copies is in flight.
+FL_DEV void bl_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+
+// Double-buffered staging in the streaming product (the next round's
+// mantissas copied while the current round is converted and multiplied);
+// two buffers fit the 48 KB of static shared memory up to NF = 18.
+#define BL_NBUF (BL_NF <= 18 ? 2 : 1)
+
 // Streaming product from the float layout (conversion in registers), for
 // thin shapes (dot, gemv, small outputs). The positions k of output o =
 // i n + j are split S ways (k = z, z + S, ...). kmajor (op(A)'s lines
@@ -593,13 +620,15 @@ FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane
 // memory with coalesced loads (A's; B's too when its lines are contiguous;
 // at most BL_LMAX limbs), and adds its lanes' sums, writing partial g of
 // S / 32; else a thread per (z, o), output-major, writing partial z.
-// Partial q of output o is acc[(q m n + o) NW ..], its count at
+// pipe (with two buffers): the staging of round r + 1 is copied
+// asynchronously during round r. Partial q of output o is acc[(q m n + o) NW ..], its count at
 // acc + P m n NW + (q m n + o), P partials.
 extern "C" __global__ void __launch_bounds__(128)
     blas_stream(const u64 *ahd, const u64 *alb, u32 la, i64 asl, i64 asp, const u64 *bhd,
                 const u64 *blb, u32 lb, i64 bsl, i64 bsp, const u64 *esc, u32 m,
-                u32 n, u64 K, u32 S, u32 kmajor, u32 *acc_out) {
-    __shared__ u32 stage[4][2][32 * BL_SST];
+                u32 n, u64 K, u32 S, u32 kmajor, u32 pipe, u32 *acc_out) {
+    __shared__ u32 stage[4][BL_NBUF][2][32 * BL_SST];
+    const bool pp = pipe && BL_NBUF == 2;
     u64 nout = (u64)m * n, total = nout * S;
     u32 *cnt_out = acc_out + (kmajor ? S / 32 : S) * nout * BL_NW;
     const u64 *esa = esc, *esb = esc + m;
@@ -629,26 +658,51 @@ extern "C" __global__ void __launch_bounds__(128)
         if (kmajor) {
             // Warp-uniform rounds over 32 consecutive positions.
             u64 zb = z - lane;
+            u32 cur = 0;
+            if (pp && live && zb < K) {
+                u32 nl = K - zb < 32 ? (u32)(K - zb) : 32u;
+                if (sta) bl_stage_async(stage[wib][0][0], alb, i * asl + zb, nl, la, lane);
+                if (stb) bl_stage_async(stage[wib][0][1], blb, j * bsl + zb, nl, lb, lane);
+                bl_async_commit();
+            }
             for (u64 kb = zb; kb < K && live; kb += S) {
                 u32 nl = K - kb < 32 ? (u32)(K - kb) : 32u;
                 u64 k = kb + lane;
                 bool kin = lane < nl;
-                if (sta) bl_stage(stage[wib][0], alb, i * asl + kb, nl, la, lane);
-                if (stb) bl_stage(stage[wib][1], blb, j * bsl + kb, nl, lb, lane);
+                u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
+                if (pp) {
+                    // The next round's copies into the other buffer (its
+                    // last reader finished before the previous __syncwarp).
+                    u64 kn = kb + S;
+                    if (kn < K) {
+                        u32 nn = K - kn < 32 ? (u32)(K - kn) : 32u;
+                        if (sta)
+                            bl_stage_async(stage[wib][cur ^ 1][0], alb, i * asl + kn, nn, la,
+                                           lane);
+                        if (stb)
+                            bl_stage_async(stage[wib][cur ^ 1][1], blb, j * bsl + kn, nn, lb,
+                                           lane);
+                    }
+                    bl_async_commit();
+                    bl_async_wait1();
+                } else {
+                    if (sta) bl_stage(sA, alb, i * asl + kb, nl, la, lane);
+                    if (stb) bl_stage(sB, blb, j * bsl + kb, nl, lb, lane);
+                }
                 __syncwarp();
                 if (kin) {
                     u64 ia = i * asl + k, ib = j * bsl + k * bsp;
                     u32 a[BL_NF], b[BL_NF];
-                    u32 ma = sta ? bl_fix32<BL_NF>(ahd[ia], stage[wib][0] + lane * BL_SST, 2 * la,
-                                                   ea, a)
+                    u32 ma = sta ? bl_fix32<BL_NF>(ahd[ia], sA + lane * BL_SST, 2 * la, ea, a)
                                  : bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a);
-                    u32 mb = stb ? bl_fix32<BL_NF>(bhd[ib], stage[wib][1] + lane * BL_SST, 2 * lb,
-                                                   eb, b)
+                    u32 mb = stb ? bl_fix32<BL_NF>(bhd[ib], sB + lane * BL_SST, 2 * lb, eb, b)
                                  : bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
                     bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
                 }
                 __syncwarp();
+                if (pp) cur ^= 1;
             }
+            if (pp) asm volatile("cp.async.wait_all;" ::: "memory");
             // S is a multiple of 32: a warp holds one output's 32 splits.
             for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
             if (live && lane == 0) {

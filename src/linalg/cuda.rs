@@ -279,6 +279,8 @@ pub(crate) fn product(
             b.f.limbs_per_element() as u32,
         );
         let (s_u, km) = (s_all as u32, kmajor as u32);
+        // MPARRAY_BLAS_NOPIPE: single-buffered staging (for measurements).
+        let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32;
         let (ah, al) = a.f.raw_parts();
         let (bh, bl) = b.f.raw_parts();
         let mut bld = eng.stream().launch_builder(&f);
@@ -298,6 +300,7 @@ pub(crate) fn product(
             .arg(&ku)
             .arg(&s_u)
             .arg(&km)
+            .arg(&pipe)
             .arg(&mut acc);
         // SAFETY: as above; acc holds splits*nout accumulators and counts.
         unsafe { bld.launch(cfg(((s_all * nout) as u64).div_ceil(128), 128)) }
