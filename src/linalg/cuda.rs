@@ -14,7 +14,8 @@
 //! `None`, and the caller computes them on the CPU engine.
 //!
 //! For measurements: `MPARRAY_BLAS_STREAM` forces the streaming kernel,
-//! `MPARRAY_BLAS_PROFILE` prints each stage's time (synchronizing).
+//! `MPARRAY_BLAS_NOPIPE` single-buffers its staging, `MPARRAY_BLAS_PROFILE`
+//! prints each stage's time (synchronizing).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
