@@ -416,19 +416,34 @@ FL_DEV i64 bl_esc(u64 x) { return x ? (i64)x - BL_EOFF : 0; }
 #define BL_TILE 16
 #define BL_KT (BL_NF <= 34 ? 8 : 4)
 
-// Per line t (of lines), positions k < K at heads[t * sl + k * sp]: the
-// largest exponent e of the normal entries, kept as e + BL_EOFF in esc[t]
-// (0: none; bl_esc decodes), and flags[t] = 1 when a NaN or an infinity is
-// there. esc and flags start zeroed; a warp per chunk of 1024 positions of
-// one line (coalesced when sp = 1), one atomic per warp.
-extern "C" __global__ void blas_scale(const u64 *heads, u64 lines, u64 K, i64 sl, i64 sp, u64 *esc,
-                                      u32 *flags) {
+// The scale buffer sc (u64, zeroed; m, n lines of op(A), op(B)): the
+// scales sc[0..m) and sc[m..m+n) (e + BL_EOFF, 0: no normal entry;
+// bl_esc decodes), the special flags sc[m+n..2(m+n)) (1: a NaN or an
+// infinity in the line), the count of undecided outputs at BL_UND, and
+// 1.0 (head, one limb) at BL_ONE for alpha = 1.
+#define BL_UND(m, n) (2 * ((u64)(m) + (n)))
+#define BL_ONE(m, n) (BL_UND(m, n) + 1)
+
+// The scales and flags of both operands' lines in one launch (lines t < m
+// of op(A): heads ah[t * asl + k * asp], then n of op(B)) into sc (see
+// above), and 1.0 at BL_ONE. A warp per chunk of 1024 positions of one
+// line (coalesced when the position stride is 1), one atomic per warp.
+extern "C" __global__ void blas_scale(const u64 *ah, u64 m, i64 asl, i64 asp, const u64 *bh, u64 n,
+                                      i64 bsl, i64 bsp, u64 K, u64 *sc) {
     u32 lane = threadIdx.x & 31;
     u64 warp = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5;
     u64 nw = ((u64)gridDim.x * blockDim.x) >> 5;
-    u64 chunks = (K + 1023) / 1024;
+    u64 chunks = (K + 1023) / 1024, lines = m + n;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        sc[BL_ONE(m, n)] = fl_head(FL_NORMAL, 1);
+        sc[BL_ONE(m, n) + 1] = 1ull << 63;
+    }
     for (u64 w = warp; w < lines * chunks; w += nw) {
         u64 t = w / chunks, c = w - t * chunks;
+        const bool sa = t < m;
+        const u64 *heads = sa ? ah : bh;
+        const i64 sl = sa ? asl : bsl, sp = sa ? asp : bsp;
+        const u64 line = sa ? t : t - m;
         u64 e = 0;
         u32 f = 0;
         u64 kend = (c + 1) * 1024 < K ? (c + 1) * 1024 : K;
@@ -438,7 +453,7 @@ extern "C" __global__ void blas_scale(const u64 *heads, u64 lines, u64 K, i64 sl
 #pragma unroll
             for (int r = 0; r < 8; r++) {
                 u64 k = k0 + 32 * r;
-                h[r] = k < kend ? heads[t * sl + k * sp] : 0;
+                h[r] = k < kend ? heads[line * sl + k * sp] : 0;
             }
 #pragma unroll
             for (int r = 0; r < 8; r++) {
@@ -457,8 +472,8 @@ extern "C" __global__ void blas_scale(const u64 *heads, u64 lines, u64 K, i64 sl
             f |= __shfl_xor_sync(0xffffffffu, f, o);
         }
         if (lane == 0) {
-            if (e) atomicMax(esc + t, e);
-            if (f) atomicOr(flags + t, f);
+            if (e) atomicMax(sc + t, e);
+            if (f) atomicOr(sc + lines + t, (u64)1);
         }
     }
 }
@@ -483,10 +498,11 @@ extern "C" __global__ void blas_pack(const u64 *heads, const u64 *limbs, u32 la,
 
 // Tiled product of packed operands: block (16, 16) computes outputs (i, j)
 // of a 16 x 16 tile over the positions k of its split z = blockIdx.z
-// (k in [z kper, (z+1) kper)); writes acc[(z m n + i n + j) NW ..] and cnt.
+// (k in [z kper, (z+1) kper)); writes acc[(z m n + i n + j) NW ..] and
+// its count at acc + (Z m n NW) + (z m n + i n + j), Z splits.
 extern "C" __global__ void __launch_bounds__(256) blas_tile(const u32 *ra, const u32 *rb, u32 m,
-                                                            u32 n, u64 K, u64 kper, u32 *acc_out,
-                                                            u32 *cnt_out) {
+                                                            u32 n, u64 K, u64 kper, u32 *acc_out) {
+    u32 *cnt_out = acc_out + (u64)gridDim.z * m * n * BL_NW;
     __shared__ u32 As[BL_KT * BL_TILE * BL_SREC];
     __shared__ u32 Bs[BL_KT * BL_TILE * BL_SREC];
     const u32 tx = threadIdx.x, ty = threadIdx.y, tid = ty * BL_TILE + tx;
@@ -569,6 +585,33 @@ FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane
     }
 }
 
+// bl_stage with asynchronous copies (cp.async, 4 bytes each): the words
+// land in s after bl_async_wait and a __syncwarp.
+FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane) {
+    u32 e = lane / l, t = lane - e * l;
+    const u32 q32 = 32 / l, r32 = 32 - q32 * l;
+    const u32 *src = (const u32 *)(limbs + base * l);
+    for (u32 x = lane; x < nl * l; x += 32) {
+        u32 d = (u32)__cvta_generic_to_shared(s + e * BL_SST + 2 * t);
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 2 * x));
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4), "l"(src + 2 * x + 1));
+        t += r32;
+        e += q32;
+        if (t >= l) {
+            t -= l;
+            e++;
+        }
+    }
+}
+FL_DEV void bl_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+// Waits until at most one group of this thread's copies is in flight.
+FL_DEV void bl_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+
+// Double-buffered staging in the streaming product (the next round's
+// mantissas copied while the current round is converted and multiplied);
+// two buffers fit the 48 KB of static shared memory up to NF = 18.
+#define BL_NBUF (BL_NF <= 18 ? 2 : 1)
+
 // Streaming product from the float layout (conversion in registers), for
 // thin shapes (dot, gemv, small outputs). The positions k of output o =
 // i n + j are split S ways (k = z, z + S, ...). kmajor (op(A)'s lines
@@ -577,13 +620,18 @@ FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane
 // memory with coalesced loads (A's; B's too when its lines are contiguous;
 // at most BL_LMAX limbs), and adds its lanes' sums, writing partial g of
 // S / 32; else a thread per (z, o), output-major, writing partial z.
-// Partial q of output o is acc[(q m n + o) NW ..], cnt.
+// pipe (with two buffers): the staging of round r + 1 is copied
+// asynchronously during round r. Partial q of output o is acc[(q m n + o) NW ..], its count at
+// acc + P m n NW + (q m n + o), P partials.
 extern "C" __global__ void __launch_bounds__(128)
     blas_stream(const u64 *ahd, const u64 *alb, u32 la, i64 asl, i64 asp, const u64 *bhd,
-                const u64 *blb, u32 lb, i64 bsl, i64 bsp, const u64 *esa, const u64 *esb, u32 m,
-                u32 n, u64 K, u32 S, u32 kmajor, u32 *acc_out, u32 *cnt_out) {
-    __shared__ u32 stage[4][2][32 * BL_SST];
+                const u64 *blb, u32 lb, i64 bsl, i64 bsp, const u64 *esc, u32 m,
+                u32 n, u64 K, u32 S, u32 kmajor, u32 pipe, u32 *acc_out) {
+    __shared__ u32 stage[4][BL_NBUF][2][32 * BL_SST];
+    const bool pp = pipe && BL_NBUF == 2;
     u64 nout = (u64)m * n, total = nout * S;
+    u32 *cnt_out = acc_out + (kmajor ? S / 32 : S) * nout * BL_NW;
+    const u64 *esa = esc, *esb = esc + m;
     const u32 lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     const bool sta = kmajor && la <= BL_LMAX, stb = kmajor && bsp == 1 && lb <= BL_LMAX;
     // Every lane of a warp runs the same rounds (shuffles, staging).
@@ -610,26 +658,51 @@ extern "C" __global__ void __launch_bounds__(128)
         if (kmajor) {
             // Warp-uniform rounds over 32 consecutive positions.
             u64 zb = z - lane;
+            u32 cur = 0;
+            if (pp && live && zb < K) {
+                u32 nl = K - zb < 32 ? (u32)(K - zb) : 32u;
+                if (sta) bl_stage_async(stage[wib][0][0], alb, i * asl + zb, nl, la, lane);
+                if (stb) bl_stage_async(stage[wib][0][1], blb, j * bsl + zb, nl, lb, lane);
+                bl_async_commit();
+            }
             for (u64 kb = zb; kb < K && live; kb += S) {
                 u32 nl = K - kb < 32 ? (u32)(K - kb) : 32u;
                 u64 k = kb + lane;
                 bool kin = lane < nl;
-                if (sta) bl_stage(stage[wib][0], alb, i * asl + kb, nl, la, lane);
-                if (stb) bl_stage(stage[wib][1], blb, j * bsl + kb, nl, lb, lane);
+                u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
+                if (pp) {
+                    // The next round's copies into the other buffer (its
+                    // last reader finished before the previous __syncwarp).
+                    u64 kn = kb + S;
+                    if (kn < K) {
+                        u32 nn = K - kn < 32 ? (u32)(K - kn) : 32u;
+                        if (sta)
+                            bl_stage_async(stage[wib][cur ^ 1][0], alb, i * asl + kn, nn, la,
+                                           lane);
+                        if (stb)
+                            bl_stage_async(stage[wib][cur ^ 1][1], blb, j * bsl + kn, nn, lb,
+                                           lane);
+                    }
+                    bl_async_commit();
+                    bl_async_wait1();
+                } else {
+                    if (sta) bl_stage(sA, alb, i * asl + kb, nl, la, lane);
+                    if (stb) bl_stage(sB, blb, j * bsl + kb, nl, lb, lane);
+                }
                 __syncwarp();
                 if (kin) {
                     u64 ia = i * asl + k, ib = j * bsl + k * bsp;
                     u32 a[BL_NF], b[BL_NF];
-                    u32 ma = sta ? bl_fix32<BL_NF>(ahd[ia], stage[wib][0] + lane * BL_SST, 2 * la,
-                                                   ea, a)
+                    u32 ma = sta ? bl_fix32<BL_NF>(ahd[ia], sA + lane * BL_SST, 2 * la, ea, a)
                                  : bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a);
-                    u32 mb = stb ? bl_fix32<BL_NF>(bhd[ib], stage[wib][1] + lane * BL_SST, 2 * lb,
-                                                   eb, b)
+                    u32 mb = stb ? bl_fix32<BL_NF>(bhd[ib], sB + lane * BL_SST, 2 * lb, eb, b)
                                  : bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
                     bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
                 }
                 __syncwarp();
+                if (pp) cur ^= 1;
             }
+            if (pp) asm volatile("cp.async.wait_all;" ::: "memory");
             // S is a multiple of 32: a warp holds one output's 32 splits.
             for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
             if (live && lane == 0) {
@@ -654,90 +727,114 @@ extern "C" __global__ void __launch_bounds__(128)
     }
 }
 
-// Sums the splits of the partial accumulators: block (o, g) adds splits
-// g*256 .. g*256+255 of output o into out[(g nout + o)].
-extern "C" __global__ void __launch_bounds__(256) blas_reduce(const u32 *acc_in, const u32 *cnt_in,
-                                                              u64 nout, u32 S, u32 *acc_out,
-                                                              u32 *cnt_out) {
-    __shared__ u32 sa[256 * (BL_NW + 1)];
-    u64 o = blockIdx.x;
-    u32 g = blockIdx.y, t = threadIdx.x;
-    u32 z = g * 256 + t;
-    u32 *mine = sa + t * (BL_NW + 1);
-    for (int w = 0; w < BL_NW; w++) mine[w] = 0;
-    mine[BL_NW] = 0;
-    if (z < S) {
-        const u32 *src = acc_in + ((u64)z * nout + o) * BL_NW;
-        for (int w = 0; w < BL_NW; w++) mine[w] = src[w];
-        mine[BL_NW] = cnt_in[(u64)z * nout + o];
+// The epilogue of output o = i n + j (bl_epilogue) from its sum acc (NW
+// words) and count cnt; und[o] = 1, and the count at sc[BL_UND] grows,
+// where the host computes the element (a special value in its line,
+// alpha, beta or c, or no decision). tri = 1 (2): only the upper (lower)
+// triangle is the product, the other elements are c rounded (syrk; +0
+// without C). alpha_one: alpha = 1.0 from sc[BL_ONE].
+#define BL_EPI_PARAMS                                                                          \
+    u32 m, u32 n, const u64 *sc, u32 alpha_one, const u64 *alh, const u64 *alm, u32 lal,          \
+        const u64 *beh, const u64 *bem, u32 lbe, u32 has_c, const u64 *chd, const u64 *clb,       \
+        u32 lc, u64 ldc, const u64 *ahd, i64 asl, i64 asp, const u64 *bhd, i64 bsl, i64 bsp,      \
+        u64 K, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn, u32 tri, i8 *tern, u8 *und
+#define BL_EPI_ARGS                                                                            \
+    m, n, sc, alpha_one, alh, alm, lal, beh, bem, lbe, has_c, chd, clb, lc, ldc, ahd, asl, asp,   \
+        bhd, bsl, bsp, K, p, rnd, rh, rl, rn, tri, tern, und
+FL_DEV void bl_epi_one(u64 o, const u32 *acc, u32 cnt, BL_EPI_PARAMS) {
+    u64 i = o / n, j = o - i * n;
+    u64 ci = i * ldc + j;
+    const u64 *esa = sc, *esb = sc + m, *fa = sc + m + n, *fb = sc + 2 * (u64)m + n;
+    u64 *nund = (u64 *)sc + BL_UND(m, n);
+    if (alpha_one) {
+        alh = sc + BL_ONE(m, n);
+        alm = alh + 1;
+        lal = 1;
     }
+    u64 ah = alh[0], bh = has_c ? beh[0] : 0, ch = has_c ? chd[ci] : 0;
+    bool special = fa[i] || fb[j] || (fl_tag(ah) & 3) >= FL_INF ||
+                   (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
+    FlOut out = {rl + o * rn, rn, 0};
+    i8 t = 0;
+    u32 r = 1;
+    if ((tri == 1 && i > j) || (tri == 2 && i < j)) {
+        special = true;
+        r = 0;
+        u32 cls = fl_tag(ch) & 3;
+        bool cneg = (fl_tag(ch) & FL_NEG) != 0;
+        if (!has_c)
+            fl_special(out, FL_ZERO, false);
+        else if (cls == FL_NORMAL)
+            t = fl_round_to(out, cneg, fl_exp(ch), clb + ci * lc, lc, false, p, rnd);
+        else
+            fl_special(out, cls, cneg);
+    }
+    if (!special) {
+        r = bl_epilogue<BL_NF>(out, t, acc, cnt, bl_esc(esa[i]), bl_esc(esb[j]), ah, alm, lal,
+                               has_c != 0, bh, bem, lbe, ch, clb + ci * lc, lc, p, rnd);
+        if (r == 2) {
+            bool zn = bl_zero_neg(ah, ahd + i * asl, asp, bhd + j * bsl, bsp, K, has_c != 0, bh,
+                                  ch, rnd);
+            fl_special(out, FL_ZERO, zn);
+            t = 0;
+            r = 0;
+        }
+    }
+    if (r) {
+        fl_special(out, FL_ZERO, false);
+        atomicAdd((unsigned long long *)nund, 1ull);
+    }
+    rh[o] = out.head;
+    tern[o] = t;
+    und[o] = (u8)r;
+}
+
+// The epilogue of every output from one accumulator each (acc[o NW ..],
+// counts at acc + m n NW), a thread per output.
+extern "C" __global__ void blas_epi(const u32 *acc, BL_EPI_PARAMS) {
+    u64 nout = (u64)m * n;
+    for (u64 o = blockIdx.x * (u64)blockDim.x + threadIdx.x; o < nout;
+         o += (u64)gridDim.x * blockDim.x)
+        bl_epi_one(o, acc + o * BL_NW, acc[nout * BL_NW + o], BL_EPI_ARGS);
+}
+
+// The sums of S partial accumulators per output (partial q of output o at
+// acc[(q m n + o) NW ..], its count at acc + S m n NW + q m n + o), added
+// exactly by a block per output (blockDim a power of two <= 256), and the
+// epilogue by its first thread.
+extern "C" __global__ void __launch_bounds__(256) blas_fin(const u32 *acc, u32 S, BL_EPI_PARAMS) {
+    __shared__ u32 sa[256 * (BL_NW + 1)];
+    u64 nout = (u64)m * n, o = blockIdx.x;
+    u32 t = threadIdx.x, T = blockDim.x;
+    const u32 *cnts = acc + (u64)S * nout * BL_NW;
+    u32 mine[BL_NW], c = 0;
+#pragma unroll
+    for (int w = 0; w < BL_NW; w++) mine[w] = 0;
+    for (u32 z = t; z < S; z += T) {
+        const u32 *src = acc + ((u64)z * nout + o) * BL_NW;
+        u32 x[BL_NW];
+#pragma unroll
+        for (int w = 0; w < BL_NW; w++) x[w] = src[w];
+        mine[0] = bl_add_cc(mine[0], x[0]);
+#pragma unroll
+        for (int w = 1; w < BL_NW - 1; w++) mine[w] = bl_addc_cc(mine[w], x[w]);
+        mine[BL_NW - 1] = bl_addc(mine[BL_NW - 1], x[BL_NW - 1]);
+        c += cnts[(u64)z * nout + o];
+    }
+    u32 *sm = sa + t * (BL_NW + 1);
+#pragma unroll
+    for (int w = 0; w < BL_NW; w++) sm[w] = mine[w];
+    sm[BL_NW] = c;
     __syncthreads();
-    for (u32 h = 128; h > 0; h >>= 1) {
+    for (u32 h = T / 2; h > 0; h >>= 1) {
         if (t < h) {
             u32 *other = sa + (t + h) * (BL_NW + 1);
-            bl_acc_add(mine, other, BL_NW);
-            mine[BL_NW] += other[BL_NW];
+            bl_acc_add(sm, other, BL_NW);
+            sm[BL_NW] += other[BL_NW];
         }
         __syncthreads();
     }
-    if (t == 0) {
-        u64 q = (u64)g * nout + o;
-        for (int w = 0; w < BL_NW; w++) acc_out[q * BL_NW + w] = mine[w];
-        cnt_out[q] = mine[BL_NW];
-    }
-}
-
-// The epilogue of every output o = i n + j (bl_epilogue); und[o] = 1 where
-// the host computes the element (a special value in its line, alpha, beta
-// or c, or no decision). tri = 1 (2): only the upper (lower) triangle is
-// the product, the other elements are c rounded (syrk; +0 without C).
-extern "C" __global__ void blas_epi(const u32 *acc, const u32 *cnt, u32 m, u32 n, const u64 *esa,
-                                    const u32 *fa, const u64 *esb, const u32 *fb, const u64 *alh,
-                                    const u64 *alm, u32 lal, const u64 *beh, const u64 *bem,
-                                    u32 lbe, u32 has_c, const u64 *chd, const u64 *clb, u32 lc,
-                                    u64 ldc, const u64 *ahd, i64 asl, i64 asp, const u64 *bhd,
-                                    i64 bsl, i64 bsp, u64 K, u64 p, u32 rnd, u64 *rh, u64 *rl,
-                                    u32 rn, u32 tri, i8 *tern, u8 *und) {
-    u64 nout = (u64)m * n;
-    for (u64 o = blockIdx.x * (u64)blockDim.x + threadIdx.x; o < nout;
-         o += (u64)gridDim.x * blockDim.x) {
-        u64 i = o / n, j = o - i * n;
-        u64 ci = i * ldc + j;
-        u64 ah = alh[0], bh = has_c ? beh[0] : 0, ch = has_c ? chd[ci] : 0;
-        bool special = fa[i] || fb[j] || (fl_tag(ah) & 3) >= FL_INF ||
-                       (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
-        FlOut out = {rl + o * rn, rn, 0};
-        i8 t = 0;
-        u32 r = 1;
-        if ((tri == 1 && i > j) || (tri == 2 && i < j)) {
-            special = true;
-            r = 0;
-            u32 cls = fl_tag(ch) & 3;
-            bool cneg = (fl_tag(ch) & FL_NEG) != 0;
-            if (!has_c)
-                fl_special(out, FL_ZERO, false);
-            else if (cls == FL_NORMAL)
-                t = fl_round_to(out, cneg, fl_exp(ch), clb + ci * lc, lc, false, p, rnd);
-            else
-                fl_special(out, cls, cneg);
-        }
-        if (!special) {
-            r = bl_epilogue<BL_NF>(out, t, acc + o * BL_NW, cnt[o], bl_esc(esa[i]), bl_esc(esb[j]),
-                                   ah, alm, lal,
-                                   has_c != 0, bh, bem, lbe, ch, clb + ci * lc, lc, p, rnd);
-            if (r == 2) {
-                bool zn = bl_zero_neg(ah, ahd + i * asl, asp, bhd + j * bsl, bsp, K, has_c != 0,
-                                      bh, ch, rnd);
-                fl_special(out, FL_ZERO, zn);
-                t = 0;
-                r = 0;
-            }
-        }
-        if (r) fl_special(out, FL_ZERO, false);
-        rh[o] = out.head;
-        tern[o] = t;
-        und[o] = (u8)r;
-    }
+    if (t == 0) bl_epi_one(o, sa, sa[BL_NW], BL_EPI_ARGS);
 }
 
 // Writes the host's elements: cnt elements (index idx[x], head hh[x],

@@ -14,12 +14,13 @@
 //! `None`, and the caller computes them on the CPU engine.
 //!
 //! For measurements: `MPARRAY_BLAS_STREAM` forces the streaming kernel,
-//! `MPARRAY_BLAS_PROFILE` prints each stage's time (synchronizing).
+//! `MPARRAY_BLAS_NOPIPE` single-buffers its staging, `MPARRAY_BLAS_PROFILE`
+//! prints each stage's time (synchronizing).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 
 use super::exact::Terms;
@@ -100,35 +101,37 @@ fn launch_err(what: &'static str) -> impl FnOnce(cudarc::driver::DriverError) ->
     Error::driver(format!("launching {what}"))
 }
 
-/// The scale (encoded: blas.cu's bl_esc) and special flag of each of
-/// `lines` lines.
-fn scale(
+/// The scale buffer of `m` lines of op(A) and `n` of op(B) (blas.cu's
+/// layout: scales, special flags, the undecided count, 1.0), one zeroed
+/// allocation and one launch.
+fn scales(
     eng: &Arc<CudaEngine>,
     nf: u32,
-    s: Side,
-    lines: usize,
+    a: Side,
+    b: Side,
+    m: usize,
+    n: usize,
     k: usize,
-) -> Result<(CudaSlice<u64>, CudaSlice<u32>)> {
-    let mut esc = memory::alloc_zeros::<u64>(eng, lines)?;
-    let mut fl = memory::alloc_zeros::<u32>(eng, lines)?;
-    if lines == 0 || k == 0 {
-        return Ok((esc, fl));
-    }
+) -> Result<CudaSlice<u64>> {
+    let mut sc = memory::alloc_zeros::<u64>(eng, 2 * (m + n) + 3)?;
     let f = eng.function(&inst(nf), "blas_scale")?;
-    let (lines_u, k_u) = (lines as u64, k as u64);
-    let warps = lines_u * k_u.div_ceil(1024);
-    let mut b = eng.stream().launch_builder(&f);
-    b.arg(s.f.raw_parts().0)
-        .arg(&lines_u)
+    let (m_u, n_u, k_u) = (m as u64, n as u64, k as u64);
+    let warps = (m_u + n_u) * k_u.div_ceil(1024);
+    let mut bld = eng.stream().launch_builder(&f);
+    bld.arg(a.f.raw_parts().0)
+        .arg(&m_u)
+        .arg(&a.sl)
+        .arg(&a.sp)
+        .arg(b.f.raw_parts().0)
+        .arg(&n_u)
+        .arg(&b.sl)
+        .arg(&b.sp)
         .arg(&k_u)
-        .arg(&s.sl)
-        .arg(&s.sp)
-        .arg(&mut esc)
-        .arg(&mut fl);
-    // SAFETY: every line's positions index the array (checked by the
-    // caller's shapes); esc and fl hold `lines` items.
-    unsafe { b.launch(cfg(warps.div_ceil(8), 256)) }.map_err(launch_err("blas_scale"))?;
-    Ok((esc, fl))
+        .arg(&mut sc);
+    // SAFETY: every line's positions index its array (checked by the
+    // caller's shapes); sc holds 2(m+n)+3 items.
+    unsafe { bld.launch(cfg(warps.div_ceil(8), 256)) }.map_err(launch_err("blas_scale"))?;
+    Ok(sc)
 }
 
 /// Packed fixed-point records of `lines` lines of `k` positions.
@@ -138,7 +141,7 @@ fn pack(
     s: Side,
     lines: usize,
     k: usize,
-    esc: &CudaSlice<u64>,
+    esc: &CudaView<u64>,
 ) -> Result<CudaSlice<u32>> {
     let rec = ((nf + 1 + 3) & !3) as usize;
     let total = lines * k;
@@ -165,11 +168,11 @@ fn pack(
 }
 
 /// `alpha*op(A)*op(B) + beta*C` (op(A) `m x k` from side `a`, op(B) `k x
-/// n` from side `b`; `beta_c` = (beta, C, ldc)), row-major `m x n`, each
-/// element rounded once to `prec` in mode `rnd`, with the ternary values;
-/// `tri` 1 (2) keeps only the upper (lower) triangle of the product (the
-/// other elements are C's, rounded). None where the device does not serve
-/// the case (see the module docs).
+/// n` from side `b`; alpha None: 1; `beta_c` = (beta, C, ldc)), row-major
+/// `m x n`, each element rounded once to `prec` in mode `rnd`, with the
+/// ternary values; `tri` 1 (2) keeps only the upper (lower) triangle of
+/// the product (the other elements are C's, rounded). None where the
+/// device does not serve the case (see the module docs).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn product(
     a: Side,
@@ -177,7 +180,7 @@ pub(crate) fn product(
     m: usize,
     n: usize,
     k: usize,
-    alpha: &CudaFloats,
+    alpha: Option<&CudaFloats>,
     beta_c: Option<(&CudaFloats, &CudaFloats, usize)>,
     prec: u64,
     rnd: Round,
@@ -187,7 +190,7 @@ pub(crate) fn product(
     let ls = beta_c.map_or(0, |(be, c, _)| {
         be.limbs_per_element().max(c.limbs_per_element())
     });
-    let ls = ls.max(alpha.limbs_per_element());
+    let ls = ls.max(alpha.map_or(1, |x| x.limbs_per_element()));
     let Some(nf) = tier_for(prec, k, ls) else {
         return Ok(None);
     };
@@ -214,11 +217,11 @@ pub(crate) fn product(
         }
         Ok(())
     };
-    let (esa, fa) = scale(&eng, nf, a, m, k)?;
-    let (esb, fb) = scale(&eng, nf, b, n, k)?;
+    let sc = scales(&eng, nf, a, b, m, n, k)?;
     stage("scales")?;
     let (mu, nu, ku) = (m as u32, n as u32, k as u64);
-    // The partial accumulators of S splits of the positions.
+    // The partial accumulators of S splits of the positions, their counts
+    // after them (one buffer).
     let tiles = m.div_ceil(16) * n.div_ceil(16);
     // The tiled kernel's grid holds m / 16 rows of tiles in its y dimension.
     let tiled = m >= 16
@@ -226,19 +229,18 @@ pub(crate) fn product(
         && k >= 8
         && m.div_ceil(16) <= 65535
         && std::env::var("MPARRAY_BLAS_STREAM").is_err();
-    let (mut acc, mut cnt, mut splits);
+    let (mut acc, splits);
     if tiled {
-        splits = if tiles >= 264 {
+        let s0 = if tiles >= 264 {
             1
         } else {
             (528 / tiles).clamp(1, (k / 64).max(1))
         };
-        let kper = k.div_ceil(splits);
+        let kper = k.div_ceil(s0);
         splits = k.div_ceil(kper);
-        let ra = pack(&eng, nf, a, m, k, &esa)?;
-        let rb = pack(&eng, nf, b, n, k, &esb)?;
-        acc = memory::alloc::<u32>(&eng, splits * nout * nw)?;
-        cnt = memory::alloc::<u32>(&eng, splits * nout)?;
+        let ra = pack(&eng, nf, a, m, k, &sc.slice(0..m))?;
+        let rb = pack(&eng, nf, b, n, k, &sc.slice(m..m + n))?;
+        acc = memory::alloc::<u32>(&eng, splits * nout * (nw + 1))?;
         let f = eng.function(&inst(nf), "blas_tile")?;
         let kper_u = kper as u64;
         let mut bld = eng.stream().launch_builder(&f);
@@ -248,15 +250,14 @@ pub(crate) fn product(
             .arg(&nu)
             .arg(&ku)
             .arg(&kper_u)
-            .arg(&mut acc)
-            .arg(&mut cnt);
+            .arg(&mut acc);
         let c = LaunchConfig {
             grid_dim: (n.div_ceil(16) as u32, m.div_ceil(16) as u32, splits as u32),
             block_dim: (16, 16, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: ra, rb hold m*k and n*k records; acc and cnt hold
-        // splits*nout accumulators; blocks beyond the shapes write nothing.
+        // SAFETY: ra, rb hold m*k and n*k records; acc holds splits*nout
+        // accumulators and counts; blocks beyond the shapes write nothing.
         unsafe { bld.launch(c) }.map_err(launch_err("blas_tile"))?;
     } else {
         let target: usize = 132 * 1024;
@@ -272,14 +273,15 @@ pub(crate) fn product(
             target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535)
         };
         splits = if kmajor { s_all / 32 } else { s_all };
-        acc = memory::alloc::<u32>(&eng, splits * nout * nw)?;
-        cnt = memory::alloc::<u32>(&eng, splits * nout)?;
+        acc = memory::alloc::<u32>(&eng, splits * nout * (nw + 1))?;
         let f = eng.function(&inst(nf), "blas_stream")?;
         let (la, lb) = (
             a.f.limbs_per_element() as u32,
             b.f.limbs_per_element() as u32,
         );
         let (s_u, km) = (s_all as u32, kmajor as u32);
+        // MPARRAY_BLAS_NOPIPE: single-buffered staging (for measurements).
+        let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32;
         let (ah, al) = a.f.raw_parts();
         let (bh, bl) = b.f.raw_parts();
         let mut bld = eng.stream().launch_builder(&f);
@@ -293,52 +295,40 @@ pub(crate) fn product(
             .arg(&lb)
             .arg(&b.sl)
             .arg(&b.sp)
-            .arg(&esa)
-            .arg(&esb)
+            .arg(&sc)
             .arg(&mu)
             .arg(&nu)
             .arg(&ku)
             .arg(&s_u)
             .arg(&km)
-            .arg(&mut acc)
-            .arg(&mut cnt);
-        // SAFETY: as above; acc and cnt hold splits*nout accumulators.
+            .arg(&pipe)
+            .arg(&mut acc);
+        // SAFETY: as above; acc holds splits*nout accumulators and counts.
         unsafe { bld.launch(cfg(((s_all * nout) as u64).div_ceil(128), 128)) }
             .map_err(launch_err("blas_stream"))?;
     }
     stage("products")?;
-    // Add the splits (exact integer sums, so any split gives the same bits).
-    while splits > 1 {
-        let groups = splits.div_ceil(256);
-        let mut acc2 = memory::alloc::<u32>(&eng, groups * nout * nw)?;
-        let mut cnt2 = memory::alloc::<u32>(&eng, groups * nout)?;
-        let f = eng.function(&inst(nf), "blas_reduce")?;
-        let (nout_u, s_u) = (nout as u64, splits as u32);
-        let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(&acc)
-            .arg(&cnt)
-            .arg(&nout_u)
-            .arg(&s_u)
-            .arg(&mut acc2)
-            .arg(&mut cnt2);
-        let c = LaunchConfig {
-            grid_dim: (nout as u32, groups as u32, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        // SAFETY: acc/cnt hold splits*nout items, acc2/cnt2 groups*nout.
-        unsafe { bld.launch(c) }.map_err(launch_err("blas_reduce"))?;
-        acc = acc2;
-        cnt = cnt2;
-        splits = groups;
-    }
-    stage("reductions")?;
-    // The epilogue.
+    // The sums of the splits (exact integer sums, so any split gives the
+    // same bits) and the epilogue: one launch.
     let mut und = memory::alloc::<u8>(&eng, nout)?;
     {
-        let f = eng.function(&inst(nf), "blas_epi")?;
-        let (alh, alm) = alpha.raw_parts();
-        let lal = alpha.limbs_per_element() as u32;
+        let (f, blocks, threads) = if splits == 1 {
+            (
+                eng.function(&inst(nf), "blas_epi")?,
+                (nout as u64).div_ceil(128),
+                128,
+            )
+        } else {
+            let t = splits.next_power_of_two().clamp(32, 256) as u32;
+            (eng.function(&inst(nf), "blas_fin")?, nout as u64, t)
+        };
+        let (alh, alm, lal, one) = match alpha {
+            Some(x) => {
+                let (h, l) = x.raw_parts();
+                (h, l, x.limbs_per_element() as u32, 0u32)
+            }
+            None => (&sc, &sc, 1, 1u32),
+        };
         let (beh, bem, lbe, chd, clb, lc, ldc, has_c) = match beta_c {
             Some((be, c, ldc)) => {
                 let (bh, bm) = be.raw_parts();
@@ -356,17 +346,17 @@ pub(crate) fn product(
             }
             None => (alh, alm, lal, alh, alm, lal, 0u64, 0u32),
         };
-        let (p, rc, rn_u) = (prec, round_code(rnd), rn as u32);
+        let (p, rc, rn_u, s_u) = (prec, round_code(rnd), rn as u32, splits as u32);
         let (orh, orl) = out.raw_parts_mut();
         let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(&acc)
-            .arg(&cnt)
-            .arg(&mu)
+        bld.arg(&acc);
+        if splits > 1 {
+            bld.arg(&s_u);
+        }
+        bld.arg(&mu)
             .arg(&nu)
-            .arg(&esa)
-            .arg(&fa)
-            .arg(&esb)
-            .arg(&fb)
+            .arg(&sc)
+            .arg(&one)
             .arg(alh)
             .arg(alm)
             .arg(&lal)
@@ -393,15 +383,41 @@ pub(crate) fn product(
             .arg(&tri)
             .arg(&mut tern)
             .arg(&mut und);
-        // SAFETY: acc/cnt hold nout accumulators, the scales m and n
-        // items, C (when given) m rows of ldc, out nout elements of rn
-        // limbs, tern and und nout bytes.
-        unsafe { bld.launch(cfg((nout as u64).div_ceil(128), 128)) }
-            .map_err(launch_err("blas_epi"))?;
+        let c = LaunchConfig {
+            grid_dim: (
+                blocks.clamp(
+                    1,
+                    if splits == 1 {
+                        132 * 64
+                    } else {
+                        u32::MAX as u64 >> 1
+                    },
+                ) as u32,
+                1,
+                1,
+            ),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: acc holds splits*nout accumulators and counts, sc the
+        // scale buffer of m + n lines, C (when given) m rows of ldc, out
+        // nout elements of rn limbs, tern and und nout bytes; the kernel
+        // writes sc's undecided count only.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_epi"))?;
     }
     stage("epilogue")?;
-    let flags = memory::download(&eng, &und)?;
-    let todo: Vec<usize> = (0..nout).filter(|&o| flags[o] != 0).collect();
+    // The undecided count first: the flags only when some are undecided.
+    let u = 2 * (m + n);
+    let nund = eng
+        .stream()
+        .clone_dtoh(&sc.slice(u..u + 1))
+        .map_err(Error::driver("copying from the device"))?[0] as usize;
+    let todo: Vec<usize> = if nund == 0 {
+        Vec::new()
+    } else {
+        let flags = memory::download(&eng, &und)?;
+        (0..nout).filter(|&o| flags[o] != 0).collect()
+    };
     ON_DEVICE.fetch_add((nout - todo.len()) as u64, Ordering::Relaxed);
     ON_HOST.fetch_add(todo.len() as u64, Ordering::Relaxed);
     if !todo.is_empty() {
@@ -423,7 +439,7 @@ fn host_elements(
     b: Side,
     n: usize,
     k: usize,
-    alpha: &CudaFloats,
+    alpha: Option<&CudaFloats>,
     beta_c: Option<(&CudaFloats, &CudaFloats, usize)>,
     prec: u64,
     rnd: Round,
@@ -431,8 +447,11 @@ fn host_elements(
     out: &mut CudaFloats,
     tern: &mut CudaSlice<i8>,
 ) -> Result<()> {
-    let (ah, bh, al): (CpuFloats, CpuFloats, CpuFloats) =
-        (a.f.to_host()?, b.f.to_host()?, alpha.to_host()?);
+    let al = match alpha {
+        Some(x) => x.to_host()?,
+        None => CpuFloats::from_f64s(64, &[1.0], Round::Nearest)?.0,
+    };
+    let (ah, bh): (CpuFloats, CpuFloats) = (a.f.to_host()?, b.f.to_host()?);
     let bc = match beta_c {
         Some((be, c, ldc)) => Some((be.to_host()?, c.to_host()?, ldc)),
         None => None,
@@ -553,7 +572,7 @@ pub(crate) fn gemm(
         sl: slb,
         sp: spb,
     };
-    Ok(product(sa, sb, m, n, k, ald, bc, prec, rnd, tri)?.map(wrap))
+    Ok(product(sa, sb, m, n, k, Some(ald), bc, prec, rnd, tri)?.map(wrap))
 }
 
 /// `alpha*op(A)*x + beta*y` on the device (see [`gemm`]).
@@ -585,7 +604,7 @@ pub(crate) fn gemv(
         sl: 0,
         sp: 1,
     };
-    Ok(product(sa, sx, m, 1, k, ald, bc, prec, rnd, 0)?.map(wrap))
+    Ok(product(sa, sx, m, 1, k, Some(ald), bc, prec, rnd, 0)?.map(wrap))
 }
 
 /// `sum x[i] y[i]` on the device (see [`gemm`]).
@@ -598,9 +617,6 @@ pub(crate) fn dot(
     let (Some(xd), Some(yd)) = (x.device(), y.device()) else {
         return Ok(None);
     };
-    let one = CpuFloats::from_f64s(64, &[1.0], Round::Nearest)?
-        .0
-        .to_cuda(xd.engine())?;
     let sx = Side {
         f: xd,
         sl: 0,
@@ -611,5 +627,5 @@ pub(crate) fn dot(
         sl: 0,
         sp: 1,
     };
-    Ok(product(sx, sy, 1, 1, x.len(), &one, None, prec, rnd, 0)?.map(wrap))
+    Ok(product(sx, sy, 1, 1, x.len(), None, None, prec, rnd, 0)?.map(wrap))
 }

@@ -1,7 +1,7 @@
 // Host emulation of src/kernels/blas.cu for tests/blas_cuda.rs
 // (MPARRAY_BLAS_EMU=path/to/emu): the kernels' per-thread code (bl_fix,
 // bl_mac, bl_epilogue, bl_zero_neg) compiled with g++, driven as
-// blas_scale, blas_stream (or blas_tile: the same per-term code), blas_reduce
+// blas_scale, blas_stream (or blas_tile: the same per-term code), blas_fin
 // and blas_epi drive it. Job on stdin, u64 little-endian: nf p rnd m n K la
 // lb lal lbe lc has_c S, then op(A) row-major (m*K heads, m*K*la limbs),
 // op(B) by columns (n*K heads, n*K*lb limbs), alpha (head, lal limbs), and
