@@ -45,7 +45,7 @@ fn lg(w: u64) -> u64 {
 pub(crate) fn eval(f: Func, out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
     match f {
         Func::Exp => exp(out, x, w, p, rnd),
-        Func::Log => log(out, x, w),
+        Func::Log => log(out, x, w, Some(p)),
         Func::Sin => sin_cos(out, x, w, p, rnd, false),
         Func::Cos => sin_cos(out, x, w, p, rnd, true),
         Func::Atan => atan(out, x, w, p),
@@ -221,7 +221,14 @@ fn exp_tail(r: &Integer, k: i64, s: u64, big_w: u64) -> Interval {
 /// powers < 1.1 each, `A = sum z^2j/(2j+1)` < 2N + 2, `2 Z A` < `4N + 8`
 /// units of `2^-(W+c)`. With `e' != 0` the sum `e' ln2 + log y'` in units of
 /// `2^-W`: < 2 (ln2 at W+72 bits times |e'| < 2^31) + (4N+8)/2 + 1 + 1.
-fn log(out: &mut Out, x: &Elem, w: u64) -> Eval {
+///
+/// With `fast = Some(p)` (log itself, not log2/log10): x within `2^-L` of 1
+/// (`x = 1 + d`, `L = max(p + 3, bits of d)`) is decided at once, as
+/// [`tiny_odd`] does: `d - d^2 < log(1 + d) < d` and `d^2` is below one
+/// unit of `d` at `L` bits, so the value is in `(D - 1, D)` units (d > 0) or
+/// `(-D - 1, -D)` (d < 0) with `|d| = D 2^(ed - L)`. (MPFR computes these
+/// with a precision of about `-ed` bits: seconds for `1 + 2^-1000000`.)
+fn log(out: &mut Out, x: &Elem, w: u64, fast: Option<u64>) -> Eval {
     match x.class {
         Class::NaN => return write_special(out, Class::NaN, false),
         Class::Zero => return write_special(out, Class::Inf, true),
@@ -248,6 +255,26 @@ fn log(out: &mut Out, x: &Elem, w: u64) -> Eval {
     if d == 0u32 {
         // x = 2^e1 (e1 != 0): e1 ln 2, error < 2 units.
         return Eval::Approx(Interval::around(ln2_part(big_w), 3, -(big_w as i64)));
+    }
+    if let Some(p) = fast
+        && e1 == 0
+    {
+        let db = d.unsigned_abs_ref().significant_bits();
+        let ed = db as i64 - f0 as i64; // |d| in [2^(ed-1), 2^ed)
+        let l = (p + 3).max(db);
+        if ed <= -(l as i64) {
+            let dd = d.unsigned_abs_ref() << (l - db);
+            let (lo, hi) = if d < 0u32 {
+                (signed(true, &dd + one()), signed(true, dd))
+            } else {
+                (Integer::from(&dd - one()), Integer::from(dd))
+            };
+            return Eval::Approx(Interval {
+                lo,
+                hi,
+                s: ed - l as i64,
+            });
+        }
     }
     // The series for y = 1 + d 2^-f0 (d != 0, |z| <= 0.18): `log y` scaled,
     // in units of 2^-(W+c), with its error bound `e`.
@@ -750,7 +777,7 @@ fn log_base(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, ten: bool) -> E
             }
         }
     }
-    let iv = match log(out, x, w) {
+    let iv = match log(out, x, w, None) {
         Eval::Done(t) => return Eval::Done(t),
         Eval::Approx(iv) => iv,
     };
