@@ -8,9 +8,9 @@
 //! there); GNU MPFR/MPC 4.2 results at exponents near 2^20 (complex) and
 //! 2^22 (`trig_huge_mpfr.txt`, written by
 //! `scripts/peers/trig_huge_data.py`; malachite needs several seconds per
-//! element there); the exact rational enclosure `(d - d^2, d)` for log near
-//! 1. Exponents near MPFR's maximum 2^30 - 1 need pi (here 2/pi) to about
-//! 2^30 bits: minutes for MPFR, malachite and us alike, so they are
+//! element there); the exact rational enclosure `(d - d^2, d)` for log
+//! near one. Exponents near MPFR's maximum 2^30 - 1 need pi (here 2/pi) to
+//! about 2^30 bits: minutes for MPFR, malachite and us alike, so they are
 //! measured (notes/func.md), not tested in CI.
 
 mod common;

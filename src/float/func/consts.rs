@@ -127,11 +127,17 @@ pub(crate) fn chudnovsky(g: u64, inverse: bool) -> Natural {
     let sh = d.significant_bits().saturating_sub(g + 80);
     let (q, d) = (q >> sh, d >> sh);
     let s = (Natural::from(10005u32) << (2 * g)).floor_sqrt();
-    if inverse {
+    let v = if inverse {
         mul(&d, &s) / (q * Natural::from(2_135_467_200u64))
     } else {
         mul(&q, &s) * Natural::from(426_880u32) / d
+    };
+    if g > 1 << 22 {
+        // The transform buffers kept for reuse (up to 1.25 GiB after 2^30
+        // bits) serve no later product of this size.
+        crate::huge::cpu::release_buffers();
     }
+    v
 }
 
 fn compute(c: Const, f: u64) -> Natural {
@@ -209,6 +215,34 @@ fn headroom(f: u64) -> u64 {
 /// waits for the thread computing it rather than computing it again.
 static COMPUTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// From this many bits a constant is computed by [`isolated`] under
+/// [`COMPUTING`]; below, [`chudnovsky`] uses no thread pool (fewer than 256
+/// terms, products below the transform's threshold).
+const LARGE: u64 = 1 << 13;
+
+/// `f()` on a thread pool of its own, called from a fresh thread: the
+/// caller (often a worker of the global pool, evaluating one element of a
+/// batch) blocks without taking other jobs, so no element re-enters the
+/// constant caches (thread-local `RefCell`s, [`COMPUTING`]) while it holds
+/// them, and the jobs of `f` never wait behind elements blocked on
+/// [`COMPUTING`].
+fn isolated<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|sc| {
+        sc.spawn(|| {
+            match rayon::ThreadPoolBuilder::new()
+                .num_threads(rayon::current_num_threads())
+                .build()
+            {
+                Ok(pool) => pool.install(f),
+                // (No thread for a pool: the fresh thread alone.)
+                Err(_) => f(),
+            }
+        })
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+    })
+}
+
 /// A cached value from `slot` with at least `f` bits, or `None`.
 fn cached<T>(slot: &RwLock<Option<(u64, Arc<T>)>>, f: u64) -> Option<(u64, Arc<T>)> {
     let g = slot.read().unwrap_or_else(|e| e.into_inner());
@@ -216,21 +250,26 @@ fn cached<T>(slot: &RwLock<Option<(u64, Arc<T>)>>, f: u64) -> Option<(u64, Arc<T
 }
 
 /// `slot`'s value with at least `f` bits, computed by `make(cf)` at
-/// [`headroom`]`(f)` bits if the cache has none (large ones one at a time).
-fn get_or_make<T>(
+/// [`headroom`]`(f)` bits if the cache has none (large ones one at a time,
+/// [`isolated`]).
+fn get_or_make<T: Send + Sync>(
     slot: &RwLock<Option<(u64, Arc<T>)>>,
     f: u64,
-    make: impl FnOnce(u64) -> T,
+    make: impl FnOnce(u64) -> T + Send,
 ) -> (u64, Arc<T>) {
     if let Some(v) = cached(slot, f) {
         return v;
     }
-    let _guard = (f > 1 << 14).then(|| COMPUTING.lock().unwrap_or_else(|e| e.into_inner()));
-    if let Some(v) = cached(slot, f) {
-        return v;
-    }
     let cf = headroom(f);
-    let v = Arc::new(make(cf));
+    let v = if cf < LARGE {
+        Arc::new(make(cf))
+    } else {
+        let _guard = COMPUTING.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = cached(slot, f) {
+            return v;
+        }
+        Arc::new(isolated(|| make(cf)))
+    };
     let mut w = slot.write().unwrap_or_else(|e| e.into_inner());
     if w.as_ref().is_none_or(|(old, _)| *old < cf) {
         *w = Some((cf, v.clone()));
