@@ -45,7 +45,7 @@ fn lg(w: u64) -> u64 {
 pub(crate) fn eval(f: Func, out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round) -> Eval {
     match f {
         Func::Exp => exp(out, x, w, p, rnd),
-        Func::Log => log(out, x, w),
+        Func::Log => log(out, x, w, Some(p)),
         Func::Sin => sin_cos(out, x, w, p, rnd, false),
         Func::Cos => sin_cos(out, x, w, p, rnd, true),
         Func::Atan => atan(out, x, w, p),
@@ -221,7 +221,14 @@ fn exp_tail(r: &Integer, k: i64, s: u64, big_w: u64) -> Interval {
 /// powers < 1.1 each, `A = sum z^2j/(2j+1)` < 2N + 2, `2 Z A` < `4N + 8`
 /// units of `2^-(W+c)`. With `e' != 0` the sum `e' ln2 + log y'` in units of
 /// `2^-W`: < 2 (ln2 at W+72 bits times |e'| < 2^31) + (4N+8)/2 + 1 + 1.
-fn log(out: &mut Out, x: &Elem, w: u64) -> Eval {
+///
+/// With `fast = Some(p)` (log itself, not log2/log10): x within `2^-L` of 1
+/// (`x = 1 + d`, `L = max(p + 3, bits of d)`) is decided at once, as
+/// [`tiny_odd`] does: `d - d^2 < log(1 + d) < d` and `d^2` is below one
+/// unit of `d` at `L` bits, so the value is in `(D - 1, D)` units (d > 0) or
+/// `(-D - 1, -D)` (d < 0) with `|d| = D 2^(ed - L)`. (MPFR computes these
+/// with a precision of about `-ed` bits: seconds for `1 + 2^-1000000`.)
+fn log(out: &mut Out, x: &Elem, w: u64, fast: Option<u64>) -> Eval {
     match x.class {
         Class::NaN => return write_special(out, Class::NaN, false),
         Class::Zero => return write_special(out, Class::Inf, true),
@@ -248,6 +255,26 @@ fn log(out: &mut Out, x: &Elem, w: u64) -> Eval {
     if d == 0u32 {
         // x = 2^e1 (e1 != 0): e1 ln 2, error < 2 units.
         return Eval::Approx(Interval::around(ln2_part(big_w), 3, -(big_w as i64)));
+    }
+    if let Some(p) = fast
+        && e1 == 0
+    {
+        let db = d.unsigned_abs_ref().significant_bits();
+        let ed = db as i64 - f0 as i64; // |d| in [2^(ed-1), 2^ed)
+        let l = (p + 3).max(db);
+        if ed <= -(l as i64) {
+            let dd = d.unsigned_abs_ref() << (l - db);
+            let (lo, hi) = if d < 0u32 {
+                (signed(true, &dd + one()), signed(true, dd))
+            } else {
+                (Integer::from(&dd - one()), Integer::from(dd))
+            };
+            return Eval::Approx(Interval {
+                lo,
+                hi,
+                s: ed - l as i64,
+            });
+        }
     }
     // The series for y = 1 + d 2^-f0 (d != 0, |z| <= 0.18): `log y` scaled,
     // in units of 2^-(W+c), with its error bound `e`.
@@ -364,6 +391,10 @@ fn sin_cos(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, cos: bool) -> Ev
     }
 }
 
+/// Exponents from which [`reduce`] multiplies by a window of 2/pi
+/// ([`reduce_huge`]) instead of dividing by pi.
+pub(crate) const REDUCE_HUGE_T: i64 = 256;
+
 /// The reduction of sin/cos/tan: `x = q pi/2 + r (mod 2 pi)` with `r` as
 /// `(Z, c, sign)`, `|r| = Z 2^-(W+c)`, Z < 2 units of error.
 fn reduce(x: &Elem, big_w: u64) -> (Natural, u64, bool, u64) {
@@ -376,6 +407,9 @@ fn reduce(x: &Elem, big_w: u64) -> (Natural, u64, bool, u64) {
             x.neg,
             0u64,
         );
+    }
+    if ex >= REDUCE_HUGE_T {
+        return reduce_huge(x, big_w);
     }
     let mut fr = big_w + ex as u64 + 12;
     loop {
@@ -395,6 +429,49 @@ fn reduce(x: &Elem, big_w: u64) -> (Natural, u64, bool, u64) {
         // x negative: x = -(k pi/2 + r'), so the quadrant of -k.
         let q = if x.neg { (4 - q) & 3 } else { q };
         return (z, fr - b, rneg, q);
+    }
+}
+
+/// [`reduce`] for a large exponent (Payne and Hanek's method): `t = |x| 2/pi
+/// mod 4` from the bits of 2/pi that matter, `q = round(t)`, `r = (t - q)
+/// pi/2`. With `P` (`|P - 2^F 2/pi| < 2`, `F = ex + W + extra`) and `x = M
+/// 2^sx` (`M < 2^nb`), `t = (M P + eps) u` with `u = 2^(sx-F)` and `|eps| <
+/// 2^(nb+1)`; bits of `P` from `L = F - sx + 2` up add multiples of 4 to
+/// `t`, so `T = M (P mod 2^L) mod 2^L` gives `t mod 4 = (T + eps) u`, and
+/// `D = T - q 2^(L-2)` gives `r = (D + eps) u pi/2`. With pi/2 as `H` at `G`
+/// bits (error < 2), `R = |D| H` is within `E = 2|D| + 2^(nb+1) (H + 2)`
+/// of `|r| 2^(L-2+G)`; when `E < 2^s` with `s = bits(R) - W`, `Z = R >> s`
+/// is within 2 units and `D + eps` has the sign of `D`. Otherwise (x near a
+/// multiple of pi/2: `D` cancelled) `F` grows. The cost is 2/pi to `F` bits
+/// (cached, by [`super::consts::chudnovsky`]) and products of `nb`, `W`
+/// and `L - F + ex` bits, whatever the exponent.
+fn reduce_huge(x: &Elem, big_w: u64) -> (Natural, u64, bool, u64) {
+    use malachite_base::num::arithmetic::traits::ModPowerOf2;
+    let (m, _) = mant(x);
+    let ex = x.exp as u64;
+    let nb = 64 * x.limbs.len() as u64;
+    let g = big_w + 8;
+    let h = fixed(Const::Pi, g - 1);
+    let mut extra = 16u64;
+    loop {
+        let l = big_w + extra + nb + 2; // F - sx + 2 with F = ex + W + extra
+        let pl = super::consts::two_over_pi_low(ex + big_w + extra, l);
+        let t = (&m * pl).mod_power_of_2(l);
+        let q = (&t + Natural::power_of_2(l - 3)) >> (l - 2);
+        let d = Integer::from(t) - Integer::from(&q << (l - 2));
+        let r = d.unsigned_abs_ref() * &h;
+        let e = (d.unsigned_abs_ref() << 1u64) + ((&h + Natural::from(2u32)) << (nb + 1));
+        let (br, be) = (r.significant_bits(), e.significant_bits());
+        if br < be + big_w + 1 {
+            // E < 2^(be) <= 2^s fails: more bits of 2/pi.
+            extra += be + big_w + 1 - br + 16;
+            continue;
+        }
+        let s = br - big_w;
+        let rneg = (d < 0u32) != x.neg;
+        let q = q.to_limbs_asc().first().copied().unwrap_or(0) & 3;
+        let q = if x.neg { (4 - q) & 3 } else { q };
+        return (r >> s, l - 2 + g - br, rneg, q);
     }
 }
 
@@ -700,7 +777,7 @@ fn log_base(out: &mut Out, x: &Elem, w: u64, p: u64, rnd: Round, ten: bool) -> E
             }
         }
     }
-    let iv = match log(out, x, w) {
+    let iv = match log(out, x, w, None) {
         Eval::Done(t) => return Eval::Done(t),
         Eval::Approx(iv) => iv,
     };
