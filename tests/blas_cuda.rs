@@ -18,6 +18,15 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use common::{Rng, seed};
+
+/// The device tests read process-wide counters (linalg::cuda::stats) around
+/// their calls: they run one at a time so that no other test's elements
+/// enter a difference.
+static GPU_SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    GPU_SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 use mparray::linalg::cuda::tier_for;
 use mparray::linalg::{Gemm, Gemv, Op, Syrk, Uplo};
 use mparray::{Engine, FloatArray, Matrix, Round};
@@ -538,6 +547,7 @@ fn gpu_cases(seed: u64, cases: usize) {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn blasgpu_vs_cpu() {
+    let _serial = serial();
     let s = seed();
     let (d0, h0) = mparray::linalg::cuda::stats();
     gpu_cases(s, 150);
@@ -551,6 +561,7 @@ fn blasgpu_vs_cpu() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn blasgpu_random_decided_on_device() {
+    let _serial = serial();
     let dev = cuda();
     let mut r = Rng(seed());
     for rnd in MODES {
@@ -586,6 +597,7 @@ fn blasgpu_random_decided_on_device() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn blasgpu_speed() {
+    let _serial = serial();
     use std::time::Instant;
     let dev = cuda();
     let eng = match &dev {
