@@ -393,9 +393,17 @@ fn funcnvrtc_first_use_notice() {
     // The notice fires exactly when the compile outlasts its second (a
     // margin either side for the watcher thread's wake-up).
     if secs > 1.5 {
-        assert!(compile::noticed(), "{} took {secs:.1} s, no notice", i.key());
+        assert!(
+            compile::noticed(),
+            "{} took {secs:.1} s, no notice",
+            i.key()
+        );
     } else if secs < 0.8 {
-        assert!(!compile::noticed(), "{} took {secs:.1} s, yet a notice", i.key());
+        assert!(
+            !compile::noticed(),
+            "{} took {secs:.1} s, yet a notice",
+            i.key()
+        );
     }
     eprintln!("{}: {secs:.1} s, notice {}", i.key(), compile::noticed());
     let again = compile::compile_noticed(i.source.name, &src, &opts, "sm_90", Some(&dir.0));
