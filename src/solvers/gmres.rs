@@ -42,11 +42,12 @@ impl Default for GmresOpts {
     }
 }
 
-/// The outcome of [`gmres`].
+/// The outcome of [`gmres`] (and, with a complex `x`, of
+/// [`gmres_complex`]).
 #[derive(Debug)]
-pub struct GmresResult {
+pub struct GmresResult<X = FloatArray> {
     /// The approximate solution, on the matrix's engine.
-    pub x: FloatArray,
+    pub x: X,
     /// The relative residual estimate `|g_{j+1}| / ||b||` after every
     /// Arnoldi step (rounded to f64 for reporting), restarts included.
     pub history: Vec<f64>,
@@ -208,17 +209,7 @@ pub fn gmres_with(
 }
 
 /// The outcome of [`gmres_complex`] (as [`GmresResult`], with a complex x).
-#[derive(Debug)]
-pub struct GmresComplexResult {
-    pub x: ComplexArray,
-    pub history: Vec<f64>,
-    pub true_residuals: Vec<f64>,
-    pub true_residual: FloatArray,
-    pub b_norm: FloatArray,
-    pub iterations: usize,
-    pub restarts: usize,
-    pub converged: bool,
-}
+pub type GmresComplexResult = GmresResult<ComplexArray>;
 
 /// [`gmres`] for a complex `A` and `b`: Arnoldi with `dotc` projections
 /// and complex Givens rotations `[[conj(c), s], [-s, c]]` (`c = h/rho`
