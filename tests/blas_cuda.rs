@@ -227,7 +227,7 @@ fn scalar(r: &mut Rng, q: u64, kind: Kind) -> FloatArray {
 fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
     let mut r = Rng(seed);
     let precs = [
-        1u64, 2, 53, 64, 65, 100, 128, 129, 200, 256, 300, 512, 513, 700, 1000,
+        1u64, 2, 53, 64, 65, 100, 128, 129, 200, 256, 300, 512, 513, 700, 1000, 1100, 2000, 2048,
     ];
     let kinds = [
         Kind::Plain,

@@ -563,7 +563,10 @@ FL_DEV void bl_shfl_add(u32 *acc, u32 &cnt, int off) {
 
 // Shared words per staged element of the streaming product (odd: lanes
 // reading their own elements hit distinct banks).
-#define BL_SST (2 * BL_LMAX + 1)
+// Above 34 words the staging holds elements of at most 19 limbs (4 warps x
+// 2 operands x 32 elements fit the 48 KB of static shared memory).
+#define BL_SLMAX (BL_NF <= 34 ? BL_LMAX : 19)
+#define BL_SST (2 * BL_SLMAX + 1)
 
 // Copies the mantissas of elements base .. base+nl-1 (l <= BL_LMAX limbs
 // each; coalesced: consecutive lanes read consecutive limbs) into s,
@@ -633,7 +636,7 @@ extern "C" __global__ void __launch_bounds__(128)
     u32 *cnt_out = acc_out + (kmajor ? S / 32 : S) * nout * BL_NW;
     const u64 *esa = esc, *esb = esc + m;
     const u32 lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-    const bool sta = kmajor && la <= BL_LMAX, stb = kmajor && bsp == 1 && lb <= BL_LMAX;
+    const bool sta = kmajor && la <= BL_SLMAX, stb = kmajor && bsp == 1 && lb <= BL_SLMAX;
     // Every lane of a warp runs the same rounds (shuffles, staging).
     u64 stride = (u64)gridDim.x * blockDim.x;
     u64 rounds = (total + stride - 1) / stride;
@@ -798,12 +801,15 @@ extern "C" __global__ void blas_epi(const u32 *acc, BL_EPI_PARAMS) {
         bl_epi_one(o, acc + o * BL_NW, acc[nout * BL_NW + o], BL_EPI_ARGS);
 }
 
+// Threads of blas_fin at most (its shared sums fit 48 KB).
+#define BL_FINT (BL_NF <= 34 ? 256 : 128)
+
 // The sums of S partial accumulators per output (partial q of output o at
 // acc[(q m n + o) NW ..], its count at acc + S m n NW + q m n + o), added
-// exactly by a block per output (blockDim a power of two <= 256), and the
+// exactly by a block per output (blockDim a power of two <= BL_FINT), and the
 // epilogue by its first thread.
 extern "C" __global__ void __launch_bounds__(256) blas_fin(const u32 *acc, u32 S, BL_EPI_PARAMS) {
-    __shared__ u32 sa[256 * (BL_NW + 1)];
+    __shared__ u32 sa[BL_FINT * (BL_NW + 1)];
     u64 nout = (u64)m * n, o = blockIdx.x;
     u32 t = threadIdx.x, T = blockDim.x;
     const u32 *cnts = acc + (u64)S * nout * BL_NW;

@@ -8,8 +8,8 @@
 //! ([`Terms`](super::exact::Terms)) and written back: the same bits as the
 //! CPU engine either way.
 //!
-//! Served: output precisions up to the largest tier (`32*34` bits of fixed
-//! point less the guard bits, about 1050 bits for short sums), alpha, beta
+//! Served: output precisions up to the largest tier (`32*66` bits of fixed
+//! point less the guard bits, about 2060 bits for short sums), alpha, beta
 //! and C of at most `NF/2 + 2` limbs, `K < 2^30`. Other cases return
 //! `None`, and the caller computes them on the CPU engine.
 //!
@@ -33,8 +33,9 @@ use crate::float::round::{Out, Round};
 use crate::float::{CpuFloats, FloatArray, TernaryArray, WithTernary, check_prec};
 use crate::kernels::{BLAS, Instance};
 
-/// Fixed-point tiers in 32-bit words (one instantiation each).
-pub const TIERS: [u32; 5] = [4, 6, 10, 18, 34];
+/// Fixed-point tiers in 32-bit words (one instantiation each; 66 words
+/// serve up to about 2060 bits).
+pub const TIERS: [u32; 6] = [4, 6, 10, 18, 34, 66];
 
 /// Guard bits of the fixed point beyond the output precision, the sum's
 /// length and the short product's bound.
@@ -59,6 +60,11 @@ fn inst(nf: u32) -> Instance {
 /// Every instantiation this module can request.
 pub fn instances() -> Vec<Instance> {
     TIERS.iter().map(|&t| inst(t)).collect()
+}
+
+/// The largest block of blas_fin (blas.cu's BL_FINT).
+pub(crate) fn fin_threads(nf: u32) -> usize {
+    if nf <= 34 { 256 } else { 128 }
 }
 
 fn bits(x: u64) -> u64 {
@@ -319,7 +325,7 @@ pub(crate) fn product(
                 128,
             )
         } else {
-            let t = splits.next_power_of_two().clamp(32, 256) as u32;
+            let t = splits.next_power_of_two().clamp(32, fin_threads(nf)) as u32;
             (eng.function(&inst(nf), "blas_fin")?, nout as u64, t)
         };
         let (alh, alm, lal, one) = match alpha {

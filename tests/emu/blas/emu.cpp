@@ -115,6 +115,7 @@ int main() {
     case 10: run<10>(hd); break;
     case 18: run<18>(hd); break;
     case 34: run<34>(hd); break;
+    case 66: run<66>(hd); break;
     default: return 4;
     }
     return 0;
