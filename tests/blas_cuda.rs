@@ -27,9 +27,10 @@ static GPU_SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     GPU_SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
+use mparray::complex::CRound;
 use mparray::linalg::cuda::tier_for;
-use mparray::linalg::{Gemm, Gemv, Op, Syrk, Uplo};
-use mparray::{Engine, FloatArray, Matrix, Round};
+use mparray::linalg::{CGemm, CGemv, Gemm, Gemv, Herk, Op, Syrk, Uplo};
+use mparray::{ComplexArray, Engine, FloatArray, Matrix, Round};
 
 const MODES: [Round; 5] = [
     Round::Nearest,
@@ -368,6 +369,415 @@ fn blasemu_vs_cpu() {
     );
 }
 
+// ---- complex operations through the real kernels (emulated) -------------
+
+/// `x` (row-major `rows x cols`) transposed.
+fn transpose(x: &FloatArray, rows: usize, cols: usize) -> FloatArray {
+    let (tags, exps, limbs) = (x.tags().unwrap(), x.exps().unwrap(), x.limbs().unwrap());
+    let l = x.limbs_per_element();
+    let (mut t, mut e, mut m) = (vec![], vec![], vec![]);
+    for j in 0..cols {
+        for i in 0..rows {
+            let s = i * cols + j;
+            t.push(tags[s]);
+            e.push(exps[s]);
+            m.extend_from_slice(&limbs[s * l..(s + 1) * l]);
+        }
+    }
+    FloatArray::from_raw(x.prec(), t, e, m).unwrap()
+}
+
+fn cplx(re: FloatArray, im: FloatArray) -> ComplexArray {
+    ComplexArray::new(re, im).unwrap()
+}
+
+/// One emulated complex product: per output (undecided bits, re (head,
+/// limbs, ternary), im (head, limbs, ternary)).
+type CEmuOut = Vec<(u8, (u64, Vec<u64>, i8), (u64, Vec<u64>, i8))>;
+
+/// The complex job of tests/emu/blas/emu.cpp: op(A)'s `m` lines and
+/// op(B)'s `n` lines of `k` positions (each conjugated or not), alpha
+/// (None: 1; im None: real), beta and C (beta's im None: real).
+#[allow(clippy::too_many_arguments)]
+fn emu_crun(
+    exe: &std::path::Path,
+    nf: u32,
+    (pr, pi): (u64, u64),
+    (rr, ri): (Round, Round),
+    (a, conj_a): (&ComplexArray, bool),
+    (b, conj_b): (&ComplexArray, bool),
+    (m, n, k): (usize, usize, usize),
+    alpha: Option<(&FloatArray, Option<&FloatArray>)>,
+    bc: Option<((&FloatArray, Option<&FloatArray>), &ComplexArray)>,
+    splits: u64,
+    tri: u64,
+) -> CEmuOut {
+    let l = |x: &FloatArray| x.limbs_per_element() as u64;
+    let (are, aim) = (a.re().unwrap(), a.im().unwrap());
+    let (bre, bim) = (b.re().unwrap(), b.im().unwrap());
+    let one = FloatArray::from_f64s(64, &[1.0], Round::Nearest).unwrap().0;
+    let (alr, ali) = alpha.unwrap_or((&one, None));
+    let (ber, bei, cr, ci) = match bc {
+        Some(((x, y), c)) => (Some(x), y, Some(c.re().unwrap()), Some(c.im().unwrap())),
+        None => (None, None, None, None),
+    };
+    let mut job: Vec<u64> = vec![
+        nf as u64 | 1 << 32,
+        pr,
+        pi,
+        rcode(rr),
+        rcode(ri),
+        m as u64,
+        n as u64,
+        k as u64,
+        l(&are),
+        l(&aim),
+        l(&bre),
+        l(&bim),
+        alpha.is_none() as u64,
+        ali.is_some() as u64,
+        l(alr),
+        ali.map_or(1, l),
+        bc.is_some() as u64,
+        bei.is_some() as u64,
+        ber.map_or(1, l),
+        bei.map_or(1, l),
+        cr.as_ref().map_or(1, l),
+        ci.as_ref().map_or(1, l),
+        splits,
+        tri,
+        conj_a as u64,
+        conj_b as u64,
+    ];
+    let mut arr = |x: &FloatArray| {
+        job.extend(
+            x.tags()
+                .unwrap()
+                .iter()
+                .zip(x.exps().unwrap())
+                .map(|(&t, &e)| ((e as u64) << 8) | t as u64),
+        );
+        job.extend(x.limbs().unwrap());
+    };
+    for x in [&are, &aim, &bre, &bim] {
+        arr(x);
+    }
+    if alpha.is_some() {
+        arr(alr);
+        if let Some(y) = ali {
+            arr(y);
+        }
+    }
+    if bc.is_some() {
+        arr(ber.unwrap());
+        if let Some(y) = bei {
+            arr(y);
+        }
+        arr(cr.as_ref().unwrap());
+        arr(ci.as_ref().unwrap());
+    }
+    let mut child = Command::new(exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes: Vec<u8> = job.iter().flat_map(|x| x.to_le_bytes()).collect();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "the emulator failed: {:?}",
+        out.status
+    );
+    let w: Vec<u64> = out
+        .stdout
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let (rnr, rni) = (pr.div_ceil(64) as usize, pi.div_ceil(64) as usize);
+    let per = 5 + rnr + rni;
+    assert_eq!(w.len(), m * n * per, "emulator answer length");
+    w.chunks(per)
+        .map(|c| {
+            let re = (c[1], c[2..2 + rnr].to_vec(), c[2 + rnr] as i64 as i8);
+            let o = 3 + rnr;
+            let im = (
+                c[o],
+                c[o + 1..o + 1 + rni].to_vec(),
+                c[o + 1 + rni] as i64 as i8,
+            );
+            (c[0] as u8, re, im)
+        })
+        .collect()
+}
+
+/// Checks the decided parts of an emulated complex product against the CPU
+/// engine's result `want` (row-major) and ternaries; returns (decided,
+/// undecided) parts.
+fn check_cparts(
+    got: &CEmuOut,
+    want: &ComplexArray,
+    wt: &mparray::complex::ComplexTernary,
+    (pr, pi): (u64, u64),
+    ctx: &str,
+) -> (usize, usize) {
+    let (mut dec, mut und) = (0, 0);
+    let parts = [
+        (want.re().unwrap(), wt.re.to_vec().unwrap(), pr),
+        (want.im().unwrap(), wt.im.to_vec().unwrap(), pi),
+    ];
+    for (x, (u, gre, gim)) in got.iter().enumerate() {
+        for (q, (h, l, t)) in [gre, gim].into_iter().enumerate() {
+            if u >> q & 1 == 1 {
+                und += 1;
+                continue;
+            }
+            dec += 1;
+            let (w, wtv, p) = &parts[q];
+            let rn = p.div_ceil(64) as usize;
+            let (wtag, wexp) = (w.tags().unwrap()[x], w.exps().unwrap()[x]);
+            let wh = ((wexp as u64) << 8) | wtag as u64;
+            let gh = if *h as u8 & 3 == 1 { *h } else { *h & 0xff };
+            let wh = if wtag & 3 == 1 { wh } else { wh & 0xff };
+            assert_eq!(gh, wh, "head: {ctx} element {x} part {q}");
+            assert_eq!(
+                &l[..],
+                &w.limbs().unwrap()[x * rn..(x + 1) * rn],
+                "limbs: {ctx} element {x} part {q}"
+            );
+            assert_eq!(*t, wtv[x], "ternary: {ctx} element {x} part {q}");
+        }
+    }
+    (dec, und)
+}
+
+/// Emulated complex gemm (every conjugation, complex or absent alpha and
+/// beta), herk (both triangles) and dotu/dotc against the CPU engine;
+/// returns (decided, undecided) parts of the plain cases.
+fn emu_ccases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
+    let mut r = Rng(seed);
+    let precs = [
+        1u64, 2, 53, 64, 65, 128, 129, 256, 512, 513, 1000, 1100, 2000,
+    ];
+    let kinds = [
+        Kind::Plain,
+        Kind::Plain,
+        Kind::Spread,
+        Kind::Huge,
+        Kind::Specials,
+    ];
+    let mut plain = (0, 0);
+    let mut all = (0, 0);
+    for case in 0..cases {
+        let pr = r.pick(&precs);
+        let pi = if r.below(3) == 0 { r.pick(&precs) } else { pr };
+        let qa = if r.below(3) == 0 { r.pick(&precs) } else { pr };
+        let qai = if r.below(4) == 0 { r.pick(&precs) } else { qa };
+        let qb = if r.below(3) == 0 { r.pick(&precs) } else { pr };
+        let qbi = if r.below(4) == 0 { r.pick(&precs) } else { qb };
+        let (m, n) = (r.range(1, 4) as usize, r.range(1, 4) as usize);
+        let k = r.pick(&[0usize, 1, 2, 3, 5, 8, 17]);
+        let kind = r.pick(&kinds);
+        let cancelling = r.below(4) == 0;
+        let mode = r.pick(&["gemm", "gemm", "herk", "dot"]);
+        let (m, n) = match mode {
+            "herk" => (m, m),
+            "dot" => (1, 1),
+            _ => (m, n),
+        };
+        let mut ar = matrix(&mut r, m * k, qa, kind);
+        let mut ai = matrix(&mut r, m * k, qai, kind);
+        let mut br = matrix(&mut r, n * k, qb, kind);
+        let mut bi = matrix(&mut r, n * k, qbi, kind);
+        if cancelling {
+            let near = r.below(2) == 0;
+            (ar, br) = cancel(&ar, m, &br, n, k, near);
+            (ai, bi) = cancel(&ai, m, &bi, n, k, near);
+        }
+        let (rr, ri) = (r.pick(&MODES), r.pick(&MODES));
+        let rnd = CRound::new(rr, ri);
+        let qs = if r.below(4) == 0 {
+            r.pick(&precs[..9])
+        } else {
+            pr.min(512)
+        };
+        let skind = if r.below(6) == 0 {
+            Kind::Specials
+        } else {
+            Kind::Plain
+        };
+        let zero = || FloatArray::from_f64s(qs, &[0.0], Round::Nearest).unwrap().0;
+        let sc = |r: &mut Rng| {
+            if r.below(8) == 0 {
+                zero()
+            } else {
+                scalar(r, qs, skind)
+            }
+        };
+        let (alr, ali, ber, bei) = (sc(&mut r), sc(&mut r), sc(&mut r), sc(&mut r));
+        let c = cplx(
+            matrix(&mut r, m * n, qs, kind),
+            matrix(&mut r, m * n, qs, kind),
+        );
+        let with_c = r.below(3) != 0;
+        let splits = r.range(1, 3) as u64;
+        let plain_case = kind == Kind::Plain && !cancelling && skind == Kind::Plain;
+        let ctx = format!(
+            "case {case} (seed {seed}): {mode} p {pr}/{pi} q {qa}/{qai} {qb}/{qbi} {m}x{n}x{k} \
+             {kind:?} cancel {cancelling} rnd {rnd:?} c {with_c} splits {splits}"
+        );
+        let (got, want, wt, (pr, pi)) = match mode {
+            "dot" => {
+                let conj = r.below(2) == 0;
+                let (x, y) = (cplx(ar, ai), cplx(br, bi));
+                let (want, wt) = if conj {
+                    x.dotc(&y, pr, pi, rnd).unwrap()
+                } else {
+                    x.dotu(&y, pr, pi, rnd).unwrap()
+                };
+                let Some(nf) = tier_for(pr.max(pi), 2 * k, 1) else {
+                    continue;
+                };
+                let got = emu_crun(
+                    exe,
+                    nf,
+                    (pr, pi),
+                    (rr, ri),
+                    (&x, conj),
+                    (&y, false),
+                    (1, 1, k),
+                    None,
+                    None,
+                    splits,
+                    0,
+                );
+                (got, want, wt, (pr, pi))
+            }
+            "herk" => {
+                let a = cplx(ar, ai);
+                let upper = r.below(2) == 0;
+                let am = Matrix::from_array(a.to_engine(&Engine::Cpu).unwrap(), m, k).unwrap();
+                let cm = Matrix::from_array(c.to_engine(&Engine::Cpu).unwrap(), m, m).unwrap();
+                let o = Herk {
+                    uplo: if upper { Uplo::Upper } else { Uplo::Lower },
+                    trans: Op::None,
+                    prec_re: pr,
+                    prec_im: pi,
+                    rnd,
+                };
+                let (want, wt) = am.herk(&alr, with_c.then_some((&ber, &cm)), &o).unwrap();
+                let ls = [&alr, &ber]
+                    .iter()
+                    .map(|x| x.limbs_per_element())
+                    .chain([
+                        c.re().unwrap().limbs_per_element(),
+                        c.im().unwrap().limbs_per_element(),
+                    ])
+                    .max()
+                    .unwrap();
+                let Some(nf) = tier_for(pr.max(pi), 2 * k, ls) else {
+                    continue;
+                };
+                let got = emu_crun(
+                    exe,
+                    nf,
+                    (pr, pi),
+                    (rr, ri),
+                    (&a, false),
+                    (&a, true),
+                    (m, m, k),
+                    Some((&alr, None)),
+                    with_c.then_some(((&ber, None), &c)),
+                    splits,
+                    if upper { 1 } else { 2 },
+                );
+                (got, want.into_data(), wt, (pr, pi))
+            }
+            _ => {
+                let (conj_a, conj_b) = (r.below(2) == 0, r.below(2) == 0);
+                let cp = |x: &FloatArray| x.to_engine(&Engine::Cpu).unwrap();
+                let a = cplx(cp(&ar), cp(&ai));
+                let b = cplx(br, bi);
+                let alpha = cplx(cp(&alr), cp(&ali));
+                let beta = cplx(cp(&ber), cp(&bei));
+                // op(A): A (m x k) or A^H of the stored transpose; op(B): B^T
+                // or B^H of the stored lines (n x k).
+                let am = if conj_a {
+                    let at = cplx(transpose(&ar, m, k), transpose(&ai, m, k));
+                    Matrix::from_array(at, k, m).unwrap()
+                } else {
+                    Matrix::from_array(a.to_engine(&Engine::Cpu).unwrap(), m, k).unwrap()
+                };
+                let bm = Matrix::from_array(b.to_engine(&Engine::Cpu).unwrap(), n, k).unwrap();
+                let cm = Matrix::from_array(c.to_engine(&Engine::Cpu).unwrap(), m, n).unwrap();
+                let o = CGemm {
+                    op_a: if conj_a { Op::ConjTrans } else { Op::None },
+                    op_b: if conj_b { Op::ConjTrans } else { Op::Trans },
+                    prec_re: pr,
+                    prec_im: pi,
+                    rnd,
+                };
+                let (want, wt) = am
+                    .gemm(&bm, &alpha, with_c.then_some((&beta, &cm)), &o)
+                    .unwrap();
+                let ls = [&alr, &ali, &ber, &bei]
+                    .iter()
+                    .map(|x| x.limbs_per_element())
+                    .chain([
+                        c.re().unwrap().limbs_per_element(),
+                        c.im().unwrap().limbs_per_element(),
+                    ])
+                    .max()
+                    .unwrap();
+                let Some(nf) = tier_for(pr.max(pi), 2 * k, ls) else {
+                    continue;
+                };
+                let got = emu_crun(
+                    exe,
+                    nf,
+                    (pr, pi),
+                    (rr, ri),
+                    (&a, conj_a),
+                    (&b, conj_b),
+                    (m, n, k),
+                    Some((&alr, Some(&ali))),
+                    with_c.then_some(((&ber, Some(&bei)), &c)),
+                    splits,
+                    0,
+                );
+                (got, want.into_data(), wt, (pr, pi))
+            }
+        };
+        let (d, u) = check_cparts(&got, &want, &wt, (pr, pi), &ctx);
+        all.0 += d;
+        all.1 += u;
+        if plain_case {
+            plain.0 += d;
+            plain.1 += u;
+        }
+    }
+    eprintln!(
+        "emulated complex: {} parts decided, {} undecided; plain {plain:?}",
+        all.0, all.1
+    );
+    plain
+}
+
+#[test]
+fn blasemu_complex() {
+    let Some(exe) = common::emulator("MPARRAY_BLAS_EMU", "tests/emu/blas/emu.cpp") else {
+        return;
+    };
+    let (dec, und) = emu_ccases(&exe, seed(), 300);
+    assert!(dec > 0);
+    // Ordinary inputs are decided on the device.
+    assert!(
+        und * 50 <= dec,
+        "{und} of {} plain parts undecided",
+        dec + und
+    );
+}
+
 // ---- on a CUDA device ----------------------------------------------------
 
 fn cuda() -> Engine {
@@ -407,7 +817,7 @@ fn gpu_cases(seed: u64, cases: usize) {
     let dev = cuda();
     let mut r = Rng(seed);
     let precs = [
-        1u64, 53, 64, 65, 128, 129, 200, 256, 300, 512, 513, 700, 1000, 1030, 2000,
+        1u64, 53, 64, 65, 128, 129, 200, 256, 300, 512, 513, 700, 1000, 1030, 2000, 2048, 2100,
     ];
     let kinds = [
         Kind::Plain,
@@ -698,6 +1108,371 @@ fn blasgpu_speed() {
             dt * 1e6,
             len as f64 / dt / 1e9,
             bytes / 4.3e12 * 1e6
+        );
+    }
+}
+
+/// Both parts of a device result equal the CPU engine's, values and
+/// ternaries.
+fn csame(
+    what: &str,
+    got: &ComplexArray,
+    gt: &mparray::complex::ComplexTernary,
+    want: &ComplexArray,
+    wt: &mparray::complex::ComplexTernary,
+) {
+    same(
+        &format!("{what} (re)"),
+        &got.re().unwrap(),
+        &gt.re,
+        &want.re().unwrap(),
+        &wt.re,
+    );
+    same(
+        &format!("{what} (im)"),
+        &got.im().unwrap(),
+        &gt.im,
+        &want.im().unwrap(),
+        &wt.im,
+    );
+}
+
+fn cmatrix(r: &mut Rng, len: usize, (qr, qi): (u64, u64), kind: Kind) -> ComplexArray {
+    cplx(matrix(r, len, qr, kind), matrix(r, len, qi, kind))
+}
+
+/// Complex gemm (every op pair), gemv (every op), dotu/dotc and herk (both
+/// triangles and transposes) on the device against the CPU engine.
+fn gpu_ccases(seed: u64, cases: usize) {
+    let dev = cuda();
+    let mut r = Rng(seed);
+    let precs = [
+        1u64, 53, 64, 65, 128, 200, 512, 513, 1000, 1100, 2000, 2048, 2100,
+    ];
+    let kinds = [
+        Kind::Plain,
+        Kind::Plain,
+        Kind::Spread,
+        Kind::Huge,
+        Kind::Specials,
+    ];
+    let shapes = [
+        (0usize, 3usize, 4usize),
+        (3, 0, 2),
+        (2, 3, 0),
+        (1, 1, 1),
+        (1, 1, 37),
+        (5, 7, 3),
+        (17, 16, 9),
+        (33, 20, 41),
+        (16, 16, 8),
+        (40, 3, 300),
+    ];
+    let ops = [Op::None, Op::Trans, Op::ConjTrans];
+    for case in 0..cases {
+        let pr = r.pick(&precs);
+        let pi = if r.below(3) == 0 { r.pick(&precs) } else { pr };
+        let q = if r.below(3) == 0 { r.pick(&precs) } else { pr };
+        let qi = if r.below(4) == 0 { r.pick(&precs) } else { q };
+        let (m, n, k) = r.pick(&shapes);
+        let kind = r.pick(&kinds);
+        let cancelling = r.below(4) == 0;
+        let (op_a, op_b) = if cancelling {
+            (Op::None, r.pick(&[Op::Trans, Op::ConjTrans]))
+        } else {
+            (r.pick(&ops), r.pick(&ops))
+        };
+        let mut ar = matrix(&mut r, m * k, q, kind);
+        let mut ai = matrix(&mut r, m * k, qi, kind);
+        let mut br = matrix(&mut r, n * k, q, kind);
+        let mut bi = matrix(&mut r, n * k, qi, kind);
+        if cancelling {
+            // A's lines m x k, B's lines n x k (op_b transposes).
+            let near = r.below(2) == 0;
+            (ar, br) = cancel(&ar, m, &br, n, k, near);
+            (ai, bi) = cancel(&ai, m, &bi, n, k, near);
+        }
+        let rnd = CRound::new(r.pick(&MODES), r.pick(&MODES));
+        let qs = pr.min(512);
+        let ak = if r.below(6) == 0 {
+            Kind::Specials
+        } else {
+            Kind::Plain
+        };
+        let alpha = cmatrix(&mut r, 1, (qs, qs), ak);
+        let beta = cmatrix(&mut r, 1, (qs, qs), Kind::Plain);
+        let c = cmatrix(&mut r, m * n, (qs, qs), kind);
+        let with_c = r.below(3) != 0;
+        let a = cplx(ar, ai);
+        let b = cplx(br, bi);
+        // Stored shapes: A m x k (k x m transposed), B k x n (n x k).
+        let am = if op_a == Op::None {
+            Matrix::from_array(a, m, k)
+        } else {
+            Matrix::from_array(a, k, m)
+        }
+        .unwrap();
+        let bm = if op_b == Op::None {
+            Matrix::from_array(b, k, n)
+        } else {
+            Matrix::from_array(b, n, k)
+        }
+        .unwrap();
+        let cm = Matrix::from_array(c, m, n).unwrap();
+        let ctx = format!(
+            "case {case} seed {seed}: p {pr}/{pi} q {q}/{qi} {m}x{n}x{k} {kind:?} {op_a:?}/{op_b:?} \
+             cancel {cancelling} {rnd:?} c {with_c}"
+        );
+        let on = |x: &ComplexArray| x.to_engine(&dev).unwrap();
+        let onm = |x: &Matrix<ComplexArray>| x.to_engine(&dev).unwrap();
+        let o = CGemm {
+            op_a,
+            op_b,
+            prec_re: pr,
+            prec_im: pi,
+            rnd,
+        };
+        let (want, wt) = am
+            .gemm(&bm, &alpha, with_c.then_some((&beta, &cm)), &o)
+            .unwrap();
+        let (ad, bd, cd, ald, bed) = (onm(&am), onm(&bm), onm(&cm), on(&alpha), on(&beta));
+        let (got, gt) = ad
+            .gemm(&bd, &ald, with_c.then_some((&bed, &cd)), &o)
+            .unwrap();
+        csame(&format!("cgemm {ctx}"), got.data(), &gt, want.data(), &wt);
+        // gemv: op(A) times a vector; dotu/dotc of two vectors.
+        {
+            let x = cmatrix(&mut r, k, (q, qi), kind);
+            let y = cmatrix(&mut r, m, (qs, qs), kind);
+            let og = CGemv {
+                op: op_a,
+                prec_re: pr,
+                prec_im: pi,
+                rnd,
+            };
+            let (want, wt) = am
+                .gemv(&alpha, &x, with_c.then_some((&beta, &y)), &og)
+                .unwrap();
+            let (got, gt) = ad
+                .gemv(&ald, &on(&x), with_c.then_some((&bed, &on(&y))), &og)
+                .unwrap();
+            csame(&format!("cgemv {ctx}"), &got, &gt, &want, &wt);
+            let row = cmatrix(&mut r, k, (q, qi), kind);
+            let (want, wt) = row.dotu(&x, pr, pi, rnd).unwrap();
+            let (got, gt) = on(&row).dotu(&on(&x), pr, pi, rnd).unwrap();
+            csame(&format!("dotu {ctx}"), &got, &gt, &want, &wt);
+            let (want, wt) = row.dotc(&x, pr, pi, rnd).unwrap();
+            let (got, gt) = on(&row).dotc(&on(&x), pr, pi, rnd).unwrap();
+            csame(&format!("dotc {ctx}"), &got, &gt, &want, &wt);
+        }
+        // herk on A (m x k), C m x m (or k x k), real alpha and beta.
+        let uplo = r.pick(&[Uplo::Upper, Uplo::Lower]);
+        let trans = r.pick(&[Op::None, Op::ConjTrans]);
+        let ha = Matrix::from_array(cmatrix(&mut r, m * k, (q, qi), kind), m, k).unwrap();
+        let nn = if trans == Op::None { m } else { k };
+        let hc = Matrix::from_array(cmatrix(&mut r, nn * nn, (qs, qs), kind), nn, nn).unwrap();
+        let (hal, hbe) = (scalar(&mut r, qs, ak), scalar(&mut r, qs, Kind::Plain));
+        let oh = Herk {
+            uplo,
+            trans,
+            prec_re: pr,
+            prec_im: pi,
+            rnd,
+        };
+        let (want, wt) = ha.herk(&hal, with_c.then_some((&hbe, &hc)), &oh).unwrap();
+        let (hald, hbed) = (hal.to_engine(&dev).unwrap(), hbe.to_engine(&dev).unwrap());
+        let (got, gt) = onm(&ha)
+            .herk(&hald, with_c.then_some((&hbed, &onm(&hc))), &oh)
+            .unwrap();
+        csame(
+            &format!("herk {uplo:?} {trans:?} {ctx}"),
+            got.data(),
+            &gt,
+            want.data(),
+            &wt,
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn blasgpu_complex_vs_cpu() {
+    let _serial = serial();
+    let s = seed();
+    let (d0, h0) = mparray::linalg::cuda::stats();
+    gpu_ccases(s, 120);
+    let (d1, h1) = mparray::linalg::cuda::stats();
+    eprintln!(
+        "device decided {} parts/elements, host {}",
+        d1 - d0,
+        h1 - h0
+    );
+    assert!(d1 > d0);
+}
+
+/// Ordinary random complex inputs (a 40 x 24 x 50 product at 512 bits,
+/// every mode, alpha complex, with C) are decided on the device.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn blasgpu_complex_decided_on_device() {
+    let _serial = serial();
+    let dev = cuda();
+    let mut r = Rng(seed());
+    for rnd in MODES {
+        let a =
+            Matrix::from_array(cmatrix(&mut r, 40 * 50, (512, 512), Kind::Plain), 40, 50).unwrap();
+        let b =
+            Matrix::from_array(cmatrix(&mut r, 50 * 24, (512, 512), Kind::Plain), 50, 24).unwrap();
+        let c =
+            Matrix::from_array(cmatrix(&mut r, 40 * 24, (512, 512), Kind::Plain), 40, 24).unwrap();
+        let al = cmatrix(&mut r, 1, (512, 512), Kind::Plain);
+        let be = cmatrix(&mut r, 1, (512, 512), Kind::Plain);
+        let o = CGemm {
+            prec_re: 512,
+            prec_im: 512,
+            rnd: CRound::both(rnd),
+            ..CGemm::default()
+        };
+        let (want, wt) = a.gemm(&b, &al, Some((&be, &c)), &o).unwrap();
+        let on = |x: &ComplexArray| x.to_engine(&dev).unwrap();
+        let (d0, h0) = mparray::linalg::cuda::stats();
+        let (got, gt) = a
+            .to_engine(&dev)
+            .unwrap()
+            .gemm(
+                &b.to_engine(&dev).unwrap(),
+                &on(&al),
+                Some((&on(&be), &c.to_engine(&dev).unwrap())),
+                &o,
+            )
+            .unwrap();
+        let (d1, h1) = mparray::linalg::cuda::stats();
+        csame("random cgemm", got.data(), &gt, want.data(), &wt);
+        assert_eq!(d1 - d0, 2 * 40 * 24, "{} host parts", h1 - h0);
+    }
+}
+
+/// nrm2 and asum of real and complex vectors on the device against the
+/// CPU engine: lengths 0 ... 70000, every mode, precisions across the tiers
+/// and above, zeros, specials, exponent spread.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn blasgpu_nrm2_asum_vs_cpu() {
+    let _serial = serial();
+    let dev = cuda();
+    let s = seed();
+    let mut r = Rng(s);
+    let precs = [1u64, 2, 53, 64, 100, 256, 512, 1000, 2000, 2100];
+    let kinds = [
+        Kind::Plain,
+        Kind::Plain,
+        Kind::Spread,
+        Kind::Huge,
+        Kind::Specials,
+    ];
+    let (d0, h0) = mparray::linalg::cuda::stats();
+    for case in 0..80 {
+        let p = r.pick(&precs);
+        let q = if r.below(2) == 0 { r.pick(&precs) } else { p };
+        let len = r.pick(&[0usize, 1, 2, 7, 100, 5000, 70000]);
+        let kind = r.pick(&kinds);
+        let rnd = r.pick(&MODES);
+        let ctx = format!("case {case} seed {s}: p {p} q {q} len {len} {kind:?} {rnd:?}");
+        let x = matrix(&mut r, len, q, kind);
+        let xd = x.to_engine(&dev).unwrap();
+        let (w, wt) = x.nrm2(p, rnd).unwrap();
+        let (g, gt) = xd.nrm2(p, rnd).unwrap();
+        same(&format!("nrm2 {ctx}"), &g, &gt, &w, &wt);
+        let (w, wt) = x.asum(p, rnd).unwrap();
+        let (g, gt) = xd.asum(p, rnd).unwrap();
+        same(&format!("asum {ctx}"), &g, &gt, &w, &wt);
+        let qi = r.pick(&precs);
+        let z = cmatrix(&mut r, len, (q, qi), kind);
+        let zd = z.to_engine(&dev).unwrap();
+        let (w, wt) = z.nrm2(p, rnd).unwrap();
+        let (g, gt) = zd.nrm2(p, rnd).unwrap();
+        same(&format!("complex nrm2 {ctx}"), &g, &gt, &w, &wt);
+        let (w, wt) = z.asum(p, rnd).unwrap();
+        let (g, gt) = zd.asum(p, rnd).unwrap();
+        same(&format!("complex asum {ctx}"), &g, &gt, &w, &wt);
+    }
+    // Exact squares: sqrt(3^2 + 4^2) = 5 exactly.
+    let v = FloatArray::from_f64s(53, &[3.0, -4.0], Round::Nearest)
+        .unwrap()
+        .0;
+    let (g, gt) = v.to_engine(&dev).unwrap().nrm2(10, Round::Up).unwrap();
+    let (w, wt) = v.nrm2(10, Round::Up).unwrap();
+    same("nrm2 exact", &g, &gt, &w, &wt);
+    assert_eq!(gt.to_vec().unwrap(), vec![0]);
+    let (d1, h1) = mparray::linalg::cuda::stats();
+    eprintln!("device decided {} elements, host {}", d1 - d0, h1 - h0);
+    assert!(d1 > d0);
+}
+
+/// GMAC/s of the complex device path (not a timed assertion): complex GEMM
+/// at the sizes of MPARRAY_BLAS_CSPEED (`bits:n,...`, default 512:1024),
+/// a complex MAC counted once (four real products).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn blasgpu_complex_speed() {
+    let _serial = serial();
+    use std::time::Instant;
+    let dev = cuda();
+    let eng = match &dev {
+        Engine::Cuda(e) => e.clone(),
+        _ => unreachable!(),
+    };
+    let sizes: Vec<(u64, usize)> = std::env::var("MPARRAY_BLAS_CSPEED")
+        .ok()
+        .map(|v| {
+            v.split(',')
+                .map(|s| {
+                    let (p, n) = s.split_once(':').unwrap();
+                    (p.parse().unwrap(), n.parse().unwrap())
+                })
+                .collect()
+        })
+        .unwrap_or(vec![(512, 1024)]);
+    let one = ComplexArray::new(
+        FloatArray::from_f64s(64, &[1.0], Round::Nearest).unwrap().0,
+        FloatArray::from_f64s(64, &[0.0], Round::Nearest).unwrap().0,
+    )
+    .unwrap()
+    .to_engine(&dev)
+    .unwrap();
+    let rnd = |n: usize, p: u64, s: u64| {
+        ComplexArray::new(
+            FloatArray::random_unit(&dev, n, p, s).unwrap(),
+            FloatArray::random_unit(&dev, n, p, s + 100).unwrap(),
+        )
+        .unwrap()
+    };
+    for (p, n) in sizes {
+        let a = Matrix::from_array(rnd(n * n, p, 1), n, n).unwrap();
+        let b = Matrix::from_array(rnd(n * n, p, 2), n, n).unwrap();
+        let o = CGemm {
+            prec_re: p,
+            prec_im: p,
+            ..CGemm::default()
+        };
+        let small = Matrix::from_array(rnd(64 * 64, p, 3), 64, 64).unwrap();
+        small.gemm(&small, &one, None, &o).unwrap();
+        eng.synchronize().unwrap();
+        let (d0, h0) = mparray::linalg::cuda::stats();
+        let t = Instant::now();
+        let (c, _) = a.gemm(&b, &one, None, &o).unwrap();
+        eng.synchronize().unwrap();
+        let dt = t.elapsed().as_secs_f64();
+        let (d1, h1) = mparray::linalg::cuda::stats();
+        drop(c);
+        let macs = (n as f64).powi(3);
+        eprintln!(
+            "complex GEMM {p} bits n = {n}: {dt:.3} s, {:.2} complex GMAC/s ({:.2} real GMAC/s; \
+             {} device, {} host parts)",
+            macs / dt / 1e9,
+            4.0 * macs / dt / 1e9,
+            d1 - d0,
+            h1 - h0
         );
     }
 }

@@ -295,6 +295,14 @@ impl ComplexArray {
         })
     }
 
+    /// The device storage of a CUDA array.
+    pub(crate) fn device(&self) -> Option<&CudaComplex> {
+        match &self.store {
+            Store::Cpu(_) => None,
+            Store::Cuda(a) => Some(a),
+        }
+    }
+
     /// The host storage (None on a device).
     pub(crate) fn cpu(&self) -> Option<&CpuComplex> {
         match &self.store {

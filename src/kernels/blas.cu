@@ -406,6 +406,344 @@ FL_DEV bool bl_zero_neg(u64 alh, const u64 *ah, i64 sa, const u64 *bh, i64 sb, u
 #define BL_EOFF ((i64)1 << 40)
 FL_DEV i64 bl_esc(u64 x) { return x ? (i64)x - BL_EOFF : 0; }
 
+// ---- Complex reductions (notes/blas-cuda.md, "Complex operations") ----
+// Each part of a complex output is an exact sum of real products: with the
+// panels PA = [re | s_a im] (lines of op(A)), PBr = [re | -s_b im] and PBi
+// = [s_b im | re] (lines of op(B); s = -1 for a conjugated operand), Re =
+// alr PA.PBr - ali PA.PBi + br cr - bi ci and Im = alr PA.PBi + ali PA.PBr
+// + br ci + bi cr, PA.PBr and PA.PBi two real products over 2K positions
+// (same line scales: PBr's and PBi's lines hold the same entries).
+
+// A float operand of the complex epilogue: head, mantissa, limbs.
+struct BlF {
+    u64 h;
+    const u64 *m;
+    u32 l;
+};
+
+FL_DEV BlF bl_negf(BlF x) {
+    x.h ^= FL_NEG;
+    return x;
+}
+
+// |acc| (NF + 2 words, two's complement) into mag (NF / 2 + 1 limbs);
+// returns the sign.
+template <int NF>
+FL_DEV bool bl_absacc(const u32 *acc, u64 *mag) {
+    const u32 NWL = NF / 2 + 1;
+    for (u32 i = 0; i < NWL; i++) mag[i] = (u64)acc[2 * i] | ((u64)acc[2 * i + 1] << 32);
+    bool neg = (mag[NWL - 1] >> 63) != 0;
+    if (neg) {
+        u64 c = 1;
+        for (u32 i = 0; i < NWL; i++) {
+            u64 v = ~mag[i] + c;
+            c = (c && v == 0) ? 1 : 0;
+            mag[i] = v;
+        }
+    }
+    return neg;
+}
+
+// One part of a complex output: V = sum_{t < nx} al[t] S_t + sum_{t < ny}
+// be[t] c[t], S_t the exact sum accumulated in acc[t] (NF + 2 words, cnt[t]
+// possibly inexact terms) at scale 2^(es - F - 32), rounded to p bits in
+// mode rnd into o (ternary into tern) when no rounding boundary lies within
+// the error. Every operand is a zero or a normal number (the caller sends
+// specials to the host). bl_epilogue's method with four terms: the window's
+// top 4 bits above every term's (bounded) top and the errors, the error of
+// S_t scaled by al[t] as there, each cut below the window less than one
+// unit. Returns 0 when done, 1 when the host must compute the part, 2 for
+// an exact zero whose sign needs the terms (bl_czero_neg).
+template <int NF>
+FL_DEV u32 bl_cepilogue(FlOut &o, i8 &tern, const u32 *acc0, u32 cnt0, const u32 *acc1, u32 cnt1,
+                        u32 nx, i64 es, const BlF *al, u32 ny, const BlF *be, const BlF *c, u64 p,
+                        u32 rnd) {
+    const u32 NWL = NF / 2 + 1, WB = NF + 8;
+    u64 X[NF + 4], buf[NF + 8], tmp[NF + 8], H[NF + 8], mag[2][NF / 2 + 1];
+    const i64 NOTOP = -((i64)1 << 62);
+    const u32 *accs[2] = {acc0, acc1};
+    const u32 cnts[2] = {cnt0, cnt1};
+    bool xon[2] = {false, false}, xneg[2] = {false, false}, yon[2] = {false, false};
+    i64 ux[2] = {0, 0}, uy[2] = {0, 0};
+    i64 top = NOTOP, ex = NOTOP;
+    for (u32 t = 0; t < nx; t++) {
+        if ((fl_tag(al[t].h) & 3) != FL_NORMAL) continue;
+        bool an = bl_absacc<NF>(accs[t], mag[t]);
+        xneg[t] = an != ((fl_tag(al[t].h) & FL_NEG) != 0);
+        ux[t] = es - 32 * (i64)NF - 32 + fl_exp(al[t].h) - 64 * (i64)al[t].l;
+        i64 bm = bl_bitlen(mag[t], NWL);
+        if (bm) {
+            xon[t] = true;
+            i64 tt = ux[t] + 64 * (i64)al[t].l + bm;
+            if (tt > top) top = tt;
+        }
+        if (cnts[t]) {
+            i64 e = ux[t] + bl_bitlen64(cnts[t]) + 33 + bl_bitlen64(NF) + 64 * (i64)al[t].l;
+            if (e > ex) ex = e;
+        }
+    }
+    for (u32 t = 0; t < ny; t++) {
+        if ((fl_tag(be[t].h) & 3) != FL_NORMAL || (fl_tag(c[t].h) & 3) != FL_NORMAL) continue;
+        yon[t] = true;
+        uy[t] = fl_exp(be[t].h) - 64 * (i64)be[t].l + fl_exp(c[t].h) - 64 * (i64)c[t].l;
+        i64 tt = uy[t] + 64 * (i64)(be[t].l + c[t].l);
+        if (tt > top) top = tt;
+    }
+    if (ex > top) top = ex;
+    if (top == NOTOP) return 2; // no nonzero term value and no error
+    i64 hi = top + 4, lo = hi - 64 * (i64)WB;
+    for (u32 i = 0; i < WB; i++) buf[i] = 0;
+    bool cut = false;
+    for (u32 t = 0; t < nx; t++) {
+        if (!xon[t]) continue;
+        fl_mul_exact(X, al[t].m, al[t].l, mag[t], NWL);
+        cut |= bl_place(buf, WB, X, al[t].l + NWL, ux[t] - lo, xneg[t], tmp);
+    }
+    for (u32 t = 0; t < ny; t++) {
+        if (!yon[t]) continue;
+        fl_mul_exact(X, be[t].m, be[t].l, c[t].m, c[t].l);
+        bool yn = ((fl_tag(be[t].h) ^ fl_tag(c[t].h)) & FL_NEG) != 0;
+        cut |= bl_place(buf, WB, X, be[t].l + c[t].l, uy[t] - lo, yn, tmp);
+    }
+    bool neg = (buf[WB - 1] >> 63) != 0;
+    if (neg) {
+        u64 cy = 1;
+        for (u32 i = 0; i < WB; i++) {
+            u64 v = ~buf[i] + cy;
+            cy = (cy && v == 0) ? 1 : 0;
+            buf[i] = v;
+        }
+    }
+    // The error below 2^(ex + 1) (two accumulators) plus under 4 units of
+    // cuts: below 2^e2 units of 2^lo.
+    i64 e2 = -1;
+    if (ex != NOTOP) {
+        e2 = ex - lo + 2;
+        if (e2 < 3) e2 = 3;
+    } else if (cut) {
+        e2 = 2;
+    }
+    if (e2 < 0) {
+        i64 bl = bl_bitlen(buf, WB);
+        if (bl == 0) return 2;
+        fl_shl(buf, WB, (u32)(64 * WB - bl) & 63);
+        u32 sh = (u32)((64 * WB - bl) >> 6);
+        for (u32 i = WB; i-- > 0;) buf[i] = i >= sh ? buf[i - sh] : 0;
+        tern = fl_round_to(o, neg, lo + bl, buf, WB, false, p, rnd);
+        return 0;
+    }
+    for (u32 i = 0; i < WB; i++) {
+        tmp[i] = 0;
+        H[i] = buf[i];
+    }
+    tmp[e2 >> 6] = 1ull << (e2 & 63);
+    if (fl_sub_n(buf, buf, tmp, WB)) return 1; // M < 2^e2
+    fl_add_n(H, H, tmp, WB);
+    i64 bl = bl_bitlen(buf, WB);
+    if (bl == 0 || bl != bl_bitlen(H, WB)) return 1;
+    i64 s = bl - (i64)p - 1;
+    if (s < 0) return 1;
+    for (u32 i = (u32)(s >> 6); i < WB; i++) {
+        u64 d = buf[i] ^ H[i];
+        if (i == (u32)(s >> 6)) d &= ~((1ull << (s & 63)) - 1);
+        if (d) return 1;
+    }
+    u32 lz = (u32)(64 * WB - bl);
+    fl_shl(buf, WB, lz & 63);
+    for (u32 i = WB; i-- > 0;) buf[i] = i >= (lz >> 6) ? buf[i - (lz >> 6)] : 0;
+    tern = fl_round_to(o, neg, lo + bl, buf, WB, true, p, rnd);
+    return 0;
+}
+
+// The sign of an exact zero part (mpfr_sum's rule, as bl_zero_neg) from
+// its terms: al[t] pa[k sa] pb_t[k sb] (t < nx, k < K; heads) and be[t]
+// c[t] (t < ny).
+FL_DEV bool bl_czero_neg(const BlF *al, u32 nx, const u64 *pa, i64 sa, const u64 *pb0,
+                         const u64 *pb1, i64 sb, u64 K, const BlF *be, const BlF *c, u32 ny,
+                         u32 rnd) {
+    u64 zeros = 0, negz = 0;
+    for (u32 t = 0; t < nx; t++) {
+        const u64 *pb = t ? pb1 : pb0;
+        bool an = (fl_tag(al[t].h) & 3) == FL_NORMAL;
+        for (u64 k = 0; k < K; k++) {
+            u64 x = pa[k * sa], y = pb[k * sb];
+            if (an && (fl_tag(x) & 3) == FL_NORMAL && (fl_tag(y) & 3) == FL_NORMAL)
+                return rnd == FL_RD;
+            zeros++;
+            negz += ((fl_tag(al[t].h) ^ fl_tag(x) ^ fl_tag(y)) & FL_NEG) ? 1 : 0;
+        }
+    }
+    for (u32 t = 0; t < ny; t++) {
+        if ((fl_tag(be[t].h) & 3) == FL_NORMAL && (fl_tag(c[t].h) & 3) == FL_NORMAL)
+            return rnd == FL_RD;
+        zeros++;
+        negz += ((fl_tag(be[t].h) ^ fl_tag(c[t].h)) & FL_NEG) ? 1 : 0;
+    }
+    if (zeros > 0 && negz == zeros) return true;
+    if (negz == 0) return false;
+    return rnd == FL_RD;
+}
+
+// The operands of part im (0: Re, 1: Im) of a complex output: the
+// accumulators' order (swap: S_1 first), the scalars al[0..nx) and the
+// products be[t] c[t] (t < ny) as in the panel identity above. ar, ai:
+// alpha (ai absent when !has_ai); br, bi, cr, ci: beta and C (bi absent
+// when !has_bi; none when !has_c).
+FL_DEV void bl_cterms(u32 im, BlF ar, BlF ai, u32 has_ai, u32 has_c, BlF br, BlF bi, u32 has_bi,
+                      BlF cr, BlF ci, bool &swap, BlF *al, u32 &nx, BlF *be, BlF *c, u32 &ny) {
+    swap = im != 0;
+    al[0] = ar;
+    nx = 1;
+    if (has_ai) {
+        al[1] = im ? ai : bl_negf(ai);
+        nx = 2;
+    }
+    ny = 0;
+    if (has_c) {
+        be[0] = br;
+        c[0] = im ? ci : cr;
+        ny = 1;
+        if (has_bi) {
+            be[1] = im ? bi : bl_negf(bi);
+            c[1] = im ? cr : ci;
+            ny = 2;
+        }
+    }
+}
+
+// Whether a scalar or C operand is a NaN or an infinity.
+FL_DEV bool bl_fspecial(u64 h) { return (fl_tag(h) & 3) >= FL_INF; }
+
+// Atomics of the epilogue (plain on the single-threaded host emulation).
+#ifdef __CUDA_ARCH__
+FL_DEV void bl_atomic_add(u64 *a, u64 v) { atomicAdd((unsigned long long *)a, (unsigned long long)v); }
+FL_DEV void bl_atomic_or(u32 *a, u32 v) { atomicOr((unsigned int *)a, v); }
+#else
+static inline void bl_atomic_add(u64 *a, u64 v) { *a += v; }
+static inline void bl_atomic_or(u32 *a, u32 v) { *a |= v; }
+#endif
+
+// Entry x of a panel (blas_cpanel): lines x (nh K) entries, line-major;
+// line t is [half 0 | half 1] (nh halves), half h the entries (t, k)
+// (index t sl + k sp) of part src_h (0: re, 1: im), its sign kept (op 0),
+// flipped (1, NaN kept) or cleared (2), its limbs widened to lp (zero
+// limbs below).
+FL_DEV void bl_cpanel_at(u64 x, const u64 *rh, const u64 *rl, u32 lr, const u64 *ih,
+                         const u64 *il, u32 li, u64 K, i64 sl, i64 sp, u32 nh, u32 src0, u32 op0,
+                         u32 src1, u32 op1, u64 *ph, u64 *pl, u32 lp) {
+    u64 W = nh * K;
+    u64 t = x / W, kk = x - t * W;
+    u32 h = kk >= K ? 1u : 0u;
+    u64 k = kk - h * K;
+    u32 src = h ? src1 : src0, op = h ? op1 : op0;
+    u64 idx = t * sl + k * sp;
+    const u64 *hd = src ? ih : rh, *lb = src ? il : rl;
+    u32 l = src ? li : lr;
+    u64 head = hd[idx];
+    u32 tag = fl_tag(head);
+    if (op == 1 && (tag & 3) != FL_NAN) head ^= FL_NEG;
+    if (op == 2) head &= ~(u64)FL_NEG;
+    ph[x] = head;
+    const u64 *s = lb + idx * l;
+    u64 *d = pl + x * lp;
+    for (u32 w = 0; w < lp; w++) d[w] = w < lp - l ? 0 : s[w - (lp - l)];
+}
+
+// The epilogue of part im of complex output o = i n + j from the sums of
+// the two products (accR = PA.PBr, accI = PA.PBi, NW words, counts cR,
+// cI). sc: PA.PBr's scale buffer (scales, flags and the undecided count;
+// PA.PBi's lines have the same scales; blas_scale's layout), the
+// undecided count at nund, alpha_one: alpha = 1 (head and limb at one), no
+// imaginary part. Scalars: ar (and ai with has_ai), C with
+// has_c: beta br (bi with has_bi), cr, ci at index i ldc + j. Panel heads
+// pa (m lines), pbr, pbi (n lines) of K positions each, for the sign of an
+// exact zero. tri as blas_epi (herk: C's part rounded outside the
+// triangle). und[o] gets bit im where the host computes the part.
+#define BL_CEPI_PARAMS                                                                         \
+    u32 m, u32 n, u64 *sc, u32 alpha_one, const u64 *arh, const u64 *arm, u32 lar, u32 has_ai,    \
+        const u64 *aih, const u64 *aim, u32 lai, u32 has_c, const u64 *brh, const u64 *brm,       \
+        u32 lbr, u32 has_bi, const u64 *bih, const u64 *bim, u32 lbi, const u64 *crh,             \
+        const u64 *crm, u32 lcr, const u64 *cih, const u64 *cim, u32 lci, u64 ldc, const u64 *pa, \
+        const u64 *pbr, const u64 *pbi, u64 K, u64 pr, u64 pi, u32 rndr, u32 rndi, u64 *orh,      \
+        u64 *orl, u32 rnr, u64 *oih, u64 *oil, u32 rni, u32 tri, i8 *ter, i8 *tei, u8 *und
+#define BL_CEPI_ARGS                                                                           \
+    m, n, sc, alpha_one, arh, arm, lar, has_ai, aih, aim, lai, has_c, brh, brm, lbr, has_bi, bih, \
+        bim, lbi, crh, crm, lcr, cih, cim, lci, ldc, pa, pbr, pbi, K, pr, pi, rndr, rndi, orh,    \
+        orl, rnr, oih, oil, rni, tri, ter, tei, und
+template <int NF>
+FL_DEV void bl_cepi_one(u64 o, u32 im, const u32 *accR, u32 cR, const u32 *accI, u32 cI,
+                        u64 *nund, const u64 *one, BL_CEPI_PARAMS) {
+    u64 i = o / n, j = o - i * n;
+    u64 ci = i * ldc + j;
+    const u64 *esa = sc, *esb = sc + m, *fa = sc + m + n, *fb = sc + 2 * (u64)m + n;
+    BlF ar = alpha_one ? BlF{one[0], one + 1, 1u} : BlF{arh[0], arm, lar};
+    BlF ai = {has_ai ? aih[0] : 0, aim, lai};
+    BlF br = {has_c ? brh[0] : 0, brm, lbr}, bi = {has_c && has_bi ? bih[0] : 0, bim, lbi};
+    BlF cr = {has_c ? crh[ci] : 0, crm + ci * lcr, lcr}, cc = {has_c ? cih[ci] : 0, cim + ci * lci, lci};
+    u64 p = im ? pi : pr;
+    u32 rnd = im ? rndi : rndr;
+    FlOut out = im ? FlOut{oil + o * rni, rni, 0} : FlOut{orl + o * rnr, rnr, 0};
+    i8 t = 0;
+    u32 r = 1;
+    if ((tri == 1 && i > j) || (tri == 2 && i < j)) {
+        // Outside the triangle: C's part rounded (+0 without C).
+        BlF x = im ? cc : cr;
+        u32 cls = fl_tag(x.h) & 3;
+        bool xn = (fl_tag(x.h) & FL_NEG) != 0;
+        r = 0;
+        if (!has_c)
+            fl_special(out, FL_ZERO, false);
+        else if (cls == FL_NORMAL)
+            t = fl_round_to(out, xn, fl_exp(x.h), x.m, x.l, false, p, rnd);
+        else
+            fl_special(out, cls, xn);
+    } else {
+        bool special = fa[i] || fb[j] || bl_fspecial(ar.h) || (has_ai && bl_fspecial(ai.h)) ||
+                       (has_c && (bl_fspecial(br.h) || (has_bi && bl_fspecial(bi.h)) ||
+                                  bl_fspecial(cr.h) || bl_fspecial(cc.h)));
+        if (!special) {
+            BlF al[2], be[2], cs[2];
+            u32 nx, ny;
+            bool swap;
+            bl_cterms(im, ar, ai, has_ai, has_c, br, bi, has_bi, cr, cc, swap, al, nx, be, cs, ny);
+            const u32 *a0 = swap ? accI : accR, *a1 = swap ? accR : accI;
+            u32 c0 = swap ? cI : cR, c1 = swap ? cR : cI;
+            // herk's diagonal: PA.PBi = (s_a + s_b) sum re im is exactly 0
+            // (s_b = -s_a), its terms cancelling in pairs; the fixed point
+            // only bounds it, so the exact zero is used.
+            u32 zacc[NF + 2];
+            if (tri && i == j && im) {
+                for (int w = 0; w < NF + 2; w++) zacc[w] = 0;
+                a0 = zacc;
+                c0 = 0;
+            }
+            r = bl_cepilogue<NF>(out, t, a0, c0, a1, c1, nx, bl_esc(esa[i]) + bl_esc(esb[j]), al,
+                                    ny, be, cs, p, rnd);
+            if (r == 2) {
+                const u64 *b0 = swap ? pbi : pbr, *b1 = swap ? pbr : pbi;
+                bool zn = bl_czero_neg(al, nx, pa + i * K, 1, b0 + j * K, b1 + j * K, 1, K, be, cs,
+                                       ny, rnd);
+                fl_special(out, FL_ZERO, zn);
+                t = 0;
+                r = 0;
+            }
+        }
+    }
+    if (r) {
+        fl_special(out, FL_ZERO, false);
+        bl_atomic_add(nund, 1);
+        bl_atomic_or((u32 *)(und + (o & ~(u64)3)), (1u << im) << (8 * (o & 3)));
+    }
+    if (im) {
+        oih[o] = out.head;
+        tei[o] = t;
+    } else {
+        orh[o] = out.head;
+        ter[o] = t;
+    }
+}
+
+
 #ifdef __CUDACC__
 
 #define BL_NW (BL_NF + 2)
@@ -854,6 +1192,73 @@ extern "C" __global__ void blas_scatter(const u64 *idx, const u64 *hh, const u64
         for (u32 w = 0; w < rn; w++) rl[o * rn + w] = hl[x * rn + w];
         tern[o] = ht[x];
     }
+}
+
+// ---- Complex reductions: panels and the epilogue ----
+
+// Panels of a complex operand (bl_cpanel_at), lines x (nh K) entries.
+extern "C" __global__ void blas_cpanel(const u64 *rh, const u64 *rl, u32 lr, const u64 *ih,
+                                       const u64 *il, u32 li, u64 lines, u64 K, i64 sl, i64 sp,
+                                       u32 nh, u32 src0, u32 op0, u32 src1, u32 op1, u64 *ph,
+                                       u64 *pl, u32 lp) {
+    u64 total = lines * nh * K;
+    for (u64 x = blockIdx.x * (u64)blockDim.x + threadIdx.x; x < total;
+         x += (u64)gridDim.x * blockDim.x)
+        bl_cpanel_at(x, rh, rl, lr, ih, il, li, K, sl, sp, nh, src0, op0, src1, op1, ph, pl, lp);
+}
+
+// One accumulator per output (accR[o NW ..], counts at accR + m n NW; accI
+// likewise): a thread per (output, part).
+extern "C" __global__ void blas_cepi(const u32 *accR, const u32 *accI, BL_CEPI_PARAMS) {
+    u64 nout = (u64)m * n;
+    for (u64 x = blockIdx.x * (u64)blockDim.x + threadIdx.x; x < 2 * nout;
+         x += (u64)gridDim.x * blockDim.x) {
+        u64 o = x >> 1;
+        bl_cepi_one<BL_NF>(o, (u32)(x & 1), accR + o * BL_NW, accR[nout * BL_NW + o],
+                           accI + o * BL_NW, accI[nout * BL_NW + o], sc + BL_UND(m, n),
+                           sc + BL_ONE(m, n), BL_CEPI_ARGS);
+    }
+}
+
+// Threads of blas_cfin at most (two shared sums fit 48 KB).
+#define BL_CFINT (BL_NF <= 34 ? 128 : 64)
+
+// S partial accumulators per output and product (blas_fin's layout), added
+// exactly by a block per output; threads 0 and 1 run the two parts.
+extern "C" __global__ void __launch_bounds__(128)
+    blas_cfin(const u32 *accR, const u32 *accI, u32 S, BL_CEPI_PARAMS) {
+    __shared__ u32 sr[BL_CFINT * (BL_NW + 1)], si[BL_CFINT * (BL_NW + 1)];
+    u64 nout = (u64)m * n, o = blockIdx.x;
+    u32 t = threadIdx.x, T = blockDim.x;
+    for (u32 q = 0; q < 2; q++) {
+        const u32 *acc = q ? accI : accR;
+        u32 *sa = q ? si : sr;
+        const u32 *cnts = acc + (u64)S * nout * BL_NW;
+        u32 mine[BL_NW], c = 0;
+        for (int w = 0; w < BL_NW; w++) mine[w] = 0;
+        for (u32 z = t; z < S; z += T) {
+            bl_acc_add(mine, acc + ((u64)z * nout + o) * BL_NW, BL_NW);
+            c += cnts[(u64)z * nout + o];
+        }
+        u32 *sm = sa + t * (BL_NW + 1);
+        for (int w = 0; w < BL_NW; w++) sm[w] = mine[w];
+        sm[BL_NW] = c;
+    }
+    __syncthreads();
+    for (u32 h = T / 2; h > 0; h >>= 1) {
+        if (t < h) {
+            for (u32 q = 0; q < 2; q++) {
+                u32 *sa = q ? si : sr;
+                u32 *sm = sa + t * (BL_NW + 1), *other = sa + (t + h) * (BL_NW + 1);
+                bl_acc_add(sm, other, BL_NW);
+                sm[BL_NW] += other[BL_NW];
+            }
+        }
+        __syncthreads();
+    }
+    if (t < 2)
+        bl_cepi_one<BL_NF>(o, t, sr, sr[BL_NW], si, si[BL_NW], sc + BL_UND(m, n), sc + BL_ONE(m, n),
+                           BL_CEPI_ARGS);
 }
 
 #endif

@@ -13,10 +13,13 @@
 //! Engines: the CPU engine computes everything here; `dot`, `dotu` and
 //! `dotc` through the [fixed-point fast path](super::fixed) (the exact
 //! core for what it cannot decide: the same bits). On CUDA arrays the
-//! real `dot` runs on the device ([`cuda`](super::cuda): the same bits),
-//! the real `axpy`/`scal` are the array's own `fma`/`mul` with the scalar
-//! broadcast, and the other operations are computed by the CPU engine on
-//! host copies and written back to the device.
+//! real `dot`, the complex `dotu`/`dotc`, `nrm2` and `asum` run on the
+//! device ([`cuda`](super::cuda), `cuda_complex`: the same bits; `nrm2`'s
+//! square root is taken on the host from the device's sum of squares), the
+//! real `axpy`/`scal` are the array's own `fma`/`mul` with the scalar
+//! broadcast, and the other operations (and what the device does not
+//! serve: precisions above its largest tier) are computed by the CPU engine
+//! on host copies and written back to the device.
 
 use malachite_base::num::arithmetic::traits::FloorSqrt;
 use malachite_base::num::logic::traits::SignificantBits;
@@ -207,6 +210,11 @@ impl FloatArray {
     /// infinite; +0 for no elements), one element, with its ternary value.
     pub fn nrm2(&self, prec: u64, rnd: Round) -> Result<WithTernary> {
         let engine = self.engine();
+        if let Some(d) = self.device()
+            && let Some(r) = super::cuda_complex::nrm2(&[d], prec, rnd)?
+        {
+            return Ok(r);
+        }
         let x = self.host()?;
         let r = one(prec, |out| {
             let mut t = Terms::new();
@@ -223,6 +231,11 @@ impl FloatArray {
     /// its ternary value.
     pub fn asum(&self, prec: u64, rnd: Round) -> Result<WithTernary> {
         let engine = self.engine();
+        if let Some(d) = self.device()
+            && let Some(r) = super::cuda_complex::asum(&[d], prec, rnd)?
+        {
+            return Ok(r);
+        }
         let x = self.host()?;
         let r = one(prec, |out| {
             let mut t = Terms::new();
@@ -333,6 +346,9 @@ impl ComplexArray {
     ) -> Result<CWithTernary> {
         same_len(if conj { "dotc" } else { "dotu" }, self.len(), y.len())?;
         let engine = common_engine(&[self.engine(), y.engine()])?;
+        if let Some(r) = super::cuda_complex::dot(self, y, conj, (pr, pi), rnd)? {
+            return Ok(r);
+        }
         let (x, y) = (self.host()?, y.host()?);
         let exact = |im: bool, p: u64, r: Round, out: &mut Out| {
             let mut t = Terms::new();
@@ -388,6 +404,11 @@ impl ComplexArray {
     /// value.
     pub fn nrm2(&self, prec: u64, rnd: Round) -> Result<WithTernary> {
         let engine = self.engine();
+        if let Some(d) = self.device()
+            && let Some(r) = super::cuda_complex::nrm2(&[d.re(), d.im()], prec, rnd)?
+        {
+            return Ok(r);
+        }
         let x = self.host()?;
         let r = one(prec, |out| {
             let mut t = Terms::new();
@@ -405,6 +426,11 @@ impl ComplexArray {
     /// rounded, a real one-element array with its ternary value.
     pub fn asum(&self, prec: u64, rnd: Round) -> Result<WithTernary> {
         let engine = self.engine();
+        if let Some(d) = self.device()
+            && let Some(r) = super::cuda_complex::asum(&[d.re(), d.im()], prec, rnd)?
+        {
+            return Ok(r);
+        }
         let x = self.host()?;
         let r = one(prec, |out| {
             let mut t = Terms::new();

@@ -16,10 +16,10 @@
 //! [fixed-point fast path](super::fixed) with the exact core for the
 //! elements it cannot decide (the same bits). The results are new
 //! row-major matrices with `ld = cols`. On CUDA matrices the real `gemv`,
-//! `gemm` and `syrk` run on the device ([`cuda`](super::cuda): the same
-//! bits; precisions above its tiers go to the CPU engine); the complex
-//! operations are computed by the CPU engine on host copies and the result
-//! written back to the device.
+//! `gemm` and `syrk` and the complex `gemv`, `gemm` and `herk` run on the
+//! device ([`cuda`](super::cuda), `cuda_complex`: the same bits;
+//! precisions above its tiers go to the CPU engine, on host copies, the
+//! result written back to the device).
 
 use super::Matrix;
 use super::blas1::{CF, build_par, common_engine, place, place_c, push_cpart, scalar_len};
@@ -495,6 +495,18 @@ impl Matrix<ComplexArray> {
             eng.extend([b.engine(), y.engine()]);
         }
         let engine = common_engine(&eng)?;
+        if let Some(r) = super::cuda_complex::gemv(
+            self,
+            o.op,
+            alpha,
+            x,
+            beta_y,
+            (m, n),
+            (o.prec_re, o.prec_im),
+            o.rnd,
+        )? {
+            return Ok(r);
+        }
         let (a, al, xh) = (self.data().host()?, alpha.host()?, x.host()?);
         let by = match beta_y {
             Some((b, y)) => Some((b.host()?, y.host()?)),
@@ -549,6 +561,19 @@ impl Matrix<ComplexArray> {
         o: &CGemm,
     ) -> Result<(Matrix<ComplexArray>, ComplexTernary)> {
         let (m, n, ka, engine) = gemm_shape(self, o.op_a, b, o.op_b, alpha, beta_c)?;
+        if let Some((r, t)) = super::cuda_complex::gemm(
+            self,
+            o.op_a,
+            b,
+            o.op_b,
+            alpha,
+            beta_c,
+            (m, n, ka),
+            (o.prec_re, o.prec_im),
+            o.rnd,
+        )? {
+            return Ok((Matrix::from_array(r, m, n)?, t));
+        }
         let (ah, bh, al) = (self.data().host()?, b.data().host()?, alpha.host()?);
         let bc: HostBeta<CpuComplex> = match beta_c {
             Some((beta, c)) => Some((beta.host()?, c.data().host()?, c.ld())),
@@ -624,6 +649,18 @@ impl Matrix<ComplexArray> {
             eng.push(beta.engine());
         }
         let engine = common_engine(&engines(&eng, beta_c.map(|x| x.1)))?;
+        if let Some((r, t)) = super::cuda_complex::herk(
+            self,
+            o.trans,
+            o.uplo == Uplo::Upper,
+            alpha,
+            beta_c,
+            (n, kk),
+            (o.prec_re, o.prec_im),
+            o.rnd,
+        )? {
+            return Ok((Matrix::from_array(r, n, n)?, t));
+        }
         let (ah, al) = (self.data().host()?, alpha.host()?);
         let bc = match beta_c {
             Some((beta, c)) => Some((beta.host()?, c.data().host()?, c.ld())),

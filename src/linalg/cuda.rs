@@ -44,8 +44,15 @@ const GUARD: u64 = 25;
 static ON_DEVICE: AtomicU64 = AtomicU64::new(0);
 static ON_HOST: AtomicU64 = AtomicU64::new(0);
 
+/// Adds to the counts of [`stats`] (the complex paths count each part).
+pub(super) fn count(device: u64, host: u64) {
+    ON_DEVICE.fetch_add(device, Ordering::Relaxed);
+    ON_HOST.fetch_add(host, Ordering::Relaxed);
+}
+
 /// Output elements decided on the device and computed on the host since
-/// the start of the process (for tests and benchmarks).
+/// the start of the process (for tests and benchmarks; complex outputs
+/// count per part, `nrm2` as one element).
 pub fn stats() -> (u64, u64) {
     (
         ON_DEVICE.load(Ordering::Relaxed),
@@ -53,7 +60,7 @@ pub fn stats() -> (u64, u64) {
     )
 }
 
-fn inst(nf: u32) -> Instance {
+pub(super) fn inst(nf: u32) -> Instance {
     Instance::new(&BLAS, &[("BL_NF", nf as i64)])
 }
 
@@ -95,7 +102,7 @@ impl Side<'_> {
     }
 }
 
-fn cfg(blocks: u64, threads: u32) -> LaunchConfig {
+pub(super) fn cfg(blocks: u64, threads: u32) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (blocks.clamp(1, 132 * 64) as u32, 1, 1),
         block_dim: (threads, 1, 1),
@@ -103,7 +110,7 @@ fn cfg(blocks: u64, threads: u32) -> LaunchConfig {
     }
 }
 
-fn launch_err(what: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
+pub(super) fn launch_err(what: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
     Error::driver(format!("launching {what}"))
 }
 
@@ -212,7 +219,6 @@ pub(crate) fn product(
     // The epilogue writes every output element, ternary and flag.
     let mut out = CudaFloats::uninit(&eng, nout, prec)?;
     let mut tern = memory::alloc::<i8>(&eng, nout)?;
-    let nw = (nf + 2) as usize;
     // MPARRAY_BLAS_PROFILE: the time of each stage on stderr (synchronizing).
     let prof = std::env::var_os("MPARRAY_BLAS_PROFILE").is_some();
     let t0 = std::time::Instant::now();
@@ -223,96 +229,8 @@ pub(crate) fn product(
         }
         Ok(())
     };
-    let sc = scales(&eng, nf, a, b, m, n, k)?;
-    stage("scales")?;
+    let Acc { sc, acc, splits } = accumulate(&eng, nf, a, b, m, n, k, &stage)?;
     let (mu, nu, ku) = (m as u32, n as u32, k as u64);
-    // The partial accumulators of S splits of the positions, their counts
-    // after them (one buffer).
-    let tiles = m.div_ceil(16) * n.div_ceil(16);
-    // The tiled kernel's grid holds m / 16 rows of tiles in its y dimension.
-    let tiled = m >= 16
-        && n >= 16
-        && k >= 8
-        && m.div_ceil(16) <= 65535
-        && std::env::var("MPARRAY_BLAS_STREAM").is_err();
-    let (mut acc, splits);
-    if tiled {
-        let s0 = if tiles >= 264 {
-            1
-        } else {
-            (528 / tiles).clamp(1, (k / 64).max(1))
-        };
-        let kper = k.div_ceil(s0);
-        splits = k.div_ceil(kper);
-        let ra = pack(&eng, nf, a, m, k, &sc.slice(0..m))?;
-        let rb = pack(&eng, nf, b, n, k, &sc.slice(m..m + n))?;
-        acc = memory::alloc::<u32>(&eng, splits * nout * (nw + 1))?;
-        let f = eng.function(&inst(nf), "blas_tile")?;
-        let kper_u = kper as u64;
-        let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(&ra)
-            .arg(&rb)
-            .arg(&mu)
-            .arg(&nu)
-            .arg(&ku)
-            .arg(&kper_u)
-            .arg(&mut acc);
-        let c = LaunchConfig {
-            grid_dim: (n.div_ceil(16) as u32, m.div_ceil(16) as u32, splits as u32),
-            block_dim: (16, 16, 1),
-            shared_mem_bytes: 0,
-        };
-        // SAFETY: ra, rb hold m*k and n*k records; acc holds splits*nout
-        // accumulators and counts; blocks beyond the shapes write nothing.
-        unsafe { bld.launch(c) }.map_err(launch_err("blas_tile"))?;
-    } else {
-        let target: usize = 132 * 1024;
-        let kmajor = a.sp == 1;
-        // Split-major (kmajor): S a multiple of 32, a warp per 32 splits,
-        // S / 32 partials; else S partials.
-        let s_all = if kmajor {
-            32 * (target / 32)
-                .div_ceil(nout)
-                .clamp(1, (k / 256).max(1))
-                .min(65535)
-        } else {
-            target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535)
-        };
-        splits = if kmajor { s_all / 32 } else { s_all };
-        acc = memory::alloc::<u32>(&eng, splits * nout * (nw + 1))?;
-        let f = eng.function(&inst(nf), "blas_stream")?;
-        let (la, lb) = (
-            a.f.limbs_per_element() as u32,
-            b.f.limbs_per_element() as u32,
-        );
-        let (s_u, km) = (s_all as u32, kmajor as u32);
-        // MPARRAY_BLAS_NOPIPE: single-buffered staging (for measurements).
-        let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32;
-        let (ah, al) = a.f.raw_parts();
-        let (bh, bl) = b.f.raw_parts();
-        let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(ah)
-            .arg(al)
-            .arg(&la)
-            .arg(&a.sl)
-            .arg(&a.sp)
-            .arg(bh)
-            .arg(bl)
-            .arg(&lb)
-            .arg(&b.sl)
-            .arg(&b.sp)
-            .arg(&sc)
-            .arg(&mu)
-            .arg(&nu)
-            .arg(&ku)
-            .arg(&s_u)
-            .arg(&km)
-            .arg(&pipe)
-            .arg(&mut acc);
-        // SAFETY: as above; acc holds splits*nout accumulators and counts.
-        unsafe { bld.launch(cfg(((s_all * nout) as u64).div_ceil(128), 128)) }
-            .map_err(launch_err("blas_stream"))?;
-    }
     stage("products")?;
     // The sums of the splits (exact integer sums, so any split gives the
     // same bits) and the epilogue: one launch.
@@ -434,6 +352,125 @@ pub(crate) fn product(
     Ok(Some((out, tern)))
 }
 
+/// The accumulated products of one real product: the scale buffer of its
+/// lines (blas.cu's layout), the partial accumulators (blas_fin's layout)
+/// and their number per output.
+pub(crate) struct Acc {
+    pub sc: CudaSlice<u64>,
+    pub acc: CudaSlice<u32>,
+    pub splits: usize,
+}
+
+/// The scales and the fixed-point sums of `op(A) op(B)` (`m x k` times `k
+/// x n`, sides `a` and `b`, tier `nf`, `m n > 0`) on the device: the tiled
+/// kernel for large outputs, the streaming kernel for thin ones; `stage`
+/// marks the stages for MPARRAY_BLAS_PROFILE.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn accumulate(
+    eng: &Arc<CudaEngine>,
+    nf: u32,
+    a: Side,
+    b: Side,
+    m: usize,
+    n: usize,
+    k: usize,
+    stage: &dyn Fn(&str) -> Result<()>,
+) -> Result<Acc> {
+    let nout = m * n;
+    let nw = (nf + 2) as usize;
+    let sc = scales(eng, nf, a, b, m, n, k)?;
+    stage("scales")?;
+    let (mu, nu, ku) = (m as u32, n as u32, k as u64);
+    // The partial accumulators of S splits of the positions, their counts
+    // after them (one buffer).
+    let tiles = m.div_ceil(16) * n.div_ceil(16);
+    // The tiled kernel's grid holds m / 16 rows of tiles in its y dimension.
+    let tiled = m >= 16
+        && n >= 16
+        && k >= 8
+        && m.div_ceil(16) <= 65535
+        && std::env::var("MPARRAY_BLAS_STREAM").is_err();
+    let (mut acc, splits);
+    if tiled {
+        let s0 = if tiles >= 264 {
+            1
+        } else {
+            (528 / tiles).clamp(1, (k / 64).max(1))
+        };
+        let kper = k.div_ceil(s0);
+        splits = k.div_ceil(kper);
+        let ra = pack(eng, nf, a, m, k, &sc.slice(0..m))?;
+        let rb = pack(eng, nf, b, n, k, &sc.slice(m..m + n))?;
+        acc = memory::alloc::<u32>(eng, splits * nout * (nw + 1))?;
+        let f = eng.function(&inst(nf), "blas_tile")?;
+        let kper_u = kper as u64;
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(&ra)
+            .arg(&rb)
+            .arg(&mu)
+            .arg(&nu)
+            .arg(&ku)
+            .arg(&kper_u)
+            .arg(&mut acc);
+        let c = LaunchConfig {
+            grid_dim: (n.div_ceil(16) as u32, m.div_ceil(16) as u32, splits as u32),
+            block_dim: (16, 16, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: ra, rb hold m*k and n*k records; acc holds splits*nout
+        // accumulators and counts; blocks beyond the shapes write nothing.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_tile"))?;
+    } else {
+        let target: usize = 132 * 1024;
+        let kmajor = a.sp == 1;
+        // Split-major (kmajor): S a multiple of 32, a warp per 32 splits,
+        // S / 32 partials; else S partials.
+        let s_all = if kmajor {
+            32 * (target / 32)
+                .div_ceil(nout)
+                .clamp(1, (k / 256).max(1))
+                .min(65535)
+        } else {
+            target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535)
+        };
+        splits = if kmajor { s_all / 32 } else { s_all };
+        acc = memory::alloc::<u32>(eng, splits * nout * (nw + 1))?;
+        let f = eng.function(&inst(nf), "blas_stream")?;
+        let (la, lb) = (
+            a.f.limbs_per_element() as u32,
+            b.f.limbs_per_element() as u32,
+        );
+        let (s_u, km) = (s_all as u32, kmajor as u32);
+        // MPARRAY_BLAS_NOPIPE: single-buffered staging (for measurements).
+        let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32;
+        let (ah, al) = a.f.raw_parts();
+        let (bh, bl) = b.f.raw_parts();
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(ah)
+            .arg(al)
+            .arg(&la)
+            .arg(&a.sl)
+            .arg(&a.sp)
+            .arg(bh)
+            .arg(bl)
+            .arg(&lb)
+            .arg(&b.sl)
+            .arg(&b.sp)
+            .arg(&sc)
+            .arg(&mu)
+            .arg(&nu)
+            .arg(&ku)
+            .arg(&s_u)
+            .arg(&km)
+            .arg(&pipe)
+            .arg(&mut acc);
+        // SAFETY: as above; acc holds splits*nout accumulators and counts.
+        unsafe { bld.launch(cfg(((s_all * nout) as u64).div_ceil(128), 128)) }
+            .map_err(launch_err("blas_stream"))?;
+    }
+    Ok(Acc { sc, acc, splits })
+}
+
 /// Computes the output elements `todo` on the host with the exact core and
 /// writes them into `out` and `tern` on the device.
 #[allow(clippy::too_many_arguments)]
@@ -525,7 +562,7 @@ fn host_elements(
 
 /// The line and position strides of op(A)'s rows (`rows = true`) or
 /// op(B)'s columns in a row-major matrix of leading dimension `ld`.
-fn strides(op: Op, ld: usize, rows: bool) -> (i64, i64) {
+pub(super) fn strides(op: Op, ld: usize, rows: bool) -> (i64, i64) {
     let ld = ld as i64;
     match (op == Op::None, rows) {
         (true, true) | (false, false) => (ld, 1),
@@ -534,7 +571,7 @@ fn strides(op: Op, ld: usize, rows: bool) -> (i64, i64) {
 }
 
 /// A device result as arrays.
-fn wrap(r: (CudaFloats, CudaSlice<i8>)) -> WithTernary {
+pub(super) fn wrap(r: (CudaFloats, CudaSlice<i8>)) -> WithTernary {
     let len = r.0.len();
     let eng = r.0.engine().clone();
     (FloatArray::from(r.0), TernaryArray::cuda(&eng, r.1, len))

@@ -28,6 +28,7 @@
 pub mod blas1;
 pub mod blas23;
 pub mod cuda;
+mod cuda_complex;
 pub mod exact;
 pub mod fixed;
 pub mod market;
