@@ -778,6 +778,81 @@ fn blasemu_complex() {
     );
 }
 
+/// nrm2's host step (the square root of a device accumulator's interval)
+/// on synthetic accumulators of known sums of squares: exact sums (square
+/// and non-square), inexact counts (decided or not), split partials, odd
+/// scales, against the CPU engine's nrm2 of vectors with those sums.
+#[test]
+fn nrm2_host_step() {
+    use mparray::linalg::cuda_complex::sqrt_acc_raw;
+    let s = seed();
+    let mut r = Rng(s);
+    let nf = 18u32;
+    let nw = (nf + 2) as usize;
+    let words = |v: &malachite_nz::natural::Natural| {
+        let mut w: Vec<u32> = v
+            .to_limbs_asc()
+            .iter()
+            .flat_map(|&l| [l as u32, (l >> 32) as u32])
+            .collect();
+        w.resize(nw, 0);
+        w
+    };
+    let mut decided = 0;
+    for case in 0..300 {
+        let (a, b) = (r.below(1 << 40) + 1, r.below(1 << 40));
+        let (a, b) = if case % 7 == 0 {
+            (3 * a, 4 * a)
+        } else {
+            (a, b)
+        };
+        let odd = r.below(2) == 1;
+        let cnt = if r.below(2) == 0 {
+            0
+        } else {
+            r.below(5) as u32 + 1
+        };
+        let splits = r.range(1, 3) as usize;
+        let p = r.pick(&[1u64, 2, 10, 20, 30, 53, 64]);
+        let rnd = r.pick(&MODES);
+        // The vector: [a, b] (sum a^2 + b^2 = S); with an odd unit the value
+        // is 2 S, the sum of squares of [a + b, a - b].
+        let sum = malachite_nz::natural::Natural::from(a) * malachite_nz::natural::Natural::from(a)
+            + malachite_nz::natural::Natural::from(b) * malachite_nz::natural::Natural::from(b);
+        let vals: Vec<f64> = if odd {
+            vec![(a + b) as f64, a as f64 - b as f64]
+        } else {
+            vec![a as f64, b as f64]
+        };
+        // Exactly representable (< 2^53).
+        let x = FloatArray::from_f64s(64, &vals, Round::Nearest).unwrap().0;
+        // Scales: unit 2^(ea + eb - 32 nf - 32) = 1 (2 when odd).
+        let e = (32 * nf as i64 + 32) / 2;
+        let enc = |e: i64| (e + (1i64 << 40)) as u64;
+        let sc = vec![enc(e), enc(e + odd as i64), 0, 0, 0, 0, 0];
+        // The sum split into partials (the first holds it all), counts
+        // spread.
+        let mut acc = vec![0u32; splits * (nw + 1)];
+        acc[..nw].copy_from_slice(&words(&sum));
+        acc[splits * nw] = cnt;
+        let got = sqrt_acc_raw(nf, &sc, &acc, splits, p, rnd);
+        if cnt == 0 {
+            assert!(got.is_some(), "case {case} (seed {s}): exact sums decide");
+        }
+        let Some((tag, exp, m, t)) = got else {
+            continue;
+        };
+        decided += 1;
+        let (w, wt) = x.nrm2(p, rnd).unwrap();
+        let ctx = format!("case {case} (seed {s}): a {a} b {b} odd {odd} cnt {cnt} p {p} {rnd:?}");
+        assert_eq!(tag, w.tags().unwrap()[0], "tag: {ctx}");
+        assert_eq!(exp, w.exps().unwrap()[0], "exponent: {ctx}");
+        assert_eq!(&m[..], w.limbs().unwrap(), "limbs: {ctx}");
+        assert_eq!(t, wt.to_vec().unwrap()[0], "ternary: {ctx}");
+    }
+    assert!(decided > 150, "{decided} decided");
+}
+
 // ---- on a CUDA device ----------------------------------------------------
 
 fn cuda() -> Engine {

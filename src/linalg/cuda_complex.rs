@@ -933,7 +933,7 @@ pub(crate) fn sqrt_acc(
     // Both lines' scale: the sum is s in units 2^u, within cnt NF 2^33.
     let esc = |x: u64| if x == 0 { 0 } else { x as i64 - (1i64 << 40) };
     let mut u = esc(sc[0]) + esc(sc[1]) - 32 * nf as i64 - 32;
-    let err = Integer::from(cnt) * Integer::from(nf) << 33u64;
+    let err = (Integer::from(cnt) * Integer::from(nf)) << 33u64;
     let (mut lo, mut hi) = (&s - &err, &s + &err);
     if lo <= 0 {
         return None;
@@ -972,6 +972,26 @@ pub(crate) fn sqrt_acc(
         s: e,
     };
     round_interval(out, &iv, p, rnd)
+}
+
+/// [`sqrt_acc`] as (tag, exponent, limbs, ternary), for tests.
+#[doc(hidden)]
+pub fn sqrt_acc_raw(
+    nf: u32,
+    sc: &[u64],
+    acc: &[u32],
+    splits: usize,
+    p: u64,
+    rnd: Round,
+) -> Option<(u8, i64, Vec<u64>, i8)> {
+    let (mut tag, mut exp, mut m) = (0u8, 0i64, vec![0u64; p.div_ceil(64) as usize]);
+    let mut out = Out {
+        tag: &mut tag,
+        exp: &mut exp,
+        m: &mut m,
+    };
+    let t = sqrt_acc(&mut out, nf, sc, acc, splits, p, rnd)?;
+    Some((tag, exp, m, t))
 }
 
 /// The integer of `w` (32-bit words, little-endian, two's complement).

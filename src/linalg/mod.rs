@@ -28,7 +28,8 @@
 pub mod blas1;
 pub mod blas23;
 pub mod cuda;
-mod cuda_complex;
+#[doc(hidden)]
+pub mod cuda_complex;
 pub mod exact;
 pub mod fixed;
 pub mod market;
