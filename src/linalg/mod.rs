@@ -30,6 +30,7 @@ pub mod blas23;
 pub mod cuda;
 pub mod exact;
 pub mod fixed;
+mod ifma;
 pub mod market;
 mod matrix;
 
