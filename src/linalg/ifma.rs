@@ -400,6 +400,21 @@ fn run(nl: usize, a: &[u64], b: &[u64], len: usize, wide: &mut [[u128; LANES]]) 
     }
 }
 
+/// `$body` for `$i` = 0, 1, ..., MAX_NL - 1, each a constant.
+#[cfg(target_arch = "x86_64")]
+macro_rules! unroll {
+    ($i:ident; $body:block) => {
+        unroll!(@ $i; $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23)
+    };
+    (@ $i:ident; $body:block; $($n:literal)*) => {
+        $({
+            let $i: usize = $n;
+            $body
+        })*
+    };
+}
+
+/// Row `a` times the 8 interleaved columns `b` (see [`run`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512ifma")]
 unsafe fn kernel<const NL: usize>(a: &[u64], b: &[u64], len: usize, wide: &mut [[u128; LANES]]) {
@@ -420,17 +435,25 @@ unsafe fn kernel<const NL: usize>(a: &[u64], b: &[u64], len: usize, wide: &mut [
                 let ap = a.as_ptr().add(k * NL);
                 let bp = b.as_ptr().add(k * NL * LANES);
                 let mut bv = [_mm512_setzero_si512(); MAX_NL];
-                for (tt, v) in bv.iter_mut().enumerate().take(NL) {
-                    *v = _mm512_loadu_si512(bp.add(tt * LANES) as *const _);
-                }
-                for s in 0..NL {
-                    let av = _mm512_set1_epi64(*ap.add(s) as i64);
-                    for tt in (t - s)..NL {
-                        let c = s + tt - t;
-                        acc[c] = _mm512_madd52lo_epu64(acc[c], av, bv[tt]);
-                        acc[c + 1] = _mm512_madd52hi_epu64(acc[c + 1], av, bv[tt]);
+                // Unrolled by hand (LLVM keeps these loops rolled, with the
+                // accumulators in memory): every index is a constant.
+                unroll!(tt; {
+                    if tt < NL {
+                        bv[tt] = _mm512_loadu_si512(bp.add(tt * LANES) as *const _);
                     }
-                }
+                });
+                unroll!(s; {
+                    if s < NL {
+                        let av = _mm512_set1_epi64(*ap.add(s) as i64);
+                        unroll!(tt; {
+                            if tt < NL && s + tt >= t {
+                                let c = s + tt - t;
+                                acc[c] = _mm512_madd52lo_epu64(acc[c], av, bv[tt]);
+                                acc[c + 1] = _mm512_madd52hi_epu64(acc[c + 1], av, bv[tt]);
+                            }
+                        });
+                    }
+                });
             }
         }
         for (c, w) in wide.iter_mut().enumerate().take(NL + 1) {
