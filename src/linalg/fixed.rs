@@ -750,8 +750,10 @@ where
         .collect();
     let lens: Vec<usize> = starts.iter().map(|s| s.2).collect();
     let mut per: Vec<Vec<Parts>> = hosts.iter_mut().map(|h| h.chunks(&lens)).collect();
-    let mut jobs: Vec<((usize, usize), Vec<Parts>)> =
-        starts.iter().map(|&(i, j, _)| ((i, j), Vec::with_capacity(P))).collect();
+    let mut jobs: Vec<((usize, usize), Vec<Parts>)> = starts
+        .iter()
+        .map(|&(i, j, _)| ((i, j), Vec::with_capacity(P)))
+        .collect();
     for p in per.iter_mut() {
         for (q, part) in p.drain(..).enumerate() {
             jobs[q].1.push(part);
@@ -1049,12 +1051,7 @@ where
             precs,
             rnds,
             keep,
-            |i, j, sc, _| {
-                [
-                    ifma_dot(&pa, i, &pre, j, sc),
-                    ifma_dot(&pa, i, &pim, j, sc),
-                ]
-            },
+            |i, j, sc, _| [ifma_dot(&pa, i, &pre, j, sc), ifma_dot(&pa, i, &pim, j, sc)],
             pieces,
             exact,
         );
