@@ -117,6 +117,17 @@ pub fn ifma_state() -> (bool, u64) {
     (ifma::supported(), ifma::tiles())
 }
 
+/// The kernel the fast path's matrix products use on this CPU (bench
+/// reports).
+#[doc(hidden)]
+pub fn kernel_name() -> &'static str {
+    if ifma::limbs_for(512, 1024).is_some() {
+        "AVX-512 IFMA (52-bit limbs, 8 columns per tile)"
+    } else {
+        "portable (64-bit limbs)"
+    }
+}
+
 /// Output parts decided by the fast path and parts computed by the exact
 /// core since the process started (tests check the fast path runs).
 #[doc(hidden)]
@@ -338,6 +349,7 @@ pub(crate) struct Scratch {
     neg: [u32; BLOCK],
     acc: Option<Acc>,
     pub(crate) tiles: Vec<ifma::Tile>,
+    pub(crate) words: Vec<u64>,
 }
 
 impl Default for Scratch {
@@ -347,6 +359,7 @@ impl Default for Scratch {
             neg: [0; BLOCK],
             acc: None,
             tiles: Vec::new(),
+            words: Vec::new(),
         }
     }
 }
@@ -555,13 +568,18 @@ fn scaled(out: &mut Vec<Piece>, f: &Elem, neg: bool, d: &Approx) {
         return;
     }
     let (m, x) = mant(f);
-    let mut v = Integer::from(m.clone()) * &d.s;
+    let r = if d.err == 0u32 {
+        Natural::ZERO
+    } else {
+        &m * &d.err
+    };
+    let mut v = Integer::from(m) * &d.s;
     if f.neg != neg {
         v = -v;
     }
     out.push(Piece {
         v,
-        r: m * &d.err,
+        r,
         x: d.unit + x,
     });
 }
@@ -583,14 +601,14 @@ fn product(out: &mut Vec<Piece>, f: &Elem, g: &Elem, neg: bool) {
 /// Rounds the sum of `pieces` to `p` bits in mode `rnd` when the error
 /// bounds decide it (see the [module docs](self)): the ternary value, or
 /// None (nothing decided; `out` may have been written).
-fn round_pieces(pieces: &[Piece], out: &mut Out, p: u64, rnd: Round) -> Option<i8> {
+fn round_pieces(pieces: &mut [Piece], out: &mut Out, p: u64, rnd: Round) -> Option<i8> {
     // |v| + r < 2^(top - x).
     let top = |pc: &Piece| pc.x + 1 + pc.v.significant_bits().max(pc.r.significant_bits()) as i64;
     let h = pieces.iter().map(top).max()?;
     let floor = h - (2 * p as i64 + 8192);
     let mut tiny = false;
     let mut low = i64::MAX;
-    for pc in pieces {
+    for pc in pieces.iter() {
         if top(pc) <= floor {
             tiny = true;
         } else if pc.x < floor {
@@ -602,15 +620,26 @@ fn round_pieces(pieces: &[Piece], out: &mut Out, p: u64, rnd: Round) -> Option<i
     if tiny {
         low = floor;
     }
-    let mut w = Integer::ZERO;
-    let mut r = Natural::from(tiny as u32);
-    for pc in pieces {
-        if top(pc) > floor || !tiny {
-            let sh = (pc.x - low) as u64;
-            w += &pc.v << sh;
-            r += &pc.r << sh;
+    let (w, r) = if let [pc] = pieces
+        && !tiny
+    {
+        // One piece (no beta*c): taken as it is.
+        (
+            std::mem::replace(&mut pc.v, Integer::ZERO),
+            std::mem::replace(&mut pc.r, Natural::ZERO),
+        )
+    } else {
+        let mut w = Integer::ZERO;
+        let mut r = Natural::from(tiny as u32);
+        for pc in pieces.iter() {
+            if top(pc) > floor || !tiny {
+                let sh = (pc.x - low) as u64;
+                w += &pc.v << sh;
+                r += &pc.r << sh;
+            }
         }
-    }
+        (w, r)
+    };
     if r == 0u32 {
         if w == 0u32 {
             return None;
@@ -776,7 +805,7 @@ where
                     if !pieces(i, j, d, part, &mut list) {
                         return None;
                     }
-                    round_pieces(&list, &mut out, precs[part], rnds[part])
+                    round_pieces(&mut list, &mut out, precs[part], rnds[part])
                 });
                 *t = match got {
                     Some(t) => {

@@ -115,8 +115,10 @@ pub(crate) struct Panel52 {
     scale: Vec<i64>,
     /// Per vector: whether it holds a NaN or an infinity.
     pub special: Vec<bool>,
-    /// Per vector: `2^51 sum_k a_k` (in units `2^(52 T)` of the product).
-    corr: Vec<Integer>,
+    /// Per vector: `-2^51 sum_k a_k` (in units `2^(52 T)` of the product),
+    /// minus `K 2^(52 NL + 50)` (the offsets' product term) in a row panel,
+    /// as [`words`] two's complement words.
+    corr: Vec<u64>,
     /// Per vector: whether a nonzero entry was truncated inexactly.
     inex: Vec<bool>,
     /// Per vector: the smallest lowest-nonzero-limb index of its nonzero
@@ -124,8 +126,6 @@ pub(crate) struct Panel52 {
     low: Vec<usize>,
     /// Per vector: its nonzero entries.
     nnz: Vec<u64>,
-    /// `K 2^(52 NL + 50)`: the offsets' product term in units `2^(52 T)`.
-    konst: Integer,
 }
 
 /// Per-vector facts gathered while converting it.
@@ -262,14 +262,23 @@ impl Panel52 {
                 out
             })
             .collect();
-        let mut corr = Vec::with_capacity(vectors);
+        let w = words(nl);
+        let konst = Integer::from(len as u64) << (52 * nl as u64 + 50);
+        let mut corr = Vec::with_capacity(vectors * w);
         let (mut inex, mut low, mut nnz) = (
             Vec::with_capacity(vectors),
             Vec::with_capacity(vectors),
             Vec::with_capacity(vectors),
         );
         for st in stats {
-            corr.push(st.sum);
+            let mut c = -st.sum;
+            if !lanes {
+                c -= &konst;
+            }
+            let mut l = c.to_twos_complement_limbs_asc();
+            let fill = if c < 0u32 { u64::MAX } else { 0 };
+            l.resize(w, fill);
+            corr.extend_from_slice(&l);
             inex.push(st.inex);
             low.push(st.low);
             nnz.push(st.nnz);
@@ -285,7 +294,6 @@ impl Panel52 {
             inex,
             low,
             nnz,
-            konst: Integer::from(len as u64) << (52 * nl as u64 + 50),
         }
     }
 }
@@ -330,13 +338,23 @@ pub(crate) fn dot(a: &Panel52, i: usize, b: &Panel52, j: usize, sc: &mut Scratch
         }
     };
     let lane = j % LANES;
-    let wide = &tiles[pos].wide;
-    // S' = sum_c wide[c] 2^(52 c), then the offsets' terms.
-    let mut buf = vec![0u64; (52 * (nl + 1) + 128).div_ceil(64) + 1];
-    for (c, w) in wide.iter().enumerate() {
-        add_at(&mut buf, w[lane], 52 * c);
+    // S = sum_c wide[c] 2^(52 c) plus the offsets' terms, in two's
+    // complement words (no allocation until the result).
+    let w = words(nl);
+    let buf = &mut sc.words;
+    buf.clear();
+    buf.extend_from_slice(&a.corr[i * w..(i + 1) * w]);
+    let mut carry = false;
+    for (x, &y) in buf.iter_mut().zip(&b.corr[j * w..(j + 1) * w]) {
+        let (v, c1) = x.overflowing_add(y);
+        let (v, c2) = v.overflowing_add(carry as u64);
+        *x = v;
+        carry = c1 || c2;
     }
-    let s = Integer::from(Natural::from_owned_limbs_asc(buf)) - &a.konst - &a.corr[i] - &b.corr[j];
+    for (c, x) in tiles[pos].wide.iter().enumerate() {
+        add_at(buf, x[lane], 52 * c);
+    }
+    let s = Integer::from_twos_complement_limbs_asc(buf);
     let t = nl - 1;
     let cnt = if !a.inex[i] && !b.inex[j] && a.low[i] + b.low[j] >= t {
         0
@@ -346,12 +364,23 @@ pub(crate) fn dot(a: &Panel52, i: usize, b: &Panel52, j: usize, sc: &mut Scratch
     let f = 52 * nl as i64 - 1;
     Approx {
         s,
-        err: (Natural::from(cnt) * Natural::from(nl as u64 + 2)) << 52u64,
+        err: if cnt == 0 {
+            Natural::ZERO
+        } else {
+            Natural::from(cnt * (nl as u64 + 2)) << 52u64
+        },
         unit: 52 * t as i64 + a.scale[i] + b.scale[j] - 2 * f,
     }
 }
 
-/// `buf += x 2^bit`.
+/// Two's complement words of a dot product's sum and corrections: `S' <
+/// 2^(52 NL + 129)` (column sums below `2^128`), the corrections below
+/// `2^(52 NL + 115)` for `K < 2^64`, and a sign bit.
+fn words(nl: usize) -> usize {
+    (52 * nl + 131).div_ceil(64)
+}
+
+/// `buf += x 2^bit` (modulo the buffer's width: two's complement).
 fn add_at(buf: &mut [u64], x: u128, bit: usize) {
     let (w, b) = (bit / 64, (bit % 64) as u32);
     let parts = [
@@ -364,7 +393,7 @@ fn add_at(buf: &mut [u64], x: u128, bit: usize) {
         if b == 0 { 0 } else { (x >> (128 - b)) as u64 },
     ];
     let mut carry = false;
-    for (idx, slot) in buf[w..].iter_mut().enumerate() {
+    for (idx, slot) in buf.iter_mut().skip(w).enumerate() {
         let p = parts.get(idx).copied().unwrap_or(0);
         if idx >= 3 && !carry {
             break;
@@ -421,47 +450,50 @@ unsafe fn kernel<const NL: usize>(a: &[u64], b: &[u64], len: usize, wide: &mut [
     use std::arch::x86_64::*;
     assert!(a.len() >= len * NL && b.len() >= len * NL * LANES && wide.len() > NL);
     let t = NL - 1;
-    // Terms per flush: column sums stay below 2^64 (fewer than 2 NL
-    // additions below 2^52 per term).
+    // Terms per flush: the accumulators stay below 2^64 (at most NL
+    // additions below 2^52 per term each).
     let kb = 2048 / NL;
     let mut k0 = 0;
     while k0 < len {
         let k1 = (k0 + kb).min(len);
-        let mut acc = [_mm512_setzero_si512(); MAX_NL + 1];
+        // Low and high halves in separate accumulators: chains of at most
+        // NL dependent IFMAs per term (latency 4), not 2 NL.
+        let mut lo = [_mm512_setzero_si512(); MAX_NL];
+        let mut hi = [_mm512_setzero_si512(); MAX_NL];
         for k in k0..k1 {
             // SAFETY: k < len, so the offsets stay inside the slices
             // (asserted above).
             unsafe {
                 let ap = a.as_ptr().add(k * NL);
                 let bp = b.as_ptr().add(k * NL * LANES);
-                let mut bv = [_mm512_setzero_si512(); MAX_NL];
                 // Unrolled by hand (LLVM keeps these loops rolled, with the
                 // accumulators in memory): every index is a constant.
-                unroll!(tt; {
-                    if tt < NL {
-                        bv[tt] = _mm512_loadu_si512(bp.add(tt * LANES) as *const _);
-                    }
-                });
                 unroll!(s; {
                     if s < NL {
                         let av = _mm512_set1_epi64(*ap.add(s) as i64);
                         unroll!(tt; {
                             if tt < NL && s + tt >= t {
                                 let c = s + tt - t;
-                                acc[c] = _mm512_madd52lo_epu64(acc[c], av, bv[tt]);
-                                acc[c + 1] = _mm512_madd52hi_epu64(acc[c + 1], av, bv[tt]);
+                                let bv = _mm512_loadu_si512(bp.add(tt * LANES) as *const _);
+                                lo[c] = _mm512_madd52lo_epu64(lo[c], av, bv);
+                                hi[c] = _mm512_madd52hi_epu64(hi[c], av, bv);
                             }
                         });
                     }
                 });
             }
         }
-        for (c, w) in wide.iter_mut().enumerate().take(NL + 1) {
-            let mut x = [0u64; LANES];
-            // SAFETY: x holds 8 words.
-            unsafe { _mm512_storeu_si512(x.as_mut_ptr() as *mut _, acc[c]) };
-            for (l, &y) in x.iter().enumerate() {
-                w[l] += y as u128;
+        // Column c: the low halves of diagonal c, the high ones of c - 1.
+        let (mut xl, mut xh) = ([0u64; LANES], [0u64; LANES]);
+        for c in 0..NL {
+            // SAFETY: xl and xh hold 8 words each.
+            unsafe {
+                _mm512_storeu_si512(xl.as_mut_ptr() as *mut _, lo[c]);
+                _mm512_storeu_si512(xh.as_mut_ptr() as *mut _, hi[c]);
+            }
+            for l in 0..LANES {
+                wide[c][l] += xl[l] as u128;
+                wide[c + 1][l] += xh[l] as u128;
             }
         }
         k0 = k1;
