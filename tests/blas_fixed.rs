@@ -739,7 +739,7 @@ fn three<T>(f: impl Fn() -> T) -> (T, T, T, u64) {
 /// columns), K past its flush block (2048 / NL terms), every limb count up
 /// to its largest (24) and one past it (the portable kernel), exact and
 /// inexact truncations, zeros, specials in some lanes, cancellation in one
-/// lane, syrk (its columns from A) and complex gemm: IFMA, portable and
+/// lane, syrk (its columns from A), complex gemm and herk: IFMA, portable and
 /// exact core give the same bits, and the real elements are the rational
 /// reference's. Without IFMA on this CPU both fast runs are the portable
 /// kernel.
@@ -913,6 +913,26 @@ fn ifma_tiles_against_portable_exact_and_rationals() {
                 cout(r.data(), &t)
             });
             let w = format!("cgemm p={p} {mix:?} {m}x{n}x{k} {oa:?}{ob:?} {cr:?}");
+            csame(&format!("{w} ifma/exact"), &x, &z);
+            csame(&format!("{w} portable/exact"), &y, &z);
+            // herk: the columns are A's conjugated rows.
+            let (hn, _) = dims(oa, ar, ac);
+            let ch =
+                Matrix::from_array(carr(q, &cfloats(&mut g, hn * hn, q, mix)), hn, hn).unwrap();
+            let oh = Herk {
+                uplo,
+                trans: oa,
+                prec_re: p,
+                prec_im: p,
+                rnd: cr,
+            };
+            let (x, y, z, _) = three(|| {
+                let (r, t) = ca
+                    .herk(&alpha, with_c.then_some((&beta, &ch)), &oh)
+                    .unwrap();
+                cout(r.data(), &t)
+            });
+            let w = format!("herk p={p} {mix:?} {hn} k={k} {oa:?} {uplo:?} {cr:?}");
             csame(&format!("{w} ifma/exact"), &x, &z);
             csame(&format!("{w} portable/exact"), &y, &z);
         }

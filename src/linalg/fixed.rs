@@ -65,6 +65,14 @@
 //! multiplies per multiply-accumulate (45 at 512 bits: `NF = 9`), each
 //! followed by a 192-bit accumulate; products and sums never allocate.
 //!
+//! # Kernels
+//!
+//! Where the CPU has AVX-512 IFMA (detected at run time), matrix products
+//! with at least 4 output columns use the kernel of src/linalg/ifma.rs
+//! instead: 52-bit limbs in offset form, 8 output columns per tile, the
+//! same kind of `(S, err, unit)` and the same epilogue; the module docs
+//! there give its bound. Everything else runs the portable kernel below.
+//!
 //! # Complex
 //!
 //! With `a = ar + i sa ai`, `b = br + i sb bi` (`sa`, `sb` = -1 for a

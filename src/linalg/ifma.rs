@@ -77,11 +77,14 @@ pub(crate) fn tiles() -> u64 {
     TILES.load(Ordering::SeqCst)
 }
 
-/// Whether this CPU runs the IFMA kernel (detected at run time).
+/// Whether this CPU runs the IFMA kernel (detected at run time; the
+/// environment variable `MPARRAY_NO_IFMA=1` says no, for comparisons).
 pub(crate) fn supported() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx512f")
+        static NO: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let no = *NO.get_or_init(|| std::env::var_os("MPARRAY_NO_IFMA").is_some_and(|v| v == "1"));
+        !no && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512ifma")
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -139,6 +142,7 @@ struct Stats {
 /// Entry `x` (negated when `flip`) of a vector with largest exponent
 /// `scale` as `NL` offset limbs in `out` (`tmp`: `ceil(F / 64)` words of
 /// scratch); adds its signed limbs to `sums`, updates `st`.
+#[allow(clippy::too_many_arguments)]
 fn convert(
     x: &Elem,
     flip: bool,
