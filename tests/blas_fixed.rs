@@ -716,3 +716,233 @@ fn inexact_truncation_is_decided() {
         }
     }
 }
+
+/// Runs `f` with the AVX-512 IFMA kernel (where the CPU has it), the
+/// portable kernel and the exact core: the three results, and the tiles
+/// the IFMA kernel computed.
+fn three<T>(f: impl Fn() -> T) -> (T, T, T, u64) {
+    fixed::set_enabled(true);
+    fixed::set_ifma(true);
+    let t0 = fixed::ifma_state().1;
+    let x = f();
+    let t1 = fixed::ifma_state().1;
+    fixed::set_ifma(false);
+    let y = f();
+    fixed::set_ifma(true);
+    fixed::set_enabled(false);
+    let z = f();
+    fixed::set_enabled(true);
+    (x, y, z, t1 - t0)
+}
+
+/// The IFMA kernel's tiles (8 columns, partial last tiles, 4 to 7
+/// columns), K past its flush block (2048 / NL terms), every limb count up
+/// to its largest (24) and one past it (the portable kernel), exact and
+/// inexact truncations, zeros, specials in some lanes, cancellation in one
+/// lane, syrk (its columns from A), complex gemm and herk: IFMA, portable and
+/// exact core give the same bits, and the real elements are the rational
+/// reference's. Without IFMA on this CPU both fast runs are the portable
+/// kernel.
+#[test]
+fn ifma_tiles_against_portable_exact_and_rationals() {
+    let _l = lock();
+    let mut g = Rng(seed());
+    let threads = rayon::current_num_threads();
+    let (has, _) = fixed::ifma_state();
+    eprintln!("AVX-512 IFMA on this CPU: {has}");
+    // (output precision, n, k, mix); p = 1300 needs NL = 25: portable.
+    let cases: [(u64, usize, usize, Mix); 14] = [
+        (1, 8, 5, Mix::Narrow),
+        (24, 9, 3, Mix::Wide),
+        (53, 4, 1030, Mix::Narrow),
+        (64, 7, 12, Mix::Special),
+        (100, 16, 9, Mix::Wide),
+        (128, 17, 40, Mix::Narrow),
+        (256, 23, 7, Mix::Special),
+        (300, 8, 1, Mix::Narrow),
+        (511, 12, 190, Mix::Wide),
+        (512, 9, 400, Mix::Narrow),
+        (513, 5, 6, Mix::Wide),
+        (1024, 10, 100, Mix::Narrow),
+        (1200, 8, 4, Mix::Wide),
+        (1300, 8, 3, Mix::Narrow),
+    ];
+    let mut tiles_seen = 0u64;
+    let (mut nfast, mut nexact) = (0u64, 0u64);
+    for (case, &(p, n, k, mix)) in cases.iter().enumerate() {
+        let q = [p, 53, p + 7][g.index(3)];
+        // Enough outputs that the dot products are not split over threads.
+        let m = (1 + g.index(4)).max((2 * threads).div_ceil(n));
+        let (oa, ob) = if case % 3 == 0 {
+            (Op::None, Op::None)
+        } else {
+            (op_of(&mut g), op_of(&mut g))
+        };
+        let (ar, ac) = dims(oa, m, k);
+        let (br, bc) = dims(ob, k, n);
+        let mut av = floats(&mut g, ar * ac, q, mix);
+        let mut bv = floats(&mut g, br * bc, q, mix);
+        if case % 3 == 0 && k >= 3 {
+            // Row 0 times column 0 cancels: A(0,1) = A(0,0), B(0,0) =
+            // -B(1,0), B(k,0) = 0 beyond; every 3rd such case leaves a
+            // tiny last term instead.
+            av[1] = av[0].clone();
+            bv[n] = -bv[0].clone();
+            for kk in 2..k {
+                bv[kk * n] = Float::ZERO;
+            }
+            if case % 2 == 0 {
+                bv[2 * n] = Float::power_of_2(-(p as i64) - 300);
+            }
+        }
+        let cv = floats(&mut g, m * n, q, mix);
+        let a = Matrix::from_array(arr(q, &av), ar, ac).unwrap();
+        let b = Matrix::from_array(arr(q, &bv), br, bc).unwrap();
+        let c = Matrix::from_array(arr(q, &cv), m, n).unwrap();
+        let (mut al, be) = (scalar(&mut g, q), scalar(&mut g, q));
+        if case % 2 == 0 && al.is_zero() {
+            // Some cases surely count towards the decided elements.
+            al = Float::ONE;
+        }
+        let (alpha, beta) = (
+            arr(q, std::slice::from_ref(&al)),
+            arr(q, std::slice::from_ref(&be)),
+        );
+        let with_c = g.below(2) == 0;
+        let rnd = Round::ALL[g.index(5)];
+        let o = Gemm {
+            op_a: oa,
+            op_b: ob,
+            prec: p,
+            rnd,
+        };
+        let (f0, s0) = fixed::counters();
+        let (x, y, z, tiles) = three(|| {
+            let (r, t) = a
+                .gemm(&b, &alpha, with_c.then_some((&beta, &c)), &o)
+                .unwrap();
+            (r.data().to_floats().unwrap(), t.to_vec().unwrap())
+        });
+        let (f1, s1) = fixed::counters();
+        // Zero alpha (zero sums: their signs need the terms), specials and
+        // wide exponent ranges (row and column maxima far apart) go to the
+        // exact core: narrow inputs only.
+        if !al.is_zero() && matches!(mix, Mix::Narrow) {
+            (nfast, nexact) = (nfast + f1 - f0, nexact + s1 - s0);
+        }
+        tiles_seen += tiles;
+        // (Specials fill most rows and columns: those go to the exact core.)
+        if has && !matches!(mix, Mix::Special) {
+            assert_eq!(
+                tiles > 0,
+                p <= 1200,
+                "gemm p={p}: IFMA tiles {tiles} (NL <= 24 only)"
+            );
+        }
+        for e in 0..m * n {
+            let (i, j) = (e / n, e % n);
+            let w = format!("gemm p={p} q={q} {mix:?} {m}x{n}x{k} {oa:?}{ob:?} {rnd:?} ({i},{j})");
+            same(
+                &format!("{w} ifma/exact"),
+                (&x.0[e], x.1[e]),
+                (&z.0[e], z.1[e]),
+            );
+            same(
+                &format!("{w} portable/exact"),
+                (&y.0[e], y.1[e]),
+                (&z.0[e], z.1[e]),
+            );
+            let mut terms: Vec<Term> = (0..k)
+                .map(|kk| vec![al.clone(), at(&av, ac, oa, i, kk), at(&bv, bc, ob, kk, j)])
+                .collect();
+            if with_c {
+                terms.push(vec![be.clone(), cv[e].clone()]);
+            }
+            if let Some(want) = ref_sum(&terms, p, rnd) {
+                same(&w, (&x.0[e], x.1[e]), (&want.0, want.1));
+            }
+        }
+        // syrk: op(B) = op(A)^T, the columns built from A's getter.
+        let (sn, _) = dims(oa, ar, ac);
+        let uplo = [Uplo::Upper, Uplo::Lower][g.index(2)];
+        let os = Syrk {
+            uplo,
+            trans: oa,
+            prec: p,
+            rnd,
+        };
+        let cs = Matrix::from_array(arr(q, &floats(&mut g, sn * sn, q, mix)), sn, sn).unwrap();
+        let (x, y, z, _) = three(|| {
+            let (r, t) = a.syrk(&alpha, with_c.then_some((&beta, &cs)), &os).unwrap();
+            (r.data().to_floats().unwrap(), t.to_vec().unwrap())
+        });
+        for e in 0..sn * sn {
+            let w = format!("syrk p={p} {sn} k={k} {oa:?} {uplo:?} {rnd:?} elt {e}");
+            same(
+                &format!("{w} ifma/exact"),
+                (&x.0[e], x.1[e]),
+                (&z.0[e], z.1[e]),
+            );
+            same(
+                &format!("{w} portable/exact"),
+                (&y.0[e], y.1[e]),
+                (&z.0[e], z.1[e]),
+            );
+        }
+        // Complex gemm: two column panels per tile row (real, imaginary).
+        if k <= 400 {
+            let ca =
+                Matrix::from_array(carr(q, &cfloats(&mut g, ar * ac, q, mix)), ar, ac).unwrap();
+            let cb =
+                Matrix::from_array(carr(q, &cfloats(&mut g, br * bc, q, mix)), br, bc).unwrap();
+            let cc = Matrix::from_array(carr(q, &cfloats(&mut g, m * n, q, mix)), m, n).unwrap();
+            let sc = |g: &mut Rng| carr(q, &[(scalar(g, q), scalar(g, q))]);
+            let (calpha, cbeta) = (sc(&mut g), sc(&mut g));
+            let cr = CRound::new(rnd, Round::ALL[g.index(5)]);
+            let oc = CGemm {
+                op_a: oa,
+                op_b: ob,
+                prec_re: p,
+                prec_im: [p, 53, p + 64][g.index(3)],
+                rnd: cr,
+            };
+            let (x, y, z, _) = three(|| {
+                let (r, t) = ca
+                    .gemm(&cb, &calpha, with_c.then_some((&cbeta, &cc)), &oc)
+                    .unwrap();
+                cout(r.data(), &t)
+            });
+            let w = format!("cgemm p={p} {mix:?} {m}x{n}x{k} {oa:?}{ob:?} {cr:?}");
+            csame(&format!("{w} ifma/exact"), &x, &z);
+            csame(&format!("{w} portable/exact"), &y, &z);
+            // herk: the columns are A's conjugated rows.
+            let (hn, _) = dims(oa, ar, ac);
+            let ch =
+                Matrix::from_array(carr(q, &cfloats(&mut g, hn * hn, q, mix)), hn, hn).unwrap();
+            let oh = Herk {
+                uplo,
+                trans: oa,
+                prec_re: p,
+                prec_im: p,
+                rnd: cr,
+            };
+            let (x, y, z, _) = three(|| {
+                let (r, t) = ca
+                    .herk(&alpha, with_c.then_some((&beta, &ch)), &oh)
+                    .unwrap();
+                cout(r.data(), &t)
+            });
+            let w = format!("herk p={p} {mix:?} {hn} k={k} {oa:?} {uplo:?} {cr:?}");
+            csame(&format!("{w} ifma/exact"), &x, &z);
+            csame(&format!("{w} portable/exact"), &y, &z);
+        }
+    }
+    eprintln!(
+        "IFMA tiles {tiles_seen}; gemm elements fast {nfast}, exact {nexact} (both fast kernels)"
+    );
+    assert!(!has || tiles_seen > 0, "the IFMA kernel ran");
+    assert!(
+        nfast > 8 * nexact,
+        "the fast path decides most elements: {nfast} vs {nexact}"
+    );
+}

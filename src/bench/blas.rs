@@ -302,6 +302,12 @@ pub fn run(a: BlasBenchArgs) -> std::result::Result<(), CommandError> {
             engine.describe(),
             a.seed
         );
+        if !engine.is_cuda() {
+            println!(
+                "CPU fast-path kernel: {}",
+                crate::linalg::fixed::kernel_name()
+            );
+        }
         println!(
             "{:>5} {:>5} {:>22} {:>12} {:>10}  check",
             "op", "prec", "shape", "ms", "GMAC/s"
@@ -326,6 +332,7 @@ pub fn run(a: BlasBenchArgs) -> std::result::Result<(), CommandError> {
             .collect();
         serde_json::json!({
             "suite": "blas", "engine": engine.describe(), "round": format!("{rnd:?}"),
+            "cpu_kernel": crate::linalg::fixed::kernel_name(),
             "threads": rayon::current_num_threads(), "runs": runs, "seed": a.seed,
             "rows": items, "skipped": skipped,
         })

@@ -65,6 +65,14 @@
 //! multiplies per multiply-accumulate (45 at 512 bits: `NF = 9`), each
 //! followed by a 192-bit accumulate; products and sums never allocate.
 //!
+//! # Kernels
+//!
+//! Where the CPU has AVX-512 IFMA (detected at run time), matrix products
+//! with at least 4 output columns use the kernel of src/linalg/ifma.rs
+//! instead: 52-bit limbs in offset form, 8 output columns per tile, the
+//! same kind of `(S, err, unit)` and the same epilogue; the module docs
+//! there give its bound. Everything else runs the portable kernel below.
+//!
 //! # Complex
 //!
 //! With `a = ar + i sa ai`, `b = br + i sb bi` (`sa`, `sb` = -1 for a
@@ -81,6 +89,7 @@ use malachite_nz::integer::Integer;
 use malachite_nz::natural::Natural;
 use rayon::prelude::*;
 
+use super::ifma::{self, Panel52};
 use crate::error::Result;
 use crate::float::func::{Interval, round_interval};
 use crate::float::round::{Out, Round};
@@ -100,6 +109,31 @@ pub fn set_enabled(on: bool) {
 /// Whether the fast path is on.
 pub(crate) fn enabled() -> bool {
     !DISABLED.load(Ordering::Relaxed)
+}
+
+/// Turns the AVX-512 IFMA kernel off (false: the portable kernel runs) or
+/// back on where the CPU has it (tests run both).
+#[doc(hidden)]
+pub fn set_ifma(on: bool) {
+    ifma::set_off(!on);
+}
+
+/// Whether this CPU has the AVX-512 IFMA kernel, and the tiles it has
+/// computed since the process started (tests check it runs).
+#[doc(hidden)]
+pub fn ifma_state() -> (bool, u64) {
+    (ifma::supported(), ifma::tiles())
+}
+
+/// The kernel the fast path's matrix products use on this CPU (bench
+/// reports).
+#[doc(hidden)]
+pub fn kernel_name() -> &'static str {
+    if ifma::limbs_for(512, 1024).is_some() {
+        "AVX-512 IFMA (52-bit limbs, 8 columns per tile)"
+    } else {
+        "portable (64-bit limbs)"
+    }
 }
 
 /// Output parts decided by the fast path and parts computed by the exact
@@ -149,7 +183,7 @@ pub(crate) struct Panel {
 
 /// `dst = trunc(m 2^-sh)` (`sh < 0` shifts left; the result fits `dst`);
 /// returns whether no nonzero bit was dropped.
-fn place(dst: &mut [u64], m: &[u64], sh: i64) -> bool {
+pub(crate) fn place(dst: &mut [u64], m: &[u64], sh: i64) -> bool {
     dst.fill(0);
     if sh >= 0 {
         let (q, r) = ((sh / 64) as usize, (sh % 64) as u32);
@@ -316,12 +350,14 @@ impl Acc {
     }
 }
 
-/// Reusable lists of a block's positive and negative terms, and an
-/// accumulator.
+/// Reusable lists of a block's positive and negative terms, an
+/// accumulator, and the IFMA kernel's cached tiles.
 pub(crate) struct Scratch {
     pos: [u32; BLOCK],
     neg: [u32; BLOCK],
     acc: Option<Acc>,
+    pub(crate) tiles: Vec<ifma::Tile>,
+    pub(crate) words: Vec<u64>,
 }
 
 impl Default for Scratch {
@@ -330,6 +366,8 @@ impl Default for Scratch {
             pos: [0; BLOCK],
             neg: [0; BLOCK],
             acc: None,
+            tiles: Vec::new(),
+            words: Vec::new(),
         }
     }
 }
@@ -512,9 +550,9 @@ fn dot(a: &Panel, i: usize, b: &Panel, j: usize, split: usize, sc: &mut Scratch)
 
 /// A value `s 2^unit` with an error below `err 2^unit`.
 pub(crate) struct Approx {
-    s: Integer,
-    err: Natural,
-    unit: i64,
+    pub(crate) s: Integer,
+    pub(crate) err: Natural,
+    pub(crate) unit: i64,
 }
 
 /// One piece of an output: `v 2^x` with an error below `r 2^x`.
@@ -538,13 +576,18 @@ fn scaled(out: &mut Vec<Piece>, f: &Elem, neg: bool, d: &Approx) {
         return;
     }
     let (m, x) = mant(f);
-    let mut v = Integer::from(m.clone()) * &d.s;
+    let r = if d.err == 0u32 {
+        Natural::ZERO
+    } else {
+        &m * &d.err
+    };
+    let mut v = Integer::from(m) * &d.s;
     if f.neg != neg {
         v = -v;
     }
     out.push(Piece {
         v,
-        r: m * &d.err,
+        r,
         x: d.unit + x,
     });
 }
@@ -566,14 +609,14 @@ fn product(out: &mut Vec<Piece>, f: &Elem, g: &Elem, neg: bool) {
 /// Rounds the sum of `pieces` to `p` bits in mode `rnd` when the error
 /// bounds decide it (see the [module docs](self)): the ternary value, or
 /// None (nothing decided; `out` may have been written).
-fn round_pieces(pieces: &[Piece], out: &mut Out, p: u64, rnd: Round) -> Option<i8> {
+fn round_pieces(pieces: &mut [Piece], out: &mut Out, p: u64, rnd: Round) -> Option<i8> {
     // |v| + r < 2^(top - x).
     let top = |pc: &Piece| pc.x + 1 + pc.v.significant_bits().max(pc.r.significant_bits()) as i64;
     let h = pieces.iter().map(top).max()?;
     let floor = h - (2 * p as i64 + 8192);
     let mut tiny = false;
     let mut low = i64::MAX;
-    for pc in pieces {
+    for pc in pieces.iter() {
         if top(pc) <= floor {
             tiny = true;
         } else if pc.x < floor {
@@ -585,15 +628,26 @@ fn round_pieces(pieces: &[Piece], out: &mut Out, p: u64, rnd: Round) -> Option<i
     if tiny {
         low = floor;
     }
-    let mut w = Integer::ZERO;
-    let mut r = Natural::from(tiny as u32);
-    for pc in pieces {
-        if top(pc) > floor || !tiny {
-            let sh = (pc.x - low) as u64;
-            w += &pc.v << sh;
-            r += &pc.r << sh;
+    let (w, r) = if let [pc] = pieces
+        && !tiny
+    {
+        // One piece (no beta*c): taken as it is.
+        (
+            std::mem::replace(&mut pc.v, Integer::ZERO),
+            std::mem::replace(&mut pc.r, Natural::ZERO),
+        )
+    } else {
+        let mut w = Integer::ZERO;
+        let mut r = Natural::from(tiny as u32);
+        for pc in pieces.iter() {
+            if top(pc) > floor || !tiny {
+                let sh = (pc.x - low) as u64;
+                w += &pc.v << sh;
+                r += &pc.r << sh;
+            }
         }
-    }
+        (w, r)
+    };
     if r == 0u32 {
         if w == 0u32 {
             return None;
@@ -657,22 +711,31 @@ impl Host {
         })
     }
 
-    /// Chunks of `cs` elements.
-    fn chunks(&mut self, cs: usize) -> Vec<Parts<'_>> {
+    /// Consecutive ranges of `lens` elements (summing to all of them).
+    fn chunks(&mut self, lens: &[usize]) -> Vec<Parts<'_>> {
         let n = self.n;
-        self.tags
-            .chunks_mut(cs)
-            .zip(self.exps.chunks_mut(cs))
-            .zip(self.limbs.chunks_mut(cs * n))
-            .zip(self.tern.chunks_mut(cs))
-            .map(|(((tags, exps), limbs), tern)| Parts {
+        let (mut tags, mut exps, mut limbs, mut tern) = (
+            &mut self.tags[..],
+            &mut self.exps[..],
+            &mut self.limbs[..],
+            &mut self.tern[..],
+        );
+        let mut out = Vec::with_capacity(lens.len());
+        for &l in lens {
+            let (t0, t1) = std::mem::take(&mut tags).split_at_mut(l);
+            let (e0, e1) = std::mem::take(&mut exps).split_at_mut(l);
+            let (l0, l1) = std::mem::take(&mut limbs).split_at_mut(l * n);
+            let (r0, r1) = std::mem::take(&mut tern).split_at_mut(l);
+            (tags, exps, limbs, tern) = (t1, e1, l1, r1);
+            out.push(Parts {
                 n,
-                tags,
-                exps,
-                limbs,
-                tern,
-            })
-            .collect()
+                tags: t0,
+                exps: e0,
+                limbs: l0,
+                tern: r0,
+            });
+        }
+        out
     }
 
     fn done(self) -> Result<(CpuFloats, Vec<i8>)> {
@@ -714,30 +777,34 @@ where
     let threads = rayon::current_num_threads();
     // Few elements: spread each dot product's terms instead.
     let split = if len < 2 * threads { threads } else { 1 };
-    // Chunks of up to 16 elements of a row, taken column block by column
-    // block: a thread's consecutive chunks share their columns' panels
-    // (16 columns of 512-bit entries and K = 256 fit in L2).
-    let cs = n.clamp(1, 16);
-    let mut per: Vec<Vec<Parts>> = hosts.iter_mut().map(|h| h.chunks(cs)).collect();
-    let mut jobs: Vec<Vec<Parts>> = Vec::new();
-    for (c, p) in per.iter_mut().enumerate() {
+    // Jobs of up to 16 elements of a row (the IFMA kernel's tiles of 8
+    // columns never straddle two jobs), taken column block by column
+    // block: a thread's consecutive jobs share their columns' panels (16
+    // columns of 512-bit entries and K = 256 fit in L2).
+    let rows = len / n.max(1);
+    let starts: Vec<(usize, usize, usize)> = (0..rows)
+        .flat_map(|i| (0..n).step_by(16).map(move |j| (i, j, 16.min(n - j))))
+        .collect();
+    let lens: Vec<usize> = starts.iter().map(|s| s.2).collect();
+    let mut per: Vec<Vec<Parts>> = hosts.iter_mut().map(|h| h.chunks(&lens)).collect();
+    let mut jobs: Vec<((usize, usize), Vec<Parts>)> = starts
+        .iter()
+        .map(|&(i, j, _)| ((i, j), Vec::with_capacity(P)))
+        .collect();
+    for p in per.iter_mut() {
         for (q, part) in p.drain(..).enumerate() {
-            if c == 0 {
-                jobs.push(Vec::with_capacity(P));
-            }
-            jobs[q].push(part);
+            jobs[q].1.push(part);
         }
     }
-    let mut jobs: Vec<(usize, Vec<Parts>)> = jobs.into_iter().enumerate().collect();
-    jobs.sort_by_key(|(q, _)| ((q * cs) % n.max(1), q * cs / n.max(1)));
-    jobs.into_par_iter().for_each(|(q, mut parts)| {
+    jobs.sort_by_key(|&((i, j), _)| (j, i));
+    jobs.into_par_iter().for_each(|((i, j0), mut parts)| {
         let mut sc = Scratch::default();
         let mut list = Vec::new();
         let (mut nfast, mut nslow) = (0u64, 0u64);
         let count = parts[0].tags.len();
         for e in 0..count {
-            let idx = q * cs + e;
-            let (i, j) = (idx / n.max(1), idx % n.max(1));
+            let j = j0 + e;
+            let idx = i * n + j;
             let ds = fast(i, j).then(|| dots(i, j, &mut sc, split));
             for (part, pv) in parts.iter_mut().enumerate() {
                 let (mut out, t) = pv.out(e);
@@ -746,7 +813,7 @@ where
                     if !pieces(i, j, d, part, &mut list) {
                         return None;
                     }
-                    round_pieces(&list, &mut out, precs[part], rnds[part])
+                    round_pieces(&mut list, &mut out, precs[part], rnds[part])
                 });
                 *t = match got {
                     Some(t) => {
@@ -789,6 +856,26 @@ pub(crate) fn dot_of(
         return None;
     }
     Some(dot(a, i, b, j, split, sc))
+}
+
+/// Limbs of the IFMA kernel for `outputs` dot products of `len` terms in
+/// `n` columns at `p` bits, or None for the portable kernel: no CPU
+/// support, few outputs (each dot product is split over the threads), or
+/// fewer than 4 columns (a tile's 8 lanes would be mostly idle).
+fn ifma_limbs(p: u64, len: usize, outputs: usize, n: usize) -> Option<usize> {
+    if outputs < 2 * rayon::current_num_threads() || n < 4 {
+        return None;
+    }
+    ifma::limbs_for(p, len)
+}
+
+/// The dot product of IFMA panel vectors; None when either holds a
+/// special value.
+fn ifma_dot(a: &Panel52, i: usize, b: &Panel52, j: usize, sc: &mut Scratch) -> Option<Approx> {
+    if a.special[i] || b.special[j] {
+        return None;
+    }
+    Some(ifma::dot(a, i, b, j, sc))
 }
 
 /// Whether a scalar or `c` entry is finite.
@@ -891,6 +978,28 @@ where
     X: Fn(usize, &mut Out) -> i8 + Sync,
 {
     let nf = limbs_for(prec, k)?;
+    let pieces = |i, j, d: &[Option<Approx>; 2], _, list: &mut Vec<Piece>| {
+        let c = bc.as_ref().map(|(b, c)| (b, c(i, j)));
+        real_pieces(list, &alpha, &d[0], c.as_ref().map(|(b, c)| (*b, c)))
+    };
+    if let Some(nl) = ifma_limbs(prec, k, m * n, n) {
+        let pa = Panel52::build(m, k, nl, false, |i, kk| (ga(i, kk), false));
+        let pb = match &gb {
+            Some(gb) => Panel52::build(n, k, nl, true, |j, kk| (gb(j, kk), false)),
+            None => Panel52::build(n, k, nl, true, |j, kk| (ga(j, kk), false)),
+        };
+        let r = build(
+            m * n,
+            n,
+            [prec],
+            [rnd],
+            keep,
+            |i, j, sc, _| [ifma_dot(&pa, i, &pb, j, sc), None],
+            pieces,
+            |_, idx, out| exact(idx, out),
+        );
+        return Some(r.map(|[x]| x));
+    }
     let pa = Panel::build(m, k, nf, |i, kk| (ga(i, kk), false));
     let pb = gb.map(|gb| Panel::build(n, k, nf, |j, kk| (gb(j, kk), false)));
     let pb = pb.as_ref().unwrap_or(&pa);
@@ -901,10 +1010,7 @@ where
         [rnd],
         keep,
         |i, j, sc, split| [dot_of(&pa, i, pb, j, split, sc), None],
-        |i, j, d, _, list| {
-            let c = bc.as_ref().map(|(b, c)| (b, c(i, j)));
-            real_pieces(list, &alpha, &d[0], c.as_ref().map(|(b, c)| (*b, c)))
-        },
+        pieces,
         |_, idx, out| exact(idx, out),
     );
     Some(r.map(|[x]| x))
@@ -946,20 +1052,51 @@ where
     KP: Fn(usize, usize) -> bool + Sync,
     X: Fn(usize, usize, &mut Out) -> i8 + Sync,
 {
-    let nf = limbs_for(precs[0].max(precs[1]), 2 * k)?;
+    let prec = precs[0].max(precs[1]);
+    let nf = limbs_for(prec, 2 * k)?;
     // Row [ar, ai]; columns [br; -sa sb bi] and [sb bi; sa br].
-    let pa = Panel::build(m, 2 * k, nf, |i, kk| {
+    let fa = |i, kk| {
         let (r, im) = ga(i, kk % k);
         (if kk < k { r } else { im }, false)
-    });
-    let pre = Panel::build(n, 2 * k, nf, |j, kk| {
+    };
+    let fre = |j, kk| {
         let (r, im) = gb(j, kk % k);
         if kk < k { (r, false) } else { (im, ca == cb) }
-    });
-    let pim = Panel::build(n, 2 * k, nf, |j, kk| {
+    };
+    let fim = |j, kk| {
         let (r, im) = gb(j, kk % k);
         if kk < k { (im, cb) } else { (r, ca) }
-    });
+    };
+    let pieces = |i, j, d: &[Option<Approx>; 2], part, list: &mut Vec<Piece>| {
+        let c = bc.as_ref().map(|(b, c)| (*b, c(i, j)));
+        complex_pieces(
+            list,
+            part == 1,
+            (&alpha.0, alpha.1.as_ref()),
+            d,
+            c.as_ref()
+                .map(|((br, bi), (cr, ci))| ((br, bi.as_ref()), (cr, ci))),
+        )
+    };
+    if let Some(nl) = ifma_limbs(prec, 2 * k, m * n, n) {
+        let pa = Panel52::build(m, 2 * k, nl, false, fa);
+        let pre = Panel52::build(n, 2 * k, nl, true, fre);
+        let pim = Panel52::build(n, 2 * k, nl, true, fim);
+        let r = build(
+            m * n,
+            n,
+            precs,
+            rnds,
+            keep,
+            |i, j, sc, _| [ifma_dot(&pa, i, &pre, j, sc), ifma_dot(&pa, i, &pim, j, sc)],
+            pieces,
+            exact,
+        );
+        return Some(r);
+    }
+    let pa = Panel::build(m, 2 * k, nf, fa);
+    let pre = Panel::build(n, 2 * k, nf, fre);
+    let pim = Panel::build(n, 2 * k, nf, fim);
     let r = build(
         m * n,
         n,
@@ -972,17 +1109,7 @@ where
                 dot_of(&pa, i, &pim, j, split, sc),
             ]
         },
-        |i, j, d, part, list| {
-            let c = bc.as_ref().map(|(b, c)| (*b, c(i, j)));
-            complex_pieces(
-                list,
-                part == 1,
-                (&alpha.0, alpha.1.as_ref()),
-                d,
-                c.as_ref()
-                    .map(|((br, bi), (cr, ci))| ((br, bi.as_ref()), (cr, ci))),
-            )
-        },
+        pieces,
         exact,
     );
     Some(r)

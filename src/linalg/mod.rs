@@ -32,6 +32,7 @@ pub mod cuda;
 pub mod cuda_complex;
 pub mod exact;
 pub mod fixed;
+mod ifma;
 pub mod market;
 mod matrix;
 
