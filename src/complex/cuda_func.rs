@@ -256,6 +256,7 @@ pub(crate) fn func_ternary_stats(
     pi: u64,
     rnd: CRound,
 ) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
+    let _op = memory::op_scope("complex function");
     run_dev(Op::Func(f), z, None, pr, pi, rnd)
 }
 
