@@ -10,10 +10,11 @@ mod common;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use common::seed;
+use mparray::complex::{CFunc, CRound};
 use mparray::engine::CudaEngine;
 use mparray::engine::cuda::memory::{self, Plan};
 use mparray::float::func::Func;
-use mparray::{Engine, Error, FloatArray, IntArray, Round};
+use mparray::{ComplexArray, Engine, Error, FloatArray, IntArray, Round};
 
 static TURN: Mutex<()> = Mutex::new(());
 
@@ -94,6 +95,51 @@ fn function_runs_in_chunks_under_a_limit() {
         .unwrap();
     assert!(bits(&rc) == want, "GPU exp differs from the CPU engine");
     assert_eq!(tc.to_vec().unwrap(), tw);
+}
+
+/// The hex strings of a complex array and its ternary pairs.
+fn cbits(z: &ComplexArray) -> Vec<(String, String)> {
+    z.to_hex_strings().unwrap()
+}
+
+/// Complex exp and div at 128 bits per part over 100k elements (5 MB of
+/// result; 16 and 21 MB with the temporaries they plan for) with 12 MiB
+/// allowed: chunks, the bits and ternary pairs of the unlimited run.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn complex_functions_run_in_chunks_under_a_limit() {
+    let t = turn();
+    let (e, eng) = cuda();
+    let (len, p, s) = (100_000, 128, seed());
+    let part = |k| FloatArray::random_exp(&e, len, p, s ^ k, -4, 3).unwrap();
+    let z = ComplexArray::new(part(1), part(2)).unwrap();
+    let y = ComplexArray::new(part(3), part(4)).unwrap();
+    let rnd = CRound::both(Round::Nearest);
+    let (e0, te0) = z.func_ternary(CFunc::Exp, p, p, rnd).unwrap();
+    let (d0, td0, _) = z.div_ternary_stats(&y, p, p, rnd).unwrap();
+    let want = (
+        cbits(&e0),
+        te0.to_pairs().unwrap(),
+        cbits(&d0),
+        td0.to_pairs().unwrap(),
+    );
+    drop((e0, te0, d0, td0));
+    let _l = Limited::new(&t, &eng, 12 * MIB);
+    for (out, tmp, arg) in [(50, 110, 48), (50, 158, 96)] {
+        let p = memory::plan(&eng, "test", len, out, tmp, arg).unwrap();
+        assert!(matches!(p, Plan::Chunks(c) if c > 1000 && c < len), "{p:?}");
+    }
+    let (e1, te1, st) = z.func_ternary_stats(CFunc::Exp, p, p, rnd).unwrap();
+    assert_eq!(
+        st.map(|s| s.elements),
+        Some(len as u64),
+        "chunk statistics add up"
+    );
+    assert!(cbits(&e1) == want.0, "chunked complex exp differs");
+    assert!(te1.to_pairs().unwrap() == want.1);
+    let (d1, td1, _) = z.div_ternary_stats(&y, p, p, rnd).unwrap();
+    assert!(cbits(&d1) == want.2, "chunked complex div differs");
+    assert!(td1.to_pairs().unwrap() == want.3);
 }
 
 /// Integer products in the NTT tier (1024 limbs, 48 KiB of scratch per
