@@ -167,7 +167,7 @@ fn assemble(p: u64, vals: &[&F]) -> Result<CpuFloats> {
     let len = vals.len();
     let mut tags = crate::engine::host::with_capacity("a complex array's tags", len)?;
     let mut exps = crate::engine::host::with_capacity("a complex array's exponents", len)?;
-    let total = len.checked_mul(n).unwrap_or(usize::MAX);
+    let total = len.saturating_mul(n);
     let mut limbs = crate::engine::host::zeros::<u64>("a complex array's limbs", total)?;
     for (i, v) in vals.iter().enumerate() {
         tags.push(v.tag);

@@ -138,7 +138,7 @@ impl IntArray {
     /// An array on the CPU from decimal or `0x`-hex strings.
     pub fn from_strs<S: AsRef<str> + Sync>(bits: u64, items: &[S]) -> Result<IntArray> {
         let limbs = limbs_for_bits(bits)?;
-        let n = items.len().checked_mul(limbs).unwrap_or(usize::MAX);
+        let n = items.len().saturating_mul(limbs);
         let mut data = crate::engine::host::zeros("an int array", n)?;
         parse::parse_into(items, limbs, &mut data)?;
         IntArray::from_limbs(bits, data)
@@ -147,7 +147,7 @@ impl IntArray {
     /// An array on the CPU from malachite naturals; each must fit in `bits`.
     pub fn from_naturals(bits: u64, items: &[Natural]) -> Result<IntArray> {
         let limbs = limbs_for_bits(bits)?;
-        let n = items.len().checked_mul(limbs).unwrap_or(usize::MAX);
+        let n = items.len().saturating_mul(limbs);
         let mut data = crate::engine::host::zeros("an int array", n)?;
         for (i, (x, out)) in items.iter().zip(data.chunks_mut(limbs)).enumerate() {
             let l = x.to_limbs_asc();
