@@ -49,6 +49,29 @@ pub enum Error {
         options: Vec<String>,
         log: String,
     },
+    /// A device allocation of `op` does not fit: `requested` bytes against
+    /// `free` (the driver's free memory plus what the allocator holds for
+    /// reuse, or what `MPARRAY_CUDA_MEM_LIMIT` leaves).
+    #[error(
+        "out of GPU memory in {op}: needs {}, {} free",
+        crate::engine::host::human_bytes(*requested),
+        crate::engine::host::human_bytes(*free)
+    )]
+    DeviceMemory {
+        op: String,
+        requested: u64,
+        free: u64,
+    },
+    /// A host allocation of `op` cannot be made (`why` says whose limit).
+    #[error(
+        "out of host memory in {op}: needs {} ({why})",
+        crate::engine::host::human_bytes(*requested)
+    )]
+    HostMemory {
+        op: String,
+        requested: u64,
+        why: String,
+    },
     /// An I/O error, with the path involved.
     #[error("{path}: {source}")]
     Io {

@@ -39,6 +39,9 @@ fn to_py(e: Error) -> PyErr {
         Error::Driver { source, .. } if source.0 == cudarc_oom() => {
             (PyMemoryError::new_err(msg), None)
         }
+        Error::DeviceMemory { .. } | Error::HostMemory { .. } => {
+            (PyMemoryError::new_err(msg), None)
+        }
         // The sizes the library refuses before allocating.
         Error::Invalid(m) if m.contains("elements of") && m.contains("do not fit") => {
             (PyMemoryError::new_err(msg), None)

@@ -118,8 +118,10 @@ impl Drop for Progress {
 
 fn read_number(engine: &Engine, path: &Path) -> Result<(HugeInt, Radix), CommandError> {
     let name = path.display().to_string();
-    let data =
-        std::fs::read(path).map_err(|e| CommandError::Input(format!("cannot read {name}: {e}")))?;
+    let cannot = |e| CommandError::Input(format!("cannot read {name}: {e}"));
+    let mut f = std::fs::File::open(path).map_err(cannot)?;
+    let size = f.metadata().map(|m| m.len() as usize).unwrap_or(0);
+    let data = super::read_checked(&name, &mut f, size)?;
     HugeInt::parse_bytes(engine, &data).map_err(|e| match e {
         Error::Parse { reason, .. } => CommandError::Input(format!("{name}: {reason}")),
         other => other.into(),

@@ -9,6 +9,12 @@ pub fn run() -> Result<(), CommandError> {
         "cpu: available, {} threads (rayon)",
         rayon::current_num_threads()
     );
+    let llc = crate::int::cpu::cache::llc_bytes();
+    println!(
+        "  last-level cache {} MiB: int add/sub store non-temporally above {} MiB of operands and result",
+        llc >> 20,
+        llc >> 21
+    );
     match crate::engine::cuda_status() {
         Ok(eng) => {
             let i = eng.info();
@@ -30,6 +36,11 @@ pub fn run() -> Result<(), CommandError> {
                 i.nvrtc_version.0,
                 i.nvrtc_version.1
             );
+            let limit = match eng.mem_limit() {
+                Some(l) => format!(", limit {} MiB (MPARRAY_CUDA_MEM_LIMIT)", l >> 20),
+                None => String::new(),
+            };
+            println!("  memory free {} MiB{limit}", eng.free_bytes() >> 20);
             if let Some(d) = &i.cache_dir {
                 println!("  kernel cache: {}", d.display());
             }

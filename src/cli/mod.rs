@@ -109,19 +109,51 @@ pub(crate) struct Input {
     pub(crate) text: String,
 }
 
+/// All of `r` (`size`: the expected length, 0 if unknown), every growth of
+/// the buffer checked: an input larger than the memory (or than
+/// `MPARRAY_HOST_MEM_LIMIT`) is an error that names it and its size, not
+/// an abort.
+pub(crate) fn read_checked(
+    name: &str,
+    r: &mut impl Read,
+    size: usize,
+) -> Result<Vec<u8>, CommandError> {
+    let op = format!("reading {name}");
+    let mut v = crate::engine::host::with_capacity::<u8>(&op, size)?;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let k = match r.read(&mut buf) {
+            Ok(0) => return Ok(v),
+            Ok(k) => k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CommandError::Input(format!("cannot read {name}: {e}"))),
+        };
+        if v.capacity() - v.len() < k {
+            let want = v.len().saturating_mul(2).max(v.len() + k);
+            crate::engine::host::check::<u8>(&op, want)?;
+            v.try_reserve_exact(want - v.len())
+                .map_err(|_| Error::HostMemory {
+                    op: op.clone(),
+                    requested: want as u64,
+                    why: "the allocator refused (not enough memory on this machine)".into(),
+                })?;
+        }
+        v.extend_from_slice(&buf[..k]);
+    }
+}
+
 impl Input {
     pub(crate) fn read(path: &std::path::Path) -> Result<Input, CommandError> {
         let (name, bytes) = if path.as_os_str() == "-" {
-            let mut v = Vec::new();
-            std::io::stdin()
-                .lock()
-                .read_to_end(&mut v)
-                .map_err(|e| CommandError::Input(format!("cannot read standard input: {e}")))?;
-            ("<stdin>".to_string(), v)
+            let name = "<stdin>".to_string();
+            let v = read_checked(&name, &mut std::io::stdin().lock(), 0)?;
+            (name, v)
         } else {
             let name = path.display().to_string();
-            let v = std::fs::read(path)
-                .map_err(|e| CommandError::Input(format!("cannot read {name}: {e}")))?;
+            let cannot = |e| CommandError::Input(format!("cannot read {name}: {e}"));
+            let mut f = std::fs::File::open(path).map_err(cannot)?;
+            let size = f.metadata().map(|m| m.len() as usize).unwrap_or(0);
+            let v = read_checked(&name, &mut f, size)?;
             (name, v)
         };
         let text = String::from_utf8(bytes).map_err(|e| {
@@ -132,7 +164,8 @@ impl Input {
         Ok(Input { name, text })
     }
 
-    /// The lines. A final line end does not start another line, so `""`
+    /// The lines (their list checked as a host allocation: one slice per
+    /// line). A final line end does not start another line, so `""`
     /// has no lines, `"5\n"` one, and `"5\n\n"` two (the second blank).
     pub(crate) fn lines(&self) -> Vec<&str> {
         let t = self.text.strip_prefix('\u{feff}').unwrap_or(&self.text);

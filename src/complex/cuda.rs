@@ -372,11 +372,9 @@ impl Bad {
         let eng = parts[0].engine();
         let len = parts[0].len();
         let s = eng.stream();
-        let mut cnt = s
-            .alloc_zeros::<u32>(1)
-            .map_err(Error::driver("allocating"))?;
-        // SAFETY: float_unusual writes the slots it counts.
-        let mut idx = unsafe { s.alloc::<u32>(len.max(1)) }.map_err(Error::driver("allocating"))?;
+        let mut cnt = memory::alloc_zeros_for::<u32>(eng, "special-case counter", 1)?;
+        // float_unusual writes the slots it counts.
+        let mut idx = memory::alloc_for::<u32>(eng, "special-case list", len)?;
         if len == 0 {
             return Ok(Bad { idx, cnt: 0 });
         }

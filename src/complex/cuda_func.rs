@@ -256,6 +256,7 @@ pub(crate) fn func_ternary_stats(
     pi: u64,
     rnd: CRound,
 ) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
+    let _op = memory::op_scope("complex function");
     run_dev(Op::Func(f), z, None, pr, pi, rnd)
 }
 
@@ -268,6 +269,7 @@ pub(crate) fn div_ternary_stats(
     pi: u64,
     rnd: CRound,
 ) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
+    let _op = memory::op_scope("complex div");
     run_two(Op::Div, x, y, pr, pi, rnd)
 }
 
@@ -281,6 +283,7 @@ pub(crate) fn pow_ternary_stats(
     pi: u64,
     rnd: CRound,
 ) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
+    let _op = memory::op_scope("complex pow");
     run_two(Op::Pow, x, y, pr, pi, rnd)
 }
 
@@ -316,7 +319,69 @@ fn raw2(z: &CudaComplex) -> [Raw<'_>; 2] {
 
 /// The device evaluation of `op` on z (and y for div and pow), with the
 /// retries and the CPU engine for the rest (on gathered elements).
+/// [`run_dev_whole`] in chunks of elements when the result and the run's
+/// temporaries do not fit in the free device memory (or
+/// `MPARRAY_CUDA_MEM_LIMIT`): the same bits, each element computed alone;
+/// an [`Error::DeviceMemory`] with the sizes when the result alone does not.
 fn run_dev(
+    op: Op,
+    z: &CudaComplex,
+    y: Option<&CudaComplex>,
+    pr: u64,
+    pi: u64,
+    rnd: CRound,
+) -> Result<(CudaComplex, CudaTernary, FuncStats)> {
+    let eng = z.engine().clone();
+    let len = z.len();
+    let (na, nb) = limbs2(z);
+    let (nc, nd) = y.map_or((0, 0), limbs2);
+    let (n_re, n_im) = (
+        crate::float::limbs_for_prec(pr),
+        crate::float::limbs_for_prec(pi),
+    );
+    // Per element: both result parts (heads, limbs, ternary); the flag list
+    // (up to 8 bytes) and, at worst, every element retried (index, the
+    // gathered operands, results); a chunk's copy of the operands.
+    let out_b = 8 * (2 + n_re + n_im) + 2;
+    let arg_b = 8 * (2 + na + nb) + if y.is_some() { 8 * (2 + nc + nd) } else { 0 };
+    let tmp_b = 8 + 4 + arg_b + out_b;
+    let c = match memory::plan(&eng, "result and temporaries", len, out_b, tmp_b, arg_b)? {
+        memory::Plan::Whole => return run_dev_whole(op, z, y, pr, pi, rnd),
+        memory::Plan::Chunks(c) => c,
+    };
+    let mut re = new_part(&eng, len, pr)?;
+    let mut im = new_part(&eng, len, pi)?;
+    let mut stats = FuncStats::default();
+    let mut start = 0;
+    while start < len {
+        let end = (start + c).min(len);
+        let part = |x: &CudaComplex| -> Result<CudaComplex> {
+            CudaComplex::new(
+                x.re().copy_range(start..end)?,
+                x.im().copy_range(start..end)?,
+            )
+        };
+        let zc = part(z)?;
+        let yc = y.map(part).transpose()?;
+        let (r, (tr, ti), s) = run_dev_whole(op, &zc, yc.as_ref(), pr, pi, rnd)?;
+        drop((zc, yc));
+        let (rr, ri) = r.into_parts();
+        re.out.write_at(start, &rr)?;
+        im.out.write_at(start, &ri)?;
+        memory::write_at(&eng, &tr, end - start, &mut re.tern, start)?;
+        memory::write_at(&eng, &ti, end - start, &mut im.tern, start)?;
+        stats.elements += s.elements;
+        stats.retried += s.retried;
+        stats.device_retried += s.device_retried;
+        stats.host += s.host;
+        start = end;
+    }
+    let out = CudaComplex::new(re.out, im.out)?;
+    Ok((out, (re.tern, im.tern), stats))
+}
+
+/// [`run_dev`] on all elements at once.
+fn run_dev_whole(
     op: Op,
     z: &CudaComplex,
     y: Option<&CudaComplex>,

@@ -165,9 +165,10 @@ impl CpuComplex {
 fn assemble(p: u64, vals: &[&F]) -> Result<CpuFloats> {
     let n = limbs_for_prec(p);
     let len = vals.len();
-    let mut tags = Vec::with_capacity(len);
-    let mut exps = Vec::with_capacity(len);
-    let mut limbs = vec![0u64; len * n];
+    let mut tags = crate::engine::host::with_capacity("a complex array's tags", len)?;
+    let mut exps = crate::engine::host::with_capacity("a complex array's exponents", len)?;
+    let total = len.saturating_mul(n);
+    let mut limbs = crate::engine::host::zeros::<u64>("a complex array's limbs", total)?;
     for (i, v) in vals.iter().enumerate() {
         tags.push(v.tag);
         if v.class() == Class::Normal {

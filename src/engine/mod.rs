@@ -5,11 +5,13 @@
 //! back to the CPU and [`cuda_status`] says why in plain words.
 
 pub mod cuda;
+pub mod host;
 
 use std::fmt;
 use std::sync::Arc;
 
 pub use cuda::CudaEngine;
+pub use host::parse_bytes;
 
 /// The engine moves every array type has, from its `engine()` and
 /// `to_engine`: `into_engine`, `to_host`, `to_device`, `try_clone`.

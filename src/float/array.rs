@@ -222,7 +222,7 @@ impl TernaryArray {
     /// `len` zeros on `engine`.
     pub fn zeros(engine: &Engine, len: usize) -> Result<TernaryArray> {
         Ok(match engine {
-            Engine::Cpu => TernaryArray::cpu(vec![0; len]),
+            Engine::Cpu => TernaryArray::cpu(crate::engine::host::zeros("ternary values", len)?),
             Engine::Cuda(eng) => TernaryArray::cuda(eng, memory::alloc_zeros(eng, len)?, len),
         })
     }

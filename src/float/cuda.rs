@@ -539,6 +539,42 @@ impl CudaFloats {
         (&mut self.head, &mut self.limbs)
     }
 
+    /// Elements `range` as a new array on the same device.
+    pub(crate) fn copy_range(&self, range: std::ops::Range<usize>) -> Result<CudaFloats> {
+        use crate::engine::cuda::memory::copy_range;
+        Ok(CudaFloats {
+            eng: self.eng.clone(),
+            prec: self.prec,
+            n: self.n,
+            len: range.len(),
+            head: copy_range(&self.eng, &self.head, range.clone())?,
+            limbs: copy_range(
+                &self.eng,
+                &self.limbs,
+                range.start * self.n..range.end * self.n,
+            )?,
+        })
+    }
+
+    /// Writes all of `src` (same precision) to elements `at..` of `self`.
+    pub(crate) fn write_at(&mut self, at: usize, src: &CudaFloats) -> Result<()> {
+        use crate::engine::cuda::memory::write_at;
+        if src.prec != self.prec || at + src.len > self.len {
+            return Err(Error::Shape(format!(
+                "write_at: {} elements of {} bits at {at} into {} of {} bits",
+                src.len, src.prec, self.len, self.prec
+            )));
+        }
+        write_at(&self.eng, &src.head, src.len, &mut self.head, at)?;
+        write_at(
+            &self.eng,
+            &src.limbs,
+            src.len * self.n,
+            &mut self.limbs,
+            at * self.n,
+        )
+    }
+
     /// A copy on the same device.
     pub fn copy(&self) -> Result<CudaFloats> {
         use crate::engine::cuda::memory::copy;
@@ -591,6 +627,7 @@ impl CudaFloats {
         rnd: Round,
         ternary: Option<&mut CudaSlice<i8>>,
     ) -> Result<()> {
+        let _op = memory::op_scope("float arithmetic");
         if more.len() + 1 != op.arity() {
             return Err(Error::Invalid(format!(
                 "{op:?} takes {} operands, got {}",
@@ -778,6 +815,7 @@ impl CudaFloats {
         prec: u64,
         rnd: Round,
     ) -> Result<(CudaFloats, CudaSlice<i8>)> {
+        let _op = memory::op_scope("float arithmetic");
         let mut out = CudaFloats::zeros(&self.eng, self.len, prec)?;
         let mut t = memory::alloc_zeros::<i8>(&self.eng, self.len)?;
         self.op_into(op, more, &mut out, rnd, Some(&mut t))?;

@@ -139,9 +139,9 @@ impl CpuFloats {
             prec,
             n,
             len,
-            tags: vec![0; len],
-            exps: vec![0; len],
-            limbs: vec![0; total],
+            tags: crate::engine::host::zeros("a float array's tags", len)?,
+            exps: crate::engine::host::zeros("a float array's exponents", len)?,
+            limbs: crate::engine::host::zeros("a float array's limbs", total)?,
         })
     }
 

@@ -22,7 +22,7 @@ where
     F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
 {
     let mut r = CpuFloats::zeros(len, prec)?;
-    let mut tern = vec![0i8; len];
+    let mut tern = crate::engine::host::zeros("ternary values", len)?;
     fill(&mut r, Some(&mut tern), f);
     Ok((r, tern))
 }

@@ -194,16 +194,18 @@ fn parse_mem_limit(s: &str) -> Result<usize> {
 
 impl CudaHuge {
     /// The engine on `eng`'s device; the transform memory limit is
-    /// `MPARRAY_HUGE_MEM_LIMIT` if set, else half the device memory.
+    /// `MPARRAY_HUGE_MEM_LIMIT` if set, else half the device memory (or
+    /// half the engine's limit, `MPARRAY_CUDA_MEM_LIMIT`, when set).
     pub fn new(eng: Arc<CudaEngine>) -> Result<CudaHuge> {
         static TABLES: OnceLock<Vec<u32>> = OnceLock::new();
-        let tab = eng
-            .stream()
-            .clone_htod(TABLES.get_or_init(tables))
-            .map_err(Error::driver("copying twiddle tables to the device"))?;
+        let tab = crate::engine::cuda::memory::upload(&eng, TABLES.get_or_init(tables))?;
         let mem_limit = match env_mem_limit()? {
             Some(m) => m,
-            None => (eng.info().memory_bytes / 2).max(1 << 30),
+            // Half the device, or half of what MPARRAY_CUDA_MEM_LIMIT allows.
+            None => match eng.mem_limit() {
+                Some(l) => (l as usize / 2).min(eng.info().memory_bytes / 2),
+                None => (eng.info().memory_bytes / 2).max(1 << 30),
+            },
         };
         Ok(CudaHuge {
             eng,
@@ -328,22 +330,13 @@ impl CudaHuge {
         &self,
         n: usize,
     ) -> Result<CudaSlice<T>> {
-        self.eng
-            .stream()
-            .alloc_zeros::<T>(n.max(1))
-            .map_err(Error::driver(format!(
-                "allocating {} bytes",
-                n * std::mem::size_of::<T>()
-            )))
+        crate::engine::cuda::memory::alloc_zeros(&self.eng, n)
     }
 
     fn alloc<T: cudarc::driver::DeviceRepr>(&self, n: usize) -> Result<CudaSlice<T>> {
-        // SAFETY: every caller hands the buffer to kernels that write all of it
+        // Every caller hands the buffer to kernels that write all of it
         // before it is read.
-        unsafe { self.eng.stream().alloc::<T>(n.max(1)) }.map_err(Error::driver(format!(
-            "allocating {} bytes",
-            n * std::mem::size_of::<T>()
-        )))
+        crate::engine::cuda::memory::alloc(&self.eng, n)
     }
 
     /// One limb back to the host (waits for the queued work), through a
@@ -372,10 +365,7 @@ impl CudaHuge {
     }
 
     fn word(&self, v: u64) -> Result<CudaSlice<u64>> {
-        self.eng
-            .stream()
-            .clone_htod(&[v])
-            .map_err(Error::driver("copying to the device"))
+        crate::engine::cuda::memory::upload(&self.eng, &[v])
     }
 
     /// Longest transform (log2) whose product fits in the memory limit.
@@ -846,11 +836,7 @@ impl HugeEngine for CudaHuge {
             if limbs.is_empty() {
                 return self.zeros(0);
             }
-            let data = self
-                .eng
-                .stream()
-                .clone_htod(limbs)
-                .map_err(Error::driver("copying to the device"))?;
+            let data = crate::engine::cuda::memory::upload(&self.eng, limbs)?;
             Ok(CudaBuf {
                 data,
                 len: limbs.len(),

@@ -109,7 +109,7 @@ impl IntArray {
             ))
         })?;
         let store = match engine {
-            Engine::Cpu => Store::Host(vec![0; n]),
+            Engine::Cpu => Store::Host(crate::engine::host::zeros("an int array", n)?),
             Engine::Cuda(eng) => Store::Cuda {
                 buf: cuda::alloc_zeros(eng, n)?,
                 eng: eng.clone(),
@@ -138,7 +138,8 @@ impl IntArray {
     /// An array on the CPU from decimal or `0x`-hex strings.
     pub fn from_strs<S: AsRef<str> + Sync>(bits: u64, items: &[S]) -> Result<IntArray> {
         let limbs = limbs_for_bits(bits)?;
-        let mut data = vec![0u64; items.len() * limbs];
+        let n = items.len().saturating_mul(limbs);
+        let mut data = crate::engine::host::zeros("an int array", n)?;
         parse::parse_into(items, limbs, &mut data)?;
         IntArray::from_limbs(bits, data)
     }
@@ -146,7 +147,8 @@ impl IntArray {
     /// An array on the CPU from malachite naturals; each must fit in `bits`.
     pub fn from_naturals(bits: u64, items: &[Natural]) -> Result<IntArray> {
         let limbs = limbs_for_bits(bits)?;
-        let mut data = vec![0u64; items.len() * limbs];
+        let n = items.len().saturating_mul(limbs);
+        let mut data = crate::engine::host::zeros("an int array", n)?;
         for (i, (x, out)) in items.iter().zip(data.chunks_mut(limbs)).enumerate() {
             let l = x.to_limbs_asc();
             if l.len() > limbs {
@@ -223,7 +225,10 @@ impl IntArray {
     pub fn to_limbs(&self) -> Result<Vec<u64>> {
         match &self.store {
             Store::Host(v) => Ok(v.clone()),
-            Store::Cuda { buf, eng } => cuda::download(eng, buf),
+            Store::Cuda { buf, eng } => {
+                crate::engine::host::check::<u64>("a copy from the device", buf.len())?;
+                cuda::download(eng, buf)
+            }
         }
     }
 

@@ -11,6 +11,7 @@ pub mod memory;
 use std::any::Any;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys as drv;
@@ -54,6 +55,11 @@ pub struct CudaEngine {
     /// Device-resident data built once per engine (twiddle tables and the
     /// like), keyed by a name chosen by the owner.
     resources: Mutex<HashMap<&'static str, Arc<dyn Any + Send + Sync>>>,
+    /// The device's default memory pool (every allocation of this crate
+    /// comes from it), as an address; 0 when the driver gave none.
+    pool: usize,
+    /// Bytes this process may hold on the device (`u64::MAX`: no limit).
+    mem_limit: AtomicU64,
 }
 
 static SHARED: OnceLock<std::result::Result<Arc<CudaEngine>, String>> = OnceLock::new();
@@ -65,7 +71,8 @@ fn unavailable(msg: impl Into<String>) -> Error {
 /// Lets the stream-ordered allocator keep freed memory for reuse instead of
 /// returning it at every synchronisation, so temporaries cost no driver call
 /// in steady state (like PyTorch's caching allocator).
-fn keep_freed_memory(ctx: &Arc<CudaContext>) {
+/// Returns the pool (null if the driver gave none).
+fn keep_freed_memory(ctx: &Arc<CudaContext>) -> drv::CUmemoryPool {
     let mut pool: drv::CUmemoryPool = std::ptr::null_mut();
     // SAFETY: out-parameter; the attribute value is a u64 as the API requires.
     unsafe {
@@ -77,7 +84,25 @@ fn keep_freed_memory(ctx: &Arc<CudaContext>) {
                 drv::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
                 &mut threshold as *mut u64 as *mut std::ffi::c_void,
             );
+        } else {
+            pool = std::ptr::null_mut();
         }
+    }
+    pool
+}
+
+/// The device memory limit from `MPARRAY_CUDA_MEM_LIMIT` (bytes, K/M/G
+/// suffix allowed), if set.
+fn env_mem_limit() -> Result<Option<u64>> {
+    match std::env::var("MPARRAY_CUDA_MEM_LIMIT") {
+        Ok(s) => crate::engine::parse_bytes(&s)
+            .map(|b| Some(b as u64))
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "MPARRAY_CUDA_MEM_LIMIT={s:?}: expected a number of bytes (suffix K, M or G allowed)"
+                ))
+            }),
+        Err(_) => Ok(None),
     }
 }
 
@@ -124,6 +149,7 @@ impl CudaEngine {
             )));
         }
         let nvrtc_version = compile::nvrtc_version()?;
+        let limit = env_mem_limit().map_err(|e| unavailable(e.to_string()))?;
         let ctx = CudaContext::new(ordinal).map_err(|e| {
             unavailable(format!("cannot create a context on device {ordinal}: {e}"))
         })?;
@@ -147,7 +173,7 @@ impl CudaEngine {
         // not needed, and it costs an event per allocation.
         // SAFETY: all work of this engine is queued on the one stream below.
         unsafe { ctx.disable_event_tracking() };
-        keep_freed_memory(&ctx);
+        let pool = keep_freed_memory(&ctx) as usize;
         let stream = ctx.default_stream();
         Ok(Arc::new(CudaEngine {
             ctx,
@@ -155,7 +181,75 @@ impl CudaEngine {
             info,
             modules: Mutex::new(HashMap::new()),
             resources: Mutex::new(HashMap::new()),
+            pool,
+            mem_limit: AtomicU64::new(limit.unwrap_or(u64::MAX)),
         }))
+    }
+
+    /// The device memory this process may hold (bytes), if limited:
+    /// `MPARRAY_CUDA_MEM_LIMIT` when the engine was made, or
+    /// [`CudaEngine::set_mem_limit`]. Allocations past it fail with
+    /// [`Error::DeviceMemory`], and operations that can run in chunks do.
+    pub fn mem_limit(&self) -> Option<u64> {
+        match self.mem_limit.load(Ordering::Relaxed) {
+            u64::MAX => None,
+            l => Some(l),
+        }
+    }
+
+    /// Sets (or with `None` lifts) the limit of [`CudaEngine::mem_limit`];
+    /// it counts every allocation on the device by this process.
+    pub fn set_mem_limit(&self, bytes: Option<u64>) {
+        self.mem_limit
+            .store(bytes.unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    /// One attribute of the memory pool (0 when there is no pool).
+    fn pool_attr(&self, a: drv::CUmemPool_attribute) -> u64 {
+        if self.pool == 0 {
+            return 0;
+        }
+        let mut v: u64 = 0;
+        // SAFETY: the pool is the device's default one (lives as long as the
+        // context); the attribute is a u64 as the API requires.
+        let r = unsafe {
+            drv::cuMemPoolGetAttribute(
+                self.pool as drv::CUmemoryPool,
+                a,
+                &mut v as *mut u64 as *mut std::ffi::c_void,
+            )
+        };
+        if r == drv::CUresult::CUDA_SUCCESS {
+            v
+        } else {
+            0
+        }
+    }
+
+    /// Bytes of device memory this process holds in allocations now (the
+    /// memory pool's count: freed buffers leave it when their free is
+    /// queued).
+    pub fn used_bytes(&self) -> u64 {
+        self.pool_attr(drv::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)
+    }
+
+    /// Bytes a new allocation can have now: the driver's free memory plus
+    /// what the pool keeps for reuse, and no more than the limit leaves.
+    pub fn free_bytes(&self) -> u64 {
+        use drv::CUmemPool_attribute as P;
+        let used = self.used_bytes();
+        let kept = self
+            .pool_attr(P::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)
+            .saturating_sub(used);
+        let driver = self
+            .ctx
+            .mem_get_info()
+            .map(|(free, _)| free as u64 + kept)
+            .unwrap_or(u64::MAX);
+        match self.mem_limit() {
+            Some(l) => driver.min(l.saturating_sub(used)),
+            None => driver,
+        }
     }
 
     pub fn info(&self) -> &DeviceInfo {

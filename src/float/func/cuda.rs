@@ -400,14 +400,9 @@ pub(crate) fn with_flag_bufs<T>(
     let slot = eng.resource("float_func_flags", |_| Ok(FlagSlot::default()))?;
     let mut guard = slot.lock().unwrap_or_else(|p| p.into_inner());
     if guard.is_none() {
-        let s = eng.stream();
         *guard = Some(FlagBufs {
-            ctl: s
-                .alloc_zeros::<u32>(2)
-                .map_err(Error::driver("allocating"))?,
-            flags: s
-                .alloc_zeros::<u32>(1)
-                .map_err(Error::driver("allocating"))?,
+            ctl: memory::alloc_zeros_for::<u32>(eng, "flag counters", 2)?,
+            flags: memory::alloc_zeros_for::<u32>(eng, "flag list", 1)?,
         });
     }
     f(guard.as_mut().expect("set above"))
@@ -424,9 +419,10 @@ pub(crate) fn launch_flagged(
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let stream = eng.stream();
     if bufs.flags.len() < len {
-        // SAFETY: the kernel writes the slots it reports through ctl.
-        bufs.flags = unsafe { stream.alloc::<u32>(len.next_power_of_two()) }
-            .map_err(Error::driver("allocating"))?;
+        // Freed first: the old list is not needed and its room may be.
+        bufs.flags = memory::alloc_zeros_for::<u32>(eng, "flag list", 1)?;
+        // The kernel writes the slots it reports through ctl.
+        bufs.flags = memory::alloc_for::<u32>(eng, "flag list", len.next_power_of_two())?;
     }
     stream
         .memset_zeros(&mut bufs.ctl)
@@ -655,8 +651,56 @@ impl CudaFloats {
     /// ff_kind): 1 makes the first pass call every third written element
     /// undecided (so the device retry runs), 2 every pass (so they reach
     /// the CPU engine too).
+    ///
+    /// When the result and the run's temporaries do not fit in the free
+    /// device memory (or `MPARRAY_CUDA_MEM_LIMIT`), runs in chunks of
+    /// elements (the same bits: every element is computed alone); when the
+    /// result alone does not fit, an [`Error::DeviceMemory`] with the sizes.
     #[doc(hidden)]
     pub fn func_ternary_forced(
+        &self,
+        f: Func,
+        prec: u64,
+        rnd: Round,
+        force: u32,
+    ) -> Result<(CudaFloats, CudaSlice<i8>, FuncStats)> {
+        let eng = self.engine().clone();
+        let _op = memory::op_scope(f.name());
+        let len = self.len();
+        let (n, nx) = (limbs_for_prec(prec), self.limbs_per_element());
+        // Per element: the result (head, limbs, ternary); the flag list (up
+        // to 8 bytes: a power of two of u32) and, at worst, every element
+        // retried (index, gathered argument, result); the chunk's argument.
+        let out_b = 8 * (1 + n) + 1;
+        let arg_b = 8 * (1 + nx);
+        let tmp_b = 8 + 4 + arg_b + out_b;
+        let c = match memory::plan(&eng, "result and temporaries", len, out_b, tmp_b, arg_b)? {
+            memory::Plan::Whole => return self.func_ternary_whole(f, prec, rnd, force),
+            memory::Plan::Chunks(c) => c,
+        };
+        let mut out = CudaFloats::uninit(&eng, len, prec)?;
+        // Every slot is written by one chunk's result.
+        let mut tern = memory::alloc_for::<i8>(&eng, "ternary values", len)?;
+        let mut stats = FuncStats::default();
+        let mut start = 0;
+        while start < len {
+            let end = (start + c).min(len);
+            let x = self.copy_range(start..end)?;
+            let (r, t, s) = x.func_ternary_whole(f, prec, rnd, force)?;
+            drop(x);
+            out.write_at(start, &r)?;
+            memory::write_at(&eng, &t, end - start, &mut tern, start)?;
+            stats.elements += s.elements;
+            stats.retried += s.retried;
+            stats.device_retried += s.device_retried;
+            stats.host += s.host;
+            start = end;
+        }
+        Ok((out, tern, stats))
+    }
+
+    /// [`CudaFloats::func_ternary_forced`] on all elements at once.
+    fn func_ternary_whole(
         &self,
         f: Func,
         prec: u64,

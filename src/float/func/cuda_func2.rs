@@ -313,6 +313,7 @@ impl CudaFloats {
         rnd: Round,
         force: u32,
     ) -> Result<(CudaFloats, CudaSlice<i8>, FuncStats)> {
+        let _op = memory::op_scope("float two-argument function");
         let ((r, t), _, st) = run_dev(self, Some(y), Job::Two(f), prec, rnd, force)?;
         Ok((r, t, st))
     }

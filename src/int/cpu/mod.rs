@@ -11,6 +11,7 @@
 pub mod arith;
 #[cfg(target_arch = "x86_64")]
 mod asm;
+pub mod cache;
 pub mod div;
 pub mod mul;
 pub mod ntt;
@@ -116,7 +117,8 @@ pub fn add_sub_into(
 ) {
     assert!(a.len() == r.len() && b.len() == r.len() && flags.len() * l == r.len());
     let ce = chunk_elems(l);
-    let stream = streaming_stores(r.len());
+    // Non-temporal stores only when a, b and r do not fit in the cache.
+    let stream = cache::stream_for(3 * 8 * r.len());
     r.par_chunks_mut(ce * l)
         .zip(a.par_chunks(ce * l).zip(b.par_chunks(ce * l)))
         .zip(flags.par_chunks_mut(ce))
@@ -135,22 +137,6 @@ pub fn add_sub_into(
                 arith::store_fence();
             }
         });
-}
-
-/// Whether the element-wise add/sub of `limbs` limbs writes its results
-/// with non-temporal stores: by default from 8 MiB of output, where the
-/// result does not stay in cache anyway and skipping the read for ownership
-/// saves a quarter of the traffic (H200 host, 3 x 32 MiB: 0.51-0.68 ms
-/// against 0.55-0.70 plain; 2-core Zen 5, 3 x 8 MiB: 1.35-1.5x).
-/// `MPARRAY_CPU_STREAM=0` or `1` forces either way; the bits are the same.
-fn streaming_stores(limbs: usize) -> bool {
-    static FORCED: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    let forced = *FORCED.get_or_init(|| match std::env::var("MPARRAY_CPU_STREAM").as_deref() {
-        Ok("1") => Some(true),
-        Ok("0") => Some(false),
-        _ => None,
-    });
-    forced.unwrap_or(limbs * 8 >= 8 << 20)
 }
 
 /// Low half of the product, per element.

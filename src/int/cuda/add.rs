@@ -15,6 +15,7 @@ use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::{alloc, launched};
 use crate::engine::CudaEngine;
+use crate::engine::cuda::memory::op_scope;
 use crate::error::{Error, Result};
 use crate::kernels::{INT_ADD, Instance};
 
@@ -184,6 +185,7 @@ pub fn add_sub(
     subtract: bool,
     want_flags: bool,
 ) -> Result<(CudaSlice<u64>, Option<Vec<bool>>)> {
+    let _op = op_scope(if subtract { "int sub" } else { "int add" });
     let mut r = alloc(eng, len * limbs)?;
     if len == 0 {
         return Ok((r, want_flags.then(Vec::new)));
@@ -205,7 +207,7 @@ pub fn add_sub(
     let mut flags = if want_flags {
         Some(
             // SAFETY: the kernel writes one flag per element.
-            unsafe { eng.stream().alloc::<u8>(len) }.map_err(Error::driver("allocating flags"))?,
+            super::alloc_for::<u8>(eng, "carry flags", len)?,
         )
     } else {
         None

@@ -156,6 +156,7 @@ pub fn divrem(
     len: usize,
     limbs: usize,
 ) -> Result<(CudaSlice<u64>, CudaSlice<u64>)> {
+    let _op = crate::engine::cuda::memory::op_scope("int divrem");
     let mut q = alloc(eng, len * limbs)?;
     let mut r = alloc(eng, len * limbs)?;
     if len == 0 {

@@ -21,7 +21,9 @@ pub use add::add_sub;
 pub use div::divrem;
 pub use mul::{mul, mul_wide};
 
-pub use crate::engine::cuda::memory::{alloc, alloc_zeros, copy, download, upload};
+pub use crate::engine::cuda::memory::{
+    alloc, alloc_for, alloc_zeros, alloc_zeros_for, copy, download, upload,
+};
 
 /// A grid-stride launch over `items` work items.
 pub(crate) fn grid(items: u64, block: u32) -> LaunchConfig {
@@ -83,6 +85,7 @@ pub fn fused(
     limbs: usize,
     kind: Fused,
 ) -> Result<CudaSlice<u64>> {
+    let _op = crate::engine::cuda::memory::op_scope("int fused expression");
     match kind {
         Fused::SixAdd => add::six_add(eng, a, b, len, limbs),
         Fused::Poly => mul::poly(eng, a, b, len, limbs),

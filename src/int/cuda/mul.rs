@@ -15,8 +15,9 @@ use std::sync::Arc;
 use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
-use super::{alloc, launched};
+use super::{alloc, alloc_zeros_for, launched};
 use crate::engine::CudaEngine;
+use crate::engine::cuda::memory::fit;
 use crate::error::{Error, Result};
 use crate::kernels::{INT_MUL, Instance};
 
@@ -181,6 +182,7 @@ pub fn mul(
     len: usize,
     limbs: usize,
 ) -> Result<CudaSlice<u64>> {
+    let _op = crate::engine::cuda::memory::op_scope("int mul");
     mul_any(eng, a, b, len, limbs, false)
 }
 
@@ -191,6 +193,7 @@ pub fn mul_wide(
     len: usize,
     limbs: usize,
 ) -> Result<CudaSlice<u64>> {
+    let _op = crate::engine::cuda::memory::op_scope("int mul_wide");
     mul_any(eng, a, b, len, limbs, true)
 }
 
@@ -352,11 +355,11 @@ fn ntt_products(
     let words = 2 * limbs;
     let kw = if wide { 2 * words } else { words };
     let k = ntt(eng)?;
-    let chunk = ntt_chunk(words, 1).min(len);
-    let mut scr = eng
-        .stream()
-        .alloc_zeros::<u32>(chunk * 3 * (NP << ntt_log_r(words)))
-        .map_err(Error::driver("allocating NTT scratch"))?;
+    // Instances per pass: up to the scratch budget, fewer when the device
+    // has less free (the passes give the same bits at any chunk size).
+    let per = 3 * (NP << ntt_log_r(words));
+    let chunk = fit(eng, "NTT scratch", ntt_chunk(words, 1).min(len), per * 4)?;
+    let mut scr = alloc_zeros_for::<u32>(eng, "NTT scratch", chunk * per)?;
     let mut start = 0;
     while start < len {
         let m = chunk.min(len - start);
@@ -377,11 +380,15 @@ fn ntt_poly(
 ) -> Result<()> {
     let words = 2 * limbs;
     let k = ntt(eng)?;
-    let chunk = ntt_chunk(words, 3).min(len);
-    let mut scr = eng
-        .stream()
-        .alloc_zeros::<u32>(3 * chunk * 3 * (NP << ntt_log_r(words)))
-        .map_err(Error::driver("allocating NTT scratch"))?;
+    // As in ntt_products; the three limb temporaries per instance too.
+    let per = 3 * 3 * (NP << ntt_log_r(words));
+    let chunk = fit(
+        eng,
+        "NTT scratch",
+        ntt_chunk(words, 3).min(len),
+        per * 4 + 3 * limbs * 8,
+    )?;
+    let mut scr = alloc_zeros_for::<u32>(eng, "NTT scratch", chunk * per)?;
     // t1 = a*a + b, t2 = b*b + b, p = a*b (low halves), per chunk.
     let mut t1 = alloc(eng, chunk * limbs)?;
     let mut t2 = alloc(eng, chunk * limbs)?;
@@ -518,10 +525,8 @@ pub(crate) fn build_ntt_tables() -> Vec<u32> {
 
 /// The NTT tables on `eng`, built and uploaded once per engine.
 fn ntt_tables(eng: &Arc<CudaEngine>) -> Result<Arc<CudaSlice<u32>>> {
-    eng.resource("int_mul.ntt_tables", |e| {
-        e.stream()
-            .clone_htod(&build_ntt_tables())
-            .map_err(Error::driver("uploading NTT tables"))
+    eng.resource("int_mul.ntt_tables", |_| {
+        super::upload(eng, &build_ntt_tables())
     })
 }
 
