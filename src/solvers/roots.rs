@@ -175,8 +175,29 @@ pub fn aberth_with(
     }
     let ctx = Ctx::new(coeffs, prec, opts.tol)?;
     let x0 = ctx.start(&opts.start)?;
-    ctx.iterate(x0, opts.max_iter, progress, |x| {
-        ctx.aberth_step(x, opts.order)
+    let tol2 = tol_squared(prec, opts.tol);
+    let n = ctx.n;
+    let r = crate::complex::polyroots::aberth_fused(
+        coeffs,
+        &x0,
+        prec,
+        opts.order,
+        &tol2,
+        opts.max_iter,
+        &mut |iteration, converged| {
+            progress(Progress {
+                iteration,
+                converged,
+                n,
+            })
+        },
+    )?;
+    let residual_bound = ctx.certify(&r.roots)?;
+    Ok(RootsResult {
+        roots: r.roots,
+        converged: r.converged,
+        iterations: r.iterations,
+        residual_bound,
     })
 }
 
@@ -617,21 +638,6 @@ impl Ctx {
         Ok(s)
     }
 
-    /// `p(x)` and `p'(x)` by Horner's rule.
-    fn horner_pd(&self, x: &ComplexArray) -> Result<(ComplexArray, ComplexArray)> {
-        let n = self.n;
-        let mut p = self.cb[n].try_clone()?;
-        let mut dp: Option<ComplexArray> = None;
-        for k in (0..n).rev() {
-            dp = Some(match dp {
-                None => p.try_clone()?,
-                Some(d) => self.mul_add(&d, x, &p)?,
-            });
-            p = self.mul_add(&p, x, &self.cb[k])?;
-        }
-        Ok((p, dp.expect("degree >= 1")))
-    }
-
     /// The `len x len` array `[i != j] / (x_i - t_j)` (zero on the
     /// diagonal), row-major.
     fn recip_diffs(&self, x: &ComplexArray, t: &ComplexArray) -> Result<ComplexArray> {
@@ -687,35 +693,6 @@ impl Ctx {
         Ok(Matrix::from_array(r, n, n)?
             .gemv(&c.one, &c.ones, None, &cv)?
             .0)
-    }
-
-    /// One Ehrlich-Aberth step of order 2L+1: with `N = p/p'` fixed,
-    /// `t^(l+1) = x - p / (p' - p sum_{j != i} 1/(x_i - t^(l)_j))`, l = 0..L-1,
-    /// from `t^(0) = x`.
-    fn aberth_step(&self, x: &ComplexArray, order: usize) -> Result<Step> {
-        let (p, dp) = self.horner_pd(x)?;
-        let noise = self.noise(x)?;
-        let mut t = x.try_clone()?;
-        let mut delta = None;
-        let mut isolated = None;
-        for _ in 0..order {
-            let s = self.row_sums(self.recip_diffs(x, &t)?)?;
-            let ps = self.mul(&p, &s)?;
-            if isolated.is_none() {
-                isolated = Some(self.isolated(&ps, &dp)?);
-            }
-            let den = self.sub(&dp, &ps)?;
-            let c = self.div(&p, &den)?;
-            t = self.sub(x, &c)?;
-            delta = Some(c);
-        }
-        Ok(Step {
-            x: t,
-            delta: delta.expect("order >= 1"),
-            p,
-            noise,
-            isolated: isolated.expect("order >= 1"),
-        })
     }
 
     /// One STS-Padé step of Taylor order m (see notes/solvers.md):
@@ -848,6 +825,16 @@ struct Step {
     /// other approximations barely move this one (false where two
     /// approximations crowd one root).
     isolated: Vec<bool>,
+}
+
+/// `tol^2` rounded to nearest at `prec` bits, `tol` defaulting to
+/// `2^(8 - prec)` (the Ctx's tolerance, already checked there).
+fn tol_squared(prec: u64, tol: Option<f64>) -> Float {
+    let t = match tol {
+        Some(t) => f64_float(t),
+        None => Float::from(1u32) << (8 - prec as i64),
+    };
+    t.mul_prec_ref_ref(&t, prec).0
 }
 
 /// An `f64` as an exact `Float`.
