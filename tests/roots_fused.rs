@@ -12,8 +12,10 @@ use std::cmp::Ordering;
 use common::Rng;
 use malachite_base::num::arithmetic::traits::Abs;
 use malachite_base::num::basic::traits::Zero;
+use malachite_base::num::conversion::traits::ExactFrom;
 use malachite_base::rounding_modes::RoundingMode::{self, Nearest, Up};
 use malachite_float::Float;
+use malachite_q::Rational;
 use mparray::complex::polyroots::{FusedRoots, aberth_fused};
 use mparray::solvers::problems::{self, coeff_array};
 use mparray::{ComplexArray, Engine, FloatArray, Round};
@@ -273,6 +275,22 @@ fn two_steps_match_the_malachite_sequence() {
             .map(|(f, prev)| f[0] && (f[1] || prev[2]))
             .collect();
         assert_eq!(got.converged, conv, "p {p}: flags");
+        // The bounds hold for the exact coefficients (rounded in the
+        // kernels: more bits than the working precision).
+        let q = |f: &Float| Rational::exact_from(f);
+        let cq: Vec<(Rational, Rational)> = a.iter().map(|(u, v)| (q(u), q(v))).collect();
+        let bounds = got.residual_bound.to_floats().unwrap();
+        for (i, x) in cf_of(&got.roots).iter().enumerate() {
+            let (xr, xi) = (q(&x.0), q(&x.1));
+            let (mut sr, mut si) = cq[n].clone();
+            for k in (0..n).rev() {
+                let tr = &sr * &xr - &si * &xi + &cq[k].0;
+                si = &sr * &xi + &si * &xr + &cq[k].1;
+                sr = tr;
+            }
+            let b = q(&bounds[i]);
+            assert!(&sr * &sr + &si * &si <= &b * &b, "p {p}: bound {i}");
+        }
         let _ = f1;
     }
 }

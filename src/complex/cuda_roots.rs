@@ -164,3 +164,38 @@ impl Stepper for CudaIter {
         Ok(v)
     }
 }
+
+/// The residual bounds of `polyroots::certify_root` for the packed points
+/// `x` (one block per point, its first thread computing), packed.
+pub(crate) fn certify(eng: &Arc<CudaEngine>, su: &Setup, x: &[u64]) -> Result<Vec<u64>> {
+    let w = su.w();
+    let len = x.len() / (2 * w);
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let a = upload(eng, &su.a)?;
+    let er = upload(eng, &su.er)?;
+    let xd = upload(eng, x)?;
+    let mut out = alloc_zeros::<u64>(eng, len * w)?;
+    let f = eng.function(&instance(su.nl), "roots_certify")?;
+    let (n32, len32, p) = (su.n as u32, len as u32, su.p);
+    let mut b = eng.stream().launch_builder(&f);
+    b.arg(&xd)
+        .arg(&mut out)
+        .arg(&a)
+        .arg(&er)
+        .arg(&n32)
+        .arg(&len32)
+        .arg(&p);
+    let cfg = LaunchConfig {
+        grid_dim: (len32, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: x holds len packed points, out len reals, A and er n + 1
+    // values of the instance's limb count.
+    unsafe { b.launch(cfg) }.map_err(Error::driver("launching roots_certify"))?;
+    let mut v = download(eng, &out)?;
+    v.truncate(len * w);
+    Ok(v)
+}

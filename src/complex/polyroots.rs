@@ -52,6 +52,9 @@ pub struct FusedRoots {
     pub converged: Vec<bool>,
     /// Steps made.
     pub iterations: usize,
+    /// A rigorous upper bound on `|p(roots[i])|` per root (see
+    /// [`certify_fused`]), on `x0`'s engine.
+    pub residual_bound: FloatArray,
 }
 
 /// Per-root flags of one step (bit 0 isolated, 1 at noise, 2 small).
@@ -72,6 +75,9 @@ pub(crate) struct Setup {
     pub d: Vec<u64>,
     /// `|Re A_k| + |Im A_k|` rounded up, k = 0..=n, real.
     pub ab: Vec<u64>,
+    /// A bound on `|a_k - A_k|` (0 where the rounding was exact, else
+    /// `2^-p |A_k|_1` rounded up), k = 0..=n, real.
+    pub er: Vec<u64>,
     /// `1`, `tol^2`, real.
     pub consts: Vec<u64>,
     /// `ceil(log2 2n) - p`.
@@ -180,6 +186,25 @@ impl Setup {
                 arith::add(o, &elem(&xr), &elem(&xi), false, p, Round::Up, &mut s)
             });
         }
+        // Exactly representable coefficients: equal after the rounding.
+        let mut er = vec![0u64; (n + 1) * w];
+        for k in 0..=n {
+            let exact = |arr: &FloatArray, part: usize| -> Result<bool> {
+                let e = arr.get(k)?;
+                let o = (2 * k + part) * w;
+                let back = elem(&a[o..o + w]);
+                Ok(
+                    arith::cmp(&e, &back) == Some(Ordering::Equal) && e.neg == back.neg
+                        || (e.class == Class::Zero && back.class == Class::Zero),
+                )
+            };
+            if !(exact(&re, 0)? && exact(&im, 1)?) {
+                let v = ab[k * w..(k + 1) * w].to_vec();
+                put(&mut er[k * w..(k + 1) * w], |o| {
+                    arith::mul_2si(o, &elem(&v), -(p as i64), p, Round::Up)
+                });
+            }
+        }
         let mut consts = vec![0u64; 2 * w];
         consts[0] = (1u64 << 8) | Class::Normal as u64;
         consts[w - 1] = 1 << 63;
@@ -193,6 +218,7 @@ impl Setup {
             a,
             d,
             ab,
+            er,
             consts,
             kshift,
         })
@@ -268,7 +294,7 @@ impl Ar {
 
     fn mul(&mut self, r: &mut [u64], x: &[u64], y: &[u64], rnd: Round) {
         let (p, s) = (self.p, &mut self.s);
-        put(r, |o| arith::mul(o, &elem(x), &elem(y), p, rnd, s));
+        put(r, |o| arith::mul_same(o, &elem(x), &elem(y), p, rnd, s));
     }
 
     fn add(&mut self, r: &mut [u64], x: &[u64], y: &[u64], sub: bool, rnd: Round) {
@@ -590,6 +616,100 @@ fn correction(
     (tn, (c, small), iso)
 }
 
+// ---- the residual bound ------------------------------------------------------
+
+/// A rigorous upper bound on `|p(x)|` (rounded up) for the exact
+/// coefficients and the point `x` (packed complex): Horner's rule with the
+/// products of [`Ar::cmul`], `s <- (t_r + A_r, t_i + A_i)` to nearest, and
+/// the radius (all RU) `r <- r |x|_1 + 2^-p (|rr| + |ii| + |ri| + |ir| +
+/// |t|_1 + |s|_1) + er_k`, where `rr = fl(s_r x_r)` ... are the four
+/// rounded products, `t = (fl(rr - ii), fl(ri + ir))`; each rounding to
+/// nearest errs by at most `2^-p` times its result, so by induction
+/// `|s_k - S_k| <= r_k` for the exact Horner values `S_k`, and the bound is
+/// `|s_0|_1 + r_0`. Starts from `s = A_n`, `r = er_n`.
+fn certify_root(ar: &mut Ar, su: &Setup, x: &[u64]) -> Vec<u64> {
+    let (n, w, p) = (su.n, su.w(), su.p);
+    let cw = 2 * w;
+    let up = Round::Up;
+    let mut ax = vec![0u64; w];
+    ar.add(&mut ax, &abs_of(&x[..w]), &abs_of(&x[w..]), false, up);
+    let mut s = su.a[n * cw..(n + 1) * cw].to_vec();
+    let mut r = su.er[n * w..(n + 1) * w].to_vec();
+    let mut pr = vec![0u64; 4 * w];
+    let mut t = vec![0u64; cw];
+    let (mut m, mut m2, mut u) = (vec![0u64; w], vec![0u64; w], vec![0u64; w]);
+    for k in (0..n).rev() {
+        {
+            let (rr, rest) = pr.split_at_mut(w);
+            let (ii, rest) = rest.split_at_mut(w);
+            let (ri, ir) = rest.split_at_mut(w);
+            ar.mul(rr, &s[..w], &x[..w], Round::Nearest);
+            ar.mul(ii, &s[w..], &x[w..], Round::Nearest);
+            ar.mul(ri, &s[..w], &x[w..], Round::Nearest);
+            ar.mul(ir, &s[w..], &x[..w], Round::Nearest);
+            let (tr, ti) = t.split_at_mut(w);
+            ar.add(tr, rr, ii, true, Round::Nearest);
+            ar.add(ti, ri, ir, false, Round::Nearest);
+        }
+        ar.cadd(&mut s, &t, &su.a[k * cw..(k + 1) * cw], false);
+        // The radius.
+        ar.add(&mut m, &abs_of(&pr[..w]), &abs_of(&pr[w..2 * w]), false, up);
+        ar.add(&mut m2, &m, &abs_of(&pr[2 * w..3 * w]), false, up);
+        ar.add(&mut m, &m2, &abs_of(&pr[3 * w..]), false, up);
+        ar.add(&mut u, &abs_of(&t[..w]), &abs_of(&t[w..]), false, up);
+        ar.add(&mut m2, &m, &u, false, up);
+        ar.add(&mut u, &abs_of(&s[..w]), &abs_of(&s[w..]), false, up);
+        ar.add(&mut m, &m2, &u, false, up);
+        ar.shift(&mut m2, &m, -(p as i64), up);
+        ar.mul(&mut u, &r, &ax, up);
+        ar.add(&mut m, &u, &m2, false, up);
+        ar.add(&mut r, &m, &su.er[k * w..(k + 1) * w], false, up);
+    }
+    ar.add(&mut u, &abs_of(&s[..w]), &abs_of(&s[w..]), false, up);
+    ar.add(&mut m, &u, &r, false, up);
+    m
+}
+
+/// Packed reals back to a CPU array at `p` bits.
+fn unpack_real(v: &[u64], p: u64) -> Result<FloatArray> {
+    let w = limbs_for_prec(p) + 1;
+    let len = v.len() / w;
+    let (mut tags, mut exps, mut limbs) = (
+        Vec::with_capacity(len),
+        Vec::with_capacity(len),
+        Vec::with_capacity(len * (w - 1)),
+    );
+    for f in v.chunks(w) {
+        tags.push(f[0] as u8);
+        exps.push((f[0] as i64) >> 8);
+        limbs.extend_from_slice(&f[1..]);
+    }
+    FloatArray::from_raw(p, tags, exps, limbs)
+}
+
+/// The bounds of [`certify_root`] for the packed points `x` on `eng`
+/// (CUDA: one thread per point, `roots_certify`).
+fn certify_packed(su: &Setup, x: &[u64], eng: &Engine) -> Result<FloatArray> {
+    let cw = 2 * su.w();
+    let packed = match eng {
+        Engine::Cuda(dev) if su.nl <= CUDA_MAX_LIMBS => super::cuda_roots::certify(dev, su, x)?,
+        _ => x
+            .par_chunks(cw)
+            .map_init(|| Ar::new(su.p), |ar, xi| certify_root(ar, su, xi))
+            .flatten()
+            .collect(),
+    };
+    unpack_real(&packed, su.p)?.into_engine(eng)
+}
+
+/// A rigorous upper bound on `|p(x_i)|` for every element of `x`, rounded
+/// up at `prec` bits, on `x`'s engine (see [`certify_root`]; the
+/// coefficients are used exactly, `x` rounded to `prec` bits first).
+pub fn certify_fused(coeffs: &ComplexArray, x: &ComplexArray, prec: u64) -> Result<FloatArray> {
+    let su = Setup::new(coeffs, prec, &Float::from(0u32))?;
+    certify_packed(&su, &pack_complex(x, prec)?, &x.engine())
+}
+
 // ---- the iteration ---------------------------------------------------------
 
 /// One engine's state of the fused iteration.
@@ -672,6 +792,7 @@ pub fn aberth_fused(
         roots: unpack_complex(&packed, prec)?.into_engine(&eng)?,
         converged,
         iterations,
+        residual_bound: certify_packed(&su, &packed, &eng)?,
     })
 }
 

@@ -284,3 +284,54 @@ extern "C" __global__ void roots_aberth_next(const u64 *x, const u64 *t, u64 *to
     rt_repulsion(i, xi, t, S, n, one, p);
     rt_tail(i, xi, pd + (u64)i * 2 * RT_CW, S, tout, flags, one, tol2, p, false, last != 0);
 }
+
+// The rigorous residual bound of polyroots.rs's certify_root, one thread
+// per point (block i = point i, thread 0): Horner's rule with the four
+// rounded products and the radius in upward rounding. er: the coefficients'
+// rounding bounds (n+1 reals); out: one real per point.
+extern "C" __global__ void roots_certify(const u64 *x, u64 *out, const u64 *A, const u64 *er,
+                                         u32 n, u32 len, u64 p) {
+    const u32 i = blockIdx.x;
+    if (i >= len || threadIdx.x != 0) return;
+    const u64 *xi = x + (u64)i * RT_CW;
+    u64 ax[RT_W], ta[RT_W], tb[RT_W], s[RT_CW], r[RT_W], t[RT_CW];
+    u64 pr[4 * RT_W], m[RT_W], m2[RT_W], u[RT_W];
+    rt_abs(ta, xi);
+    rt_abs(tb, xi + RT_W);
+    rt_add(ax, ta, tb, false, p, FL_RU);
+    rt_copy(s, A + (u64)n * RT_CW, RT_CW);
+    rt_copy(r, er + (u64)n * RT_W, RT_W);
+    for (u32 kk = n; kk-- > 0;) {
+        u64 *rr = pr, *ii = pr + RT_W, *ri = pr + 2 * RT_W, *ir = pr + 3 * RT_W;
+        rt_mul(rr, s, xi, p, FL_RN);
+        rt_mul(ii, s + RT_W, xi + RT_W, p, FL_RN);
+        rt_mul(ri, s, xi + RT_W, p, FL_RN);
+        rt_mul(ir, s + RT_W, xi, p, FL_RN);
+        rt_add(t, rr, ii, true, p, FL_RN);
+        rt_add(t + RT_W, ri, ir, false, p, FL_RN);
+        rt_cadd(s, t, A + (u64)kk * RT_CW, false, p);
+        rt_abs(ta, rr);
+        rt_abs(tb, ii);
+        rt_add(m, ta, tb, false, p, FL_RU);
+        rt_abs(ta, ri);
+        rt_add(m2, m, ta, false, p, FL_RU);
+        rt_abs(ta, ir);
+        rt_add(m, m2, ta, false, p, FL_RU);
+        rt_abs(ta, t);
+        rt_abs(tb, t + RT_W);
+        rt_add(u, ta, tb, false, p, FL_RU);
+        rt_add(m2, m, u, false, p, FL_RU);
+        rt_abs(ta, s);
+        rt_abs(tb, s + RT_W);
+        rt_add(u, ta, tb, false, p, FL_RU);
+        rt_add(m, m2, u, false, p, FL_RU);
+        rt_shift(m2, m, -(i64)p, p, FL_RU);
+        rt_mul(u, r, ax, p, FL_RU);
+        rt_add(m, u, m2, false, p, FL_RU);
+        rt_add(r, m, er + (u64)kk * RT_W, false, p, FL_RU);
+    }
+    rt_abs(ta, s);
+    rt_abs(tb, s + RT_W);
+    rt_add(u, ta, tb, false, p, FL_RU);
+    rt_add(out + (u64)i * RT_W, u, r, false, p, FL_RU);
+}

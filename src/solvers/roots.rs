@@ -192,12 +192,11 @@ pub fn aberth_with(
             })
         },
     )?;
-    let residual_bound = ctx.certify(&r.roots)?;
     Ok(RootsResult {
         roots: r.roots,
         converged: r.converged,
         iterations: r.iterations,
-        residual_bound,
+        residual_bound: r.residual_bound,
     })
 }
 
@@ -225,7 +224,7 @@ pub fn sts_pade_with(
     let ints: Vec<ComplexArray> = (1..=opts.m as i64)
         .map(|k| cint(&ctx.eng, k, ctx.n, prec))
         .collect::<Result<_>>()?;
-    ctx.iterate(x0, opts.max_iter, progress, |x| {
+    ctx.iterate(coeffs, x0, opts.max_iter, progress, |x| {
         ctx.sts_step(x, opts.m, &ints)
     })
 }
@@ -237,8 +236,9 @@ pub fn sts_pade_with(
 /// operation rounds each part once to nearest, so its error is at most
 /// `2^-prec` times the 1-norm of its result), and the bound `|s|_1 + r`.
 pub fn certify(coeffs: &ComplexArray, x: &ComplexArray, prec: u64) -> Result<FloatArray> {
-    let ctx = Ctx::new_sized(coeffs, prec, None, x.len())?;
-    ctx.certify(x)
+    // Validates the coefficients (one broadcast copy only).
+    Ctx::new_sized(coeffs, prec, None, 1)?;
+    crate::complex::polyroots::certify_fused(coeffs, x, prec)
 }
 
 const RN: Round = Round::Nearest;
@@ -538,6 +538,7 @@ impl Ctx {
     /// until every root has converged or `max_iter` steps.
     fn iterate(
         &self,
+        coeffs: &ComplexArray,
         mut x: ComplexArray,
         max_iter: usize,
         progress: &mut dyn FnMut(Progress),
@@ -573,7 +574,7 @@ impl Ctx {
                 break;
             }
         }
-        let residual_bound = self.certify(&x)?;
+        let residual_bound = crate::complex::polyroots::certify_fused(coeffs, &x, self.p)?;
         Ok(RootsResult {
             roots: x,
             converged: conv,
@@ -788,29 +789,6 @@ impl Ctx {
             noise,
             isolated,
         })
-    }
-
-    // ---- certification --------------------------------------------------------
-
-    fn certify(&self, x: &ComplexArray) -> Result<FloatArray> {
-        if x.len() != self.len {
-            return Err(Error::Shape(format!(
-                "certify: {} points but the context has {}",
-                x.len(),
-                self.len
-            )));
-        }
-        let p = self.p;
-        let ax = self.abs1(x)?;
-        let mut s = self.cb[self.n].try_clone()?;
-        let mut r = FloatArray::zeros(&self.eng, x.len(), p)?;
-        for k in (0..self.n).rev() {
-            let t = self.mul(&s, x)?;
-            s = self.add(&t, &self.cb[k])?;
-            let e = self.abs1(&t)?.add(&self.abs1(&s)?, p, RU)?;
-            r = r.fma(&ax, &e.mul_2si(-(p as i64), p, RU)?, p, RU)?;
-        }
-        self.abs1(&s)?.add(&r, p, RU)
     }
 }
 
