@@ -319,13 +319,13 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
 fn print_root(r: &RootRow, head: bool) {
     if head {
         println!(
-            "{:<10} {:>5} {:>5} {:<11} {:>11} {:>6} {:>9} {:>12} {:>12} check",
+            "{:<10} {:>5} {:>5} {:<16} {:>11} {:>6} {:>9} {:>12} {:>12} check",
             "problem", "n", "bits", "method", "ms", "iters", "conv", "log10 |p|<=", "log10 err"
         );
     }
     let err = r.max_err.map_or("-".to_string(), |e| format!("{e:.1}"));
     println!(
-        "{:<10} {:>5} {:>5} {:<11} {:>11.1} {:>6} {:>9} {:>12.1} {:>12} {}",
+        "{:<10} {:>5} {:>5} {:<16} {:>11.1} {:>6} {:>9} {:>12.1} {:>12} {}",
         r.problem,
         r.n,
         r.prec,
