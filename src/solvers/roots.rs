@@ -173,7 +173,9 @@ pub fn aberth_with(
             "the Aberth order L must be at least 1".into(),
         ));
     }
-    let ctx = Ctx::new(coeffs, prec, opts.tol)?;
+    // Validation and the start only: the fused iteration packs its own
+    // coefficients, so no broadcast copies (len 1).
+    let ctx = Ctx::new_sized(coeffs, prec, opts.tol, 1)?;
     let x0 = ctx.start(&opts.start)?;
     let tol2 = tol_squared(prec, opts.tol);
     let n = ctx.n;
