@@ -411,6 +411,9 @@ pub(crate) fn present(k: usize, width: usize, cnt: usize, skip: usize) -> bool {
 
 // ---- one step on the CPU ----------------------------------------------------
 
+/// Phase A's results for one root: `t^(1)`, `p` and `p'`, the flags.
+type PhaseA = (Vec<u64>, Vec<u64>, u8);
+
 /// The state of a CPU iteration: approximations and per-root values.
 struct CpuIter<'a> {
     su: &'a Setup,
@@ -418,8 +421,6 @@ struct CpuIter<'a> {
     t: Vec<u64>,
     /// `p(x_i)`, `p'(x_i)` per root.
     pd: Vec<u64>,
-    /// Last correction per root.
-    c: Vec<u64>,
     flags: Vec<u8>,
 }
 
@@ -433,7 +434,7 @@ impl CpuIter<'_> {
         let x = &self.x;
         let one = &su.consts[..w];
         let tol2 = &su.consts[w..2 * w];
-        let out: Vec<(Vec<u64>, Vec<u64>, Vec<u64>, u8)> = (0..n)
+        let out: Vec<PhaseA> = (0..n)
             .into_par_iter()
             .map_init(
                 || Ar::new(su.p),
@@ -521,13 +522,12 @@ impl CpuIter<'_> {
                     }
                     let mut pd = p.to_vec();
                     pd.extend_from_slice(dp);
-                    (t, c.0, pd, flags)
+                    (t, pd, flags)
                 },
             )
             .collect();
-        for (i, (t, c, pd, f)) in out.into_iter().enumerate() {
+        for (i, (t, pd, f)) in out.into_iter().enumerate() {
             self.t[i * cw..(i + 1) * cw].copy_from_slice(&t);
-            self.c[i * cw..(i + 1) * cw].copy_from_slice(&c);
             self.pd[i * 2 * cw..(i + 1) * 2 * cw].copy_from_slice(&pd);
             self.flags[i] = f;
         }
@@ -541,23 +541,22 @@ impl CpuIter<'_> {
         let (x, t, pd) = (&self.x, &self.t, &self.pd);
         let one = &su.consts[..w];
         let tol2 = &su.consts[w..2 * w];
-        let out: Vec<(Vec<u64>, (Vec<u64>, bool))> = (0..n)
+        let out: Vec<(Vec<u64>, bool)> = (0..n)
             .into_par_iter()
             .map_init(
                 || Ar::new(su.p),
                 |ar, i| {
                     let xi = &x[i * cw..(i + 1) * cw];
                     let pdi = &pd[i * 2 * cw..(i + 1) * 2 * cw];
-                    let (tn, c, _) =
+                    let (tn, (_, small), _) =
                         correction(ar, su, xi, &pdi[..cw], &pdi[cw..], t, i, one, tol2, last);
-                    (tn, c)
+                    (tn, small)
                 },
             )
             .collect();
         let mut tn = vec![0u64; n * cw];
-        for (i, (ti, (c, small))) in out.into_iter().enumerate() {
+        for (i, (ti, small)) in out.into_iter().enumerate() {
             tn[i * cw..(i + 1) * cw].copy_from_slice(&ti);
-            self.c[i * cw..(i + 1) * cw].copy_from_slice(&c);
             self.flags[i] = (self.flags[i] & !F_SMALL) | if small { F_SMALL } else { 0 };
         }
         self.t = tn;
@@ -782,7 +781,6 @@ pub fn aberth_fused(
                 x,
                 t: vec![0; su.n * cw],
                 pd: vec![0; su.n * 2 * cw],
-                c: vec![0; su.n * cw],
                 flags: vec![0; su.n],
             };
             run(&mut st, su.n, order, max_iter, progress)?
