@@ -702,7 +702,7 @@ fn certify_packed(su: &Setup, x: &[u64], eng: &Engine) -> Result<FloatArray> {
 }
 
 /// A rigorous upper bound on `|p(x_i)|` for every element of `x`, rounded
-/// up at `prec` bits, on `x`'s engine (see [`certify_root`]; the
+/// up at `prec` bits, on `x`'s engine (see `certify_root`; the
 /// coefficients are used exactly, `x` rounded to `prec` bits first).
 pub fn certify_fused(coeffs: &ComplexArray, x: &ComplexArray, prec: u64) -> Result<FloatArray> {
     let su = Setup::new(coeffs, prec, &Float::from(0u32))?;
