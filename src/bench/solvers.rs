@@ -54,6 +54,10 @@ pub struct SolversBenchArgs {
     /// Order of the random GMRES matrix (default 256; quick 64).
     #[arg(long)]
     gmres_n: Option<usize>,
+    /// Runs per root-finding case; the fastest is reported (the first
+    /// also loads the kernels).
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -186,21 +190,30 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
                     Float::from_rational_prec(q.clone(), prec).1 == std::cmp::Ordering::Equal
                 });
                 for m in &methods {
-                    let (ms, r) = engine.time(|| {
-                        if m == "aberth" {
-                            let o = AberthOpts {
-                                max_iter: MAX_ITER,
-                                ..AberthOpts::default()
-                            };
-                            roots::aberth(&c, prec, &o)
-                        } else {
-                            let o = StsOpts {
-                                max_iter: MAX_ITER,
-                                ..StsOpts::default()
-                            };
-                            roots::sts_pade(&c, prec, &o)
+                    let once = || {
+                        engine.time(|| {
+                            if m == "aberth" {
+                                let o = AberthOpts {
+                                    max_iter: MAX_ITER,
+                                    ..AberthOpts::default()
+                                };
+                                roots::aberth(&c, prec, &o)
+                            } else {
+                                let o = StsOpts {
+                                    max_iter: MAX_ITER,
+                                    ..StsOpts::default()
+                                };
+                                roots::sts_pade(&c, prec, &o)
+                            }
+                        })
+                    };
+                    let (mut ms, mut r) = once()?;
+                    for _ in 1..a.runs {
+                        let (t, r2) = once()?;
+                        if t < ms {
+                            (ms, r) = (t, r2);
                         }
-                    })?;
+                    }
                     let (max_bound, max_err, ok) = check(&r, wil)?;
                     let conv = r.converged.iter().filter(|&&c| c).count();
                     let row = RootRow {
@@ -208,7 +221,7 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
                         n,
                         prec,
                         method: if m == "aberth" {
-                            "aberth L=3"
+                            "aberth L=3 fused"
                         } else {
                             "sts m=4"
                         },
@@ -306,13 +319,13 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
 fn print_root(r: &RootRow, head: bool) {
     if head {
         println!(
-            "{:<10} {:>5} {:>5} {:<11} {:>11} {:>6} {:>9} {:>12} {:>12} check",
+            "{:<10} {:>5} {:>5} {:<16} {:>11} {:>6} {:>9} {:>12} {:>12} check",
             "problem", "n", "bits", "method", "ms", "iters", "conv", "log10 |p|<=", "log10 err"
         );
     }
     let err = r.max_err.map_or("-".to_string(), |e| format!("{e:.1}"));
     println!(
-        "{:<10} {:>5} {:>5} {:<11} {:>11.1} {:>6} {:>9} {:>12.1} {:>12} {}",
+        "{:<10} {:>5} {:>5} {:<16} {:>11.1} {:>6} {:>9} {:>12.1} {:>12} {}",
         r.problem,
         r.n,
         r.prec,

@@ -669,6 +669,33 @@ pub(crate) fn mul(out: &mut Out, x: &Elem, y: &Elem, p: u64, rnd: Round, s: &mut
     0
 }
 
+/// [`mul`], with the block loops' constant-length paths (the short
+/// product at 8 and 16 limbs) when both operands are normal and have the
+/// output's limb count: for per-element callers at those sizes.
+pub(crate) fn mul_same(
+    out: &mut Out,
+    x: &Elem,
+    y: &Elem,
+    p: u64,
+    rnd: Round,
+    s: &mut Scratch,
+) -> i8 {
+    let n = out.m.len();
+    if x.class == Class::Normal
+        && y.class == Class::Normal
+        && x.limbs.len() == n
+        && y.limbs.len() == n
+    {
+        let (neg, e) = (x.neg ^ y.neg, x.exp + y.exp);
+        match n {
+            8 => return mul_fast_n::<8>(out, neg, e, x.limbs, y.limbs, p, rnd, s),
+            16 => return mul_fast_n::<16>(out, neg, e, x.limbs, y.limbs, p, rnd, s),
+            _ => {}
+        }
+    }
+    mul(out, x, y, p, rnd, s)
+}
+
 /// `x * y` for mantissas of up to 2 limbs: the product on the stack.
 #[inline(always)]
 fn mul_small(out: &mut Out, neg: bool, e: i64, a: &[u64], b: &[u64], p: u64, rnd: Round) -> i8 {

@@ -98,8 +98,14 @@ pub static BLAS: KernelSource = KernelSource {
     code: include_str!("blas.cu"),
 };
 
+/// The fused Ehrlich-Aberth iteration (one block per root; tiers by limbs).
+pub static ROOTS: KernelSource = KernelSource {
+    name: "roots",
+    code: include_str!("roots.cu"),
+};
+
 /// Every kernel source, for listings and the CI compile check.
-pub fn sources() -> [&'static KernelSource; 12] {
+pub fn sources() -> [&'static KernelSource; 13] {
     [
         &INT_ADD,
         &INT_MUL,
@@ -113,6 +119,7 @@ pub fn sources() -> [&'static KernelSource; 12] {
         &FLOAT_FUNC,
         &FLOAT_CFUNC,
         &BLAS,
+        &ROOTS,
     ]
 }
 
@@ -171,6 +178,7 @@ pub fn warm_instances() -> Vec<Instance> {
     v.extend(crate::float::func::cuda::instances());
     v.extend(crate::complex::cuda_func::instances());
     v.extend(crate::linalg::cuda::instances());
+    v.extend(crate::complex::cuda_roots::warm_instances());
     v
 }
 
@@ -188,6 +196,12 @@ pub fn family_instances() -> Vec<Instance> {
 pub fn all_instances() -> Vec<Instance> {
     let mut v = warm_instances();
     v.extend(family_instances());
+    let warm: Vec<String> = v.iter().map(Instance::key).collect();
+    v.extend(
+        crate::complex::cuda_roots::instances()
+            .into_iter()
+            .filter(|i| !warm.contains(&i.key())),
+    );
     v
 }
 

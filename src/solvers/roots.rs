@@ -173,10 +173,32 @@ pub fn aberth_with(
             "the Aberth order L must be at least 1".into(),
         ));
     }
-    let ctx = Ctx::new(coeffs, prec, opts.tol)?;
+    // Validation and the start only: the fused iteration packs its own
+    // coefficients, so no broadcast copies (len 1).
+    let ctx = Ctx::new_sized(coeffs, prec, opts.tol, 1)?;
     let x0 = ctx.start(&opts.start)?;
-    ctx.iterate(x0, opts.max_iter, progress, |x| {
-        ctx.aberth_step(x, opts.order)
+    let tol2 = tol_squared(prec, opts.tol);
+    let n = ctx.n;
+    let r = crate::complex::polyroots::aberth_fused(
+        coeffs,
+        &x0,
+        prec,
+        opts.order,
+        &tol2,
+        opts.max_iter,
+        &mut |iteration, converged| {
+            progress(Progress {
+                iteration,
+                converged,
+                n,
+            })
+        },
+    )?;
+    Ok(RootsResult {
+        roots: r.roots,
+        converged: r.converged,
+        iterations: r.iterations,
+        residual_bound: r.residual_bound,
     })
 }
 
@@ -204,7 +226,7 @@ pub fn sts_pade_with(
     let ints: Vec<ComplexArray> = (1..=opts.m as i64)
         .map(|k| cint(&ctx.eng, k, ctx.n, prec))
         .collect::<Result<_>>()?;
-    ctx.iterate(x0, opts.max_iter, progress, |x| {
+    ctx.iterate(coeffs, x0, opts.max_iter, progress, |x| {
         ctx.sts_step(x, opts.m, &ints)
     })
 }
@@ -216,8 +238,9 @@ pub fn sts_pade_with(
 /// operation rounds each part once to nearest, so its error is at most
 /// `2^-prec` times the 1-norm of its result), and the bound `|s|_1 + r`.
 pub fn certify(coeffs: &ComplexArray, x: &ComplexArray, prec: u64) -> Result<FloatArray> {
-    let ctx = Ctx::new_sized(coeffs, prec, None, x.len())?;
-    ctx.certify(x)
+    // Validates the coefficients (one broadcast copy only).
+    Ctx::new_sized(coeffs, prec, None, 1)?;
+    crate::complex::polyroots::certify_fused(coeffs, x, prec)
 }
 
 const RN: Round = Round::Nearest;
@@ -517,6 +540,7 @@ impl Ctx {
     /// until every root has converged or `max_iter` steps.
     fn iterate(
         &self,
+        coeffs: &ComplexArray,
         mut x: ComplexArray,
         max_iter: usize,
         progress: &mut dyn FnMut(Progress),
@@ -552,7 +576,7 @@ impl Ctx {
                 break;
             }
         }
-        let residual_bound = self.certify(&x)?;
+        let residual_bound = crate::complex::polyroots::certify_fused(coeffs, &x, self.p)?;
         Ok(RootsResult {
             roots: x,
             converged: conv,
@@ -617,21 +641,6 @@ impl Ctx {
         Ok(s)
     }
 
-    /// `p(x)` and `p'(x)` by Horner's rule.
-    fn horner_pd(&self, x: &ComplexArray) -> Result<(ComplexArray, ComplexArray)> {
-        let n = self.n;
-        let mut p = self.cb[n].try_clone()?;
-        let mut dp: Option<ComplexArray> = None;
-        for k in (0..n).rev() {
-            dp = Some(match dp {
-                None => p.try_clone()?,
-                Some(d) => self.mul_add(&d, x, &p)?,
-            });
-            p = self.mul_add(&p, x, &self.cb[k])?;
-        }
-        Ok((p, dp.expect("degree >= 1")))
-    }
-
     /// The `len x len` array `[i != j] / (x_i - t_j)` (zero on the
     /// diagonal), row-major.
     fn recip_diffs(&self, x: &ComplexArray, t: &ComplexArray) -> Result<ComplexArray> {
@@ -687,35 +696,6 @@ impl Ctx {
         Ok(Matrix::from_array(r, n, n)?
             .gemv(&c.one, &c.ones, None, &cv)?
             .0)
-    }
-
-    /// One Ehrlich-Aberth step of order 2L+1: with `N = p/p'` fixed,
-    /// `t^(l+1) = x - p / (p' - p sum_{j != i} 1/(x_i - t^(l)_j))`, l = 0..L-1,
-    /// from `t^(0) = x`.
-    fn aberth_step(&self, x: &ComplexArray, order: usize) -> Result<Step> {
-        let (p, dp) = self.horner_pd(x)?;
-        let noise = self.noise(x)?;
-        let mut t = x.try_clone()?;
-        let mut delta = None;
-        let mut isolated = None;
-        for _ in 0..order {
-            let s = self.row_sums(self.recip_diffs(x, &t)?)?;
-            let ps = self.mul(&p, &s)?;
-            if isolated.is_none() {
-                isolated = Some(self.isolated(&ps, &dp)?);
-            }
-            let den = self.sub(&dp, &ps)?;
-            let c = self.div(&p, &den)?;
-            t = self.sub(x, &c)?;
-            delta = Some(c);
-        }
-        Ok(Step {
-            x: t,
-            delta: delta.expect("order >= 1"),
-            p,
-            noise,
-            isolated: isolated.expect("order >= 1"),
-        })
     }
 
     /// One STS-Padé step of Taylor order m (see notes/solvers.md):
@@ -812,29 +792,6 @@ impl Ctx {
             isolated,
         })
     }
-
-    // ---- certification --------------------------------------------------------
-
-    fn certify(&self, x: &ComplexArray) -> Result<FloatArray> {
-        if x.len() != self.len {
-            return Err(Error::Shape(format!(
-                "certify: {} points but the context has {}",
-                x.len(),
-                self.len
-            )));
-        }
-        let p = self.p;
-        let ax = self.abs1(x)?;
-        let mut s = self.cb[self.n].try_clone()?;
-        let mut r = FloatArray::zeros(&self.eng, x.len(), p)?;
-        for k in (0..self.n).rev() {
-            let t = self.mul(&s, x)?;
-            s = self.add(&t, &self.cb[k])?;
-            let e = self.abs1(&t)?.add(&self.abs1(&s)?, p, RU)?;
-            r = r.fma(&ax, &e.mul_2si(-(p as i64), p, RU)?, p, RU)?;
-        }
-        self.abs1(&s)?.add(&r, p, RU)
-    }
 }
 
 /// One step's results: the new approximations, the last correction, and
@@ -848,6 +805,16 @@ struct Step {
     /// other approximations barely move this one (false where two
     /// approximations crowd one root).
     isolated: Vec<bool>,
+}
+
+/// `tol^2` rounded to nearest at `prec` bits, `tol` defaulting to
+/// `2^(8 - prec)` (the Ctx's tolerance, already checked there).
+fn tol_squared(prec: u64, tol: Option<f64>) -> Float {
+    let t = match tol {
+        Some(t) => f64_float(t),
+        None => Float::from(1u32) << (8 - prec as i64),
+    };
+    t.mul_prec_ref_ref(&t, prec).0
 }
 
 /// An `f64` as an exact `Float`.
