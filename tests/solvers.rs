@@ -425,6 +425,7 @@ fn gmres_hilbert_converges_at_256_bits_and_stalls_at_53() {
         tol,
         prec: 256,
         max_restarts: 4,
+        ..GmresOpts::default()
     };
     let r = gmres(&a, &b, None, &o).unwrap();
     assert!(r.converged, "256 bits: {:?}", r.true_residuals);
@@ -474,6 +475,7 @@ fn gmres_complex_converges_at_256_bits_and_stalls_at_53() {
             tol,
             prec,
             max_restarts: 4,
+            ..GmresOpts::default()
         };
         let r = gmres_complex(&a, &b, None, &o).unwrap();
         assert_eq!(r.converged, want, "{prec} bits: {:?}", r.true_residuals);
@@ -531,6 +533,7 @@ fn cuda_gives_the_cpu_bits() {
         tol: 1e-20,
         prec: 256,
         max_restarts: 4,
+        ..GmresOpts::default()
     };
     let x = gmres(&a, &b, None, &o).unwrap();
     let y = gmres(
