@@ -26,7 +26,7 @@ use malachite_q::Rational;
 use crate::engine::Engine;
 use crate::error::{CommandError, Result};
 use crate::float::{FloatArray, Round};
-use crate::linalg::{Gemv, Matrix};
+use crate::linalg::{Gemv, Matrix, Op};
 use crate::solvers::gmres::{GmresOpts, Ortho, gmres, gmres_with};
 use crate::solvers::problems;
 use crate::solvers::roots::{self, AberthOpts, RootsResult, StsOpts};
@@ -323,6 +323,7 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
                     "n": r.n, "prec": r.prec, "m": r.m, "ortho": r.ortho,
                     "gemv_ms": r.gemv_ms, "step_ms_mean": r.mean_ms, "step_ms_last": r.last_ms,
                     "ratio_mean": r.mean_ms / r.gemv_ms, "ratio_last": r.last_ms / r.gemv_ms,
+                    "cgs_pass_ms": r.pass_ms, "nrm2_ms": r.nrm2_ms,
                     "true_rel_residual": r.true_rel, "estimate": r.estimate, "ok": r.ok,
                 })
             })
@@ -385,6 +386,10 @@ struct StepRow {
     true_rel: f64,
     estimate: f64,
     ok: bool,
+    /// One CGS pass at the last step (`h = V w`, `w - V^T h`; m rows).
+    pass_ms: f64,
+    /// `nrm2` of an n-vector.
+    nrm2_ms: f64,
 }
 
 /// One GMRES(m) cycle (m steps, tol 0) on `R + 2 sqrt(n) I` of order `n`
@@ -406,6 +411,21 @@ fn gmres_step(engine: &Engine, n: usize, m: usize, prec: u64, ortho: Ortho) -> R
     };
     let (times, _) = super::time_runs(engine, 1, 5, || Ok(am.gemv(&one, &x, None, &gv)?.0))?;
     let gemv_ms = super::median(&times);
+    // The parts of a step at its most expensive (j = m - 1): a CGS pass
+    // over m rows, and the norm.
+    let vm = Matrix::<FloatArray>::random(engine, m, n, prec, 13)?;
+    let gt = Gemv {
+        op: Op::Trans,
+        ..gv
+    };
+    let minus_one = one.neg(prec, Round::Nearest)?;
+    let (times, _) = super::time_runs(engine, 1, 5, || {
+        let h = vm.gemv(&one, &x, None, &gv)?.0;
+        Ok(vm.gemv(&minus_one, &h, Some((&one, &x)), &gt)?.0)
+    })?;
+    let pass_ms = super::median(&times);
+    let (times, _) = super::time_runs(engine, 1, 5, || Ok(x.nrm2(prec, Round::Nearest)?.0))?;
+    let nrm2_ms = super::median(&times);
     let o = GmresOpts {
         restart: m,
         tol: 0.0,
@@ -448,13 +468,15 @@ fn gmres_step(engine: &Engine, n: usize, m: usize, prec: u64, ortho: Ortho) -> R
         true_rel,
         estimate,
         ok,
+        pass_ms,
+        nrm2_ms,
     })
 }
 
 fn print_step(r: &StepRow, head: bool) {
     if head {
         println!(
-            "\n{:<16} {:>5} {:>5} {:>4} {:<6} {:>10} {:>11} {:>11} {:>7} {:>7} {:>12} {:>12} check",
+            "\n{:<16} {:>5} {:>5} {:>4} {:<6} {:>10} {:>11} {:>11} {:>7} {:>7} {:>12} {:>12} {:>9} {:>9} check",
             "gmres step",
             "n",
             "bits",
@@ -466,11 +488,13 @@ fn print_step(r: &StepRow, head: bool) {
             "ratio",
             "last/g",
             "||r||/||b||",
-            "estimate"
+            "estimate",
+            "pass ms",
+            "nrm2 ms"
         );
     }
     println!(
-        "{:<16} {:>5} {:>5} {:>4} {:<6} {:>10.3} {:>11.3} {:>11.3} {:>7.2} {:>7.2} {:>12.3e} {:>12.3e} {}",
+        "{:<16} {:>5} {:>5} {:>4} {:<6} {:>10.3} {:>11.3} {:>11.3} {:>7.2} {:>7.2} {:>12.3e} {:>12.3e} {:>9.3} {:>9.3} {}",
         "random+2sqrt(n)I",
         r.n,
         r.prec,
@@ -483,6 +507,8 @@ fn print_step(r: &StepRow, head: bool) {
         r.last_ms / r.gemv_ms,
         r.true_rel,
         r.estimate,
+        r.pass_ms,
+        r.nrm2_ms,
         if r.ok { "ok" } else { "FAILED" }
     );
 }

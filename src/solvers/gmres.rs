@@ -89,6 +89,57 @@ pub struct GmresResult<X = FloatArray> {
 
 const RN: Round = Round::Nearest;
 
+/// `MPARRAY_GMRES_PROFILE`: the time of each phase of [`gmres`], summed over
+/// the run and printed on stderr at its end (the engine synchronized at
+/// every phase boundary).
+struct Prof {
+    eng: Option<Engine>,
+    t: std::time::Instant,
+    acc: [f64; 6],
+}
+
+const PHASES: [&str; 6] = [
+    "A v",
+    "orthogonalise",
+    "nrm2",
+    "givens (host)",
+    "new row",
+    "restart",
+];
+
+impl Prof {
+    fn new(eng: &Engine) -> Prof {
+        let on = std::env::var_os("MPARRAY_GMRES_PROFILE").is_some();
+        Prof {
+            eng: on.then(|| eng.clone()),
+            t: std::time::Instant::now(),
+            acc: [0.0; 6],
+        }
+    }
+
+    /// Ends phase `k`.
+    fn mark(&mut self, k: usize) -> Result<()> {
+        if let Some(e) = &self.eng {
+            e.synchronize()?;
+            let now = std::time::Instant::now();
+            self.acc[k] += (now - self.t).as_secs_f64() * 1e3;
+            self.t = now;
+        }
+        Ok(())
+    }
+
+    fn report(&self, steps: usize) {
+        if self.eng.is_some() {
+            let parts: Vec<String> = PHASES
+                .iter()
+                .zip(self.acc)
+                .map(|(n, ms)| format!("{n} {ms:.3} ms"))
+                .collect();
+            eprintln!("gmres profile, {steps} steps: {}", parts.join(", "));
+        }
+    }
+}
+
 /// Solves `A x = b` by GMRES(m) from `x0` (None: zeros) at `opts.prec`
 /// bits on the engine `A`, `b` (and `x0`) live on.
 pub fn gmres(
@@ -149,13 +200,16 @@ pub fn gmres_with(
     let m = opts.restart.min(n.max(1));
     // The basis v_0 .. v_m as the rows of one array on the engine.
     let mut vdata = FloatArray::zeros(&eng, (m + 1) * n, p)?;
+    let mut prof = Prof::new(&eng);
     loop {
         let r = residual(&x)?;
         let beta = r.nrm2(p, RN)?.0;
         let bh = beta.to_engine(&cpu)?;
         true_residuals.push(rel(f64_of(&bh)?));
         let ok = le(&bh, &tol_b)?;
+        prof.mark(5)?;
         if ok || restarts == opts.max_restarts || n == 0 {
+            prof.report(iterations);
             return Ok(GmresResult {
                 converged: ok,
                 x,
@@ -181,6 +235,7 @@ pub fn gmres_with(
         for j in 0..m {
             // w = A v_j, orthogonalised against v_0..v_j.
             let mut w = a.gemv(&one, &vs[j], None, &gv)?.0;
+            prof.mark(0)?;
             let mut h = match opts.ortho {
                 Ortho::Cgs2 => {
                     let vj = Matrix::from_array_ld(vdata, j + 1, n, n)?;
@@ -208,7 +263,9 @@ pub fn gmres_with(
                     h
                 }
             };
+            prof.mark(1)?;
             let hn = w.nrm2(p, RN)?.0.to_engine(&cpu)?;
+            prof.mark(2)?;
             // Apply the previous rotations to h, then a new one zeroing hn.
             for (i, (c, s)) in rot.iter().enumerate() {
                 // (h_i, h_{i+1}) <- (c h_i + s h_{i+1}, -s h_i + c h_{i+1})
@@ -237,12 +294,14 @@ pub fn gmres_with(
             let res = f64_of(&gabs)?;
             history.push(rel(res));
             let done = le(&gabs, &tol_b)? || zero || j + 1 == m;
+            prof.mark(3)?;
             if !zero {
                 let inv = hone.div(&hn, p, RN)?.into_engine(&eng)?;
                 let v = w.scal(&inv, p, RN)?.0;
                 vdata = put_row(vdata, (j + 1) * n, &v)?;
                 vs.push(v);
             }
+            prof.mark(4)?;
             progress(iterations, rel(res));
             if done {
                 break;
