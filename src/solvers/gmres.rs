@@ -179,6 +179,14 @@ pub fn gmres_with(
         op: Op::Trans,
         ..gv
     };
+    // Projection coefficients at 2p + 64 bits (exactly rounded): the second
+    // pass's sums cancel to about 2^-p of their terms, which a BLAS window
+    // of p plus a few guard bits cannot decide (the exact core's slow path
+    // on either engine); at 2p + 64 bits the device's wider tier can.
+    let gw = Gemv {
+        prec: 2 * p + 64,
+        ..gv
+    };
     let mut x = match x0 {
         Some(x) => x.set_prec(p, RN)?,
         None => FloatArray::zeros(&eng, n, p)?,
@@ -242,7 +250,7 @@ pub fn gmres_with(
                     let mut h: Option<FloatArray> = None;
                     for _ in 0..2 {
                         // h' = V w, w <- w - V^T h' (each element rounded once).
-                        let hp = vj.gemv(&one, &w, None, &gv)?.0;
+                        let hp = vj.gemv(&one, &w, None, &gw)?.0;
                         w = vj.gemv(&minus_one, &hp, Some((&one, &w)), &gt)?.0;
                         let hp = hp.to_engine(&cpu)?;
                         h = Some(match h {
@@ -264,7 +272,10 @@ pub fn gmres_with(
                 }
             };
             prof.mark(1)?;
-            let hn = w.nrm2(p, RN)?.0.to_engine(&cpu)?;
+            // ||w|| = sqrt(w.w), the exact square sum rounded to p + 64 bits
+            // (no cancellation: the device decides it; nrm2 on CUDA is a
+            // host fallback), the root rounded to p.
+            let hn = w.dot(&w, p + 64, RN)?.0.to_engine(&cpu)?.sqrt(p, RN)?;
             prof.mark(2)?;
             // Apply the previous rotations to h, then a new one zeroing hn.
             for (i, (c, s)) in rot.iter().enumerate() {
