@@ -1,16 +1,20 @@
 //! Restarted GMRES(m) for a dense real or complex [`Matrix`] on its engine
 //! ([`gmres`], [`gmres_complex`]).
 //!
-//! Arnoldi with modified Gram-Schmidt builds an orthonormal basis of the
-//! Krylov space from the library's exact BLAS (`gemv` for `A v`, `dot` for
-//! the projections, `axpy` to subtract them, `nrm2` and `scal` to
-//! normalise), the small least-squares problem is reduced by Givens
-//! rotations as it grows (its scalars are one-element arrays on the same
-//! engine, so nothing moves but the convergence test's one number), and
-//! the iteration restarts every `m` steps from the true residual
-//! `b - A x`, computed by one `gemv` with `beta = 1` so that every element
-//! is the exact value rounded once. Every step is correctly rounded in a
-//! fixed order: the same bits on every engine.
+//! Arnoldi builds an orthonormal basis of the Krylov space, kept as the
+//! rows of one array on the matrix's engine, from the library's exact
+//! BLAS: `gemv` for `A v`; by default classical Gram-Schmidt twice
+//! ([`Ortho::Cgs2`]: per pass `h' = V w` rounded to `2p + 64` bits and
+//! `w - V^T h'` rounded once per element, two `gemv`s), or modified
+//! Gram-Schmidt ([`Ortho::Mgs`]: `dot` and `axpy` per basis vector);
+//! `||w||` as the root of `w.w` (rounded to `p + 64` bits) and `scal` to
+//! normalise. The small least-squares problem is reduced by Givens
+//! rotations as it grows, on the CPU engine (one-element arrays, a few
+//! numbers downloaded per step). The iteration restarts every `m` steps:
+//! `x += V^T y` by one `gemv`, then the true residual `b - A x` by one
+//! `gemv` with `beta = 1` (every element the exact value rounded once) and
+//! its `nrm2`. Every operation is correctly rounded in a fixed order: the
+//! same bits on every engine.
 
 use super::basis::{cjoin, csplit, join, put_crow, put_row, split};
 use crate::Engine;
