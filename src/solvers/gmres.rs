@@ -26,10 +26,11 @@ use crate::linalg::{CGemv, Gemv, Matrix, Op};
 /// How the Arnoldi step orthogonalises `A v_j` against the basis.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Ortho {
-    /// Classical Gram-Schmidt applied twice: per pass `h' = V w` and
-    /// `w <- w - V^T h'` are one exactly rounded `gemv` each (every element
-    /// of the new `w` is `w_k - sum_i h'_i v_ik` rounded once), `h` is the
-    /// sum of the two passes' coefficients. Four `gemv`s per step whatever
+    /// Classical Gram-Schmidt applied twice: per pass `h' = V w` (rounded
+    /// to `2p + 64` bits, so that the device decides the cancelled second
+    /// pass) and `w <- w - V^T h'` are one exactly rounded `gemv` each
+    /// (every element of the new `w` is `w_k - sum_i h'_i v_ik` rounded
+    /// once), `h` is the two passes' coefficients added, rounded to p. Four `gemv`s per step whatever
     /// `j` is: the engine's cost is that of the BLAS, not of `2j` calls.
     #[default]
     Cgs2,
