@@ -26,6 +26,10 @@
 #          .whl, scripts/peers/flint_gemm.py); scripts/pack-blas.sh packs
 #          them (carry [".gpu", ".whl"])
 #   blas   blascuda and blascpu (timeouts add up to 560 s: one call)
+#   gmres  GMRES(m) at n = 4096, 256 bits: per-step time against one gemv
+#          (`bench solvers --problems gmres-step`) on CUDA (m = 30, then
+#          again with MPARRAY_GMRES_PROFILE's phase times) and on the CPU
+#          (16 cores, m = 5), and the CPU-against-CUDA test of whole runs
 #   all    all of the above
 # Logs go to $OUT: run.txt (everything printed), tests.log, bench-*.json.
 set -uo pipefail
@@ -47,6 +51,16 @@ section() { echo "=== $* ($(date -u +%H:%M:%S))"; }
     start=$(date +%s)
     bash .gpu/run.sh 2>&1 | tail -40
     echo "tests exit ${PIPESTATUS[0]} in $(($(date +%s) - start)) s"
+  fi
+  if want gmres; then
+    section bench solvers gmres-step cuda, n = 4096, 256 bits
+    $bin bench solvers --engine cuda --problems gmres-step --step-n 4096 --step-m 30
+    MPARRAY_GMRES_PROFILE=1 $bin bench solvers --engine cuda --problems gmres-step \
+      --step-n 4096 --step-m 30 --json >"$out/bench-gmres-step-cuda.json"
+    section bench solvers gmres-step cpu, n = 4096, 256 bits, m = 5
+    $bin bench solvers --engine cpu --problems gmres-step --step-n 4096 --step-m 5
+    section test cuda_gmres_gives_the_cpu_bits
+    for t in .gpu/tests/solvers-*; do "$t" --include-ignored --nocapture cuda_gmres; done
   fi
   if want int; then
     section bench int cuda, full scale

@@ -8,11 +8,12 @@
 mod common;
 
 use malachite_base::num::arithmetic::traits::{Abs, Pow};
-use malachite_base::num::conversion::traits::ExactFrom;
+use malachite_base::num::conversion::traits::{ExactFrom, RoundingFrom};
+use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::Float;
 use malachite_q::Rational;
 use mparray::linalg::Matrix;
-use mparray::solvers::gmres::{GmresOpts, gmres, gmres_complex};
+use mparray::solvers::gmres::{GmresOpts, GmresResult, Ortho, gmres, gmres_complex};
 use mparray::solvers::problems::{self, coeff_array};
 use mparray::solvers::roots::{self, AberthOpts, Radius, RootsResult, Start, StsOpts};
 use mparray::{ComplexArray, Engine, FloatArray, Round};
@@ -419,31 +420,118 @@ fn exact_rel_residual2(a: &Matrix<FloatArray>, b: &FloatArray, x: &FloatArray) -
 #[test]
 fn gmres_hilbert_converges_at_256_bits_and_stalls_at_53() {
     let tol = 1e-20;
-    let (a, b) = hilbert_problem(256);
-    let o = GmresOpts {
-        restart: 12,
-        tol,
-        prec: 256,
-        max_restarts: 4,
-    };
-    let r = gmres(&a, &b, None, &o).unwrap();
-    assert!(r.converged, "256 bits: {:?}", r.true_residuals);
-    let rel2 = exact_rel_residual2(&a, &b, &r.x);
-    let t = Rational::exact_from(tol);
-    assert!(
-        rel2 <= &t * &t,
-        "256 bits: the exact residual misses the tolerance"
-    );
-    // The same problem at 53 bits: the residual stalls far above tol.
-    let (a, b) = hilbert_problem(53);
-    let r = gmres(&a, &b, None, &GmresOpts { prec: 53, ..o }).unwrap();
-    assert!(!r.converged, "53 bits converged: {:?}", r.true_residuals);
-    let rel2 = exact_rel_residual2(&a, &b, &r.x);
-    assert!(
-        rel2 > Rational::from(10u32).pow(-12i64),
-        "53 bits: the exact residual is small"
-    );
-    eprintln!("53 bits: true relative residuals {:?}", r.true_residuals);
+    for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+        let (a, b) = hilbert_problem(256);
+        let o = GmresOpts {
+            restart: 12,
+            tol,
+            prec: 256,
+            max_restarts: 4,
+            ortho,
+        };
+        let r = gmres(&a, &b, None, &o).unwrap();
+        assert!(r.converged, "256 bits, {ortho:?}: {:?}", r.true_residuals);
+        let rel2 = exact_rel_residual2(&a, &b, &r.x);
+        let t = Rational::exact_from(tol);
+        assert!(
+            rel2 <= &t * &t,
+            "256 bits, {ortho:?}: the exact residual misses the tolerance"
+        );
+        // The same problem at 53 bits: the residual stalls far above tol.
+        let (a, b) = hilbert_problem(53);
+        let r = gmres(&a, &b, None, &GmresOpts { prec: 53, ..o }).unwrap();
+        assert!(
+            !r.converged,
+            "53 bits, {ortho:?} converged: {:?}",
+            r.true_residuals
+        );
+        let rel2 = exact_rel_residual2(&a, &b, &r.x);
+        assert!(
+            rel2 > Rational::from(10u32).pow(-12i64),
+            "53 bits, {ortho:?}: the exact residual is small"
+        );
+        eprintln!(
+            "53 bits, {ortho:?}: true relative residuals {:?}",
+            r.true_residuals
+        );
+    }
+}
+
+/// `R + 2 sqrt(n) I` (R uniform in [-1, 1), seeded) and `b` random, at
+/// `prec` bits on the CPU engine.
+fn random_problem(n: usize, prec: u64, seed: u64) -> (Matrix<FloatArray>, FloatArray) {
+    let r = Matrix::<FloatArray>::random(&Engine::Cpu, n, n, prec, seed).unwrap();
+    let s = 2.0 * (n as f64).sqrt();
+    let d: Vec<f64> = (0..n * n)
+        .map(|k| if k / n == k % n { s } else { 0.0 })
+        .collect();
+    let d = FloatArray::from_f64s(prec, &d, Round::Nearest).unwrap().0;
+    let a = r.into_data().add(&d, prec, Round::Nearest).unwrap();
+    let b = FloatArray::random_unit(&Engine::Cpu, n, prec, seed ^ 0x5eed).unwrap();
+    (Matrix::from_array(a, n, n).unwrap(), b)
+}
+
+/// The restarted iteration on a random problem (several cycles, both
+/// orthogonalisations), its reported true residual against the exact one,
+/// a start at the solution, and an exact breakdown.
+#[test]
+fn gmres_restarts_breakdown_and_start() {
+    let seed = common::seed();
+    let (n, prec, tol) = (40, 192, 1e-40);
+    let (a, b) = random_problem(n, prec, seed);
+    let mut xs = Vec::new();
+    for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+        let o = GmresOpts {
+            restart: 7,
+            tol,
+            prec,
+            max_restarts: 40,
+            ortho,
+        };
+        let r = gmres(&a, &b, None, &o).unwrap();
+        assert!(r.converged && r.restarts > 1, "{ortho:?}: {r:?}");
+        assert_eq!(r.history.len(), r.iterations);
+        assert_eq!(r.true_residuals.len(), r.restarts + 1);
+        let rel2 = exact_rel_residual2(&a, &b, &r.x);
+        let t = Rational::exact_from(tol);
+        assert!(rel2 <= &t * &t, "{ortho:?}: exact residual");
+        // The reported true residual is ||b - A x|| / ||b|| to rounding.
+        let got = r.true_residuals.last().unwrap();
+        let want = f64::rounding_from(&rel2, RoundingMode::Nearest).0.sqrt();
+        assert!((got / want - 1.0).abs() < 1e-12, "{ortho:?}: {got} {want}");
+        xs.push(r.x.to_hex_strings().unwrap());
+        // Started at the returned x: converged at once, no step.
+        let r2 = gmres(&a, &b, Some(&r.x), &o).unwrap();
+        assert!(r2.converged && r2.iterations == 0 && r2.restarts == 0);
+        assert_eq!(r2.x.to_hex_strings().unwrap(), xs.last().unwrap().clone());
+    }
+    // A = 2 I, b = e_0: v_0 = e_0, A v_0 - 2 v_0 = 0 exactly (breakdown at
+    // the first step) and x = e_0 / 2 exactly.
+    let mut d = vec![0.0; 9];
+    d[0] = 2.0;
+    d[4] = 2.0;
+    d[8] = 2.0;
+    let a = Matrix::from_array(
+        FloatArray::from_f64s(64, &d, Round::Nearest).unwrap().0,
+        3,
+        3,
+    )
+    .unwrap();
+    let b = FloatArray::from_f64s(64, &[1.0, 0.0, 0.0], Round::Nearest)
+        .unwrap()
+        .0;
+    for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+        let o = GmresOpts {
+            restart: 3,
+            tol: 0.0,
+            prec: 64,
+            max_restarts: 3,
+            ortho,
+        };
+        let r = gmres(&a, &b, None, &o).unwrap();
+        assert!(r.converged && r.iterations == 1, "{ortho:?}: {r:?}");
+        assert_eq!(r.x.to_f64s(Round::Nearest).unwrap(), vec![0.5, 0.0, 0.0]);
+    }
 }
 
 /// `(1 + 2i) H_12` and `b_j = (-1)^j (1 + i)`, both exact complex data at
@@ -467,16 +555,26 @@ fn complex_hilbert(prec: u64) -> (Matrix<ComplexArray>, ComplexArray) {
 #[test]
 fn gmres_complex_converges_at_256_bits_and_stalls_at_53() {
     let tol = 1e-20;
-    for (prec, want) in [(256u64, true), (53, false)] {
+    for (prec, want, ortho) in [
+        (256u64, true, Ortho::Cgs2),
+        (53, false, Ortho::Cgs2),
+        (256, true, Ortho::Mgs),
+        (53, false, Ortho::Mgs),
+    ] {
         let (a, b) = complex_hilbert(prec);
         let o = GmresOpts {
             restart: 12,
             tol,
             prec,
             max_restarts: 4,
+            ortho,
         };
         let r = gmres_complex(&a, &b, None, &o).unwrap();
-        assert_eq!(r.converged, want, "{prec} bits: {:?}", r.true_residuals);
+        assert_eq!(
+            r.converged, want,
+            "{prec} bits, {ortho:?}: {:?}",
+            r.true_residuals
+        );
         // The exact residual of the returned x.
         let ar = a.to_rows().unwrap();
         let bv = coeffs_exact(&b);
@@ -531,6 +629,7 @@ fn cuda_gives_the_cpu_bits() {
         tol: 1e-20,
         prec: 256,
         max_restarts: 4,
+        ..GmresOpts::default()
     };
     let x = gmres(&a, &b, None, &o).unwrap();
     let y = gmres(
@@ -542,4 +641,99 @@ fn cuda_gives_the_cpu_bits() {
     .unwrap();
     assert_eq!(x.x.to_hex_strings().unwrap(), y.x.to_hex_strings().unwrap());
     assert_eq!(x.history, y.history);
+}
+
+/// The bits of everything a GMRES run returns.
+fn gmres_bits<X>(r: &GmresResult<X>, x: Vec<String>) -> GBits {
+    (
+        x,
+        r.history.clone(),
+        r.true_residuals.clone(),
+        vec![
+            r.true_residual.to_hex_strings().unwrap(),
+            r.b_norm.to_hex_strings().unwrap(),
+        ],
+        (r.iterations, r.restarts, r.converged),
+    )
+}
+
+type GBits = (
+    Vec<String>,
+    Vec<f64>,
+    Vec<f64>,
+    Vec<Vec<String>>,
+    (usize, usize, bool),
+);
+
+/// Whole GMRES runs on CUDA against the CPU engine, bit for bit: real
+/// (both orthogonalisations, several restarts, a precision above the
+/// device BLAS's tiers) and complex.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuda_gmres_gives_the_cpu_bits() {
+    let cuda = Engine::cuda().expect("a CUDA device");
+    let seed = common::seed();
+    for (n, prec, m, tol) in [
+        (300, 256u64, 20, 1e-60),
+        (33, 1100, 5, 1e-200),
+        (12, 53, 12, 1e-20),
+    ] {
+        let (a, b) = if n == 12 {
+            hilbert_problem(prec)
+        } else {
+            random_problem(n, prec, seed)
+        };
+        let (ad, bd) = (a.to_engine(&cuda).unwrap(), b.to_engine(&cuda).unwrap());
+        for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+            let o = GmresOpts {
+                restart: m,
+                tol,
+                prec,
+                max_restarts: 6,
+                ortho,
+            };
+            let x = gmres(&a, &b, None, &o).unwrap();
+            let y = gmres(&ad, &bd, None, &o).unwrap();
+            assert!(y.x.engine().is_cuda());
+            eprintln!(
+                "n {n}, {prec} bits, {ortho:?}: {} steps, {} restarts, residual {:?}",
+                y.iterations,
+                y.restarts,
+                y.true_residuals.last()
+            );
+            assert_eq!(
+                gmres_bits(&x, x.x.to_hex_strings().unwrap()),
+                gmres_bits(&y, y.x.to_hex_strings().unwrap()),
+                "n {n}, {prec} bits, {ortho:?}"
+            );
+        }
+    }
+    for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+        let (a, b) = complex_hilbert(256);
+        let o = GmresOpts {
+            restart: 12,
+            tol: 1e-20,
+            prec: 256,
+            max_restarts: 4,
+            ortho,
+        };
+        let cx = |r: &GmresResult<ComplexArray>| {
+            let mut v = r.x.re().unwrap().to_hex_strings().unwrap();
+            v.extend(r.x.im().unwrap().to_hex_strings().unwrap());
+            v
+        };
+        let x = gmres_complex(&a, &b, None, &o).unwrap();
+        let y = gmres_complex(
+            &a.to_engine(&cuda).unwrap(),
+            &b.to_engine(&cuda).unwrap(),
+            None,
+            &o,
+        )
+        .unwrap();
+        assert_eq!(
+            gmres_bits(&x, cx(&x)),
+            gmres_bits(&y, cx(&y)),
+            "complex, {ortho:?}"
+        );
+    }
 }

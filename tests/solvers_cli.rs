@@ -276,6 +276,33 @@ fn gmres_solves_and_reports() {
             "{out}"
         );
     }
+    // Modified Gram-Schmidt gives the same solution to 1e-30; an unknown
+    // orthogonalisation exits with 2.
+    let out = stdout(&run(&[
+        "gmres",
+        "--prec",
+        "200",
+        "--restart",
+        "2",
+        "--ortho",
+        "mgs",
+        "--engine",
+        "cpu",
+        &a,
+        &b,
+    ]));
+    assert!(out.contains("% converged"), "{out}");
+    let vals: Vec<Rational> = out
+        .lines()
+        .filter(|l| !l.starts_with('%'))
+        .skip(1)
+        .map(rat)
+        .collect();
+    assert!((&vals[0] - rat("0.1")).abs() < rat("1e-30"));
+    assert!((&vals[1] - rat("0.6")).abs() < rat("1e-30"));
+    let o = run(&["gmres", "--prec", "64", "--ortho", "householder", &a, &b]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cgs2 or mgs"));
     // Bad shapes exit with 2.
     let r = mtx(&t, "r.mtx", 2, 3, &["1", "2", "3", "4", "5", "6"]);
     let o = run(&["gmres", "--prec", "64", "--engine", "cpu", &r, &b]);
@@ -300,6 +327,10 @@ fn bench_solvers_tiny() {
         "128",
         "--gmres-n",
         "8",
+        "--step-n",
+        "16",
+        "--step-m",
+        "4",
         "--json",
     ]));
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
@@ -309,4 +340,13 @@ fn bench_solvers_tiny() {
     let gm = v["gmres"].as_array().unwrap();
     assert_eq!(gm.len(), 2);
     assert!(gm.iter().any(|r| r["converged"] == true));
+    // One GMRES cycle per orthogonalisation, timed against one gemv, its
+    // true residual checked against the estimate.
+    let st = v["gmres_step"].as_array().unwrap();
+    assert_eq!(st.len(), 2);
+    for r in st {
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["n"], 16);
+        assert!(r["ratio_mean"].as_f64().unwrap() > 0.0, "{r}");
+    }
 }

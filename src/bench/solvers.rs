@@ -26,8 +26,8 @@ use malachite_q::Rational;
 use crate::engine::Engine;
 use crate::error::{CommandError, Result};
 use crate::float::{FloatArray, Round};
-use crate::linalg::Matrix;
-use crate::solvers::gmres::{GmresOpts, gmres};
+use crate::linalg::{Gemv, Matrix, Op};
+use crate::solvers::gmres::{GmresOpts, Ortho, gmres, gmres_with};
 use crate::solvers::problems;
 use crate::solvers::roots::{self, AberthOpts, RootsResult, StsOpts};
 
@@ -48,7 +48,7 @@ pub struct SolversBenchArgs {
     /// Methods: aberth, sts (default both).
     #[arg(long, value_delimiter = ',')]
     methods: Vec<String>,
-    /// Problems: wilkinson, chebyshev, gmres (default all).
+    /// Problems: wilkinson, chebyshev, gmres, gmres-step (default all).
     #[arg(long, value_delimiter = ',')]
     problems: Vec<String>,
     /// Order of the random GMRES matrix (default 256; quick 64).
@@ -58,6 +58,15 @@ pub struct SolversBenchArgs {
     /// also loads the kernels).
     #[arg(long, default_value_t = 1)]
     runs: usize,
+    /// Order of the gmres-step matrix (default 4096; quick 256).
+    #[arg(long)]
+    step_n: Option<usize>,
+    /// Steps of the gmres-step cycle (m; default 30, quick 8).
+    #[arg(long)]
+    step_m: Option<usize>,
+    /// Precision of the gmres-step case in bits (default 256).
+    #[arg(long, default_value_t = 256)]
+    step_prec: u64,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -153,7 +162,12 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
         a.methods.clone()
     };
     let probs: Vec<String> = if a.problems.is_empty() {
-        vec!["wilkinson".into(), "chebyshev".into(), "gmres".into()]
+        vec![
+            "wilkinson".into(),
+            "chebyshev".into(),
+            "gmres".into(),
+            "gmres-step".into(),
+        ]
     } else {
         a.problems.clone()
     };
@@ -165,9 +179,9 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
         }
     }
     for p in &probs {
-        if !["wilkinson", "chebyshev", "gmres"].contains(&p.as_str()) {
+        if !["wilkinson", "chebyshev", "gmres", "gmres-step"].contains(&p.as_str()) {
             return Err(CommandError::Input(format!(
-                "unknown problem {p:?}: wilkinson, chebyshev or gmres"
+                "unknown problem {p:?}: wilkinson, chebyshev, gmres or gmres-step"
             )));
         }
     }
@@ -175,7 +189,7 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
         println!("# bench solvers on {}", engine.describe());
     }
     let mut rows = Vec::new();
-    for prob in probs.iter().filter(|p| *p != "gmres") {
+    for prob in probs.iter().filter(|p| !p.starts_with("gmres")) {
         let wil = prob == "wilkinson";
         for &n in &ns {
             let exact = if wil {
@@ -261,6 +275,7 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
                     tol: 1e-30,
                     prec,
                     max_restarts: 20,
+                    ..GmresOpts::default()
                 };
                 let (ms, r) = engine.time(|| gmres(&am, &b, None, &o))?;
                 let row = GmresRow {
@@ -278,6 +293,18 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
                 }
                 grows.push(row);
             }
+        }
+    }
+    let mut srows = Vec::new();
+    if probs.iter().any(|p| p == "gmres-step") {
+        let n = a.step_n.unwrap_or(if a.quick { 256 } else { 4096 });
+        let m = a.step_m.unwrap_or(if a.quick { 8 } else { 30 });
+        for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+            let row = gmres_step(&engine, n, m, a.step_prec, ortho)?;
+            if !a.json {
+                print_step(&row, srows.is_empty());
+            }
+            srows.push(row);
         }
     }
     if a.json {
@@ -302,10 +329,28 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
                 })
             })
             .collect();
+        let st: Vec<serde_json::Value> = srows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "n": r.n, "prec": r.prec, "m": r.m, "ortho": r.ortho,
+                    "gemv_ms": r.gemv_ms, "step_ms_mean": r.mean_ms, "step_ms_last": r.last_ms,
+                    "ratio_mean": r.mean_ms / r.gemv_ms, "ratio_last": r.last_ms / r.gemv_ms,
+                    "cgs_pass_ms": r.pass_ms, "norm_ms": r.nrm2_ms,
+                    "true_rel_residual": r.true_rel, "estimate": r.estimate, "ok": r.ok,
+                })
+            })
+            .collect();
         let v = serde_json::json!({
             "suite": "solvers", "engine": engine.describe(), "roots": roots, "gmres": gm,
+            "gmres_step": st,
         });
         println!("{v}");
+    }
+    if srows.iter().any(|r| !r.ok) {
+        return Err(CommandError::Other(
+            "a gmres-step case's true residual disagrees with its estimate (see the table)".into(),
+        ));
     }
     if rows.iter().any(|r| r.ok == Some(false)) {
         return Err(CommandError::Other(
@@ -340,6 +385,154 @@ fn print_root(r: &RootRow, head: bool) {
             Some(false) => "FAILED",
             None => "(coefficients rounded)",
         }
+    );
+}
+
+struct StepRow {
+    n: usize,
+    prec: u64,
+    m: usize,
+    ortho: &'static str,
+    gemv_ms: f64,
+    mean_ms: f64,
+    last_ms: f64,
+    true_rel: f64,
+    estimate: f64,
+    ok: bool,
+    /// One CGS pass at the last step (`h = V w`, `w - V^T h`; m rows).
+    pass_ms: f64,
+    /// `||w||` of an n-vector as gmres computes it (`w.w` on the engine,
+    /// the root on the host).
+    nrm2_ms: f64,
+}
+
+/// One GMRES(m) cycle (m steps, tol 0) on `R + 2 sqrt(n) I` of order `n`
+/// at `prec` bits, each step timed (wall clock, the engine synchronized at
+/// every step's end), against the median of 5 `gemv`s `A v` of the same
+/// matrix on the same engine. The first step (after the residual and its
+/// norm) is left out of the mean. Checked: the true residual `||b - A x||`
+/// (each element rounded once) agrees with the cycle's estimate `|g_m|` to
+/// 1e-6 relative.
+fn gmres_step(engine: &Engine, n: usize, m: usize, prec: u64, ortho: Ortho) -> Result<StepRow> {
+    let (am, b) = shifted_random(engine, n, prec)?;
+    let one = FloatArray::from_f64s(prec, &[1.0], Round::Nearest)?
+        .0
+        .into_engine(engine)?;
+    let x = FloatArray::random_unit(engine, n, prec, 11)?;
+    let gv = Gemv {
+        prec,
+        ..Gemv::default()
+    };
+    let (times, _) = super::time_runs(engine, 1, 5, || Ok(am.gemv(&one, &x, None, &gv)?.0))?;
+    let gemv_ms = super::median(&times);
+    // The parts of a step at its most expensive (j = m - 1): a CGS pass
+    // over m rows, and the norm.
+    let vm = Matrix::<FloatArray>::random(engine, m, n, prec, 13)?;
+    let gt = Gemv {
+        op: Op::Trans,
+        ..gv
+    };
+    let minus_one = one.neg(prec, Round::Nearest)?;
+    // As gmres does it: the coefficients at 2p + 64 bits, the norm as the
+    // root of w.w at p + 64 bits.
+    let gw = Gemv {
+        prec: 2 * prec + 64,
+        ..gv
+    };
+    let (times, _) = super::time_runs(engine, 1, 5, || {
+        let h = vm.gemv(&one, &x, None, &gw)?.0;
+        Ok(vm.gemv(&minus_one, &h, Some((&one, &x)), &gt)?.0)
+    })?;
+    let pass_ms = super::median(&times);
+    let (times, _) = super::time_runs(engine, 1, 5, || {
+        let d = x.dot(&x, prec + 64, Round::Nearest)?.0;
+        d.to_engine(&Engine::Cpu)?.sqrt(prec, Round::Nearest)
+    })?;
+    let nrm2_ms = super::median(&times);
+    let o = GmresOpts {
+        restart: m,
+        tol: 0.0,
+        prec,
+        max_restarts: 1,
+        ortho,
+    };
+    let mut stamps = Vec::with_capacity(m);
+    let mut sync_err = None;
+    let mut progress = |_: usize, _: f64| {
+        if let Err(e) = engine.synchronize() {
+            sync_err = Some(e);
+        }
+        stamps.push(std::time::Instant::now());
+    };
+    let r = gmres_with(&am, &b, None, &o, &mut progress)?;
+    if let Some(e) = sync_err {
+        return Err(e);
+    }
+    let steps: Vec<f64> = stamps
+        .windows(2)
+        .map(|w| (w[1] - w[0]).as_secs_f64() * 1e3)
+        .collect();
+    let mean_ms = steps.iter().sum::<f64>() / steps.len().max(1) as f64;
+    let last_ms = steps.last().copied().unwrap_or(f64::NAN);
+    let true_rel = *r.true_residuals.last().unwrap_or(&f64::NAN);
+    let estimate = *r.history.last().unwrap_or(&f64::NAN);
+    let ok = r.iterations == m && (true_rel / estimate - 1.0).abs() < 1e-6;
+    Ok(StepRow {
+        n,
+        prec,
+        m,
+        ortho: match ortho {
+            Ortho::Cgs2 => "cgs2",
+            Ortho::Mgs => "mgs",
+        },
+        gemv_ms,
+        mean_ms,
+        last_ms,
+        true_rel,
+        estimate,
+        ok,
+        pass_ms,
+        nrm2_ms,
+    })
+}
+
+fn print_step(r: &StepRow, head: bool) {
+    if head {
+        println!(
+            "\n{:<16} {:>5} {:>5} {:>4} {:<6} {:>10} {:>11} {:>11} {:>7} {:>7} {:>12} {:>12} {:>9} {:>9} check",
+            "gmres step",
+            "n",
+            "bits",
+            "m",
+            "ortho",
+            "gemv ms",
+            "step ms",
+            "last ms",
+            "ratio",
+            "last/g",
+            "||r||/||b||",
+            "estimate",
+            "pass ms",
+            "norm ms"
+        );
+    }
+    println!(
+        "{:<16} {:>5} {:>5} {:>4} {:<6} {:>10.3} {:>11.3} {:>11.3} {:>7.2} {:>7.2} {:>12.3e} {:>12.3e} {:>9.3} {:>9.3} {}",
+        "random+2sqrt(n)I",
+        r.n,
+        r.prec,
+        r.m,
+        r.ortho,
+        r.gemv_ms,
+        r.mean_ms,
+        r.last_ms,
+        r.mean_ms / r.gemv_ms,
+        r.last_ms / r.gemv_ms,
+        r.true_rel,
+        r.estimate,
+        r.pass_ms,
+        r.nrm2_ms,
+        if r.ok { "ok" } else { "FAILED" }
     );
 }
 

@@ -31,7 +31,7 @@ use crate::error::Error;
 use crate::float::Round;
 use crate::linalg::Matrix;
 use crate::linalg::market;
-use crate::solvers::gmres::{GmresOpts, gmres_complex_with, gmres_with};
+use crate::solvers::gmres::{GmresOpts, Ortho, gmres_complex_with, gmres_with};
 use crate::solvers::problems;
 use crate::solvers::roots::{self, AberthOpts, Progress, StsOpts};
 
@@ -121,6 +121,10 @@ pub struct GmresArgs {
     /// The most restart cycles.
     #[arg(long, default_value_t = 100)]
     max_restarts: usize,
+    /// Orthogonalisation: cgs2 (classical Gram-Schmidt twice, by gemv) or
+    /// mgs (modified Gram-Schmidt, by dot and axpy).
+    #[arg(long, default_value = "cgs2")]
+    ortho: String,
     /// Engine: cpu, cuda or auto.
     #[arg(long, default_value = "auto")]
     engine: String,
@@ -359,6 +363,17 @@ fn gmres_shapes(
     Ok(())
 }
 
+/// `cgs2` or `mgs` (anything else: a usage error).
+pub(crate) fn parse_ortho(s: &str) -> Result<Ortho, CommandError> {
+    match s {
+        "cgs2" => Ok(Ortho::Cgs2),
+        "mgs" => Ok(Ortho::Mgs),
+        _ => Err(CommandError::Input(format!(
+            "unknown --ortho {s:?}: cgs2 or mgs"
+        ))),
+    }
+}
+
 pub fn run_gmres(a: GmresArgs) -> Result<(), CommandError> {
     let engine = engine_from_arg(&a.engine)?;
     crate::float::check_prec(a.prec)?;
@@ -369,6 +384,7 @@ pub fn run_gmres(a: GmresArgs) -> Result<(), CommandError> {
         tol: a.tol,
         prec: a.prec,
         max_restarts: a.max_restarts,
+        ortho: parse_ortho(&a.ortho)?,
     };
     let spin = Spinner::start();
     let bar = spin.bar.clone();

@@ -1,24 +1,46 @@
 //! Restarted GMRES(m) for a dense real or complex [`Matrix`] on its engine
 //! ([`gmres`], [`gmres_complex`]).
 //!
-//! Arnoldi with modified Gram-Schmidt builds an orthonormal basis of the
-//! Krylov space from the library's exact BLAS (`gemv` for `A v`, `dot` for
-//! the projections, `axpy` to subtract them, `nrm2` and `scal` to
-//! normalise), the small least-squares problem is reduced by Givens
-//! rotations as it grows (its scalars are one-element arrays on the same
-//! engine, so nothing moves but the convergence test's one number), and
-//! the iteration restarts every `m` steps from the true residual
-//! `b - A x`, computed by one `gemv` with `beta = 1` so that every element
-//! is the exact value rounded once. Every step is correctly rounded in a
-//! fixed order: the same bits on every engine.
+//! Arnoldi builds an orthonormal basis of the Krylov space, kept as the
+//! rows of one array on the matrix's engine, from the library's exact
+//! BLAS: `gemv` for `A v`; by default classical Gram-Schmidt twice
+//! ([`Ortho::Cgs2`]: per pass `h' = V w` rounded to `2p + 64` bits and
+//! `w - V^T h'` rounded once per element, two `gemv`s), or modified
+//! Gram-Schmidt ([`Ortho::Mgs`]: `dot` and `axpy` per basis vector);
+//! `||w||` as the root of `w.w` (rounded to `p + 64` bits) and `scal` to
+//! normalise. The small least-squares problem is reduced by Givens
+//! rotations as it grows, on the CPU engine (one-element arrays, a few
+//! numbers downloaded per step). The iteration restarts every `m` steps:
+//! `x += V^T y` by one `gemv`, then the true residual `b - A x` by one
+//! `gemv` with `beta = 1` (every element the exact value rounded once) and
+//! its `nrm2`. Every operation is correctly rounded in a fixed order: the
+//! same bits on every engine.
 
+use super::basis::{cjoin, csplit, join, put_crow, put_row, split};
+use crate::Engine;
 use crate::complex::{CRound, ComplexArray};
 use crate::error::{Error, Result};
 use crate::float::{FloatArray, Round};
-use crate::linalg::{CGemv, Gemv, Matrix};
+use crate::linalg::{CGemv, Gemv, Matrix, Op};
+
+/// How the Arnoldi step orthogonalises `A v_j` against the basis.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ortho {
+    /// Classical Gram-Schmidt applied twice: per pass `h' = V w` (rounded
+    /// to `2p + 64` bits, so that the device decides the cancelled second
+    /// pass) and `w <- w - V^T h'` are one exactly rounded `gemv` each
+    /// (every element of the new `w` is `w_k - sum_i h'_i v_ik` rounded
+    /// once), `h` is the two passes' coefficients added, rounded to p. Four `gemv`s per step whatever
+    /// `j` is: the engine's cost is that of the BLAS, not of `2j` calls.
+    #[default]
+    Cgs2,
+    /// Modified Gram-Schmidt: for `i = 0..=j` in turn, `h_i = <w, v_i>`
+    /// (`dot`) and `w <- w - h_i v_i` (`axpy`): `2(j+1)` dependent calls.
+    Mgs,
+}
 
 /// Options of [`gmres`] (default: m = 30, relative tolerance 1e-30, 53
-/// bits, 100 restarts).
+/// bits, 100 restarts, classical Gram-Schmidt twice).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GmresOpts {
     /// Krylov steps between restarts (m >= 1).
@@ -29,6 +51,8 @@ pub struct GmresOpts {
     pub prec: u64,
     /// The most restart cycles (each of up to `restart` steps).
     pub max_restarts: usize,
+    /// The orthogonalisation of the Arnoldi step.
+    pub ortho: Ortho,
 }
 
 impl Default for GmresOpts {
@@ -38,6 +62,7 @@ impl Default for GmresOpts {
             tol: 1e-30,
             prec: 53,
             max_restarts: 100,
+            ortho: Ortho::Cgs2,
         }
     }
 }
@@ -69,6 +94,57 @@ pub struct GmresResult<X = FloatArray> {
 
 const RN: Round = Round::Nearest;
 
+/// `MPARRAY_GMRES_PROFILE`: the time of each phase of [`gmres`], summed over
+/// the run and printed on stderr at its end (the engine synchronized at
+/// every phase boundary).
+struct Prof {
+    eng: Option<Engine>,
+    t: std::time::Instant,
+    acc: [f64; 6],
+}
+
+const PHASES: [&str; 6] = [
+    "A v",
+    "orthogonalise",
+    "nrm2",
+    "givens (host)",
+    "new row",
+    "restart",
+];
+
+impl Prof {
+    fn new(eng: &Engine) -> Prof {
+        let on = std::env::var_os("MPARRAY_GMRES_PROFILE").is_some();
+        Prof {
+            eng: on.then(|| eng.clone()),
+            t: std::time::Instant::now(),
+            acc: [0.0; 6],
+        }
+    }
+
+    /// Ends phase `k`.
+    fn mark(&mut self, k: usize) -> Result<()> {
+        if let Some(e) = &self.eng {
+            e.synchronize()?;
+            let now = std::time::Instant::now();
+            self.acc[k] += (now - self.t).as_secs_f64() * 1e3;
+            self.t = now;
+        }
+        Ok(())
+    }
+
+    fn report(&self, steps: usize) {
+        if self.eng.is_some() {
+            let parts: Vec<String> = PHASES
+                .iter()
+                .zip(self.acc)
+                .map(|(n, ms)| format!("{n} {ms:.3} ms"))
+                .collect();
+            eprintln!("gmres profile, {steps} steps: {}", parts.join(", "));
+        }
+    }
+}
+
 /// Solves `A x = b` by GMRES(m) from `x0` (None: zeros) at `opts.prec`
 /// bits on the engine `A`, `b` (and `x0`) live on.
 pub fn gmres(
@@ -93,23 +169,38 @@ pub fn gmres_with(
     check_shapes(a.rows(), a.cols(), b.len(), x0.map(|x| x.len()), opts)?;
     let p = opts.prec;
     let eng = a.engine();
-    let scalar =
-        |v: f64| -> Result<FloatArray> { FloatArray::from_f64s(p, &[v], RN)?.0.into_engine(&eng) };
-    let one = scalar(1.0)?;
-    let minus_one = scalar(-1.0)?;
+    let cpu = Engine::Cpu;
+    // Scalars of the least-squares problem live on the CPU engine.
+    let hscalar = |v: f64| -> Result<FloatArray> { Ok(FloatArray::from_f64s(p, &[v], RN)?.0) };
+    let one = hscalar(1.0)?.into_engine(&eng)?;
+    let minus_one = hscalar(-1.0)?.into_engine(&eng)?;
+    let hone = hscalar(1.0)?;
+    let hzero = hscalar(0.0)?;
     let gv = Gemv {
         prec: p,
         ..Gemv::default()
     };
-    // x at the working precision.
+    let gt = Gemv {
+        op: Op::Trans,
+        ..gv
+    };
+    // Projection coefficients at 2p + 64 bits (exactly rounded): the second
+    // pass's sums cancel to about 2^-p of their terms, which a BLAS window
+    // of p plus a few guard bits cannot decide (the exact core's slow path
+    // on either engine); at 2p + 64 bits the device's wider tier can.
+    let gw = Gemv {
+        prec: 2 * p + 64,
+        ..gv
+    };
     let mut x = match x0 {
         Some(x) => x.set_prec(p, RN)?,
         None => FloatArray::zeros(&eng, n, p)?,
     };
     let b_norm = b.nrm2(p, RN)?.0;
-    let tol_b = b_norm.mul(&scalar(opts.tol)?, p, RN)?;
+    let bnh = b_norm.to_engine(&cpu)?;
+    let tol_b = bnh.mul(&hscalar(opts.tol)?, p, RN)?;
     let f64_of = |s: &FloatArray| -> Result<f64> { Ok(s.to_f64s(RN)?[0]) };
-    let bn = f64_of(&b_norm)?;
+    let bn = f64_of(&bnh)?;
     let rel = |r: f64| if bn > 0.0 { r / bn } else { r };
     // r = b - A x, each element rounded once.
     let residual = |x: &FloatArray| -> Result<FloatArray> {
@@ -120,13 +211,20 @@ pub fn gmres_with(
     let mut iterations = 0;
     let mut restarts = 0;
     let m = opts.restart.min(n.max(1));
+    // The basis v_0 .. v_m as the rows of one array on the engine.
+    let mut vdata = FloatArray::zeros(&eng, (m + 1) * n, p)?;
+    let mut prof = Prof::new(&eng);
     loop {
         let r = residual(&x)?;
         let beta = r.nrm2(p, RN)?.0;
-        true_residuals.push(rel(f64_of(&beta)?));
-        if le(&beta, &tol_b)? || restarts == opts.max_restarts || n == 0 {
+        let bh = beta.to_engine(&cpu)?;
+        true_residuals.push(rel(f64_of(&bh)?));
+        let ok = le(&bh, &tol_b)?;
+        prof.mark(5)?;
+        if ok || restarts == opts.max_restarts || n == 0 {
+            prof.report(iterations);
             return Ok(GmresResult {
-                converged: le(&beta, &tol_b)?,
+                converged: ok,
                 x,
                 history,
                 true_residuals,
@@ -138,22 +236,52 @@ pub fn gmres_with(
         }
         restarts += 1;
         // v_0 = r / beta.
-        let inv = one.div(&beta, p, RN)?;
-        let mut v = vec![r.scal(&inv, p, RN)?.0];
+        let inv = hone.div(&bh, p, RN)?.into_engine(&eng)?;
+        let v0 = r.scal(&inv, p, RN)?.0;
+        vdata = put_row(vdata, 0, &v0)?;
+        // The rows again as arrays of their own (A v_j, MGS's operands).
+        let mut vs = vec![v0];
         // R (upper triangular, column by column), rotations (c, s), g.
         let mut rcols: Vec<Vec<FloatArray>> = Vec::new();
         let mut rot: Vec<(FloatArray, FloatArray)> = Vec::new();
-        let mut g = vec![beta.try_clone()?];
+        let mut g = vec![bh];
         for j in 0..m {
-            // w = A v_j, orthogonalised against v_0..v_j (MGS).
-            let mut w = a.gemv(&one, &v[j], None, &gv)?.0;
-            let mut h = Vec::with_capacity(j + 2);
-            for vi in v.iter().take(j + 1) {
-                let hij = w.dot(vi, p, RN)?.0;
-                w = w.axpy(&hij.neg(p, RN)?, vi, p, RN)?.0;
-                h.push(hij);
-            }
-            let hn = w.nrm2(p, RN)?.0;
+            // w = A v_j, orthogonalised against v_0..v_j.
+            let mut w = a.gemv(&one, &vs[j], None, &gv)?.0;
+            prof.mark(0)?;
+            let mut h = match opts.ortho {
+                Ortho::Cgs2 => {
+                    let vj = Matrix::from_array_ld(vdata, j + 1, n, n)?;
+                    let mut h: Option<FloatArray> = None;
+                    for _ in 0..2 {
+                        // h' = V w, w <- w - V^T h' (each element rounded once).
+                        let hp = vj.gemv(&one, &w, None, &gw)?.0;
+                        w = vj.gemv(&minus_one, &hp, Some((&one, &w)), &gt)?.0;
+                        let hp = hp.to_engine(&cpu)?;
+                        h = Some(match h {
+                            None => hp,
+                            Some(h) => h.add(&hp, p, RN)?,
+                        });
+                    }
+                    vdata = vj.into_data();
+                    split(&h.expect("two passes"))?
+                }
+                Ortho::Mgs => {
+                    let mut h = Vec::with_capacity(j + 2);
+                    for vi in &vs {
+                        let hij = w.dot(vi, p, RN)?.0;
+                        w = w.axpy(&hij.neg(p, RN)?, vi, p, RN)?.0;
+                        h.push(hij.to_engine(&cpu)?);
+                    }
+                    h
+                }
+            };
+            prof.mark(1)?;
+            // ||w|| = sqrt(w.w), the exact square sum rounded to p + 64 bits
+            // (no cancellation: the device decides it; nrm2 on CUDA is a
+            // host fallback), the root rounded to p.
+            let hn = w.dot(&w, p + 64, RN)?.0.to_engine(&cpu)?.sqrt(p, RN)?;
+            prof.mark(2)?;
             // Apply the previous rotations to h, then a new one zeroing hn.
             for (i, (c, s)) in rot.iter().enumerate() {
                 // (h_i, h_{i+1}) <- (c h_i + s h_{i+1}, -s h_i + c h_{i+1})
@@ -164,9 +292,9 @@ pub fn gmres_with(
             }
             let hj = h[j].try_clone()?;
             let rho = hj.hypot(&hn, p, RN)?;
-            let zero = matches!(hn.cmp(&scalar(0.0)?)?[0], Some(std::cmp::Ordering::Equal));
+            let zero = matches!(hn.cmp(&hzero)?[0], Some(std::cmp::Ordering::Equal));
             let (c, s) = if zero {
-                (one.try_clone()?, scalar(0.0)?)
+                (hone.try_clone()?, hzero.try_clone()?)
             } else {
                 (hj.div(&rho, p, RN)?, hn.div(&rho, p, RN)?)
             };
@@ -178,19 +306,25 @@ pub fn gmres_with(
             h.truncate(j + 1);
             rcols.push(h);
             iterations += 1;
-            let res = f64_of(&g[j + 1].abs(p, RN)?)?;
+            let gabs = g[j + 1].abs(p, RN)?;
+            let res = f64_of(&gabs)?;
             history.push(rel(res));
-            progress(iterations, rel(res));
-            let done = le(&g[j + 1].abs(p, RN)?, &tol_b)? || zero || j + 1 == m;
+            let done = le(&gabs, &tol_b)? || zero || j + 1 == m;
+            prof.mark(3)?;
             if !zero {
-                let inv = one.div(&hn, p, RN)?;
-                v.push(w.scal(&inv, p, RN)?.0);
+                let inv = hone.div(&hn, p, RN)?.into_engine(&eng)?;
+                let v = w.scal(&inv, p, RN)?.0;
+                vdata = put_row(vdata, (j + 1) * n, &v)?;
+                vs.push(v);
             }
+            prof.mark(4)?;
+            progress(iterations, rel(res));
             if done {
                 break;
             }
         }
-        // Back substitution R y = g, then x += V y.
+        // Back substitution R y = g (CPU engine), then x <- x + V^T y, each
+        // element rounded once.
         let k = rcols.len();
         let mut y: Vec<FloatArray> = Vec::with_capacity(k);
         for i in (0..k).rev() {
@@ -202,9 +336,10 @@ pub fn gmres_with(
             y.push(s.div(&rcols[i][i], p, RN)?);
         }
         y.reverse();
-        for (i, yi) in y.iter().enumerate() {
-            x = x.axpy(yi, &v[i], p, RN)?.0;
-        }
+        let y = join(&y, p)?.into_engine(&eng)?;
+        let vk = Matrix::from_array_ld(vdata, k, n, n)?;
+        x = vk.gemv(&one, &y, Some((&one, &x)), &gt)?.0;
+        vdata = vk.into_data();
     }
 }
 
@@ -238,37 +373,38 @@ pub fn gmres_complex_with(
     let p = opts.prec;
     let rn = CRound::both(RN);
     let eng = a.engine();
+    let cpu = Engine::Cpu;
     let cscalar = |re: f64, im: f64| -> Result<ComplexArray> {
         ComplexArray::new(
             FloatArray::from_f64s(p, &[re], RN)?.0,
             FloatArray::from_f64s(p, &[im], RN)?.0,
-        )?
-        .into_engine(&eng)
+        )
     };
     let real = |r: &FloatArray| -> Result<ComplexArray> {
-        ComplexArray::new(r.try_clone()?, FloatArray::zeros(&eng, 1, p)?)
+        ComplexArray::new(r.try_clone()?, FloatArray::zeros(&cpu, 1, p)?)
     };
-    let one = cscalar(1.0, 0.0)?;
-    let minus_one = cscalar(-1.0, 0.0)?;
+    let one = cscalar(1.0, 0.0)?.into_engine(&eng)?;
+    let minus_one = cscalar(-1.0, 0.0)?.into_engine(&eng)?;
+    let hone = cscalar(1.0, 0.0)?;
+    let hzero = FloatArray::zeros(&cpu, 1, p)?;
     let cv = CGemv {
         prec_re: p,
         prec_im: p,
         ..CGemv::default()
+    };
+    let ch = CGemv {
+        op: Op::ConjTrans,
+        ..cv
     };
     let mut x = match x0 {
         Some(x) => x.set_prec(p, p, rn)?,
         None => ComplexArray::zeros(&eng, n, p, p)?,
     };
     let b_norm = b.nrm2(p, RN)?.0;
-    let tol_b = b_norm.mul(
-        &FloatArray::from_f64s(p, &[opts.tol], RN)?
-            .0
-            .into_engine(&eng)?,
-        p,
-        RN,
-    )?;
+    let bnh = b_norm.to_engine(&cpu)?;
+    let tol_b = bnh.mul(&FloatArray::from_f64s(p, &[opts.tol], RN)?.0, p, RN)?;
     let f64_of = |s: &FloatArray| -> Result<f64> { Ok(s.to_f64s(RN)?[0]) };
-    let bn = f64_of(&b_norm)?;
+    let bn = f64_of(&bnh)?;
     let rel = |r: f64| if bn > 0.0 { r / bn } else { r };
     let residual = |x: &ComplexArray| -> Result<ComplexArray> {
         Ok(a.gemv(&minus_one, x, Some((&one, b)), &cv)?.0)
@@ -276,11 +412,15 @@ pub fn gmres_complex_with(
     let (mut history, mut true_residuals) = (Vec::new(), Vec::new());
     let (mut iterations, mut restarts) = (0, 0);
     let m = opts.restart.min(n.max(1));
+    // The rows of W are conj(v_i): `W w` gives the projections v_i^H w and
+    // `W^H h` is `sum_i h_i v_i`.
+    let mut wdata = ComplexArray::zeros(&eng, (m + 1) * n, p, p)?;
     loop {
         let r = residual(&x)?;
         let beta = r.nrm2(p, RN)?.0;
-        true_residuals.push(rel(f64_of(&beta)?));
-        let ok = le(&beta, &tol_b)?;
+        let bh = beta.to_engine(&cpu)?;
+        true_residuals.push(rel(f64_of(&bh)?));
+        let ok = le(&bh, &tol_b)?;
         if ok || restarts == opts.max_restarts || n == 0 {
             return Ok(GmresComplexResult {
                 converged: ok,
@@ -294,20 +434,42 @@ pub fn gmres_complex_with(
             });
         }
         restarts += 1;
-        let inv = one.div(&real(&beta)?, p, p, rn)?;
-        let mut v = vec![r.scal(&inv, p, p, rn)?.0];
+        let inv = hone.div(&real(&bh)?, p, p, rn)?.into_engine(&eng)?;
+        let v0 = r.scal(&inv, p, p, rn)?.0;
+        wdata = put_crow(wdata, 0, &v0.conj(p, p, rn)?)?;
+        let mut vs = vec![v0];
         let mut rcols: Vec<Vec<ComplexArray>> = Vec::new();
         let mut rot: Vec<(ComplexArray, ComplexArray)> = Vec::new();
-        let mut g = vec![real(&beta)?];
+        let mut g = vec![real(&bh)?];
         for j in 0..m {
-            let mut w = a.gemv(&one, &v[j], None, &cv)?.0;
-            let mut h = Vec::with_capacity(j + 2);
-            for vi in v.iter().take(j + 1) {
-                let hij = vi.dotc(&w, p, p, rn)?.0;
-                w = w.axpy(&hij.neg(p, p, rn)?, vi, p, p, rn)?.0;
-                h.push(hij);
-            }
-            let hn = w.nrm2(p, RN)?.0;
+            let mut w = a.gemv(&one, &vs[j], None, &cv)?.0;
+            let mut h = match opts.ortho {
+                Ortho::Cgs2 => {
+                    let wj = Matrix::from_array_ld(wdata, j + 1, n, n)?;
+                    let mut h: Option<ComplexArray> = None;
+                    for _ in 0..2 {
+                        let hp = wj.gemv(&one, &w, None, &cv)?.0;
+                        w = wj.gemv(&minus_one, &hp, Some((&one, &w)), &ch)?.0;
+                        let hp = hp.to_engine(&cpu)?;
+                        h = Some(match h {
+                            None => hp,
+                            Some(h) => h.add(&hp, p, p, rn)?,
+                        });
+                    }
+                    wdata = wj.into_data();
+                    csplit(&h.expect("two passes"))?
+                }
+                Ortho::Mgs => {
+                    let mut h = Vec::with_capacity(j + 2);
+                    for vi in &vs {
+                        let hij = vi.dotc(&w, p, p, rn)?.0;
+                        w = w.axpy(&hij.neg(p, p, rn)?, vi, p, p, rn)?.0;
+                        h.push(hij.to_engine(&cpu)?);
+                    }
+                    h
+                }
+            };
+            let hn = w.nrm2(p, RN)?.0.to_engine(&cpu)?;
             for (i, (c, s)) in rot.iter().enumerate() {
                 let cc = c.conj(p, p, rn)?;
                 let hi = cc
@@ -321,12 +483,9 @@ pub fn gmres_complex_with(
             }
             let hj = h[j].try_clone()?;
             let rho = hj.abs_ternary(p, RN)?.0.hypot(&hn, p, RN)?;
-            let zero = matches!(
-                hn.cmp(&FloatArray::zeros(&eng, 1, p)?)?[0],
-                Some(std::cmp::Ordering::Equal)
-            );
+            let zero = matches!(hn.cmp(&hzero)?[0], Some(std::cmp::Ordering::Equal));
             let (c, s) = if zero {
-                (one.try_clone()?, cscalar(0.0, 0.0)?)
+                (hone.try_clone()?, cscalar(0.0, 0.0)?)
             } else {
                 let rc = real(&rho)?;
                 (hj.div(&rc, p, p, rn)?, real(&hn.div(&rho, p, RN)?)?)
@@ -337,16 +496,20 @@ pub fn gmres_complex_with(
             g.push(s.mul(&gj, p, p, rn)?.neg(p, p, rn)?);
             g[j] = c.conj(p, p, rn)?.mul(&gj, p, p, rn)?;
             rot.push((c, s));
+            h.truncate(j + 1);
             rcols.push(h);
             iterations += 1;
             let gabs = g[j + 1].abs_ternary(p, RN)?.0;
-            history.push(rel(f64_of(&gabs)?));
-            progress(iterations, rel(f64_of(&gabs)?));
+            let res = f64_of(&gabs)?;
+            history.push(rel(res));
             let done = le(&gabs, &tol_b)? || zero || j + 1 == m;
             if !zero {
-                let inv = one.div(&real(&hn)?, p, p, rn)?;
-                v.push(w.scal(&inv, p, p, rn)?.0);
+                let inv = hone.div(&real(&hn)?, p, p, rn)?.into_engine(&eng)?;
+                let v = w.scal(&inv, p, p, rn)?.0;
+                wdata = put_crow(wdata, (j + 1) * n, &v.conj(p, p, rn)?)?;
+                vs.push(v);
             }
+            progress(iterations, rel(res));
             if done {
                 break;
             }
@@ -362,9 +525,11 @@ pub fn gmres_complex_with(
             y.push(s.div(&rcols[i][i], p, p, rn)?);
         }
         y.reverse();
-        for (i, yi) in y.iter().enumerate() {
-            x = x.axpy(yi, &v[i], p, p, rn)?.0;
-        }
+        // x <- x + sum_i y_i v_i = x + W^H y, each element rounded once.
+        let y = cjoin(&y, p)?.into_engine(&eng)?;
+        let wk = Matrix::from_array_ld(wdata, k, n, n)?;
+        x = wk.gemv(&one, &y, Some((&one, &x)), &ch)?.0;
+        wdata = wk.into_data();
     }
 }
 

@@ -11,9 +11,10 @@
 //! in a fixed order, so the same inputs, options and precision give the
 //! same bits on every engine. See `notes/solvers.md`.
 
+mod basis;
 pub mod gmres;
 pub mod problems;
 pub mod roots;
 
-pub use gmres::{GmresComplexResult, GmresOpts, GmresResult, gmres, gmres_complex};
+pub use gmres::{GmresComplexResult, GmresOpts, GmresResult, Ortho, gmres, gmres_complex};
 pub use roots::{AberthOpts, RootsResult, Start, StsOpts, aberth, sts_pade};
