@@ -6,7 +6,11 @@ around the overflow and underflow thresholds of exp, exp2, sinh, cosh, pow
 and friends, and the special values. Prints lines for
 scripts/peers/edges_mpfr.c (which appends MPFR's and MPC's results):
 
-  python3 scripts/edges_gen.py | edges_mpfr > tests/edges_mpfr.txt
+  python3 scripts/edges_gen.py --run ./edges_mpfr > tests/edges_mpfr.txt
+
+With --run, each line goes through the tool with a time limit of 20 s:
+lines MPFR or MPC do not finish in that time are left out (listed on
+standard error).
 
 Trigonometric functions get no huge arguments (their reduction at exponent
 2^30 is issue 16's item 1, measured separately)."""
@@ -141,6 +145,40 @@ def complex_lines():
     return out
 
 
+def run(tool, lines, stream=False, limit=20):
+    """Each line through `tool`, restarted after a line that hangs."""
+    import select
+    import subprocess
+    import sys
+
+    out, i = [], 0
+    while i < len(lines):
+        p = subprocess.Popen([tool], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        while i < len(lines):
+            p.stdin.write(lines[i] + "\n")
+            p.stdin.flush()
+            ready, _, _ = select.select([p.stdout], [], [], limit)
+            if not ready:
+                print(f"left out (over {limit} s): {lines[i]}", file=sys.stderr)
+                p.kill()
+                i += 1
+                break
+            out.append(p.stdout.readline().rstrip("\n"))
+            if stream:
+                print(out[-1], flush=True)
+            i += 1
+        else:
+            p.stdin.close()
+            p.wait()
+    return out
+
+
 if __name__ == "__main__":
-    print("# kind fn prec inprec rnd args | MPFR/MPC result | ternary")
-    print("\n".join(real_lines() + complex_lines()))
+    import sys
+
+    lines = real_lines() + complex_lines()
+    print("# kind fn prec inprec rnd args | MPFR/MPC result | ternary", flush=True)
+    if len(sys.argv) > 2 and sys.argv[1] == "--run":
+        run(sys.argv[2], lines, stream=True)
+    else:
+        print("\n".join(lines))

@@ -269,7 +269,13 @@ pub(crate) fn sqr_exact(x: &F) -> F {
 /// The exact sum when it fits in `max_bits` bits, else `None`.
 pub(crate) fn add_exact(x: &F, y: &F, max_bits: u64) -> Option<F> {
     if !x.is_normal() || !y.is_normal() {
-        return Some(add(x, y, x.bits().max(y.bits()), Round::Nearest).0);
+        return Some(unbounded_add(
+            x,
+            y,
+            false,
+            x.bits().max(y.bits()),
+            Round::Nearest,
+        ));
     }
     let hi = x.exp.max(y.exp);
     let lo = (x.exp - x.bits() as i64).min(y.exp - y.bits() as i64);
@@ -277,9 +283,8 @@ pub(crate) fn add_exact(x: &F, y: &F, max_bits: u64) -> Option<F> {
     if need > max_bits {
         return None;
     }
-    let (r, t) = add(x, y, need.max(1), Round::Nearest);
-    debug_assert!(t == 0);
-    Some(r)
+    // Unbounded exponents: the parts may be squares beyond MPFR's range.
+    Some(unbounded_add(x, y, false, need.max(1), Round::Nearest))
 }
 
 /// The largest exact sum the interval code forms directly.
