@@ -1,8 +1,8 @@
 //! The CUDA engine at the precision and range edges: every case of
 //! tests/edges_mpfr.txt (precisions 1 and 2, arguments at MPFR's largest
 //! and smallest floats and the overflow/underflow thresholds, specials,
-//! every rounding mode; every float op, real function and complex
-//! function) evaluated on the device and on the CPU engine, bit for bit,
+//! every rounding mode; every float op and real function; the file's
+//! complex lines too, once it holds them) evaluated on the device and on the CPU engine, bit for bit,
 //! ternary values included (tests/float_edges.rs checks the CPU engine
 //! against MPFR and MPC on the same file). Needs a device (ignored
 //! otherwise).
