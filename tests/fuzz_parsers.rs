@@ -60,7 +60,10 @@ fn count(base: u64) -> u64 {
 }
 
 /// Per-thread record of the input in progress, read by the watchdog.
-static SLOTS: Mutex<Vec<&'static Mutex<Option<(Instant, String)>>>> = Mutex::new(Vec::new());
+/// The input in progress on one thread: its start and description.
+type Slot = Mutex<Option<(Instant, String)>>;
+
+static SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
 
 thread_local! {
     static SLOT: &'static Mutex<Option<(Instant, String)>> = {
@@ -83,11 +86,11 @@ fn watchdog() {
             loop {
                 std::thread::sleep(Duration::from_secs(1));
                 for s in SLOTS.lock().unwrap().iter() {
-                    if let Some((t, what)) = &*s.lock().unwrap() {
-                        if t.elapsed() > Duration::from_secs(limit) {
-                            eprintln!("HANG: one input ran over {limit} s: {what}");
-                            std::process::abort();
-                        }
+                    if let Some((t, what)) = &*s.lock().unwrap()
+                        && t.elapsed() > Duration::from_secs(limit)
+                    {
+                        eprintln!("HANG: one input ran over {limit} s: {what}");
+                        std::process::abort();
                     }
                 }
             }
@@ -1150,68 +1153,68 @@ fn cli_case(rep: &Report, r: &mut Rng, dir: &Path) {
     let s = |v: &[&str]| -> Vec<String> { v.iter().map(|x| x.to_string()).collect() };
     // The lines of A (one of them fuzzed), of B, the arguments, and which
     // lines are bad.
-    let (mut la, lb, args, is_bad): (Vec<String>, Vec<String>, Vec<String>, fn(&str) -> bool) =
-        match kind {
-            0 => {
-                let mut la: Vec<String> = (0..lines).map(|_| r.int_text(100)).collect();
-                la[bad_at] = r.int_line(128);
-                let lb = (0..lines)
-                    .map(|_| format!("{}", 1 + r.below(1000)))
-                    .collect();
-                let op = ["add", "divrem", "mul-wide"][r.index(3)];
-                let args = s(&["int", op, "--bits", "128", "--engine", "cpu", a_s, b_s]);
-                (la, lb, args, |l| parse_one(l, 0, &mut [0u64; 2]).is_err())
+    type Case = (Vec<String>, Vec<String>, Vec<String>, fn(&str) -> bool);
+    let (mut la, lb, args, is_bad): Case = match kind {
+        0 => {
+            let mut la: Vec<String> = (0..lines).map(|_| r.int_text(100)).collect();
+            la[bad_at] = r.int_line(128);
+            let lb = (0..lines)
+                .map(|_| format!("{}", 1 + r.below(1000)))
+                .collect();
+            let op = ["add", "divrem", "mul-wide"][r.index(3)];
+            let args = s(&["int", op, "--bits", "128", "--engine", "cpu", a_s, b_s]);
+            (la, lb, args, |l| parse_one(l, 0, &mut [0u64; 2]).is_err())
+        }
+        1 | 2 => {
+            let mut la: Vec<String> = (0..lines).map(|_| r.float_text()).collect();
+            la[bad_at] = r.float_line();
+            let lb = (0..lines).map(|_| r.float_text()).collect();
+            let op = [
+                "add", "mul", "div", "sqrt", "exp", "log", "set", "cmp", "fma",
+            ][r.index(9)];
+            let mut args = s(&[
+                "float", op, "--prec", &p, "--round", rnd, "--engine", "cpu", a_s,
+            ]);
+            if !["sqrt", "exp", "log", "set"].contains(&op) {
+                args.push(b_s.into());
             }
-            1 | 2 => {
-                let mut la: Vec<String> = (0..lines).map(|_| r.float_text()).collect();
-                la[bad_at] = r.float_line();
-                let lb = (0..lines).map(|_| r.float_text()).collect();
-                let op = [
-                    "add", "mul", "div", "sqrt", "exp", "log", "set", "cmp", "fma",
-                ][r.index(9)];
-                let mut args = s(&[
-                    "float", op, "--prec", &p, "--round", rnd, "--engine", "cpu", a_s,
-                ]);
-                if !["sqrt", "exp", "log", "set"].contains(&op) {
-                    args.push(b_s.into());
-                }
-                if op == "fma" {
-                    args.push(b_s.into());
-                }
-                (la, lb, args, |l| ours_float(l, 10, Round::Nearest).is_err())
+            if op == "fma" {
+                args.push(b_s.into());
             }
-            3 => {
-                let mut la: Vec<String> = (0..lines)
-                    .map(|_| format!("{} {}", r.float_text(), r.float_text()))
-                    .collect();
-                la[bad_at] = match r.below(3) {
-                    0 => format!("{} {}", r.float_line(), r.float_text()),
-                    1 => format!("{} {}", r.float_text(), r.float_line()),
-                    _ => r.float_line(),
-                };
-                // Not sqrt: it fails at the exponent range's ends (an
-                // error, not a wrong result; notes/fuzz.md, open).
-                let op = ["add", "sqr", "abs", "set"][r.index(4)];
-                let mut args = s(&["complex", op, "--prec", &p, "--engine", "cpu", a_s]);
-                if op == "add" {
-                    args.push(a_s.into());
-                }
-                let bad = |l: &str| {
-                    let w: Vec<&str> = l.split_whitespace().collect();
-                    w.len() != 2 || w.iter().any(|x| ours_float(x, 10, Round::Nearest).is_err())
-                };
-                (la, Vec::new(), args, bad)
+            (la, lb, args, |l| ours_float(l, 10, Round::Nearest).is_err())
+        }
+        3 => {
+            let mut la: Vec<String> = (0..lines)
+                .map(|_| format!("{} {}", r.float_text(), r.float_text()))
+                .collect();
+            la[bad_at] = match r.below(3) {
+                0 => format!("{} {}", r.float_line(), r.float_text()),
+                1 => format!("{} {}", r.float_text(), r.float_line()),
+                _ => r.float_line(),
+            };
+            // Not sqrt: it fails at the exponent range's ends (an
+            // error, not a wrong result; notes/fuzz.md, open).
+            let op = ["add", "sqr", "abs", "set"][r.index(4)];
+            let mut args = s(&["complex", op, "--prec", &p, "--engine", "cpu", a_s]);
+            if op == "add" {
+                args.push(a_s.into());
             }
-            4 => {
-                let op = ["sqr", "sqrt"][r.index(2)];
-                let args = s(&["huge", op, "--engine", "cpu", a_s]);
-                let v = r.int_line(256);
-                (vec![v], Vec::new(), args, |l| {
-                    huge_reference(l.as_bytes()).is_err()
-                })
-            }
-            _ => return blas_case(rep, r, &a, &b, &p),
-        };
+            let bad = |l: &str| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                w.len() != 2 || w.iter().any(|x| ours_float(x, 10, Round::Nearest).is_err())
+            };
+            (la, Vec::new(), args, bad)
+        }
+        4 => {
+            let op = ["sqr", "sqrt"][r.index(2)];
+            let args = s(&["huge", op, "--engine", "cpu", a_s]);
+            let v = r.int_line(256);
+            (vec![v], Vec::new(), args, |l| {
+                huge_reference(l.as_bytes()).is_err()
+            })
+        }
+        _ => return blas_case(rep, r, &a, &b, &p),
+    };
     // A final empty line is no line (the file ends with a line end); the
     // first line loses one byte-order mark.
     if la.last().is_some_and(|l| l.is_empty()) {
@@ -1295,7 +1298,11 @@ fn finish_cli(
     a_s: &str,
     bad_line: Option<usize>,
 ) {
-    let nl = if ta.len() % 3 == 0 { "\r\n" } else { "\n" };
+    let nl = if ta.len().is_multiple_of(3) {
+        "\r\n"
+    } else {
+        "\n"
+    };
     std::fs::write(a, ta.replace('\n', nl)).unwrap();
     std::fs::write(b, tb).unwrap();
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
