@@ -269,7 +269,13 @@ pub(crate) fn sqr_exact(x: &F) -> F {
 /// The exact sum when it fits in `max_bits` bits, else `None`.
 pub(crate) fn add_exact(x: &F, y: &F, max_bits: u64) -> Option<F> {
     if !x.is_normal() || !y.is_normal() {
-        return Some(add(x, y, x.bits().max(y.bits()), Round::Nearest).0);
+        return Some(unbounded_add(
+            x,
+            y,
+            false,
+            x.bits().max(y.bits()),
+            Round::Nearest,
+        ));
     }
     let hi = x.exp.max(y.exp);
     let lo = (x.exp - x.bits() as i64).min(y.exp - y.bits() as i64);
@@ -277,9 +283,8 @@ pub(crate) fn add_exact(x: &F, y: &F, max_bits: u64) -> Option<F> {
     if need > max_bits {
         return None;
     }
-    let (r, t) = add(x, y, need.max(1), Round::Nearest);
-    debug_assert!(t == 0);
-    Some(r)
+    // Unbounded exponents: the parts may be squares beyond MPFR's range.
+    Some(unbounded_add(x, y, false, need.max(1), Round::Nearest))
 }
 
 /// The largest exact sum the interval code forms directly.
@@ -350,15 +355,15 @@ impl Iv {
 
     pub fn add(&self, o: &Iv, w: u64) -> Iv {
         Iv {
-            lo: add(&self.lo, &o.lo, w, Round::Down).0,
-            hi: add(&self.hi, &o.hi, w, Round::Up).0,
+            lo: unbounded_add(&self.lo, &o.lo, false, w, Round::Down),
+            hi: unbounded_add(&self.hi, &o.hi, false, w, Round::Up),
         }
     }
 
     pub fn sub(&self, o: &Iv, w: u64) -> Iv {
         Iv {
-            lo: sub(&self.lo, &o.hi, w, Round::Down).0,
-            hi: sub(&self.hi, &o.lo, w, Round::Up).0,
+            lo: unbounded_add(&self.lo, &o.hi, true, w, Round::Down),
+            hi: unbounded_add(&self.hi, &o.lo, true, w, Round::Up),
         }
     }
 
@@ -378,12 +383,13 @@ impl Iv {
     }
 
     pub fn mul(&self, o: &Iv, w: u64) -> Iv {
+        let m = |x: &F, y: &F, r: Round| unbounded(x, y, x.exp + y.exp, |a, b| mul(a, b, w, r));
         let ends = |r: Round| {
             vec![
-                mul(&self.lo, &o.lo, w, r).0,
-                mul(&self.lo, &o.hi, w, r).0,
-                mul(&self.hi, &o.lo, w, r).0,
-                mul(&self.hi, &o.hi, w, r).0,
+                m(&self.lo, &o.lo, r),
+                m(&self.lo, &o.hi, r),
+                m(&self.hi, &o.lo, r),
+                m(&self.hi, &o.hi, r),
             ]
         };
         Iv {
@@ -397,12 +403,13 @@ impl Iv {
         if !(o.positive() || o.negative()) {
             return Iv::point(F::nan());
         }
+        let d = |x: &F, y: &F, r: Round| unbounded(x, y, x.exp - y.exp, |a, b| div(a, b, w, r));
         let ends = |r: Round| {
             vec![
-                div(&self.lo, &o.lo, w, r).0,
-                div(&self.lo, &o.hi, w, r).0,
-                div(&self.hi, &o.lo, w, r).0,
-                div(&self.hi, &o.hi, w, r).0,
+                d(&self.lo, &o.lo, r),
+                d(&self.lo, &o.hi, r),
+                d(&self.hi, &o.lo, r),
+                d(&self.hi, &o.hi, r),
             ]
         };
         Iv {
@@ -418,9 +425,18 @@ impl Iv {
         } else {
             self.lo.clone()
         };
+        // An even scaling keeps the root's exponent out of MPFR's range
+        // checks (exact: the root of x 2^(2k) is sqrt(x) 2^k).
+        let root = |x: &F, r: Round| {
+            if !x.is_normal() {
+                return sqrt(x, w, r).0;
+            }
+            let k = x.exp.div_euclid(2);
+            sqrt(&x.scale(-2 * k), w, r).0.scale(k)
+        };
         Iv {
-            lo: sqrt(&lo, w, Round::Down).0,
-            hi: sqrt(&self.hi, w, Round::Up).0,
+            lo: root(&lo, Round::Down),
+            hi: root(&self.hi, Round::Up),
         }
     }
 
@@ -431,6 +447,40 @@ impl Iv {
             hi: func(f, &self.hi, w, Round::Up).0,
         }
     }
+}
+
+/// `op(x, y)` with unbounded exponents: for two normal operands `op` runs
+/// on them scaled to exponent 0 and the result is scaled by `2^e` (`e`
+/// the operation's exponent sum or difference), so that an interval end
+/// never overflows or underflows (a rounded end at 0 or at the smallest
+/// float would hide on which side of a rounding boundary the value lies).
+/// The rounding of `op` is scale-invariant, so the bits are the same.
+fn unbounded(x: &F, y: &F, e: i64, op: impl Fn(&F, &F) -> (F, i8)) -> F {
+    if !x.is_normal() || !y.is_normal() {
+        return op(x, y).0;
+    }
+    op(&x.scale(-x.exp), &y.scale(-y.exp)).0.scale(e)
+}
+
+/// `x + y` (or `x - y`) at `w` bits in mode `rnd`, with unbounded
+/// exponents (see [`unbounded`]).
+fn unbounded_add(x: &F, y: &F, minus: bool, w: u64, rnd: Round) -> F {
+    let f = |a: &F, b: &F| {
+        if minus {
+            sub(a, b, w, rnd)
+        } else {
+            add(a, b, w, rnd)
+        }
+    };
+    // Scale by the larger normal operand's exponent (a zero beside a
+    // normal value is scaled too: the sum is that value, rounded).
+    let k = match (x.is_normal(), y.is_normal()) {
+        (true, true) => x.exp.max(y.exp),
+        (true, false) if y.is_zero() => x.exp,
+        (false, true) if x.is_zero() => y.exp,
+        _ => return f(x, y).0,
+    };
+    f(&x.scale(-k), &y.scale(-k)).0.scale(k)
 }
 
 /// The rounding of the value known to lie in `iv`, if every point of the

@@ -60,6 +60,15 @@ pub(crate) fn parse_into(
             out.special(Class::NaN, false);
             return Ok(0);
         }
+        // MPFR's `nan(chars)`: letters, digits and `_` in the parentheses.
+        l if l
+            .strip_prefix("nan(")
+            .and_then(|r| r.strip_suffix(')'))
+            .is_some_and(|c| c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')) =>
+        {
+            out.special(Class::NaN, false);
+            return Ok(0);
+        }
         _ => {}
     }
     if let Some(h) = lower.strip_prefix("0x") {
@@ -111,7 +120,9 @@ fn parse_exp(e: &str) -> std::result::Result<i64, String> {
 }
 
 /// A hex (`bits` = 4) or binary (`bits` = 1) float: digits with an
-/// optional point, and an optional binary exponent `p[+-]D`.
+/// optional point, and an optional exponent: `p[+-]D` (a power of two), or
+/// as MPFR also reads, `@[+-]D` (a power of the base) and in binary
+/// `e[+-]D`.
 fn parse_pow2(
     h: &str,
     bits: u32,
@@ -120,8 +131,13 @@ fn parse_pow2(
     p: u64,
     rnd: Round,
 ) -> std::result::Result<i8, String> {
-    let (m, e) = match h.split_once('p') {
-        Some((m, e)) => (m, parse_exp(e)?),
+    // `p`: a power of two; `@` (and `e` in binary): a power of the base.
+    let (m, e) = match h
+        .find(['p', '@'])
+        .or_else(|| h.find('e').filter(|_| bits == 1))
+    {
+        Some(i) if h.as_bytes()[i] == b'p' => (&h[..i], parse_exp(&h[i + 1..])?),
+        Some(i) => (&h[..i], parse_exp(&h[i + 1..])?.saturating_mul(bits as i64)),
         None => (h, 0),
     };
     let (digits, frac) = if bits == 4 {
