@@ -45,6 +45,13 @@ enum Suite {
     Solvers(solvers::SolversBenchArgs),
 }
 
+impl BenchArgs {
+    /// Whether the bench runs on every MPI rank (`--mpi`).
+    pub(crate) fn distributed(&self) -> bool {
+        false
+    }
+}
+
 pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
     match a.suite {
         Some(Suite::Int(x)) => int::run(x),

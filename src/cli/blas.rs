@@ -611,3 +611,11 @@ fn write_out(s: &str) -> Result<(), CommandError> {
         Err(e) => Err(CommandError::Other(format!("writing the result: {e}"))),
     }
 }
+
+impl BlasArgs {
+    /// Whether the command runs on every MPI rank: gemm (real gemm is
+    /// distributed; rank 0 tells the others when the files are complex).
+    pub(crate) fn distributed(&self) -> bool {
+        self.op == BlasOp::Gemm
+    }
+}

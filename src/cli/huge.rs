@@ -278,3 +278,10 @@ fn rand(r: &HugeArgs) -> Result<(), CommandError> {
     progress.stage("writing");
     write_out(Some(out), &text)
 }
+
+impl HugeArgs {
+    /// Whether the command runs on every MPI rank (mul: the distributed NTT).
+    pub(crate) fn distributed(&self) -> bool {
+        self.op == Op::Mul
+    }
+}

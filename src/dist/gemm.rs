@@ -1,0 +1,1 @@
+//! GEMM on a 2-D grid of ranks.

@@ -1,0 +1,1 @@
+//! Huge products by a distributed NTT.
