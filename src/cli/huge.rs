@@ -235,7 +235,11 @@ fn mul_across_ranks(comm: &crate::dist::Comm, a: &HugeArgs) -> Result<(), Comman
     let go = super::dist::start(comm, || {
         let (ap, bp) = match (&a.a_file, &a.b_file) {
             (Some(x), Some(y)) => (x, y),
-            _ => return Err(CommandError::Input("mul needs two files: A_FILE B_FILE".into())),
+            _ => {
+                return Err(CommandError::Input(
+                    "mul needs two files: A_FILE B_FILE".into(),
+                ));
+            }
         };
         let (x, radix_a) = read_number(&Engine::Cpu, ap)?;
         let (y, _) = read_number(&Engine::Cpu, bp)?;
@@ -254,7 +258,9 @@ fn mul_across_ranks(comm: &crate::dist::Comm, a: &HugeArgs) -> Result<(), Comman
         Err(Some(e)) => return Err(e),
         Err(None) => return Ok(()),
     }
-    let ab = operands.as_ref().map(|(x, y, _)| (x.as_slice(), y.as_slice()));
+    let ab = operands
+        .as_ref()
+        .map(|(x, y, _)| (x.as_slice(), y.as_slice()));
     match crate::dist::huge::mul(comm, ab) {
         Ok(Some(p)) => {
             let radix = operands.map_or(Radix::Dec, |o| o.2);

@@ -154,8 +154,12 @@ pub fn run(a: IntArgs) -> Result<(), CommandError> {
                 } else {
                     Radix::Dec
                 };
-                let fb = files.pop().ok_or_else(|| CommandError::Other("no B".into()))?;
-                let fa = files.pop().ok_or_else(|| CommandError::Other("no A".into()))?;
+                let fb = files
+                    .pop()
+                    .ok_or_else(|| CommandError::Other("no B".into()))?;
+                let fa = files
+                    .pop()
+                    .ok_or_else(|| CommandError::Other("no A".into()))?;
                 let engine = engine_from_arg(&a.engine)?;
                 let (outs, out_limbs, n) = results(a.op, &engine, bits, fa, fb)?;
                 let mut v = Vec::new();

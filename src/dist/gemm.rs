@@ -276,7 +276,10 @@ pub fn gemm(
     };
     let status = comm.agree(local.as_ref().map(|_| ()).map_err(|e| e.clone()));
     if let Err((r, msg)) = status {
-        return Err(Error::Remote { rank: r, message: msg });
+        return Err(Error::Remote {
+            rank: r,
+            message: msg,
+        });
     }
     let blocks = comm.gather_u64(local.unwrap_or_default())?;
     let Some(blocks) = blocks else {

@@ -225,7 +225,11 @@ fn inverse(m: Mont, x: &mut [u64], tw: &[u64]) {
 }
 
 fn bitrev(t: usize, lg: u32) -> usize {
-    if lg == 0 { 0 } else { t.reverse_bits() >> (usize::BITS - lg) }
+    if lg == 0 {
+        0
+    } else {
+        t.reverse_bits() >> (usize::BITS - lg)
+    }
 }
 
 /// Whether `p` ranks can share a transform (the odd part of `p` divides
@@ -282,7 +286,11 @@ impl Plan {
                 .map(|t| nat[bitrev(t, lg)])
                 .collect::<Vec<_>>()
         };
-        let pw = |w: u64| (0..p_ranks).map(|e| m.to_mont(powmod(w, e as u64, p))).collect();
+        let pw = |w: u64| {
+            (0..p_ranks)
+                .map(|e| m.to_mont(powmod(w, e as u64, p)))
+                .collect()
+        };
         Plan {
             m,
             fwd: stage_table(m, wm, lg),
@@ -475,7 +483,8 @@ pub fn mul(comm: &Comm, ab: Option<(&[u64], &[u64])>) -> Result<Option<Vec<u64>>
         return Ok(ab.map(|_| vec![0u64; total]));
     }
     let lg = lg_for(total, pr)?;
-    let share = |x: &[u64], r: usize| -> Vec<u64> { x.iter().skip(r).step_by(pr).copied().collect() };
+    let share =
+        |x: &[u64], r: usize| -> Vec<u64> { x.iter().skip(r).step_by(pr).copied().collect() };
     let parts: Vec<Vec<u64>> = match ab {
         Some((a, b)) => (0..pr)
             .map(|r| {

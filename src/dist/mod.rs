@@ -94,7 +94,10 @@ pub fn rank() -> usize {
 
 /// The bytes this rank has sent and received through [`Comm`] so far.
 pub fn traffic() -> (u64, u64) {
-    (SENT.load(Ordering::Relaxed), RECEIVED.load(Ordering::Relaxed))
+    (
+        SENT.load(Ordering::Relaxed),
+        RECEIVED.load(Ordering::Relaxed),
+    )
 }
 
 /// A communicator with the collectives mparray needs, on whole vectors of
@@ -156,7 +159,9 @@ impl Comm {
         } else {
             vec![0u64; n[0] as usize]
         };
-        self.0.process_at_rank(root as i32).broadcast_into(&mut v[..]);
+        self.0
+            .process_at_rank(root as i32)
+            .broadcast_into(&mut v[..]);
         if self.rank() == root {
             account::<u64>(v.len() * (self.size() - 1), 0);
         } else {
@@ -174,7 +179,9 @@ impl Comm {
         } else {
             vec![0u8; n[0] as usize]
         };
-        self.0.process_at_rank(root as i32).broadcast_into(&mut v[..]);
+        self.0
+            .process_at_rank(root as i32)
+            .broadcast_into(&mut v[..]);
         v
     }
 
@@ -310,8 +317,11 @@ impl Comm {
         };
         let mut flag = [i32::from(local.is_err())];
         let mut any = [0i32];
-        self.0
-            .all_reduce_into(&flag[..], &mut any[..], mpi::collective::SystemOperation::max());
+        self.0.all_reduce_into(
+            &flag[..],
+            &mut any[..],
+            mpi::collective::SystemOperation::max(),
+        );
         if any[0] == 0 {
             return Ok(());
         }
@@ -323,8 +333,11 @@ impl Comm {
         };
         flag[0] = me;
         let mut first = [0i32];
-        self.0
-            .all_reduce_into(&flag[..], &mut first[..], mpi::collective::SystemOperation::min());
+        self.0.all_reduce_into(
+            &flag[..],
+            &mut first[..],
+            mpi::collective::SystemOperation::min(),
+        );
         let r = first[0] as usize;
         let msg = self.bcast_bytes(r, bytes);
         Err((r, String::from_utf8_lossy(&msg).into_owned()))
