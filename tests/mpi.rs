@@ -110,7 +110,7 @@ fn int_batches_split_by_lines() {
         let x = match i {
             0 => Natural::from(0u32),
             1 => common::modulus(128) - Natural::from(1u32),
-            _ => Natural::from(r.next()) * Natural::from(r.next()) >> r.below(64),
+            _ => (Natural::from(r.next()) * Natural::from(r.next())) >> r.below(64),
         };
         let y = match i {
             2 => common::modulus(128) - Natural::from(1u32),

@@ -26,7 +26,7 @@ use crate::linalg::{Gemm, Matrix, Op};
 /// pc`, as square as the divisors of `p` allow.
 pub fn grid(p: usize) -> (usize, usize) {
     let mut pr = (p as f64).sqrt() as usize;
-    while pr > 1 && p % pr != 0 {
+    while pr > 1 && !p.is_multiple_of(pr) {
         pr -= 1;
     }
     let pr = pr.max(1);

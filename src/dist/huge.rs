@@ -235,7 +235,7 @@ fn bitrev(t: usize, lg: u32) -> usize {
 /// Whether `p` ranks can share a transform (the odd part of `p` divides
 /// 315).
 pub fn supported(p: usize) -> bool {
-    p >= 1 && ODD % (p >> p.trailing_zeros()) == 0
+    p >= 1 && ODD.is_multiple_of(p >> p.trailing_zeros())
 }
 
 /// The `lg` of `M` for a product of `limbs` limbs over `p` ranks: `P * M
