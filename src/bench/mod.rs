@@ -7,6 +7,8 @@ pub mod float;
 pub mod func;
 pub mod huge;
 pub mod int;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod solvers;
 
 use clap::{Args, Subcommand};
@@ -48,7 +50,11 @@ enum Suite {
 impl BenchArgs {
     /// Whether the bench runs on every MPI rank (`--mpi`).
     pub(crate) fn distributed(&self) -> bool {
-        false
+        match &self.suite {
+            Some(Suite::Huge(x)) => x.mpi,
+            Some(Suite::Blas(x)) => x.mpi,
+            _ => false,
+        }
     }
 }
 
@@ -114,4 +120,12 @@ pub fn median(v: &[f64]) -> f64 {
 
 pub(crate) fn engine(name: &str) -> std::result::Result<Engine, CommandError> {
     CommandError::engine(name)
+}
+
+/// The error of `--mpi` in a build without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+pub(crate) fn no_mpi() -> CommandError {
+    CommandError::Input(
+        "--mpi: this mparray was built without MPI (cargo build --release --features mpi)".into(),
+    )
 }

@@ -48,12 +48,25 @@ pub struct Session {
 }
 
 /// Initialises MPI when [`launched`] (and starts the `MPARRAY_MPI_TIMEOUT`
-/// watchdog); `None` in a plain process or when MPI cannot start.
+/// watchdog); `None` in a plain process or when MPI cannot start. The
+/// ranks on one node share its cores: unless `RAYON_NUM_THREADS` is set,
+/// each runs `cores / ranks on the node` threads.
 pub fn init() -> Option<Session> {
     if !launched() {
         return None;
     }
     let universe = mpi::initialize()?;
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        let local: usize = std::env::var("OMPI_COMM_WORLD_LOCAL_SIZE")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // (Fails only if the pool exists already: then it stays as it is.)
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads((cores / local.max(1)).max(1))
+            .build_global();
+    }
     ACTIVE.store(true, Ordering::SeqCst);
     let rank = universe.world().rank();
     if let Some(secs) = std::env::var("MPARRAY_MPI_TIMEOUT")
