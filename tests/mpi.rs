@@ -33,8 +33,10 @@ fn run(np: usize, args: &[&str], env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         c.env(k, v);
     }
-    // One thread per rank: the ranks share the cores.
-    c.env("RAYON_NUM_THREADS", "1");
+    // One thread per rank: the ranks share the cores. No single-copy
+    // shared memory (CMA needs ptrace rights that containers often lack).
+    c.env("RAYON_NUM_THREADS", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
     c.output()
         .expect("running timeout/mpirun (coreutils and OpenMPI)")
 }
