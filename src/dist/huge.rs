@@ -112,38 +112,20 @@ fn powers(m: Mont, w: u64, n: usize) -> Vec<u64> {
     v
 }
 
-/// Twiddles of a length-`2^lg` transform with root `w`: `t[h + j] =
-/// w_{2h}^j` for `h = 1, 2, ..., 2^(lg-1)`.
-fn stage_table(m: Mont, w: u64, lg: u32) -> Vec<u64> {
-    let n = 1usize << lg;
-    if n < 2 {
-        return vec![0; n.max(1)];
-    }
-    let top = powers(m, w, n / 2);
-    let mut t = vec![0u64; n];
-    t[n / 2..].copy_from_slice(&top);
-    let mut h = n / 4;
-    while h >= 1 {
-        let stride = n / (2 * h);
-        for j in 0..h {
-            t[h + j] = top[j * stride];
-        }
-        h /= 2;
-    }
-    t
-}
-
 /// Blocks of at most this many points finish their stages in cache.
 const BLOCK: usize = 1 << 13;
 
-/// One DIF stage of half-size `h` on `x` (a multiple of `2h` long).
-fn dif_stage(m: Mont, x: &mut [u64], tw: &[u64], h: usize) {
+/// One DIF stage of half-size `h` on `x` (a multiple of `2h` long); `top`
+/// holds `w^i` for the transform's root `w` of order `n`, so `w_{2h}^j` is
+/// `top[j * n / (2h)]`.
+fn dif_stage(m: Mont, x: &mut [u64], top: &[u64], n: usize, h: usize) {
+    let st = n / (2 * h);
     let bf = |lo: &mut [u64], hi: &mut [u64], j0: usize| {
         let two_p = 2 * m.p;
         for (j, (a, b)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
             let (u, v) = (*a, *b);
             *a = m.half(u + v);
-            *b = m.mul(u + two_p - v, tw[h + j0 + j]);
+            *b = m.mul(u + two_p - v, top[(j0 + j) * st]);
         }
     };
     if 2 * h >= BLOCK {
@@ -162,12 +144,13 @@ fn dif_stage(m: Mont, x: &mut [u64], tw: &[u64], h: usize) {
     }
 }
 
-/// One DIT stage of half-size `h`.
-fn dit_stage(m: Mont, x: &mut [u64], tw: &[u64], h: usize) {
+/// One DIT stage of half-size `h` (twiddles as in [`dif_stage`]).
+fn dit_stage(m: Mont, x: &mut [u64], top: &[u64], n: usize, h: usize) {
+    let st = n / (2 * h);
     let bf = |lo: &mut [u64], hi: &mut [u64], j0: usize| {
         let two_p = 2 * m.p;
         for (j, (a, b)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
-            let t = m.mul(*b, tw[h + j0 + j]);
+            let t = m.mul(*b, top[(j0 + j) * st]);
             let u = *a;
             *a = m.half(u + t);
             *b = m.half(u + two_p - t);
@@ -189,39 +172,53 @@ fn dit_stage(m: Mont, x: &mut [u64], tw: &[u64], h: usize) {
     }
 }
 
-/// Forward NTT (natural in, bit-reversed out), values in `[0, 2p)`.
-fn forward(m: Mont, x: &mut [u64], tw: &[u64]) {
+/// Forward NTT (natural in, bit-reversed out), values in `[0, 2p)`; `top`:
+/// the first `n/2` powers of the root.
+fn forward(m: Mont, x: &mut [u64], top: &[u64]) {
     let n = x.len();
     let mut h = n / 2;
     while h >= 1 && 2 * h > BLOCK {
-        dif_stage(m, x, tw, h);
+        dif_stage(m, x, top, n, h);
         h /= 2;
     }
     // The remaining stages block by block, each block in cache.
     x.par_chunks_mut(BLOCK.min(n.max(1))).for_each(|b| {
         let mut h = b.len() / 2;
         while h >= 1 {
-            dif_stage(m, b, tw, h);
+            dif_stage(m, b, top, n, h);
             h /= 2;
         }
     });
 }
 
-/// Inverse NTT without the scaling (bit-reversed in, natural out).
-fn inverse(m: Mont, x: &mut [u64], tw: &[u64]) {
+/// Inverse NTT without the scaling (bit-reversed in, natural out); `top`:
+/// the first `n/2` powers of the inverse root.
+fn inverse(m: Mont, x: &mut [u64], top: &[u64]) {
     let n = x.len();
     x.par_chunks_mut(BLOCK.min(n.max(1))).for_each(|b| {
         let mut h = 1;
         while 2 * h <= b.len() {
-            dit_stage(m, b, tw, h);
+            dit_stage(m, b, top, n, h);
             h *= 2;
         }
     });
     let mut h = BLOCK.min(n);
     while 2 * h <= n {
-        dit_stage(m, x, tw, h);
+        dit_stage(m, x, top, n, h);
         h *= 2;
     }
+}
+
+/// `x[t] *= w[bitrev(t)]` (nothing for an empty `w`: rank 0's ones).
+fn twist(m: Mont, x: &mut [u64], w: &[u64], lg: u32) {
+    if w.is_empty() {
+        return;
+    }
+    x.par_chunks_mut(1 << 12).enumerate().for_each(|(c, xs)| {
+        for (i, v) in xs.iter_mut().enumerate() {
+            *v = m.mul(*v, w[bitrev((c << 12) + i, lg)]);
+        }
+    });
 }
 
 fn bitrev(t: usize, lg: u32) -> usize {
@@ -256,9 +253,11 @@ pub fn lg_for(limbs: usize, p: usize) -> Result<u32> {
 /// Per prime: the roots and tables of one rank's part of the transform.
 struct Plan {
     m: Mont,
+    /// The first `M/2` powers of `w_M` and of its inverse.
     fwd: Vec<u64>,
     inv: Vec<u64>,
-    /// `w_L^(r k1)` at position `t` (bit-reversed `k1`), and its inverse.
+    /// `w_L^(r k1)` for `k1 < M` (position `t` takes `k1 = bitrev(t)`),
+    /// and the inverses; empty on rank 0 (all ones).
     tw: Vec<u64>,
     itw: Vec<u64>,
     /// `w_P^e` and `w_P^-e` for `e < P`, Montgomery form.
@@ -280,11 +279,11 @@ impl Plan {
         let wm = powmod(wl, p_ranks as u64, p);
         let wp = powmod(wl, mm as u64, p);
         let r_pow = |w: u64| {
-            let nat = powers(m, powmod(w, rank as u64, p), mm);
-            (0..mm)
-                .into_par_iter()
-                .map(|t| nat[bitrev(t, lg)])
-                .collect::<Vec<_>>()
+            if rank == 0 {
+                Vec::new()
+            } else {
+                powers(m, powmod(w, rank as u64, p), mm)
+            }
         };
         let pw = |w: u64| {
             (0..p_ranks)
@@ -293,8 +292,8 @@ impl Plan {
         };
         Plan {
             m,
-            fwd: stage_table(m, wm, lg),
-            inv: stage_table(m, inv(wm, p), lg),
+            fwd: powers(m, wm, mm / 2),
+            inv: powers(m, inv(wm, p), mm / 2),
             tw: r_pow(wl),
             itw: r_pow(wli),
             wp: pw(wp),
@@ -341,9 +340,7 @@ fn transform(comm: &Comm, plans: &[Plan], share: &[u64], lg: u32) -> Result<Vec<
                 .zip(share)
                 .for_each(|(o, &v)| *o = v % m.p);
             forward(m, &mut x, &pl.fwd);
-            x.par_iter_mut()
-                .zip(&pl.tw)
-                .for_each(|(v, &w)| *v = m.mul(*v, w));
+            twist(m, &mut x, &pl.tw, lg);
             x
         })
         .collect();
@@ -424,9 +421,7 @@ pub fn mul_shares(comm: &Comm, a: &[u64], b: &[u64], lg: u32) -> Result<Vec<u64>
                 let n = b - a;
                 x[a..b].copy_from_slice(g.get(i * n..(i + 1) * n).unwrap_or(&[]));
             }
-            x.par_iter_mut()
-                .zip(&pl.itw)
-                .for_each(|(v, &t)| *v = m.mul(*v, t));
+            twist(m, &mut x, &pl.itw, lg);
             inverse(m, &mut x, &pl.inv);
             x.par_iter_mut()
                 .for_each(|v| *v = m.full(m.mul(*v, pl.scale)));
