@@ -246,7 +246,8 @@ fn huge_mul_by_the_distributed_ntt() {
     let mut r = Rng(common::seed());
     let t = Tmp::new();
     // Limb counts: one limb, uneven, around powers of two, all-ones limbs
-    // (the largest coefficients), and a zero.
+    // (the largest coefficients), large enough for the transform's global
+    // stages, and a zero.
     for &(an, bn, ones) in &[
         (1, 1, false),
         (3, 1, false),
@@ -254,6 +255,9 @@ fn huge_mul_by_the_distributed_ntt() {
         (64, 64, true),
         (1000, 333, false),
         (4096, 4097, true),
+        // Transforms of 2^14..2^15 points per rank: the global stages
+        // above the 2^13-point blocks.
+        (20000, 19999, true),
         (0, 5, false),
     ] {
         let limbs = |n: usize, r: &mut Rng| -> Vec<u64> {
