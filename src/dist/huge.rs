@@ -87,14 +87,40 @@ impl Mont {
     /// `[0, 2p)` to `[0, p)`.
     #[inline(always)]
     fn full(self, x: u64) -> u64 {
-        if x >= self.p { x - self.p } else { x }
+        sub_if(x, self.p)
     }
 
     /// `[0, 4p)` to `[0, 2p)`.
     #[inline(always)]
     fn half(self, x: u64) -> u64 {
-        if x >= 2 * self.p { x - 2 * self.p } else { x }
+        sub_if(x, 2 * self.p)
     }
+}
+
+/// `x - m` if `x >= m`, else `x`, without a branch (the lazy reductions'
+/// outcomes are random: a branch mispredicts half the time). On x86-64 a
+/// `cmov` in assembly, as in `huge::cpu::ntt` (written as a select, LLVM
+/// may emit a branch or emulated vector compares).
+#[inline(always)]
+fn sub_if(x: u64, m: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let r: u64;
+        // SAFETY: register-only arithmetic.
+        unsafe {
+            std::arch::asm!(
+                "sub {t}, {m}",
+                "cmovb {t}, {x}",
+                t = inout(reg) x => r,
+                x = in(reg) x,
+                m = in(reg) m,
+                options(pure, nomem, nostack),
+            );
+        }
+        r
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    x.min(x.wrapping_sub(m))
 }
 
 /// `w^i` for `i < n` in Montgomery form, in parallel chunks.
@@ -115,11 +141,45 @@ fn powers(m: Mont, w: u64, n: usize) -> Vec<u64> {
 /// Blocks of at most this many points finish their stages in cache.
 const BLOCK: usize = 1 << 13;
 
-/// One DIF stage of half-size `h` on `x` (a multiple of `2h` long); `top`
-/// holds `w^i` for the transform's root `w` of order `n`, so `w_{2h}^j` is
-/// `top[j * n / (2h)]`.
-fn dif_stage(m: Mont, x: &mut [u64], top: &[u64], n: usize, h: usize) {
-    let st = n / (2 * h);
+/// The twiddles of a length-`n` transform with root `w`: `w_{2h}^j` is
+/// `top[j * n / (2h)]`; the stages inside a block (`2h <= BLOCK`) read a
+/// small table of their own instead (`small[h + j]`), which stays in
+/// cache where the strided reads of `top` would not.
+struct Roots {
+    n: usize,
+    top: Vec<u64>,
+    small: Vec<u64>,
+}
+
+impl Roots {
+    fn new(m: Mont, w: u64, n: usize) -> Roots {
+        let top = powers(m, w, n / 2);
+        let b = BLOCK.min(n);
+        let mut small = vec![0u64; b.max(1)];
+        let mut h = 1;
+        while 2 * h <= b {
+            for j in 0..h {
+                small[h + j] = top[j * (n / (2 * h))];
+            }
+            h *= 2;
+        }
+        Roots { n, top, small }
+    }
+
+    /// The table and stride of the stage of half-size `h`.
+    #[inline(always)]
+    fn stage(&self, h: usize) -> (&[u64], usize) {
+        if 2 * h <= BLOCK {
+            (&self.small[h..2 * h], 1)
+        } else {
+            (&self.top, self.n / (2 * h))
+        }
+    }
+}
+
+/// One DIF stage of half-size `h` on `x` (a multiple of `2h` long).
+fn dif_stage(m: Mont, x: &mut [u64], tw: &Roots, h: usize) {
+    let (top, st) = tw.stage(h);
     let bf = |lo: &mut [u64], hi: &mut [u64], j0: usize| {
         let two_p = 2 * m.p;
         for (j, (a, b)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
@@ -145,8 +205,8 @@ fn dif_stage(m: Mont, x: &mut [u64], top: &[u64], n: usize, h: usize) {
 }
 
 /// One DIT stage of half-size `h` (twiddles as in [`dif_stage`]).
-fn dit_stage(m: Mont, x: &mut [u64], top: &[u64], n: usize, h: usize) {
-    let st = n / (2 * h);
+fn dit_stage(m: Mont, x: &mut [u64], tw: &Roots, h: usize) {
+    let (top, st) = tw.stage(h);
     let bf = |lo: &mut [u64], hi: &mut [u64], j0: usize| {
         let two_p = 2 * m.p;
         for (j, (a, b)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
@@ -172,39 +232,38 @@ fn dit_stage(m: Mont, x: &mut [u64], top: &[u64], n: usize, h: usize) {
     }
 }
 
-/// Forward NTT (natural in, bit-reversed out), values in `[0, 2p)`; `top`:
-/// the first `n/2` powers of the root.
-fn forward(m: Mont, x: &mut [u64], top: &[u64]) {
+/// Forward NTT (natural in, bit-reversed out), values in `[0, 2p)`.
+fn forward(m: Mont, x: &mut [u64], top: &Roots) {
     let n = x.len();
     let mut h = n / 2;
     while h >= 1 && 2 * h > BLOCK {
-        dif_stage(m, x, top, n, h);
+        dif_stage(m, x, top, h);
         h /= 2;
     }
     // The remaining stages block by block, each block in cache.
     x.par_chunks_mut(BLOCK.min(n.max(1))).for_each(|b| {
         let mut h = b.len() / 2;
         while h >= 1 {
-            dif_stage(m, b, top, n, h);
+            dif_stage(m, b, top, h);
             h /= 2;
         }
     });
 }
 
-/// Inverse NTT without the scaling (bit-reversed in, natural out); `top`:
-/// the first `n/2` powers of the inverse root.
-fn inverse(m: Mont, x: &mut [u64], top: &[u64]) {
+/// Inverse NTT without the scaling (bit-reversed in, natural out), with the
+/// inverse root's [`Roots`].
+fn inverse(m: Mont, x: &mut [u64], top: &Roots) {
     let n = x.len();
     x.par_chunks_mut(BLOCK.min(n.max(1))).for_each(|b| {
         let mut h = 1;
         while 2 * h <= b.len() {
-            dit_stage(m, b, top, n, h);
+            dit_stage(m, b, top, h);
             h *= 2;
         }
     });
     let mut h = BLOCK.min(n);
     while 2 * h <= n {
-        dit_stage(m, x, top, n, h);
+        dit_stage(m, x, top, h);
         h *= 2;
     }
 }
@@ -253,9 +312,9 @@ pub fn lg_for(limbs: usize, p: usize) -> Result<u32> {
 /// Per prime: the roots and tables of one rank's part of the transform.
 struct Plan {
     m: Mont,
-    /// The first `M/2` powers of `w_M` and of its inverse.
-    fwd: Vec<u64>,
-    inv: Vec<u64>,
+    /// The roots of the local transforms (`w_M` and its inverse).
+    fwd: Roots,
+    inv: Roots,
     /// `w_L^(r k1)` for `k1 < M` (position `t` takes `k1 = bitrev(t)`),
     /// and the inverses; empty on rank 0 (all ones).
     tw: Vec<u64>,
@@ -292,8 +351,8 @@ impl Plan {
         };
         Plan {
             m,
-            fwd: powers(m, wm, mm / 2),
-            inv: powers(m, inv(wm, p), mm / 2),
+            fwd: Roots::new(m, wm, mm),
+            inv: Roots::new(m, inv(wm, p), mm),
             tw: r_pow(wl),
             itw: r_pow(wli),
             wp: pw(wp),
