@@ -82,6 +82,9 @@ pub enum Error {
     /// Invalid argument to an operation or command.
     #[error("{0}")]
     Invalid(String),
+    /// Another MPI rank failed (feature `mpi`).
+    #[error("rank {rank}: {message}")]
+    Remote { rank: usize, message: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -19,6 +19,8 @@
 pub mod bench;
 pub mod cli;
 pub mod complex;
+#[cfg(feature = "mpi")]
+pub mod dist;
 pub mod engine;
 pub mod error;
 pub mod float;

@@ -125,6 +125,10 @@ pub struct BlasBenchArgs {
     /// as skipped (for runs under a wall-clock limit).
     #[arg(long, value_name = "SECS")]
     deadline_s: Option<f64>,
+    /// Under mpirun: gemm on the grid of ranks (default n = 256 at 256
+    /// bits), with the bytes per rank and one process's time.
+    #[arg(long)]
+    pub(crate) mpi: bool,
 }
 
 /// Default cases on the CPU engine above this many limb products are skipped.
@@ -201,6 +205,25 @@ impl Mix {
 }
 
 pub fn run(a: BlasBenchArgs) -> std::result::Result<(), CommandError> {
+    if a.mpi {
+        #[cfg(feature = "mpi")]
+        {
+            let sizes = if a.sizes.is_empty() {
+                vec![256]
+            } else {
+                a.sizes.clone()
+            };
+            let precs = if a.precs.is_empty() {
+                vec![256]
+            } else {
+                a.precs.clone()
+            };
+            let engine = super::engine(&a.engine)?;
+            return super::mpi::blas(&engine, &sizes, &precs, a.runs.unwrap_or(3), a.seed);
+        }
+        #[cfg(not(feature = "mpi"))]
+        return Err(super::no_mpi());
+    }
     let engine = super::engine(&a.engine)?;
     let rnd = Round::from_name(&a.round)?;
     let precs = if a.precs.is_empty() {

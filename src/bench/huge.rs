@@ -66,6 +66,10 @@ pub struct HugeBenchArgs {
     /// One JSON object per result instead of the table.
     #[arg(long)]
     json: bool,
+    /// Under mpirun: mul by the distributed NTT across the ranks (default
+    /// size 2^26 bits), with the bytes per rank and one process's time.
+    #[arg(long)]
+    pub(crate) mpi: bool,
 }
 
 /// One row of the report.
@@ -84,6 +88,19 @@ struct Row {
 }
 
 pub fn run(a: HugeBenchArgs) -> std::result::Result<(), CommandError> {
+    if a.mpi {
+        #[cfg(feature = "mpi")]
+        {
+            let sizes = if a.sizes.is_empty() {
+                vec![26]
+            } else {
+                a.sizes.clone()
+            };
+            return super::mpi::huge(&sizes, a.runs.unwrap_or(3), a.seed);
+        }
+        #[cfg(not(feature = "mpi"))]
+        return Err(super::no_mpi());
+    }
     let engine = super::engine(&a.engine)?;
     let engine = if a.engine == "auto" && engine.is_cuda() && HugeInt::zero(&engine).is_err() {
         Engine::Cpu

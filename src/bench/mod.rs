@@ -7,6 +7,8 @@ pub mod float;
 pub mod func;
 pub mod huge;
 pub mod int;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod solvers;
 
 use clap::{Args, Subcommand};
@@ -43,6 +45,17 @@ enum Suite {
     /// Root finders (Wilkinson, Chebyshev nodes; Aberth, STS-Padé) and
     /// GMRES(m) at 128..1024 bits, each checked.
     Solvers(solvers::SolversBenchArgs),
+}
+
+impl BenchArgs {
+    /// Whether the bench runs on every MPI rank (`--mpi`).
+    pub(crate) fn distributed(&self) -> bool {
+        match &self.suite {
+            Some(Suite::Huge(x)) => x.mpi,
+            Some(Suite::Blas(x)) => x.mpi,
+            _ => false,
+        }
+    }
 }
 
 pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
@@ -107,4 +120,12 @@ pub fn median(v: &[f64]) -> f64 {
 
 pub(crate) fn engine(name: &str) -> std::result::Result<Engine, CommandError> {
     CommandError::engine(name)
+}
+
+/// The error of `--mpi` in a build without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+pub(crate) fn no_mpi() -> CommandError {
+    CommandError::Input(
+        "--mpi: this mparray was built without MPI (cargo build --release --features mpi)".into(),
+    )
 }

@@ -334,6 +334,12 @@ pub fn run(a: BlasArgs) -> Result<(), CommandError> {
             a.op.name()
         )));
     }
+    #[cfg(feature = "mpi")]
+    if let Some(comm) = crate::dist::world().filter(|c| c.size() > 1)
+        && a.op == BlasOp::Gemm
+    {
+        return gemm_across_ranks(&comm, &a, &paths);
+    }
     let files = paths
         .iter()
         .map(|p| Input::read(p))
@@ -346,6 +352,80 @@ pub fn run(a: BlasArgs) -> Result<(), CommandError> {
         Field::Complex => run_complex(&a, &files, &engine)?,
     };
     write_out(&out)
+}
+
+/// `mpirun -np P mparray blas gemm ...`: rank 0 reads the files; a real
+/// gemm runs on the grid of ranks ([`crate::dist::gemm`]), a complex one on
+/// rank 0 alone. The output is the one of a single process.
+#[cfg(feature = "mpi")]
+fn gemm_across_ranks(
+    comm: &crate::dist::Comm,
+    a: &BlasArgs,
+    paths: &[&PathBuf],
+) -> Result<(), CommandError> {
+    use crate::dist::gemm::{GemmJob, gemm};
+    type Operands = (Vec<Matrix<FloatArray>>, FloatArray, FloatArray);
+    let mut operands: Option<Operands> = None;
+    let mut alone: Option<String> = None;
+    let go = super::dist::start(comm, || {
+        let files = paths
+            .iter()
+            .map(|p| Input::read(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let field = market::field(&files[0].name, &files[0].text)?;
+        check_options(a, field)?;
+        if field == Field::Complex {
+            let engine = engine_from_arg(&a.engine)?;
+            alone = Some(run_complex(a, &files, &engine)?);
+            return Ok(vec![0]);
+        }
+        let p = a.prec;
+        Round::from_name(&a.round).map_err(|e| input_err(format!("--round: {e}")))?;
+        let ms = files
+            .iter()
+            .map(|x| {
+                market::read_real(&x.name, &x.text, p, Round::Nearest).map_err(|e| at_line(x, e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let s: Vec<_> = ms.iter().map(shape).collect();
+        check_shapes(a, &files, &s)?;
+        let alpha = real_scalar("--alpha", a.alpha.as_deref(), "1", p, &Engine::Cpu)?;
+        let beta = real_scalar("--beta", a.beta.as_deref(), "1", p, &Engine::Cpu)?;
+        operands = Some((ms, alpha, beta));
+        Ok(vec![1])
+    });
+    let quiet_unless_root = |e: CommandError| if comm.rank() == 0 { Err(e) } else { Ok(()) };
+    match go {
+        Ok(h) if h == [0] => return alone.map_or(Ok(()), |out| write_out(&out)),
+        Ok(_) => {}
+        Err(Some(e)) => return Err(e),
+        Err(None) => return Ok(()),
+    }
+    let engine = engine_from_arg(&a.engine);
+    if let Err((r, m)) = comm.agree(engine.as_ref().map(|_| ()).map_err(|e| match e {
+        CommandError::Input(m) | CommandError::Other(m) => m.clone(),
+    })) {
+        return quiet_unless_root(CommandError::Other(format!("rank {r}: {m}")));
+    }
+    let engine = engine?;
+    let rnd = Round::from_name(&a.round).map_err(|e| input_err(format!("--round: {e}")))?;
+    let o = Gemm {
+        op_a: op_of(a.trans_a, false),
+        op_b: op_of(a.trans_b, false),
+        prec: a.prec,
+        rnd,
+    };
+    let job = operands.as_ref().map(|(ms, alpha, beta)| GemmJob {
+        a: &ms[0],
+        b: &ms[1],
+        alpha,
+        beta_c: ms.get(2).map(|c| (beta, c)),
+    });
+    match gemm(comm, &engine, job, &o) {
+        Ok(Some(r)) => write_out(&market::write_real(&r, a.digits, a.hex)?),
+        Ok(None) => Ok(()),
+        Err(e) => quiet_unless_root(e.into()),
+    }
 }
 
 fn op_of(on: bool, conj: bool) -> Op {
@@ -609,5 +689,13 @@ fn write_out(s: &str) -> Result<(), CommandError> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(CommandError::Other(format!("writing the result: {e}"))),
+    }
+}
+
+impl BlasArgs {
+    /// Whether the command runs on every MPI rank: gemm (real gemm is
+    /// distributed; rank 0 tells the others when the files are complex).
+    pub(crate) fn distributed(&self) -> bool {
+        self.op == BlasOp::Gemm
     }
 }

@@ -184,7 +184,7 @@ fn parse_input(input: &Input, prec: u64, rnd: Round) -> Result<FloatArray, Comma
             Err(CommandError::Input(format!(
                 "{}:{}: empty line (every line must hold one number)",
                 input.name,
-                index + 1
+                input.first + index + 1
             )))
         }
         Err(Error::Parse {
@@ -194,7 +194,7 @@ fn parse_input(input: &Input, prec: u64, rnd: Round) -> Result<FloatArray, Comma
         }) => Err(CommandError::Input(format!(
             "{}:{}: cannot parse {text:?}: {reason}",
             input.name,
-            index + 1
+            input.first + index + 1
         ))),
         Err(e) => Err(e.into()),
     }
@@ -212,7 +212,7 @@ fn parse_integers(input: &Input) -> Result<Vec<malachite_nz::integer::Integer>, 
                 CommandError::Input(format!(
                     "{}:{}: cannot parse {l:?}: expected an integer",
                     input.name,
-                    i + 1
+                    input.first + i + 1
                 ))
             })
         })
@@ -238,12 +238,44 @@ pub fn run(a: FloatArgs) -> Result<(), CommandError> {
         )));
     }
     let in_rnd = round_arg(&a.in_round, "--in-round")?;
-    let engine = engine_from_arg(&a.engine)?;
     let paths: Vec<&PathBuf> = [Some(&a.a_file), a.b_file.as_ref(), a.c_file.as_ref()]
         .into_iter()
         .flatten()
         .collect();
+    #[cfg(feature = "mpi")]
+    if let Some(comm) = crate::dist::world().filter(|c| c.size() > 1) {
+        // Every rank computes a block of lines on its own engine.
+        return super::dist::run_lines(
+            &comm,
+            || Ok((read_inputs(a.op, a.op.arity(), &paths)?, Vec::new())),
+            |files, _| {
+                let engine = engine_from_arg(&a.engine)?;
+                let mut v = Vec::new();
+                for l in results(&a, files, &engine, in_prec, in_rnd, rnd)? {
+                    v.extend_from_slice(l.as_bytes());
+                    v.push(b'\n');
+                }
+                Ok(v)
+            },
+            super::dist::write_stdout,
+        );
+    }
+    let engine = engine_from_arg(&a.engine)?;
     let files = read_inputs(a.op, a.op.arity(), &paths)?;
+    let lines = results(&a, files, &engine, in_prec, in_rnd, rnd)?;
+    write_lines(&lines)
+}
+
+/// Parses the files (precision `in_prec`, mode `in_rnd`) and computes
+/// `a.op` on `engine`: the output lines.
+fn results(
+    a: &FloatArgs,
+    files: Vec<Input>,
+    engine: &Engine,
+    in_prec: u64,
+    in_rnd: Round,
+    rnd: Round,
+) -> Result<Vec<String>, CommandError> {
     let pow_z_exps = if a.op == Op::PowZ {
         Some(parse_integers(&files[1])?)
     } else {
@@ -265,7 +297,7 @@ pub fn run(a: FloatArgs) -> Result<(), CommandError> {
     drop(files);
     let args = arrays
         .into_iter()
-        .map(|x| x.into_engine(&engine))
+        .map(|x| x.into_engine(engine))
         .collect::<Result<Vec<_>, _>>()?;
     let (x, p) = (&args[0], a.prec);
     let lines: Vec<String> = if a.op == Op::Cmp {
@@ -292,7 +324,7 @@ pub fn run(a: FloatArgs) -> Result<(), CommandError> {
         }
         s
     };
-    write_lines(&lines)
+    Ok(lines)
 }
 
 /// The library call for `op` (every op but cmp) on its operands.

@@ -157,6 +157,12 @@ pub fn run(a: HugeArgs) -> Result<(), CommandError> {
             format!("{op:?} takes one file").to_lowercase(),
         ));
     }
+    #[cfg(feature = "mpi")]
+    if let Some(comm) = crate::dist::world().filter(|c| c.size() > 1)
+        && op == Op::Mul
+    {
+        return mul_across_ranks(&comm, &a);
+    }
     let engine = pick_engine(&a.engine)?;
     // Stages: read A, [read B], compute, convert, write.
     let progress = Progress::start(4 + u64::from(a.b_file.is_some()));
@@ -221,6 +227,55 @@ pub fn run(a: HugeArgs) -> Result<(), CommandError> {
     write_out(a.output.as_deref(), &text)
 }
 
+/// `mpirun -np P mparray huge mul A B`: rank 0 reads and parses both
+/// numbers, the product is computed by the distributed NTT
+/// ([`crate::dist::huge::mul`]) on the CPUs of every rank, and rank 0
+/// converts and writes it (the same text as one process).
+#[cfg(feature = "mpi")]
+fn mul_across_ranks(comm: &crate::dist::Comm, a: &HugeArgs) -> Result<(), CommandError> {
+    let mut operands = None;
+    let go = super::dist::start(comm, || {
+        let (ap, bp) = match (&a.a_file, &a.b_file) {
+            (Some(x), Some(y)) => (x, y),
+            _ => {
+                return Err(CommandError::Input(
+                    "mul needs two files: A_FILE B_FILE".into(),
+                ));
+            }
+        };
+        let (x, radix_a) = read_number(&Engine::Cpu, ap)?;
+        let (y, _) = read_number(&Engine::Cpu, bp)?;
+        let radix = if a.hex {
+            Radix::Hex
+        } else if a.dec {
+            Radix::Dec
+        } else {
+            radix_a
+        };
+        operands = Some((x.to_limbs()?, y.to_limbs()?, radix));
+        Ok(Vec::new())
+    });
+    match go {
+        Ok(_) => {}
+        Err(Some(e)) => return Err(e),
+        Err(None) => return Ok(()),
+    }
+    let ab = operands
+        .as_ref()
+        .map(|(x, y, _)| (x.as_slice(), y.as_slice()));
+    match crate::dist::huge::mul(comm, ab) {
+        Ok(Some(p)) => {
+            let radix = operands.map_or(Radix::Dec, |o| o.2);
+            let mut text = HugeInt::from_limbs(&Engine::Cpu, &p)?.to_string_radix(radix)?;
+            text.push('\n');
+            write_out(a.output.as_deref(), &text)
+        }
+        Ok(None) => Ok(()),
+        Err(e) if comm.rank() == 0 => Err(e.into()),
+        Err(_) => Ok(()),
+    }
+}
+
 fn write_out(path: Option<&Path>, text: &str) -> Result<(), CommandError> {
     match path {
         Some(p) => std::fs::write(p, text)
@@ -279,4 +334,11 @@ fn rand(r: &HugeArgs) -> Result<(), CommandError> {
     text.push('\n');
     progress.stage("writing");
     write_out(Some(out), &text)
+}
+
+impl HugeArgs {
+    /// Whether the command runs on every MPI rank (mul: the distributed NTT).
+    pub(crate) fn distributed(&self) -> bool {
+        self.op == Op::Mul
+    }
 }

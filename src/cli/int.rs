@@ -119,25 +119,81 @@ fn parse_file(input: &Input, limbs: usize) -> Result<Vec<u64>, CommandError> {
 
 pub fn run(a: IntArgs) -> Result<(), CommandError> {
     let bits = parse_bits(&a.bits)?;
-    let limbs = (bits / 64) as usize;
     let Some(b_path) = &a.b_file else {
         return Err(CommandError::Input(format!(
             "{} needs two files: A_FILE B_FILE",
             a.op.name()
         )));
     };
+    let radix_of = |fa: &Input| {
+        if a.hex {
+            Radix::Hex
+        } else if a.dec {
+            Radix::Dec
+        } else {
+            fa.lines()
+                .first()
+                .map_or(Radix::Dec, |s| parse::radix_of(s))
+        }
+    };
+    #[cfg(feature = "mpi")]
+    if let Some(comm) = crate::dist::world().filter(|c| c.size() > 1) {
+        // Every rank computes a block of lines; the base of the output is
+        // the one of A_FILE's first line, sent in the header.
+        return super::dist::run_lines(
+            &comm,
+            || {
+                let fa = Input::read(&a.a_file)?;
+                let fb = Input::read(b_path)?;
+                let hex = radix_of(&fa) == Radix::Hex;
+                Ok((vec![fa, fb], vec![u8::from(hex)]))
+            },
+            |mut files, header| {
+                let radix = if header.first() == Some(&1) {
+                    Radix::Hex
+                } else {
+                    Radix::Dec
+                };
+                let fb = files
+                    .pop()
+                    .ok_or_else(|| CommandError::Other("no B".into()))?;
+                let fa = files
+                    .pop()
+                    .ok_or_else(|| CommandError::Other("no A".into()))?;
+                let engine = engine_from_arg(&a.engine)?;
+                let (outs, out_limbs, n) = results(a.op, &engine, bits, fa, fb)?;
+                let mut v = Vec::new();
+                write_results(&mut v, &outs, out_limbs, n, radix)
+                    .map_err(|e| CommandError::Other(format!("formatting the results: {e}")))?;
+                Ok(v)
+            },
+            super::dist::write_stdout,
+        );
+    }
     let engine = engine_from_arg(&a.engine)?;
     let fa = Input::read(&a.a_file)?;
     let fb = Input::read(b_path)?;
-    let radix = if a.hex {
-        Radix::Hex
-    } else if a.dec {
-        Radix::Dec
-    } else {
-        fa.lines()
-            .first()
-            .map_or(Radix::Dec, |s| parse::radix_of(s))
-    };
+    let radix = radix_of(&fa);
+    let (outs, out_limbs, n) = results(a.op, &engine, bits, fa, fb)?;
+    let w = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    match write_results(w, &outs, out_limbs, n, radix) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`mparray int ... | head`) is not a failure.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CommandError::Other(format!("writing the results: {e}"))),
+    }
+}
+
+/// Parses and checks the two files and computes `op`: the result limbs
+/// (two arrays for divrem), the limbs per result and the number of lines.
+fn results(
+    op: Op,
+    engine: &Engine,
+    bits: u64,
+    fa: Input,
+    fb: Input,
+) -> Result<(Vec<Vec<u64>>, usize, usize), CommandError> {
+    let limbs = (bits / 64) as usize;
     let (da, db) = rayon::join(|| parse_file(&fa, limbs), || parse_file(&fb, limbs));
     let (da, db) = (da?, db?);
     let (na, nb) = (da.len() / limbs, db.len() / limbs);
@@ -147,7 +203,7 @@ pub fn run(a: IntArgs) -> Result<(), CommandError> {
             fa.name, fb.name
         )));
     }
-    let zero_at = match a.op {
+    let zero_at = match op {
         Op::Divrem => db
             .par_chunks(limbs)
             .position_first(|v| v.iter().all(|&x| x == 0)),
@@ -157,23 +213,14 @@ pub fn run(a: IntArgs) -> Result<(), CommandError> {
         return Err(CommandError::Input(format!(
             "{}:{}: division by zero (the divisor is 0)",
             fb.name,
-            i + 1
+            fb.first + i + 1
         )));
     }
     // The texts are no longer needed: free them before computing.
     drop((fa, fb));
-    let outs = compute(a.op, &engine, bits, da, db)?;
-    let out_limbs = if a.op == Op::MulWide {
-        2 * limbs
-    } else {
-        limbs
-    };
-    match write_results(&outs, out_limbs, na, radix) {
-        Ok(()) => Ok(()),
-        // A closed pipe (`mparray int ... | head`) is not a failure.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CommandError::Other(format!("writing the results: {e}"))),
-    }
+    let outs = compute(op, engine, bits, da, db)?;
+    let out_limbs = if op == Op::MulWide { 2 * limbs } else { limbs };
+    Ok((outs, out_limbs, na))
 }
 
 /// Runs `op` on `engine`; returns the result limbs (two arrays for divrem).
@@ -205,14 +252,18 @@ fn compute(
 }
 
 /// Writes `n` result lines (`outs[0][i] outs[1][i] ...`, `limbs` limbs per
-/// number) to stdout: formatted in parallel, a block at a time, through one
-/// locked, buffered writer.
-fn write_results(outs: &[Vec<u64>], limbs: usize, n: usize, radix: Radix) -> io::Result<()> {
+/// number) to `w`: formatted in parallel, a block at a time.
+fn write_results(
+    mut w: impl Write,
+    outs: &[Vec<u64>],
+    limbs: usize,
+    n: usize,
+    radix: Radix,
+) -> io::Result<()> {
     // Lines per formatting task (about 64 KiB of text) and tasks per block
     // (bounds the text held in memory).
     let per_task = (1024 / limbs).max(1);
     let tasks_per_block = 4 * rayon::current_num_threads().max(1);
-    let mut w = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
     let starts: Vec<usize> = (0..n).step_by(per_task).collect();
     for block in starts.chunks(tasks_per_block) {
         let texts: Vec<String> = block

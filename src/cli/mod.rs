@@ -8,6 +8,8 @@
 
 mod blas;
 mod complex;
+#[cfg(feature = "mpi")]
+mod dist;
 mod float;
 mod huge;
 mod info;
@@ -62,15 +64,28 @@ pub(crate) fn engine_from_arg(name: &str) -> Result<Engine, CommandError> {
     CommandError::engine(name)
 }
 
-/// Runs the command line; returns the exit status.
+/// Runs the command line; returns the exit status. Under `mpirun` (feature
+/// `mpi`) the distributed commands run on every rank, the others on rank 0
+/// alone, and only rank 0 prints errors (the other ranks' reach it).
 pub fn main() -> i32 {
+    #[cfg(feature = "mpi")]
+    let _mpi = crate::dist::init();
+    #[cfg(feature = "mpi")]
+    let rank = crate::dist::rank();
+    #[cfg(not(feature = "mpi"))]
+    let rank = 0usize;
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
+            if rank == 0 {
+                let _ = e.print();
+            }
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
+    if rank > 0 && !cli.cmd.distributed() {
+        return 0;
+    }
     let result = match cli.cmd {
         Command::Info => info::run(),
         Command::Int(a) => int::run(a),
@@ -92,12 +107,33 @@ pub fn main() -> i32 {
     match result {
         Ok(()) => 0,
         Err(CommandError::Input(m)) => {
-            eprintln!("mparray: error: {m}");
+            // (Every rank checks the arguments: rank 0 says it once.)
+            if rank == 0 {
+                eprintln!("mparray: error: {m}");
+            }
             2
         }
         Err(CommandError::Other(m)) => {
-            eprintln!("mparray: error: {m}");
+            if rank == 0 {
+                eprintln!("mparray: error: {m}");
+            } else {
+                eprintln!("mparray: error: rank {rank}: {m}");
+            }
             1
+        }
+    }
+}
+
+impl Command {
+    /// Whether the command runs on every MPI rank (the batch calculators,
+    /// real gemm, huge mul, the MPI benches); the others run on rank 0.
+    fn distributed(&self) -> bool {
+        match self {
+            Command::Int(_) | Command::Float(_) => true,
+            Command::Blas(a) => a.distributed(),
+            Command::Huge(a) => a.distributed(),
+            Command::Bench(a) => a.distributed(),
+            _ => false,
         }
     }
 }
@@ -107,6 +143,9 @@ pub fn main() -> i32 {
 pub(crate) struct Input {
     pub(crate) name: String,
     pub(crate) text: String,
+    /// Lines of the file before `text` (nonzero for a rank's share of a
+    /// batch split across MPI ranks): messages give `first + k` as the line.
+    pub(crate) first: usize,
 }
 
 /// All of `r` (`size`: the expected length, 0 if unknown), every growth of
@@ -161,7 +200,11 @@ impl Input {
             let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
             CommandError::Input(format!("{name}:{line}: not valid UTF-8 text"))
         })?;
-        Ok(Input { name, text })
+        Ok(Input {
+            name,
+            text,
+            first: 0,
+        })
     }
 
     /// The lines (their list checked as a host allocation: one slice per
@@ -182,7 +225,7 @@ impl Input {
             Error::Parse { index, text, .. } if text.is_empty() => CommandError::Input(format!(
                 "{}:{}: empty line (every line must hold one number)",
                 self.name,
-                index + 1
+                self.first + index + 1
             )),
             Error::Parse {
                 index,
@@ -191,7 +234,7 @@ impl Input {
             } => CommandError::Input(format!(
                 "{}:{}: cannot parse {text:?}: {reason}",
                 self.name,
-                index + 1
+                self.first + index + 1
             )),
             Error::TooWide {
                 index,
@@ -200,7 +243,7 @@ impl Input {
             } => CommandError::Input(format!(
                 "{}:{}: value does not fit in {width} bits (it needs {needed} bits)",
                 self.name,
-                index + 1
+                self.first + index + 1
             )),
             other => other.into(),
         }
