@@ -20,8 +20,8 @@
 //! converts gemv's x per product, `MPARRAY_BLAS_PROFILE` prints each
 //! stage's device time (events between the launches).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
@@ -448,10 +448,7 @@ pub(crate) fn product(
     stage("epilogue")?;
     // The undecided count first: the flags only when some are undecided.
     let u = 2 * (m + n);
-    let nund = eng
-        .stream()
-        .clone_dtoh(&sc.slice(u..u + 1))
-        .map_err(Error::driver("copying from the device"))?[0] as usize;
+    let nund = read_count(&eng, &sc.slice(u..u + 1))? as usize;
     stage("count read")?;
     if prof {
         for w in marks.windows(2) {
@@ -481,6 +478,35 @@ pub(crate) fn product(
         )?;
     }
     Ok(Some((out, tern)))
+}
+
+/// The one-item `count` on the host: an asynchronous copy into the
+/// engine's pinned word and a synchronization (a pageable copy stages
+/// through the driver; `MPARRAY_BLAS_PAGEABLE` takes that path, for
+/// measurements).
+fn read_count(eng: &Arc<CudaEngine>, count: &CudaView<u64>) -> Result<u64> {
+    if std::env::var_os("MPARRAY_BLAS_PAGEABLE").is_some() {
+        let v = eng
+            .stream()
+            .clone_dtoh(count)
+            .map_err(Error::driver("copying from the device"))?;
+        return Ok(v[0]);
+    }
+    let word = eng.resource("blas.count", |e| {
+        // SAFETY: read only after a copy into it has completed.
+        let p = unsafe { e.context().alloc_pinned::<u64>(1) }
+            .map_err(Error::driver("allocating pinned memory"))?;
+        Ok(Mutex::new(p))
+    })?;
+    let mut w = word.lock().unwrap_or_else(|p| p.into_inner());
+    eng.stream()
+        .memcpy_dtoh(count, &mut *w)
+        .map_err(Error::driver("copying from the device"))?;
+    eng.synchronize()?;
+    let v = w
+        .as_slice()
+        .map_err(Error::driver("copying from the device"))?;
+    Ok(v[0])
 }
 
 /// Computes the output elements `todo` on the host with the exact core and
