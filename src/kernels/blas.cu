@@ -264,6 +264,42 @@ FL_DEV bool bl_place(u64 *buf, u32 wb, const u64 *src, u32 ls, i64 sh, bool neg,
     return cut;
 }
 
+// r[0 .. A + B) = a b (A, B 32-bit words, A >= 2): unrolled mad.lo.cc /
+// madc.hi chains in registers, a row per word of b. Before row v the sum
+// is below 2^(32 (v + A)), so r[v + A] is still zero and the row's last
+// chain step never carries out.
+template <int A, int B> FL_DEV void bl_mulw(u32 *r, const u32 *a, const u32 *b) {
+#pragma unroll
+    for (int c = 0; c < A + B; c++) r[c] = 0;
+#pragma unroll
+    for (int v = 0; v < B; v++) {
+        const u32 bv = b[v];
+        r[v] = bl_mad_lo_cc(a[0], bv, r[v]);
+#pragma unroll
+        for (int u = 1; u < A; u++) r[v + u] = bl_madc_lo_cc(a[u], bv, r[v + u]);
+        r[v + A] = bl_addc(0u, 0u);
+        r[v + 1] = bl_mad_hi_cc(a[0], bv, r[v + 1]);
+#pragma unroll
+        for (int u = 1; u < A - 1; u++) r[v + u + 1] = bl_madc_hi_cc(a[u], bv, r[v + u + 1]);
+        r[v + A] = bl_madc_hi(a[A - 1], bv, r[v + A]);
+    }
+}
+
+// The A words of m (la limbs, la <= A / 2), zeros above.
+template <int A> FL_DEV void bl_words(u32 *w, const u64 *m, u32 la) {
+    const u32 *m32 = (const u32 *)m;
+#pragma unroll
+    for (int i = 0; i < A; i++) w[i] = (u32)i < 2 * la ? m32[i] : 0u;
+}
+
+// r (A / 2 + B / 2 limbs) = the words a b (bl_mulw), as limbs.
+template <int A, int B> FL_DEV void bl_mul_limbs(u64 *r, const u32 *a, const u32 *b) {
+    u32 rw[A + B];
+    bl_mulw<A, B>(rw, a, b);
+#pragma unroll
+    for (int i = 0; i < (A + B) / 2; i++) r[i] = (u64)rw[2 * i] | ((u64)rw[2 * i + 1] << 32);
+}
+
 // Scalars, C and the output of the epilogue: at most BL_LMAX limbs each.
 #define BL_LMAX (BL_NF / 2 + 2)
 #define BL_NWL (BL_NF / 2 + 1)
@@ -302,7 +338,17 @@ FL_DEV u32 bl_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 
     i64 topx = NOTOP, ex = NOTOP;
     bool xneg = aneg != ((fl_tag(ah) & FL_NEG) != 0);
     if (alpha_on) {
-        fl_mul_exact(X, am, la, mag, NWL);
+        if constexpr (NF <= 18) {
+            // Up to NF = 18 in registers (alpha padded to NF / 2 + 2 limbs;
+            // the limbs above la + NWL are zero).
+            u32 aw[NF + 4], mw[NF + 2];
+            bl_words<NF + 4>(aw, am, la);
+#pragma unroll
+            for (int w = 0; w < NF + 2; w++) mw[w] = (u32)(mag[w / 2] >> (32 * (w & 1)));
+            bl_mul_limbs<NF + 4, NF + 2>(X, aw, mw);
+        } else {
+            fl_mul_exact(X, am, la, mag, NWL);
+        }
         i64 bx = bl_bitlen(X, lx);
         if (bx) topx = ux + bx;
         if (cnt) ex = ux + bl_bitlen64(cnt) + 33 + bl_bitlen64(NF) + 64 * (i64)la;
@@ -313,7 +359,14 @@ FL_DEV u32 bl_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 
     bool yneg = false, y_on = false;
     if (has_c && (fl_tag(bh) & 3) == FL_NORMAL && (fl_tag(ch) & 3) == FL_NORMAL) {
         y_on = true;
-        fl_mul_exact(Y, bm, lb, cm, lc);
+        if constexpr (NF <= 18) {
+            u32 bw[NF + 4], cw[NF + 4];
+            bl_words<NF + 4>(bw, bm, lb);
+            bl_words<NF + 4>(cw, cm, lc);
+            bl_mul_limbs<NF + 4, NF + 4>(Y, bw, cw);
+        } else {
+            fl_mul_exact(Y, bm, lb, cm, lc);
+        }
         uy = fl_exp(bh) - 64 * (i64)lb + fl_exp(ch) - 64 * (i64)lc;
         topy = uy + bl_bitlen(Y, ly);
         yneg = ((fl_tag(bh) ^ fl_tag(ch)) & FL_NEG) != 0;
@@ -719,8 +772,7 @@ FL_DEV u32 bl_rec_load(const u32 *r, u32 *b) {
 // packed (blas_pack, record j K + k), read instead of converted (gemv: x
 // converted once, not once per row). Partial q of output o is acc[(q m n
 // + o) NW ..], its count at acc + P m n NW + (q m n + o), P partials.
-// NBUF staging buffers per warp (blas_stream: BL_NBUF; blas_stream1: one,
-// fewer registers, for more warps per SM).
+// NBUF staging buffers per warp.
 #define BL_STREAM_PARAMS                                                                       \
     const u64 *ahd, const u64 *alb, u32 la, i64 asl, i64 asp, const u64 *bhd, const u64 *blb,    \
         u32 lb, i64 bsl, i64 bsp, const u64 *esc, u32 m, u32 n, u64 K, u32 S, u32 kmajor,         \
@@ -835,12 +887,6 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
 extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) {
     bl_stream<BL_NBUF>(BL_STREAM_ARGS);
 }
-// Up to NF = 18: at most 96 registers (5 blocks, 20 warps per SM; a few
-// spills outside the product loop); above, as blas_stream.
-extern "C" __global__ void __launch_bounds__(128, BL_NF <= 18 ? 5 : 1)
-    blas_stream1(BL_STREAM_PARAMS) {
-    bl_stream<1>(BL_STREAM_ARGS);
-}
 
 // The epilogue of output o = i n + j (bl_epilogue) from its sum acc (NW
 // words) and count cnt; und[o] = 1, and the count at sc[BL_UND] grows,
@@ -923,24 +969,34 @@ extern "C" __global__ void blas_epi(const u32 *acc, BL_EPI_PARAMS) {
 // the epilogue by its first thread.
 extern "C" __global__ void __launch_bounds__(256) blas_fin(const u32 *acc, u32 S, BL_EPI_PARAMS) {
     __shared__ u32 sa[8 * (BL_NW + 1)];
+    __shared__ u32 chunk[256 * (BL_NW + 1)];
     u64 nout = (u64)m * n, o = blockIdx.x;
     u32 t = threadIdx.x, T = blockDim.x;
     const u32 *cnts = acc + (u64)S * nout * BL_NW;
     u32 mine[BL_NW], c = 0;
 #pragma unroll
     for (int w = 0; w < BL_NW; w++) mine[w] = 0;
-    // Unrolled: several partials' loads in flight.
-#pragma unroll 4
-    for (u32 z = t; z < S; z += T) {
-        const u32 *src = acc + ((u64)z * nout + o) * BL_NW;
-        u32 x[BL_NW];
+    // T partials at a time: their words copied by the block into shared
+    // memory with consecutive threads on consecutive words (coalesced: the
+    // partials of one output are adjacent when m n = 1, as for dot), then
+    // partial z0 + t added by thread t (odd stride NW + 1: no bank
+    // conflicts).
+    for (u32 z0 = 0; z0 < S; z0 += T) {
+        u32 nz = S - z0 < T ? S - z0 : T;
+        __syncthreads();
+        for (u32 f = t; f < nz * BL_NW; f += T) {
+            u32 r = f / BL_NW, w = f - r * BL_NW;
+            chunk[r * (BL_NW + 1) + w] = acc[((u64)(z0 + r) * nout + o) * BL_NW + w];
+        }
+        __syncthreads();
+        if (t < nz) {
+            const u32 *x = chunk + t * (BL_NW + 1);
+            mine[0] = bl_add_cc(mine[0], x[0]);
 #pragma unroll
-        for (int w = 0; w < BL_NW; w++) x[w] = src[w];
-        mine[0] = bl_add_cc(mine[0], x[0]);
-#pragma unroll
-        for (int w = 1; w < BL_NW - 1; w++) mine[w] = bl_addc_cc(mine[w], x[w]);
-        mine[BL_NW - 1] = bl_addc(mine[BL_NW - 1], x[BL_NW - 1]);
-        c += cnts[(u64)z * nout + o];
+            for (int w = 1; w < BL_NW - 1; w++) mine[w] = bl_addc_cc(mine[w], x[w]);
+            mine[BL_NW - 1] = bl_addc(mine[BL_NW - 1], x[BL_NW - 1]);
+            c += cnts[(u64)(z0 + t) * nout + o];
+        }
     }
     // Each warp's sum by shuffles, then the (at most 8) warps' sums and the
     // epilogue by the first thread.

@@ -14,14 +14,13 @@
 //! `None`, and the caller computes them on the CPU engine.
 //!
 //! For measurements: `MPARRAY_BLAS_STREAM` forces the streaming kernel,
-//! `MPARRAY_BLAS_NOPIPE` single-buffers its staging, `MPARRAY_BLAS_STREAM1`
-//! picks its single-buffered variant with more warps per SM,
+//! `MPARRAY_BLAS_NOPIPE` single-buffers its staging,
 //! `MPARRAY_BLAS_TARGET` sets its thread count, `MPARRAY_BLAS_NOPACK`
 //! converts gemv's x per product, `MPARRAY_BLAS_PROFILE` prints each
 //! stage's device time (events between the launches).
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
@@ -275,12 +274,14 @@ pub(crate) fn product(
         // accumulators and counts; blocks beyond the shapes write nothing.
         unsafe { bld.launch(c) }.map_err(launch_err("blas_tile"))?;
     } else {
-        // MPARRAY_BLAS_TARGET: threads of the streaming product (for
+        // Threads of the streaming product: one wave of its 4 blocks of 128
+        // per SM on the H200 (2112 partials for dot, not 4096: measured
+        // 151 against 156-160 us); MPARRAY_BLAS_TARGET overrides it (for
         // measurements).
         let target: usize = std::env::var("MPARRAY_BLAS_TARGET")
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(132 * 1024);
+            .unwrap_or(132 * 512);
         let kmajor = a.sp == 1;
         // Split-major (kmajor): S a multiple of 32, a warp per 32 splits,
         // S / 32 partials; else S partials.
@@ -301,14 +302,7 @@ pub(crate) fn product(
             None
         };
         acc = memory::alloc::<u32>(&eng, splits * nout * (nw + 1))?;
-        // MPARRAY_BLAS_STREAM1: the single-buffered kernel with more warps
-        // per SM (for measurements).
-        let name = if std::env::var_os("MPARRAY_BLAS_STREAM1").is_some() {
-            "blas_stream1"
-        } else {
-            "blas_stream"
-        };
-        let f = eng.function(&inst(nf), name)?;
+        let f = eng.function(&inst(nf), "blas_stream")?;
         let (la, lb) = (
             a.f.limbs_per_element() as u32,
             b.f.limbs_per_element() as u32,
@@ -448,7 +442,10 @@ pub(crate) fn product(
     stage("epilogue")?;
     // The undecided count first: the flags only when some are undecided.
     let u = 2 * (m + n);
-    let nund = read_count(&eng, &sc.slice(u..u + 1))? as usize;
+    let nund = eng
+        .stream()
+        .clone_dtoh(&sc.slice(u..u + 1))
+        .map_err(Error::driver("copying from the device"))?[0] as usize;
     stage("count read")?;
     if prof {
         for w in marks.windows(2) {
@@ -478,35 +475,6 @@ pub(crate) fn product(
         )?;
     }
     Ok(Some((out, tern)))
-}
-
-/// The one-item `count` on the host: an asynchronous copy into the
-/// engine's pinned word and a synchronization (a pageable copy stages
-/// through the driver; `MPARRAY_BLAS_PAGEABLE` takes that path, for
-/// measurements).
-fn read_count(eng: &Arc<CudaEngine>, count: &CudaView<u64>) -> Result<u64> {
-    if std::env::var_os("MPARRAY_BLAS_PAGEABLE").is_some() {
-        let v = eng
-            .stream()
-            .clone_dtoh(count)
-            .map_err(Error::driver("copying from the device"))?;
-        return Ok(v[0]);
-    }
-    let word = eng.resource("blas.count", |e| {
-        // SAFETY: read only after a copy into it has completed.
-        let p = unsafe { e.context().alloc_pinned::<u64>(1) }
-            .map_err(Error::driver("allocating pinned memory"))?;
-        Ok(Mutex::new(p))
-    })?;
-    let mut w = word.lock().unwrap_or_else(|p| p.into_inner());
-    eng.stream()
-        .memcpy_dtoh(count, &mut *w)
-        .map_err(Error::driver("copying from the device"))?;
-    eng.synchronize()?;
-    let v = w
-        .as_slice()
-        .map_err(Error::driver("copying from the device"))?;
-    Ok(v[0])
 }
 
 /// Computes the output elements `todo` on the host with the exact core and
