@@ -278,8 +278,12 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
         } else {
             Kind::Plain
         };
-        let alpha = if r.below(8) == 0 {
-            FloatArray::from_f64s(qs, &[0.0], Round::Nearest).unwrap().0
+        // alpha 0, alpha 1 (the dot path's epilogue when without C).
+        let ak = r.below(8);
+        let alpha = if ak < 2 {
+            FloatArray::from_f64s(qs, &[ak as f64], Round::Nearest)
+                .unwrap()
+                .0
         } else {
             scalar(&mut r, qs, skind)
         };

@@ -106,18 +106,6 @@ static inline u32 bl_addc_cc(u32 a, u32 b) {
 static inline u32 bl_addc(u32 a, u32 b) { return (u32)((u64)a + b + bl_cf); }
 #endif
 
-// Bits o..o+31 of the la-limb integer m (zeros outside it; o may be
-// negative).
-FL_DEV u32 bl_bits32(const u64 *m, u32 la, i64 o) {
-    if (o >= 64 * (i64)la || o <= -32) return 0;
-    i64 q = o >> 6;
-    u32 r = (u32)(o & 63);
-    u64 lo = (q >= 0 && q < (i64)la) ? m[q] : 0;
-    u64 hi = (q + 1 >= 0 && q + 1 < (i64)la) ? m[q + 1] : 0;
-    u64 v = r ? (lo >> r) | (hi << (64 - r)) : lo;
-    return (u32)v;
-}
-
 // Whether m (la limbs) has a nonzero bit below bit d (d >= 1).
 FL_DEV bool bl_any_below(const u64 *m, u32 la, i64 d) {
     if (d >= 64 * (i64)la) return true; // m is nonzero
@@ -130,47 +118,61 @@ FL_DEV bool bl_any_below(const u64 *m, u32 la, i64 d) {
 // Whether the l-limb m has a nonzero bit below bit d (any d).
 FL_DEV bool bl_bits_any(const u64 *m, u32 l, i64 d) { return d > 0 && bl_any_below(m, l, d); }
 
-// Whether the L 32-bit words mm have a nonzero bit below bit d (d >= 1).
-FL_DEV bool bl_any_below32(const u32 *mm, u32 L, i64 d) {
-    if (d >= 32 * (i64)L) return true; // the mantissa is nonzero
-    u32 q = (u32)(d >> 5), r = (u32)(d & 31);
-    u32 x = r ? (mm[q] & ((1u << r) - 1)) : 0u;
-    for (u32 i = 0; i < q; i++) x |= mm[i];
-    return x != 0;
+// Trailing zero bits of x (x != 0).
+FL_DEV u32 bl_ctz32(u32 x) {
+#ifdef __CUDA_ARCH__
+    return (u32)__ffs((int)x) - 1;
+#else
+    return (u32)__builtin_ctz(x);
+#endif
+}
+
+// (hi:lo) >> sh, the low 32 bits (sh < 32).
+FL_DEV u32 bl_funnel(u32 lo, u32 hi, u32 sh) {
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(lo, hi, sh);
+#else
+    return (u32)((((u64)hi << 32) | lo) >> sh);
+#endif
 }
 
 // The fixed-point entry of the element with head h and mantissa mm (L
-// 32-bit words, little-endian) on a line of scale esc: w[0..NF) =
-// trunc(|x| 2^(32 NF - esc)) (little-endian words); returns its meta word.
-// Zeros and specials (flagged elsewhere) give 0.
+// 32-bit words, little-endian, L < 2^25) on a line of scale esc: w[0..NF)
+// = trunc(|x| 2^(32 NF - esc)) (little-endian words); returns its meta
+// word. Zeros and specials (flagged elsewhere) give 0.
 template <int NF>
 FL_DEV u32 bl_fix32(u64 h, const u32 *mm, u32 L, i64 esc, u32 *w) {
     u32 tag = fl_tag(h);
-    if ((tag & 3) != FL_NORMAL) {
+    // a' = floor(m 2^-o), m the mantissa integer, o = 32 L + (esc - e) -
+    // 32 NF: word j is bits o + 32 j .. of m, a funnel shift of two words,
+    // each read once. o >= 32 L: every bit is cut off (a' = 0, inexact).
+    i64 d = esc - fl_exp(h);
+    const i64 lim = 32 * (i64)L;
+    bool zero = (tag & 3) != FL_NORMAL || d >= lim + 32 * NF;
+    const int o = zero ? (int)lim : (int)(lim + d) - 32 * NF;
+    if (zero || o >= (int)lim) {
 #pragma unroll
         for (int j = 0; j < NF; j++) w[j] = 0;
-        return BL_META(BL_ZEXACT0, false);
+        return zero && (tag & 3) != FL_NORMAL ? BL_META(BL_ZEXACT0, false)
+                                              : BL_META(-BL_ZEXACT0, (tag & FL_NEG) != 0);
     }
-    // a' = floor(m 2^t), m the mantissa integer: word j is bits o + 32 j ..
-    // of m (o = -t), a funnel shift of two words, each read once.
-    i64 t = 32 * (i64)NF - 32 * (i64)L - (esc - fl_exp(h));
-    const i64 o = -t, base = o >> 5;
-    const u32 sh = (u32)(o & 31);
-    u32 lo = (base >= 0 && base < (i64)L) ? mm[base] : 0u;
+    const int base = o >> 5;
+    const u32 sh = (u32)o & 31;
+    // Words base + j in [0, L) are read, the others are 0.
+    u32 lo = (u32)base < L ? mm[base] : 0u;
 #pragma unroll
     for (int j = 0; j < NF; j++) {
-        i64 x = base + j + 1;
-        u32 hi = (x >= 0 && x < (i64)L) ? mm[x] : 0u;
-        w[j] = sh ? (lo >> sh) | (hi << (32 - sh)) : lo;
+        u32 hi = (u32)(base + j + 1) < L ? mm[base + j + 1] : 0u;
+        w[j] = bl_funnel(lo, hi, sh);
         lo = hi;
     }
-    bool exact = t >= 0 || !bl_any_below32(mm, L, -t);
-    // The lowest nonzero word (compile-time indices keep w in registers).
-    int low = NF - 1;
-#pragma unroll
-    for (int j = NF - 1; j >= 0; j--)
-        if (w[j] != 0) low = j;
-    int z = exact ? low : -BL_ZEXACT0;
+    // Exact when no bit of m below bit o is set: tz >= o, tz the trailing
+    // zeros of m (its top word is nonzero); then the lowest nonzero word
+    // of a' holds bit tz - o.
+    u32 i = 0;
+    while (mm[i] == 0) i++;
+    const int tz = 32 * (int)i + (int)bl_ctz32(mm[i]);
+    int z = tz >= o ? (tz - o) >> 5 : -BL_ZEXACT0;
     return BL_META(z, (tag & FL_NEG) != 0);
 }
 
@@ -241,9 +243,18 @@ FL_DEV i64 bl_bitlen(const u64 *m, u32 l) {
 // buf (wb limbs, two's complement) += (neg ? -1 : 1) * trunc(src 2^sh),
 // src of ls limbs; returns whether bits were cut off below. tmp: wb limbs.
 FL_DEV bool bl_place(u64 *buf, u32 wb, const u64 *src, u32 ls, i64 sh, bool neg, u64 *tmp) {
+    // Limb i of trunc(src 2^sh) is limbs i + q, i + q + 1 of src shifted
+    // right by r (q = floor(-sh / 64), r = -sh mod 64), each read once.
+    const i64 d = -sh;
+    const bool in = d < 64 * (i64)ls && d > -64 * (i64)wb;
+    const int q = in ? (int)(d >> 6) : 0;
+    const u32 r = (u32)(d & 63);
+    u64 lo = in && q >= 0 && q < (int)ls ? src[q] : 0;
     for (u32 i = 0; i < wb; i++) {
-        i64 o = 64 * (i64)i - sh;
-        tmp[i] = (u64)bl_bits32(src, ls, o) | ((u64)bl_bits32(src, ls, o + 32) << 32);
+        const int x = q + (int)i + 1;
+        u64 hi = in && x >= 0 && x < (int)ls ? src[x] : 0;
+        tmp[i] = r ? (lo >> r) | (hi << (64 - r)) : lo;
+        lo = hi;
     }
     bool cut = sh < 0 && bl_bits_any(src, ls, -sh);
     if (neg)
@@ -251,6 +262,42 @@ FL_DEV bool bl_place(u64 *buf, u32 wb, const u64 *src, u32 ls, i64 sh, bool neg,
     else
         fl_add_n(buf, buf, tmp, wb);
     return cut;
+}
+
+// r[0 .. A + B) = a b (A, B 32-bit words, A >= 2): unrolled mad.lo.cc /
+// madc.hi chains in registers, a row per word of b. Before row v the sum
+// is below 2^(32 (v + A)), so r[v + A] is still zero and the row's last
+// chain step never carries out.
+template <int A, int B> FL_DEV void bl_mulw(u32 *r, const u32 *a, const u32 *b) {
+#pragma unroll
+    for (int c = 0; c < A + B; c++) r[c] = 0;
+#pragma unroll
+    for (int v = 0; v < B; v++) {
+        const u32 bv = b[v];
+        r[v] = bl_mad_lo_cc(a[0], bv, r[v]);
+#pragma unroll
+        for (int u = 1; u < A; u++) r[v + u] = bl_madc_lo_cc(a[u], bv, r[v + u]);
+        r[v + A] = bl_addc(0u, 0u);
+        r[v + 1] = bl_mad_hi_cc(a[0], bv, r[v + 1]);
+#pragma unroll
+        for (int u = 1; u < A - 1; u++) r[v + u + 1] = bl_madc_hi_cc(a[u], bv, r[v + u + 1]);
+        r[v + A] = bl_madc_hi(a[A - 1], bv, r[v + A]);
+    }
+}
+
+// The A words of m (la limbs, la <= A / 2), zeros above.
+template <int A> FL_DEV void bl_words(u32 *w, const u64 *m, u32 la) {
+    const u32 *m32 = (const u32 *)m;
+#pragma unroll
+    for (int i = 0; i < A; i++) w[i] = (u32)i < 2 * la ? m32[i] : 0u;
+}
+
+// r (A / 2 + B / 2 limbs) = the words a b (bl_mulw), as limbs.
+template <int A, int B> FL_DEV void bl_mul_limbs(u64 *r, const u32 *a, const u32 *b) {
+    u32 rw[A + B];
+    bl_mulw<A, B>(rw, a, b);
+#pragma unroll
+    for (int i = 0; i < (A + B) / 2; i++) r[i] = (u64)rw[2 * i] | ((u64)rw[2 * i + 1] << 32);
 }
 
 // Scalars, C and the output of the epilogue: at most BL_LMAX limbs each.
@@ -291,7 +338,17 @@ FL_DEV u32 bl_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 
     i64 topx = NOTOP, ex = NOTOP;
     bool xneg = aneg != ((fl_tag(ah) & FL_NEG) != 0);
     if (alpha_on) {
-        fl_mul_exact(X, am, la, mag, NWL);
+        if constexpr (NF <= 18) {
+            // Up to NF = 18 in registers (alpha padded to NF / 2 + 2 limbs;
+            // the limbs above la + NWL are zero).
+            u32 aw[NF + 4], mw[NF + 2];
+            bl_words<NF + 4>(aw, am, la);
+#pragma unroll
+            for (int w = 0; w < NF + 2; w++) mw[w] = (u32)(mag[w / 2] >> (32 * (w & 1)));
+            bl_mul_limbs<NF + 4, NF + 2>(X, aw, mw);
+        } else {
+            fl_mul_exact(X, am, la, mag, NWL);
+        }
         i64 bx = bl_bitlen(X, lx);
         if (bx) topx = ux + bx;
         if (cnt) ex = ux + bl_bitlen64(cnt) + 33 + bl_bitlen64(NF) + 64 * (i64)la;
@@ -302,7 +359,14 @@ FL_DEV u32 bl_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 
     bool yneg = false, y_on = false;
     if (has_c && (fl_tag(bh) & 3) == FL_NORMAL && (fl_tag(ch) & 3) == FL_NORMAL) {
         y_on = true;
-        fl_mul_exact(Y, bm, lb, cm, lc);
+        if constexpr (NF <= 18) {
+            u32 bw[NF + 4], cw[NF + 4];
+            bl_words<NF + 4>(bw, bm, lb);
+            bl_words<NF + 4>(cw, cm, lc);
+            bl_mul_limbs<NF + 4, NF + 4>(Y, bw, cw);
+        } else {
+            fl_mul_exact(Y, bm, lb, cm, lc);
+        }
         uy = fl_exp(bh) - 64 * (i64)lb + fl_exp(ch) - 64 * (i64)lc;
         topy = uy + bl_bitlen(Y, ly);
         yneg = ((fl_tag(bh) ^ fl_tag(ch)) & FL_NEG) != 0;
@@ -369,6 +433,73 @@ FL_DEV u32 bl_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 
     return 0;
 }
 
+// bl_epilogue for alpha = 1 without C (dot): the sum acc itself is rounded
+// (NF / 2 + 2 limbs instead of the 2 (NF / 2 + 2) + 2 of the general
+// window); its error is below 2^E units, E = bits(cnt) + 33 + bits(NF).
+// The same returns as bl_epilogue.
+template <int NF>
+FL_DEV u32 bl_epilogue1(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 eb, u64 p,
+                        u32 rnd) {
+    const u32 NWL = NF / 2 + 1, NB = NF / 2 + 2;
+    u64 M[NF / 2 + 2], H[NF / 2 + 2];
+#pragma unroll
+    for (u32 i = 0; i < NWL; i++) M[i] = (u64)acc[2 * i] | ((u64)acc[2 * i + 1] << 32);
+    M[NWL] = 0;
+    bool neg = (M[NWL - 1] >> 63) != 0;
+    if (neg) {
+        u64 c = 1;
+#pragma unroll
+        for (u32 i = 0; i < NWL; i++) {
+            u64 v = ~M[i] + c;
+            c = (c && v == 0) ? 1 : 0;
+            M[i] = v;
+        }
+    }
+    const i64 u = ea + eb - 32 * (i64)NF - 32;
+    bool sticky = false;
+    if (cnt) {
+        // L = M - 2^E into M, H = M + 2^E: decided when L > 0, both have
+        // the same length b and agree from bit b - p - 1 up (bl_epilogue).
+        const i64 E = bl_bitlen64(cnt) + 33 + bl_bitlen64(NF);
+        u64 c = 1ull << (E & 63), b = 0;
+        const u32 q = (u32)(E >> 6);
+#pragma unroll
+        for (u32 i = 0; i < NB; i++) {
+            u64 t = i == q ? c : 0;
+            u64 h = M[i] + t + b;
+            b = (h < M[i] || (h == M[i] && (t | b))) ? 1 : 0;
+            H[i] = h;
+        }
+        b = 0;
+#pragma unroll
+        for (u32 i = 0; i < NB; i++) {
+            u64 t = i == q ? c : 0;
+            u64 l = M[i] - t - b;
+            b = (M[i] < t || M[i] - t < b) ? 1 : 0;
+            M[i] = l;
+        }
+        if (b) return 1; // M < 2^E
+        i64 bl = bl_bitlen(M, NB);
+        if (bl == 0 || bl != bl_bitlen(H, NB)) return 1;
+        i64 s = bl - (i64)p - 1;
+        if (s < 0) return 1;
+#pragma unroll
+        for (u32 i = 0; i < NB; i++) {
+            u64 d = M[i] ^ H[i];
+            if ((i64)(64 * i + 63) < s) d = 0;
+            else if ((i64)(64 * i) < s) d &= ~((1ull << (s & 63)) - 1);
+            if (d) return 1;
+        }
+        sticky = true;
+    }
+    i64 bl = bl_bitlen(M, NB);
+    if (bl == 0) return 2;
+    u32 lz = (u32)(64 * NB - bl);
+    fl_shl(M, NB, lz & 63);
+    for (u32 i = NB; i-- > 0;) M[i] = i >= (lz >> 6) ? M[i - (lz >> 6)] : 0;
+    tern = fl_round_to(o, neg, u + bl, M, NB, sticky, p, rnd);
+    return 0;
+}
 
 // The sign of an exact zero sum (mpfr_sum): the K product terms alpha a_k
 // b_k (heads at ah[k * sa], bh[k * sb]) and beta c (has_c). A nonzero term
@@ -948,6 +1079,22 @@ FL_DEV void bl_async_commit() { asm volatile("cp.async.commit_group;" ::: "memor
 // Waits until at most one group of this thread's copies is in flight.
 FL_DEV void bl_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
 
+// The NF words of a packed record (blas_pack) into b; returns its meta.
+FL_DEV u32 bl_rec_load(const u32 *r, u32 *b) {
+    u32 t[BL_REC];
+#pragma unroll
+    for (int q = 0; q < BL_REC / 4; q++) {
+        uint4 v = __ldg((const uint4 *)r + q);
+        t[4 * q] = v.x;
+        t[4 * q + 1] = v.y;
+        t[4 * q + 2] = v.z;
+        t[4 * q + 3] = v.w;
+    }
+#pragma unroll
+    for (int w = 0; w < BL_NF; w++) b[w] = t[w];
+    return t[BL_NF];
+}
+
 // Double-buffered staging in the streaming product (the next round's
 // mantissas copied while the current round is converted and multiplied);
 // two buffers fit the 48 KB of static shared memory up to NF = 18.
@@ -962,19 +1109,25 @@ FL_DEV void bl_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory
 // at most BL_LMAX limbs), and adds its lanes' sums, writing partial g of
 // S / 32; else a thread per (z, o), output-major, writing partial z.
 // pipe (with two buffers): the staging of round r + 1 is copied
-// asynchronously during round r. Partial q of output o is acc[(q m n + o) NW ..], its count at
-// acc + P m n NW + (q m n + o), P partials.
-extern "C" __global__ void __launch_bounds__(128)
-    blas_stream(const u64 *ahd, const u64 *alb, u32 la, i64 asl, i64 asp, const u64 *bhd,
-                const u64 *blb, u32 lb, i64 bsl, i64 bsp, const u64 *esc, u32 m,
-                u32 n, u64 K, u32 S, u32 kmajor, u32 pipe, u32 *acc_out) {
-    __shared__ u32 stage[4][BL_NBUF][2][32 * BL_SST];
-    const bool pp = pipe && BL_NBUF == 2;
+// asynchronously during round r. brec (when not null): op(B)'s lines
+// packed (blas_pack, record j K + k), read instead of converted (gemv: x
+// converted once, not once per row). Partial q of output o is acc[(q m n
+// + o) NW ..], its count at acc + P m n NW + (q m n + o), P partials.
+// NBUF staging buffers per warp.
+#define BL_STREAM_PARAMS                                                                       \
+    const u64 *ahd, const u64 *alb, u32 la, i64 asl, i64 asp, const u64 *bhd, const u64 *blb,    \
+        u32 lb, i64 bsl, i64 bsp, const u64 *esc, u32 m, u32 n, u64 K, u32 S, u32 kmajor,         \
+        u32 pipe, const u32 *brec, u32 *acc_out
+template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
+    __shared__ u32 stage[4][NBUF][2][32 * BL_SST];
+    const bool pp = pipe && NBUF == 2;
     u64 nout = (u64)m * n, total = nout * S;
     u32 *cnt_out = acc_out + (kmajor ? S / 32 : S) * nout * BL_NW;
     const u64 *esa = esc, *esb = esc + m;
     const u32 lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
-    const bool sta = kmajor && la <= BL_SLMAX, stb = kmajor && bsp == 1 && lb <= BL_SLMAX;
+    const bool bpk = brec != nullptr;
+    const bool sta = kmajor && la <= BL_SLMAX,
+               stb = kmajor && !bpk && bsp == 1 && lb <= BL_SLMAX;
     // Every lane of a warp runs the same rounds (shuffles, staging).
     u64 stride = (u64)gridDim.x * blockDim.x;
     u64 rounds = (total + stride - 1) / stride;
@@ -1018,10 +1171,10 @@ extern "C" __global__ void __launch_bounds__(128)
                     if (kn < K) {
                         u32 nn = K - kn < 32 ? (u32)(K - kn) : 32u;
                         if (sta)
-                            bl_stage_async(stage[wib][cur ^ 1][0], alb, i * asl + kn, nn, la,
+                            bl_stage_async(stage[wib][cur ^ (NBUF - 1)][0], alb, i * asl + kn, nn, la,
                                            lane);
                         if (stb)
-                            bl_stage_async(stage[wib][cur ^ 1][1], blb, j * bsl + kn, nn, lb,
+                            bl_stage_async(stage[wib][cur ^ (NBUF - 1)][1], blb, j * bsl + kn, nn, lb,
                                            lane);
                     }
                     bl_async_commit();
@@ -1036,8 +1189,9 @@ extern "C" __global__ void __launch_bounds__(128)
                     u32 a[BL_NF], b[BL_NF];
                     u32 ma = sta ? bl_fix32<BL_NF>(ahd[ia], sA + lane * BL_SST, 2 * la, ea, a)
                                  : bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a);
-                    u32 mb = stb ? bl_fix32<BL_NF>(bhd[ib], sB + lane * BL_SST, 2 * lb, eb, b)
-                                 : bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
+                    u32 mb = bpk   ? bl_rec_load(brec + (j * K + k) * BL_REC, b)
+                             : stb ? bl_fix32<BL_NF>(bhd[ib], sB + lane * BL_SST, 2 * lb, eb, b)
+                                   : bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
                     bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
                 }
                 __syncwarp();
@@ -1057,7 +1211,8 @@ extern "C" __global__ void __launch_bounds__(128)
                 u64 ia = i * asl + k * asp, ib = j * bsl + k * bsp;
                 u32 a[BL_NF], b[BL_NF];
                 u32 ma = bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a);
-                u32 mb = bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
+                u32 mb = bpk ? bl_rec_load(brec + (j * K + k) * BL_REC, b)
+                             : bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
                 bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
             }
             u64 q = z * nout + o;
@@ -1066,6 +1221,12 @@ extern "C" __global__ void __launch_bounds__(128)
             cnt_out[q] = cnt;
         }
     }
+}
+
+#define BL_STREAM_ARGS                                                                         \
+    ahd, alb, la, asl, asp, bhd, blb, lb, bsl, bsp, esc, m, n, K, S, kmajor, pipe, brec, acc_out
+extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) {
+    bl_stream<BL_NBUF>(BL_STREAM_ARGS);
 }
 
 // The epilogue of output o = i n + j (bl_epilogue) from its sum acc (NW
@@ -1110,9 +1271,13 @@ FL_DEV void bl_epi_one(u64 o, const u32 *acc, u32 cnt, BL_EPI_PARAMS) {
         else
             fl_special(out, cls, cneg);
     }
-    if (!special) {
+    if (!special && alpha_one && !has_c) {
+        r = bl_epilogue1<BL_NF>(out, t, acc, cnt, bl_esc(esa[i]), bl_esc(esb[j]), p, rnd);
+    } else if (!special) {
         r = bl_epilogue<BL_NF>(out, t, acc, cnt, bl_esc(esa[i]), bl_esc(esb[j]), ah, alm, lal,
                                has_c != 0, bh, bem, lbe, ch, clb + ci * lc, lc, p, rnd);
+    }
+    if (!special) {
         if (r == 2) {
             bool zn = bl_zero_neg(ah, ahd + i * asl, asp, bhd + j * bsl, bsp, K, has_c != 0, bh,
                                   ch, rnd);
@@ -1144,41 +1309,56 @@ extern "C" __global__ void blas_epi(const u32 *acc, BL_EPI_PARAMS) {
 
 // The sums of S partial accumulators per output (partial q of output o at
 // acc[(q m n + o) NW ..], its count at acc + S m n NW + q m n + o), added
-// exactly by a block per output (blockDim a power of two <= BL_FINT), and the
-// epilogue by its first thread.
+// exactly by a block per output (blockDim a power of two, 32 ... BL_FINT), and
+// the epilogue by its first thread.
 extern "C" __global__ void __launch_bounds__(256) blas_fin(const u32 *acc, u32 S, BL_EPI_PARAMS) {
-    __shared__ u32 sa[BL_FINT * (BL_NW + 1)];
+    __shared__ u32 sa[8 * (BL_NW + 1)];
+    __shared__ u32 chunk[BL_FINT * (BL_NW + 1)];
     u64 nout = (u64)m * n, o = blockIdx.x;
     u32 t = threadIdx.x, T = blockDim.x;
     const u32 *cnts = acc + (u64)S * nout * BL_NW;
     u32 mine[BL_NW], c = 0;
 #pragma unroll
     for (int w = 0; w < BL_NW; w++) mine[w] = 0;
-    for (u32 z = t; z < S; z += T) {
-        const u32 *src = acc + ((u64)z * nout + o) * BL_NW;
-        u32 x[BL_NW];
-#pragma unroll
-        for (int w = 0; w < BL_NW; w++) x[w] = src[w];
-        mine[0] = bl_add_cc(mine[0], x[0]);
-#pragma unroll
-        for (int w = 1; w < BL_NW - 1; w++) mine[w] = bl_addc_cc(mine[w], x[w]);
-        mine[BL_NW - 1] = bl_addc(mine[BL_NW - 1], x[BL_NW - 1]);
-        c += cnts[(u64)z * nout + o];
-    }
-    u32 *sm = sa + t * (BL_NW + 1);
-#pragma unroll
-    for (int w = 0; w < BL_NW; w++) sm[w] = mine[w];
-    sm[BL_NW] = c;
-    __syncthreads();
-    for (u32 h = T / 2; h > 0; h >>= 1) {
-        if (t < h) {
-            u32 *other = sa + (t + h) * (BL_NW + 1);
-            bl_acc_add(sm, other, BL_NW);
-            sm[BL_NW] += other[BL_NW];
+    // T partials at a time: their words copied by the block into shared
+    // memory with consecutive threads on consecutive words (coalesced: the
+    // partials of one output are adjacent when m n = 1, as for dot), then
+    // partial z0 + t added by thread t (odd stride NW + 1: no bank
+    // conflicts).
+    for (u32 z0 = 0; z0 < S; z0 += T) {
+        u32 nz = S - z0 < T ? S - z0 : T;
+        __syncthreads();
+        for (u32 f = t; f < nz * BL_NW; f += T) {
+            u32 r = f / BL_NW, w = f - r * BL_NW;
+            chunk[r * (BL_NW + 1) + w] = acc[((u64)(z0 + r) * nout + o) * BL_NW + w];
         }
         __syncthreads();
+        if (t < nz) {
+            const u32 *x = chunk + t * (BL_NW + 1);
+            mine[0] = bl_add_cc(mine[0], x[0]);
+#pragma unroll
+            for (int w = 1; w < BL_NW - 1; w++) mine[w] = bl_addc_cc(mine[w], x[w]);
+            mine[BL_NW - 1] = bl_addc(mine[BL_NW - 1], x[BL_NW - 1]);
+            c += cnts[(u64)(z0 + t) * nout + o];
+        }
     }
-    if (t == 0) bl_epi_one(o, sa, sa[BL_NW], BL_EPI_ARGS);
+    // Each warp's sum by shuffles, then the (at most 8) warps' sums and the
+    // epilogue by the first thread.
+    for (int off = 16; off > 0; off >>= 1) bl_shfl_add(mine, c, off);
+    if ((t & 31) == 0) {
+        u32 *sm = sa + (t >> 5) * (BL_NW + 1);
+#pragma unroll
+        for (int w = 0; w < BL_NW; w++) sm[w] = mine[w];
+        sm[BL_NW] = c;
+    }
+    __syncthreads();
+    if (t == 0) {
+        for (u32 q = 1; q < T / 32; q++) {
+            bl_acc_add(sa, sa + q * (BL_NW + 1), BL_NW);
+            sa[BL_NW] += sa[q * (BL_NW + 1) + BL_NW];
+        }
+        bl_epi_one(o, sa, sa[BL_NW], BL_EPI_ARGS);
+    }
 }
 
 // Writes the host's elements: cnt elements (index idx[x], head hh[x],

@@ -14,8 +14,10 @@
 //! `None`, and the caller computes them on the CPU engine.
 //!
 //! For measurements: `MPARRAY_BLAS_STREAM` forces the streaming kernel,
-//! `MPARRAY_BLAS_NOPIPE` single-buffers its staging, `MPARRAY_BLAS_PROFILE`
-//! prints each stage's time (synchronizing).
+//! `MPARRAY_BLAS_NOPIPE` single-buffers its staging,
+//! `MPARRAY_BLAS_TARGET` sets its thread count, `MPARRAY_BLAS_NOPACK`
+//! converts gemv's x per product, `MPARRAY_BLAS_PROFILE` prints each
+//! stage's device time (events between the launches).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -207,7 +209,10 @@ pub(crate) fn product(
     let Some(nf) = tier_for(prec, k, ls) else {
         return Ok(None);
     };
-    if k >= 1 << 30 || m > u32::MAX as usize || n > u32::MAX as usize {
+    // The conversion's 32-bit word offsets need fewer than 2^25 words per
+    // element.
+    let wide = a.f.limbs_per_element().max(b.f.limbs_per_element()) >= 1 << 24;
+    if k >= 1 << 30 || m > u32::MAX as usize || n > u32::MAX as usize || wide {
         return Ok(None);
     }
     let eng = a.f.engine().clone();
@@ -219,17 +224,25 @@ pub(crate) fn product(
     // The epilogue writes every output element, ternary and flag.
     let mut out = CudaFloats::uninit(&eng, nout, prec)?;
     let mut tern = memory::alloc::<i8>(&eng, nout)?;
-    // MPARRAY_BLAS_PROFILE: the time of each stage on stderr (synchronizing).
+    // MPARRAY_BLAS_PROFILE: the device time of each stage on stderr (events
+    // between the launches, read at the end) and the host's time to there.
     let prof = std::env::var_os("MPARRAY_BLAS_PROFILE").is_some();
     let t0 = std::time::Instant::now();
-    let stage = |what: &str| -> Result<()> {
+    let mut marks = Vec::new();
+    let mut stage = |what: &'static str| -> Result<()> {
         if prof {
-            eng.synchronize()?;
-            eprintln!("  blas {what}: {:.1} us", t0.elapsed().as_secs_f64() * 1e6);
+            let ev = eng
+                .context()
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(Error::driver("creating an event"))?;
+            ev.record(eng.stream())
+                .map_err(Error::driver("recording an event"))?;
+            marks.push((what, ev, t0.elapsed().as_secs_f64() * 1e6));
         }
         Ok(())
     };
-    let Acc { sc, acc, splits } = accumulate(&eng, nf, a, b, m, n, k, &stage)?;
+    stage("start")?;
+    let Acc { sc, acc, splits } = accumulate(&eng, nf, a, b, m, n, k, &mut stage)?;
     let (mu, nu, ku) = (m as u32, n as u32, k as u64);
     stage("products")?;
     // The sums of the splits (exact integer sums, so any split gives the
@@ -336,6 +349,21 @@ pub(crate) fn product(
         .stream()
         .clone_dtoh(&sc.slice(u..u + 1))
         .map_err(Error::driver("copying from the device"))?[0] as usize;
+    stage("count read")?;
+    if prof {
+        for w in marks.windows(2) {
+            let ms = w[0]
+                .1
+                .elapsed_ms(&w[1].1)
+                .map_err(Error::driver("reading an event"))?;
+            eprintln!(
+                "  blas {}: device {:.1} us (host at {:.1} us)",
+                w[1].0,
+                ms as f64 * 1e3,
+                w[1].2
+            );
+        }
+    }
     let todo: Vec<usize> = if nund == 0 {
         Vec::new()
     } else {
@@ -374,7 +402,7 @@ pub(crate) fn accumulate(
     m: usize,
     n: usize,
     k: usize,
-    stage: &dyn Fn(&str) -> Result<()>,
+    stage: &mut dyn FnMut(&'static str) -> Result<()>,
 ) -> Result<Acc> {
     let nout = m * n;
     let nw = (nf + 2) as usize;
@@ -421,7 +449,14 @@ pub(crate) fn accumulate(
         // accumulators and counts; blocks beyond the shapes write nothing.
         unsafe { bld.launch(c) }.map_err(launch_err("blas_tile"))?;
     } else {
-        let target: usize = 132 * 1024;
+        // Threads of the streaming product: one wave of its 4 blocks of 128
+        // per SM on the H200 (2112 partials for dot, not 4096: measured
+        // 151 against 156-160 us); MPARRAY_BLAS_TARGET overrides it (for
+        // measurements).
+        let target: usize = std::env::var("MPARRAY_BLAS_TARGET")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(132 * 512);
         let kmajor = a.sp == 1;
         // Split-major (kmajor): S a multiple of 32, a warp per 32 splits,
         // S / 32 partials; else S partials.
@@ -434,6 +469,13 @@ pub(crate) fn accumulate(
             target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535)
         };
         splits = if kmajor { s_all / 32 } else { s_all };
+        // op(B)'s lines converted once when several rows of op(A) use them
+        // (gemv's x); MPARRAY_BLAS_NOPACK converts them per product.
+        let brec = if m >= 4 && std::env::var_os("MPARRAY_BLAS_NOPACK").is_none() {
+            Some(pack(eng, nf, b, n, k, &sc.slice(m..m + n))?)
+        } else {
+            None
+        };
         acc = memory::alloc::<u32>(eng, splits * nout * (nw + 1))?;
         let f = eng.function(&inst(nf), "blas_stream")?;
         let (la, lb) = (
@@ -462,9 +504,15 @@ pub(crate) fn accumulate(
             .arg(&ku)
             .arg(&s_u)
             .arg(&km)
-            .arg(&pipe)
-            .arg(&mut acc);
-        // SAFETY: as above; acc holds splits*nout accumulators and counts.
+            .arg(&pipe);
+        let null: u64 = 0;
+        match &brec {
+            Some(r) => bld.arg(r),
+            None => bld.arg(&null),
+        };
+        bld.arg(&mut acc);
+        // SAFETY: as above; acc holds splits*nout accumulators and counts;
+        // brec (or a null pointer) n*k records.
         unsafe { bld.launch(cfg(((s_all * nout) as u64).div_ceil(128), 128)) }
             .map_err(launch_err("blas_stream"))?;
     }

@@ -218,13 +218,13 @@ fn cproduct(
         sl: k2 as i64,
         sp: 1,
     };
-    let none = |_: &str| Ok(());
+    let mut none = |_: &'static str| Ok(());
     let Acc {
         sc,
         acc: acc_r,
         splits,
-    } = accumulate(&eng, nf, side(&pa), side(&pbr), m, n, k2, &none)?;
-    let ai = accumulate(&eng, nf, side(&pa), side(&pbi), m, n, k2, &none)?;
+    } = accumulate(&eng, nf, side(&pa), side(&pbr), m, n, k2, &mut none)?;
+    let ai = accumulate(&eng, nf, side(&pa), side(&pbi), m, n, k2, &mut none)?;
     if ai.splits != splits {
         return Err(Error::Invalid(
             "blas: the two products split differently".into(),
@@ -878,7 +878,7 @@ pub(crate) fn nrm2(parts: &[&CudaFloats], prec: u64, rnd: Round) -> Result<Optio
         };
         let f = x.as_ref().unwrap_or(parts[0]);
         let s = Side { f, sl: 0, sp: 1 };
-        let Acc { sc, acc, splits } = accumulate(&eng, nf, s, s, 1, 1, k, &|_| Ok(()))?;
+        let Acc { sc, acc, splits } = accumulate(&eng, nf, s, s, 1, 1, k, &mut |_| Ok(()))?;
         let sc = memory::download(&eng, &sc)?;
         let acc = memory::download(&eng, &acc)?;
         let mut out = Out {
