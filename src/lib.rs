@@ -29,6 +29,7 @@ pub mod int;
 pub mod kernels;
 pub mod linalg;
 pub(crate) mod modp;
+pub mod multi;
 pub mod solvers;
 
 pub use complex::ComplexArray;

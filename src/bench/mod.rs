@@ -9,6 +9,7 @@ pub mod huge;
 pub mod int;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod multi;
 pub mod solvers;
 
 use clap::{Args, Subcommand};
@@ -45,6 +46,10 @@ enum Suite {
     /// Root finders (Wilkinson, Chebyshev nodes; Aberth, STS-Padé) and
     /// GMRES(m) at 128..1024 bits, each checked.
     Solvers(solvers::SolversBenchArgs),
+    /// One device against a device set (`--devices all`): 1-Mul and Poly at
+    /// 2^16 bits, float mul, GEMM 512 bits n = 8192, huge mul, each
+    /// checked bit for bit against the one-device result.
+    Devices(multi::DevicesBenchArgs),
 }
 
 impl BenchArgs {
@@ -66,6 +71,7 @@ pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
         Some(Suite::Func(x)) => func::run(x),
         Some(Suite::Blas(x)) => blas::run(x),
         Some(Suite::Solvers(x)) => solvers::run(x),
+        Some(Suite::Devices(x)) => multi::run(x),
         None => int::run(a.int),
     }
 }
