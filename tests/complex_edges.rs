@@ -209,3 +209,54 @@ fn complex_edges_cuda_against_mpc() {
         fails.join("\n")
     );
 }
+
+/// Complex sqrt with parts 2^20 and more binades apart (the root a hair
+/// above or below an exact float, by a factor 1 +- 2^-h with h up to 2^31):
+/// GNU MPC 1.3.1's results (tests/complex_sqrt_far_mpc.txt), and four
+/// range-end cases on which MPC does not finish (minutes), with the values
+/// derived by hand: sqrt(2^1073741822 +- i) = 2^536870911 (1 + d) +- i
+/// 2^-536870912 (1 - d'), sqrt(+-1 + 2^-1073741824 i) with the small part
+/// 2^-1073741825 (1 - d') just below the underflow midpoint.
+#[test]
+fn complex_sqrt_far_parts() {
+    let mut gs = groups_in("tests/complex_sqrt_far_mpc.txt");
+    let ours = [
+        (
+            "NN",
+            "0x1p1073741822",
+            "1",
+            "0x8p+536870908 0x1p-536870912",
+            "-1 1",
+        ),
+        (
+            "UU",
+            "0x1p1073741822",
+            "-1",
+            "0x1p+536870912 -0x8p-536870916",
+            "1 1",
+        ),
+        ("NN", "1", "0x1p-1073741824", "0x1p+0 0x0p+0", "-1 -1"),
+        ("DD", "-1", "-0x1p-1073741824", "0x0p+0 -0x2p+0", "-1 -1"),
+    ];
+    for (rnd, re, im, v, t) in ours {
+        gs.push(Group {
+            kind: 'c',
+            op: "sqrt".into(),
+            p: 1,
+            q: 1,
+            rnd: rnd.into(),
+            k: 0,
+            cases: vec![edges::Case {
+                line: format!("c sqrt 1 1 {rnd} {re} {im}"),
+                args: vec![re.into(), im.into()],
+                want: v.into(),
+                want_t: t.into(),
+            }],
+        });
+    }
+    let fails: Vec<String> = gs
+        .iter()
+        .flat_map(|g| compare(g, eval(g, &Engine::Cpu)))
+        .collect();
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}
