@@ -10,7 +10,7 @@ mod common;
 #[path = "common/edges.rs"]
 mod edges;
 
-use edges::{Group, eval, groups_in};
+use edges::{Group, compare, eval, groups_in};
 use mparray::Engine;
 use rayon::prelude::*;
 
@@ -164,24 +164,6 @@ fn differences(eng: &Engine, batch: bool) -> (usize, Vec<String>) {
     };
     let fails = gs.par_iter().flat_map_iter(one).collect();
     (n, fails)
-}
-
-/// The lines of `g` whose result in `r` is not MPC's.
-fn compare(g: &Group, r: Result<Vec<(String, String)>, String>) -> Vec<String> {
-    match r {
-        Err(e) => g
-            .cases
-            .iter()
-            .map(|c| format!("{}: error {e}", c.line))
-            .collect(),
-        Ok(got) => g
-            .cases
-            .iter()
-            .zip(got)
-            .filter(|(c, (v, t))| *v != c.want || *t != c.want_t)
-            .map(|(c, (v, t))| format!("{}: got {v} | {t}", c.line))
-            .collect(),
-    }
 }
 
 #[test]

@@ -188,3 +188,22 @@ pub fn eval(g: &Group, eng: &Engine) -> Result<Vec<(String, String)>, String> {
         .map(|((a, b), (u, v))| (format!("{a} {b}"), format!("{u} {v}")))
         .collect())
 }
+
+/// The lines of `g` whose result in `r` (from [`eval`]) is not the
+/// reference's, as `line: got VALUE | TERNARY` (or `line: error E`).
+pub fn compare(g: &Group, r: Result<Vec<(String, String)>, String>) -> Vec<String> {
+    match r {
+        Err(e) => g
+            .cases
+            .iter()
+            .map(|c| format!("{}: error {e}", c.line))
+            .collect(),
+        Ok(got) => g
+            .cases
+            .iter()
+            .zip(got)
+            .filter(|(c, (v, t))| *v != c.want || *t != c.want_t)
+            .map(|(c, (v, t))| format!("{}: got {v} | {t}", c.line))
+            .collect(),
+    }
+}
