@@ -11,7 +11,7 @@
 #[path = "common/edges.rs"]
 mod edges;
 
-use edges::{eval, groups};
+use edges::{compare, eval, groups};
 use mparray::Engine;
 use rayon::prelude::*;
 
@@ -22,20 +22,7 @@ fn edges_against_mpfr_and_mpc() {
     assert!(n > 10_000, "only {n} cases");
     let fails: Vec<String> = gs
         .par_iter()
-        .flat_map_iter(|g| match eval(g, &Engine::Cpu) {
-            Err(e) => g
-                .cases
-                .iter()
-                .map(|c| format!("{}: error {e}", c.line))
-                .collect(),
-            Ok(got) => g
-                .cases
-                .iter()
-                .zip(got)
-                .filter(|(c, (v, t))| *v != c.want || *t != c.want_t)
-                .map(|(c, (v, t))| format!("{}: got {v} | {t}", c.line))
-                .collect::<Vec<_>>(),
-        })
+        .flat_map_iter(|g| compare(g, eval(g, &Engine::Cpu)))
         .collect();
     assert!(
         fails.is_empty(),

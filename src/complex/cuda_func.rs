@@ -27,8 +27,8 @@ use crate::float::func::FuncStats;
 use crate::float::func::cuda::{
     FUNC_TIERS, FlagBufs, RETRY_MIN, block_for, constants, device_constants, drive_min, emu_lists,
     emu_result, emu_run, first_use_on_cpu, from_heads, gather, gather_to_host, grid, heads_of,
-    host_stats, launch_flagged, pick, pick_module, put, scatter, scatter_from_host, tier,
-    with_flag_bufs,
+    host_stats, in_chunks, launch_flagged, pick, pick_module, put, scatter, scatter_from_host,
+    tier, with_flag_bufs,
 };
 use crate::float::limbs_for_prec;
 use crate::kernels::{FLOAT_CFUNC, Instance};
@@ -351,10 +351,7 @@ fn run_dev(
     };
     let mut re = new_part(&eng, len, pr)?;
     let mut im = new_part(&eng, len, pi)?;
-    let mut stats = FuncStats::default();
-    let mut start = 0;
-    while start < len {
-        let end = (start + c).min(len);
+    let stats = in_chunks(len, c, |start, end| {
         let part = |x: &CudaComplex| -> Result<CudaComplex> {
             CudaComplex::new(
                 x.re().copy_range(start..end)?,
@@ -370,12 +367,8 @@ fn run_dev(
         im.out.write_at(start, &ri)?;
         memory::write_at(&eng, &tr, end - start, &mut re.tern, start)?;
         memory::write_at(&eng, &ti, end - start, &mut im.tern, start)?;
-        stats.elements += s.elements;
-        stats.retried += s.retried;
-        stats.device_retried += s.device_retried;
-        stats.host += s.host;
-        start = end;
-    }
+        Ok(s)
+    })?;
     let out = CudaComplex::new(re.out, im.out)?;
     Ok((out, (re.tern, im.tern), stats))
 }

@@ -176,6 +176,9 @@ fn sqrt(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
         let im = signed(b.neg(), rnd.im, |r| scalar::sqrt(&t, pi, r));
         return Ok([scalar::sqrt(&t, pr, rnd.re), im]);
     }
+    if let Some(r) = sqrt_far(a, b, pr, pi, rnd, cap) {
+        return r;
+    }
     // With r = sqrt((|a| + |z|) / 2) and q = |b| / (2 r): a > 0 gives
     // r + i sign(b) q, a < 0 gives q + i sign(b) r.
     let (a2, b2) = (sqr_exact(a), sqr_exact(b));
@@ -204,6 +207,108 @@ fn sqrt(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
         }
         [Some(re), Some(im)]
     })
+}
+
+/// sqrt(a + i b) for normal parts so many binades apart that the smaller
+/// one moves the root by a factor `1 +- eta`, `0 < eta < 2^-h`, far below
+/// every rounding boundary (the general path's intervals would need about
+/// `h` bits to see on which side of an exact root the value lies; `h` is
+/// up to 2^31). With r = sqrt((|a| + |z|) / 2) and q = |b| / (2 r):
+/// - |a| >> |b|, u = (b/a)^2: r = sqrt|a| (1 + eta), q = |b| / (2 sqrt|a|)
+///   (1 - eta'), eta, eta' in (0, u/8);
+/// - |b| >> |a|, v = |a|/|b|: r = sqrt(|b|/2) (1 + eta), q = sqrt(|b|/2)
+///   (1 - eta'), eta, eta' in (0, v).
+///
+/// Each part is c (1 +- eta) with c the square root of an exact dyadic N.
+/// If c is exact, the part rounds as c moved by a sticky bit below every
+/// boundary on the known side; else sqrt(N) is at least about
+/// 2^-(2 bits(N) + 2 p) away from every boundary (relatively), and Ziv on
+/// [c] widened by 2^-h on the known side decides it. `None`: the parts are
+/// not that far apart.
+fn sqrt_far(a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> Option<R2> {
+    let (aa, ab) = (a.abs(), b.abs());
+    let gap = a.exp - b.exp;
+    let need = 4 * (pr + pi + a.bits() + b.bits()) + 256;
+    // The parts' roots (None: c = sqrt(|b|/2)), the sign of each part's
+    // perturbation, and h.
+    let (big, h) = if gap > 0 && (2 * gap - 1) as u64 > need {
+        (true, (2 * gap - 1) as u64)
+    } else if gap < 0 && (-gap - 1) as u64 > need {
+        (false, (-gap - 1) as u64)
+    } else {
+        return None;
+    };
+    // r's and q's values as intervals at w bits and exactly when dyadic.
+    let half_b = ab.scale(-1);
+    let r_iv = |w: u64| Iv::point(if big { aa.clone() } else { half_b.clone() }).sqrt(w);
+    let q_iv = |w: u64| {
+        if big {
+            Iv::point(half_b.clone()).div(&Iv::point(aa.clone()).sqrt(w), w)
+        } else {
+            r_iv(w)
+        }
+    };
+    let r_ex = sqrt_dyadic(if big { &aa } else { &half_b });
+    let q_ex = if big {
+        r_ex.as_ref().and_then(|s| {
+            let (q, t) = scalar::div(
+                &ab.scale(-ab.exp),
+                &s.scale(-s.exp),
+                ab.bits() + 2,
+                Round::Nearest,
+            );
+            (t == 0).then(|| q.scale(ab.exp - s.exp - 1))
+        })
+    } else {
+        r_ex.clone()
+    };
+    // (value interval, exact value, perturbation upward) per part.
+    let (re_up, im_up) = (!a.neg(), a.neg());
+    let (re_ex, im_ex) = if a.neg() {
+        (&q_ex, &r_ex)
+    } else {
+        (&r_ex, &q_ex)
+    };
+    let bneg = b.neg();
+    let fix = |c: &F, up: bool, neg: bool, p: u64, r: Round| -> Part {
+        // c moved by 2^(exp(c) - P): strictly between c and every other
+        // (p + 1)-bit number, on the side of the exact value.
+        let pp = (p + 1).max(c.bits()) + 3;
+        let tiny = F::one(!up).scale(c.exp - pp as i64);
+        let moved = add_exact(c, &tiny, pp + 128).expect("a short exact sum");
+        set(&moved.with_sign(neg), p, r)
+    };
+    let pre = [
+        re_ex.as_ref().map(|c| fix(c, re_up, false, pr, rnd.re)),
+        im_ex.as_ref().map(|c| fix(c, im_up, bneg, pi, rnd.im)),
+    ];
+    let widen = |iv: Iv, up: bool, w: u64| -> Iv {
+        if up {
+            let hi = scalar::unbounded_add(&iv.hi, &iv.hi.scale(-(h as i64)), false, w, Round::Up);
+            Iv { lo: iv.lo, hi }
+        } else {
+            let lo = scalar::unbounded_add(&iv.lo, &iv.lo.scale(-(h as i64)), true, w, Round::Down);
+            Iv { lo, hi: iv.hi }
+        }
+    };
+    Some(ziv(pre, [pr, pi], [rnd.re, rnd.im], cap, |w, need| {
+        let part = |j: usize| {
+            need[j].then(|| {
+                let up = if j == 0 { re_up } else { im_up };
+                let is_r = (j == 0) != a.neg();
+                let iv = widen(if is_r { r_iv(w) } else { q_iv(w) }, up, w);
+                if j == 1 && bneg { iv.neg() } else { iv }
+            })
+        };
+        [part(0), part(1)]
+    }))
+}
+
+/// The square root of `x > 0` when it is a dyadic number (any exponent).
+fn sqrt_dyadic(x: &F) -> Option<F> {
+    let k = x.exp.div_euclid(2);
+    let (s, t) = scalar::sqrt(&x.scale(-2 * k), x.bits() + 2, Round::Nearest);
+    (t == 0).then(|| s.scale(k))
 }
 
 /// Is `(x + i y)^2 == a + i b` exactly?
@@ -330,7 +435,22 @@ fn log(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
     } else {
         let (a2, b2) = (sqr_exact(a), sqr_exact(b));
         let norm = add_exact(&a2, &b2, scalar::EXACT_BITS);
+        // |z|^2 within [1/2, 2]: log1p(|z|^2 - 1) from the sum taken
+        // without the cancellation (a tiny part beside |a| = 1 leaves
+        // |z|^2 - 1 = b^2, far below any working precision).
+        let (u, v) = if a2.exp >= b2.exp {
+            (&a2, &b2)
+        } else {
+            (&b2, &a2)
+        };
+        let one = Iv::point(F::one(false));
         ziv1(pr, rnd.re, cap, |w| {
+            if u.exp == 0 || u.exp == 1 {
+                let x = Iv::point(u.clone())
+                    .sub(&one, w)
+                    .add(&Iv::point(v.clone()), w);
+                return x.mono(Func::Log1p, w).scale(-1);
+            }
             let s = match &norm {
                 Some(n) => Iv::point(n.clone()),
                 None => Iv::point(a2.clone()).add(&Iv::point(b2.clone()), w),
@@ -471,16 +591,22 @@ fn beyond(a: &F, k: i64, f: Func, y: &F, p: u64, rnd: Round) -> Option<Part> {
     if !a.is_normal() {
         return None;
     }
-    let fy = scalar::func(f, y, 64, Round::Zero).0;
-    if !fy.is_normal() {
-        return None;
-    }
+    // log2 |f(y)| lies in [fy_lo, fy_hi]; sin of a tiny y is y (1 - d)
+    // (its directed roundings underflow at the bottom of the range).
+    let (neg, fy_lo, fy_hi) = if f == Func::Sin && y.is_normal() && y.exp < -64 {
+        (y.neg(), y.exp - 2, y.exp)
+    } else {
+        let fy = scalar::func(f, y, 64, Round::Zero).0;
+        if !fy.is_normal() {
+            return None;
+        }
+        (fy.neg(), fy.exp - 1, fy.exp)
+    };
     let l_lo = log2e_lower(a);
-    let neg = fy.neg();
-    if !a.neg() && l_lo + (k + fy.exp - 1) as f64 > EMAX as f64 + 2.0 {
+    if !a.neg() && l_lo + (k + fy_lo) as f64 > EMAX as f64 + 2.0 {
         return Some(out_of_range(neg, true, p, rnd));
     }
-    if a.neg() && -l_lo + ((k + fy.exp) as f64) < EMIN as f64 - 2.0 {
+    if a.neg() && -l_lo + ((k + fy_hi) as f64) < EMIN as f64 - 2.0 {
         return Some(if above(a, 3_196_577_161_300_663_808) {
             exp_underflow(neg, p, rnd)
         } else {
@@ -866,13 +992,6 @@ fn acos_pt(t: &Iv, w: u64) -> Iv {
         .scale(1)
 }
 
-/// acosh a = log(a + sqrt((a - 1)(a + 1))) for a point a > 1.
-fn acosh_pt(a: &Iv, w: u64) -> Iv {
-    let o = one_iv();
-    let r = a.sub(&o, w).mul(&a.add(&o, w), w).sqrt(w);
-    a.add(&r, w).mono(Func::Log, w)
-}
-
 /// asinh b = sign(b) log(|b| + sqrt(b^2 + 1)) for a point b != 0.
 fn asinh_iv(b: &F, w: u64) -> Iv {
     let x = b.abs();
@@ -949,15 +1068,11 @@ fn asin_acos(acos: bool, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) ->
             let re = match (acos, unit) {
                 (false, _) if a.is_zero() => exact(a.clone()),
                 (false, Some(Equal)) => pi_re(1, 1, a.neg())?,
-                (false, _) => {
-                    let rr = if a.neg() { rnd.re.mirror() } else { rnd.re };
-                    let v = ziv1(pr, rr, cap, |w| asin_pt(&Iv::point(a.abs()), w))?;
-                    if a.neg() { neg_part(v) } else { v }
-                }
+                (false, _) => scalar::func(Func::Asin, a, pr, rnd.re),
                 (true, Some(Equal)) if a.neg() => pi_re(1, 0, false)?,
                 (true, Some(Equal)) => exact(F::zero(false)),
                 (true, _) if a.is_zero() => pi_re(1, 1, false)?,
-                (true, _) => ziv1(pr, rnd.re, cap, |w| acos_pt(&Iv::point(a.clone()), w))?,
+                (true, _) => scalar::func(Func::Acos, a, pr, rnd.re),
             };
             return Ok([re, exact(F::zero(im_neg))]);
         }
@@ -967,7 +1082,7 @@ fn asin_acos(acos: bool, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) ->
             (true, true) => pi_re(1, 0, false)?,
         };
         let ri = if im_neg { rnd.im.mirror() } else { rnd.im };
-        let v = ziv1(pi, ri, cap, |w| acosh_pt(&Iv::point(a.abs()), w))?;
+        let v = scalar::func(Func::Acosh, &a.abs(), pi, ri);
         return Ok([re, if im_neg { neg_part(v) } else { v }]);
     }
     if a.is_zero() {
@@ -981,20 +1096,40 @@ fn asin_acos(acos: bool, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) ->
         };
         return Ok([re, im]);
     }
+    // With A = |a|: |z + 1|, |z - 1| are (in some order) sqrt((A +- 1)^2 +
+    // b^2), and alpha = 1 + delta, delta = (d1 + d2) / 2 + max(A - 1, 0),
+    // d1 = b^2 / (|z+|| + A + 1), d2 = b^2 / (|z-|| + |A - 1|): no
+    // cancellation, so alpha - 1 keeps its bits when b is tiny.
+    let aa = a.abs();
     let b2 = sqr_exact(b);
-    let big = || format!("asin/acos: |z +- 1|^2 beyond {} bits", scalar::EXACT_BITS);
-    let sq = |s: &F| -> Result<F, String> {
-        let t = add_exact(a, s, scalar::EXACT_BITS).ok_or_else(big)?;
-        add_exact(&sqr_exact(&t), &b2, scalar::EXACT_BITS).ok_or_else(big)
+    let sq = |s: &F| -> Option<F> {
+        let t = add_exact(&aa, s, scalar::EXACT_BITS)?;
+        add_exact(&sqr_exact(&t), &b2, scalar::EXACT_BITS)
     };
-    let (r2, s2) = (sq(&one)?, sq(&one.negate())?);
+    let (r2, s2) = (sq(&one), sq(&one.negate()));
+    let (ap1, am1) = (Iv::point(aa.clone()), Iv::point(aa.clone()));
     let im_neg = acos != b.neg();
     let ri = if im_neg { rnd.im.mirror() } else { rnd.im };
     let r = ziv([None, None], [pr, pi], [rnd.re, ri], cap, |w, need| {
-        let alpha = Iv::point(r2.clone())
-            .sqrt(w)
-            .add(&Iv::point(s2.clone()).sqrt(w), w)
-            .scale(-1);
+        let o = one_iv();
+        let bb = Iv::point(b2.clone());
+        let t_p = ap1.add(&o, w);
+        let t_m = match unit {
+            Some(std::cmp::Ordering::Less) => o.sub(&am1, w),
+            _ => am1.sub(&o, w),
+        };
+        let root = |e: &Option<F>, t: &Iv| match e {
+            Some(v) => Iv::point(v.clone()).sqrt(w),
+            None => t.mul(t, w).add(&bb, w).sqrt(w),
+        };
+        let (zp, zm) = (root(&r2, &t_p), root(&s2, &t_m));
+        let d1 = bb.div(&zp.add(&t_p, w), w);
+        let d2 = bb.div(&zm.add(&t_m, w), w);
+        let mut delta = d1.add(&d2, w).scale(-1);
+        if unit == Some(std::cmp::Ordering::Greater) {
+            delta = delta.add(&t_m, w);
+        }
+        let alpha = o.add(&delta, w);
         let re = need[0].then(|| {
             let beta = Iv::point(a.clone()).div(&alpha, w);
             if acos {
@@ -1003,7 +1138,12 @@ fn asin_acos(acos: bool, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) ->
                 incr(&beta, |t| asin_pt(t, w))
             }
         });
-        let im = need[1].then(|| incr(&alpha, |t| acosh_pt(t, w)));
+        // acosh(1 + delta) = log1p(delta + sqrt(delta (2 + delta))).
+        let im = need[1].then(|| {
+            let two = Iv::point(F::one(false).scale(1));
+            let s = delta.mul(&two.add(&delta, w), w).sqrt(w);
+            delta.add(&s, w).mono(Func::Log1p, w)
+        });
         [re, im]
     })?;
     let [re, im] = r;

@@ -204,10 +204,13 @@ fn round_scaled(m: &Integer, e: i64, p: u64, rnd: Round) -> Part {
     let mut mag = Natural::try_from(if neg { -m } else { m.clone() })
         .expect("a magnitude")
         .to_limbs_asc();
-    let (f, t) = F::run(p, |o| {
-        crate::float::round_int(o, neg, &mut mag, 0, false, p, rnd)
+    // m exactly, then m 2^e rounded once (with the exponent range: a
+    // result that underflows gets its ternary from this one rounding).
+    let bits = m.significant_bits().max(1);
+    let (f, _) = F::run(bits, |o| {
+        crate::float::round_int(o, neg, &mut mag, 0, false, bits, Round::Nearest)
     });
-    (scalar::mul_2si(&f, e, p, rnd).0, t)
+    scalar::set(&f.scale(e), p, rnd)
 }
 
 /// `y mod 4` for an integer `y` as MPC computes it (its fix_sign: for a

@@ -331,6 +331,9 @@ impl Iv {
 
     /// `[f(x) rounded down, f(x) rounded up]` at `w` bits.
     pub fn of_fn(f: Func, x: &F, w: u64) -> Iv {
+        if let Some(iv) = tiny_fn(f, x, w) {
+            return iv;
+        }
         Iv {
             lo: func(f, x, w, Round::Down).0,
             hi: func(f, x, w, Round::Up).0,
@@ -442,11 +445,39 @@ impl Iv {
 
     /// An increasing function applied to both ends.
     pub fn mono(&self, f: Func, w: u64) -> Iv {
+        let end = |x: &F, r: Round, hi: bool| match tiny_fn(f, x, w) {
+            Some(iv) if hi => iv.hi,
+            Some(iv) => iv.lo,
+            None => func(f, x, w, r).0,
+        };
         Iv {
-            lo: func(f, &self.lo, w, Round::Down).0,
-            hi: func(f, &self.hi, w, Round::Up).0,
+            lo: end(&self.lo, Round::Down, false),
+            hi: end(&self.hi, Round::Up, true),
         }
     }
+}
+
+/// `f(x)` for a tiny `x` (`|x| < 2^-(w+16)`) and a function with `f(x) =
+/// x (1 + d)`, `|d| <= x^2`: `[x - |x| 2^-w, x + |x| 2^-w]` with unbounded
+/// exponents. The float engine's directed roundings of such `f(x)` near
+/// the bottom of the exponent range underflow (sin of the smallest float
+/// rounded down is 0), which leaves an interval that no rounding can
+/// decide; and beyond the range (an exact intermediate) they are not
+/// defined.
+fn tiny_fn(f: Func, x: &F, w: u64) -> Option<Iv> {
+    use Func::*;
+    let near_identity = matches!(
+        f,
+        Sin | Tan | Sinh | Tanh | Asin | Atan | Asinh | Atanh | Log1p | Expm1
+    );
+    if !near_identity || !x.is_normal() || x.exp >= -(w as i64) - 16 {
+        return None;
+    }
+    let d = x.abs().scale(-(w as i64));
+    Some(Iv {
+        lo: unbounded_add(x, &d, true, w + 2, Round::Down),
+        hi: unbounded_add(x, &d, false, w + 2, Round::Up),
+    })
 }
 
 /// `op(x, y)` with unbounded exponents: for two normal operands `op` runs
@@ -464,7 +495,7 @@ fn unbounded(x: &F, y: &F, e: i64, op: impl Fn(&F, &F) -> (F, i8)) -> F {
 
 /// `x + y` (or `x - y`) at `w` bits in mode `rnd`, with unbounded
 /// exponents (see [`unbounded`]).
-fn unbounded_add(x: &F, y: &F, minus: bool, w: u64, rnd: Round) -> F {
+pub(crate) fn unbounded_add(x: &F, y: &F, minus: bool, w: u64, rnd: Round) -> F {
     let f = |a: &F, b: &F| {
         if minus {
             sub(a, b, w, rnd)

@@ -11,6 +11,7 @@ use mparray::float::func::{Func, Func2};
 use mparray::{Engine, FloatArray, Round};
 
 /// One line: the arguments and MPFR's (or MPC's) result and ternary.
+#[derive(Clone)]
 pub struct Case {
     pub line: String,
     pub args: Vec<String>,
@@ -20,6 +21,7 @@ pub struct Case {
 
 /// Lines of one kind (`r` real, `c` complex), operation, output and input
 /// precisions, rounding mode (and, for mul2/div2, exponent `k`).
+#[derive(Clone)]
 pub struct Group {
     pub kind: char,
     pub op: String,
@@ -31,9 +33,13 @@ pub struct Group {
 }
 
 pub fn groups() -> Vec<Group> {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/edges_mpfr.txt"))
-            .expect("tests/edges_mpfr.txt");
+    groups_in("tests/edges_mpfr.txt")
+}
+
+/// The groups of a file of the same format (`rel`: relative to the crate).
+pub fn groups_in(rel: &str) -> Vec<Group> {
+    let path = format!("{}/{rel}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect(rel);
     let mut out: Vec<Group> = Vec::new();
     for line in text
         .lines()
@@ -181,4 +187,23 @@ pub fn eval(g: &Group, eng: &Engine) -> Result<Vec<(String, String)>, String> {
         .zip(t)
         .map(|((a, b), (u, v))| (format!("{a} {b}"), format!("{u} {v}")))
         .collect())
+}
+
+/// The lines of `g` whose result in `r` (from [`eval`]) is not the
+/// reference's, as `line: got VALUE | TERNARY` (or `line: error E`).
+pub fn compare(g: &Group, r: Result<Vec<(String, String)>, String>) -> Vec<String> {
+    match r {
+        Err(e) => g
+            .cases
+            .iter()
+            .map(|c| format!("{}: error {e}", c.line))
+            .collect(),
+        Ok(got) => g
+            .cases
+            .iter()
+            .zip(got)
+            .filter(|(c, (v, t))| *v != c.want || *t != c.want_t)
+            .map(|(c, (v, t))| format!("{}: got {v} | {t}", c.line))
+            .collect(),
+    }
 }

@@ -646,6 +646,29 @@ pub(crate) fn scatter_from_host(
     scatter(eng, m, out, tern, idx, r.len(), (&sh, &sl, &st))
 }
 
+/// `run(start, end)` on consecutive chunks of at most `c` of `len`
+/// elements, in order, with their statistics summed: the chunked paths of
+/// the real and the complex functions (when the result and the run's
+/// temporaries do not fit in device memory at once).
+pub(crate) fn in_chunks(
+    len: usize,
+    c: usize,
+    mut run: impl FnMut(usize, usize) -> Result<FuncStats>,
+) -> Result<FuncStats> {
+    let mut stats = FuncStats::default();
+    let mut start = 0;
+    while start < len {
+        let end = (start + c.max(1)).min(len);
+        let s = run(start, end)?;
+        stats.elements += s.elements;
+        stats.retried += s.retried;
+        stats.device_retried += s.device_retried;
+        stats.host += s.host;
+        start = end;
+    }
+    Ok(stats)
+}
+
 impl CudaFloats {
     /// `func_ternary` with the kernels' test-only `force` (float_func.cu's
     /// ff_kind): 1 makes the first pass call every third written element
@@ -681,21 +704,14 @@ impl CudaFloats {
         let mut out = CudaFloats::uninit(&eng, len, prec)?;
         // Every slot is written by one chunk's result.
         let mut tern = memory::alloc_for::<i8>(&eng, "ternary values", len)?;
-        let mut stats = FuncStats::default();
-        let mut start = 0;
-        while start < len {
-            let end = (start + c).min(len);
+        let stats = in_chunks(len, c, |start, end| {
             let x = self.copy_range(start..end)?;
             let (r, t, s) = x.func_ternary_whole(f, prec, rnd, force)?;
             drop(x);
             out.write_at(start, &r)?;
             memory::write_at(&eng, &t, end - start, &mut tern, start)?;
-            stats.elements += s.elements;
-            stats.retried += s.retried;
-            stats.device_retried += s.device_retried;
-            stats.host += s.host;
-            start = end;
-        }
+            Ok(s)
+        })?;
         Ok((out, tern, stats))
     }
 
