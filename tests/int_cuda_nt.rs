@@ -13,7 +13,9 @@ fn cuda() -> Engine {
     Engine::cuda().expect("these tests need a CUDA device")
 }
 
-const LIMBS: &[usize] = &[1, 2, 3, 4, 5, 8, 16, 17, 31, 32, 33, 64, 65, 128, 512, 1024, 4097];
+const LIMBS: &[usize] = &[
+    1, 2, 3, 4, 5, 8, 16, 17, 31, 32, 33, 64, 65, 128, 512, 1024, 4097,
+];
 
 fn each(f: fn(&Engine, usize, &mut Rng), limbs: &[usize]) {
     let e = cuda();
@@ -40,7 +42,10 @@ fn cuda_nt_shifts() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn cuda_nt_isqrt() {
-    each(nt::check_isqrt, &[1, 2, 3, 4, 5, 8, 16, 17, 32, 33, 64, 65, 128, 257, 1024]);
+    each(
+        nt::check_isqrt,
+        &[1, 2, 3, 4, 5, 8, 16, 17, 32, 33, 64, 65, 128, 257, 1024],
+    );
 }
 
 #[test]

@@ -150,7 +150,8 @@ pub fn run(a: IntBenchArgs) -> std::result::Result<(), CommandError> {
     if n_nt > 0 {
         if n_nt != a.cases.len() {
             return Err(CommandError::Input(
-                "the number-theory cases (powm, gcd, modinv, isqrt) run apart from the others".into(),
+                "the number-theory cases (powm, gcd, modinv, isqrt) run apart from the others"
+                    .into(),
             ));
         }
         if let Some(&s) = a.sizes.iter().find(|&&s| !(6..=16).contains(&s)) {

@@ -66,14 +66,21 @@ pub(super) fn run(o: Opts) -> std::result::Result<(), CommandError> {
     } else {
         o.sizes.to_vec()
     };
-    let runs = o.runs.unwrap_or(if o.engine.is_cuda() { 5 } else { 3 }).max(1);
+    let runs = o
+        .runs
+        .unwrap_or(if o.engine.is_cuda() { 5 } else { 3 })
+        .max(1);
     if !o.json {
         println!(
             "mparray bench int (number theory): engine {}, 2^{} bits per batch, median of {runs} runs, verify {:?}{}",
             o.engine.describe(),
             26 - o.scale.min(26),
             o.verify,
-            if o.gmp.is_some() { ", GMP beside on all host cores" } else { "" }
+            if o.gmp.is_some() {
+                ", GMP beside on all host cores"
+            } else {
+                ""
+            }
         );
         println!(
             "{:>6} {:>7} {:>8} {:>11} {:>10} {:>11} {:>11} {:>8} {:>6}",
@@ -87,13 +94,15 @@ pub(super) fn run(o: Opts) -> std::result::Result<(), CommandError> {
             let n = ((1usize << 26) >> lg >> o.scale).max(1);
             let r = bench(&o, c, bits, n, runs)?;
             if !o.json {
-                let g = r.gmp.map_or(("-".into(), "-".into(), "-".into()), |(ms, _, agree)| {
-                    (
-                        format!("{ms:.3}"),
-                        format!("{:.1}x", ms / r.median_ms),
-                        if agree { "yes" } else { "NO" }.to_string(),
-                    )
-                });
+                let g = r
+                    .gmp
+                    .map_or(("-".into(), "-".into(), "-".into()), |(ms, _, agree)| {
+                        (
+                            format!("{ms:.3}"),
+                            format!("{:.1}x", ms / r.median_ms),
+                            if agree { "yes" } else { "NO" }.to_string(),
+                        )
+                    });
                 println!(
                     "{:>6} {:>7} {:>8} {:>11.3} {:>10.1} {:>11} {:>11} {:>8} {:>6}",
                     bits,
@@ -217,11 +226,7 @@ fn bench(o: &Opts, c: Case, bits: u64, n: usize, runs: usize) -> Result<Row> {
             Case::Modinv => {
                 let m = nat(&host[1], i);
                 let r = a % &m;
-                let want = if r == 0u32 {
-                    None
-                } else {
-                    r.mod_inverse(&m)
-                };
+                let want = if r == 0u32 { None } else { r.mod_inverse(&m) };
                 got == want.unwrap_or_default()
             }
             _ => {
@@ -281,7 +286,12 @@ fn run_gmp(
     }
     std::fs::write(&f, bytes).map_err(|e| Error::Invalid(format!("{}: {e}", f.display())))?;
     let out = std::process::Command::new(p)
-        .args([name(c), &bits.to_string(), &n.to_string(), &runs.to_string()])
+        .args([
+            name(c),
+            &bits.to_string(),
+            &n.to_string(),
+            &runs.to_string(),
+        ])
         .arg(&f)
         .output()
         .map_err(|e| Error::Invalid(format!("running {}: {e}", p.display())));

@@ -188,7 +188,8 @@ pub fn run(a: IntArgs) -> Result<(), CommandError> {
         return nt::run(&a);
     }
     let bits = parse_bits(&a.bits)?;
-    if a.c_file.is_some() || a.modulus.is_some() || a.exp.is_some() || a.count.is_some() || a.flags {
+    if a.c_file.is_some() || a.modulus.is_some() || a.exp.is_some() || a.count.is_some() || a.flags
+    {
         return Err(CommandError::Input(format!(
             "{} takes two files and none of --modulus, --exp, --count, --flags",
             a.op.name()

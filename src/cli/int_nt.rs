@@ -22,10 +22,7 @@ use crate::int::{IntArray, Radix, parse};
 
 /// Whether `op` is one of these commands.
 pub(super) fn handles(op: Op) -> bool {
-    !matches!(
-        op,
-        Op::Add | Op::Sub | Op::Mul | Op::MulWide | Op::Divrem
-    )
+    !matches!(op, Op::Add | Op::Sub | Op::Mul | Op::MulWide | Op::Divrem)
 }
 
 /// A scalar given as an option: parsed as a one-element array.
@@ -33,13 +30,16 @@ fn scalar(opt: &str, text: &str, bits: u64) -> Result<Vec<u64>, CommandError> {
     let limbs = (bits / 64) as usize;
     let mut v = vec![0u64; limbs];
     parse::parse_into(&[text.trim()], limbs, &mut v).map_err(|e| {
-        CommandError::Input(format!("{opt} {text:?}: {}", match e {
-            Error::Parse { reason, .. } => reason,
-            Error::TooWide { needed, width, .. } => {
-                format!("value does not fit in {width} bits (it needs {needed} bits)")
+        CommandError::Input(format!(
+            "{opt} {text:?}: {}",
+            match e {
+                Error::Parse { reason, .. } => reason,
+                Error::TooWide { needed, width, .. } => {
+                    format!("value does not fit in {width} bits (it needs {needed} bits)")
+                }
+                other => other.to_string(),
             }
-            other => other.to_string(),
-        }))
+        ))
     })?;
     Ok(v)
 }
@@ -97,12 +97,7 @@ fn load(
     }
 }
 
-fn check_lines(
-    a: &Input,
-    na: usize,
-    b: &Operand,
-    limbs: usize,
-) -> Result<(), CommandError> {
+fn check_lines(a: &Input, na: usize, b: &Operand, limbs: usize) -> Result<(), CommandError> {
     let nb = b.limbs.len() / limbs;
     if !b.is_scalar() && nb != na {
         let name = b.src.as_ref().map_or("", |s| s.0.as_str());
@@ -150,14 +145,21 @@ pub(super) fn run(a: &IntArgs) -> Result<(), CommandError> {
     } else if a.dec {
         Radix::Dec
     } else {
-        fa.lines().first().map_or(Radix::Dec, |s| parse::radix_of(s))
+        fa.lines()
+            .first()
+            .map_or(Radix::Dec, |s| parse::radix_of(s))
     };
     let da = parse_file(&fa, limbs)?;
     let n = da.len() / limbs;
     if !matches!(op, Op::Powm) && a.c_file.is_some() {
-        return Err(CommandError::Input(format!("{name} takes at most two files")));
+        return Err(CommandError::Input(format!(
+            "{name} takes at most two files"
+        )));
     }
-    let unary = matches!(op, Op::Isqrt | Op::Not | Op::Popcount | Op::Bitlen | Op::Prime);
+    let unary = matches!(
+        op,
+        Op::Isqrt | Op::Not | Op::Popcount | Op::Bitlen | Op::Prime
+    );
     if unary && a.b_file.is_some() {
         return Err(CommandError::Input(format!("{name} takes one file")));
     }
@@ -196,7 +198,11 @@ pub(super) fn run(a: &IntArgs) -> Result<(), CommandError> {
         }
         Op::Prime => {
             let p = x()?.is_probable_prime(a.rounds)?;
-            Out::Text(p.iter().map(|&b| if b { "1" } else { "0" }.into()).collect())
+            Out::Text(
+                p.iter()
+                    .map(|&b| if b { "1" } else { "0" }.into())
+                    .collect(),
+            )
         }
         Op::Shl | Op::Shr => {
             let x = x()?;
@@ -209,9 +215,7 @@ pub(super) fn run(a: &IntArgs) -> Result<(), CommandError> {
                 }
                 (Some(c), None) => {
                     let s: u64 = c.trim().parse().map_err(|_| {
-                        CommandError::Input(format!(
-                            "--count {c:?}: not a decimal count of bits"
-                        ))
+                        CommandError::Input(format!("--count {c:?}: not a decimal count of bits"))
                     })?;
                     if left { x.shl(s)? } else { x.shr(s)? }
                 }
@@ -236,7 +240,11 @@ pub(super) fn run(a: &IntArgs) -> Result<(), CommandError> {
                             ))
                         })?);
                     }
-                    if left { x.shl_each(&c)? } else { x.shr_each(&c)? }
+                    if left {
+                        x.shl_each(&c)?
+                    } else {
+                        x.shr_each(&c)?
+                    }
                 }
                 (None, None) => {
                     return Err(CommandError::Input(format!(

@@ -222,7 +222,9 @@ impl IntArray {
             (Store::Cuda { buf, eng }, Some(Store::Cuda { buf: y, .. })) => {
                 self.dev(dbits::logic(eng, buf, Some((y, op)), self.len, l)?, eng)
             }
-            (Store::Cuda { buf, eng }, None) => self.dev(dbits::logic(eng, buf, None, self.len, l)?, eng),
+            (Store::Cuda { buf, eng }, None) => {
+                self.dev(dbits::logic(eng, buf, None, self.len, l)?, eng)
+            }
             _ => unreachable!("same_shape rejects mixed engines"),
         })
     }
@@ -505,7 +507,11 @@ fn mr_round(
     let mut one = vec![0u64; l];
     one[0] = 1;
     let c0 = x.cmp_i8(&up(one)?)?;
-    let mut pass: Vec<bool> = c0.iter().zip(&c1).map(|(&a, &b)| a == 0 || b == 0).collect();
+    let mut pass: Vec<bool> = c0
+        .iter()
+        .zip(&c1)
+        .map(|(&a, &b)| a == 0 || b == 0)
+        .collect();
     let smax = s.iter().copied().max().unwrap_or(0);
     let todo = |pass: &[bool], j: u64| (0..m).any(|t| !pass[t] && j < s[t]);
     if smax > 1 && todo(&pass, 1) {

@@ -151,7 +151,11 @@ pub fn check_cmp_logic(engine: &Engine, limbs: usize, rng: &mut Rng) {
     }
     let (pc, bl) = (x.popcount().unwrap(), x.bit_length().unwrap());
     for i in 0..a.len() {
-        assert_eq!(pc[i], a[i].count_ones(), "popcount {bits} bits, element {i}");
+        assert_eq!(
+            pc[i],
+            a[i].count_ones(),
+            "popcount {bits} bits, element {i}"
+        );
         assert_eq!(bl[i], a[i].significant_bits());
     }
 }
@@ -162,7 +166,20 @@ pub fn check_shifts(engine: &Engine, limbs: usize, rng: &mut Rng) {
     a.extend(edges(limbs));
     let x = arr(engine, bits, &a);
     let m = pow2(bits);
-    let mut counts = vec![0, 1, 7, 63, 64, 65, 127, bits - 1, bits, bits + 1, 2 * bits, u64::MAX];
+    let mut counts = vec![
+        0,
+        1,
+        7,
+        63,
+        64,
+        65,
+        127,
+        bits - 1,
+        bits,
+        bits + 1,
+        2 * bits,
+        u64::MAX,
+    ];
     counts.push(rng.below(bits));
     for &s in &counts {
         let l = back(&x.shl(s).unwrap());
@@ -311,7 +328,11 @@ pub fn check_modinv(engine: &Engine, limbs: usize, rng: &mut Rng) {
             ar.mod_inverse(&m[i])
         };
         assert_eq!(f[i], e.is_some(), "modinv flag {bits} bits, element {i}");
-        assert_eq!(r[i], e.unwrap_or(Natural::ZERO), "modinv {bits} bits, element {i}");
+        assert_eq!(
+            r[i],
+            e.unwrap_or(Natural::ZERO),
+            "modinv {bits} bits, element {i}"
+        );
     }
     // The error form names the first element without an inverse.
     let first = f.iter().position(|&ok| !ok).unwrap();
@@ -361,22 +382,42 @@ pub fn check_powm(engine: &Engine, limbs: usize, rng: &mut Rng) {
     e[0] = Natural::ZERO;
     e[1] = Natural::ONE;
     e[3] = Natural::from(2u32);
-    let (x, ee, mm) = (arr(engine, bits, &a), arr(engine, bits, &e), arr(engine, bits, &m));
+    let (x, ee, mm) = (
+        arr(engine, bits, &a),
+        arr(engine, bits, &e),
+        arr(engine, bits, &m),
+    );
     let r = back(&x.powm(&ee, &mm).unwrap());
     for i in 0..a.len() {
-        assert_eq!(r[i], powm_ref(&a[i], &e[i], &m[i]), "powm {bits} bits, element {i}");
+        assert_eq!(
+            r[i],
+            powm_ref(&a[i], &e[i], &m[i]),
+            "powm {bits} bits, element {i}"
+        );
     }
     // Scalar exponent and scalar modulus (odd and even).
     let se = arr(engine, bits, &e[5..6]);
     let r = back(&x.powm(&se, &mm).unwrap());
     for i in 0..a.len() {
-        assert_eq!(r[i], powm_ref(&a[i], &e[5], &m[i]), "powm scalar exp, element {i}");
+        assert_eq!(
+            r[i],
+            powm_ref(&a[i], &e[5], &m[i]),
+            "powm scalar exp, element {i}"
+        );
     }
-    for sm in [m[4].clone(), odd(m[6].clone()), Natural::from(2u32) * odd(m[7].clone() >> 1u32) % pow2(bits)] {
+    for sm in [
+        m[4].clone(),
+        odd(m[6].clone()),
+        Natural::from(2u32) * odd(m[7].clone() >> 1u32) % pow2(bits),
+    ] {
         let sm = if sm == 0u32 { Natural::from(6u32) } else { sm };
         let r = back(&x.powm(&ee, &arr(engine, bits, &[sm.clone()])).unwrap());
         for i in 0..a.len() {
-            assert_eq!(r[i], powm_ref(&a[i], &e[i], &sm), "powm scalar modulus, element {i}");
+            assert_eq!(
+                r[i],
+                powm_ref(&a[i], &e[i], &sm),
+                "powm scalar modulus, element {i}"
+            );
         }
     }
     let mut mz = m.clone();
@@ -396,7 +437,11 @@ pub fn check_montgomery(engine: &Engine, limbs: usize, rng: &mut Rng) {
     let m: Vec<Natural> = moduli(rng, limbs, 30).into_iter().map(odd).collect();
     let a = randoms(rng, limbs, m.len());
     let b = randoms(rng, limbs, m.len());
-    let (x, y, mm) = (arr(engine, bits, &a), arr(engine, bits, &b), arr(engine, bits, &m));
+    let (x, y, mm) = (
+        arr(engine, bits, &a),
+        arr(engine, bits, &b),
+        arr(engine, bits, &m),
+    );
     let r = pow2(bits);
     let to = back(&x.to_montgomery(&mm).unwrap());
     let from = back(&x.from_montgomery(&mm).unwrap());
@@ -408,9 +453,21 @@ pub fn check_montgomery(engine: &Engine, limbs: usize, rng: &mut Rng) {
         } else {
             (&r % mi).mod_inverse(mi).unwrap()
         };
-        assert_eq!(to[i], (&a[i] * &r) % mi, "to_montgomery {bits} bits, element {i}");
-        assert_eq!(from[i], (&a[i] * &rinv) % mi, "from_montgomery, element {i}");
-        assert_eq!(mul[i], ((&a[i] * &b[i]) % mi * &rinv) % mi, "mont_mul, element {i}");
+        assert_eq!(
+            to[i],
+            (&a[i] * &r) % mi,
+            "to_montgomery {bits} bits, element {i}"
+        );
+        assert_eq!(
+            from[i],
+            (&a[i] * &rinv) % mi,
+            "from_montgomery, element {i}"
+        );
+        assert_eq!(
+            mul[i],
+            ((&a[i] * &b[i]) % mi * &rinv) % mi,
+            "mont_mul, element {i}"
+        );
     }
     // Round trip.
     let back_ = back(&x.to_montgomery(&mm).unwrap().from_montgomery(&mm).unwrap());
@@ -468,7 +525,10 @@ pub fn check_prime(engine: &Engine, limbs: usize, rng: &mut Rng) {
     while found < 3 {
         let (p, q, r) = (6 * k + 1, 12 * k + 1, 18 * k + 1);
         if p.is_prime() && q.is_prime() && r.is_prime() {
-            v.push((Natural::from(p) * Natural::from(q) * Natural::from(r), false));
+            v.push((
+                Natural::from(p) * Natural::from(q) * Natural::from(r),
+                false,
+            ));
             found += 1;
         }
         k += 1;
@@ -497,7 +557,11 @@ pub fn check_prime(engine: &Engine, limbs: usize, rng: &mut Rng) {
     let x = arr(engine, bits, &xs);
     let r = x.is_probable_prime(20).unwrap();
     for i in 0..v.len() {
-        assert_eq!(r[i], v[i].1, "is_probable_prime {bits} bits, element {i} = {}", v[i].0);
+        assert_eq!(
+            r[i], v[i].1,
+            "is_probable_prime {bits} bits, element {i} = {}",
+            v[i].0
+        );
     }
     // Same answers with another seed and in a smaller batch.
     let r2 = arr(engine, bits, &xs[xs.len() / 2..])
@@ -514,7 +578,10 @@ pub fn check_shapes(engine: &Engine) {
     assert!(matches!(a.gcd(&b), Err(Error::Shape(_))));
     assert!(matches!(a.gcd(&c), Err(Error::Shape(_))));
     assert!(matches!(a.powm(&c, &a), Err(Error::Shape(_))));
-    assert!(matches!(a.mont_mul(&a.shr(0).unwrap(), &c), Err(Error::Shape(_))));
+    assert!(matches!(
+        a.mont_mul(&a.shr(0).unwrap(), &c),
+        Err(Error::Shape(_))
+    ));
     assert!(matches!(a.cmp(&c), Err(Error::Shape(_))));
     // Empty arrays.
     let e = arr(engine, 128, &[]);

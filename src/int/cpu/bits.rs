@@ -178,7 +178,8 @@ pub fn screen_tables() -> (Vec<u32>, Vec<[u32; 3]>) {
     let mut i = 0;
     while i < primes.len() {
         let (mut prod, mut n) = (1u64, 0u32);
-        while i + (n as usize) < primes.len() && prod * primes[i + n as usize] as u64 <= u32::MAX as u64
+        while i + (n as usize) < primes.len()
+            && prod * primes[i + n as usize] as u64 <= u32::MAX as u64
         {
             prod *= primes[i + n as usize] as u64;
             n += 1;

@@ -9,9 +9,9 @@
 //! buffers cost page faults that can exceed the arithmetic itself).
 
 pub mod arith;
-pub mod bits;
 #[cfg(target_arch = "x86_64")]
 mod asm;
+pub mod bits;
 pub mod cache;
 pub mod div;
 pub mod modular;

@@ -122,11 +122,7 @@ pub fn gcd(a: &[u64], b: HostOperand, limbs: usize) -> Result<Vec<u64>> {
 
 /// `(g, s, t)` with `a*s + b*t = g` (malachite's normalisation), s and t as
 /// W-bit two's complement.
-pub fn gcd_ext(
-    a: &[u64],
-    b: HostOperand,
-    limbs: usize,
-) -> Result<(Vec<u64>, Vec<u64>, Vec<u64>)> {
+pub fn gcd_ext(a: &[u64], b: HostOperand, limbs: usize) -> Result<(Vec<u64>, Vec<u64>, Vec<u64>)> {
     let len = a.len() / limbs;
     let mut g = vec![0u64; len * limbs];
     let mut s = vec![0u64; len * limbs];
@@ -136,7 +132,8 @@ pub fn gcd_ext(
         .zip(t.par_chunks_mut(limbs))
         .enumerate()
         .for_each(|(i, ((go, so), to))| {
-            let (gg, ss, tt) = nat(&a[i * limbs..(i + 1) * limbs]).extended_gcd(nat(b.get(i, limbs)));
+            let (gg, ss, tt) =
+                nat(&a[i * limbs..(i + 1) * limbs]).extended_gcd(nat(b.get(i, limbs)));
             put(go, &gg);
             put_signed(so, &ss);
             put_signed(to, &tt);

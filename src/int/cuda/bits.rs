@@ -283,7 +283,14 @@ mod tests {
         for limbs in [1usize, 2, 3, 4, 8, 16, 32, 64, 65, 128] {
             let w = 64 * limbs as u64;
             let top = (Natural::ONE << w) - Natural::ONE;
-            let mut cases = vec![Natural::from(0u32), Natural::ONE, Natural::from(2u32), Natural::from(3u32), Natural::from(4u32), top.clone()];
+            let mut cases = vec![
+                Natural::from(0u32),
+                Natural::ONE,
+                Natural::from(2u32),
+                Natural::from(3u32),
+                Natural::from(4u32),
+                top.clone(),
+            ];
             let r = top.floor_sqrt();
             cases.push(&r * &r);
             cases.push(&r * &r - Natural::ONE);
@@ -299,7 +306,11 @@ mod tests {
                 }
             }
             for a in cases {
-                assert_eq!(model(&a, limbs), a.clone().floor_sqrt(), "{limbs} limbs, {a}");
+                assert_eq!(
+                    model(&a, limbs),
+                    a.clone().floor_sqrt(),
+                    "{limbs} limbs, {a}"
+                );
             }
         }
     }

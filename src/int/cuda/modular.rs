@@ -102,7 +102,10 @@ pub fn to_montgomery(
 ) -> Result<CudaSlice<u64>> {
     let x = download(eng, a)?;
     let mm = fetch(eng, m)?;
-    upload(eng, &host::to_montgomery(&x[..len * limbs], op(&mm), limbs)?)
+    upload(
+        eng,
+        &host::to_montgomery(&x[..len * limbs], op(&mm), limbs)?,
+    )
 }
 
 /// `a * 2^-W mod m` (m odd).
@@ -115,7 +118,10 @@ pub fn from_montgomery(
 ) -> Result<CudaSlice<u64>> {
     let x = download(eng, a)?;
     let mm = fetch(eng, m)?;
-    upload(eng, &host::from_montgomery(&x[..len * limbs], op(&mm), limbs)?)
+    upload(
+        eng,
+        &host::from_montgomery(&x[..len * limbs], op(&mm), limbs)?,
+    )
 }
 
 /// `a * b * 2^-W mod m` (m odd).
