@@ -132,6 +132,14 @@ pub struct IntArgs {
     b_file: Option<PathBuf>,
     /// Third operands: the moduli of powm.
     c_file: Option<PathBuf>,
+    /// Options of the number-theory commands.
+    #[command(flatten)]
+    nt: Box<NtOpts>,
+}
+
+/// Scalar operands and options of gcd, modinv, powm, shl, shr, prime.
+#[derive(Args)]
+pub struct NtOpts {
     /// One modulus for every line (modinv, powm).
     #[arg(long, value_name = "N")]
     modulus: Option<String>,
@@ -188,7 +196,11 @@ pub fn run(a: IntArgs) -> Result<(), CommandError> {
         return nt::run(&a);
     }
     let bits = parse_bits(&a.bits)?;
-    if a.c_file.is_some() || a.modulus.is_some() || a.exp.is_some() || a.count.is_some() || a.flags
+    if a.c_file.is_some()
+        || a.nt.modulus.is_some()
+        || a.nt.exp.is_some()
+        || a.nt.count.is_some()
+        || a.nt.flags
     {
         return Err(CommandError::Input(format!(
             "{} takes two files and none of --modulus, --exp, --count, --flags",

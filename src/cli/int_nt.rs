@@ -197,7 +197,7 @@ pub(super) fn run(a: &IntArgs) -> Result<(), CommandError> {
             Out::Text(v.iter().map(|c| c.to_string()).collect())
         }
         Op::Prime => {
-            let p = x()?.is_probable_prime(a.rounds)?;
+            let p = x()?.is_probable_prime(a.nt.rounds)?;
             Out::Text(
                 p.iter()
                     .map(|&b| if b { "1" } else { "0" }.into())
@@ -207,7 +207,7 @@ pub(super) fn run(a: &IntArgs) -> Result<(), CommandError> {
         Op::Shl | Op::Shr => {
             let x = x()?;
             let left = op == Op::Shl;
-            let r = match (&a.count, &a.b_file) {
+            let r = match (&a.nt.count, &a.b_file) {
                 (Some(_), Some(_)) => {
                     return Err(CommandError::Input(format!(
                         "{name}: give the counts as a file or as --count, not both"
@@ -257,7 +257,7 @@ pub(super) fn run(a: &IntArgs) -> Result<(), CommandError> {
         Op::Modinv => {
             let m = load(
                 a.b_file.as_ref(),
-                a.modulus.as_ref(),
+                a.nt.modulus.as_ref(),
                 "--modulus",
                 "moduli",
                 name,
@@ -267,7 +267,7 @@ pub(super) fn run(a: &IntArgs) -> Result<(), CommandError> {
             check_modulus(&m, limbs)?;
             let mm = array(&engine, bits, m.limbs.clone())?;
             let (r, f) = x()?.modinv_flagged(&mm)?;
-            if a.flags {
+            if a.nt.flags {
                 let text = r.to_strings(radix)?;
                 Out::Text(
                     text.into_iter()
@@ -294,22 +294,22 @@ pub(super) fn run(a: &IntArgs) -> Result<(), CommandError> {
         Op::Powm => {
             // powm A E M, powm A E --modulus N, powm A M --exp N,
             // powm A --exp N --modulus N.
-            let (ef, mf) = match (&a.exp, &a.modulus) {
+            let (ef, mf) = match (&a.nt.exp, &a.nt.modulus) {
                 (None, None) => (a.b_file.as_ref(), a.c_file.as_ref()),
                 (None, Some(_)) => (a.b_file.as_ref(), None),
                 (Some(_), None) => (None, a.b_file.as_ref()),
                 (Some(_), Some(_)) => (None, None),
             };
-            if a.exp.is_some() && a.modulus.is_some() && a.b_file.is_some()
-                || (a.exp.is_some() || a.modulus.is_some()) && a.c_file.is_some()
+            if a.nt.exp.is_some() && a.nt.modulus.is_some() && a.b_file.is_some()
+                || (a.nt.exp.is_some() || a.nt.modulus.is_some()) && a.c_file.is_some()
             {
                 return Err(CommandError::Input(
                     "powm: too many operands (A_FILE, then the exponents and moduli not given as --exp/--modulus)".into(),
                 ));
             }
-            let e = load(ef, a.exp.as_ref(), "--exp", "exponents", name, bits)?;
+            let e = load(ef, a.nt.exp.as_ref(), "--exp", "exponents", name, bits)?;
             check_lines(&fa, n, &e, limbs)?;
-            let m = load(mf, a.modulus.as_ref(), "--modulus", "moduli", name, bits)?;
+            let m = load(mf, a.nt.modulus.as_ref(), "--modulus", "moduli", name, bits)?;
             check_lines(&fa, n, &m, limbs)?;
             check_modulus(&m, limbs)?;
             let ee = array(&engine, bits, e.limbs)?;

@@ -111,6 +111,7 @@ impl IntArray {
     }
 
     /// Per element: `self[i]` compared with `other[i]` (`other` may be a scalar).
+    #[allow(clippy::should_implement_trait)]
     pub fn cmp(&self, other: &IntArray) -> Result<Vec<Ordering>> {
         let s = self.cmp_i8(other)?;
         Ok(s.into_iter().map(|v| v.cmp(&0)).collect())

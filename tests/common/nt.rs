@@ -342,7 +342,9 @@ pub fn check_modinv(engine: &Engine, limbs: usize, rng: &mut Rng) {
     }
     // Scalar odd modulus, every element invertible or not.
     let p = odd(randoms(rng, limbs, 1).remove(0) | Natural::from(3u32));
-    let (r, f) = x.modinv_flagged(&arr(engine, bits, &[p.clone()])).unwrap();
+    let (r, f) = x
+        .modinv_flagged(&arr(engine, bits, std::slice::from_ref(&p)))
+        .unwrap();
     let r = back(&r);
     for i in 0..a.len() {
         let ar = &a[i] % &p;
@@ -411,7 +413,10 @@ pub fn check_powm(engine: &Engine, limbs: usize, rng: &mut Rng) {
         Natural::from(2u32) * odd(m[7].clone() >> 1u32) % pow2(bits),
     ] {
         let sm = if sm == 0u32 { Natural::from(6u32) } else { sm };
-        let r = back(&x.powm(&ee, &arr(engine, bits, &[sm.clone()])).unwrap());
+        let r = back(
+            &x.powm(&ee, &arr(engine, bits, std::slice::from_ref(&sm)))
+                .unwrap(),
+        );
         for i in 0..a.len() {
             assert_eq!(
                 r[i],

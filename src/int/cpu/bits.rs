@@ -236,7 +236,7 @@ pub fn screen_one(x: &[u64], primes: &[u32], groups: &[[u32; 3]]) -> u8 {
             r = ((r << 32) | (v & 0xFFFF_FFFF)) % m;
         }
         for &p in &primes[g[1] as usize..(g[1] + g[2]) as usize] {
-            if r % p as u64 == 0 {
+            if r.is_multiple_of(p as u64) {
                 return COMPOSITE;
             }
         }

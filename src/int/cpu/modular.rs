@@ -155,11 +155,11 @@ pub fn modinv(a: &[u64], m: HostOperand, limbs: usize) -> Result<(Vec<u64>, Vec<
             let x = nat(&a[i * limbs..(i + 1) * limbs]) % &mm;
             if mm == Natural::ONE {
                 *fl = true;
-            } else if x != 0u32 {
-                if let Some(v) = x.mod_inverse(mm) {
-                    put(o, &v);
-                    *fl = true;
-                }
+            } else if x != 0u32
+                && let Some(v) = x.mod_inverse(mm)
+            {
+                put(o, &v);
+                *fl = true;
             }
         });
     Ok((r, f))
