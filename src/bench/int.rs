@@ -8,6 +8,9 @@
 //! generated on the engine; every case checks a random sample of instances
 //! (or all of them) against malachite.
 
+#[path = "int_nt.rs"]
+mod nt;
+
 use clap::{Args, ValueEnum};
 use malachite_base::num::arithmetic::traits::DivMod;
 use malachite_nz::natural::Natural;
@@ -28,6 +31,14 @@ pub enum Case {
     Mul1,
     Poly,
     Div,
+    /// Number theory (issue 20): base^exp mod m.
+    Powm,
+    /// Number theory: gcd.
+    Gcd,
+    /// Number theory: modular inverse.
+    Modinv,
+    /// Number theory: floor square root with remainder.
+    Isqrt,
 }
 
 impl Case {
@@ -38,6 +49,10 @@ impl Case {
             Case::Mul1 => "1-Mul",
             Case::Poly => "Poly",
             Case::Div => "Div",
+            Case::Powm => "powm",
+            Case::Gcd => "gcd",
+            Case::Modinv => "modinv",
+            Case::Isqrt => "isqrt",
         }
     }
     fn is_add(self) -> bool {
@@ -85,6 +100,10 @@ pub struct IntBenchArgs {
     /// Also write the JSON report to this file (the table still prints).
     #[arg(long, value_name = "FILE")]
     json_out: Option<std::path::PathBuf>,
+    /// Number-theory cases: the GMP harness to run beside
+    /// (scripts/peers/gmpnt.c, built static).
+    #[arg(long, value_name = "PATH")]
+    gmp: Option<std::path::PathBuf>,
 }
 
 /// The best of the peers (CGBN, CudaP) measured on the H200, per log2 size:
@@ -107,6 +126,7 @@ fn peer(log: u32, case: Case) -> Option<f64> {
         Case::Mul1 => 2,
         Case::Poly => 3,
         Case::Div => 4,
+        _ => return None,
     };
     PEERS.iter().find(|p| p.0 == log).map(|p| p.1[k])
 }
@@ -126,6 +146,37 @@ pub struct Row {
 
 pub fn run(a: IntBenchArgs) -> std::result::Result<(), CommandError> {
     let engine = super::engine(&a.engine)?;
+    let n_nt = a.cases.iter().filter(|&&c| nt::is_nt(c)).count();
+    if n_nt > 0 {
+        if n_nt != a.cases.len() {
+            return Err(CommandError::Input(
+                "the number-theory cases (powm, gcd, modinv, isqrt) run apart from the others"
+                    .into(),
+            ));
+        }
+        if let Some(&s) = a.sizes.iter().find(|&&s| !(6..=16).contains(&s)) {
+            return Err(CommandError::Input(format!(
+                "size 2^{s} bits is out of range for the number-theory cases (2^6..2^16)"
+            )));
+        }
+        let scale = match (a.scale, a.quick) {
+            (Some(s), _) => s,
+            (None, true) => 6,
+            (None, false) => 0,
+        };
+        return nt::run(nt::Opts {
+            engine: &engine,
+            cases: &a.cases,
+            sizes: &a.sizes,
+            scale,
+            runs: a.runs,
+            verify: a.verify,
+            seed: a.seed,
+            gmp: a.gmp.as_deref(),
+            json: a.json,
+            json_out: a.json_out.as_ref(),
+        });
+    }
     let scale = match (a.scale, a.quick) {
         (Some(s), _) => s,
         (None, true) => {
@@ -292,6 +343,7 @@ fn bench_case(
                     let (q, r) = a.divrem(&b)?;
                     vec![q, r]
                 }
+                _ => unreachable!("number-theory cases run in int_nt"),
             })
         })?
     } else {
@@ -312,6 +364,7 @@ fn bench_case(
                     let (q, r) = outs.split_at_mut(1);
                     a.divrem_into(&b, &mut q[0], &mut r[0])
                 }
+                _ => unreachable!("number-theory cases run in int_nt"),
             }
         })?;
         (times, outs)
@@ -371,6 +424,7 @@ fn check(
                 let (q, r) = x.div_mod(y);
                 got == q && nat(&ho[1], i) == r
             }
+            _ => false,
         }
     });
     Ok((idx.len(), ok))

@@ -19,6 +19,9 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+#[path = "int_nt.rs"]
+mod nt;
+
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
@@ -39,6 +42,34 @@ pub enum Op {
     MulWide,
     /// Floor quotient and remainder of A / B, printed as `q r`.
     Divrem,
+    /// gcd(A, B).
+    Gcd,
+    /// A^-1 mod M (M: B_FILE or --modulus); --flags prints `x 1` or `0 0`.
+    Modinv,
+    /// A^E mod M (E, M: files or --exp/--modulus).
+    Powm,
+    /// Floor square root and remainder of A, printed as `s r`.
+    Isqrt,
+    /// A << C modulo 2^W (C: --count or a file of decimal counts).
+    Shl,
+    /// A >> C (C: --count or a file of decimal counts).
+    Shr,
+    /// Bitwise A & B.
+    And,
+    /// Bitwise A | B.
+    Or,
+    /// Bitwise A ^ B.
+    Xor,
+    /// Bitwise complement of A (W bits).
+    Not,
+    /// -1, 0 or 1 as A <, =, > B.
+    Cmp,
+    /// Number of set bits of A.
+    Popcount,
+    /// Significant bits of A (0 for 0).
+    Bitlen,
+    /// 1 if A is probably prime (Miller-Rabin, --rounds), else 0.
+    Prime,
 }
 
 impl Op {
@@ -49,6 +80,20 @@ impl Op {
             Op::Mul => "mul",
             Op::MulWide => "mul-wide",
             Op::Divrem => "divrem",
+            Op::Gcd => "gcd",
+            Op::Modinv => "modinv",
+            Op::Powm => "powm",
+            Op::Isqrt => "isqrt",
+            Op::Shl => "shl",
+            Op::Shr => "shr",
+            Op::And => "and",
+            Op::Or => "or",
+            Op::Xor => "xor",
+            Op::Not => "not",
+            Op::Cmp => "cmp",
+            Op::Popcount => "popcount",
+            Op::Bitlen => "bitlen",
+            Op::Prime => "prime",
         }
     }
 }
@@ -59,7 +104,10 @@ Files hold one number per line, decimal or 0x-hex. Surrounding white space and \
 CRLF line ends are ignored, a final newline is optional, blank lines are errors. \
 Results are printed one per line (`q r` for divrem) in the base of the first \
 number of A_FILE, unless --hex or --dec is given. `-` reads standard input. \
-Bad input exits with status 2 and names the file and line.")]
+Bad input exits with status 2 and names the file and line. \
+Number theory: gcd A B; modinv A M (or --modulus N; --flags); powm A E M (or --exp N \
+and/or --modulus N); isqrt A (`s r`); shl/shr A COUNTS (or --count N); and/or/xor A B; \
+not A; cmp A B (-1/0/1); popcount A; bitlen A; prime A [--rounds R] (1/0).")]
 pub struct IntArgs {
     /// The operation.
     #[arg(value_enum)]
@@ -79,8 +127,34 @@ pub struct IntArgs {
     dec: bool,
     /// First operands, one per line (`-`: standard input).
     a_file: PathBuf,
-    /// Second operands (divisors for divrem), one per line.
+    /// Second operands (divisors for divrem, moduli for modinv, exponents
+    /// for powm, counts for shl/shr), one per line.
     b_file: Option<PathBuf>,
+    /// Third operands: the moduli of powm.
+    c_file: Option<PathBuf>,
+    /// Options of the number-theory commands.
+    #[command(flatten)]
+    nt: Box<NtOpts>,
+}
+
+/// Scalar operands and options of gcd, modinv, powm, shl, shr, prime.
+#[derive(Args)]
+pub struct NtOpts {
+    /// One modulus for every line (modinv, powm).
+    #[arg(long, value_name = "N")]
+    modulus: Option<String>,
+    /// One exponent for every line (powm).
+    #[arg(long, value_name = "N")]
+    exp: Option<String>,
+    /// One shift count for every line (shl, shr).
+    #[arg(long, value_name = "BITS")]
+    count: Option<String>,
+    /// Miller-Rabin rounds (prime).
+    #[arg(long, default_value_t = 25)]
+    rounds: u32,
+    /// modinv: print `x 1`, or `0 0` where no inverse exists, instead of failing.
+    #[arg(long)]
+    flags: bool,
 }
 
 /// Parses `--bits`: a number or `2^K`.
@@ -118,7 +192,21 @@ fn parse_file(input: &Input, limbs: usize) -> Result<Vec<u64>, CommandError> {
 }
 
 pub fn run(a: IntArgs) -> Result<(), CommandError> {
+    if nt::handles(a.op) {
+        return nt::run(&a);
+    }
     let bits = parse_bits(&a.bits)?;
+    if a.c_file.is_some()
+        || a.nt.modulus.is_some()
+        || a.nt.exp.is_some()
+        || a.nt.count.is_some()
+        || a.nt.flags
+    {
+        return Err(CommandError::Input(format!(
+            "{} takes two files and none of --modulus, --exp, --count, --flags",
+            a.op.name()
+        )));
+    }
     let Some(b_path) = &a.b_file else {
         return Err(CommandError::Input(format!(
             "{} needs two files: A_FILE B_FILE",
@@ -247,6 +335,7 @@ fn compute(
             let (q, r) = x.divrem(&y)?;
             vec![q, r]
         }
+        _ => unreachable!("number-theory ops run in int_nt"),
     };
     outs.iter().map(IntArray::to_limbs).collect()
 }

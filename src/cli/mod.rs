@@ -54,7 +54,7 @@ enum Command {
     /// Solve a dense system A x = b by restarted GMRES(m) (Matrix Market files).
     Gmres(solvers::GmresArgs),
     /// Benchmarks (`mparray bench int ...`).
-    Bench(crate::bench::BenchArgs),
+    Bench(Box<crate::bench::BenchArgs>),
     /// List or compile every kernel instantiation (the CI compile check).
     Kernels(kernels::KernelsArgs),
 }
@@ -101,7 +101,7 @@ pub fn main() -> i32 {
         Command::Blas(a) => blas::run(a),
         Command::Roots(a) => solvers::run_roots(a),
         Command::Gmres(a) => solvers::run_gmres(a),
-        Command::Bench(a) => crate::bench::run(a),
+        Command::Bench(a) => crate::bench::run(*a),
         Command::Kernels(a) => kernels::run(a),
     };
     match result {

@@ -8,6 +8,7 @@
 pub mod cpu;
 pub mod cuda;
 pub mod limbs;
+pub mod nt;
 mod ops;
 pub mod parse;
 pub mod random;

@@ -32,6 +32,12 @@ pub static INT_DIV: KernelSource = KernelSource {
     name: "int_div",
     code: include_str!("int_div.cu"),
 };
+/// Comparisons, shifts, bit logic, bit counts, square-root steps and the
+/// primality screen.
+pub static INT_BITS: KernelSource = KernelSource {
+    name: "int_bits",
+    code: include_str!("int_bits.cu"),
+};
 /// Random inputs generated on the device (same bits as the CPU generator).
 pub static INT_RAND: KernelSource = KernelSource {
     name: "int_rand",
@@ -105,12 +111,13 @@ pub static ROOTS: KernelSource = KernelSource {
 };
 
 /// Every kernel source, for listings and the CI compile check.
-pub fn sources() -> [&'static KernelSource; 13] {
+pub fn sources() -> [&'static KernelSource; 14] {
     [
         &INT_ADD,
         &INT_MUL,
         &INT_DIV,
         &INT_RAND,
+        &INT_BITS,
         &HUGE_NTT,
         &HUGE_LINEAR,
         &FLOAT_ARITH,

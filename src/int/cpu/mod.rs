@@ -11,8 +11,10 @@
 pub mod arith;
 #[cfg(target_arch = "x86_64")]
 mod asm;
+pub mod bits;
 pub mod cache;
 pub mod div;
+pub mod modular;
 pub mod mul;
 pub mod ntt;
 #[cfg(target_arch = "x86_64")]

@@ -14,7 +14,9 @@ use crate::kernels::{INT_RAND, Instance};
 use super::Fused;
 
 mod add;
+pub mod bits;
 mod div;
+pub mod modular;
 mod mul;
 
 pub use add::add_sub;
@@ -53,6 +55,7 @@ pub fn instances() -> Vec<Instance> {
     v.extend(add::instances());
     v.extend(mul::instances());
     v.extend(div::instances());
+    v.extend(bits::instances());
     v
 }
 
