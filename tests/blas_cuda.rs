@@ -225,7 +225,7 @@ fn scalar(r: &mut Rng, q: u64, kind: Kind) -> FloatArray {
 
 /// Emulated products against the CPU engine's gemm over random cases:
 /// returns (decided, undecided) counts of the `Plain` cases.
-fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
+fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize, dot: bool) -> (usize, usize) {
     let mut r = Rng(seed);
     let precs = [
         1u64, 2, 53, 64, 65, 100, 128, 129, 200, 256, 300, 512, 513, 700, 1000, 1100, 2000, 2048,
@@ -244,8 +244,18 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
         let p = r.pick(&precs);
         let qa = if r.below(3) == 0 { r.pick(&precs) } else { p };
         let qb = if r.below(3) == 0 { r.pick(&precs) } else { p };
-        let (m, n) = (r.range(1, 4) as usize, r.range(1, 4) as usize);
-        let k = r.pick(&[0usize, 1, 2, 3, 5, 8, 17, 40]);
+        // dot: 1 x 1 outputs, alpha = 1, no C (the fused blas_dot), longer
+        // sums over more blocks.
+        let (m, n) = if dot {
+            (1, 1)
+        } else {
+            (r.range(1, 4) as usize, r.range(1, 4) as usize)
+        };
+        let k = if dot {
+            r.pick(&[1usize, 2, 3, 5, 17, 40, 100, 333])
+        } else {
+            r.pick(&[0usize, 1, 2, 3, 5, 8, 17, 40])
+        };
         let kind = r.pick(&kinds);
         // Near the exponent limits: both factors' exponents about e0, so the
         // products' about 2 e0 (the limits are +-2^30).
@@ -279,7 +289,7 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
             Kind::Plain
         };
         // alpha 0, alpha 1 (the dot path's epilogue when without C).
-        let ak = r.below(8);
+        let ak = if dot { 1 } else { r.below(8) };
         let alpha = if ak < 2 {
             FloatArray::from_f64s(qs, &[ak as f64], Round::Nearest)
                 .unwrap()
@@ -287,7 +297,7 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
         } else {
             scalar(&mut r, qs, skind)
         };
-        let with_c = r.below(3) != 0;
+        let with_c = !dot && r.below(3) != 0;
         let beta = scalar(&mut r, qs, skind);
         let c = matrix(&mut r, m * n, qs, kind);
         let bc = with_c.then_some((&beta, &c));
@@ -300,7 +310,7 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
             continue;
         };
         let rnd = r.pick(&MODES);
-        let splits = r.range(1, 3) as u64;
+        let splits = if dot { r.range(1, 8) } else { r.range(1, 3) } as u64;
         let got = emu_run(exe, nf, p, rnd, &a, &bt, (m, n, k), &alpha, bc, splits);
         let am = Matrix::from_array(a.to_engine(&Engine::Cpu).unwrap(), m, k).unwrap();
         let bm = Matrix::from_array(bt, n, k).unwrap();
@@ -364,8 +374,25 @@ fn blasemu_vs_cpu() {
     let Some(exe) = common::emulator("MPARRAY_BLAS_EMU", "tests/emu/blas/emu.cpp") else {
         return;
     };
-    let (dec, und) = emu_cases(&exe, seed(), 400);
+    let (dec, und) = emu_cases(&exe, seed(), 400, false);
     // Ordinary inputs are decided on the device.
+    assert!(
+        und * 50 <= dec,
+        "{und} of {} plain elements undecided",
+        dec + und
+    );
+}
+
+/// The fused dot (blas_dot: per-block scales aligned by bl_acc_shr, the
+/// zero's sign from counts) emulated against the CPU engine on dot-shaped
+/// cases (1 x 1, alpha = 1, no C, K up to 333 in up to 8 blocks); the
+/// emulator also checks it against blas_fin's path where both decide.
+#[test]
+fn blasemu_dot() {
+    let Some(exe) = common::emulator("MPARRAY_BLAS_EMU", "tests/emu/blas/emu.cpp") else {
+        return;
+    };
+    let (dec, und) = emu_cases(&exe, seed() ^ 0xd07, 300, true);
     assert!(
         und * 50 <= dec,
         "{und} of {} plain elements undecided",
