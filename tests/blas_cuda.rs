@@ -1072,6 +1072,85 @@ fn blasgpu_vs_cpu() {
     assert!(d1 > d0);
 }
 
+/// `x`, `y` with the second half mirroring the first: position `K-1-k`
+/// holds `x_k` and `-y_k` (`near`: with y's last mantissa bit flipped), so
+/// the sum cancels exactly (or nearly) across distant positions, i.e.
+/// across the fused dot's blocks.
+fn mirror_cancel(x: &FloatArray, y: &FloatArray, near: bool) -> (FloatArray, FloatArray) {
+    let k = x.len();
+    let copy = |v: &FloatArray, neg: bool| {
+        let (mut tags, mut exps, mut limbs) = (
+            v.tags().unwrap().to_vec(),
+            v.exps().unwrap().to_vec(),
+            v.limbs().unwrap().to_vec(),
+        );
+        let l = v.limbs_per_element();
+        for s in 0..k / 2 {
+            let d = k - 1 - s;
+            tags[d] = tags[s] ^ if neg && tags[s] & 3 != 3 { 4 } else { 0 };
+            exps[d] = exps[s];
+            let src: Vec<u64> = limbs[s * l..(s + 1) * l].to_vec();
+            limbs[d * l..(d + 1) * l].copy_from_slice(&src);
+            if neg && near && tags[d] & 3 == 1 && v.prec() >= 2 {
+                let low = 64 * l as u64 - v.prec();
+                limbs[d * l] ^= 1u64 << low;
+            }
+        }
+        FloatArray::from_raw(v.prec(), tags, exps, limbs).unwrap()
+    };
+    (copy(x, false), copy(y, true))
+}
+
+/// The fused dot (blas_dot) on long vectors against the CPU engine: many
+/// blocks with their own scales (spread and huge exponents), exact and near
+/// cancellation across blocks, zeros, NaN and infinities, every mode,
+/// precisions across the tiers; plain inputs are decided on the device.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn blasgpu_dot_long_vs_cpu() {
+    let _serial = serial();
+    let dev = cuda();
+    let mut r = Rng(seed() ^ 0xd07);
+    let (d0, h0) = mparray::linalg::cuda::stats();
+    for case in 0..40 {
+        let p = r.pick(&[1u64, 53, 64, 200, 512, 1000, 2048]);
+        let q = if r.below(3) == 0 {
+            r.pick(&[64u64, 512, 1100])
+        } else {
+            p.max(2)
+        };
+        let k = r.pick(&[129usize, 1000, 4099, 70001]);
+        let kind = r.pick(&[
+            Kind::Plain,
+            Kind::Plain,
+            Kind::Spread,
+            Kind::Specials,
+            Kind::Huge,
+        ]);
+        let (mut x, mut y) = (matrix(&mut r, k, q, kind), matrix(&mut r, k, q, kind));
+        let mirror = r.below(3);
+        if mirror > 0 {
+            (x, y) = mirror_cancel(&x, &y, mirror == 2);
+        }
+        let rnd = r.pick(&MODES);
+        let (want, wt) = x.dot(&y, p, rnd).unwrap();
+        let (s0, _) = mparray::linalg::cuda::stats();
+        let (got, gt) = x
+            .to_engine(&dev)
+            .unwrap()
+            .dot(&y.to_engine(&dev).unwrap(), p, rnd)
+            .unwrap();
+        let (s1, _) = mparray::linalg::cuda::stats();
+        let ctx = format!("dot case {case}: p {p} q {q} k {k} {kind:?} mirror {mirror} {rnd:?}");
+        same(&ctx, &got, &gt, &want, &wt);
+        if kind == Kind::Plain && mirror == 0 && p > 1 {
+            assert_eq!(s1 - s0, 1, "not decided on the device: {ctx}");
+        }
+    }
+    let (d1, h1) = mparray::linalg::cuda::stats();
+    eprintln!("device decided {} dots, host {}", d1 - d0, h1 - h0);
+}
+
 /// Ordinary random inputs (a 64 x 48 x 100 product at 512 bits, every
 /// mode) are decided on the device.
 #[test]

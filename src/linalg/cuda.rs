@@ -221,9 +221,6 @@ pub(crate) fn product(
         let out = CudaFloats::zeros(&eng, 0, prec)?;
         return Ok(Some((out, memory::alloc_zeros::<i8>(&eng, 0)?)));
     }
-    // The epilogue writes every output element, ternary and flag.
-    let mut out = CudaFloats::uninit(&eng, nout, prec)?;
-    let mut tern = memory::alloc::<i8>(&eng, nout)?;
     // MPARRAY_BLAS_PROFILE: the device time of each stage on stderr (events
     // between the launches, read at the end) and the host's time to there.
     let prof = std::env::var_os("MPARRAY_BLAS_PROFILE").is_some();
@@ -245,6 +242,11 @@ pub(crate) fn product(
     let Acc { sc, acc, splits } = accumulate(&eng, nf, a, b, m, n, k, &mut stage)?;
     let (mu, nu, ku) = (m as u32, n as u32, k as u64);
     stage("products")?;
+    // The epilogue writes every output element, ternary and flag
+    // (allocated after the first launches are queued: the device starts
+    // sooner).
+    let mut out = CudaFloats::uninit(&eng, nout, prec)?;
+    let mut tern = memory::alloc::<i8>(&eng, nout)?;
     // The sums of the splits (exact integer sums, so any split gives the
     // same bits) and the epilogue: one launch.
     let mut und = memory::alloc::<u8>(&eng, nout)?;
@@ -460,11 +462,16 @@ pub(crate) fn accumulate(
         let kmajor = a.sp == 1;
         // Split-major (kmajor): S a multiple of 32, a warp per 32 splits,
         // S / 32 partials; else S partials.
+        // kmajor: at most target / 32 warps (one wave: gemv 1024 x 1024
+        // takes 2 warps per row, 2048 warps, not 3, 3072 in two waves);
+        // MPARRAY_BLAS_SPLITCEIL rounds up as before (for measurements).
+        let wpo = if std::env::var_os("MPARRAY_BLAS_SPLITCEIL").is_some() {
+            (target / 32).div_ceil(nout)
+        } else {
+            (target / 32) / nout
+        };
         let s_all = if kmajor {
-            32 * (target / 32)
-                .div_ceil(nout)
-                .clamp(1, (k / 256).max(1))
-                .min(65535)
+            32 * wpo.clamp(1, (k / 256).max(1)).min(65535)
         } else {
             target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535)
         };
@@ -792,7 +799,9 @@ fn dot_fused(
         return Ok(None);
     };
     let wide = x.f.limbs_per_element().max(y.f.limbs_per_element()) >= 1 << 24;
-    if k == 0 || k >= 1 << 30 || wide {
+    // blas_dot keeps 4 blocks per SM (at most 128 registers): up to NF = 18
+    // without spills; wider tiers take the general path.
+    if k == 0 || k >= 1 << 30 || wide || nf > 18 {
         return Ok(None);
     }
     let eng = x.f.engine().clone();
