@@ -1186,6 +1186,15 @@ fn blasgpu_random_decided_on_device() {
     }
 }
 
+/// Timed runs of DOT and GEMV in `blasgpu_speed` (`MPARRAY_BLAS_SPEED_RUNS`,
+/// default 2).
+fn speed_runs() -> usize {
+    std::env::var("MPARRAY_BLAS_SPEED_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2)
+}
+
 /// GMAC/s of the device path (not a timed assertion): GEMM at 512 bits n =
 /// 1024 and 4096, 1024 bits n = 1024 and 2048, DOT 2^20 and GEMV 1024 x
 /// 1024 at 512 bits.
@@ -1253,7 +1262,7 @@ fn blasgpu_speed() {
     let x = FloatArray::random_unit(&dev, len, p, 4).unwrap();
     let y = FloatArray::random_unit(&dev, len, p, 5).unwrap();
     x.dot(&y, p, Round::Nearest).unwrap();
-    for _ in 0..2 {
+    for _ in 0..speed_runs() {
         eng.synchronize().unwrap();
         let t = Instant::now();
         let (d, _) = x.dot(&y, p, Round::Nearest).unwrap();
@@ -1280,7 +1289,7 @@ fn blasgpu_speed() {
         ..Gemv::default()
     };
     a.gemv(&one, &xv, None, &og).unwrap();
-    for _ in 0..2 {
+    for _ in 0..speed_runs() {
         eng.synchronize().unwrap();
         let t = Instant::now();
         let (g, _) = a.gemv(&one, &xv, None, &og).unwrap();
