@@ -868,7 +868,20 @@ fn dot_fused(
     } else {
         count(0, 1);
         host_elements(
-            &eng, nf, &[0], x, y, 1, k, None, None, prec, rnd, 0, &mut out, &mut tern,
+            &eng,
+            nf,
+            &[0],
+            x,
+            y,
+            1,
+            k,
+            None,
+            None,
+            prec,
+            rnd,
+            0,
+            &mut out,
+            &mut tern,
         )?;
     }
     Ok(Some((out, tern)))
