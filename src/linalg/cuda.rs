@@ -725,10 +725,10 @@ pub(crate) fn dot(
         sl: 0,
         sp: 1,
     };
-    if std::env::var_os("MPARRAY_BLAS_NOFUSE").is_none() {
-        if let Some(r) = dot_fused(sx, sy, x.len(), prec, rnd)? {
-            return Ok(Some(wrap(r)));
-        }
+    if std::env::var_os("MPARRAY_BLAS_NOFUSE").is_none()
+        && let Some(r) = dot_fused(sx, sy, x.len(), prec, rnd)?
+    {
+        return Ok(Some(wrap(r)));
     }
     Ok(product(sx, sy, 1, 1, x.len(), None, None, prec, rnd, 0)?.map(wrap))
 }
