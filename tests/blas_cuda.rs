@@ -225,7 +225,7 @@ fn scalar(r: &mut Rng, q: u64, kind: Kind) -> FloatArray {
 
 /// Emulated products against the CPU engine's gemm over random cases:
 /// returns (decided, undecided) counts of the `Plain` cases.
-fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
+fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize, dot: bool) -> (usize, usize) {
     let mut r = Rng(seed);
     let precs = [
         1u64, 2, 53, 64, 65, 100, 128, 129, 200, 256, 300, 512, 513, 700, 1000, 1100, 2000, 2048,
@@ -244,8 +244,18 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
         let p = r.pick(&precs);
         let qa = if r.below(3) == 0 { r.pick(&precs) } else { p };
         let qb = if r.below(3) == 0 { r.pick(&precs) } else { p };
-        let (m, n) = (r.range(1, 4) as usize, r.range(1, 4) as usize);
-        let k = r.pick(&[0usize, 1, 2, 3, 5, 8, 17, 40]);
+        // dot: 1 x 1 outputs, alpha = 1, no C (the fused blas_dot), longer
+        // sums over more blocks.
+        let (m, n) = if dot {
+            (1, 1)
+        } else {
+            (r.range(1, 4) as usize, r.range(1, 4) as usize)
+        };
+        let k = if dot {
+            r.pick(&[1usize, 2, 3, 5, 17, 40, 100, 333])
+        } else {
+            r.pick(&[0usize, 1, 2, 3, 5, 8, 17, 40])
+        };
         let kind = r.pick(&kinds);
         // Near the exponent limits: both factors' exponents about e0, so the
         // products' about 2 e0 (the limits are +-2^30).
@@ -279,7 +289,7 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
             Kind::Plain
         };
         // alpha 0, alpha 1 (the dot path's epilogue when without C).
-        let ak = r.below(8);
+        let ak = if dot { 1 } else { r.below(8) };
         let alpha = if ak < 2 {
             FloatArray::from_f64s(qs, &[ak as f64], Round::Nearest)
                 .unwrap()
@@ -287,7 +297,7 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
         } else {
             scalar(&mut r, qs, skind)
         };
-        let with_c = r.below(3) != 0;
+        let with_c = !dot && r.below(3) != 0;
         let beta = scalar(&mut r, qs, skind);
         let c = matrix(&mut r, m * n, qs, kind);
         let bc = with_c.then_some((&beta, &c));
@@ -300,7 +310,7 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize) -> (usize, usize) {
             continue;
         };
         let rnd = r.pick(&MODES);
-        let splits = r.range(1, 3) as u64;
+        let splits = if dot { r.range(1, 8) } else { r.range(1, 3) } as u64;
         let got = emu_run(exe, nf, p, rnd, &a, &bt, (m, n, k), &alpha, bc, splits);
         let am = Matrix::from_array(a.to_engine(&Engine::Cpu).unwrap(), m, k).unwrap();
         let bm = Matrix::from_array(bt, n, k).unwrap();
@@ -364,8 +374,25 @@ fn blasemu_vs_cpu() {
     let Some(exe) = common::emulator("MPARRAY_BLAS_EMU", "tests/emu/blas/emu.cpp") else {
         return;
     };
-    let (dec, und) = emu_cases(&exe, seed(), 400);
+    let (dec, und) = emu_cases(&exe, seed(), 400, false);
     // Ordinary inputs are decided on the device.
+    assert!(
+        und * 50 <= dec,
+        "{und} of {} plain elements undecided",
+        dec + und
+    );
+}
+
+/// The fused dot (blas_dot: per-block scales aligned by bl_acc_shr, the
+/// zero's sign from counts) emulated against the CPU engine on dot-shaped
+/// cases (1 x 1, alpha = 1, no C, K up to 333 in up to 8 blocks); the
+/// emulator also checks it against blas_fin's path where both decide.
+#[test]
+fn blasemu_dot() {
+    let Some(exe) = common::emulator("MPARRAY_BLAS_EMU", "tests/emu/blas/emu.cpp") else {
+        return;
+    };
+    let (dec, und) = emu_cases(&exe, seed() ^ 0xd07, 300, true);
     assert!(
         und * 50 <= dec,
         "{und} of {} plain elements undecided",
@@ -1045,6 +1072,85 @@ fn blasgpu_vs_cpu() {
     assert!(d1 > d0);
 }
 
+/// `x`, `y` with the second half mirroring the first: position `K-1-k`
+/// holds `x_k` and `-y_k` (`near`: with y's last mantissa bit flipped), so
+/// the sum cancels exactly (or nearly) across distant positions, i.e.
+/// across the fused dot's blocks.
+fn mirror_cancel(x: &FloatArray, y: &FloatArray, near: bool) -> (FloatArray, FloatArray) {
+    let k = x.len();
+    let copy = |v: &FloatArray, neg: bool| {
+        let (mut tags, mut exps, mut limbs) = (
+            v.tags().unwrap().to_vec(),
+            v.exps().unwrap().to_vec(),
+            v.limbs().unwrap().to_vec(),
+        );
+        let l = v.limbs_per_element();
+        for s in 0..k / 2 {
+            let d = k - 1 - s;
+            tags[d] = tags[s] ^ if neg && tags[s] & 3 != 3 { 4 } else { 0 };
+            exps[d] = exps[s];
+            let src: Vec<u64> = limbs[s * l..(s + 1) * l].to_vec();
+            limbs[d * l..(d + 1) * l].copy_from_slice(&src);
+            if neg && near && tags[d] & 3 == 1 && v.prec() >= 2 {
+                let low = 64 * l as u64 - v.prec();
+                limbs[d * l] ^= 1u64 << low;
+            }
+        }
+        FloatArray::from_raw(v.prec(), tags, exps, limbs).unwrap()
+    };
+    (copy(x, false), copy(y, true))
+}
+
+/// The fused dot (blas_dot) on long vectors against the CPU engine: many
+/// blocks with their own scales (spread and huge exponents), exact and near
+/// cancellation across blocks, zeros, NaN and infinities, every mode,
+/// precisions across the tiers; plain inputs are decided on the device.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn blasgpu_dot_long_vs_cpu() {
+    let _serial = serial();
+    let dev = cuda();
+    let mut r = Rng(seed() ^ 0xd07);
+    let (d0, h0) = mparray::linalg::cuda::stats();
+    for case in 0..40 {
+        let p = r.pick(&[1u64, 53, 64, 200, 512, 1000, 2048]);
+        let q = if r.below(3) == 0 {
+            r.pick(&[64u64, 512, 1100])
+        } else {
+            p.max(2)
+        };
+        let k = r.pick(&[129usize, 1000, 4099, 70001]);
+        let kind = r.pick(&[
+            Kind::Plain,
+            Kind::Plain,
+            Kind::Spread,
+            Kind::Specials,
+            Kind::Huge,
+        ]);
+        let (mut x, mut y) = (matrix(&mut r, k, q, kind), matrix(&mut r, k, q, kind));
+        let mirror = r.below(3);
+        if mirror > 0 {
+            (x, y) = mirror_cancel(&x, &y, mirror == 2);
+        }
+        let rnd = r.pick(&MODES);
+        let (want, wt) = x.dot(&y, p, rnd).unwrap();
+        let (s0, _) = mparray::linalg::cuda::stats();
+        let (got, gt) = x
+            .to_engine(&dev)
+            .unwrap()
+            .dot(&y.to_engine(&dev).unwrap(), p, rnd)
+            .unwrap();
+        let (s1, _) = mparray::linalg::cuda::stats();
+        let ctx = format!("dot case {case}: p {p} q {q} k {k} {kind:?} mirror {mirror} {rnd:?}");
+        same(&ctx, &got, &gt, &want, &wt);
+        if kind == Kind::Plain && mirror == 0 && p > 1 {
+            assert_eq!(s1 - s0, 1, "not decided on the device: {ctx}");
+        }
+    }
+    let (d1, h1) = mparray::linalg::cuda::stats();
+    eprintln!("device decided {} dots, host {}", d1 - d0, h1 - h0);
+}
+
 /// Ordinary random inputs (a 64 x 48 x 100 product at 512 bits, every
 /// mode) are decided on the device.
 #[test]
@@ -1078,6 +1184,15 @@ fn blasgpu_random_decided_on_device() {
         same("random gemm", got.data(), &gt, want.data(), &wt);
         assert_eq!(d1 - d0, 64 * 48, "{} host elements", h1 - h0);
     }
+}
+
+/// Timed runs of DOT and GEMV in `blasgpu_speed` (`MPARRAY_BLAS_SPEED_RUNS`,
+/// default 2).
+fn speed_runs() -> usize {
+    std::env::var("MPARRAY_BLAS_SPEED_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2)
 }
 
 /// GMAC/s of the device path (not a timed assertion): GEMM at 512 bits n =
@@ -1147,7 +1262,7 @@ fn blasgpu_speed() {
     let x = FloatArray::random_unit(&dev, len, p, 4).unwrap();
     let y = FloatArray::random_unit(&dev, len, p, 5).unwrap();
     x.dot(&y, p, Round::Nearest).unwrap();
-    for _ in 0..2 {
+    for _ in 0..speed_runs() {
         eng.synchronize().unwrap();
         let t = Instant::now();
         let (d, _) = x.dot(&y, p, Round::Nearest).unwrap();
@@ -1174,7 +1289,7 @@ fn blasgpu_speed() {
         ..Gemv::default()
     };
     a.gemv(&one, &xv, None, &og).unwrap();
-    for _ in 0..2 {
+    for _ in 0..speed_runs() {
         eng.synchronize().unwrap();
         let t = Instant::now();
         let (g, _) = a.gemv(&one, &xv, None, &og).unwrap();

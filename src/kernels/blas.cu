@@ -537,6 +537,52 @@ FL_DEV bool bl_zero_neg(u64 alh, const u64 *ah, i64 sa, const u64 *bh, i64 sb, u
 #define BL_EOFF ((i64)1 << 40)
 FL_DEV i64 bl_esc(u64 x) { return x ? (i64)x - BL_EOFF : 0; }
 
+// ---- The fused dot (blas_dot; notes/blas-cuda.md, "DOT in one launch") ----
+// Each block sums its positions at its own scale u_b = ea_b + eb_b (the
+// largest exponents of its normal x and y entries: the error analysis holds
+// for any scale at least the line's entries' exponents); the last block
+// moves every partial to the largest scale U by bl_acc_shr and adds them.
+
+// Encoding of a block's scale sum u in its record: u + BL_UOFF.
+#define BL_UOFF ((i64)1 << 42)
+
+// acc (NW words, two's complement) >>= d (arithmetic: floor, so less than
+// one unit is cut off); cnt grows by one when nonzero bits are cut off
+// (one unit is within the bound of one inexact term, NF 2^33 units).
+template <int NW> FL_DEV void bl_acc_shr(u32 *acc, u64 d, u32 &cnt) {
+    if (d == 0) return;
+    const u32 fill = (acc[NW - 1] >> 31) ? ~0u : 0u;
+    bool cut = false;
+    for (int w = 0; w < NW; w++) {
+        const u64 lo = 32 * (u64)w;
+        if (lo + 32 <= d)
+            cut |= acc[w] != 0;
+        else if (lo < d)
+            cut |= (acc[w] & ((1u << (u32)(d - lo)) - 1u)) != 0;
+    }
+    if (cut) cnt++;
+    if (d >= 32 * (u64)NW) {
+        for (int w = 0; w < NW; w++) acc[w] = fill;
+        return;
+    }
+    const u32 q = (u32)(d >> 5), r = (u32)(d & 31);
+    for (u32 w = 0; w < (u32)NW; w++) {
+        const u32 lo = w + q < (u32)NW ? acc[w + q] : fill;
+        const u32 hi = w + q + 1 < (u32)NW ? acc[w + q + 1] : fill;
+        acc[w] = bl_funnel(lo, hi, r);
+    }
+}
+
+// The sign of an exact zero dot (bl_zero_neg with alpha = 1 and no C) from
+// counts over its K > 0 terms: nonzero (some x_k and y_k both normal) and
+// negz (terms whose factors' signs differ).
+FL_DEV bool bl_dot_zero_neg(bool nonzero, u64 negz, u64 K, u32 rnd) {
+    if (nonzero) return rnd == FL_RD;
+    if (negz == K) return true;
+    if (negz == 0) return false;
+    return rnd == FL_RD;
+}
+
 // ---- Complex reductions (notes/blas-cuda.md, "Complex operations") ----
 // Each part of a complex output is an exact sum of real products: with the
 // panels PA = [re | s_a im] (lines of op(A)), PBr = [re | -s_b im] and PBi
@@ -1227,6 +1273,247 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
     ahd, alb, la, asl, asp, bhd, blb, lb, bsl, bsp, esc, m, n, K, S, kmajor, pipe, brec, acc_out
 extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) {
     bl_stream<BL_NBUF>(BL_STREAM_ARGS);
+}
+
+// The fused dot x . y of K contiguous positions in one launch. Block b
+// takes positions [b chunk, (b + 1) chunk) and finds (1) from the heads its
+// scales ea_b, eb_b (0: no normal entry), whether a NaN or an infinity
+// occurs, whether some term is nonzero and how many terms have factors of
+// opposite signs (the sign of an exact zero); (2) its partial sum at scale
+// ea_b + eb_b (blas_stream's kmajor rounds: a warp per 32 consecutive
+// positions, staged by cp.async); (3) writes its record (BL_DREC words at
+// work + 4 + b BL_DREC: the sum, its count, flags, the count of opposite
+// signs, the encoded scale) and takes a ticket. The last block aligns the
+// records to the largest scale (bl_acc_shr), adds them exactly and runs
+// bl_epilogue1: the result into rh[0], rl, tern[0] and its status (0:
+// decided, 1: the host computes it) into work[1]. work: zeroed, 4 +
+// gridDim.x BL_DREC words.
+#define BL_DREC (BL_NW + 6)
+// Record flags: a special entry, a nonzero term, a sum at a scale.
+#define BL_DSPEC 1u
+#define BL_DNZ 2u
+#define BL_DRUN 4u
+extern "C" __global__ void __launch_bounds__(128, 4)
+    blas_dot(const u64 *ahd, const u64 *alb, u32 la, const u64 *bhd, const u64 *blb, u32 lb,
+             u64 K, u64 chunk, u32 pipe, u32 *work, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn,
+             i8 *tern) {
+    __shared__ u32 stage[4][BL_NBUF][2][32 * BL_SST];
+    __shared__ unsigned long long s_ex, s_ey;
+    __shared__ u32 s_fl, s_nz, s_last;
+    __shared__ u32 sw[4 * (BL_NW + 1)];
+    const u32 t = threadIdx.x, lane = t & 31, wib = t >> 5, T = blockDim.x;
+    const u64 k0 = blockIdx.x * chunk, k1 = k0 + chunk < K ? k0 + chunk : K;
+    if (t == 0) {
+        s_ex = 0;
+        s_ey = 0;
+        s_fl = 0;
+        s_nz = 0;
+    }
+    __syncthreads();
+    {
+        // (1) The heads, four loads of each operand in flight per thread.
+        u64 ex = 0, ey = 0;
+        u32 fl = 0, nz = 0;
+        for (u64 kb = k0 + t; kb < k1; kb += 4 * (u64)T) {
+            u64 hx[4], hy[4];
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const u64 k = kb + r * (u64)T;
+                hx[r] = k < k1 ? ahd[k] : 0;
+                hy[r] = k < k1 ? bhd[k] : 0;
+            }
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const u32 cx = fl_tag(hx[r]) & 3, cy = fl_tag(hy[r]) & 3;
+                if (cx == FL_NORMAL) {
+                    const u64 e = (u64)(fl_exp(hx[r]) + BL_EOFF);
+                    ex = e > ex ? e : ex;
+                }
+                if (cy == FL_NORMAL) {
+                    const u64 e = (u64)(fl_exp(hy[r]) + BL_EOFF);
+                    ey = e > ey ? e : ey;
+                }
+                fl |= (cx >= FL_INF || cy >= FL_INF) ? BL_DSPEC : 0u;
+                fl |= (cx == FL_NORMAL && cy == FL_NORMAL) ? BL_DNZ : 0u;
+                nz += ((fl_tag(hx[r]) ^ fl_tag(hy[r])) & FL_NEG) ? 1u : 0u;
+            }
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            u64 v = __shfl_xor_sync(0xffffffffu, ex, o);
+            ex = v > ex ? v : ex;
+            v = __shfl_xor_sync(0xffffffffu, ey, o);
+            ey = v > ey ? v : ey;
+            fl |= __shfl_xor_sync(0xffffffffu, fl, o);
+            nz += __shfl_xor_sync(0xffffffffu, nz, o);
+        }
+        if (lane == 0) {
+            if (ex) atomicMax(&s_ex, (unsigned long long)ex);
+            if (ey) atomicMax(&s_ey, (unsigned long long)ey);
+            atomicOr(&s_fl, fl);
+            atomicAdd(&s_nz, nz);
+        }
+    }
+    __syncthreads();
+    const bool run = s_ex && s_ey && !(s_fl & BL_DSPEC);
+    const i64 ea = bl_esc(s_ex), eb = bl_esc(s_ey);
+    u32 acc[BL_NW];
+#pragma unroll
+    for (int w = 0; w < BL_NW; w++) acc[w] = 0;
+    u32 cnt = 0;
+    if (run) {
+        // (2) The products (bl_stream's kmajor rounds).
+        const bool sta = la <= BL_SLMAX, stb = lb <= BL_SLMAX;
+        const bool pp = pipe && BL_NBUF == 2 && (sta || stb);
+        const u64 step = 32 * (u64)(T >> 5);
+        u32 cur = 0;
+        u64 kb = k0 + 32 * (u64)wib;
+        if (pp && kb < k1) {
+            const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
+            if (sta) bl_stage_async(stage[wib][0][0], alb, kb, nl, la, lane);
+            if (stb) bl_stage_async(stage[wib][0][1], blb, kb, nl, lb, lane);
+            bl_async_commit();
+        }
+        for (; kb < k1; kb += step) {
+            const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
+            const u64 k = kb + lane;
+            u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
+            if (pp) {
+                const u64 kn = kb + step;
+                if (kn < k1) {
+                    const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
+                    if (sta)
+                        bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, la, lane);
+                    if (stb)
+                        bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lb, lane);
+                }
+                bl_async_commit();
+                bl_async_wait1();
+            } else {
+                if (sta) bl_stage(sA, alb, kb, nl, la, lane);
+                if (stb) bl_stage(sB, blb, kb, nl, lb, lane);
+            }
+            __syncwarp();
+            if (lane < nl) {
+                u32 a[BL_NF], b[BL_NF];
+                const u32 ma = sta ? bl_fix32<BL_NF>(ahd[k], sA + lane * BL_SST, 2 * la, ea, a)
+                                   : bl_fix<BL_NF>(ahd[k], alb + k * la, la, ea, a);
+                const u32 mb = stb ? bl_fix32<BL_NF>(bhd[k], sB + lane * BL_SST, 2 * lb, eb, b)
+                                   : bl_fix<BL_NF>(bhd[k], blb + k * lb, lb, eb, b);
+                bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+            }
+            __syncwarp();
+            if (pp) cur ^= 1;
+        }
+        if (pp) asm volatile("cp.async.wait_all;" ::: "memory");
+    }
+    // (3) The block's sum, its record and the ticket.
+    for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
+    if (lane == 0) {
+#pragma unroll
+        for (int w = 0; w < BL_NW; w++) sw[wib * (BL_NW + 1) + w] = acc[w];
+        sw[wib * (BL_NW + 1) + BL_NW] = cnt;
+    }
+    __syncthreads();
+    if (t == 0) {
+        for (u32 q = 1; q < T / 32; q++) {
+            bl_acc_add(sw, sw + q * (BL_NW + 1), BL_NW);
+            sw[BL_NW] += sw[q * (BL_NW + 1) + BL_NW];
+        }
+        u32 *rec = work + 4 + (u64)blockIdx.x * BL_DREC;
+        for (int w = 0; w <= BL_NW; w++) rec[w] = sw[w];
+        rec[BL_NW + 1] = s_fl | (run ? BL_DRUN : 0u);
+        rec[BL_NW + 2] = s_nz;
+        const u64 ue = run ? (u64)(ea + eb + BL_UOFF) : 0;
+        rec[BL_NW + 4] = (u32)ue;
+        rec[BL_NW + 5] = (u32)(ue >> 32);
+        __threadfence();
+        s_last = atomicAdd(work, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!s_last) return;
+    // The last block: every record is written.
+    __threadfence();
+    if (t == 0) {
+        s_ex = 0;
+        s_fl = 0;
+        s_nz = 0;
+    }
+    __syncthreads();
+    const u32 nb = gridDim.x;
+    {
+        u64 um = 0;
+        u32 fl = 0, nz = 0;
+        for (u32 b = t; b < nb; b += T) {
+            const u32 *r = work + 4 + (u64)b * BL_DREC;
+            const u32 f = __ldcg(r + BL_NW + 1);
+            fl |= f;
+            nz += __ldcg(r + BL_NW + 2);
+            if (f & BL_DRUN) {
+                const u64 ue = (u64)__ldcg(r + BL_NW + 4) | ((u64)__ldcg(r + BL_NW + 5) << 32);
+                um = ue > um ? ue : um;
+            }
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            const u64 v = __shfl_xor_sync(0xffffffffu, um, o);
+            um = v > um ? v : um;
+            fl |= __shfl_xor_sync(0xffffffffu, fl, o);
+            nz += __shfl_xor_sync(0xffffffffu, nz, o);
+        }
+        if (lane == 0) {
+            atomicMax(&s_ex, (unsigned long long)um);
+            atomicOr(&s_fl, fl);
+            atomicAdd(&s_nz, nz);
+        }
+    }
+    __syncthreads();
+    const u64 U = s_ex;
+#pragma unroll
+    for (int w = 0; w < BL_NW; w++) acc[w] = 0;
+    cnt = 0;
+    for (u32 b = t; b < nb; b += T) {
+        const u32 *r = work + 4 + (u64)b * BL_DREC;
+        if (!(__ldcg(r + BL_NW + 1) & BL_DRUN)) continue;
+        u32 x[BL_NW];
+        for (int w = 0; w < BL_NW; w++) x[w] = __ldcg(r + w);
+        u32 cb = __ldcg(r + BL_NW);
+        const u64 ue = (u64)__ldcg(r + BL_NW + 4) | ((u64)__ldcg(r + BL_NW + 5) << 32);
+        bl_acc_shr<BL_NW>(x, U - ue, cb);
+        acc[0] = bl_add_cc(acc[0], x[0]);
+#pragma unroll
+        for (int w = 1; w < BL_NW - 1; w++) acc[w] = bl_addc_cc(acc[w], x[w]);
+        acc[BL_NW - 1] = bl_addc(acc[BL_NW - 1], x[BL_NW - 1]);
+        cnt += cb;
+    }
+    for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
+    __syncthreads();
+    if (lane == 0) {
+#pragma unroll
+        for (int w = 0; w < BL_NW; w++) sw[wib * (BL_NW + 1) + w] = acc[w];
+        sw[wib * (BL_NW + 1) + BL_NW] = cnt;
+    }
+    __syncthreads();
+    if (t == 0) {
+        for (u32 q = 1; q < T / 32; q++) {
+            bl_acc_add(sw, sw + q * (BL_NW + 1), BL_NW);
+            sw[BL_NW] += sw[q * (BL_NW + 1) + BL_NW];
+        }
+        FlOut out = {rl, rn, 0};
+        i8 tt = 0;
+        u32 r = 1;
+        if (!(s_fl & BL_DSPEC)) {
+            const i64 u = (s_fl & BL_DRUN) ? (i64)U - BL_UOFF : 0;
+            r = bl_epilogue1<BL_NF>(out, tt, sw, sw[BL_NW], u, 0, p, rnd);
+            if (r == 2) {
+                fl_special(out, FL_ZERO, bl_dot_zero_neg((s_fl & BL_DNZ) != 0, s_nz, K, rnd));
+                tt = 0;
+                r = 0;
+            }
+        }
+        if (r) fl_special(out, FL_ZERO, false);
+        rh[0] = out.head;
+        tern[0] = tt;
+        work[1] = r;
+    }
 }
 
 // The epilogue of output o = i n + j (bl_epilogue) from its sum acc (NW

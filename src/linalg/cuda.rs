@@ -221,9 +221,6 @@ pub(crate) fn product(
         let out = CudaFloats::zeros(&eng, 0, prec)?;
         return Ok(Some((out, memory::alloc_zeros::<i8>(&eng, 0)?)));
     }
-    // The epilogue writes every output element, ternary and flag.
-    let mut out = CudaFloats::uninit(&eng, nout, prec)?;
-    let mut tern = memory::alloc::<i8>(&eng, nout)?;
     // MPARRAY_BLAS_PROFILE: the device time of each stage on stderr (events
     // between the launches, read at the end) and the host's time to there.
     let prof = std::env::var_os("MPARRAY_BLAS_PROFILE").is_some();
@@ -245,6 +242,11 @@ pub(crate) fn product(
     let Acc { sc, acc, splits } = accumulate(&eng, nf, a, b, m, n, k, &mut stage)?;
     let (mu, nu, ku) = (m as u32, n as u32, k as u64);
     stage("products")?;
+    // The epilogue writes every output element, ternary and flag
+    // (allocated after the first launches are queued: the device starts
+    // sooner).
+    let mut out = CudaFloats::uninit(&eng, nout, prec)?;
+    let mut tern = memory::alloc::<i8>(&eng, nout)?;
     // The sums of the splits (exact integer sums, so any split gives the
     // same bits) and the epilogue: one launch.
     let mut und = memory::alloc::<u8>(&eng, nout)?;
@@ -460,11 +462,16 @@ pub(crate) fn accumulate(
         let kmajor = a.sp == 1;
         // Split-major (kmajor): S a multiple of 32, a warp per 32 splits,
         // S / 32 partials; else S partials.
+        // kmajor: at most target / 32 warps (one wave: gemv 1024 x 1024
+        // takes 2 warps per row, 2048 warps, not 3, 3072 in two waves);
+        // MPARRAY_BLAS_SPLITCEIL rounds up as before (for measurements).
+        let wpo = if std::env::var_os("MPARRAY_BLAS_SPLITCEIL").is_some() {
+            (target / 32).div_ceil(nout)
+        } else {
+            (target / 32) / nout
+        };
         let s_all = if kmajor {
-            32 * (target / 32)
-                .div_ceil(nout)
-                .clamp(1, (k / 256).max(1))
-                .min(65535)
+            32 * wpo.clamp(1, (k / 256).max(1)).min(65535)
         } else {
             target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535)
         };
@@ -718,5 +725,164 @@ pub(crate) fn dot(
         sl: 0,
         sp: 1,
     };
+    if std::env::var_os("MPARRAY_BLAS_NOFUSE").is_none()
+        && let Some(r) = dot_fused(sx, sy, x.len(), prec, rnd)?
+    {
+        return Ok(Some(wrap(r)));
+    }
     Ok(product(sx, sy, 1, 1, x.len(), None, None, prec, rnd, 0)?.map(wrap))
+}
+
+/// Device events between the stages of one call, printed on stderr when
+/// `MPARRAY_BLAS_PROFILE` is set (with the host's time to each mark).
+struct Prof {
+    on: bool,
+    t0: std::time::Instant,
+    marks: Vec<(&'static str, cudarc::driver::CudaEvent, f64)>,
+}
+
+impl Prof {
+    fn new() -> Prof {
+        Prof {
+            on: std::env::var_os("MPARRAY_BLAS_PROFILE").is_some(),
+            t0: std::time::Instant::now(),
+            marks: Vec::new(),
+        }
+    }
+
+    fn mark(&mut self, eng: &CudaEngine, what: &'static str) -> Result<()> {
+        if self.on {
+            let ev = eng
+                .context()
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(Error::driver("creating an event"))?;
+            ev.record(eng.stream())
+                .map_err(Error::driver("recording an event"))?;
+            self.marks
+                .push((what, ev, self.t0.elapsed().as_secs_f64() * 1e6));
+        }
+        Ok(())
+    }
+
+    fn print(&self) -> Result<()> {
+        for w in self.marks.windows(2) {
+            let ms = w[0]
+                .1
+                .elapsed_ms(&w[1].1)
+                .map_err(Error::driver("reading an event"))?;
+            eprintln!(
+                "  blas {}: device {:.1} us (host at {:.1} us)",
+                w[1].0,
+                ms as f64 * 1e3,
+                w[1].2
+            );
+        }
+        Ok(())
+    }
+}
+
+/// `x . y` (`k` contiguous positions each) in one launch (`blas_dot`:
+/// per-block scales, the blocks' sums aligned and added and the epilogue
+/// by the last block) and one read of its status; the host's exact core
+/// when the device cannot decide. None where the device does not serve
+/// the case (as [`product`]). `MPARRAY_BLAS_DOTBLOCKS` sets the number of
+/// blocks (for measurements).
+fn dot_fused(
+    x: Side,
+    y: Side,
+    k: usize,
+    prec: u64,
+    rnd: Round,
+) -> Result<Option<(CudaFloats, CudaSlice<i8>)>> {
+    let rn = check_prec(prec)?;
+    let Some(nf) = tier_for(prec, k, 1) else {
+        return Ok(None);
+    };
+    let wide = x.f.limbs_per_element().max(y.f.limbs_per_element()) >= 1 << 24;
+    // blas_dot keeps 4 blocks per SM (at most 128 registers): up to NF = 18
+    // without spills; wider tiers take the general path.
+    if k == 0 || k >= 1 << 30 || wide || nf > 18 {
+        return Ok(None);
+    }
+    let eng = x.f.engine().clone();
+    let mut prof = Prof::new();
+    prof.mark(&eng, "start")?;
+    let mut out = CudaFloats::uninit(&eng, 1, prec)?;
+    let mut tern = memory::alloc::<i8>(&eng, 1)?;
+    // One wave: 4 blocks of 128 threads per SM on the H200.
+    let want: usize = std::env::var("MPARRAY_BLAS_DOTBLOCKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(132 * 4)
+        .max(1);
+    let chunk = k.div_ceil(want).next_multiple_of(128);
+    let blocks = k.div_ceil(chunk);
+    let drec = nf as usize + 2 + 6;
+    let mut work = memory::alloc_zeros::<u32>(&eng, 4 + blocks * drec)?;
+    let f = eng.function(&inst(nf), "blas_dot")?;
+    let (la, lb) = (
+        x.f.limbs_per_element() as u32,
+        y.f.limbs_per_element() as u32,
+    );
+    let (k_u, chunk_u, rc, rn_u) = (k as u64, chunk as u64, round_code(rnd), rn as u32);
+    let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32;
+    let (xh, xl) = x.f.raw_parts();
+    let (yh, yl) = y.f.raw_parts();
+    {
+        let (orh, orl) = out.raw_parts_mut();
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(xh)
+            .arg(xl)
+            .arg(&la)
+            .arg(yh)
+            .arg(yl)
+            .arg(&lb)
+            .arg(&k_u)
+            .arg(&chunk_u)
+            .arg(&pipe)
+            .arg(&mut work)
+            .arg(&prec)
+            .arg(&rc)
+            .arg(orh)
+            .arg(orl)
+            .arg(&rn_u)
+            .arg(&mut tern);
+        // SAFETY: x and y hold k elements each; work holds 4 + blocks*drec
+        // words (zeroed); out one element of rn limbs, tern one byte.
+        let c = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (128, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_dot"))?;
+    }
+    prof.mark(&eng, "dot")?;
+    let status = eng
+        .stream()
+        .clone_dtoh(&work.slice(1..2))
+        .map_err(Error::driver("copying from the device"))?[0];
+    prof.mark(&eng, "status read")?;
+    prof.print()?;
+    if status == 0 {
+        count(1, 0);
+    } else {
+        count(0, 1);
+        host_elements(
+            &eng,
+            nf,
+            &[0],
+            x,
+            y,
+            1,
+            k,
+            None,
+            None,
+            prec,
+            rnd,
+            0,
+            &mut out,
+            &mut tern,
+        )?;
+    }
+    Ok(Some((out, tern)))
 }

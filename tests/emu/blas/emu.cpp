@@ -138,6 +138,87 @@ static void scale(const u64 *h, u64 K, i64 &e, u32 &f) {
     e = best == -((i64)1 << 62) ? 0 : best;
 }
 
+// blas_dot on the host: K positions in S contiguous blocks (chunk =
+// ceil(K / S)), each summed at its own scales (the largest exponents of
+// its normal x and y entries) with its flags, then aligned to the largest
+// scale sum (bl_acc_shr), added, and rounded by bl_epilogue1 (an exact
+// zero's sign by bl_dot_zero_neg, checked against bl_zero_neg). Returns
+// the status (0 decided, 1 host), the result in o and t.
+template <int NF>
+static u32 dot_fused(FlOut &o, i8 &t, const u64 *ah, const u64 *al, u32 la, const u64 *bh,
+                     const u64 *bl, u32 lb, u64 K, u64 S, u64 p, u32 rnd) {
+    const int NW = NF + 2;
+    u64 chunk = (K + S - 1) / S;
+    struct Rec {
+        u32 acc[NF + 2], cnt, fl, nz;
+        i64 u;
+    };
+    std::vector<Rec> recs;
+    for (u64 k0 = 0; k0 < K; k0 += chunk) {
+        u64 k1 = std::min(K, k0 + chunk);
+        Rec rc = {};
+        i64 ex = 0, ey = 0;
+        u32 fx = 0, fy = 0;
+        scale(ah + k0, k1 - k0, ex, fx);
+        scale(bh + k0, k1 - k0, ey, fy);
+        bool anyx = false, anyy = false;
+        for (u64 k = k0; k < k1; k++) {
+            u32 cx = fl_tag(ah[k]) & 3, cy = fl_tag(bh[k]) & 3;
+            anyx |= cx == FL_NORMAL;
+            anyy |= cy == FL_NORMAL;
+            if (cx >= FL_INF || cy >= FL_INF) rc.fl |= 1;
+            if (cx == FL_NORMAL && cy == FL_NORMAL) rc.fl |= 2;
+            rc.nz += ((fl_tag(ah[k]) ^ fl_tag(bh[k])) & FL_NEG) ? 1 : 0;
+        }
+        if (anyx && anyy && !(rc.fl & 1)) {
+            rc.fl |= 4;
+            rc.u = ex + ey;
+            for (u64 k = k0; k < k1; k++) {
+                u32 a[NF], b[NF];
+                u32 ma = fix<NF>(ah[k], al + k * la, la, ex, a);
+                u32 mb = fix<NF>(bh[k], bl + k * lb, lb, ey, b);
+                bl_mac<NF>(rc.acc, rc.cnt, a, ma, b, mb);
+            }
+        }
+        recs.push_back(rc);
+    }
+    u32 fl = 0;
+    u64 nz = 0;
+    i64 U = 0;
+    bool first = true;
+    for (auto &rc : recs) {
+        fl |= rc.fl;
+        nz += rc.nz;
+        if ((rc.fl & 4) && (first || rc.u > U)) {
+            U = rc.u;
+            first = false;
+        }
+    }
+    u32 acc[NF + 2] = {0}, cnt = 0;
+    for (auto &rc : recs) {
+        if (!(rc.fl & 4)) continue;
+        u32 c = rc.cnt;
+        bl_acc_shr<NF + 2>(rc.acc, (u64)(U - rc.u), c);
+        bl_acc_add(acc, rc.acc, NW);
+        cnt += c;
+    }
+    t = 0;
+    if (fl & 1) return 1;
+    u32 r = bl_epilogue1<NF>(o, t, acc, cnt, U, 0, p, rnd);
+    if (r == 2) {
+        bool zn = bl_dot_zero_neg((fl & 2) != 0, nz, K, rnd);
+        u64 one = fl_head(FL_NORMAL, 1);
+        if (zn != bl_zero_neg(one, ah, 1, bh, 1, K, false, 0, 0, rnd)) {
+            fprintf(stderr, "blas emu: bl_dot_zero_neg differs from bl_zero_neg\n");
+            abort();
+        }
+        fl_special(o, FL_ZERO, zn);
+        t = 0;
+        r = 0;
+    }
+    return r;
+}
+
 template <int NF>
 static void run(const std::vector<u64> &hd) {
     u64 p = hd[1];
@@ -218,6 +299,26 @@ static void run(const std::vector<u64> &hd) {
                     t = 0;
                     r = 0;
                 }
+            }
+            if (m == 1 && n == 1 && one && !has_c && K > 0) {
+                // The fused dot (blas_dot): S contiguous blocks, each at
+                // its own scale, aligned to the largest by bl_acc_shr;
+                // its answer is the device's for dot. Where both paths
+                // decide, they agree.
+                std::vector<u64> l2(rn);
+                FlOut o2 = {l2.data(), rn, 0};
+                i8 t2 = 0;
+                u32 r2 = dot_fused<NF>(o2, t2, ah.data(), al.data(), la, bh.data(), bl.data(), lb,
+                                       K, S, p, rnd);
+                if (!special && r == 0 && r2 == 0 &&
+                    !(o2.head == o.head && l2 == outl && t2 == t)) {
+                    fprintf(stderr, "blas emu: the fused dot differs from blas_fin's path\n");
+                    abort();
+                }
+                r = r2;
+                t = t2;
+                o.head = o2.head;
+                std::copy(l2.begin(), l2.end(), outl.begin());
             }
             if (r) fl_special(o, FL_ZERO, false);
             u64 w[2] = {(u64)r, o.head};
