@@ -13,6 +13,7 @@ pub mod arith;
 mod asm;
 pub mod cache;
 pub mod div;
+pub mod modular;
 pub mod mul;
 pub mod ntt;
 #[cfg(target_arch = "x86_64")]

@@ -15,6 +15,7 @@ use super::Fused;
 
 mod add;
 mod div;
+pub mod modular;
 mod mul;
 
 pub use add::add_sub;
@@ -53,6 +54,7 @@ pub fn instances() -> Vec<Instance> {
     v.extend(add::instances());
     v.extend(mul::instances());
     v.extend(div::instances());
+    v.extend(modular::instances());
     v
 }
 
