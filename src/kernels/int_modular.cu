@@ -42,6 +42,20 @@ __device__ __forceinline__ u32 md_addc_cc(u32 a, u32 b) {
     asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
     return d;
 }
+#else
+// The host emulation (tests/emu/modular) runs the same chains with an
+// explicit carry flag.
+static u32 md_cf;
+static inline u32 md_out(u64 s) {
+    md_cf = (u32)(s >> 32);
+    return (u32)s;
+}
+static inline u32 md_madlo_cc(u32 a, u32 b, u32 c) { return md_out((u64)(u32)((u64)a * b) + c); }
+static inline u32 md_madloc_cc(u32 a, u32 b, u32 c) { return md_out((u64)(u32)((u64)a * b) + c + md_cf); }
+static inline u32 md_madhi_cc(u32 a, u32 b, u32 c) { return md_out((((u64)a * b) >> 32) + c); }
+static inline u32 md_madhic_cc(u32 a, u32 b, u32 c) { return md_out((((u64)a * b) >> 32) + c + md_cf); }
+static inline u32 md_addc(u32 a, u32 b) { return a + b + md_cf; }
+static inline u32 md_addc_cc(u32 a, u32 b) { return md_out((u64)a + b + md_cf); }
 #endif
 
 #define MD __device__ __forceinline__
@@ -206,7 +220,6 @@ MD void md_mont(u32 (&r)[N], const u32 (&a)[N], const u32 *b, const u32 (&m)[N],
 #pragma unroll 1
     for (int i = 0; i < N; i++) {
         const u32 bi = b[i];
-#ifdef __CUDA_ARCH__
         t[0] = md_madlo_cc(a[0], bi, t[0]);
 #pragma unroll
         for (int j = 1; j < N; j++) t[j] = md_madloc_cc(a[j], bi, t[j]);
@@ -216,39 +229,18 @@ MD void md_mont(u32 (&r)[N], const u32 (&a)[N], const u32 *b, const u32 (&m)[N],
 #pragma unroll
         for (int j = 1; j < N; j++) t[j + 1] = md_madhic_cc(a[j], bi, t[j + 1]);
         t[N + 1] = md_addc(t[N + 1], 0);
+        // t += m q, shifted down one word on the way (t_0 + lo(m_0 q) = 0
+        // mod 2^32: only its carry is kept).
         const u32 q = t[0] * minv;
-        t[0] = md_madlo_cc(m[0], q, t[0]);
+        (void)md_madlo_cc(m[0], q, t[0]);
 #pragma unroll
-        for (int j = 1; j < N; j++) t[j] = md_madloc_cc(m[j], q, t[j]);
-        t[N] = md_addc_cc(t[N], 0);
-        t[N + 1] = md_addc(t[N + 1], 0);
-        t[1] = md_madhi_cc(m[0], q, t[1]);
+        for (int j = 1; j < N; j++) t[j - 1] = md_madloc_cc(m[j], q, t[j]);
+        t[N - 1] = md_addc_cc(t[N], 0);
+        t[N] = md_addc(t[N + 1], 0);
+        t[0] = md_madhi_cc(m[0], q, t[0]);
 #pragma unroll
-        for (int j = 1; j < N; j++) t[j + 1] = md_madhic_cc(m[j], q, t[j + 1]);
-        t[N + 1] = md_addc(t[N + 1], 0);
-#else
-        u64 c = 0;
-        for (int j = 0; j < N; j++) {
-            u64 p = (u64)a[j] * bi + t[j] + c;
-            t[j] = (u32)p;
-            c = p >> 32;
-        }
-        u64 s = (u64)t[N] + c;
-        t[N] = (u32)s;
-        t[N + 1] += (u32)(s >> 32);
-        const u32 q = t[0] * minv;
-        c = 0;
-        for (int j = 0; j < N; j++) {
-            u64 p = (u64)m[j] * q + t[j] + c;
-            t[j] = (u32)p;
-            c = p >> 32;
-        }
-        s = (u64)t[N] + c;
-        t[N] = (u32)s;
-        t[N + 1] += (u32)(s >> 32);
-#endif
-#pragma unroll
-        for (int j = 0; j < N + 1; j++) t[j] = t[j + 1];
+        for (int j = 1; j < N; j++) t[j] = md_madhic_cc(m[j], q, t[j]);
+        t[N] = md_addc(t[N], 0);
         t[N + 1] = 0;
     }
     // t < 2m: one conditional subtraction.
@@ -351,9 +343,8 @@ extern "C" __global__ void __launch_bounds__(128) mod_powm(u64 *r, const u64 *ba
     u32 *T = tab + g;
 #define TAB(j, k) T[((u64)(j) * N + (k)) * stride]
     for (u64 idx = g; idx < n; idx += stride) {
-        u32 m[N], q[N], b[N], x[N], y[N];
-        md_load(m, md_at(mod, m_each, idx));
-        md_load(b, base + idx * (N / 2));
+        u32 q[N], x[N], y[N];
+        md_load(q, md_at(mod, m_each, idx));
         const u64 *e = md_at(exp, e_each, idx);
         // Top window index of the exponent (-1 when e = 0).
         int top = -1;
@@ -363,8 +354,7 @@ extern "C" __global__ void __launch_bounds__(128) mod_powm(u64 *r, const u64 *ba
                 break;
             }
         }
-        const u32 k2 = md_ctz(m);
-        md_copy(q, m);
+        const u32 k2 = md_ctz(q);
         md_shr_bits(q, k2);
         // x = b^e mod q (odd part), x = 0 when q == 1.
         if (md_is_one(q)) {
@@ -377,7 +367,8 @@ extern "C" __global__ void __launch_bounds__(128) mod_powm(u64 *r, const u64 *ba
             md_r2(y, q);                  // R^2 mod q
             md_mont_rr(x, y, one, q, minv); // R mod q = Montgomery 1
             u32 bm[N];
-            md_mont_rr(bm, b, y, q, minv); // b R mod q (b < R, R^2 mod q < q)
+            md_load(bm, base + idx * (N / 2));
+            md_mont_rr(bm, bm, y, q, minv); // b R mod q (b < R, R^2 mod q < q)
 #pragma unroll
             for (int k = 0; k < N; k++) {
                 TAB(0, k) = x[k];
@@ -417,9 +408,10 @@ extern "C" __global__ void __launch_bounds__(128) mod_powm(u64 *r, const u64 *ba
         }
         if (k2 > 0) {
             // y = b^e mod 2^(32N) by low products (table reused).
-            u32 one[N];
+            u32 one[N], b[N];
             md_zero(one);
             one[0] = 1;
+            md_load(b, base + idx * (N / 2));
 #pragma unroll
             for (int k = 0; k < N; k++) {
                 TAB(0, k) = one[k];

@@ -244,9 +244,65 @@ fn sub_assign(r: &mut [u64], b: &[u64]) {
     }
 }
 
+/// CIOS Montgomery product for `N` limbs, fully unrolled (small moduli:
+/// the calls of the row functions cost more than the arithmetic there).
+#[inline(always)]
+fn mont_cios<const N: usize>(r: &mut [u64], a: &[u64], b: &[u64], m: &[u64], minv: u64) {
+    let a: &[u64; N] = a.try_into().unwrap();
+    let b: &[u64; N] = b.try_into().unwrap();
+    let m: &[u64; N] = m.try_into().unwrap();
+    let mut t = [0u64; N];
+    let mut tn = 0u64;
+    for &bi in b.iter() {
+        let mut c = 0u64;
+        for j in 0..N {
+            let p = a[j] as u128 * bi as u128 + t[j] as u128 + c as u128;
+            t[j] = p as u64;
+            c = (p >> 64) as u64;
+        }
+        let s = tn as u128 + c as u128;
+        tn = s as u64;
+        let tn1 = (s >> 64) as u64;
+        let q = t[0].wrapping_mul(minv);
+        let p = m[0] as u128 * q as u128 + t[0] as u128;
+        let mut c = (p >> 64) as u64;
+        for j in 1..N {
+            let p = m[j] as u128 * q as u128 + t[j] as u128 + c as u128;
+            t[j - 1] = p as u64;
+            c = (p >> 64) as u64;
+        }
+        let s = tn as u128 + c as u128;
+        t[N - 1] = s as u64;
+        tn = tn1 + (s >> 64) as u64;
+    }
+    // t + tn 2^(64N) < 2m: one subtraction.
+    let mut d = [0u64; N];
+    let mut br = false;
+    for j in 0..N {
+        let (x, o1) = t[j].overflowing_sub(m[j]);
+        let (x, o2) = x.overflowing_sub(br as u64);
+        d[j] = x;
+        br = o1 | o2;
+    }
+    let keep = tn == 0 && br;
+    r.copy_from_slice(if keep { &t } else { &d });
+}
+
 /// `r = a b / R mod m` for `a b < m R` (n-limb operands).
 fn mont_mul_n(r: &mut [u64], a: &[u64], b: &[u64], ctx: &Mont, sc: &mut Scratch) {
     let n = ctx.n();
+    let (m, mi) = (&ctx.m[..], ctx.minv);
+    match n {
+        1 => return mont_cios::<1>(r, a, b, m, mi),
+        2 => return mont_cios::<2>(r, a, b, m, mi),
+        3 => return mont_cios::<3>(r, a, b, m, mi),
+        4 => return mont_cios::<4>(r, a, b, m, mi),
+        5 => return mont_cios::<5>(r, a, b, m, mi),
+        6 => return mont_cios::<6>(r, a, b, m, mi),
+        7 => return mont_cios::<7>(r, a, b, m, mi),
+        8 => return mont_cios::<8>(r, a, b, m, mi),
+        _ => {}
+    }
     if n < KARA_T {
         if a.as_ptr() == b.as_ptr() {
             sqr_basecase(&mut sc.t, a);
