@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use malachite_base::num::arithmetic::traits::{Gcd, ModPow};
 use malachite_nz::natural::Natural;
+use mparray::engine::CudaEngine;
 use mparray::int::cpu::modular::{self as cpu, HostOperand};
 use mparray::int::cuda::modular::{self as gpu, Operand};
 use mparray::int::cuda::{download, upload};
-use mparray::engine::CudaEngine;
 use mparray::{Engine, Error};
 
 fn eng() -> Arc<CudaEngine> {
@@ -92,14 +92,26 @@ fn cuda_mod_powm_matches_cpu() {
     for &l in WIDTHS {
         let n = if l <= 8 { 300 } else { 40 };
         let (a, x, m) = batch(&mut rng, n, l, false);
-        let (da, dx, dm) = (upload(&e, &a).unwrap(), upload(&e, &x).unwrap(), upload(&e, &m).unwrap());
+        let (da, dx, dm) = (
+            upload(&e, &a).unwrap(),
+            upload(&e, &x).unwrap(),
+            upload(&e, &m).unwrap(),
+        );
         let r = gpu::powm(&e, &da, Operand::Each(&dx), Operand::Each(&dm), n, l).unwrap();
         let got = download(&e, &r).unwrap();
         let want = cpu::powm(&a, HostOperand::Each(&x), HostOperand::Each(&m), l).unwrap();
         assert_eq!(got[..n * l], want[..], "powm l={l}");
         for i in 0..n.min(20) {
-            let (b, ex, mm) = (nat(&a[i * l..][..l]), nat(&x[i * l..][..l]), nat(&m[i * l..][..l]));
-            let w = if mm == 1u32 { Natural::from(0u32) } else { (&b % &mm).mod_pow(&ex, &mm) };
+            let (b, ex, mm) = (
+                nat(&a[i * l..][..l]),
+                nat(&x[i * l..][..l]),
+                nat(&m[i * l..][..l]),
+            );
+            let w = if mm == 1u32 {
+                Natural::from(0u32)
+            } else {
+                (&b % &mm).mod_pow(&ex, &mm)
+            };
             assert_eq!(nat(&got[i * l..][..l]), w, "powm vs malachite l={l} {i}");
         }
         // Shared exponent and modulus; exponent 0.
@@ -131,7 +143,11 @@ fn cuda_mod_gcd_modinv_match_cpu() {
             let (mut a, mut b, m) = batch(&mut rng, n, l, odd);
             a[..l].fill(0);
             b[..2 * l].fill(0);
-            let (da, db, dm) = (upload(&e, &a).unwrap(), upload(&e, &b).unwrap(), upload(&e, &m).unwrap());
+            let (da, db, dm) = (
+                upload(&e, &a).unwrap(),
+                upload(&e, &b).unwrap(),
+                upload(&e, &m).unwrap(),
+            );
             let g = download(&e, &gpu::gcd(&e, &da, Operand::Each(&db), n, l).unwrap()).unwrap();
             let want = cpu::gcd(&a, HostOperand::Each(&b), l).unwrap();
             assert_eq!(g[..n * l], want[..], "gcd l={l}");
@@ -157,10 +173,16 @@ fn cuda_mod_gcd_modinv_match_cpu() {
         c[0] |= 1;
         let (da, dc) = (upload(&e, &a).unwrap(), upload(&e, &c).unwrap());
         let g = download(&e, &gpu::gcd(&e, &da, Operand::All(&dc), n, l).unwrap()).unwrap();
-        assert_eq!(g[..n * l], cpu::gcd(&a, HostOperand::All(&c), l).unwrap()[..]);
+        assert_eq!(
+            g[..n * l],
+            cpu::gcd(&a, HostOperand::All(&c), l).unwrap()[..]
+        );
         let (x, _) = gpu::modinv(&e, &da, Operand::All(&dc), n, l).unwrap();
         let x = download(&e, &x).unwrap();
-        assert_eq!(x[..n * l], cpu::modinv(&a, HostOperand::All(&c), l).unwrap().0[..]);
+        assert_eq!(
+            x[..n * l],
+            cpu::modinv(&a, HostOperand::All(&c), l).unwrap().0[..]
+        );
     }
 }
 
@@ -172,18 +194,54 @@ fn cuda_mod_montgomery_matches_cpu() {
     for &l in WIDTHS {
         let n = if l <= 8 { 200 } else { 40 };
         let (a, b, m) = batch(&mut rng, n, l, true);
-        let (da, db, dm) = (upload(&e, &a).unwrap(), upload(&e, &b).unwrap(), upload(&e, &m).unwrap());
-        let to = download(&e, &gpu::to_montgomery(&e, &da, Operand::Each(&dm), n, l).unwrap()).unwrap();
-        assert_eq!(to[..n * l], cpu::to_montgomery(&a, HostOperand::Each(&m), l).unwrap()[..], "to l={l}");
-        let fr = download(&e, &gpu::from_montgomery(&e, &da, Operand::Each(&dm), n, l).unwrap()).unwrap();
-        assert_eq!(fr[..n * l], cpu::from_montgomery(&a, HostOperand::Each(&m), l).unwrap()[..], "from l={l}");
-        let mu = download(&e, &gpu::mont_mul(&e, &da, &db, Operand::Each(&dm), n, l).unwrap()).unwrap();
-        assert_eq!(mu[..n * l], cpu::mont_mul(&a, &b, HostOperand::Each(&m), l).unwrap()[..], "mul l={l}");
+        let (da, db, dm) = (
+            upload(&e, &a).unwrap(),
+            upload(&e, &b).unwrap(),
+            upload(&e, &m).unwrap(),
+        );
+        let to = download(
+            &e,
+            &gpu::to_montgomery(&e, &da, Operand::Each(&dm), n, l).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            to[..n * l],
+            cpu::to_montgomery(&a, HostOperand::Each(&m), l).unwrap()[..],
+            "to l={l}"
+        );
+        let fr = download(
+            &e,
+            &gpu::from_montgomery(&e, &da, Operand::Each(&dm), n, l).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            fr[..n * l],
+            cpu::from_montgomery(&a, HostOperand::Each(&m), l).unwrap()[..],
+            "from l={l}"
+        );
+        let mu = download(
+            &e,
+            &gpu::mont_mul(&e, &da, &db, Operand::Each(&dm), n, l).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            mu[..n * l],
+            cpu::mont_mul(&a, &b, HostOperand::Each(&m), l).unwrap()[..],
+            "mul l={l}"
+        );
         let mut mm = rng.num(l);
         mm[0] |= 1;
         let dmm = upload(&e, &mm).unwrap();
-        let mu = download(&e, &gpu::mont_mul(&e, &da, &db, Operand::All(&dmm), n, l).unwrap()).unwrap();
-        assert_eq!(mu[..n * l], cpu::mont_mul(&a, &b, HostOperand::All(&mm), l).unwrap()[..], "mul All l={l}");
+        let mu = download(
+            &e,
+            &gpu::mont_mul(&e, &da, &db, Operand::All(&dmm), n, l).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            mu[..n * l],
+            cpu::mont_mul(&a, &b, HostOperand::All(&mm), l).unwrap()[..],
+            "mul All l={l}"
+        );
     }
 }
 

@@ -5,7 +5,7 @@
 //! errors), with per-element and shared (`All`) operands, at widths that
 //! cross the multiplication thresholds (Karatsuba from 24 limbs) and the
 //! sliding-window sizes.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::needless_range_loop, clippy::should_implement_trait)]
 
 use malachite_base::num::arithmetic::traits::{
     ExtendedGcd, Gcd, ModInverse, ModPow, ModPowerOf2, PowerOf2,
@@ -146,7 +146,11 @@ fn powm_matches_malachite() {
         let (a, e, m) = batch(&mut rng, n, l, false);
         let r = md::powm(&a, HostOperand::Each(&e), HostOperand::Each(&m), l).unwrap();
         for i in 0..n {
-            let want = ref_powm(&nat(elem(&a, i, l)), &nat(elem(&e, i, l)), &nat(elem(&m, i, l)));
+            let want = ref_powm(
+                &nat(elem(&a, i, l)),
+                &nat(elem(&e, i, l)),
+                &nat(elem(&m, i, l)),
+            );
             assert_eq!(nat(elem(&r, i, l)), want, "powm l={l} element {i}");
         }
         // Shared exponent and modulus (odd and even).
@@ -183,13 +187,21 @@ fn powm_edges() {
             (max.clone(), max.clone(), one.clone()),
             (max.clone(), zero.clone(), one.clone()),
             (max.clone(), max.clone(), limbs_of(&Natural::from(2u32), l)),
-            (max.clone(), max.clone(), limbs_of(&Natural::power_of_2(64 * l as u64 - 1), l)),
+            (
+                max.clone(),
+                max.clone(),
+                limbs_of(&Natural::power_of_2(64 * l as u64 - 1), l),
+            ),
             (limbs_of(&Natural::from(3u32), l), max.clone(), max.clone()),
             (max.clone(), one.clone(), limbs_of(&Natural::from(12u32), l)),
         ];
         for (b, e, m) in cases {
             let r = md::powm(&b, HostOperand::Each(&e), HostOperand::Each(&m), l).unwrap();
-            assert_eq!(nat(&r), ref_powm(&nat(&b), &nat(&e), &nat(&m)), "{b:?} {e:?} {m:?}");
+            assert_eq!(
+                nat(&r),
+                ref_powm(&nat(&b), &nat(&e), &nat(&m)),
+                "{b:?} {e:?} {m:?}"
+            );
         }
     }
     // Every exponent length from 0 to 130 bits (all window sizes up to 3;
@@ -201,7 +213,11 @@ fn powm_edges() {
     for bits in 0..130u64 {
         let e = limbs_of(&(Natural::power_of_2(bits) - Natural::from(1u32)), l);
         let r = md::powm(&b, HostOperand::All(&e), HostOperand::All(&m), l).unwrap();
-        assert_eq!(nat(&r), ref_powm(&nat(&b), &nat(&e), &nat(&m)), "bits {bits}");
+        assert_eq!(
+            nat(&r),
+            ref_powm(&nat(&b), &nat(&e), &nat(&m)),
+            "bits {bits}"
+        );
     }
 }
 
@@ -265,8 +281,16 @@ fn gcd_and_gcd_ext_match_malachite() {
             assert_eq!(nat(elem(&g, i, l)), (&x).gcd(&y), "gcd l={l} element {i}");
             let (gg, ss, tt) = x.extended_gcd(y);
             assert_eq!(nat(elem(&g2, i, l)), gg, "gcd_ext g l={l} element {i}");
-            assert_eq!(elem(&s, i, l), signed_of(&ss, l), "gcd_ext s l={l} element {i}");
-            assert_eq!(elem(&t, i, l), signed_of(&tt, l), "gcd_ext t l={l} element {i}");
+            assert_eq!(
+                elem(&s, i, l),
+                signed_of(&ss, l),
+                "gcd_ext s l={l} element {i}"
+            );
+            assert_eq!(
+                elem(&t, i, l),
+                signed_of(&tt, l),
+                "gcd_ext t l={l} element {i}"
+            );
         }
         let c = rng.num(l);
         let g = md::gcd(&a, HostOperand::All(&c), l).unwrap();
@@ -289,7 +313,10 @@ fn gcd_and_gcd_ext_match_malachite() {
     }
     let g = md::gcd(&a, HostOperand::Each(&b), l).unwrap();
     for i in 0..20 {
-        assert_eq!(nat(elem(&g, i, l)), nat(elem(&a, i, l)).gcd(nat(elem(&b, i, l))));
+        assert_eq!(
+            nat(elem(&g, i, l)),
+            nat(elem(&a, i, l)).gcd(nat(elem(&b, i, l)))
+        );
     }
 }
 
@@ -303,7 +330,11 @@ fn modinv_matches_malachite() {
         let mut seen = [false; 2];
         for i in 0..n {
             let (w, f) = ref_modinv(&nat(elem(&a, i, l)), &nat(elem(&m, i, l)));
-            assert_eq!((nat(elem(&x, i, l)), ok[i]), (w, f), "modinv l={l} element {i}");
+            assert_eq!(
+                (nat(elem(&x, i, l)), ok[i]),
+                (w, f),
+                "modinv l={l} element {i}"
+            );
             seen[f as usize] = true;
         }
         assert!(seen[0] && seen[1], "l={l}: both outcomes");
@@ -327,7 +358,11 @@ fn montgomery_functions_match_formulas() {
         let from = md::from_montgomery(&a, HostOperand::Each(&m), l).unwrap();
         let mul = md::mont_mul(&a, &b, HostOperand::Each(&m), l).unwrap();
         for i in 0..n {
-            let (x, y, mm) = (nat(elem(&a, i, l)), nat(elem(&b, i, l)), nat(elem(&m, i, l)));
+            let (x, y, mm) = (
+                nat(elem(&a, i, l)),
+                nat(elem(&b, i, l)),
+                nat(elem(&m, i, l)),
+            );
             let rinv = if mm == 1u32 {
                 Natural::from(0u32)
             } else {
@@ -335,14 +370,22 @@ fn montgomery_functions_match_formulas() {
             };
             assert_eq!(nat(elem(&to, i, l)), &x * &r % &mm, "to l={l} {i}");
             assert_eq!(nat(elem(&from, i, l)), &x * &rinv % &mm, "from l={l} {i}");
-            assert_eq!(nat(elem(&mul, i, l)), &x * &y % &mm * &rinv % &mm, "mul l={l} {i}");
+            assert_eq!(
+                nat(elem(&mul, i, l)),
+                &x * &y % &mm * &rinv % &mm,
+                "mul l={l} {i}"
+            );
         }
         // Round trip through a shared modulus.
         let mm = rng.odd(l);
         let to = md::to_montgomery(&a, HostOperand::All(&mm), l).unwrap();
         let back = md::from_montgomery(&to, HostOperand::All(&mm), l).unwrap();
         for i in 0..n {
-            assert_eq!(nat(elem(&back, i, l)), nat(elem(&a, i, l)) % nat(&mm), "round trip");
+            assert_eq!(
+                nat(elem(&back, i, l)),
+                nat(elem(&a, i, l)) % nat(&mm),
+                "round trip"
+            );
         }
     }
 }
@@ -350,7 +393,20 @@ fn montgomery_functions_match_formulas() {
 #[test]
 fn empty_batches() {
     let e: Vec<u64> = vec![];
-    assert!(md::powm(&e, HostOperand::Each(&e), HostOperand::Each(&e), 2).unwrap().is_empty());
-    assert!(md::gcd(&e, HostOperand::All(&[1, 0]), 2).unwrap().is_empty());
-    assert!(md::modinv(&e, HostOperand::All(&[3, 0]), 2).unwrap().0.is_empty());
+    assert!(
+        md::powm(&e, HostOperand::Each(&e), HostOperand::Each(&e), 2)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        md::gcd(&e, HostOperand::All(&[1, 0]), 2)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        md::modinv(&e, HostOperand::All(&[3, 0]), 2)
+            .unwrap()
+            .0
+            .is_empty()
+    );
 }

@@ -522,22 +522,20 @@ pub fn powm(base: &[u64], exp: HostOperand, m: HostOperand, limbs: usize) -> Res
         HostOperand::Each(_) => None,
     };
     let c = chunk(len, l);
-    r.par_chunks_mut(c * l)
-        .enumerate()
-        .for_each(|(ci, rc)| {
-            let mut sc = None;
-            for (j, ri) in rc.chunks_mut(l).enumerate() {
-                let i = ci * c + j;
-                powm_elem(
-                    ri,
-                    &base[i * l..(i + 1) * l],
-                    exp.get(i, l),
-                    m.get(i, l),
-                    shared.as_ref(),
-                    &mut sc,
-                );
-            }
-        });
+    r.par_chunks_mut(c * l).enumerate().for_each(|(ci, rc)| {
+        let mut sc = None;
+        for (j, ri) in rc.chunks_mut(l).enumerate() {
+            let i = ci * c + j;
+            powm_elem(
+                ri,
+                &base[i * l..(i + 1) * l],
+                exp.get(i, l),
+                m.get(i, l),
+                shared.as_ref(),
+                &mut sc,
+            );
+        }
+    });
     Ok(r)
 }
 
@@ -560,11 +558,7 @@ pub fn gcd(a: &[u64], b: HostOperand, limbs: usize) -> Result<Vec<u64>> {
 
 /// (g, s, t) with a s + b t = g as malachite's `Natural::extended_gcd`
 /// returns them, s and t as W-bit two's complement.
-pub fn gcd_ext(
-    a: &[u64],
-    b: HostOperand,
-    limbs: usize,
-) -> Result<(Vec<u64>, Vec<u64>, Vec<u64>)> {
+pub fn gcd_ext(a: &[u64], b: HostOperand, limbs: usize) -> Result<(Vec<u64>, Vec<u64>, Vec<u64>)> {
     let len = check_base("gcd_ext", a, limbs)?;
     b.check("gcd_ext operand", len, limbs)?;
     let l = limbs;

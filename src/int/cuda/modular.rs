@@ -127,12 +127,7 @@ fn host(eng: &Arc<CudaEngine>, buf: &CudaSlice<u64>, n: usize) -> Result<Vec<u64
     Ok(v)
 }
 
-fn host_op(
-    eng: &Arc<CudaEngine>,
-    op: Operand,
-    len: usize,
-    l: usize,
-) -> Result<(Vec<u64>, bool)> {
+fn host_op(eng: &Arc<CudaEngine>, op: Operand, len: usize, l: usize) -> Result<(Vec<u64>, bool)> {
     match op {
         Operand::Each(b) => Ok((host(eng, b, len * l)?, true)),
         Operand::All(b) => Ok((host(eng, b, l)?, false)),
@@ -289,6 +284,7 @@ pub fn modinv(
     Ok((r, fl))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn mont(
     what: &'static str,
     eng: &Arc<CudaEngine>,
