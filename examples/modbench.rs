@@ -159,7 +159,7 @@ fn main() -> mparray::Result<()> {
                         let s = t.elapsed().as_secs_f64();
                         let v = download(e, &r).unwrap();
                         // Check the first 4096 against the CPU.
-                        let k = n.min(2048);
+                        let k = n.min(256);
                         let c = cpu::powm(
                             &a[..k * l],
                             HostOperand::Each(&b[..k * l]),
