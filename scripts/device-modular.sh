@@ -9,9 +9,9 @@ cd "$(dirname "$0")"
 nproc > "$R/nproc.txt"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > "$R/gpu.txt" 2>&1
 : > "$R/gmp.jsonl"
-for spec in "256 65536 400000" "1024 8192 100000" "2048 2048 40000" "4096 256 12000"; do
+for spec in "2048 2048 40000" "256 65536 300000" "1024 8192 80000" "4096 256 12000"; do
     set -- $spec
-    timeout 8 ./gmpmod 16 "$1" "$2" "$3" >> "$R/gmp.jsonl"
+    timeout 6 ./gmpmod 16 "$1" "$2" "$3" >> "$R/gmp.jsonl"
 done
 MODBENCH_CPU=${MODBENCH_CPU:-1} timeout ${BENCH_S:-40} ./modbench 0.3 ${WIDTHS:-2048 256 1024 4096} > "$R/bench.jsonl" 2> "$R/bench.err"
 timeout ${TEST_S:-20} ./int_cuda_modular --include-ignored --test-threads 1 > "$R/tests_gpu.txt" 2>&1
