@@ -61,7 +61,7 @@ fn timed<F: FnMut(usize) -> f64>(start: usize, max: usize, target: f64, mut f: F
             return (n, s);
         }
         let grow = ((target / s.max(1e-6)) * n as f64) as usize;
-        n = grow.clamp(n * 2, max);
+        n = grow.max(n * 2).min(max);
     }
 }
 
