@@ -38,6 +38,11 @@ pub static INT_BITS: KernelSource = KernelSource {
     name: "int_bits",
     code: include_str!("int_bits.cu"),
 };
+/// Modular arithmetic: powm, Montgomery form, gcd, inverse.
+pub static INT_MODULAR: KernelSource = KernelSource {
+    name: "int_modular",
+    code: include_str!("int_modular.cu"),
+};
 /// Random inputs generated on the device (same bits as the CPU generator).
 pub static INT_RAND: KernelSource = KernelSource {
     name: "int_rand",
@@ -111,13 +116,14 @@ pub static ROOTS: KernelSource = KernelSource {
 };
 
 /// Every kernel source, for listings and the CI compile check.
-pub fn sources() -> [&'static KernelSource; 14] {
+pub fn sources() -> [&'static KernelSource; 15] {
     [
         &INT_ADD,
         &INT_MUL,
         &INT_DIV,
         &INT_RAND,
         &INT_BITS,
+        &INT_MODULAR,
         &HUGE_NTT,
         &HUGE_LINEAR,
         &FLOAT_ARITH,

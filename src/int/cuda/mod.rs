@@ -56,6 +56,7 @@ pub fn instances() -> Vec<Instance> {
     v.extend(mul::instances());
     v.extend(div::instances());
     v.extend(bits::instances());
+    v.extend(modular::instances());
     v
 }
 
