@@ -45,10 +45,31 @@ __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub
     r[0] = o.head;
 }
 
-// r = x / y, to nearest.
+// r = x / y, to nearest. Normal x, y: fl_div_num's integers (U = x B^k,
+// k = RT_N + 1, divided by y) with compile-time sizes (fl_divrem_k, the
+// same digits as fl_divrem), the same normalization and rounding.
 __device__ __noinline__ void rt_div(u64 *r, const u64 *x, const u64 *y, u64 p) {
     FlOut o = {r + 1, RT_N, 0};
-    fl_arith<RT_N>(FL_OP_DIV, FL_RN, p, o, x[0], x + 1, RT_N, y[0], y + 1, RT_N, 0, x + 1, 0);
+    if (rt_normal(x[0]) && rt_normal(y[0])) {
+        const int UL = 2 * RT_N + 1;
+        u64 ua[UL + 1], qa[UL];
+#pragma unroll
+        for (int k = 0; k <= RT_N; k++) ua[k] = 0;
+#pragma unroll
+        for (int k = 0; k < RT_N; k++) ua[RT_N + 1 + k] = x[1 + k];
+        ua[UL] = 0;
+#pragma unroll
+        for (int k = 0; k < UL; k++) qa[k] = 0;
+        fl_divrem_k<UL, RT_N>(qa, ua, y + 1);
+        bool sticky = fl_any(ua, RT_N);
+        u32 lz;
+        u32 qs = fl_normalize(qa, UL, lz);
+        i64 e = fl_exp(x[0]) - fl_exp(y[0]) + 64 * ((i64)qs - RT_N - 1) - (i64)lz;
+        bool neg = ((fl_tag(x[0]) ^ fl_tag(y[0])) & FL_NEG) != 0;
+        fl_round_to(o, neg, e, qa, qs, sticky, p, FL_RN);
+    } else {
+        fl_arith<RT_N>(FL_OP_DIV, FL_RN, p, o, x[0], x + 1, RT_N, y[0], y + 1, RT_N, 0, x + 1, 0);
+    }
     r[0] = o.head;
 }
 
@@ -383,18 +404,24 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
         __syncthreads();
     }
     // Terms A_k X_k, D_k X_k (products, then sums) and |A_k|_1 R_k (RU).
+    // The products by kind c (0: a_r y_r, 2: a_r y_i, then the R products,
+    // then 1: a_i y_i, 3: a_i y_r), each kind over p's and p''s terms: with
+    // real coefficients the products by a_i = 0 (cheap) come last, so the
+    // others spread over every thread.
     {
-        const u32 np = 4 * (n + 1), nq = 4 * n, tot = np + nq + n + 1;
+        const u32 g = 2 * n + 1, tot = 4 * g + n + 1;
         for (u32 m = t; m < tot; m += B) {
-            if (m < np + nq) {
-                const bool q = m >= np;
-                const u32 mm = q ? m - np : m, k = mm / 4, c = mm % 4;
+            if (m >= 2 * g && m < 2 * g + n + 1) {
+                const u32 k = m - 2 * g;
+                rt_mul(RT_F(w.Z, k), RT_F(AB, k), RT_F(R, k), p, FL_RU);
+            } else {
+                const u32 mm = m < 2 * g ? m : m - (n + 1), grp = mm / g, r = mm % g;
+                const u32 c = grp == 0 ? 0 : (grp == 1 ? 2 : (grp == 2 ? 1 : 3));
+                const bool q = r > n;
+                const u32 k = q ? r - (n + 1) : r;
                 const u64 *a = (q ? D : A) + (u64)k * RT_CW, *y = X + (u64)k * RT_CW;
                 rt_mul(RT_F(T, 8 * k + (q ? 4 : 0) + c), RT_F(a, c & 1), RT_F(y, c == 1 || c == 2),
                        p, FL_RN);
-            } else {
-                const u32 k = m - np - nq;
-                rt_mul(RT_F(w.Z, k), RT_F(AB, k), RT_F(R, k), p, FL_RU);
             }
         }
         __syncthreads();
