@@ -320,11 +320,12 @@ fn cuda_fused_gives_the_cpu_bits() {
     let mut rng = Rng(common::seed());
     // Limb counts 1..16 (the device tiers), orders 1-3, unconverged and
     // converged states.
-    for (k, p) in [53u64, 64, 128, 150, 256, 320, 512, 700, 1024]
+    // n = 300: more leaves than the block's 256 threads.
+    for (k, p) in [53u64, 64, 128, 150, 256, 320, 512, 700, 1024, 192]
         .into_iter()
         .enumerate()
     {
-        let n = [3usize, 17, 40, 8, 130, 5, 64, 12, 33][k];
+        let n = [3usize, 17, 40, 8, 130, 5, 64, 12, 33, 300][k];
         let order = 1 + k % 3;
         let c = rand_poly(&mut rng, n, p + 64, p);
         let x0 = rand_points(&mut rng, n, p);
@@ -344,6 +345,11 @@ fn cuda_fused_gives_the_cpu_bits() {
                 cpu.roots.to_hex_strings().unwrap(),
                 dev.roots.to_hex_strings().unwrap(),
                 "p {p} n {n} L {order} iters {iters}"
+            );
+            assert_eq!(
+                cpu.residual_bound.to_hex_strings().unwrap(),
+                dev.residual_bound.to_hex_strings().unwrap(),
+                "bounds: p {p} n {n} L {order} iters {iters}"
             );
         }
     }

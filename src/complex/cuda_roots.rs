@@ -13,8 +13,21 @@ use crate::engine::cuda::memory::{alloc_zeros, download, upload};
 use crate::error::{Error, Result};
 use crate::kernels::{Instance, ROOTS};
 
-/// Threads per block (per root).
-pub const BLOCK: u32 = 128;
+/// Threads per block (per root; roots.cu's RT_BLOCK, its launch bound).
+pub const BLOCK: u32 = 256;
+
+/// Threads per block of `roots_certify`.
+const CERT_BLOCK: u32 = 128;
+
+/// Words of one root's workspace (roots.cu's `rt_ws_words`).
+fn ws_words(n: usize, w: usize) -> usize {
+    (18 * n + 38) * w
+}
+
+/// Words of one point's workspace of `roots_certify` (`rt_cert_words`).
+fn cert_words(n: usize, w: usize) -> usize {
+    9 * (n + 1) * w
+}
 
 /// The roots kernels for `nl` limbs per float.
 pub fn instance(nl: usize) -> Instance {
@@ -62,7 +75,6 @@ impl CudaIter {
                 su.nl
             )));
         }
-        let ws_words = (n + 1) * cw * 2 + n * cw * 2 + (n + 1) * w * 2;
         Ok(CudaIter {
             eng: eng.clone(),
             inst: instance(su.nl),
@@ -77,7 +89,7 @@ impl CudaIter {
             t: [alloc_zeros(eng, n * cw)?, alloc_zeros(eng, n * cw)?],
             cur: 0,
             pd: alloc_zeros(eng, n * 2 * cw)?,
-            ws: alloc_zeros(eng, n * ws_words)?,
+            ws: alloc_zeros(eng, n * ws_words(n, w))?,
             flags: alloc_zeros(eng, n)?,
         })
     }
@@ -166,7 +178,8 @@ impl Stepper for CudaIter {
 }
 
 /// The residual bounds of `polyroots::certify_root` for the packed points
-/// `x` (one block per point, its first thread computing), packed.
+/// `x` (one block per point, at most enough blocks for a 256 MiB
+/// workspace, each taking every `grid`-th point), packed.
 pub(crate) fn certify(eng: &Arc<CudaEngine>, su: &Setup, x: &[u64]) -> Result<Vec<u64>> {
     let w = su.w();
     let len = x.len() / (2 * w);
@@ -177,6 +190,9 @@ pub(crate) fn certify(eng: &Arc<CudaEngine>, su: &Setup, x: &[u64]) -> Result<Ve
     let er = upload(eng, &su.er)?;
     let xd = upload(eng, x)?;
     let mut out = alloc_zeros::<u64>(eng, len * w)?;
+    let per = cert_words(su.n, w);
+    let grid = len.min(((256usize << 20) / 8 / per).max(1)).min(65535);
+    let mut ws = alloc_zeros::<u64>(eng, grid * per)?;
     let f = eng.function(&instance(su.nl), "roots_certify")?;
     let (n32, len32, p) = (su.n as u32, len as u32, su.p);
     let mut b = eng.stream().launch_builder(&f);
@@ -184,16 +200,17 @@ pub(crate) fn certify(eng: &Arc<CudaEngine>, su: &Setup, x: &[u64]) -> Result<Ve
         .arg(&mut out)
         .arg(&a)
         .arg(&er)
+        .arg(&mut ws)
         .arg(&n32)
         .arg(&len32)
         .arg(&p);
     let cfg = LaunchConfig {
-        grid_dim: (len32, 1, 1),
-        block_dim: (32, 1, 1),
+        grid_dim: (grid as u32, 1, 1),
+        block_dim: (CERT_BLOCK, 1, 1),
         shared_mem_bytes: 0,
     };
     // SAFETY: x holds len packed points, out len reals, A and er n + 1
-    // values of the instance's limb count.
+    // values of the instance's limb count, ws grid points' workspaces.
     unsafe { b.launch(cfg) }.map_err(Error::driver("launching roots_certify"))?;
     let mut v = download(eng, &out)?;
     v.truncate(len * w);

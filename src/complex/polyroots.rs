@@ -759,6 +759,8 @@ pub fn aberth_fused(
             "the Aberth order L must be at least 1".into(),
         ));
     }
+    let prof = std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some();
+    let t0 = std::time::Instant::now();
     let su = Setup::new(coeffs, prec, tol2)?;
     if x0.len() != su.n {
         return Err(Error::Shape(format!(
@@ -769,6 +771,7 @@ pub fn aberth_fused(
     }
     let eng = x0.engine();
     let x = pack_complex(x0, prec)?;
+    let t1 = std::time::Instant::now();
     let (packed, converged, iterations) = match &eng {
         Engine::Cuda(dev) if su.nl <= CUDA_MAX_LIMBS => {
             let mut st = super::cuda_roots::CudaIter::new(dev, &su, &x)?;
@@ -786,11 +789,28 @@ pub fn aberth_fused(
             run(&mut st, su.n, order, max_iter, progress)?
         }
     };
+    let t2 = std::time::Instant::now();
+    let roots = unpack_complex(&packed, prec)?.into_engine(&eng)?;
+    let residual_bound = certify_packed(&su, &packed, &eng)?;
+    if prof {
+        // Timing aid: each phase ends with a download, so the engine is
+        // synchronised at every boundary.
+        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+        let t3 = std::time::Instant::now();
+        eprintln!(
+            "roots profile: setup {:.3} ms, {} steps {:.3} ms ({:.3} ms a step), roots and bounds {:.3} ms",
+            ms(t0, t1),
+            iterations + 1,
+            ms(t1, t2),
+            ms(t1, t2) / (iterations + 1) as f64,
+            ms(t2, t3)
+        );
+    }
     Ok(FusedRoots {
-        roots: unpack_complex(&packed, prec)?.into_engine(&eng)?,
+        roots,
         converged,
         iterations,
-        residual_bound: certify_packed(&su, &packed, &eng)?,
+        residual_bound,
     })
 }
 

@@ -45,10 +45,31 @@ __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub
     r[0] = o.head;
 }
 
-// r = x / y, to nearest.
+// r = x / y, to nearest. Normal x, y: fl_div_num's integers (U = x B^k,
+// k = RT_N + 1, divided by y) with compile-time sizes (fl_divrem_k, the
+// same digits as fl_divrem), the same normalization and rounding.
 __device__ __noinline__ void rt_div(u64 *r, const u64 *x, const u64 *y, u64 p) {
     FlOut o = {r + 1, RT_N, 0};
-    fl_arith<RT_N>(FL_OP_DIV, FL_RN, p, o, x[0], x + 1, RT_N, y[0], y + 1, RT_N, 0, x + 1, 0);
+    if (rt_normal(x[0]) && rt_normal(y[0])) {
+        const int UL = 2 * RT_N + 1;
+        u64 ua[UL + 1], qa[UL];
+#pragma unroll
+        for (int k = 0; k <= RT_N; k++) ua[k] = 0;
+#pragma unroll
+        for (int k = 0; k < RT_N; k++) ua[RT_N + 1 + k] = x[1 + k];
+        ua[UL] = 0;
+#pragma unroll
+        for (int k = 0; k < UL; k++) qa[k] = 0;
+        fl_divrem_k<UL, RT_N>(qa, ua, y + 1);
+        bool sticky = fl_any(ua, RT_N);
+        u32 lz;
+        u32 qs = fl_normalize(qa, UL, lz);
+        i64 e = fl_exp(x[0]) - fl_exp(y[0]) + 64 * ((i64)qs - RT_N - 1) - (i64)lz;
+        bool neg = ((fl_tag(x[0]) ^ fl_tag(y[0])) & FL_NEG) != 0;
+        fl_round_to(o, neg, e, qa, qs, sticky, p, FL_RN);
+    } else {
+        fl_arith<RT_N>(FL_OP_DIV, FL_RN, p, o, x[0], x + 1, RT_N, y[0], y + 1, RT_N, 0, x + 1, 0);
+    }
     r[0] = o.head;
 }
 
@@ -82,43 +103,6 @@ __device__ __forceinline__ bool rt_le(const u64 *x, const u64 *y) {
     return c == -1 || c == 0;
 }
 
-// r = x y (complex; r distinct from x and y).
-__device__ void rt_cmul(u64 *r, const u64 *x, const u64 *y, u64 p) {
-    u64 t1[RT_W], t2[RT_W];
-    rt_mul(t1, x, y, p, FL_RN);
-    rt_mul(t2, x + RT_W, y + RT_W, p, FL_RN);
-    rt_add(r, t1, t2, true, p, FL_RN);
-    rt_mul(t1, x, y + RT_W, p, FL_RN);
-    rt_mul(t2, x + RT_W, y, p, FL_RN);
-    rt_add(r + RT_W, t1, t2, false, p, FL_RN);
-}
-
-// r = x +- y part by part.
-__device__ void rt_cadd(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p) {
-    rt_add(r, x, y, sub, p, FL_RN);
-    rt_add(r + RT_W, x + RT_W, y + RT_W, sub, p, FL_RN);
-}
-
-// r = 1/d = (d_r q, -(d_i q)), q = 1/(d_r^2 + d_i^2).
-__device__ void rt_rec(u64 *r, const u64 *d, const u64 *one, u64 p) {
-    u64 t1[RT_W], t2[RT_W], q[RT_W];
-    rt_mul(t1, d, d, p, FL_RN);
-    rt_mul(t2, d + RT_W, d + RT_W, p, FL_RN);
-    rt_add(q, t1, t2, false, p, FL_RN);
-    rt_div(t1, one, q, p);
-    rt_mul(r, d, t1, p, FL_RN);
-    rt_mul(r + RT_W, d + RT_W, t1, p, FL_RN);
-    rt_negate(r + RT_W);
-}
-
-// r = z_r^2 + z_i^2.
-__device__ void rt_norm2(u64 *r, const u64 *z, u64 p) {
-    u64 t1[RT_W], t2[RT_W];
-    rt_mul(t1, z, z, p, FL_RN);
-    rt_mul(t2, z + RT_W, z + RT_W, p, FL_RN);
-    rt_add(r, t1, t2, false, p, FL_RN);
-}
-
 // Whether the tree slot at k covering `width` leaves holds a leaf other
 // than `skip` (of cnt).
 __device__ __forceinline__ bool rt_present(u32 k, u32 width, u32 cnt, u32 skip) {
@@ -126,108 +110,264 @@ __device__ __forceinline__ bool rt_present(u32 k, u32 width, u32 cnt, u32 skip) 
     return end > k && !(end - k == 1 && k == skip);
 }
 
-// The pairwise sum of cnt leaves of `parts` floats (stride parts * RT_W
-// words) in v, leaf `skip` absent, into leaf 0 (zeros when all are
-// absent); the whole block calls it.
-__device__ void rt_tsum(u64 *v, u32 cnt, u32 parts, u32 skip, u64 p, u32 rnd) {
-    const u32 cw = parts * RT_W;
+// A pairwise sum (polyroots.rs's Ar::tsum): cnt leaves of `parts` floats
+// at v (stride parts * RT_W words), leaf `skip` absent, into leaf 0
+// (zeros when every leaf is absent); `rnd` per part.
+struct RtTree {
+    u64 *v;
+    u32 cnt, parts, skip, rnd;
+};
+
+// The tree's pair count at level s: slots q with 2qs + s < cnt.
+__device__ __forceinline__ u32 rt_pairs(u32 cnt, u32 s) {
+    return cnt > s ? (cnt - s + 2 * s - 1) / (2 * s) : 0;
+}
+
+// NT trees summed together, level by level (block-wide): a level's
+// additions, every tree's and every part's, are the block's items, each
+// the same operation as in the tree's own sum.
+template <int NT>
+__device__ void rt_tsums(const RtTree (&tr)[NT], u64 p) {
+    u32 maxc = 0;
+    for (int a = 0; a < NT; a++) maxc = tr[a].cnt > maxc ? tr[a].cnt : maxc;
     u32 s = 1;
-    for (; s < cnt; s *= 2) {
-        for (u32 q = threadIdx.x; (u64)q * 2 * s + s < cnt; q += blockDim.x) {
-            u32 k = q * 2 * s;
+    for (; s < maxc; s *= 2) {
+        u32 tot = 0;
+        for (int a = 0; a < NT; a++) tot += rt_pairs(tr[a].cnt, s) * tr[a].parts;
+        for (u32 m = threadIdx.x; m < tot; m += blockDim.x) {
+            u32 mm = m;
+            int a = 0;
+            while (a + 1 < NT && mm >= rt_pairs(tr[a].cnt, s) * tr[a].parts) {
+                mm -= rt_pairs(tr[a].cnt, s) * tr[a].parts;
+                a++;
+            }
+            const u32 parts = tr[a].parts, cnt = tr[a].cnt, skip = tr[a].skip;
+            const u32 k = (mm / parts) * 2 * s, part = mm % parts;
             bool l = rt_present(k, s, cnt, skip), r = rt_present(k + s, s, cnt, skip);
-            u64 *a = v + (u64)k * cw, *b = v + (u64)(k + s) * cw;
+            u64 *pa = tr[a].v + ((u64)k * parts + part) * RT_W;
+            u64 *pb = tr[a].v + ((u64)(k + s) * parts + part) * RT_W;
             if (l && r) {
                 u64 tmp[RT_W];
-                for (u32 part = 0; part < parts; part++) {
-                    rt_add(tmp, a + part * RT_W, b + part * RT_W, false, p, rnd);
-                    rt_copy(a + part * RT_W, tmp, RT_W);
-                }
+                rt_add(tmp, pa, pb, false, p, tr[a].rnd);
+                rt_copy(pa, tmp, RT_W);
             } else if (r) {
-                rt_copy(a, b, cw);
+                rt_copy(pa, pb, RT_W);
             }
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0 && !rt_present(0, s, cnt, skip))
-        for (u32 k = 0; k < cw; k++) v[k] = 0;
+    // s >= every cnt: whether a tree had any leaf at all.
+    for (int a = 0; a < NT; a++)
+        if (!rt_present(0, s, tr[a].cnt, tr[a].skip))
+            for (u32 k = threadIdx.x; k < tr[a].parts * RT_W; k += blockDim.x) tr[a].v[k] = 0;
     __syncthreads();
 }
 
-// Per-root workspace layout (words): X (n+1 complex), R (n+1 real), the
-// leaves of p (n+1 complex), p' (n complex), noise (n+1 real), S (n complex).
-__device__ __forceinline__ u64 rt_ws_words(u32 n) {
-    return (u64)(n + 1) * RT_CW * 2 + (u64)n * RT_CW * 2 + (u64)(n + 1) * RT_W * 2;
+// Per-root workspace, in floats of RT_W words: X (n+1 complex), R (n+1),
+// the leaves of p (n+1 complex), p' (n complex), noise (n+1), S (n
+// complex), T (8(n+1): the products before their sums), U (24: the
+// correction's values). cuda_roots.rs sizes the same.
+__device__ __forceinline__ u64 rt_ws_words(u32 n) { return (18 * (u64)n + 38) * RT_W; }
+
+struct RtWs {
+    u64 *X, *R, *P, *Q, *Z, *S, *T, *U;
+};
+
+__device__ __forceinline__ RtWs rt_ws(u64 *ws, u32 i, u32 n) {
+    RtWs w;
+    u64 *b = ws + (u64)i * rt_ws_words(n);
+    w.X = b;
+    b += (u64)(n + 1) * RT_CW;
+    w.R = b;
+    b += (u64)(n + 1) * RT_W;
+    w.P = b;
+    b += (u64)(n + 1) * RT_CW;
+    w.Q = b;
+    b += (u64)n * RT_CW;
+    w.Z = b;
+    b += (u64)(n + 1) * RT_W;
+    w.S = b;
+    b += (u64)n * RT_CW;
+    w.T = b;
+    b += (u64)8 * (n + 1) * RT_W;
+    w.U = b;
+    return w;
 }
+
+// Float k of a packed array.
+#define RT_F(a, k) ((a) + (u64)(k) * RT_W)
 
 #define RT_F_ISO 1
 #define RT_F_NOISE 2
 #define RT_F_SMALL 4
 
-// The correction of root i from the sum S in leaves[0] (block-wide call;
-// thread 0 computes): ps = p S, iso, c = p (1/(p' - ps)), t' = x_i - c,
-// small when `last`.
-__device__ void rt_tail(u32 i, const u64 *xi, const u64 *pd, const u64 *sum, u64 *tout,
-                        u8 *flags, const u64 *one, const u64 *tol2, u64 p, bool first,
+// The leaves 1/(x_i - t_j), j != i, into S and their sum into S's leaf 0
+// (block-wide): d = x_i - t_j, its parts' squares, q = 1/(d_r^2 + d_i^2),
+// (d_r q, -(d_i q)), each phase over every leaf and part at once. FIRST:
+// the first phase also copies p, p' (the sums' leaves 0) to pdi and sets
+// the noise flag (sf[0]).
+template <bool FIRST>
+__device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, u32 n,
+                             const u64 *one, u64 p, u64 *pdi, i64 kshift, u32 *sf) {
+    u64 *D = w.T, *SQ = RT_F(w.T, 2 * n), *IQ = RT_F(w.T, 4 * n);
+    const u32 m2 = 2 * (n - 1);
+    for (u32 m = threadIdx.x; m < m2 + (FIRST ? 3 : 0); m += blockDim.x) {
+        if (m < m2) {
+            u32 j = m / 2, part = m % 2;
+            j += j >= i;
+            rt_add(RT_F(D, 2 * j + part), RT_F(xi, part), RT_F(t + (u64)j * RT_CW, part), true, p,
+                   FL_RN);
+        } else if (m == m2) {
+            // At noise: |p|_1 <= 2^kshift noise (RU).
+            u64 ar[RT_W], ai[RT_W], a1[RT_W], thr[RT_W];
+            rt_abs(ar, w.P);
+            rt_abs(ai, RT_F(w.P, 1));
+            rt_add(a1, ar, ai, false, p, FL_RU);
+            rt_shift(thr, w.Z, kshift, p, FL_RU);
+            if (rt_le(a1, thr)) sf[0] = RT_F_NOISE;
+        } else if (m == m2 + 1) {
+            rt_copy(pdi, w.P, RT_CW);
+        } else {
+            rt_copy(pdi + RT_CW, w.Q, RT_CW);
+        }
+    }
+    __syncthreads();
+    for (u32 m = threadIdx.x; m < m2; m += blockDim.x) {
+        u32 j = m / 2, part = m % 2;
+        j += j >= i;
+        const u64 *d = RT_F(D, 2 * j + part);
+        rt_mul(RT_F(SQ, 2 * j + part), d, d, p, FL_RN);
+    }
+    __syncthreads();
+    for (u32 m = threadIdx.x; m < n - 1; m += blockDim.x) {
+        u32 j = m + (m >= i);
+        u64 q[RT_W];
+        rt_add(q, RT_F(SQ, 2 * j), RT_F(SQ, 2 * j + 1), false, p, FL_RN);
+        rt_div(RT_F(IQ, j), one, q, p);
+    }
+    __syncthreads();
+    for (u32 m = threadIdx.x; m < m2; m += blockDim.x) {
+        u32 j = m / 2, part = m % 2;
+        j += j >= i;
+        u64 *r = RT_F(w.S, 2 * j + part);
+        rt_mul(r, RT_F(D, 2 * j + part), RT_F(IQ, j), p, FL_RN);
+        if (part) rt_negate(r);
+    }
+    __syncthreads();
+    RtTree tr[1] = {{w.S, n, 2, i, FL_RN}};
+    rt_tsums(tr, p);
+}
+
+// The correction of root i from p, p' (pdi) and the sum S (S's leaf 0),
+// block-wide, the independent operations on different threads: ps = p S,
+// iso (first: 16 |ps|^2 <= |p'|^2), c = p (1/(p' - ps)), t' = x_i - c
+// into tout, small (last: |c|^2 <= tol^2 |t'|^2), then the flags (first:
+// sf[0] holds the noise flag).
+__device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64 *tout,
+                        u8 *flags, u32 *sf, const u64 *one, const u64 *tol2, u64 p, bool first,
                         bool last) {
-    if (threadIdx.x == 0) {
-        u64 ps[RT_CW], den[RT_CW], r[RT_CW], c[RT_CW], tn[RT_CW];
-        u64 a[RT_W], b[RT_W], a16[RT_W];
-        const u64 *pv = pd, *dp = pd + RT_CW;
-        rt_cmul(ps, pv, sum, p);
-        u8 f = flags[i];
-        if (first) {
-            rt_norm2(a, ps, p);
-            rt_shift(a16, a, 4, p, FL_RN);
-            rt_norm2(b, dp, p);
-            f = rt_le(a16, b) ? (f | RT_F_ISO) : (f & ~RT_F_ISO);
-        }
-        rt_cadd(den, dp, ps, true, p);
-        rt_rec(r, den, one, p);
-        rt_cmul(c, pv, r, p);
-        rt_cadd(tn, xi, c, true, p);
-        f &= ~RT_F_SMALL;
-        if (last) {
-            rt_norm2(a, c, p);
-            rt_norm2(b, tn, p);
+    const u64 *pr = pdi, *pi = RT_F(pdi, 1), *dr = RT_F(pdi, 2), *di = RT_F(pdi, 3);
+    const u64 *sr = w.S, *si = RT_F(w.S, 1);
+    u64 *U = w.U;
+    const u32 t = threadIdx.x;
+    // ps's products; |p'|^2's squares.
+    if (t == 0) rt_mul(RT_F(U, 0), pr, sr, p, FL_RN);
+    else if (t == 1) rt_mul(RT_F(U, 1), pi, si, p, FL_RN);
+    else if (t == 2) rt_mul(RT_F(U, 2), pr, si, p, FL_RN);
+    else if (t == 3) rt_mul(RT_F(U, 3), pi, sr, p, FL_RN);
+    else if (first && t == 4) rt_mul(RT_F(U, 4), dr, dr, p, FL_RN);
+    else if (first && t == 5) rt_mul(RT_F(U, 5), di, di, p, FL_RN);
+    __syncthreads();
+    // ps (U6, U7); |p'|^2 (U8).
+    if (t == 0) rt_add(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN);
+    else if (t == 1) rt_add(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
+    else if (first && t == 2) rt_add(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN);
+    __syncthreads();
+    // den = p' - ps (U9, U10); |ps|^2's squares.
+    if (t == 0) rt_add(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN);
+    else if (t == 1) rt_add(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN);
+    else if (first && t == 2) rt_mul(RT_F(U, 11), RT_F(U, 6), RT_F(U, 6), p, FL_RN);
+    else if (first && t == 3) rt_mul(RT_F(U, 12), RT_F(U, 7), RT_F(U, 7), p, FL_RN);
+    __syncthreads();
+    // den's squares; iso.
+    if (t == 0) rt_mul(RT_F(U, 13), RT_F(U, 9), RT_F(U, 9), p, FL_RN);
+    else if (t == 1) rt_mul(RT_F(U, 14), RT_F(U, 10), RT_F(U, 10), p, FL_RN);
+    else if (first && t == 2) {
+        u64 a[RT_W], a16[RT_W];
+        rt_add(a, RT_F(U, 11), RT_F(U, 12), false, p, FL_RN);
+        rt_shift(a16, a, 4, p, FL_RN);
+        sf[1] = rt_le(a16, RT_F(U, 8)) ? 1 : 0;
+    }
+    __syncthreads();
+    // 1/(den_r^2 + den_i^2) (U15).
+    if (t == 0) {
+        u64 q[RT_W];
+        rt_add(q, RT_F(U, 13), RT_F(U, 14), false, p, FL_RN);
+        rt_div(RT_F(U, 15), one, q, p);
+    }
+    __syncthreads();
+    // 1/den (U16, U17).
+    if (t == 0) rt_mul(RT_F(U, 16), RT_F(U, 9), RT_F(U, 15), p, FL_RN);
+    else if (t == 1) {
+        rt_mul(RT_F(U, 17), RT_F(U, 10), RT_F(U, 15), p, FL_RN);
+        rt_negate(RT_F(U, 17));
+    }
+    __syncthreads();
+    // c = p (1/den): products, then c (U22, U23).
+    if (t == 0) rt_mul(RT_F(U, 18), pr, RT_F(U, 16), p, FL_RN);
+    else if (t == 1) rt_mul(RT_F(U, 19), pi, RT_F(U, 17), p, FL_RN);
+    else if (t == 2) rt_mul(RT_F(U, 20), pr, RT_F(U, 17), p, FL_RN);
+    else if (t == 3) rt_mul(RT_F(U, 21), pi, RT_F(U, 16), p, FL_RN);
+    __syncthreads();
+    if (t == 0) rt_add(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN);
+    else if (t == 1) rt_add(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN);
+    __syncthreads();
+    // t' = x_i - c; |c|^2's squares.
+    u64 *tn = tout + (u64)i * RT_CW;
+    if (t == 0) rt_add(tn, xi, RT_F(U, 22), true, p, FL_RN);
+    else if (t == 1) rt_add(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN);
+    else if (last && t == 2) rt_mul(RT_F(U, 0), RT_F(U, 22), RT_F(U, 22), p, FL_RN);
+    else if (last && t == 3) rt_mul(RT_F(U, 1), RT_F(U, 23), RT_F(U, 23), p, FL_RN);
+    if (last) {
+        __syncthreads();
+        if (t == 0) rt_mul(RT_F(U, 2), tn, tn, p, FL_RN);
+        else if (t == 1) rt_mul(RT_F(U, 3), RT_F(tn, 1), RT_F(tn, 1), p, FL_RN);
+        else if (t == 2) rt_add(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN);
+        __syncthreads();
+        if (t == 0) {
+            u64 b[RT_W], a16[RT_W];
+            rt_add(b, RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
             rt_mul(a16, b, tol2, p, FL_RN);
-            if (rt_le(a, a16)) f |= RT_F_SMALL;
+            sf[2] = rt_le(RT_F(U, 4), a16) ? 1 : 0;
         }
+    }
+    __syncthreads();
+    if (t == 0) {
+        u8 f = first ? (u8)sf[0] : flags[i];
+        if (first) f = sf[1] ? (f | RT_F_ISO) : (f & ~RT_F_ISO);
+        f &= ~RT_F_SMALL;
+        if (last && sf[2]) f |= RT_F_SMALL;
         flags[i] = f;
-        rt_copy(tout + (u64)i * RT_CW, tn, RT_CW);
     }
 }
 
-// The leaves 1/(x_i - t_j), j != i, into S (block-wide) and their sum.
-__device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, u64 *S, u32 n,
-                             const u64 *one, u64 p) {
-    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
-        if (j == i) continue;
-        u64 d[RT_CW];
-        rt_cadd(d, xi, t + (u64)j * RT_CW, true, p);
-        rt_rec(S + (u64)j * RT_CW, d, one, p);
-    }
-    __syncthreads();
-    rt_tsum(S, n, 2, i, p, FL_RN);
-}
+// Threads per block of the iteration's kernels (cuda_roots.rs's BLOCK).
+#define RT_BLOCK 256
 
 // Phase A of a step, block i = root i: powers, p, p', noise, S(x), the
 // first correction t^(1) into tout, p and p' into pd, the flags.
 // consts: 1 and tol^2.
-extern "C" __global__ void roots_aberth_first(const u64 *x, u64 *tout, u64 *pd, u64 *ws,
-                                              u8 *flags, const u64 *A, const u64 *D,
-                                              const u64 *AB, const u64 *consts, u32 n, u64 p,
-                                              i64 kshift, u32 last) {
-    const u32 i = blockIdx.x;
+extern "C" __global__ void __launch_bounds__(RT_BLOCK)
+    roots_aberth_first(const u64 *x, u64 *tout, u64 *pd, u64 *ws, u8 *flags, const u64 *A,
+                       const u64 *D, const u64 *AB, const u64 *consts, u32 n, u64 p, i64 kshift,
+                       u32 last) {
+    __shared__ u32 sf[4];
+    const u32 i = blockIdx.x, t = threadIdx.x, B = blockDim.x;
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
-    u64 *X = ws + (u64)i * rt_ws_words(n);
-    u64 *R = X + (u64)(n + 1) * RT_CW;
-    u64 *P = R + (u64)(n + 1) * RT_W;
-    u64 *Q = P + (u64)(n + 1) * RT_CW;
-    u64 *Z = Q + (u64)n * RT_CW;
-    u64 *S = Z + (u64)(n + 1) * RT_W;
-    if (threadIdx.x == 0) {
+    const RtWs w = rt_ws(ws, i, n);
+    u64 *X = w.X, *R = w.R, *T = w.T;
+    if (t == 0) {
         rt_copy(X, one, RT_W);
         for (u32 k = 0; k < RT_W; k++) X[RT_W + k] = 0;
         rt_copy(X + RT_CW, xi, RT_CW);
@@ -235,103 +375,160 @@ extern "C" __global__ void roots_aberth_first(const u64 *x, u64 *tout, u64 *pd, 
         u64 ar[RT_W], ai[RT_W];
         rt_abs(ar, xi);
         rt_abs(ai, xi + RT_W);
-        rt_add(R + RT_W, ar, ai, false, p, FL_RU);
-        flags[i] = 0;
+        rt_add(RT_F(R, 1), ar, ai, false, p, FL_RU);
+        sf[0] = 0;
+        sf[1] = 0;
+        sf[2] = 0;
     }
     __syncthreads();
+    // Powers X_k = X_s X_{k-s}, R_k = R_s R_{k-s} (RU), s < k <= min(2s, n):
+    // a level's products (four per complex power, one per R), then its sums.
     for (u32 s = 1; s < n; s *= 2) {
-        u32 hi = 2 * s < n ? 2 * s : n;
-        for (u32 k = s + 1 + threadIdx.x; k <= hi; k += blockDim.x) {
-            rt_cmul(X + (u64)k * RT_CW, X + (u64)s * RT_CW, X + (u64)(k - s) * RT_CW, p);
-            rt_mul(R + (u64)k * RT_W, R + (u64)s * RT_W, R + (u64)(k - s) * RT_W, p, FL_RU);
+        const u32 cnt = (2 * s < n ? 2 * s : n) - s;
+        const u64 *xs = X + (u64)s * RT_CW;
+        for (u32 m = t; m < 5 * cnt; m += B) {
+            const u32 k = s + 1 + m / 5, c = m % 5;
+            if (c == 4) {
+                rt_mul(RT_F(R, k), RT_F(R, s), RT_F(R, k - s), p, FL_RU);
+            } else {
+                const u64 *y = X + (u64)(k - s) * RT_CW;
+                rt_mul(RT_F(T, 4 * k + c), RT_F(xs, c & 1), RT_F(y, c == 1 || c == 2), p, FL_RN);
+            }
+        }
+        __syncthreads();
+        for (u32 m = t; m < 2 * cnt; m += B) {
+            const u32 k = s + 1 + m / 2, part = m % 2;
+            rt_add(RT_F(X, 2 * k + part), RT_F(T, 4 * k + 2 * part), RT_F(T, 4 * k + 2 * part + 1),
+                   part == 0, p, FL_RN);
         }
         __syncthreads();
     }
-    for (u32 k = threadIdx.x; k <= n; k += blockDim.x) {
-        const u64 *xk = X + (u64)k * RT_CW;
-        rt_cmul(P + (u64)k * RT_CW, A + (u64)k * RT_CW, xk, p);
-        if (k < n) rt_cmul(Q + (u64)k * RT_CW, D + (u64)k * RT_CW, xk, p);
-        rt_mul(Z + (u64)k * RT_W, AB + (u64)k * RT_W, R + (u64)k * RT_W, p, FL_RU);
+    // Terms A_k X_k, D_k X_k (products, then sums) and |A_k|_1 R_k (RU).
+    // The products by kind c (0: a_r y_r, 2: a_r y_i, then the R products,
+    // then 1: a_i y_i, 3: a_i y_r), each kind over p's and p''s terms: with
+    // real coefficients the products by a_i = 0 (cheap) come last, so the
+    // others spread over every thread.
+    {
+        const u32 g = 2 * n + 1, tot = 4 * g + n + 1;
+        for (u32 m = t; m < tot; m += B) {
+            if (m >= 2 * g && m < 2 * g + n + 1) {
+                const u32 k = m - 2 * g;
+                rt_mul(RT_F(w.Z, k), RT_F(AB, k), RT_F(R, k), p, FL_RU);
+            } else {
+                const u32 mm = m < 2 * g ? m : m - (n + 1), grp = mm / g, r = mm % g;
+                const u32 c = grp == 0 ? 0 : (grp == 1 ? 2 : (grp == 2 ? 1 : 3));
+                const bool q = r > n;
+                const u32 k = q ? r - (n + 1) : r;
+                const u64 *a = (q ? D : A) + (u64)k * RT_CW, *y = X + (u64)k * RT_CW;
+                rt_mul(RT_F(T, 8 * k + (q ? 4 : 0) + c), RT_F(a, c & 1), RT_F(y, c == 1 || c == 2),
+                       p, FL_RN);
+            }
+        }
+        __syncthreads();
+        for (u32 m = t; m < 2 * (n + 1) + 2 * n; m += B) {
+            const bool q = m >= 2 * (n + 1);
+            const u32 mm = q ? m - 2 * (n + 1) : m, k = mm / 2, part = mm % 2;
+            const u32 o = 8 * k + (q ? 4 : 0) + 2 * part;
+            rt_add(RT_F(q ? w.Q : w.P, 2 * k + part), RT_F(T, o), RT_F(T, o + 1), part == 0, p,
+                   FL_RN);
+        }
+        __syncthreads();
     }
-    __syncthreads();
-    rt_tsum(P, n + 1, 2, 0xffffffffu, p, FL_RN);
-    rt_tsum(Q, n, 2, 0xffffffffu, p, FL_RN);
-    rt_tsum(Z, n + 1, 1, 0xffffffffu, p, FL_RU);
+    {
+        RtTree tr[3] = {{w.P, n + 1, 2, 0xffffffffu, FL_RN},
+                        {w.Q, n, 2, 0xffffffffu, FL_RN},
+                        {w.Z, n + 1, 1, 0xffffffffu, FL_RU}};
+        rt_tsums(tr, p);
+    }
     u64 *pdi = pd + (u64)i * 2 * RT_CW;
-    if (threadIdx.x == 0) {
-        rt_copy(pdi, P, RT_CW);
-        rt_copy(pdi + RT_CW, Q, RT_CW);
-        u64 ar[RT_W], ai[RT_W], a1[RT_W], thr[RT_W];
-        rt_abs(ar, P);
-        rt_abs(ai, P + RT_W);
-        rt_add(a1, ar, ai, false, p, FL_RU);
-        rt_shift(thr, Z, kshift, p, FL_RU);
-        if (rt_le(a1, thr)) flags[i] |= RT_F_NOISE;
-    }
-    rt_repulsion(i, xi, x, S, n, one, p);
-    rt_tail(i, xi, pdi, S, tout, flags, one, tol2, p, true, last != 0);
+    rt_repulsion<true>(i, xi, x, w, n, one, p, pdi, kshift, sf);
+    rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, true, last != 0);
 }
 
 // A later sub-step, block i = root i: t' = x_i - p/(p' - p S(t)).
-extern "C" __global__ void roots_aberth_next(const u64 *x, const u64 *t, u64 *tout,
-                                             const u64 *pd, u64 *ws, u8 *flags,
-                                             const u64 *consts, u32 n, u64 p, u32 last) {
+extern "C" __global__ void __launch_bounds__(RT_BLOCK)
+    roots_aberth_next(const u64 *x, const u64 *t, u64 *tout, const u64 *pd, u64 *ws, u8 *flags,
+                      const u64 *consts, u32 n, u64 p, u32 last) {
+    __shared__ u32 sf[4];
     const u32 i = blockIdx.x;
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
-    u64 *S = ws + (u64)i * rt_ws_words(n) + (u64)(n + 1) * RT_CW * 2 + (u64)n * RT_CW +
-             (u64)(n + 1) * RT_W * 2;
-    rt_repulsion(i, xi, t, S, n, one, p);
-    rt_tail(i, xi, pd + (u64)i * 2 * RT_CW, S, tout, flags, one, tol2, p, false, last != 0);
+    const RtWs w = rt_ws(ws, i, n);
+    if (threadIdx.x == 0) sf[2] = 0;
+    const u64 *pdi = pd + (u64)i * 2 * RT_CW;
+    rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf);
+    rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, false, last != 0);
 }
 
-// The rigorous residual bound of polyroots.rs's certify_root, one thread
-// per point (block i = point i, thread 0): Horner's rule with the four
-// rounded products and the radius in upward rounding. er: the coefficients'
-// rounding bounds (n+1 reals); out: one real per point.
+// Per-point workspace of roots_certify, in floats: per k = 0..n the four
+// products, t and s (8), then the radius terms m2_k (n + 1).
+__device__ __forceinline__ u64 rt_cert_words(u32 n) { return (u64)9 * (n + 1) * RT_W; }
+
+// The rigorous residual bound of polyroots.rs's certify_root, block b =
+// points b, b + gridDim.x, ...: Horner's rule with the four rounded
+// products on four threads (s_k for every k), then every k's radius term
+// m2_k = 2^-p (|rr| + |ii| + |ri| + |ir| + |t|_1 + |s|_1) (RU, one
+// thread per k), then the radius r <- (r |x|_1 + m2_k) + er_k (RU) on one
+// thread. er: the coefficients' rounding bounds (n+1 reals); out: one real
+// per point; ws: gridDim.x * rt_cert_words(n) words.
 extern "C" __global__ void roots_certify(const u64 *x, u64 *out, const u64 *A, const u64 *er,
-                                         u32 n, u32 len, u64 p) {
-    const u32 i = blockIdx.x;
-    if (i >= len || threadIdx.x != 0) return;
-    const u64 *xi = x + (u64)i * RT_CW;
-    u64 ax[RT_W], ta[RT_W], tb[RT_W], s[RT_CW], r[RT_W], t[RT_CW];
-    u64 pr[4 * RT_W], m[RT_W], m2[RT_W], u[RT_W];
-    rt_abs(ta, xi);
-    rt_abs(tb, xi + RT_W);
-    rt_add(ax, ta, tb, false, p, FL_RU);
-    rt_copy(s, A + (u64)n * RT_CW, RT_CW);
-    rt_copy(r, er + (u64)n * RT_W, RT_W);
-    for (u32 kk = n; kk-- > 0;) {
-        u64 *rr = pr, *ii = pr + RT_W, *ri = pr + 2 * RT_W, *ir = pr + 3 * RT_W;
-        rt_mul(rr, s, xi, p, FL_RN);
-        rt_mul(ii, s + RT_W, xi + RT_W, p, FL_RN);
-        rt_mul(ri, s, xi + RT_W, p, FL_RN);
-        rt_mul(ir, s + RT_W, xi, p, FL_RN);
-        rt_add(t, rr, ii, true, p, FL_RN);
-        rt_add(t + RT_W, ri, ir, false, p, FL_RN);
-        rt_cadd(s, t, A + (u64)kk * RT_CW, false, p);
-        rt_abs(ta, rr);
-        rt_abs(tb, ii);
-        rt_add(m, ta, tb, false, p, FL_RU);
-        rt_abs(ta, ri);
-        rt_add(m2, m, ta, false, p, FL_RU);
-        rt_abs(ta, ir);
-        rt_add(m, m2, ta, false, p, FL_RU);
-        rt_abs(ta, t);
-        rt_abs(tb, t + RT_W);
-        rt_add(u, ta, tb, false, p, FL_RU);
-        rt_add(m2, m, u, false, p, FL_RU);
-        rt_abs(ta, s);
-        rt_abs(tb, s + RT_W);
-        rt_add(u, ta, tb, false, p, FL_RU);
-        rt_add(m, m2, u, false, p, FL_RU);
-        rt_shift(m2, m, -(i64)p, p, FL_RU);
-        rt_mul(u, r, ax, p, FL_RU);
-        rt_add(m, u, m2, false, p, FL_RU);
-        rt_add(r, m, er + (u64)kk * RT_W, false, p, FL_RU);
+                                         u64 *ws, u32 n, u32 len, u64 p) {
+    const u32 t = threadIdx.x;
+    u64 *H = ws + (u64)blockIdx.x * rt_cert_words(n);
+    u64 *M = RT_F(H, 8 * (n + 1));
+#define RT_H(k, f) RT_F(H, 8 * (u64)(k) + (f))
+    for (u32 i = blockIdx.x; i < len; i += gridDim.x) {
+        const u64 *xi = x + (u64)i * RT_CW;
+        if (t < 2) rt_copy(RT_H(n, 6 + t), A + (u64)n * RT_CW + t * RT_W, RT_W);
+        __syncthreads();
+        for (u32 kk = n; kk-- > 0;) {
+            const u64 *s = RT_H(kk + 1, 6);
+            if (t < 4) rt_mul(RT_H(kk, t), RT_F(s, t & 1), RT_F(xi, t == 1 || t == 2), p, FL_RN);
+            __syncthreads();
+            if (t < 2) {
+                rt_add(RT_H(kk, 4 + t), RT_H(kk, 2 * t), RT_H(kk, 2 * t + 1), t == 0, p, FL_RN);
+                rt_add(RT_H(kk, 6 + t), RT_H(kk, 4 + t), A + (u64)kk * RT_CW + t * RT_W, false, p,
+                       FL_RN);
+            }
+            __syncthreads();
+        }
+        for (u32 kk = t; kk < n; kk += blockDim.x) {
+            u64 ta[RT_W], tb[RT_W], m[RT_W], m2[RT_W], u[RT_W];
+            rt_abs(ta, RT_H(kk, 0));
+            rt_abs(tb, RT_H(kk, 1));
+            rt_add(m, ta, tb, false, p, FL_RU);
+            rt_abs(ta, RT_H(kk, 2));
+            rt_add(m2, m, ta, false, p, FL_RU);
+            rt_abs(ta, RT_H(kk, 3));
+            rt_add(m, m2, ta, false, p, FL_RU);
+            rt_abs(ta, RT_H(kk, 4));
+            rt_abs(tb, RT_H(kk, 5));
+            rt_add(u, ta, tb, false, p, FL_RU);
+            rt_add(m2, m, u, false, p, FL_RU);
+            rt_abs(ta, RT_H(kk, 6));
+            rt_abs(tb, RT_H(kk, 7));
+            rt_add(u, ta, tb, false, p, FL_RU);
+            rt_add(m, m2, u, false, p, FL_RU);
+            rt_shift(RT_F(M, kk), m, -(i64)p, p, FL_RU);
+        }
+        __syncthreads();
+        if (t == 0) {
+            u64 ax[RT_W], ta[RT_W], tb[RT_W], r[RT_W], m[RT_W], u[RT_W];
+            rt_abs(ta, xi);
+            rt_abs(tb, xi + RT_W);
+            rt_add(ax, ta, tb, false, p, FL_RU);
+            rt_copy(r, er + (u64)n * RT_W, RT_W);
+            for (u32 kk = n; kk-- > 0;) {
+                rt_mul(u, r, ax, p, FL_RU);
+                rt_add(m, u, RT_F(M, kk), false, p, FL_RU);
+                rt_add(r, m, er + (u64)kk * RT_W, false, p, FL_RU);
+            }
+            rt_abs(ta, RT_H(0, 6));
+            rt_abs(tb, RT_H(0, 7));
+            rt_add(u, ta, tb, false, p, FL_RU);
+            rt_add(out + (u64)i * RT_W, u, r, false, p, FL_RU);
+        }
+        __syncthreads();
     }
-    rt_abs(ta, s);
-    rt_abs(tb, s + RT_W);
-    rt_add(u, ta, tb, false, p, FL_RU);
-    rt_add(out + (u64)i * RT_W, u, r, false, p, FL_RU);
+#undef RT_H
 }

@@ -174,9 +174,20 @@ pub fn aberth_with(
         ));
     }
     // Validation and the start only: the fused iteration packs its own
-    // coefficients, so no broadcast copies (len 1).
-    let ctx = Ctx::new_sized(coeffs, prec, opts.tol, 1)?;
+    // coefficients, so no broadcast copies (len 0: none on the engine).
+    let t0 = std::time::Instant::now();
+    let ctx = Ctx::new_sized(coeffs, prec, opts.tol, 0)?;
+    let t1 = std::time::Instant::now();
     let x0 = ctx.start(&opts.start)?;
+    if std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some() {
+        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+        let t2 = std::time::Instant::now();
+        eprintln!(
+            "roots profile: checks {:.3} ms, start {:.3} ms",
+            ms(t0, t1),
+            ms(t1, t2)
+        );
+    }
     let tol2 = tol_squared(prec, opts.tol);
     let n = ctx.n;
     let r = crate::complex::polyroots::aberth_fused(
@@ -238,8 +249,8 @@ pub fn sts_pade_with(
 /// operation rounds each part once to nearest, so its error is at most
 /// `2^-prec` times the 1-norm of its result), and the bound `|s|_1 + r`.
 pub fn certify(coeffs: &ComplexArray, x: &ComplexArray, prec: u64) -> Result<FloatArray> {
-    // Validates the coefficients (one broadcast copy only).
-    Ctx::new_sized(coeffs, prec, None, 1)?;
+    // Validates the coefficients (no broadcast copies).
+    Ctx::new_sized(coeffs, prec, None, 0)?;
     crate::complex::polyroots::certify_fused(coeffs, x, prec)
 }
 
@@ -329,7 +340,8 @@ impl Ctx {
         let cprec = |f: &Float| f.get_prec().unwrap_or(1);
         let mut cb = Vec::with_capacity(n + 1);
         let mut ab = Vec::with_capacity(n + 1);
-        for c in &host {
+        // len 0: validation and the start only (no copies on the engine).
+        for c in host.iter().filter(|_| len > 0) {
             let (pr, pi) = (cprec(&c.0), cprec(&c.1));
             let re = FloatArray::from_floats(pr, &vec![c.0.clone(); len], RN)?.0;
             let im = FloatArray::from_floats(pi, &vec![c.1.clone(); len], RN)?.0;
@@ -349,7 +361,12 @@ impl Ctx {
                 .mul_2si(8 - prec as i64, prec, RN)?,
         };
         let tol2 = tol.mul(&tol, prec, RN)?.to_floats()?;
-        let tol2 = repeat(&eng, &tol2[0], len, prec)?;
+        let tol2 = repeat(
+            if len > 0 { &eng } else { &Engine::Cpu },
+            &tol2[0],
+            len,
+            prec,
+        )?;
         Ok(Ctx {
             eng,
             n,
