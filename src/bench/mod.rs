@@ -3,6 +3,7 @@
 //! the median, and checks results against malachite before printing them.
 
 pub mod blas;
+pub mod expr;
 pub mod float;
 pub mod func;
 pub mod huge;
@@ -45,6 +46,9 @@ enum Suite {
     /// Root finders (Wilkinson, Chebyshev nodes; Aberth, STS-Padé) and
     /// GMRES(m) at 128..1024 bits, each checked.
     Solvers(solvers::SolversBenchArgs),
+    /// Float expressions fused into one kernel against the unfused chain,
+    /// and the first compile of a new shape (ints: `bench int --cases poly-eval,...`).
+    Expr(expr::ExprBenchArgs),
 }
 
 impl BenchArgs {
@@ -66,6 +70,7 @@ pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
         Some(Suite::Func(x)) => func::run(x),
         Some(Suite::Blas(x)) => blas::run(x),
         Some(Suite::Solvers(x)) => solvers::run(x),
+        Some(Suite::Expr(x)) => expr::run(x),
         None => int::run(a.int),
     }
 }
