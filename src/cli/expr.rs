@@ -15,7 +15,7 @@ use clap::Parser;
 use super::{CommandError, Input, engine_from_arg};
 use crate::expr::{self, Expr};
 use crate::float::{self, FloatArray, Round};
-use crate::int::{self, IntArray, Radix, parse};
+use crate::int::{IntArray, Radix, parse};
 
 #[derive(Parser)]
 #[command(name = "mparray int eval", about = "An integer expression (modulo 2^W) over files")]
@@ -211,7 +211,6 @@ fn run_int(a: IntEval) -> Result<(), CommandError> {
     drop(files);
     let refs: Vec<&IntArray> = arrays.iter().collect();
     let r = expr::eval_int_on(&e, &refs, &engine, bits, n)?;
-    let _ = int::MAX_BITS;
     write_lines(&r.to_strings(radix)?)
 }
 

@@ -36,7 +36,15 @@ pub fn sum_terms(expr: &Expr) -> Option<Vec<usize>> {
                 out.push(*k);
                 true
             }
-            Node::Op(Op::Add, a) => walk(e, a[0], out) && walk(e, a[1], out),
+            // The deeper operand first (hash-consing orders operands by
+            // node index): a left-nested chain walks left to right.
+            Node::Op(Op::Add, a) => {
+                let (p, q) = match (&e.nodes()[a[0]], &e.nodes()[a[1]]) {
+                    (Node::Input(_), Node::Op(..)) => (a[1], a[0]),
+                    _ => (a[0], a[1]),
+                };
+                walk(e, p, out) && walk(e, q, out)
+            }
             _ => false,
         }
     }
@@ -253,6 +261,15 @@ pub fn int_kernel(expr: &Expr, limbs: usize, consts: &[Option<Vec<u64>>]) -> Str
     s
 }
 
+/// Threads (elements) per block of the staged float kernel.
+pub const FLOAT_TILE: u32 = 64;
+
+/// Whether the staged float kernel fits its static shared memory (48 KiB).
+pub fn float_tile_fits(n_out: usize, in_limbs: &[usize]) -> bool {
+    let words: usize = in_limbs.iter().map(|l| l | 1).sum::<usize>() + (n_out | 1);
+    words * FLOAT_TILE as usize * 8 <= 46 * 1024
+}
+
 /// The float kernel `expr_float(rh, rl, h_0, l_0, .., h_{m-1}, l_{m-1},
 /// n, rnd)`: output `n_out` limbs at precision `prec` (a constant of the
 /// source), input k of `in_limbs[k]` limbs, scratch tier `tier`.
@@ -263,6 +280,7 @@ pub fn float_kernel(
     in_limbs: &[usize],
     tier: usize,
     consts: &[Option<FConst>],
+    tile: bool,
 ) -> String {
     let live = expr.live();
     let mut s = String::new();
@@ -288,13 +306,44 @@ pub fn float_kernel(
     }
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__(128) expr_float(u64 *__restrict__ rh, u64 *__restrict__ rl, {}, u64 len, u32 rnd) {{",
+        "extern \"C\" __global__ void __launch_bounds__({}) expr_float(u64 *__restrict__ rh, u64 *__restrict__ rl, {}, u64 len, u32 rnd) {{",
+        if tile { FLOAT_TILE } else { 128 },
         params.join(", ")
     );
     let _ = writeln!(s, "    const u64 p = {prec}ull; const u32 n = {n_out};");
-    s.push_str(
-        "    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len; i += (u64)gridDim.x * blockDim.x) {\n",
-    );
+    let so = n_out | 1;
+    if tile {
+        // Mantissas staged through shared memory (coalesced global
+        // traffic), one element per thread, odd strides per element.
+        let total: usize = in_limbs.iter().map(|l| (l | 1) * FLOAT_TILE as usize).sum::<usize>()
+            + so * FLOAT_TILE as usize;
+        let _ = writeln!(s, "    __shared__ u64 sm[{total}];");
+        let mut off = 0;
+        for (k, l) in in_limbs.iter().enumerate() {
+            let _ = writeln!(s, "    u64 *s{k} = sm + {off};");
+            off += (l | 1) * FLOAT_TILE as usize;
+        }
+        let _ = writeln!(s, "    u64 *so = sm + {off};");
+        // T = blockDim.x (at most FLOAT_TILE), so the host emulation (one
+        // thread) runs it too.
+        s.push_str("    const u32 T = blockDim.x;\n");
+        s.push_str("    u64 ntiles = (len + T - 1) / T;\n");
+        s.push_str("    for (u64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {\n");
+        s.push_str("      u64 base = tile * T; u32 cnt = len - base < T ? (u32)(len - base) : T;\n");
+        for (k, l) in in_limbs.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "      for (u32 q = threadIdx.x; q < cnt * {l}; q += T) {{ u32 e = q / {l}, j = q - e * {l}; s{k}[e * {} + j] = l{k}[base * {l} + q]; }}",
+                l | 1
+            );
+        }
+        s.push_str("      __syncthreads();\n");
+        s.push_str("      u32 t = threadIdx.x;\n      if (t < cnt) {\n        u64 i = base + t;\n");
+    } else {
+        s.push_str(
+            "    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len; i += (u64)gridDim.x * blockDim.x) {\n",
+        );
+    }
     // (head expression, limbs pointer, limb count) per node.
     let mut val: Vec<(String, String, usize)> = vec![(String::new(), String::new(), 0); expr.nodes().len()];
     let root = expr.root();
@@ -302,7 +351,11 @@ pub fn float_kernel(
         match node {
             Node::Input(k) => {
                 let lk = in_limbs[*k];
-                let _ = writeln!(s, "        const u64 x{i}h = h{k}[i]; const u64 *x{i}m = l{k} + i * {lk};");
+                if tile {
+                    let _ = writeln!(s, "        const u64 x{i}h = h{k}[i]; const u64 *x{i}m = s{k} + t * {};", lk | 1);
+                } else {
+                    let _ = writeln!(s, "        const u64 x{i}h = h{k}[i]; const u64 *x{i}m = l{k} + i * {lk};");
+                }
                 val[i] = (format!("x{i}h"), format!("x{i}m"), lk);
             }
             Node::Const(_) => {
@@ -318,7 +371,11 @@ pub fn float_kernel(
                     continue;
                 }
                 let out = if i == root {
-                    "rl + i * n".to_string()
+                    if tile {
+                        format!("so + t * {so}")
+                    } else {
+                        "rl + i * n".to_string()
+                    }
                 } else {
                     let _ = writeln!(s, "        u64 x{i}m[{n_out}];");
                     format!("x{i}m")
@@ -398,10 +455,21 @@ pub fn float_kernel(
             let v = &val[root];
             let _ = writeln!(
                 s,
-                "        {{ FlOut o = {{rl + i * n, n, 0}}; fl_set(o, {}, {}, {}, false, false, 0, p, rnd); rh[i] = o.head; }}",
-                v.0, v.1, v.2
+                "        {{ FlOut o = {{{}, n, 0}}; fl_set(o, {}, {}, {}, false, false, 0, p, rnd); rh[i] = o.head; }}",
+                if tile { format!("so + t * {so}") } else { "rl + i * n".into() },
+                v.0,
+                v.1,
+                v.2
             );
         }
+    }
+    if tile {
+        s.push_str("      }\n      __syncthreads();\n");
+        let _ = writeln!(
+            s,
+            "      for (u32 q = threadIdx.x; q < cnt * n; q += T) {{ u32 e = q / n, j = q - e * n; rl[base * n + q] = so[e * {so} + j]; }}"
+        );
+        s.push_str("      __syncthreads();\n");
     }
     s.push_str("    }\n}\n");
     s

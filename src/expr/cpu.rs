@@ -8,7 +8,7 @@ use super::{Expr, Node, Op};
 use crate::error::{Error, Result};
 use crate::float::arith::{self, Scratch};
 use crate::float::round::Out;
-use crate::float::{Class, Elem, FloatArray, Round};
+use crate::float::{Elem, FloatArray, Round};
 use crate::int::IntArray;
 use crate::int::cpu::{self as icpu, arith as iarith};
 
@@ -320,6 +320,5 @@ pub fn eval_float(
                 }
             }
         });
-    let _ = Class::Zero;
     FloatArray::from_raw(prec, tags, exps, limbs)
 }

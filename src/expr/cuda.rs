@@ -241,7 +241,11 @@ pub fn eval_float(
     if len == 0 {
         return Ok(out.into());
     }
-    let code = codegen::float_kernel(expr, prec, n_out, &in_limbs, tier, consts);
+    // Staged through shared memory where it fits (MPARRAY_EXPR_TILE=0:
+    // direct loads, for measurements).
+    let tile = !matches!(std::env::var("MPARRAY_EXPR_TILE").as_deref(), Ok("0"))
+        && codegen::float_tile_fits(n_out, &in_limbs);
+    let code = codegen::float_kernel(expr, prec, n_out, &in_limbs, tier, consts, tile);
     let f = function(eng, code, "expr_float")?;
     let devs: Vec<&CudaFloats> = inputs
         .iter()
@@ -262,10 +266,12 @@ pub fn eval_float(
         b.arg(&n).arg(&r);
         // SAFETY: heads of len words, limbs of len*limbs words each, as
         // the generated kernel indexes them.
-        crate::int::cuda::launched(
-            unsafe { b.launch(crate::int::cuda::grid(n, 128)) },
-            "expr_float",
-        )?;
+        let cfg = if tile {
+            crate::int::cuda::grid(n, codegen::FLOAT_TILE)
+        } else {
+            crate::int::cuda::grid(n, 128)
+        };
+        crate::int::cuda::launched(unsafe { b.launch(cfg) }, "expr_float")?;
     }
     Ok(out.into())
 }

@@ -384,23 +384,23 @@ pub fn chain_int(expr: &Expr, inputs: &[&IntArray]) -> Result<IntArray> {
     let live = expr.live();
     let mut vals: Vec<Option<IntArray>> = (0..expr.nodes.len()).map(|_| None).collect();
     for (i, n) in expr.nodes.iter().enumerate() {
-        if !live[i] {
+        if !live[i] || matches!(n, Node::Input(_)) {
             continue;
         }
         let v = match n {
-            Node::Input(k) => {
-                let mut e = Expr::new();
-                let x = e.input("x");
-                e.set_root(x);
-                eval_int(&e, &[inputs[*k]])?
-            }
+            Node::Input(_) => unreachable!("skipped"),
             Node::Const(c) => {
                 let mut e = Expr::new();
                 e.constant(c);
                 eval_int_on(&e, &[], &engine, bits, len)?
             }
             Node::Op(op, a) => {
-                let x = |j: usize| vals[a[j]].as_ref().expect("topological");
+                let x = |j: usize| -> &IntArray {
+                    match &expr.nodes[a[j]] {
+                        Node::Input(k) => inputs[*k],
+                        _ => vals[a[j]].as_ref().expect("topological"),
+                    }
+                };
                 match op {
                     Op::Add => x(0).add(x(1))?,
                     Op::Sub => x(0).sub(x(1))?,
@@ -418,9 +418,17 @@ pub fn chain_int(expr: &Expr, inputs: &[&IntArray]) -> Result<IntArray> {
         };
         vals[i] = Some(v);
     }
-    vals[expr.root]
-        .take()
-        .ok_or_else(|| Error::Invalid("empty expression".into()))
+    match &expr.nodes[expr.root] {
+        Node::Input(k) => {
+            let mut e = Expr::new();
+            let x = e.input("x");
+            e.set_root(x);
+            eval_int(&e, &[inputs[*k]])
+        }
+        _ => vals[expr.root]
+            .take()
+            .ok_or_else(|| Error::Invalid("empty expression".into())),
+    }
 }
 
 /// The unfused float chain: one `FloatArray` operation per node, every
@@ -440,11 +448,11 @@ pub fn chain_float(
     let mut vals: Vec<Option<FloatArray>> = (0..expr.nodes.len()).map(|_| None).collect();
     let consts = cpu::float_constants(expr, prec, rnd)?;
     for (i, n) in expr.nodes.iter().enumerate() {
-        if !live[i] {
+        if !live[i] || matches!(n, Node::Input(_)) {
             continue;
         }
         let v = match n {
-            Node::Input(k) => inputs[*k].set_prec(inputs[*k].prec(), rnd)?,
+            Node::Input(_) => unreachable!("skipped"),
             Node::Const(_) => {
                 let c = consts[i].as_ref().expect("constant");
                 let strs = vec![c.text.clone(); len];
@@ -453,7 +461,12 @@ pub fn chain_float(
                     .to_engine(&engine)?
             }
             Node::Op(op, a) => {
-                let x = |j: usize| vals[a[j]].as_ref().expect("topological");
+                let x = |j: usize| -> &FloatArray {
+                    match &expr.nodes[a[j]] {
+                        Node::Input(k) => inputs[*k],
+                        _ => vals[a[j]].as_ref().expect("topological"),
+                    }
+                };
                 match op {
                     Op::Add => x(0).add(x(1), prec, rnd)?,
                     Op::Sub => x(0).sub(x(1), prec, rnd)?,
@@ -468,7 +481,10 @@ pub fn chain_float(
         };
         vals[i] = Some(v);
     }
-    vals[expr.root]
-        .take()
-        .ok_or_else(|| Error::Invalid("empty expression".into()))
+    match &expr.nodes[expr.root] {
+        Node::Input(k) => inputs[*k].set_prec(prec, rnd),
+        _ => vals[expr.root]
+            .take()
+            .ok_or_else(|| Error::Invalid("empty expression".into())),
+    }
 }

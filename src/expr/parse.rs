@@ -44,9 +44,9 @@ struct Lexer {
     toks: Vec<(Tok, usize)>,
 }
 
-const SYMS: [&str; 20] = [
+const SYMS: [&str; 21] = [
     "<<", ">>", "<=", ">=", "==", "!=", "+", "-", "*", "/", "(", ")", ",", "?", ":", "&", "|",
-    "^", "~", "<",
+    "^", "~", "<", ">",
 ];
 
 fn lex(text: &str) -> Result<Lexer, ParseError> {

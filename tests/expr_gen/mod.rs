@@ -29,7 +29,7 @@ pub fn int_text(r: &mut Rng, nin: usize, depth: u32, bits: u64) -> String {
     if depth == 0 || r.below(5) == 0 {
         return leaf(r);
     }
-    let mut sub = |r: &mut Rng| int_text(r, nin, depth - 1, bits);
+    let sub = |r: &mut Rng| int_text(r, nin, depth - 1, bits);
     match r.below(16) {
         0 => format!("({} + {})", sub(r), sub(r)),
         1 => format!("({} - {})", sub(r), sub(r)),
@@ -124,7 +124,7 @@ pub fn float_text(r: &mut Rng, nin: usize, depth: u32) -> String {
         }
         return ((b'a' + r.index(nin) as u8) as char).to_string();
     }
-    let mut sub = |r: &mut Rng| float_text(r, nin, depth - 1);
+    let sub = |r: &mut Rng| float_text(r, nin, depth - 1);
     match r.below(9) {
         0 | 1 => format!("({} + {})", sub(r), sub(r)),
         2 => format!("({} - {})", sub(r), sub(r)),
