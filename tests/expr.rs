@@ -26,7 +26,13 @@ fn int_inputs(r: &mut Rng, n: usize, bits: u64, len: usize) -> Vec<IntArray> {
                     // equal operands.
                     let small = r.below(4) == 0;
                     for j in 0..l {
-                        v.push(if small && j > 0 { 0 } else if small { r.below(4) } else { r.next() });
+                        v.push(if small && j > 0 {
+                            0
+                        } else if small {
+                            r.below(4)
+                        } else {
+                            r.next()
+                        });
                     }
                 }
             }
@@ -42,19 +48,29 @@ fn int_random_trees_vs_malachite_and_chain() {
         let bits = r.pick(&[64u64, 128, 192, 320, 1024]);
         let nin = 1 + r.index(4);
         let text = int_text(&mut r, nin, 1 + (round % 6) as u32, bits);
-        let names: Vec<String> = (0..nin).map(|k| ((b'a' + k as u8) as char).to_string()).collect();
+        let names: Vec<String> = (0..nin)
+            .map(|k| ((b'a' + k as u8) as char).to_string())
+            .collect();
         let e = parse::parse_with(&text, Some(&names)).unwrap();
         let len = 40;
         let ins = int_inputs(&mut r, nin, bits, len);
         let refs: Vec<&IntArray> = ins.iter().collect();
         let got = expr::eval_int(&e, &refs).unwrap();
         let chain = expr::chain_int(&e, &refs).unwrap();
-        assert_eq!(got.to_limbs().unwrap(), chain.to_limbs().unwrap(), "{text} at {bits} bits: chain");
+        assert_eq!(
+            got.to_limbs().unwrap(),
+            chain.to_limbs().unwrap(),
+            "{text} at {bits} bits: chain"
+        );
         let nat: Vec<Vec<Natural>> = ins.iter().map(|a| a.to_naturals().unwrap()).collect();
         let g = got.to_naturals().unwrap();
         for i in 0..len {
             let xs: Vec<Natural> = nat.iter().map(|v| v[i].clone()).collect();
-            assert_eq!(g[i], int_reference(&e, &xs, bits), "{text} at {bits} bits, element {i}");
+            assert_eq!(
+                g[i],
+                int_reference(&e, &xs, bits),
+                "{text} at {bits} bits, element {i}"
+            );
         }
     }
 }
@@ -67,10 +83,24 @@ fn int_fused_shapes_equal_the_hand_fused() {
         let (a, b) = (&ins[0], &ins[1]);
         let poly = Expr::parse("(a*a+b)*(b*b+b)+a*b").unwrap();
         let six = Expr::parse("a+b+a+b+a+b+a").unwrap();
-        let want_p = a.fused(b, mparray::Fused::Poly).unwrap().to_limbs().unwrap();
-        let want_s = a.fused(b, mparray::Fused::SixAdd).unwrap().to_limbs().unwrap();
-        assert_eq!(expr::eval_int(&poly, &[a, b]).unwrap().to_limbs().unwrap(), want_p);
-        assert_eq!(expr::eval_int(&six, &[a, b]).unwrap().to_limbs().unwrap(), want_s);
+        let want_p = a
+            .fused(b, mparray::Fused::Poly)
+            .unwrap()
+            .to_limbs()
+            .unwrap();
+        let want_s = a
+            .fused(b, mparray::Fused::SixAdd)
+            .unwrap()
+            .to_limbs()
+            .unwrap();
+        assert_eq!(
+            expr::eval_int(&poly, &[a, b]).unwrap().to_limbs().unwrap(),
+            want_p
+        );
+        assert_eq!(
+            expr::eval_int(&six, &[a, b]).unwrap().to_limbs().unwrap(),
+            want_s
+        );
         // Operands swapped and written another way: the same shapes.
         let poly2 = Expr::parse("b*a + (b + b*b)*(y + a*a)").unwrap();
         let _ = poly2;
@@ -94,7 +124,10 @@ fn shapes_are_recognised() {
         mparray::expr::codegen::sum_terms(&six),
         Some(vec![0, 1, 0, 1, 0, 1, 0])
     );
-    assert_eq!(mparray::expr::codegen::sum_terms(&Expr::parse("a+b*c").unwrap()), None);
+    assert_eq!(
+        mparray::expr::codegen::sum_terms(&Expr::parse("a+b*c").unwrap()),
+        None
+    );
     // The generated staged sum has the hand kernel's six steps.
     let src = mparray::expr::codegen::sum_kernel(&[0, 1, 0, 1, 0, 1, 0], 4, 256);
     assert_eq!(src.matches("acc_chain(sum,").count(), 5);
@@ -114,7 +147,9 @@ fn common_subexpressions_are_one_node() {
     assert_eq!(e.canonical(), "i0;i1;mul(0,1);add(2,2);add(2,3)");
     assert_eq!(
         Expr::parse("(a*a+b)*(b*b+b)+a*b").unwrap().canonical(),
-        Expr::parse("((a*a)+b)*((b*b)+b)+(a*b)").unwrap().canonical()
+        Expr::parse("((a*a)+b)*((b*b)+b)+(a*b)")
+            .unwrap()
+            .canonical()
     );
 }
 
@@ -171,7 +206,9 @@ fn float_inputs(r: &mut Rng, nin: usize, len: usize, precs: &[u64]) -> Vec<Float
             let mut strs: Vec<String> = Vec::new();
             for i in 0..len {
                 strs.push(match (i, r.below(12)) {
-                    (0, _) | (_, 0) => ["0", "-0", "inf", "-inf", "nan", "1", "-2.5"][r.index(7)].into(),
+                    (0, _) | (_, 0) => {
+                        ["0", "-0", "inf", "-inf", "nan", "1", "-2.5"][r.index(7)].into()
+                    }
                     _ => format!(
                         "{}{}.{}e{}",
                         if r.below(2) == 0 { "-" } else { "" },
@@ -190,19 +227,30 @@ fn float_inputs(r: &mut Rng, nin: usize, len: usize, precs: &[u64]) -> Vec<Float
 fn float_random_trees_vs_chain_and_malachite() {
     use malachite_float::ComparableFloatRef;
     let mut r = Rng(seed());
-    let modes = [Round::Nearest, Round::Zero, Round::Up, Round::Down, Round::Away];
+    let modes = [
+        Round::Nearest,
+        Round::Zero,
+        Round::Up,
+        Round::Down,
+        Round::Away,
+    ];
     for round in 0..40 {
         let p = r.pick(&[24u64, 53, 64, 128, 200, 512]);
         let rnd = modes[round % 5];
         let nin = 1 + r.index(4);
         let text = float_text(&mut r, nin, 1 + (round % 6) as u32);
-        let names: Vec<String> = (0..nin).map(|k| ((b'a' + k as u8) as char).to_string()).collect();
+        let names: Vec<String> = (0..nin)
+            .map(|k| ((b'a' + k as u8) as char).to_string())
+            .collect();
         let e = parse::parse_with(&text, Some(&names)).unwrap();
         let ins = float_inputs(&mut r, nin, 24, &[p, p + 37, 64]);
         let refs: Vec<&FloatArray> = ins.iter().collect();
         let got = expr::eval_float(&e, &refs, p, rnd).unwrap();
         let chain = expr::chain_float(&e, &refs, p, rnd).unwrap();
-        assert!(got == chain, "{text} at {p} bits {rnd:?}: differs from the chain");
+        assert!(
+            got == chain,
+            "{text} at {p} bits {rnd:?}: differs from the chain"
+        );
         for i in 0..got.len() {
             let xs: Vec<_> = ins.iter().map(|a| a.to_float(i).unwrap()).collect();
             let want = float_reference(&e, &xs, p, rnd);
@@ -227,21 +275,42 @@ fn cli_eval() {
     let a = file(&t, "a.txt", "1\n2\n0x10\n");
     let b = file(&t, "b.txt", "3\n4\n5\n");
     let out = std::process::Command::new(mparray_bin())
-        .args(["int", "eval", "(a*a+b)*(b*b+b)+a*b", "--bits", "64", "--engine", "cpu"])
+        .args([
+            "int",
+            "eval",
+            "(a*a+b)*(b*b+b)+a*b",
+            "--bits",
+            "64",
+            "--engine",
+            "cpu",
+        ])
         .arg(&a)
         .arg(&b)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "51\n168\n7910\n");
     let out = std::process::Command::new(mparray_bin())
-        .args(["int", "eval", "x - y", "--bits", "64", "--engine", "cpu", "--dec"])
+        .args([
+            "int", "eval", "x - y", "--bits", "64", "--engine", "cpu", "--dec",
+        ])
         .arg(format!("--var=y={}", a.display()))
         .arg(format!("--var=x={}", b.display()))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n2\n18446744073709551605\n");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2\n2\n18446744073709551605\n"
+    );
     // Errors: exit 2 with the column.
     for (ex, msg) in [("a + * b", "column 5"), ("a + c", "unknown name 'c'")] {
         let out = std::process::Command::new(mparray_bin())
@@ -256,12 +325,26 @@ fn cli_eval() {
     let f = file(&t, "f.txt", "1.5\n-2\n");
     let g = file(&t, "g.txt", "0.25\n3\n");
     let out = std::process::Command::new(mparray_bin())
-        .args(["float", "eval", "sqrt(a*a + b)", "--prec", "53", "--engine", "cpu", "--digits", "6"])
+        .args([
+            "float",
+            "eval",
+            "sqrt(a*a + b)",
+            "--prec",
+            "53",
+            "--engine",
+            "cpu",
+            "--digits",
+            "6",
+        ])
         .arg(&f)
         .arg(&g)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = String::from_utf8_lossy(&out.stdout).to_string();
     let lines: Vec<&str> = s.lines().collect();
     assert_eq!(lines.len(), 2);
@@ -305,7 +388,11 @@ fn emulate(src: &str, input: &[u64], out_words: usize) -> Option<Vec<u64>> {
         .arg(&cpp)
         .output()
         .expect("g++ (set MPARRAY_NO_EMU=1 to skip)");
-    assert!(out.status.success(), "g++: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "g++: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut child = std::process::Command::new(&exe)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -317,7 +404,11 @@ fn emulate(src: &str, input: &[u64], out_words: usize) -> Option<Vec<u64>> {
     child.stdout.take().unwrap().read_to_end(&mut o).unwrap();
     assert!(child.wait().unwrap().success());
     assert_eq!(o.len(), out_words * 8);
-    Some(o.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect())
+    Some(
+        o.chunks(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+    )
 }
 
 #[test]
@@ -358,7 +449,11 @@ fn generated_float_kernel_on_the_host() {
     use mparray::expr::{codegen, cpu};
     let mut r = Rng(seed());
     let text = "fma(a, b, -c) / sqrt(a*a + 0.1) - (b - c*a) + b*c";
-    for (p, pin) in [(192u64, [192u64, 192, 192]), (512, [512, 512, 512]), (300, [64, 500, 300])] {
+    for (p, pin) in [
+        (192u64, [192u64, 192, 192]),
+        (512, [512, 512, 512]),
+        (300, [64, 500, 300]),
+    ] {
         for rnd in [Round::Nearest, Round::Up, Round::Zero] {
             let e = Expr::parse(text).unwrap();
             let ins = float_inputs(&mut r, 3, 60, &pin);
@@ -366,7 +461,8 @@ fn generated_float_kernel_on_the_host() {
             let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
             let n = mparray::float::limbs_for_prec(p);
             let lk: Vec<usize> = ins.iter().map(|a| a.limbs_per_element()).collect();
-            let tier = mparray::float::cuda::tier_for(lk.iter().copied().fold(n, usize::max)).unwrap();
+            let tier =
+                mparray::float::cuda::tier_for(lk.iter().copied().fold(n, usize::max)).unwrap();
             let consts = cpu::float_constants(&e, p, rnd).unwrap();
             let tile = rnd == Round::Up;
             let mut src = codegen::float_kernel(&e, p, n, &lk, tier, &consts, tile);

@@ -18,7 +18,9 @@ fn cuda() -> Engine {
 }
 
 fn names(n: usize) -> Vec<String> {
-    (0..n).map(|k| ((b'a' + k as u8) as char).to_string()).collect()
+    (0..n)
+        .map(|k| ((b'a' + k as u8) as char).to_string())
+        .collect()
 }
 
 fn rand_ints(r: &mut Rng, bits: u64, len: usize) -> IntArray {
@@ -81,11 +83,22 @@ fn cuda_int_shapes_equal_the_hand_fused() {
         let (a, b, c) = (&on[0], &on[1], &on[2]);
         let hp = a.fused(b, Fused::Poly).unwrap().to_limbs().unwrap();
         let hs = a.fused(b, Fused::SixAdd).unwrap().to_limbs().unwrap();
-        assert_eq!(expr::eval_int(&poly, &[a, b]).unwrap().to_limbs().unwrap(), hp, "poly {limbs}");
-        assert_eq!(expr::eval_int(&six, &[a, b]).unwrap().to_limbs().unwrap(), hs, "six {limbs}");
+        assert_eq!(
+            expr::eval_int(&poly, &[a, b]).unwrap().to_limbs().unwrap(),
+            hp,
+            "poly {limbs}"
+        );
+        assert_eq!(
+            expr::eval_int(&six, &[a, b]).unwrap().to_limbs().unwrap(),
+            hs,
+            "six {limbs}"
+        );
         let want = expr::eval_int(&sum5, &[&ins[0], &ins[1], &ins[2]]).unwrap();
         assert_eq!(
-            expr::eval_int(&sum5, &[a, b, c]).unwrap().to_limbs().unwrap(),
+            expr::eval_int(&sum5, &[a, b, c])
+                .unwrap()
+                .to_limbs()
+                .unwrap(),
             want.to_limbs().unwrap(),
             "sum5 {limbs}"
         );
@@ -123,7 +136,13 @@ fn rand_floats(r: &mut Rng, p: u64, len: usize) -> FloatArray {
 fn cuda_float_random_trees_vs_cpu() {
     let dev = cuda();
     let mut r = Rng(seed());
-    let modes = [Round::Nearest, Round::Zero, Round::Up, Round::Down, Round::Away];
+    let modes = [
+        Round::Nearest,
+        Round::Zero,
+        Round::Up,
+        Round::Down,
+        Round::Away,
+    ];
     for round in 0..40 {
         let p = r.pick(&[24u64, 53, 64, 128, 200, 512, 1024, 3000]);
         let rnd = modes[round % 5];
@@ -137,7 +156,10 @@ fn cuda_float_random_trees_vs_cpu() {
         let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
         let on: Vec<FloatArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
         let onr: Vec<&FloatArray> = on.iter().collect();
-        let got = expr::eval_float(&e, &onr, p, rnd).unwrap().to_host().unwrap();
+        let got = expr::eval_float(&e, &onr, p, rnd)
+            .unwrap()
+            .to_host()
+            .unwrap();
         assert!(got == want, "{text} at {p} bits {rnd:?}");
     }
     // Above the device tiers: the CPU engine, moved back.
@@ -155,15 +177,25 @@ fn cuda_float_random_trees_vs_cpu() {
 fn cuda_float_four_ops_equal_the_device_chain() {
     let dev = cuda();
     let mut r = Rng(seed());
-    for (text, p) in [("(a*b+c*d)/e", 512u64), ("(a*b+c*d)*e-f", 512), ("sqrt(fma(a,b,c))-d", 192)] {
+    for (text, p) in [
+        ("(a*b+c*d)/e", 512u64),
+        ("(a*b+c*d)*e-f", 512),
+        ("sqrt(fma(a,b,c))-d", 192),
+    ] {
         let e = Expr::parse(text).unwrap();
         let ins: Vec<FloatArray> = (0..e.inputs().len())
             .map(|_| rand_floats(&mut r, p, 20000).to_engine(&dev).unwrap())
             .collect();
         let refs: Vec<&FloatArray> = ins.iter().collect();
         for rnd in [Round::Nearest, Round::Down] {
-            let f = expr::eval_float(&e, &refs, p, rnd).unwrap().to_host().unwrap();
-            let c = expr::chain_float(&e, &refs, p, rnd).unwrap().to_host().unwrap();
+            let f = expr::eval_float(&e, &refs, p, rnd)
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let c = expr::chain_float(&e, &refs, p, rnd)
+                .unwrap()
+                .to_host()
+                .unwrap();
             assert!(f == c, "{text} {rnd:?}");
         }
     }

@@ -145,7 +145,10 @@ pub fn run(a: ExprBenchArgs) -> std::result::Result<(), CommandError> {
         let (fused, chain) = (fused.to_host()?, chain.to_host()?);
         let same = fused == chain;
         let n = fused.len();
-        let idx: Vec<usize> = (0..16).map(|k| (k * 2654435761usize) % n).chain([n - 1]).collect();
+        let idx: Vec<usize> = (0..16)
+            .map(|k| (k * 2654435761usize) % n)
+            .chain([n - 1])
+            .collect();
         let mal = idx.iter().all(|&i| {
             let xs: Vec<Float> = host.iter().map(|h| h.to_float(i).expect("host")).collect();
             let want = reference(&e, &xs, p, rnd);

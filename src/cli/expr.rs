@@ -18,7 +18,10 @@ use crate::float::{self, FloatArray, Round};
 use crate::int::{IntArray, Radix, parse};
 
 #[derive(Parser)]
-#[command(name = "mparray int eval", about = "An integer expression (modulo 2^W) over files")]
+#[command(
+    name = "mparray int eval",
+    about = "An integer expression (modulo 2^W) over files"
+)]
 struct IntEval {
     /// The expression, e.g. "(a*a+b)*(b*b+b)+a*b": + - * << >> & | ^ ~,
     /// comparisons (1 or 0), c ? x : y, select(c, x, y).
@@ -83,7 +86,8 @@ pub fn intercept() -> Option<i32> {
     if args.len() < 3 || args[2] != "eval" || !matches!(args[1].as_str(), "int" | "float") {
         return None;
     }
-    let rest = std::iter::once(format!("mparray {} eval", args[1])).chain(args[3..].iter().cloned());
+    let rest =
+        std::iter::once(format!("mparray {} eval", args[1])).chain(args[3..].iter().cloned());
     let r = if args[1] == "int" {
         match IntEval::try_parse_from(rest) {
             Ok(a) => run_int(a),
@@ -140,12 +144,19 @@ fn inputs(
         let mut v = Vec::new();
         for s in vars {
             let Some((n, f)) = s.split_once('=') else {
-                return Err(CommandError::Input(format!("--var {s:?}: expected NAME=FILE")));
+                return Err(CommandError::Input(format!(
+                    "--var {s:?}: expected NAME=FILE"
+                )));
             };
-            let ok = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            let ok = n
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             if !ok || matches!(n, "sqrt" | "fma" | "select") {
-                return Err(CommandError::Input(format!("--var {s:?}: {n:?} is not a usable name")));
+                return Err(CommandError::Input(format!(
+                    "--var {s:?}: {n:?} is not a usable name"
+                )));
             }
             if v.iter().any(|(m, _): &(String, PathBuf)| m == n) {
                 return Err(CommandError::Input(format!("--var: {n} given twice")));
@@ -154,8 +165,9 @@ fn inputs(
         }
         v.into_iter().unzip()
     };
-    let e = expr::parse::parse_with(text, Some(&names))
-        .map_err(|e| CommandError::Input(format!("{e}\n  {text}\n  {}^", " ".repeat(e.column - 1))))?;
+    let e = expr::parse::parse_with(text, Some(&names)).map_err(|e| {
+        CommandError::Input(format!("{e}\n  {text}\n  {}^", " ".repeat(e.column - 1)))
+    })?;
     Ok((e, paths))
 }
 
@@ -176,7 +188,10 @@ fn same_lines(files: &[Input]) -> Result<usize, CommandError> {
 
 fn write_lines(lines: &[String]) -> Result<(), CommandError> {
     let mut w = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-    let r = lines.iter().try_for_each(|l| writeln!(w, "{l}")).and_then(|_| w.flush());
+    let r = lines
+        .iter()
+        .try_for_each(|l| writeln!(w, "{l}"))
+        .and_then(|_| w.flush());
     match r {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
@@ -187,12 +202,16 @@ fn write_lines(lines: &[String]) -> Result<(), CommandError> {
 fn run_int(a: IntEval) -> Result<(), CommandError> {
     let bits = super::int::parse_bits(&a.bits)?;
     let (e, paths) = inputs(&a.expr, &a.vars, &a.files)?;
-    e.check_kind(false).map_err(|x| CommandError::Input(x.to_string()))?;
+    e.check_kind(false)
+        .map_err(|x| CommandError::Input(x.to_string()))?;
     if paths.is_empty() {
         return Err(CommandError::Input("no input files".into()));
     }
     let engine = engine_from_arg(&a.engine)?;
-    let files: Vec<Input> = paths.iter().map(|p| Input::read(p)).collect::<Result<_, _>>()?;
+    let files: Vec<Input> = paths
+        .iter()
+        .map(|p| Input::read(p))
+        .collect::<Result<_, _>>()?;
     let n = same_lines(&files)?;
     let limbs = (bits / 64) as usize;
     let radix = if a.hex {
@@ -200,7 +219,10 @@ fn run_int(a: IntEval) -> Result<(), CommandError> {
     } else if a.dec {
         Radix::Dec
     } else {
-        files[0].lines().first().map_or(Radix::Dec, |s| parse::radix_of(s))
+        files[0]
+            .lines()
+            .first()
+            .map_or(Radix::Dec, |s| parse::radix_of(s))
     };
     let mut arrays = Vec::new();
     for f in &files {
@@ -218,17 +240,25 @@ fn run_float(a: FloatEval) -> Result<(), CommandError> {
     float::check_prec(a.prec).map_err(|e| CommandError::Input(format!("--prec: {e}")))?;
     let in_prec = a.in_prec.unwrap_or(a.prec);
     float::check_prec(in_prec).map_err(|e| CommandError::Input(format!("--in-prec: {e}")))?;
-    let rnd = Round::from_name(&a.round).map_err(|e| CommandError::Input(format!("--round: {e}")))?;
+    let rnd =
+        Round::from_name(&a.round).map_err(|e| CommandError::Input(format!("--round: {e}")))?;
     if a.digits > super::float::MAX_DIGITS {
-        return Err(CommandError::Input(format!("--digits {}: too many", a.digits)));
+        return Err(CommandError::Input(format!(
+            "--digits {}: too many",
+            a.digits
+        )));
     }
     let (e, paths) = inputs(&a.expr, &a.vars, &a.files)?;
-    e.check_kind(true).map_err(|x| CommandError::Input(x.to_string()))?;
+    e.check_kind(true)
+        .map_err(|x| CommandError::Input(x.to_string()))?;
     if paths.is_empty() {
         return Err(CommandError::Input("no input files".into()));
     }
     let engine = engine_from_arg(&a.engine)?;
-    let files: Vec<Input> = paths.iter().map(|p| Input::read(p)).collect::<Result<_, _>>()?;
+    let files: Vec<Input> = paths
+        .iter()
+        .map(|p| Input::read(p))
+        .collect::<Result<_, _>>()?;
     same_lines(&files)?;
     let mut arrays = Vec::new();
     for f in &files {

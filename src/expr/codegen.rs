@@ -76,7 +76,9 @@ pub fn sum_kernel(terms: &[usize], k: usize, block: u32) -> String {
     let _ = writeln!(s, "// Generated: sum of {} terms {:?}", terms.len(), terms);
     let _ = writeln!(s, "#define ADD_K {k}\n#define ADD_B {block}");
     s.push_str(&int_add_body());
-    let params: Vec<String> = (0..ins.len()).map(|j| format!("const u64 *in{j}")).collect();
+    let params: Vec<String> = (0..ins.len())
+        .map(|j| format!("const u64 *in{j}"))
+        .collect();
     for general in [false, true] {
         let name = if general {
             "expr_sum_general"
@@ -219,10 +221,7 @@ pub fn int_kernel(expr: &Expr, limbs: usize, consts: &[Option<Vec<u64>>]) -> Str
                 if local {
                     let _ = writeln!(s, "        u64 {v}[EX_L];");
                 } else {
-                    let _ = writeln!(
-                        s,
-                        "        u64 *{v} = scr + ((u64){slot} * n + i) * EX_L;"
-                    );
+                    let _ = writeln!(s, "        u64 *{v} = scr + ((u64){slot} * n + i) * EX_L;");
                 }
                 slot += 1;
                 let x = |j: usize| name[a[j]].clone();
@@ -243,12 +242,9 @@ pub fn int_kernel(expr: &Expr, limbs: usize, consts: &[Option<Vec<u64>>]) -> Str
                     Op::Le => format!("ex_bool({v}, ex_cmp({}, {}) <= 0)", x(0), x(1)),
                     Op::Gt => format!("ex_bool({v}, ex_cmp({}, {}) > 0)", x(0), x(1)),
                     Op::Ge => format!("ex_bool({v}, ex_cmp({}, {}) >= 0)", x(0), x(1)),
-                    Op::Select => format!(
-                        "ex_copy({v}, ex_nonzero({}) ? {} : {})",
-                        x(0),
-                        x(1),
-                        x(2)
-                    ),
+                    Op::Select => {
+                        format!("ex_copy({v}, ex_nonzero({}) ? {} : {})", x(0), x(1), x(2))
+                    }
                     Op::Div | Op::Sqrt | Op::Fma => unreachable!("check_kind"),
                 };
                 let _ = writeln!(s, "        {call};");
@@ -315,7 +311,10 @@ pub fn float_kernel(
     if tile {
         // Mantissas staged through shared memory (coalesced global
         // traffic), one element per thread, odd strides per element.
-        let total: usize = in_limbs.iter().map(|l| (l | 1) * FLOAT_TILE as usize).sum::<usize>()
+        let total: usize = in_limbs
+            .iter()
+            .map(|l| (l | 1) * FLOAT_TILE as usize)
+            .sum::<usize>()
             + so * FLOAT_TILE as usize;
         let _ = writeln!(s, "    __shared__ u64 sm[{total}];");
         let mut off = 0;
@@ -329,7 +328,9 @@ pub fn float_kernel(
         s.push_str("    const u32 T = blockDim.x;\n");
         s.push_str("    u64 ntiles = (len + T - 1) / T;\n");
         s.push_str("    for (u64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {\n");
-        s.push_str("      u64 base = tile * T; u32 cnt = len - base < T ? (u32)(len - base) : T;\n");
+        s.push_str(
+            "      u64 base = tile * T; u32 cnt = len - base < T ? (u32)(len - base) : T;\n",
+        );
         for (k, l) in in_limbs.iter().enumerate() {
             let _ = writeln!(
                 s,
@@ -345,16 +346,24 @@ pub fn float_kernel(
         );
     }
     // (head expression, limbs pointer, limb count) per node.
-    let mut val: Vec<(String, String, usize)> = vec![(String::new(), String::new(), 0); expr.nodes().len()];
+    let mut val: Vec<(String, String, usize)> =
+        vec![(String::new(), String::new(), 0); expr.nodes().len()];
     let root = expr.root();
     for (i, node) in expr.nodes().iter().enumerate() {
         match node {
             Node::Input(k) => {
                 let lk = in_limbs[*k];
                 if tile {
-                    let _ = writeln!(s, "        const u64 x{i}h = h{k}[i]; const u64 *x{i}m = s{k} + t * {};", lk | 1);
+                    let _ = writeln!(
+                        s,
+                        "        const u64 x{i}h = h{k}[i]; const u64 *x{i}m = s{k} + t * {};",
+                        lk | 1
+                    );
                 } else {
-                    let _ = writeln!(s, "        const u64 x{i}h = h{k}[i]; const u64 *x{i}m = l{k} + i * {lk};");
+                    let _ = writeln!(
+                        s,
+                        "        const u64 x{i}h = h{k}[i]; const u64 *x{i}m = l{k} + i * {lk};"
+                    );
                 }
                 val[i] = (format!("x{i}h"), format!("x{i}m"), lk);
             }
@@ -438,7 +447,10 @@ pub fn float_kernel(
                     Op::Fma => format!("{};", code("FL_OP_FMA", &[x(0), x(1), x(2)])),
                     Op::Neg => {
                         let p = x(0);
-                        format!("fl_set(o, {}, {}, {}, true, false, 0, p, rnd);", p.0, p.1, p.2)
+                        format!(
+                            "fl_set(o, {}, {}, {}, true, false, 0, p, rnd);",
+                            p.0, p.1, p.2
+                        )
                     }
                     _ => unreachable!("check_kind"),
                 };
@@ -456,7 +468,11 @@ pub fn float_kernel(
             let _ = writeln!(
                 s,
                 "        {{ FlOut o = {{{}, n, 0}}; fl_set(o, {}, {}, {}, false, false, 0, p, rnd); rh[i] = o.head; }}",
-                if tile { format!("so + t * {so}") } else { "rl + i * n".into() },
+                if tile {
+                    format!("so + t * {so}")
+                } else {
+                    "rl + i * n".into()
+                },
                 v.0,
                 v.1,
                 v.2

@@ -18,9 +18,8 @@ pub fn int_constants(expr: &Expr, bits: u64) -> Result<Vec<Option<Vec<u64>>>> {
         .iter()
         .map(|n| match n {
             Node::Const(c) => {
-                let a = IntArray::from_strs(bits, &[c.as_str()]).map_err(|e| {
-                    Error::Invalid(format!("constant {c} in the expression: {e}"))
-                })?;
+                let a = IntArray::from_strs(bits, &[c.as_str()])
+                    .map_err(|e| Error::Invalid(format!("constant {c} in the expression: {e}")))?;
                 Ok(Some(a.to_limbs()?))
             }
             _ => Ok(None),
@@ -154,9 +153,18 @@ pub(crate) fn int_op(op: Op, r: &mut [u64], x: &[&[u64]], s: &mut Vec<u64>) {
         Op::Mul => icpu::mullo_elem(r, x[0], x[1], s, false),
         Op::Shl(k) => shl(r, x[0], k),
         Op::Shr(k) => shr(r, x[0], k),
-        Op::And => r.iter_mut().enumerate().for_each(|(j, v)| *v = x[0][j] & x[1][j]),
-        Op::Or => r.iter_mut().enumerate().for_each(|(j, v)| *v = x[0][j] | x[1][j]),
-        Op::Xor => r.iter_mut().enumerate().for_each(|(j, v)| *v = x[0][j] ^ x[1][j]),
+        Op::And => r
+            .iter_mut()
+            .enumerate()
+            .for_each(|(j, v)| *v = x[0][j] & x[1][j]),
+        Op::Or => r
+            .iter_mut()
+            .enumerate()
+            .for_each(|(j, v)| *v = x[0][j] | x[1][j]),
+        Op::Xor => r
+            .iter_mut()
+            .enumerate()
+            .for_each(|(j, v)| *v = x[0][j] ^ x[1][j]),
         Op::Not => r.iter_mut().enumerate().for_each(|(j, v)| *v = !x[0][j]),
         Op::Eq => cmp(r, x[0] == x[1]),
         Op::Ne => cmp(r, x[0] != x[1]),
@@ -165,7 +173,11 @@ pub(crate) fn int_op(op: Op, r: &mut [u64], x: &[&[u64]], s: &mut Vec<u64>) {
         Op::Gt => cmp(r, iarith::cmp(x[0], x[1]) == Greater),
         Op::Ge => cmp(r, iarith::cmp(x[0], x[1]) != Less),
         Op::Select => {
-            let pick = if x[0].iter().any(|&v| v != 0) { x[1] } else { x[2] };
+            let pick = if x[0].iter().any(|&v| v != 0) {
+                x[1]
+            } else {
+                x[2]
+            };
             r.copy_from_slice(pick);
         }
         Op::Div | Op::Sqrt | Op::Fma => unreachable!("check_kind rejects float operations"),
@@ -190,35 +202,33 @@ pub fn eval_int(
     let nslots = prog.len();
     let mut out = crate::engine::host::zeros("an expression result", len * l)?;
     let ce = chunk(l);
-    out.par_chunks_mut(ce * l)
-        .enumerate()
-        .for_each(|(c, oc)| {
-            let mut vals = vec![0u64; nslots * l];
-            let mut tmp = vec![0u64; l];
-            let mut s = Vec::new();
-            for (e, oe) in oc.chunks_mut(l).enumerate() {
-                let i = c * ce + e;
-                for (op, args, slot) in &prog {
-                    {
-                        let get = |a: &Src| -> &[u64] {
-                            match *a {
-                                Src::Input(k) => &ins[k][i * l..(i + 1) * l],
-                                Src::Const(n) => consts[n].as_deref().expect("constant"),
-                                Src::Slot(t) => &vals[t * l..(t + 1) * l],
-                            }
-                        };
-                        let xs: Vec<&[u64]> = args.iter().map(get).collect();
-                        int_op(*op, &mut tmp, &xs, &mut s);
-                    }
-                    vals[slot * l..(slot + 1) * l].copy_from_slice(&tmp);
+    out.par_chunks_mut(ce * l).enumerate().for_each(|(c, oc)| {
+        let mut vals = vec![0u64; nslots * l];
+        let mut tmp = vec![0u64; l];
+        let mut s = Vec::new();
+        for (e, oe) in oc.chunks_mut(l).enumerate() {
+            let i = c * ce + e;
+            for (op, args, slot) in &prog {
+                {
+                    let get = |a: &Src| -> &[u64] {
+                        match *a {
+                            Src::Input(k) => &ins[k][i * l..(i + 1) * l],
+                            Src::Const(n) => consts[n].as_deref().expect("constant"),
+                            Src::Slot(t) => &vals[t * l..(t + 1) * l],
+                        }
+                    };
+                    let xs: Vec<&[u64]> = args.iter().map(get).collect();
+                    int_op(*op, &mut tmp, &xs, &mut s);
                 }
-                oe.copy_from_slice(match root {
-                    Src::Input(k) => &ins[k][i * l..(i + 1) * l],
-                    Src::Const(n) => consts[n].as_deref().expect("constant"),
-                    Src::Slot(t) => &vals[t * l..(t + 1) * l],
-                });
+                vals[slot * l..(slot + 1) * l].copy_from_slice(&tmp);
             }
-        });
+            oe.copy_from_slice(match root {
+                Src::Input(k) => &ins[k][i * l..(i + 1) * l],
+                Src::Const(n) => consts[n].as_deref().expect("constant"),
+                Src::Slot(t) => &vals[t * l..(t + 1) * l],
+            });
+        }
+    });
     IntArray::from_limbs(bits, out)
 }
 

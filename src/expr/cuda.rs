@@ -165,7 +165,8 @@ pub fn eval_int(
         return IntArray::zeros(&crate::engine::Engine::Cuda(eng.clone()), 0, bits);
     }
     if let Some((x, y)) = match_poly(expr) {
-        let r = crate::int::cuda::fused(eng, dev(inputs[x]), dev(inputs[y]), len, limbs, Fused::Poly)?;
+        let r =
+            crate::int::cuda::fused(eng, dev(inputs[x]), dev(inputs[y]), len, limbs, Fused::Poly)?;
         return Ok(wrap(eng, limbs, len, r));
     }
     if let Some(terms) = codegen::sum_terms(expr) {
@@ -196,7 +197,8 @@ pub fn eval_int(
     } else {
         1
     };
-    let mut scr = crate::engine::cuda::memory::alloc_for::<u64>(eng, "expression scratch", nscr.max(1))?;
+    let mut scr =
+        crate::engine::cuda::memory::alloc_for::<u64>(eng, "expression scratch", nscr.max(1))?;
     let n = len as u64;
     let mut b = eng.stream().launch_builder(&f);
     b.arg(&mut r).arg(&mut scr);

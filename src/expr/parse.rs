@@ -45,8 +45,8 @@ struct Lexer {
 }
 
 const SYMS: [&str; 21] = [
-    "<<", ">>", "<=", ">=", "==", "!=", "+", "-", "*", "/", "(", ")", ",", "?", ":", "&", "|",
-    "^", "~", "<", ">",
+    "<<", ">>", "<=", ">=", "==", "!=", "+", "-", "*", "/", "(", ")", ",", "?", ":", "&", "|", "^",
+    "~", "<", ">",
 ];
 
 fn lex(text: &str) -> Result<Lexer, ParseError> {
@@ -64,7 +64,8 @@ fn lex(text: &str) -> Result<Lexer, ParseError> {
                 i += 1;
             }
             toks.push((Tok::Name(cs[s..i].iter().collect()), col));
-        } else if c.is_ascii_digit() || (c == '.' && cs.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        } else if c.is_ascii_digit()
+            || (c == '.' && cs.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
         {
             let s = i;
             if c == '0' && matches!(cs.get(i + 1), Some('x' | 'X')) {
@@ -227,7 +228,10 @@ impl Parser<'_> {
                 let k = match self.peek().clone() {
                     Tok::Num(n) => match n.parse::<u32>() {
                         Ok(k) if k <= (1 << 20) => k,
-                        _ => return self.err(format!("shift count {n} is not an integer up to 2^20")),
+                        _ => {
+                            return self
+                                .err(format!("shift count {n} is not an integer up to 2^20"));
+                        }
                     },
                     _ => {
                         let got = self.describe();

@@ -6,9 +6,9 @@
 use malachite_base::num::arithmetic::traits::{ModPowerOf2, ModPowerOf2Neg};
 use malachite_float::Float;
 use malachite_nz::natural::Natural;
+use mparray::FloatArray;
 use mparray::expr::{Expr, Node, Op};
 use mparray::float::Round;
-use mparray::FloatArray;
 
 use crate::common::Rng;
 
