@@ -41,7 +41,7 @@ fn rand_ints(r: &mut Rng, bits: u64, len: usize) -> IntArray {
 fn cuda_int_random_trees_vs_cpu_and_malachite() {
     let dev = cuda();
     let mut r = Rng(seed());
-    for round in 0..48 {
+    for round in 0..12 {
         let bits = r.pick(&[64u64, 128, 192, 320, 1024, 2304]);
         let nin = 1 + r.index(4);
         let text = int_text(&mut r, nin, 1 + (round % 6) as u32, bits);
@@ -75,7 +75,7 @@ fn cuda_int_shapes_equal_the_hand_fused() {
     let poly = Expr::parse("(a*a+b)*(b*b+b)+a*b").unwrap();
     let six = Expr::parse("a+b+a+b+a+b+a").unwrap();
     let sum5 = Expr::parse("a+c+b+a+c").unwrap();
-    for limbs in [1usize, 2, 3, 4, 5, 7, 64, 65, 129, 1024, 1026] {
+    for limbs in [1usize, 3, 4, 5, 64, 65, 1024, 1026] {
         let bits = 64 * limbs as u64;
         let len = if limbs > 500 { 5 } else { 700 };
         let ins: Vec<IntArray> = (0..3).map(|_| rand_ints(&mut r, bits, len)).collect();
@@ -143,7 +143,7 @@ fn cuda_float_random_trees_vs_cpu() {
         Round::Down,
         Round::Away,
     ];
-    for round in 0..40 {
+    for round in 0..10 {
         let p = r.pick(&[24u64, 53, 64, 128, 200, 512, 1024, 3000]);
         let rnd = modes[round % 5];
         let nin = 1 + r.index(4);
