@@ -76,7 +76,10 @@ enum Src {
 }
 
 /// The live operation nodes in order, with slots, and each node's source.
-fn program(expr: &Expr) -> (Vec<(Op, Vec<Src>, usize)>, Vec<Src>) {
+/// One operation node: the operation, its operands and its slot.
+type Step = (Op, Vec<Src>, usize);
+
+fn program(expr: &Expr) -> (Vec<Step>, Vec<Src>) {
     let live = expr.live();
     let mut src = Vec::with_capacity(expr.nodes().len());
     let mut prog = Vec::new();

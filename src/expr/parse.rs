@@ -306,7 +306,7 @@ impl Parser<'_> {
                     return Ok(self.e.op(op, &args));
                 }
                 if let Some(allowed) = self.allowed
-                    && !allowed.iter().any(|a| *a == name)
+                    && !allowed.contains(&name)
                 {
                     return Err(ParseError {
                         column: col,
