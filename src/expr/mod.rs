@@ -331,6 +331,10 @@ pub fn eval_int_on(
     let n = if inputs.is_empty() {
         len
     } else {
+        let e0 = inputs[0].engine();
+        if !e0.same_as(engine) {
+            return Err(Error::EngineMismatch(e0.describe(), engine.describe()));
+        }
         check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?
     };
     crate::int::limbs_for_bits(bits)?;
