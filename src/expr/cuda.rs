@@ -33,32 +33,37 @@ fn fnv(s: &str) -> u64 {
     h
 }
 
-/// The (leaked, one per distinct source) kernel source of generated code.
-fn source(code: String) -> &'static KernelSource {
+/// The (leaked, one per distinct shape) kernel source of generated code,
+/// looked up by a short key (canonical form, width/precision, tier), so
+/// that a repeated call neither regenerates nor hashes the source.
+fn source(key: String, make: impl FnOnce() -> String) -> &'static KernelSource {
     static MAP: OnceLock<Mutex<HashMap<String, &'static KernelSource>>> = OnceLock::new();
     let mut m = MAP
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner());
-    if let Some(s) = m.get(&code) {
+    if let Some(s) = m.get(&key) {
         return s;
     }
+    let code = make();
     let name: &'static str = Box::leak(format!("expr_{:016x}", fnv(&code)).into_boxed_str());
     let src: &'static KernelSource = Box::leak(Box::new(KernelSource {
         name,
-        code: Box::leak(code.clone().into_boxed_str()),
+        code: Box::leak(code.into_boxed_str()),
     }));
-    m.insert(code, src);
+    m.insert(key, src);
     src
 }
 
-/// The function `func` of generated `code` on `eng` (compiled on first use).
+/// The function `func` of the generated source for `key` on `eng`
+/// (generated and compiled on first use).
 pub fn function(
     eng: &Arc<CudaEngine>,
-    code: String,
+    key: String,
+    make: impl FnOnce() -> String,
     func: &str,
 ) -> Result<cudarc::driver::CudaFunction> {
-    eng.function(&Instance::new(source(code), &[]), func)
+    eng.function(&Instance::new(source(key, make), &[]), func)
 }
 
 fn dev(a: &IntArray) -> &CudaSlice<u64> {
@@ -177,7 +182,12 @@ pub fn eval_int(
         } else {
             "expr_sum_general"
         };
-        let f = function(eng, codegen::sum_kernel(&terms, SUM_K, SUM_B), name)?;
+        let f = function(
+            eng,
+            format!("sum:{terms:?}:{SUM_K}:{SUM_B}"),
+            || codegen::sum_kernel(&terms, SUM_K, SUM_B),
+            name,
+        )?;
         let mut r = crate::int::cuda::alloc(eng, len * limbs)?;
         let (n, l) = (len as u64, limbs as u32);
         let mut b = eng.stream().launch_builder(&f);
@@ -190,7 +200,12 @@ pub fn eval_int(
         crate::int::cuda::launched(unsafe { b.launch(cfg) }, name)?;
         return Ok(wrap(eng, limbs, len, r));
     }
-    let f = function(eng, codegen::int_kernel(expr, limbs, consts), "expr_int")?;
+    let f = function(
+        eng,
+        format!("int:{}:{limbs}", expr.canonical()),
+        || codegen::int_kernel(expr, limbs, consts),
+        "expr_int",
+    )?;
     let mut r = crate::int::cuda::alloc(eng, len * limbs)?;
     let nscr = if limbs > codegen::LOCAL_MAX_LIMBS {
         codegen::op_slots(expr) * len * limbs
@@ -247,8 +262,16 @@ pub fn eval_float(
     // direct loads, for measurements).
     let tile = !matches!(std::env::var("MPARRAY_EXPR_TILE").as_deref(), Ok("0"))
         && codegen::float_tile_fits(n_out, &in_limbs);
-    let code = codegen::float_kernel(expr, prec, n_out, &in_limbs, tier, consts, tile);
-    let f = function(eng, code, "expr_float")?;
+    let key = format!(
+        "float:{}:{prec}:{in_limbs:?}:{tier}:{tile}:{rnd:?}",
+        expr.canonical()
+    );
+    let f = function(
+        eng,
+        key,
+        || codegen::float_kernel(expr, prec, n_out, &in_limbs, tier, consts, tile),
+        "expr_float",
+    )?;
     let devs: Vec<&CudaFloats> = inputs
         .iter()
         .map(|a| {
