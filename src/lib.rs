@@ -23,6 +23,7 @@ pub mod complex;
 pub mod dist;
 pub mod engine;
 pub mod error;
+pub mod expr;
 pub mod float;
 pub mod huge;
 pub mod int;

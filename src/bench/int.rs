@@ -39,7 +39,23 @@ pub enum Case {
     Modinv,
     /// Number theory: floor square root with remainder.
     Isqrt,
+    /// 6-Add through `expr::eval_int` ("a+b+a+b+a+b+a").
+    #[value(name = "add6-eval")]
+    Add6Eval,
+    /// Poly through `expr::eval_int` ("(a*a+b)*(b*b+b)+a*b").
+    #[value(name = "poly-eval")]
+    PolyEval,
+    /// 6-Add as the unfused chain of six library adds.
+    #[value(name = "add6-chain")]
+    Add6Chain,
+    /// Poly as the unfused chain of library operations (CSE: 7 ops).
+    #[value(name = "poly-chain")]
+    PolyChain,
 }
+
+/// The expression texts of the eval and chain cases.
+const ADD6_EXPR: &str = "a+b+a+b+a+b+a";
+const POLY_EXPR: &str = "(a*a+b)*(b*b+b)+a*b";
 
 impl Case {
     fn label(self) -> &'static str {
@@ -53,10 +69,34 @@ impl Case {
             Case::Gcd => "gcd",
             Case::Modinv => "modinv",
             Case::Isqrt => "isqrt",
+            Case::Add6Eval => "6-Add-eval",
+            Case::PolyEval => "Poly-eval",
+            Case::Add6Chain => "6-Add-chain",
+            Case::PolyChain => "Poly-chain",
         }
     }
     fn is_add(self) -> bool {
-        matches!(self, Case::Add1 | Case::Add6)
+        matches!(
+            self,
+            Case::Add1 | Case::Add6 | Case::Add6Eval | Case::Add6Chain
+        )
+    }
+    /// The hand-fused case computing the same function.
+    fn base(self) -> Case {
+        match self {
+            Case::Add6Eval | Case::Add6Chain => Case::Add6,
+            Case::PolyEval | Case::PolyChain => Case::Poly,
+            c => c,
+        }
+    }
+    /// The expression of an eval or chain case.
+    fn expr(self) -> Option<crate::expr::Expr> {
+        let t = match self.base() {
+            Case::Add6 => ADD6_EXPR,
+            Case::Poly => POLY_EXPR,
+            _ => return None,
+        };
+        (self != self.base()).then(|| crate::expr::Expr::parse(t).expect("a valid expression"))
     }
 }
 
@@ -120,7 +160,7 @@ const PEERS: [(u32, [f64; 5]); 8] = [
 ];
 
 fn peer(log: u32, case: Case) -> Option<f64> {
-    let k = match case {
+    let k = match case.base() {
         Case::Add1 => 0,
         Case::Add6 => 1,
         Case::Mul1 => 2,
@@ -332,7 +372,17 @@ fn bench_case(
             IntArray::random(engine, insts, bits, s ^ 0x5eed)?,
         )
     };
-    let (times, outs) = if engine.is_cuda() {
+    let ex = case.expr();
+    let (times, outs) = if let Some(ex) = &ex {
+        let chain = matches!(case, Case::Add6Chain | Case::PolyChain);
+        time_runs(engine, 1, runs, || -> Result<Vec<IntArray>> {
+            Ok(vec![if chain {
+                crate::expr::chain_int(ex, &[&a, &b])?
+            } else {
+                crate::expr::eval_int(ex, &[&a, &b])?
+            }])
+        })?
+    } else if engine.is_cuda() {
         time_runs(engine, 1, runs, || -> Result<Vec<IntArray>> {
             Ok(match case {
                 Case::Add1 => vec![a.add(&b)?],
@@ -343,7 +393,7 @@ fn bench_case(
                     let (q, r) = a.divrem(&b)?;
                     vec![q, r]
                 }
-                _ => unreachable!("number-theory cases run in int_nt"),
+                _ => unreachable!("number-theory and expression cases run elsewhere"),
             })
         })?
     } else {
@@ -364,7 +414,7 @@ fn bench_case(
                     let (q, r) = outs.split_at_mut(1);
                     a.divrem_into(&b, &mut q[0], &mut r[0])
                 }
-                _ => unreachable!("number-theory cases run in int_nt"),
+                _ => unreachable!("number-theory and expression cases run elsewhere"),
             }
         })?;
         (times, outs)
@@ -411,7 +461,7 @@ fn check(
     let ok = idx.par_iter().all(|&i| {
         let (x, y) = (nat(&ha, i), nat(&hb, i));
         let got = nat(&ho[0], i);
-        match case {
+        match case.base() {
             Case::Add1 => got == (&x + &y) % &modulus,
             Case::Add6 => got == (&x * Natural::from(4u32) + &y * Natural::from(3u32)) % &modulus,
             Case::Mul1 => got == (&x * &y) % &modulus,

@@ -3,6 +3,7 @@
 //! the median, and checks results against malachite before printing them.
 
 pub mod blas;
+pub mod expr;
 pub mod float;
 pub mod func;
 pub mod huge;
@@ -50,6 +51,9 @@ enum Suite {
     /// 2^16 bits, float mul, GEMM 512 bits n = 8192, huge mul, each
     /// checked bit for bit against the one-device result.
     Devices(multi::DevicesBenchArgs),
+    /// Float expressions fused into one kernel against the unfused chain,
+    /// and the first compile of a new shape (ints: `bench int --cases poly-eval,...`).
+    Expr(expr::ExprBenchArgs),
 }
 
 impl BenchArgs {
@@ -72,6 +76,7 @@ pub fn run(a: BenchArgs) -> std::result::Result<(), CommandError> {
         Some(Suite::Blas(x)) => blas::run(x),
         Some(Suite::Solvers(x)) => solvers::run(x),
         Some(Suite::Devices(x)) => multi::run(x),
+        Some(Suite::Expr(x)) => expr::run(x),
         None => int::run(a.int),
     }
 }

@@ -177,7 +177,11 @@ pub struct FloatArgs {
 }
 
 /// Parses every line of `input` at precision `prec`.
-fn parse_input(input: &Input, prec: u64, rnd: Round) -> Result<FloatArray, CommandError> {
+pub(super) fn parse_input(
+    input: &Input,
+    prec: u64,
+    rnd: Round,
+) -> Result<FloatArray, CommandError> {
     match FloatArray::from_strs_ternary(prec, &input.lines(), rnd) {
         Ok((a, _)) => Ok(a),
         Err(Error::Parse { index, text, .. }) if text.trim().is_empty() => {

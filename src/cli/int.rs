@@ -158,7 +158,7 @@ pub struct NtOpts {
 }
 
 /// Parses `--bits`: a number or `2^K`.
-fn parse_bits(s: &str) -> Result<u64, CommandError> {
+pub(super) fn parse_bits(s: &str) -> Result<u64, CommandError> {
     let t = s.trim();
     let v = match t.split_once('^') {
         Some(("2", k)) => k

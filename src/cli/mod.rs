@@ -10,6 +10,7 @@ mod blas;
 mod complex;
 #[cfg(feature = "mpi")]
 mod dist;
+mod expr;
 mod float;
 mod huge;
 mod info;
@@ -74,6 +75,9 @@ pub fn main() -> i32 {
     let rank = crate::dist::rank();
     #[cfg(not(feature = "mpi"))]
     let rank = 0usize;
+    if let Some(code) = expr::intercept() {
+        return code;
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

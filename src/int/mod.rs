@@ -54,7 +54,7 @@ pub(crate) enum Store {
 pub struct IntArray {
     limbs: usize,
     len: usize,
-    store: Store,
+    pub(crate) store: Store,
 }
 
 impl std::fmt::Debug for IntArray {

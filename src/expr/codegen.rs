@@ -1,0 +1,492 @@
+//! CUDA C++ for an expression shape. Three generators:
+//! - [`sum_kernel`]: a sum of inputs (`a+b+a+...`, additions only) as the
+//!   staged carry-scan kernel of int_add.cu (its six-add generalised to any
+//!   sequence of terms: the 6-Add expression gives the same code as the
+//!   hand-fused kernel);
+//! - [`int_kernel`]: any integer expression, a thread per element, the
+//!   intermediates in local arrays (or global scratch for wide elements);
+//! - [`float_kernel`]: any float expression, a thread per element, each
+//!   operation the per-element code of float_common.cuh that FloatArray's
+//!   kernels run (the register fast paths where the limb counts allow).
+//!
+//! Each source pastes only the headers it uses; entry points of the
+//! included kernel files are cut off, so NVRTC compiles one kernel.
+
+use std::fmt::Write as _;
+
+use super::cpu::FConst;
+use super::{Expr, Node, Op};
+use crate::kernels::{COMMON, FLOAT_COMMON, INT_ADD};
+
+/// The int_add.cu device code without its entry points.
+fn int_add_body() -> String {
+    let code = INT_ADD.code;
+    let cut = code.find("// Entry points.").unwrap_or(code.len());
+    code[..cut].replace("#include \"common.cuh\"", COMMON)
+}
+
+pub const EXPR_INT: &str = include_str!("../kernels/expr_int.cuh");
+
+/// The flattened terms of a sum of inputs (additions only, at least two
+/// terms), left to right; None for any other shape.
+pub fn sum_terms(expr: &Expr) -> Option<Vec<usize>> {
+    fn walk(e: &Expr, i: usize, out: &mut Vec<usize>) -> bool {
+        match &e.nodes()[i] {
+            Node::Input(k) => {
+                out.push(*k);
+                true
+            }
+            // The deeper operand first (hash-consing orders operands by
+            // node index): a left-nested chain walks left to right.
+            Node::Op(Op::Add, a) => {
+                let (p, q) = match (&e.nodes()[a[0]], &e.nodes()[a[1]]) {
+                    (Node::Input(_), Node::Op(..)) => (a[1], a[0]),
+                    _ => (a[0], a[1]),
+                };
+                walk(e, p, out) && walk(e, q, out)
+            }
+            _ => false,
+        }
+    }
+    let mut t = Vec::new();
+    (matches!(expr.nodes().get(expr.root()), Some(Node::Op(Op::Add, _)))
+        && walk(expr, expr.root(), &mut t))
+    .then_some(t)
+}
+
+/// Distinct inputs of `terms`, in order of first use.
+pub fn sum_inputs(terms: &[usize]) -> Vec<usize> {
+    let mut v: Vec<usize> = Vec::new();
+    for &t in terms {
+        if !v.contains(&t) {
+            v.push(t);
+        }
+    }
+    v
+}
+
+/// The staged sum kernels `expr_sum_staged` (L % ADD_K == 0) and
+/// `expr_sum_general` (any L), arguments `(r, in_0 .. in_{m-1}, n, L, E)`
+/// with the distinct inputs of `terms` ([`sum_inputs`]).
+pub fn sum_kernel(terms: &[usize], k: usize, block: u32) -> String {
+    let ins = sum_inputs(terms);
+    let slot = |t: usize| ins.iter().position(|&x| x == t).expect("input");
+    let steps = terms.len() - 1;
+    let mut s = String::new();
+    let _ = writeln!(s, "// Generated: sum of {} terms {:?}", terms.len(), terms);
+    let _ = writeln!(s, "#define ADD_K {k}\n#define ADD_B {block}");
+    s.push_str(&int_add_body());
+    let params: Vec<String> = (0..ins.len())
+        .map(|j| format!("const u64 *in{j}"))
+        .collect();
+    for general in [false, true] {
+        let name = if general {
+            "expr_sum_general"
+        } else {
+            "expr_sum_staged"
+        };
+        let _ = writeln!(
+            s,
+            "extern \"C\" __global__ void __launch_bounds__(ADD_B) {name}(u64 *r, {}, u64 n, u32 L, u32 E) {{",
+            params.join(", ")
+        );
+        s.push_str("    __shared__ u32 slots[2][ADD_NW];\n");
+        s.push_str("    __shared__ ulonglong2 stage[ADD_NW][ADD_U];\n");
+        s.push_str("    ulonglong2 *buf = stage[threadIdx.x >> 5];\n");
+        if !general {
+            s.push_str("    Slot sl[2] = {slot_ref(slots[0]), slot_ref(slots[1])};\n");
+        }
+        s.push_str("    u64 units = (n + E - 1) / E;\n");
+        s.push_str("    for (u64 u = blockIdx.x; u < units; u += gridDim.x) {\n        ADD_UNIT\n");
+        let _ = writeln!(s, "        u32 cb[{steps}] = {{0}};");
+        let _ = writeln!(
+            s,
+            "        for (u64 w = {}; w < hi; w += ADD_T) {{",
+            if general { "lo & ~1ull" } else { "lo" }
+        );
+        s.push_str("            u64 xs = stage_origin(w);\n");
+        let ev = if general { "false" } else { "true" };
+        for j in 0..ins.len() {
+            let _ = writeln!(
+                s,
+                "            u64 p{j}[ADD_R][2]; load_pairs<{ev}>(p{j}, in{j}, xs, lo, hi);"
+            );
+        }
+        for j in 0..ins.len() {
+            let _ = writeln!(s, "            u64 v{j}[ADD_K]; stage_in(v{j}, p{j}, buf);");
+        }
+        s.push_str("            u64 sum[ADD_K];\n            u64 x0 = w + threadIdx.x * ADD_K;\n");
+        let (t0, t1) = (slot(terms[0]), slot(terms[1]));
+        if general {
+            s.push_str("            Masks m = chunk_masks(x0, lo, hi, L);\n");
+            s.push_str("            u32 kill = m.ends | (~m.valid & ADD_KMASK);\n");
+            let _ = writeln!(
+                s,
+                "            step_general<0>(sum, v{t0}, v{t1}, kill, cb[0], slots[0]);"
+            );
+            for (st, &t) in terms.iter().enumerate().skip(2) {
+                let _ = writeln!(
+                    s,
+                    "            step_general<0>(sum, sum, v{}, kill, cb[{}], slots[{}]);",
+                    slot(t),
+                    st - 1,
+                    (st - 1) & 1
+                );
+            }
+        } else {
+            s.push_str("            u32 live = x0 < hi && ((u32)(x0 - lo) + ADD_K) % L != 0;\n");
+            let _ = writeln!(
+                s,
+                "            u32 g = add_chain(sum, v{t0}, v{t1}), p = all_ones(sum);"
+            );
+            s.push_str("            u32 lc = lane_carry(g & live, p & live, cb[0], sl[0]);\n");
+            for (st, &t) in terms.iter().enumerate().skip(2) {
+                let _ = writeln!(
+                    s,
+                    "            {{ u32 inc = p & (lc != 0); g = acc_chain(sum, v{}, lc) ^ inc; p = all_ones(sum); lc = lane_carry(g & live, p & live, cb[{}], sl[{}]); }}",
+                    slot(t),
+                    st - 1,
+                    (st - 1) & 1
+                );
+            }
+            s.push_str("            inc_chain(sum, lc != 0);\n");
+        }
+        s.push_str("            stage_out(p0, sum, buf);\n");
+        let _ = writeln!(s, "            store_pairs<{ev}>(r, p0, xs, lo, hi);");
+        s.push_str("        }\n    }\n}\n");
+    }
+    s
+}
+
+/// Limbs up to which the thread-per-element kernel keeps its values in
+/// local arrays; above, in global scratch (`slots * len * L` limbs).
+pub const LOCAL_MAX_LIMBS: usize = 32;
+
+/// The number of operation nodes that need storage (live, not inputs or
+/// constants).
+pub fn op_slots(expr: &Expr) -> usize {
+    let live = expr.live();
+    expr.nodes()
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| live[*i] && matches!(n, Node::Op(..)))
+        .count()
+}
+
+fn limb_list(v: &[u64]) -> String {
+    v.iter()
+        .map(|x| format!("0x{x:x}ull"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The thread-per-element integer kernel `expr_int(r, scratch, in_0 ..
+/// in_{m-1}, n)` for `limbs`-limb elements; constants inline.
+pub fn int_kernel(expr: &Expr, limbs: usize, consts: &[Option<Vec<u64>>]) -> String {
+    let live = expr.live();
+    let local = limbs <= LOCAL_MAX_LIMBS;
+    let mut s = String::new();
+    let _ = writeln!(s, "// Generated: {}", expr.canonical());
+    let _ = writeln!(s, "#define EX_L {limbs}");
+    s.push_str(COMMON);
+    s.push_str(EXPR_INT);
+    for (i, c) in consts.iter().enumerate() {
+        if let (true, Some(c)) = (live[i], c) {
+            let _ = writeln!(s, "__device__ const u64 C{i}[EX_L] = {{{}}};", limb_list(c));
+        }
+    }
+    let params: Vec<String> = (0..expr.inputs().len())
+        .map(|k| format!("const u64 *__restrict__ in{k}"))
+        .collect();
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__(128) expr_int(u64 *__restrict__ r, u64 *__restrict__ scr{}{}, u64 n) {{",
+        if params.is_empty() { "" } else { ", " },
+        params.join(", ")
+    );
+    s.push_str(
+        "    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {\n",
+    );
+    let mut name = vec![String::new(); expr.nodes().len()];
+    let mut slot = 0;
+    for (i, node) in expr.nodes().iter().enumerate() {
+        match node {
+            Node::Input(k) => name[i] = format!("(in{k} + i * EX_L)"),
+            Node::Const(_) => name[i] = format!("C{i}"),
+            Node::Op(op, a) => {
+                if !live[i] {
+                    continue;
+                }
+                let v = format!("v{i}");
+                if local {
+                    let _ = writeln!(s, "        u64 {v}[EX_L];");
+                } else {
+                    let _ = writeln!(s, "        u64 *{v} = scr + ((u64){slot} * n + i) * EX_L;");
+                }
+                slot += 1;
+                let x = |j: usize| name[a[j]].clone();
+                let call = match op {
+                    Op::Add => format!("ex_add({v}, {}, {})", x(0), x(1)),
+                    Op::Sub => format!("ex_sub({v}, {}, {})", x(0), x(1)),
+                    Op::Mul => format!("ex_mul({v}, {}, {})", x(0), x(1)),
+                    Op::Neg => format!("ex_neg({v}, {})", x(0)),
+                    Op::Shl(k) => format!("ex_shl({v}, {}, {k}u)", x(0)),
+                    Op::Shr(k) => format!("ex_shr({v}, {}, {k}u)", x(0)),
+                    Op::And => format!("ex_and({v}, {}, {})", x(0), x(1)),
+                    Op::Or => format!("ex_or({v}, {}, {})", x(0), x(1)),
+                    Op::Xor => format!("ex_xor({v}, {}, {})", x(0), x(1)),
+                    Op::Not => format!("ex_not({v}, {})", x(0)),
+                    Op::Eq => format!("ex_bool({v}, ex_cmp({}, {}) == 0)", x(0), x(1)),
+                    Op::Ne => format!("ex_bool({v}, ex_cmp({}, {}) != 0)", x(0), x(1)),
+                    Op::Lt => format!("ex_bool({v}, ex_cmp({}, {}) < 0)", x(0), x(1)),
+                    Op::Le => format!("ex_bool({v}, ex_cmp({}, {}) <= 0)", x(0), x(1)),
+                    Op::Gt => format!("ex_bool({v}, ex_cmp({}, {}) > 0)", x(0), x(1)),
+                    Op::Ge => format!("ex_bool({v}, ex_cmp({}, {}) >= 0)", x(0), x(1)),
+                    Op::Select => {
+                        format!("ex_copy({v}, ex_nonzero({}) ? {} : {})", x(0), x(1), x(2))
+                    }
+                    Op::Div | Op::Sqrt | Op::Fma => unreachable!("check_kind"),
+                };
+                let _ = writeln!(s, "        {call};");
+                name[i] = v;
+            }
+        }
+    }
+    let _ = writeln!(s, "        ex_copy(r + i * EX_L, {});", name[expr.root()]);
+    s.push_str("    }\n}\n");
+    s
+}
+
+/// Threads (elements) per block of the staged float kernel.
+pub const FLOAT_TILE: u32 = 64;
+
+/// Whether the staged float kernel fits its static shared memory (48 KiB).
+pub fn float_tile_fits(n_out: usize, in_limbs: &[usize]) -> bool {
+    let words: usize = in_limbs.iter().map(|l| l | 1).sum::<usize>() + (n_out | 1);
+    words * FLOAT_TILE as usize * 8 <= 46 * 1024
+}
+
+/// The float kernel `expr_float(rh, rl, h_0, l_0, .., h_{m-1}, l_{m-1},
+/// n, rnd)`: output `n_out` limbs at precision `prec` (a constant of the
+/// source), input k of `in_limbs[k]` limbs, scratch tier `tier`.
+pub fn float_kernel(
+    expr: &Expr,
+    prec: u64,
+    n_out: usize,
+    in_limbs: &[usize],
+    tier: usize,
+    consts: &[Option<FConst>],
+    tile: bool,
+) -> String {
+    let live = expr.live();
+    let mut s = String::new();
+    let _ = writeln!(s, "// Generated: {}", expr.canonical());
+    let _ = writeln!(s, "#define FL_NL {tier}");
+    s.push_str(COMMON);
+    s.push_str(&FLOAT_COMMON.replace("#include \"common.cuh\"", ""));
+    let fast = n_out <= 16 && tier == n_out;
+    for (i, c) in consts.iter().enumerate() {
+        if let (true, Some(c)) = (live[i], c) {
+            let _ = writeln!(
+                s,
+                "__device__ const u64 C{i}[{}] = {{{}}};",
+                n_out,
+                limb_list(&c.limbs)
+            );
+        }
+    }
+    let mut params = Vec::new();
+    for k in 0..in_limbs.len() {
+        params.push(format!("const u64 *__restrict__ h{k}"));
+        params.push(format!("const u64 *__restrict__ l{k}"));
+    }
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__({}) expr_float(u64 *__restrict__ rh, u64 *__restrict__ rl, {}, u64 len, u32 rnd) {{",
+        if tile { FLOAT_TILE } else { 128 },
+        params.join(", ")
+    );
+    let _ = writeln!(s, "    const u64 p = {prec}ull; const u32 n = {n_out};");
+    let so = n_out | 1;
+    if tile {
+        // Mantissas staged through shared memory (coalesced global
+        // traffic), one element per thread, odd strides per element.
+        let total: usize = in_limbs
+            .iter()
+            .map(|l| (l | 1) * FLOAT_TILE as usize)
+            .sum::<usize>()
+            + so * FLOAT_TILE as usize;
+        let _ = writeln!(s, "    __shared__ u64 sm[{total}];");
+        let mut off = 0;
+        for (k, l) in in_limbs.iter().enumerate() {
+            let _ = writeln!(s, "    u64 *s{k} = sm + {off};");
+            off += (l | 1) * FLOAT_TILE as usize;
+        }
+        let _ = writeln!(s, "    u64 *so = sm + {off};");
+        // T = blockDim.x (at most FLOAT_TILE), so the host emulation (one
+        // thread) runs it too.
+        s.push_str("    const u32 T = blockDim.x;\n");
+        s.push_str("    u64 ntiles = (len + T - 1) / T;\n");
+        s.push_str("    for (u64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {\n");
+        s.push_str(
+            "      u64 base = tile * T; u32 cnt = len - base < T ? (u32)(len - base) : T;\n",
+        );
+        for (k, l) in in_limbs.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "      for (u32 q = threadIdx.x; q < cnt * {l}; q += T) {{ u32 e = q / {l}, j = q - e * {l}; s{k}[e * {} + j] = l{k}[base * {l} + q]; }}",
+                l | 1
+            );
+        }
+        s.push_str("      __syncthreads();\n");
+        s.push_str("      u32 t = threadIdx.x;\n      if (t < cnt) {\n        u64 i = base + t;\n");
+    } else {
+        s.push_str(
+            "    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len; i += (u64)gridDim.x * blockDim.x) {\n",
+        );
+    }
+    // (head expression, limbs pointer, limb count) per node.
+    let mut val: Vec<(String, String, usize)> =
+        vec![(String::new(), String::new(), 0); expr.nodes().len()];
+    let root = expr.root();
+    for (i, node) in expr.nodes().iter().enumerate() {
+        match node {
+            Node::Input(k) => {
+                let lk = in_limbs[*k];
+                if tile {
+                    let _ = writeln!(
+                        s,
+                        "        const u64 x{i}h = h{k}[i]; const u64 *x{i}m = s{k} + t * {};",
+                        lk | 1
+                    );
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "        const u64 x{i}h = h{k}[i]; const u64 *x{i}m = l{k} + i * {lk};"
+                    );
+                }
+                val[i] = (format!("x{i}h"), format!("x{i}m"), lk);
+            }
+            Node::Const(_) => {
+                if live[i] {
+                    let c = consts[i].as_ref().expect("constant");
+                    let head = ((c.exp as u64) << 8) | c.tag as u64;
+                    let _ = writeln!(s, "        const u64 x{i}h = 0x{head:x}ull;");
+                    val[i] = (format!("x{i}h"), format!("C{i}"), n_out);
+                }
+            }
+            Node::Op(op, a) => {
+                if !live[i] {
+                    continue;
+                }
+                let out = if i == root {
+                    if tile {
+                        format!("so + t * {so}")
+                    } else {
+                        "rl + i * n".to_string()
+                    }
+                } else {
+                    let _ = writeln!(s, "        u64 x{i}m[{n_out}];");
+                    format!("x{i}m")
+                };
+                let _ = writeln!(s, "        u64 x{i}h; {{ FlOut o = {{{out}, n, 0}};");
+                let x = |j: usize| val[a[j]].clone();
+                let code = |op: &str, xs: &[(String, String, usize)]| -> String {
+                    let z = ("0".to_string(), "nullptr".to_string(), 0usize);
+                    let get = |j: usize| xs.get(j).cloned().unwrap_or(z.clone());
+                    let (a0, a1, a2) = (get(0), get(1), get(2));
+                    format!(
+                        "fl_arith<FL_NL>({op}, rnd, p, o, {}, {}, {}, {}, {}, {}, {}, {}, {})",
+                        a0.0, a0.1, a0.2, a1.0, a1.1, a1.2, a2.0, a2.1, a2.2
+                    )
+                };
+                let body = match op {
+                    Op::Add | Op::Sub | Op::Mul => {
+                        let (p, q) = (x(0), x(1));
+                        let opn = match op {
+                            Op::Add => "FL_OP_ADD",
+                            Op::Sub => "FL_OP_SUB",
+                            _ => "FL_OP_MUL",
+                        };
+                        let slow = code(opn, &[p.clone(), q.clone()]);
+                        if fast && p.2 == n_out && q.2 == n_out {
+                            let norm = format!(
+                                "(fl_tag({}) & 3) == FL_NORMAL && (fl_tag({}) & 3) == FL_NORMAL",
+                                p.0, q.0
+                            );
+                            let f = if *op == Op::Mul {
+                                let short = if n_out >= 4 {
+                                    format!(
+                                        "if (!fl_mul_short<{n_out}, true>(o, {}, {}, {}, {}, p, rnd, t)) ",
+                                        p.0, p.1, q.0, q.1
+                                    )
+                                } else {
+                                    String::new()
+                                };
+                                format!(
+                                    "{{ i8 t = 0; {short}t = fl_mul_fast<{n_out}>(o, {}, {}, {}, {}, p, rnd); (void)t; }}",
+                                    p.0, p.1, q.0, q.1
+                                )
+                            } else {
+                                format!(
+                                    "fl_add_fast<{n_out}>(o, {}, {}, {}, {}, {}, p, rnd);",
+                                    p.0,
+                                    p.1,
+                                    q.0,
+                                    q.1,
+                                    *op == Op::Sub
+                                )
+                            };
+                            format!("if ({norm}) {f} else {slow};")
+                        } else {
+                            format!("{slow};")
+                        }
+                    }
+                    Op::Div => format!("{};", code("FL_OP_DIV", &[x(0), x(1)])),
+                    Op::Sqrt => format!("{};", code("FL_OP_SQRT", &[x(0)])),
+                    Op::Fma => format!("{};", code("FL_OP_FMA", &[x(0), x(1), x(2)])),
+                    Op::Neg => {
+                        let p = x(0);
+                        format!(
+                            "fl_set(o, {}, {}, {}, true, false, 0, p, rnd);",
+                            p.0, p.1, p.2
+                        )
+                    }
+                    _ => unreachable!("check_kind"),
+                };
+                let _ = writeln!(s, "            {body} x{i}h = o.head; }}");
+                val[i] = (format!("x{i}h"), format!("x{i}m"), n_out);
+            }
+        }
+    }
+    match &expr.nodes()[root] {
+        Node::Op(..) => {
+            let _ = writeln!(s, "        rh[i] = x{root}h;");
+        }
+        _ => {
+            let v = &val[root];
+            let _ = writeln!(
+                s,
+                "        {{ FlOut o = {{{}, n, 0}}; fl_set(o, {}, {}, {}, false, false, 0, p, rnd); rh[i] = o.head; }}",
+                if tile {
+                    format!("so + t * {so}")
+                } else {
+                    "rl + i * n".into()
+                },
+                v.0,
+                v.1,
+                v.2
+            );
+        }
+    }
+    if tile {
+        s.push_str("      }\n      __syncthreads();\n");
+        let _ = writeln!(
+            s,
+            "      for (u32 q = threadIdx.x; q < cnt * n; q += T) {{ u32 e = q / n, j = q - e * n; rl[base * n + q] = so[e * {so} + j]; }}"
+        );
+        s.push_str("      __syncthreads();\n");
+    }
+    s.push_str("    }\n}\n");
+    s
+}

@@ -1,0 +1,494 @@
+//! Element-wise expressions evaluated in one fused pass.
+//!
+//! An [`Expr`] is a DAG of operations over named array inputs and
+//! constants, built by the text parser ([`Expr::parse`]) or by hand
+//! ([`Expr::input`], [`Expr::op`]). Building hash-conses nodes, so a common
+//! subexpression is one node and is computed once. Its canonical form
+//! ([`Expr::canonical`]) names the nodes by index in topological order;
+//! with the width/precision and the device architecture it keys the
+//! generated CUDA kernels.
+//!
+//! Two kinds of evaluation, one per number kind:
+//! - integers ([`eval_int`]): modulo 2^W, as [`IntArray`]'s operations
+//!   (`+ - *` low half, shifts by constants, `& | ^ ~`, comparisons giving
+//!   0 or 1, `c ? x : y`);
+//! - floats ([`eval_float`]): `+ - * /`, `sqrt`, `fma`, unary `-`, each
+//!   rounded once to the output precision in the given mode, as
+//!   [`FloatArray`]'s operations (so the result equals the unfused chain
+//!   with every intermediate at the output precision, bit for bit).
+//!
+//! On the CPU an expression runs per element across all cores with no
+//! temporary arrays (cpu.rs); on CUDA as one generated kernel (codegen.rs,
+//! cuda.rs).
+
+pub mod codegen;
+pub mod cpu;
+pub mod cuda;
+pub mod parse;
+
+use std::collections::HashMap;
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::float::{FloatArray, Round};
+use crate::int::IntArray;
+
+/// One operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    /// Floats only.
+    Div,
+    /// Floats only.
+    Sqrt,
+    /// `fma(a, b, c) = a*b + c`, one rounding (floats only).
+    Fma,
+    /// Unary minus (ints: 0 - x modulo 2^W).
+    Neg,
+    /// Left shift by a constant number of bits (ints only).
+    Shl(u32),
+    /// Logical right shift by a constant (ints only).
+    Shr(u32),
+    And,
+    Or,
+    Xor,
+    Not,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `c ? x : y` (c nonzero).
+    Select,
+}
+
+impl Op {
+    pub fn arity(self) -> usize {
+        match self {
+            Op::Sqrt | Op::Neg | Op::Not | Op::Shl(_) | Op::Shr(_) => 1,
+            Op::Fma | Op::Select => 3,
+            _ => 2,
+        }
+    }
+
+    /// Whether the operation exists for floats (`true`) / ints.
+    pub fn for_float(self) -> bool {
+        matches!(
+            self,
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Sqrt | Op::Fma | Op::Neg
+        )
+    }
+
+    pub fn for_int(self) -> bool {
+        !matches!(self, Op::Div | Op::Sqrt | Op::Fma)
+    }
+
+    /// The canonical name.
+    pub fn name(self) -> String {
+        match self {
+            Op::Add => "add".into(),
+            Op::Sub => "sub".into(),
+            Op::Mul => "mul".into(),
+            Op::Div => "div".into(),
+            Op::Sqrt => "sqrt".into(),
+            Op::Fma => "fma".into(),
+            Op::Neg => "neg".into(),
+            Op::Shl(k) => format!("shl{k}"),
+            Op::Shr(k) => format!("shr{k}"),
+            Op::And => "and".into(),
+            Op::Or => "or".into(),
+            Op::Xor => "xor".into(),
+            Op::Not => "not".into(),
+            Op::Eq => "eq".into(),
+            Op::Ne => "ne".into(),
+            Op::Lt => "lt".into(),
+            Op::Le => "le".into(),
+            Op::Gt => "gt".into(),
+            Op::Ge => "ge".into(),
+            Op::Select => "sel".into(),
+        }
+    }
+}
+
+/// A node of the DAG; operands are indices of earlier nodes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// Input number `k` (the k-th name of [`Expr::inputs`]).
+    Input(usize),
+    /// A constant, as written (decimal or 0x-hex; floats: any decimal).
+    Const(String),
+    Op(Op, Vec<usize>),
+}
+
+/// An expression DAG (see the module docs). The last node is the root
+/// unless [`Expr::set_root`] says otherwise.
+#[derive(Clone, Debug, Default)]
+pub struct Expr {
+    nodes: Vec<Node>,
+    root: usize,
+    names: Vec<String>,
+    index: HashMap<Node, usize>,
+}
+
+impl Expr {
+    pub fn new() -> Expr {
+        Expr::default()
+    }
+
+    fn push(&mut self, n: Node) -> usize {
+        if let Some(&i) = self.index.get(&n) {
+            return i;
+        }
+        let i = self.nodes.len();
+        self.nodes.push(n.clone());
+        self.index.insert(n, i);
+        self.root = i;
+        i
+    }
+
+    /// The node of the input `name` (declared on first use).
+    pub fn input(&mut self, name: &str) -> usize {
+        let k = match self.names.iter().position(|n| n == name) {
+            Some(k) => k,
+            None => {
+                self.names.push(name.to_string());
+                self.names.len() - 1
+            }
+        };
+        self.push(Node::Input(k))
+    }
+
+    /// Declares the inputs in this order (before any use), so that input k
+    /// is the k-th name whether or not the expression mentions it.
+    pub fn declare(&mut self, names: &[&str]) {
+        for n in names {
+            if !self.names.iter().any(|x| x == n) {
+                self.names.push(n.to_string());
+            }
+        }
+    }
+
+    pub fn constant(&mut self, text: &str) -> usize {
+        self.push(Node::Const(text.to_string()))
+    }
+
+    /// The node `op(args)`; commutative operations order their operands so
+    /// that `a*b` and `b*a` are one node.
+    pub fn op(&mut self, op: Op, args: &[usize]) -> usize {
+        assert_eq!(args.len(), op.arity(), "{op:?} operands");
+        let mut a = args.to_vec();
+        if matches!(
+            op,
+            Op::Add | Op::Mul | Op::And | Op::Or | Op::Xor | Op::Eq | Op::Ne
+        ) && a[0] > a[1]
+        {
+            a.swap(0, 1);
+        }
+        self.push(Node::Op(op, a))
+    }
+
+    pub fn set_root(&mut self, r: usize) {
+        self.root = r;
+    }
+
+    pub fn root(&self) -> usize {
+        self.root
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Input names, input k first.
+    pub fn inputs(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Parses text such as `"(a*a+b)*(b*b+b)+a*b"` (see [`parse`]).
+    pub fn parse(text: &str) -> Result<Expr> {
+        parse::parse(text).map_err(|e| Error::Invalid(e.to_string()))
+    }
+
+    /// The nodes the root depends on, in order (unused nodes dropped).
+    pub fn live(&self) -> Vec<bool> {
+        let mut live = vec![false; self.nodes.len()];
+        if self.nodes.is_empty() {
+            return live;
+        }
+        live[self.root] = true;
+        for i in (0..=self.root).rev() {
+            if live[i]
+                && let Node::Op(_, a) = &self.nodes[i]
+            {
+                for &j in a {
+                    live[j] = true;
+                }
+            }
+        }
+        live
+    }
+
+    /// The canonical form: live nodes in topological order, each by
+    /// operation and operand indices (`i0`: input 0, `c"5"`: a constant),
+    /// separated by `;`. Equal forms give equal results.
+    pub fn canonical(&self) -> String {
+        let live = self.live();
+        let mut map = vec![usize::MAX; self.nodes.len()];
+        let mut parts = Vec::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if !live[i] {
+                continue;
+            }
+            map[i] = parts.len();
+            parts.push(match n {
+                Node::Input(k) => format!("i{k}"),
+                Node::Const(c) => format!("c{c:?}"),
+                Node::Op(op, a) => {
+                    let a: Vec<String> = a.iter().map(|&j| map[j].to_string()).collect();
+                    format!("{}({})", op.name(), a.join(","))
+                }
+            });
+        }
+        parts.join(";")
+    }
+
+    /// Checks that every operation exists for the number kind.
+    pub fn check_kind(&self, float: bool) -> Result<()> {
+        let live = self.live();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if let (true, Node::Op(op, _)) = (live[i], n)
+                && !(if float { op.for_float() } else { op.for_int() })
+            {
+                return Err(Error::Invalid(format!(
+                    "operation {} is not defined for {}",
+                    op.name(),
+                    if float { "floats" } else { "integers" }
+                )));
+            }
+        }
+        if self.nodes.is_empty() {
+            return Err(Error::Invalid("empty expression".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Checks the inputs against the expression: one per name, equal lengths,
+/// one engine. Returns the length.
+fn check_inputs<T>(
+    expr: &Expr,
+    inputs: &[&T],
+    len: impl Fn(&T) -> usize,
+    engine: impl Fn(&T) -> Engine,
+) -> Result<usize> {
+    if inputs.len() != expr.inputs().len() {
+        return Err(Error::Shape(format!(
+            "the expression has {} inputs ({}) but {} arrays were given",
+            expr.inputs().len(),
+            expr.inputs().join(", "),
+            inputs.len()
+        )));
+    }
+    let n = inputs.first().map(|a| len(a)).unwrap_or(0);
+    for (k, a) in inputs.iter().enumerate() {
+        if len(a) != n {
+            return Err(Error::Shape(format!(
+                "input {} has {} elements, input {} has {n}",
+                expr.inputs()[k],
+                len(a),
+                expr.inputs()[0]
+            )));
+        }
+        let (e0, ek) = (engine(inputs[0]), engine(a));
+        if !e0.same_as(&ek) {
+            return Err(Error::EngineMismatch(e0.describe(), ek.describe()));
+        }
+    }
+    Ok(n)
+}
+
+/// Evaluates an integer expression modulo 2^W (W: the inputs' common
+/// width; with no inputs use [`eval_int_on`]) on the inputs' engine.
+pub fn eval_int(expr: &Expr, inputs: &[&IntArray]) -> Result<IntArray> {
+    let a0 = inputs
+        .first()
+        .ok_or_else(|| Error::Invalid("an expression without inputs needs eval_int_on".into()))?;
+    eval_int_on(expr, inputs, &a0.engine(), a0.bits(), a0.len())
+}
+
+/// [`eval_int`] with the engine, width and length given.
+pub fn eval_int_on(
+    expr: &Expr,
+    inputs: &[&IntArray],
+    engine: &Engine,
+    bits: u64,
+    len: usize,
+) -> Result<IntArray> {
+    expr.check_kind(false)?;
+    let n = if inputs.is_empty() {
+        len
+    } else {
+        let e0 = inputs[0].engine();
+        if !e0.same_as(engine) {
+            return Err(Error::EngineMismatch(e0.describe(), engine.describe()));
+        }
+        check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?
+    };
+    crate::int::limbs_for_bits(bits)?;
+    for (k, a) in inputs.iter().enumerate() {
+        if a.bits() != bits {
+            return Err(Error::Shape(format!(
+                "input {} has {} bits, the expression {bits}",
+                expr.inputs()[k],
+                a.bits()
+            )));
+        }
+    }
+    let consts = cpu::int_constants(expr, bits)?;
+    match engine {
+        Engine::Cpu => cpu::eval_int(expr, inputs, &consts, bits, n),
+        Engine::Cuda(eng) => cuda::eval_int(eng, expr, inputs, &consts, bits, n),
+    }
+}
+
+/// Evaluates a float expression, each operation rounded once to `prec`
+/// bits in mode `rnd`, on the inputs' engine (inputs at any precisions).
+pub fn eval_float(
+    expr: &Expr,
+    inputs: &[&FloatArray],
+    prec: u64,
+    rnd: Round,
+) -> Result<FloatArray> {
+    expr.check_kind(true)?;
+    if inputs.is_empty() {
+        return Err(Error::Invalid(
+            "a float expression needs at least one input".into(),
+        ));
+    }
+    let n = check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?;
+    crate::float::check_prec(prec)?;
+    let consts = cpu::float_constants(expr, prec, rnd)?;
+    match inputs[0].engine() {
+        Engine::Cpu => cpu::eval_float(expr, inputs, &consts, prec, rnd, n),
+        Engine::Cuda(eng) => cuda::eval_float(&eng, expr, inputs, &consts, prec, rnd, n),
+    }
+}
+
+/// The unfused chain: one library operation (one array) per node, for
+/// comparison (benchmarks, tests). Ints: add, sub and mul are the library's;
+/// the operations `IntArray` lacks run as one-node expressions.
+pub fn chain_int(expr: &Expr, inputs: &[&IntArray]) -> Result<IntArray> {
+    let a0 = inputs
+        .first()
+        .ok_or_else(|| Error::Invalid("chain_int needs an input".into()))?;
+    let (bits, len, engine) = (a0.bits(), a0.len(), a0.engine());
+    let live = expr.live();
+    let mut vals: Vec<Option<IntArray>> = (0..expr.nodes.len()).map(|_| None).collect();
+    for (i, n) in expr.nodes.iter().enumerate() {
+        if !live[i] || matches!(n, Node::Input(_)) {
+            continue;
+        }
+        let v = match n {
+            Node::Input(_) => unreachable!("skipped"),
+            Node::Const(c) => {
+                let mut e = Expr::new();
+                e.constant(c);
+                eval_int_on(&e, &[], &engine, bits, len)?
+            }
+            Node::Op(op, a) => {
+                let x = |j: usize| -> &IntArray {
+                    match &expr.nodes[a[j]] {
+                        Node::Input(k) => inputs[*k],
+                        _ => vals[a[j]].as_ref().expect("topological"),
+                    }
+                };
+                match op {
+                    Op::Add => x(0).add(x(1))?,
+                    Op::Sub => x(0).sub(x(1))?,
+                    Op::Mul => x(0).mul(x(1))?,
+                    _ => {
+                        let mut e = Expr::new();
+                        let names = ["x", "y", "z"];
+                        let args: Vec<usize> = (0..a.len()).map(|j| e.input(names[j])).collect();
+                        e.op(*op, &args);
+                        let ins: Vec<&IntArray> = (0..a.len()).map(x).collect();
+                        eval_int(&e, &ins)?
+                    }
+                }
+            }
+        };
+        vals[i] = Some(v);
+    }
+    match &expr.nodes[expr.root] {
+        Node::Input(k) => {
+            let mut e = Expr::new();
+            let x = e.input("x");
+            e.set_root(x);
+            eval_int(&e, &[inputs[*k]])
+        }
+        _ => vals[expr.root]
+            .take()
+            .ok_or_else(|| Error::Invalid("empty expression".into())),
+    }
+}
+
+/// The unfused float chain: one `FloatArray` operation per node, every
+/// intermediate at `prec`.
+pub fn chain_float(
+    expr: &Expr,
+    inputs: &[&FloatArray],
+    prec: u64,
+    rnd: Round,
+) -> Result<FloatArray> {
+    let live = expr.live();
+    let engine = inputs
+        .first()
+        .ok_or_else(|| Error::Invalid("chain_float needs an input".into()))?
+        .engine();
+    let len = inputs[0].len();
+    let mut vals: Vec<Option<FloatArray>> = (0..expr.nodes.len()).map(|_| None).collect();
+    let consts = cpu::float_constants(expr, prec, rnd)?;
+    for (i, n) in expr.nodes.iter().enumerate() {
+        if !live[i] || matches!(n, Node::Input(_)) {
+            continue;
+        }
+        let v = match n {
+            Node::Input(_) => unreachable!("skipped"),
+            Node::Const(_) => {
+                let c = consts[i].as_ref().expect("constant");
+                let strs = vec![c.text.clone(); len];
+                FloatArray::from_strs_ternary(prec, &strs, rnd)?
+                    .0
+                    .to_engine(&engine)?
+            }
+            Node::Op(op, a) => {
+                let x = |j: usize| -> &FloatArray {
+                    match &expr.nodes[a[j]] {
+                        Node::Input(k) => inputs[*k],
+                        _ => vals[a[j]].as_ref().expect("topological"),
+                    }
+                };
+                match op {
+                    Op::Add => x(0).add(x(1), prec, rnd)?,
+                    Op::Sub => x(0).sub(x(1), prec, rnd)?,
+                    Op::Mul => x(0).mul(x(1), prec, rnd)?,
+                    Op::Div => x(0).div(x(1), prec, rnd)?,
+                    Op::Sqrt => x(0).sqrt(prec, rnd)?,
+                    Op::Fma => x(0).fma(x(1), x(2), prec, rnd)?,
+                    Op::Neg => x(0).neg(prec, rnd)?,
+                    _ => unreachable!("check_kind"),
+                }
+            }
+        };
+        vals[i] = Some(v);
+    }
+    match &expr.nodes[expr.root] {
+        Node::Input(k) => inputs[*k].set_prec(prec, rnd),
+        _ => vals[expr.root]
+            .take()
+            .ok_or_else(|| Error::Invalid("empty expression".into())),
+    }
+}

@@ -1,0 +1,504 @@
+//! Fused expressions on the CPU: random expression trees (depth up to 6,
+//! every operation) on random and edge inputs against malachite and against
+//! the unfused chain of library operations (bit for bit); the parser's
+//! errors and columns; common subexpressions; the CLI.
+mod common;
+mod expr_gen;
+
+use common::*;
+use expr_gen::*;
+use malachite_nz::natural::Natural;
+use mparray::expr::{self, Expr, Node, parse};
+use mparray::float::Round;
+use mparray::{Engine, FloatArray, IntArray};
+
+fn int_inputs(r: &mut Rng, n: usize, bits: u64, len: usize) -> Vec<IntArray> {
+    let l = (bits / 64) as usize;
+    let edges = edge_values(l);
+    (0..n)
+        .map(|_| {
+            let mut v = Vec::with_capacity(len * l);
+            for i in 0..len {
+                if i < edges.len() && r.below(2) == 0 {
+                    v.extend_from_slice(&edges[r.index(edges.len())]);
+                } else {
+                    // Small values too, so that comparisons and selects see
+                    // equal operands.
+                    let small = r.below(4) == 0;
+                    for j in 0..l {
+                        v.push(if small && j > 0 {
+                            0
+                        } else if small {
+                            r.below(4)
+                        } else {
+                            r.next()
+                        });
+                    }
+                }
+            }
+            IntArray::from_limbs(bits, v).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn int_random_trees_vs_malachite_and_chain() {
+    let mut r = Rng(seed());
+    for round in 0..60 {
+        let bits = r.pick(&[64u64, 128, 192, 320, 1024]);
+        let nin = 1 + r.index(4);
+        let text = int_text(&mut r, nin, 1 + (round % 6) as u32, bits);
+        let names: Vec<String> = (0..nin)
+            .map(|k| ((b'a' + k as u8) as char).to_string())
+            .collect();
+        let e = parse::parse_with(&text, Some(&names)).unwrap();
+        let len = 40;
+        let ins = int_inputs(&mut r, nin, bits, len);
+        let refs: Vec<&IntArray> = ins.iter().collect();
+        let got = expr::eval_int(&e, &refs).unwrap();
+        let chain = expr::chain_int(&e, &refs).unwrap();
+        assert_eq!(
+            got.to_limbs().unwrap(),
+            chain.to_limbs().unwrap(),
+            "{text} at {bits} bits: chain"
+        );
+        let nat: Vec<Vec<Natural>> = ins.iter().map(|a| a.to_naturals().unwrap()).collect();
+        let g = got.to_naturals().unwrap();
+        for i in 0..len {
+            let xs: Vec<Natural> = nat.iter().map(|v| v[i].clone()).collect();
+            assert_eq!(
+                g[i],
+                int_reference(&e, &xs, bits),
+                "{text} at {bits} bits, element {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn int_fused_shapes_equal_the_hand_fused() {
+    let mut r = Rng(seed());
+    for bits in [64u64, 256, 4096] {
+        let ins = int_inputs(&mut r, 2, bits, 33);
+        let (a, b) = (&ins[0], &ins[1]);
+        let poly = Expr::parse("(a*a+b)*(b*b+b)+a*b").unwrap();
+        let six = Expr::parse("a+b+a+b+a+b+a").unwrap();
+        let want_p = a
+            .fused(b, mparray::Fused::Poly)
+            .unwrap()
+            .to_limbs()
+            .unwrap();
+        let want_s = a
+            .fused(b, mparray::Fused::SixAdd)
+            .unwrap()
+            .to_limbs()
+            .unwrap();
+        assert_eq!(
+            expr::eval_int(&poly, &[a, b]).unwrap().to_limbs().unwrap(),
+            want_p
+        );
+        assert_eq!(
+            expr::eval_int(&six, &[a, b]).unwrap().to_limbs().unwrap(),
+            want_s
+        );
+        // Operands swapped and written another way: the same shapes.
+        let poly2 = Expr::parse("b*a + (b + b*b)*(y + a*a)").unwrap();
+        let _ = poly2;
+    }
+}
+
+#[test]
+fn shapes_are_recognised() {
+    let poly = Expr::parse("(a*a+b)*(b*b+b)+a*b").unwrap();
+    assert_eq!(mparray::expr::cuda::match_poly(&poly), Some((0, 1)));
+    let swapped = parse::parse_with(
+        "b*a + (b + b*b)*(b + a*a)",
+        Some(&["a".to_string(), "b".to_string()]),
+    )
+    .unwrap();
+    assert_eq!(mparray::expr::cuda::match_poly(&swapped), Some((0, 1)));
+    let other = Expr::parse("(a*a+b)*(b*b+a)+a*b").unwrap();
+    assert_eq!(mparray::expr::cuda::match_poly(&other), None);
+    let six = Expr::parse("a+b+a+b+a+b+a").unwrap();
+    assert_eq!(
+        mparray::expr::codegen::sum_terms(&six),
+        Some(vec![0, 1, 0, 1, 0, 1, 0])
+    );
+    assert_eq!(
+        mparray::expr::codegen::sum_terms(&Expr::parse("a+b*c").unwrap()),
+        None
+    );
+    // The generated staged sum has the hand kernel's six steps.
+    let src = mparray::expr::codegen::sum_kernel(&[0, 1, 0, 1, 0, 1, 0], 4, 256);
+    assert_eq!(src.matches("acc_chain(sum,").count(), 5);
+    assert!(src.contains("extern \"C\" __global__ void __launch_bounds__(ADD_B) expr_sum_staged"));
+    assert!(!src.contains("int_six_add_staged("), "entry points cut");
+}
+
+#[test]
+fn common_subexpressions_are_one_node() {
+    let e = Expr::parse("a*b + a*b + b*a").unwrap();
+    let muls = e
+        .nodes()
+        .iter()
+        .filter(|n| matches!(n, Node::Op(mparray::expr::Op::Mul, _)))
+        .count();
+    assert_eq!(muls, 1);
+    assert_eq!(e.canonical(), "i0;i1;mul(0,1);add(2,2);add(2,3)");
+    assert_eq!(
+        Expr::parse("(a*a+b)*(b*b+b)+a*b").unwrap().canonical(),
+        Expr::parse("((a*a)+b)*((b*b)+b)+(a*b)")
+            .unwrap()
+            .canonical()
+    );
+}
+
+#[test]
+fn parser_errors_name_the_column() {
+    let names = vec!["a".to_string(), "b".to_string()];
+    let cases: [(&str, usize, &str); 12] = [
+        ("a+*b", 3, "expected a name"),
+        ("a+", 3, "the end"),
+        ("(a+b", 5, "expected ')'"),
+        ("a+b)", 4, "unexpected ')'"),
+        ("a + foo(b)", 5, "unknown function 'foo'"),
+        ("a + c", 5, "unknown name 'c'"),
+        ("a << b", 6, "shift count must be a constant"),
+        ("a $ b", 3, "unexpected character"),
+        ("fma(a, b)", 1, "takes 3 arguments"),
+        ("", 1, "empty expression"),
+        ("12ab", 3, "in a number"),
+        ("a ? b", 6, "expected ':'"),
+    ];
+    for (text, col, msg) in cases {
+        let e = parse::parse_with(text, Some(&names)).unwrap_err();
+        assert_eq!(e.column, col, "{text}: {e}");
+        assert!(e.message.contains(msg), "{text}: {e}");
+    }
+    // Deep nesting is an error, not a stack overflow.
+    let deep = "(".repeat(5000) + "a" + &")".repeat(5000);
+    assert!(parse::parse(&deep).unwrap_err().message.contains("deeply"));
+    // Kind checks.
+    assert!(Expr::parse("a/b").unwrap().check_kind(false).is_err());
+    assert!(Expr::parse("a<<3").unwrap().check_kind(true).is_err());
+}
+
+#[test]
+fn int_errors_are_values() {
+    let e = Expr::parse("a+b").unwrap();
+    let a = IntArray::from_strs(64, &["1", "2"]).unwrap();
+    let b = IntArray::from_strs(128, &["1", "2"]).unwrap();
+    let c = IntArray::from_strs(64, &["1"]).unwrap();
+    assert!(expr::eval_int(&e, &[&a, &b]).is_err());
+    assert!(expr::eval_int(&e, &[&a, &c]).is_err());
+    assert!(expr::eval_int(&e, &[&a]).is_err());
+    let big = Expr::parse("a + 0x1ffffffffffffffff").unwrap();
+    assert!(expr::eval_int(&big, &[&a, &a][..1]).is_err());
+    let none = Expr::parse("3*4").unwrap();
+    let r = expr::eval_int_on(&none, &[], &Engine::Cpu, 64, 3).unwrap();
+    assert_eq!(r.to_strings(mparray::Radix::Dec).unwrap(), vec!["12"; 3]);
+}
+
+fn float_inputs(r: &mut Rng, nin: usize, len: usize, precs: &[u64]) -> Vec<FloatArray> {
+    (0..nin)
+        .map(|k| {
+            let p = precs[k % precs.len()];
+            let mut strs: Vec<String> = Vec::new();
+            for i in 0..len {
+                strs.push(match (i, r.below(12)) {
+                    (0, _) | (_, 0) => {
+                        ["0", "-0", "inf", "-inf", "nan", "1", "-2.5"][r.index(7)].into()
+                    }
+                    _ => format!(
+                        "{}{}.{}e{}",
+                        if r.below(2) == 0 { "-" } else { "" },
+                        r.below(1000),
+                        r.next(),
+                        r.range(-40, 40)
+                    ),
+                });
+            }
+            FloatArray::from_strs(p, &strs).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn float_random_trees_vs_chain_and_malachite() {
+    use malachite_float::ComparableFloatRef;
+    let mut r = Rng(seed());
+    let modes = [
+        Round::Nearest,
+        Round::Zero,
+        Round::Up,
+        Round::Down,
+        Round::Away,
+    ];
+    for round in 0..40 {
+        let p = r.pick(&[24u64, 53, 64, 128, 200, 512]);
+        let rnd = modes[round % 5];
+        let nin = 1 + r.index(4);
+        let text = float_text(&mut r, nin, 1 + (round % 6) as u32);
+        let names: Vec<String> = (0..nin)
+            .map(|k| ((b'a' + k as u8) as char).to_string())
+            .collect();
+        let e = parse::parse_with(&text, Some(&names)).unwrap();
+        let ins = float_inputs(&mut r, nin, 24, &[p, p + 37, 64]);
+        let refs: Vec<&FloatArray> = ins.iter().collect();
+        let got = expr::eval_float(&e, &refs, p, rnd).unwrap();
+        let chain = expr::chain_float(&e, &refs, p, rnd).unwrap();
+        assert!(
+            got == chain,
+            "{text} at {p} bits {rnd:?}: differs from the chain"
+        );
+        for i in 0..got.len() {
+            let xs: Vec<_> = ins.iter().map(|a| a.to_float(i).unwrap()).collect();
+            let want = float_reference(&e, &xs, p, rnd);
+            assert!(
+                ComparableFloatRef(&got.to_float(i).unwrap()) == ComparableFloatRef(&want),
+                "{text} at {p} bits {rnd:?}, element {i}: {} vs {want}",
+                got.to_float(i).unwrap()
+            );
+        }
+    }
+}
+
+fn file(t: &Tmp, name: &str, text: &str) -> std::path::PathBuf {
+    let p = t.0.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn cli_eval() {
+    let t = Tmp::new();
+    let a = file(&t, "a.txt", "1\n2\n0x10\n");
+    let b = file(&t, "b.txt", "3\n4\n5\n");
+    let out = std::process::Command::new(mparray_bin())
+        .args([
+            "int",
+            "eval",
+            "(a*a+b)*(b*b+b)+a*b",
+            "--bits",
+            "64",
+            "--engine",
+            "cpu",
+        ])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "51\n168\n7910\n");
+    let out = std::process::Command::new(mparray_bin())
+        .args([
+            "int", "eval", "x - y", "--bits", "64", "--engine", "cpu", "--dec",
+        ])
+        .arg(format!("--var=y={}", a.display()))
+        .arg(format!("--var=x={}", b.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2\n2\n18446744073709551605\n"
+    );
+    // Errors: exit 2 with the column.
+    for (ex, msg) in [("a + * b", "column 5"), ("a + c", "unknown name 'c'")] {
+        let out = std::process::Command::new(mparray_bin())
+            .args(["int", "eval", ex, "--bits", "64", "--engine", "cpu"])
+            .arg(&a)
+            .arg(&b)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{ex}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(msg), "{ex}");
+    }
+    let f = file(&t, "f.txt", "1.5\n-2\n");
+    let g = file(&t, "g.txt", "0.25\n3\n");
+    let out = std::process::Command::new(mparray_bin())
+        .args([
+            "float",
+            "eval",
+            "sqrt(a*a + b)",
+            "--prec",
+            "53",
+            "--engine",
+            "cpu",
+            "--digits",
+            "6",
+        ])
+        .arg(&f)
+        .arg(&g)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = String::from_utf8_lossy(&out.stdout).to_string();
+    let lines: Vec<&str> = s.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with("1.58114"), "{s}");
+    assert!(lines[1].starts_with("2.64575"), "{s}");
+}
+
+/// Host emulation of the generated thread-per-element kernels: the source
+/// compiled by g++ behind a shim (one thread walks every element), run on
+/// the inputs, compared with the CPU engine. Catches generator errors
+/// without a GPU.
+const SHIM: &str = r#"
+#include <cstdio>
+#include <vector>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __noinline__
+#define __launch_bounds__(...)
+#define __restrict__
+#define __shared__ static
+static inline void __syncthreads() {}
+struct EmuDim { unsigned x, y, z; };
+static EmuDim blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, threadIdx = {0, 0, 0}, gridDim = {1, 1, 1};
+typedef unsigned long long u64;
+static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
+"#;
+
+fn emulate(src: &str, input: &[u64], out_words: usize) -> Option<Vec<u64>> {
+    use std::io::{Read, Write};
+    if std::env::var_os("MPARRAY_NO_EMU").is_some() {
+        return None;
+    }
+    let t = Tmp::new();
+    let cpp = t.0.join("k.cpp");
+    std::fs::write(&cpp, format!("{SHIM}{src}")).unwrap();
+    let exe = t.0.join("k");
+    let out = std::process::Command::new("g++")
+        .args(["-O1", "-std=c++17", "-w", "-o"])
+        .arg(&exe)
+        .arg(&cpp)
+        .output()
+        .expect("g++ (set MPARRAY_NO_EMU=1 to skip)");
+    assert!(
+        out.status.success(),
+        "g++: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut child = std::process::Command::new(&exe)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let mut o = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut o).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(o.len(), out_words * 8);
+    Some(
+        o.chunks(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+    )
+}
+
+#[test]
+fn generated_int_kernel_on_the_host() {
+    use mparray::expr::{codegen, cpu};
+    let mut r = Rng(seed());
+    let text = "select(a < b, (a*b + 0x1234) << 70, ~(a ^ c) >> 3) - (a & b | c) * -c + (b >= 7)";
+    for limbs in [3usize, 40] {
+        let bits = 64 * limbs as u64;
+        let e = Expr::parse(text).unwrap();
+        let len = 50;
+        let ins = int_inputs(&mut r, 3, bits, len);
+        let refs: Vec<&IntArray> = ins.iter().collect();
+        let want = expr::eval_int(&e, &refs).unwrap().to_limbs().unwrap();
+        let consts = cpu::int_constants(&e, bits).unwrap();
+        let mut src = codegen::int_kernel(&e, limbs, &consts);
+        let slots = codegen::op_slots(&e);
+        src.push_str(&format!(
+            r#"
+int main() {{
+    u64 n = {len}, L = {limbs};
+    std::vector<u64> a(n * L), b(n * L), c(n * L), r(n * L), s({slots} * n * L + 1);
+    fread(a.data(), 8, n * L, stdin); fread(b.data(), 8, n * L, stdin); fread(c.data(), 8, n * L, stdin);
+    expr_int(r.data(), s.data(), a.data(), b.data(), c.data(), n);
+    fwrite(r.data(), 8, n * L, stdout);
+}}
+"#
+        ));
+        let input: Vec<u64> = ins.iter().flat_map(|a| a.to_limbs().unwrap()).collect();
+        if let Some(got) = emulate(&src, &input, len * limbs) {
+            assert_eq!(got, want, "{limbs} limbs");
+        }
+    }
+}
+
+#[test]
+fn generated_float_kernel_on_the_host() {
+    use mparray::expr::{codegen, cpu};
+    let mut r = Rng(seed());
+    let text = "fma(a, b, -c) / sqrt(a*a + 0.1) - (b - c*a) + b*c";
+    for (p, pin) in [
+        (192u64, [192u64, 192, 192]),
+        (512, [512, 512, 512]),
+        (300, [64, 500, 300]),
+    ] {
+        for rnd in [Round::Nearest, Round::Up, Round::Zero] {
+            let e = Expr::parse(text).unwrap();
+            let ins = float_inputs(&mut r, 3, 60, &pin);
+            let refs: Vec<&FloatArray> = ins.iter().collect();
+            let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
+            let n = mparray::float::limbs_for_prec(p);
+            let lk: Vec<usize> = ins.iter().map(|a| a.limbs_per_element()).collect();
+            let tier =
+                mparray::float::cuda::tier_for(lk.iter().copied().fold(n, usize::max)).unwrap();
+            let consts = cpu::float_constants(&e, p, rnd).unwrap();
+            let tile = rnd == Round::Up;
+            let mut src = codegen::float_kernel(&e, p, n, &lk, tier, &consts, tile);
+            let len = ins[0].len();
+            let rc = mparray::float::cuda::round_code(rnd);
+            src.push_str(&format!(
+                r#"
+int main() {{
+    u64 n = {len};
+    std::vector<u64> h[3], l[3];
+    u64 lk[3] = {{{}, {}, {}}};
+    for (int k = 0; k < 3; k++) {{
+        h[k].resize(n); l[k].resize(n * lk[k]);
+        fread(h[k].data(), 8, n, stdin); fread(l[k].data(), 8, n * lk[k], stdin);
+    }}
+    std::vector<u64> rh(n), rl(n * {n});
+    expr_float(rh.data(), rl.data(), h[0].data(), l[0].data(), h[1].data(), l[1].data(), h[2].data(), l[2].data(), n, {rc});
+    fwrite(rh.data(), 8, n, stdout); fwrite(rl.data(), 8, n * {n}, stdout);
+}}
+"#,
+                lk[0], lk[1], lk[2]
+            ));
+            let mut input = Vec::new();
+            for a in &ins {
+                let (t, x) = (a.tags().unwrap(), a.exps().unwrap());
+                input.extend((0..len).map(|i| ((x[i] as u64) << 8) | t[i] as u64));
+                input.extend_from_slice(a.limbs().unwrap());
+            }
+            if let Some(got) = emulate(&src, &input, len * (1 + n)) {
+                let (rh, rl) = got.split_at(len);
+                let tags: Vec<u8> = rh.iter().map(|h| (h & 0xff) as u8).collect();
+                let exps: Vec<i64> = rh.iter().map(|h| (*h as i64) >> 8).collect();
+                assert_eq!(tags, want.tags().unwrap(), "{p} {rnd:?}: tags");
+                assert_eq!(exps, want.exps().unwrap(), "{p} {rnd:?}: exponents");
+                assert_eq!(rl, want.limbs().unwrap(), "{p} {rnd:?}: limbs");
+            }
+        }
+    }
+}

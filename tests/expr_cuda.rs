@@ -1,0 +1,202 @@
+//! Fused expressions on CUDA (generated kernels): random expression trees
+//! (depth up to 6, every operation) against the CPU engine's fused result
+//! and malachite, the Poly and sum shapes at widths crossing the tiers
+//! against the hand-fused kernels, float expressions against the unfused
+//! chain on the device, bit for bit. Ignored without a GPU.
+mod common;
+mod expr_gen;
+
+use common::*;
+use expr_gen::*;
+use malachite_nz::natural::Natural;
+use mparray::expr::{self, Expr, parse};
+use mparray::float::Round;
+use mparray::{Engine, FloatArray, Fused, IntArray};
+
+fn cuda() -> Engine {
+    Engine::cuda().expect("these tests need a CUDA device")
+}
+
+fn names(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|k| ((b'a' + k as u8) as char).to_string())
+        .collect()
+}
+
+fn rand_ints(r: &mut Rng, bits: u64, len: usize) -> IntArray {
+    let l = (bits / 64) as usize;
+    let v: Vec<u64> = (0..len * l)
+        .map(|k| match r.below(8) {
+            0 => 0,
+            1 => u64::MAX,
+            2 if k % l == 0 => r.below(3),
+            _ => r.next(),
+        })
+        .collect();
+    IntArray::from_limbs(bits, v).unwrap()
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_int_random_trees_vs_cpu_and_malachite() {
+    let dev = cuda();
+    let mut r = Rng(seed());
+    for round in 0..12 {
+        let bits = r.pick(&[64u64, 128, 192, 320, 1024, 2304]);
+        let nin = 1 + r.index(4);
+        let text = int_text(&mut r, nin, 1 + (round % 6) as u32, bits);
+        let e = parse::parse_with(&text, Some(&names(nin))).unwrap();
+        let len = 300;
+        let ins: Vec<IntArray> = (0..nin).map(|_| rand_ints(&mut r, bits, len)).collect();
+        let refs: Vec<&IntArray> = ins.iter().collect();
+        let want = expr::eval_int(&e, &refs).unwrap();
+        let on: Vec<IntArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
+        let onr: Vec<&IntArray> = on.iter().collect();
+        let got = expr::eval_int(&e, &onr).unwrap();
+        assert_eq!(
+            got.to_limbs().unwrap(),
+            want.to_limbs().unwrap(),
+            "{text} at {bits} bits"
+        );
+        let g = got.to_naturals().unwrap();
+        let nat: Vec<Vec<Natural>> = ins.iter().map(|a| a.to_naturals().unwrap()).collect();
+        for i in [0, len / 2, len - 1] {
+            let xs: Vec<Natural> = nat.iter().map(|v| v[i].clone()).collect();
+            assert_eq!(g[i], int_reference(&e, &xs, bits), "{text}, element {i}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_int_shapes_equal_the_hand_fused() {
+    let dev = cuda();
+    let mut r = Rng(seed());
+    let poly = Expr::parse("(a*a+b)*(b*b+b)+a*b").unwrap();
+    let six = Expr::parse("a+b+a+b+a+b+a").unwrap();
+    let sum5 = Expr::parse("a+c+b+a+c").unwrap();
+    for limbs in [1usize, 3, 4, 5, 64, 65, 1024, 1026] {
+        let bits = 64 * limbs as u64;
+        let len = if limbs > 500 { 5 } else { 700 };
+        let ins: Vec<IntArray> = (0..3).map(|_| rand_ints(&mut r, bits, len)).collect();
+        let on: Vec<IntArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
+        let (a, b, c) = (&on[0], &on[1], &on[2]);
+        let hp = a.fused(b, Fused::Poly).unwrap().to_limbs().unwrap();
+        let hs = a.fused(b, Fused::SixAdd).unwrap().to_limbs().unwrap();
+        assert_eq!(
+            expr::eval_int(&poly, &[a, b]).unwrap().to_limbs().unwrap(),
+            hp,
+            "poly {limbs}"
+        );
+        assert_eq!(
+            expr::eval_int(&six, &[a, b]).unwrap().to_limbs().unwrap(),
+            hs,
+            "six {limbs}"
+        );
+        let want = expr::eval_int(&sum5, &[&ins[0], &ins[1], &ins[2]]).unwrap();
+        assert_eq!(
+            expr::eval_int(&sum5, &[a, b, c])
+                .unwrap()
+                .to_limbs()
+                .unwrap(),
+            want.to_limbs().unwrap(),
+            "sum5 {limbs}"
+        );
+        // Not a recognised shape: the thread-per-element kernel.
+        let other = Expr::parse("(a*a+b)*(b*b+a)+a*b").unwrap();
+        let want = expr::eval_int(&other, &[&ins[0], &ins[1]]).unwrap();
+        if limbs <= 129 {
+            assert_eq!(
+                expr::eval_int(&other, &[a, b]).unwrap().to_limbs().unwrap(),
+                want.to_limbs().unwrap(),
+                "other {limbs}"
+            );
+        }
+    }
+}
+
+fn rand_floats(r: &mut Rng, p: u64, len: usize) -> FloatArray {
+    let strs: Vec<String> = (0..len)
+        .map(|i| match (i % 97, r.below(16)) {
+            (0, _) | (_, 0) => ["0", "-0", "inf", "-inf", "nan", "1", "-2.5"][r.index(7)].into(),
+            _ => format!(
+                "{}{}.{}e{}",
+                if r.below(2) == 0 { "-" } else { "" },
+                r.below(1000),
+                r.next(),
+                r.range(-40, 40)
+            ),
+        })
+        .collect();
+    FloatArray::from_strs(p, &strs).unwrap()
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_float_random_trees_vs_cpu() {
+    let dev = cuda();
+    let mut r = Rng(seed());
+    let modes = [
+        Round::Nearest,
+        Round::Zero,
+        Round::Up,
+        Round::Down,
+        Round::Away,
+    ];
+    for round in 0..10 {
+        let p = r.pick(&[24u64, 53, 64, 128, 200, 512, 1024, 3000]);
+        let rnd = modes[round % 5];
+        let nin = 1 + r.index(4);
+        let text = float_text(&mut r, nin, 1 + (round % 6) as u32);
+        let e = parse::parse_with(&text, Some(&names(nin))).unwrap();
+        let ins: Vec<FloatArray> = (0..nin)
+            .map(|k| rand_floats(&mut r, [p, p + 37, 64][k % 3], 500))
+            .collect();
+        let refs: Vec<&FloatArray> = ins.iter().collect();
+        let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
+        let on: Vec<FloatArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
+        let onr: Vec<&FloatArray> = on.iter().collect();
+        let got = expr::eval_float(&e, &onr, p, rnd)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        assert!(got == want, "{text} at {p} bits {rnd:?}");
+    }
+    // Above the device tiers: the CPU engine, moved back.
+    let big = 64 * 300;
+    let ins: Vec<FloatArray> = (0..2).map(|_| rand_floats(&mut r, big, 20)).collect();
+    let e = Expr::parse("a*b+a").unwrap();
+    let want = expr::eval_float(&e, &[&ins[0], &ins[1]], big, Round::Nearest).unwrap();
+    let on: Vec<FloatArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
+    let got = expr::eval_float(&e, &[&on[0], &on[1]], big, Round::Nearest).unwrap();
+    assert!(got.to_host().unwrap() == want);
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_float_four_ops_equal_the_device_chain() {
+    let dev = cuda();
+    let mut r = Rng(seed());
+    for (text, p) in [
+        ("(a*b+c*d)/e", 512u64),
+        ("(a*b+c*d)*e-f", 512),
+        ("sqrt(fma(a,b,c))-d", 192),
+    ] {
+        let e = Expr::parse(text).unwrap();
+        let ins: Vec<FloatArray> = (0..e.inputs().len())
+            .map(|_| rand_floats(&mut r, p, 20000).to_engine(&dev).unwrap())
+            .collect();
+        let refs: Vec<&FloatArray> = ins.iter().collect();
+        for rnd in [Round::Nearest, Round::Down] {
+            let f = expr::eval_float(&e, &refs, p, rnd)
+                .unwrap()
+                .to_host()
+                .unwrap();
+            let c = expr::chain_float(&e, &refs, p, rnd)
+                .unwrap()
+                .to_host()
+                .unwrap();
+            assert!(f == c, "{text} {rnd:?}");
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Random expression texts and the references of tests/expr*.rs: integers
+//! by malachite naturals modulo 2^W, floats by malachite-float with one
+//! rounding per operation.
+#![allow(dead_code)]
+
+use malachite_base::num::arithmetic::traits::{ModPowerOf2, ModPowerOf2Neg};
+use malachite_float::Float;
+use malachite_nz::natural::Natural;
+use mparray::FloatArray;
+use mparray::expr::{Expr, Node, Op};
+use mparray::float::Round;
+
+use crate::common::Rng;
+
+/// A random integer expression over `nin` inputs a, b, ... of depth up to
+/// `depth`, using every integer operation.
+pub fn int_text(r: &mut Rng, nin: usize, depth: u32, bits: u64) -> String {
+    let leaf = |r: &mut Rng| -> String {
+        if r.below(6) == 0 {
+            match r.below(3) {
+                0 => format!("{}", r.below(1000)),
+                1 => format!("0x{:x}", r.next()),
+                _ => "1".into(),
+            }
+        } else {
+            ((b'a' + r.index(nin) as u8) as char).to_string()
+        }
+    };
+    if depth == 0 || r.below(5) == 0 {
+        return leaf(r);
+    }
+    let sub = |r: &mut Rng| int_text(r, nin, depth - 1, bits);
+    match r.below(16) {
+        0 => format!("({} + {})", sub(r), sub(r)),
+        1 => format!("({} - {})", sub(r), sub(r)),
+        2 | 3 => format!("({} * {})", sub(r), sub(r)),
+        4 => format!("({} << {})", sub(r), r.below(bits + 70)),
+        5 => format!("({} >> {})", sub(r), r.below(bits + 70)),
+        6 => format!("({} & {})", sub(r), sub(r)),
+        7 => format!("({} | {})", sub(r), sub(r)),
+        8 => format!("({} ^ {})", sub(r), sub(r)),
+        9 => format!("~{}", sub(r)),
+        10 => format!("-{}", sub(r)),
+        11 => {
+            let c = ["==", "!=", "<", "<=", ">", ">="][r.index(6)];
+            format!("({} {c} {})", sub(r), sub(r))
+        }
+        12 => format!("({} ? {} : {})", sub(r), sub(r), sub(r)),
+        13 => format!("select({}, {}, {})", sub(r), sub(r), sub(r)),
+        _ => format!("({} + {} * {})", sub(r), sub(r), sub(r)),
+    }
+}
+
+fn parse_nat(c: &str) -> Natural {
+    use std::str::FromStr;
+    match c.strip_prefix("0x") {
+        Some(h) => Natural::from_str_radix(h, 16).unwrap(),
+        None => Natural::from_str(c).unwrap(),
+    }
+}
+
+trait FromRadix {
+    fn from_str_radix(s: &str, radix: u8) -> Option<Natural>;
+}
+
+impl FromRadix for Natural {
+    fn from_str_radix(s: &str, radix: u8) -> Option<Natural> {
+        use malachite_base::num::conversion::traits::FromStringBase;
+        Natural::from_string_base(radix, s)
+    }
+}
+
+/// malachite on one element: every node modulo 2^bits.
+pub fn int_reference(e: &Expr, xs: &[Natural], bits: u64) -> Natural {
+    let mut v: Vec<Option<Natural>> = vec![None; e.nodes().len()];
+    let live = e.live();
+    let b = |t: bool| Natural::from(t as u32);
+    for (i, n) in e.nodes().iter().enumerate() {
+        if !live[i] {
+            continue;
+        }
+        v[i] = Some(match n {
+            Node::Input(k) => xs[*k].clone(),
+            Node::Const(c) => parse_nat(c).mod_power_of_2(bits),
+            Node::Op(op, a) => {
+                let x = |j: usize| v[a[j]].clone().unwrap();
+                match op {
+                    Op::Add => (x(0) + x(1)).mod_power_of_2(bits),
+                    Op::Sub => (x(0) + (x(1).mod_power_of_2_neg(bits))).mod_power_of_2(bits),
+                    Op::Mul => (x(0) * x(1)).mod_power_of_2(bits),
+                    Op::Neg => x(0).mod_power_of_2_neg(bits),
+                    Op::Shl(k) => (x(0) << *k as u64).mod_power_of_2(bits),
+                    Op::Shr(k) => x(0) >> *k as u64,
+                    Op::And => x(0) & x(1),
+                    Op::Or => x(0) | x(1),
+                    Op::Xor => x(0) ^ x(1),
+                    Op::Not => (Natural::from(1u32) << bits) - Natural::from(1u32) - x(0),
+                    Op::Eq => b(x(0) == x(1)),
+                    Op::Ne => b(x(0) != x(1)),
+                    Op::Lt => b(x(0) < x(1)),
+                    Op::Le => b(x(0) <= x(1)),
+                    Op::Gt => b(x(0) > x(1)),
+                    Op::Ge => b(x(0) >= x(1)),
+                    Op::Select => {
+                        if x(0) != 0u32 {
+                            x(1)
+                        } else {
+                            x(2)
+                        }
+                    }
+                    _ => unreachable!("integer operations"),
+                }
+            }
+        });
+    }
+    v[e.root()].clone().unwrap()
+}
+
+/// A random float expression over `nin` inputs of depth up to `depth`.
+pub fn float_text(r: &mut Rng, nin: usize, depth: u32) -> String {
+    if depth == 0 || r.below(5) == 0 {
+        if r.below(8) == 0 {
+            return ["1", "0.1", "3.5e2", "2"][r.index(4)].into();
+        }
+        return ((b'a' + r.index(nin) as u8) as char).to_string();
+    }
+    let sub = |r: &mut Rng| float_text(r, nin, depth - 1);
+    match r.below(9) {
+        0 | 1 => format!("({} + {})", sub(r), sub(r)),
+        2 => format!("({} - {})", sub(r), sub(r)),
+        3 | 4 => format!("({} * {})", sub(r), sub(r)),
+        5 => format!("({} / {})", sub(r), sub(r)),
+        6 => format!("sqrt({})", sub(r)),
+        7 => format!("fma({}, {}, {})", sub(r), sub(r), sub(r)),
+        _ => format!("-{}", sub(r)),
+    }
+}
+
+/// malachite-float on one element, one rounding per operation to `p`.
+pub fn float_reference(e: &Expr, xs: &[Float], p: u64, rnd: Round) -> Float {
+    let m = mparray::float::to_rounding_mode(rnd);
+    let mut v: Vec<Option<Float>> = vec![None; e.nodes().len()];
+    let live = e.live();
+    for (i, n) in e.nodes().iter().enumerate() {
+        if !live[i] {
+            continue;
+        }
+        v[i] = Some(match n {
+            Node::Input(k) => xs[*k].clone(),
+            Node::Const(c) => FloatArray::from_strs_ternary(p, &[c.as_str()], rnd)
+                .unwrap()
+                .0
+                .to_float(0)
+                .unwrap(),
+            Node::Op(op, a) => {
+                let x = |j: usize| v[a[j]].clone().unwrap();
+                match op {
+                    Op::Add => x(0).add_prec_round(x(1), p, m).0,
+                    Op::Sub => x(0).sub_prec_round(x(1), p, m).0,
+                    Op::Mul => x(0).mul_prec_round(x(1), p, m).0,
+                    Op::Div => x(0).div_prec_round(x(1), p, m).0,
+                    Op::Sqrt => x(0).sqrt_prec_round(p, m).0,
+                    Op::Fma => x(2).add_mul_prec_round(x(0), x(1), p, m).0,
+                    Op::Neg => {
+                        let mut y = -x(0);
+                        y.set_prec_round(p, m);
+                        y
+                    }
+                    _ => unreachable!("float operations"),
+                }
+            }
+        });
+    }
+    let mut r = v[e.root()].clone().unwrap();
+    if !matches!(e.nodes()[e.root()], Node::Op(..)) {
+        r.set_prec_round(p, m);
+    }
+    r
+}
