@@ -343,7 +343,7 @@ fn bench_solvers_tiny() {
     // One GMRES cycle per orthogonalisation, timed against one gemv, its
     // true residual checked against the estimate.
     let st = v["gmres_step"].as_array().unwrap();
-    assert_eq!(st.len(), 2);
+    assert_eq!(st.len(), 3);
     for r in st {
         assert_eq!(r["ok"], true, "{r}");
         assert_eq!(r["n"], 16);
