@@ -420,7 +420,7 @@ fn exact_rel_residual2(a: &Matrix<FloatArray>, b: &FloatArray, x: &FloatArray) -
 #[test]
 fn gmres_hilbert_converges_at_256_bits_and_stalls_at_53() {
     let tol = 1e-20;
-    for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+    for ortho in [Ortho::Dgks, Ortho::Cgs2, Ortho::Mgs] {
         let (a, b) = hilbert_problem(256);
         let o = GmresOpts {
             restart: 12,
@@ -480,7 +480,7 @@ fn gmres_restarts_breakdown_and_start() {
     let (n, prec, tol) = (40, 192, 1e-40);
     let (a, b) = random_problem(n, prec, seed);
     let mut xs = Vec::new();
-    for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+    for ortho in [Ortho::Dgks, Ortho::Cgs2, Ortho::Mgs] {
         let o = GmresOpts {
             restart: 7,
             tol,
@@ -520,7 +520,7 @@ fn gmres_restarts_breakdown_and_start() {
     let b = FloatArray::from_f64s(64, &[1.0, 0.0, 0.0], Round::Nearest)
         .unwrap()
         .0;
-    for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+    for ortho in [Ortho::Dgks, Ortho::Cgs2, Ortho::Mgs] {
         let o = GmresOpts {
             restart: 3,
             tol: 0.0,
@@ -684,7 +684,7 @@ fn cuda_gmres_gives_the_cpu_bits() {
             random_problem(n, prec, seed)
         };
         let (ad, bd) = (a.to_engine(&cuda).unwrap(), b.to_engine(&cuda).unwrap());
-        for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+        for ortho in [Ortho::Dgks, Ortho::Cgs2, Ortho::Mgs] {
             let o = GmresOpts {
                 restart: m,
                 tol,
@@ -708,7 +708,7 @@ fn cuda_gmres_gives_the_cpu_bits() {
             );
         }
     }
-    for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+    for ortho in [Ortho::Dgks, Ortho::Cgs2, Ortho::Mgs] {
         let (a, b) = complex_hilbert(256);
         let o = GmresOpts {
             restart: 12,

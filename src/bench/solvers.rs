@@ -237,7 +237,7 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
                         method: if m == "aberth" {
                             "aberth L=3 fused"
                         } else {
-                            "sts m=4"
+                            "sts m=4 fused"
                         },
                         ms,
                         iterations: r.iterations,
@@ -299,7 +299,7 @@ pub fn run(a: SolversBenchArgs) -> std::result::Result<(), CommandError> {
     if probs.iter().any(|p| p == "gmres-step") {
         let n = a.step_n.unwrap_or(if a.quick { 256 } else { 4096 });
         let m = a.step_m.unwrap_or(if a.quick { 8 } else { 30 });
-        for ortho in [Ortho::Cgs2, Ortho::Mgs] {
+        for ortho in [Ortho::Dgks, Ortho::Cgs2, Ortho::Mgs] {
             let row = gmres_step(&engine, n, m, a.step_prec, ortho)?;
             if !a.json {
                 print_step(&row, srows.is_empty());
@@ -482,6 +482,7 @@ fn gmres_step(engine: &Engine, n: usize, m: usize, prec: u64, ortho: Ortho) -> R
         prec,
         m,
         ortho: match ortho {
+            Ortho::Dgks => "dgks",
             Ortho::Cgs2 => "cgs2",
             Ortho::Mgs => "mgs",
         },

@@ -23,6 +23,7 @@ mod array;
 pub mod cuda;
 pub mod cuda_func;
 pub mod cuda_roots;
+pub(crate) mod cuda_sts;
 mod func;
 pub mod polyroots;
 mod pow;

@@ -848,3 +848,8 @@ fn run(
     }
     Ok((st.roots()?, conv, it))
 }
+
+/// The fused STS-Padé iteration (a child module: it uses the packed
+/// scalars, `Setup` and `run` above).
+#[path = "polyroots_sts.rs"]
+pub mod sts;

@@ -532,3 +532,206 @@ extern "C" __global__ void roots_certify(const u64 *x, u64 *out, const u64 *A, c
     }
 #undef RT_H
 }
+
+// ---- The fused STS-Padé iteration (src/complex/polyroots_sts.rs has the
+// sequence and the CPU engine's copy; src/complex/cuda_sts.rs drives it):
+// one block per root, two launches per step (phase A: Taylor coefficients,
+// series, the refined point y; phase B: the power sums over the y_j and
+// the Padé correction). It uses the helpers above unchanged.
+
+// Values of B^(t) (C(j+t, t) a_{j+t}, j = 0..n-t).
+__device__ __forceinline__ u32 sts_cnt(u32 n, u32 t) { return t <= n ? n + 1 - t : 0; }
+
+// Per-root workspace: phase A's X, T_0..T_m (n+1 complex each), R, Z
+// (n+1 reals each), or phase B's n leaves of m complex values; then a
+// scratch of 2m + 4 complex values.
+__device__ __forceinline__ u64 sts_ws_main(u32 n, u32 m) {
+    u64 a = (u64)(n + 1) * RT_CW * (m + 2) + (u64)(n + 1) * RT_W * 2;
+    u64 b = (u64)(n > 0 ? n : 1) * m * RT_CW;
+    return a > b ? a : b;
+}
+__device__ __forceinline__ u64 sts_ws_words(u32 n, u32 m) {
+    return sts_ws_main(n, m) + (u64)(2 * m + 4) * RT_CW;
+}
+
+// Phase A, block i = root i: b_t = tsum_j B^(t)_j X_j (t = 0..m), the
+// noise flag, then on thread 0 e_l = b_0^l, v_0..v_m, b_1 and the noise
+// threshold (a real) into st (2m + 4 complex per root) and y_i = x_i + (b_0 v_(m-2)) (1/v_(m-1)).
+extern "C" __global__ void roots_sts_a(const u64 *x, u64 *y, u64 *st, u64 *ws, u8 *flags,
+                                       const u64 *B, const u64 *AB, const u64 *consts, u32 n,
+                                       u32 m, u64 p, i64 kshift) {
+    const u32 i = blockIdx.x;
+    const u64 *one = consts;
+    const u64 *xi = x + (u64)i * RT_CW;
+    u64 *X = ws + (u64)i * sts_ws_words(n, m);
+    u64 *R = X + (u64)(n + 1) * RT_CW;
+    u64 *Z = R + (u64)(n + 1) * RT_W;
+    u64 *T = Z + (u64)(n + 1) * RT_W;
+    u64 *scr = X + sts_ws_main(n, m);
+    if (threadIdx.x == 0) {
+        rt_copy(X, one, RT_W);
+        for (u32 k = 0; k < RT_W; k++) X[RT_W + k] = 0;
+        rt_copy(X + RT_CW, xi, RT_CW);
+        rt_copy(R, one, RT_W);
+        u64 ar[RT_W], ai[RT_W];
+        rt_abs(ar, xi);
+        rt_abs(ai, xi + RT_W);
+        rt_add(R + RT_W, ar, ai, false, p, FL_RU);
+    }
+    __syncthreads();
+    for (u32 s = 1; s < n; s *= 2) {
+        u32 hi = 2 * s < n ? 2 * s : n;
+        for (u32 k = s + 1 + threadIdx.x; k <= hi; k += blockDim.x) {
+            rt_cmul(X + (u64)k * RT_CW, X + (u64)s * RT_CW, X + (u64)(k - s) * RT_CW, p);
+            rt_mul(R + (u64)k * RT_W, R + (u64)s * RT_W, R + (u64)(k - s) * RT_W, p, FL_RU);
+        }
+        __syncthreads();
+    }
+    u32 off = 0;
+    for (u32 t = 0; t <= m; t++) {
+        u32 cnt = sts_cnt(n, t);
+        u64 *Tt = T + (u64)t * (n + 1) * RT_CW;
+        for (u32 j = threadIdx.x; j < cnt; j += blockDim.x)
+            rt_cmul(Tt + (u64)j * RT_CW, B + (u64)(off + j) * RT_CW, X + (u64)j * RT_CW, p);
+        off += cnt;
+    }
+    for (u32 k = threadIdx.x; k <= n; k += blockDim.x)
+        rt_mul(Z + (u64)k * RT_W, AB + (u64)k * RT_W, R + (u64)k * RT_W, p, FL_RU);
+    __syncthreads();
+    for (u32 t = 0; t <= m; t++)
+        rt_tsum(T + (u64)t * (n + 1) * RT_CW, sts_cnt(n, t), 2, 0xffffffffu, p, FL_RN);
+    rt_tsum(Z, n + 1, 1, 0xffffffffu, p, FL_RU);
+    if (threadIdx.x != 0) return;
+#define STS_BT(t) (T + (u64)(t) * (n + 1) * RT_CW)
+    const u64 *b0 = STS_BT(0);
+    u64 *e = st + (u64)i * (2 * m + 4) * RT_CW;
+    {
+        u64 ar[RT_W], ai[RT_W], a1[RT_W];
+        u64 *thr = e + (u64)(2 * m + 3) * RT_CW;
+        rt_abs(ar, b0);
+        rt_abs(ai, b0 + RT_W);
+        rt_add(a1, ar, ai, false, p, FL_RU);
+        rt_shift(thr, Z, kshift, p, FL_RU);
+        flags[i] = rt_le(a1, thr) ? RT_F_NOISE : 0;
+    }
+    u64 *v = e + (u64)(m + 1) * RT_CW;
+    u64 *beta = scr;
+    rt_copy(e, one, RT_W);
+    for (u32 k = 0; k < RT_W; k++) e[RT_W + k] = 0;
+    rt_copy(e + RT_CW, b0, RT_CW);
+    for (u32 l = 2; l <= m; l++) rt_cmul(e + (u64)l * RT_CW, e + (u64)(l - 1) * RT_CW, b0, p);
+    rt_copy(beta + RT_CW, STS_BT(1), RT_CW);
+    for (u32 l = 2; l <= m; l++)
+        rt_cmul(beta + (u64)l * RT_CW, STS_BT(l), e + (u64)(l - 1) * RT_CW, p);
+    rt_copy(v, one, RT_W);
+    for (u32 k = 0; k < RT_W; k++) v[RT_W + k] = 0;
+    u64 acc[RT_CW], t1[RT_CW], t2[RT_CW];
+    for (u32 k = 1; k <= m; k++) {
+        rt_cmul(acc, beta + RT_CW, v + (u64)(k - 1) * RT_CW, p);
+        for (u32 l = 2; l <= k; l++) {
+            rt_cmul(t1, beta + (u64)l * RT_CW, v + (u64)(k - l) * RT_CW, p);
+            rt_cadd(t2, acc, t1, false, p);
+            rt_copy(acc, t2, RT_CW);
+        }
+        rt_negate(acc);
+        rt_negate(acc + RT_W);
+        rt_copy(v + (u64)k * RT_CW, acc, RT_CW);
+    }
+    rt_copy(e + (u64)(2 * m + 2) * RT_CW, STS_BT(1), RT_CW);
+    rt_cmul(t1, b0, v + (u64)(m - 2) * RT_CW, p);
+    rt_rec(t2, v + (u64)(m - 1) * RT_CW, one, p);
+    rt_cmul(acc, t1, t2, p);
+    rt_cadd(y + (u64)i * RT_CW, xi, acc, false, p);
+#undef STS_BT
+}
+
+// Phase B, block i = root i: leaves 1/(x_i - y_j)^l (l = 1..m, j != i),
+// their sums P_l, then on thread 0 the series u, Q_(m-1), Q_m, the
+// correction c, x' = x_i + c into xout, and the isolated and small flags.
+// consts: 1, tol^2, then the integers 1..m.
+extern "C" __global__ void roots_sts_b(const u64 *x, const u64 *y, const u64 *st, u64 *xout,
+                                       u64 *ws, u8 *flags, const u64 *consts, u32 n, u32 m,
+                                       u64 p) {
+    const u32 i = blockIdx.x;
+    const u64 *one = consts, *tol2 = consts + RT_W;
+    const u64 *xi = x + (u64)i * RT_CW;
+    u64 *L = ws + (u64)i * sts_ws_words(n, m);
+    u64 *u = L + sts_ws_main(n, m);
+    const u64 lw = (u64)m * RT_CW;
+    for (u32 j = threadIdx.x; j < n; j += blockDim.x) {
+        if (j == i) continue;
+        u64 d[RT_CW];
+        u64 *leaf = L + (u64)j * lw;
+        rt_cadd(d, xi, y + (u64)j * RT_CW, true, p);
+        rt_rec(leaf, d, one, p);
+        for (u32 l = 1; l < m; l++)
+            rt_cmul(leaf + (u64)l * RT_CW, leaf + (u64)(l - 1) * RT_CW, leaf, p);
+    }
+    __syncthreads();
+    rt_tsum(L, n, 2 * m, i, p, FL_RN);
+    if (threadIdx.x != 0) return;
+    const u64 *e = st + (u64)i * (2 * m + 4) * RT_CW;
+    const u64 *v = e + (u64)(m + 1) * RT_CW;
+    u64 acc[RT_CW], t1[RT_CW], t2[RT_CW];
+    // 16 |P_1|^2 t^2 <= |b_1|^2 (t the noise threshold), before the signs.
+    bool iso2;
+    {
+        u64 tt[RT_W], a[RT_W], z[RT_W], b[RT_W];
+        const u64 *thr = e + (u64)(2 * m + 3) * RT_CW;
+        rt_mul(tt, thr, thr, p, FL_RN);
+        rt_norm2(a, L, p);
+        rt_mul(z, a, tt, p, FL_RN);
+        rt_shift(a, z, 4, p, FL_RN);
+        rt_norm2(b, e + (u64)(2 * m + 2) * RT_CW, p);
+        iso2 = rt_le(a, b);
+    }
+    // The sums with the signs of lambda_l = (-1)^l P_(l+1), P_1 kept in ps.
+    u64 ps[RT_CW];
+    rt_cmul(ps, e + RT_CW, L, p);
+    for (u32 l = 1; l < m; l += 2) {
+        rt_negate(L + (u64)l * RT_CW);
+        rt_negate(L + (u64)l * RT_CW + RT_W);
+    }
+    rt_copy(u, one, RT_W);
+    for (u32 k = 0; k < RT_W; k++) u[RT_W + k] = 0;
+    for (u32 k = 0; k < m; k++) {
+        rt_cmul(acc, L, u + (u64)k * RT_CW, p);
+        for (u32 l = 1; l <= k; l++) {
+            rt_cmul(t1, L + (u64)l * RT_CW, u + (u64)(k - l) * RT_CW, p);
+            rt_cadd(t2, acc, t1, false, p);
+            rt_copy(acc, t2, RT_CW);
+        }
+        const u64 *c = consts + (u64)(2 + k) * RT_W;
+        rt_div(u + (u64)(k + 1) * RT_CW, acc, c, p);
+        rt_div(u + (u64)(k + 1) * RT_CW + RT_W, acc + RT_W, c, p);
+    }
+    u64 q[2][RT_CW];
+    for (u32 h = 0; h < 2; h++) {
+        u32 k = m - 1 + h;
+        rt_cmul(acc, u, v + (u64)k * RT_CW, p);
+        for (u32 l = 1; l <= k; l++) {
+            rt_cmul(t1, u + (u64)l * RT_CW, e + (u64)l * RT_CW, p);
+            rt_cmul(t2, t1, v + (u64)(k - l) * RT_CW, p);
+            rt_cadd(t1, acc, t2, false, p);
+            rt_copy(acc, t1, RT_CW);
+        }
+        rt_copy(q[h], acc, RT_CW);
+    }
+    u64 c[RT_CW], xn[RT_CW];
+    rt_cmul(t1, e + RT_CW, q[0], p);
+    rt_rec(t2, q[1], one, p);
+    rt_cmul(c, t1, t2, p);
+    rt_cadd(xn, xi, c, false, p);
+    rt_copy(xout + (u64)i * RT_CW, xn, RT_CW);
+    u64 a[RT_W], b[RT_W], a16[RT_W];
+    u8 f = flags[i];
+    rt_norm2(a, ps, p);
+    rt_shift(a16, a, 4, p, FL_RN);
+    rt_norm2(b, e + (u64)(2 * m + 2) * RT_CW, p);
+    if (rt_le(a16, b) && iso2) f |= RT_F_ISO;
+    rt_norm2(a, c, p);
+    rt_norm2(b, xn, p);
+    rt_mul(a16, b, tol2, p, FL_RN);
+    if (rt_le(a, a16)) f |= RT_F_SMALL;
+    flags[i] = f;
+}

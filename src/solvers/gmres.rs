@@ -26,13 +26,26 @@ use crate::linalg::{CGemv, Gemv, Matrix, Op};
 /// How the Arnoldi step orthogonalises `A v_j` against the basis.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Ortho {
+    /// Classical Gram-Schmidt with the Daniel-Gragg-Kaufman-Stewart test
+    /// (the default): `w` is put in the basis array as row `j+1`, so one
+    /// `gemv` over `j + 2` rows gives `h = V w` and `w.w` together (at
+    /// `2p + 64` bits); `w1 = w - V^T h` (one `gemv`, the coefficients
+    /// masked by an exact product with `[1, .., 1, 0]`); then the same
+    /// extended product on `w1` gives `h2 = V w1` and `w1.w1`. When `2
+    /// w1.w1 >= w.w` (less than half of `w`'s square norm removed, so `w1`
+    /// is orthogonal to working accuracy) `w1` is kept with `h` rounded to
+    /// p; otherwise a second pass `w2 = w1 - V^T h2` and `w2.w2` (`dot`),
+    /// `h = h + h2`. Three small `gemv`s per step in the usual case, and
+    /// the norm from them (no separate `dot`). Real matrices only; for a
+    /// complex one it is [`Ortho::Cgs2`].
+    #[default]
+    Dgks,
     /// Classical Gram-Schmidt applied twice: per pass `h' = V w` (rounded
     /// to `2p + 64` bits, so that the device decides the cancelled second
     /// pass) and `w <- w - V^T h'` are one exactly rounded `gemv` each
     /// (every element of the new `w` is `w_k - sum_i h'_i v_ik` rounded
     /// once), `h` is the two passes' coefficients added, rounded to p. Four `gemv`s per step whatever
     /// `j` is: the engine's cost is that of the BLAS, not of `2j` calls.
-    #[default]
     Cgs2,
     /// Modified Gram-Schmidt: for `i = 0..=j` in turn, `h_i = <w, v_i>`
     /// (`dot`) and `w <- w - h_i v_i` (`axpy`): `2(j+1)` dependent calls.
@@ -40,7 +53,7 @@ pub enum Ortho {
 }
 
 /// Options of [`gmres`] (default: m = 30, relative tolerance 1e-30, 53
-/// bits, 100 restarts, classical Gram-Schmidt twice).
+/// bits, 100 restarts, classical Gram-Schmidt with the DGKS test).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GmresOpts {
     /// Krylov steps between restarts (m >= 1).
@@ -62,7 +75,7 @@ impl Default for GmresOpts {
             tol: 1e-30,
             prec: 53,
             max_restarts: 100,
-            ortho: Ortho::Cgs2,
+            ortho: Ortho::Dgks,
         }
     }
 }
@@ -213,6 +226,19 @@ pub fn gmres_with(
     let m = opts.restart.min(n.max(1));
     // The basis v_0 .. v_m as the rows of one array on the engine.
     let mut vdata = FloatArray::zeros(&eng, (m + 1) * n, p)?;
+    // Dgks: the masks [1; j+1] ++ [0] that drop w.w from the extended
+    // projections (exact products), made once per solve.
+    let masks: Vec<FloatArray> = if opts.ortho == Ortho::Dgks {
+        (0..m)
+            .map(|j| {
+                let mut v = vec![1i64; j + 2];
+                v[j + 1] = 0;
+                FloatArray::from_i64s(gw.prec, &v, RN)?.0.into_engine(&eng)
+            })
+            .collect::<Result<_>>()?
+    } else {
+        Vec::new()
+    };
     let mut prof = Prof::new(&eng);
     loop {
         let r = residual(&x)?;
@@ -242,87 +268,149 @@ pub fn gmres_with(
         // The rows again as arrays of their own (A v_j, MGS's operands).
         let mut vs = vec![v0];
         // R (upper triangular, column by column), rotations (c, s), g.
-        let mut rcols: Vec<Vec<FloatArray>> = Vec::new();
-        let mut rot: Vec<(FloatArray, FloatArray)> = Vec::new();
-        let mut g = vec![bh];
-        for j in 0..m {
-            // w = A v_j, orthogonalised against v_0..v_j.
-            let mut w = a.gemv(&one, &vs[j], None, &gv)?.0;
-            prof.mark(0)?;
-            let mut h = match opts.ortho {
-                Ortho::Cgs2 => {
-                    let vj = Matrix::from_array_ld(vdata, j + 1, n, n)?;
-                    let mut h: Option<FloatArray> = None;
-                    for _ in 0..2 {
-                        // h' = V w, w <- w - V^T h' (each element rounded once).
-                        let hp = vj.gemv(&one, &w, None, &gw)?.0;
-                        w = vj.gemv(&minus_one, &hp, Some((&one, &w)), &gt)?.0;
-                        let hp = hp.to_engine(&cpu)?;
-                        h = Some(match h {
-                            None => hp,
-                            Some(h) => h.add(&hp, p, RN)?,
-                        });
-                    }
-                    vdata = vj.into_data();
-                    split(&h.expect("two passes"))?
-                }
-                Ortho::Mgs => {
-                    let mut h = Vec::with_capacity(j + 2);
-                    for vi in &vs {
-                        let hij = w.dot(vi, p, RN)?.0;
-                        w = w.axpy(&hij.neg(p, RN)?, vi, p, RN)?.0;
-                        h.push(hij.to_engine(&cpu)?);
-                    }
-                    h
-                }
+        let mut lsq = Lsq {
+            rcols: Vec::new(),
+            rot: Vec::new(),
+            g: vec![bh],
+        };
+        // On CUDA the host's Givens work of step j runs on a thread of its
+        // own while the device computes A v_{j+1}; its outcome (converged
+        // or not) is read after that product, which is thrown away when
+        // the cycle ends there. The same operations in the same order: the
+        // same bits.
+        // (MPARRAY_GMRES_OVERLAP=1 or 0 forces it on or off, for tests.)
+        let overlap = match std::env::var("MPARRAY_GMRES_OVERLAP").as_deref() {
+            Ok("1") => true,
+            Ok("0") => false,
+            _ => eng.is_cuda(),
+        };
+        vdata = std::thread::scope(|sc| -> Result<FloatArray> {
+            let mut vdata = vdata;
+            let mut finish = |gabs: FloatArray| -> Result<bool> {
+                iterations += 1;
+                let res = f64_of(&gabs)?;
+                history.push(rel(res));
+                progress(iterations, rel(res));
+                le(&gabs, &tol_b)
             };
-            prof.mark(1)?;
-            // ||w|| = sqrt(w.w), the exact square sum rounded to p + 64 bits
-            // (no cancellation: the device decides it; nrm2 on CUDA is a
-            // host fallback), the root rounded to p.
-            let hn = w.dot(&w, p + 64, RN)?.0.to_engine(&cpu)?.sqrt(p, RN)?;
-            prof.mark(2)?;
-            // Apply the previous rotations to h, then a new one zeroing hn.
-            for (i, (c, s)) in rot.iter().enumerate() {
-                // (h_i, h_{i+1}) <- (c h_i + s h_{i+1}, -s h_i + c h_{i+1})
-                let hi = c.mul(&h[i], p, RN)?.add(&s.mul(&h[i + 1], p, RN)?, p, RN)?;
-                let hi1 = c.mul(&h[i + 1], p, RN)?.sub(&s.mul(&h[i], p, RN)?, p, RN)?;
-                h[i] = hi;
-                h[i + 1] = hi1;
+            let mut pending: Option<std::thread::ScopedJoinHandle<'_, Result<(Lsq, FloatArray)>>> =
+                None;
+            for j in 0..m {
+                // w = A v_j, orthogonalised against v_0..v_j.
+                let mut w = a.gemv(&one, &vs[j], None, &gv)?.0;
+                prof.mark(0)?;
+                if let Some(hd) = pending.take() {
+                    let (l, gabs) = join_givens(hd)?;
+                    lsq = l;
+                    if finish(gabs)? {
+                        break;
+                    }
+                }
+                let mut hnsq: Option<FloatArray> = None;
+                let h = match opts.ortho {
+                    Ortho::Dgks => {
+                        let wp = gw.prec;
+                        // [V_j; w] w: the projections and w.w in one product.
+                        vdata = put_row(vdata, (j + 1) * n, &w)?;
+                        let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+                        let he = ve.gemv(&one, &w, None, &gw)?.0;
+                        let hm = he.mul(&masks[j], wp, RN)?;
+                        let w1 = ve.gemv(&minus_one, &hm, Some((&one, &w)), &gt)?.0;
+                        vdata = ve.into_data();
+                        vdata = put_row(vdata, (j + 1) * n, &w1)?;
+                        let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+                        let he2 = ve.gemv(&one, &w1, None, &gw)?.0;
+                        let (s1, s2) = (split(&he)?, split(&he2)?);
+                        let ww = &s1[j + 1];
+                        let w1w1 = &s2[j + 1];
+                        let keep = le(ww, &w1w1.mul_2si(1, wp, RN)?)?;
+                        let h = if keep {
+                            w = w1;
+                            hnsq = Some(w1w1.try_clone()?);
+                            s1[..=j]
+                                .iter()
+                                .map(|v| v.set_prec(p, RN))
+                                .collect::<Result<Vec<_>>>()?
+                        } else {
+                            let hm2 = he2.mul(&masks[j], wp, RN)?;
+                            w = ve.gemv(&minus_one, &hm2, Some((&one, &w1)), &gt)?.0;
+                            s1[..=j]
+                                .iter()
+                                .zip(&s2)
+                                .map(|(a, b)| a.add(b, p, RN))
+                                .collect::<Result<Vec<_>>>()?
+                        };
+                        vdata = ve.into_data();
+                        h
+                    }
+                    Ortho::Cgs2 => {
+                        let vj = Matrix::from_array_ld(vdata, j + 1, n, n)?;
+                        let mut h: Option<FloatArray> = None;
+                        for _ in 0..2 {
+                            // h' = V w, w <- w - V^T h' (each element rounded once).
+                            let hp = vj.gemv(&one, &w, None, &gw)?.0;
+                            w = vj.gemv(&minus_one, &hp, Some((&one, &w)), &gt)?.0;
+                            let hp = hp.to_engine(&cpu)?;
+                            h = Some(match h {
+                                None => hp,
+                                Some(h) => h.add(&hp, p, RN)?,
+                            });
+                        }
+                        vdata = vj.into_data();
+                        split(&h.expect("two passes"))?
+                    }
+                    Ortho::Mgs => {
+                        let mut h = Vec::with_capacity(j + 2);
+                        for vi in &vs {
+                            let hij = w.dot(vi, p, RN)?.0;
+                            w = w.axpy(&hij.neg(p, RN)?, vi, p, RN)?.0;
+                            h.push(hij.to_engine(&cpu)?);
+                        }
+                        h
+                    }
+                };
+                prof.mark(1)?;
+                // ||w|| = sqrt(w.w), the exact square sum rounded to p + 64 bits
+                // (no cancellation: the device decides it; nrm2 on CUDA is a
+                // host fallback), the root rounded to p.
+                let hn = match hnsq {
+                    Some(s) => s.sqrt(p, RN)?,
+                    None => w.dot(&w, p + 64, RN)?.0.to_engine(&cpu)?.sqrt(p, RN)?,
+                };
+                prof.mark(2)?;
+                let zero = matches!(hn.cmp(&hzero)?[0], Some(std::cmp::Ordering::Equal));
+                if !zero {
+                    let inv = hone.div(&hn, p, RN)?.into_engine(&eng)?;
+                    let v = w.scal(&inv, p, RN)?.0;
+                    vdata = put_row(vdata, (j + 1) * n, &v)?;
+                    vs.push(v);
+                }
+                prof.mark(4)?;
+                // Apply the previous rotations to h, then a new one zeroing hn.
+                let mut l = std::mem::take(&mut lsq);
+                let hd = sc.spawn(move || -> Result<(Lsq, FloatArray)> {
+                    let gabs = l.column(h, &hn, j, p, zero)?;
+                    Ok((l, gabs))
+                });
+                if overlap && !zero && j + 1 < m {
+                    pending = Some(hd);
+                } else {
+                    let (l, gabs) = join_givens(hd)?;
+                    lsq = l;
+                    prof.mark(3)?;
+                    if finish(gabs)? || zero || j + 1 == m {
+                        break;
+                    }
+                }
             }
-            let hj = h[j].try_clone()?;
-            let rho = hj.hypot(&hn, p, RN)?;
-            let zero = matches!(hn.cmp(&hzero)?[0], Some(std::cmp::Ordering::Equal));
-            let (c, s) = if zero {
-                (hone.try_clone()?, hzero.try_clone()?)
-            } else {
-                (hj.div(&rho, p, RN)?, hn.div(&rho, p, RN)?)
-            };
-            h[j] = if zero { hj } else { rho };
-            let gj = g[j].try_clone()?;
-            g.push(s.mul(&gj, p, RN)?.neg(p, RN)?);
-            g[j] = c.mul(&gj, p, RN)?;
-            rot.push((c, s));
-            h.truncate(j + 1);
-            rcols.push(h);
-            iterations += 1;
-            let gabs = g[j + 1].abs(p, RN)?;
-            let res = f64_of(&gabs)?;
-            history.push(rel(res));
-            let done = le(&gabs, &tol_b)? || zero || j + 1 == m;
-            prof.mark(3)?;
-            if !zero {
-                let inv = hone.div(&hn, p, RN)?.into_engine(&eng)?;
-                let v = w.scal(&inv, p, RN)?.0;
-                vdata = put_row(vdata, (j + 1) * n, &v)?;
-                vs.push(v);
+            if let Some(hd) = pending.take() {
+                let (l, gabs) = join_givens(hd)?;
+                lsq = l;
+                finish(gabs)?;
             }
-            prof.mark(4)?;
-            progress(iterations, rel(res));
-            if done {
-                break;
-            }
-        }
+            Ok(vdata)
+        })?;
+        let Lsq { rcols, g, .. } = lsq;
         // Back substitution R y = g (CPU engine), then x <- x + V^T y, each
         // element rounded once.
         let k = rcols.len();
@@ -444,7 +532,7 @@ pub fn gmres_complex_with(
         for j in 0..m {
             let mut w = a.gemv(&one, &vs[j], None, &cv)?.0;
             let mut h = match opts.ortho {
-                Ortho::Cgs2 => {
+                Ortho::Cgs2 | Ortho::Dgks => {
                     let wj = Matrix::from_array_ld(wdata, j + 1, n, n)?;
                     let mut h: Option<ComplexArray> = None;
                     for _ in 0..2 {
@@ -531,6 +619,62 @@ pub fn gmres_complex_with(
         x = wk.gemv(&one, &y, Some((&one, &x)), &ch)?.0;
         wdata = wk.into_data();
     }
+}
+
+/// The least-squares state of one real cycle (CPU engine): the columns
+/// of R, the rotations (c, s), and g.
+#[derive(Default)]
+struct Lsq {
+    rcols: Vec<Vec<FloatArray>>,
+    rot: Vec<(FloatArray, FloatArray)>,
+    g: Vec<FloatArray>,
+}
+
+impl Lsq {
+    /// Column j of the Hessenberg matrix (`h`, j + 1 values, and `hn`):
+    /// applies the previous rotations, makes a new one zeroing `hn`
+    /// (`zero`: hn = 0, the identity), updates g; returns `|g_{j+1}|`.
+    fn column(
+        &mut self,
+        mut h: Vec<FloatArray>,
+        hn: &FloatArray,
+        j: usize,
+        p: u64,
+        zero: bool,
+    ) -> Result<FloatArray> {
+        for (i, (c, s)) in self.rot.iter().enumerate() {
+            // (h_i, h_{i+1}) <- (c h_i + s h_{i+1}, -s h_i + c h_{i+1})
+            let hi = c.mul(&h[i], p, RN)?.add(&s.mul(&h[i + 1], p, RN)?, p, RN)?;
+            let hi1 = c.mul(&h[i + 1], p, RN)?.sub(&s.mul(&h[i], p, RN)?, p, RN)?;
+            h[i] = hi;
+            h[i + 1] = hi1;
+        }
+        let hj = h[j].try_clone()?;
+        let rho = hj.hypot(hn, p, RN)?;
+        let (c, s) = if zero {
+            (
+                FloatArray::from_f64s(p, &[1.0], RN)?.0,
+                FloatArray::from_f64s(p, &[0.0], RN)?.0,
+            )
+        } else {
+            (hj.div(&rho, p, RN)?, hn.div(&rho, p, RN)?)
+        };
+        h[j] = if zero { hj } else { rho };
+        let g = &mut self.g;
+        let gj = g[j].try_clone()?;
+        g.push(s.mul(&gj, p, RN)?.neg(p, RN)?);
+        g[j] = c.mul(&gj, p, RN)?;
+        self.rot.push((c, s));
+        h.truncate(j + 1);
+        self.rcols.push(h);
+        g[j + 1].abs(p, RN)
+    }
+}
+
+/// The outcome of a Givens thread.
+fn join_givens<T>(hd: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
+    hd.join()
+        .map_err(|_| Error::Invalid("gmres: the Givens thread panicked".into()))?
 }
 
 /// Whether the one-element `u <= v`.
