@@ -341,7 +341,8 @@ fn huge_mul_reads_and_writes_in_blocks() {
             let o = run(np, &args, &[]);
             assert_eq!(o.status.code(), Some(2), "np {np}");
             assert!(o.stdout.is_empty());
-            assert_eq!(String::from_utf8_lossy(&o.stderr).trim(), want.trim(), "np {np}");
+            let e = String::from_utf8_lossy(&o.stderr);
+            assert!(e.contains(want.trim()), "np {np}: {e} (one process: {want})");
         }
     }
     let o = run(

@@ -168,6 +168,9 @@ struct Plan {
     /// the pointwise Montgomery product).
     wp: Vec<u64>,
     iwp: Vec<u64>,
+    /// `w_P^-1` and `1 / P`, Montgomery form (the butterflies of P = 2, 4).
+    iw1: u64,
+    ip: u64,
 }
 
 impl Plan {
@@ -210,6 +213,8 @@ impl Plan {
         let inv_p = inv(p_ranks as u64 % p, p);
         Plan {
             p,
+            iw1: t.to_mont(iwp1),
+            ip: t.to_mont(inv_p),
             wp: (0..p_ranks)
                 .map(|e| t.to_mont(powmod(wp, e as u64, p)))
                 .collect(),
@@ -282,9 +287,44 @@ fn across(pl: &Plan, xa: &mut [u64], xb: &[u64], pr: usize, w: usize) {
     }
     const CH: usize = 1 << 10;
     let pa = Shared(xa.as_mut_ptr());
+    let p2 = 2 * pl.p;
+    let h = |x: u64| sub_if(x, p2);
+    if pr == 2 || pr == 4 {
+        // Butterflies (w_2 = -1; w_4^2 = -1: one product by w_4 per
+        // transform of four), then the `1 / P`.
+        let (w1, iw1, ip) = (pl.wp[1], pl.iw1, pl.ip);
+        let dft4 = |x: [u64; 4], w: u64| -> [u64; 4] {
+            let (s02, d02) = (h(x[0] + x[2]), h(x[0] + p2 - x[2]));
+            let (s13, d13) = (h(x[1] + x[3]), t.mont(x[1] + p2 - x[3], w));
+            [h(s02 + s13), h(d02 + d13), h(s02 + p2 - s13), h(d02 + p2 - d13)]
+        };
+        (0..w.div_ceil(CH)).into_par_iter().for_each(|c| {
+            let x = pa.get();
+            for i in c * CH..(w.min((c + 1) * CH)) {
+                // SAFETY: chunk c alone touches positions c*CH.. of every run.
+                unsafe {
+                    if pr == 2 {
+                        let (u0, u1) = (*x.add(i), *x.add(w + i));
+                        let (v0, v1) = (xb[i], xb[w + i]);
+                        let z0 = t.mont(h(u0 + u1), h(v0 + v1));
+                        let z1 = t.mont(h(u0 + p2 - u1), h(v0 + p2 - v1));
+                        *x.add(i) = t.mont(h(z0 + z1), ip);
+                        *x.add(w + i) = t.mont(h(z0 + p2 - z1), ip);
+                    } else {
+                        let u = dft4(std::array::from_fn(|r| *x.add(r * w + i)), w1);
+                        let v = dft4(std::array::from_fn(|r| xb[r * w + i]), w1);
+                        let z = dft4(std::array::from_fn(|k| t.mont(u[k], v[k])), iw1);
+                        for (r, &zr) in z.iter().enumerate() {
+                            *x.add(r * w + i) = t.mont(zr, ip);
+                        }
+                    }
+                }
+            }
+        });
+        return;
+    }
     (0..w.div_ceil(CH)).into_par_iter().for_each(|c| {
         let (mut av, mut bv, mut zv) = (vec![0u64; pr], vec![0u64; pr], vec![0u64; pr]);
-        let p2 = 2 * pl.p;
         for i in c * CH..(w.min((c + 1) * CH)) {
             for r in 0..pr {
                 // SAFETY: chunk c alone touches positions c*CH.. of every run.
@@ -295,15 +335,15 @@ fn across(pl: &Plan, xa: &mut [u64], xb: &[u64], pr: usize, w: usize) {
                 let (mut sa, mut sb) = (av[0], bv[0]);
                 for r in 1..pr {
                     let e = pl.wp[(r * k) % pr];
-                    sa = sub_if(sa + t.mont(av[r], e), p2);
-                    sb = sub_if(sb + t.mont(bv[r], e), p2);
+                    sa = h(sa + t.mont(av[r], e));
+                    sb = h(sb + t.mont(bv[r], e));
                 }
                 *z = t.mont(sa, sb);
             }
             for r in 0..pr {
                 let mut s = 0u64;
                 for (k, &z) in zv.iter().enumerate() {
-                    s = sub_if(s + t.mont(z, pl.iwp[(r * k) % pr]), p2);
+                    s = h(s + t.mont(z, pl.iwp[(r * k) % pr]));
                 }
                 // SAFETY: as above.
                 unsafe { *pa.get().add(r * w + i) = s };

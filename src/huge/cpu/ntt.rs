@@ -567,7 +567,7 @@ fn crt(out: &mut [u64], f1: &[u64], f2: &[u64], f3: &[u64]) {
 /// (the factor that undoes one Montgomery product and the transform's
 /// `2^lg`).
 pub struct Transform {
-    pr: Prime,
+    pr: &'static Prime,
     tw: Twiddles,
     sh: Shape,
 }
@@ -578,8 +578,21 @@ impl Transform {
     pub fn new(p: u64, g: u64, lg: u32) -> Transform {
         assert!(p > 1 << 61 && p < 1 << 62 && (6..=2 * SUB_LG).contains(&lg));
         assert!((p - 1).trailing_zeros() >= lg.max(SUB_LG));
-        let pr = Prime::new(p, g);
-        let tw = Twiddles::new(&pr, lg);
+        // The sub-DFT tables of each prime are built once (2^18 modular
+        // products) and kept for the life of the process, as `primes()`.
+        static KEPT: std::sync::Mutex<Vec<&'static Prime>> = std::sync::Mutex::new(Vec::new());
+        let pr: &'static Prime = {
+            let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+            match kept.iter().find(|q| q.p == p && q.g == g) {
+                Some(q) => q,
+                None => {
+                    let q: &'static Prime = Box::leak(Box::new(Prime::new(p, g)));
+                    kept.push(q);
+                    q
+                }
+            }
+        };
+        let tw = Twiddles::new(pr, lg);
         Transform {
             pr,
             tw,
@@ -638,11 +651,11 @@ impl Transform {
     /// `row * cols ..`), in parallel.
     pub fn forward(&self, src: &[u64], x: &mut [u64], hook: impl Fn(usize, &mut [u64]) + Sync) {
         assert!(x.len() == self.len() && src.len() <= self.len());
-        forward_columns(&self.pr, &self.tw, self.sh, src, x);
+        forward_columns(self.pr, &self.tw, self.sh, src, x);
         x.par_chunks_mut(self.sh.c)
             .enumerate()
             .for_each(|(pos, row)| {
-                dif::<1>(&self.pr, row, self.sh.c);
+                dif::<1>(self.pr, row, self.sh.c);
                 hook(pos, row);
             });
     }
@@ -652,7 +665,7 @@ impl Transform {
     /// in place.
     pub fn inverse(&self, x: &mut [u64], hook: impl Fn(usize, &mut [u64]) + Sync) {
         assert!(x.len() == self.len());
-        let (pr, tw, c) = (&self.pr, &self.tw, self.sh.c);
+        let (pr, tw, c) = (self.pr, &self.tw, self.sh.c);
         let rb = self.sh.rbits();
         let mask = self.len() - 1;
         x.par_chunks_mut(c).enumerate().for_each(|(pos, row)| {
