@@ -303,7 +303,11 @@ fn huge_mul_reads_and_writes_in_blocks() {
     let y = Natural::from_limbs_asc(&limbs(77, &mut r));
     let xy = &x * &y;
     let hx = format!("{x:x}");
-    let fa = write(&t, "a", &format!("\u{feff} \n\t0x0000{}\n\n", hx.to_uppercase()));
+    let fa = write(
+        &t,
+        "a",
+        &format!("\u{feff} \n\t0x0000{}\n\n", hx.to_uppercase()),
+    );
     let fb = write(&t, "b", &format!("0X{y:x}"));
     let out = same_on_1_to_4(&["huge", "mul", "--engine", "cpu", &fa, &fb]);
     assert_eq!(out, format!("{xy:#x}\n"));
@@ -319,13 +323,22 @@ fn huge_mul_reads_and_writes_in_blocks() {
     assert_eq!(same_on_1_to_4(&["huge", "mul", &fz, &fb]), "0x0\n");
     for np in [0, 3] {
         let o = t.0.join(format!("o{np}"));
-        ok(&run(np, &["huge", "mul", &fa, &fb, "-o", o.to_str().unwrap()], &[]));
+        ok(&run(
+            np,
+            &["huge", "mul", &fa, &fb, "-o", o.to_str().unwrap()],
+            &[],
+        ));
         assert_eq!(std::fs::read_to_string(&o).unwrap(), format!("{xy:#x}\n"));
     }
     // Bad bytes: near the top (the last rank's block), in the middle, in the
     // lowest digits, white space inside; in A, or only in B.
     let digits = format!("{:x}", &xy);
-    for (which, at, c) in [(0, 3, "g"), (0, 2000, "\u{e9}"), (1, digits.len() - 1, " "), (1, 900, "z")] {
+    for (which, at, c) in [
+        (0, 3, "g"),
+        (0, 2000, "\u{e9}"),
+        (1, digits.len() - 1, " "),
+        (1, 900, "z"),
+    ] {
         let mut d = digits.clone();
         d.insert_str(at, c);
         let bad = write(&t, "bad", &format!("\n0x{d}\n"));
@@ -342,7 +355,10 @@ fn huge_mul_reads_and_writes_in_blocks() {
             assert_eq!(o.status.code(), Some(2), "np {np}");
             assert!(o.stdout.is_empty());
             let e = String::from_utf8_lossy(&o.stderr);
-            assert!(e.contains(want.trim()), "np {np}: {e} (one process: {want})");
+            assert!(
+                e.contains(want.trim()),
+                "np {np}: {e} (one process: {want})"
+            );
         }
     }
     let o = run(
@@ -351,7 +367,9 @@ fn huge_mul_reads_and_writes_in_blocks() {
         &[("MPARRAY_MPI_TEST_FAIL", "2:error")],
     );
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("mparray: error: rank 2: injected failure"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("mparray: error: rank 2: injected failure")
+    );
     assert!(o.stdout.is_empty());
 }
 

@@ -204,10 +204,7 @@ pub(crate) fn write_stdout(out: &[u8]) -> Result<(), CommandError> {
 /// error one process would have met first); `Ok` when no rank failed.
 /// Rank 0 gets the winner's error (`rank R: ` in front of other errors of
 /// a rank R > 0), the other ranks `Err(None)`.
-fn agree_min(
-    comm: &Comm,
-    mine: Option<(u64, CommandError)>,
-) -> Result<(), Option<CommandError>> {
+fn agree_min(comm: &Comm, mine: Option<(u64, CommandError)>) -> Result<(), Option<CommandError>> {
     let key = mine.as_ref().map_or(u64::MAX, |m| m.0);
     let keys = comm.all_gather_u64(&[key]);
     let (w, &k) = keys
@@ -406,7 +403,11 @@ fn hex_piece(limbs: &[u64], s: usize, top: usize, rank: usize) -> Vec<u8> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let e = (s + limbs.len()).min(top);
     if top == 0 {
-        return if rank == 0 { b"0x0".to_vec() } else { Vec::new() };
+        return if rank == 0 {
+            b"0x0".to_vec()
+        } else {
+            Vec::new()
+        };
     }
     if e <= s {
         return Vec::new();
@@ -547,7 +548,11 @@ pub(crate) fn huge_mul(
         .iter()
         .rposition(|&x| x != 0)
         .map_or(0, |i| (s + i + 1) as u64);
-    let top = comm.all_gather_u64(&[top_here]).into_iter().max().unwrap_or(0) as usize;
+    let top = comm
+        .all_gather_u64(&[top_here])
+        .into_iter()
+        .max()
+        .unwrap_or(0) as usize;
     let mut piece = hex_piece(&prod, s, top, me);
     drop(prod);
     const MSG: usize = 1 << 28;

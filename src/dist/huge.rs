@@ -263,8 +263,7 @@ impl Shared {
 /// the block's width).
 fn forward(comm: &Comm, pl: &Plan, share: &[u64], counts: &[usize]) -> Result<Vec<u64>> {
     let mut x = take_buffer(pl.t.len());
-    pl.t
-        .forward(share, &mut x, |row, v| pl.twist(&pl.trow, &pl.tcol, row, v));
+    pl.t.forward(share, &mut x, |row, v| pl.twist(&pl.trow, &pl.tcol, row, v));
     if comm.size() == 1 {
         return Ok(x);
     }
@@ -296,7 +295,12 @@ fn across(pl: &Plan, xa: &mut [u64], xb: &[u64], pr: usize, w: usize) {
         let dft4 = |x: [u64; 4], w: u64| -> [u64; 4] {
             let (s02, d02) = (h(x[0] + x[2]), h(x[0] + p2 - x[2]));
             let (s13, d13) = (h(x[1] + x[3]), t.mont(x[1] + p2 - x[3], w));
-            [h(s02 + s13), h(d02 + d13), h(s02 + p2 - s13), h(d02 + p2 - d13)]
+            [
+                h(s02 + s13),
+                h(d02 + d13),
+                h(s02 + p2 - s13),
+                h(d02 + p2 - d13),
+            ]
         };
         (0..w.div_ceil(CH)).into_par_iter().for_each(|c| {
             let x = pa.get();
@@ -395,8 +399,7 @@ pub fn mul_shares(comm: &Comm, a: &[u64], b: &[u64], lg: u32) -> Result<Vec<u64>
             give_buffer(xa);
             x
         };
-        pl.t
-            .inverse(&mut x, |row, v| pl.twist(&pl.itrow, &pl.itcol, row, v));
+        pl.t.inverse(&mut x, |row, v| pl.twist(&pl.itrow, &pl.itcol, row, v));
         res.push(x);
     }
     let out = garner(&res);

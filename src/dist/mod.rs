@@ -334,7 +334,10 @@ impl Comm {
         let lens: Vec<u64> = counts.iter().map(|&c| c as u64).collect();
         let mut rlens = vec![0u64; p];
         self.0.all_to_all_into(&lens[..], &mut rlens[..]);
-        let sc = counts.iter().map(|&l| count(l)).collect::<Result<Vec<_>>>()?;
+        let sc = counts
+            .iter()
+            .map(|&l| count(l))
+            .collect::<Result<Vec<_>>>()?;
         let rc = rlens
             .iter()
             .map(|&l| count(l as usize))
@@ -358,7 +361,10 @@ impl Comm {
     pub fn all_gather_u64(&self, mine: &[u64]) -> Vec<u64> {
         let mut out = vec![0u64; mine.len() * self.size()];
         self.0.all_gather_into(mine, &mut out[..]);
-        account::<u64>(mine.len() * (self.size() - 1), mine.len() * (self.size() - 1));
+        account::<u64>(
+            mine.len() * (self.size() - 1),
+            mine.len() * (self.size() - 1),
+        );
         out
     }
 
