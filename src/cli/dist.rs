@@ -444,7 +444,7 @@ pub(crate) fn huge_mul(
     paths: (&std::path::Path, &std::path::Path),
     radix_flag: Option<crate::int::Radix>,
     read: impl FnOnce() -> Result<(Vec<u64>, Vec<u64>, crate::int::Radix), CommandError>,
-    out: &mut dyn FnMut(&[u8], bool) -> Result<(), CommandError>,
+    out: &mut dyn FnMut(&[u8]) -> Result<(), CommandError>,
 ) -> Result<(), CommandError> {
     use crate::int::Radix;
     let (p, me) = (comm.size(), comm.rank());
@@ -541,7 +541,7 @@ pub(crate) fn huge_mul(
         let x = crate::huge::HugeInt::from_limbs(&crate::engine::Engine::Cpu, &all.concat())?;
         let mut text = x.to_string_radix(Radix::Dec)?.into_bytes();
         text.push(b'\n');
-        return out(&text, true);
+        return out(&text);
     }
     let (s, _) = block(an + bn, p, me);
     let top_here = prod
@@ -573,11 +573,11 @@ pub(crate) fn huge_mul(
                 break;
             }
             if res.is_ok() {
-                res = out(&c, false);
+                res = out(&c);
             }
         }
     }
     piece.push(b'\n');
     res?;
-    out(&piece, true)
+    out(&piece)
 }

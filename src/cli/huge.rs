@@ -252,7 +252,7 @@ fn mul_across_ranks(comm: &crate::dist::Comm, a: &HugeArgs) -> Result<(), Comman
     // Rank 0's output, written piece by piece (the file is created by the
     // first piece, as `write_out` does).
     let mut file: Option<std::fs::File> = None;
-    let mut sink = |b: &[u8], _last: bool| -> Result<(), CommandError> {
+    let mut sink = |b: &[u8]| -> Result<(), CommandError> {
         match a.output.as_deref() {
             Some(p) => {
                 let cannot = |e: std::io::Error| {
