@@ -9,7 +9,9 @@
 #   .gpu-mpi/run.sh           the benches on 1..4 ranks
 # Usage: scripts/pack-mpi.sh [REPO_ROOT] (default: this checkout), then with
 # the device tool: carry [".gpu-mpi"], command `bash .gpu-mpi/run.sh`
-# (HUGE_SIZES=28,30 and BLAS_SIZES=256 by default).
+# (HUGE_SIZES=28,30 and BLAS_SIZES=256 by default). The ranks run with
+# `--bind-to none`: OpenMPI's default binds a rank to one core (up to two
+# ranks) or a socket, and its 16/P threads would share them.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 dest=${1:-.}/.gpu-mpi
@@ -34,7 +36,7 @@ o=/tmp/ompi-mparray
 rm -rf "$o" && mkdir -p "$o" && tar -C "$o" -xzf "$here/openmpi.tar.gz" && chmod +x "$o"/bin/*
 export OPAL_PREFIX=$o PRTE_PREFIX=$o LD_LIBRARY_PATH=$o/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nproc; "$o/bin/mpirun" --version | head -1
-run() { timeout 400 "$o/bin/mpirun" --allow-run-as-root --oversubscribe -x LD_LIBRARY_PATH -np "$@"; }
+run() { timeout 400 "$o/bin/mpirun" --allow-run-as-root --oversubscribe --bind-to none -x LD_LIBRARY_PATH -np "$@"; }
 for p in 1 2 4; do
   run "$p" "$here/mparray" bench huge --mpi --sizes "${HUGE_SIZES:-28,30}" --runs 1 || echo "huge np $p failed: $?"
 done

@@ -288,6 +288,91 @@ fn huge_mul_by_the_distributed_ntt() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("315"));
 }
 
+/// The ranks read their blocks of hex operands by byte offset and write
+/// the hex product piece by piece: the bytes of one process for leading
+/// zeros, upper-case digits, white space and a byte-order mark around the
+/// number, `-o FILE`, `--dec` (gathered on rank 0) and decimal operands
+/// (read by rank 0); a bad byte in either operand, wherever it falls,
+/// gives one process's message and status 2; a failing rank names itself.
+#[test]
+fn huge_mul_reads_and_writes_in_blocks() {
+    let mut r = Rng(common::seed());
+    let t = Tmp::new();
+    let limbs = |n: usize, r: &mut Rng| -> Vec<u64> { (0..n).map(|_| r.next()).collect() };
+    let x = Natural::from_limbs_asc(&limbs(301, &mut r));
+    let y = Natural::from_limbs_asc(&limbs(77, &mut r));
+    let xy = &x * &y;
+    let hx = format!("{x:x}");
+    let fa = write(
+        &t,
+        "a",
+        &format!("\u{feff} \n\t0x0000{}\n\n", hx.to_uppercase()),
+    );
+    let fb = write(&t, "b", &format!("0X{y:x}"));
+    let out = same_on_1_to_4(&["huge", "mul", "--engine", "cpu", &fa, &fb]);
+    assert_eq!(out, format!("{xy:#x}\n"));
+    let out = same_on_1_to_4(&["huge", "mul", "--dec", &fa, &fb]);
+    assert_eq!(out, format!("{xy}\n"));
+    let fd = write(&t, "d", &format!("{x}\n"));
+    let out = same_on_1_to_4(&["huge", "mul", &fd, &fb]);
+    assert_eq!(out, format!("{xy}\n"));
+    let out = same_on_1_to_4(&["huge", "mul", "--hex", &fd, &fb]);
+    assert_eq!(out, format!("{xy:#x}\n"));
+    // A zero product, and -o FILE.
+    let fz = write(&t, "z", "0x000\n");
+    assert_eq!(same_on_1_to_4(&["huge", "mul", &fz, &fb]), "0x0\n");
+    for np in [0, 3] {
+        let o = t.0.join(format!("o{np}"));
+        ok(&run(
+            np,
+            &["huge", "mul", &fa, &fb, "-o", o.to_str().unwrap()],
+            &[],
+        ));
+        assert_eq!(std::fs::read_to_string(&o).unwrap(), format!("{xy:#x}\n"));
+    }
+    // Bad bytes: near the top (the last rank's block), in the middle, in the
+    // lowest digits, white space inside; in A, or only in B.
+    let digits = format!("{:x}", &xy);
+    for (which, at, c) in [
+        (0, 3, "g"),
+        (0, 2000, "\u{e9}"),
+        (1, digits.len() - 1, " "),
+        (1, 900, "z"),
+    ] {
+        let mut d = digits.clone();
+        d.insert_str(at, c);
+        let bad = write(&t, "bad", &format!("\n0x{d}\n"));
+        let args: Vec<&str> = if which == 0 {
+            vec!["huge", "mul", &bad, &fb]
+        } else {
+            vec!["huge", "mul", &fa, &bad]
+        };
+        let one = run(0, &args, &[]);
+        assert_eq!(one.status.code(), Some(2));
+        let want = String::from_utf8_lossy(&one.stderr).into_owned();
+        for np in [2, 4] {
+            let o = run(np, &args, &[]);
+            assert_eq!(o.status.code(), Some(2), "np {np}");
+            assert!(o.stdout.is_empty());
+            let e = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                e.contains(want.trim()),
+                "np {np}: {e} (one process: {want})"
+            );
+        }
+    }
+    let o = run(
+        3,
+        &["huge", "mul", &fa, &fb],
+        &[("MPARRAY_MPI_TEST_FAIL", "2:error")],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("mparray: error: rank 2: injected failure")
+    );
+    assert!(o.stdout.is_empty());
+}
+
 #[test]
 fn errors_reach_rank_0_and_a_killed_rank_ends_the_job() {
     let t = Tmp::new();

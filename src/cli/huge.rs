@@ -227,53 +227,49 @@ pub fn run(a: HugeArgs) -> Result<(), CommandError> {
     write_out(a.output.as_deref(), &text)
 }
 
-/// `mpirun -np P mparray huge mul A B`: rank 0 reads and parses both
-/// numbers, the product is computed by the distributed NTT
-/// ([`crate::dist::huge::mul`]) on the CPUs of every rank, and rank 0
-/// converts and writes it (the same text as one process).
+/// `mpirun -np P mparray huge mul A B`: the distributed NTT on the CPUs
+/// of every rank; hex operands are read and the hex product written in
+/// blocks by the ranks, decimal ones by rank 0 ([`super::dist::huge_mul`]).
 #[cfg(feature = "mpi")]
 fn mul_across_ranks(comm: &crate::dist::Comm, a: &HugeArgs) -> Result<(), CommandError> {
-    let mut operands = None;
-    let go = super::dist::start(comm, || {
-        let (ap, bp) = match (&a.a_file, &a.b_file) {
-            (Some(x), Some(y)) => (x, y),
-            _ => {
-                return Err(CommandError::Input(
-                    "mul needs two files: A_FILE B_FILE".into(),
-                ));
-            }
-        };
+    let (Some(ap), Some(bp)) = (&a.a_file, &a.b_file) else {
+        return Err(CommandError::Input(
+            "mul needs two files: A_FILE B_FILE".into(),
+        ));
+    };
+    let flag = if a.hex {
+        Some(Radix::Hex)
+    } else if a.dec {
+        Some(Radix::Dec)
+    } else {
+        None
+    };
+    let read = || {
         let (x, radix_a) = read_number(&Engine::Cpu, ap)?;
         let (y, _) = read_number(&Engine::Cpu, bp)?;
-        let radix = if a.hex {
-            Radix::Hex
-        } else if a.dec {
-            Radix::Dec
-        } else {
-            radix_a
-        };
-        operands = Some((x.to_limbs()?, y.to_limbs()?, radix));
-        Ok(Vec::new())
-    });
-    match go {
-        Ok(_) => {}
-        Err(Some(e)) => return Err(e),
-        Err(None) => return Ok(()),
-    }
-    let ab = operands
-        .as_ref()
-        .map(|(x, y, _)| (x.as_slice(), y.as_slice()));
-    match crate::dist::huge::mul(comm, ab) {
-        Ok(Some(p)) => {
-            let radix = operands.map_or(Radix::Dec, |o| o.2);
-            let mut text = HugeInt::from_limbs(&Engine::Cpu, &p)?.to_string_radix(radix)?;
-            text.push('\n');
-            write_out(a.output.as_deref(), &text)
+        Ok((x.to_limbs()?, y.to_limbs()?, radix_a))
+    };
+    // Rank 0's output, written piece by piece (the file is created by the
+    // first piece, as `write_out` does).
+    let mut file: Option<std::fs::File> = None;
+    let mut sink = |b: &[u8]| -> Result<(), CommandError> {
+        match a.output.as_deref() {
+            Some(p) => {
+                let cannot = |e: std::io::Error| {
+                    CommandError::Other(format!("cannot write {}: {e}", p.display()))
+                };
+                if file.is_none() {
+                    file = Some(std::fs::File::create(p).map_err(cannot)?);
+                }
+                match file.as_mut() {
+                    Some(f) => f.write_all(b).map_err(cannot),
+                    None => Ok(()),
+                }
+            }
+            None => write_out(None, &String::from_utf8_lossy(b)),
         }
-        Ok(None) => Ok(()),
-        Err(e) if comm.rank() == 0 => Err(e.into()),
-        Err(_) => Ok(()),
-    }
+    };
+    super::dist::huge_mul(comm, (ap, bp), flag, read, &mut sink)
 }
 
 fn write_out(path: Option<&Path>, text: &str) -> Result<(), CommandError> {

@@ -321,6 +321,71 @@ impl Comm {
             .collect())
     }
 
+    /// All-to-all on one flat buffer: `send[off_s..off_s + counts[s]]`
+    /// (the parts in rank order) goes to rank `s`; returns what arrived,
+    /// flat in source-rank order, and the count from every rank. One copy
+    /// fewer than [`Comm::all_to_all_u64`] each way.
+    pub fn all_to_all_flat(
+        &self,
+        send: &[u64],
+        counts: &[usize],
+    ) -> Result<(Vec<u64>, Vec<usize>)> {
+        let p = self.size();
+        let lens: Vec<u64> = counts.iter().map(|&c| c as u64).collect();
+        let mut rlens = vec![0u64; p];
+        self.0.all_to_all_into(&lens[..], &mut rlens[..]);
+        let sc = counts
+            .iter()
+            .map(|&l| count(l))
+            .collect::<Result<Vec<_>>>()?;
+        let rc = rlens
+            .iter()
+            .map(|&l| count(l as usize))
+            .collect::<Result<Vec<_>>>()?;
+        let (sd, rd) = (displs(&sc), displs(&rc));
+        let total: usize = rc.iter().map(|&c| c as usize).sum();
+        let mut recv = crate::huge::cpu::take_buffer(total);
+        {
+            let s = Partition::new(send, &sc[..], &sd[..]);
+            let mut r = PartitionMut::new(&mut recv[..], &rc[..], &rd[..]);
+            self.0.all_to_all_varcount_into(&s, &mut r);
+        }
+        let me = self.rank();
+        let sent: usize = counts.iter().sum();
+        account::<u64>(sent - counts[me], total - rlens[me] as usize);
+        Ok((recv, rlens.iter().map(|&l| l as usize).collect()))
+    }
+
+    /// Every rank's `mine` (the same length on every rank) on every rank,
+    /// concatenated in rank order.
+    pub fn all_gather_u64(&self, mine: &[u64]) -> Vec<u64> {
+        let mut out = vec![0u64; mine.len() * self.size()];
+        self.0.all_gather_into(mine, &mut out[..]);
+        account::<u64>(
+            mine.len() * (self.size() - 1),
+            mine.len() * (self.size() - 1),
+        );
+        out
+    }
+
+    /// Sends bytes to rank `to` (a matching [`Comm::recv_bytes`] there).
+    pub fn send_bytes(&self, to: usize, data: &[u8]) {
+        self.0.process_at_rank(to as i32).send(data);
+        account::<u8>(data.len(), 0);
+    }
+
+    /// Receives the bytes that rank `from` sends with [`Comm::send_bytes`].
+    pub fn recv_bytes(&self, from: usize) -> Vec<u8> {
+        let (v, _) = self.0.process_at_rank(from as i32).receive_vec::<u8>();
+        account::<u8>(0, v.len());
+        v
+    }
+
+    /// Waits for every rank.
+    pub fn barrier(&self) {
+        self.0.barrier();
+    }
+
     /// Ends a step on every rank: `Ok` when no rank failed; otherwise every
     /// rank gets the first failure (lowest rank) as `(rank, message)`.
     pub fn agree(&self, local: std::result::Result<(), String>) -> Result<(), (usize, String)> {

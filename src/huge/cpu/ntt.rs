@@ -553,3 +553,187 @@ fn crt(out: &mut [u64], f1: &[u64], f2: &[u64], f3: &[u64]) {
         debug_assert!(c == 0);
     }
 }
+
+/// One prime's length-`2^lg` transform by the passes above, taken apart
+/// for callers with primes of their own (the distributed NTT of
+/// `dist::huge`): a forward transform (column pass with its twiddles, then
+/// the row DFTs) and an inverse (row DFTs, twiddles, column pass), with a
+/// caller's hook on every row while it is in cache.
+///
+/// Storage order: after [`Transform::forward`], position `t` holds the
+/// value at frequency [`Transform::freq`]`(t)`; [`Transform::inverse`]
+/// takes that order back to natural order. Values are in `[0, 2p)`, in
+/// ordinary (not Montgomery) form; the inverse multiplies by `2^64 / 2^lg`
+/// (the factor that undoes one Montgomery product and the transform's
+/// `2^lg`).
+pub struct Transform {
+    pr: &'static Prime,
+    tw: Twiddles,
+    sh: Shape,
+}
+
+impl Transform {
+    /// The transform of `2^lg` points modulo `p` with generator `g`:
+    /// `2^61 < p < 2^62`, `2^max(lg, 17) | p - 1`, `6 <= lg <= 34`.
+    pub fn new(p: u64, g: u64, lg: u32) -> Transform {
+        assert!(p > 1 << 61 && p < 1 << 62 && (6..=2 * SUB_LG).contains(&lg));
+        assert!((p - 1).trailing_zeros() >= lg.max(SUB_LG));
+        // The sub-DFT tables of each prime are built once (2^18 modular
+        // products) and kept for the life of the process, as `primes()`.
+        static KEPT: std::sync::Mutex<Vec<&'static Prime>> = std::sync::Mutex::new(Vec::new());
+        let pr: &'static Prime = {
+            let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+            match kept.iter().find(|q| q.p == p && q.g == g) {
+                Some(q) => q,
+                None => {
+                    let q: &'static Prime = Box::leak(Box::new(Prime::new(p, g)));
+                    kept.push(q);
+                    q
+                }
+            }
+        };
+        let tw = Twiddles::new(pr, lg);
+        Transform {
+            pr,
+            tw,
+            sh: Shape::new(lg),
+        }
+    }
+
+    /// Points (`2^lg`).
+    pub fn len(&self) -> usize {
+        1 << self.sh.lg
+    }
+
+    /// Never empty (kept for the `len` convention).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The row length of the storage (rows are `len / cols` of these).
+    pub fn cols(&self) -> usize {
+        self.sh.c
+    }
+
+    /// The frequency held at storage position `t` after [`Self::forward`].
+    pub fn freq(&self, t: usize) -> usize {
+        let (c, r) = (self.sh.c, self.sh.r);
+        let rev = |x: usize, bits: u32| {
+            if bits == 0 {
+                0
+            } else {
+                x.reverse_bits() >> (usize::BITS - bits)
+            }
+        };
+        rev(t / c, self.sh.rbits()) + r * rev(t % c, c.trailing_zeros())
+    }
+
+    /// `a b / 2^64 mod p` in `[0, 2p)` for `a, b < 2p`.
+    #[inline(always)]
+    pub fn mont(&self, a: u64, b: u64) -> u64 {
+        self.pr.mont(a, b)
+    }
+
+    /// `x 2^64 mod p` (Montgomery form of `x < p`).
+    pub fn to_mont(&self, x: u64) -> u64 {
+        self.pr.to_mont(x)
+    }
+
+    /// `[0, 2p)` to `[0, p)`.
+    #[inline(always)]
+    pub fn reduce(&self, x: u64) -> u64 {
+        red(x, self.pr.p)
+    }
+
+    /// The forward transform of `src` (any `u64`s, zero past its end, at
+    /// most `len` of them) into `x` (`len` long), then `hook(row, values)`
+    /// on every row of [`Self::cols`] values (row `row` holds positions
+    /// `row * cols ..`), in parallel.
+    pub fn forward(&self, src: &[u64], x: &mut [u64], hook: impl Fn(usize, &mut [u64]) + Sync) {
+        assert!(x.len() == self.len() && src.len() <= self.len());
+        forward_columns(self.pr, &self.tw, self.sh, src, x);
+        x.par_chunks_mut(self.sh.c)
+            .enumerate()
+            .for_each(|(pos, row)| {
+                dif::<1>(self.pr, row, self.sh.c);
+                hook(pos, row);
+            });
+    }
+
+    /// `hook(row, values)` on every row first, then the inverse transform
+    /// of `x` (storage order in, natural order out, times `2^64 / len`),
+    /// in place.
+    pub fn inverse(&self, x: &mut [u64], hook: impl Fn(usize, &mut [u64]) + Sync) {
+        assert!(x.len() == self.len());
+        let (pr, tw, c) = (self.pr, &self.tw, self.sh.c);
+        let rb = self.sh.rbits();
+        let mask = self.len() - 1;
+        x.par_chunks_mut(c).enumerate().for_each(|(pos, row)| {
+            hook(pos, row);
+            dit::<1>(pr, row, c);
+            let k2 = if rb == 0 {
+                0
+            } else {
+                pos.reverse_bits() >> (usize::BITS - rb)
+            };
+            for (n1, v) in row.iter_mut().enumerate() {
+                // Times w^-e 2^64 / len.
+                *v = pr.mont(*v, tw.inv(pr, (k2 * n1) & mask));
+            }
+        });
+        inverse_columns(pr, self.sh, x);
+    }
+}
+
+#[cfg(test)]
+mod transform_tests {
+    use super::*;
+
+    /// Forward transforms of two operands, the pointwise Montgomery
+    /// product and the inverse give the cyclic convolution modulo the prime
+    /// (the inverse's factor `2^64 / len` undoes the product's `2^-64`),
+    /// against a schoolbook convolution; the hooks see every row once, and
+    /// `freq` is a permutation.
+    #[test]
+    fn forward_pointwise_inverse_is_the_convolution() {
+        for (p, g) in [(PRIMES[0], GENERATORS[0]), (0x3fff_b5ec_0000_0001, 17)] {
+            for lg in [6u32, 7, 10] {
+                let t = Transform::new(p, g, lg);
+                let n = t.len();
+                let mut s = 0x1234_5678_9abc_def0u64 ^ lg as u64;
+                let mut rnd = || {
+                    s ^= s << 13;
+                    s ^= s >> 7;
+                    s ^= s << 17;
+                    s
+                };
+                let a: Vec<u64> = (0..n / 2).map(|_| rnd()).collect();
+                let b: Vec<u64> = (0..n / 2 + 1).map(|_| rnd()).collect();
+                let rows = std::sync::atomic::AtomicUsize::new(0);
+                let (mut xa, mut xb) = (vec![0u64; n], vec![0u64; n]);
+                t.forward(&a, &mut xa, |_, _| {
+                    rows.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                });
+                t.forward(&b, &mut xb, |_, _| {});
+                assert_eq!(rows.into_inner(), n / t.cols());
+                for (x, y) in xa.iter_mut().zip(&xb) {
+                    *x = t.mont(*x, *y);
+                }
+                t.inverse(&mut xa, |_, _| {});
+                let mut want = vec![0u64; n];
+                for (i, &x) in a.iter().enumerate() {
+                    for (j, &y) in b.iter().enumerate() {
+                        let k = (i + j) % n;
+                        want[k] = ((want[k] as u128 + mulmod(x % p, y % p, p) as u128) % p as u128)
+                            as u64;
+                    }
+                }
+                let got: Vec<u64> = xa.iter().map(|&v| t.reduce(v)).collect();
+                assert_eq!(got, want, "p {p:#x}, lg {lg}");
+                let mut f: Vec<usize> = (0..n).map(|i| t.freq(i)).collect();
+                f.sort_unstable();
+                assert!(f.iter().enumerate().all(|(i, &k)| i == k));
+            }
+        }
+    }
+}
