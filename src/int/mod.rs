@@ -228,7 +228,10 @@ impl IntArray {
             Store::Host(v) => Ok(v.clone()),
             Store::Cuda { buf, eng } => {
                 crate::engine::host::check::<u64>("a copy from the device", buf.len())?;
-                cuda::download(eng, buf)
+                // An empty array's buffer holds one padding limb.
+                let mut v = cuda::download(eng, buf)?;
+                v.truncate(self.len * self.limbs);
+                Ok(v)
             }
         }
     }

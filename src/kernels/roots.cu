@@ -103,11 +103,77 @@ __device__ __forceinline__ bool rt_le(const u64 *x, const u64 *y) {
     return c == -1 || c == 0;
 }
 
+// The scalar complex helpers of the STS kernels (roots_sts_a/b).
+// r = x y (complex; r distinct from x and y).
+__device__ void rt_cmul(u64 *r, const u64 *x, const u64 *y, u64 p) {
+    u64 t1[RT_W], t2[RT_W];
+    rt_mul(t1, x, y, p, FL_RN);
+    rt_mul(t2, x + RT_W, y + RT_W, p, FL_RN);
+    rt_add(r, t1, t2, true, p, FL_RN);
+    rt_mul(t1, x, y + RT_W, p, FL_RN);
+    rt_mul(t2, x + RT_W, y, p, FL_RN);
+    rt_add(r + RT_W, t1, t2, false, p, FL_RN);
+}
+
+// r = x +- y part by part.
+__device__ void rt_cadd(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p) {
+    rt_add(r, x, y, sub, p, FL_RN);
+    rt_add(r + RT_W, x + RT_W, y + RT_W, sub, p, FL_RN);
+}
+
+// r = 1/d = (d_r q, -(d_i q)), q = 1/(d_r^2 + d_i^2).
+__device__ void rt_rec(u64 *r, const u64 *d, const u64 *one, u64 p) {
+    u64 t1[RT_W], t2[RT_W], q[RT_W];
+    rt_mul(t1, d, d, p, FL_RN);
+    rt_mul(t2, d + RT_W, d + RT_W, p, FL_RN);
+    rt_add(q, t1, t2, false, p, FL_RN);
+    rt_div(t1, one, q, p);
+    rt_mul(r, d, t1, p, FL_RN);
+    rt_mul(r + RT_W, d + RT_W, t1, p, FL_RN);
+    rt_negate(r + RT_W);
+}
+
+// r = z_r^2 + z_i^2.
+__device__ void rt_norm2(u64 *r, const u64 *z, u64 p) {
+    u64 t1[RT_W], t2[RT_W];
+    rt_mul(t1, z, z, p, FL_RN);
+    rt_mul(t2, z + RT_W, z + RT_W, p, FL_RN);
+    rt_add(r, t1, t2, false, p, FL_RN);
+}
+
 // Whether the tree slot at k covering `width` leaves holds a leaf other
 // than `skip` (of cnt).
 __device__ __forceinline__ bool rt_present(u32 k, u32 width, u32 cnt, u32 skip) {
     u32 end = k + width < cnt ? k + width : cnt;
     return end > k && !(end - k == 1 && k == skip);
+}
+
+// The pairwise sum of cnt leaves of `parts` floats (stride parts * RT_W
+// words) in v, leaf `skip` absent, into leaf 0 (zeros when all are
+// absent); the whole block calls it.
+__device__ void rt_tsum(u64 *v, u32 cnt, u32 parts, u32 skip, u64 p, u32 rnd) {
+    const u32 cw = parts * RT_W;
+    u32 s = 1;
+    for (; s < cnt; s *= 2) {
+        for (u32 q = threadIdx.x; (u64)q * 2 * s + s < cnt; q += blockDim.x) {
+            u32 k = q * 2 * s;
+            bool l = rt_present(k, s, cnt, skip), r = rt_present(k + s, s, cnt, skip);
+            u64 *a = v + (u64)k * cw, *b = v + (u64)(k + s) * cw;
+            if (l && r) {
+                u64 tmp[RT_W];
+                for (u32 part = 0; part < parts; part++) {
+                    rt_add(tmp, a + part * RT_W, b + part * RT_W, false, p, rnd);
+                    rt_copy(a + part * RT_W, tmp, RT_W);
+                }
+            } else if (r) {
+                rt_copy(a, b, cw);
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0 && !rt_present(0, s, cnt, skip))
+        for (u32 k = 0; k < cw; k++) v[k] = 0;
+    __syncthreads();
 }
 
 // A pairwise sum (polyroots.rs's Ar::tsum): cnt leaves of `parts` floats
