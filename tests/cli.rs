@@ -564,3 +564,26 @@ fn bench_blas_json() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// `bench func` checks its complex names and precisions before any case
+/// runs: a bad one exits 2 at once, naming it, with no case printed.
+#[test]
+fn bench_func_rejects_bad_complex_names_first() {
+    for (bad, want) in [
+        (&["--complex", "exp,expp"][..], "\"expp\""),
+        (&["--complex", "exp", "--complex-precs", "0"], "precision"),
+    ] {
+        let mut args = vec![
+            "bench", "func", "--quick", "--engine", "cpu", "--funcs", "exp",
+        ];
+        args.extend_from_slice(bad);
+        let o = mparray(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+        assert!(
+            !stdout(&o).contains(" ok "),
+            "{args:?} ran cases: {}",
+            stdout(&o)
+        );
+    }
+}

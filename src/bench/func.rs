@@ -166,9 +166,10 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CommandError> {
     } else {
         a.precs.clone()
     };
-    for &p in &precs {
+    for &p in precs.iter().chain(&a.complex_precs) {
         crate::float::check_prec(p)?;
     }
+    complex_funcs(&a)?;
     let funcs: Vec<Case> = if a.funcs.is_empty() {
         Func::ALL
             .into_iter()
@@ -301,6 +302,29 @@ pub fn run(a: FuncBenchArgs) -> std::result::Result<(), CommandError> {
     }
 }
 
+/// The complex functions named by `--complex` (`None` is pow, which takes
+/// two arguments), checked before any case runs so that a bad name fails
+/// at once.
+fn complex_funcs(a: &FuncBenchArgs) -> Result<Vec<Option<crate::complex::CFunc>>, CommandError> {
+    use crate::complex::CFunc;
+    let all: Vec<Option<CFunc>> = CFunc::ALL.into_iter().map(Some).chain([None]).collect();
+    let name = |f: Option<CFunc>| f.map_or("pow", |f| f.name());
+    if a.complex.iter().any(|s| s == "all") {
+        return Ok(all);
+    }
+    a.complex
+        .iter()
+        .map(|s| {
+            all.iter().copied().find(|&f| name(f) == s).ok_or_else(|| {
+                CommandError::Input(format!(
+                    "unknown complex function {s:?} (known: {}, all)",
+                    all.iter().map(|&f| name(f)).collect::<Vec<_>>().join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
 /// The complex cases: random parts uniform in [-4, 4), each part rounded in
 /// the one mode given; a sample's parts are checked against the
 /// independent reference of `complex::reference` (at 4p + 128 bits), and a
@@ -315,25 +339,11 @@ fn complex_cases(
 ) -> Result<bool, CommandError> {
     use crate::complex::reference::{reference as cref, reference_pow};
     use crate::complex::{CFunc, CRound, ComplexArray};
-    if a.complex.is_empty() {
+    let funcs = complex_funcs(a)?;
+    let name = |f: Option<CFunc>| f.map_or("pow", |f| f.name());
+    if funcs.is_empty() {
         return Ok(true);
     }
-    // `None` is pow (two arguments).
-    let all: Vec<Option<CFunc>> = CFunc::ALL.into_iter().map(Some).chain([None]).collect();
-    let name = |f: Option<CFunc>| f.map_or("pow", |f| f.name());
-    let funcs: Vec<Option<CFunc>> = if a.complex.iter().any(|s| s == "all") {
-        all
-    } else {
-        a.complex
-            .iter()
-            .map(|s| {
-                all.iter()
-                    .copied()
-                    .find(|&f| name(f) == s)
-                    .ok_or_else(|| CommandError::Other(format!("unknown complex function {s:?}")))
-            })
-            .collect::<Result<_, _>>()?
-    };
     let precs = if a.complex_precs.is_empty() {
         vec![256, 1024]
     } else {
