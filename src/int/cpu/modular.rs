@@ -19,7 +19,9 @@ use malachite_nz::integer::Integer;
 use malachite_nz::natural::Natural;
 use rayon::prelude::*;
 
-use super::arith::{add_n, addmul_1, mul_1, nlen};
+use super::arith::{
+    add, add_1_assign, add_n, add_n_assign, addmul_1, cmp, mul_1, nlen, sub, sub_n, sub_n_assign,
+};
 use super::mul::{KARA_T, mul_basecase, mul_n, mul_n_itch};
 use crate::error::{Error, Result};
 
@@ -191,6 +193,45 @@ fn sqr_basecase(r: &mut [u64], a: &[u64]) {
     }
 }
 
+/// Limbs from which squares split (Karatsuba); below, `sqr_basecase`.
+const SQR_KARA_T: usize = 32;
+
+/// `r[..2n] = a^2` for `n`-limb `a`: Karatsuba's square from
+/// [`SQR_KARA_T`] limbs (a0^2, a1^2 and (a0 - a1)^2, the middle term
+/// a0^2 + a1^2 - (a0 - a1)^2), `sqr_basecase` below. `s`: at least
+/// `mul_n_itch(n)` limbs.
+fn sqr_n(r: &mut [u64], a: &[u64], s: &mut [u64]) {
+    let n = a.len();
+    if n < SQR_KARA_T {
+        sqr_basecase(r, a);
+        return;
+    }
+    let m = n - n / 2;
+    let h = n - m;
+    let (a0, a1) = a.split_at(m);
+    let (d, s) = s.split_at_mut(m);
+    let (t, s) = s.split_at_mut(2 * m);
+    let (w, s) = s.split_at_mut(2 * m);
+    // d = |a0 - a1| (a1 has h <= m limbs).
+    let a0_lt = a0[h..].iter().all(|&x| x == 0) && cmp(&a0[..h], a1).is_lt();
+    if a0_lt {
+        sub_n(&mut d[..h], a1, &a0[..h]);
+        d[h..].fill(0);
+    } else {
+        sub(d, a0, a1);
+    }
+    sqr_n(t, d, s);
+    let (lo, hi) = r.split_at_mut(2 * m);
+    sqr_n(lo, a0, s);
+    sqr_n(hi, a1, s);
+    // w = a0^2 + a1^2 - (a0 - a1)^2 = 2 a0 a1 >= 0, its top limb in cw.
+    let mut cw = add(w, lo, hi) as u64;
+    cw -= sub_n_assign(w, t) as u64;
+    let c = add_n_assign(&mut r[m..3 * m], w) as u64;
+    let o = add_1_assign(&mut r[3 * m..], cw + c);
+    debug_assert!(!o);
+}
+
 /// Scratch of one Montgomery product: the 2n-limb product plus the
 /// multiplication's own.
 struct Scratch {
@@ -303,12 +344,10 @@ fn mont_mul_n(r: &mut [u64], a: &[u64], b: &[u64], ctx: &Mont, sc: &mut Scratch)
         8 => return mont_cios::<8>(r, a, b, m, mi),
         _ => {}
     }
-    if n < KARA_T {
-        if a.as_ptr() == b.as_ptr() {
-            sqr_basecase(&mut sc.t, a);
-        } else {
-            mul_basecase(&mut sc.t, a, b);
-        }
+    if a.as_ptr() == b.as_ptr() {
+        sqr_n(&mut sc.t, a, &mut sc.s);
+    } else if n < KARA_T {
+        mul_basecase(&mut sc.t, a, b);
     } else {
         mul_n(&mut sc.t, a, b, &mut sc.s, false);
     }
@@ -731,6 +770,29 @@ mod tests {
                 mul_basecase(&mut r2, &a, &a);
             }
             assert_eq!(r1, r2, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn karatsuba_square_matches_product() {
+        for n in [31usize, 32, 33, 47, 48, 63, 64, 65, 96, 127, 128, 129] {
+            for k in 0..4u64 {
+                let mut a: Vec<u64> = (0..n as u64)
+                    .map(|i| (i + 7 * k).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ !0 >> (i % 64))
+                    .collect();
+                match k {
+                    1 => a.fill(u64::MAX),
+                    2 => a[n / 2..].fill(0),     // a0 > a1 = 0
+                    3 => a[..n - n / 2].fill(0), // a0 = 0 < a1
+                    _ => {}
+                }
+                let mut r1 = vec![0u64; 2 * n];
+                let mut r2 = vec![0u64; 2 * n];
+                let mut s = vec![0u64; mul_n_itch(n.max(KARA_T))];
+                sqr_n(&mut r1, &a, &mut s);
+                mul_basecase(&mut r2, &a, &a);
+                assert_eq!(r1, r2, "n = {n}, k = {k}");
+            }
         }
     }
 
