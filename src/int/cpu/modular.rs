@@ -329,6 +329,71 @@ fn mont_cios<const N: usize>(r: &mut [u64], a: &[u64], b: &[u64], m: &[u64], min
     r.copy_from_slice(if keep { &t } else { &d });
 }
 
+/// Montgomery square for `N` limbs, fully unrolled: the square (the
+/// off-diagonal products once, doubled, plus the diagonal) into `t` (2N
+/// limbs), then the limb-by-limb reduction (`redc`'s), `r = a^2 / R mod m`
+/// reduced. For 9..=16 limbs, where the calls of the row functions cost as
+/// much as their arithmetic.
+#[inline(always)]
+fn mont_sqr_const<const N: usize>(r: &mut [u64], a: &[u64], m: &[u64], minv: u64, t: &mut [u64]) {
+    let a: &[u64; N] = a.try_into().unwrap();
+    let m: &[u64; N] = m.try_into().unwrap();
+    let r: &mut [u64; N] = r.try_into().unwrap();
+    let t = &mut t[..2 * N];
+    t.fill(0);
+    for i in 0..N - 1 {
+        let mut c = 0u64;
+        for j in i + 1..N {
+            let p = a[i] as u128 * a[j] as u128 + t[i + j] as u128 + c as u128;
+            t[i + j] = p as u64;
+            c = (p >> 64) as u64;
+        }
+        t[i + N] = c;
+    }
+    let mut top = 0u64;
+    for x in t.iter_mut() {
+        let v = *x;
+        *x = (v << 1) | top;
+        top = v >> 63;
+    }
+    let mut c = 0u128;
+    for i in 0..N {
+        let p = a[i] as u128 * a[i] as u128;
+        let lo = t[2 * i] as u128 + (p as u64) as u128 + c;
+        t[2 * i] = lo as u64;
+        let hi = t[2 * i + 1] as u128 + (p >> 64) + (lo >> 64);
+        t[2 * i + 1] = hi as u64;
+        c = hi >> 64;
+    }
+    for i in 0..N {
+        let q = t[i].wrapping_mul(minv);
+        let mut c = 0u64;
+        for j in 0..N {
+            let p = m[j] as u128 * q as u128 + t[i + j] as u128 + c as u128;
+            t[i + j] = p as u64;
+            c = (p >> 64) as u64;
+        }
+        t[i] = c; // the row's carry, at limb i + N: added below
+    }
+    let mut carry = false;
+    for j in 0..N {
+        let (x, o1) = t[N + j].overflowing_add(t[j]);
+        let (x, o2) = x.overflowing_add(carry as u64);
+        r[j] = x;
+        carry = o1 | o2;
+    }
+    if carry || !less(r, m) {
+        sub_assign(r, m);
+    }
+}
+
+/// The unrolled products for 9..=16 limbs, unless the environment sets
+/// `MPARRAY_MONT_ROWS` (then the row functions: for measuring both).
+fn unrolled_on() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("MPARRAY_MONT_ROWS").is_none())
+}
+
 /// `r = a b / R mod m` for `a b < m R` (n-limb operands).
 fn mont_mul_n(r: &mut [u64], a: &[u64], b: &[u64], ctx: &Mont, sc: &mut Scratch) {
     let n = ctx.n();
@@ -343,6 +408,24 @@ fn mont_mul_n(r: &mut [u64], a: &[u64], b: &[u64], ctx: &Mont, sc: &mut Scratch)
         7 => return mont_cios::<7>(r, a, b, m, mi),
         8 => return mont_cios::<8>(r, a, b, m, mi),
         _ => {}
+    }
+    macro_rules! unrolled {
+        ($($k:literal),*) => {
+            match n {
+                $($k => {
+                    if a.as_ptr() == b.as_ptr() {
+                        mont_sqr_const::<$k>(r, a, m, mi, &mut sc.t);
+                    } else {
+                        mont_cios::<$k>(r, a, b, m, mi);
+                    }
+                    return;
+                })*
+                _ => {}
+            }
+        };
+    }
+    if unrolled_on() {
+        unrolled!(9, 10, 11, 12, 13, 14, 15, 16);
     }
     if a.as_ptr() == b.as_ptr() {
         sqr_n(&mut sc.t, a, &mut sc.s);
