@@ -2,9 +2,10 @@
 //! `gcd_ext`, `modinv` and the Montgomery-form conversions and product.
 //!
 //! `powm` for an odd modulus runs in Montgomery form with `n` = the
-//! modulus's significant limbs (R = 2^(64n)): a full product (schoolbook
-//! rows of the crate's `addmul_1`, a dedicated square, Karatsuba and up from
-//! 24 limbs) then a limb-by-limb reduction (GMP's `redc_1`), with a sliding
+//! modulus's significant limbs (R = 2^(64n)): fully unrolled up to 16
+//! limbs, above a full product (schoolbook rows of the crate's `addmul_1`,
+//! a dedicated square, Karatsuba's square from 32 limbs and product from 24)
+//! then a limb-by-limb reduction (GMP's `redc_1`), with a sliding
 //! window over the exponent (window of 1..7 bits by exponent length). An
 //! even modulus `m = 2^k q` is split: `b^e mod q` in Montgomery form,
 //! `b^e mod 2^k` by low products, joined by CRT. `to_montgomery`,
