@@ -271,3 +271,65 @@ fn cuda_mod_errors() {
         Err(Error::DivisionByZero { index: 0 })
     ));
 }
+
+/// The divstep inverse on batches of many blocks (the scratch buffer's
+/// interleaving by thread) against malachite: full-width random odd moduli
+/// (the benchmark's inputs) with a >= m, a = 0, a = m - 1, a = m, a = m + 1,
+/// moduli 2^W - 1 and 3, at the benchmark widths.
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_mod_modinv_divsteps_many_blocks() {
+    use malachite_base::num::arithmetic::traits::ModInverse;
+    let e = eng();
+    let mut rng = Rng(77);
+    for &(l, n) in &[(4usize, 20000usize), (16, 8000), (32, 6000), (64, 2000)] {
+        let (mut a, mut m) = (Vec::with_capacity(n * l), Vec::with_capacity(n * l));
+        for k in 0..n {
+            let mut z: Vec<u64> = (0..l).map(|_| rng.next()).collect();
+            z[0] |= 1;
+            if k % 97 == 1 {
+                z.fill(u64::MAX);
+            }
+            if k % 89 == 2 {
+                z.fill(0);
+                z[0] = 3;
+            }
+            let mz = nat(&z);
+            let x = match k % 10 {
+                0 => Natural::from(0u32),
+                1 => &mz - Natural::from(1u32),
+                2 => mz.clone(),
+                3 => &mz + Natural::from(1u32),
+                _ => nat(&(0..l).map(|_| rng.next()).collect::<Vec<_>>()),
+            };
+            let mut xl = x.to_limbs_asc();
+            xl.resize(l, 0);
+            xl.truncate(l); // m + 1 may wrap to 0 at m = 2^W - 1
+            a.extend(xl);
+            m.extend(z);
+        }
+        let (da, dm) = (upload(&e, &a).unwrap(), upload(&e, &m).unwrap());
+        let (x, f) = gpu::modinv(&e, &da, Operand::Each(&dm), n, l).unwrap();
+        let (x, f) = (download(&e, &x).unwrap(), download(&e, &f).unwrap());
+        let mut inv = 0;
+        for i in 0..n {
+            let (ai, mi) = (nat(&a[i * l..][..l]), nat(&m[i * l..][..l]));
+            let r = &ai % &mi;
+            let want = if mi == 1u32 {
+                Some(Natural::from(0u32))
+            } else if r == 0u32 {
+                None
+            } else {
+                r.mod_inverse(&mi)
+            };
+            inv += want.is_some() as usize;
+            assert_eq!(f[i] == 1, want.is_some(), "flag l={l} element {i}");
+            assert_eq!(
+                nat(&x[i * l..][..l]),
+                want.unwrap_or_default(),
+                "modinv l={l} element {i}"
+            );
+        }
+        assert!(inv > n / 2, "l={l}: {inv} invertible of {n}");
+    }
+}

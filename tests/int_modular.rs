@@ -136,7 +136,7 @@ fn batch(rng: &mut Rng, n: usize, l: usize, odd: bool) -> (Vec<u64>, Vec<u64>, V
     (a, b, m)
 }
 
-const WIDTHS: &[usize] = &[1, 2, 3, 4, 5, 8, 16, 23, 24, 25, 32];
+const WIDTHS: &[usize] = &[1, 2, 3, 4, 5, 8, 16, 23, 24, 25, 32, 33, 64];
 
 #[test]
 fn powm_matches_malachite() {

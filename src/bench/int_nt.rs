@@ -8,9 +8,15 @@
 //! odd modulus of W bits (top bit of the modulus set); gcd: two W-bit
 //! numbers; modinv: a W-bit number and an odd W-bit modulus (top bit set);
 //! isqrt: a W-bit number. Batch: 2^26 / W elements (256 bits: 262144;
-//! 4096 bits: 16384), divided by 2^scale. Times exclude transfers (inputs
-//! and outputs stay on the engine). GMP's results are hashed and compared
-//! with ours (`gmp agrees`).
+//! 4096 bits: 16384), divided by 2^scale; on CUDA at least 4 blocks of 128
+//! per SM (132 * 512 = 67584 elements on an H200), so that every size fills
+//! the device. Times exclude transfers (inputs and outputs stay on the
+//! engine). GMP's results are hashed and compared with ours (`gmp
+//! agrees`). GMP runs on the whole batch when that takes under about half
+//! a second a pass (a probe of 256 elements says), else on a prefix sized
+//! to that, its time scaled to the batch (n / prefix; the per-element cost
+//! on 16 busy cores is linear in the count); the JSON's `gmp_elements`
+//! gives the count it ran.
 
 use std::path::{Path, PathBuf};
 
@@ -44,7 +50,8 @@ struct Row {
     min_ms: f64,
     checked: usize,
     ok: bool,
-    gmp: Option<(f64, u32, bool)>,
+    /// (ms scaled to the batch, threads, agrees, elements GMP ran).
+    gmp: Option<(f64, u32, bool, usize)>,
 }
 
 pub(super) struct Opts<'a> {
@@ -72,9 +79,14 @@ pub(super) fn run(o: Opts) -> std::result::Result<(), CommandError> {
         .max(1);
     if !o.json {
         println!(
-            "mparray bench int (number theory): engine {}, 2^{} bits per batch, median of {runs} runs, verify {:?}{}",
+            "mparray bench int (number theory): engine {}, 2^{} bits per batch{}, median of {runs} runs, verify {:?}{}",
             o.engine.describe(),
             26 - o.scale.min(26),
+            if o.engine.is_cuda() {
+                " (at least 4 blocks of 128 per SM)"
+            } else {
+                ""
+            },
             o.verify,
             if o.gmp.is_some() {
                 ", GMP beside on all host cores"
@@ -91,12 +103,16 @@ pub(super) fn run(o: Opts) -> std::result::Result<(), CommandError> {
     for &lg in &sizes {
         for &c in o.cases {
             let bits = 1u64 << lg;
-            let n = ((1usize << 26) >> lg >> o.scale).max(1);
+            let fill = match o.engine {
+                Engine::Cuda(e) => e.info().sms.max(1) as usize * 4 * 128,
+                Engine::Cpu => 1,
+            };
+            let n = ((1usize << 26) >> lg >> o.scale).max(fill);
             let r = bench(&o, c, bits, n, runs)?;
             if !o.json {
                 let g = r
                     .gmp
-                    .map_or(("-".into(), "-".into(), "-".into()), |(ms, _, agree)| {
+                    .map_or(("-".into(), "-".into(), "-".into()), |(ms, _, agree, _)| {
                         (
                             format!("{ms:.3}"),
                             format!("{:.1}x", ms / r.median_ms),
@@ -154,6 +170,7 @@ fn to_json(engine: &Engine, scale: u32, runs: usize, rows: &[Row]) -> String {
                 "gmp_ms": r.gmp.map(|g| g.0),
                 "gmp_threads": r.gmp.map(|g| g.1),
                 "gmp_agrees": r.gmp.map(|g| g.2),
+                "gmp_elements": r.gmp.map(|g| g.3),
                 "speedup_vs_gmp": r.gmp.map(|g| g.0 / r.median_ms),
             })
         })
@@ -237,7 +254,7 @@ fn bench(o: &Opts, c: Case, bits: u64, n: usize, runs: usize) -> Result<Row> {
         }
     });
     let gmp = match o.gmp {
-        Some(p) => Some(run_gmp(p, c, bits, n, runs, &host, &outs)?),
+        Some(p) => Some(gmp_scaled(p, c, bits, n, runs, &host, &outs)?),
         None => None,
     };
     let min = times.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -265,8 +282,10 @@ fn hash(outs: &[Vec<u64>]) -> u64 {
     h
 }
 
-/// Runs the GMP harness on the same inputs: (median ms, threads, agrees).
-fn run_gmp(
+/// GMP on the batch, or on a prefix of it when the whole would take more
+/// than about half a second a pass: (ms scaled to n, threads, agrees,
+/// elements run).
+fn gmp_scaled(
     p: &Path,
     c: Case,
     bits: u64,
@@ -274,13 +293,42 @@ fn run_gmp(
     runs: usize,
     host: &[Vec<u64>],
     outs: &[Vec<u64>],
+) -> Result<(f64, u32, bool, usize)> {
+    const TARGET_MS: f64 = 500.0;
+    let probe = n.min(256);
+    let mut k = n;
+    if n > probe {
+        let (ms, _, _) = run_gmp(p, c, bits, n, probe, 1, host, outs)?;
+        let per = ms.max(1e-6) / probe as f64;
+        if per * n as f64 > TARGET_MS {
+            k = ((TARGET_MS / per) as usize).clamp(probe, n);
+        }
+    }
+    let (ms, th, agree) = run_gmp(p, c, bits, n, k, runs, host, outs)?;
+    Ok((ms * n as f64 / k as f64, th, agree, k))
+}
+
+/// Runs the GMP harness on the first k of the n elements of the inputs:
+/// (median ms, threads, agrees with our first k results).
+#[allow(clippy::too_many_arguments)]
+fn run_gmp(
+    p: &Path,
+    c: Case,
+    bits: u64,
+    n: usize,
+    k: usize,
+    runs: usize,
+    host: &[Vec<u64>],
+    outs: &[Vec<u64>],
 ) -> Result<(f64, u32, bool)> {
+    let l = (bits / 64) as usize;
+    debug_assert!(host.iter().all(|v| v.len() == n * l));
     let dir = std::env::temp_dir().join(format!("mparray-gmpnt-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| Error::Invalid(format!("{}: {e}", dir.display())))?;
     let f = dir.join("in.bin");
     let mut bytes = Vec::with_capacity(host.iter().map(|v| v.len() * 8).sum());
     for v in host {
-        for x in v {
+        for x in &v[..k * l] {
             bytes.extend_from_slice(&x.to_le_bytes());
         }
     }
@@ -289,7 +337,7 @@ fn run_gmp(
         .args([
             name(c),
             &bits.to_string(),
-            &n.to_string(),
+            &k.to_string(),
             &runs.to_string(),
         ])
         .arg(&f)
@@ -307,7 +355,10 @@ fn run_gmp(
         Some((ms, th, h))
     })();
     match parsed {
-        Some((ms, th, h)) if out.status.success() => Ok((ms, th, h == hash(outs))),
+        Some((ms, th, h)) if out.status.success() => {
+            let prefix: Vec<Vec<u64>> = outs.iter().map(|o| o[..k * l].to_vec()).collect();
+            Ok((ms, th, h == hash(&prefix)))
+        }
         _ => Err(Error::Invalid(format!(
             "{} {}: unexpected output {text:?} {}",
             p.display(),

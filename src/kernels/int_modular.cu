@@ -554,74 +554,268 @@ extern "C" __global__ void __launch_bounds__(128) mod_gcd(u64 *r, const u64 *a, 
     }
 }
 
-// x = (x + m) / 2 if x is odd, else x / 2 (x < m, m odd).
-MD void md_half_mod(u32 (&x)[N], const u32 (&m)[N]) {
-    u32 top = 0;
-    if (x[0] & 1) top = md_add(x, m);
-    md_shr(x, 1, top);
+// ---- modular inverse: Bernstein-Yang divsteps, 30 at a time ----------------
+//
+// Variable-time safegcd (as libsecp256k1's modinv32_var): values in signed
+// 30-bit limbs (int32, all but the top limb in [0, 2^30), the top one
+// signed), IV_K limbs = W + 2 bits with sign. Each batch runs 30 divsteps
+// on the low limbs of f and g only (u32 arithmetic) and yields a 2x2
+// matrix t of entries |.| <= 2^30; then [f, g] = t [f, g] / 2^30 (exact)
+// and [d, e] = (t [d, e] + m [md, me]) / 2^30 with md, me chosen to clear
+// the low 30 bits. Invariants: f = d a, g = e a (mod m); f odd; |f|, |g| <=
+// max(m, a); d, e in (-2m, m). Stops when g = 0: then f = +-gcd(a, m).
+// f and g live in registers; d, e and m in a scratch buffer interleaved
+// by thread (word i of array j of thread g at (j*IV_K + i) * stride + g).
+
+#define IV_K ((32 * N + 31) / 30)
+#define IV_M30 0x3FFFFFFF
+typedef int s32;
+
+// 30-bit limbs of the W-bit x (u32 words).
+MD void iv_to30(s32 (&y)[IV_K], const u32 (&x)[N]) {
+#pragma unroll
+    for (int i = 0; i < IV_K; i++) {
+        const int b = 30 * i, j = b >> 5, s = b & 31;
+        u32 lo = j < N ? x[j] : 0, hi = j + 1 < N ? x[j + 1] : 0;
+        y[i] = (s32)(__funnelshift_r(lo, hi, s) & IV_M30);
+    }
 }
-// x = x - y mod m (x, y < m).
-MD void md_sub_mod(u32 (&x)[N], const u32 (&y)[N], const u32 (&m)[N]) {
-    if (md_sub(x, y)) md_add(x, m);
+// W-bit words of y (limbs normalised, value in [0, 2^W)).
+MD void iv_from30(u32 (&x)[N], const s32 *y, u64 stride) {
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        const int b = 32 * k, i = b / 30, s = b % 30;  // s even, <= 28
+        u32 w = (u32)y[(u64)i * stride] >> s;
+        if (i + 1 < IV_K) w |= (u32)y[(u64)(i + 1) * stride] << (30 - s);
+        if (s > 28 && i + 2 < IV_K) w |= (u32)y[(u64)(i + 2) * stride] << (60 - s);
+        x[k] = w;
+    }
+}
+
+// 30 divsteps (variable time) from eta = -delta on the low limbs f0, g0;
+// returns eta, the matrix in (u, v, q, r).
+MD s32 iv_divsteps(s32 eta, u32 f, u32 g, s32 &tu, s32 &tv, s32 &tq, s32 &tr) {
+    u32 u = 1, v = 0, q = 0, r = 1;
+    int i = 30;
+#pragma unroll 1
+    for (;;) {
+        const int zeros = __ffs(g | (0xFFFFFFFFu << i)) - 1;  // i < 32: a set bit
+        g >>= zeros;
+        u <<= zeros;
+        v <<= zeros;
+        eta -= zeros;
+        i -= zeros;
+        if (i == 0) break;
+        if (eta < 0) {
+            u32 t;
+            eta = -eta;
+            t = f; f = g; g = 0u - t;
+            t = u; u = q; q = 0u - t;
+            t = v; v = r; r = 0u - t;
+        }
+        // Cancel the low min(eta + 1, i) bits of g with a multiple of f.
+        const int limit = (eta + 1) > i ? i : (eta + 1);
+        const u32 msk = 0xFFFFFFFFu >> (32 - limit);
+        u32 fi = f;  // f^-1 mod 2^32 by Newton (f odd: f f = 1 mod 8)
+        fi *= 2 - f * fi;
+        fi *= 2 - f * fi;
+        fi *= 2 - f * fi;
+        fi *= 2 - f * fi;
+        const u32 w = (0u - g * fi) & msk;
+        g += f * w;
+        q += u * w;
+        r += v * w;
+    }
+    tu = (s32)u;
+    tv = (s32)v;
+    tq = (s32)q;
+    tr = (s32)r;
+    return eta;
+}
+
+// [f, g] = t [f, g] / 2^30 on the low len limbs (limb len - 1 signed;
+// the limbs above are stale).
+MD void iv_update_fg(s32 (&f)[IV_K], s32 (&g)[IV_K], s32 u, s32 v, s32 q, s32 r, int len) {
+    i64 cf = (i64)u * f[0] + (i64)v * g[0];
+    i64 cg = (i64)q * f[0] + (i64)r * g[0];
+    cf >>= 30;
+    cg >>= 30;
+#pragma unroll
+    for (int i = 1; i < IV_K; i++) {
+        if (i < len) {
+            cf += (i64)u * f[i] + (i64)v * g[i];
+            cg += (i64)q * f[i] + (i64)r * g[i];
+            f[i - 1] = (s32)cf & IV_M30;
+            g[i - 1] = (s32)cg & IV_M30;
+            cf >>= 30;
+            cg >>= 30;
+        } else if (i == len) {
+            f[i - 1] = (s32)cf;
+            g[i - 1] = (s32)cg;
+        }
+    }
+    if (len == IV_K) {
+        f[IV_K - 1] = (s32)cf;
+        g[IV_K - 1] = (s32)cg;
+    }
+}
+
+// Drops the top limb of f and g while both are pure sign (0 or -1),
+// folding it into the limb below.
+MD void iv_shrink(s32 (&f)[IV_K], s32 (&g)[IV_K], int &len) {
+    s32 fn = 0, gn = 0;
+#pragma unroll
+    for (int i = 1; i < IV_K; i++)
+        if (i == len - 1) {
+            fn = f[i];
+            gn = g[i];
+        }
+    if (len >= 2 && (fn ^ (fn >> 31)) == 0 && (gn ^ (gn >> 31)) == 0) {
+#pragma unroll
+        for (int i = 0; i < IV_K - 1; i++)
+            if (i == len - 2) {
+                f[i] |= (s32)((u32)fn << 30);
+                g[i] |= (s32)((u32)gn << 30);
+            }
+        len--;
+    }
+}
+
+// [d, e] = (t [d, e] + m [md, me]) / 2^30, D = d, D + K stride = e, D + 2K
+// stride = m (scratch); minv = m^-1 mod 2^30.
+MD void iv_update_de(s32 *D, u64 stride, s32 u, s32 v, s32 q, s32 r, u32 minv) {
+    s32 *E = D + (u64)IV_K * stride, *M = D + 2 * (u64)IV_K * stride;
+    const s32 sd = D[(u64)(IV_K - 1) * stride] >> 31, se = E[(u64)(IV_K - 1) * stride] >> 31;
+    s32 md = (u & sd) + (v & se), me = (q & sd) + (r & se);
+    s32 di = D[0], ei = E[0], mi = M[0];
+    i64 cd = (i64)u * di + (i64)v * ei;
+    i64 ce = (i64)q * di + (i64)r * ei;
+    md -= (s32)((minv * (u32)cd + (u32)md) & IV_M30);
+    me -= (s32)((minv * (u32)ce + (u32)me) & IV_M30);
+    cd += (i64)mi * md;
+    ce += (i64)mi * me;
+    cd >>= 30;
+    ce >>= 30;
+#pragma unroll 4
+    for (int i = 1; i < IV_K; i++) {
+        const u64 o = (u64)i * stride;
+        di = D[o];
+        ei = E[o];
+        mi = M[o];
+        cd += (i64)u * di + (i64)v * ei + (i64)mi * md;
+        ce += (i64)q * di + (i64)r * ei + (i64)mi * me;
+        D[o - stride] = (s32)cd & IV_M30;
+        E[o - stride] = (s32)ce & IV_M30;
+        cd >>= 30;
+        ce >>= 30;
+    }
+    D[(u64)(IV_K - 1) * stride] = (s32)cd;
+    E[(u64)(IV_K - 1) * stride] = (s32)ce;
+}
+
+// x += m (scratch arrays, limbs normalised afterwards).
+MD void iv_add_m(s32 *X, const s32 *M, u64 stride) {
+    s32 c = 0;
+#pragma unroll 4
+    for (int i = 0; i < IV_K - 1; i++) {
+        const u64 o = (u64)i * stride;
+        c += X[o] + M[o];
+        X[o] = c & IV_M30;
+        c >>= 30;
+    }
+    X[(u64)(IV_K - 1) * stride] += M[(u64)(IV_K - 1) * stride] + c;
+}
+// x = -x (scratch, limbs normalised afterwards).
+MD void iv_neg(s32 *X, u64 stride) {
+    s32 c = 0;
+#pragma unroll 4
+    for (int i = 0; i < IV_K - 1; i++) {
+        const u64 o = (u64)i * stride;
+        c -= X[o];
+        X[o] = c & IV_M30;
+        c >>= 30;
+    }
+    X[(u64)(IV_K - 1) * stride] = c - X[(u64)(IV_K - 1) * stride];
 }
 
 // Inverse of a mod m for odd m (flag 1), or 0 and flag 0. Elements with an
-// even modulus are left alone (the host runs those).
+// even modulus are left alone (the host runs those). scr: 3 * IV_K words
+// per thread of the grid.
 extern "C" __global__ void __launch_bounds__(128) mod_inv(u64 *r, u8 *flag, const u64 *a, const u64 *mod,
-                                                          u32 m_each, u64 n) {
+                                                          u32 m_each, u64 n, s32 *scr) {
     const u64 stride = (u64)gridDim.x * blockDim.x;
-    for (u64 idx = blockIdx.x * (u64)blockDim.x + threadIdx.x; idx < n; idx += stride) {
-        u32 m[N], u[N], v[N], x1[N], x2[N];
-        md_load(m, md_at(mod, m_each, idx));
-        if ((m[0] & 1) == 0) continue;
-        if (md_is_one(m)) {
-            md_zero(u);
-            md_store(r + idx * (N / 2), u);
+    const u64 gi = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+    s32 *D = scr + gi, *E = D + (u64)IV_K * stride, *M = D + 2 * (u64)IV_K * stride;
+    for (u64 idx = gi; idx < n; idx += stride) {
+        u32 x[N];
+        md_load(x, md_at(mod, m_each, idx));
+        if ((x[0] & 1) == 0) continue;
+        if (md_is_one(x)) {
+            md_zero(x);
+            md_store(r + idx * (N / 2), x);
             flag[idx] = 1;
             continue;
         }
-        md_load(u, a + idx * (N / 2));
-        // u = a mod m = MM(MM(a, R^2), 1).
-        {
-            const u32 minv = md_neg_inv(m[0]);
-            u32 one[N];
-            md_zero(one);
-            one[0] = 1;
-            md_r2(v, m);
-            md_mont_rr(u, u, v, m, minv);
-            md_mont_rr(u, u, one, m, minv);
+        s32 f[IV_K], g[IV_K];
+        iv_to30(f, x);
+        u32 minv = x[0];  // m^-1 mod 2^32
+        minv *= 2 - x[0] * minv;
+        minv *= 2 - x[0] * minv;
+        minv *= 2 - x[0] * minv;
+        minv *= 2 - x[0] * minv;
+        minv &= IV_M30;
+        md_load(x, a + idx * (N / 2));
+        iv_to30(g, x);
+#pragma unroll 4
+        for (int i = 0; i < IV_K; i++) {
+            const u64 o = (u64)i * stride;
+            M[o] = f[i];
+            D[o] = 0;
+            E[o] = i == 0;
         }
-        md_copy(v, m);
-        md_zero(x1);
-        x1[0] = 1;
-        md_zero(x2);
-        // Invariants: x1 a = u, x2 a = v (mod m); v odd.
+        s32 eta = -1;
+        int len = IV_K;
+        // Bernstein-Yang's bound: (49 W + 80) / 17 divsteps.
+        const int maxit = (49 * 32 * N + 80) / 17 / 30 + 2;
+        bool done = md_is_zero(x);
 #pragma unroll 1
-        while (!md_is_zero(u)) {
-#pragma unroll 1
-            while ((u[0] & 1) == 0) {
-                md_shr(u, 1, 0);
-                md_half_mod(x1, m);
+        for (int it = 0; !done && it < maxit; it++) {
+            s32 u, v, q, rr;
+            eta = iv_divsteps(eta, (u32)f[0], (u32)g[0], u, v, q, rr);
+            iv_update_de(D, stride, u, v, q, rr, minv);
+            iv_update_fg(f, g, u, v, q, rr, len);
+            if (g[0] == 0) {
+                s32 o = 0;
+#pragma unroll
+                for (int i = 1; i < IV_K; i++)
+                    if (i < len) o |= g[i];
+                done = o == 0;
             }
-            if (md_ge(u, v)) {
-                md_sub(u, v);
-                md_sub_mod(x1, x2, m);
-            } else {
-                // v - u is even, u odd: swap so that v keeps the odd one.
-                u32 t[N];
-                md_copy(t, v);
-                md_sub(t, u);
-                md_copy(v, u);
-                md_copy(u, t);
-                md_copy(t, x2);
-                md_sub_mod(t, x1, m);
-                md_copy(x2, x1);
-                md_copy(x1, t);
+            iv_shrink(f, g, len);
+        }
+        // f = +-1 (on its len limbs, the top one signed)?
+        bool pos = f[0] == 1, neg = len == 1 ? f[0] == -1 : f[0] == IV_M30;
+#pragma unroll
+        for (int i = 1; i < IV_K; i++) {
+            if (i < len - 1) {
+                pos = pos && f[i] == 0;
+                neg = neg && f[i] == IV_M30;
+            } else if (i == len - 1) {
+                pos = pos && f[i] == 0;
+                neg = neg && f[i] == -1;
             }
         }
-        const bool ok = md_is_one(v);
-        if (!ok) md_zero(x2);
-        md_store(r + idx * (N / 2), x2);
+        const bool ok = done && (pos || neg);
+        if (ok) {
+            // d in (-2m, m) -> (-m, m) -> times the sign of f -> [0, m).
+            if (D[(u64)(IV_K - 1) * stride] < 0) iv_add_m(D, M, stride);
+            if (neg) iv_neg(D, stride);
+            if (D[(u64)(IV_K - 1) * stride] < 0) iv_add_m(D, M, stride);
+            iv_from30(x, D, stride);
+        } else {
+            md_zero(x);
+        }
+        md_store(r + idx * (N / 2), x);
         flag[idx] = ok ? 1 : 0;
     }
 }

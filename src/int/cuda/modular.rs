@@ -79,6 +79,11 @@ fn threads(eng: &CudaEngine, len: usize, limbs: usize, table: bool) -> u32 {
     t.max(128) as u32
 }
 
+/// Signed 30-bit limbs of the inverse kernel's values (`IV_K`: W + 2 bits).
+fn inv_limbs30(limbs: usize) -> usize {
+    (64 * limbs + 31) / 30
+}
+
 fn cfg(threads: u32) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (threads / 128, 1, 1),
@@ -262,11 +267,16 @@ pub fn modinv(
         return Ok((alloc_zeros(eng, 0)?, alloc_zeros(eng, 0)?));
     }
     if any_even {
-        // The binary inverse needs an odd modulus.
+        // The divstep inverse needs an odd modulus.
         return cpu_all(eng);
     }
     let mut r = alloc_zeros::<u64>(eng, len * limbs)?;
     let mut fl = alloc_zeros::<u8>(eng, len)?;
+    // Scratch: d, e and m in signed 30-bit limbs, per thread of the grid.
+    let k = inv_limbs30(limbs);
+    let t = threads(eng, len, limbs, false)
+        .min(((256usize << 20) / (3 * k * 4) / 128).max(1) as u32 * 128);
+    let mut scr = alloc::<i32>(eng, t as usize * 3 * k)?;
     let f = eng.function(&inst(limbs), "mod_inv")?;
     let (n, me) = (len as u64, m.each());
     let mut bl = eng.stream().launch_builder(&f);
@@ -275,12 +285,11 @@ pub fn modinv(
         .arg(a)
         .arg(m.buf())
         .arg(&me)
-        .arg(&n);
-    // SAFETY: operands checked above; writes len elements and len flags.
-    launched(
-        unsafe { bl.launch(cfg(threads(eng, len, limbs, false))) },
-        "mod_inv",
-    )?;
+        .arg(&n)
+        .arg(&mut scr);
+    // SAFETY: operands checked above; writes len elements and len flags;
+    // the scratch holds 3 * k words per thread of the grid.
+    launched(unsafe { bl.launch(cfg(t)) }, "mod_inv")?;
     Ok((r, fl))
 }
 

@@ -3,16 +3,18 @@ import random, subprocess, sys
 from math import gcd
 L = int(sys.argv[2]); W = 64 * L; R = 1 << W
 rnd = random.Random(1)
+# Optional 4th argument: the ops to draw from (comma-separated), e.g. "inv".
+OPS = sys.argv[4].split(",") if len(sys.argv) > 4 else ["powm", "gcd", "inv", "to", "from", "mul"]
 def num(bits=None):
     k = rnd.choice([0, 1, 2, 3, 4]) if bits is None else 4
-    if k == 0: return rnd.choice([0, 1, 2, 3, R - 1, R - 2, 1 << (W - 1)])
+    if k == 0: return rnd.choice([0, 1, 2, 3, R - 1, R - 2, 1 << (W - 1), (1 << (W - 1)) + 1, R // 3])
     b = rnd.randint(1, W)
     return rnd.getrandbits(b) | (1 << (b - 1))
 cases, want = [], []
 for _ in range(int(sys.argv[3])):
     a, e, m = num(), num(), num()
     if m == 0: m = 1
-    op = rnd.choice(["powm", "gcd", "inv", "to", "from", "mul"])
+    op = rnd.choice(OPS)
     if op in ("inv", "to", "from", "mul"): m |= 1
     if op == "powm": w = pow(a, e, m)
     elif op == "gcd": w = gcd(a, e)

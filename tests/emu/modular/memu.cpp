@@ -61,7 +61,8 @@ int main() {
         else if (op == "gcd") mod_gcd(R.data(), A.data(), B.data(), 1, 1);
         else if (op == "inv") {
             u8 f = 7;
-            mod_inv(R.data(), &f, A.data(), M.data(), 1, 1);
+            std::vector<int> scr(3 * IV_K, 0x5a5a5a5a);
+            mod_inv(R.data(), &f, A.data(), M.data(), 1, 1, scr.data());
             put(R.data()); printf(" %d\n", f); continue;
         } else if (op == "to") mod_mont(R.data(), A.data(), B.data(), M.data(), 1, 1, 0);
         else if (op == "from") mod_mont(R.data(), A.data(), B.data(), M.data(), 1, 1, 1);
