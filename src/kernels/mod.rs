@@ -141,6 +141,25 @@ pub fn sources() -> [&'static KernelSource; 15] {
 pub struct Instance {
     pub source: &'static KernelSource,
     pub defines: Vec<(&'static str, i64)>,
+    /// A first-use module: compiled with NVRTC's `--Ofast-compile` at
+    /// [`fast_compile_level`] (a fraction of the compile time, the same
+    /// code semantics; notes/kernels.md).
+    pub first_use: bool,
+}
+
+/// NVRTC's `--Ofast-compile` level of the first-use modules:
+/// `$MPARRAY_FAST_COMPILE` (`0`, `min`, `mid`, `max`), else `min`; `0`
+/// (or `off`) compiles them as the others, fully optimised.
+pub fn fast_compile_level() -> &'static str {
+    static LEVEL: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    LEVEL.get_or_init(|| {
+        match std::env::var("MPARRAY_FAST_COMPILE").as_deref().map(str::trim) {
+            Ok("0") | Ok("off") => "0",
+            Ok("mid") => "mid",
+            Ok("max") => "max",
+            _ => "min",
+        }
+    })
 }
 
 impl Instance {
@@ -148,7 +167,20 @@ impl Instance {
         Instance {
             source,
             defines: defines.to_vec(),
+            first_use: false,
         }
+    }
+
+    /// This instance as a first-use module (`--Ofast-compile`, see
+    /// [`fast_compile_level`]).
+    pub fn for_first_use(mut self) -> Instance {
+        self.first_use = true;
+        self
+    }
+
+    /// The `--Ofast-compile` level this instance is compiled with, if any.
+    pub fn fast_level(&self) -> Option<&'static str> {
+        Some(fast_compile_level()).filter(|l| self.first_use && *l != "0")
     }
 
     /// The registry key: source name plus defines.
@@ -157,15 +189,23 @@ impl Instance {
         for (n, v) in &self.defines {
             let _ = write!(k, ",{n}={v}");
         }
+        if let Some(l) = self.fast_level() {
+            let _ = write!(k, ",Ofc={l}");
+        }
         k
     }
 
     /// NVRTC options for this instance.
     pub fn options(&self) -> Vec<String> {
-        self.defines
+        let mut o: Vec<String> = self
+            .defines
             .iter()
             .map(|(n, v)| format!("-D{n}={v}"))
-            .collect()
+            .collect();
+        if let Some(l) = self.fast_level() {
+            o.push(format!("--Ofast-compile={l}"));
+        }
+        o
     }
 
     /// The source with its includes pasted in (NVRTC has no file system).
