@@ -153,7 +153,10 @@ pub struct Instance {
 pub fn fast_compile_level() -> &'static str {
     static LEVEL: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
     LEVEL.get_or_init(|| {
-        match std::env::var("MPARRAY_FAST_COMPILE").as_deref().map(str::trim) {
+        match std::env::var("MPARRAY_FAST_COMPILE")
+            .as_deref()
+            .map(str::trim)
+        {
             Ok("0") | Ok("off") => "0",
             Ok("mid") => "mid",
             Ok("max") => "max",
@@ -255,6 +258,32 @@ pub fn all_instances() -> Vec<Instance> {
             .into_iter()
             .filter(|i| !warm.contains(&i.key())),
     );
+    v
+}
+
+/// CI's check (`mparray kernels compile --set ci`), each with whether only
+/// NVRTC's front end runs: the warm set compiled to CUBINs, its function
+/// modules of every function (float_func and float_cfunc at the 16 tiers,
+/// 1,500 of the step's ~2,000 CPU seconds at full optimisation) with
+/// `--Ofast-compile` as the first-use modules (about 4 s each: the same
+/// front end, preprocessed text and template instantiations; a
+/// code generation checked, not the optimiser's full one, which the GPU
+/// runs that warm their cache do), and the one-family modules at the
+/// smallest tier through the front end (below).
+pub fn ci_instances() -> Vec<(Instance, bool)> {
+    let func =
+        |i: &Instance| std::ptr::eq(i.source, &FLOAT_FUNC) || std::ptr::eq(i.source, &FLOAT_CFUNC);
+    let mut v: Vec<(Instance, bool)> = warm_instances()
+        .into_iter()
+        .map(|i| {
+            if func(&i) {
+                (i.for_first_use(), false)
+            } else {
+                (i, false)
+            }
+        })
+        .collect();
+    v.extend(ci_front_end_instances().into_iter().map(|i| (i, true)));
     v
 }
 
