@@ -302,3 +302,46 @@ pub fn ci_front_end_instances() -> Vec<Instance> {
         .filter(|i| i.key().split(',').any(|d| d == smallest))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A first-use module carries the `--Ofast-compile` level in its
+    /// options and its key (so a cache and an engine keep it apart from
+    /// the fully optimised module of the same text); the families are
+    /// first-use modules, the warm set is not.
+    #[test]
+    fn first_use_modules_compile_fast_under_their_own_key() {
+        let full = Instance::new(&FLOAT_FUNC, &[("FF_K", 3)]);
+        let fast = full.clone().for_first_use();
+        let ofc = |i: &Instance| i.options().iter().any(|o| o.starts_with("--Ofast-compile"));
+        assert!(!ofc(&full));
+        assert_eq!(full.key(), "float_func,FF_K=3");
+        match fast_compile_level() {
+            "0" => assert_eq!(fast.key(), full.key()),
+            l => {
+                assert_eq!(fast.key(), format!("float_func,FF_K=3,Ofc={l}"));
+                assert!(fast.options().contains(&format!("--Ofast-compile={l}")));
+            }
+        }
+        assert!(family_instances().iter().all(|i| i.first_use));
+        assert!(warm_instances().iter().all(|i| !i.first_use));
+    }
+
+    /// CI's set: the warm set (its function modules as first-use ones),
+    /// then the 29 families at the smallest tier through the front end.
+    #[test]
+    fn ci_set_is_the_warm_set_and_the_families_front_ends() {
+        let warm = warm_instances();
+        let ci = ci_instances();
+        assert_eq!(ci.len(), warm.len() + 29);
+        for ((c, fe), w) in ci.iter().zip(&warm) {
+            assert!(!fe);
+            assert_eq!(c.defines, w.defines);
+            let func = w.source.name == "float_func" || w.source.name == "float_cfunc";
+            assert_eq!(c.first_use, func, "{}", w.key());
+        }
+        assert!(ci[warm.len()..].iter().all(|(i, fe)| *fe && i.first_use));
+    }
+}
