@@ -31,8 +31,9 @@ enum Set {
     Families,
     /// Every instantiation the library can request (warm and families).
     All,
-    /// CI's check: warm, and each family at the smallest tier through
-    /// NVRTC's front end only (no code generation; `list` marks them).
+    /// CI's check: warm (its function modules with `--Ofast-compile`),
+    /// and each family at the smallest tier through NVRTC's front end
+    /// only (no code generation; `list` marks them).
     Ci,
 }
 
@@ -66,15 +67,7 @@ pub fn run(a: KernelsArgs) -> Result<(), CommandError> {
         Set::Warm => full(kernels::warm_instances()),
         Set::Families => full(kernels::family_instances()),
         Set::All => full(kernels::all_instances()),
-        Set::Ci => {
-            let mut v = full(kernels::warm_instances());
-            v.extend(
-                kernels::ci_front_end_instances()
-                    .into_iter()
-                    .map(|i| (i, true)),
-            );
-            v
-        }
+        Set::Ci => kernels::ci_instances(),
     };
     if let Some(s) = &a.only {
         if all.iter().any(|(i, _)| i.key() == *s) {

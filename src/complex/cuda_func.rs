@@ -85,6 +85,7 @@ pub(crate) fn cinst_only(k: usize, code: u32) -> Instance {
         &FLOAT_CFUNC,
         &[("FF_K", k as i64), ("CF_ONLY", cfamily(code) as i64)],
     )
+    .for_first_use()
 }
 
 /// The module evaluating `code` at tier `k` (`pick_module`: the module of

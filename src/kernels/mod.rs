@@ -141,6 +141,28 @@ pub fn sources() -> [&'static KernelSource; 15] {
 pub struct Instance {
     pub source: &'static KernelSource,
     pub defines: Vec<(&'static str, i64)>,
+    /// A first-use module: compiled with NVRTC's `--Ofast-compile` at
+    /// [`fast_compile_level`] (a fraction of the compile time, the same
+    /// code semantics; notes/kernels.md).
+    pub first_use: bool,
+}
+
+/// NVRTC's `--Ofast-compile` level of the first-use modules:
+/// `$MPARRAY_FAST_COMPILE` (`0`, `min`, `mid`, `max`), else `min`; `0`
+/// (or `off`) compiles them as the others, fully optimised.
+pub fn fast_compile_level() -> &'static str {
+    static LEVEL: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    LEVEL.get_or_init(|| {
+        match std::env::var("MPARRAY_FAST_COMPILE")
+            .as_deref()
+            .map(str::trim)
+        {
+            Ok("0") | Ok("off") => "0",
+            Ok("mid") => "mid",
+            Ok("max") => "max",
+            _ => "min",
+        }
+    })
 }
 
 impl Instance {
@@ -148,7 +170,20 @@ impl Instance {
         Instance {
             source,
             defines: defines.to_vec(),
+            first_use: false,
         }
+    }
+
+    /// This instance as a first-use module (`--Ofast-compile`, see
+    /// [`fast_compile_level`]).
+    pub fn for_first_use(mut self) -> Instance {
+        self.first_use = true;
+        self
+    }
+
+    /// The `--Ofast-compile` level this instance is compiled with, if any.
+    pub fn fast_level(&self) -> Option<&'static str> {
+        Some(fast_compile_level()).filter(|l| self.first_use && *l != "0")
     }
 
     /// The registry key: source name plus defines.
@@ -157,15 +192,23 @@ impl Instance {
         for (n, v) in &self.defines {
             let _ = write!(k, ",{n}={v}");
         }
+        if let Some(l) = self.fast_level() {
+            let _ = write!(k, ",Ofc={l}");
+        }
         k
     }
 
     /// NVRTC options for this instance.
     pub fn options(&self) -> Vec<String> {
-        self.defines
+        let mut o: Vec<String> = self
+            .defines
             .iter()
             .map(|(n, v)| format!("-D{n}={v}"))
-            .collect()
+            .collect();
+        if let Some(l) = self.fast_level() {
+            o.push(format!("--Ofast-compile={l}"));
+        }
+        o
     }
 
     /// The source with its includes pasted in (NVRTC has no file system).
@@ -218,6 +261,32 @@ pub fn all_instances() -> Vec<Instance> {
     v
 }
 
+/// CI's check (`mparray kernels compile --set ci`), each with whether only
+/// NVRTC's front end runs: the warm set compiled to CUBINs, its function
+/// modules of every function (float_func and float_cfunc at the 16 tiers,
+/// 1,500 of the step's ~2,000 CPU seconds at full optimisation) with
+/// `--Ofast-compile` as the first-use modules (about 4 s each: the same
+/// front end, preprocessed text and template instantiations; a
+/// code generation checked, not the optimiser's full one, which the GPU
+/// runs that warm their cache do), and the one-family modules at the
+/// smallest tier through the front end (below).
+pub fn ci_instances() -> Vec<(Instance, bool)> {
+    let func =
+        |i: &Instance| std::ptr::eq(i.source, &FLOAT_FUNC) || std::ptr::eq(i.source, &FLOAT_CFUNC);
+    let mut v: Vec<(Instance, bool)> = warm_instances()
+        .into_iter()
+        .map(|i| {
+            if func(&i) {
+                (i.for_first_use(), false)
+            } else {
+                (i, false)
+            }
+        })
+        .collect();
+    v.extend(ci_front_end_instances().into_iter().map(|i| (i, true)));
+    v
+}
+
 /// What CI checks besides compiling the warm set: every one-family module
 /// at the smallest tier, through NVRTC's front end only
 /// (`engine::cuda::compile::check_front_end`). A family module is its full
@@ -232,4 +301,47 @@ pub fn ci_front_end_instances() -> Vec<Instance> {
         .into_iter()
         .filter(|i| i.key().split(',').any(|d| d == smallest))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A first-use module carries the `--Ofast-compile` level in its
+    /// options and its key (so a cache and an engine keep it apart from
+    /// the fully optimised module of the same text); the families are
+    /// first-use modules, the warm set is not.
+    #[test]
+    fn first_use_modules_compile_fast_under_their_own_key() {
+        let full = Instance::new(&FLOAT_FUNC, &[("FF_K", 3)]);
+        let fast = full.clone().for_first_use();
+        let ofc = |i: &Instance| i.options().iter().any(|o| o.starts_with("--Ofast-compile"));
+        assert!(!ofc(&full));
+        assert_eq!(full.key(), "float_func,FF_K=3");
+        match fast_compile_level() {
+            "0" => assert_eq!(fast.key(), full.key()),
+            l => {
+                assert_eq!(fast.key(), format!("float_func,FF_K=3,Ofc={l}"));
+                assert!(fast.options().contains(&format!("--Ofast-compile={l}")));
+            }
+        }
+        assert!(family_instances().iter().all(|i| i.first_use));
+        assert!(warm_instances().iter().all(|i| !i.first_use));
+    }
+
+    /// CI's set: the warm set (its function modules as first-use ones),
+    /// then the 29 families at the smallest tier through the front end.
+    #[test]
+    fn ci_set_is_the_warm_set_and_the_families_front_ends() {
+        let warm = warm_instances();
+        let ci = ci_instances();
+        assert_eq!(ci.len(), warm.len() + 29);
+        for ((c, fe), w) in ci.iter().zip(&warm) {
+            assert!(!fe);
+            assert_eq!(c.defines, w.defines);
+            let func = w.source.name == "float_func" || w.source.name == "float_cfunc";
+            assert_eq!(c.first_use, func, "{}", w.key());
+        }
+        assert!(ci[warm.len()..].iter().all(|(i, fe)| *fe && i.first_use));
+    }
 }

@@ -99,6 +99,7 @@ pub(crate) fn inst_only(k: usize, code: u32) -> Instance {
         &FLOAT_FUNC,
         &[("FF_K", k as i64), ("FF_ONLY", family(code) as i64)],
     )
+    .for_first_use()
 }
 
 /// The modules of all functions at every tier: what a warmed machine
