@@ -370,6 +370,7 @@ static inline void __syncthreads() {}
 struct EmuDim { unsigned x, y, z; };
 static EmuDim blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, threadIdx = {0, 0, 0}, gridDim = {1, 1, 1};
 typedef unsigned long long u64;
+struct ulonglong2 { u64 x, y; };
 static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
 "#;
 
@@ -465,10 +466,18 @@ fn generated_float_kernel_on_the_host() {
                 mparray::float::cuda::tier_for(lk.iter().copied().fold(n, usize::max)).unwrap();
             let consts = cpu::float_constants(&e, p, rnd).unwrap();
             let tile = rnd == Round::Up;
-            let mut src = codegen::float_kernel(&e, p, n, &lk, tier, &consts, tile);
-            let len = ins[0].len();
-            let rc = mparray::float::cuda::round_code(rnd);
-            src.push_str(&format!(
+            // The register kernel, and the generic one (staged or not).
+            let mut plan = codegen::regs_plan(&e, n, &lk).expect("a register plan");
+            for (regs, inline) in [(true, false), (true, true), (false, false)] {
+                plan.inline = inline;
+                let mut src = if regs {
+                    codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan)
+                } else {
+                    codegen::float_kernel(&e, p, n, &lk, tier, &consts, tile)
+                };
+                let len = ins[0].len();
+                let rc = mparray::float::cuda::round_code(rnd);
+                src.push_str(&format!(
                 r#"
 int main() {{
     u64 n = {len};
@@ -485,19 +494,90 @@ int main() {{
 "#,
                 lk[0], lk[1], lk[2]
             ));
-            let mut input = Vec::new();
-            for a in &ins {
-                let (t, x) = (a.tags().unwrap(), a.exps().unwrap());
-                input.extend((0..len).map(|i| ((x[i] as u64) << 8) | t[i] as u64));
-                input.extend_from_slice(a.limbs().unwrap());
+                let mut input = Vec::new();
+                for a in &ins {
+                    let (t, x) = (a.tags().unwrap(), a.exps().unwrap());
+                    input.extend((0..len).map(|i| ((x[i] as u64) << 8) | t[i] as u64));
+                    input.extend_from_slice(a.limbs().unwrap());
+                }
+                if let Some(got) = emulate(&src, &input, len * (1 + n)) {
+                    let (rh, rl) = got.split_at(len);
+                    let tags: Vec<u8> = rh.iter().map(|h| (h & 0xff) as u8).collect();
+                    let exps: Vec<i64> = rh.iter().map(|h| (*h as i64) >> 8).collect();
+                    assert_eq!(tags, want.tags().unwrap(), "{p} {rnd:?}: tags");
+                    assert_eq!(exps, want.exps().unwrap(), "{p} {rnd:?}: exponents");
+                    assert_eq!(
+                        rl,
+                        want.limbs().unwrap(),
+                        "{p} {rnd:?} {regs} {inline}: limbs"
+                    );
+                }
             }
-            if let Some(got) = emulate(&src, &input, len * (1 + n)) {
-                let (rh, rl) = got.split_at(len);
-                let tags: Vec<u8> = rh.iter().map(|h| (h & 0xff) as u8).collect();
-                let exps: Vec<i64> = rh.iter().map(|h| (*h as i64) >> 8).collect();
-                assert_eq!(tags, want.tags().unwrap(), "{p} {rnd:?}: tags");
-                assert_eq!(exps, want.exps().unwrap(), "{p} {rnd:?}: exponents");
-                assert_eq!(rl, want.limbs().unwrap(), "{p} {rnd:?}: limbs");
+        }
+    }
+}
+
+/// NVRTC's time for the generated float kernels (no GPU needed, NVRTC in
+/// LD_LIBRARY_PATH): prints the milliseconds and ptxas's register and
+/// spill counts per shape. A measurement, not a check: `cargo test
+/// --release --test expr nvrtc_time -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs NVRTC; prints compile times"]
+fn nvrtc_time_of_generated_float_kernels() {
+    use mparray::expr::{codegen, cpu};
+    let arch = std::env::var("MPARRAY_ARCH").unwrap_or_else(|_| "sm_90".into());
+    let texts = std::env::var("MPARRAY_EXPRS").unwrap_or_else(|_| {
+        "a*b+c*d;(a*b+c*d)*e;(a*b+c*d)/e;(a*b+c*d)*e-f;fma(a,b,-c)/sqrt(a*a+0.1)-(b-c*a)+b*c".into()
+    });
+    let p: u64 = std::env::var("MPARRAY_PREC")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512);
+    let n = mparray::float::limbs_for_prec(p);
+    for text in texts.split(';') {
+        let e = Expr::parse(text).unwrap();
+        let lk = vec![n; e.inputs().len()];
+        let tier = mparray::float::cuda::tier_for(n).unwrap();
+        let consts = cpu::float_constants(&e, p, Round::Nearest).unwrap();
+        let mut srcs = vec![(
+            "generic",
+            codegen::float_kernel(&e, p, n, &lk, tier, &consts, true),
+        )];
+        if let Some(mut plan) = codegen::regs_plan(&e, n, &lk) {
+            srcs.push((
+                "regs",
+                codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan),
+            ));
+            plan.inline = true;
+            srcs.push((
+                "regs-inline",
+                codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan),
+            ));
+        }
+        for (kind, src) in srcs {
+            let t0 = std::time::Instant::now();
+            let c = mparray::engine::cuda::compile::compile(
+                "expr_t",
+                &src,
+                &["--ptxas-options=-v".to_string()],
+                &arch,
+                None,
+            )
+            .unwrap();
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            let info: Vec<&str> = c
+                .log
+                .lines()
+                .filter(|l| {
+                    l.contains("registers")
+                        || l.contains("spill")
+                        || l.contains("stack")
+                        || l.contains("unction")
+                })
+                .collect();
+            println!("{text} [{kind}]: {ms:.0} ms, {} bytes of source", src.len());
+            for l in info {
+                println!("    {}", l.trim());
             }
         }
     }
