@@ -525,6 +525,45 @@ fn in_place(op: Op) -> bool {
     matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Sqrt)
 }
 
+/// x / y for normal x, y and destination of EX_N <= 8 limbs in registers:
+/// fl_div_num's exact quotient (x shifted up by N + 1 limbs, Knuth's
+/// algorithm with compile-time sizes), its normalization (the quotient has
+/// its top bit at 64N + 63 or 64N + 64) and the rounding of fl_round_regs.
+const EX_DIV_FAST: &str = r#"
+__device__ __forceinline__ void ex_div_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd) {
+    constexpr int N = EX_N, UL = 2 * EX_N + 1;
+    u64 u[UL + 1], v[N], q[N + 2];
+#pragma unroll
+    for (int i = 0; i <= N; i++) u[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        u[N + 1 + i] = xm[i];
+        v[i] = ym[i];
+    }
+    u[UL] = 0;
+    fl_divrem_kv<UL, N>(q, u, v, fl_invert_fast(v[N - 1]));
+    u64 st = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) st |= u[i];
+    i64 e = fl_exp(xh) - fl_exp(yh);
+    u64 hi[N + 1], below;
+    if (q[N + 1] != 0) {
+#pragma unroll
+        for (int i = 0; i <= N; i++) hi[i] = (q[i + 1] << 63) | (q[i] >> 1);
+        below = (q[0] << 63) | st;
+        e += 1;
+    } else {
+        u32 lz = fl_clz(q[N]);
+#pragma unroll
+        for (int i = 0; i <= N; i++) hi[i] = lz ? (q[i] << lz) | (i ? q[i - 1] >> (64 - lz) : 0) : q[i];
+        below = st;
+        e -= lz;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    fl_round_regs<N>(o, hi, below, e, neg, p, rnd);
+}
+"#;
+
 /// The plan of the register kernel, or None when the output has more than
 /// [`REGS_MAX_LIMBS`] limbs or the slots of 32 elements do not fit.
 /// Every live input is staged into a slot at the start of a tile; an
@@ -657,6 +696,14 @@ pub fn float_kernel_regs(
     s.push_str(
         "__device__ __forceinline__ bool ex_normal(u64 h) { return (fl_tag(h) & 3) == FL_NORMAL; }\n",
     );
+    if n <= 8
+        && nodes
+            .iter()
+            .enumerate()
+            .any(|(i, x)| live[i] && matches!(x, Node::Op(Op::Div, _)))
+    {
+        s.push_str(EX_DIV_FAST);
+    }
     // The out-of-line exact code, one function per operation kind used.
     let mut kinds: Vec<&str> = Vec::new();
     let mut want = |k: &'static str| {
@@ -698,6 +745,9 @@ pub fn float_kernel_regs(
                 }
                 "SUB" => {
                     "if (lx == EX_N && ly == EX_N && ex_normal(xh) && ex_normal(yh)) { fl_add_fast<EX_N>(o, xh, xm, yh, ym, true, p, rnd); return o.head; }"
+                }
+                "DIV" if n <= 8 => {
+                    "if (lx == EX_N && ly == EX_N && ex_normal(xh) && ex_normal(yh)) { ex_div_fast(o, xh, xm, yh, ym, p, rnd); return o.head; }"
                 }
                 "SQRT" if n <= 8 => {
                     "if (lx == EX_N && ex_normal(xh) && (fl_tag(xh) & FL_NEG) == 0) { i8 r; if (fl_sqrt_fast<EX_N, true>(o, xh, xm, p, rnd, r)) return o.head; }"
@@ -859,6 +909,10 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
                         x1.0,
                         x1.1,
                         *op == Op::Sub
+                    )),
+                    Op::Div if both && n <= 8 => Some(format!(
+                        "if (ex_normal({0}) && ex_normal({2})) {{ ex_div_fast(o, {0}, {1}, {2}, {3}, p, rnd); ok = true; }}",
+                        x0.0, x0.1, x1.0, x1.1
                     )),
                     Op::Sqrt if x0.2 == n && n <= 8 => Some(format!(
                         "if (ex_normal({0}) && (fl_tag({0}) & FL_NEG) == 0) {{ i8 r; ok = fl_sqrt_fast<EX_N, true>(o, {0}, {1}, p, rnd, r); }}",
