@@ -269,6 +269,14 @@ pub fn eval_float(
     } else {
         codegen::regs_plan(expr, n_out, &in_limbs).map(|mut p| {
             p.inline = kernel.as_deref() == Some("inline");
+            // MPARRAY_EXPR_THREADS=64 or 32: smaller tiles (measurements).
+            if let Some(t) = std::env::var("MPARRAY_EXPR_THREADS")
+                .ok()
+                .and_then(|v| v.parse::<u32>().ok())
+                .filter(|t| [32, 64].contains(t) && *t < p.threads)
+            {
+                p.threads = t;
+            }
             p
         })
     };
@@ -278,7 +286,10 @@ pub fn eval_float(
     let f = match &regs {
         Some(plan) => function(
             eng,
-            format!("fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}", plan.inline),
+            format!(
+                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}",
+                plan.inline, plan.threads
+            ),
             || codegen::float_kernel_regs(expr, prec, n_out, &in_limbs, tier, consts, plan),
             "expr_float",
         )?,
