@@ -370,6 +370,7 @@ static inline void __syncthreads() {}
 struct EmuDim { unsigned x, y, z; };
 static EmuDim blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, threadIdx = {0, 0, 0}, gridDim = {1, 1, 1};
 typedef unsigned long long u64;
+struct ulonglong2 { u64 x, y; };
 static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
 "#;
 
@@ -444,60 +445,217 @@ int main() {{
     }
 }
 
-#[test]
-fn generated_float_kernel_on_the_host() {
+/// The generated float kernels for `e` on the host (one g++ program, each
+/// variant in its own namespace): the register kernel with its register
+/// paths out of line and inline, and the generic kernel (staged when
+/// `tile`); their outputs (heads, limbs) in that order, or None when
+/// emulation is off.
+fn emulate_float(
+    e: &Expr,
+    ins: &[FloatArray],
+    p: u64,
+    rnd: Round,
+    tile: bool,
+) -> Option<Vec<(Vec<u64>, Vec<u64>)>> {
     use mparray::expr::{codegen, cpu};
-    let mut r = Rng(seed());
-    let text = "fma(a, b, -c) / sqrt(a*a + 0.1) - (b - c*a) + b*c";
-    for (p, pin) in [
-        (192u64, [192u64, 192, 192]),
-        (512, [512, 512, 512]),
-        (300, [64, 500, 300]),
-    ] {
-        for rnd in [Round::Nearest, Round::Up, Round::Zero] {
-            let e = Expr::parse(text).unwrap();
-            let ins = float_inputs(&mut r, 3, 60, &pin);
-            let refs: Vec<&FloatArray> = ins.iter().collect();
-            let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
-            let n = mparray::float::limbs_for_prec(p);
-            let lk: Vec<usize> = ins.iter().map(|a| a.limbs_per_element()).collect();
-            let tier =
-                mparray::float::cuda::tier_for(lk.iter().copied().fold(n, usize::max)).unwrap();
-            let consts = cpu::float_constants(&e, p, rnd).unwrap();
-            let tile = rnd == Round::Up;
-            let mut src = codegen::float_kernel(&e, p, n, &lk, tier, &consts, tile);
-            let len = ins[0].len();
-            let rc = mparray::float::cuda::round_code(rnd);
-            src.push_str(&format!(
-                r#"
+    let n = mparray::float::limbs_for_prec(p);
+    let lk: Vec<usize> = ins.iter().map(|a| a.limbs_per_element()).collect();
+    let tier = mparray::float::cuda::tier_for(lk.iter().copied().fold(n, usize::max)).unwrap();
+    let consts = cpu::float_constants(e, p, rnd).unwrap();
+    let mut plan = codegen::regs_plan(e, n, &lk).expect("a register plan");
+    let mut srcs = vec![codegen::float_kernel_regs(
+        e, p, n, &lk, tier, &consts, &plan,
+    )];
+    plan.inline = true;
+    srcs.push(codegen::float_kernel_regs(
+        e, p, n, &lk, tier, &consts, &plan,
+    ));
+    srcs.push(codegen::float_kernel(e, p, n, &lk, tier, &consts, tile));
+    let mut src = String::new();
+    for (v, s) in srcs.iter().enumerate() {
+        src.push_str(&format!(
+            "namespace v{v} {{\n{}\n}}\n",
+            s.replace("extern \"C\" ", "").replace("#pragma once", "")
+        ));
+    }
+    let m = ins.len();
+    let len = ins[0].len();
+    let rc = mparray::float::cuda::round_code(rnd);
+    let lks: Vec<String> = lk.iter().map(|l| l.to_string()).collect();
+    let args: Vec<String> = (0..m)
+        .map(|k| format!("h[{k}].data(), l[{k}].data()"))
+        .collect();
+    src.push_str(&format!(
+        r#"
 int main() {{
     u64 n = {len};
-    std::vector<u64> h[3], l[3];
-    u64 lk[3] = {{{}, {}, {}}};
-    for (int k = 0; k < 3; k++) {{
+    std::vector<u64> h[{m}], l[{m}];
+    u64 lk[{m}] = {{{}}};
+    for (int k = 0; k < {m}; k++) {{
         h[k].resize(n); l[k].resize(n * lk[k]);
         fread(h[k].data(), 8, n, stdin); fread(l[k].data(), 8, n * lk[k], stdin);
     }}
     std::vector<u64> rh(n), rl(n * {n});
-    expr_float(rh.data(), rl.data(), h[0].data(), l[0].data(), h[1].data(), l[1].data(), h[2].data(), l[2].data(), n, {rc});
-    fwrite(rh.data(), 8, n, stdout); fwrite(rl.data(), 8, n * {n}, stdout);
-}}
 "#,
-                lk[0], lk[1], lk[2]
-            ));
-            let mut input = Vec::new();
-            for a in &ins {
-                let (t, x) = (a.tags().unwrap(), a.exps().unwrap());
-                input.extend((0..len).map(|i| ((x[i] as u64) << 8) | t[i] as u64));
-                input.extend_from_slice(a.limbs().unwrap());
+        lks.join(", ")
+    ));
+    for v in 0..srcs.len() {
+        src.push_str(&format!(
+            "    v{v}::expr_float(rh.data(), rl.data(), {}, n, {rc});\n    fwrite(rh.data(), 8, n, stdout); fwrite(rl.data(), 8, n * {n}, stdout);\n",
+            args.join(", ")
+        ));
+    }
+    src.push_str("}\n");
+    let mut input = Vec::new();
+    for a in ins {
+        let (t, x) = (a.tags().unwrap(), a.exps().unwrap());
+        input.extend((0..len).map(|i| ((x[i] as u64) << 8) | t[i] as u64));
+        input.extend_from_slice(a.limbs().unwrap());
+    }
+    let per = len * (1 + n);
+    let got = emulate(&src, &input, srcs.len() * per)?;
+    Some(
+        got.chunks(per)
+            .map(|c| (c[..len].to_vec(), c[len..].to_vec()))
+            .collect(),
+    )
+}
+
+/// Each emulated kernel's output against `want`.
+fn check_emulated(got: &[(Vec<u64>, Vec<u64>)], want: &FloatArray, what: &str) {
+    let names = ["register", "register inline", "generic"];
+    for (v, (rh, rl)) in got.iter().enumerate() {
+        let tags: Vec<u8> = rh.iter().map(|h| (h & 0xff) as u8).collect();
+        let exps: Vec<i64> = rh.iter().map(|h| (*h as i64) >> 8).collect();
+        assert_eq!(
+            tags,
+            want.tags().unwrap(),
+            "{what}, {} kernel: tags",
+            names[v]
+        );
+        assert_eq!(
+            exps,
+            want.exps().unwrap(),
+            "{what}, {} kernel: exponents",
+            names[v]
+        );
+        assert_eq!(
+            rl,
+            want.limbs().unwrap(),
+            "{what}, {} kernel: limbs",
+            names[v]
+        );
+    }
+}
+
+#[test]
+fn generated_float_kernel_on_the_host() {
+    let mut r = Rng(seed());
+    let text = "fma(a, b, -c) / sqrt(a*a + 0.1) - (b - c*a) + b*c / a";
+    for (p, pin, rnds) in [
+        (192u64, [192u64, 192, 192], &[Round::Nearest][..]),
+        (512, [512, 512, 512], &[Round::Up, Round::Zero][..]),
+        (300, [64, 500, 300], &[Round::Nearest, Round::Up][..]),
+    ] {
+        for &rnd in rnds {
+            let e = Expr::parse(text).unwrap();
+            let ins = float_inputs(&mut r, 3, 60, &pin);
+            let refs: Vec<&FloatArray> = ins.iter().collect();
+            let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
+            if let Some(got) = emulate_float(&e, &ins, p, rnd, rnd == Round::Up) {
+                check_emulated(&got, &want, &format!("{p} {rnd:?}"));
             }
-            if let Some(got) = emulate(&src, &input, len * (1 + n)) {
-                let (rh, rl) = got.split_at(len);
-                let tags: Vec<u8> = rh.iter().map(|h| (h & 0xff) as u8).collect();
-                let exps: Vec<i64> = rh.iter().map(|h| (*h as i64) >> 8).collect();
-                assert_eq!(tags, want.tags().unwrap(), "{p} {rnd:?}: tags");
-                assert_eq!(exps, want.exps().unwrap(), "{p} {rnd:?}: exponents");
-                assert_eq!(rl, want.limbs().unwrap(), "{p} {rnd:?}: limbs");
+        }
+    }
+}
+
+/// Random trees (depth up to 6, every float operation) through the
+/// generated kernels on the host, against the unfused chain of library
+/// operations, at register sizes (up to 16 limbs) and mixed input
+/// precisions.
+#[test]
+fn generated_float_kernels_random_trees_on_the_host() {
+    let mut r = Rng(seed());
+    let modes = [Round::Nearest, Round::Down, Round::Away];
+    for round in 0..3 {
+        let p = [128u64, 512, 1000][round];
+        let rnd = modes[round];
+        let nin = 2 + r.index(3);
+        let text = float_text(&mut r, nin, 6);
+        let names: Vec<String> = (0..nin)
+            .map(|k| ((b'a' + k as u8) as char).to_string())
+            .collect();
+        let e = parse::parse_with(&text, Some(&names)).unwrap();
+        let ins = float_inputs(&mut r, nin, 40, &[p, p, p + 37, 64]);
+        let refs: Vec<&FloatArray> = ins.iter().collect();
+        let chain = expr::chain_float(&e, &refs, p, rnd).unwrap();
+        if let Some(got) = emulate_float(&e, &ins, p, rnd, round == 1) {
+            check_emulated(&got, &chain, &format!("{text} at {p} bits {rnd:?}"));
+        }
+    }
+}
+
+/// NVRTC's time for the generated float kernels (no GPU needed, NVRTC in
+/// LD_LIBRARY_PATH): prints the milliseconds and ptxas's register and
+/// spill counts per shape. A measurement, not a check: `cargo test
+/// --release --test expr nvrtc_time -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs NVRTC; prints compile times"]
+fn nvrtc_time_of_generated_float_kernels() {
+    use mparray::expr::{codegen, cpu};
+    let arch = std::env::var("MPARRAY_ARCH").unwrap_or_else(|_| "sm_90".into());
+    let texts = std::env::var("MPARRAY_EXPRS").unwrap_or_else(|_| {
+        "a*b+c*d;(a*b+c*d)*e;(a*b+c*d)/e;(a*b+c*d)*e-f;fma(a,b,-c)/sqrt(a*a+0.1)-(b-c*a)+b*c".into()
+    });
+    let p: u64 = std::env::var("MPARRAY_PREC")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512);
+    let n = mparray::float::limbs_for_prec(p);
+    for text in texts.split(';') {
+        let e = Expr::parse(text).unwrap();
+        let lk = vec![n; e.inputs().len()];
+        let tier = mparray::float::cuda::tier_for(n).unwrap();
+        let consts = cpu::float_constants(&e, p, Round::Nearest).unwrap();
+        let mut srcs = vec![(
+            "generic",
+            codegen::float_kernel(&e, p, n, &lk, tier, &consts, true),
+        )];
+        if let Some(mut plan) = codegen::regs_plan(&e, n, &lk) {
+            srcs.push((
+                "regs",
+                codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan),
+            ));
+            plan.inline = true;
+            srcs.push((
+                "regs-inline",
+                codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan),
+            ));
+        }
+        for (kind, src) in srcs {
+            let t0 = std::time::Instant::now();
+            let c = mparray::engine::cuda::compile::compile(
+                "expr_t",
+                &src,
+                &["--ptxas-options=-v".to_string()],
+                &arch,
+                None,
+            )
+            .unwrap();
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            let info: Vec<&str> = c
+                .log
+                .lines()
+                .filter(|l| {
+                    l.contains("registers")
+                        || l.contains("spill")
+                        || l.contains("stack")
+                        || l.contains("unction")
+                })
+                .collect();
+            println!("{text} [{kind}]: {ms:.0} ms, {} bytes of source", src.len());
+            for l in info {
+                println!("    {}", l.trim());
             }
         }
     }

@@ -200,3 +200,45 @@ fn cuda_float_four_ops_equal_the_device_chain() {
         }
     }
 }
+
+/// The register float kernel (outputs of at most 16 limbs: slots in shared
+/// memory, the register paths of the single-operation kernels, the exact
+/// code out of line) on random trees of depth up to 6 with special values
+/// and mixed input precisions, against the unfused chain on the device,
+/// bit for bit.
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_float_register_kernel_random_trees_vs_device_chain() {
+    let dev = cuda();
+    let mut r = Rng(seed());
+    let modes = [
+        Round::Nearest,
+        Round::Zero,
+        Round::Up,
+        Round::Down,
+        Round::Away,
+    ];
+    for (round, p) in [64u64, 192, 512, 512, 1000, 300].into_iter().enumerate() {
+        let rnd = modes[round % 5];
+        let nin = 2 + r.index(3);
+        let text = float_text(&mut r, nin, 6);
+        let e = parse::parse_with(&text, Some(&names(nin))).unwrap();
+        let ins: Vec<FloatArray> = (0..nin)
+            .map(|k| {
+                rand_floats(&mut r, [p, p, p + 100, 64][k % 4], 3000)
+                    .to_engine(&dev)
+                    .unwrap()
+            })
+            .collect();
+        let refs: Vec<&FloatArray> = ins.iter().collect();
+        let f = expr::eval_float(&e, &refs, p, rnd)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        let c = expr::chain_float(&e, &refs, p, rnd)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        assert!(f == c, "{text} at {p} bits {rnd:?}");
+    }
+}

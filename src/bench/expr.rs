@@ -18,8 +18,9 @@ use crate::error::{CommandError, Result};
 use crate::expr::{self, Expr, Node, Op};
 use crate::float::{FloatArray, Round, to_rounding_mode};
 
-/// The default expressions (4 operations each, 5 or 6 inputs).
-pub const DEFAULT_EXPRS: [&str; 2] = ["(a*b+c*d)/e", "(a*b+c*d)*e-f"];
+/// The default expressions: a*b+c*d (3 operations), then 4 (with a product
+/// or a division) and 5 operations.
+pub const DEFAULT_EXPRS: [&str; 4] = ["a*b+c*d", "(a*b+c*d)*e", "(a*b+c*d)/e", "(a*b+c*d)*e-f"];
 
 #[derive(Args, Clone)]
 pub struct ExprBenchArgs {
@@ -32,7 +33,7 @@ pub struct ExprBenchArgs {
     /// log2 of the elements (default 22 on CUDA, 20 on the CPU).
     #[arg(long)]
     log_len: Option<u32>,
-    /// Expressions over inputs a, b, c, ... (default the 4-operation ones).
+    /// Expressions over inputs a, b, c, ... (default [`DEFAULT_EXPRS`]).
     #[arg(long = "expr")]
     exprs: Vec<String>,
     /// Timed runs (median).

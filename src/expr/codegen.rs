@@ -490,3 +490,475 @@ pub fn float_kernel(
     s.push_str("    }\n}\n");
     s
 }
+
+// ---------------------------------------------------------------------------
+// The register float kernel (output of at most 16 limbs): the strategy of
+// FloatArray's fastest single operations at those sizes (float_arith.cu's
+// staged register kernels), for the whole expression in one launch.
+
+/// Largest output limb count of [`float_kernel_regs`].
+pub const REGS_MAX_LIMBS: usize = 16;
+
+/// Shared memory a block of the register kernel may use (static limit 48 KiB).
+const REGS_SMEM: usize = 46 * 1024;
+
+/// The layout of [`float_kernel_regs`] for one shape: threads (elements)
+/// per block, per-thread slots of `stride` limbs in shared memory, and the
+/// slot of every live input and operation node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegsPlan {
+    pub threads: u32,
+    pub stride: usize,
+    pub slots: usize,
+    pub slot: Vec<Option<usize>>,
+    /// The register paths inline at every node (faster code, longer
+    /// compiles) rather than inside the one out-of-line function per
+    /// operation kind.
+    pub inline: bool,
+}
+
+/// Whether an operation's result may overwrite an operand's slot: the
+/// operations whose register paths read their operands before they write,
+/// and whose exact code (fl_arith) builds the result in scratch first (the
+/// staged kernels of float_arith.cu write in place the same way).
+fn in_place(op: Op) -> bool {
+    matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Sqrt)
+}
+
+/// x / y for normal x, y and destination of EX_N <= 8 limbs in registers:
+/// fl_div_num's exact quotient (x shifted up by N + 1 limbs, Knuth's
+/// algorithm with compile-time sizes), its normalization (the quotient has
+/// its top bit at 64N + 63 or 64N + 64) and the rounding of fl_round_regs.
+const EX_DIV_FAST: &str = r#"
+__device__ __forceinline__ void ex_div_fast(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd) {
+    constexpr int N = EX_N, UL = 2 * EX_N + 1;
+    u64 u[UL + 1], v[N], q[N + 2];
+#pragma unroll
+    for (int i = 0; i <= N; i++) u[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        u[N + 1 + i] = xm[i];
+        v[i] = ym[i];
+    }
+    u[UL] = 0;
+    fl_divrem_kv<UL, N>(q, u, v, fl_invert_fast(v[N - 1]));
+    u64 st = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) st |= u[i];
+    i64 e = fl_exp(xh) - fl_exp(yh);
+    u64 hi[N + 1], below;
+    if (q[N + 1] != 0) {
+#pragma unroll
+        for (int i = 0; i <= N; i++) hi[i] = (q[i + 1] << 63) | (q[i] >> 1);
+        below = (q[0] << 63) | st;
+        e += 1;
+    } else {
+        u32 lz = fl_clz(q[N]);
+#pragma unroll
+        for (int i = 0; i <= N; i++) hi[i] = lz ? (q[i] << lz) | (i ? q[i - 1] >> (64 - lz) : 0) : q[i];
+        below = st;
+        e -= lz;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    fl_round_regs<N>(o, hi, below, e, neg, p, rnd);
+}
+"#;
+
+/// The plan of the register kernel, or None when the output has more than
+/// [`REGS_MAX_LIMBS`] limbs or the slots of 32 elements do not fit.
+/// Every live input is staged into a slot at the start of a tile; an
+/// operation writes its result into a slot freed by its last use of an
+/// operand (in place, as the single-operation kernels do) or into a free
+/// one.
+pub fn regs_plan(expr: &Expr, n_out: usize, in_limbs: &[usize]) -> Option<RegsPlan> {
+    if n_out > REGS_MAX_LIMBS {
+        return None;
+    }
+    let live = expr.live();
+    let nodes = expr.nodes();
+    let maxl = nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| live[*i])
+        .filter_map(|(_, n)| match n {
+            Node::Input(k) => Some(in_limbs[*k]),
+            _ => None,
+        })
+        .fold(n_out, usize::max);
+    if maxl > 64 {
+        return None;
+    }
+    let stride = maxl | 1;
+    // Last use of every node (the root is used by the output).
+    let mut last = vec![0usize; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        if let (true, Node::Op(_, a)) = (live[i], n) {
+            for &j in a {
+                last[j] = i;
+            }
+        }
+    }
+    last[expr.root()] = usize::MAX;
+    let mut slot: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut free: Vec<usize> = Vec::new();
+    let mut count = 0usize;
+    for (i, n) in nodes.iter().enumerate() {
+        if live[i] && matches!(n, Node::Input(_)) {
+            slot[i] = Some(count);
+            count += 1;
+        }
+    }
+    for (i, n) in nodes.iter().enumerate() {
+        let Node::Op(op, a) = n else { continue };
+        if !live[i] {
+            continue;
+        }
+        let mut dying: Vec<usize> = Vec::new();
+        for &j in a.iter() {
+            if let (true, Some(s)) = (last[j] == i, slot[j])
+                && !dying.contains(&s)
+            {
+                dying.push(s);
+            }
+        }
+        let s = if in_place(*op) && !dying.is_empty() {
+            dying.remove(0)
+        } else if let Some(s) = free.pop() {
+            s
+        } else {
+            count += 1;
+            count - 1
+        };
+        slot[i] = Some(s);
+        free.extend(dying);
+    }
+    if !matches!(nodes[expr.root()], Node::Op(..)) {
+        // The output of a bare input or constant: one more slot.
+        count += 1;
+    }
+    let per = count * stride * 8;
+    let threads = [128u32, 64, 32]
+        .into_iter()
+        .find(|&t| per * t as usize <= REGS_SMEM)?;
+    Some(RegsPlan {
+        threads,
+        stride,
+        slots: count,
+        slot,
+        inline: false,
+    })
+}
+
+/// The register float kernel `expr_float(rh, rl, h_0, l_0, .., n, rnd)`
+/// (the arguments of [`float_kernel`]; launched with `plan.threads`
+/// threads per block). Per tile of `plan.threads` elements: every live
+/// input's limbs loaded coalesced (16-byte words when the limb count is
+/// even) into the per-thread slots in shared memory, then per element each
+/// operation with the register code of FloatArray's fastest kernels at
+/// this size (the short product, fl_add_fast, fl_sqrt_fast up to 8 limbs;
+/// operands of `n_out` limbs, normal), its result in a slot; what those
+/// paths leave (special values, a short product that cannot decide,
+/// division, fma, negation, operands of other limb counts) by the exact
+/// code of fl_arith, one out-of-line function per operation kind. Then the
+/// root's slot is stored coalesced.
+pub fn float_kernel_regs(
+    expr: &Expr,
+    prec: u64,
+    n_out: usize,
+    in_limbs: &[usize],
+    tier: usize,
+    consts: &[Option<FConst>],
+    plan: &RegsPlan,
+) -> String {
+    let live = expr.live();
+    let nodes = expr.nodes();
+    let root = expr.root();
+    let n = n_out;
+    let st = plan.stride;
+    let mut s = String::new();
+    let _ = writeln!(s, "// Generated: {}", expr.canonical());
+    let _ = writeln!(
+        s,
+        "#define FL_NL {tier}\n#define EX_N {n}\n#define EX_T {}\n#define EX_S {st}",
+        plan.threads
+    );
+    s.push_str(COMMON);
+    s.push_str(&FLOAT_COMMON.replace("#include \"common.cuh\"", ""));
+    for (i, c) in consts.iter().enumerate() {
+        if let (true, Some(c)) = (live[i], c) {
+            let _ = writeln!(
+                s,
+                "__device__ const u64 C{i}[{n}] = {{{}}};",
+                limb_list(&c.limbs)
+            );
+        }
+    }
+    s.push_str(
+        "__device__ __forceinline__ bool ex_normal(u64 h) { return (fl_tag(h) & 3) == FL_NORMAL; }\n",
+    );
+    if n <= 8
+        && nodes
+            .iter()
+            .enumerate()
+            .any(|(i, x)| live[i] && matches!(x, Node::Op(Op::Div, _)))
+    {
+        s.push_str(EX_DIV_FAST);
+    }
+    // The out-of-line exact code, one function per operation kind used.
+    let mut kinds: Vec<&str> = Vec::new();
+    let mut want = |k: &'static str| {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    };
+    for (i, node) in nodes.iter().enumerate() {
+        if let (true, Node::Op(op, _)) = (live[i], node) {
+            want(match op {
+                Op::Add => "ADD",
+                Op::Sub => "SUB",
+                Op::Mul => "MUL",
+                Op::Div => "DIV",
+                Op::Sqrt => "SQRT",
+                Op::Fma => "FMA",
+                Op::Neg => "NEG",
+                _ => unreachable!("check_kind"),
+            });
+        }
+    }
+    if !matches!(nodes[root], Node::Op(..)) {
+        want("SET");
+    }
+    for k in &kinds {
+        // Out of line, the register path first (plan.inline: at the node).
+        let pre = if plan.inline {
+            ""
+        } else {
+            match *k {
+                "MUL" if n >= 4 => {
+                    "if (lx == EX_N && ly == EX_N && ex_normal(xh) && ex_normal(yh)) { i8 r; if (fl_mul_short<EX_N, true>(o, xh, xm, yh, ym, p, rnd, r)) return o.head; }"
+                }
+                "MUL" => {
+                    "if (lx == EX_N && ly == EX_N && ex_normal(xh) && ex_normal(yh)) { fl_mul_fast<EX_N>(o, xh, xm, yh, ym, p, rnd); return o.head; }"
+                }
+                "ADD" => {
+                    "if (lx == EX_N && ly == EX_N && ex_normal(xh) && ex_normal(yh)) { fl_add_fast<EX_N>(o, xh, xm, yh, ym, false, p, rnd); return o.head; }"
+                }
+                "SUB" => {
+                    "if (lx == EX_N && ly == EX_N && ex_normal(xh) && ex_normal(yh)) { fl_add_fast<EX_N>(o, xh, xm, yh, ym, true, p, rnd); return o.head; }"
+                }
+                "DIV" if n <= 8 => {
+                    "if (lx == EX_N && ly == EX_N && ex_normal(xh) && ex_normal(yh)) { ex_div_fast(o, xh, xm, yh, ym, p, rnd); return o.head; }"
+                }
+                "SQRT" if n <= 8 => {
+                    "if (lx == EX_N && ex_normal(xh) && (fl_tag(xh) & FL_NEG) == 0) { i8 r; if (fl_sqrt_fast<EX_N, true>(o, xh, xm, p, rnd, r)) return o.head; }"
+                }
+                _ => "",
+            }
+        };
+        let body = match *k {
+            "NEG" => "fl_set(o, xh, xm, lx, true, false, 0, p, rnd)".to_string(),
+            "SET" => "fl_set(o, xh, xm, lx, false, false, 0, p, rnd)".to_string(),
+            op => format!(
+                "fl_arith<FL_NL>(FL_OP_{op}, rnd, p, o, xh, xm, lx, yh, ym, ly, zh, zm, lz)"
+            ),
+        };
+        let _ = writeln!(
+            s,
+            "__device__ __noinline__ u64 ex_slow_{k}(u32 rnd, u64 p, u64 *om, u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz) {{\n    FlOut o = {{om, EX_N, 0}};\n    {pre}\n    {body};\n    (void)yh; (void)ym; (void)ly; (void)zh; (void)zm; (void)lz;\n    return o.head;\n}}"
+        );
+    }
+    // Coalesced staging of one operand of L limbs: slot base `sh` (thread
+    // t at sh + t * EX_S), elements base.. of g; full tiles unrolled.
+    s.push_str(
+        r#"template <int L>
+__device__ __forceinline__ void ex_in(u64 *sh, const u64 *g, u64 base, u32 cnt) {
+    const u64 *src = g + base * L;
+    if (L % 2 == 0) {
+        const ulonglong2 *s2 = (const ulonglong2 *)src;
+        if (cnt == EX_T && blockDim.x == EX_T) {
+#pragma unroll
+            for (u32 r = 0; r < L / 2; r++) {
+                u32 k2 = threadIdx.x + r * EX_T, k = 2 * k2, t = k / L, i = k - t * L;
+                ulonglong2 v = s2[k2];
+                sh[t * EX_S + i] = v.x;
+                sh[t * EX_S + i + 1] = v.y;
+            }
+        } else {
+            for (u32 k2 = threadIdx.x; k2 < cnt * L / 2; k2 += blockDim.x) {
+                u32 k = 2 * k2, t = k / L, i = k - t * L;
+                ulonglong2 v = s2[k2];
+                sh[t * EX_S + i] = v.x;
+                sh[t * EX_S + i + 1] = v.y;
+            }
+        }
+    } else {
+        for (u32 k = threadIdx.x; k < cnt * L; k += blockDim.x) {
+            u32 t = k / L, i = k - t * L;
+            sh[t * EX_S + i] = src[k];
+        }
+    }
+}
+template <int L>
+__device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt) {
+    u64 *dst = g + base * L;
+    if (L % 2 == 0) {
+        ulonglong2 *d2 = (ulonglong2 *)dst;
+        for (u32 k2 = threadIdx.x; k2 < cnt * L / 2; k2 += blockDim.x) {
+            u32 k = 2 * k2, t = k / L, i = k - t * L;
+            ulonglong2 v;
+            v.x = sh[t * EX_S + i];
+            v.y = sh[t * EX_S + i + 1];
+            d2[k2] = v;
+        }
+    } else {
+        for (u32 k = threadIdx.x; k < cnt * L; k += blockDim.x) {
+            u32 t = k / L, i = k - t * L;
+            dst[k] = sh[t * EX_S + i];
+        }
+    }
+}
+"#,
+    );
+    let mut params = Vec::new();
+    for k in 0..in_limbs.len() {
+        params.push(format!("const u64 *__restrict__ h{k}"));
+        params.push(format!("const u64 *__restrict__ l{k}"));
+    }
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__(EX_T) expr_float(u64 *__restrict__ rh, u64 *__restrict__ rl, {}, u64 len, u32 rnd) {{",
+        params.join(", ")
+    );
+    let _ = writeln!(s, "    const u64 p = {prec}ull;");
+    let _ = writeln!(s, "    __shared__ u64 sm[{} * EX_T * EX_S];", plan.slots);
+    s.push_str("    const u32 T = blockDim.x;\n    u64 ntiles = (len + T - 1) / T;\n");
+    s.push_str("    for (u64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {\n");
+    s.push_str("      u64 base = tile * T; u32 cnt = len - base < T ? (u32)(len - base) : T;\n");
+    s.push_str("      u32 t = threadIdx.x; u64 i = base + (t < cnt ? t : 0);\n");
+    let slot_ptr = |j: usize| format!("(sm + ({j} * EX_T + t) * EX_S)");
+    for (i, node) in nodes.iter().enumerate() {
+        if let (true, Node::Input(k)) = (live[i], node) {
+            let j = plan.slot[i].expect("input slot");
+            let _ = writeln!(
+                s,
+                "      ex_in<{}>(sm + {j} * EX_T * EX_S, l{k}, base, cnt); u64 x{i}h = h{k}[i];",
+                in_limbs[*k]
+            );
+        }
+    }
+    s.push_str("      __syncthreads();\n      if (t < cnt) {\n");
+    // (head, limbs pointer, limb count) per node.
+    let mut val: Vec<(String, String, usize)> = vec![Default::default(); nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        if !live[i] {
+            continue;
+        }
+        match node {
+            Node::Input(k) => {
+                let j = plan.slot[i].expect("input slot");
+                val[i] = (format!("x{i}h"), slot_ptr(j), in_limbs[*k]);
+            }
+            Node::Const(_) => {
+                let c = consts[i].as_ref().expect("constant");
+                let head = ((c.exp as u64) << 8) | c.tag as u64;
+                let _ = writeln!(s, "        const u64 x{i}h = 0x{head:x}ull;");
+                val[i] = (format!("x{i}h"), format!("C{i}"), n);
+            }
+            Node::Op(op, a) => {
+                let j = plan.slot[i].expect("op slot");
+                let out = slot_ptr(j);
+                let x = |q: usize| val[a[q]].clone();
+                let z = ("0".to_string(), "nullptr".to_string(), 0usize);
+                let (x0, x1, x2) = (
+                    x(0),
+                    if a.len() > 1 { x(1) } else { z.clone() },
+                    if a.len() > 2 { x(2) } else { z.clone() },
+                );
+                let kind = match op {
+                    Op::Add => "ADD",
+                    Op::Sub => "SUB",
+                    Op::Mul => "MUL",
+                    Op::Div => "DIV",
+                    Op::Sqrt => "SQRT",
+                    Op::Fma => "FMA",
+                    Op::Neg => "NEG",
+                    _ => unreachable!("check_kind"),
+                };
+                let slow = format!(
+                    "ex_slow_{kind}(rnd, p, o.m, {}, {}, {}, {}, {}, {}, {}, {}, {})",
+                    x0.0, x0.1, x0.2, x1.0, x1.1, x1.2, x2.0, x2.1, x2.2
+                );
+                let both = x0.2 == n && x1.2 == n;
+                let fast = match op {
+                    _ if !plan.inline => None,
+                    Op::Mul if both => Some(if n >= 4 {
+                        format!(
+                            "if (ex_normal({0}) && ex_normal({2})) {{ i8 r; ok = fl_mul_short<EX_N, true>(o, {0}, {1}, {2}, {3}, p, rnd, r); }}",
+                            x0.0, x0.1, x1.0, x1.1
+                        )
+                    } else {
+                        format!(
+                            "if (ex_normal({0}) && ex_normal({2})) {{ fl_mul_fast<EX_N>(o, {0}, {1}, {2}, {3}, p, rnd); ok = true; }}",
+                            x0.0, x0.1, x1.0, x1.1
+                        )
+                    }),
+                    Op::Add | Op::Sub if both => Some(format!(
+                        "if (ex_normal({0}) && ex_normal({2})) {{ fl_add_fast<EX_N>(o, {0}, {1}, {2}, {3}, {4}, p, rnd); ok = true; }}",
+                        x0.0,
+                        x0.1,
+                        x1.0,
+                        x1.1,
+                        *op == Op::Sub
+                    )),
+                    Op::Div if both && n <= 8 => Some(format!(
+                        "if (ex_normal({0}) && ex_normal({2})) {{ ex_div_fast(o, {0}, {1}, {2}, {3}, p, rnd); ok = true; }}",
+                        x0.0, x0.1, x1.0, x1.1
+                    )),
+                    Op::Sqrt if x0.2 == n && n <= 8 => Some(format!(
+                        "if (ex_normal({0}) && (fl_tag({0}) & FL_NEG) == 0) {{ i8 r; ok = fl_sqrt_fast<EX_N, true>(o, {0}, {1}, p, rnd, r); }}",
+                        x0.0, x0.1
+                    )),
+                    _ => None,
+                };
+                let _ = writeln!(s, "        u64 x{i}h; {{ FlOut o = {{{out}, EX_N, 0}};");
+                match fast {
+                    Some(f) => {
+                        let _ = writeln!(
+                            s,
+                            "          bool ok = false; {f}\n          x{i}h = ok ? o.head : {slow}; }}"
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(s, "          x{i}h = {slow}; }}");
+                    }
+                }
+                val[i] = (format!("x{i}h"), out, n);
+            }
+        }
+    }
+    let out_slot = match &nodes[root] {
+        Node::Op(..) => {
+            let _ = writeln!(s, "        rh[i] = x{root}h;");
+            plan.slot[root].expect("root slot")
+        }
+        _ => {
+            let j = plan.slots - 1;
+            let v = &val[root];
+            let _ = writeln!(
+                s,
+                "        rh[i] = ex_slow_SET(rnd, p, {}, {}, {}, {}, 0, nullptr, 0, 0, nullptr, 0);",
+                slot_ptr(j),
+                v.0,
+                v.1,
+                v.2
+            );
+            j
+        }
+    };
+    s.push_str("      }\n      __syncthreads();\n");
+    let _ = writeln!(
+        s,
+        "      ex_out<EX_N>(rl, sm + {out_slot} * EX_T * EX_S, base, cnt);\n      __syncthreads();\n    }}\n}}"
+    );
+    s
+}

@@ -258,20 +258,48 @@ pub fn eval_float(
     if len == 0 {
         return Ok(out.into());
     }
-    // Staged through shared memory where it fits (MPARRAY_EXPR_TILE=0:
-    // direct loads, for measurements).
+    // Up to 16 output limbs the register kernel (MPARRAY_EXPR_KERNEL=generic
+    // keeps the generic one, =inline its register paths at every node, for
+    // measurements); else the generic kernel,
+    // staged through shared memory where it fits (MPARRAY_EXPR_TILE=0:
+    // direct loads).
+    let kernel = std::env::var("MPARRAY_EXPR_KERNEL").ok();
+    let regs = if kernel.as_deref() == Some("generic") {
+        None
+    } else {
+        codegen::regs_plan(expr, n_out, &in_limbs).map(|mut p| {
+            p.inline = kernel.as_deref() == Some("inline");
+            // MPARRAY_EXPR_THREADS=64 or 32: smaller tiles (measurements).
+            if let Some(t) = std::env::var("MPARRAY_EXPR_THREADS")
+                .ok()
+                .and_then(|v| v.parse::<u32>().ok())
+                .filter(|t| [32, 64].contains(t) && *t < p.threads)
+            {
+                p.threads = t;
+            }
+            p
+        })
+    };
     let tile = !matches!(std::env::var("MPARRAY_EXPR_TILE").as_deref(), Ok("0"))
         && codegen::float_tile_fits(n_out, &in_limbs);
-    let key = format!(
-        "float:{}:{prec}:{in_limbs:?}:{tier}:{tile}:{rnd:?}",
-        expr.canonical()
-    );
-    let f = function(
-        eng,
-        key,
-        || codegen::float_kernel(expr, prec, n_out, &in_limbs, tier, consts, tile),
-        "expr_float",
-    )?;
+    let canon = expr.canonical();
+    let f = match &regs {
+        Some(plan) => function(
+            eng,
+            format!(
+                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}",
+                plan.inline, plan.threads
+            ),
+            || codegen::float_kernel_regs(expr, prec, n_out, &in_limbs, tier, consts, plan),
+            "expr_float",
+        )?,
+        None => function(
+            eng,
+            format!("float:{canon}:{prec}:{in_limbs:?}:{tier}:{tile}"),
+            || codegen::float_kernel(expr, prec, n_out, &in_limbs, tier, consts, tile),
+            "expr_float",
+        )?,
+    };
     let devs: Vec<&CudaFloats> = inputs
         .iter()
         .map(|a| {
@@ -291,7 +319,9 @@ pub fn eval_float(
         b.arg(&n).arg(&r);
         // SAFETY: heads of len words, limbs of len*limbs words each, as
         // the generated kernel indexes them.
-        let cfg = if tile {
+        let cfg = if let Some(plan) = &regs {
+            crate::int::cuda::grid(n, plan.threads)
+        } else if tile {
             crate::int::cuda::grid(n, codegen::FLOAT_TILE)
         } else {
             crate::int::cuda::grid(n, 128)
