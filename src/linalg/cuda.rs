@@ -286,6 +286,9 @@ pub(crate) fn product(
             None => (alh, alm, lal, alh, alm, lal, 0u64, 0u32),
         };
         let (p, rc, rn_u, s_u) = (prec, round_code(rnd), rn as u32, splits as u32);
+        // MPARRAY_BLAS_EPIREG: the epilogue's exact products as unrolled
+        // register chains (tri's bit 8; for measurements).
+        let tri = tri | ((std::env::var_os("MPARRAY_BLAS_EPIREG").is_some() as u32) << 8);
         let (orh, orl) = out.raw_parts_mut();
         let mut bld = eng.stream().launch_builder(&f);
         bld.arg(&acc);
