@@ -1162,6 +1162,37 @@ FL_DEV u32 bl_rec_load(const u32 *r, u32 *b) {
     return t[BL_NF];
 }
 
+// A term in the measurement modes (dbg, MPARRAY_BLAS_DBG; wrong results,
+// counted exact so that the epilogue decides): bit 0 without bl_mac (the
+// operands folded into acc[0]), bit 1 without the conversions (the staged
+// words as they are).
+FL_DEV void bl_dbg_term(u32 dbg, u32 *acc, u32 &cnt, const u32 *sa, const u32 *sb, u64 ha, u64 hb,
+                        i64 ea, i64 eb, u32 L1, u32 L2) {
+    u32 a[BL_NF], b[BL_NF], ma, mb;
+    if (dbg & 2) {
+#pragma unroll
+        for (int w = 0; w < BL_NF; w++) {
+            a[w] = (u32)w < L1 ? sa[w] : 0u;
+            b[w] = (u32)w < L2 ? sb[w] : 0u;
+        }
+        ma = BL_META(BL_NF, (fl_tag(ha) & FL_NEG) != 0);
+        mb = BL_META(BL_NF, (fl_tag(hb) & FL_NEG) != 0);
+    } else {
+        ma = bl_fix32<BL_NF>(ha, sa, L1, ea, a);
+        mb = bl_fix32<BL_NF>(hb, sb, L2, eb, b);
+        ma = BL_META(BL_NF, ma & 1);
+        mb = BL_META(BL_NF, mb & 1);
+    }
+    if (dbg & 1) {
+        u32 f = ma ^ mb;
+#pragma unroll
+        for (int w = 0; w < BL_NF; w++) f ^= a[w] ^ b[w];
+        acc[0] += f & 0xffu;
+    } else {
+        bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+    }
+}
+
 // bl_rec_load from a record staged in shared memory (16-byte aligned).
 FL_DEV u32 bl_rec_lds(const u32 *r, u32 *b) {
     u32 t[BL_REC];
@@ -1203,7 +1234,10 @@ FL_DEV u32 bl_rec_lds(const u32 *r, u32 *b) {
         u32 pipe, const u32 *brec, u32 *acc_out
 template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
     __shared__ __align__(16) u32 stage[4][NBUF][2][32 * BL_SST];
-    const bool pp = pipe && NBUF == 2;
+    const bool pp = (pipe & 1) && NBUF == 2;
+    // pipe >> 1: measurement modes (MPARRAY_BLAS_DBG; wrong results): bit 0
+    // leaves out bl_mac, bit 1 the conversions (bl_dbg_term).
+    const u32 dbg = pipe >> 1;
     u64 nout = (u64)m * n, total = nout * S;
     u32 *cnt_out = acc_out + (kmajor ? S / 32 : S) * nout * BL_NW;
     const u64 *esa = esc, *esb = esc + m;
@@ -1290,13 +1324,18 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
                 if (kin) {
                     u64 ia = i * asl + k, ib = j * bsl + k * bsp;
                     u32 a[BL_NF], b[BL_NF];
-                    u32 ma = sta ? bl_fix32<BL_NF>(ha, sA + lane * BL_SST, 2 * la, ea, a)
-                                 : bl_fix<BL_NF>(ha, alb + ia * la, la, ea, a);
-                    u32 mb = sbr   ? bl_rec_lds(sB + lane * BL_REC, b)
-                             : bpk ? bl_rec_load(brec + (j * K + k) * BL_REC, b)
-                             : stb ? bl_fix32<BL_NF>(hb, sB + lane * BL_SST, 2 * lb, eb, b)
-                                   : bl_fix<BL_NF>(hb, blb + ib * lb, lb, eb, b);
-                    bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                    if (dbg) {
+                        bl_dbg_term(dbg, acc, cnt, sA + lane * BL_SST, sB + lane * BL_SST, ha, hb,
+                                    ea, eb, 2 * la, 2 * lb);
+                    } else {
+                        u32 ma = sta ? bl_fix32<BL_NF>(ha, sA + lane * BL_SST, 2 * la, ea, a)
+                                     : bl_fix<BL_NF>(ha, alb + ia * la, la, ea, a);
+                        u32 mb = sbr   ? bl_rec_lds(sB + lane * BL_REC, b)
+                                 : bpk ? bl_rec_load(brec + (j * K + k) * BL_REC, b)
+                                 : stb ? bl_fix32<BL_NF>(hb, sB + lane * BL_SST, 2 * lb, eb, b)
+                                       : bl_fix<BL_NF>(hb, blb + ib * lb, lb, eb, b);
+                        bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                    }
                 }
                 __syncwarp();
                 if (pp) cur ^= 1;
@@ -1421,7 +1460,8 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     if (run) {
         // (2) The products (bl_stream's kmajor rounds).
         const bool sta = la <= BL_SLMAX, stb = lb <= BL_SLMAX;
-        const bool pp = pipe && BL_NBUF == 2 && (sta || stb);
+        const bool pp = (pipe & 1) && BL_NBUF == 2 && (sta || stb);
+        const u32 dbg = pipe >> 1;
         const u64 step = 32 * (u64)(T >> 5);
         u32 cur = 0;
         u64 kb = k0 + 32 * (u64)wib;
@@ -1464,11 +1504,16 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             __syncwarp();
             if (lane < nl) {
                 u32 a[BL_NF], b[BL_NF];
-                const u32 ma = sta ? bl_fix32<BL_NF>(hx, sA + lane * BL_SST, 2 * la, ea, a)
-                                   : bl_fix<BL_NF>(hx, alb + k * la, la, ea, a);
-                const u32 mb = stb ? bl_fix32<BL_NF>(hy, sB + lane * BL_SST, 2 * lb, eb, b)
-                                   : bl_fix<BL_NF>(hy, blb + k * lb, lb, eb, b);
-                bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                if (dbg) {
+                    bl_dbg_term(dbg, acc, cnt, sA + lane * BL_SST, sB + lane * BL_SST, hx, hy, ea, eb,
+                                2 * la, 2 * lb);
+                } else {
+                    const u32 ma = sta ? bl_fix32<BL_NF>(hx, sA + lane * BL_SST, 2 * la, ea, a)
+                                       : bl_fix<BL_NF>(hx, alb + k * la, la, ea, a);
+                    const u32 mb = stb ? bl_fix32<BL_NF>(hy, sB + lane * BL_SST, 2 * lb, eb, b)
+                                       : bl_fix<BL_NF>(hy, blb + k * lb, lb, eb, b);
+                    bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                }
             }
             __syncwarp();
             if (pp) cur ^= 1;
@@ -1579,6 +1624,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             }
         }
         if (r) fl_special(out, FL_ZERO, false);
+        if (pipe >> 1) r = 0; // measurement modes: no host work
         rh[0] = out.head;
         tern[0] = tt;
         work[1] = r;
