@@ -1111,6 +1111,25 @@ FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane
 // elements: at most l limbs per lane), the shared offset of limb lane + 32 r
 // kept incrementally and the source at immediate offsets.
 FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane) {
+    if (nl == 32 && (32 % l) == 0) {
+        // A full round with l dividing 32 (512 bits: l = 8): limb lane +
+        // 32 r is limb lane % l of element lane / l + r (32 / l), so the
+        // shared offset moves by a constant step.
+        const u32 *src = (const u32 *)(limbs + base * l) + 2 * lane;
+        const u32 q = lane / l;
+        u32 d = (u32)__cvta_generic_to_shared(s) + 4 * (q * BL_SST + 2 * (lane - q * l));
+        const u32 dstep = 4 * (32 / l) * BL_SST;
+#pragma unroll
+        for (u32 r = 0; r < BL_SLMAX; r++) {
+            if (r < l) {
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 64 * r));
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4),
+                             "l"(src + 64 * r + 1));
+                d += dstep;
+            }
+        }
+        return;
+    }
     u32 e = lane / l, t = lane - e * l;
     const u32 q32 = 32 / l, r32 = 32 - q32 * l;
     const u32 *src = (const u32 *)(limbs + base * l) + 2 * lane;
