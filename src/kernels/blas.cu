@@ -312,7 +312,7 @@ template <int A, int B> FL_DEV void bl_mul_limbs(u64 *r, const u32 *a, const u32
 // rounding boundary lies within the error. Returns 0 when done, 1 when the
 // host must compute the element, 2 for an exact zero whose sign needs the
 // terms (bl_zero_neg).
-template <int NF>
+template <int NF, bool REG = false>
 FL_DEV u32 bl_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 eb, u64 ah,
                        const u64 *am, u32 la, bool has_c, u64 bh, const u64 *bm, u32 lb, u64 ch,
                        const u64 *cm, u32 lc, u64 p, u32 rnd) {
@@ -338,9 +338,12 @@ FL_DEV u32 bl_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 
     i64 topx = NOTOP, ex = NOTOP;
     bool xneg = aneg != ((fl_tag(ah) & FL_NEG) != 0);
     if (alpha_on) {
-        if constexpr (NF <= 18) {
-            // Up to NF = 18 in registers (alpha padded to NF / 2 + 2 limbs;
-            // the limbs above la + NWL are zero).
+        if constexpr (REG && NF <= 18) {
+            // REG: up to NF = 18 in registers (alpha padded to NF / 2 + 2
+            // limbs; the limbs above la + NWL are zero). Not the default:
+            // the unrolled chains run once per thread, so their code is
+            // fetched once per output (GEMV's blas_fin 52 us with them, 33
+            // us with the loops of fl_mul_exact; notes/blas-cuda.md).
             u32 aw[NF + 4], mw[NF + 2];
             bl_words<NF + 4>(aw, am, la);
 #pragma unroll
@@ -359,7 +362,7 @@ FL_DEV u32 bl_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 
     bool yneg = false, y_on = false;
     if (has_c && (fl_tag(bh) & 3) == FL_NORMAL && (fl_tag(ch) & 3) == FL_NORMAL) {
         y_on = true;
-        if constexpr (NF <= 18) {
+        if constexpr (REG && NF <= 18) {
             u32 bw[NF + 4], cw[NF + 4];
             bl_words<NF + 4>(bw, bm, lb);
             bl_words<NF + 4>(cw, cm, lc);
@@ -1104,22 +1107,59 @@ FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane
 }
 
 // bl_stage with asynchronous copies (cp.async, 4 bytes each): the words
-// land in s after bl_async_wait and a __syncwarp.
+// land in s after bl_async_wait and a __syncwarp. Unrolled (nl <= 32
+// elements: at most l limbs per lane), the shared offset of limb lane + 32 r
+// kept incrementally and the source at immediate offsets.
 FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane) {
+    if (nl == 32 && (32 % l) == 0) {
+        // A full round with l dividing 32 (512 bits: l = 8): limb lane +
+        // 32 r is limb lane % l of element lane / l + r (32 / l), so the
+        // shared offset moves by a constant step.
+        const u32 *src = (const u32 *)(limbs + base * l) + 2 * lane;
+        const u32 q = lane / l;
+        u32 d = (u32)__cvta_generic_to_shared(s) + 4 * (q * BL_SST + 2 * (lane - q * l));
+        const u32 dstep = 4 * (32 / l) * BL_SST;
+#pragma unroll
+        for (u32 r = 0; r < BL_SLMAX; r++) {
+            if (r < l) {
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 64 * r));
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4),
+                             "l"(src + 64 * r + 1));
+                d += dstep;
+            }
+        }
+        return;
+    }
     u32 e = lane / l, t = lane - e * l;
     const u32 q32 = 32 / l, r32 = 32 - q32 * l;
-    const u32 *src = (const u32 *)(limbs + base * l);
-    for (u32 x = lane; x < nl * l; x += 32) {
-        u32 d = (u32)__cvta_generic_to_shared(s + e * BL_SST + 2 * t);
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 2 * x));
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4), "l"(src + 2 * x + 1));
-        t += r32;
-        e += q32;
-        if (t >= l) {
-            t -= l;
-            e++;
+    const u32 *src = (const u32 *)(limbs + base * l) + 2 * lane;
+    u32 d = (u32)__cvta_generic_to_shared(s) + 4 * (e * BL_SST + 2 * t);
+    const u32 dq = 4 * (q32 * BL_SST + 2 * r32), dw = 4 * (BL_SST - 2 * l);
+#pragma unroll
+    for (u32 r = 0; r < BL_SLMAX; r++) {
+        if (r < l) {
+            if (e < nl) {
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 64 * r));
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4),
+                             "l"(src + 64 * r + 1));
+            }
+            t += r32;
+            e += q32;
+            d += dq;
+            if (t >= l) {
+                t -= l;
+                e++;
+                d += dw;
+            }
         }
     }
+}
+// Copies n16 16-byte chunks from src to s (shared, 16-byte aligned), lane
+// q + 32 r taking chunk q + 32 r (cp.async.cg, 16 bytes each).
+FL_DEV void bl_copy16_async(u32 *s, const u32 *src, u32 n16, u32 lane) {
+    const u32 d = (u32)__cvta_generic_to_shared(s);
+    for (u32 x = lane; x < n16; x += 32)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d + 16 * x), "l"(src + 4 * x));
 }
 FL_DEV void bl_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 // Waits until at most one group of this thread's copies is in flight.
@@ -1131,6 +1171,53 @@ FL_DEV u32 bl_rec_load(const u32 *r, u32 *b) {
 #pragma unroll
     for (int q = 0; q < BL_REC / 4; q++) {
         uint4 v = __ldg((const uint4 *)r + q);
+        t[4 * q] = v.x;
+        t[4 * q + 1] = v.y;
+        t[4 * q + 2] = v.z;
+        t[4 * q + 3] = v.w;
+    }
+#pragma unroll
+    for (int w = 0; w < BL_NF; w++) b[w] = t[w];
+    return t[BL_NF];
+}
+
+// A term in the measurement modes (dbg, MPARRAY_BLAS_DBG; wrong results,
+// counted exact so that the epilogue decides): bit 0 without bl_mac (the
+// operands folded into acc[0]), bit 1 without the conversions (the staged
+// words as they are).
+FL_DEV void bl_dbg_term(u32 dbg, u32 *acc, u32 &cnt, const u32 *sa, const u32 *sb, u64 ha, u64 hb,
+                        i64 ea, i64 eb, u32 L1, u32 L2) {
+    u32 a[BL_NF], b[BL_NF], ma, mb;
+    if (dbg & 2) {
+#pragma unroll
+        for (int w = 0; w < BL_NF; w++) {
+            a[w] = (u32)w < L1 ? sa[w] : 0u;
+            b[w] = (u32)w < L2 ? sb[w] : 0u;
+        }
+        ma = BL_META(BL_NF, (fl_tag(ha) & FL_NEG) != 0);
+        mb = BL_META(BL_NF, (fl_tag(hb) & FL_NEG) != 0);
+    } else {
+        ma = bl_fix32<BL_NF>(ha, sa, L1, ea, a);
+        mb = bl_fix32<BL_NF>(hb, sb, L2, eb, b);
+        ma = BL_META(BL_NF, ma & 1);
+        mb = BL_META(BL_NF, mb & 1);
+    }
+    if (dbg & 1) {
+        u32 f = ma ^ mb;
+#pragma unroll
+        for (int w = 0; w < BL_NF; w++) f ^= a[w] ^ b[w];
+        acc[0] += f & 0xffu;
+    } else {
+        bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+    }
+}
+
+// bl_rec_load from a record staged in shared memory (16-byte aligned).
+FL_DEV u32 bl_rec_lds(const u32 *r, u32 *b) {
+    u32 t[BL_REC];
+#pragma unroll
+    for (int q = 0; q < BL_REC / 4; q++) {
+        uint4 v = ((const uint4 *)r)[q];
         t[4 * q] = v.x;
         t[4 * q + 1] = v.y;
         t[4 * q + 2] = v.z;
@@ -1165,8 +1252,11 @@ FL_DEV u32 bl_rec_load(const u32 *r, u32 *b) {
         u32 lb, i64 bsl, i64 bsp, const u64 *esc, u32 m, u32 n, u64 K, u32 S, u32 kmajor,         \
         u32 pipe, const u32 *brec, u32 *acc_out
 template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
-    __shared__ u32 stage[4][NBUF][2][32 * BL_SST];
-    const bool pp = pipe && NBUF == 2;
+    __shared__ __align__(16) u32 stage[4][NBUF][2][32 * BL_SST];
+    const bool pp = (pipe & 1) && NBUF == 2;
+    // pipe >> 1: measurement modes (MPARRAY_BLAS_DBG; wrong results): bit 0
+    // leaves out bl_mac, bit 1 the conversions (bl_dbg_term).
+    const u32 dbg = pipe >> 1;
     u64 nout = (u64)m * n, total = nout * S;
     u32 *cnt_out = acc_out + (kmajor ? S / 32 : S) * nout * BL_NW;
     const u64 *esa = esc, *esb = esc + m;
@@ -1199,16 +1289,33 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
             // Warp-uniform rounds over 32 consecutive positions.
             u64 zb = z - lane;
             u32 cur = 0;
+            // sbr: op(B)'s packed records staged too (16-byte copies into
+            // the B buffer, which they fit up to 34 words).
+            const bool sbr = pp && bpk && BL_REC <= BL_SST;
             if (pp && live && zb < K) {
                 u32 nl = K - zb < 32 ? (u32)(K - zb) : 32u;
                 if (sta) bl_stage_async(stage[wib][0][0], alb, i * asl + zb, nl, la, lane);
                 if (stb) bl_stage_async(stage[wib][0][1], blb, j * bsl + zb, nl, lb, lane);
+                if (sbr)
+                    bl_copy16_async(stage[wib][0][1], brec + (j * K + zb) * BL_REC,
+                                    nl * (BL_REC / 4), lane);
                 bl_async_commit();
+            }
+            // The heads one round ahead (their loads in flight during a round).
+            u64 han = 0, hbn = 0;
+            if (live && zb + lane < K) {
+                han = ahd[i * asl + zb + lane];
+                if (!bpk) hbn = bhd[j * bsl + (zb + lane) * bsp];
             }
             for (u64 kb = zb; kb < K && live; kb += S) {
                 u32 nl = K - kb < 32 ? (u32)(K - kb) : 32u;
                 u64 k = kb + lane;
                 bool kin = lane < nl;
+                const u64 ha = han, hb = hbn;
+                if (k + S < K) {
+                    han = ahd[i * asl + k + S];
+                    if (!bpk) hbn = bhd[j * bsl + (k + S) * bsp];
+                }
                 u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
                 if (pp) {
                     // The next round's copies into the other buffer (its
@@ -1222,6 +1329,9 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
                         if (stb)
                             bl_stage_async(stage[wib][cur ^ (NBUF - 1)][1], blb, j * bsl + kn, nn, lb,
                                            lane);
+                        if (sbr)
+                            bl_copy16_async(stage[wib][cur ^ (NBUF - 1)][1],
+                                            brec + (j * K + kn) * BL_REC, nn * (BL_REC / 4), lane);
                     }
                     bl_async_commit();
                     bl_async_wait1();
@@ -1233,12 +1343,18 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
                 if (kin) {
                     u64 ia = i * asl + k, ib = j * bsl + k * bsp;
                     u32 a[BL_NF], b[BL_NF];
-                    u32 ma = sta ? bl_fix32<BL_NF>(ahd[ia], sA + lane * BL_SST, 2 * la, ea, a)
-                                 : bl_fix<BL_NF>(ahd[ia], alb + ia * la, la, ea, a);
-                    u32 mb = bpk   ? bl_rec_load(brec + (j * K + k) * BL_REC, b)
-                             : stb ? bl_fix32<BL_NF>(bhd[ib], sB + lane * BL_SST, 2 * lb, eb, b)
-                                   : bl_fix<BL_NF>(bhd[ib], blb + ib * lb, lb, eb, b);
-                    bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                    if (dbg) {
+                        bl_dbg_term(dbg, acc, cnt, sA + lane * BL_SST, sB + lane * BL_SST, ha, hb,
+                                    ea, eb, 2 * la, 2 * lb);
+                    } else {
+                        u32 ma = sta ? bl_fix32<BL_NF>(ha, sA + lane * BL_SST, 2 * la, ea, a)
+                                     : bl_fix<BL_NF>(ha, alb + ia * la, la, ea, a);
+                        u32 mb = sbr   ? bl_rec_lds(sB + lane * BL_REC, b)
+                                 : bpk ? bl_rec_load(brec + (j * K + k) * BL_REC, b)
+                                 : stb ? bl_fix32<BL_NF>(hb, sB + lane * BL_SST, 2 * lb, eb, b)
+                                       : bl_fix<BL_NF>(hb, blb + ib * lb, lb, eb, b);
+                        bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                    }
                 }
                 __syncwarp();
                 if (pp) cur ^= 1;
@@ -1363,7 +1479,8 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     if (run) {
         // (2) The products (bl_stream's kmajor rounds).
         const bool sta = la <= BL_SLMAX, stb = lb <= BL_SLMAX;
-        const bool pp = pipe && BL_NBUF == 2 && (sta || stb);
+        const bool pp = (pipe & 1) && BL_NBUF == 2 && (sta || stb);
+        const u32 dbg = pipe >> 1;
         const u64 step = 32 * (u64)(T >> 5);
         u32 cur = 0;
         u64 kb = k0 + 32 * (u64)wib;
@@ -1373,9 +1490,20 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             if (stb) bl_stage_async(stage[wib][0][1], blb, kb, nl, lb, lane);
             bl_async_commit();
         }
+        // The heads one round ahead (their loads in flight during a round).
+        u64 hxn = 0, hyn = 0;
+        if (kb + lane < k1) {
+            hxn = ahd[kb + lane];
+            hyn = bhd[kb + lane];
+        }
         for (; kb < k1; kb += step) {
             const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
             const u64 k = kb + lane;
+            const u64 hx = hxn, hy = hyn;
+            if (k + step < k1) {
+                hxn = ahd[k + step];
+                hyn = bhd[k + step];
+            }
             u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
             if (pp) {
                 const u64 kn = kb + step;
@@ -1395,11 +1523,16 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             __syncwarp();
             if (lane < nl) {
                 u32 a[BL_NF], b[BL_NF];
-                const u32 ma = sta ? bl_fix32<BL_NF>(ahd[k], sA + lane * BL_SST, 2 * la, ea, a)
-                                   : bl_fix<BL_NF>(ahd[k], alb + k * la, la, ea, a);
-                const u32 mb = stb ? bl_fix32<BL_NF>(bhd[k], sB + lane * BL_SST, 2 * lb, eb, b)
-                                   : bl_fix<BL_NF>(bhd[k], blb + k * lb, lb, eb, b);
-                bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                if (dbg) {
+                    bl_dbg_term(dbg, acc, cnt, sA + lane * BL_SST, sB + lane * BL_SST, hx, hy, ea, eb,
+                                2 * la, 2 * lb);
+                } else {
+                    const u32 ma = sta ? bl_fix32<BL_NF>(hx, sA + lane * BL_SST, 2 * la, ea, a)
+                                       : bl_fix<BL_NF>(hx, alb + k * la, la, ea, a);
+                    const u32 mb = stb ? bl_fix32<BL_NF>(hy, sB + lane * BL_SST, 2 * lb, eb, b)
+                                       : bl_fix<BL_NF>(hy, blb + k * lb, lb, eb, b);
+                    bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                }
             }
             __syncwarp();
             if (pp) cur ^= 1;
@@ -1510,6 +1643,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             }
         }
         if (r) fl_special(out, FL_ZERO, false);
+        if (pipe >> 1) r = 0; // measurement modes: no host work
         rh[0] = out.head;
         tern[0] = tt;
         work[1] = r;
@@ -1535,6 +1669,10 @@ FL_DEV void bl_epi_one(u64 o, const u32 *acc, u32 cnt, BL_EPI_PARAMS) {
     u64 ci = i * ldc + j;
     const u64 *esa = sc, *esb = sc + m, *fa = sc + m + n, *fb = sc + 2 * (u64)m + n;
     u64 *nund = (u64 *)sc + BL_UND(m, n);
+    // tri bit 8: the epilogue's exact products as unrolled register chains
+    // (MPARRAY_BLAS_EPIREG, for measurements).
+    const bool reg = (tri & 0x100u) != 0;
+    tri &= 0xffu;
     if (alpha_one) {
         alh = sc + BL_ONE(m, n);
         alm = alh + 1;
@@ -1561,8 +1699,11 @@ FL_DEV void bl_epi_one(u64 o, const u32 *acc, u32 cnt, BL_EPI_PARAMS) {
     if (!special && alpha_one && !has_c) {
         r = bl_epilogue1<BL_NF>(out, t, acc, cnt, bl_esc(esa[i]), bl_esc(esb[j]), p, rnd);
     } else if (!special) {
-        r = bl_epilogue<BL_NF>(out, t, acc, cnt, bl_esc(esa[i]), bl_esc(esb[j]), ah, alm, lal,
-                               has_c != 0, bh, bem, lbe, ch, clb + ci * lc, lc, p, rnd);
+        r = reg ? bl_epilogue<BL_NF, true>(out, t, acc, cnt, bl_esc(esa[i]), bl_esc(esb[j]), ah,
+                                           alm, lal, has_c != 0, bh, bem, lbe, ch, clb + ci * lc,
+                                           lc, p, rnd)
+                : bl_epilogue<BL_NF>(out, t, acc, cnt, bl_esc(esa[i]), bl_esc(esb[j]), ah, alm, lal,
+                                     has_c != 0, bh, bem, lbe, ch, clb + ci * lc, lc, p, rnd);
     }
     if (!special) {
         if (r == 2) {

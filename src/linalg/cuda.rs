@@ -286,6 +286,9 @@ pub(crate) fn product(
             None => (alh, alm, lal, alh, alm, lal, 0u64, 0u32),
         };
         let (p, rc, rn_u, s_u) = (prec, round_code(rnd), rn as u32, splits as u32);
+        // MPARRAY_BLAS_EPIREG: the epilogue's exact products as unrolled
+        // register chains (tri's bit 8; for measurements).
+        let tri = tri | ((std::env::var_os("MPARRAY_BLAS_EPIREG").is_some() as u32) << 8);
         let (orh, orl) = out.raw_parts_mut();
         let mut bld = eng.stream().launch_builder(&f);
         bld.arg(&acc);
@@ -491,7 +494,7 @@ pub(crate) fn accumulate(
         );
         let (s_u, km) = (s_all as u32, kmajor as u32);
         // MPARRAY_BLAS_NOPIPE: single-buffered staging (for measurements).
-        let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32;
+        let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32 | dbg_bits();
         let (ah, al) = a.f.raw_parts();
         let (bh, bl) = b.f.raw_parts();
         let mut bld = eng.stream().launch_builder(&f);
@@ -733,6 +736,16 @@ pub(crate) fn dot(
     Ok(product(sx, sy, 1, 1, x.len(), None, None, prec, rnd, 0)?.map(wrap))
 }
 
+/// MPARRAY_BLAS_DBG (1: without the products' bl_mac, 2: without the
+/// conversions, 3: neither; wrong results, for measurements only) as the
+/// streaming kernels' `pipe` bits 1 and 2.
+fn dbg_bits() -> u32 {
+    std::env::var("MPARRAY_BLAS_DBG")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .map_or(0, |d| (d & 3) << 1)
+}
+
 /// Device events between the stages of one call, printed on stderr when
 /// `MPARRAY_BLAS_PROFILE` is set (with the host's time to each mark).
 struct Prof {
@@ -825,7 +838,7 @@ fn dot_fused(
         y.f.limbs_per_element() as u32,
     );
     let (k_u, chunk_u, rc, rn_u) = (k as u64, chunk as u64, round_code(rnd), rn as u32);
-    let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32;
+    let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32 | dbg_bits();
     let (xh, xl) = x.f.raw_parts();
     let (yh, yl) = y.f.raw_parts();
     {

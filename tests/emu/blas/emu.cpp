@@ -273,6 +273,20 @@ static void run(const std::vector<u64> &hd) {
                 r = bl_epilogue<NF>(o, t, acc, cnt, ea[i], eb[j], alh[0], alm.data(), lal, has_c,
                                     bh0, bem.data(), lbe, ch, has_c ? &clb[ci * lc] : clb.data(), lc,
                                     p, rnd);
+                {
+                    // The register multiplies (MPARRAY_BLAS_EPIREG) give the
+                    // same result as the default loops (fl_mul_exact).
+                    std::vector<u64> l2(rn);
+                    FlOut o2 = {l2.data(), rn, 0};
+                    i8 t2 = 0;
+                    u32 r2 = bl_epilogue<NF, true>(o2, t2, acc, cnt, ea[i], eb[j], alh[0],
+                                                   alm.data(), lal, has_c, bh0, bem.data(), lbe, ch,
+                                                   has_c ? &clb[ci * lc] : clb.data(), lc, p, rnd);
+                    if (r2 != r || (r == 0 && (o2.head != o.head || l2 != outl || t2 != t))) {
+                        fprintf(stderr, "blas emu: the register epilogue differs\n");
+                        abort();
+                    }
+                }
                 if (one && !has_c) {
                     // The device's path for alpha = 1 without C (dot): its
                     // interval lies inside the general one, so it decides
