@@ -263,6 +263,27 @@ __device__ __forceinline__ RtWs rt_ws(u64 *ws, u32 i, u32 n) {
 // Float k of a packed array.
 #define RT_F(a, k) ((a) + (u64)(k) * RT_W)
 
+// The profile (MPARRAY_ROOTS_PROFILE): thread 0 of each block adds the
+// clock cycles since its last mark to slot k (after a barrier, so a slot
+// holds the block's time for that phase); p null when off.
+struct RtProf {
+    unsigned long long *p;
+    long long t;
+};
+
+__device__ __forceinline__ RtProf rt_prof(u64 *prof, u32 on, u32 base) {
+    RtProf r = {on ? (unsigned long long *)prof + base : nullptr, clock64()};
+    return r;
+}
+
+__device__ __forceinline__ void rt_mark(RtProf &pf, int k) {
+    if (pf.p && threadIdx.x == 0) {
+        long long c = clock64();
+        atomicAdd(pf.p + k, (unsigned long long)(c - pf.t));
+        pf.t = c;
+    }
+}
+
 #define RT_F_ISO 1
 #define RT_F_NOISE 2
 #define RT_F_SMALL 4
@@ -274,7 +295,8 @@ __device__ __forceinline__ RtWs rt_ws(u64 *ws, u32 i, u32 n) {
 // the noise flag (sf[0]).
 template <bool FIRST>
 __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, u32 n,
-                             const u64 *one, u64 p, u64 *pdi, i64 kshift, u32 *sf) {
+                             const u64 *one, u64 p, u64 *pdi, i64 kshift, u32 *sf,
+                             RtProf &pf) {
     u64 *D = w.T, *SQ = RT_F(w.T, 2 * n), *IQ = RT_F(w.T, 4 * n);
     const u32 m2 = 2 * (n - 1);
     for (u32 m = threadIdx.x; m < m2 + (FIRST ? 3 : 0); m += blockDim.x) {
@@ -298,6 +320,7 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
         }
     }
     __syncthreads();
+    rt_mark(pf, 5);
     for (u32 m = threadIdx.x; m < m2; m += blockDim.x) {
         u32 j = m / 2, part = m % 2;
         j += j >= i;
@@ -305,6 +328,7 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
         rt_mul(RT_F(SQ, 2 * j + part), d, d, p, FL_RN);
     }
     __syncthreads();
+    rt_mark(pf, 6);
     for (u32 m = threadIdx.x; m < n - 1; m += blockDim.x) {
         u32 j = m + (m >= i);
         u64 q[RT_W];
@@ -312,6 +336,7 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
         rt_div(RT_F(IQ, j), one, q, p);
     }
     __syncthreads();
+    rt_mark(pf, 7);
     for (u32 m = threadIdx.x; m < m2; m += blockDim.x) {
         u32 j = m / 2, part = m % 2;
         j += j >= i;
@@ -320,8 +345,10 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
         if (part) rt_negate(r);
     }
     __syncthreads();
+    rt_mark(pf, 8);
     RtTree tr[1] = {{w.S, n, 2, i, FL_RN}};
     rt_tsums(tr, p);
+    rt_mark(pf, 9);
 }
 
 // The correction of root i from p, p' (pdi) and the sum S (S's leaf 0),
@@ -331,7 +358,7 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
 // sf[0] holds the noise flag).
 __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64 *tout,
                         u8 *flags, u32 *sf, const u64 *one, const u64 *tol2, u64 p, bool first,
-                        bool last) {
+                        bool last, RtProf &pf) {
     const u64 *pr = pdi, *pi = RT_F(pdi, 1), *dr = RT_F(pdi, 2), *di = RT_F(pdi, 3);
     const u64 *sr = w.S, *si = RT_F(w.S, 1);
     u64 *U = w.U;
@@ -415,10 +442,13 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
         if (last && sf[2]) f |= RT_F_SMALL;
         flags[i] = f;
     }
+    rt_mark(pf, 10);
 }
 
 // Threads per block of the iteration's kernels (cuda_roots.rs's BLOCK).
+#ifndef RT_BLOCK
 #define RT_BLOCK 256
+#endif
 
 // Phase A of a step, block i = root i: powers, p, p', noise, S(x), the
 // first correction t^(1) into tout, p and p' into pd, the flags.
@@ -426,8 +456,9 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
 extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     roots_aberth_first(const u64 *x, u64 *tout, u64 *pd, u64 *ws, u8 *flags, const u64 *A,
                        const u64 *D, const u64 *AB, const u64 *consts, u32 n, u64 p, i64 kshift,
-                       u32 last) {
+                       u32 last, u64 *prof, u32 profon) {
     __shared__ u32 sf[4];
+    RtProf pf = rt_prof(prof, profon, 0);
     const u32 i = blockIdx.x, t = threadIdx.x, B = blockDim.x;
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
@@ -447,6 +478,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
         sf[2] = 0;
     }
     __syncthreads();
+    rt_mark(pf, 0);
     // Powers X_k = X_s X_{k-s}, R_k = R_s R_{k-s} (RU), s < k <= min(2s, n):
     // a level's products (four per complex power, one per R), then its sums.
     for (u32 s = 1; s < n; s *= 2) {
@@ -469,6 +501,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
         }
         __syncthreads();
     }
+    rt_mark(pf, 1);
     // Terms A_k X_k, D_k X_k (products, then sums) and |A_k|_1 R_k (RU).
     // The products by kind c (0: a_r y_r, 2: a_r y_i, then the R products,
     // then 1: a_i y_i, 3: a_i y_r), each kind over p's and p''s terms: with
@@ -491,6 +524,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
             }
         }
         __syncthreads();
+        rt_mark(pf, 2);
         for (u32 m = t; m < 2 * (n + 1) + 2 * n; m += B) {
             const bool q = m >= 2 * (n + 1);
             const u32 mm = q ? m - 2 * (n + 1) : m, k = mm / 2, part = mm % 2;
@@ -499,31 +533,34 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
                    FL_RN);
         }
         __syncthreads();
+        rt_mark(pf, 3);
     }
     {
         RtTree tr[3] = {{w.P, n + 1, 2, 0xffffffffu, FL_RN},
                         {w.Q, n, 2, 0xffffffffu, FL_RN},
                         {w.Z, n + 1, 1, 0xffffffffu, FL_RU}};
         rt_tsums(tr, p);
+        rt_mark(pf, 4);
     }
     u64 *pdi = pd + (u64)i * 2 * RT_CW;
-    rt_repulsion<true>(i, xi, x, w, n, one, p, pdi, kshift, sf);
-    rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, true, last != 0);
+    rt_repulsion<true>(i, xi, x, w, n, one, p, pdi, kshift, sf, pf);
+    rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, true, last != 0, pf);
 }
 
 // A later sub-step, block i = root i: t' = x_i - p/(p' - p S(t)).
 extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     roots_aberth_next(const u64 *x, const u64 *t, u64 *tout, const u64 *pd, u64 *ws, u8 *flags,
-                      const u64 *consts, u32 n, u64 p, u32 last) {
+                      const u64 *consts, u32 n, u64 p, u32 last, u64 *prof, u32 profon) {
     __shared__ u32 sf[4];
+    RtProf pf = rt_prof(prof, profon, 16);
     const u32 i = blockIdx.x;
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
     const RtWs w = rt_ws(ws, i, n);
     if (threadIdx.x == 0) sf[2] = 0;
     const u64 *pdi = pd + (u64)i * 2 * RT_CW;
-    rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf);
-    rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, false, last != 0);
+    rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf, pf);
+    rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, false, last != 0, pf);
 }
 
 // Per-point workspace of roots_certify, in floats: per k = 0..n the four
