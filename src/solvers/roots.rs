@@ -381,19 +381,23 @@ impl Ctx {
             kind => self.radius(&c, kind == Radius::Fujiwara)?,
         };
         let t_rad = std::time::Instant::now();
-        // Angles 2 pi (k + offset) / n, each step correctly rounded.
+        // Angles 2 pi (k + offset) / n, each step correctly rounded, at a
+        // start's accuracy only: sin and cos at q = min(p, 64) bits (at the
+        // working precision they cost milliseconds at 1024 bits, more than
+        // the iteration's setup), theta at q + 16.
+        let q = p.min(64);
         let ks: Vec<f64> = (0..n).map(|k| k as f64).collect();
-        let k = FloatArray::from_f64s(p + 16, &ks, RN)?.0;
-        let off = FloatArray::from_f64s(p + 16, &vec![s.offset; n], RN)?.0;
-        let nn = FloatArray::from_i64s(p + 16, &vec![n as i64; n], RN)?.0;
-        let (pi, _) = FloatArray::constant(Const::Pi, p + 16, RN)?;
-        let pi = repeat(&Engine::Cpu, &pi.to_floats()?[0], n, p + 16)?;
+        let k = FloatArray::from_f64s(q + 16, &ks, RN)?.0;
+        let off = FloatArray::from_f64s(q + 16, &vec![s.offset; n], RN)?.0;
+        let nn = FloatArray::from_i64s(q + 16, &vec![n as i64; n], RN)?.0;
+        let (pi, _) = FloatArray::constant(Const::Pi, q + 16, RN)?;
+        let pi = repeat(&Engine::Cpu, &pi.to_floats()?[0], n, q + 16)?;
         let theta = k
-            .add(&off, p + 16, RN)?
-            .div(&nn, p + 16, RN)?
-            .mul(&pi, p + 16, RN)?
-            .mul_2si(1, p + 16, RN)?;
-        let ((sin, _), (cos, _), _) = theta.sin_cos_ternary(p, RN)?;
+            .add(&off, q + 16, RN)?
+            .div(&nn, q + 16, RN)?
+            .mul(&pi, q + 16, RN)?
+            .mul_2si(1, q + 16, RN)?;
+        let ((sin, _), (cos, _), _) = theta.sin_cos_ternary(q, RN)?;
         let rr = repeat(&Engine::Cpu, &r, n, hp)?;
         let re = cos.fma(&rr, &repeat(&Engine::Cpu, &c.0, n, hp)?, p, RN)?;
         let im = sin.fma(&rr, &repeat(&Engine::Cpu, &c.1, n, hp)?, p, RN)?;
