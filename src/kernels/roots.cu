@@ -13,6 +13,13 @@
 #define RT_N 8
 #endif
 
+// Threads per block of the iteration's kernels (cuda_roots.rs's BLOCK).
+#ifndef RT_BLOCK
+#define RT_BLOCK 256
+#endif
+// rt_tail puts up to six operations on six warps.
+static_assert(RT_BLOCK >= 192 && RT_BLOCK % 32 == 0, "RT_BLOCK: at least six warps");
+
 #define RT_W (RT_N + 1)
 #define RT_CW (2 * RT_W)
 
@@ -31,6 +38,81 @@ __device__ __noinline__ void rt_mul(u64 *r, const u64 *x, const u64 *y, u64 p, u
     }
     r[0] = o.head;
 }
+
+// r = x * y by the 32 lanes of the calling warp (every lane calls it with
+// the same arguments; r distinct from x and y): lane k sums the column k of
+// the exact product (fl_mac's three-word accumulator) into sc, then lane 0
+// propagates the carries and rounds as fl_mul_fast does (the same exact
+// product and the same rounding, so the same bits as rt_mul). sc: the
+// warp's 3 (2 RT_N - 1) words of shared memory. Not normal: lane 0 runs
+// rt_mul.
+// Column k of the exact product of x and y (normal, RT_N limbs each) into
+// sc[3k..3k+3) (fl_mac's three-word accumulator).
+__device__ __forceinline__ void rt_wcol(u64 *sc, const u64 *x, const u64 *y, int k) {
+    const int i0 = k < RT_N ? 0 : k - RT_N + 1, i1 = k < RT_N ? k : RT_N - 1;
+    u64 c0 = 0, c1 = 0, c2 = 0;
+    for (int q = i0; q <= i1; q++) fl_mac<true>(c0, c1, c2, x[1 + q], y[1 + k - q]);
+    sc[3 * k] = c0;
+    sc[3 * k + 1] = c1;
+    sc[3 * k + 2] = c2;
+}
+
+// The product from its columns in sc: the carries, then fl_mul_fast's
+// normalization and rounding (so the same bits).
+__device__ __forceinline__ void rt_wfin(u64 *r, u64 xh, u64 yh, const u64 *sc, u64 p, u32 rnd) {
+    const int N = RT_N;
+    u64 hi[N + 1];
+    u64 r2 = 0, lowor = 0, a0 = 0, a1 = 0, a2 = 0;
+#pragma unroll
+    for (int k = 0; k < 2 * N - 1; k++) {
+        // (a2:a1:a0) += column k; then limb k = a0, shift down.
+        u64 s0 = sc[3 * k], s1 = sc[3 * k + 1], s2 = sc[3 * k + 2];
+        a0 += s0;
+        u64 cy = a0 < s0;
+        u64 t1 = a1 + s1;
+        u64 cy1 = t1 < s1;
+        a1 = t1 + cy;
+        cy1 += a1 < cy;
+        a2 += s2 + cy1;
+        if (k < N - 2) lowor |= a0;
+        else if (k == N - 2) r2 = a0;
+        else hi[k - (N - 1)] = a0;
+        a0 = a1;
+        a1 = a2;
+        a2 = 0;
+    }
+    hi[N] = a0;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll
+        for (int q = N; q > 0; q--) hi[q] = (hi[q] << 1) | (hi[q - 1] >> 63);
+        hi[0] = (hi[0] << 1) | (r2 >> 63);
+        r2 <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    FlOut o = {r + 1, RT_N, 0};
+    fl_round_regs<RT_N>(o, hi, r2 | lowor, e, neg, p, rnd);
+    r[0] = o.head;
+}
+
+__device__ __noinline__ void rt_wmul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd,
+                                     u64 *sc) {
+    const u32 lane = threadIdx.x & 31;
+    const u64 xh = x[0], yh = y[0];
+    if (!(rt_normal(xh) && rt_normal(yh))) {
+        if (lane == 0) rt_mul(r, x, y, p, rnd);
+        __syncwarp();
+        return;
+    }
+    if (lane < 2 * RT_N - 1) rt_wcol(sc, x, y, (int)lane);
+    __syncwarp();
+    if (lane == 0) rt_wfin(r, xh, yh, sc, p, rnd);
+    __syncwarp();
+}
+
+// Shared words of rt_wmul's scratch per warp.
+#define RT_WSC (3 * 2 * RT_N)
 
 // r = x + y or x - y.
 __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p,
@@ -363,29 +445,36 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     const u64 *sr = w.S, *si = RT_F(w.S, 1);
     u64 *U = w.U;
     const u32 t = threadIdx.x;
+    // Each independent operation on its own warp (different warps run in
+    // parallel; lanes of one warp on different branches would not): the
+    // products by the whole warp (rt_wmul), the rest on its lane 0.
+    const u32 wk = t >> 5;
+    const bool l0 = (t & 31) == 0;
+    __shared__ u64 wsc[RT_BLOCK / 32][RT_WSC];
+    u64 *sc = wsc[wk];
     // ps's products; |p'|^2's squares.
-    if (t == 0) rt_mul(RT_F(U, 0), pr, sr, p, FL_RN);
-    else if (t == 1) rt_mul(RT_F(U, 1), pi, si, p, FL_RN);
-    else if (t == 2) rt_mul(RT_F(U, 2), pr, si, p, FL_RN);
-    else if (t == 3) rt_mul(RT_F(U, 3), pi, sr, p, FL_RN);
-    else if (first && t == 4) rt_mul(RT_F(U, 4), dr, dr, p, FL_RN);
-    else if (first && t == 5) rt_mul(RT_F(U, 5), di, di, p, FL_RN);
+    if (wk == 0) rt_wmul(RT_F(U, 0), pr, sr, p, FL_RN, sc);
+    else if (wk == 1) rt_wmul(RT_F(U, 1), pi, si, p, FL_RN, sc);
+    else if (wk == 2) rt_wmul(RT_F(U, 2), pr, si, p, FL_RN, sc);
+    else if (wk == 3) rt_wmul(RT_F(U, 3), pi, sr, p, FL_RN, sc);
+    else if (first && wk == 4) rt_wmul(RT_F(U, 4), dr, dr, p, FL_RN, sc);
+    else if (first && wk == 5) rt_wmul(RT_F(U, 5), di, di, p, FL_RN, sc);
     __syncthreads();
     // ps (U6, U7); |p'|^2 (U8).
-    if (t == 0) rt_add(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN);
-    else if (t == 1) rt_add(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
-    else if (first && t == 2) rt_add(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN);
+    if (l0 && wk == 0) rt_add(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN);
+    else if (l0 && wk == 1) rt_add(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
+    else if (first && l0 && wk == 2) rt_add(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN);
     __syncthreads();
     // den = p' - ps (U9, U10); |ps|^2's squares.
-    if (t == 0) rt_add(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN);
-    else if (t == 1) rt_add(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN);
-    else if (first && t == 2) rt_mul(RT_F(U, 11), RT_F(U, 6), RT_F(U, 6), p, FL_RN);
-    else if (first && t == 3) rt_mul(RT_F(U, 12), RT_F(U, 7), RT_F(U, 7), p, FL_RN);
+    if (l0 && wk == 0) rt_add(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN);
+    else if (l0 && wk == 1) rt_add(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN);
+    else if (first && wk == 2) rt_wmul(RT_F(U, 11), RT_F(U, 6), RT_F(U, 6), p, FL_RN, sc);
+    else if (first && wk == 3) rt_wmul(RT_F(U, 12), RT_F(U, 7), RT_F(U, 7), p, FL_RN, sc);
     __syncthreads();
     // den's squares; iso.
-    if (t == 0) rt_mul(RT_F(U, 13), RT_F(U, 9), RT_F(U, 9), p, FL_RN);
-    else if (t == 1) rt_mul(RT_F(U, 14), RT_F(U, 10), RT_F(U, 10), p, FL_RN);
-    else if (first && t == 2) {
+    if (wk == 0) rt_wmul(RT_F(U, 13), RT_F(U, 9), RT_F(U, 9), p, FL_RN, sc);
+    else if (wk == 1) rt_wmul(RT_F(U, 14), RT_F(U, 10), RT_F(U, 10), p, FL_RN, sc);
+    else if (first && l0 && wk == 2) {
         u64 a[RT_W], a16[RT_W];
         rt_add(a, RT_F(U, 11), RT_F(U, 12), false, p, FL_RN);
         rt_shift(a16, a, 4, p, FL_RN);
@@ -400,32 +489,32 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     }
     __syncthreads();
     // 1/den (U16, U17).
-    if (t == 0) rt_mul(RT_F(U, 16), RT_F(U, 9), RT_F(U, 15), p, FL_RN);
-    else if (t == 1) {
-        rt_mul(RT_F(U, 17), RT_F(U, 10), RT_F(U, 15), p, FL_RN);
-        rt_negate(RT_F(U, 17));
+    if (wk == 0) rt_wmul(RT_F(U, 16), RT_F(U, 9), RT_F(U, 15), p, FL_RN, sc);
+    else if (wk == 1) {
+        rt_wmul(RT_F(U, 17), RT_F(U, 10), RT_F(U, 15), p, FL_RN, sc);
+        if (l0) rt_negate(RT_F(U, 17));
     }
     __syncthreads();
     // c = p (1/den): products, then c (U22, U23).
-    if (t == 0) rt_mul(RT_F(U, 18), pr, RT_F(U, 16), p, FL_RN);
-    else if (t == 1) rt_mul(RT_F(U, 19), pi, RT_F(U, 17), p, FL_RN);
-    else if (t == 2) rt_mul(RT_F(U, 20), pr, RT_F(U, 17), p, FL_RN);
-    else if (t == 3) rt_mul(RT_F(U, 21), pi, RT_F(U, 16), p, FL_RN);
+    if (wk == 0) rt_wmul(RT_F(U, 18), pr, RT_F(U, 16), p, FL_RN, sc);
+    else if (wk == 1) rt_wmul(RT_F(U, 19), pi, RT_F(U, 17), p, FL_RN, sc);
+    else if (wk == 2) rt_wmul(RT_F(U, 20), pr, RT_F(U, 17), p, FL_RN, sc);
+    else if (wk == 3) rt_wmul(RT_F(U, 21), pi, RT_F(U, 16), p, FL_RN, sc);
     __syncthreads();
-    if (t == 0) rt_add(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN);
-    else if (t == 1) rt_add(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN);
+    if (l0 && wk == 0) rt_add(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN);
+    else if (l0 && wk == 1) rt_add(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN);
     __syncthreads();
     // t' = x_i - c; |c|^2's squares.
     u64 *tn = tout + (u64)i * RT_CW;
-    if (t == 0) rt_add(tn, xi, RT_F(U, 22), true, p, FL_RN);
-    else if (t == 1) rt_add(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN);
-    else if (last && t == 2) rt_mul(RT_F(U, 0), RT_F(U, 22), RT_F(U, 22), p, FL_RN);
-    else if (last && t == 3) rt_mul(RT_F(U, 1), RT_F(U, 23), RT_F(U, 23), p, FL_RN);
+    if (l0 && wk == 0) rt_add(tn, xi, RT_F(U, 22), true, p, FL_RN);
+    else if (l0 && wk == 1) rt_add(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN);
+    else if (last && wk == 2) rt_wmul(RT_F(U, 0), RT_F(U, 22), RT_F(U, 22), p, FL_RN, sc);
+    else if (last && wk == 3) rt_wmul(RT_F(U, 1), RT_F(U, 23), RT_F(U, 23), p, FL_RN, sc);
     if (last) {
         __syncthreads();
-        if (t == 0) rt_mul(RT_F(U, 2), tn, tn, p, FL_RN);
-        else if (t == 1) rt_mul(RT_F(U, 3), RT_F(tn, 1), RT_F(tn, 1), p, FL_RN);
-        else if (t == 2) rt_add(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN);
+        if (wk == 0) rt_wmul(RT_F(U, 2), tn, tn, p, FL_RN, sc);
+        else if (wk == 1) rt_wmul(RT_F(U, 3), RT_F(tn, 1), RT_F(tn, 1), p, FL_RN, sc);
+        else if (l0 && wk == 2) rt_add(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN);
         __syncthreads();
         if (t == 0) {
             u64 b[RT_W], a16[RT_W];
@@ -445,10 +534,6 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     rt_mark(pf, 10);
 }
 
-// Threads per block of the iteration's kernels (cuda_roots.rs's BLOCK).
-#ifndef RT_BLOCK
-#define RT_BLOCK 256
-#endif
 
 // Phase A of a step, block i = root i: powers, p, p', noise, S(x), the
 // first correction t^(1) into tout, p and p' into pd, the flags.
@@ -484,8 +569,11 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     for (u32 s = 1; s < n; s *= 2) {
         const u32 cnt = (2 * s < n ? 2 * s : n) - s;
         const u64 *xs = X + (u64)s * RT_CW;
+        // The complex products (m < 4 cnt) before the R ones, so that a
+        // warp's lanes take one branch.
         for (u32 m = t; m < 5 * cnt; m += B) {
-            const u32 k = s + 1 + m / 5, c = m % 5;
+            const bool rr = m >= 4 * cnt;
+            const u32 k = s + 1 + (rr ? m - 4 * cnt : m / 4), c = rr ? 4 : m % 4;
             if (c == 4) {
                 rt_mul(RT_F(R, k), RT_F(R, s), RT_F(R, k - s), p, FL_RU);
             } else {
