@@ -61,7 +61,7 @@ fn knobs() -> &'static Knobs {
 const PROF_SLOTS: usize = 64;
 
 /// Threads per block of `roots_certify`.
-const CERT_BLOCK: u32 = 128;
+const CERT_BLOCK: u32 = 256;
 
 /// Words of one root's workspace (roots.cu's `rt_ws_words`).
 fn ws_words(n: usize, w: usize) -> usize {

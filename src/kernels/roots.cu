@@ -652,72 +652,92 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
 }
 
 // Per-point workspace of roots_certify, in floats: per k = 0..n the four
-// products, t and s (8), then the radius terms m2_k (n + 1).
+// products, t and s (8), then n + 1 floats no longer used.
 __device__ __forceinline__ u64 rt_cert_words(u32 n) { return (u64)9 * (n + 1) * RT_W; }
 
+// The radius term of k: m2_k = 2^-p (|rr| + |ii| + |ri| + |ir| + |t|_1 +
+// |s|_1) (RU, in this order), from H_k's eight floats.
+__device__ void rt_cert_m(u64 *out, const u64 *h, u64 p) {
+    u64 ta[RT_W], tb[RT_W], m[RT_W], m2[RT_W], u[RT_W];
+    rt_abs(ta, RT_F(h, 0));
+    rt_abs(tb, RT_F(h, 1));
+    rt_add(m, ta, tb, false, p, FL_RU);
+    rt_abs(ta, RT_F(h, 2));
+    rt_add(m2, m, ta, false, p, FL_RU);
+    rt_abs(ta, RT_F(h, 3));
+    rt_add(m, m2, ta, false, p, FL_RU);
+    rt_abs(ta, RT_F(h, 4));
+    rt_abs(tb, RT_F(h, 5));
+    rt_add(u, ta, tb, false, p, FL_RU);
+    rt_add(m2, m, u, false, p, FL_RU);
+    rt_abs(ta, RT_F(h, 6));
+    rt_abs(tb, RT_F(h, 7));
+    rt_add(u, ta, tb, false, p, FL_RU);
+    rt_add(m, m2, u, false, p, FL_RU);
+    rt_shift(out, m, -(i64)p, p, FL_RU);
+}
+
 // The rigorous residual bound of polyroots.rs's certify_root, block b =
-// points b, b + gridDim.x, ...: Horner's rule with the four rounded
-// products on four threads (s_k for every k), then every k's radius term
-// m2_k = 2^-p (|rr| + |ii| + |ri| + |ir| + |t|_1 + |s|_1) (RU, one
-// thread per k), then the radius r <- (r |x|_1 + m2_k) + er_k (RU) on one
-// thread. er: the coefficients' rounding bounds (n+1 reals); out: one real
-// per point; ws: gridDim.x * rt_cert_words(n) words.
+// points b, b + gridDim.x, ...: Horner's rule, s_k = (t_r + A_r, t_i +
+// A_i) with t = (rr - ii, ri + ir) from the four rounded products (each by
+// a warp, rt_wmul), and beside it, one k behind, the radius r_k = (r_(k+1)
+// |x|_1 + m2_k) + er_k (RU; r_n = er_n) with m2_k from H_k (rt_cert_m); the
+// bound |s_0|_1 + r_0 (RU). The same operations as certify_root, so the
+// same bits. Roles by warp: products 0-3, m2 on warp 4 and r |x|_1 on warp
+// 5 (on warp 3 in blocks of fewer warps, after its product), the sums on
+// lane 0 of warps 0-2. er: the coefficients' rounding bounds (n+1 reals);
+// out: one real per point; ws: gridDim.x * rt_cert_words(n) words.
 extern "C" __global__ void roots_certify(const u64 *x, u64 *out, const u64 *A, const u64 *er,
                                          u64 *ws, u32 n, u32 len, u64 p) {
-    const u32 t = threadIdx.x;
+    const u32 t = threadIdx.x, wk = t >> 5, nw = blockDim.x >> 5;
+    const bool l0 = (t & 31) == 0;
+    const u32 wm = nw > 4 ? 4 : nw - 1, wu = nw > 5 ? 5 : nw - 1;
+    __shared__ u64 wsc[6][RT_WSC];
+    __shared__ u64 ax[RT_W], rr[RT_W], uu[RT_W], mm[RT_W];
     u64 *H = ws + (u64)blockIdx.x * rt_cert_words(n);
-    u64 *M = RT_F(H, 8 * (n + 1));
 #define RT_H(k, f) RT_F(H, 8 * (u64)(k) + (f))
     for (u32 i = blockIdx.x; i < len; i += gridDim.x) {
         const u64 *xi = x + (u64)i * RT_CW;
         if (t < 2) rt_copy(RT_H(n, 6 + t), A + (u64)n * RT_CW + t * RT_W, RT_W);
-        __syncthreads();
-        for (u32 kk = n; kk-- > 0;) {
-            const u64 *s = RT_H(kk + 1, 6);
-            if (t < 4) rt_mul(RT_H(kk, t), RT_F(s, t & 1), RT_F(xi, t == 1 || t == 2), p, FL_RN);
-            __syncthreads();
-            if (t < 2) {
-                rt_add(RT_H(kk, 4 + t), RT_H(kk, 2 * t), RT_H(kk, 2 * t + 1), t == 0, p, FL_RN);
-                rt_add(RT_H(kk, 6 + t), RT_H(kk, 4 + t), A + (u64)kk * RT_CW + t * RT_W, false, p,
-                       FL_RN);
-            }
-            __syncthreads();
-        }
-        for (u32 kk = t; kk < n; kk += blockDim.x) {
-            u64 ta[RT_W], tb[RT_W], m[RT_W], m2[RT_W], u[RT_W];
-            rt_abs(ta, RT_H(kk, 0));
-            rt_abs(tb, RT_H(kk, 1));
-            rt_add(m, ta, tb, false, p, FL_RU);
-            rt_abs(ta, RT_H(kk, 2));
-            rt_add(m2, m, ta, false, p, FL_RU);
-            rt_abs(ta, RT_H(kk, 3));
-            rt_add(m, m2, ta, false, p, FL_RU);
-            rt_abs(ta, RT_H(kk, 4));
-            rt_abs(tb, RT_H(kk, 5));
-            rt_add(u, ta, tb, false, p, FL_RU);
-            rt_add(m2, m, u, false, p, FL_RU);
-            rt_abs(ta, RT_H(kk, 6));
-            rt_abs(tb, RT_H(kk, 7));
-            rt_add(u, ta, tb, false, p, FL_RU);
-            rt_add(m, m2, u, false, p, FL_RU);
-            rt_shift(RT_F(M, kk), m, -(i64)p, p, FL_RU);
-        }
-        __syncthreads();
-        if (t == 0) {
-            u64 ax[RT_W], ta[RT_W], tb[RT_W], r[RT_W], m[RT_W], u[RT_W];
+        if (t == 32 % blockDim.x) {
+            u64 ta[RT_W], tb[RT_W];
             rt_abs(ta, xi);
             rt_abs(tb, xi + RT_W);
             rt_add(ax, ta, tb, false, p, FL_RU);
-            rt_copy(r, er + (u64)n * RT_W, RT_W);
-            for (u32 kk = n; kk-- > 0;) {
-                rt_mul(u, r, ax, p, FL_RU);
-                rt_add(m, u, RT_F(M, kk), false, p, FL_RU);
-                rt_add(r, m, er + (u64)kk * RT_W, false, p, FL_RU);
+            rt_copy(rr, er + (u64)n * RT_W, RT_W);
+        }
+        __syncthreads();
+        for (u32 kk = n; kk-- > 0;) {
+            const u64 *s = RT_H(kk + 1, 6);
+            const bool rad = kk + 1 < n;
+            if (wk < 4) rt_wmul(RT_H(kk, wk), RT_F(s, wk & 1), RT_F(xi, wk == 1 || wk == 2), p, FL_RN,
+                                wsc[wk]);
+            if (rad && wk == wm && l0) rt_cert_m(mm, RT_H(kk + 1, 0), p);
+            if (rad && wk == wu) rt_wmul(uu, rr, ax, p, FL_RU, wsc[wu]);
+            __syncthreads();
+            if (l0 && wk < 2) {
+                rt_add(RT_H(kk, 4 + wk), RT_H(kk, 2 * wk), RT_H(kk, 2 * wk + 1), wk == 0, p, FL_RN);
+                rt_add(RT_H(kk, 6 + wk), RT_H(kk, 4 + wk), A + (u64)kk * RT_CW + wk * RT_W, false, p,
+                       FL_RN);
+            } else if (rad && l0 && wk == 2) {
+                u64 m[RT_W];
+                rt_add(m, uu, mm, false, p, FL_RU);
+                rt_add(rr, m, er + (u64)(kk + 1) * RT_W, false, p, FL_RU);
             }
+            __syncthreads();
+        }
+        // The radius's last step (k = 0) and the bound.
+        if (wk == wm && l0) rt_cert_m(mm, RT_H(0, 0), p);
+        if (wk == wu) rt_wmul(uu, rr, ax, p, FL_RU, wsc[wu]);
+        __syncthreads();
+        if (t == 0) {
+            u64 m[RT_W], ta[RT_W], tb[RT_W], u[RT_W];
+            rt_add(m, uu, mm, false, p, FL_RU);
+            rt_add(rr, m, er, false, p, FL_RU);
             rt_abs(ta, RT_H(0, 6));
             rt_abs(tb, RT_H(0, 7));
             rt_add(u, ta, tb, false, p, FL_RU);
-            rt_add(out + (u64)i * RT_W, u, r, false, p, FL_RU);
+            rt_add(out + (u64)i * RT_W, u, rr, false, p, FL_RU);
         }
         __syncthreads();
     }
