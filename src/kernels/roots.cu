@@ -25,14 +25,82 @@ static_assert(RT_BLOCK >= 192 && RT_BLOCK % 32 == 0, "RT_BLOCK: at least six war
 
 __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_NORMAL; }
 
+// fl_mul_short with the limb products of each column split between two
+// accumulators (even and odd i), two independent carry chains that the
+// scheduler can interleave, added at the end: the same integers hi[], so
+// the same test and the same rounding (the same bits).
+template <int N>
+__device__ __forceinline__ bool rt_mul_short2(FlOut &o, u64 xh, const u64 *xm, u64 yh,
+                                              const u64 *ym, u64 p, u32 rnd) {
+    u64 a[N], b[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        a[i] = xm[i];
+        b[i] = ym[i];
+    }
+    u64 la[N + 2], lb[N + 2];
+    u64 c0 = 0, c1 = 0, c2 = 0, d0 = 0, d1 = 0, d2 = 0;
+#pragma unroll
+    for (int k = N - 2; k < 2 * N - 1; k++) {
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const int j = k - i;
+            if (j >= 0 && j < N) {
+                if (i & 1) fl_mac<true>(d0, d1, d2, a[i], b[j]);
+                else fl_mac<true>(c0, c1, c2, a[i], b[j]);
+            }
+        }
+        la[k - (N - 2)] = c0;
+        lb[k - (N - 2)] = d0;
+        c0 = c1;
+        c1 = c2;
+        c2 = 0;
+        d0 = d1;
+        d1 = d2;
+        d2 = 0;
+    }
+    la[N + 1] = c0;
+    lb[N + 1] = d0;
+    // hi[k - (N-1)] = limb k of la + lb (k >= N-1), the carry from limb N-2.
+    u64 hi[N + 1];
+    u64 s = la[0] + lb[0];
+    u64 cy = s < la[0];
+#pragma unroll
+    for (int k = 1; k <= N + 1; k++) {
+        u64 t = la[k] + lb[k];
+        u64 c1x = t < la[k];
+        u64 t2 = t + cy;
+        cy = c1x + (t2 < t);
+        hi[k - 1] = t2;
+    }
+    const u64 m62 = (1ull << 62) - 1;
+    u64 u = hi[0] & m62;
+    if (u == 0 || u >= m62 - (u64)N) return false;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll
+        for (int i = N; i > 0; i--) hi[i] = (hi[i] << 1) | (hi[i - 1] >> 63);
+        hi[0] <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    fl_round_regs<N>(o, hi, 1, e, neg, p, rnd);
+    return true;
+}
+
 // r = x * y (r distinct from x and y).
 __device__ __noinline__ void rt_mul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd) {
     FlOut o = {r + 1, RT_N, 0};
     u64 xh = x[0], yh = y[0];
     if (rt_normal(xh) && rt_normal(yh)) {
         i8 t;
-        if (RT_N < 4 || !fl_mul_short<RT_N, true>(o, xh, x + 1, yh, y + 1, p, rnd, t))
+        (void)t;
+        if (RT_N < 4 || !rt_mul_short2<RT_N>(o, xh, x + 1, yh, y + 1, p, rnd))
             fl_mul_fast<RT_N>(o, xh, x + 1, yh, y + 1, p, rnd);
+    } else if (((fl_tag(xh) & 3) == FL_ZERO && (rt_normal(yh) || (fl_tag(yh) & 3) == FL_ZERO)) ||
+               ((fl_tag(yh) & 3) == FL_ZERO && rt_normal(xh))) {
+        // fl_arith's zero product (finite times zero), without its scratch.
+        fl_special(o, FL_ZERO, ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0);
     } else {
         fl_arith<RT_N>(FL_OP_MUL, rnd, p, o, xh, x + 1, RT_N, yh, y + 1, RT_N, 0, x + 1, 0);
     }
@@ -127,20 +195,64 @@ __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub
     r[0] = o.head;
 }
 
-// r = x / y, to nearest. Normal x, y: fl_div_num's integers (U = x B^k,
-// k = RT_N + 1, divided by y) with compile-time sizes (fl_divrem_k, the
-// same digits as fl_divrem), the same normalization and rounding.
+// r = x / y, to nearest, by fl_div_num's integers: U = x B^k, k = RT_N + 1,
+// divided by y with compile-time sizes (fl_divrem_k, the digits of
+// fl_divrem). Normal x, y: everything in registers (no run-time index):
+// the quotient Q has RT_N + 2 limbs and Q >= B^(RT_N+1) / 2, so its top
+// limb is 1 (x/y >= 1 in mantissas; shifted right one bit, exponent + 1)
+// or 0 (the next limb's top bit is set): fl_normalize's two cases, then
+// fl_round_regs (fl_round_to's rounding of that left-aligned value), with
+// the remainder as sticky. rt_div_ref: the same through fl_normalize and
+// fl_round_to in local memory (the host test compares the two).
 __device__ __noinline__ void rt_div(u64 *r, const u64 *x, const u64 *y, u64 p) {
+    FlOut o = {r + 1, RT_N, 0};
+    if (rt_normal(x[0]) && rt_normal(y[0])) {
+        const int N = RT_N, UL = 2 * RT_N + 1;
+        u64 ua[UL + 1], qa[N + 2], v[N];
+#pragma unroll
+        for (int k = 0; k <= N; k++) ua[k] = 0;
+#pragma unroll
+        for (int k = 0; k < N; k++) {
+            ua[N + 1 + k] = x[1 + k];
+            v[k] = y[1 + k];
+        }
+        ua[UL] = 0;
+#pragma unroll
+        for (int k = 0; k < N + 2; k++) qa[k] = 0;
+        fl_divrem_k<UL, N>(qa, ua, v);
+        u64 st = 0;
+#pragma unroll
+        for (int k = 0; k < N; k++) st |= ua[k];
+        u64 hi[N + 1], below;
+        i64 e = fl_exp(x[0]) - fl_exp(y[0]);
+        if (qa[N + 1] != 0) {
+#pragma unroll
+            for (int j = 0; j <= N; j++) hi[j] = (qa[j + 1] << 63) | (qa[j] >> 1);
+            below = (qa[0] & 1) | st;
+            e += 1;
+        } else {
+#pragma unroll
+            for (int j = 0; j <= N; j++) hi[j] = qa[j];
+            below = st;
+        }
+        bool neg = ((fl_tag(x[0]) ^ fl_tag(y[0])) & FL_NEG) != 0;
+        fl_round_regs<RT_N>(o, hi, below, e, neg, p, FL_RN);
+    } else {
+        fl_arith<RT_N>(FL_OP_DIV, FL_RN, p, o, x[0], x + 1, RT_N, y[0], y + 1, RT_N, 0, x + 1, 0);
+    }
+    r[0] = o.head;
+}
+
+#ifndef __CUDA_ARCH__
+// The previous rt_div (host test only).
+static void rt_div_ref(u64 *r, const u64 *x, const u64 *y, u64 p) {
     FlOut o = {r + 1, RT_N, 0};
     if (rt_normal(x[0]) && rt_normal(y[0])) {
         const int UL = 2 * RT_N + 1;
         u64 ua[UL + 1], qa[UL];
-#pragma unroll
         for (int k = 0; k <= RT_N; k++) ua[k] = 0;
-#pragma unroll
         for (int k = 0; k < RT_N; k++) ua[RT_N + 1 + k] = x[1 + k];
         ua[UL] = 0;
-#pragma unroll
         for (int k = 0; k < UL; k++) qa[k] = 0;
         fl_divrem_k<UL, RT_N>(qa, ua, y + 1);
         bool sticky = fl_any(ua, RT_N);
@@ -154,6 +266,7 @@ __device__ __noinline__ void rt_div(u64 *r, const u64 *x, const u64 *y, u64 p) {
     }
     r[0] = o.head;
 }
+#endif
 
 // r = x * 2^k (mpfr_mul_2si, k clamped to +-2^40 as the CPU engine does).
 __device__ void rt_shift(u64 *r, const u64 *x, i64 k, u64 p, u32 rnd) {
@@ -348,14 +461,35 @@ __device__ __forceinline__ RtWs rt_ws(u64 *ws, u32 i, u32 n) {
 // The profile (MPARRAY_ROOTS_PROFILE): thread 0 of each block adds the
 // clock cycles since its last mark to slot k (after a barrier, so a slot
 // holds the block's time for that phase); p null when off.
+// Slots 11 and 12 (at rt_done): the block's whole time in nanoseconds
+// (%globaltimer) and in cycles, which give the clock rate.
 struct RtProf {
     unsigned long long *p;
-    long long t;
+    long long t, c0;
+    u64 g0;
 };
 
+__device__ __forceinline__ u64 rt_gtime() {
+#ifdef __CUDA_ARCH__
+    u64 g;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+    return g;
+#else
+    return 0;
+#endif
+}
+
 __device__ __forceinline__ RtProf rt_prof(u64 *prof, u32 on, u32 base) {
-    RtProf r = {on ? (unsigned long long *)prof + base : nullptr, clock64()};
+    long long c = clock64();
+    RtProf r = {on ? (unsigned long long *)prof + base : nullptr, c, c, rt_gtime()};
     return r;
+}
+
+__device__ __forceinline__ void rt_done(RtProf &pf) {
+    if (pf.p && threadIdx.x == 0) {
+        atomicAdd(pf.p + 11, (unsigned long long)(rt_gtime() - pf.g0));
+        atomicAdd(pf.p + 12, (unsigned long long)(clock64() - pf.c0));
+    }
 }
 
 __device__ __forceinline__ void rt_mark(RtProf &pf, int k) {
@@ -375,7 +509,7 @@ __device__ __forceinline__ void rt_mark(RtProf &pf, int k) {
 // (d_r q, -(d_i q)), each phase over every leaf and part at once. FIRST:
 // the first phase also copies p, p' (the sums' leaves 0) to pdi and sets
 // the noise flag (sf[0]).
-template <bool FIRST>
+template <bool FIRST, bool TREE = true>
 __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, u32 n,
                              const u64 *one, u64 p, u64 *pdi, i64 kshift, u32 *sf,
                              RtProf &pf) {
@@ -428,9 +562,11 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
     }
     __syncthreads();
     rt_mark(pf, 8);
-    RtTree tr[1] = {{w.S, n, 2, i, FL_RN}};
-    rt_tsums(tr, p);
-    rt_mark(pf, 9);
+    if (TREE) {
+        RtTree tr[1] = {{w.S, n, 2, i, FL_RN}};
+        rt_tsums(tr, p);
+        rt_mark(pf, 9);
+    }
 }
 
 // The correction of root i from p, p' (pdi) and the sum S (S's leaf 0),
@@ -623,16 +759,35 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
         __syncthreads();
         rt_mark(pf, 3);
     }
+    // The repulsion's leaves (T is free again), then the sums of p, p', the
+    // noise and S together, level by level.
+    rt_repulsion<false, false>(i, xi, x, w, n, one, p, nullptr, 0, sf, pf);
     {
-        RtTree tr[3] = {{w.P, n + 1, 2, 0xffffffffu, FL_RN},
+        RtTree tr[4] = {{w.P, n + 1, 2, 0xffffffffu, FL_RN},
                         {w.Q, n, 2, 0xffffffffu, FL_RN},
-                        {w.Z, n + 1, 1, 0xffffffffu, FL_RU}};
+                        {w.Z, n + 1, 1, 0xffffffffu, FL_RU},
+                        {w.S, n, 2, i, FL_RN}};
         rt_tsums(tr, p);
         rt_mark(pf, 4);
     }
+    // At noise: |p|_1 <= 2^kshift noise (RU); p and p' to pd.
     u64 *pdi = pd + (u64)i * 2 * RT_CW;
-    rt_repulsion<true>(i, xi, x, w, n, one, p, pdi, kshift, sf, pf);
+    if (t == 0) {
+        u64 ar[RT_W], ai[RT_W], a1[RT_W], thr[RT_W];
+        rt_abs(ar, w.P);
+        rt_abs(ai, RT_F(w.P, 1));
+        rt_add(a1, ar, ai, false, p, FL_RU);
+        rt_shift(thr, w.Z, kshift, p, FL_RU);
+        if (rt_le(a1, thr)) sf[0] = RT_F_NOISE;
+    } else if (t == 32) {
+        rt_copy(pdi, w.P, RT_CW);
+    } else if (t == 64) {
+        rt_copy(pdi + RT_CW, w.Q, RT_CW);
+    }
+    __syncthreads();
+    rt_mark(pf, 9);
     rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, true, last != 0, pf);
+    rt_done(pf);
 }
 
 // A later sub-step, block i = root i: t' = x_i - p/(p' - p S(t)).
@@ -649,6 +804,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     const u64 *pdi = pd + (u64)i * 2 * RT_CW;
     rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf, pf);
     rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, false, last != 0, pf);
+    rt_done(pf);
 }
 
 // Per-point workspace of roots_certify, in floats: per k = 0..n the four
