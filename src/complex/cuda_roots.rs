@@ -168,9 +168,22 @@ impl CudaIter {
     fn report(&self) -> Result<()> {
         let c = download(&self.eng, &self.prof)?;
         let names = [
-            "init", "powers", "term products", "term sums", "trees p p' noise",
-            "rep: differences", "rep: squares", "rep: divisions", "rep: products",
-            "rep: tree", "tail", "", "", "", "", "",
+            "init",
+            "powers",
+            "term products",
+            "term sums",
+            "trees p p' noise",
+            "rep: differences",
+            "rep: squares",
+            "rep: divisions",
+            "rep: products",
+            "rep: tree",
+            "tail",
+            "",
+            "",
+            "",
+            "",
+            "",
         ];
         for (kind, base) in [("first", 0usize), ("next", 16)] {
             let l = self.launches[usize::from(kind == "next")] as f64 * self.n as f64;
@@ -205,7 +218,9 @@ impl CudaIter {
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 b as i32,
             )
-            .map_err(Error::driver("raising the shared-memory limit of the roots kernels"))?;
+            .map_err(Error::driver(
+                "raising the shared-memory limit of the roots kernels",
+            ))?;
         }
         Ok(())
     }
