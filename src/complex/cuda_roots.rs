@@ -3,21 +3,65 @@
 //! sub-step (one block of [`BLOCK`] threads per root), and one copy of the
 //! per-root flags back to the host per step.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::polyroots::{CUDA_MAX_LIMBS, Setup, Stepper};
 use crate::engine::CudaEngine;
 use crate::engine::cuda::memory::{alloc_zeros, download, upload};
 use crate::error::{Error, Result};
-use crate::kernels::{Instance, ROOTS};
+use crate::kernels::{Instance, KernelSource, ROOTS};
 
 /// Threads per block (per root; roots.cu's RT_BLOCK, its launch bound).
 pub const BLOCK: u32 = 256;
 
+/// Timing aids for trying kernel variants without a rebuild, read once
+/// from the environment: `MPARRAY_ROOTS_CU` (a roots.cu to compile
+/// instead of the built-in one), `MPARRAY_ROOTS_BLOCK` (threads per block
+/// of the iteration, passed as RT_BLOCK), `MPARRAY_ROOTS_V` (a variant
+/// number passed as RT_V), `MPARRAY_ROOTS_SMEM` (dynamic shared bytes per
+/// block), `MPARRAY_ROOTS_WS` (workspace words per root as a multiple of
+/// the built-in size), `MPARRAY_ROOTS_PROFILE` (the kernels' per-phase
+/// clock counters, printed at the end of a solve).
+struct Knobs {
+    src: &'static KernelSource,
+    block: u32,
+    v: i64,
+    smem: u32,
+    ws: usize,
+    prof: bool,
+}
+
+fn knobs() -> &'static Knobs {
+    static K: OnceLock<Knobs> = OnceLock::new();
+    K.get_or_init(|| {
+        let num = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<i64>().ok());
+        let src = std::env::var_os("MPARRAY_ROOTS_CU")
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .map_or(&ROOTS, |code| {
+                &*Box::leak(Box::new(KernelSource {
+                    name: "roots",
+                    code: Box::leak(code.into_boxed_str()),
+                }))
+            });
+        Knobs {
+            src,
+            block: num("MPARRAY_ROOTS_BLOCK").map_or(BLOCK, |b| b.clamp(32, 1024) as u32),
+            v: num("MPARRAY_ROOTS_V").unwrap_or(0),
+            smem: num("MPARRAY_ROOTS_SMEM").map_or(0, |b| b.clamp(0, 227 << 10) as u32),
+            ws: num("MPARRAY_ROOTS_WS").map_or(1, |b| b.clamp(1, 8) as usize),
+            prof: std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some(),
+        }
+    })
+}
+
+/// Phase counters of the profile (roots.cu's RT_PROF_SLOTS).
+const PROF_SLOTS: usize = 64;
+
 /// Threads per block of `roots_certify`.
-const CERT_BLOCK: u32 = 128;
+const CERT_BLOCK: u32 = 256;
 
 /// Words of one root's workspace (roots.cu's `rt_ws_words`).
 fn ws_words(n: usize, w: usize) -> usize {
@@ -31,7 +75,15 @@ fn cert_words(n: usize, w: usize) -> usize {
 
 /// The roots kernels for `nl` limbs per float.
 pub fn instance(nl: usize) -> Instance {
-    Instance::new(&ROOTS, &[("RT_N", nl as i64)])
+    let k = knobs();
+    let mut d = vec![("RT_N", nl as i64)];
+    if k.block != BLOCK {
+        d.push(("RT_BLOCK", k.block as i64));
+    }
+    if k.v != 0 {
+        d.push(("RT_V", k.v));
+    }
+    Instance::new(k.src, &d)
 }
 
 /// Every instantiation the iteration can request (1 to 16 limbs).
@@ -63,6 +115,12 @@ pub(crate) struct CudaIter {
     pd: CudaSlice<u64>,
     ws: CudaSlice<u64>,
     flags: CudaSlice<u8>,
+    /// The kernels' phase counters (`MPARRAY_ROOTS_PROFILE`).
+    prof: CudaSlice<u64>,
+    /// Launches of roots_aberth_first and roots_aberth_next.
+    launches: [u64; 2],
+    /// Host time of the launches and of the flags' downloads (ns).
+    host_ns: [u128; 2],
 }
 
 impl CudaIter {
@@ -89,25 +147,93 @@ impl CudaIter {
             t: [alloc_zeros(eng, n * cw)?, alloc_zeros(eng, n * cw)?],
             cur: 0,
             pd: alloc_zeros(eng, n * 2 * cw)?,
-            ws: alloc_zeros(eng, n * ws_words(n, w))?,
+            ws: alloc_zeros(eng, n * ws_words(n, w) * knobs().ws)?,
             flags: alloc_zeros(eng, n)?,
+            prof: alloc_zeros(eng, PROF_SLOTS)?,
+            launches: [0; 2],
+            host_ns: [0; 2],
         })
     }
 
     fn cfg(&self) -> LaunchConfig {
         LaunchConfig {
             grid_dim: (self.n as u32, 1, 1),
-            block_dim: (BLOCK, 1, 1),
-            shared_mem_bytes: 0,
+            block_dim: (knobs().block, 1, 1),
+            shared_mem_bytes: knobs().smem,
         }
+    }
+
+    /// The profile's report (MPARRAY_ROOTS_PROFILE): per launch kind, the
+    /// mean clock cycles per block of each phase.
+    fn report(&self) -> Result<()> {
+        let c = download(&self.eng, &self.prof)?;
+        let names = [
+            "init",
+            "powers",
+            "term products",
+            "term sums",
+            "trees p p' noise",
+            "rep: differences",
+            "rep: squares",
+            "rep: divisions",
+            "rep: products",
+            "rep: tree",
+            "tail",
+            "",
+            "",
+            "",
+            "",
+            "",
+        ];
+        for (kind, base) in [("first", 0usize), ("next", 16)] {
+            let l = self.launches[usize::from(kind == "next")] as f64 * self.n as f64;
+            if l == 0.0 {
+                continue;
+            }
+            let tot: u64 = c[base..base + 16].iter().sum();
+            let mut line = format!(
+                "roots kernel profile {kind}: {} launches, {:.0} cycles a block-launch:",
+                l as u64 / self.n as u64,
+                tot as f64 / l
+            );
+            for (k, name) in names.iter().enumerate() {
+                if c[base + k] != 0 {
+                    line += &format!(" {name} {:.0};", c[base + k] as f64 / l);
+                }
+            }
+            eprintln!("{line}");
+        }
+        eprintln!(
+            "roots host profile: launch calls {:.3} ms, flag downloads (waits) {:.3} ms",
+            self.host_ns[0] as f64 * 1e-6,
+            self.host_ns[1] as f64 * 1e-6
+        );
+        Ok(())
+    }
+
+    fn smem(&self, f: &cudarc::driver::CudaFunction) -> Result<()> {
+        let b = knobs().smem;
+        if b > 48 * 1024 {
+            f.set_attribute(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                b as i32,
+            )
+            .map_err(Error::driver(
+                "raising the shared-memory limit of the roots kernels",
+            ))?;
+        }
+        Ok(())
     }
 }
 
 impl Stepper for CudaIter {
     fn step(&mut self, order: usize) -> Result<Vec<u8>> {
         let (n32, p, ks) = (self.n as u32, self.p, self.kshift);
+        let h0 = std::time::Instant::now();
         let cfg = self.cfg();
+        let pon = u32::from(knobs().prof);
         let first = self.eng.function(&self.inst, "roots_aberth_first")?;
+        self.smem(&first)?;
         let last = u32::from(order == 1);
         {
             let [t0, _] = &mut self.t;
@@ -124,13 +250,18 @@ impl Stepper for CudaIter {
                 .arg(&n32)
                 .arg(&p)
                 .arg(&ks)
-                .arg(&last);
+                .arg(&last)
+                .arg(&mut self.prof)
+                .arg(&pon);
             // SAFETY: buffers sized in `new` for n roots of the instance's
             // limb count; one block per root.
             unsafe { b.launch(cfg) }.map_err(Error::driver("launching roots_aberth_first"))?;
         }
+        self.launches[0] += 1;
         let next = if order > 1 {
-            Some(self.eng.function(&self.inst, "roots_aberth_next")?)
+            let f = self.eng.function(&self.inst, "roots_aberth_next")?;
+            self.smem(&f)?;
+            Some(f)
         } else {
             None
         };
@@ -154,16 +285,23 @@ impl Stepper for CudaIter {
                 .arg(&self.consts)
                 .arg(&n32)
                 .arg(&p)
-                .arg(&last);
+                .arg(&last)
+                .arg(&mut self.prof)
+                .arg(&pon);
             // SAFETY: as above.
             unsafe { b.launch(cfg) }.map_err(Error::driver("launching roots_aberth_next"))?;
+            self.launches[1] += 1;
             cur = 1 - cur;
         }
         self.cur = cur;
-        download(&self.eng, &self.flags).map(|mut f| {
+        let h1 = std::time::Instant::now();
+        let f = download(&self.eng, &self.flags).map(|mut f| {
             f.truncate(self.n);
             f
-        })
+        });
+        self.host_ns[0] += (h1 - h0).as_nanos();
+        self.host_ns[1] += h1.elapsed().as_nanos();
+        f
     }
 
     fn commit(&mut self) {
@@ -171,6 +309,9 @@ impl Stepper for CudaIter {
     }
 
     fn roots(&self) -> Result<Vec<u64>> {
+        if knobs().prof {
+            self.report()?;
+        }
         let mut v = download(&self.eng, &self.x)?;
         v.truncate(self.n * 2 * (self.p.div_ceil(64) as usize + 1));
         Ok(v)

@@ -762,6 +762,7 @@ pub fn aberth_fused(
     let prof = std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some();
     let t0 = std::time::Instant::now();
     let su = Setup::new(coeffs, prec, tol2)?;
+    let ts = std::time::Instant::now();
     if x0.len() != su.n {
         return Err(Error::Shape(format!(
             "{} starting values for a polynomial of degree {}",
@@ -775,6 +776,12 @@ pub fn aberth_fused(
     let (packed, converged, iterations) = match &eng {
         Engine::Cuda(dev) if su.nl <= CUDA_MAX_LIMBS => {
             let mut st = super::cuda_roots::CudaIter::new(dev, &su, &x)?;
+            if prof {
+                eprintln!(
+                    "roots profile: device state (uploads) {:.3} ms",
+                    (std::time::Instant::now() - t1).as_secs_f64() * 1e3
+                );
+            }
             run(&mut st, su.n, order, max_iter, progress)?
         }
         _ => {
@@ -791,8 +798,16 @@ pub fn aberth_fused(
     };
     let t2 = std::time::Instant::now();
     let roots = unpack_complex(&packed, prec)?.into_engine(&eng)?;
+    let t2b = std::time::Instant::now();
     let residual_bound = certify_packed(&su, &packed, &eng)?;
     if prof {
+        eprintln!(
+            "roots profile: Setup::new {:.3} ms, packing x0 {:.3} ms, roots to the engine {:.3} ms, bounds {:.3} ms",
+            (ts - t0).as_secs_f64() * 1e3,
+            (t1 - ts).as_secs_f64() * 1e3,
+            (t2b - t2).as_secs_f64() * 1e3,
+            t2b.elapsed().as_secs_f64() * 1e3
+        );
         // Timing aid: each phase ends with a download, so the engine is
         // synchronised at every boundary.
         let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;

@@ -13,10 +13,80 @@
 #define RT_N 8
 #endif
 
+// Threads per block of the iteration's kernels (cuda_roots.rs's BLOCK).
+#ifndef RT_BLOCK
+#define RT_BLOCK 256
+#endif
+// rt_tail puts up to six operations on six warps.
+static_assert(RT_BLOCK >= 192 && RT_BLOCK % 32 == 0, "RT_BLOCK: at least six warps");
+
 #define RT_W (RT_N + 1)
 #define RT_CW (2 * RT_W)
 
 __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_NORMAL; }
+
+// fl_mul_short with the limb products of each column split between two
+// accumulators (even and odd i), two independent carry chains that the
+// scheduler can interleave, added at the end: the same integers hi[], so
+// the same test and the same rounding (the same bits).
+template <int N>
+__device__ __forceinline__ bool rt_mul_short2(FlOut &o, u64 xh, const u64 *xm, u64 yh,
+                                              const u64 *ym, u64 p, u32 rnd) {
+    u64 a[N], b[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        a[i] = xm[i];
+        b[i] = ym[i];
+    }
+    u64 la[N + 2], lb[N + 2];
+    u64 c0 = 0, c1 = 0, c2 = 0, d0 = 0, d1 = 0, d2 = 0;
+#pragma unroll
+    for (int k = N - 2; k < 2 * N - 1; k++) {
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const int j = k - i;
+            if (j >= 0 && j < N) {
+                if (i & 1) fl_mac<true>(d0, d1, d2, a[i], b[j]);
+                else fl_mac<true>(c0, c1, c2, a[i], b[j]);
+            }
+        }
+        la[k - (N - 2)] = c0;
+        lb[k - (N - 2)] = d0;
+        c0 = c1;
+        c1 = c2;
+        c2 = 0;
+        d0 = d1;
+        d1 = d2;
+        d2 = 0;
+    }
+    la[N + 1] = c0;
+    lb[N + 1] = d0;
+    // hi[k - (N-1)] = limb k of la + lb (k >= N-1), the carry from limb N-2.
+    u64 hi[N + 1];
+    u64 s = la[0] + lb[0];
+    u64 cy = s < la[0];
+#pragma unroll
+    for (int k = 1; k <= N + 1; k++) {
+        u64 t = la[k] + lb[k];
+        u64 c1x = t < la[k];
+        u64 t2 = t + cy;
+        cy = c1x + (t2 < t);
+        hi[k - 1] = t2;
+    }
+    const u64 m62 = (1ull << 62) - 1;
+    u64 u = hi[0] & m62;
+    if (u == 0 || u >= m62 - (u64)N) return false;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll
+        for (int i = N; i > 0; i--) hi[i] = (hi[i] << 1) | (hi[i - 1] >> 63);
+        hi[0] <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    fl_round_regs<N>(o, hi, 1, e, neg, p, rnd);
+    return true;
+}
 
 // r = x * y (r distinct from x and y).
 __device__ __noinline__ void rt_mul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd) {
@@ -24,13 +94,93 @@ __device__ __noinline__ void rt_mul(u64 *r, const u64 *x, const u64 *y, u64 p, u
     u64 xh = x[0], yh = y[0];
     if (rt_normal(xh) && rt_normal(yh)) {
         i8 t;
-        if (RT_N < 4 || !fl_mul_short<RT_N, true>(o, xh, x + 1, yh, y + 1, p, rnd, t))
+        (void)t;
+        if (RT_N < 4 || !rt_mul_short2<RT_N>(o, xh, x + 1, yh, y + 1, p, rnd))
             fl_mul_fast<RT_N>(o, xh, x + 1, yh, y + 1, p, rnd);
+    } else if (((fl_tag(xh) & 3) == FL_ZERO && (rt_normal(yh) || (fl_tag(yh) & 3) == FL_ZERO)) ||
+               ((fl_tag(yh) & 3) == FL_ZERO && rt_normal(xh))) {
+        // fl_arith's zero product (finite times zero), without its scratch.
+        fl_special(o, FL_ZERO, ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0);
     } else {
         fl_arith<RT_N>(FL_OP_MUL, rnd, p, o, xh, x + 1, RT_N, yh, y + 1, RT_N, 0, x + 1, 0);
     }
     r[0] = o.head;
 }
+
+// r = x * y by the 32 lanes of the calling warp (every lane calls it with
+// the same arguments; r distinct from x and y): lane k sums the column k of
+// the exact product (fl_mac's three-word accumulator) into sc, then lane 0
+// propagates the carries and rounds as fl_mul_fast does (the same exact
+// product and the same rounding, so the same bits as rt_mul). sc: the
+// warp's 3 (2 RT_N - 1) words of shared memory. Not normal: lane 0 runs
+// rt_mul.
+// Column k of the exact product of x and y (normal, RT_N limbs each) into
+// sc[3k..3k+3) (fl_mac's three-word accumulator).
+__device__ __forceinline__ void rt_wcol(u64 *sc, const u64 *x, const u64 *y, int k) {
+    const int i0 = k < RT_N ? 0 : k - RT_N + 1, i1 = k < RT_N ? k : RT_N - 1;
+    u64 c0 = 0, c1 = 0, c2 = 0;
+    for (int q = i0; q <= i1; q++) fl_mac<true>(c0, c1, c2, x[1 + q], y[1 + k - q]);
+    sc[3 * k] = c0;
+    sc[3 * k + 1] = c1;
+    sc[3 * k + 2] = c2;
+}
+
+// The product from its columns in sc: the carries, then fl_mul_fast's
+// normalization and rounding (so the same bits).
+__device__ __forceinline__ void rt_wfin(u64 *r, u64 xh, u64 yh, const u64 *sc, u64 p, u32 rnd) {
+    const int N = RT_N;
+    u64 hi[N + 1];
+    u64 r2 = 0, lowor = 0, a0 = 0, a1 = 0, a2 = 0;
+#pragma unroll
+    for (int k = 0; k < 2 * N - 1; k++) {
+        // (a2:a1:a0) += column k; then limb k = a0, shift down.
+        u64 s0 = sc[3 * k], s1 = sc[3 * k + 1], s2 = sc[3 * k + 2];
+        a0 += s0;
+        u64 cy = a0 < s0;
+        u64 t1 = a1 + s1;
+        u64 cy1 = t1 < s1;
+        a1 = t1 + cy;
+        cy1 += a1 < cy;
+        a2 += s2 + cy1;
+        if (k < N - 2) lowor |= a0;
+        else if (k == N - 2) r2 = a0;
+        else hi[k - (N - 1)] = a0;
+        a0 = a1;
+        a1 = a2;
+        a2 = 0;
+    }
+    hi[N] = a0;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll
+        for (int q = N; q > 0; q--) hi[q] = (hi[q] << 1) | (hi[q - 1] >> 63);
+        hi[0] = (hi[0] << 1) | (r2 >> 63);
+        r2 <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    FlOut o = {r + 1, RT_N, 0};
+    fl_round_regs<RT_N>(o, hi, r2 | lowor, e, neg, p, rnd);
+    r[0] = o.head;
+}
+
+__device__ __noinline__ void rt_wmul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd,
+                                     u64 *sc) {
+    const u32 lane = threadIdx.x & 31;
+    const u64 xh = x[0], yh = y[0];
+    if (!(rt_normal(xh) && rt_normal(yh))) {
+        if (lane == 0) rt_mul(r, x, y, p, rnd);
+        __syncwarp();
+        return;
+    }
+    if (lane < 2 * RT_N - 1) rt_wcol(sc, x, y, (int)lane);
+    __syncwarp();
+    if (lane == 0) rt_wfin(r, xh, yh, sc, p, rnd);
+    __syncwarp();
+}
+
+// Shared words of rt_wmul's scratch per warp.
+#define RT_WSC (3 * 2 * RT_N)
 
 // r = x + y or x - y.
 __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p,
@@ -45,20 +195,64 @@ __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub
     r[0] = o.head;
 }
 
-// r = x / y, to nearest. Normal x, y: fl_div_num's integers (U = x B^k,
-// k = RT_N + 1, divided by y) with compile-time sizes (fl_divrem_k, the
-// same digits as fl_divrem), the same normalization and rounding.
+// r = x / y, to nearest, by fl_div_num's integers: U = x B^k, k = RT_N + 1,
+// divided by y with compile-time sizes (fl_divrem_k, the digits of
+// fl_divrem). Normal x, y: everything in registers (no run-time index):
+// the quotient Q has RT_N + 2 limbs and Q >= B^(RT_N+1) / 2, so its top
+// limb is 1 (x/y >= 1 in mantissas; shifted right one bit, exponent + 1)
+// or 0 (the next limb's top bit is set): fl_normalize's two cases, then
+// fl_round_regs (fl_round_to's rounding of that left-aligned value), with
+// the remainder as sticky. rt_div_ref: the same through fl_normalize and
+// fl_round_to in local memory (the host test compares the two).
 __device__ __noinline__ void rt_div(u64 *r, const u64 *x, const u64 *y, u64 p) {
+    FlOut o = {r + 1, RT_N, 0};
+    if (rt_normal(x[0]) && rt_normal(y[0])) {
+        const int N = RT_N, UL = 2 * RT_N + 1;
+        u64 ua[UL + 1], qa[N + 2], v[N];
+#pragma unroll
+        for (int k = 0; k <= N; k++) ua[k] = 0;
+#pragma unroll
+        for (int k = 0; k < N; k++) {
+            ua[N + 1 + k] = x[1 + k];
+            v[k] = y[1 + k];
+        }
+        ua[UL] = 0;
+#pragma unroll
+        for (int k = 0; k < N + 2; k++) qa[k] = 0;
+        fl_divrem_k<UL, N>(qa, ua, v);
+        u64 st = 0;
+#pragma unroll
+        for (int k = 0; k < N; k++) st |= ua[k];
+        u64 hi[N + 1], below;
+        i64 e = fl_exp(x[0]) - fl_exp(y[0]);
+        if (qa[N + 1] != 0) {
+#pragma unroll
+            for (int j = 0; j <= N; j++) hi[j] = (qa[j + 1] << 63) | (qa[j] >> 1);
+            below = (qa[0] & 1) | st;
+            e += 1;
+        } else {
+#pragma unroll
+            for (int j = 0; j <= N; j++) hi[j] = qa[j];
+            below = st;
+        }
+        bool neg = ((fl_tag(x[0]) ^ fl_tag(y[0])) & FL_NEG) != 0;
+        fl_round_regs<RT_N>(o, hi, below, e, neg, p, FL_RN);
+    } else {
+        fl_arith<RT_N>(FL_OP_DIV, FL_RN, p, o, x[0], x + 1, RT_N, y[0], y + 1, RT_N, 0, x + 1, 0);
+    }
+    r[0] = o.head;
+}
+
+#ifndef __CUDA_ARCH__
+// The previous rt_div (host test only).
+static void rt_div_ref(u64 *r, const u64 *x, const u64 *y, u64 p) {
     FlOut o = {r + 1, RT_N, 0};
     if (rt_normal(x[0]) && rt_normal(y[0])) {
         const int UL = 2 * RT_N + 1;
         u64 ua[UL + 1], qa[UL];
-#pragma unroll
         for (int k = 0; k <= RT_N; k++) ua[k] = 0;
-#pragma unroll
         for (int k = 0; k < RT_N; k++) ua[RT_N + 1 + k] = x[1 + k];
         ua[UL] = 0;
-#pragma unroll
         for (int k = 0; k < UL; k++) qa[k] = 0;
         fl_divrem_k<UL, RT_N>(qa, ua, y + 1);
         bool sticky = fl_any(ua, RT_N);
@@ -72,6 +266,7 @@ __device__ __noinline__ void rt_div(u64 *r, const u64 *x, const u64 *y, u64 p) {
     }
     r[0] = o.head;
 }
+#endif
 
 // r = x * 2^k (mpfr_mul_2si, k clamped to +-2^40 as the CPU engine does).
 __device__ void rt_shift(u64 *r, const u64 *x, i64 k, u64 p, u32 rnd) {
@@ -263,6 +458,48 @@ __device__ __forceinline__ RtWs rt_ws(u64 *ws, u32 i, u32 n) {
 // Float k of a packed array.
 #define RT_F(a, k) ((a) + (u64)(k) * RT_W)
 
+// The profile (MPARRAY_ROOTS_PROFILE): thread 0 of each block adds the
+// clock cycles since its last mark to slot k (after a barrier, so a slot
+// holds the block's time for that phase); p null when off.
+// Slots 11 and 12 (at rt_done): the block's whole time in nanoseconds
+// (%globaltimer) and in cycles, which give the clock rate.
+struct RtProf {
+    unsigned long long *p;
+    long long t, c0;
+    u64 g0;
+};
+
+__device__ __forceinline__ u64 rt_gtime() {
+#ifdef __CUDA_ARCH__
+    u64 g;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+    return g;
+#else
+    return 0;
+#endif
+}
+
+__device__ __forceinline__ RtProf rt_prof(u64 *prof, u32 on, u32 base) {
+    long long c = clock64();
+    RtProf r = {on ? (unsigned long long *)prof + base : nullptr, c, c, rt_gtime()};
+    return r;
+}
+
+__device__ __forceinline__ void rt_done(RtProf &pf) {
+    if (pf.p && threadIdx.x == 0) {
+        atomicAdd(pf.p + 11, (unsigned long long)(rt_gtime() - pf.g0));
+        atomicAdd(pf.p + 12, (unsigned long long)(clock64() - pf.c0));
+    }
+}
+
+__device__ __forceinline__ void rt_mark(RtProf &pf, int k) {
+    if (pf.p && threadIdx.x == 0) {
+        long long c = clock64();
+        atomicAdd(pf.p + k, (unsigned long long)(c - pf.t));
+        pf.t = c;
+    }
+}
+
 #define RT_F_ISO 1
 #define RT_F_NOISE 2
 #define RT_F_SMALL 4
@@ -272,9 +509,10 @@ __device__ __forceinline__ RtWs rt_ws(u64 *ws, u32 i, u32 n) {
 // (d_r q, -(d_i q)), each phase over every leaf and part at once. FIRST:
 // the first phase also copies p, p' (the sums' leaves 0) to pdi and sets
 // the noise flag (sf[0]).
-template <bool FIRST>
+template <bool FIRST, bool TREE = true>
 __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, u32 n,
-                             const u64 *one, u64 p, u64 *pdi, i64 kshift, u32 *sf) {
+                             const u64 *one, u64 p, u64 *pdi, i64 kshift, u32 *sf,
+                             RtProf &pf) {
     u64 *D = w.T, *SQ = RT_F(w.T, 2 * n), *IQ = RT_F(w.T, 4 * n);
     const u32 m2 = 2 * (n - 1);
     for (u32 m = threadIdx.x; m < m2 + (FIRST ? 3 : 0); m += blockDim.x) {
@@ -298,6 +536,7 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
         }
     }
     __syncthreads();
+    rt_mark(pf, 5);
     for (u32 m = threadIdx.x; m < m2; m += blockDim.x) {
         u32 j = m / 2, part = m % 2;
         j += j >= i;
@@ -305,6 +544,7 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
         rt_mul(RT_F(SQ, 2 * j + part), d, d, p, FL_RN);
     }
     __syncthreads();
+    rt_mark(pf, 6);
     for (u32 m = threadIdx.x; m < n - 1; m += blockDim.x) {
         u32 j = m + (m >= i);
         u64 q[RT_W];
@@ -312,6 +552,7 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
         rt_div(RT_F(IQ, j), one, q, p);
     }
     __syncthreads();
+    rt_mark(pf, 7);
     for (u32 m = threadIdx.x; m < m2; m += blockDim.x) {
         u32 j = m / 2, part = m % 2;
         j += j >= i;
@@ -320,8 +561,12 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
         if (part) rt_negate(r);
     }
     __syncthreads();
-    RtTree tr[1] = {{w.S, n, 2, i, FL_RN}};
-    rt_tsums(tr, p);
+    rt_mark(pf, 8);
+    if (TREE) {
+        RtTree tr[1] = {{w.S, n, 2, i, FL_RN}};
+        rt_tsums(tr, p);
+        rt_mark(pf, 9);
+    }
 }
 
 // The correction of root i from p, p' (pdi) and the sum S (S's leaf 0),
@@ -331,34 +576,41 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
 // sf[0] holds the noise flag).
 __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64 *tout,
                         u8 *flags, u32 *sf, const u64 *one, const u64 *tol2, u64 p, bool first,
-                        bool last) {
+                        bool last, RtProf &pf) {
     const u64 *pr = pdi, *pi = RT_F(pdi, 1), *dr = RT_F(pdi, 2), *di = RT_F(pdi, 3);
     const u64 *sr = w.S, *si = RT_F(w.S, 1);
     u64 *U = w.U;
     const u32 t = threadIdx.x;
+    // Each independent operation on its own warp (different warps run in
+    // parallel; lanes of one warp on different branches would not): the
+    // products by the whole warp (rt_wmul), the rest on its lane 0.
+    const u32 wk = t >> 5;
+    const bool l0 = (t & 31) == 0;
+    __shared__ u64 wsc[RT_BLOCK / 32][RT_WSC];
+    u64 *sc = wsc[wk];
     // ps's products; |p'|^2's squares.
-    if (t == 0) rt_mul(RT_F(U, 0), pr, sr, p, FL_RN);
-    else if (t == 1) rt_mul(RT_F(U, 1), pi, si, p, FL_RN);
-    else if (t == 2) rt_mul(RT_F(U, 2), pr, si, p, FL_RN);
-    else if (t == 3) rt_mul(RT_F(U, 3), pi, sr, p, FL_RN);
-    else if (first && t == 4) rt_mul(RT_F(U, 4), dr, dr, p, FL_RN);
-    else if (first && t == 5) rt_mul(RT_F(U, 5), di, di, p, FL_RN);
+    if (wk == 0) rt_wmul(RT_F(U, 0), pr, sr, p, FL_RN, sc);
+    else if (wk == 1) rt_wmul(RT_F(U, 1), pi, si, p, FL_RN, sc);
+    else if (wk == 2) rt_wmul(RT_F(U, 2), pr, si, p, FL_RN, sc);
+    else if (wk == 3) rt_wmul(RT_F(U, 3), pi, sr, p, FL_RN, sc);
+    else if (first && wk == 4) rt_wmul(RT_F(U, 4), dr, dr, p, FL_RN, sc);
+    else if (first && wk == 5) rt_wmul(RT_F(U, 5), di, di, p, FL_RN, sc);
     __syncthreads();
     // ps (U6, U7); |p'|^2 (U8).
-    if (t == 0) rt_add(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN);
-    else if (t == 1) rt_add(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
-    else if (first && t == 2) rt_add(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN);
+    if (l0 && wk == 0) rt_add(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN);
+    else if (l0 && wk == 1) rt_add(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
+    else if (first && l0 && wk == 2) rt_add(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN);
     __syncthreads();
     // den = p' - ps (U9, U10); |ps|^2's squares.
-    if (t == 0) rt_add(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN);
-    else if (t == 1) rt_add(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN);
-    else if (first && t == 2) rt_mul(RT_F(U, 11), RT_F(U, 6), RT_F(U, 6), p, FL_RN);
-    else if (first && t == 3) rt_mul(RT_F(U, 12), RT_F(U, 7), RT_F(U, 7), p, FL_RN);
+    if (l0 && wk == 0) rt_add(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN);
+    else if (l0 && wk == 1) rt_add(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN);
+    else if (first && wk == 2) rt_wmul(RT_F(U, 11), RT_F(U, 6), RT_F(U, 6), p, FL_RN, sc);
+    else if (first && wk == 3) rt_wmul(RT_F(U, 12), RT_F(U, 7), RT_F(U, 7), p, FL_RN, sc);
     __syncthreads();
     // den's squares; iso.
-    if (t == 0) rt_mul(RT_F(U, 13), RT_F(U, 9), RT_F(U, 9), p, FL_RN);
-    else if (t == 1) rt_mul(RT_F(U, 14), RT_F(U, 10), RT_F(U, 10), p, FL_RN);
-    else if (first && t == 2) {
+    if (wk == 0) rt_wmul(RT_F(U, 13), RT_F(U, 9), RT_F(U, 9), p, FL_RN, sc);
+    else if (wk == 1) rt_wmul(RT_F(U, 14), RT_F(U, 10), RT_F(U, 10), p, FL_RN, sc);
+    else if (first && l0 && wk == 2) {
         u64 a[RT_W], a16[RT_W];
         rt_add(a, RT_F(U, 11), RT_F(U, 12), false, p, FL_RN);
         rt_shift(a16, a, 4, p, FL_RN);
@@ -373,32 +625,32 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     }
     __syncthreads();
     // 1/den (U16, U17).
-    if (t == 0) rt_mul(RT_F(U, 16), RT_F(U, 9), RT_F(U, 15), p, FL_RN);
-    else if (t == 1) {
-        rt_mul(RT_F(U, 17), RT_F(U, 10), RT_F(U, 15), p, FL_RN);
-        rt_negate(RT_F(U, 17));
+    if (wk == 0) rt_wmul(RT_F(U, 16), RT_F(U, 9), RT_F(U, 15), p, FL_RN, sc);
+    else if (wk == 1) {
+        rt_wmul(RT_F(U, 17), RT_F(U, 10), RT_F(U, 15), p, FL_RN, sc);
+        if (l0) rt_negate(RT_F(U, 17));
     }
     __syncthreads();
     // c = p (1/den): products, then c (U22, U23).
-    if (t == 0) rt_mul(RT_F(U, 18), pr, RT_F(U, 16), p, FL_RN);
-    else if (t == 1) rt_mul(RT_F(U, 19), pi, RT_F(U, 17), p, FL_RN);
-    else if (t == 2) rt_mul(RT_F(U, 20), pr, RT_F(U, 17), p, FL_RN);
-    else if (t == 3) rt_mul(RT_F(U, 21), pi, RT_F(U, 16), p, FL_RN);
+    if (wk == 0) rt_wmul(RT_F(U, 18), pr, RT_F(U, 16), p, FL_RN, sc);
+    else if (wk == 1) rt_wmul(RT_F(U, 19), pi, RT_F(U, 17), p, FL_RN, sc);
+    else if (wk == 2) rt_wmul(RT_F(U, 20), pr, RT_F(U, 17), p, FL_RN, sc);
+    else if (wk == 3) rt_wmul(RT_F(U, 21), pi, RT_F(U, 16), p, FL_RN, sc);
     __syncthreads();
-    if (t == 0) rt_add(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN);
-    else if (t == 1) rt_add(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN);
+    if (l0 && wk == 0) rt_add(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN);
+    else if (l0 && wk == 1) rt_add(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN);
     __syncthreads();
     // t' = x_i - c; |c|^2's squares.
     u64 *tn = tout + (u64)i * RT_CW;
-    if (t == 0) rt_add(tn, xi, RT_F(U, 22), true, p, FL_RN);
-    else if (t == 1) rt_add(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN);
-    else if (last && t == 2) rt_mul(RT_F(U, 0), RT_F(U, 22), RT_F(U, 22), p, FL_RN);
-    else if (last && t == 3) rt_mul(RT_F(U, 1), RT_F(U, 23), RT_F(U, 23), p, FL_RN);
+    if (l0 && wk == 0) rt_add(tn, xi, RT_F(U, 22), true, p, FL_RN);
+    else if (l0 && wk == 1) rt_add(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN);
+    else if (last && wk == 2) rt_wmul(RT_F(U, 0), RT_F(U, 22), RT_F(U, 22), p, FL_RN, sc);
+    else if (last && wk == 3) rt_wmul(RT_F(U, 1), RT_F(U, 23), RT_F(U, 23), p, FL_RN, sc);
     if (last) {
         __syncthreads();
-        if (t == 0) rt_mul(RT_F(U, 2), tn, tn, p, FL_RN);
-        else if (t == 1) rt_mul(RT_F(U, 3), RT_F(tn, 1), RT_F(tn, 1), p, FL_RN);
-        else if (t == 2) rt_add(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN);
+        if (wk == 0) rt_wmul(RT_F(U, 2), tn, tn, p, FL_RN, sc);
+        else if (wk == 1) rt_wmul(RT_F(U, 3), RT_F(tn, 1), RT_F(tn, 1), p, FL_RN, sc);
+        else if (l0 && wk == 2) rt_add(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN);
         __syncthreads();
         if (t == 0) {
             u64 b[RT_W], a16[RT_W];
@@ -415,10 +667,9 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
         if (last && sf[2]) f |= RT_F_SMALL;
         flags[i] = f;
     }
+    rt_mark(pf, 10);
 }
 
-// Threads per block of the iteration's kernels (cuda_roots.rs's BLOCK).
-#define RT_BLOCK 256
 
 // Phase A of a step, block i = root i: powers, p, p', noise, S(x), the
 // first correction t^(1) into tout, p and p' into pd, the flags.
@@ -426,8 +677,9 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
 extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     roots_aberth_first(const u64 *x, u64 *tout, u64 *pd, u64 *ws, u8 *flags, const u64 *A,
                        const u64 *D, const u64 *AB, const u64 *consts, u32 n, u64 p, i64 kshift,
-                       u32 last) {
+                       u32 last, u64 *prof, u32 profon) {
     __shared__ u32 sf[4];
+    RtProf pf = rt_prof(prof, profon, 0);
     const u32 i = blockIdx.x, t = threadIdx.x, B = blockDim.x;
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
@@ -447,13 +699,17 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
         sf[2] = 0;
     }
     __syncthreads();
+    rt_mark(pf, 0);
     // Powers X_k = X_s X_{k-s}, R_k = R_s R_{k-s} (RU), s < k <= min(2s, n):
     // a level's products (four per complex power, one per R), then its sums.
     for (u32 s = 1; s < n; s *= 2) {
         const u32 cnt = (2 * s < n ? 2 * s : n) - s;
         const u64 *xs = X + (u64)s * RT_CW;
+        // The complex products (m < 4 cnt) before the R ones, so that a
+        // warp's lanes take one branch.
         for (u32 m = t; m < 5 * cnt; m += B) {
-            const u32 k = s + 1 + m / 5, c = m % 5;
+            const bool rr = m >= 4 * cnt;
+            const u32 k = s + 1 + (rr ? m - 4 * cnt : m / 4), c = rr ? 4 : m % 4;
             if (c == 4) {
                 rt_mul(RT_F(R, k), RT_F(R, s), RT_F(R, k - s), p, FL_RU);
             } else {
@@ -469,6 +725,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
         }
         __syncthreads();
     }
+    rt_mark(pf, 1);
     // Terms A_k X_k, D_k X_k (products, then sums) and |A_k|_1 R_k (RU).
     // The products by kind c (0: a_r y_r, 2: a_r y_i, then the R products,
     // then 1: a_i y_i, 3: a_i y_r), each kind over p's and p''s terms: with
@@ -491,6 +748,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
             }
         }
         __syncthreads();
+        rt_mark(pf, 2);
         for (u32 m = t; m < 2 * (n + 1) + 2 * n; m += B) {
             const bool q = m >= 2 * (n + 1);
             const u32 mm = q ? m - 2 * (n + 1) : m, k = mm / 2, part = mm % 2;
@@ -499,100 +757,143 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
                    FL_RN);
         }
         __syncthreads();
+        rt_mark(pf, 3);
     }
+    // The repulsion's leaves (T is free again), then the sums of p, p', the
+    // noise and S together, level by level.
+    rt_repulsion<false, false>(i, xi, x, w, n, one, p, nullptr, 0, sf, pf);
     {
-        RtTree tr[3] = {{w.P, n + 1, 2, 0xffffffffu, FL_RN},
+        RtTree tr[4] = {{w.P, n + 1, 2, 0xffffffffu, FL_RN},
                         {w.Q, n, 2, 0xffffffffu, FL_RN},
-                        {w.Z, n + 1, 1, 0xffffffffu, FL_RU}};
+                        {w.Z, n + 1, 1, 0xffffffffu, FL_RU},
+                        {w.S, n, 2, i, FL_RN}};
         rt_tsums(tr, p);
+        rt_mark(pf, 4);
     }
+    // At noise: |p|_1 <= 2^kshift noise (RU); p and p' to pd.
     u64 *pdi = pd + (u64)i * 2 * RT_CW;
-    rt_repulsion<true>(i, xi, x, w, n, one, p, pdi, kshift, sf);
-    rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, true, last != 0);
+    if (t == 0) {
+        u64 ar[RT_W], ai[RT_W], a1[RT_W], thr[RT_W];
+        rt_abs(ar, w.P);
+        rt_abs(ai, RT_F(w.P, 1));
+        rt_add(a1, ar, ai, false, p, FL_RU);
+        rt_shift(thr, w.Z, kshift, p, FL_RU);
+        if (rt_le(a1, thr)) sf[0] = RT_F_NOISE;
+    } else if (t == 32) {
+        rt_copy(pdi, w.P, RT_CW);
+    } else if (t == 64) {
+        rt_copy(pdi + RT_CW, w.Q, RT_CW);
+    }
+    __syncthreads();
+    rt_mark(pf, 9);
+    rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, true, last != 0, pf);
+    rt_done(pf);
 }
 
 // A later sub-step, block i = root i: t' = x_i - p/(p' - p S(t)).
 extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     roots_aberth_next(const u64 *x, const u64 *t, u64 *tout, const u64 *pd, u64 *ws, u8 *flags,
-                      const u64 *consts, u32 n, u64 p, u32 last) {
+                      const u64 *consts, u32 n, u64 p, u32 last, u64 *prof, u32 profon) {
     __shared__ u32 sf[4];
+    RtProf pf = rt_prof(prof, profon, 16);
     const u32 i = blockIdx.x;
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
     const RtWs w = rt_ws(ws, i, n);
     if (threadIdx.x == 0) sf[2] = 0;
     const u64 *pdi = pd + (u64)i * 2 * RT_CW;
-    rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf);
-    rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, false, last != 0);
+    rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf, pf);
+    rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, false, last != 0, pf);
+    rt_done(pf);
 }
 
 // Per-point workspace of roots_certify, in floats: per k = 0..n the four
-// products, t and s (8), then the radius terms m2_k (n + 1).
+// products, t and s (8), then n + 1 floats no longer used.
 __device__ __forceinline__ u64 rt_cert_words(u32 n) { return (u64)9 * (n + 1) * RT_W; }
 
+// The radius term of k: m2_k = 2^-p (|rr| + |ii| + |ri| + |ir| + |t|_1 +
+// |s|_1) (RU, in this order), from H_k's eight floats.
+__device__ void rt_cert_m(u64 *out, const u64 *h, u64 p) {
+    u64 ta[RT_W], tb[RT_W], m[RT_W], m2[RT_W], u[RT_W];
+    rt_abs(ta, RT_F(h, 0));
+    rt_abs(tb, RT_F(h, 1));
+    rt_add(m, ta, tb, false, p, FL_RU);
+    rt_abs(ta, RT_F(h, 2));
+    rt_add(m2, m, ta, false, p, FL_RU);
+    rt_abs(ta, RT_F(h, 3));
+    rt_add(m, m2, ta, false, p, FL_RU);
+    rt_abs(ta, RT_F(h, 4));
+    rt_abs(tb, RT_F(h, 5));
+    rt_add(u, ta, tb, false, p, FL_RU);
+    rt_add(m2, m, u, false, p, FL_RU);
+    rt_abs(ta, RT_F(h, 6));
+    rt_abs(tb, RT_F(h, 7));
+    rt_add(u, ta, tb, false, p, FL_RU);
+    rt_add(m, m2, u, false, p, FL_RU);
+    rt_shift(out, m, -(i64)p, p, FL_RU);
+}
+
 // The rigorous residual bound of polyroots.rs's certify_root, block b =
-// points b, b + gridDim.x, ...: Horner's rule with the four rounded
-// products on four threads (s_k for every k), then every k's radius term
-// m2_k = 2^-p (|rr| + |ii| + |ri| + |ir| + |t|_1 + |s|_1) (RU, one
-// thread per k), then the radius r <- (r |x|_1 + m2_k) + er_k (RU) on one
-// thread. er: the coefficients' rounding bounds (n+1 reals); out: one real
-// per point; ws: gridDim.x * rt_cert_words(n) words.
+// points b, b + gridDim.x, ...: Horner's rule, s_k = (t_r + A_r, t_i +
+// A_i) with t = (rr - ii, ri + ir) from the four rounded products (each by
+// a warp, rt_wmul), and beside it, one k behind, the radius r_k = (r_(k+1)
+// |x|_1 + m2_k) + er_k (RU; r_n = er_n) with m2_k from H_k (rt_cert_m); the
+// bound |s_0|_1 + r_0 (RU). The same operations as certify_root, so the
+// same bits. Roles by warp: products 0-3, m2 on warp 4 and r |x|_1 on warp
+// 5 (on warp 3 in blocks of fewer warps, after its product), the sums on
+// lane 0 of warps 0-2. er: the coefficients' rounding bounds (n+1 reals);
+// out: one real per point; ws: gridDim.x * rt_cert_words(n) words.
 extern "C" __global__ void roots_certify(const u64 *x, u64 *out, const u64 *A, const u64 *er,
                                          u64 *ws, u32 n, u32 len, u64 p) {
-    const u32 t = threadIdx.x;
+    const u32 t = threadIdx.x, wk = t >> 5, nw = blockDim.x >> 5;
+    const bool l0 = (t & 31) == 0;
+    const u32 wm = nw > 4 ? 4 : nw - 1, wu = nw > 5 ? 5 : nw - 1;
+    __shared__ u64 wsc[6][RT_WSC];
+    __shared__ u64 ax[RT_W], rr[RT_W], uu[RT_W], mm[RT_W];
     u64 *H = ws + (u64)blockIdx.x * rt_cert_words(n);
-    u64 *M = RT_F(H, 8 * (n + 1));
 #define RT_H(k, f) RT_F(H, 8 * (u64)(k) + (f))
     for (u32 i = blockIdx.x; i < len; i += gridDim.x) {
         const u64 *xi = x + (u64)i * RT_CW;
         if (t < 2) rt_copy(RT_H(n, 6 + t), A + (u64)n * RT_CW + t * RT_W, RT_W);
-        __syncthreads();
-        for (u32 kk = n; kk-- > 0;) {
-            const u64 *s = RT_H(kk + 1, 6);
-            if (t < 4) rt_mul(RT_H(kk, t), RT_F(s, t & 1), RT_F(xi, t == 1 || t == 2), p, FL_RN);
-            __syncthreads();
-            if (t < 2) {
-                rt_add(RT_H(kk, 4 + t), RT_H(kk, 2 * t), RT_H(kk, 2 * t + 1), t == 0, p, FL_RN);
-                rt_add(RT_H(kk, 6 + t), RT_H(kk, 4 + t), A + (u64)kk * RT_CW + t * RT_W, false, p,
-                       FL_RN);
-            }
-            __syncthreads();
-        }
-        for (u32 kk = t; kk < n; kk += blockDim.x) {
-            u64 ta[RT_W], tb[RT_W], m[RT_W], m2[RT_W], u[RT_W];
-            rt_abs(ta, RT_H(kk, 0));
-            rt_abs(tb, RT_H(kk, 1));
-            rt_add(m, ta, tb, false, p, FL_RU);
-            rt_abs(ta, RT_H(kk, 2));
-            rt_add(m2, m, ta, false, p, FL_RU);
-            rt_abs(ta, RT_H(kk, 3));
-            rt_add(m, m2, ta, false, p, FL_RU);
-            rt_abs(ta, RT_H(kk, 4));
-            rt_abs(tb, RT_H(kk, 5));
-            rt_add(u, ta, tb, false, p, FL_RU);
-            rt_add(m2, m, u, false, p, FL_RU);
-            rt_abs(ta, RT_H(kk, 6));
-            rt_abs(tb, RT_H(kk, 7));
-            rt_add(u, ta, tb, false, p, FL_RU);
-            rt_add(m, m2, u, false, p, FL_RU);
-            rt_shift(RT_F(M, kk), m, -(i64)p, p, FL_RU);
-        }
-        __syncthreads();
-        if (t == 0) {
-            u64 ax[RT_W], ta[RT_W], tb[RT_W], r[RT_W], m[RT_W], u[RT_W];
+        if (t == 32 % blockDim.x) {
+            u64 ta[RT_W], tb[RT_W];
             rt_abs(ta, xi);
             rt_abs(tb, xi + RT_W);
             rt_add(ax, ta, tb, false, p, FL_RU);
-            rt_copy(r, er + (u64)n * RT_W, RT_W);
-            for (u32 kk = n; kk-- > 0;) {
-                rt_mul(u, r, ax, p, FL_RU);
-                rt_add(m, u, RT_F(M, kk), false, p, FL_RU);
-                rt_add(r, m, er + (u64)kk * RT_W, false, p, FL_RU);
+            rt_copy(rr, er + (u64)n * RT_W, RT_W);
+        }
+        __syncthreads();
+        for (u32 kk = n; kk-- > 0;) {
+            const u64 *s = RT_H(kk + 1, 6);
+            const bool rad = kk + 1 < n;
+            if (wk < 4) rt_wmul(RT_H(kk, wk), RT_F(s, wk & 1), RT_F(xi, wk == 1 || wk == 2), p, FL_RN,
+                                wsc[wk]);
+            if (rad && wk == wm && l0) rt_cert_m(mm, RT_H(kk + 1, 0), p);
+            if (rad && wk == wu) rt_wmul(uu, rr, ax, p, FL_RU, wsc[wu]);
+            __syncthreads();
+            if (l0 && wk < 2) {
+                rt_add(RT_H(kk, 4 + wk), RT_H(kk, 2 * wk), RT_H(kk, 2 * wk + 1), wk == 0, p, FL_RN);
+                rt_add(RT_H(kk, 6 + wk), RT_H(kk, 4 + wk), A + (u64)kk * RT_CW + wk * RT_W, false, p,
+                       FL_RN);
+            } else if (rad && l0 && wk == 2) {
+                u64 m[RT_W];
+                rt_add(m, uu, mm, false, p, FL_RU);
+                rt_add(rr, m, er + (u64)(kk + 1) * RT_W, false, p, FL_RU);
             }
+            __syncthreads();
+        }
+        // The radius's last step (k = 0) and the bound.
+        if (wk == wm && l0) rt_cert_m(mm, RT_H(0, 0), p);
+        if (wk == wu) rt_wmul(uu, rr, ax, p, FL_RU, wsc[wu]);
+        __syncthreads();
+        if (t == 0) {
+            u64 m[RT_W], ta[RT_W], tb[RT_W], u[RT_W];
+            rt_add(m, uu, mm, false, p, FL_RU);
+            rt_add(rr, m, er, false, p, FL_RU);
             rt_abs(ta, RT_H(0, 6));
             rt_abs(tb, RT_H(0, 7));
             rt_add(u, ta, tb, false, p, FL_RU);
-            rt_add(out + (u64)i * RT_W, u, r, false, p, FL_RU);
+            rt_add(out + (u64)i * RT_W, u, rr, false, p, FL_RU);
         }
         __syncthreads();
     }

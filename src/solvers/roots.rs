@@ -349,6 +349,7 @@ impl Ctx {
 
     /// The starting circle's points on the engine.
     fn start(&self, s: &Start) -> Result<ComplexArray> {
+        let t_s = std::time::Instant::now();
         let (n, p) = (self.n, self.p);
         if !s.offset.is_finite() {
             return Err(Error::Invalid("the start offset must be finite".into()));
@@ -379,23 +380,39 @@ impl Ctx {
             }
             kind => self.radius(&c, kind == Radius::Fujiwara)?,
         };
-        // Angles 2 pi (k + offset) / n, each step correctly rounded.
+        let t_rad = std::time::Instant::now();
+        // Angles 2 pi (k + offset) / n, each step correctly rounded, at a
+        // start's accuracy only: sin and cos at q = min(p, 64) bits (at the
+        // working precision they cost milliseconds at 1024 bits, more than
+        // the iteration's setup), theta at q + 16.
+        let q = p.min(64);
         let ks: Vec<f64> = (0..n).map(|k| k as f64).collect();
-        let k = FloatArray::from_f64s(p + 16, &ks, RN)?.0;
-        let off = FloatArray::from_f64s(p + 16, &vec![s.offset; n], RN)?.0;
-        let nn = FloatArray::from_i64s(p + 16, &vec![n as i64; n], RN)?.0;
-        let (pi, _) = FloatArray::constant(Const::Pi, p + 16, RN)?;
-        let pi = repeat(&Engine::Cpu, &pi.to_floats()?[0], n, p + 16)?;
+        let k = FloatArray::from_f64s(q + 16, &ks, RN)?.0;
+        let off = FloatArray::from_f64s(q + 16, &vec![s.offset; n], RN)?.0;
+        let nn = FloatArray::from_i64s(q + 16, &vec![n as i64; n], RN)?.0;
+        let (pi, _) = FloatArray::constant(Const::Pi, q + 16, RN)?;
+        let pi = repeat(&Engine::Cpu, &pi.to_floats()?[0], n, q + 16)?;
         let theta = k
-            .add(&off, p + 16, RN)?
-            .div(&nn, p + 16, RN)?
-            .mul(&pi, p + 16, RN)?
-            .mul_2si(1, p + 16, RN)?;
-        let ((sin, _), (cos, _), _) = theta.sin_cos_ternary(p, RN)?;
+            .add(&off, q + 16, RN)?
+            .div(&nn, q + 16, RN)?
+            .mul(&pi, q + 16, RN)?
+            .mul_2si(1, q + 16, RN)?;
+        let ((sin, _), (cos, _), _) = theta.sin_cos_ternary(q, RN)?;
         let rr = repeat(&Engine::Cpu, &r, n, hp)?;
         let re = cos.fma(&rr, &repeat(&Engine::Cpu, &c.0, n, hp)?, p, RN)?;
         let im = sin.fma(&rr, &repeat(&Engine::Cpu, &c.1, n, hp)?, p, RN)?;
-        ComplexArray::new(re, im)?.into_engine(&self.eng)
+        let t_ang = std::time::Instant::now();
+        let x0 = ComplexArray::new(re, im)?.into_engine(&self.eng)?;
+        if std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some() {
+            let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+            eprintln!(
+                "roots profile: start: center and radius {:.3} ms, angles {:.3} ms, to the engine {:.3} ms",
+                ms(t_s, t_rad),
+                ms(t_rad, t_ang),
+                ms(t_ang, std::time::Instant::now())
+            );
+        }
+        Ok(x0)
     }
 
     /// The starting radius about `c`: Fujiwara's bound or the geometric
@@ -417,12 +434,6 @@ impl Ctx {
                 a.1.add_prec_ref_ref(&b.1, hp).0,
             )
         };
-        let mut q: Vec<(Float, Float)> = self.host.clone();
-        for i in 0..n {
-            for j in (i..n).rev() {
-                q[j] = add(&q[j], &mul(c, &q[j + 1]));
-            }
-        }
         // log2 |q_k| from the exponent of |re| + |im| (within 1 of it).
         let lg = |z: &(Float, Float)| -> Option<i64> {
             let e = |f: &Float| f.get_exponent().map(|e| e as i64);
@@ -432,6 +443,19 @@ impl Ctx {
                 _ => None,
             }
         };
+        // Pass i of the shift (j = n-1 down to i) leaves q_i final, so
+        // GeoMean (which needs only the first nonzero q_k) stops after the
+        // pass that makes one: usually pass 0, Horner's p(c), n operations
+        // instead of n^2/2 (the same values either way).
+        let mut q: Vec<(Float, Float)> = self.host.clone();
+        for i in 0..n {
+            for j in (i..n).rev() {
+                q[j] = add(&q[j], &mul(c, &q[j + 1]));
+            }
+            if !fujiwara && lg(&q[i]).is_some() {
+                break;
+            }
+        }
         let lead = lg(&q[n]).expect("nonzero leading coefficient") - 2;
         let e = if fujiwara {
             // 2 max_k |q_k/q_n|^(1/(n-k)) (q_0 halved), each exponent
