@@ -21,6 +21,7 @@ use crate::Engine;
 use crate::complex::{CRound, ComplexArray};
 use crate::error::{Error, Result};
 use crate::float::{FloatArray, Round};
+use crate::linalg::cuda::Deferred;
 use crate::linalg::{CGemv, Gemv, Matrix, Op};
 
 /// How the Arnoldi step orthogonalises `A v_j` against the basis.
@@ -284,6 +285,12 @@ pub fn gmres_with(
             Ok("0") => false,
             _ => eng.is_cuda(),
         };
+        // MPARRAY_GMRES_REDO=1: every DGKS step is redone as if a product
+        // had been undecided (for tests: the same bits).
+        let redo = std::env::var_os("MPARRAY_GMRES_REDO").is_some_and(|v| v == "1");
+        // MPARRAY_GMRES_DEFER=0: every product checked at once (as before
+        // the deferred checks; for measurements).
+        let defer = std::env::var_os("MPARRAY_GMRES_DEFER").is_none_or(|v| v != "0");
         vdata = std::thread::scope(|sc| -> Result<FloatArray> {
             let mut vdata = vdata;
             let mut finish = |gabs: FloatArray| -> Result<bool> {
@@ -296,31 +303,53 @@ pub fn gmres_with(
             let mut pending: Option<std::thread::ScopedJoinHandle<'_, Result<(Lsq, FloatArray)>>> =
                 None;
             for j in 0..m {
-                // w = A v_j, orthogonalised against v_0..v_j.
+                // w = A v_j, orthogonalised against v_0..v_j. DGKS: the
+                // step's products are launched back to back, their
+                // undecided counts read with the projections (one
+                // transfer); when one was undecided the step is redone
+                // with every product checked at once (the same bits).
+                let mut scope = (defer && opts.ortho == Ortho::Dgks).then(Deferred::begin);
                 let mut w = a.gemv(&one, &vs[j], None, &gv)?.0;
                 prof.mark(0)?;
                 if let Some(hd) = pending.take() {
+                    if let Some(sc) = scope.as_mut() {
+                        sc.pause();
+                    }
                     let (l, gabs) = join_givens(hd)?;
                     lsq = l;
                     if finish(gabs)? {
                         break;
+                    }
+                    if let Some(sc) = scope.as_mut() {
+                        sc.resume();
                     }
                 }
                 let mut hnsq: Option<FloatArray> = None;
                 let h = match opts.ortho {
                     Ortho::Dgks => {
                         let wp = gw.prec;
-                        // [V_j; w] w: the projections and w.w in one product.
-                        vdata = put_row(vdata, (j + 1) * n, &w)?;
+                        let k = Consts {
+                            one: &one,
+                            minus_one: &minus_one,
+                            gw: &gw,
+                            gt: &gt,
+                        };
+                        let mut d = dgks_pass(vdata, w, (j, n), &masks[j], &k, scope.take())?;
+                        if !d.decided || redo {
+                            // The checked products from A v_j on.
+                            let w = a.gemv(&one, &vs[j], None, &gv)?.0;
+                            d = dgks_pass(d.vdata, w, (j, n), &masks[j], &k, None)?;
+                        }
+                        let DgksPass {
+                            vdata: vd,
+                            w1,
+                            he2,
+                            s1,
+                            s2,
+                            ..
+                        } = d;
+                        vdata = vd;
                         let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
-                        let he = ve.gemv(&one, &w, None, &gw)?.0;
-                        let hm = he.mul(&masks[j], wp, RN)?;
-                        let w1 = ve.gemv(&minus_one, &hm, Some((&one, &w)), &gt)?.0;
-                        vdata = ve.into_data();
-                        vdata = put_row(vdata, (j + 1) * n, &w1)?;
-                        let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
-                        let he2 = ve.gemv(&one, &w1, None, &gw)?.0;
-                        let (s1, s2) = (split(&he)?, split(&he2)?);
                         let ww = &s1[j + 1];
                         let w1w1 = &s2[j + 1];
                         let keep = le(ww, &w1w1.mul_2si(1, wp, RN)?)?;
@@ -669,6 +698,73 @@ impl Lsq {
         self.rcols.push(h);
         g[j + 1].abs(p, RN)
     }
+}
+
+/// The scalars 1 and -1 on the engine, and the `gemv` options of the
+/// projections (`gw`, at `2p + 64` bits) and of `w - V^T h` (`gt`).
+struct Consts<'a> {
+    one: &'a FloatArray,
+    minus_one: &'a FloatArray,
+    gw: &'a Gemv,
+    gt: &'a Gemv,
+}
+
+/// The device part of one DGKS step (see [`Ortho::Dgks`]).
+struct DgksPass {
+    /// The basis array, `w1` in row `j + 1`.
+    vdata: FloatArray,
+    /// `w - V_j^T h`.
+    w1: FloatArray,
+    /// `[V_j; w1] w1` (on the engine).
+    he2: FloatArray,
+    /// `[V_j; w] w` and `he2`, element by element on the CPU engine.
+    s1: Vec<FloatArray>,
+    s2: Vec<FloatArray>,
+    /// Whether every product was decided on the device (always, outside a
+    /// deferred scope).
+    decided: bool,
+}
+
+/// `w` into row `j + 1` of the basis, `he = [V_j; w] w` (the projections
+/// and `w.w`), `w1 = w - V_j^T (he * mask)`, `w1` into row `j + 1`, `he2 =
+/// [V_j; w1] w1`; `he` and `he2` downloaded, in one transfer with the
+/// undecided counts of the products of `scope` (when given).
+fn dgks_pass(
+    vdata: FloatArray,
+    w: FloatArray,
+    (j, n): (usize, usize),
+    mask: &FloatArray,
+    k: &Consts,
+    scope: Option<Deferred>,
+) -> Result<DgksPass> {
+    let (one, minus_one, gw, gt) = (k.one, k.minus_one, k.gw, k.gt);
+    let wp = gw.prec;
+    let vdata = put_row(vdata, (j + 1) * n, &w)?;
+    let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+    let he = ve.gemv(one, &w, None, gw)?.0;
+    let hm = he.mul(mask, wp, RN)?;
+    let w1 = ve.gemv(minus_one, &hm, Some((one, &w)), gt)?.0;
+    let vdata = put_row(ve.into_data(), (j + 1) * n, &w1)?;
+    let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+    let he2 = ve.gemv(one, &w1, None, gw)?.0;
+    let (hs, decided) = match scope {
+        Some(sc) => sc.finish(&[&he, &he2])?,
+        None => (
+            vec![
+                he.to_engine(&Engine::Cpu)?,
+                he2.to_engine(&Engine::Cpu)?,
+            ],
+            true,
+        ),
+    };
+    Ok(DgksPass {
+        vdata: ve.into_data(),
+        w1,
+        he2,
+        s1: split(&hs[0])?,
+        s2: split(&hs[1])?,
+        decided,
+    })
 }
 
 /// The outcome of a Givens thread.
