@@ -989,7 +989,10 @@ impl Deferred {
                 .iter()
                 .find_map(|a| a.device().map(|d| d.engine().clone()))
         });
-        if list.iter().any(|p| !Arc::ptr_eq(&p.eng, eng.as_ref().expect("listed"))) {
+        if list
+            .iter()
+            .any(|p| !Arc::ptr_eq(&p.eng, eng.as_ref().expect("listed")))
+        {
             return Err(Error::Invalid(
                 "deferred BLAS checks on two CUDA engines in one scope".into(),
             ));

@@ -750,10 +750,7 @@ fn dgks_pass(
     let (hs, decided) = match scope {
         Some(sc) => sc.finish(&[&he, &he2])?,
         None => (
-            vec![
-                he.to_engine(&Engine::Cpu)?,
-                he2.to_engine(&Engine::Cpu)?,
-            ],
+            vec![he.to_engine(&Engine::Cpu)?, he2.to_engine(&Engine::Cpu)?],
             true,
         ),
     };
