@@ -300,8 +300,7 @@ pub fn gmres_with(
                 progress(iterations, rel(res));
                 le(&gabs, &tol_b)
             };
-            let mut pending: Option<std::thread::ScopedJoinHandle<'_, Result<(Lsq, FloatArray)>>> =
-                None;
+            let mut pending: Option<Givens<'_>> = None;
             for j in 0..m {
                 // w = A v_j, orthogonalised against v_0..v_j. DGKS: the
                 // step's products are launched back to back, their
@@ -315,7 +314,7 @@ pub fn gmres_with(
                     if let Some(sc) = scope.as_mut() {
                         sc.pause();
                     }
-                    let (l, gabs) = join_givens(hd)?;
+                    let (l, gabs) = hd.join(p)?;
                     lsq = l;
                     if finish(gabs)? {
                         break;
@@ -416,15 +415,21 @@ pub fn gmres_with(
                 }
                 prof.mark(4)?;
                 // Apply the previous rotations to h, then a new one zeroing hn.
+                // Overlapped with the next A v: on a thread of its own, or,
+                // when that product is only launched (deferred checks), on
+                // this thread right after the launch.
                 let mut l = std::mem::take(&mut lsq);
-                let hd = sc.spawn(move || -> Result<(Lsq, FloatArray)> {
-                    let gabs = l.column(h, &hn, j, p, zero)?;
-                    Ok((l, gabs))
-                });
                 if overlap && !zero && j + 1 < m {
-                    pending = Some(hd);
+                    pending = Some(if defer && opts.ortho == Ortho::Dgks {
+                        Givens::Later(Box::new((l, h, hn, j)))
+                    } else {
+                        Givens::Thread(sc.spawn(move || -> Result<(Lsq, FloatArray)> {
+                            let gabs = l.column(h, &hn, j, p, false)?;
+                            Ok((l, gabs))
+                        }))
+                    });
                 } else {
-                    let (l, gabs) = join_givens(hd)?;
+                    let gabs = l.column(h, &hn, j, p, zero)?;
                     lsq = l;
                     prof.mark(3)?;
                     if finish(gabs)? || zero || j + 1 == m {
@@ -433,7 +438,7 @@ pub fn gmres_with(
                 }
             }
             if let Some(hd) = pending.take() {
-                let (l, gabs) = join_givens(hd)?;
+                let (l, gabs) = hd.join(p)?;
                 lsq = l;
                 finish(gabs)?;
             }
@@ -764,10 +769,27 @@ fn dgks_pass(
     })
 }
 
-/// The outcome of a Givens thread.
-fn join_givens<T>(hd: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
-    hd.join()
-        .map_err(|_| Error::Invalid("gmres: the Givens thread panicked".into()))?
+/// A Hessenberg column's Givens work (`Lsq::column` with `zero` false)
+/// overlapped with the next `A v`: on a thread, or to be done on this one.
+enum Givens<'s> {
+    Thread(std::thread::ScopedJoinHandle<'s, Result<(Lsq, FloatArray)>>),
+    Later(Box<(Lsq, Vec<FloatArray>, FloatArray, usize)>),
+}
+
+impl Givens<'_> {
+    /// The least-squares state after the column, and `|g_{j+1}|`.
+    fn join(self, p: u64) -> Result<(Lsq, FloatArray)> {
+        match self {
+            Givens::Thread(hd) => hd
+                .join()
+                .map_err(|_| Error::Invalid("gmres: the Givens thread panicked".into()))?,
+            Givens::Later(b) => {
+                let (mut l, h, hn, j) = *b;
+                let gabs = l.column(h, &hn, j, p, false)?;
+                Ok((l, gabs))
+            }
+        }
+    }
 }
 
 /// Whether the one-element `u <= v`.
