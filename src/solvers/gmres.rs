@@ -342,24 +342,25 @@ pub fn gmres_with(
                         let DgksPass {
                             vdata: vd,
                             w1,
-                            he2,
                             s1,
-                            s2,
+                            w1w1,
                             ..
                         } = d;
                         vdata = vd;
                         let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
                         let ww = &s1[j + 1];
-                        let w1w1 = &s2[j + 1];
-                        let keep = le(ww, &w1w1.mul_2si(1, wp, RN)?)?;
+                        let keep = le(ww, &w1w1.mul_2si(1, p + 64, RN)?)?;
                         let h = if keep {
                             w = w1;
-                            hnsq = Some(w1w1.try_clone()?);
+                            hnsq = Some(w1w1);
                             s1[..=j]
                                 .iter()
                                 .map(|v| v.set_prec(p, RN))
                                 .collect::<Result<Vec<_>>>()?
                         } else {
+                            // h2 = V_j w1 (w1 is row j + 1 of ve).
+                            let he2 = ve.gemv(&one, &w1, None, &gw)?.0;
+                            let s2 = split(&he2)?;
                             let hm2 = he2.mul(&masks[j], wp, RN)?;
                             w = ve.gemv(&minus_one, &hm2, Some((&one, &w1)), &gt)?.0;
                             s1[..=j]
@@ -408,8 +409,10 @@ pub fn gmres_with(
                 prof.mark(2)?;
                 let zero = matches!(hn.cmp(&hzero)?[0], Some(std::cmp::Ordering::Equal));
                 if !zero {
-                    let inv = hone.div(&hn, p, RN)?.into_engine(&eng)?;
-                    let v = w.scal(&inv, p, RN)?.0;
+                    // w * (1/||w||) (as scal, the factor broadcast on the
+                    // host: no download of it).
+                    let inv = hone.div(&hn, p, RN)?;
+                    let v = bcast(&inv, n)?.into_engine(&eng)?.mul(&w, p, RN)?;
                     vdata = put_row(vdata, (j + 1) * n, &v)?;
                     vs.push(v);
                 }
@@ -720,20 +723,19 @@ struct DgksPass {
     vdata: FloatArray,
     /// `w - V_j^T h`.
     w1: FloatArray,
-    /// `[V_j; w1] w1` (on the engine).
-    he2: FloatArray,
-    /// `[V_j; w] w` and `he2`, element by element on the CPU engine.
+    /// `[V_j; w] w`, element by element on the CPU engine.
     s1: Vec<FloatArray>,
-    s2: Vec<FloatArray>,
+    /// `w1.w1` rounded to `p + 64` bits (CPU engine).
+    w1w1: FloatArray,
     /// Whether every product was decided on the device (always, outside a
     /// deferred scope).
     decided: bool,
 }
 
 /// `w` into row `j + 1` of the basis, `he = [V_j; w] w` (the projections
-/// and `w.w`), `w1 = w - V_j^T (he * mask)`, `w1` into row `j + 1`, `he2 =
-/// [V_j; w1] w1`; `he` and `he2` downloaded, in one transfer with the
-/// undecided counts of the products of `scope` (when given).
+/// and `w.w`), `w1 = w - V_j^T (he * mask)`, `w1` into row `j + 1`, `w1.w1`
+/// (`dot`, at `p + 64` bits); `he` and `w1.w1` downloaded, in one transfer
+/// with the undecided counts of the products of `scope` (when given).
 fn dgks_pass(
     vdata: FloatArray,
     w: FloatArray,
@@ -750,23 +752,34 @@ fn dgks_pass(
     let hm = he.mul(mask, wp, RN)?;
     let w1 = ve.gemv(minus_one, &hm, Some((one, &w)), gt)?.0;
     let vdata = put_row(ve.into_data(), (j + 1) * n, &w1)?;
-    let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
-    let he2 = ve.gemv(one, &w1, None, gw)?.0;
-    let (hs, decided) = match scope {
-        Some(sc) => sc.finish(&[&he, &he2])?,
+    let w1w1 = w1.dot(&w1, gt.prec + 64, RN)?.0;
+    let (mut hs, decided) = match scope {
+        Some(sc) => sc.finish(&[&he, &w1w1])?,
         None => (
-            vec![he.to_engine(&Engine::Cpu)?, he2.to_engine(&Engine::Cpu)?],
+            vec![he.to_engine(&Engine::Cpu)?, w1w1.to_engine(&Engine::Cpu)?],
             true,
         ),
     };
+    let w1w1 = hs.pop().expect("two arrays");
     Ok(DgksPass {
-        vdata: ve.into_data(),
+        vdata,
         w1,
-        he2,
         s1: split(&hs[0])?,
-        s2: split(&hs[1])?,
+        w1w1,
         decided,
     })
+}
+
+/// The one element of `a` (CPU engine) repeated `n` times (CPU engine).
+fn bcast(a: &FloatArray, n: usize) -> Result<FloatArray> {
+    let h = a.host()?;
+    let la = h.limbs_per_element();
+    FloatArray::from_raw(
+        h.prec(),
+        vec![h.tags()[0]; n],
+        vec![h.exps()[0]; n],
+        h.limbs()[..la].repeat(n),
+    )
 }
 
 /// A Hessenberg column's Givens work (`Lsq::column` with `zero` false)
