@@ -31,14 +31,16 @@ pub enum Ortho {
     /// (the default): `w` is put in the basis array as row `j+1`, so one
     /// `gemv` over `j + 2` rows gives `h = V w` and `w.w` together (at
     /// `2p + 64` bits); `w1 = w - V^T h` (one `gemv`, the coefficients
-    /// masked by an exact product with `[1, .., 1, 0]`); then the same
-    /// extended product on `w1` gives `h2 = V w1` and `w1.w1`. When `2
-    /// w1.w1 >= w.w` (less than half of `w`'s square norm removed, so `w1`
-    /// is orthogonal to working accuracy) `w1` is kept with `h` rounded to
-    /// p; otherwise a second pass `w2 = w1 - V^T h2` and `w2.w2` (`dot`),
-    /// `h = h + h2`. Three small `gemv`s per step in the usual case, and
-    /// the norm from them (no separate `dot`). Real matrices only; for a
-    /// complex one it is [`Ortho::Cgs2`].
+    /// masked by an exact product with `[1, .., 1, 0]`); then `w1.w1`
+    /// (`dot`, at `p + 64` bits). When `2 w1.w1 >= w.w` (less than half of
+    /// `w`'s square norm removed, so `w1` is orthogonal to working
+    /// accuracy) `w1` is kept with `h` rounded to p and `||w1||` from
+    /// `w1.w1`; otherwise a second pass: `h2 = V w1` (the extended product
+    /// on `w1`), `w2 = w1 - V^T h2` and `w2.w2` (`dot`), `h = h + h2`. Two
+    /// small `gemv`s and a `dot` per step in the usual case, launched back
+    /// to back with their checks read at the end (see
+    /// [`Deferred`]). Real matrices only; for a complex one it is
+    /// [`Ortho::Cgs2`].
     #[default]
     Dgks,
     /// Classical Gram-Schmidt applied twice: per pass `h' = V w` (rounded
