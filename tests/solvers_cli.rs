@@ -350,3 +350,83 @@ fn bench_solvers_tiny() {
         assert!(r["ratio_mean"].as_f64().unwrap() > 0.0, "{r}");
     }
 }
+
+/// GMRES's execution paths (the Givens work overlapped or not, the DGKS
+/// step's deferred checks, every step redone as after an undecided
+/// product, and no deferral) give the same bits: x, every estimate, every
+/// true residual (a random `R + 2 sqrt(n) I`, several restarts).
+#[test]
+fn gmres_paths_give_the_same_bits() {
+    let t = Tmp::new();
+    let n = 24;
+    let mut s = common::seed() | 1;
+    let mut next = || {
+        // xorshift64: uniform decimals in (-1, 1) with 17 digits.
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let v = (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+        format!("{v:.17e}")
+    };
+    let shift = 2.0 * (n as f64).sqrt();
+    let a: Vec<String> = (0..n * n)
+        .map(|k| {
+            let v = next();
+            if k / n == k % n {
+                format!("{:.17e}", v.parse::<f64>().unwrap() + shift)
+            } else {
+                v
+            }
+        })
+        .collect();
+    let b: Vec<String> = (0..n).map(|_| next()).collect();
+    let a = mtx(
+        &t,
+        "a.mtx",
+        n,
+        n,
+        &a.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+    );
+    let b = mtx(
+        &t,
+        "b.mtx",
+        n,
+        1,
+        &b.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+    );
+    let runs: Vec<String> = [
+        vec![],
+        vec![("MPARRAY_GMRES_OVERLAP", "1")],
+        vec![("MPARRAY_GMRES_OVERLAP", "1"), ("MPARRAY_GMRES_REDO", "1")],
+        vec![("MPARRAY_GMRES_OVERLAP", "0"), ("MPARRAY_GMRES_REDO", "1")],
+        vec![("MPARRAY_GMRES_OVERLAP", "1"), ("MPARRAY_GMRES_DEFER", "0")],
+    ]
+    .iter()
+    .map(|env| {
+        let o = Command::new(common::mparray_bin())
+            .args([
+                "gmres",
+                "--prec",
+                "192",
+                "--restart",
+                "5",
+                "--tol",
+                "1e-40",
+                "--engine",
+                "cpu",
+                &a,
+                &b,
+            ])
+            .envs(env.iter().copied())
+            .output()
+            .expect("running mparray");
+        // The first line has the time.
+        let out = stdout(&o);
+        assert!(out.contains("% converged"), "{env:?}: {out}");
+        out.lines().skip(2).collect::<Vec<_>>().join("\n")
+    })
+    .collect();
+    for (i, r) in runs.iter().enumerate() {
+        assert_eq!(r, &runs[0], "run {i}");
+    }
+}

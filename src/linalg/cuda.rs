@@ -350,6 +350,10 @@ pub(crate) fn product(
     stage("epilogue")?;
     // The undecided count first: the flags only when some are undecided.
     let u = 2 * (m + n);
+    // Inside a [`Deferred`] scope the count is read later, with other data.
+    let Some(sc) = defer_count(&eng, sc, u, nout) else {
+        return Ok(Some((out, tern)));
+    };
     let nund = eng
         .stream()
         .clone_dtoh(&sc.slice(u..u + 1))
@@ -898,4 +902,192 @@ fn dot_fused(
         )?;
     }
     Ok(Some((out, tern)))
+}
+
+/// A product whose undecided count is still on the device (see
+/// [`Deferred`]).
+struct Pending {
+    eng: Arc<CudaEngine>,
+    sc: CudaSlice<u64>,
+    at: usize,
+    nout: usize,
+}
+
+thread_local! {
+    /// The products launched on this thread inside an active [`Deferred`]
+    /// scope (None: no scope).
+    static DEFER: std::cell::RefCell<Option<Vec<Pending>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// [`product`]'s hook: inside an active [`Deferred`] scope, keeps `sc`
+/// (whose item `at` is the undecided count of `nout` outputs) for the
+/// scope's one read and returns None; else gives `sc` back.
+fn defer_count(
+    eng: &Arc<CudaEngine>,
+    sc: CudaSlice<u64>,
+    at: usize,
+    nout: usize,
+) -> Option<CudaSlice<u64>> {
+    DEFER.with(|d| match d.borrow_mut().as_mut() {
+        Some(list) => {
+            list.push(Pending {
+                eng: eng.clone(),
+                sc,
+                at,
+                nout,
+            });
+            None
+        }
+        None => Some(sc),
+    })
+}
+
+/// A scope in which the device products (`gemv`, `gemm`) launched on this
+/// thread do not read their undecided counts back (no host round trip per
+/// call: the launches follow each other on the stream): their outputs are
+/// provisional until [`Deferred::finish`] reads every count, together with
+/// the arrays the caller downloads anyway, in one transfer. An output the
+/// device could not decide is left as the device wrote it (finite but not
+/// the exact result), so the caller that sees `false` from `finish` must
+/// recompute everything made from the scope's products outside a scope
+/// (where the undecided elements go to the host's exact core as usual).
+/// The CPU engine's products are exact at once and never pending. Scopes
+/// do not nest (a second one on the same thread is inactive).
+pub struct Deferred {
+    /// The products of a paused scope.
+    list: Option<Vec<Pending>>,
+    /// Whether this scope owns the thread's deferral.
+    owner: bool,
+}
+
+impl Deferred {
+    /// Starts a scope on this thread.
+    pub fn begin() -> Deferred {
+        let owner = DEFER.with(|d| {
+            let mut d = d.borrow_mut();
+            if d.is_none() {
+                *d = Some(Vec::new());
+                true
+            } else {
+                false
+            }
+        });
+        Deferred { list: None, owner }
+    }
+
+    /// Stops deferring (products launched now read their counts at once)
+    /// until [`Deferred::resume`]; e.g. around a user's callback.
+    pub fn pause(&mut self) {
+        if self.owner && self.list.is_none() {
+            self.list = Some(DEFER.with(|d| d.borrow_mut().take()).unwrap_or_default());
+        }
+    }
+
+    /// Defers again after [`Deferred::pause`].
+    pub fn resume(&mut self) {
+        if let Some(l) = self.list.take() {
+            DEFER.with(|d| *d.borrow_mut() = Some(l));
+        }
+    }
+
+    /// Ends the scope: copies `arrays` to the CPU engine (exact copies) and
+    /// reads the scope's undecided counts, the device's part in one
+    /// transfer (the only host synchronisation); returns the copies and
+    /// whether every product of the scope was decided on the device.
+    pub fn finish(mut self, arrays: &[&FloatArray]) -> Result<(Vec<FloatArray>, bool)> {
+        self.pause();
+        let list = self.list.take().unwrap_or_default();
+        let eng = list.first().map(|p| p.eng.clone()).or_else(|| {
+            arrays
+                .iter()
+                .find_map(|a| a.device().map(|d| d.engine().clone()))
+        });
+        if list
+            .iter()
+            .any(|p| !Arc::ptr_eq(&p.eng, eng.as_ref().expect("listed")))
+        {
+            return Err(Error::Invalid(
+                "deferred BLAS checks on two CUDA engines in one scope".into(),
+            ));
+        }
+        let Some(eng) = eng else {
+            // Nothing on a device.
+            let copies = arrays
+                .iter()
+                .map(|a| a.to_engine(&crate::Engine::Cpu))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok((copies, true));
+        };
+        let dev: Vec<Option<&CudaFloats>> = arrays
+            .iter()
+            .map(|a| a.device().filter(|d| Arc::ptr_eq(d.engine(), &eng)))
+            .collect();
+        let total = list.len()
+            + dev
+                .iter()
+                .flatten()
+                .map(|d| d.len() * (1 + d.limbs_per_element()))
+                .sum::<usize>();
+        let mut st = memory::alloc::<u64>(&eng, total)?;
+        let s = eng.stream();
+        let mut at = 0;
+        for p in &list {
+            s.memcpy_dtod(&p.sc.slice(p.at..p.at + 1), &mut st.slice_mut(at..at + 1))
+                .map_err(Error::driver("gathering a download on the device"))?;
+            at += 1;
+        }
+        for d in dev.iter().flatten() {
+            let (len, la) = (d.len(), d.limbs_per_element());
+            if len > 0 {
+                let (h, l) = d.raw_parts();
+                s.memcpy_dtod(&h.slice(0..len), &mut st.slice_mut(at..at + len))
+                    .map_err(Error::driver("gathering a download on the device"))?;
+                at += len;
+                s.memcpy_dtod(&l.slice(0..len * la), &mut st.slice_mut(at..at + len * la))
+                    .map_err(Error::driver("gathering a download on the device"))?;
+                at += len * la;
+            }
+        }
+        let host = if total == 0 {
+            Vec::new()
+        } else {
+            memory::download(&eng, &st)?
+        };
+        let decided = host[..list.len()].iter().all(|&c| c == 0);
+        if decided {
+            count(list.iter().map(|p| p.nout as u64).sum(), 0);
+        }
+        let mut at = list.len();
+        let mut copies = Vec::with_capacity(arrays.len());
+        for (a, d) in arrays.iter().zip(&dev) {
+            match d {
+                Some(d) => {
+                    let (len, la) = (d.len(), d.limbs_per_element());
+                    let head = &host[at..at + len];
+                    at += len;
+                    let limbs = host[at..at + len * la].to_vec();
+                    at += len * la;
+                    copies.push(FloatArray::from(CpuFloats::from_raw(
+                        d.prec(),
+                        head.iter().map(|&h| h as u8).collect(),
+                        head.iter().map(|&h| (h as i64) >> 8).collect(),
+                        limbs,
+                    )?));
+                }
+                None => copies.push(a.to_engine(&crate::Engine::Cpu)?),
+            }
+        }
+        Ok((copies, decided))
+    }
+}
+
+impl Drop for Deferred {
+    fn drop(&mut self) {
+        if self.owner {
+            // Unfinished (an error or an early end): the outputs are dropped
+            // unchecked.
+            self.list = None;
+            DEFER.with(|d| *d.borrow_mut() = None);
+        }
+    }
 }

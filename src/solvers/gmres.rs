@@ -21,6 +21,7 @@ use crate::Engine;
 use crate::complex::{CRound, ComplexArray};
 use crate::error::{Error, Result};
 use crate::float::{FloatArray, Round};
+use crate::linalg::cuda::Deferred;
 use crate::linalg::{CGemv, Gemv, Matrix, Op};
 
 /// How the Arnoldi step orthogonalises `A v_j` against the basis.
@@ -30,14 +31,16 @@ pub enum Ortho {
     /// (the default): `w` is put in the basis array as row `j+1`, so one
     /// `gemv` over `j + 2` rows gives `h = V w` and `w.w` together (at
     /// `2p + 64` bits); `w1 = w - V^T h` (one `gemv`, the coefficients
-    /// masked by an exact product with `[1, .., 1, 0]`); then the same
-    /// extended product on `w1` gives `h2 = V w1` and `w1.w1`. When `2
-    /// w1.w1 >= w.w` (less than half of `w`'s square norm removed, so `w1`
-    /// is orthogonal to working accuracy) `w1` is kept with `h` rounded to
-    /// p; otherwise a second pass `w2 = w1 - V^T h2` and `w2.w2` (`dot`),
-    /// `h = h + h2`. Three small `gemv`s per step in the usual case, and
-    /// the norm from them (no separate `dot`). Real matrices only; for a
-    /// complex one it is [`Ortho::Cgs2`].
+    /// masked by an exact product with `[1, .., 1, 0]`); then `w1.w1`
+    /// (`dot`, at `p + 64` bits). When `2 w1.w1 >= w.w` (less than half of
+    /// `w`'s square norm removed, so `w1` is orthogonal to working
+    /// accuracy) `w1` is kept with `h` rounded to p and `||w1||` from
+    /// `w1.w1`; otherwise a second pass: `h2 = V w1` (the extended product
+    /// on `w1`), `w2 = w1 - V^T h2` and `w2.w2` (`dot`), `h = h + h2`. Two
+    /// small `gemv`s and a `dot` per step in the usual case, launched back
+    /// to back with their checks read at the end (see
+    /// [`Deferred`]). Real matrices only; for a complex one it is
+    /// [`Ortho::Cgs2`].
     #[default]
     Dgks,
     /// Classical Gram-Schmidt applied twice: per pass `h' = V w` (rounded
@@ -284,6 +287,12 @@ pub fn gmres_with(
             Ok("0") => false,
             _ => eng.is_cuda(),
         };
+        // MPARRAY_GMRES_REDO=1: every DGKS step is redone as if a product
+        // had been undecided (for tests: the same bits).
+        let redo = std::env::var_os("MPARRAY_GMRES_REDO").is_some_and(|v| v == "1");
+        // MPARRAY_GMRES_DEFER=0: every product checked at once (as before
+        // the deferred checks; for measurements).
+        let defer = std::env::var_os("MPARRAY_GMRES_DEFER").is_none_or(|v| v != "0");
         vdata = std::thread::scope(|sc| -> Result<FloatArray> {
             let mut vdata = vdata;
             let mut finish = |gabs: FloatArray| -> Result<bool> {
@@ -293,45 +302,67 @@ pub fn gmres_with(
                 progress(iterations, rel(res));
                 le(&gabs, &tol_b)
             };
-            let mut pending: Option<std::thread::ScopedJoinHandle<'_, Result<(Lsq, FloatArray)>>> =
-                None;
+            let mut pending: Option<Givens<'_>> = None;
             for j in 0..m {
-                // w = A v_j, orthogonalised against v_0..v_j.
+                // w = A v_j, orthogonalised against v_0..v_j. DGKS: the
+                // step's products are launched back to back, their
+                // undecided counts read with the projections (one
+                // transfer); when one was undecided the step is redone
+                // with every product checked at once (the same bits).
+                let mut scope = (defer && opts.ortho == Ortho::Dgks).then(Deferred::begin);
                 let mut w = a.gemv(&one, &vs[j], None, &gv)?.0;
                 prof.mark(0)?;
                 if let Some(hd) = pending.take() {
-                    let (l, gabs) = join_givens(hd)?;
+                    if let Some(sc) = scope.as_mut() {
+                        sc.pause();
+                    }
+                    let (l, gabs) = hd.join(p)?;
                     lsq = l;
                     if finish(gabs)? {
                         break;
+                    }
+                    if let Some(sc) = scope.as_mut() {
+                        sc.resume();
                     }
                 }
                 let mut hnsq: Option<FloatArray> = None;
                 let h = match opts.ortho {
                     Ortho::Dgks => {
                         let wp = gw.prec;
-                        // [V_j; w] w: the projections and w.w in one product.
-                        vdata = put_row(vdata, (j + 1) * n, &w)?;
+                        let k = Consts {
+                            one: &one,
+                            minus_one: &minus_one,
+                            gw: &gw,
+                            gt: &gt,
+                        };
+                        let mut d = dgks_pass(vdata, w, (j, n), &masks[j], &k, scope.take())?;
+                        if !d.decided || redo {
+                            // The checked products from A v_j on.
+                            let w = a.gemv(&one, &vs[j], None, &gv)?.0;
+                            d = dgks_pass(d.vdata, w, (j, n), &masks[j], &k, None)?;
+                        }
+                        let DgksPass {
+                            vdata: vd,
+                            w1,
+                            s1,
+                            w1w1,
+                            ..
+                        } = d;
+                        vdata = vd;
                         let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
-                        let he = ve.gemv(&one, &w, None, &gw)?.0;
-                        let hm = he.mul(&masks[j], wp, RN)?;
-                        let w1 = ve.gemv(&minus_one, &hm, Some((&one, &w)), &gt)?.0;
-                        vdata = ve.into_data();
-                        vdata = put_row(vdata, (j + 1) * n, &w1)?;
-                        let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
-                        let he2 = ve.gemv(&one, &w1, None, &gw)?.0;
-                        let (s1, s2) = (split(&he)?, split(&he2)?);
                         let ww = &s1[j + 1];
-                        let w1w1 = &s2[j + 1];
-                        let keep = le(ww, &w1w1.mul_2si(1, wp, RN)?)?;
+                        let keep = le(ww, &w1w1.mul_2si(1, p + 64, RN)?)?;
                         let h = if keep {
                             w = w1;
-                            hnsq = Some(w1w1.try_clone()?);
+                            hnsq = Some(w1w1);
                             s1[..=j]
                                 .iter()
                                 .map(|v| v.set_prec(p, RN))
                                 .collect::<Result<Vec<_>>>()?
                         } else {
+                            // h2 = V_j w1 (w1 is row j + 1 of ve).
+                            let he2 = ve.gemv(&one, &w1, None, &gw)?.0;
+                            let s2 = split(&he2)?;
                             let hm2 = he2.mul(&masks[j], wp, RN)?;
                             w = ve.gemv(&minus_one, &hm2, Some((&one, &w1)), &gt)?.0;
                             s1[..=j]
@@ -380,22 +411,30 @@ pub fn gmres_with(
                 prof.mark(2)?;
                 let zero = matches!(hn.cmp(&hzero)?[0], Some(std::cmp::Ordering::Equal));
                 if !zero {
-                    let inv = hone.div(&hn, p, RN)?.into_engine(&eng)?;
-                    let v = w.scal(&inv, p, RN)?.0;
+                    // w * (1/||w||) (as scal, the factor broadcast on the
+                    // host: no download of it).
+                    let inv = hone.div(&hn, p, RN)?;
+                    let v = bcast(&inv, n)?.into_engine(&eng)?.mul(&w, p, RN)?;
                     vdata = put_row(vdata, (j + 1) * n, &v)?;
                     vs.push(v);
                 }
                 prof.mark(4)?;
                 // Apply the previous rotations to h, then a new one zeroing hn.
+                // Overlapped with the next A v: on a thread of its own, or,
+                // when that product is only launched (deferred checks), on
+                // this thread right after the launch.
                 let mut l = std::mem::take(&mut lsq);
-                let hd = sc.spawn(move || -> Result<(Lsq, FloatArray)> {
-                    let gabs = l.column(h, &hn, j, p, zero)?;
-                    Ok((l, gabs))
-                });
                 if overlap && !zero && j + 1 < m {
-                    pending = Some(hd);
+                    pending = Some(if defer && opts.ortho == Ortho::Dgks {
+                        Givens::Later(Box::new((l, h, hn, j)))
+                    } else {
+                        Givens::Thread(sc.spawn(move || -> Result<(Lsq, FloatArray)> {
+                            let gabs = l.column(h, &hn, j, p, false)?;
+                            Ok((l, gabs))
+                        }))
+                    });
                 } else {
-                    let (l, gabs) = join_givens(hd)?;
+                    let gabs = l.column(h, &hn, j, p, zero)?;
                     lsq = l;
                     prof.mark(3)?;
                     if finish(gabs)? || zero || j + 1 == m {
@@ -404,7 +443,7 @@ pub fn gmres_with(
                 }
             }
             if let Some(hd) = pending.take() {
-                let (l, gabs) = join_givens(hd)?;
+                let (l, gabs) = hd.join(p)?;
                 lsq = l;
                 finish(gabs)?;
             }
@@ -671,10 +710,101 @@ impl Lsq {
     }
 }
 
-/// The outcome of a Givens thread.
-fn join_givens<T>(hd: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
-    hd.join()
-        .map_err(|_| Error::Invalid("gmres: the Givens thread panicked".into()))?
+/// The scalars 1 and -1 on the engine, and the `gemv` options of the
+/// projections (`gw`, at `2p + 64` bits) and of `w - V^T h` (`gt`).
+struct Consts<'a> {
+    one: &'a FloatArray,
+    minus_one: &'a FloatArray,
+    gw: &'a Gemv,
+    gt: &'a Gemv,
+}
+
+/// The device part of one DGKS step (see [`Ortho::Dgks`]).
+struct DgksPass {
+    /// The basis array, `w1` in row `j + 1`.
+    vdata: FloatArray,
+    /// `w - V_j^T h`.
+    w1: FloatArray,
+    /// `[V_j; w] w`, element by element on the CPU engine.
+    s1: Vec<FloatArray>,
+    /// `w1.w1` rounded to `p + 64` bits (CPU engine).
+    w1w1: FloatArray,
+    /// Whether every product was decided on the device (always, outside a
+    /// deferred scope).
+    decided: bool,
+}
+
+/// `w` into row `j + 1` of the basis, `he = [V_j; w] w` (the projections
+/// and `w.w`), `w1 = w - V_j^T (he * mask)`, `w1` into row `j + 1`, `w1.w1`
+/// (`dot`, at `p + 64` bits); `he` and `w1.w1` downloaded, in one transfer
+/// with the undecided counts of the products of `scope` (when given).
+fn dgks_pass(
+    vdata: FloatArray,
+    w: FloatArray,
+    (j, n): (usize, usize),
+    mask: &FloatArray,
+    k: &Consts,
+    scope: Option<Deferred>,
+) -> Result<DgksPass> {
+    let (one, minus_one, gw, gt) = (k.one, k.minus_one, k.gw, k.gt);
+    let wp = gw.prec;
+    let vdata = put_row(vdata, (j + 1) * n, &w)?;
+    let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+    let he = ve.gemv(one, &w, None, gw)?.0;
+    let hm = he.mul(mask, wp, RN)?;
+    let w1 = ve.gemv(minus_one, &hm, Some((one, &w)), gt)?.0;
+    let vdata = put_row(ve.into_data(), (j + 1) * n, &w1)?;
+    let w1w1 = w1.dot(&w1, gt.prec + 64, RN)?.0;
+    let (mut hs, decided) = match scope {
+        Some(sc) => sc.finish(&[&he, &w1w1])?,
+        None => (
+            vec![he.to_engine(&Engine::Cpu)?, w1w1.to_engine(&Engine::Cpu)?],
+            true,
+        ),
+    };
+    let w1w1 = hs.pop().expect("two arrays");
+    Ok(DgksPass {
+        vdata,
+        w1,
+        s1: split(&hs[0])?,
+        w1w1,
+        decided,
+    })
+}
+
+/// The one element of `a` (CPU engine) repeated `n` times (CPU engine).
+fn bcast(a: &FloatArray, n: usize) -> Result<FloatArray> {
+    let h = a.host()?;
+    let la = h.limbs_per_element();
+    FloatArray::from_raw(
+        h.prec(),
+        vec![h.tags()[0]; n],
+        vec![h.exps()[0]; n],
+        h.limbs()[..la].repeat(n),
+    )
+}
+
+/// A Hessenberg column's Givens work (`Lsq::column` with `zero` false)
+/// overlapped with the next `A v`: on a thread, or to be done on this one.
+enum Givens<'s> {
+    Thread(std::thread::ScopedJoinHandle<'s, Result<(Lsq, FloatArray)>>),
+    Later(Box<(Lsq, Vec<FloatArray>, FloatArray, usize)>),
+}
+
+impl Givens<'_> {
+    /// The least-squares state after the column, and `|g_{j+1}|`.
+    fn join(self, p: u64) -> Result<(Lsq, FloatArray)> {
+        match self {
+            Givens::Thread(hd) => hd
+                .join()
+                .map_err(|_| Error::Invalid("gmres: the Givens thread panicked".into()))?,
+            Givens::Later(b) => {
+                let (mut l, h, hn, j) = *b;
+                let gabs = l.column(h, &hn, j, p, false)?;
+                Ok((l, gabs))
+            }
+        }
+    }
 }
 
 /// Whether the one-element `u <= v`.
