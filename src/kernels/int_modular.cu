@@ -633,52 +633,23 @@ MD s32 iv_divsteps(s32 eta, u32 f, u32 g, s32 &tu, s32 &tv, s32 &tq, s32 &tr) {
     return eta;
 }
 
-// [f, g] = t [f, g] / 2^30 on the low len limbs (limb len - 1 signed;
-// the limbs above are stale).
-MD void iv_update_fg(s32 (&f)[IV_K], s32 (&g)[IV_K], s32 u, s32 v, s32 q, s32 r, int len) {
+// [f, g] = t [f, g] / 2^30.
+MD void iv_update_fg(s32 (&f)[IV_K], s32 (&g)[IV_K], s32 u, s32 v, s32 q, s32 r) {
     i64 cf = (i64)u * f[0] + (i64)v * g[0];
     i64 cg = (i64)q * f[0] + (i64)r * g[0];
     cf >>= 30;
     cg >>= 30;
 #pragma unroll
     for (int i = 1; i < IV_K; i++) {
-        if (i < len) {
-            cf += (i64)u * f[i] + (i64)v * g[i];
-            cg += (i64)q * f[i] + (i64)r * g[i];
-            f[i - 1] = (s32)cf & IV_M30;
-            g[i - 1] = (s32)cg & IV_M30;
-            cf >>= 30;
-            cg >>= 30;
-        } else if (i == len) {
-            f[i - 1] = (s32)cf;
-            g[i - 1] = (s32)cg;
-        }
+        cf += (i64)u * f[i] + (i64)v * g[i];
+        cg += (i64)q * f[i] + (i64)r * g[i];
+        f[i - 1] = (s32)cf & IV_M30;
+        g[i - 1] = (s32)cg & IV_M30;
+        cf >>= 30;
+        cg >>= 30;
     }
-    if (len == IV_K) {
-        f[IV_K - 1] = (s32)cf;
-        g[IV_K - 1] = (s32)cg;
-    }
-}
-
-// Drops the top limb of f and g while both are pure sign (0 or -1),
-// folding it into the limb below.
-MD void iv_shrink(s32 (&f)[IV_K], s32 (&g)[IV_K], int &len) {
-    s32 fn = 0, gn = 0;
-#pragma unroll
-    for (int i = 1; i < IV_K; i++)
-        if (i == len - 1) {
-            fn = f[i];
-            gn = g[i];
-        }
-    if (len >= 2 && (fn ^ (fn >> 31)) == 0 && (gn ^ (gn >> 31)) == 0) {
-#pragma unroll
-        for (int i = 0; i < IV_K - 1; i++)
-            if (i == len - 2) {
-                f[i] |= (s32)((u32)fn << 30);
-                g[i] |= (s32)((u32)gn << 30);
-            }
-        len--;
-    }
+    f[IV_K - 1] = (s32)cf;
+    g[IV_K - 1] = (s32)cg;
 }
 
 // [d, e] = (t [d, e] + m [md, me]) / 2^30, D = d, D + K stride = e, D + 2K
@@ -774,7 +745,6 @@ extern "C" __global__ void __launch_bounds__(128) mod_inv(u64 *r, u8 *flag, cons
             E[o] = i == 0;
         }
         s32 eta = -1;
-        int len = IV_K;
         // Bernstein-Yang's bound: (49 W + 80) / 17 divsteps.
         const int maxit = (49 * 32 * N + 80) / 17 / 30 + 2;
         bool done = md_is_zero(x);
@@ -783,28 +753,22 @@ extern "C" __global__ void __launch_bounds__(128) mod_inv(u64 *r, u8 *flag, cons
             s32 u, v, q, rr;
             eta = iv_divsteps(eta, (u32)f[0], (u32)g[0], u, v, q, rr);
             iv_update_de(D, stride, u, v, q, rr, minv);
-            iv_update_fg(f, g, u, v, q, rr, len);
+            iv_update_fg(f, g, u, v, q, rr);
             if (g[0] == 0) {
                 s32 o = 0;
 #pragma unroll
-                for (int i = 1; i < IV_K; i++)
-                    if (i < len) o |= g[i];
+                for (int i = 1; i < IV_K; i++) o |= g[i];
                 done = o == 0;
             }
-            iv_shrink(f, g, len);
         }
-        // f = +-1 (on its len limbs, the top one signed)?
-        bool pos = f[0] == 1, neg = len == 1 ? f[0] == -1 : f[0] == IV_M30;
+        // f = +-1?
+        bool pos = f[0] == 1, neg = f[0] == IV_M30 && f[IV_K - 1] == -1;
 #pragma unroll
-        for (int i = 1; i < IV_K; i++) {
-            if (i < len - 1) {
-                pos = pos && f[i] == 0;
-                neg = neg && f[i] == IV_M30;
-            } else if (i == len - 1) {
-                pos = pos && f[i] == 0;
-                neg = neg && f[i] == -1;
-            }
+        for (int i = 1; i < IV_K - 1; i++) {
+            pos = pos && f[i] == 0;
+            neg = neg && f[i] == IV_M30;
         }
+        pos = pos && f[IV_K - 1] == 0;
         const bool ok = done && (pos || neg);
         if (ok) {
             // d in (-2m, m) -> (-m, m) -> times the sign of f -> [0, m).

@@ -2,10 +2,9 @@
 //! `gcd_ext`, `modinv` and the Montgomery-form conversions and product.
 //!
 //! `powm` for an odd modulus runs in Montgomery form with `n` = the
-//! modulus's significant limbs (R = 2^(64n)): fully unrolled up to 16
-//! limbs, above a full product (schoolbook rows of the crate's `addmul_1`,
-//! a dedicated square, Karatsuba's square from 32 limbs and product from 24)
-//! then a limb-by-limb reduction (GMP's `redc_1`), with a sliding
+//! modulus's significant limbs (R = 2^(64n)): a full product (schoolbook
+//! rows of the crate's `addmul_1`, a dedicated square, Karatsuba and up from
+//! 24 limbs) then a limb-by-limb reduction (GMP's `redc_1`), with a sliding
 //! window over the exponent (window of 1..7 bits by exponent length). An
 //! even modulus `m = 2^k q` is split: `b^e mod q` in Montgomery form,
 //! `b^e mod 2^k` by low products, joined by CRT. `to_montgomery`,
@@ -20,9 +19,7 @@ use malachite_nz::integer::Integer;
 use malachite_nz::natural::Natural;
 use rayon::prelude::*;
 
-use super::arith::{
-    add, add_1_assign, add_n, add_n_assign, addmul_1, cmp, mul_1, nlen, sub, sub_n, sub_n_assign,
-};
+use super::arith::{add_n, addmul_1, mul_1, nlen};
 use super::mul::{KARA_T, mul_basecase, mul_n, mul_n_itch};
 use crate::error::{Error, Result};
 
@@ -194,45 +191,6 @@ fn sqr_basecase(r: &mut [u64], a: &[u64]) {
     }
 }
 
-/// Limbs from which squares split (Karatsuba); below, `sqr_basecase`.
-const SQR_KARA_T: usize = 32;
-
-/// `r[..2n] = a^2` for `n`-limb `a`: Karatsuba's square from
-/// [`SQR_KARA_T`] limbs (a0^2, a1^2 and (a0 - a1)^2, the middle term
-/// a0^2 + a1^2 - (a0 - a1)^2), `sqr_basecase` below. `s`: at least
-/// `mul_n_itch(n)` limbs.
-fn sqr_n(r: &mut [u64], a: &[u64], s: &mut [u64]) {
-    let n = a.len();
-    if n < SQR_KARA_T {
-        sqr_basecase(r, a);
-        return;
-    }
-    let m = n - n / 2;
-    let h = n - m;
-    let (a0, a1) = a.split_at(m);
-    let (d, s) = s.split_at_mut(m);
-    let (t, s) = s.split_at_mut(2 * m);
-    let (w, s) = s.split_at_mut(2 * m);
-    // d = |a0 - a1| (a1 has h <= m limbs).
-    let a0_lt = a0[h..].iter().all(|&x| x == 0) && cmp(&a0[..h], a1).is_lt();
-    if a0_lt {
-        sub_n(&mut d[..h], a1, &a0[..h]);
-        d[h..].fill(0);
-    } else {
-        sub(d, a0, a1);
-    }
-    sqr_n(t, d, s);
-    let (lo, hi) = r.split_at_mut(2 * m);
-    sqr_n(lo, a0, s);
-    sqr_n(hi, a1, s);
-    // w = a0^2 + a1^2 - (a0 - a1)^2 = 2 a0 a1 >= 0, its top limb in cw.
-    let mut cw = add(w, lo, hi) as u64;
-    cw -= sub_n_assign(w, t) as u64;
-    let c = add_n_assign(&mut r[m..3 * m], w) as u64;
-    let o = add_1_assign(&mut r[3 * m..], cw + c);
-    debug_assert!(!o);
-}
-
 /// Scratch of one Montgomery product: the 2n-limb product plus the
 /// multiplication's own.
 struct Scratch {
@@ -330,71 +288,6 @@ fn mont_cios<const N: usize>(r: &mut [u64], a: &[u64], b: &[u64], m: &[u64], min
     r.copy_from_slice(if keep { &t } else { &d });
 }
 
-/// Montgomery square for `N` limbs, fully unrolled: the square (the
-/// off-diagonal products once, doubled, plus the diagonal) into `t` (2N
-/// limbs), then the limb-by-limb reduction (`redc`'s), `r = a^2 / R mod m`
-/// reduced. For 9..=16 limbs, where the calls of the row functions cost as
-/// much as their arithmetic.
-#[inline(always)]
-fn mont_sqr_const<const N: usize>(r: &mut [u64], a: &[u64], m: &[u64], minv: u64, t: &mut [u64]) {
-    let a: &[u64; N] = a.try_into().unwrap();
-    let m: &[u64; N] = m.try_into().unwrap();
-    let r: &mut [u64; N] = r.try_into().unwrap();
-    let t = &mut t[..2 * N];
-    t.fill(0);
-    for i in 0..N - 1 {
-        let mut c = 0u64;
-        for j in i + 1..N {
-            let p = a[i] as u128 * a[j] as u128 + t[i + j] as u128 + c as u128;
-            t[i + j] = p as u64;
-            c = (p >> 64) as u64;
-        }
-        t[i + N] = c;
-    }
-    let mut top = 0u64;
-    for x in t.iter_mut() {
-        let v = *x;
-        *x = (v << 1) | top;
-        top = v >> 63;
-    }
-    let mut c = 0u128;
-    for i in 0..N {
-        let p = a[i] as u128 * a[i] as u128;
-        let lo = t[2 * i] as u128 + (p as u64) as u128 + c;
-        t[2 * i] = lo as u64;
-        let hi = t[2 * i + 1] as u128 + (p >> 64) + (lo >> 64);
-        t[2 * i + 1] = hi as u64;
-        c = hi >> 64;
-    }
-    for i in 0..N {
-        let q = t[i].wrapping_mul(minv);
-        let mut c = 0u64;
-        for j in 0..N {
-            let p = m[j] as u128 * q as u128 + t[i + j] as u128 + c as u128;
-            t[i + j] = p as u64;
-            c = (p >> 64) as u64;
-        }
-        t[i] = c; // the row's carry, at limb i + N: added below
-    }
-    let mut carry = false;
-    for j in 0..N {
-        let (x, o1) = t[N + j].overflowing_add(t[j]);
-        let (x, o2) = x.overflowing_add(carry as u64);
-        r[j] = x;
-        carry = o1 | o2;
-    }
-    if carry || !less(r, m) {
-        sub_assign(r, m);
-    }
-}
-
-/// The unrolled products for 9..=16 limbs, unless the environment sets
-/// `MPARRAY_MONT_ROWS` (then the row functions: for measuring both).
-fn unrolled_on() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("MPARRAY_MONT_ROWS").is_none())
-}
-
 /// `r = a b / R mod m` for `a b < m R` (n-limb operands).
 fn mont_mul_n(r: &mut [u64], a: &[u64], b: &[u64], ctx: &Mont, sc: &mut Scratch) {
     let n = ctx.n();
@@ -410,28 +303,12 @@ fn mont_mul_n(r: &mut [u64], a: &[u64], b: &[u64], ctx: &Mont, sc: &mut Scratch)
         8 => return mont_cios::<8>(r, a, b, m, mi),
         _ => {}
     }
-    macro_rules! unrolled {
-        ($($k:literal),*) => {
-            match n {
-                $($k => {
-                    if a.as_ptr() == b.as_ptr() {
-                        mont_sqr_const::<$k>(r, a, m, mi, &mut sc.t);
-                    } else {
-                        mont_cios::<$k>(r, a, b, m, mi);
-                    }
-                    return;
-                })*
-                _ => {}
-            }
-        };
-    }
-    if unrolled_on() {
-        unrolled!(9, 10, 11, 12, 13, 14, 15, 16);
-    }
-    if a.as_ptr() == b.as_ptr() {
-        sqr_n(&mut sc.t, a, &mut sc.s);
-    } else if n < KARA_T {
-        mul_basecase(&mut sc.t, a, b);
+    if n < KARA_T {
+        if a.as_ptr() == b.as_ptr() {
+            sqr_basecase(&mut sc.t, a);
+        } else {
+            mul_basecase(&mut sc.t, a, b);
+        }
     } else {
         mul_n(&mut sc.t, a, b, &mut sc.s, false);
     }
@@ -854,29 +731,6 @@ mod tests {
                 mul_basecase(&mut r2, &a, &a);
             }
             assert_eq!(r1, r2, "n = {n}");
-        }
-    }
-
-    #[test]
-    fn karatsuba_square_matches_product() {
-        for n in [31usize, 32, 33, 47, 48, 63, 64, 65, 96, 127, 128, 129] {
-            for k in 0..4u64 {
-                let mut a: Vec<u64> = (0..n as u64)
-                    .map(|i| (i + 7 * k).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ !0 >> (i % 64))
-                    .collect();
-                match k {
-                    1 => a.fill(u64::MAX),
-                    2 => a[n / 2..].fill(0),     // a0 > a1 = 0
-                    3 => a[..n - n / 2].fill(0), // a0 = 0 < a1
-                    _ => {}
-                }
-                let mut r1 = vec![0u64; 2 * n];
-                let mut r2 = vec![0u64; 2 * n];
-                let mut s = vec![0u64; mul_n_itch(n.max(KARA_T))];
-                sqr_n(&mut r1, &a, &mut s);
-                mul_basecase(&mut r2, &a, &a);
-                assert_eq!(r1, r2, "n = {n}, k = {k}");
-            }
         }
     }
 
