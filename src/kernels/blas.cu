@@ -1256,7 +1256,7 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
     const bool pp = (pipe & 1) && NBUF == 2;
     // pipe >> 1: measurement modes (MPARRAY_BLAS_DBG; wrong results): bit 0
     // leaves out bl_mac, bit 1 the conversions (bl_dbg_term).
-    const u32 dbg = pipe >> 1;
+    const u32 dbg = (pipe >> 1) & 3u;
     u64 nout = (u64)m * n, total = nout * S;
     u32 *cnt_out = acc_out + (kmajor ? S / 32 : S) * nout * BL_NW;
     const u64 *esa = esc, *esb = esc + m;
@@ -1291,7 +1291,8 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
             u32 cur = 0;
             // sbr: op(B)'s packed records staged too (16-byte copies into
             // the B buffer, which they fit up to 34 words).
-            const bool sbr = pp && bpk && BL_REC <= BL_SST;
+            // pipe bit 3 (MPARRAY_BLAS_NOSTAGEX): read them with __ldg instead.
+            const bool sbr = pp && bpk && BL_REC <= BL_SST && !(pipe & 8u);
             if (pp && live && zb < K) {
                 u32 nl = K - zb < 32 ? (u32)(K - zb) : 32u;
                 if (sta) bl_stage_async(stage[wib][0][0], alb, i * asl + zb, nl, la, lane);
@@ -1480,7 +1481,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         // (2) The products (bl_stream's kmajor rounds).
         const bool sta = la <= BL_SLMAX, stb = lb <= BL_SLMAX;
         const bool pp = (pipe & 1) && BL_NBUF == 2 && (sta || stb);
-        const u32 dbg = pipe >> 1;
+        const u32 dbg = (pipe >> 1) & 3u;
         const u64 step = 32 * (u64)(T >> 5);
         u32 cur = 0;
         u64 kb = k0 + 32 * (u64)wib;
@@ -1643,7 +1644,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             }
         }
         if (r) fl_special(out, FL_ZERO, false);
-        if (pipe >> 1) r = 0; // measurement modes: no host work
+        if ((pipe >> 1) & 3u) r = 0; // measurement modes: no host work
         rh[0] = out.head;
         tern[0] = tt;
         work[1] = r;

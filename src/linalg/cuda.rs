@@ -498,7 +498,10 @@ pub(crate) fn accumulate(
         );
         let (s_u, km) = (s_all as u32, kmajor as u32);
         // MPARRAY_BLAS_NOPIPE: single-buffered staging (for measurements).
-        let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32 | dbg_bits();
+        // MPARRAY_BLAS_NOSTAGEX: x's records read with __ldg, not staged (bit 3).
+        let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32
+            | dbg_bits()
+            | ((std::env::var_os("MPARRAY_BLAS_NOSTAGEX").is_some() as u32) << 3);
         let (ah, al) = a.f.raw_parts();
         let (bh, bl) = b.f.raw_parts();
         let mut bld = eng.stream().launch_builder(&f);
