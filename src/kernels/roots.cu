@@ -25,77 +25,13 @@ static_assert(RT_BLOCK >= 192 && RT_BLOCK % 32 == 0, "RT_BLOCK: at least six war
 
 __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_NORMAL; }
 
-// fl_mul_short with the limb products of each column split between two
-// accumulators (even and odd i), two independent carry chains that the
-// scheduler can interleave, added at the end: the same integers hi[], so
-// the same test and the same rounding (the same bits).
-template <int N>
-__device__ __forceinline__ bool rt_mul_short2(FlOut &o, u64 xh, const u64 *xm, u64 yh,
-                                              const u64 *ym, u64 p, u32 rnd) {
-    u64 a[N], b[N];
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        a[i] = xm[i];
-        b[i] = ym[i];
-    }
-    u64 la[N + 2], lb[N + 2];
-    u64 c0 = 0, c1 = 0, c2 = 0, d0 = 0, d1 = 0, d2 = 0;
-#pragma unroll
-    for (int k = N - 2; k < 2 * N - 1; k++) {
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            const int j = k - i;
-            if (j >= 0 && j < N) {
-                if (i & 1) fl_mac<true>(d0, d1, d2, a[i], b[j]);
-                else fl_mac<true>(c0, c1, c2, a[i], b[j]);
-            }
-        }
-        la[k - (N - 2)] = c0;
-        lb[k - (N - 2)] = d0;
-        c0 = c1;
-        c1 = c2;
-        c2 = 0;
-        d0 = d1;
-        d1 = d2;
-        d2 = 0;
-    }
-    la[N + 1] = c0;
-    lb[N + 1] = d0;
-    // hi[k - (N-1)] = limb k of la + lb (k >= N-1), the carry from limb N-2.
-    u64 hi[N + 1];
-    u64 s = la[0] + lb[0];
-    u64 cy = s < la[0];
-#pragma unroll
-    for (int k = 1; k <= N + 1; k++) {
-        u64 t = la[k] + lb[k];
-        u64 c1x = t < la[k];
-        u64 t2 = t + cy;
-        cy = c1x + (t2 < t);
-        hi[k - 1] = t2;
-    }
-    const u64 m62 = (1ull << 62) - 1;
-    u64 u = hi[0] & m62;
-    if (u == 0 || u >= m62 - (u64)N) return false;
-    i64 e = fl_exp(xh) + fl_exp(yh);
-    if ((hi[N] >> 63) == 0) {
-#pragma unroll
-        for (int i = N; i > 0; i--) hi[i] = (hi[i] << 1) | (hi[i - 1] >> 63);
-        hi[0] <<= 1;
-        e -= 1;
-    }
-    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
-    fl_round_regs<N>(o, hi, 1, e, neg, p, rnd);
-    return true;
-}
-
 // r = x * y (r distinct from x and y).
 __device__ __noinline__ void rt_mul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd) {
     FlOut o = {r + 1, RT_N, 0};
     u64 xh = x[0], yh = y[0];
     if (rt_normal(xh) && rt_normal(yh)) {
         i8 t;
-        (void)t;
-        if (RT_N < 4 || !rt_mul_short2<RT_N>(o, xh, x + 1, yh, y + 1, p, rnd))
+        if (RT_N < 4 || !fl_mul_short<RT_N, true>(o, xh, x + 1, yh, y + 1, p, rnd, t))
             fl_mul_fast<RT_N>(o, xh, x + 1, yh, y + 1, p, rnd);
     } else if (((fl_tag(xh) & 3) == FL_ZERO && (rt_normal(yh) || (fl_tag(yh) & 3) == FL_ZERO)) ||
                ((fl_tag(yh) & 3) == FL_ZERO && rt_normal(xh))) {
