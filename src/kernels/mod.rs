@@ -181,6 +181,12 @@ impl Instance {
         self
     }
 
+    /// This instance fully optimised (not a first-use module).
+    pub fn optimised(mut self) -> Instance {
+        self.first_use = false;
+        self
+    }
+
     /// The `--Ofast-compile` level this instance is compiled with, if any.
     pub fn fast_level(&self) -> Option<&'static str> {
         Some(fast_compile_level()).filter(|l| self.first_use && *l != "0")

@@ -21,6 +21,12 @@ use cudarc::nvrtc::Ptx;
 use crate::error::{Error, Result};
 use crate::kernels::Instance;
 
+/// Background compiles of this process: key -> finished and succeeded.
+fn background() -> &'static Mutex<HashMap<String, bool>> {
+    static B: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
+    B.get_or_init(Default::default)
+}
+
 /// What `mparray info` prints about a device.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
@@ -312,6 +318,67 @@ impl CudaEngine {
                 )
                 .is_ok_and(|f| f.is_file())
             })
+    }
+
+    /// Compiles `inst` into the disk cache on a thread of its own, once per
+    /// key and process, so that a later [`CudaEngine::is_ready`] finds it.
+    /// Nothing happens without a disk cache. A failed compile is dropped:
+    /// the module in use stays. Used to replace a first-use module
+    /// (`--Ofast-compile`) by the fully optimised one without making the
+    /// first result wait for it.
+    pub fn compile_in_background(&self, inst: &Instance) {
+        let Some(dir) = self.info.cache_dir.clone() else {
+            return;
+        };
+        let key = inst.key();
+        if !background()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key.clone(), false)
+            .is_none()
+        {
+            return;
+        }
+        let (name, src, opts, arch) = (
+            inst.source.name,
+            inst.full_source(),
+            inst.options(),
+            self.info.arch(),
+        );
+        let spawned = std::thread::Builder::new()
+            .name("mparray-nvrtc".into())
+            .spawn(move || {
+                let ok = compile::compile(name, &src, &opts, &arch, Some(&dir)).is_ok();
+                background()
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(key, ok);
+            });
+        drop(spawned);
+    }
+
+    /// Whether a [`CudaEngine::compile_in_background`] of `inst` finished
+    /// and succeeded in this process.
+    pub fn compiled_in_background(inst: &Instance) -> bool {
+        background()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&inst.key())
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// The keys of the modules loaded by this engine.
+    pub fn loaded_keys(&self) -> Vec<String> {
+        let mut k: Vec<String> = self
+            .modules
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .keys()
+            .cloned()
+            .collect();
+        k.sort();
+        k
     }
 
     /// The kernel `func` of instantiation `inst`, compiling and loading the

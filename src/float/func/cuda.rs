@@ -94,7 +94,7 @@ pub fn family(code: u32) -> u32 {
 }
 
 /// The float_func module of one family (of kernel code `code`) at tier `k`.
-pub(crate) fn inst_only(k: usize, code: u32) -> Instance {
+pub fn inst_only(k: usize, code: u32) -> Instance {
     Instance::new(
         &FLOAT_FUNC,
         &[("FF_K", k as i64), ("FF_ONLY", family(code) as i64)],
@@ -121,27 +121,42 @@ pub fn family_instances() -> Vec<Instance> {
 /// every function) when this engine has it loaded or in the disk cache, so
 /// a warmed machine runs exactly that code, else `one` (the function's
 /// family module: a first use compiles one function, seconds instead of a
-/// minute). The choice is remembered per engine once the module is at
+/// minute; built with `--Ofast-compile`, while the fully optimised family
+/// module is compiled in the background and takes over once it is in the
+/// disk cache). The choice is remembered per engine once the module is at
 /// hand; the flag says whether it is (false: using it means NVRTC first).
 pub(crate) fn pick_module(eng: &Arc<CudaEngine>, all: Instance, one: Instance) -> (Instance, bool) {
     type Map = Mutex<HashMap<String, Instance>>;
     let Ok(map) = eng.resource("func_module_choice", |_| Ok(Map::default())) else {
         return (one, false);
     };
+    // A first-use family module (`--Ofast-compile`) serves until the fully
+    // optimised one, compiled in the background, is in the cache.
+    let full = one.clone().optimised();
     let key = one.key();
-    if let Some(m) = map.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return (m.clone(), true);
+    let lock = || map.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(m) = lock().get(&key).cloned() {
+        if m.first_use && CudaEngine::compiled_in_background(&full) && eng.is_ready(&full) {
+            lock().insert(key, full.clone());
+            return (full, true);
+        }
+        return (m, true);
     }
     let chosen = if eng.is_ready(&all) {
         all
-    } else if eng.is_ready(&one) {
-        one
+    } else if eng.is_ready(&full) {
+        full
     } else {
-        return (one, false);
+        if one.first_use {
+            eng.compile_in_background(&full);
+        }
+        if eng.is_ready(&one) {
+            one
+        } else {
+            return (one, false);
+        }
     };
-    map.lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, chosen.clone());
+    lock().insert(key, chosen.clone());
     (chosen, true)
 }
 
