@@ -136,13 +136,7 @@ fn rand_floats(r: &mut Rng, p: u64, len: usize) -> FloatArray {
 fn cuda_float_random_trees_vs_cpu() {
     let dev = cuda();
     let mut r = Rng(seed());
-    let modes = [
-        Round::Nearest,
-        Round::Zero,
-        Round::Up,
-        Round::Down,
-        Round::Away,
-    ];
+    let modes = Round::ALL;
     for round in 0..10 {
         let p = r.pick(&[24u64, 53, 64, 128, 200, 512, 1024, 3000]);
         let rnd = modes[round % 5];
@@ -211,13 +205,7 @@ fn cuda_float_four_ops_equal_the_device_chain() {
 fn cuda_float_register_kernel_random_trees_vs_device_chain() {
     let dev = cuda();
     let mut r = Rng(seed());
-    let modes = [
-        Round::Nearest,
-        Round::Zero,
-        Round::Up,
-        Round::Down,
-        Round::Away,
-    ];
+    let modes = Round::ALL;
     for (round, p) in [64u64, 192, 512, 512, 1000, 300].into_iter().enumerate() {
         let rnd = modes[round % 5];
         let nin = 2 + r.index(3);

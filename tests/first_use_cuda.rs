@@ -43,22 +43,24 @@ fn first_use_module_is_replaced_by_the_optimised_one() {
     let full = fast.clone().optimised();
     assert!(fast.first_use || mparray::kernels::fast_compile_level() == "0");
 
+    // One evaluation: the CPU engine's bits, from the module `m`.
+    let run_with = |m: &mparray::kernels::Instance, what: &str| {
+        let r = xd
+            .func(Func::Exp, p, Round::Nearest)
+            .unwrap()
+            .to_host()
+            .unwrap();
+        assert!(r == want, "{what} module: bits differ from the CPU engine");
+        let keys = ce.loaded_keys();
+        assert!(
+            keys.contains(&m.key()),
+            "{what} module {} not loaded: {keys:?}",
+            m.key()
+        );
+    };
     let t = Instant::now();
-    let r1 = xd
-        .func(Func::Exp, p, Round::Nearest)
-        .unwrap()
-        .to_host()
-        .unwrap();
+    run_with(&fast, "first-use");
     eprintln!("first result in {:.2} s", t.elapsed().as_secs_f64());
-    assert!(
-        r1 == want,
-        "first-use module: bits differ from the CPU engine"
-    );
-    assert!(
-        ce.loaded_keys().contains(&fast.key()),
-        "{:?}",
-        ce.loaded_keys()
-    );
     if !fast.first_use {
         return;
     }
@@ -75,19 +77,6 @@ fn first_use_module_is_replaced_by_the_optimised_one() {
         "optimised module in the cache after {:.1} s",
         t.elapsed().as_secs_f64()
     );
-    let r2 = xd
-        .func(Func::Exp, p, Round::Nearest)
-        .unwrap()
-        .to_host()
-        .unwrap();
-    assert!(
-        r2 == want,
-        "optimised module: bits differ from the CPU engine"
-    );
-    assert!(
-        ce.loaded_keys().contains(&full.key()),
-        "{:?}",
-        ce.loaded_keys()
-    );
+    run_with(&full, "optimised");
     let _ = std::fs::remove_dir_all(&dir);
 }
