@@ -331,11 +331,11 @@ impl CudaEngine {
             return;
         };
         let key = inst.key();
-        if !background()
+        if background()
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(key.clone(), false)
-            .is_none()
+            .is_some()
         {
             return;
         }

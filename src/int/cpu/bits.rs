@@ -274,7 +274,12 @@ mod tests {
     #[test]
     fn screen_small_numbers() {
         let (p, g) = screen_tables();
-        let is_prime = |v: u64| v >= 2 && (2..v).take_while(|d| d * d <= v).all(|d| v % d != 0);
+        let is_prime = |v: u64| {
+            v >= 2
+                && (2..v)
+                    .take_while(|d| d * d <= v)
+                    .all(|d| !v.is_multiple_of(d))
+        };
         for v in 0..5000u64 {
             let c = screen_one(&[v, 0], &p, &g);
             if is_prime(v) {
