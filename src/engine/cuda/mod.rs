@@ -331,13 +331,12 @@ impl CudaEngine {
             return;
         };
         let key = inst.key();
-        if background()
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key.clone(), false)
-            .is_some()
         {
-            return;
+            let mut started = background().lock().unwrap_or_else(|p| p.into_inner());
+            if started.contains_key(&key) {
+                return;
+            }
+            started.insert(key.clone(), false);
         }
         let (name, src, opts, arch) = (
             inst.source.name,
