@@ -8,6 +8,8 @@
 //! rational coefficients; and the CUDA engine against the CPU engine bit
 //! for bit (ignored without a GPU).
 mod common;
+#[path = "common/roots.rs"]
+mod roots_common;
 
 use std::cmp::Ordering;
 
@@ -22,9 +24,8 @@ use mparray::complex::polyroots::FusedRoots;
 use mparray::complex::polyroots::sts::sts_fused;
 use mparray::solvers::problems::{self, coeff_array};
 use mparray::solvers::roots::{self, StsOpts};
-use mparray::{ComplexArray, Engine, FloatArray, Round};
-
-type Cf = (Float, Float);
+use mparray::{ComplexArray, Engine, Round};
+use roots_common::{Cf, cf_of, rand_points, rand_poly, same, tol2_of};
 
 /// The sequence of `polyroots` at `p` bits, written out with malachite.
 struct Ref {
@@ -263,61 +264,6 @@ impl Ref {
         }
         (xn, flags)
     }
-}
-
-/// Same value, sign of zero included (NaN equals NaN).
-fn same(a: &Float, b: &Float) -> bool {
-    (a.is_nan() && b.is_nan()) || (a == b && a.is_sign_negative() == b.is_sign_negative())
-}
-
-fn cf_of(a: &ComplexArray) -> Vec<Cf> {
-    a.to_floats().unwrap()
-}
-
-/// A random float of `prec` bits near `2^e`.
-fn rand_float(rng: &mut Rng, prec: u64, e: i64) -> Float {
-    let m = (rng.next() >> 1) as i64 - (1 << 62);
-    let f = Float::from(m) >> (62 - e);
-    Float::from_float_prec_round(f, prec, Nearest).0
-}
-
-fn rand_poly(rng: &mut Rng, n: usize, pre: u64, pim: u64) -> ComplexArray {
-    let re: Vec<Float> = (0..=n)
-        .map(|_| {
-            let e = rng.range(-3, 3);
-            rand_float(rng, pre, e)
-        })
-        .collect();
-    let im: Vec<Float> = (0..=n)
-        .map(|k| {
-            if k % 3 == 1 {
-                Float::ZERO
-            } else {
-                let e = rng.range(-3, 3);
-                rand_float(rng, pim, e)
-            }
-        })
-        .collect();
-    ComplexArray::new(
-        FloatArray::from_floats(pre, &re, Round::Nearest).unwrap().0,
-        FloatArray::from_floats(pim, &im, Round::Nearest).unwrap().0,
-    )
-    .unwrap()
-}
-
-fn rand_points(rng: &mut Rng, n: usize, p: u64) -> ComplexArray {
-    let re: Vec<Float> = (0..n).map(|_| rand_float(rng, p, 1)).collect();
-    let im: Vec<Float> = (0..n).map(|_| rand_float(rng, p, 1)).collect();
-    ComplexArray::new(
-        FloatArray::from_floats(p, &re, Round::Nearest).unwrap().0,
-        FloatArray::from_floats(p, &im, Round::Nearest).unwrap().0,
-    )
-    .unwrap()
-}
-
-fn tol2_of(p: u64) -> Float {
-    let t = Float::from(1u32) << (8 - p as i64);
-    t.mul_prec_ref_ref(&t, p).0
 }
 
 fn run(c: &ComplexArray, x0: &ComplexArray, p: u64, m: usize, iters: usize) -> FusedRoots {
