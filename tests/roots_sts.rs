@@ -11,13 +11,10 @@ mod common;
 #[path = "common/roots.rs"]
 mod roots_common;
 
-use std::cmp::Ordering;
-
 use common::Rng;
-use malachite_base::num::arithmetic::traits::Abs;
 use malachite_base::num::basic::traits::Zero;
 use malachite_base::num::conversion::traits::ExactFrom;
-use malachite_base::rounding_modes::RoundingMode::{self, Nearest, Up};
+use malachite_base::rounding_modes::RoundingMode::{Nearest, Up};
 use malachite_float::Float;
 use malachite_q::Rational;
 use mparray::complex::polyroots::FusedRoots;
@@ -25,89 +22,9 @@ use mparray::complex::polyroots::sts::sts_fused;
 use mparray::solvers::problems::{self, coeff_array};
 use mparray::solvers::roots::{self, StsOpts};
 use mparray::{ComplexArray, Engine, Round};
-use roots_common::{Cf, cf_of, rand_points, rand_poly, same, tol2_of};
-
-/// The sequence of `polyroots` at `p` bits, written out with malachite.
-struct Ref {
-    p: u64,
-}
+use roots_common::{Cf, Ref, cf_of, rand_points, rand_poly, same, tol2_of};
 
 impl Ref {
-    fn mul(&self, a: &Float, b: &Float, rm: RoundingMode) -> Float {
-        a.mul_prec_round_ref_ref(b, self.p, rm).0
-    }
-    fn add(&self, a: &Float, b: &Float, rm: RoundingMode) -> Float {
-        a.add_prec_round_ref_ref(b, self.p, rm).0
-    }
-    fn sub(&self, a: &Float, b: &Float) -> Float {
-        a.sub_prec_round_ref_ref(b, self.p, Nearest).0
-    }
-    fn cmul(&self, x: &Cf, y: &Cf) -> Cf {
-        let rr = self.mul(&x.0, &y.0, Nearest);
-        let ii = self.mul(&x.1, &y.1, Nearest);
-        let ri = self.mul(&x.0, &y.1, Nearest);
-        let ir = self.mul(&x.1, &y.0, Nearest);
-        (self.sub(&rr, &ii), self.add(&ri, &ir, Nearest))
-    }
-    fn csub(&self, x: &Cf, y: &Cf) -> Cf {
-        (self.sub(&x.0, &y.0), self.sub(&x.1, &y.1))
-    }
-    fn rec(&self, d: &Cf) -> Cf {
-        let nn = self.add(
-            &self.mul(&d.0, &d.0, Nearest),
-            &self.mul(&d.1, &d.1, Nearest),
-            Nearest,
-        );
-        let q = Float::from(1u32)
-            .div_prec_round_ref_ref(&nn, self.p, Nearest)
-            .0;
-        (self.mul(&d.0, &q, Nearest), -self.mul(&d.1, &q, Nearest))
-    }
-    fn norm2(&self, z: &Cf) -> Float {
-        self.add(
-            &self.mul(&z.0, &z.0, Nearest),
-            &self.mul(&z.1, &z.1, Nearest),
-            Nearest,
-        )
-    }
-    fn abs1_up(&self, z: &Cf) -> Float {
-        self.add(&z.0.clone().abs(), &z.1.clone().abs(), Up)
-    }
-
-    /// The pairwise sum with absent leaves.
-    fn tsum<T: Clone>(&self, mut v: Vec<Option<T>>, add: impl Fn(&T, &T) -> T) -> Option<T> {
-        let cnt = v.len();
-        let mut s = 1;
-        while s < cnt {
-            let mut k = 0;
-            while k + s < cnt {
-                v[k] = match (&v[k], &v[k + s]) {
-                    (Some(a), Some(b)) => Some(add(a, b)),
-                    (None, b) => b.clone(),
-                    (a, None) => a.clone(),
-                };
-                k += 2 * s;
-            }
-            s *= 2;
-        }
-        v.into_iter().next().flatten()
-    }
-
-    fn csum(&self, v: Vec<Option<Cf>>) -> Cf {
-        let z = (Float::ZERO, Float::ZERO);
-        self.tsum(v, |a: &Cf, b: &Cf| {
-            (self.add(&a.0, &b.0, Nearest), self.add(&a.1, &b.1, Nearest))
-        })
-        .unwrap_or(z)
-    }
-
-    fn le(a: &Float, b: &Float) -> bool {
-        matches!(a.partial_cmp(b), Some(Ordering::Less | Ordering::Equal))
-    }
-
-    fn cadd(&self, x: &Cf, y: &Cf) -> Cf {
-        (self.add(&x.0, &y.0, Nearest), self.add(&x.1, &y.1, Nearest))
-    }
     fn neg(z: &Cf) -> Cf {
         (-z.0.clone(), -z.1.clone())
     }
