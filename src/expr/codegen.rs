@@ -713,16 +713,7 @@ pub fn float_kernel_regs(
     };
     for (i, node) in nodes.iter().enumerate() {
         if let (true, Node::Op(op, _)) = (live[i], node) {
-            want(match op {
-                Op::Add => "ADD",
-                Op::Sub => "SUB",
-                Op::Mul => "MUL",
-                Op::Div => "DIV",
-                Op::Sqrt => "SQRT",
-                Op::Fma => "FMA",
-                Op::Neg => "NEG",
-                _ => unreachable!("check_kind"),
-            });
+            want(float_kind(*op));
         }
     }
     if !matches!(nodes[root], Node::Op(..)) {
@@ -874,16 +865,7 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
                     if a.len() > 1 { x(1) } else { z.clone() },
                     if a.len() > 2 { x(2) } else { z.clone() },
                 );
-                let kind = match op {
-                    Op::Add => "ADD",
-                    Op::Sub => "SUB",
-                    Op::Mul => "MUL",
-                    Op::Div => "DIV",
-                    Op::Sqrt => "SQRT",
-                    Op::Fma => "FMA",
-                    Op::Neg => "NEG",
-                    _ => unreachable!("check_kind"),
-                };
+                let kind = float_kind(*op);
                 let slow = format!(
                     "ex_slow_{kind}(rnd, p, o.m, {}, {}, {}, {}, {}, {}, {}, {}, {})",
                     x0.0, x0.1, x0.2, x1.0, x1.1, x1.2, x2.0, x2.1, x2.2
@@ -961,4 +943,19 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
         "      ex_out<EX_N>(rl, sm + {out_slot} * EX_T * EX_S, base, cnt);\n      __syncthreads();\n    }}\n}}"
     );
     s
+}
+
+/// The register kernel's name of a float operation's kind (its out-of-line
+/// function and the macro that selects it); `check_kind` admits no other.
+fn float_kind(op: Op) -> &'static str {
+    match op {
+        Op::Add => "ADD",
+        Op::Sub => "SUB",
+        Op::Mul => "MUL",
+        Op::Div => "DIV",
+        Op::Sqrt => "SQRT",
+        Op::Fma => "FMA",
+        Op::Neg => "NEG",
+        _ => unreachable!("check_kind"),
+    }
 }
