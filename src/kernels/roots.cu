@@ -31,7 +31,7 @@ __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_
 // 8: rt_mul by fl_arith (full schoolbook product). Every path computes the
 // same exact integers or correctly rounds, so the bits are the same.
 #ifndef RT_V
-#define RT_V 0
+#define RT_V 7
 #endif
 
 // x * y for normal x, y (RT_N >= 4) by the short product of fl_mul_short
