@@ -1,6 +1,7 @@
 //! The scalar operations of the fused root-finder kernels (src/kernels/
-//! roots.cu's rt_mul, rt_add, rt_div, with the file's default code paths:
-//! the rolled short product, the generic addition and division) compiled
+//! roots.cu's rt_mul, rt_wmul, rt_add, rt_div, with the file's default
+//! code paths: the rolled short product, the generic addition and
+//! division) compiled
 //! for the host (tests/emu/roots/remu.cpp: the binary MPARRAY_ROOTS_EMU
 //! names, else built with g++ by the test; MPARRAY_NO_EMU=1 skips it),
 //! against the CPU engine bit for bit: 4, 7 and 16 limbs (the short
@@ -102,17 +103,26 @@ fn roots_scalar_ops_match_the_cpu_engine() {
                 (DevOp::Div, &[Round::Nearest][..]),
             ] {
                 for &rnd in modes {
-                    let (got, _) = emu_run(&exe, None, op.code(), op, &[&x, &y], p, rnd);
-                    let (want, _) = cpu(op, &[&x, &y], p, rnd);
-                    // The kernels keep no ternary values: values only.
-                    let z = vec![0i8; len];
-                    same(
-                        &format!("seed {s}: {op:?} {rnd:?} n {n} p {p}"),
-                        &(got, z.clone()),
-                        &(want, z),
-                        &[&x, &y],
-                    );
-                    checked += len;
+                    // The products also by a warp (rt_wmul: the emulator's
+                    // FW_GS set).
+                    let ways: &[Option<u32>] = if op == DevOp::Mul {
+                        &[None, Some(32)]
+                    } else {
+                        &[None]
+                    };
+                    for &w in ways {
+                        let (got, _) = emu_run(&exe, w, op.code(), op, &[&x, &y], p, rnd);
+                        let want = cpu(op, &[&x, &y], p, rnd).0;
+                        // The kernels keep no ternary values: values only.
+                        let z = vec![0i8; len];
+                        same(
+                            &format!("seed {s}: {op:?} {rnd:?} n {n} p {p} warp {w:?}"),
+                            &(got, z.clone()),
+                            &(want, z),
+                            &[&x, &y],
+                        );
+                        checked += len;
+                    }
                 }
             }
         }

@@ -28,7 +28,9 @@ __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_
 // Code-size variants (RT_V bits, MPARRAY_ROOTS_V; 0: the unrolled register
 // paths): 1: rt_mul by rt_mul_c (rolled short product); 2: rt_add by the
 // generic fl_arith (rolled loops over local arrays); 4: rt_div by fl_arith;
-// 8: rt_mul by fl_arith (full schoolbook product). Every path computes the
+// 8: rt_mul by fl_arith (full schoolbook product); 16: rt_mul_c's inner
+// loop not unrolled; 32: rt_wmul's carries and rounding by rolled loops
+// (rt_wfin_c). Every path computes the
 // same exact integers or correctly rounds, so the bits are the same.
 #ifndef RT_V
 #define RT_V 7
@@ -49,6 +51,9 @@ __device__ void rt_mul_c(FlOut &o, u64 xh, const u64 *a, u64 yh, const u64 *b, u
 #pragma unroll 1
     for (int k = N - 2; k < 2 * N - 1; k++) {
         const int i0 = k < N ? 0 : k - N + 1, i1 = k < N ? k : N - 1;
+#if (RT_V & 16) != 0
+#pragma unroll 1
+#endif
         for (int i = i0; i <= i1; i++) fl_mac<true>(c0, c1, c2, a[i], b[k - i]);
         if (k >= N - 1) hi[k - (N - 1)] = c0;
         c0 = c1;
@@ -152,6 +157,45 @@ __device__ __forceinline__ void rt_wfin(u64 *r, u64 xh, u64 yh, const u64 *sc, u
     r[0] = o.head;
 }
 
+// rt_wfin with rolled loops (RT_V bit 32): the kept limbs in a local
+// array, rounded by fl_round_to with the same sticky (fl_round_regs's
+// `below`), so the same bits.
+__device__ void rt_wfin_c(u64 *r, u64 xh, u64 yh, const u64 *sc, u64 p, u32 rnd) {
+    const int N = RT_N;
+    u64 hi[N + 1];
+    u64 r2 = 0, lowor = 0, a0 = 0, a1 = 0, a2 = 0;
+#pragma unroll 1
+    for (int k = 0; k < 2 * N - 1; k++) {
+        u64 s0 = sc[3 * k], s1 = sc[3 * k + 1], s2 = sc[3 * k + 2];
+        a0 += s0;
+        u64 cy = a0 < s0;
+        u64 t1 = a1 + s1;
+        u64 cy1 = t1 < s1;
+        a1 = t1 + cy;
+        cy1 += a1 < cy;
+        a2 += s2 + cy1;
+        if (k < N - 2) lowor |= a0;
+        else if (k == N - 2) r2 = a0;
+        else hi[k - (N - 1)] = a0;
+        a0 = a1;
+        a1 = a2;
+        a2 = 0;
+    }
+    hi[N] = a0;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll 1
+        for (int q = N; q > 0; q--) hi[q] = (hi[q] << 1) | (hi[q - 1] >> 63);
+        hi[0] = (hi[0] << 1) | (r2 >> 63);
+        r2 <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    FlOut o = {r + 1, RT_N, 0};
+    fl_round_to(o, neg, e, hi, N + 1, (r2 | lowor) != 0, p, rnd);
+    r[0] = o.head;
+}
+
 __device__ __noinline__ void rt_wmul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd,
                                      u64 *sc) {
     const u32 lane = threadIdx.x & 31;
@@ -163,7 +207,10 @@ __device__ __noinline__ void rt_wmul(u64 *r, const u64 *x, const u64 *y, u64 p, 
     }
     if (lane < 2 * RT_N - 1) rt_wcol(sc, x, y, (int)lane);
     __syncwarp();
-    if (lane == 0) rt_wfin(r, xh, yh, sc, p, rnd);
+    if (lane == 0) {
+        if ((RT_V & 32) != 0) rt_wfin_c(r, xh, yh, sc, p, rnd);
+        else rt_wfin(r, xh, yh, sc, p, rnd);
+    }
     __syncwarp();
 }
 

@@ -5,7 +5,9 @@
 // then xh, xl, yh, yl, zh, zl (u64 little-endian); stdout: rh, rl, tern.
 // Only add (0), sub (1), mul (2) and div (3, to nearest) with every operand
 // and the result of exactly n = 4, 7 or 16 limbs; tern is always 0 (the
-// roots kernels do not keep it). Build: g++ -O1 -std=c++17 -o remu remu.cpp
+// roots kernels do not keep it). FW_GS set (any value): the product by
+// rt_wmul, the warp's lanes run one after another, lane 0 (which adds the
+// columns and rounds) last. Build: g++ -O1 -std=c++17 -o remu remu.cpp
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -85,27 +87,43 @@ static std::vector<u64> rd(size_t n) {
     return v;
 }
 
+// rt_wmul of copy NS by the 32 lanes of warp 0, lane 0 last.
+#define RT_WARP(NS)                                                                                \
+    do {                                                                                           \
+        static u64 sc[3 * 2 * 16];                                                                 \
+        for (int lane = 31; lane >= 0; lane--) {                                                   \
+            threadIdx.x = (unsigned)lane;                                                          \
+            NS::rt_wmul(r, x, y, p, rnd, sc);                                                      \
+        }                                                                                          \
+    } while (0)
+
+static bool warp = false;
+
 template <int N>
 static void one(u32 op, u32 rnd, u64 p, const u64 *x, const u64 *y, u64 *r) {
     switch (N) {
     case 4:
-        if (op == 2) n4::rt_mul(r, x, y, p, rnd);
+        if (op == 2 && warp) RT_WARP(n4);
+        else if (op == 2) n4::rt_mul(r, x, y, p, rnd);
         else if (op == 3) n4::rt_div(r, x, y, p);
         else n4::rt_add(r, x, y, op == 1, p, rnd);
         break;
     case 7:
-        if (op == 2) n7::rt_mul(r, x, y, p, rnd);
+        if (op == 2 && warp) RT_WARP(n7);
+        else if (op == 2) n7::rt_mul(r, x, y, p, rnd);
         else if (op == 3) n7::rt_div(r, x, y, p);
         else n7::rt_add(r, x, y, op == 1, p, rnd);
         break;
     default:
-        if (op == 2) n16::rt_mul(r, x, y, p, rnd);
+        if (op == 2 && warp) RT_WARP(n16);
+        else if (op == 2) n16::rt_mul(r, x, y, p, rnd);
         else if (op == 3) n16::rt_div(r, x, y, p);
         else n16::rt_add(r, x, y, op == 1, p, rnd);
     }
 }
 
 int main() {
+    warp = getenv("FW_GS") != nullptr;
     std::vector<u64> h = rd(9);
     u32 op = (u32)h[0], rnd = (u32)h[1];
     u64 p = h[2], n = h[3], len = h[8];
