@@ -1,8 +1,7 @@
 //! The scalar operations of the fused root-finder kernels (src/kernels/
 //! roots.cu's rt_mul, rt_wmul, rt_add, rt_div, with the file's default
-//! code paths: the rolled short product, the generic addition and
-//! division) compiled
-//! for the host (tests/emu/roots/remu.cpp: the binary MPARRAY_ROOTS_EMU
+//! code paths, RT_V; build the emulator with -DRT_V=... for the others)
+//! compiled for the host (tests/emu/roots/remu.cpp: the binary MPARRAY_ROOTS_EMU
 //! names, else built with g++ by the test; MPARRAY_NO_EMU=1 skips it),
 //! against the CPU engine bit for bit: 4, 7 and 16 limbs (the short
 //! product from 4 limbs on), precisions at and below each tier's top,

@@ -30,10 +30,13 @@ __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_
 // generic fl_arith (rolled loops over local arrays); 4: rt_div by fl_arith;
 // 8: rt_mul by fl_arith (full schoolbook product); 16: rt_mul_c's inner
 // loop not unrolled; 32: rt_wmul's carries and rounding by rolled loops
-// (rt_wfin_c). Every path computes the
-// same exact integers or correctly rounds, so the bits are the same.
+// (rt_wfin_c). Every path computes the same exact integers or rounds
+// correctly, so the bits are the same. Default 4: on the H200 (2026-12-02
+// 18:59 UTC, notes/solvers.md) only the generic division was faster (a
+// round of 127 divisions 129k -> 62k cycles); the rolled product and the
+// generic addition were slower or no faster.
 #ifndef RT_V
-#define RT_V 7
+#define RT_V 4
 #endif
 
 // x * y for normal x, y (RT_N >= 4) by the short product of fl_mul_short
