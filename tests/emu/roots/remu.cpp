@@ -2,7 +2,8 @@
 // rt_wmul, rt_add, rt_div at RT_N = 4, 7 and 16 limbs, with the file's
 // default RT_V paths, or those of -DRT_V=...), for tests/roots_emu.rs
 // (MPARRAY_ROOTS_EMU=path/to/remu). Job protocol of tests/emu/floatgpu/
-// emu.cpp: stdin: op rnd p n lx ly lz k len, then xh, xl, yh, yl, zh, zl (u64 little-endian); stdout: rh, rl, tern.
+// emu.cpp: stdin: op rnd p n lx ly lz k len, then xh, xl, yh, yl, zh, zl
+// (u64 little-endian); stdout: rh, rl, tern.
 // Only add (0), sub (1), mul (2) and div (3, to nearest) with every operand
 // and the result of exactly n = 4, 7 or 16 limbs; tern is always 0 (the
 // roots kernels do not keep it). FW_GS set (any value): the product by
