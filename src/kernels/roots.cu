@@ -25,11 +25,71 @@ static_assert(RT_BLOCK >= 192 && RT_BLOCK % 32 == 0, "RT_BLOCK: at least six war
 
 __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_NORMAL; }
 
+// Code-size variants (RT_V bits, MPARRAY_ROOTS_V; 0: the unrolled register
+// paths): 1: rt_mul by rt_mul_c (rolled short product); 2: rt_add by the
+// generic fl_arith (rolled loops over local arrays); 4: rt_div by fl_arith;
+// 8: rt_mul by fl_arith (full schoolbook product); 16: rt_mul_c's inner
+// loop not unrolled; 32: rt_wmul's carries and rounding by rolled loops
+// (rt_wfin_c). Every path computes the same exact integers or rounds
+// correctly, so the bits are the same. Default 4: on the H200 (2026-12-02
+// 18:59 UTC, notes/solvers.md) only the generic division was faster (a
+// round of 127 divisions 129k -> 62k cycles); the rolled product and the
+// generic addition were slower or no faster.
+#ifndef RT_V
+#define RT_V 4
+#endif
+
+// x * y for normal x, y (RT_N >= 4) by the short product of fl_mul_short
+// with rolled loops (columns N-2.., the operands read from memory, the
+// columns kept in a local array): a few hundred bytes of code instead of
+// tens of kilobytes of unrolled code. The same can-round test; when it
+// fails, the exact product of fl_arith. Rounding by fl_round_to on the
+// same left-aligned value with the sticky bit set (fl_round_regs's below
+// = 1), so the same bits as fl_mul_short / fl_mul_fast.
+__device__ void rt_mul_c(FlOut &o, u64 xh, const u64 *a, u64 yh, const u64 *b, u64 p,
+                         u32 rnd) {
+    const int N = RT_N;
+    u64 hi[N + 1];
+    u64 c0 = 0, c1 = 0, c2 = 0;
+#pragma unroll 1
+    for (int k = N - 2; k < 2 * N - 1; k++) {
+        const int i0 = k < N ? 0 : k - N + 1, i1 = k < N ? k : N - 1;
+#if (RT_V & 16) != 0
+#pragma unroll 1
+#endif
+        for (int i = i0; i <= i1; i++) fl_mac<true>(c0, c1, c2, a[i], b[k - i]);
+        if (k >= N - 1) hi[k - (N - 1)] = c0;
+        c0 = c1;
+        c1 = c2;
+        c2 = 0;
+    }
+    hi[N] = c0;
+    const u64 m62 = (1ull << 62) - 1;
+    u64 u = hi[0] & m62;
+    if (u == 0 || u >= m62 - (u64)N) {
+        fl_arith<RT_N>(FL_OP_MUL, rnd, p, o, xh, a, RT_N, yh, b, RT_N, 0, a, 0);
+        return;
+    }
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll 1
+        for (int i = N; i > 0; i--) hi[i] = (hi[i] << 1) | (hi[i - 1] >> 63);
+        hi[0] <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    fl_round_to(o, neg, e, hi, N + 1, true, p, rnd);
+}
+
 // r = x * y (r distinct from x and y).
 __device__ __noinline__ void rt_mul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd) {
     FlOut o = {r + 1, RT_N, 0};
     u64 xh = x[0], yh = y[0];
-    if (rt_normal(xh) && rt_normal(yh)) {
+    if ((RT_V & 8) != 0) {
+        fl_arith<RT_N>(FL_OP_MUL, rnd, p, o, xh, x + 1, RT_N, yh, y + 1, RT_N, 0, x + 1, 0);
+    } else if ((RT_V & 1) != 0 && RT_N >= 4 && rt_normal(xh) && rt_normal(yh)) {
+        rt_mul_c(o, xh, x + 1, yh, y + 1, p, rnd);
+    } else if (rt_normal(xh) && rt_normal(yh)) {
         i8 t;
         if (RT_N < 4 || !fl_mul_short<RT_N, true>(o, xh, x + 1, yh, y + 1, p, rnd, t))
             fl_mul_fast<RT_N>(o, xh, x + 1, yh, y + 1, p, rnd);
@@ -100,6 +160,45 @@ __device__ __forceinline__ void rt_wfin(u64 *r, u64 xh, u64 yh, const u64 *sc, u
     r[0] = o.head;
 }
 
+// rt_wfin with rolled loops (RT_V bit 32): the kept limbs in a local
+// array, rounded by fl_round_to with the same sticky (fl_round_regs's
+// `below`), so the same bits.
+__device__ void rt_wfin_c(u64 *r, u64 xh, u64 yh, const u64 *sc, u64 p, u32 rnd) {
+    const int N = RT_N;
+    u64 hi[N + 1];
+    u64 r2 = 0, lowor = 0, a0 = 0, a1 = 0, a2 = 0;
+#pragma unroll 1
+    for (int k = 0; k < 2 * N - 1; k++) {
+        u64 s0 = sc[3 * k], s1 = sc[3 * k + 1], s2 = sc[3 * k + 2];
+        a0 += s0;
+        u64 cy = a0 < s0;
+        u64 t1 = a1 + s1;
+        u64 cy1 = t1 < s1;
+        a1 = t1 + cy;
+        cy1 += a1 < cy;
+        a2 += s2 + cy1;
+        if (k < N - 2) lowor |= a0;
+        else if (k == N - 2) r2 = a0;
+        else hi[k - (N - 1)] = a0;
+        a0 = a1;
+        a1 = a2;
+        a2 = 0;
+    }
+    hi[N] = a0;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll 1
+        for (int q = N; q > 0; q--) hi[q] = (hi[q] << 1) | (hi[q - 1] >> 63);
+        hi[0] = (hi[0] << 1) | (r2 >> 63);
+        r2 <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    FlOut o = {r + 1, RT_N, 0};
+    fl_round_to(o, neg, e, hi, N + 1, (r2 | lowor) != 0, p, rnd);
+    r[0] = o.head;
+}
+
 __device__ __noinline__ void rt_wmul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd,
                                      u64 *sc) {
     const u32 lane = threadIdx.x & 31;
@@ -111,7 +210,10 @@ __device__ __noinline__ void rt_wmul(u64 *r, const u64 *x, const u64 *y, u64 p, 
     }
     if (lane < 2 * RT_N - 1) rt_wcol(sc, x, y, (int)lane);
     __syncwarp();
-    if (lane == 0) rt_wfin(r, xh, yh, sc, p, rnd);
+    if (lane == 0) {
+        if ((RT_V & 32) != 0) rt_wfin_c(r, xh, yh, sc, p, rnd);
+        else rt_wfin(r, xh, yh, sc, p, rnd);
+    }
     __syncwarp();
 }
 
@@ -123,7 +225,7 @@ __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub
                                     u32 rnd) {
     FlOut o = {r + 1, RT_N, 0};
     u64 xh = x[0], yh = y[0];
-    if (rt_normal(xh) && rt_normal(yh))
+    if ((RT_V & 2) == 0 && rt_normal(xh) && rt_normal(yh))
         fl_add_fast<RT_N>(o, xh, x + 1, yh, y + 1, sub, p, rnd);
     else
         fl_arith<RT_N>(sub ? FL_OP_SUB : FL_OP_ADD, rnd, p, o, xh, x + 1, RT_N, yh, y + 1, RT_N,
@@ -142,7 +244,7 @@ __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub
 // fl_round_to in local memory (the host test compares the two).
 __device__ __noinline__ void rt_div(u64 *r, const u64 *x, const u64 *y, u64 p) {
     FlOut o = {r + 1, RT_N, 0};
-    if (rt_normal(x[0]) && rt_normal(y[0])) {
+    if ((RT_V & 4) == 0 && rt_normal(x[0]) && rt_normal(y[0])) {
         const int N = RT_N, UL = 2 * RT_N + 1;
         u64 ua[UL + 1], qa[N + 2], v[N];
 #pragma unroll

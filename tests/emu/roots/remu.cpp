@@ -1,0 +1,154 @@
+// Host emulation of the scalar operations of src/kernels/roots.cu (rt_mul,
+// rt_wmul, rt_add, rt_div at RT_N = 4, 7 and 16 limbs, with the file's
+// default RT_V paths, or those of -DRT_V=...), for tests/roots_emu.rs
+// (MPARRAY_ROOTS_EMU=path/to/remu). Job protocol of tests/emu/floatgpu/
+// emu.cpp: stdin: op rnd p n lx ly lz k len, then xh, xl, yh, yl, zh, zl
+// (u64 little-endian); stdout: rh, rl, tern.
+// Only add (0), sub (1), mul (2) and div (3, to nearest) with every operand
+// and the result of exactly n = 4, 7 or 16 limbs; tern is always 0 (the
+// roots kernels do not keep it). FW_GS set (any value): the product by
+// rt_wmul, the warp's lanes run one after another, lane 0 (which adds the
+// columns and rounds) last. Build: g++ -O1 -std=c++17 -o remu remu.cpp
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+typedef unsigned long long u64;
+typedef unsigned int u32;
+typedef long long i64;
+typedef unsigned char u8;
+// The CUDA built-ins roots.cu uses, for one thread of one block.
+#define __device__
+#define __noinline__
+#define __forceinline__ inline
+#define __global__
+#define __shared__ static
+#define __launch_bounds__(x)
+struct EmuDim {
+    unsigned x, y, z;
+};
+static EmuDim threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {256, 1, 1},
+              gridDim = {1, 1, 1};
+static inline void __syncthreads() {}
+static inline void __syncwarp() {}
+static inline long long clock64() { return 0; }
+static inline u64 atomicAdd(u64 *p, u64 v) {
+    u64 o = *p;
+    *p += v;
+    return o;
+}
+static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
+#include "../../../src/kernels/common.cuh"
+#include "../../../src/kernels/float_common.cuh"
+
+// roots.cu once per limb count, each in its own namespace (its kernels'
+// C names renamed per copy).
+#define roots_aberth_first rt4_first
+#define roots_aberth_next rt4_next
+#define roots_certify rt4_certify
+#define roots_sts_a rt4_sts_a
+#define roots_sts_b rt4_sts_b
+#define RT_N 4
+namespace n4 {
+#include "../../../src/kernels/roots.cu"
+}
+#undef RT_N
+#undef roots_aberth_first
+#undef roots_aberth_next
+#undef roots_certify
+#undef roots_sts_a
+#undef roots_sts_b
+#define roots_aberth_first rt7_first
+#define roots_aberth_next rt7_next
+#define roots_certify rt7_certify
+#define roots_sts_a rt7_sts_a
+#define roots_sts_b rt7_sts_b
+#define RT_N 7
+namespace n7 {
+#include "../../../src/kernels/roots.cu"
+}
+#undef RT_N
+#undef roots_aberth_first
+#undef roots_aberth_next
+#undef roots_certify
+#undef roots_sts_a
+#undef roots_sts_b
+#define roots_aberth_first rt16_first
+#define roots_aberth_next rt16_next
+#define roots_certify rt16_certify
+#define roots_sts_a rt16_sts_a
+#define roots_sts_b rt16_sts_b
+#define RT_N 16
+namespace n16 {
+#include "../../../src/kernels/roots.cu"
+}
+
+static std::vector<u64> rd(size_t n) {
+    std::vector<u64> v(n ? n : 1);
+    if (n && fread(v.data(), 8, n, stdin) != n) exit(3);
+    return v;
+}
+
+// rt_wmul of copy NS by the 32 lanes of warp 0, lane 0 last.
+#define RT_WARP(NS)                                                                                \
+    do {                                                                                           \
+        static u64 sc[3 * 2 * 16];                                                                 \
+        for (int lane = 31; lane >= 0; lane--) {                                                   \
+            threadIdx.x = (unsigned)lane;                                                          \
+            NS::rt_wmul(r, x, y, p, rnd, sc);                                                      \
+        }                                                                                          \
+    } while (0)
+
+static bool warp = false;
+
+template <int N>
+static void one(u32 op, u32 rnd, u64 p, const u64 *x, const u64 *y, u64 *r) {
+    switch (N) {
+    case 4:
+        if (op == 2 && warp) RT_WARP(n4);
+        else if (op == 2) n4::rt_mul(r, x, y, p, rnd);
+        else if (op == 3) n4::rt_div(r, x, y, p);
+        else n4::rt_add(r, x, y, op == 1, p, rnd);
+        break;
+    case 7:
+        if (op == 2 && warp) RT_WARP(n7);
+        else if (op == 2) n7::rt_mul(r, x, y, p, rnd);
+        else if (op == 3) n7::rt_div(r, x, y, p);
+        else n7::rt_add(r, x, y, op == 1, p, rnd);
+        break;
+    default:
+        if (op == 2 && warp) RT_WARP(n16);
+        else if (op == 2) n16::rt_mul(r, x, y, p, rnd);
+        else if (op == 3) n16::rt_div(r, x, y, p);
+        else n16::rt_add(r, x, y, op == 1, p, rnd);
+    }
+}
+
+int main() {
+    warp = getenv("FW_GS") != nullptr;
+    std::vector<u64> h = rd(9);
+    u32 op = (u32)h[0], rnd = (u32)h[1];
+    u64 p = h[2], n = h[3], len = h[8];
+    if (op > 3 || (op == 3 && rnd != 0) || h[4] != n || h[5] != n || (n != 4 && n != 7 && n != 16))
+        return 2;
+    auto xh = rd(len), xl = rd(len * n), yh = rd(len), yl = rd(len * n), zh = rd(len),
+         zl = rd(len * h[6]);
+    std::vector<u64> rh(len), rl(len * n), tn(len, 0);
+    std::vector<u64> x(n + 1), y(n + 1), r(n + 1);
+    for (u64 i = 0; i < len; i++) {
+        x[0] = xh[i];
+        y[0] = yh[i];
+        for (u64 k = 0; k < n; k++) {
+            x[1 + k] = xl[i * n + k];
+            y[1 + k] = yl[i * n + k];
+        }
+        if (n == 4) one<4>(op, rnd, p, x.data(), y.data(), r.data());
+        else if (n == 7) one<7>(op, rnd, p, x.data(), y.data(), r.data());
+        else one<16>(op, rnd, p, x.data(), y.data(), r.data());
+        rh[i] = r[0];
+        for (u64 k = 0; k < n; k++) rl[i * n + k] = r[1 + k];
+    }
+    fwrite(rh.data(), 8, len, stdout);
+    fwrite(rl.data(), 8, len * n, stdout);
+    fwrite(tn.data(), 8, len, stdout);
+    return 0;
+}
