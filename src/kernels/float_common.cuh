@@ -959,6 +959,137 @@ FL_DEV bool fl_mul_short(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym,
     return true;
 }
 
+// 32-bit carry chains (mad.lo.cc.u32, madc.hi.cc.u32, ...): PTX on the
+// device, where the carry flag is implicit and cf unused; an explicit carry
+// cf on the host (the emulators).
+#ifdef __CUDA_ARCH__
+#define FL32_ASM3(name, op)                                                                    \
+    FL_DEV u32 name(u32 a, u32 b, u32 c, u32 &cf) {                                            \
+        u32 r;                                                                                 \
+        (void)cf;                                                                              \
+        asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));                \
+        return r;                                                                              \
+    }
+FL32_ASM3(fl32_mad_lo_cc, "mad.lo.cc.u32")
+FL32_ASM3(fl32_madc_lo_cc, "madc.lo.cc.u32")
+FL32_ASM3(fl32_mad_hi_cc, "mad.hi.cc.u32")
+FL32_ASM3(fl32_madc_hi_cc, "madc.hi.cc.u32")
+FL32_ASM3(fl32_madc_hi, "madc.hi.u32")
+FL32_ASM3(fl32_mad_hi, "mad.hi.u32")
+#undef FL32_ASM3
+FL_DEV u32 fl32_carry(u32 &cf) {
+    u32 r;
+    (void)cf;
+    asm volatile("addc.u32 %0, 0, 0;" : "=r"(r));
+    return r;
+}
+#else
+FL_DEV u32 fl32_mad_lo_cc(u32 a, u32 b, u32 c, u32 &cf) {
+    u64 t = (u64)(u32)(a * b) + c;
+    cf = (u32)(t >> 32);
+    return (u32)t;
+}
+FL_DEV u32 fl32_madc_lo_cc(u32 a, u32 b, u32 c, u32 &cf) {
+    u64 t = (u64)(u32)(a * b) + c + cf;
+    cf = (u32)(t >> 32);
+    return (u32)t;
+}
+FL_DEV u32 fl32_mad_hi_cc(u32 a, u32 b, u32 c, u32 &cf) {
+    u64 t = (((u64)a * b) >> 32) + c;
+    cf = (u32)(t >> 32);
+    return (u32)t;
+}
+FL_DEV u32 fl32_madc_hi_cc(u32 a, u32 b, u32 c, u32 &cf) {
+    u64 t = (((u64)a * b) >> 32) + c + cf;
+    cf = (u32)(t >> 32);
+    return (u32)t;
+}
+// The last step of a chain: the sizes guarantee no carry out.
+FL_DEV u32 fl32_madc_hi(u32 a, u32 b, u32 c, u32 &cf) {
+    u64 t = (((u64)a * b) >> 32) + c + cf;
+    if (t >> 32) __builtin_trap();
+    return (u32)t;
+}
+FL_DEV u32 fl32_mad_hi(u32 a, u32 b, u32 c, u32 &cf) {
+    u64 t = (((u64)a * b) >> 32) + c;
+    (void)cf;
+    if (t >> 32) __builtin_trap();
+    return (u32)t;
+}
+FL_DEV u32 fl32_carry(u32 &cf) { return cf; }
+#endif
+
+// fl_mul_short on 32-bit limbs: x * y from the limb products a_u * b_v
+// (u, v the 2N 32-bit limbs) with u + v >= K = 2N - 3 only, row by row
+// (one b_v per row: its low halves in one carry chain, then its high
+// halves in another, as blas.cu's bl_mac), every carry by the hardware's
+// carry flag: a 32-bit multiply-add per half product instead of the
+// emulated 64-bit ones. The products left out sum to less than
+// K * 2^(32K + 32) = (2N - 3) * 2^(64(N - 1)): less than 2N - 2 units of
+// 64-bit limb N - 1. So when the low 62 bits u of the computed limb N - 1
+// satisfy 1 <= u < 2^62 - 1 - 2N, every bit from bit 62 of limb N - 1 up is
+// the exact product's and some bit below the round bit is set (MPFR's
+// can-round test): the rounding is the exact product's, as fl_mul_short's.
+// Otherwise returns false and the caller takes the exact product.
+template <int N>
+FL_DEV bool fl_mul_short32(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p,
+                           u32 rnd, i8 &ret) {
+    constexpr int M = 2 * N, K = M - 3, W = M + 3;
+    u32 a[M], b[M];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        a[2 * i] = (u32)xm[i];
+        a[2 * i + 1] = (u32)(xm[i] >> 32);
+        b[2 * i] = (u32)ym[i];
+        b[2 * i + 1] = (u32)(ym[i] >> 32);
+    }
+    // P[c - K]: column c (weight 2^(32c)) for c = K .. 2M - 1.
+    u32 P[W];
+#pragma unroll
+    for (int c = 0; c < W; c++) P[c] = 0;
+    u32 cf = 0;
+#pragma unroll
+    for (int v = 0; v < M; v++) {
+        const u32 bv = b[v];
+        const int u0 = K - v > 0 ? K - v : 0;
+        // Low halves into columns u0 + v .. M - 1 + v, the carry into M + v
+        // (no row wrote there yet).
+        P[u0 + v - K] = fl32_mad_lo_cc(a[u0], bv, P[u0 + v - K], cf);
+#pragma unroll
+        for (int u = u0 + 1; u < M; u++) P[u + v - K] = fl32_madc_lo_cc(a[u], bv, P[u + v - K], cf);
+        P[M + v - K] = fl32_carry(cf);
+        // High halves into columns u0 + v + 1 .. M + v; the sum of the rows
+        // so far fits below column M + v + 1, so the last step carries out
+        // nothing.
+        if (u0 == M - 1) {
+            P[M + v - K] = fl32_mad_hi(a[u0], bv, P[M + v - K], cf);
+        } else {
+            P[u0 + v + 1 - K] = fl32_mad_hi_cc(a[u0], bv, P[u0 + v + 1 - K], cf);
+#pragma unroll
+            for (int u = u0 + 1; u < M - 1; u++)
+                P[u + v + 1 - K] = fl32_madc_hi_cc(a[u], bv, P[u + v + 1 - K], cf);
+            P[M + v - K] = fl32_madc_hi(a[M - 1], bv, P[M + v - K], cf);
+        }
+    }
+    // 64-bit limb N - 1 + i = columns M - 2 + 2i, M - 1 + 2i.
+    u64 hi[N + 1];
+#pragma unroll
+    for (int i = 0; i <= N; i++) hi[i] = (u64)P[2 * i + 1] | ((u64)P[2 * i + 2] << 32);
+    const u64 m62 = (1ull << 62) - 1;
+    u64 u = hi[0] & m62;
+    if (u == 0 || u >= m62 - (u64)(2 * N)) return false;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll
+        for (int i = N; i > 0; i--) hi[i] = (hi[i] << 1) | (hi[i - 1] >> 63);
+        hi[0] <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    ret = fl_round_regs<N>(o, hi, 1, e, neg, p, rnd);
+    return true;
+}
+
 // v shifted toward lower indices by q limbs (0 <= q < 32), zeros in; the
 // limbs shifted out are OR-ed into st. Unrolled selects: no run-time index.
 template <int L>
