@@ -708,3 +708,21 @@ fn generated_float_short_products_32_on_the_host() {
         }
     }
 }
+
+/// fl_mul_short32 (the register kernel's 32-bit limb short product) on the
+/// host against the exact product rounded once (fl_mul_fast), 8 limb
+/// counts, every rounding mode, random and patterned limbs
+/// (tests/emu/mulshort/emu.cpp).
+#[test]
+fn short_product_32_equals_the_exact_product_on_the_host() {
+    let Some(exe) = common::emulator("MPARRAY_MULSHORT_EMU", "tests/emu/mulshort/emu.cpp") else {
+        return;
+    };
+    let out = std::process::Command::new(exe)
+        .args(["60000", &seed().to_string()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(text.matches("mismatches 0").count(), 8, "{text}");
+}
