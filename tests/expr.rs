@@ -660,3 +660,69 @@ fn nvrtc_time_of_generated_float_kernels() {
         }
     }
 }
+
+/// The register kernel's products (fl_mul_short32: 32-bit limb carry
+/// chains, the products below column 2N - 3 left out) on the host against
+/// the CPU engine, at an odd limb count and at 16 limbs: random mantissas,
+/// and products whose limb N - 1 is all zeros or all ones (2^k - 1, 2^k + 1,
+/// small integers), where the short product cannot decide and the exact
+/// code takes over.
+#[test]
+fn generated_float_short_products_32_on_the_host() {
+    let mut r = Rng(seed());
+    let e = Expr::parse("a*b*a - b*b").unwrap();
+    let one = || Natural::from(1u32);
+    for (p, rnd) in [(320u64, Round::Nearest), (1024, Round::Up)] {
+        let l = p / 64;
+        let crafted = |k: u64| -> String {
+            match k % 6 {
+                0 => (one() << (64 * (l / 2) + k % 7)).to_string(),
+                1 => ((one() << (64 * (l / 2))) - one()).to_string(),
+                2 => ((one() << (32 * l + 1)) + one()).to_string(),
+                3 => ((one() << (64 * l - 3)) - one()).to_string(),
+                4 => format!("{}", 3 + k),
+                _ => ((one() << (64 * l)) - one()).to_string(),
+            }
+        };
+        let ins: Vec<FloatArray> = (0..2u64)
+            .map(|j| {
+                let mut strs: Vec<String> = (0..40)
+                    .map(|_| {
+                        format!(
+                            "{}{}.{}e{}",
+                            if r.below(2) == 0 { "-" } else { "" },
+                            r.below(1000),
+                            r.next(),
+                            r.range(-40, 40)
+                        )
+                    })
+                    .collect();
+                strs.extend((0..24).map(|k| crafted(k + 5 * j)));
+                FloatArray::from_strs(p, &strs).unwrap()
+            })
+            .collect();
+        let refs: Vec<&FloatArray> = ins.iter().collect();
+        let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
+        if let Some(got) = emulate_float(&e, &ins, p, rnd, false) {
+            check_emulated(&got, &want, &format!("products at {p} bits {rnd:?}"));
+        }
+    }
+}
+
+/// fl_mul_short32 (the register kernel's 32-bit limb short product) on the
+/// host against the exact product rounded once (fl_mul_fast), 8 limb
+/// counts, every rounding mode, random and patterned limbs
+/// (tests/emu/mulshort/emu.cpp).
+#[test]
+fn short_product_32_equals_the_exact_product_on_the_host() {
+    let Some(exe) = common::emulator("MPARRAY_MULSHORT_EMU", "tests/emu/mulshort/emu.cpp") else {
+        return;
+    };
+    let out = std::process::Command::new(exe)
+        .args(["60000", &seed().to_string()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(text.matches("mismatches 0").count(), 8, "{text}");
+}

@@ -19,8 +19,19 @@ use crate::expr::{self, Expr, Node, Op};
 use crate::float::{FloatArray, Round, to_rounding_mode};
 
 /// The default expressions: a*b+c*d (3 operations), then 4 (with a product
-/// or a division) and 5 operations.
-pub const DEFAULT_EXPRS: [&str; 4] = ["a*b+c*d", "(a*b+c*d)*e", "(a*b+c*d)/e", "(a*b+c*d)*e-f"];
+/// or a division) and 5 operations over distinct inputs; then expressions
+/// whose inputs repeat, as users write them: (a+b)*(a-b)+a (4 operations
+/// over 2 inputs), a*a*a+b (3 over 2), the polynomial (a*x+b)*x+c in x with
+/// array coefficients (4 over 4).
+pub const DEFAULT_EXPRS: [&str; 7] = [
+    "a*b+c*d",
+    "(a*b+c*d)*e",
+    "(a*b+c*d)/e",
+    "(a*b+c*d)*e-f",
+    "(a+b)*(a-b)+a",
+    "a*a*a+b",
+    "(a*x+b)*x+c",
+];
 
 #[derive(Args, Clone)]
 pub struct ExprBenchArgs {

@@ -515,6 +515,10 @@ pub struct RegsPlan {
     /// compiles) rather than inside the one out-of-line function per
     /// operation kind.
     pub inline: bool,
+    /// The products of at least 4 limbs by 32-bit limb carry chains
+    /// (`fl_mul_short32`) rather than 64-bit ones (`fl_mul_short`, the
+    /// product of FloatArray's mul kernels).
+    pub mul32: bool,
 }
 
 /// Whether an operation's result may overwrite an operand's slot: the
@@ -646,6 +650,7 @@ pub fn regs_plan(expr: &Expr, n_out: usize, in_limbs: &[usize]) -> Option<RegsPl
         slots: count,
         slot,
         inline: false,
+        mul32: true,
     })
 }
 
@@ -725,6 +730,9 @@ pub fn float_kernel_regs(
             ""
         } else {
             match *k {
+                "MUL" if n >= 4 && plan.mul32 => {
+                    "if (lx == EX_N && ly == EX_N && ex_normal(xh) && ex_normal(yh)) { i8 r; if (fl_mul_short32<EX_N>(o, xh, xm, yh, ym, p, rnd, r)) return o.head; }"
+                }
                 "MUL" if n >= 4 => {
                     "if (lx == EX_N && ly == EX_N && ex_normal(xh) && ex_normal(yh)) { i8 r; if (fl_mul_short<EX_N, true>(o, xh, xm, yh, ym, p, rnd, r)) return o.head; }"
                 }
@@ -875,8 +883,16 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
                     _ if !plan.inline => None,
                     Op::Mul if both => Some(if n >= 4 {
                         format!(
-                            "if (ex_normal({0}) && ex_normal({2})) {{ i8 r; ok = fl_mul_short<EX_N, true>(o, {0}, {1}, {2}, {3}, p, rnd, r); }}",
-                            x0.0, x0.1, x1.0, x1.1
+                            "if (ex_normal({0}) && ex_normal({2})) {{ i8 r; ok = {4}(o, {0}, {1}, {2}, {3}, p, rnd, r); }}",
+                            x0.0,
+                            x0.1,
+                            x1.0,
+                            x1.1,
+                            if plan.mul32 {
+                                "fl_mul_short32<EX_N>"
+                            } else {
+                                "fl_mul_short<EX_N, true>"
+                            }
                         )
                     } else {
                         format!(

@@ -269,6 +269,9 @@ pub fn eval_float(
     } else {
         codegen::regs_plan(expr, n_out, &in_limbs).map(|mut p| {
             p.inline = kernel.as_deref() == Some("inline");
+            // MPARRAY_EXPR_MUL=64: the 64-bit limb short product of
+            // FloatArray's mul kernels (measurements).
+            p.mul32 = !matches!(std::env::var("MPARRAY_EXPR_MUL").as_deref(), Ok("64"));
             // MPARRAY_EXPR_THREADS=64 or 32: smaller tiles (measurements).
             if let Some(t) = std::env::var("MPARRAY_EXPR_THREADS")
                 .ok()
@@ -287,8 +290,8 @@ pub fn eval_float(
         Some(plan) => function(
             eng,
             format!(
-                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}",
-                plan.inline, plan.threads
+                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}",
+                plan.inline, plan.threads, plan.mul32
             ),
             || codegen::float_kernel_regs(expr, prec, n_out, &in_limbs, tier, consts, plan),
             "expr_float",

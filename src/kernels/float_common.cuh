@@ -959,6 +959,171 @@ FL_DEV bool fl_mul_short(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym,
     return true;
 }
 
+// 32-bit carry chains (mad.lo.cc.u32, madc.hi.cc.u32, ...): PTX on the
+// device, where the carry flag is implicit and cf unused; an explicit carry
+// cf on the host (the emulators).
+#ifdef __CUDA_ARCH__
+#define FL32_ASM3(name, op)                                                                    \
+    FL_DEV u32 name(u32 a, u32 b, u32 c, u32 &cf) {                                            \
+        u32 r;                                                                                 \
+        (void)cf;                                                                              \
+        asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));                \
+        return r;                                                                              \
+    }
+FL32_ASM3(fl32_mad_lo_cc, "mad.lo.cc.u32")
+FL32_ASM3(fl32_madc_lo_cc, "madc.lo.cc.u32")
+FL32_ASM3(fl32_madc_hi_cc, "madc.hi.cc.u32")
+FL32_ASM3(fl32_madc_hi, "madc.hi.u32")
+#undef FL32_ASM3
+FL_DEV u32 fl32_add_cc(u32 a, u32 b, u32 &cf) {
+    u32 r;
+    (void)cf;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+FL_DEV u32 fl32_addc_cc(u32 a, u32 b, u32 &cf) {
+    u32 r;
+    (void)cf;
+    asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+FL_DEV u32 fl32_addc(u32 a, u32 b, u32 &cf) {
+    u32 r;
+    (void)cf;
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+#else
+FL_DEV u32 fl32_mad_lo_cc(u32 a, u32 b, u32 c, u32 &cf) {
+    u64 t = (u64)(u32)(a * b) + c;
+    cf = (u32)(t >> 32);
+    return (u32)t;
+}
+FL_DEV u32 fl32_madc_lo_cc(u32 a, u32 b, u32 c, u32 &cf) {
+    u64 t = (u64)(u32)(a * b) + c + cf;
+    cf = (u32)(t >> 32);
+    return (u32)t;
+}
+FL_DEV u32 fl32_madc_hi_cc(u32 a, u32 b, u32 c, u32 &cf) {
+    u64 t = (((u64)a * b) >> 32) + c + cf;
+    cf = (u32)(t >> 32);
+    return (u32)t;
+}
+// The last step of a chain: the sizes guarantee no carry out.
+FL_DEV u32 fl32_madc_hi(u32 a, u32 b, u32 c, u32 &cf) {
+    u64 t = (((u64)a * b) >> 32) + c + cf;
+    if (t >> 32) __builtin_trap();
+    return (u32)t;
+}
+FL_DEV u32 fl32_add_cc(u32 a, u32 b, u32 &cf) {
+    u64 t = (u64)a + b;
+    cf = (u32)(t >> 32);
+    return (u32)t;
+}
+FL_DEV u32 fl32_addc_cc(u32 a, u32 b, u32 &cf) {
+    u64 t = (u64)a + b + cf;
+    cf = (u32)(t >> 32);
+    return (u32)t;
+}
+FL_DEV u32 fl32_addc(u32 a, u32 b, u32 &cf) {
+    u64 t = (u64)a + b + cf;
+    if (t >> 32) __builtin_trap();
+    return (u32)t;
+}
+#endif
+
+// fl_mul_short on 32-bit limbs: x * y from the limb products a_u * b_v
+// (u, v over the 2N 32-bit limbs) with u + v >= K = 2N - 3 only, every
+// carry by the hardware's carry flag. Row by row (one b_v per row), as
+// blas.cu's bl_mac, but the row's products split by the parity of u + v
+// into two sums, E (even) and O (odd): in each, the products of a row
+// cover consecutive columns (low half at u + v, high half at u + v + 1,
+// the next product at u + v + 2), so one carry chain of mad.lo.cc /
+// madc.hi.cc pairs per row and sum, and ptxas makes each pair one
+// IMAD.WIDE.U32.X on an aligned register pair (E column c at E[c - (M-2)],
+// O column c at O[c - (M-3)], both even for their own columns). E + O at
+// the end. About 270 instructions at N = 8 against about 600 for the
+// 64-bit limb products of fl_mul_short (sm_90, counted with nvdisasm).
+// The products left out sum to less than K * 2^(32K + 32) * (1 + 2^-31) =
+// (2N - 3)(1 + 2^-31) * 2^(64(N - 1)): less than 2N - 2 units of 64-bit limb
+// N - 1. So when the low 62 bits u of the computed limb N - 1 satisfy
+// 1 <= u < 2^62 - 1 - 2N, every bit from bit 62 of limb N - 1 up is the
+// exact product's and some bit below the round bit is set (MPFR's
+// can-round test): the rounding is the exact product's, as in
+// fl_mul_short. Otherwise returns false and the caller takes the exact
+// product.
+template <int N>
+FL_DEV bool fl_mul_short32(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p,
+                           u32 rnd, i8 &ret) {
+    constexpr int M = 2 * N, K = M - 3;
+    u32 a[M], b[M];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        a[2 * i] = (u32)xm[i];
+        a[2 * i + 1] = (u32)(xm[i] >> 32);
+        b[2 * i] = (u32)ym[i];
+        b[2 * i + 1] = (u32)(ym[i] >> 32);
+    }
+    u32 E[M + 2], O[M + 3];
+#pragma unroll
+    for (int c = 0; c < M + 2; c++) E[c] = 0;
+#pragma unroll
+    for (int c = 0; c < M + 3; c++) O[c] = 0;
+    u32 cf = 0;
+#pragma unroll
+    for (int v = 0; v < M; v++) {
+        const u32 bv = b[v];
+        const int u0 = K - v > 0 ? K - v : 0;
+#pragma unroll
+        for (int par = 0; par < 2; par++) {
+            u32 *R = par ? O : E;
+            const int base = par ? M - 3 : M - 2;
+            // The first and last u of this parity in u0 .. M - 1.
+            const int us = u0 + (((u0 + v) & 1) != par ? 1 : 0);
+            const int ul = M - 1 - (((M - 1 + v) & 1) != par ? 1 : 0);
+            if (us > ul) continue;
+            // The sum of rows 0..v is below 2^(32(M + v + 1)): the chain's
+            // carry goes into column ul + v + 2 when that is at most M + v,
+            // else there is none.
+            const bool more = ul + 2 <= M;
+#pragma unroll
+            for (int u = us; u <= ul; u += 2) {
+                const int c = u + v - base;
+                R[c] = u == us ? fl32_mad_lo_cc(a[u], bv, R[c], cf)
+                               : fl32_madc_lo_cc(a[u], bv, R[c], cf);
+                R[c + 1] = u == ul && !more ? fl32_madc_hi(a[u], bv, R[c + 1], cf)
+                                            : fl32_madc_hi_cc(a[u], bv, R[c + 1], cf);
+            }
+            if (more) {
+                const int c = ul + v + 2 - base;
+                R[c] = fl32_addc(R[c], 0, cf);
+            }
+        }
+    }
+    // E + O from column M - 2 up (column M - 3 is O's alone).
+    E[0] = fl32_add_cc(E[0], O[1], cf);
+#pragma unroll
+    for (int c = 1; c < M + 1; c++) E[c] = fl32_addc_cc(E[c], O[c + 1], cf);
+    E[M + 1] = fl32_addc(E[M + 1], O[M + 2], cf);
+    // 64-bit limb N - 1 + i = columns M - 2 + 2i, M - 1 + 2i.
+    u64 hi[N + 1];
+#pragma unroll
+    for (int i = 0; i <= N; i++) hi[i] = (u64)E[2 * i] | ((u64)E[2 * i + 1] << 32);
+    const u64 m62 = (1ull << 62) - 1;
+    u64 u = hi[0] & m62;
+    if (u == 0 || u >= m62 - (u64)(2 * N)) return false;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((hi[N] >> 63) == 0) {
+#pragma unroll
+        for (int i = N; i > 0; i--) hi[i] = (hi[i] << 1) | (hi[i - 1] >> 63);
+        hi[0] <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    ret = fl_round_regs<N>(o, hi, 1, e, neg, p, rnd);
+    return true;
+}
+
 // v shifted toward lower indices by q limbs (0 <= q < 32), zeros in; the
 // limbs shifted out are OR-ed into st. Unrolled selects: no run-time index.
 template <int L>
