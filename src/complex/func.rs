@@ -250,8 +250,7 @@ fn sqrt_far(a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> Option<R2>
     };
     let r_ex = sqrt_dyadic(if big { &aa } else { &half_b });
     let q_ex = if big {
-        r_ex
-            .as_ref()
+        r_ex.as_ref()
             .and_then(|s| div_dyadic(&ab, s))
             .map(|q| q.scale(-1))
     } else {
