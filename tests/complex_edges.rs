@@ -263,7 +263,7 @@ fn neighbours(eng: &Engine) -> (usize, Vec<String>) {
         (9, -1000004),
     ];
     // (a, b, e: the tiny part when |e| is huge).
-    let mut inputs: Vec<(Float, Float, Option<(i64, i64)>)> = Vec::new();
+    let mut inputs: Vec<Input> = Vec::new();
     for (ms, big) in [(&tiny[..], false), (&far_out[..], true)] {
         for &(m, k) in ms {
             for s in [1, -1] {
@@ -355,6 +355,10 @@ fn neighbours(eng: &Engine) -> (usize, Vec<String>) {
 
 type Want = (Float, Ordering);
 
+/// An operand `(a, b)` and, when `|e|` is huge, its tiny part `e = m 2^k`
+/// as `(m, k)`.
+type Input = (Float, Float, Option<(i64, i64)>);
+
 /// `m 2^k`, exact.
 fn fm(m: i64, k: i64) -> Float {
     Float::from(m) << k
@@ -414,7 +418,7 @@ fn underflow(neg: bool, half: bool, r: Round) -> Want {
 /// (checked against MPFR by tests/float_func*.rs and float_edges.rs).
 fn real(f: Result<Func, Func2>, x: &Float, y: &Float, p: u64, r: Round) -> Want {
     let arr = |v: &Float| {
-        FloatArray::from_floats(8, &[v.clone()], Round::Nearest)
+        FloatArray::from_floats(8, std::slice::from_ref(v), Round::Nearest)
             .unwrap()
             .0
     };
