@@ -5,7 +5,9 @@
 //! specials, modes NN ZZ UU DD; made by scripts/edges_gen.py with
 //! scripts/peers/edges_mpfr.c) on the CPU engine, each line alone (so a
 //! failing line names itself), and on the CUDA engine in batches of one
-//! operation and mode (ignored without a device).
+//! operation and mode (ignored without a device); and the neighbours of
+//! the lines that need func.rs's side rules (log, asin, acos beside +-1 and
+//! +-i with tiny parts), on both engines.
 mod common;
 #[path = "common/edges.rs"]
 mod edges;
