@@ -250,15 +250,9 @@ fn sqrt_far(a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> Option<R2>
     };
     let r_ex = sqrt_dyadic(if big { &aa } else { &half_b });
     let q_ex = if big {
-        r_ex.as_ref().and_then(|s| {
-            let (q, t) = scalar::div(
-                &ab.scale(-ab.exp),
-                &s.scale(-s.exp),
-                ab.bits() + 2,
-                Round::Nearest,
-            );
-            (t == 0).then(|| q.scale(ab.exp - s.exp - 1))
-        })
+        r_ex.as_ref()
+            .and_then(|s| div_dyadic(&ab, s))
+            .map(|q| q.scale(-1))
     } else {
         r_ex.clone()
     };
@@ -270,17 +264,10 @@ fn sqrt_far(a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> Option<R2>
         (&r_ex, &q_ex)
     };
     let bneg = b.neg();
-    let fix = |c: &F, up: bool, neg: bool, p: u64, r: Round| -> Part {
-        // c moved by 2^(exp(c) - P): strictly between c and every other
-        // (p + 1)-bit number, on the side of the exact value.
-        let pp = (p + 1).max(c.bits()) + 3;
-        let tiny = F::one(!up).scale(c.exp - pp as i64);
-        let moved = add_exact(c, &tiny, pp + 128).expect("a short exact sum");
-        set(&moved.with_sign(neg), p, r)
-    };
+    // eta < 2^-h and h > nudge_bits(c, p) (h > 4 (p + bits(c))).
     let pre = [
-        re_ex.as_ref().map(|c| fix(c, re_up, false, pr, rnd.re)),
-        im_ex.as_ref().map(|c| fix(c, im_up, bneg, pi, rnd.im)),
+        re_ex.as_ref().map(|c| nudged(c, re_up, false, pr, rnd.re)),
+        im_ex.as_ref().map(|c| nudged(c, im_up, bneg, pi, rnd.im)),
     ];
     let widen = |iv: Iv, up: bool, w: u64| -> Iv {
         if up {
@@ -302,6 +289,38 @@ fn sqrt_far(a: &F, b: &F, pr: u64, pi: u64, rnd: CRound, cap: u64) -> Option<R2>
         };
         [part(0), part(1)]
     }))
+}
+
+/// The bits `P` of [`nudged`]'s sticky bit for `c` rounded to `p` bits.
+fn nudge_bits(c: &F, p: u64) -> u64 {
+    (p + 1).max(c.bits()) + 3
+}
+
+/// A value `+-c (1 + eta)` (`larger`) or `+-c (1 - eta)`, `c > 0` exact
+/// (any exponent), `0 < eta < 2^-P` with `P` = [`nudge_bits`]`(c, p)`,
+/// rounded to `p` bits with its ternary (`neg`: the value is negative):
+/// `c` moved by `2^(exp(c) - P)` on the value's side lies with the value
+/// strictly between `c` and every other number of at most `p + 1` bits
+/// (every rounding boundary, those of the exponent range included), so
+/// both round alike. This is the side rule for a part a hair beside an
+/// exact float, which no closed interval can place: sqrt_far, arg (atan
+/// of a tiny exact quotient), log near `|z| = 1`, asin/acos at `+-1 + i b`.
+fn nudged(c: &F, larger: bool, neg: bool, p: u64, rnd: Round) -> Part {
+    let pp = nudge_bits(c, p);
+    let tiny = F::one(!larger).scale(c.exp - pp as i64);
+    let moved = add_exact(c, &tiny, pp + 128).expect("a short exact sum");
+    set(&moved.with_sign(neg), p, rnd)
+}
+
+/// `x / y` when it is a dyadic number (any exponents), for normal `x`, `y`.
+fn div_dyadic(x: &F, y: &F) -> Option<F> {
+    let (q, t) = scalar::div(
+        &x.scale(-x.exp),
+        &y.scale(-y.exp),
+        x.bits() + 2,
+        Round::Nearest,
+    );
+    (t == 0).then(|| q.scale(x.exp - y.exp))
 }
 
 /// The square root of `x > 0` when it is a dyadic number (any exponent).
@@ -444,6 +463,12 @@ fn log(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
             (&b2, &a2)
         };
         let one = Iv::point(F::one(false));
+        let near = (u.exp == 0 || u.exp == 1)
+            .then(|| log_abs_near_one(u, v, pr, rnd.re))
+            .flatten();
+        if let Some(re) = near {
+            return Ok([re, im]);
+        }
         ziv1(pr, rnd.re, cap, |w| {
             if u.exp == 0 || u.exp == 1 {
                 let x = Iv::point(u.clone())
@@ -492,7 +517,41 @@ pub(super) fn arg(x: &(F, F), p: u64, rnd: Round, cap: u64) -> Result<Part, Stri
     if a.is_zero() {
         return pi_mul(1, 1, bn, p, rnd, cap);
     }
+    if let Some(v) = arg_tiny(a, b, p, rnd) {
+        return Ok(v);
+    }
     ziv1(p, rnd, cap, |w| arg_iv(x, w))
+}
+
+/// Side rule for `arg(a + i b)`, `a > 0`, when `q = b / a` is an exact
+/// dyadic with `q^2 < 2^-P` (`P` = [`nudge_bits`]`(q, p)`): `atan q = q (1 -
+/// eta)`, `0 < eta < q^2 / 3`, so the result is `q` nudged toward 0 (the
+/// Ziv loop's closed intervals around `q` would need about `2 |exp q|`
+/// bits: `arg(1 + 2^-1073741824 i)`, log's imaginary part).
+fn arg_tiny(a: &F, b: &F, p: u64, rnd: Round) -> Option<Part> {
+    if a.neg() || !a.is_normal() || !b.is_normal() {
+        return None;
+    }
+    // |q| < 2^(b.exp - a.exp + 1): a cheap test before the division.
+    if 2 * (b.exp - a.exp + 1) > -((p + 4) as i64) {
+        return None;
+    }
+    let q = div_dyadic(b, a)?;
+    (2 * q.exp <= -(nudge_bits(&q, p) as i64)).then(|| nudged(&q.abs(), false, q.neg(), p, rnd))
+}
+
+/// Side rule for `log|z| = log1p(u) / 2`, `|z|^2 = 1 + u`, `u = (big^2 - 1)
+/// + small^2` exact (`big2`, `small2`: the squared parts) and `|u| < 2^-P`
+/// (`P` = [`nudge_bits`]`(u, p)`): `log1p u = u (1 - eta)` for `u > 0` and
+/// `u (1 + eta)` for `u < 0`, `0 < eta < |u|`, so the result is `u / 2`
+/// nudged toward 0 (`u > 0`) or away from it (`u < 0`).
+fn log_abs_near_one(big2: &F, small2: &F, p: u64, rnd: Round) -> Option<Part> {
+    let t = add_exact(big2, &F::one(true), scalar::EXACT_BITS)?;
+    let u = add_exact(&t, small2, scalar::EXACT_BITS)?;
+    if !u.is_normal() || u.exp > -(nudge_bits(&u, p) as i64) {
+        return None;
+    }
+    Some(nudged(&u.abs().scale(-1), u.neg(), u.neg(), p, rnd))
 }
 
 /// An interval of `arg x` at `w` bits for finite nonzero `x`: `atan(b/a)`
@@ -954,42 +1013,8 @@ fn atan(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
     Ok([(r.scale(-1), t), im])
 }
 
-/// An increasing function of an interval from a bound-producing `f` of a
-/// point (`f(point).lo` bounds below at the low end, `.hi` above at the
-/// high end).
-fn incr(iv: &Iv, f: impl Fn(&Iv) -> Iv) -> Iv {
-    Iv {
-        lo: f(&Iv::point(iv.lo.clone())).lo,
-        hi: f(&Iv::point(iv.hi.clone())).hi,
-    }
-}
-
-fn decr(iv: &Iv, f: impl Fn(&Iv) -> Iv) -> Iv {
-    Iv {
-        lo: f(&Iv::point(iv.hi.clone())).lo,
-        hi: f(&Iv::point(iv.lo.clone())).hi,
-    }
-}
-
 fn one_iv() -> Iv {
     Iv::point(F::one(false))
-}
-
-/// asin t = atan(t / sqrt((1 - t)(1 + t))) for a point |t| < 1.
-fn asin_pt(t: &Iv, w: u64) -> Iv {
-    let o = one_iv();
-    let r = o.sub(t, w).mul(&o.add(t, w), w).sqrt(w);
-    t.div(&r, w).mono(Func::Atan, w)
-}
-
-/// acos t = 2 atan(sqrt((1 - t) / (1 + t))) for a point |t| < 1.
-fn acos_pt(t: &Iv, w: u64) -> Iv {
-    let o = one_iv();
-    o.sub(t, w)
-        .div(&o.add(t, w), w)
-        .sqrt(w)
-        .mono(Func::Atan, w)
-        .scale(1)
 }
 
 /// asinh b = sign(b) log(|b| + sqrt(b^2 + 1)) for a point b != 0.
@@ -1009,6 +1034,37 @@ fn asinh_iv(b: &F, w: u64) -> Iv {
         p.add(&r, w2).mono(Func::Log, w2)
     };
     if b.neg() { r.neg() } else { r }
+}
+
+/// Side rules for asin/acos of `+-1 + i b`, `|b| < 2^-16`, when `s =
+/// sqrt|b|` is an exact dyadic: with `alpha = (|z+1| + |z-1|)/2 = cosh t`,
+/// `t = acosh alpha = s (1 + eta)`, `0 < eta <= |b|/8`, and (a = 1) `acos(1
+/// / alpha) = gd t = s (1 - eta')`, `0 < eta' < |b|/5` (series of acosh(1 +
+/// delta), `delta = |b|/2 + b^2/8 - ...`, and of the Gudermannian; each
+/// part used when `|b| < 2^-P`, `P` = [`nudge_bits`]`(s, p)`). The parts
+/// that are `pi/2 -+ ...` or `pi - ...` are far from every float: the Ziv
+/// loop. `ri`: the imaginary part's mode for its absolute value.
+fn asin_acos_tiny(
+    acos: bool,
+    a: &F,
+    b: &F,
+    pr: u64,
+    pi: u64,
+    rr: Round,
+    ri: Round,
+) -> [Option<Part>; 2] {
+    let one = a.abs().cmp(&F::one(false)) == Some(std::cmp::Ordering::Equal);
+    let s = (one && b.exp <= -16)
+        .then(|| sqrt_dyadic(&b.abs()))
+        .flatten();
+    let Some(s) = s else {
+        return [None, None];
+    };
+    let fits = |p: u64| b.exp <= -(nudge_bits(&s, p) as i64);
+    [
+        (acos && !a.neg() && fits(pr)).then(|| nudged(&s, false, false, pr, rr)),
+        fits(pi).then(|| nudged(&s, true, false, pi, ri)),
+    ]
 }
 
 /// asin (mpc_asin) and acos (mpc_acos), with alpha = (|z+1| + |z-1|) / 2
@@ -1110,7 +1166,8 @@ fn asin_acos(acos: bool, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) ->
     let (ap1, am1) = (Iv::point(aa.clone()), Iv::point(aa.clone()));
     let im_neg = acos != b.neg();
     let ri = if im_neg { rnd.im.mirror() } else { rnd.im };
-    let r = ziv([None, None], [pr, pi], [rnd.re, ri], cap, |w, need| {
+    let pre = asin_acos_tiny(acos, a, b, pr, pi, rnd.re, ri);
+    let r = ziv(pre, [pr, pi], [rnd.re, ri], cap, |w, need| {
         let o = one_iv();
         let bb = Iv::point(b2.clone());
         let t_p = ap1.add(&o, w);
@@ -1125,17 +1182,39 @@ fn asin_acos(acos: bool, x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) ->
         let (zp, zm) = (root(&r2, &t_p), root(&s2, &t_m));
         let d1 = bb.div(&zp.add(&t_p, w), w);
         let d2 = bb.div(&zm.add(&t_m, w), w);
-        let mut delta = d1.add(&d2, w).scale(-1);
-        if unit == Some(std::cmp::Ordering::Greater) {
-            delta = delta.add(&t_m, w);
-        }
-        let alpha = o.add(&delta, w);
+        // e = alpha - max(A, 1), delta = alpha - 1.
+        let e = d1.add(&d2, w).scale(-1);
+        let delta = if unit == Some(std::cmp::Ordering::Greater) {
+            e.add(&t_m, w)
+        } else {
+            e.clone()
+        };
         let re = need[0].then(|| {
-            let beta = Iv::point(a.clone()).div(&alpha, w);
-            if acos {
-                decr(&beta, |t| acos_pt(t, w))
+            // beta = A / alpha in (0, 1); with S = sqrt((alpha - A)(alpha
+            // + A)), alpha - A = e + max(1 - A, 0) (no cancellation when
+            // beta is near 1): acos beta = atan(S / A), asin beta =
+            // atan(A / S), each from the other as pi/2 minus it, taking
+            // the atan of the ratio at most about 1.
+            let am = if unit == Some(std::cmp::Ordering::Less) {
+                e.add(&t_m, w)
             } else {
-                incr(&beta, |t| asin_pt(t, w))
+                e.clone()
+            };
+            let ap = o.add(&delta, w).add(&ap1, w);
+            let s = am.mul(&ap, w).sqrt(w);
+            let half_pi = Iv::pi(w).scale(-1);
+            let (g, h) = if s.hi.cmp(&aa) != Some(std::cmp::Ordering::Greater) {
+                let g = s.div(&ap1, w).mono(Func::Atan, w);
+                (g.clone(), half_pi.sub(&g, w))
+            } else {
+                let h = ap1.div(&s, w).mono(Func::Atan, w);
+                (half_pi.sub(&h, w), h)
+            };
+            match (acos, a.neg()) {
+                (false, false) => h,
+                (false, true) => h.neg(),
+                (true, false) => g,
+                (true, true) => Iv::pi(w).sub(&g, w),
             }
         });
         // acosh(1 + delta) = log1p(delta + sqrt(delta (2 + delta))).
