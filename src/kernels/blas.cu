@@ -1403,8 +1403,10 @@ extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) 
 // signs, the encoded scale) and takes a ticket. The last block aligns the
 // records to the largest scale (bl_acc_shr), adds them exactly and runs
 // bl_epilogue1: the result into rh[0], rl, tern[0] and its status (0:
-// decided, 1: the host computes it) into work[1]. work: zeroed, 4 +
-// gridDim.x BL_DREC words.
+// decided, 1: the host computes it) into work[1], and, when hst is not
+// null, (seq << 1) | status into *hst (page-locked host memory mapped into
+// the device). work: 4 + gridDim.x BL_DREC words, work[0] (the ticket)
+// zero at the start; the last block sets it back to zero.
 #define BL_DREC (BL_NW + 6)
 // Record flags: a special entry, a nonzero term, a sum at a scale.
 #define BL_DSPEC 1u
@@ -1413,7 +1415,7 @@ extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) 
 extern "C" __global__ void __launch_bounds__(128, 4)
     blas_dot(const u64 *ahd, const u64 *alb, u32 la, const u64 *bhd, const u64 *blb, u32 lb,
              u64 K, u64 chunk, u32 pipe, u32 *work, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn,
-             i8 *tern) {
+             i8 *tern, u32 *hst, u32 seq) {
     __shared__ u32 stage[4][BL_NBUF][2][32 * BL_SST];
     __shared__ unsigned long long s_ex, s_ey;
     __shared__ u32 s_fl, s_nz, s_last;
@@ -1648,6 +1650,15 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         rh[0] = out.head;
         tern[0] = tt;
         work[1] = r;
+        // The ticket back to zero: the workspace serves the next call
+        // without a memset (every record is written before it is read).
+        work[0] = 0;
+        if (hst) {
+            // The status into the host's mapped word, tagged with the
+            // call's sequence number (the host polls it).
+            __threadfence_system();
+            *(volatile u32 *)hst = (seq << 1) | r;
+        }
     }
 }
 

@@ -825,6 +825,10 @@ fn dot_fused(
         return Ok(None);
     }
     let eng = x.f.engine().clone();
+    let ws = eng.resource("blas_dot workspace", |_| Ok(DotWsLock::default()))?;
+    // Held from the launch to the status read: the workspace and the
+    // mapped word serve one call at a time.
+    let mut ws = ws.0.lock().unwrap_or_else(|p| p.into_inner());
     let mut prof = Prof::new();
     prof.mark(&eng, "start")?;
     let mut out = CudaFloats::uninit(&eng, 1, prec)?;
@@ -838,7 +842,33 @@ fn dot_fused(
     let chunk = k.div_ceil(want).next_multiple_of(128);
     let blocks = k.div_ceil(chunk);
     let drec = nf as usize + 2 + 6;
-    let mut work = memory::alloc_zeros::<u32>(&eng, 4 + blocks * drec)?;
+    let nwork = 4 + blocks * drec;
+    // MPARRAY_BLAS_NOCACHE (for measurements): a zeroed workspace per call.
+    let mut fresh = None;
+    if std::env::var_os("MPARRAY_BLAS_NOCACHE").is_some() {
+        fresh = Some(memory::alloc_zeros::<u32>(&eng, nwork)?);
+    } else if ws.work.as_ref().is_none_or(|w| w.len() < nwork) {
+        ws.work = None;
+        ws.work = Some(memory::alloc_zeros::<u32>(&eng, nwork)?);
+    }
+    // MPARRAY_BLAS_NOMAP (for measurements): the status by a copy.
+    let mapped = std::env::var_os("MPARRAY_BLAS_NOMAP").is_none() && ws.map(&eng)?;
+    let (hst, seq) = if mapped {
+        ws.seq = if ws.seq >= 1 << 30 { 1 } else { ws.seq + 1 };
+        (ws.dev, ws.seq)
+    } else {
+        (0u64, 0u32)
+    };
+    let DotWs {
+        work: cached,
+        host,
+        ev,
+        ..
+    } = &mut *ws;
+    let work = match fresh.as_mut() {
+        Some(w) => w,
+        None => cached.as_mut().expect("allocated above"),
+    };
     let f = eng.function(&inst(nf), "blas_dot")?;
     let (la, lb) = (
         x.f.limbs_per_element() as u32,
@@ -860,15 +890,20 @@ fn dot_fused(
             .arg(&k_u)
             .arg(&chunk_u)
             .arg(&pipe)
-            .arg(&mut work)
+            .arg(&mut *work)
             .arg(&prec)
             .arg(&rc)
             .arg(orh)
             .arg(orl)
             .arg(&rn_u)
-            .arg(&mut tern);
-        // SAFETY: x and y hold k elements each; work holds 4 + blocks*drec
-        // words (zeroed); out one element of rn limbs, tern one byte.
+            .arg(&mut tern)
+            .arg(&hst)
+            .arg(&seq);
+        // SAFETY: x and y hold k elements each; work holds at least 4 +
+        // blocks*drec words, its ticket (word 0) zero (zeroed when
+        // allocated, set back to zero by each call's last block); out one
+        // element of rn limbs, tern one byte; hst is 0 or the device
+        // address of the mapped host word.
         let c = LaunchConfig {
             grid_dim: (blocks as u32, 1, 1),
             block_dim: (128, 1, 1),
@@ -877,10 +912,18 @@ fn dot_fused(
         unsafe { bld.launch(c) }.map_err(launch_err("blas_dot"))?;
     }
     prof.mark(&eng, "dot")?;
-    let status = eng
-        .stream()
-        .clone_dtoh(&work.slice(1..2))
-        .map_err(Error::driver("copying from the device"))?[0];
+    let status = match (mapped, host.as_ref(), ev.as_ref()) {
+        (true, Some(h), Some(ev)) => {
+            ev.record(eng.stream())
+                .map_err(Error::driver("recording an event"))?;
+            poll_status(h, seq, ev)?
+        }
+        _ => {
+            eng.stream()
+                .clone_dtoh(&work.slice(1..2))
+                .map_err(Error::driver("copying from the device"))?[0]
+        }
+    };
     prof.mark(&eng, "status read")?;
     prof.print()?;
     if status == 0 {
@@ -905,6 +948,115 @@ fn dot_fused(
         )?;
     }
     Ok(Some((out, tern)))
+}
+
+/// [`dot_fused`]'s per-engine state: its workspace (the ticket zero
+/// between calls) and a page-locked host word mapped into the device, into
+/// which `blas_dot` writes `(seq << 1) | status`.
+#[derive(Default)]
+struct DotWs {
+    work: Option<CudaSlice<u32>>,
+    host: Option<cudarc::driver::PinnedHostSlice<u32>>,
+    /// The mapped word's device address.
+    dev: u64,
+    /// The last call's sequence number (1 ... 2^30).
+    seq: u32,
+    /// Recorded after each launch: tells a finished kernel from a slow one.
+    ev: Option<cudarc::driver::CudaEvent>,
+    /// Mapping failed once: the status goes by a copy.
+    nomap: bool,
+}
+
+struct DotWsLock(std::sync::Mutex<DotWs>);
+
+impl Default for DotWsLock {
+    fn default() -> Self {
+        DotWsLock(std::sync::Mutex::new(DotWs::default()))
+    }
+}
+
+impl DotWs {
+    /// Maps the host word (once); false where the driver cannot.
+    fn map(&mut self, eng: &CudaEngine) -> Result<bool> {
+        if self.host.is_some() {
+            return Ok(true);
+        }
+        if self.nomap {
+            return Ok(false);
+        }
+        let ctx = eng.context();
+        // SAFETY: the word is written below before anything reads it.
+        let mapped = unsafe {
+            ctx.alloc_pinned_with_flags::<u32>(1, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)
+        };
+        let Ok(mut h) = mapped else {
+            self.nomap = true;
+            return Ok(false);
+        };
+        let p = h
+            .as_mut_ptr()
+            .map_err(Error::driver("page-locked host memory"))?;
+        // SAFETY: p is the allocation's one word.
+        unsafe { std::ptr::write_volatile(p, 0) };
+        let mut dev: cudarc::driver::sys::CUdeviceptr = 0;
+        ctx.bind_to_thread()
+            .map_err(Error::driver("binding the context"))?;
+        // SAFETY: p was allocated by cuMemHostAlloc with DEVICEMAP.
+        let r = unsafe {
+            cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut dev, p.cast(), 0)
+        };
+        if r != cudarc::driver::sys::CUresult::CUDA_SUCCESS || dev == 0 {
+            self.nomap = true;
+            return Ok(false);
+        }
+        let ev = ctx
+            .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .map_err(Error::driver("creating an event"))?;
+        self.host = Some(h);
+        self.dev = dev;
+        self.ev = Some(ev);
+        Ok(true)
+    }
+}
+
+/// Waits for `blas_dot`'s status with sequence number `seq` in the mapped
+/// word `h`; `ev` (recorded after the launch) completes only after the
+/// kernel has written it, so a completed event without the word is an
+/// error, not a wait.
+fn poll_status(
+    h: &cudarc::driver::PinnedHostSlice<u32>,
+    seq: u32,
+    ev: &cudarc::driver::CudaEvent,
+) -> Result<u32> {
+    // The pointer without PinnedHostSlice's synchronisation (its event is
+    // never recorded: the word is only written by the device).
+    let p = h
+        .as_ptr()
+        .map_err(Error::driver("page-locked host memory"))?;
+    let mut spins = 0u32;
+    loop {
+        // SAFETY: p is the allocation's one word, written by the device.
+        let v = unsafe { std::ptr::read_volatile(p) };
+        if v >> 1 == seq {
+            return Ok(v & 1);
+        }
+        spins = spins.wrapping_add(1);
+        if spins % 256 == 0
+            && ev
+                .try_is_complete()
+                .map_err(Error::driver("waiting for the device"))?
+        {
+            // SAFETY: as above.
+            let v = unsafe { std::ptr::read_volatile(p) };
+            if v >> 1 == seq {
+                return Ok(v & 1);
+            }
+            return Err(Error::Invalid(
+                "blas_dot finished without writing its status".into(),
+            ));
+        }
+        std::hint::spin_loop();
+    }
 }
 
 /// A product whose undecided count is still on the device (see
