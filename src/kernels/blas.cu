@@ -1408,6 +1408,15 @@ extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) 
 // the device). work: 4 + gridDim.x BL_DREC words, work[0] (the ticket)
 // zero at the start; the last block sets it back to zero.
 #define BL_DREC (BL_NW + 6)
+// Asks L2 for the mantissas of positions kp .. kp+31 of x (lane 0) or y
+// (lane 1), a full round only (16-byte multiples, in bounds).
+FL_DEV void bl_dot_prefetch(const u64 *alb, u32 la, const u64 *blb, u32 lb, u64 kp, u64 k1,
+                            u32 lane) {
+    if (kp + 32 > k1) return;
+    const u64 *src = lane == 0 ? alb + kp * la : blb + kp * lb;
+    const u32 bytes = 256u * (lane == 0 ? la : lb);
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
+}
 // Record flags: a special entry, a nonzero term, a sum at a scale.
 #define BL_DSPEC 1u
 #define BL_DNZ 2u
@@ -1427,6 +1436,15 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         s_ey = 0;
         s_fl = 0;
         s_nz = 0;
+    }
+    // pipe bits 4-6: prefetch distance pfd (rounds; 0: none). Each warp
+    // asks L2 for the mantissas of its round pfd ahead of the one it
+    // stages (cp.async.bulk.prefetch: one instruction per operand and
+    // round), its first pfd rounds before the heads pass.
+    const u32 pfd = (pipe >> 4) & 7u;
+    const u64 pstep = 32 * (u64)(T >> 5);
+    if (pfd && lane < 2) {
+        for (u32 r = 0; r < pfd; r++) bl_dot_prefetch(alb, la, blb, lb, k0 + 32 * (u64)wib + r * pstep, k1, lane);
     }
     __syncthreads();
     {
@@ -1487,7 +1505,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         const u64 step = 32 * (u64)(T >> 5);
         u32 cur = 0;
         u64 kb = k0 + 32 * (u64)wib;
-        if (pp && kb < k1) {
+        if (pp && kb < k1 && !(pipe & 128u)) {
             const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
             if (sta) bl_stage_async(stage[wib][0][0], alb, kb, nl, la, lane);
             if (stb) bl_stage_async(stage[wib][0][1], blb, kb, nl, lb, lane);
@@ -1508,9 +1526,10 @@ extern "C" __global__ void __launch_bounds__(128, 4)
                 hyn = bhd[k + step];
             }
             u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
+            if (pfd && lane < 2) bl_dot_prefetch(alb, la, blb, lb, kb + pfd * step, k1, lane);
             if (pp) {
                 const u64 kn = kb + step;
-                if (kn < k1) {
+                if (kn < k1 && !(pipe & 128u)) {
                     const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
                     if (sta)
                         bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, la, lane);

@@ -801,6 +801,10 @@ impl Prof {
     }
 }
 
+/// `blas_dot`'s default L2 prefetch distance (rounds of 32 positions per
+/// warp).
+const DOT_PF: u32 = 0;
+
 /// `x . y` (`k` contiguous positions each) in one launch (`blas_dot`:
 /// per-block scales, the blocks' sums aligned and added and the epilogue
 /// by the last block) and one read of its status; the host's exact core
@@ -875,7 +879,19 @@ fn dot_fused(
         y.f.limbs_per_element() as u32,
     );
     let (k_u, chunk_u, rc, rn_u) = (k as u64, chunk as u64, round_code(rnd), rn as u32);
-    let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32 | dbg_bits();
+    let dbg = dbg_bits();
+    // MPARRAY_BLAS_PF: the L2 prefetch distance in rounds (0 ... 7);
+    // MPARRAY_BLAS_NOSTAGE (with MPARRAY_BLAS_DBG only): no staging copies.
+    let pfd = std::env::var("MPARRAY_BLAS_PF")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(DOT_PF)
+        .min(7);
+    let nostage = dbg != 0 && std::env::var_os("MPARRAY_BLAS_NOSTAGE").is_some();
+    let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32
+        | dbg
+        | pfd << 4
+        | (nostage as u32) << 7;
     let (xh, xl) = x.f.raw_parts();
     let (yh, yl) = y.f.raw_parts();
     {
