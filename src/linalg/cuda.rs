@@ -354,10 +354,7 @@ pub(crate) fn product(
     let Some(sc) = defer_count(&eng, sc, u, nout) else {
         return Ok(Some((out, tern)));
     };
-    let nund = eng
-        .stream()
-        .clone_dtoh(&sc.slice(u..u + 1))
-        .map_err(Error::driver("copying from the device"))?[0] as usize;
+    let nund = read_word(&eng, &sc.slice(u..u + 1))? as usize;
     stage("count read")?;
     if prof {
         for w in marks.windows(2) {
@@ -964,6 +961,53 @@ fn dot_fused(
         )?;
     }
     Ok(Some((out, tern)))
+}
+
+/// A page-locked host word and an event, per engine, for [`read_word`].
+struct HostWord {
+    host: cudarc::driver::PinnedHostSlice<u64>,
+    ev: cudarc::driver::CudaEvent,
+}
+
+/// One u64 of the device (`src`, after the queued work) through a
+/// page-locked word: an asynchronous copy and a spin on an event recorded
+/// after it (a pageable `cuMemcpyDtoH` costs 10-16 us on the H200;
+/// `MPARRAY_BLAS_NOMAP`: that copy, for measurements).
+fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
+    if std::env::var_os("MPARRAY_BLAS_NOMAP").is_some() {
+        return Ok(eng
+            .stream()
+            .clone_dtoh(src)
+            .map_err(Error::driver("copying from the device"))?[0]);
+    }
+    let hw = eng.resource("blas host word", |e| {
+        let ctx = e.context();
+        // SAFETY: read only after a copy into it has completed.
+        let host = unsafe { ctx.alloc_pinned_with_flags::<u64>(1, 0) }
+            .map_err(Error::driver("allocating page-locked host memory"))?;
+        let ev = ctx
+            .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .map_err(Error::driver("creating an event"))?;
+        Ok(std::sync::Mutex::new(HostWord { host, ev }))
+    })?;
+    let mut hw = hw.lock().unwrap_or_else(|p| p.into_inner());
+    let HostWord { host, ev } = &mut *hw;
+    eng.stream()
+        .memcpy_dtoh(src, host)
+        .map_err(Error::driver("copying from the device"))?;
+    ev.record(eng.stream())
+        .map_err(Error::driver("recording an event"))?;
+    while !ev
+        .try_is_complete()
+        .map_err(Error::driver("waiting for the device"))?
+    {
+        std::hint::spin_loop();
+    }
+    // The copy is complete (the event follows it): the slice's own wait
+    // returns at once.
+    Ok(host
+        .as_slice()
+        .map_err(Error::driver("page-locked host memory"))?[0])
 }
 
 /// [`dot_fused`]'s per-engine state: its workspace (the ticket zero
