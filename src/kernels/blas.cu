@@ -1228,6 +1228,17 @@ FL_DEV u32 bl_rec_lds(const u32 *r, u32 *b) {
     return t[BL_NF];
 }
 
+// Asks L2 for the mantissas of positions kp .. kp+31 of the line at
+// element offset row (la limbs each; a full round only, in bounds, from a
+// 16-byte aligned address: the bulk prefetch's rules).
+FL_DEV void bl_prefetch_round(const u64 *lb, u32 la, u64 row, u64 kp, u64 K) {
+    const u64 *src = lb + (row + kp) * la;
+    if (kp + 32 > K || ((size_t)src & 15)) return;
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src),
+                 "r"(256u * la)
+                 : "memory");
+}
+
 // Double-buffered staging in the streaming product (the next round's
 // mantissas copied while the current round is converted and multiplied);
 // two buffers fit the 48 KB of static shared memory up to NF = 18.
@@ -1302,6 +1313,11 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
                                     nl * (BL_REC / 4), lane);
                 bl_async_commit();
             }
+            // pipe bits 4-6 (MPARRAY_BLAS_PF): op(A)'s mantissas asked of
+            // L2 pfd rounds ahead (as blas_dot).
+            const u32 pfd = sta ? (pipe >> 4) & 7u : 0u;
+            if (pfd && live && lane == 0)
+                for (u32 r = 1; r <= pfd; r++) bl_prefetch_round(alb, la, i * asl, zb + r * S, K);
             // The heads one round ahead (their loads in flight during a round).
             u64 han = 0, hbn = 0;
             if (live && zb + lane < K) {
@@ -1318,6 +1334,7 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
                     if (!bpk) hbn = bhd[j * bsl + (k + S) * bsp];
                 }
                 u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
+                if (pfd && lane == 0) bl_prefetch_round(alb, la, i * asl, kb + (pfd + 1) * S, K);
                 if (pp) {
                     // The next round's copies into the other buffer (its
                     // last reader finished before the previous __syncwarp).
@@ -1412,10 +1429,10 @@ extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) 
 // (lane 1), a full round only (16-byte multiples, in bounds).
 FL_DEV void bl_dot_prefetch(const u64 *alb, u32 la, const u64 *blb, u32 lb, u64 kp, u64 k1,
                             u32 lane) {
-    if (kp + 32 > k1) return;
-    const u64 *src = lane == 0 ? alb + kp * la : blb + kp * lb;
-    const u32 bytes = 256u * (lane == 0 ? la : lb);
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
+    if (lane == 0)
+        bl_prefetch_round(alb, la, 0, kp, k1);
+    else
+        bl_prefetch_round(blb, lb, 0, kp, k1);
 }
 // Record flags: a special entry, a nonzero term, a sum at a scale.
 #define BL_DSPEC 1u

@@ -498,7 +498,8 @@ pub(crate) fn accumulate(
         // MPARRAY_BLAS_NOSTAGEX: x's records read with __ldg, not staged (bit 3).
         let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32
             | dbg_bits()
-            | ((std::env::var_os("MPARRAY_BLAS_NOSTAGEX").is_some() as u32) << 3);
+            | ((std::env::var_os("MPARRAY_BLAS_NOSTAGEX").is_some() as u32) << 3)
+            | pf_rounds(STREAM_PF) << 4;
         let (ah, al) = a.f.raw_parts();
         let (bh, bl) = b.f.raw_parts();
         let mut bld = eng.stream().launch_builder(&f);
@@ -802,6 +803,19 @@ impl Prof {
 /// warp).
 const DOT_PF: u32 = 0;
 
+/// `blas_stream`'s (kmajor rounds: op(A)'s mantissas only).
+const STREAM_PF: u32 = 0;
+
+/// The L2 prefetch distance: `MPARRAY_BLAS_PF` (0 ... 7, for
+/// measurements), else `default`.
+fn pf_rounds(default: u32) -> u32 {
+    std::env::var("MPARRAY_BLAS_PF")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(default)
+        .min(7)
+}
+
 /// `x . y` (`k` contiguous positions each) in one launch (`blas_dot`:
 /// per-block scales, the blocks' sums aligned and added and the epilogue
 /// by the last block) and one read of its status; the host's exact core
@@ -879,11 +893,7 @@ fn dot_fused(
     let dbg = dbg_bits();
     // MPARRAY_BLAS_PF: the L2 prefetch distance in rounds (0 ... 7);
     // MPARRAY_BLAS_NOSTAGE (with MPARRAY_BLAS_DBG only): no staging copies.
-    let pfd = std::env::var("MPARRAY_BLAS_PF")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .unwrap_or(DOT_PF)
-        .min(7);
+    let pfd = pf_rounds(DOT_PF);
     let nostage = dbg != 0 && std::env::var_os("MPARRAY_BLAS_NOSTAGE").is_some();
     let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32
         | dbg
