@@ -941,11 +941,10 @@ fn dot_fused(
                 .map_err(Error::driver("recording an event"))?;
             poll_status(h, seq, ev)?
         }
-        _ => {
-            eng.stream()
-                .clone_dtoh(&work.slice(1..2))
-                .map_err(Error::driver("copying from the device"))?[0]
-        }
+        _ => eng
+            .stream()
+            .clone_dtoh(&work.slice(1..2))
+            .map_err(Error::driver("copying from the device"))?[0],
     };
     prof.mark(&eng, "status read")?;
     prof.print()?;
@@ -996,7 +995,9 @@ fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
         let host = unsafe { ctx.alloc_pinned_with_flags::<u64>(1, 0) }
             .map_err(Error::driver("allocating page-locked host memory"))?;
         let ev = ctx
-            .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .new_event(Some(
+                cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING,
+            ))
             .map_err(Error::driver("creating an event"))?;
         Ok(std::sync::Mutex::new(HostWord { host, ev }))
     })?;
@@ -1072,15 +1073,15 @@ impl DotWs {
         ctx.bind_to_thread()
             .map_err(Error::driver("binding the context"))?;
         // SAFETY: p was allocated by cuMemHostAlloc with DEVICEMAP.
-        let r = unsafe {
-            cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut dev, p.cast(), 0)
-        };
+        let r = unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut dev, p.cast(), 0) };
         if r != cudarc::driver::sys::CUresult::CUDA_SUCCESS || dev == 0 {
             self.nomap = true;
             return Ok(false);
         }
         let ev = ctx
-            .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .new_event(Some(
+                cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING,
+            ))
             .map_err(Error::driver("creating an event"))?;
         self.host = Some(h);
         self.dev = dev;
