@@ -1112,7 +1112,7 @@ fn poll_status(
             return Ok(v & 1);
         }
         spins = spins.wrapping_add(1);
-        if spins % 256 == 0
+        if spins.is_multiple_of(256)
             && ev
                 .try_is_complete()
                 .map_err(Error::driver("waiting for the device"))?
