@@ -1079,12 +1079,14 @@ FL_DEV void bl_shfl_add(u32 *acc, u32 &cnt, int off) {
     acc[BL_NW - 1] = bl_addc(acc[BL_NW - 1], x[BL_NW - 1]);
 }
 
-// Shared words per staged element of the streaming product (odd: lanes
-// reading their own elements hit distinct banks).
-// Above 34 words the staging holds elements of at most 19 limbs (4 warps x
-// 2 operands x 32 elements fit the 48 KB of static shared memory).
+// Shared words per staged element of the streaming product: even (each
+// limb one 8-byte cp.async) with an odd number of limbs, so that 32 lanes
+// reading word w of their own elements hit at most two lanes per bank
+// (and 16 lanes reading 8-byte pairs distinct banks). Above 34 words the
+// staging holds elements of at most 19 limbs (4 warps x 2 operands x 32
+// elements fit the 48 KB of static shared memory).
 #define BL_SLMAX (BL_NF <= 34 ? BL_LMAX : 19)
-#define BL_SST (2 * BL_SLMAX + 1)
+#define BL_SST (BL_SLMAX % 2 ? 2 * BL_SLMAX : 2 * BL_SLMAX + 2)
 
 // Copies the mantissas of elements base .. base+nl-1 (l <= BL_LMAX limbs
 // each; coalesced: consecutive lanes read consecutive limbs) into s,
@@ -1106,25 +1108,24 @@ FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane
     }
 }
 
-// bl_stage with asynchronous copies (cp.async, 4 bytes each): the words
-// land in s after bl_async_wait and a __syncwarp. Unrolled (nl <= 32
-// elements: at most l limbs per lane), the shared offset of limb lane + 32 r
-// kept incrementally and the source at immediate offsets.
+// bl_stage with asynchronous copies (cp.async, one limb of 8 bytes each:
+// a warp's copy reads 256 consecutive bytes): the words land in s after
+// bl_async_wait and a __syncwarp. Unrolled (nl <= 32 elements: at most l
+// limbs per lane), the shared offset of limb lane + 32 r kept
+// incrementally and the source at immediate offsets. s: 8-byte aligned.
 FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane) {
     if (nl == 32 && (32 % l) == 0) {
         // A full round with l dividing 32 (512 bits: l = 8): limb lane +
         // 32 r is limb lane % l of element lane / l + r (32 / l), so the
         // shared offset moves by a constant step.
-        const u32 *src = (const u32 *)(limbs + base * l) + 2 * lane;
+        const u64 *src = limbs + base * l + lane;
         const u32 q = lane / l;
         u32 d = (u32)__cvta_generic_to_shared(s) + 4 * (q * BL_SST + 2 * (lane - q * l));
         const u32 dstep = 4 * (32 / l) * BL_SST;
 #pragma unroll
         for (u32 r = 0; r < BL_SLMAX; r++) {
             if (r < l) {
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 64 * r));
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4),
-                             "l"(src + 64 * r + 1));
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"(src + 32 * r));
                 d += dstep;
             }
         }
@@ -1132,17 +1133,14 @@ FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u3
     }
     u32 e = lane / l, t = lane - e * l;
     const u32 q32 = 32 / l, r32 = 32 - q32 * l;
-    const u32 *src = (const u32 *)(limbs + base * l) + 2 * lane;
+    const u64 *src = limbs + base * l + lane;
     u32 d = (u32)__cvta_generic_to_shared(s) + 4 * (e * BL_SST + 2 * t);
     const u32 dq = 4 * (q32 * BL_SST + 2 * r32), dw = 4 * (BL_SST - 2 * l);
 #pragma unroll
     for (u32 r = 0; r < BL_SLMAX; r++) {
         if (r < l) {
-            if (e < nl) {
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 64 * r));
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4),
-                             "l"(src + 64 * r + 1));
-            }
+            if (e < nl)
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"(src + 32 * r));
             t += r32;
             e += q32;
             d += dq;
@@ -1442,7 +1440,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     blas_dot(const u64 *ahd, const u64 *alb, u32 la, const u64 *bhd, const u64 *blb, u32 lb,
              u64 K, u64 chunk, u32 pipe, u32 *work, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn,
              i8 *tern, u32 *hst, u32 seq) {
-    __shared__ u32 stage[4][BL_NBUF][2][32 * BL_SST];
+    __shared__ __align__(16) u32 stage[4][BL_NBUF][2][32 * BL_SST];
     __shared__ unsigned long long s_ex, s_ey;
     __shared__ u32 s_fl, s_nz, s_last;
     __shared__ u32 sw[4 * (BL_NW + 1)];
