@@ -1152,6 +1152,23 @@ FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u3
         }
     }
 }
+// blas_dot's 16-byte staging (pipe bit 8, MPARRAY_BLAS_STAGE16; 8-limb
+// elements only): element e of the round at s + 20 e words (5 chunks of 16
+// bytes, an odd number), chunk x = lane + 32 r is element x / 4, part
+// x % 4: four cp.async.cg of 16 bytes per lane for 32 elements.
+#define BL_SST16 20
+FL_DEV void bl_stage16(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 lane) {
+    const u32 d0 = (u32)__cvta_generic_to_shared(s);
+    const u64 *src = limbs + base * 8;
+#pragma unroll
+    for (u32 r = 0; r < 4; r++) {
+        const u32 x = lane + 32 * r;
+        if ((x >> 2) < nl)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                             d0 + 4 * ((x >> 2) * BL_SST16 + 4 * (x & 3))),
+                         "l"(src + 2 * x));
+    }
+}
 // Copies n16 16-byte chunks from src to s (shared, 16-byte aligned), lane
 // q + 32 r taking chunk q + 32 r (cp.async.cg, 16 bytes each).
 FL_DEV void bl_copy16_async(u32 *s, const u32 *src, u32 n16, u32 lane) {
@@ -1516,14 +1533,22 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         // (2) The products (bl_stream's kmajor rounds).
         const bool sta = la <= BL_SLMAX, stb = lb <= BL_SLMAX;
         const bool pp = (pipe & 1) && BL_NBUF == 2 && (sta || stb);
+        // pipe bit 8: 16-byte staging (both operands of 8 limbs, pipelined).
+        const bool c16 = (pipe & 256u) && pp && la == 8 && lb == 8 && BL_SST16 <= BL_SST;
+        const u32 sst = c16 ? BL_SST16 : BL_SST;
         const u32 dbg = (pipe >> 1) & 3u;
         const u64 step = 32 * (u64)(T >> 5);
         u32 cur = 0;
         u64 kb = k0 + 32 * (u64)wib;
         if (pp && kb < k1 && !(pipe & 128u)) {
             const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
-            if (sta) bl_stage_async(stage[wib][0][0], alb, kb, nl, la, lane);
-            if (stb) bl_stage_async(stage[wib][0][1], blb, kb, nl, lb, lane);
+            if (c16) {
+                bl_stage16(stage[wib][0][0], alb, kb, nl, lane);
+                bl_stage16(stage[wib][0][1], blb, kb, nl, lane);
+            } else {
+                if (sta) bl_stage_async(stage[wib][0][0], alb, kb, nl, la, lane);
+                if (stb) bl_stage_async(stage[wib][0][1], blb, kb, nl, lb, lane);
+            }
             bl_async_commit();
         }
         // The heads one round ahead (their loads in flight during a round).
@@ -1546,10 +1571,17 @@ extern "C" __global__ void __launch_bounds__(128, 4)
                 const u64 kn = kb + step;
                 if (kn < k1 && !(pipe & 128u)) {
                     const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
-                    if (sta)
-                        bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, la, lane);
-                    if (stb)
-                        bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lb, lane);
+                    if (c16) {
+                        bl_stage16(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, lane);
+                        bl_stage16(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lane);
+                    } else {
+                        if (sta)
+                            bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, la,
+                                           lane);
+                        if (stb)
+                            bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lb,
+                                           lane);
+                    }
                 }
                 bl_async_commit();
                 bl_async_wait1();
@@ -1561,12 +1593,12 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             if (lane < nl) {
                 u32 a[BL_NF], b[BL_NF];
                 if (dbg) {
-                    bl_dbg_term(dbg, acc, cnt, sA + lane * BL_SST, sB + lane * BL_SST, hx, hy, ea, eb,
+                    bl_dbg_term(dbg, acc, cnt, sA + lane * sst, sB + lane * sst, hx, hy, ea, eb,
                                 2 * la, 2 * lb);
                 } else {
-                    const u32 ma = sta ? bl_fix32<BL_NF>(hx, sA + lane * BL_SST, 2 * la, ea, a)
+                    const u32 ma = sta ? bl_fix32<BL_NF>(hx, sA + lane * sst, 2 * la, ea, a)
                                        : bl_fix<BL_NF>(hx, alb + k * la, la, ea, a);
-                    const u32 mb = stb ? bl_fix32<BL_NF>(hy, sB + lane * BL_SST, 2 * lb, eb, b)
+                    const u32 mb = stb ? bl_fix32<BL_NF>(hy, sB + lane * sst, 2 * lb, eb, b)
                                        : bl_fix<BL_NF>(hy, blb + k * lb, lb, eb, b);
                     bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
                 }

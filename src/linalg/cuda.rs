@@ -895,10 +895,14 @@ fn dot_fused(
     // MPARRAY_BLAS_NOSTAGE (with MPARRAY_BLAS_DBG only): no staging copies.
     let pfd = pf_rounds(DOT_PF);
     let nostage = dbg != 0 && std::env::var_os("MPARRAY_BLAS_NOSTAGE").is_some();
+    // MPARRAY_BLAS_STAGE16 (for measurements): 16-byte staging copies
+    // (8-limb operands).
+    let c16 = std::env::var_os("MPARRAY_BLAS_STAGE16").is_some();
     let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32
         | dbg
         | pfd << 4
-        | (nostage as u32) << 7;
+        | (nostage as u32) << 7
+        | (c16 as u32) << 8;
     let (xh, xl) = x.f.raw_parts();
     let (yh, yl) = y.f.raw_parts();
     {
