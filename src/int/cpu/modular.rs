@@ -502,7 +502,60 @@ fn trailing_zeros(m: &[u64]) -> u64 {
 
 /// base^exp mod m, any base (>= m allowed), any exp (0 -> 1 mod m), m odd or
 /// even; m == 1 -> 0. A zero modulus -> `DivisionByZero` naming the first.
+///
+/// On x86-64 CPUs with AVX-512 IFMA, the elements with an odd modulus above
+/// 1 and a non-zero exponent run 8 to 32 at a time across the vector lanes
+/// (`ifma`); the others, and all of them elsewhere, run one at a time.
+/// `MPARRAY_POWM=scalar` in the environment (read once) keeps every element
+/// on the one-at-a-time path.
 pub fn powm(base: &[u64], exp: HostOperand, m: HostOperand, limbs: usize) -> Result<Vec<u64>> {
+    powm_with(base, exp, m, limbs, PowmPath::Auto)
+}
+
+/// Which `powm` path runs (tests reach both on any CPU).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PowmPath {
+    /// IFMA where the CPU has it and it wins (see [`powm`]).
+    Auto,
+    /// One element at a time.
+    Scalar,
+    /// IFMA for every eligible element, even a tail group of one lane
+    /// (scalar where the CPU lacks IFMA).
+    Ifma,
+}
+
+/// Whether `PowmPath::Ifma` uses the vector lanes on this CPU.
+#[doc(hidden)]
+pub fn powm_ifma_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::ifma::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+fn env_scalar() -> bool {
+    use std::sync::OnceLock;
+    static S: OnceLock<bool> = OnceLock::new();
+    *S.get_or_init(|| std::env::var("MPARRAY_POWM").is_ok_and(|v| v == "scalar"))
+}
+
+/// Widths (bits of the array) up to which `Auto` uses IFMA.
+const IFMA_MAX_BITS: usize = 8192;
+
+/// [`powm`] on a chosen path.
+#[doc(hidden)]
+pub fn powm_with(
+    base: &[u64],
+    exp: HostOperand,
+    m: HostOperand,
+    limbs: usize,
+    path: PowmPath,
+) -> Result<Vec<u64>> {
     let len = check_base("powm", base, limbs)?;
     exp.check("powm exponent", len, limbs)?;
     m.check("powm modulus", len, limbs)?;
@@ -521,6 +574,75 @@ pub fn powm(base: &[u64], exp: HostOperand, m: HostOperand, limbs: usize) -> Res
         }
         HostOperand::Each(_) => None,
     };
+    let vec_path = match path {
+        PowmPath::Scalar => false,
+        PowmPath::Ifma => powm_ifma_available(),
+        PowmPath::Auto => !env_scalar() && 64 * l <= IFMA_MAX_BITS && powm_ifma_available(),
+    };
+    #[cfg(target_arch = "x86_64")]
+    if vec_path {
+        let min_tail = if path == PowmPath::Ifma { 1 } else { 3 };
+        let g = 8 * super::ifma::regs_for(super::ifma::limbs52(64 * l as u64));
+        let threads = rayon::current_num_threads().max(1);
+        let c = (len / (2 * threads)).div_ceil(g).max(1) * g;
+        r.par_chunks_mut(c * l).enumerate().for_each(|(ci, rc)| {
+            let mut sc = None;
+            let lo = ci * c;
+            let k = rc.len() / l;
+            let mut lanes = Vec::new();
+            for i in lo..lo + k {
+                let (e, mv) = (exp.get(i, l), m.get(i, l));
+                let odd_big = mv[0] & 1 == 1 && (mv[0] > 1 || nlen(mv) > 1);
+                if odd_big && nlen(e) > 0 {
+                    lanes.push(i);
+                } else {
+                    let ri = &mut rc[(i - lo) * l..(i - lo + 1) * l];
+                    powm_elem(ri, &base[i * l..(i + 1) * l], e, mv, shared.as_ref(), &mut sc);
+                }
+            }
+            let mut done = 0;
+            while done < lanes.len() {
+                let left = lanes.len() - done;
+                let take = if left >= g { g } else { left.min(8) };
+                if take < min_tail {
+                    for &i in &lanes[done..] {
+                        let ri = &mut rc[(i - lo) * l..(i - lo + 1) * l];
+                        let (e, mv) = (exp.get(i, l), m.get(i, l));
+                        powm_elem(ri, &base[i * l..(i + 1) * l], e, mv, shared.as_ref(), &mut sc);
+                    }
+                    break;
+                }
+                let idx = &lanes[done..done + take];
+                let jobs: Vec<super::ifma::Lane> = idx
+                    .iter()
+                    .map(|&i| {
+                        let q = m.get(i, l);
+                        super::ifma::Lane {
+                            base: &base[i * l..(i + 1) * l],
+                            exp: exp.get(i, l),
+                            q,
+                            qinv: neg_inv(q[0]),
+                        }
+                    })
+                    .collect();
+                let mut tmp = vec![0u64; take * l];
+                {
+                    let mut outs: Vec<&mut [u64]> = tmp.chunks_mut(l).collect();
+                    match take.div_ceil(8) {
+                        1 => super::ifma::powm_group::<1>(&jobs, &mut outs),
+                        2 => super::ifma::powm_group::<2>(&jobs, &mut outs),
+                        _ => super::ifma::powm_group::<4>(&jobs, &mut outs),
+                    }
+                }
+                for (j, &i) in idx.iter().enumerate() {
+                    rc[(i - lo) * l..(i - lo + 1) * l].copy_from_slice(&tmp[j * l..(j + 1) * l]);
+                }
+                done += take;
+            }
+        });
+        return Ok(r);
+    }
+    let _ = vec_path;
     let c = chunk(len, l);
     r.par_chunks_mut(c * l).enumerate().for_each(|(ci, rc)| {
         let mut sc = None;
