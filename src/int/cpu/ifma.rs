@@ -139,8 +139,15 @@ fn lanes_ref(v: &[__m512i]) -> &[u64] {
 /// general one share the text inside functions with the target features.
 macro_rules! mont_body {
     ($V:expr, $r:expr, $a:expr, $b:expr, $m:expr, $mi:expr, $t:expr, $l:expr) => {{
-        let (r, a, b, m, mi, t, l): (&mut [__m512i], &[__m512i], &[__m512i], &[__m512i], &[__m512i], &mut [__m512i], usize) =
-            ($r, $a, $b, $m, $mi, $t, $l);
+        let (r, a, b, m, mi, t, l): (
+            &mut [__m512i],
+            &[__m512i],
+            &[__m512i],
+            &[__m512i],
+            &[__m512i],
+            &mut [__m512i],
+            usize,
+        ) = ($r, $a, $b, $m, $mi, $t, $l);
         assert!(r.len() >= l * $V && a.len() >= l * $V && b.len() >= l * $V);
         assert!(m.len() >= l * $V && t.len() >= l * $V && mi.len() >= $V && l >= 1);
         // SAFETY: the lengths checked above; the caller has the features.
@@ -376,7 +383,11 @@ mod tests {
 
     #[test]
     fn radix_round_trip() {
-        let x = [0x0123_4567_89ab_cdefu64, 0xfedc_ba98_7654_3210, 0x1357_9bdf_0246_8ace];
+        let x = [
+            0x0123_4567_89ab_cdefu64,
+            0xfedc_ba98_7654_3210,
+            0x1357_9bdf_0246_8ace,
+        ];
         let l = limbs52(192);
         let mut buf = vec![0u64; l * 8];
         put52(&mut buf, 8, 3, &x, l);

@@ -467,13 +467,18 @@ fn powm_elem(
         store(r, &x1);
         return;
     }
-    // The power of two: b^e mod 2^k, then CRT.
+    even_finish(r, base, e, k, &q, x1);
+}
+
+/// `r = base^e mod 2^k q` from `x1 = base^e mod q` (q odd, k > 0): the
+/// power of two by malachite, then CRT.
+fn even_finish(r: &mut [u64], base: &[u64], e: &[u64], k: u64, q: &Natural, x1: Natural) {
     let b2 = nat(base).mod_power_of_2(k);
     let x2 = b2.mod_power_of_2_pow(nat(e), k);
-    let x = if q == 1u32 {
+    let x = if *q == 1u32 {
         x2
     } else {
-        let qinv = (&q).mod_power_of_2(k).mod_power_of_2_inverse(k).unwrap();
+        let qinv = q.mod_power_of_2(k).mod_power_of_2_inverse(k).unwrap();
         let d = (Integer::from(x2) - Integer::from(&x1)).mod_power_of_2(k);
         let h = (d * qinv).mod_power_of_2(k);
         x1 + q * h
@@ -589,15 +594,33 @@ pub fn powm_with(
             let mut sc = None;
             let lo = ci * c;
             let k = rc.len() / l;
-            let mut lanes = Vec::new();
+            // Lanes: (element, its modulus's odd part where the modulus is
+            // even, with its power of two).
+            let mut lanes: Vec<(usize, Option<(Vec<u64>, u64)>)> = Vec::new();
             for i in lo..lo + k {
                 let (e, mv) = (exp.get(i, l), m.get(i, l));
-                let odd_big = mv[0] & 1 == 1 && (mv[0] > 1 || nlen(mv) > 1);
-                if odd_big && nlen(e) > 0 {
-                    lanes.push(i);
+                let tz = trailing_zeros(mv);
+                let lane = if nlen(e) == 0 {
+                    None
+                } else if tz == 0 {
+                    (mv[0] > 1 || nlen(mv) > 1).then_some(None)
                 } else {
-                    let ri = &mut rc[(i - lo) * l..(i - lo + 1) * l];
-                    powm_elem(ri, &base[i * l..(i + 1) * l], e, mv, shared.as_ref(), &mut sc);
+                    let q = nat(mv) >> tz;
+                    (q != 1u32).then(|| Some((pad(&q.to_limbs_asc(), l), tz)))
+                };
+                match lane {
+                    Some(x) => lanes.push((i, x)),
+                    None => {
+                        let ri = &mut rc[(i - lo) * l..(i - lo + 1) * l];
+                        powm_elem(
+                            ri,
+                            &base[i * l..(i + 1) * l],
+                            e,
+                            mv,
+                            shared.as_ref(),
+                            &mut sc,
+                        );
+                    }
                 }
             }
             let mut done = 0;
@@ -605,21 +628,31 @@ pub fn powm_with(
                 let left = lanes.len() - done;
                 let take = if left >= g { g } else { left.min(8) };
                 if take < min_tail {
-                    for &i in &lanes[done..] {
+                    for &(i, _) in &lanes[done..] {
                         let ri = &mut rc[(i - lo) * l..(i - lo + 1) * l];
                         let (e, mv) = (exp.get(i, l), m.get(i, l));
-                        powm_elem(ri, &base[i * l..(i + 1) * l], e, mv, shared.as_ref(), &mut sc);
+                        powm_elem(
+                            ri,
+                            &base[i * l..(i + 1) * l],
+                            e,
+                            mv,
+                            shared.as_ref(),
+                            &mut sc,
+                        );
                     }
                     break;
                 }
                 let idx = &lanes[done..done + take];
                 let jobs: Vec<super::ifma::Lane> = idx
                     .iter()
-                    .map(|&i| {
-                        let q = m.get(i, l);
+                    .map(|(i, odd)| {
+                        let q = match odd {
+                            Some((q, _)) => &q[..],
+                            None => m.get(*i, l),
+                        };
                         super::ifma::Lane {
                             base: &base[i * l..(i + 1) * l],
-                            exp: exp.get(i, l),
+                            exp: exp.get(*i, l),
                             q,
                             qinv: neg_inv(q[0]),
                         }
@@ -634,8 +667,16 @@ pub fn powm_with(
                         _ => super::ifma::powm_group::<4>(&jobs, &mut outs),
                     }
                 }
-                for (j, &i) in idx.iter().enumerate() {
-                    rc[(i - lo) * l..(i - lo + 1) * l].copy_from_slice(&tmp[j * l..(j + 1) * l]);
+                for (j, (i, odd)) in idx.iter().enumerate() {
+                    let ri = &mut rc[(i - lo) * l..(i - lo + 1) * l];
+                    let x1 = &tmp[j * l..(j + 1) * l];
+                    match odd {
+                        None => ri.copy_from_slice(x1),
+                        Some((q, tz)) => {
+                            let b = &base[i * l..(i + 1) * l];
+                            even_finish(ri, b, exp.get(*i, l), *tz, &nat(q), nat(x1));
+                        }
+                    }
                 }
                 done += take;
             }
