@@ -269,8 +269,8 @@ unsafe fn powm_group_tf<const V: usize>(lanes: &[Lane], out: &mut [&mut [u64]]) 
             put52(ml, nl, k, lane(k).q, l);
         }
         let mil = lanes_mut(&mut mi);
-        for k in 0..nl {
-            mil[k] = lane(k).qinv & MASK52;
+        for (k, x) in mil.iter_mut().enumerate() {
+            *x = lane(k).qinv & MASK52;
         }
     }
     let w = window(ebits, l);

@@ -552,6 +552,10 @@ fn env_scalar() -> bool {
 /// Widths (bits of the array) up to which `Auto` uses IFMA.
 const IFMA_MAX_BITS: usize = 8192;
 
+/// An element on the IFMA lanes: its index and, for an even modulus, the
+/// odd part (padded to the array's limbs) and its power of two.
+type LaneJob = (usize, Option<(Vec<u64>, u64)>);
+
 /// [`powm`] on a chosen path.
 #[doc(hidden)]
 pub fn powm_with(
@@ -596,7 +600,7 @@ pub fn powm_with(
             let k = rc.len() / l;
             // Lanes: (element, its modulus's odd part where the modulus is
             // even, with its power of two).
-            let mut lanes: Vec<(usize, Option<(Vec<u64>, u64)>)> = Vec::new();
+            let mut lanes: Vec<LaneJob> = Vec::new();
             for i in lo..lo + k {
                 let (e, mv) = (exp.get(i, l), m.get(i, l));
                 let tz = trailing_zeros(mv);
