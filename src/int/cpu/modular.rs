@@ -5,9 +5,10 @@
 //! modulus's significant limbs (R = 2^(64n)): a full product (schoolbook
 //! rows of the crate's `addmul_1`, a dedicated square, Karatsuba and up from
 //! 24 limbs) then a limb-by-limb reduction (GMP's `redc_1`), with a sliding
-//! window over the exponent (window of 1..7 bits by exponent length). An
-//! even modulus `m = 2^k q` is split: `b^e mod q` in Montgomery form,
-//! `b^e mod 2^k` by low products, joined by CRT. `to_montgomery`,
+//! window over the exponent (window of 1..7 bits by exponent length); on
+//! CPUs with AVX-512 IFMA, 8..32 elements at a time across the vector lanes
+//! instead (`ifma`). An even modulus `m = 2^k q` is split: `b^e mod q` in
+//! Montgomery form, `b^e mod 2^k` by low products, joined by CRT. `to_montgomery`,
 //! `from_montgomery` and `mont_mul` use R = 2^W (the array width), as the
 //! contract states. The gcd family runs malachite's GMP-derived Lehmer /
 //! half-gcd per element. See notes/int-modular.md.
