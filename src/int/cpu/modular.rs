@@ -555,6 +555,7 @@ const IFMA_MAX_BITS: usize = 8192;
 
 /// An element on the IFMA lanes: its index and, for an even modulus, the
 /// odd part (padded to the array's limbs) and its power of two.
+#[cfg(target_arch = "x86_64")]
 type LaneJob = (usize, Option<(Vec<u64>, u64)>);
 
 /// [`powm`] on a chosen path.
