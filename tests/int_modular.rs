@@ -410,3 +410,91 @@ fn empty_batches() {
             .is_empty()
     );
 }
+
+/// `powm` on both paths (the AVX-512 IFMA lanes and one element at a time)
+/// against malachite: batches of sizes around the lane groups (8, 16, 32
+/// lanes: remainders of 8 and of the group), widths that cross the 52-bit
+/// limb counts (ceil((bits + 2) / 52)) and the IFMA width limit, per-element
+/// and shared moduli and exponents, exponents of mixed lengths (0, 1, short,
+/// full), bases >= the modulus, moduli 1, even moduli (their odd part on the
+/// lanes, per element and shared) mixed in.
+#[test]
+fn powm_ifma_and_scalar_paths_match_malachite() {
+    let mut rng = Rng(0x1f3a);
+    eprintln!("IFMA on this CPU: {}", md::powm_ifma_available());
+    // (limbs, batch sizes)
+    let plan: &[(usize, &[usize])] = &[
+        (1, &[1, 3, 8, 9, 31, 33, 70]),
+        (2, &[7, 17, 40]),
+        (3, &[5, 33]),
+        (4, &[1, 2, 3, 8, 16, 32, 37, 65]),
+        (5, &[11, 34]),
+        (8, &[9, 35]),
+        (13, &[17]),
+        (16, &[3, 19]),
+        (17, &[10]),
+        (32, &[9]),
+        (33, &[4]),
+        (64, &[3]),
+    ];
+    for &(l, sizes) in plan {
+        for &n in sizes {
+            for variant in 0..4 {
+                let (a, e, mut m) = batch(&mut rng, n, l, variant < 2);
+                // Mostly full-length odd moduli so that groups fill; in
+                // variant 2 every other one even (2^k q, q odd, q > 1 mostly).
+                for i in 0..n {
+                    if i % 5 != 4 {
+                        m[i * l] |= 1;
+                        m[i * l + l - 1] |= 1 << 63;
+                        if variant == 2 && i % 2 == 0 {
+                            // Clear the low k bits (k >= 1); the top bit stays.
+                            let k = 1 + (rng.next() % 70) as usize % (64 * l - 1);
+                            for b in 0..k {
+                                m[i * l + b / 64] &= !(1u64 << (b % 64));
+                            }
+                        }
+                    }
+                }
+                let shared_m = if variant == 3 {
+                    let mut x = rng.odd(l);
+                    x[0] &= !0xff;
+                    x[l - 1] |= 1 << 63;
+                    x
+                } else {
+                    rng.odd(l)
+                };
+                let shared_e = rng.num(l);
+                let (eo, mo) = match variant {
+                    0 => (HostOperand::Each(&e), HostOperand::Each(&m)),
+                    1 => (HostOperand::All(&shared_e), HostOperand::All(&shared_m)),
+                    2 => (HostOperand::All(&shared_e), HostOperand::Each(&m)),
+                    _ => (HostOperand::Each(&e), HostOperand::All(&shared_m)),
+                };
+                let want: Vec<u64> = (0..n)
+                    .flat_map(|i| {
+                        let ev = match eo {
+                            HostOperand::Each(x) => elem(x, i, l),
+                            HostOperand::All(x) => x,
+                        };
+                        let mv = match mo {
+                            HostOperand::Each(x) => elem(x, i, l),
+                            HostOperand::All(x) => x,
+                        };
+                        limbs_of(&ref_powm(&nat(elem(&a, i, l)), &nat(ev), &nat(mv)), l)
+                    })
+                    .collect();
+                for path in [md::PowmPath::Ifma, md::PowmPath::Scalar, md::PowmPath::Auto] {
+                    let got = md::powm_with(&a, eo, mo, l, path).unwrap();
+                    for i in 0..n {
+                        assert_eq!(
+                            elem(&got, i, l),
+                            elem(&want, i, l),
+                            "{path:?} l {l} n {n} variant {variant} element {i}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

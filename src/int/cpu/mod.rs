@@ -14,6 +14,8 @@ mod asm;
 pub mod bits;
 pub mod cache;
 pub mod div;
+#[cfg(target_arch = "x86_64")]
+pub mod ifma;
 pub mod modular;
 pub mod mul;
 pub mod ntt;

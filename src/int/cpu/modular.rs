@@ -5,9 +5,10 @@
 //! modulus's significant limbs (R = 2^(64n)): a full product (schoolbook
 //! rows of the crate's `addmul_1`, a dedicated square, Karatsuba and up from
 //! 24 limbs) then a limb-by-limb reduction (GMP's `redc_1`), with a sliding
-//! window over the exponent (window of 1..7 bits by exponent length). An
-//! even modulus `m = 2^k q` is split: `b^e mod q` in Montgomery form,
-//! `b^e mod 2^k` by low products, joined by CRT. `to_montgomery`,
+//! window over the exponent (window of 1..7 bits by exponent length); on
+//! CPUs with AVX-512 IFMA, 8..32 elements at a time across the vector lanes
+//! instead (`ifma`). An even modulus `m = 2^k q` is split: `b^e mod q` in
+//! Montgomery form, `b^e mod 2^k` by low products, joined by CRT. `to_montgomery`,
 //! `from_montgomery` and `mont_mul` use R = 2^W (the array width), as the
 //! contract states. The gcd family runs malachite's GMP-derived Lehmer /
 //! half-gcd per element. See notes/int-modular.md.
@@ -467,13 +468,18 @@ fn powm_elem(
         store(r, &x1);
         return;
     }
-    // The power of two: b^e mod 2^k, then CRT.
+    even_finish(r, base, e, k, &q, x1);
+}
+
+/// `r = base^e mod 2^k q` from `x1 = base^e mod q` (q odd, k > 0): the
+/// power of two by malachite, then CRT.
+fn even_finish(r: &mut [u64], base: &[u64], e: &[u64], k: u64, q: &Natural, x1: Natural) {
     let b2 = nat(base).mod_power_of_2(k);
     let x2 = b2.mod_power_of_2_pow(nat(e), k);
-    let x = if q == 1u32 {
+    let x = if *q == 1u32 {
         x2
     } else {
-        let qinv = (&q).mod_power_of_2(k).mod_power_of_2_inverse(k).unwrap();
+        let qinv = q.mod_power_of_2(k).mod_power_of_2_inverse(k).unwrap();
         let d = (Integer::from(x2) - Integer::from(&x1)).mod_power_of_2(k);
         let h = (d * qinv).mod_power_of_2(k);
         x1 + q * h
@@ -502,7 +508,65 @@ fn trailing_zeros(m: &[u64]) -> u64 {
 
 /// base^exp mod m, any base (>= m allowed), any exp (0 -> 1 mod m), m odd or
 /// even; m == 1 -> 0. A zero modulus -> `DivisionByZero` naming the first.
+///
+/// On x86-64 CPUs with AVX-512 IFMA, the elements with an odd modulus above
+/// 1 and a non-zero exponent run 8 to 32 at a time across the vector lanes
+/// (`ifma`); the others, and all of them elsewhere, run one at a time.
+/// `MPARRAY_POWM=scalar` in the environment (read once) keeps every element
+/// on the one-at-a-time path.
 pub fn powm(base: &[u64], exp: HostOperand, m: HostOperand, limbs: usize) -> Result<Vec<u64>> {
+    powm_with(base, exp, m, limbs, PowmPath::Auto)
+}
+
+/// Which `powm` path runs (tests reach both on any CPU).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PowmPath {
+    /// IFMA where the CPU has it and it wins (see [`powm`]).
+    Auto,
+    /// One element at a time.
+    Scalar,
+    /// IFMA for every eligible element, even a tail group of one lane
+    /// (scalar where the CPU lacks IFMA).
+    Ifma,
+}
+
+/// Whether `PowmPath::Ifma` uses the vector lanes on this CPU.
+#[doc(hidden)]
+pub fn powm_ifma_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::ifma::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+fn env_scalar() -> bool {
+    use std::sync::OnceLock;
+    static S: OnceLock<bool> = OnceLock::new();
+    *S.get_or_init(|| std::env::var("MPARRAY_POWM").is_ok_and(|v| v == "scalar"))
+}
+
+/// Widths (bits of the array) up to which `Auto` uses IFMA.
+const IFMA_MAX_BITS: usize = 8192;
+
+/// An element on the IFMA lanes: its index and, for an even modulus, the
+/// odd part (padded to the array's limbs) and its power of two.
+#[cfg(target_arch = "x86_64")]
+type LaneJob = (usize, Option<(Vec<u64>, u64)>);
+
+/// [`powm`] on a chosen path.
+#[doc(hidden)]
+pub fn powm_with(
+    base: &[u64],
+    exp: HostOperand,
+    m: HostOperand,
+    limbs: usize,
+    path: PowmPath,
+) -> Result<Vec<u64>> {
     let len = check_base("powm", base, limbs)?;
     exp.check("powm exponent", len, limbs)?;
     m.check("powm modulus", len, limbs)?;
@@ -521,6 +585,111 @@ pub fn powm(base: &[u64], exp: HostOperand, m: HostOperand, limbs: usize) -> Res
         }
         HostOperand::Each(_) => None,
     };
+    let vec_path = match path {
+        PowmPath::Scalar => false,
+        PowmPath::Ifma => powm_ifma_available(),
+        PowmPath::Auto => !env_scalar() && 64 * l <= IFMA_MAX_BITS && powm_ifma_available(),
+    };
+    #[cfg(target_arch = "x86_64")]
+    if vec_path {
+        let min_tail = if path == PowmPath::Ifma { 1 } else { 3 };
+        let g = 8 * super::ifma::regs_for(super::ifma::limbs52(64 * l as u64));
+        let threads = rayon::current_num_threads().max(1);
+        let c = (len / (2 * threads)).div_ceil(g).max(1) * g;
+        r.par_chunks_mut(c * l).enumerate().for_each(|(ci, rc)| {
+            let mut sc = None;
+            let lo = ci * c;
+            let k = rc.len() / l;
+            // Lanes: (element, its modulus's odd part where the modulus is
+            // even, with its power of two).
+            let mut lanes: Vec<LaneJob> = Vec::new();
+            for i in lo..lo + k {
+                let (e, mv) = (exp.get(i, l), m.get(i, l));
+                let tz = trailing_zeros(mv);
+                let lane = if nlen(e) == 0 {
+                    None
+                } else if tz == 0 {
+                    (mv[0] > 1 || nlen(mv) > 1).then_some(None)
+                } else {
+                    let q = nat(mv) >> tz;
+                    (q != 1u32).then(|| Some((pad(&q.to_limbs_asc(), l), tz)))
+                };
+                match lane {
+                    Some(x) => lanes.push((i, x)),
+                    None => {
+                        let ri = &mut rc[(i - lo) * l..(i - lo + 1) * l];
+                        powm_elem(
+                            ri,
+                            &base[i * l..(i + 1) * l],
+                            e,
+                            mv,
+                            shared.as_ref(),
+                            &mut sc,
+                        );
+                    }
+                }
+            }
+            let mut done = 0;
+            while done < lanes.len() {
+                let left = lanes.len() - done;
+                let take = if left >= g { g } else { left.min(8) };
+                if take < min_tail {
+                    for &(i, _) in &lanes[done..] {
+                        let ri = &mut rc[(i - lo) * l..(i - lo + 1) * l];
+                        let (e, mv) = (exp.get(i, l), m.get(i, l));
+                        powm_elem(
+                            ri,
+                            &base[i * l..(i + 1) * l],
+                            e,
+                            mv,
+                            shared.as_ref(),
+                            &mut sc,
+                        );
+                    }
+                    break;
+                }
+                let idx = &lanes[done..done + take];
+                let jobs: Vec<super::ifma::Lane> = idx
+                    .iter()
+                    .map(|(i, odd)| {
+                        let q = match odd {
+                            Some((q, _)) => &q[..],
+                            None => m.get(*i, l),
+                        };
+                        super::ifma::Lane {
+                            base: &base[i * l..(i + 1) * l],
+                            exp: exp.get(*i, l),
+                            q,
+                            qinv: neg_inv(q[0]),
+                        }
+                    })
+                    .collect();
+                let mut tmp = vec![0u64; take * l];
+                {
+                    let mut outs: Vec<&mut [u64]> = tmp.chunks_mut(l).collect();
+                    match take.div_ceil(8) {
+                        1 => super::ifma::powm_group::<1>(&jobs, &mut outs),
+                        2 => super::ifma::powm_group::<2>(&jobs, &mut outs),
+                        _ => super::ifma::powm_group::<4>(&jobs, &mut outs),
+                    }
+                }
+                for (j, (i, odd)) in idx.iter().enumerate() {
+                    let ri = &mut rc[(i - lo) * l..(i - lo + 1) * l];
+                    let x1 = &tmp[j * l..(j + 1) * l];
+                    match odd {
+                        None => ri.copy_from_slice(x1),
+                        Some((q, tz)) => {
+                            let b = &base[i * l..(i + 1) * l];
+                            even_finish(ri, b, exp.get(*i, l), *tz, &nat(q), nat(x1));
+                        }
+                    }
+                }
+                done += take;
+            }
+        });
+        return Ok(r);
+    }
+    let _ = vec_path;
     let c = chunk(len, l);
     r.par_chunks_mut(c * l).enumerate().for_each(|(ci, rc)| {
         let mut sc = None;
