@@ -21,7 +21,7 @@ use crate::Engine;
 use crate::complex::{CRound, ComplexArray};
 use crate::error::{Error, Result};
 use crate::float::{FloatArray, Round};
-use crate::linalg::cuda::Deferred;
+use crate::linalg::cuda::{Deferred, Staging};
 use crate::linalg::{CGemv, Gemv, Matrix, Op};
 
 /// How the Arnoldi step orthogonalises `A v_j` against the basis.
@@ -243,6 +243,13 @@ pub fn gmres_with(
         Vec::new()
     };
     let mut prof = Prof::new(&eng);
+    // The pipeline's state: the n x 1 matrix of ones (broadcasts 1/||w||
+    // on the device), the page-locked buffer of its reads, and
+    // (MPARRAY_GMRES_TRACE) the host's clock at each step's start, after its
+    // launches, after its read and at its end.
+    let mut ones: Option<Matrix<FloatArray>> = None;
+    let mut staging = Staging::default();
+    let mut trace: Vec<[std::time::Instant; 4]> = Vec::new();
     loop {
         let r = residual(&x)?;
         let beta = r.nrm2(p, RN)?.0;
@@ -252,6 +259,7 @@ pub fn gmres_with(
         prof.mark(5)?;
         if ok || restarts == opts.max_restarts || n == 0 {
             prof.report(iterations);
+            report_trace(&trace);
             return Ok(GmresResult {
                 converged: ok,
                 x,
@@ -293,6 +301,24 @@ pub fn gmres_with(
         // MPARRAY_GMRES_DEFER=0: every product checked at once (as before
         // the deferred checks; for measurements).
         let defer = std::env::var_os("MPARRAY_GMRES_DEFER").is_none_or(|v| v != "0");
+        // The DGKS pipeline on CUDA (MPARRAY_GMRES_PIPE=0 turns it off):
+        // v_{j+1} made on the device and A v_{j+1} launched before the
+        // step's one read, which then overlaps that product (see
+        // `Ortho::Dgks`); a failed speculation redoes the step checked.
+        let pipe = eng.is_cuda()
+            && overlap
+            && defer
+            && opts.ortho == Ortho::Dgks
+            && std::env::var_os("MPARRAY_GMRES_PIPE").is_none_or(|v| v != "0");
+        if pipe && ones.is_none() {
+            let v = vec![1i64; n];
+            ones = Some(Matrix::from_array_ld(
+                FloatArray::from_i64s(p, &v, RN)?.0.into_engine(&eng)?,
+                n,
+                1,
+                1,
+            )?);
+        }
         vdata = std::thread::scope(|sc| -> Result<FloatArray> {
             let mut vdata = vdata;
             let mut finish = |gabs: FloatArray| -> Result<bool> {
@@ -302,6 +328,93 @@ pub fn gmres_with(
                 progress(iterations, rel(res));
                 le(&gabs, &tol_b)
             };
+            if pipe {
+                let k = Consts {
+                    one: &one,
+                    minus_one: &minus_one,
+                    gw: &gw,
+                    gt: &gt,
+                };
+                let ones = ones.as_ref().expect("made for the pipeline");
+                let mut spec: Option<(FloatArray, Deferred)> = None;
+                let mut j = 0;
+                while j < m {
+                    let t0 = std::time::Instant::now();
+                    // A v_j: launched by the previous step when its
+                    // speculation held.
+                    let (w, scope) = match spec.take() {
+                        Some(s) => s,
+                        None => {
+                            let sc = Deferred::begin();
+                            (a.gemv(&one, &vs[j], None, &gv)?.0, sc)
+                        }
+                    };
+                    let last = j + 1 == m;
+                    let l = dgks_launch(vdata, w, (j, n), &masks[j], &k, ones, !last)?;
+                    vdata = l.vdata;
+                    let ticket = scope.finish_async(&[&l.he, &l.w1w1], &mut staging)?;
+                    // A v_{j+1} on the speculative v_{j+1} (the usual case:
+                    // every product decided, w1 kept, ||w1|| > 0).
+                    if let Some(v) = &l.v {
+                        let sc = Deferred::begin();
+                        spec = Some((a.gemv(&one, v, None, &gv)?.0, sc));
+                    }
+                    let t1 = std::time::Instant::now();
+                    let (mut hs, decided) = ticket.wait()?;
+                    let t2 = std::time::Instant::now();
+                    let w1w1 = hs.pop().expect("two arrays");
+                    let s1 = split(&hs[0])?;
+                    let keep = le(&s1[j + 1], &w1w1.mul_2si(1, p + 64, RN)?)?;
+                    let hn = w1w1.sqrt(p, RN)?;
+                    let zero = matches!(hn.cmp(&hzero)?[0], Some(std::cmp::Ordering::Equal));
+                    if decided && keep && !zero && !redo {
+                        let h = s1[..=j]
+                            .iter()
+                            .map(|v| v.set_prec(p, RN))
+                            .collect::<Result<Vec<_>>>()?;
+                        if let Some(v) = l.v {
+                            vs.push(v);
+                        }
+                        let mut ls = std::mem::take(&mut lsq);
+                        let gabs = ls.column(h, &hn, j, p, false)?;
+                        lsq = ls;
+                        if let Some((_, sc)) = spec.as_mut() {
+                            sc.pause();
+                        }
+                        let done = finish(gabs)?;
+                        if let Some((_, sc)) = spec.as_mut() {
+                            sc.resume();
+                        }
+                        trace.push([t0, t1, t2, std::time::Instant::now()]);
+                        if done || last {
+                            break;
+                        }
+                        j += 1;
+                        continue;
+                    }
+                    // The speculation failed: the step again, every product
+                    // checked at once (as without the pipeline).
+                    spec = None;
+                    drop(l.w1);
+                    let w = a.gemv(&one, &vs[j], None, &gv)?.0;
+                    let (vd, h, hn, zero, wf) = dgks_step_checked(vdata, w, (j, n), &masks[j], &k)?;
+                    vdata = vd;
+                    if !zero {
+                        let inv = hone.div(&hn, p, RN)?;
+                        let v = bcast(&inv, n)?.into_engine(&eng)?.mul(&wf, p, RN)?;
+                        vdata = put_row(vdata, (j + 1) * n, &v)?;
+                        vs.push(v);
+                    }
+                    let mut ls = std::mem::take(&mut lsq);
+                    let gabs = ls.column(h, &hn, j, p, zero)?;
+                    lsq = ls;
+                    if finish(gabs)? || zero || last {
+                        break;
+                    }
+                    j += 1;
+                }
+                return Ok(vdata);
+            }
             let mut pending: Option<Givens<'_>> = None;
             for j in 0..m {
                 // w = A v_j, orthogonalised against v_0..v_j. DGKS: the
@@ -770,6 +883,156 @@ fn dgks_pass(
         w1w1,
         decided,
     })
+}
+
+/// The launches of one pipelined DGKS step (see [`Ortho::Dgks`]).
+struct DgksLaunch {
+    /// The basis array: `w1` in row `j + 1`, or `v_{j+1}` when made.
+    vdata: FloatArray,
+    /// `[V_j; w] w` at `2p + 64` bits.
+    he: FloatArray,
+    /// `w - V_j^T h`.
+    w1: FloatArray,
+    /// `w1.w1` at `p + 64` bits.
+    w1w1: FloatArray,
+    /// `v_{j+1} = w1 * (1/||w1||)` when asked for (as if `w1` were kept).
+    v: Option<FloatArray>,
+}
+
+/// `w` into row `j + 1`, `he = [V_j; w] w`, `w1 = w - V_j^T (he * mask)`,
+/// `w1` into row `j + 1`, `w1.w1` (a `1 x n` product at `p + 64` bits), and
+/// with `next` `||w1||` = the root of `w1.w1` rounded to p, its inverse,
+/// broadcast by the product `ones * 1` with `alpha = 1/||w1||` (exact), and
+/// `v_{j+1}` = the broadcast times `w1` into row `j + 1`: all launched on
+/// the device, nothing read (the products' checks are in the caller's
+/// deferred scope). The same operations as the checked path's, so the same
+/// bits when its decisions agree.
+fn dgks_launch(
+    vdata: FloatArray,
+    w: FloatArray,
+    (j, n): (usize, usize),
+    mask: &FloatArray,
+    k: &Consts,
+    ones: &Matrix<FloatArray>,
+    next: bool,
+) -> Result<DgksLaunch> {
+    let (one, minus_one, gw, gt) = (k.one, k.minus_one, k.gw, k.gt);
+    let p = gt.prec;
+    let vdata = put_row(vdata, (j + 1) * n, &w)?;
+    let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+    let he = ve.gemv(one, &w, None, gw)?.0;
+    let hm = he.mul(mask, gw.prec, RN)?;
+    let w1 = ve.gemv(minus_one, &hm, Some((one, &w)), gt)?.0;
+    let mut vdata = put_row(ve.into_data(), (j + 1) * n, &w1)?;
+    let gs = Gemv {
+        op: Op::None,
+        prec: p + 64,
+        rnd: gt.rnd,
+    };
+    let w1m = Matrix::from_array_ld(w1.try_clone()?, 1, n, n)?;
+    let w1w1 = w1m.gemv(one, &w1, None, &gs)?.0;
+    let v = if next {
+        let hn = w1w1.sqrt(p, RN)?;
+        let inv = one.div(&hn, p, RN)?;
+        let gb = Gemv { prec: p, ..gs };
+        let b = ones.gemv(&inv, one, None, &gb)?.0;
+        let v = b.mul(&w1, p, RN)?;
+        vdata = put_row(vdata, (j + 1) * n, &v)?;
+        Some(v)
+    } else {
+        None
+    };
+    Ok(DgksLaunch {
+        vdata,
+        he,
+        w1,
+        w1w1,
+        v,
+    })
+}
+
+/// One DGKS step's orthogonalisation with every product checked at once:
+/// the basis array, `h` (p bits, CPU engine), `||w||`, whether it is 0, and
+/// the orthogonalised `w` (not normalised).
+#[allow(clippy::type_complexity)]
+fn dgks_step_checked(
+    vdata: FloatArray,
+    w: FloatArray,
+    (j, n): (usize, usize),
+    mask: &FloatArray,
+    k: &Consts,
+) -> Result<(FloatArray, Vec<FloatArray>, FloatArray, bool, FloatArray)> {
+    let (one, minus_one, gw) = (k.one, k.minus_one, k.gw);
+    let p = k.gt.prec;
+    let d = dgks_pass(vdata, w, (j, n), mask, k, None)?;
+    let DgksPass {
+        vdata,
+        w1,
+        s1,
+        w1w1,
+        ..
+    } = d;
+    let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+    let keep = le(&s1[j + 1], &w1w1.mul_2si(1, p + 64, RN)?)?;
+    let (h, w, hn) = if keep {
+        let h = s1[..=j]
+            .iter()
+            .map(|v| v.set_prec(p, RN))
+            .collect::<Result<Vec<_>>>()?;
+        let hn = w1w1.sqrt(p, RN)?;
+        (h, w1, hn)
+    } else {
+        let he2 = ve.gemv(one, &w1, None, gw)?.0;
+        let s2 = split(&he2)?;
+        let hm2 = he2.mul(mask, gw.prec, RN)?;
+        let w = ve.gemv(minus_one, &hm2, Some((one, &w1)), k.gt)?.0;
+        let h = s1[..=j]
+            .iter()
+            .zip(&s2)
+            .map(|(a, b)| a.add(b, p, RN))
+            .collect::<Result<Vec<_>>>()?;
+        let hn = w
+            .dot(&w, p + 64, RN)?
+            .0
+            .to_engine(&Engine::Cpu)?
+            .sqrt(p, RN)?;
+        (h, w, hn)
+    };
+    let zero = matches!(
+        hn.cmp(&FloatArray::from_f64s(p, &[0.0], RN)?.0)?[0],
+        Some(std::cmp::Ordering::Equal)
+    );
+    Ok((ve.into_data(), h, hn, zero, w))
+}
+
+/// MPARRAY_GMRES_TRACE: the pipeline's host clock per step on stderr (the
+/// launches, the wait for the step's read, the host's work after it).
+fn report_trace(trace: &[[std::time::Instant; 4]]) {
+    if trace.is_empty() || std::env::var_os("MPARRAY_GMRES_TRACE").is_none() {
+        return;
+    }
+    let us = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e6;
+    let mut sum = [0.0; 4];
+    for (i, t) in trace.iter().enumerate() {
+        let gap = trace.get(i + 1).map_or(0.0, |n| us(t[3], n[0]));
+        let row = [us(t[0], t[1]), us(t[1], t[2]), us(t[2], t[3]), gap];
+        for (s, r) in sum.iter_mut().zip(row) {
+            *s += r;
+        }
+        eprintln!(
+            "gmres trace step {i}: launches {:.0} us, wait {:.0} us, host after {:.0} us, to next {:.0} us",
+            row[0], row[1], row[2], row[3]
+        );
+    }
+    let k = trace.len() as f64;
+    eprintln!(
+        "gmres trace, {} steps, mean: launches {:.0} us, wait {:.0} us, host after {:.0} us, to next {:.0} us",
+        trace.len(),
+        sum[0] / k,
+        sum[1] / k,
+        sum[2] / k,
+        sum[3] / k
+    );
 }
 
 /// The one element of `a` (CPU engine) repeated `n` times (CPU engine).
