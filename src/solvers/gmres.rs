@@ -305,11 +305,13 @@ pub fn gmres_with(
         // v_{j+1} made on the device and A v_{j+1} launched before the
         // step's one read, which then overlaps that product (see
         // `Ortho::Dgks`); a failed speculation redoes the step checked.
-        let pipe = eng.is_cuda()
-            && overlap
-            && defer
-            && opts.ortho == Ortho::Dgks
-            && std::env::var_os("MPARRAY_GMRES_PIPE").is_none_or(|v| v != "0");
+        // (MPARRAY_GMRES_PIPE=1 forces it on any engine, for tests.)
+        let pipe = opts.ortho == Ortho::Dgks
+            && match std::env::var("MPARRAY_GMRES_PIPE").as_deref() {
+                Ok("0") => false,
+                Ok("1") => true,
+                _ => eng.is_cuda() && overlap && defer,
+            };
         if pipe && ones.is_none() {
             let v = vec![1i64; n];
             ones = Some(Matrix::from_array_ld(
