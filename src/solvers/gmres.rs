@@ -250,6 +250,7 @@ pub fn gmres_with(
     let mut ones: Option<Matrix<FloatArray>> = None;
     let mut staging = Staging::default();
     let mut trace: Vec<[std::time::Instant; 4]> = Vec::new();
+    let mut dt = DevTrace::new(&eng);
     loop {
         let r = residual(&x)?;
         let beta = r.nrm2(p, RN)?.0;
@@ -260,6 +261,7 @@ pub fn gmres_with(
         if ok || restarts == opts.max_restarts || n == 0 {
             prof.report(iterations);
             report_trace(&trace);
+            dt.report();
             return Ok(GmresResult {
                 converged: ok,
                 x,
@@ -348,18 +350,26 @@ pub fn gmres_with(
                         Some(s) => s,
                         None => {
                             let sc = Deferred::begin();
-                            (a.gemv(&one, &vs[j], None, &gv)?.0, sc)
+                            dt.step();
+                            dt.mark("start");
+                            let w = a.gemv(&one, &vs[j], None, &gv)?.0;
+                            dt.mark("A v");
+                            (w, sc)
                         }
                     };
                     let last = j + 1 == m;
-                    let l = dgks_launch(vdata, w, (j, n), &masks[j], &k, ones, !last)?;
+                    let l = dgks_launch(vdata, w, (j, n), &masks[j], &k, ones, !last, &mut dt)?;
                     vdata = l.vdata;
                     let ticket = scope.finish_async(&[&l.he, &l.w1w1], &mut staging)?;
+                    dt.mark("read");
                     // A v_{j+1} on the speculative v_{j+1} (the usual case:
                     // every product decided, w1 kept, ||w1|| > 0).
                     if let Some(v) = &l.v {
                         let sc = Deferred::begin();
+                        dt.step();
+                        dt.mark("start");
                         spec = Some((a.gemv(&one, v, None, &gv)?.0, sc));
+                        dt.mark("A v");
                     }
                     let t1 = std::time::Instant::now();
                     let (mut hs, decided) = ticket.wait()?;
@@ -917,15 +927,18 @@ fn dgks_launch(
     k: &Consts,
     ones: &Matrix<FloatArray>,
     next: bool,
+    dt: &mut DevTrace,
 ) -> Result<DgksLaunch> {
     let (one, minus_one, gw, gt) = (k.one, k.minus_one, k.gw, k.gt);
     let p = gt.prec;
     let vdata = put_row(vdata, (j + 1) * n, &w)?;
     let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
     let he = ve.gemv(one, &w, None, gw)?.0;
+    dt.mark("[V;w] w");
     let hm = he.mul(mask, gw.prec, RN)?;
     let w1 = ve.gemv(minus_one, &hm, Some((one, &w)), gt)?.0;
     let mut vdata = put_row(ve.into_data(), (j + 1) * n, &w1)?;
+    dt.mark("w1");
     let gs = Gemv {
         op: Op::None,
         prec: p + 64,
@@ -933,6 +946,7 @@ fn dgks_launch(
     };
     let w1m = Matrix::from_array_ld(w1.try_clone()?, 1, n, n)?;
     let w1w1 = w1m.gemv(one, &w1, None, &gs)?.0;
+    dt.mark("w1.w1");
     let v = if next {
         let hn = w1w1.sqrt(p, RN)?;
         let inv = one.div(&hn, p, RN)?;
@@ -940,6 +954,7 @@ fn dgks_launch(
         let b = ones.gemv(&inv, one, None, &gb)?.0;
         let v = b.mul(&w1, p, RN)?;
         vdata = put_row(vdata, (j + 1) * n, &v)?;
+        dt.mark("v");
         Some(v)
     } else {
         None
@@ -1005,6 +1020,88 @@ fn dgks_step_checked(
         Some(std::cmp::Ordering::Equal)
     );
     Ok((ve.into_data(), h, hn, zero, w))
+}
+
+/// MPARRAY_GMRES_TRACE=2: device events between the pipeline's launches
+/// (recorded on the stream, read at the end of the solve: no
+/// synchronisation while it runs), printed on stderr as the mean device
+/// time of each phase (a phase's time includes any wait of the device for
+/// the host's next launch).
+struct DevTrace {
+    eng: Option<std::sync::Arc<crate::engine::CudaEngine>>,
+    steps: Vec<Vec<(&'static str, cudarc::driver::CudaEvent)>>,
+}
+
+impl DevTrace {
+    fn new(eng: &Engine) -> DevTrace {
+        let on = std::env::var_os("MPARRAY_GMRES_TRACE").is_some_and(|v| v == "2");
+        DevTrace {
+            eng: match eng {
+                Engine::Cuda(c) if on => Some(c.clone()),
+                _ => None,
+            },
+            steps: Vec::new(),
+        }
+    }
+
+    /// Begins a step's record.
+    fn step(&mut self) {
+        if self.eng.is_some() {
+            self.steps.push(Vec::new());
+        }
+    }
+
+    /// An event after the launches queued so far.
+    fn mark(&mut self, what: &'static str) {
+        if let (Some(e), Some(s)) = (&self.eng, self.steps.last_mut())
+            && let Ok(ev) = e
+                .context()
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+            && ev.record(e.stream()).is_ok()
+        {
+            s.push((what, ev));
+        }
+    }
+
+    fn report(&self) {
+        if self.eng.is_none() || self.steps.len() < 3 {
+            return;
+        }
+        let _ = self.eng.as_ref().map(|e| e.stream().synchronize());
+        // Steps 1 .. len - 2 (the first compiles and waits; the last may be
+        // cut short): each phase from the previous mark, and the whole step
+        // from its start to the next step's.
+        let mut names: Vec<&'static str> = Vec::new();
+        let mut sums: Vec<f64> = Vec::new();
+        let (mut whole, mut k) = (0.0, 0usize);
+        for i in 1..self.steps.len() - 1 {
+            let st = &self.steps[i];
+            for w in st.windows(2) {
+                let ms = w[0].1.elapsed_ms(&w[1].1).unwrap_or(f32::NAN) as f64;
+                match names.iter().position(|&n| n == w[1].0) {
+                    Some(p) => sums[p] += ms,
+                    None => {
+                        names.push(w[1].0);
+                        sums.push(ms);
+                    }
+                }
+            }
+            if let (Some(a), Some(b)) = (st.first(), self.steps[i + 1].first()) {
+                whole += a.1.elapsed_ms(&b.1).unwrap_or(f32::NAN) as f64;
+                k += 1;
+            }
+        }
+        let parts: Vec<String> = names
+            .iter()
+            .zip(&sums)
+            .map(|(n, s)| format!("{n} {:.1} us", s * 1e3 / k.max(1) as f64))
+            .collect();
+        eprintln!(
+            "gmres device trace, {k} steps, mean: step {:.1} us; {}",
+            whole * 1e3 / k.max(1) as f64,
+            parts.join(", ")
+        );
+    }
 }
 
 /// MPARRAY_GMRES_TRACE: the pipeline's host clock per step on stderr (the
