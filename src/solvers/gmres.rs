@@ -919,6 +919,7 @@ struct DgksLaunch {
 /// the device, nothing read (the products' checks are in the caller's
 /// deferred scope). The same operations as the checked path's, so the same
 /// bits when its decisions agree.
+#[allow(clippy::too_many_arguments)]
 fn dgks_launch(
     vdata: FloatArray,
     w: FloatArray,
