@@ -39,8 +39,15 @@ pub enum Ortho {
     /// on `w1`), `w2 = w1 - V^T h2` and `w2.w2` (`dot`), `h = h + h2`. Two
     /// small `gemv`s and a `dot` per step in the usual case, launched back
     /// to back with their checks read at the end (see
-    /// [`Deferred`]). Real matrices only; for a complex one it is
-    /// [`Ortho::Cgs2`].
+    /// [`Deferred`]). On CUDA the step is pipelined: `w1.w1` by a `1 x n`
+    /// product, `v_{j+1} = w1 / ||w1||` made on the device as if `w1` were
+    /// kept, and `A v_{j+1}` launched before the step's one read (an
+    /// asynchronous copy into page-locked memory), so the host's wait and
+    /// its Givens work overlap that product; when the read shows an
+    /// undecided product, a second pass needed, or `||w1|| = 0`, the
+    /// speculative product is dropped and the step redone with every
+    /// product checked (the same bits either way). Real matrices only;
+    /// for a complex one it is [`Ortho::Cgs2`].
     #[default]
     Dgks,
     /// Classical Gram-Schmidt applied twice: per pass `h' = V w` (rounded
