@@ -802,7 +802,7 @@ fn gmres_pipeline_gives_the_same_bits() {
         ),
     ];
     for (p, args) in cases {
-        let run = |env: &[(&str, &str)]| {
+        let run = |env: &[(&str, &str)]| -> (String, String) {
             let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_mparray"));
             c.args(["gmres", "--engine", "cpu"]).args(args);
             c.arg(dir.join(format!("{p}A.mtx")))
@@ -817,19 +817,29 @@ fn gmres_pipeline_gives_the_same_bits() {
                 String::from_utf8_lossy(&o.stderr)
             );
             // Without the timing line.
-            String::from_utf8(o.stdout)
+            let out = String::from_utf8(o.stdout)
                 .unwrap()
                 .lines()
                 .filter(|l| !l.starts_with("% gmres:"))
                 .collect::<Vec<_>>()
-                .join("\n")
+                .join("\n");
+            (out, String::from_utf8_lossy(&o.stderr).into_owned())
         };
-        let base = run(&[("MPARRAY_GMRES_PIPE", "0")]);
+        let base = run(&[("MPARRAY_GMRES_PIPE", "0")]).0;
         assert!(base.lines().count() > n / 5, "{args:?}: {base}");
-        assert_eq!(base, run(&[("MPARRAY_GMRES_PIPE", "1")]), "{args:?}");
+        let (piped, trace) = run(&[("MPARRAY_GMRES_PIPE", "1"), ("MPARRAY_GMRES_TRACE", "1")]);
+        assert_eq!(base, piped, "{args:?}");
+        // Most steps kept their speculation (the path under test).
+        let kept: usize = trace
+            .split("gmres trace: ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|k| k.parse().ok())
+            .unwrap_or(0);
+        assert!(kept >= 10, "{args:?}: {trace}");
         assert_eq!(
             base,
-            run(&[("MPARRAY_GMRES_PIPE", "1"), ("MPARRAY_GMRES_REDO", "1")]),
+            run(&[("MPARRAY_GMRES_PIPE", "1"), ("MPARRAY_GMRES_REDO", "1")]).0,
             "{args:?}, redo"
         );
     }

@@ -258,6 +258,11 @@ pub fn gmres_with(
     let mut staging = Staging::default();
     let mut trace: Vec<[std::time::Instant; 4]> = Vec::new();
     let mut dt = DevTrace::new(&eng);
+    // Pipelined steps redone (a speculation that failed), and whether the
+    // next step is predicted to need the second DGKS pass (the last test's
+    // outcome, kept across restarts).
+    let mut redone = 0usize;
+    let mut predict_two = false;
     loop {
         let r = residual(&x)?;
         let beta = r.nrm2(p, RN)?.0;
@@ -267,7 +272,7 @@ pub fn gmres_with(
         prof.mark(5)?;
         if ok || restarts == opts.max_restarts || n == 0 {
             prof.report(iterations);
-            report_trace(&trace);
+            report_trace(&trace, redone);
             dt.report();
             return Ok(GmresResult {
                 converged: ok,
@@ -365,9 +370,18 @@ pub fn gmres_with(
                         }
                     };
                     let last = j + 1 == m;
-                    let l = dgks_launch(vdata, w, (j, n), &masks[j], &k, ones, !last, &mut dt)?;
+                    // The second pass is predicted from the last step's
+                    // DGKS test.
+                    let two = predict_two;
+                    let l =
+                        dgks_launch(vdata, w, (j, n), &masks[j], &k, ones, (two, !last), &mut dt)?;
                     vdata = l.vdata;
-                    let ticket = scope.finish_async(&[&l.he, &l.w1w1], &mut staging)?;
+                    let mut reads = vec![&l.he, &l.w1w1];
+                    if let Some((he2, _, w2w2)) = &l.second {
+                        reads.push(he2);
+                        reads.push(w2w2);
+                    }
+                    let ticket = scope.finish_async(&reads, &mut staging)?;
                     dt.mark("read");
                     // A v_{j+1} on the speculative v_{j+1} (the usual case:
                     // every product decided, w1 kept, ||w1|| > 0).
@@ -379,18 +393,28 @@ pub fn gmres_with(
                         dt.mark("A v");
                     }
                     let t1 = std::time::Instant::now();
-                    let (mut hs, decided) = ticket.wait()?;
+                    let (hs, decided) = ticket.wait()?;
                     let t2 = std::time::Instant::now();
-                    let w1w1 = hs.pop().expect("two arrays");
                     let s1 = split(&hs[0])?;
-                    let keep = le(&s1[j + 1], &w1w1.mul_2si(1, p + 64, RN)?)?;
-                    let hn = w1w1.sqrt(p, RN)?;
-                    let zero = matches!(hn.cmp(&hzero)?[0], Some(std::cmp::Ordering::Equal));
-                    if decided && keep && !zero && !redo {
+                    let keep = le(&s1[j + 1], &hs[1].mul_2si(1, p + 64, RN)?)?;
+                    predict_two = !keep;
+                    let (h, hn) = if two {
+                        let s2 = split(&hs[2])?;
+                        let h = s1[..=j]
+                            .iter()
+                            .zip(&s2)
+                            .map(|(a, b)| a.add(b, p, RN))
+                            .collect::<Result<Vec<_>>>()?;
+                        (h, hs[3].sqrt(p, RN)?)
+                    } else {
                         let h = s1[..=j]
                             .iter()
                             .map(|v| v.set_prec(p, RN))
                             .collect::<Result<Vec<_>>>()?;
+                        (h, hs[1].sqrt(p, RN)?)
+                    };
+                    let zero = matches!(hn.cmp(&hzero)?[0], Some(std::cmp::Ordering::Equal));
+                    if decided && keep != two && !zero && !redo {
                         if let Some(v) = l.v {
                             vs.push(v);
                         }
@@ -414,6 +438,7 @@ pub fn gmres_with(
                     // The speculation failed: the step again, every product
                     // checked at once (as without the pipeline).
                     spec = None;
+                    redone += 1;
                     drop(l.w1);
                     let w = a.gemv(&one, &vs[j], None, &gv)?.0;
                     let (vd, h, hn, zero, wf) = dgks_step_checked(vdata, w, (j, n), &masks[j], &k)?;
@@ -914,15 +939,19 @@ struct DgksLaunch {
     w1: FloatArray,
     /// `w1.w1` at `p + 64` bits.
     w1w1: FloatArray,
-    /// `v_{j+1} = w1 * (1/||w1||)` when asked for (as if `w1` were kept).
+    /// With a second pass: `[V_j; w1] w1`, `w2`, `w2.w2` (`p + 64` bits).
+    second: Option<(FloatArray, FloatArray, FloatArray)>,
+    /// `v_{j+1} = w * (1/||w||)` when asked for (`w` = `w2` with a second
+    /// pass, else `w1`).
     v: Option<FloatArray>,
 }
 
 /// `w` into row `j + 1`, `he = [V_j; w] w`, `w1 = w - V_j^T (he * mask)`,
-/// `w1` into row `j + 1`, `w1.w1` (a `1 x n` product at `p + 64` bits), and
-/// with `next` `||w1||` = the root of `w1.w1` rounded to p, its inverse,
-/// broadcast by the product `ones * 1` with `alpha = 1/||w1||` (exact), and
-/// `v_{j+1}` = the broadcast times `w1` into row `j + 1`: all launched on
+/// `w1` into row `j + 1`, `w1.w1` (a `1 x n` product at `p + 64` bits);
+/// with `two` the second pass (`[V_j; w1] w1`, `w2`, `w2.w2`); with `next`
+/// `||w||` (w = w2 or w1) = the root of `w.w` rounded to p, its inverse,
+/// broadcast by the product `ones * 1` with `alpha = 1/||w||` (exact), and
+/// `v_{j+1}` = the broadcast times `w` into row `j + 1`: all launched on
 /// the device, nothing read (the products' checks are in the caller's
 /// deferred scope). The same operations as the checked path's, so the same
 /// bits when its decisions agree.
@@ -934,7 +963,7 @@ fn dgks_launch(
     mask: &FloatArray,
     k: &Consts,
     ones: &Matrix<FloatArray>,
-    next: bool,
+    (two, next): (bool, bool),
     dt: &mut DevTrace,
 ) -> Result<DgksLaunch> {
     let (one, minus_one, gw, gt) = (k.one, k.minus_one, k.gw, k.gt);
@@ -955,12 +984,31 @@ fn dgks_launch(
     let w1m = Matrix::from_array_ld(w1.try_clone()?, 1, n, n)?;
     let w1w1 = w1m.gemv(one, &w1, None, &gs)?.0;
     dt.mark("w1.w1");
+    // The second pass (as the checked path's): h2 = [V_j; w1] w1, w2 = w1 -
+    // V_j^T (h2 * mask), w2.w2.
+    let second = if two {
+        let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+        let he2 = ve.gemv(one, &w1, None, gw)?.0;
+        let hm2 = he2.mul(mask, gw.prec, RN)?;
+        let w2 = ve.gemv(minus_one, &hm2, Some((one, &w1)), gt)?.0;
+        vdata = ve.into_data();
+        let w2m = Matrix::from_array_ld(w2.try_clone()?, 1, n, n)?;
+        let w2w2 = w2m.gemv(one, &w2, None, &gs)?.0;
+        dt.mark("second pass");
+        Some((he2, w2, w2w2))
+    } else {
+        None
+    };
     let v = if next {
-        let hn = w1w1.sqrt(p, RN)?;
+        let (wf, nsq) = match &second {
+            Some((_, w2, w2w2)) => (w2, w2w2),
+            None => (&w1, &w1w1),
+        };
+        let hn = nsq.sqrt(p, RN)?;
         let inv = one.div(&hn, p, RN)?;
         let gb = Gemv { prec: p, ..gs };
         let b = ones.gemv(&inv, one, None, &gb)?.0;
-        let v = b.mul(&w1, p, RN)?;
+        let v = b.mul(wf, p, RN)?;
         vdata = put_row(vdata, (j + 1) * n, &v)?;
         dt.mark("v");
         Some(v)
@@ -972,6 +1020,7 @@ fn dgks_launch(
         he,
         w1,
         w1w1,
+        second,
         v,
     })
 }
@@ -1113,9 +1162,17 @@ impl DevTrace {
 }
 
 /// MPARRAY_GMRES_TRACE: the pipeline's host clock per step on stderr (the
-/// launches, the wait for the step's read, the host's work after it).
-fn report_trace(trace: &[[std::time::Instant; 4]]) {
-    if trace.is_empty() || std::env::var_os("MPARRAY_GMRES_TRACE").is_none() {
+/// launches, the wait for the step's read, the host's work after it), and
+/// how many steps were redone.
+fn report_trace(trace: &[[std::time::Instant; 4]], redone: usize) {
+    if std::env::var_os("MPARRAY_GMRES_TRACE").is_none() {
+        return;
+    }
+    eprintln!(
+        "gmres trace: {} pipelined steps kept, {redone} redone",
+        trace.len()
+    );
+    if trace.is_empty() {
         return;
     }
     let us = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e6;
