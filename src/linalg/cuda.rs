@@ -1164,7 +1164,22 @@ impl Deferred {
                 .iter()
                 .map(|d| d.len() * (1 + d.limbs_per_element()))
                 .sum::<usize>();
-        let mut st = memory::alloc::<u64>(&eng, total)?;
+        if staging.host.as_ref().is_none_or(|h| h.len() < total.max(1)) {
+            staging.host = None;
+            // SAFETY: page-locked memory, written by the copy below before
+            // Ticket::wait reads it (after the copy's event).
+            staging.host = Some(
+                unsafe {
+                    eng.context()
+                        .alloc_pinned_with_flags::<u64>(total.max(64) * 2, 0)
+                }
+                .map_err(Error::driver("allocating page-locked memory"))?,
+            );
+        }
+        let host = staging.host.as_mut().expect("allocated");
+        // The device buffer as long as the host one (the copy moves the
+        // host buffer's length; the items past `total` are not read).
+        let mut st = memory::alloc::<u64>(&eng, host.len())?;
         let s = eng.stream();
         let mut at = 0;
         for p in &list {
@@ -1186,21 +1201,8 @@ impl Deferred {
                 at += len * la;
             }
         }
-        if staging.host.as_ref().is_none_or(|h| h.len() < total.max(1)) {
-            staging.host = None;
-            // SAFETY: page-locked memory, written by the copy below before
-            // Ticket::wait reads it (after the copy's event).
-            staging.host = Some(
-                unsafe {
-                    eng.context()
-                        .alloc_pinned_with_flags::<u64>(total.max(64) * 2, 0)
-                }
-                .map_err(Error::driver("allocating page-locked memory"))?,
-            );
-        }
-        let host = staging.host.as_mut().expect("allocated");
         if total > 0 {
-            s.memcpy_dtoh(&st.slice(0..total), host)
+            s.memcpy_dtoh(&st, host)
                 .map_err(Error::driver("copying from the device"))?;
         }
         let nout = list.iter().map(|p| p.nout as u64).sum();
