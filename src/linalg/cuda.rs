@@ -1321,3 +1321,167 @@ impl Drop for Deferred {
         }
     }
 }
+
+/// A reusable page-locked host buffer for [`Deferred::finish_async`] (one
+/// per caller, e.g. per GMRES solve: no host allocation per read).
+#[derive(Default)]
+pub struct Staging {
+    host: Option<cudarc::driver::PinnedHostSlice<u64>>,
+}
+
+/// The read of a [`Deferred`] scope queued by [`Deferred::finish_async`]:
+/// [`Ticket::wait`] gives what [`Deferred::finish`] gives.
+pub struct Ticket<'a> {
+    inner: TicketInner<'a>,
+}
+
+enum TicketInner<'a> {
+    Ready(Vec<FloatArray>, bool),
+    Queued {
+        staging: &'a Staging,
+        /// The undecided counts of the scope's products.
+        counts: usize,
+        /// Each array's precision, length and limbs per element.
+        layout: Vec<(u64, usize, usize)>,
+        /// The scope's outputs, counted when decided.
+        nout: u64,
+    },
+}
+
+impl Deferred {
+    /// [`Deferred::finish`] without waiting: the counts and `arrays` (all on
+    /// the scope's device) are gathered on the device and copied into
+    /// `staging` by one asynchronous transfer queued on the stream, so
+    /// later launches on this thread (a new scope may begin at once) run
+    /// on the device while the host waits for this one in
+    /// [`Ticket::wait`]. Falls back to [`Deferred::finish`] when an array
+    /// is not on the scope's device.
+    pub fn finish_async<'a>(
+        mut self,
+        arrays: &[&FloatArray],
+        staging: &'a mut Staging,
+    ) -> Result<Ticket<'a>> {
+        self.pause();
+        let list = self.list.take().unwrap_or_default();
+        let eng = list.first().map(|p| p.eng.clone()).or_else(|| {
+            arrays
+                .iter()
+                .find_map(|a| a.device().map(|d| d.engine().clone()))
+        });
+        let dev: Option<Vec<&CudaFloats>> = eng.as_ref().and_then(|e| {
+            arrays
+                .iter()
+                .map(|a| a.device().filter(|d| Arc::ptr_eq(d.engine(), e)))
+                .collect()
+        });
+        let (Some(eng), Some(dev)) = (eng, dev) else {
+            self.list = Some(list);
+            let (c, d) = self.finish(arrays)?;
+            return Ok(Ticket {
+                inner: TicketInner::Ready(c, d),
+            });
+        };
+        if list.iter().any(|p| !Arc::ptr_eq(&p.eng, &eng)) {
+            return Err(Error::Invalid(
+                "deferred BLAS checks on two CUDA engines in one scope".into(),
+            ));
+        }
+        let total = list.len()
+            + dev
+                .iter()
+                .map(|d| d.len() * (1 + d.limbs_per_element()))
+                .sum::<usize>();
+        if staging.host.as_ref().is_none_or(|h| h.len() < total.max(1)) {
+            staging.host = None;
+            // SAFETY: page-locked memory, written by the copy below before
+            // Ticket::wait reads it (after the copy's event).
+            staging.host = Some(
+                unsafe {
+                    eng.context()
+                        .alloc_pinned_with_flags::<u64>(total.max(64) * 2, 0)
+                }
+                .map_err(Error::driver("allocating page-locked memory"))?,
+            );
+        }
+        let host = staging.host.as_mut().expect("allocated");
+        // The device buffer as long as the host one (the copy moves the
+        // host buffer's length; the items past `total` are not read).
+        let mut st = memory::alloc::<u64>(&eng, host.len())?;
+        let s = eng.stream();
+        let mut at = 0;
+        for p in &list {
+            s.memcpy_dtod(&p.sc.slice(p.at..p.at + 1), &mut st.slice_mut(at..at + 1))
+                .map_err(Error::driver("gathering a download on the device"))?;
+            at += 1;
+        }
+        let mut layout = Vec::with_capacity(dev.len());
+        for d in &dev {
+            let (len, la) = (d.len(), d.limbs_per_element());
+            layout.push((d.prec(), len, la));
+            if len > 0 {
+                let (h, l) = d.raw_parts();
+                s.memcpy_dtod(&h.slice(0..len), &mut st.slice_mut(at..at + len))
+                    .map_err(Error::driver("gathering a download on the device"))?;
+                at += len;
+                s.memcpy_dtod(&l.slice(0..len * la), &mut st.slice_mut(at..at + len * la))
+                    .map_err(Error::driver("gathering a download on the device"))?;
+                at += len * la;
+            }
+        }
+        if total > 0 {
+            s.memcpy_dtoh(&st, host)
+                .map_err(Error::driver("copying from the device"))?;
+        }
+        let nout = list.iter().map(|p| p.nout as u64).sum();
+        Ok(Ticket {
+            inner: TicketInner::Queued {
+                staging,
+                counts: list.len(),
+                layout,
+                nout,
+            },
+        })
+    }
+}
+
+impl Ticket<'_> {
+    /// Waits for the transfer; the copies (CPU engine) and whether every
+    /// product of the scope was decided on the device.
+    pub fn wait(self) -> Result<(Vec<FloatArray>, bool)> {
+        match self.inner {
+            TicketInner::Ready(c, d) => Ok((c, d)),
+            TicketInner::Queued {
+                staging,
+                counts,
+                layout,
+                nout,
+            } => {
+                let host = staging
+                    .host
+                    .as_ref()
+                    .expect("allocated")
+                    .as_slice()
+                    .map_err(Error::driver("waiting for a copy from the device"))?;
+                let decided = host[..counts].iter().all(|&c| c == 0);
+                if decided {
+                    count(nout, 0);
+                }
+                let mut at = counts;
+                let mut copies = Vec::with_capacity(layout.len());
+                for (prec, len, la) in layout {
+                    let head = &host[at..at + len];
+                    at += len;
+                    let limbs = host[at..at + len * la].to_vec();
+                    at += len * la;
+                    copies.push(FloatArray::from(CpuFloats::from_raw(
+                        prec,
+                        head.iter().map(|&h| h as u8).collect(),
+                        head.iter().map(|&h| (h as i64) >> 8).collect(),
+                        limbs,
+                    )?));
+                }
+                Ok((copies, decided))
+            }
+        }
+    }
+}

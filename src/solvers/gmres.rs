@@ -21,7 +21,7 @@ use crate::Engine;
 use crate::complex::{CRound, ComplexArray};
 use crate::error::{Error, Result};
 use crate::float::{FloatArray, Round};
-use crate::linalg::cuda::Deferred;
+use crate::linalg::cuda::{Deferred, Staging};
 use crate::linalg::{CGemv, Gemv, Matrix, Op};
 
 /// How the Arnoldi step orthogonalises `A v_j` against the basis.
@@ -39,8 +39,16 @@ pub enum Ortho {
     /// on `w1`), `w2 = w1 - V^T h2` and `w2.w2` (`dot`), `h = h + h2`. Two
     /// small `gemv`s and a `dot` per step in the usual case, launched back
     /// to back with their checks read at the end (see
-    /// [`Deferred`]). Real matrices only; for a complex one it is
-    /// [`Ortho::Cgs2`].
+    /// [`Deferred`]). With `MPARRAY_GMRES_PIPE=1` (off by default until
+    /// it has run on the device) the step is pipelined: `w1.w1` by a `1 x n`
+    /// product, `v_{j+1} = w1 / ||w1||` made on the device as if `w1` were
+    /// kept, and `A v_{j+1}` launched before the step's one read (an
+    /// asynchronous copy into page-locked memory), so the host's wait and
+    /// its Givens work overlap that product; when the read shows an
+    /// undecided product, a second pass needed, or `||w1|| = 0`, the
+    /// speculative product is dropped and the step redone with every
+    /// product checked (the same bits either way). Real matrices only;
+    /// for a complex one it is [`Ortho::Cgs2`].
     #[default]
     Dgks,
     /// Classical Gram-Schmidt applied twice: per pass `h' = V w` (rounded
@@ -243,6 +251,19 @@ pub fn gmres_with(
         Vec::new()
     };
     let mut prof = Prof::new(&eng);
+    // The pipeline's state: the n x 1 matrix of ones (broadcasts 1/||w||
+    // on the device), the page-locked buffer of its reads, and
+    // (MPARRAY_GMRES_TRACE) the host's clock at each step's start, after its
+    // launches, after its read and at its end.
+    let mut ones: Option<Matrix<FloatArray>> = None;
+    let mut staging = Staging::default();
+    let mut trace: Vec<[std::time::Instant; 4]> = Vec::new();
+    let mut dt = DevTrace::new(&eng);
+    // Pipelined steps redone (a speculation that failed), and whether the
+    // next step is predicted to need the second DGKS pass (the last test's
+    // outcome, kept across restarts).
+    let mut redone = 0usize;
+    let mut predict_two = false;
     loop {
         let r = residual(&x)?;
         let beta = r.nrm2(p, RN)?.0;
@@ -252,6 +273,8 @@ pub fn gmres_with(
         prof.mark(5)?;
         if ok || restarts == opts.max_restarts || n == 0 {
             prof.report(iterations);
+            report_trace(&trace, redone);
+            dt.report();
             return Ok(GmresResult {
                 converged: ok,
                 x,
@@ -293,6 +316,24 @@ pub fn gmres_with(
         // MPARRAY_GMRES_DEFER=0: every product checked at once (as before
         // the deferred checks; for measurements).
         let defer = std::env::var_os("MPARRAY_GMRES_DEFER").is_none_or(|v| v != "0");
+        // The DGKS pipeline (off by default until it has run on the device;
+        // MPARRAY_GMRES_PIPE=1 turns it on, on CUDA with the deferred checks
+        // and the overlap, or on any engine for tests):
+        // v_{j+1} made on the device and A v_{j+1} launched before the
+        // step's one read, which then overlaps that product (see
+        // `Ortho::Dgks`); a failed speculation redoes the step checked.
+        let pipe = opts.ortho == Ortho::Dgks
+            && std::env::var_os("MPARRAY_GMRES_PIPE").is_some_and(|v| v == "1")
+            && (!eng.is_cuda() || (overlap && defer));
+        if pipe && ones.is_none() {
+            let v = vec![1i64; n];
+            ones = Some(Matrix::from_array_ld(
+                FloatArray::from_i64s(p, &v, RN)?.0.into_engine(&eng)?,
+                n,
+                1,
+                1,
+            )?);
+        }
         vdata = std::thread::scope(|sc| -> Result<FloatArray> {
             let mut vdata = vdata;
             let mut finish = |gabs: FloatArray| -> Result<bool> {
@@ -302,6 +343,121 @@ pub fn gmres_with(
                 progress(iterations, rel(res));
                 le(&gabs, &tol_b)
             };
+            if pipe {
+                let k = Consts {
+                    one: &one,
+                    minus_one: &minus_one,
+                    gw: &gw,
+                    gt: &gt,
+                };
+                let ones = ones.as_ref().expect("made for the pipeline");
+                let mut spec: Option<(FloatArray, Deferred)> = None;
+                let mut j = 0;
+                while j < m {
+                    let t0 = std::time::Instant::now();
+                    // A v_j: launched by the previous step when its
+                    // speculation held.
+                    let (w, scope) = match spec.take() {
+                        Some(s) => s,
+                        None => {
+                            let sc = Deferred::begin();
+                            dt.step();
+                            dt.mark("start");
+                            let w = a.gemv(&one, &vs[j], None, &gv)?.0;
+                            dt.mark("A v");
+                            (w, sc)
+                        }
+                    };
+                    let last = j + 1 == m;
+                    // The second pass is predicted from the last step's
+                    // DGKS test.
+                    let two = predict_two;
+                    let l =
+                        dgks_launch(vdata, w, (j, n), &masks[j], &k, ones, (two, !last), &mut dt)?;
+                    vdata = l.vdata;
+                    let mut reads = vec![&l.he, &l.w1w1];
+                    if let Some((he2, _, w2w2)) = &l.second {
+                        reads.push(he2);
+                        reads.push(w2w2);
+                    }
+                    let ticket = scope.finish_async(&reads, &mut staging)?;
+                    dt.mark("read");
+                    // A v_{j+1} on the speculative v_{j+1} (the usual case:
+                    // every product decided, w1 kept, ||w1|| > 0).
+                    if let Some(v) = &l.v {
+                        let sc = Deferred::begin();
+                        dt.step();
+                        dt.mark("start");
+                        spec = Some((a.gemv(&one, v, None, &gv)?.0, sc));
+                        dt.mark("A v");
+                    }
+                    let t1 = std::time::Instant::now();
+                    let (hs, decided) = ticket.wait()?;
+                    let t2 = std::time::Instant::now();
+                    let s1 = split(&hs[0])?;
+                    let keep = le(&s1[j + 1], &hs[1].mul_2si(1, p + 64, RN)?)?;
+                    predict_two = !keep;
+                    let (h, hn) = if two {
+                        let s2 = split(&hs[2])?;
+                        let h = s1[..=j]
+                            .iter()
+                            .zip(&s2)
+                            .map(|(a, b)| a.add(b, p, RN))
+                            .collect::<Result<Vec<_>>>()?;
+                        (h, hs[3].sqrt(p, RN)?)
+                    } else {
+                        let h = s1[..=j]
+                            .iter()
+                            .map(|v| v.set_prec(p, RN))
+                            .collect::<Result<Vec<_>>>()?;
+                        (h, hs[1].sqrt(p, RN)?)
+                    };
+                    let zero = matches!(hn.cmp(&hzero)?[0], Some(std::cmp::Ordering::Equal));
+                    if decided && keep != two && !zero && !redo {
+                        if let Some(v) = l.v {
+                            vs.push(v);
+                        }
+                        let mut ls = std::mem::take(&mut lsq);
+                        let gabs = ls.column(h, &hn, j, p, false)?;
+                        lsq = ls;
+                        if let Some((_, sc)) = spec.as_mut() {
+                            sc.pause();
+                        }
+                        let done = finish(gabs)?;
+                        if let Some((_, sc)) = spec.as_mut() {
+                            sc.resume();
+                        }
+                        trace.push([t0, t1, t2, std::time::Instant::now()]);
+                        if done || last {
+                            break;
+                        }
+                        j += 1;
+                        continue;
+                    }
+                    // The speculation failed: the step again, every product
+                    // checked at once (as without the pipeline).
+                    spec = None;
+                    redone += 1;
+                    drop(l.w1);
+                    let w = a.gemv(&one, &vs[j], None, &gv)?.0;
+                    let (vd, h, hn, zero, wf) = dgks_step_checked(vdata, w, (j, n), &masks[j], &k)?;
+                    vdata = vd;
+                    if !zero {
+                        let inv = hone.div(&hn, p, RN)?;
+                        let v = bcast(&inv, n)?.into_engine(&eng)?.mul(&wf, p, RN)?;
+                        vdata = put_row(vdata, (j + 1) * n, &v)?;
+                        vs.push(v);
+                    }
+                    let mut ls = std::mem::take(&mut lsq);
+                    let gabs = ls.column(h, &hn, j, p, zero)?;
+                    lsq = ls;
+                    if finish(gabs)? || zero || last {
+                        break;
+                    }
+                    j += 1;
+                }
+                return Ok(vdata);
+            }
             let mut pending: Option<Givens<'_>> = None;
             for j in 0..m {
                 // w = A v_j, orthogonalised against v_0..v_j. DGKS: the
@@ -770,6 +926,276 @@ fn dgks_pass(
         w1w1,
         decided,
     })
+}
+
+/// The launches of one pipelined DGKS step (see [`Ortho::Dgks`]).
+struct DgksLaunch {
+    /// The basis array: `w1` in row `j + 1`, or `v_{j+1}` when made.
+    vdata: FloatArray,
+    /// `[V_j; w] w` at `2p + 64` bits.
+    he: FloatArray,
+    /// `w - V_j^T h`.
+    w1: FloatArray,
+    /// `w1.w1` at `p + 64` bits.
+    w1w1: FloatArray,
+    /// With a second pass: `[V_j; w1] w1`, `w2`, `w2.w2` (`p + 64` bits).
+    second: Option<(FloatArray, FloatArray, FloatArray)>,
+    /// `v_{j+1} = w * (1/||w||)` when asked for (`w` = `w2` with a second
+    /// pass, else `w1`).
+    v: Option<FloatArray>,
+}
+
+/// `w` into row `j + 1`, `he = [V_j; w] w`, `w1 = w - V_j^T (he * mask)`,
+/// `w1` into row `j + 1`, `w1.w1` (a `1 x n` product at `p + 64` bits);
+/// with `two` the second pass (`[V_j; w1] w1`, `w2`, `w2.w2`); with `next`
+/// `||w||` (w = w2 or w1) = the root of `w.w` rounded to p, its inverse,
+/// broadcast by the product `ones * 1` with `alpha = 1/||w||` (exact), and
+/// `v_{j+1}` = the broadcast times `w` into row `j + 1`: all launched on
+/// the device, nothing read (the products' checks are in the caller's
+/// deferred scope). The same operations as the checked path's, so the same
+/// bits when its decisions agree.
+#[allow(clippy::too_many_arguments)]
+fn dgks_launch(
+    vdata: FloatArray,
+    w: FloatArray,
+    (j, n): (usize, usize),
+    mask: &FloatArray,
+    k: &Consts,
+    ones: &Matrix<FloatArray>,
+    (two, next): (bool, bool),
+    dt: &mut DevTrace,
+) -> Result<DgksLaunch> {
+    let (one, minus_one, gw, gt) = (k.one, k.minus_one, k.gw, k.gt);
+    let p = gt.prec;
+    let vdata = put_row(vdata, (j + 1) * n, &w)?;
+    let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+    let he = ve.gemv(one, &w, None, gw)?.0;
+    dt.mark("[V;w] w");
+    let hm = he.mul(mask, gw.prec, RN)?;
+    let w1 = ve.gemv(minus_one, &hm, Some((one, &w)), gt)?.0;
+    let mut vdata = put_row(ve.into_data(), (j + 1) * n, &w1)?;
+    dt.mark("w1");
+    let gs = Gemv {
+        op: Op::None,
+        prec: p + 64,
+        rnd: gt.rnd,
+    };
+    let w1m = Matrix::from_array_ld(w1.try_clone()?, 1, n, n)?;
+    let w1w1 = w1m.gemv(one, &w1, None, &gs)?.0;
+    dt.mark("w1.w1");
+    // The second pass (as the checked path's): h2 = [V_j; w1] w1, w2 = w1 -
+    // V_j^T (h2 * mask), w2.w2.
+    let second = if two {
+        let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+        let he2 = ve.gemv(one, &w1, None, gw)?.0;
+        let hm2 = he2.mul(mask, gw.prec, RN)?;
+        let w2 = ve.gemv(minus_one, &hm2, Some((one, &w1)), gt)?.0;
+        vdata = ve.into_data();
+        let w2m = Matrix::from_array_ld(w2.try_clone()?, 1, n, n)?;
+        let w2w2 = w2m.gemv(one, &w2, None, &gs)?.0;
+        dt.mark("second pass");
+        Some((he2, w2, w2w2))
+    } else {
+        None
+    };
+    let v = if next {
+        let (wf, nsq) = match &second {
+            Some((_, w2, w2w2)) => (w2, w2w2),
+            None => (&w1, &w1w1),
+        };
+        let hn = nsq.sqrt(p, RN)?;
+        let inv = one.div(&hn, p, RN)?;
+        let gb = Gemv { prec: p, ..gs };
+        let b = ones.gemv(&inv, one, None, &gb)?.0;
+        let v = b.mul(wf, p, RN)?;
+        vdata = put_row(vdata, (j + 1) * n, &v)?;
+        dt.mark("v");
+        Some(v)
+    } else {
+        None
+    };
+    Ok(DgksLaunch {
+        vdata,
+        he,
+        w1,
+        w1w1,
+        second,
+        v,
+    })
+}
+
+/// One DGKS step's orthogonalisation with every product checked at once:
+/// the basis array, `h` (p bits, CPU engine), `||w||`, whether it is 0, and
+/// the orthogonalised `w` (not normalised).
+#[allow(clippy::type_complexity)]
+fn dgks_step_checked(
+    vdata: FloatArray,
+    w: FloatArray,
+    (j, n): (usize, usize),
+    mask: &FloatArray,
+    k: &Consts,
+) -> Result<(FloatArray, Vec<FloatArray>, FloatArray, bool, FloatArray)> {
+    let (one, minus_one, gw) = (k.one, k.minus_one, k.gw);
+    let p = k.gt.prec;
+    let d = dgks_pass(vdata, w, (j, n), mask, k, None)?;
+    let DgksPass {
+        vdata,
+        w1,
+        s1,
+        w1w1,
+        ..
+    } = d;
+    let ve = Matrix::from_array_ld(vdata, j + 2, n, n)?;
+    let keep = le(&s1[j + 1], &w1w1.mul_2si(1, p + 64, RN)?)?;
+    let (h, w, hn) = if keep {
+        let h = s1[..=j]
+            .iter()
+            .map(|v| v.set_prec(p, RN))
+            .collect::<Result<Vec<_>>>()?;
+        let hn = w1w1.sqrt(p, RN)?;
+        (h, w1, hn)
+    } else {
+        let he2 = ve.gemv(one, &w1, None, gw)?.0;
+        let s2 = split(&he2)?;
+        let hm2 = he2.mul(mask, gw.prec, RN)?;
+        let w = ve.gemv(minus_one, &hm2, Some((one, &w1)), k.gt)?.0;
+        let h = s1[..=j]
+            .iter()
+            .zip(&s2)
+            .map(|(a, b)| a.add(b, p, RN))
+            .collect::<Result<Vec<_>>>()?;
+        let hn = w
+            .dot(&w, p + 64, RN)?
+            .0
+            .to_engine(&Engine::Cpu)?
+            .sqrt(p, RN)?;
+        (h, w, hn)
+    };
+    let zero = matches!(
+        hn.cmp(&FloatArray::from_f64s(p, &[0.0], RN)?.0)?[0],
+        Some(std::cmp::Ordering::Equal)
+    );
+    Ok((ve.into_data(), h, hn, zero, w))
+}
+
+/// MPARRAY_GMRES_TRACE=2: device events between the pipeline's launches
+/// (recorded on the stream, read at the end of the solve: no
+/// synchronisation while it runs), printed on stderr as the mean device
+/// time of each phase (a phase's time includes any wait of the device for
+/// the host's next launch).
+struct DevTrace {
+    eng: Option<std::sync::Arc<crate::engine::CudaEngine>>,
+    steps: Vec<Vec<(&'static str, cudarc::driver::CudaEvent)>>,
+}
+
+impl DevTrace {
+    fn new(eng: &Engine) -> DevTrace {
+        let on = std::env::var_os("MPARRAY_GMRES_TRACE").is_some_and(|v| v == "2");
+        DevTrace {
+            eng: match eng {
+                Engine::Cuda(c) if on => Some(c.clone()),
+                _ => None,
+            },
+            steps: Vec::new(),
+        }
+    }
+
+    /// Begins a step's record.
+    fn step(&mut self) {
+        if self.eng.is_some() {
+            self.steps.push(Vec::new());
+        }
+    }
+
+    /// An event after the launches queued so far.
+    fn mark(&mut self, what: &'static str) {
+        if let (Some(e), Some(s)) = (&self.eng, self.steps.last_mut())
+            && let Ok(ev) = e
+                .context()
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+            && ev.record(e.stream()).is_ok()
+        {
+            s.push((what, ev));
+        }
+    }
+
+    fn report(&self) {
+        if self.eng.is_none() || self.steps.len() < 3 {
+            return;
+        }
+        let _ = self.eng.as_ref().map(|e| e.stream().synchronize());
+        // Steps 1 .. len - 2 (the first compiles and waits; the last may be
+        // cut short): each phase from the previous mark, and the whole step
+        // from its start to the next step's.
+        let mut names: Vec<&'static str> = Vec::new();
+        let mut sums: Vec<f64> = Vec::new();
+        let (mut whole, mut k) = (0.0, 0usize);
+        for i in 1..self.steps.len() - 1 {
+            let st = &self.steps[i];
+            for w in st.windows(2) {
+                let ms = w[0].1.elapsed_ms(&w[1].1).unwrap_or(f32::NAN) as f64;
+                match names.iter().position(|&n| n == w[1].0) {
+                    Some(p) => sums[p] += ms,
+                    None => {
+                        names.push(w[1].0);
+                        sums.push(ms);
+                    }
+                }
+            }
+            if let (Some(a), Some(b)) = (st.first(), self.steps[i + 1].first()) {
+                whole += a.1.elapsed_ms(&b.1).unwrap_or(f32::NAN) as f64;
+                k += 1;
+            }
+        }
+        let parts: Vec<String> = names
+            .iter()
+            .zip(&sums)
+            .map(|(n, s)| format!("{n} {:.1} us", s * 1e3 / k.max(1) as f64))
+            .collect();
+        eprintln!(
+            "gmres device trace, {k} steps, mean: step {:.1} us; {}",
+            whole * 1e3 / k.max(1) as f64,
+            parts.join(", ")
+        );
+    }
+}
+
+/// MPARRAY_GMRES_TRACE: the pipeline's host clock per step on stderr (the
+/// launches, the wait for the step's read, the host's work after it), and
+/// how many steps were redone.
+fn report_trace(trace: &[[std::time::Instant; 4]], redone: usize) {
+    if std::env::var_os("MPARRAY_GMRES_TRACE").is_none() {
+        return;
+    }
+    eprintln!(
+        "gmres trace: {} pipelined steps kept, {redone} redone",
+        trace.len()
+    );
+    if trace.is_empty() {
+        return;
+    }
+    let us = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e6;
+    let mut sum = [0.0; 4];
+    for (i, t) in trace.iter().enumerate() {
+        let gap = trace.get(i + 1).map_or(0.0, |n| us(t[3], n[0]));
+        let row = [us(t[0], t[1]), us(t[1], t[2]), us(t[2], t[3]), gap];
+        for (s, r) in sum.iter_mut().zip(row) {
+            *s += r;
+        }
+        eprintln!(
+            "gmres trace step {i}: launches {:.0} us, wait {:.0} us, host after {:.0} us, to next {:.0} us",
+            row[0], row[1], row[2], row[3]
+        );
+    }
+    let k = trace.len() as f64;
+    eprintln!(
+        "gmres trace, {} steps, mean: launches {:.0} us, wait {:.0} us, host after {:.0} us, to next {:.0} us",
+        trace.len(),
+        sum[0] / k,
+        sum[1] / k,
+        sum[2] / k,
+        sum[3] / k
+    );
 }
 
 /// The one element of `a` (CPU engine) repeated `n` times (CPU engine).
