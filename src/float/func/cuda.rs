@@ -400,7 +400,7 @@ pub fn tier_of(code: u32, p: u64, nx: usize) -> Option<usize> {
 
 /// The flag counters and list reused between calls (float_func.cu's
 /// ff_store: two counters, undecided indices from the front, host cases
-/// from the back), held locked for a whole call.
+/// from the back), taken out of the engine's slot for a whole call.
 pub(crate) struct FlagBufs {
     ctl: CudaSlice<u32>,
     flags: CudaSlice<u32>,
@@ -408,20 +408,27 @@ pub(crate) struct FlagBufs {
 
 type FlagSlot = Mutex<Option<FlagBufs>>;
 
-/// Runs `f` with the engine's flag buffers (locked for the whole call).
+/// Runs `f` with the engine's flag buffers, or new ones while another call
+/// holds them. They are taken out of the slot, not locked, for the call:
+/// `f` may run host work on rayon, whose workers can enter here again (a
+/// call from inside a parallel iterator), and a lock held across that
+/// would deadlock.
 pub(crate) fn with_flag_bufs<T>(
     eng: &Arc<CudaEngine>,
     f: impl FnOnce(&mut FlagBufs) -> Result<T>,
 ) -> Result<T> {
     let slot = eng.resource("float_func_flags", |_| Ok(FlagSlot::default()))?;
-    let mut guard = slot.lock().unwrap_or_else(|p| p.into_inner());
-    if guard.is_none() {
-        *guard = Some(FlagBufs {
+    let taken = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let mut bufs = match taken {
+        Some(b) => b,
+        None => FlagBufs {
             ctl: memory::alloc_zeros_for::<u32>(eng, "flag counters", 2)?,
             flags: memory::alloc_zeros_for::<u32>(eng, "flag list", 1)?,
-        });
-    }
-    f(guard.as_mut().expect("set above"))
+        },
+    };
+    let r = f(&mut bufs);
+    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(bufs);
+    r
 }
 
 /// One launch of a function kernel with the ff_store protocol over `len`
