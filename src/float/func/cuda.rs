@@ -267,13 +267,14 @@ pub fn constants(k: usize) -> Result<Arc<Vec<u64>>> {
 pub(crate) fn device_constants(eng: &Arc<CudaEngine>, k: usize) -> Result<Arc<CudaSlice<u64>>> {
     type Map = Mutex<HashMap<usize, Arc<CudaSlice<u64>>>>;
     let map = eng.resource("float_func_constants", |_| Ok(Map::default()))?;
-    let mut m = map.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(v) = m.get(&k) {
+    let lock = || map.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(v) = lock().get(&k) {
         return Ok(v.clone());
     }
+    // Not locked while they are made: `constants` runs rayon work, whose
+    // worker may take another call's job that enters here (a deadlock).
     let v = Arc::new(crate::engine::cuda::memory::upload(eng, &constants(k)?)?);
-    m.insert(k, v.clone());
-    Ok(v)
+    Ok(lock().entry(k).or_insert(v).clone())
 }
 
 /// Small batches in blocks of 32 threads (more SMs busy: the batch of 4096
