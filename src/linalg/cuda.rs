@@ -354,10 +354,7 @@ pub(crate) fn product(
     let Some(sc) = defer_count(&eng, sc, u, nout) else {
         return Ok(Some((out, tern)));
     };
-    let nund = eng
-        .stream()
-        .clone_dtoh(&sc.slice(u..u + 1))
-        .map_err(Error::driver("copying from the device"))?[0] as usize;
+    let nund = read_word(&eng, &sc.slice(u..u + 1))? as usize;
     stage("count read")?;
     if prof {
         for w in marks.windows(2) {
@@ -501,7 +498,8 @@ pub(crate) fn accumulate(
         // MPARRAY_BLAS_NOSTAGEX: x's records read with __ldg, not staged (bit 3).
         let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32
             | dbg_bits()
-            | ((std::env::var_os("MPARRAY_BLAS_NOSTAGEX").is_some() as u32) << 3);
+            | ((std::env::var_os("MPARRAY_BLAS_NOSTAGEX").is_some() as u32) << 3)
+            | pf_rounds(STREAM_PF) << 4;
         let (ah, al) = a.f.raw_parts();
         let (bh, bl) = b.f.raw_parts();
         let mut bld = eng.stream().launch_builder(&f);
@@ -801,6 +799,23 @@ impl Prof {
     }
 }
 
+/// `blas_dot`'s default L2 prefetch distance (rounds of 32 positions per
+/// warp).
+const DOT_PF: u32 = 0;
+
+/// `blas_stream`'s (kmajor rounds: op(A)'s mantissas only).
+const STREAM_PF: u32 = 0;
+
+/// The L2 prefetch distance: `MPARRAY_BLAS_PF` (0 ... 7, for
+/// measurements), else `default`.
+fn pf_rounds(default: u32) -> u32 {
+    std::env::var("MPARRAY_BLAS_PF")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(default)
+        .min(7)
+}
+
 /// `x . y` (`k` contiguous positions each) in one launch (`blas_dot`:
 /// per-block scales, the blocks' sums aligned and added and the epilogue
 /// by the last block) and one read of its status; the host's exact core
@@ -825,6 +840,10 @@ fn dot_fused(
         return Ok(None);
     }
     let eng = x.f.engine().clone();
+    let ws = eng.resource("blas_dot workspace", |_| Ok(DotWsLock::default()))?;
+    // Held from the launch to the status read: the workspace and the
+    // mapped word serve one call at a time.
+    let mut ws = ws.0.lock().unwrap_or_else(|p| p.into_inner());
     let mut prof = Prof::new();
     prof.mark(&eng, "start")?;
     let mut out = CudaFloats::uninit(&eng, 1, prec)?;
@@ -838,14 +857,52 @@ fn dot_fused(
     let chunk = k.div_ceil(want).next_multiple_of(128);
     let blocks = k.div_ceil(chunk);
     let drec = nf as usize + 2 + 6;
-    let mut work = memory::alloc_zeros::<u32>(&eng, 4 + blocks * drec)?;
+    let nwork = 4 + blocks * drec;
+    // MPARRAY_BLAS_NOCACHE (for measurements): a zeroed workspace per call.
+    let mut fresh = None;
+    if std::env::var_os("MPARRAY_BLAS_NOCACHE").is_some() {
+        fresh = Some(memory::alloc_zeros::<u32>(&eng, nwork)?);
+    } else if ws.work.as_ref().is_none_or(|w| w.len() < nwork) {
+        ws.work = None;
+        ws.work = Some(memory::alloc_zeros::<u32>(&eng, nwork)?);
+    }
+    // MPARRAY_BLAS_NOMAP (for measurements): the status by a copy.
+    let mapped = std::env::var_os("MPARRAY_BLAS_NOMAP").is_none() && ws.map(&eng)?;
+    let (hst, seq) = if mapped {
+        ws.seq = if ws.seq >= 1 << 30 { 1 } else { ws.seq + 1 };
+        (ws.dev, ws.seq)
+    } else {
+        (0u64, 0u32)
+    };
+    let DotWs {
+        work: cached,
+        host,
+        ev,
+        ..
+    } = &mut *ws;
+    let work = match fresh.as_mut() {
+        Some(w) => w,
+        None => cached.as_mut().expect("allocated above"),
+    };
     let f = eng.function(&inst(nf), "blas_dot")?;
     let (la, lb) = (
         x.f.limbs_per_element() as u32,
         y.f.limbs_per_element() as u32,
     );
     let (k_u, chunk_u, rc, rn_u) = (k as u64, chunk as u64, round_code(rnd), rn as u32);
-    let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32 | dbg_bits();
+    let dbg = dbg_bits();
+    // MPARRAY_BLAS_PF: the L2 prefetch distance in rounds (0 ... 7);
+    // MPARRAY_BLAS_NOSTAGE (with MPARRAY_BLAS_DBG only): no staging copies.
+    let pfd = pf_rounds(DOT_PF);
+    let nostage = dbg != 0 && std::env::var_os("MPARRAY_BLAS_NOSTAGE").is_some();
+    // MPARRAY_BLAS_STAGE16 (for measurements): 16-byte staging copies
+    // (8-limb operands).
+    let c16 = std::env::var_os("MPARRAY_BLAS_STAGE16").is_some();
+    let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32
+        | dbg
+        | pfd << 4
+        | (nostage as u32) << 7
+        | (c16 as u32) << 8;
     let (xh, xl) = x.f.raw_parts();
     let (yh, yl) = y.f.raw_parts();
     {
@@ -860,15 +917,20 @@ fn dot_fused(
             .arg(&k_u)
             .arg(&chunk_u)
             .arg(&pipe)
-            .arg(&mut work)
+            .arg(&mut *work)
             .arg(&prec)
             .arg(&rc)
             .arg(orh)
             .arg(orl)
             .arg(&rn_u)
-            .arg(&mut tern);
-        // SAFETY: x and y hold k elements each; work holds 4 + blocks*drec
-        // words (zeroed); out one element of rn limbs, tern one byte.
+            .arg(&mut tern)
+            .arg(&hst)
+            .arg(&seq);
+        // SAFETY: x and y hold k elements each; work holds at least 4 +
+        // blocks*drec words, its ticket (word 0) zero (zeroed when
+        // allocated, set back to zero by each call's last block); out one
+        // element of rn limbs, tern one byte; hst is 0 or the device
+        // address of the mapped host word.
         let c = LaunchConfig {
             grid_dim: (blocks as u32, 1, 1),
             block_dim: (128, 1, 1),
@@ -877,10 +939,17 @@ fn dot_fused(
         unsafe { bld.launch(c) }.map_err(launch_err("blas_dot"))?;
     }
     prof.mark(&eng, "dot")?;
-    let status = eng
-        .stream()
-        .clone_dtoh(&work.slice(1..2))
-        .map_err(Error::driver("copying from the device"))?[0];
+    let status = match (mapped, host.as_ref(), ev.as_ref()) {
+        (true, Some(h), Some(ev)) => {
+            ev.record(eng.stream())
+                .map_err(Error::driver("recording an event"))?;
+            poll_status(h, seq, ev)?
+        }
+        _ => eng
+            .stream()
+            .clone_dtoh(&work.slice(1..2))
+            .map_err(Error::driver("copying from the device"))?[0],
+    };
     prof.mark(&eng, "status read")?;
     prof.print()?;
     if status == 0 {
@@ -905,6 +974,164 @@ fn dot_fused(
         )?;
     }
     Ok(Some((out, tern)))
+}
+
+/// A page-locked host word and an event, per engine, for [`read_word`].
+struct HostWord {
+    host: cudarc::driver::PinnedHostSlice<u64>,
+    ev: cudarc::driver::CudaEvent,
+}
+
+/// One u64 of the device (`src`, after the queued work) through a
+/// page-locked word: an asynchronous copy and a spin on an event recorded
+/// after it (a pageable `cuMemcpyDtoH` costs 10-16 us on the H200;
+/// `MPARRAY_BLAS_NOMAP`: that copy, for measurements).
+fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
+    if std::env::var_os("MPARRAY_BLAS_NOMAP").is_some() {
+        return Ok(eng
+            .stream()
+            .clone_dtoh(src)
+            .map_err(Error::driver("copying from the device"))?[0]);
+    }
+    let hw = eng.resource("blas host word", |e| {
+        let ctx = e.context();
+        // SAFETY: read only after a copy into it has completed.
+        let host = unsafe { ctx.alloc_pinned_with_flags::<u64>(1, 0) }
+            .map_err(Error::driver("allocating page-locked host memory"))?;
+        let ev = ctx
+            .new_event(Some(
+                cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING,
+            ))
+            .map_err(Error::driver("creating an event"))?;
+        Ok(std::sync::Mutex::new(HostWord { host, ev }))
+    })?;
+    let mut hw = hw.lock().unwrap_or_else(|p| p.into_inner());
+    let HostWord { host, ev } = &mut *hw;
+    eng.stream()
+        .memcpy_dtoh(src, host)
+        .map_err(Error::driver("copying from the device"))?;
+    ev.record(eng.stream())
+        .map_err(Error::driver("recording an event"))?;
+    while !ev
+        .try_is_complete()
+        .map_err(Error::driver("waiting for the device"))?
+    {
+        std::hint::spin_loop();
+    }
+    // The copy is complete (the event follows it): the slice's own wait
+    // returns at once.
+    Ok(host
+        .as_slice()
+        .map_err(Error::driver("page-locked host memory"))?[0])
+}
+
+/// [`dot_fused`]'s per-engine state: its workspace (the ticket zero
+/// between calls) and a page-locked host word mapped into the device, into
+/// which `blas_dot` writes `(seq << 1) | status`.
+#[derive(Default)]
+struct DotWs {
+    work: Option<CudaSlice<u32>>,
+    host: Option<cudarc::driver::PinnedHostSlice<u32>>,
+    /// The mapped word's device address.
+    dev: u64,
+    /// The last call's sequence number (1 ... 2^30).
+    seq: u32,
+    /// Recorded after each launch: tells a finished kernel from a slow one.
+    ev: Option<cudarc::driver::CudaEvent>,
+    /// Mapping failed once: the status goes by a copy.
+    nomap: bool,
+}
+
+struct DotWsLock(std::sync::Mutex<DotWs>);
+
+impl Default for DotWsLock {
+    fn default() -> Self {
+        DotWsLock(std::sync::Mutex::new(DotWs::default()))
+    }
+}
+
+impl DotWs {
+    /// Maps the host word (once); false where the driver cannot.
+    fn map(&mut self, eng: &CudaEngine) -> Result<bool> {
+        if self.host.is_some() {
+            return Ok(true);
+        }
+        if self.nomap {
+            return Ok(false);
+        }
+        let ctx = eng.context();
+        // SAFETY: the word is written below before anything reads it.
+        let mapped = unsafe {
+            ctx.alloc_pinned_with_flags::<u32>(1, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)
+        };
+        let Ok(mut h) = mapped else {
+            self.nomap = true;
+            return Ok(false);
+        };
+        let p = h
+            .as_mut_ptr()
+            .map_err(Error::driver("page-locked host memory"))?;
+        // SAFETY: p is the allocation's one word.
+        unsafe { std::ptr::write_volatile(p, 0) };
+        let mut dev: cudarc::driver::sys::CUdeviceptr = 0;
+        ctx.bind_to_thread()
+            .map_err(Error::driver("binding the context"))?;
+        // SAFETY: p was allocated by cuMemHostAlloc with DEVICEMAP.
+        let r = unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut dev, p.cast(), 0) };
+        if r != cudarc::driver::sys::CUresult::CUDA_SUCCESS || dev == 0 {
+            self.nomap = true;
+            return Ok(false);
+        }
+        let ev = ctx
+            .new_event(Some(
+                cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING,
+            ))
+            .map_err(Error::driver("creating an event"))?;
+        self.host = Some(h);
+        self.dev = dev;
+        self.ev = Some(ev);
+        Ok(true)
+    }
+}
+
+/// Waits for `blas_dot`'s status with sequence number `seq` in the mapped
+/// word `h`; `ev` (recorded after the launch) completes only after the
+/// kernel has written it, so a completed event without the word is an
+/// error, not a wait.
+fn poll_status(
+    h: &cudarc::driver::PinnedHostSlice<u32>,
+    seq: u32,
+    ev: &cudarc::driver::CudaEvent,
+) -> Result<u32> {
+    // The pointer without PinnedHostSlice's synchronisation (its event is
+    // never recorded: the word is only written by the device).
+    let p = h
+        .as_ptr()
+        .map_err(Error::driver("page-locked host memory"))?;
+    let mut spins = 0u32;
+    loop {
+        // SAFETY: p is the allocation's one word, written by the device.
+        let v = unsafe { std::ptr::read_volatile(p) };
+        if v >> 1 == seq {
+            return Ok(v & 1);
+        }
+        spins = spins.wrapping_add(1);
+        if spins.is_multiple_of(256)
+            && ev
+                .try_is_complete()
+                .map_err(Error::driver("waiting for the device"))?
+        {
+            // SAFETY: as above.
+            let v = unsafe { std::ptr::read_volatile(p) };
+            if v >> 1 == seq {
+                return Ok(v & 1);
+            }
+            return Err(Error::Invalid(
+                "blas_dot finished without writing its status".into(),
+            ));
+        }
+        std::hint::spin_loop();
+    }
 }
 
 /// A product whose undecided count is still on the device (see
