@@ -29,6 +29,7 @@ use super::exact::Terms;
 use super::{Matrix, Op};
 use crate::engine::CudaEngine;
 use crate::engine::cuda::memory;
+use crate::engine::cuda::pool::{self, Pool};
 use crate::error::{Error, Result};
 use crate::float::cuda::{CudaFloats, round_code};
 use crate::float::round::{Out, Round};
@@ -840,10 +841,11 @@ fn dot_fused(
         return Ok(None);
     }
     let eng = x.f.engine().clone();
-    let ws = eng.resource("blas_dot workspace", |_| Ok(DotWsLock::default()))?;
-    // Held from the launch to the status read: the workspace and the
-    // mapped word serve one call at a time.
-    let mut ws = ws.0.lock().unwrap_or_else(|p| p.into_inner());
+    // This call's own workspace, mapped word and event, out of the
+    // engine's pool (no lock held across the launch, the wait or the
+    // host's work; see engine::cuda::pool).
+    let wss = eng.resource("blas_dot workspaces", |_| Ok(Pool::<DotWs>::default()))?;
+    let mut ws = wss.take().unwrap_or_default();
     let mut prof = Prof::new();
     prof.mark(&eng, "start")?;
     let mut out = CudaFloats::uninit(&eng, 1, prec)?;
@@ -879,7 +881,7 @@ fn dot_fused(
         host,
         ev,
         ..
-    } = &mut *ws;
+    } = &mut ws;
     let work = match fresh.as_mut() {
         Some(w) => w,
         None => cached.as_mut().expect("allocated above"),
@@ -950,6 +952,9 @@ fn dot_fused(
             .clone_dtoh(&work.slice(1..2))
             .map_err(Error::driver("copying from the device"))?[0],
     };
+    // The status arrived: the last block has set the ticket back to zero,
+    // so the workspace serves the next call (an error above drops it).
+    wss.give(ws);
     prof.mark(&eng, "status read")?;
     prof.print()?;
     if status == 0 {
@@ -976,16 +981,41 @@ fn dot_fused(
     Ok(Some((out, tern)))
 }
 
-/// A page-locked host word and an event, per engine, for [`read_word`].
+/// A page-locked host word and an event for [`read_word`] (one per call,
+/// kept in the engine's pool "blas host words").
 struct HostWord {
     host: cudarc::driver::PinnedHostSlice<u64>,
     ev: cudarc::driver::CudaEvent,
 }
 
+impl HostWord {
+    fn new(eng: &CudaEngine) -> Result<HostWord> {
+        let ctx = eng.context();
+        // SAFETY: read only after a copy into it has completed.
+        let host = unsafe { ctx.alloc_pinned_with_flags::<u64>(1, 0) }
+            .map_err(Error::driver("allocating page-locked host memory"))?;
+        Ok(HostWord {
+            host,
+            ev: wait_event(eng)?,
+        })
+    }
+}
+
+/// An event whose synchronisation sleeps instead of spinning.
+fn wait_event(eng: &CudaEngine) -> Result<cudarc::driver::CudaEvent> {
+    eng.context()
+        .new_event(Some(
+            cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC,
+        ))
+        .map_err(Error::driver("creating an event"))
+}
+
 /// One u64 of the device (`src`, after the queued work) through a
-/// page-locked word: an asynchronous copy and a spin on an event recorded
-/// after it (a pageable `cuMemcpyDtoH` costs 10-16 us on the H200;
-/// `MPARRAY_BLAS_NOMAP`: that copy, for measurements).
+/// page-locked word: an asynchronous copy and a bounded spin on an event
+/// recorded after it, then a sleeping wait ([`pool::wait_for`]; a pageable
+/// `cuMemcpyDtoH` costs 10-16 us on the H200; `MPARRAY_BLAS_NOMAP`: that
+/// copy, for measurements). The word and the event are this call's own
+/// (taken out of the engine's pool, no lock held while waiting).
 fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
     if std::env::var_os("MPARRAY_BLAS_NOMAP").is_some() {
         return Ok(eng
@@ -993,41 +1023,45 @@ fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
             .clone_dtoh(src)
             .map_err(Error::driver("copying from the device"))?[0]);
     }
-    let hw = eng.resource("blas host word", |e| {
-        let ctx = e.context();
-        // SAFETY: read only after a copy into it has completed.
-        let host = unsafe { ctx.alloc_pinned_with_flags::<u64>(1, 0) }
-            .map_err(Error::driver("allocating page-locked host memory"))?;
-        let ev = ctx
-            .new_event(Some(
-                cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING,
-            ))
-            .map_err(Error::driver("creating an event"))?;
-        Ok(std::sync::Mutex::new(HostWord { host, ev }))
-    })?;
-    let mut hw = hw.lock().unwrap_or_else(|p| p.into_inner());
-    let HostWord { host, ev } = &mut *hw;
+    let words = eng.resource("blas host words", |_| Ok(Pool::<HostWord>::default()))?;
+    let mut hw = match words.take() {
+        Some(h) => h,
+        None => HostWord::new(eng)?,
+    };
     eng.stream()
-        .memcpy_dtoh(src, host)
+        .memcpy_dtoh(src, &mut hw.host)
         .map_err(Error::driver("copying from the device"))?;
-    ev.record(eng.stream())
+    hw.ev
+        .record(eng.stream())
         .map_err(Error::driver("recording an event"))?;
-    while !ev
-        .try_is_complete()
-        .map_err(Error::driver("waiting for the device"))?
-    {
-        std::hint::spin_loop();
-    }
+    let ev = &hw.ev;
+    pool::wait_for(
+        "a BLAS count from the device",
+        pool::stall_limit(),
+        || {
+            Ok(ev
+                .try_is_complete()
+                .map_err(Error::driver("waiting for the device"))?
+                .then_some(()))
+        },
+        || ev.synchronize().map_err(Error::driver("waiting for the device")),
+    )?;
     // The copy is complete (the event follows it): the slice's own wait
     // returns at once.
-    Ok(host
+    let v = hw
+        .host
         .as_slice()
-        .map_err(Error::driver("page-locked host memory"))?[0])
+        .map_err(Error::driver("page-locked host memory"))?[0];
+    words.give(hw);
+    Ok(v)
 }
 
-/// [`dot_fused`]'s per-engine state: its workspace (the ticket zero
-/// between calls) and a page-locked host word mapped into the device, into
-/// which `blas_dot` writes `(seq << 1) | status`.
+/// One call's state of [`dot_fused`], kept in the engine's pool "blas_dot
+/// workspaces" between calls (a call owns it from before its launch to
+/// after its status read; it goes back only when the status arrived, i.e.
+/// the last block set the ticket back to zero): the workspace, a
+/// page-locked host word mapped into the device into which `blas_dot`
+/// writes `(seq << 1) | status`, and an event recorded after the launch.
 #[derive(Default)]
 struct DotWs {
     work: Option<CudaSlice<u32>>,
@@ -1040,14 +1074,6 @@ struct DotWs {
     ev: Option<cudarc::driver::CudaEvent>,
     /// Mapping failed once: the status goes by a copy.
     nomap: bool,
-}
-
-struct DotWsLock(std::sync::Mutex<DotWs>);
-
-impl Default for DotWsLock {
-    fn default() -> Self {
-        DotWsLock(std::sync::Mutex::new(DotWs::default()))
-    }
 }
 
 impl DotWs {
@@ -1082,22 +1108,18 @@ impl DotWs {
             self.nomap = true;
             return Ok(false);
         }
-        let ev = ctx
-            .new_event(Some(
-                cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING,
-            ))
-            .map_err(Error::driver("creating an event"))?;
+        self.ev = Some(wait_event(eng)?);
         self.host = Some(h);
         self.dev = dev;
-        self.ev = Some(ev);
         Ok(true)
     }
 }
 
 /// Waits for `blas_dot`'s status with sequence number `seq` in the mapped
-/// word `h`; `ev` (recorded after the launch) completes only after the
-/// kernel has written it, so a completed event without the word is an
-/// error, not a wait.
+/// word `h` ([`pool::wait_for`]: a bounded spin, then a sleeping wait on
+/// `ev`). `ev` (recorded after the launch) completes only after the kernel
+/// has written the word, so a completed event without it is an error,
+/// never a wait.
 fn poll_status(
     h: &cudarc::driver::PinnedHostSlice<u32>,
     seq: u32,
@@ -1108,30 +1130,33 @@ fn poll_status(
     let p = h
         .as_ptr()
         .map_err(Error::driver("page-locked host memory"))?;
-    let mut spins = 0u32;
-    loop {
-        // SAFETY: p is the allocation's one word, written by the device.
+    // SAFETY: p is the allocation's one word, written by the device.
+    let read = || {
         let v = unsafe { std::ptr::read_volatile(p) };
-        if v >> 1 == seq {
-            return Ok(v & 1);
-        }
-        spins = spins.wrapping_add(1);
-        if spins.is_multiple_of(256)
-            && ev
-                .try_is_complete()
-                .map_err(Error::driver("waiting for the device"))?
-        {
-            // SAFETY: as above.
-            let v = unsafe { std::ptr::read_volatile(p) };
-            if v >> 1 == seq {
-                return Ok(v & 1);
+        (v >> 1 == seq).then_some(v & 1)
+    };
+    let mut polls = 0u32;
+    pool::wait_for(
+        "blas_dot's status",
+        pool::stall_limit(),
+        || {
+            if let Some(r) = read() {
+                return Ok(Some(r));
             }
-            return Err(Error::Invalid(
-                "blas_dot finished without writing its status".into(),
-            ));
-        }
-        std::hint::spin_loop();
-    }
+            polls = polls.wrapping_add(1);
+            if polls.is_multiple_of(64)
+                && ev
+                    .try_is_complete()
+                    .map_err(Error::driver("waiting for the device"))?
+            {
+                return read().map(Some).ok_or_else(|| {
+                    Error::DeviceWait("blas_dot finished without writing its status".into())
+                });
+            }
+            Ok(None)
+        },
+        || ev.synchronize().map_err(Error::driver("waiting for the device")),
+    )
 }
 
 /// A product whose undecided count is still on the device (see
