@@ -762,8 +762,9 @@ struct Prof {
 
 impl Prof {
     fn new() -> Prof {
+        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         Prof {
-            on: std::env::var_os("MPARRAY_BLAS_PROFILE").is_some(),
+            on: *ON.get_or_init(|| std::env::var_os("MPARRAY_BLAS_PROFILE").is_some()),
             t0: std::time::Instant::now(),
             marks: Vec::new(),
         }
@@ -817,6 +818,55 @@ fn pf_rounds(default: u32) -> u32 {
         .min(7)
 }
 
+/// `blas_dot`'s 16-byte staging (8-limb operands) by default; else
+/// 8-byte copies (`MPARRAY_BLAS_STAGE8` / `MPARRAY_BLAS_STAGE16` choose).
+const DOT_STAGE16: bool = false;
+
+/// [`dot_fused`]'s switches, read once per process (measurements only):
+/// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
+/// workspace per call), `MPARRAY_BLAS_NOMAP` (the status by a copy),
+/// `MPARRAY_BLAS_NOPIPE`, `MPARRAY_BLAS_DBG`, `MPARRAY_BLAS_PF` (the L2
+/// prefetch distance in rounds, 0 ... 7), `MPARRAY_BLAS_NOSTAGE` (with
+/// `MPARRAY_BLAS_DBG` only: no staging copies), `MPARRAY_BLAS_STAGE16` /
+/// `MPARRAY_BLAS_STAGE8` (the staging copies' width).
+struct DotEnv {
+    blocks: usize,
+    nocache: bool,
+    nomap: bool,
+    /// The kernel's `pipe` bits.
+    pipe: u32,
+}
+
+fn dot_env() -> &'static DotEnv {
+    static ENV: std::sync::OnceLock<DotEnv> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| {
+        let on = |v: &str| std::env::var_os(v).is_some();
+        // One wave: 4 blocks of 128 threads per SM on the H200.
+        let blocks = std::env::var("MPARRAY_BLAS_DOTBLOCKS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(132 * 4)
+            .max(1);
+        let dbg = dbg_bits();
+        let nostage = dbg != 0 && on("MPARRAY_BLAS_NOSTAGE");
+        let c16 = if on("MPARRAY_BLAS_STAGE8") {
+            false
+        } else {
+            DOT_STAGE16 || on("MPARRAY_BLAS_STAGE16")
+        };
+        DotEnv {
+            blocks,
+            nocache: on("MPARRAY_BLAS_NOCACHE"),
+            nomap: on("MPARRAY_BLAS_NOMAP"),
+            pipe: !on("MPARRAY_BLAS_NOPIPE") as u32
+                | dbg
+                | pf_rounds(DOT_PF) << 4
+                | (nostage as u32) << 7
+                | (c16 as u32) << 8,
+        }
+    })
+}
+
 /// `x . y` (`k` contiguous positions each) in one launch (`blas_dot`:
 /// per-block scales, the blocks' sums aligned and added and the epilogue
 /// by the last block) and one read of its status; the host's exact core
@@ -846,70 +896,56 @@ fn dot_fused(
     // host's work; see engine::cuda::pool).
     let wss = eng.resource("blas_dot workspaces", |_| Ok(Pool::<DotWs>::default()))?;
     let mut ws = wss.take().unwrap_or_default();
+    let env = dot_env();
     let mut prof = Prof::new();
     prof.mark(&eng, "start")?;
     let mut out = CudaFloats::uninit(&eng, 1, prec)?;
     let mut tern = memory::alloc::<i8>(&eng, 1)?;
-    // One wave: 4 blocks of 128 threads per SM on the H200.
-    let want: usize = std::env::var("MPARRAY_BLAS_DOTBLOCKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(132 * 4)
-        .max(1);
-    let chunk = k.div_ceil(want).next_multiple_of(128);
+    let chunk = k.div_ceil(env.blocks).next_multiple_of(128);
     let blocks = k.div_ceil(chunk);
     let drec = nf as usize + 2 + 6;
     let nwork = 4 + blocks * drec;
-    // MPARRAY_BLAS_NOCACHE (for measurements): a zeroed workspace per call.
     let mut fresh = None;
-    if std::env::var_os("MPARRAY_BLAS_NOCACHE").is_some() {
+    if env.nocache {
         fresh = Some(memory::alloc_zeros::<u32>(&eng, nwork)?);
     } else if ws.work.as_ref().is_none_or(|w| w.len() < nwork) {
         ws.work = None;
         ws.work = Some(memory::alloc_zeros::<u32>(&eng, nwork)?);
     }
-    // MPARRAY_BLAS_NOMAP (for measurements): the status by a copy.
-    let mapped = std::env::var_os("MPARRAY_BLAS_NOMAP").is_none() && ws.map(&eng)?;
+    let mapped = !env.nomap && ws.map(&eng)?;
     let (hst, seq) = if mapped {
         ws.seq = if ws.seq >= 1 << 30 { 1 } else { ws.seq + 1 };
         (ws.dev, ws.seq)
     } else {
         (0u64, 0u32)
     };
+    // The kernel, kept with the workspace (no registry look-up per call).
+    if ws.func.as_ref().is_none_or(|(t, _)| *t != nf) {
+        ws.func = Some((nf, eng.function(&inst(nf), "blas_dot")?));
+    }
     let DotWs {
         work: cached,
         host,
         ev,
+        func,
         ..
     } = &mut ws;
+    let f = &func.as_ref().expect("set above").1;
     let work = match fresh.as_mut() {
         Some(w) => w,
         None => cached.as_mut().expect("allocated above"),
     };
-    let f = eng.function(&inst(nf), "blas_dot")?;
     let (la, lb) = (
         x.f.limbs_per_element() as u32,
         y.f.limbs_per_element() as u32,
     );
     let (k_u, chunk_u, rc, rn_u) = (k as u64, chunk as u64, round_code(rnd), rn as u32);
-    let dbg = dbg_bits();
-    // MPARRAY_BLAS_PF: the L2 prefetch distance in rounds (0 ... 7);
-    // MPARRAY_BLAS_NOSTAGE (with MPARRAY_BLAS_DBG only): no staging copies.
-    let pfd = pf_rounds(DOT_PF);
-    let nostage = dbg != 0 && std::env::var_os("MPARRAY_BLAS_NOSTAGE").is_some();
-    // MPARRAY_BLAS_STAGE16 (for measurements): 16-byte staging copies
-    // (8-limb operands).
-    let c16 = std::env::var_os("MPARRAY_BLAS_STAGE16").is_some();
-    let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32
-        | dbg
-        | pfd << 4
-        | (nostage as u32) << 7
-        | (c16 as u32) << 8;
+    let pipe = env.pipe;
     let (xh, xl) = x.f.raw_parts();
     let (yh, yl) = y.f.raw_parts();
     {
         let (orh, orl) = out.raw_parts_mut();
-        let mut bld = eng.stream().launch_builder(&f);
+        let mut bld = eng.stream().launch_builder(f);
         bld.arg(xh)
             .arg(xl)
             .arg(&la)
@@ -1044,7 +1080,10 @@ fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
                 .map_err(Error::driver("waiting for the device"))?
                 .then_some(()))
         },
-        || ev.synchronize().map_err(Error::driver("waiting for the device")),
+        || {
+            ev.synchronize()
+                .map_err(Error::driver("waiting for the device"))
+        },
     )?;
     // The copy is complete (the event follows it): the slice's own wait
     // returns at once.
@@ -1074,6 +1113,8 @@ struct DotWs {
     ev: Option<cudarc::driver::CudaEvent>,
     /// Mapping failed once: the status goes by a copy.
     nomap: bool,
+    /// `blas_dot` of the tier last used.
+    func: Option<(u32, cudarc::driver::CudaFunction)>,
 }
 
 impl DotWs {
@@ -1155,7 +1196,10 @@ fn poll_status(
             }
             Ok(None)
         },
-        || ev.synchronize().map_err(Error::driver("waiting for the device")),
+        || {
+            ev.synchronize()
+                .map_err(Error::driver("waiting for the device"))
+        },
     )
 }
 
