@@ -71,7 +71,7 @@ fn pool_items_are_exclusive() {
         t0.elapsed().as_secs_f64(),
         pool.len()
     );
-    assert!(n >= 1 && pool.len() <= 16 && pool.len() >= 1);
+    assert!(n >= 1 && pool.len() <= 16 && !pool.is_empty());
 }
 
 #[test]

@@ -899,8 +899,15 @@ fn dot_fused(
     let env = dot_env();
     let mut prof = Prof::new();
     prof.mark(&eng, "start")?;
-    let mut out = CudaFloats::uninit(&eng, 1, prec)?;
-    let mut tern = memory::alloc::<i8>(&eng, 1)?;
+    // The output: the one made during the previous call (same precision),
+    // else new.
+    let (mut out, mut tern) = match ws.spare.take() {
+        Some((p, o, t)) if p == prec => (o, t),
+        _ => (
+            CudaFloats::uninit(&eng, 1, prec)?,
+            memory::alloc::<i8>(&eng, 1)?,
+        ),
+    };
     let chunk = k.div_ceil(env.blocks).next_multiple_of(128);
     let blocks = k.div_ceil(chunk);
     let drec = nf as usize + 2 + 6;
@@ -928,6 +935,7 @@ fn dot_fused(
         host,
         ev,
         func,
+        spare,
         ..
     } = &mut ws;
     let f = &func.as_ref().expect("set above").1;
@@ -977,6 +985,15 @@ fn dot_fused(
         unsafe { bld.launch(c) }.map_err(launch_err("blas_dot"))?;
     }
     prof.mark(&eng, "dot")?;
+    // The next call's output, allocated while the kernel runs (off the
+    // path from the call to the launch; stream-ordered after it).
+    if !env.nocache {
+        *spare = Some((
+            prec,
+            CudaFloats::uninit(&eng, 1, prec)?,
+            memory::alloc::<i8>(&eng, 1)?,
+        ));
+    }
     let status = match (mapped, host.as_ref(), ev.as_ref()) {
         (true, Some(h), Some(ev)) => {
             ev.record(eng.stream())
@@ -1115,6 +1132,8 @@ struct DotWs {
     nomap: bool,
     /// `blas_dot` of the tier last used.
     func: Option<(u32, cudarc::driver::CudaFunction)>,
+    /// An output (precision, one element, its ternary) for the next call.
+    spare: Option<(u64, CudaFloats, CudaSlice<i8>)>,
 }
 
 impl DotWs {
