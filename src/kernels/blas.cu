@@ -1079,12 +1079,14 @@ FL_DEV void bl_shfl_add(u32 *acc, u32 &cnt, int off) {
     acc[BL_NW - 1] = bl_addc(acc[BL_NW - 1], x[BL_NW - 1]);
 }
 
-// Shared words per staged element of the streaming product (odd: lanes
-// reading their own elements hit distinct banks).
-// Above 34 words the staging holds elements of at most 19 limbs (4 warps x
-// 2 operands x 32 elements fit the 48 KB of static shared memory).
+// Shared words per staged element of the streaming product: even (each
+// limb one 8-byte cp.async) with an odd number of limbs, so that 32 lanes
+// reading word w of their own elements hit at most two lanes per bank
+// (and 16 lanes reading 8-byte pairs distinct banks). Above 34 words the
+// staging holds elements of at most 19 limbs (4 warps x 2 operands x 32
+// elements fit the 48 KB of static shared memory).
 #define BL_SLMAX (BL_NF <= 34 ? BL_LMAX : 19)
-#define BL_SST (2 * BL_SLMAX + 1)
+#define BL_SST (BL_SLMAX % 2 ? 2 * BL_SLMAX : 2 * BL_SLMAX + 2)
 
 // Copies the mantissas of elements base .. base+nl-1 (l <= BL_LMAX limbs
 // each; coalesced: consecutive lanes read consecutive limbs) into s,
@@ -1106,25 +1108,24 @@ FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane
     }
 }
 
-// bl_stage with asynchronous copies (cp.async, 4 bytes each): the words
-// land in s after bl_async_wait and a __syncwarp. Unrolled (nl <= 32
-// elements: at most l limbs per lane), the shared offset of limb lane + 32 r
-// kept incrementally and the source at immediate offsets.
+// bl_stage with asynchronous copies (cp.async, one limb of 8 bytes each:
+// a warp's copy reads 256 consecutive bytes): the words land in s after
+// bl_async_wait and a __syncwarp. Unrolled (nl <= 32 elements: at most l
+// limbs per lane), the shared offset of limb lane + 32 r kept
+// incrementally and the source at immediate offsets. s: 8-byte aligned.
 FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane) {
     if (nl == 32 && (32 % l) == 0) {
         // A full round with l dividing 32 (512 bits: l = 8): limb lane +
         // 32 r is limb lane % l of element lane / l + r (32 / l), so the
         // shared offset moves by a constant step.
-        const u32 *src = (const u32 *)(limbs + base * l) + 2 * lane;
+        const u64 *src = limbs + base * l + lane;
         const u32 q = lane / l;
         u32 d = (u32)__cvta_generic_to_shared(s) + 4 * (q * BL_SST + 2 * (lane - q * l));
         const u32 dstep = 4 * (32 / l) * BL_SST;
 #pragma unroll
         for (u32 r = 0; r < BL_SLMAX; r++) {
             if (r < l) {
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 64 * r));
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4),
-                             "l"(src + 64 * r + 1));
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"(src + 32 * r));
                 d += dstep;
             }
         }
@@ -1132,17 +1133,14 @@ FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u3
     }
     u32 e = lane / l, t = lane - e * l;
     const u32 q32 = 32 / l, r32 = 32 - q32 * l;
-    const u32 *src = (const u32 *)(limbs + base * l) + 2 * lane;
+    const u64 *src = limbs + base * l + lane;
     u32 d = (u32)__cvta_generic_to_shared(s) + 4 * (e * BL_SST + 2 * t);
     const u32 dq = 4 * (q32 * BL_SST + 2 * r32), dw = 4 * (BL_SST - 2 * l);
 #pragma unroll
     for (u32 r = 0; r < BL_SLMAX; r++) {
         if (r < l) {
-            if (e < nl) {
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 64 * r));
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4),
-                             "l"(src + 64 * r + 1));
-            }
+            if (e < nl)
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"(src + 32 * r));
             t += r32;
             e += q32;
             d += dq;
@@ -1152,6 +1150,23 @@ FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u3
                 d += dw;
             }
         }
+    }
+}
+// blas_dot's 16-byte staging (pipe bit 8, MPARRAY_BLAS_STAGE16; 8-limb
+// elements only): element e of the round at s + 20 e words (5 chunks of 16
+// bytes, an odd number), chunk x = lane + 32 r is element x / 4, part
+// x % 4: four cp.async.cg of 16 bytes per lane for 32 elements.
+#define BL_SST16 20
+FL_DEV void bl_stage16(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 lane) {
+    const u32 d0 = (u32)__cvta_generic_to_shared(s);
+    const u64 *src = limbs + base * 8;
+#pragma unroll
+    for (u32 r = 0; r < 4; r++) {
+        const u32 x = lane + 32 * r;
+        if ((x >> 2) < nl)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                             d0 + 4 * ((x >> 2) * BL_SST16 + 4 * (x & 3))),
+                         "l"(src + 2 * x));
     }
 }
 // Copies n16 16-byte chunks from src to s (shared, 16-byte aligned), lane
@@ -1228,6 +1243,17 @@ FL_DEV u32 bl_rec_lds(const u32 *r, u32 *b) {
     return t[BL_NF];
 }
 
+// Asks L2 for the mantissas of positions kp .. kp+31 of the line at
+// element offset row (la limbs each; a full round only, in bounds, from a
+// 16-byte aligned address: the bulk prefetch's rules).
+FL_DEV void bl_prefetch_round(const u64 *lb, u32 la, u64 row, u64 kp, u64 K) {
+    const u64 *src = lb + (row + kp) * la;
+    if (kp + 32 > K || ((size_t)src & 15)) return;
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src),
+                 "r"(256u * la)
+                 : "memory");
+}
+
 // Double-buffered staging in the streaming product (the next round's
 // mantissas copied while the current round is converted and multiplied);
 // two buffers fit the 48 KB of static shared memory up to NF = 18.
@@ -1302,6 +1328,11 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
                                     nl * (BL_REC / 4), lane);
                 bl_async_commit();
             }
+            // pipe bits 4-6 (MPARRAY_BLAS_PF): op(A)'s mantissas asked of
+            // L2 pfd rounds ahead (as blas_dot).
+            const u32 pfd = sta ? (pipe >> 4) & 7u : 0u;
+            if (pfd && live && lane == 0)
+                for (u32 r = 1; r <= pfd; r++) bl_prefetch_round(alb, la, i * asl, zb + r * S, K);
             // The heads one round ahead (their loads in flight during a round).
             u64 han = 0, hbn = 0;
             if (live && zb + lane < K) {
@@ -1318,6 +1349,7 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
                     if (!bpk) hbn = bhd[j * bsl + (k + S) * bsp];
                 }
                 u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
+                if (pfd && lane == 0) bl_prefetch_round(alb, la, i * asl, kb + (pfd + 1) * S, K);
                 if (pp) {
                     // The next round's copies into the other buffer (its
                     // last reader finished before the previous __syncwarp).
@@ -1403,9 +1435,20 @@ extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) 
 // signs, the encoded scale) and takes a ticket. The last block aligns the
 // records to the largest scale (bl_acc_shr), adds them exactly and runs
 // bl_epilogue1: the result into rh[0], rl, tern[0] and its status (0:
-// decided, 1: the host computes it) into work[1]. work: zeroed, 4 +
-// gridDim.x BL_DREC words.
+// decided, 1: the host computes it) into work[1], and, when hst is not
+// null, (seq << 1) | status into *hst (page-locked host memory mapped into
+// the device). work: 4 + gridDim.x BL_DREC words, work[0] (the ticket)
+// zero at the start; the last block sets it back to zero.
 #define BL_DREC (BL_NW + 6)
+// Asks L2 for the mantissas of positions kp .. kp+31 of x (lane 0) or y
+// (lane 1), a full round only (16-byte multiples, in bounds).
+FL_DEV void bl_dot_prefetch(const u64 *alb, u32 la, const u64 *blb, u32 lb, u64 kp, u64 k1,
+                            u32 lane) {
+    if (lane == 0)
+        bl_prefetch_round(alb, la, 0, kp, k1);
+    else
+        bl_prefetch_round(blb, lb, 0, kp, k1);
+}
 // Record flags: a special entry, a nonzero term, a sum at a scale.
 #define BL_DSPEC 1u
 #define BL_DNZ 2u
@@ -1413,8 +1456,8 @@ extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) 
 extern "C" __global__ void __launch_bounds__(128, 4)
     blas_dot(const u64 *ahd, const u64 *alb, u32 la, const u64 *bhd, const u64 *blb, u32 lb,
              u64 K, u64 chunk, u32 pipe, u32 *work, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn,
-             i8 *tern) {
-    __shared__ u32 stage[4][BL_NBUF][2][32 * BL_SST];
+             i8 *tern, u32 *hst, u32 seq) {
+    __shared__ __align__(16) u32 stage[4][BL_NBUF][2][32 * BL_SST];
     __shared__ unsigned long long s_ex, s_ey;
     __shared__ u32 s_fl, s_nz, s_last;
     __shared__ u32 sw[4 * (BL_NW + 1)];
@@ -1425,6 +1468,15 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         s_ey = 0;
         s_fl = 0;
         s_nz = 0;
+    }
+    // pipe bits 4-6: prefetch distance pfd (rounds; 0: none). Each warp
+    // asks L2 for the mantissas of its round pfd ahead of the one it
+    // stages (cp.async.bulk.prefetch: one instruction per operand and
+    // round), its first pfd rounds before the heads pass.
+    const u32 pfd = (pipe >> 4) & 7u;
+    const u64 pstep = 32 * (u64)(T >> 5);
+    if (pfd && lane < 2) {
+        for (u32 r = 0; r < pfd; r++) bl_dot_prefetch(alb, la, blb, lb, k0 + 32 * (u64)wib + r * pstep, k1, lane);
     }
     __syncthreads();
     {
@@ -1481,14 +1533,22 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         // (2) The products (bl_stream's kmajor rounds).
         const bool sta = la <= BL_SLMAX, stb = lb <= BL_SLMAX;
         const bool pp = (pipe & 1) && BL_NBUF == 2 && (sta || stb);
+        // pipe bit 8: 16-byte staging (both operands of 8 limbs, pipelined).
+        const bool c16 = (pipe & 256u) && pp && la == 8 && lb == 8 && BL_SST16 <= BL_SST;
+        const u32 sst = c16 ? BL_SST16 : BL_SST;
         const u32 dbg = (pipe >> 1) & 3u;
         const u64 step = 32 * (u64)(T >> 5);
         u32 cur = 0;
         u64 kb = k0 + 32 * (u64)wib;
-        if (pp && kb < k1) {
+        if (pp && kb < k1 && !(pipe & 128u)) {
             const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
-            if (sta) bl_stage_async(stage[wib][0][0], alb, kb, nl, la, lane);
-            if (stb) bl_stage_async(stage[wib][0][1], blb, kb, nl, lb, lane);
+            if (c16) {
+                bl_stage16(stage[wib][0][0], alb, kb, nl, lane);
+                bl_stage16(stage[wib][0][1], blb, kb, nl, lane);
+            } else {
+                if (sta) bl_stage_async(stage[wib][0][0], alb, kb, nl, la, lane);
+                if (stb) bl_stage_async(stage[wib][0][1], blb, kb, nl, lb, lane);
+            }
             bl_async_commit();
         }
         // The heads one round ahead (their loads in flight during a round).
@@ -1506,14 +1566,22 @@ extern "C" __global__ void __launch_bounds__(128, 4)
                 hyn = bhd[k + step];
             }
             u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
+            if (pfd && lane < 2) bl_dot_prefetch(alb, la, blb, lb, kb + pfd * step, k1, lane);
             if (pp) {
                 const u64 kn = kb + step;
-                if (kn < k1) {
+                if (kn < k1 && !(pipe & 128u)) {
                     const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
-                    if (sta)
-                        bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, la, lane);
-                    if (stb)
-                        bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lb, lane);
+                    if (c16) {
+                        bl_stage16(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, lane);
+                        bl_stage16(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lane);
+                    } else {
+                        if (sta)
+                            bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, la,
+                                           lane);
+                        if (stb)
+                            bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lb,
+                                           lane);
+                    }
                 }
                 bl_async_commit();
                 bl_async_wait1();
@@ -1525,12 +1593,12 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             if (lane < nl) {
                 u32 a[BL_NF], b[BL_NF];
                 if (dbg) {
-                    bl_dbg_term(dbg, acc, cnt, sA + lane * BL_SST, sB + lane * BL_SST, hx, hy, ea, eb,
+                    bl_dbg_term(dbg, acc, cnt, sA + lane * sst, sB + lane * sst, hx, hy, ea, eb,
                                 2 * la, 2 * lb);
                 } else {
-                    const u32 ma = sta ? bl_fix32<BL_NF>(hx, sA + lane * BL_SST, 2 * la, ea, a)
+                    const u32 ma = sta ? bl_fix32<BL_NF>(hx, sA + lane * sst, 2 * la, ea, a)
                                        : bl_fix<BL_NF>(hx, alb + k * la, la, ea, a);
-                    const u32 mb = stb ? bl_fix32<BL_NF>(hy, sB + lane * BL_SST, 2 * lb, eb, b)
+                    const u32 mb = stb ? bl_fix32<BL_NF>(hy, sB + lane * sst, 2 * lb, eb, b)
                                        : bl_fix<BL_NF>(hy, blb + k * lb, lb, eb, b);
                     bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
                 }
@@ -1648,6 +1716,15 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         rh[0] = out.head;
         tern[0] = tt;
         work[1] = r;
+        // The ticket back to zero: the workspace serves the next call
+        // without a memset (every record is written before it is read).
+        work[0] = 0;
+        if (hst) {
+            // The status into the host's mapped word, tagged with the
+            // call's sequence number (the host polls it).
+            __threadfence_system();
+            *(volatile u32 *)hst = (seq << 1) | r;
+        }
     }
 }
 

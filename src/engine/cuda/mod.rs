@@ -7,6 +7,7 @@
 
 pub mod compile;
 pub mod memory;
+pub mod pool;
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -317,22 +318,29 @@ impl CudaEngine {
     /// The resource `key` of this engine, made by `init` on first use and
     /// kept for the engine's lifetime (so it is freed with the engine, and two
     /// engines never share one). `key` must always name the same type `T`.
+    /// `init` runs without the registry's lock (it may run rayon work or
+    /// device work whose callers enter here again; a lock held across it
+    /// could deadlock): two threads may both make the resource, and the
+    /// first one stored is kept.
     pub fn resource<T: Any + Send + Sync>(
         &self,
         key: &'static str,
         init: impl FnOnce(&CudaEngine) -> Result<T>,
     ) -> Result<Arc<T>> {
-        let mut map = self.resources.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(r) = map.get(key) {
-            return r.clone().downcast::<T>().map_err(|_| {
+        let typed = |r: Arc<dyn Any + Send + Sync>| {
+            r.downcast::<T>().map_err(|_| {
                 Error::Invalid(format!(
                     "engine resource {key:?} requested with another type"
                 ))
-            });
+            })
+        };
+        let lock = || self.resources.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(r) = lock().get(key).cloned() {
+            return typed(r);
         }
-        let r = Arc::new(init(self)?);
-        map.insert(key, r.clone());
-        Ok(r)
+        let made: Arc<dyn Any + Send + Sync> = Arc::new(init(self)?);
+        let r = lock().entry(key).or_insert(made).clone();
+        typed(r)
     }
 
     /// Whether the module of `inst` is at hand without NVRTC: loaded, or
