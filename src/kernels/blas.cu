@@ -586,6 +586,31 @@ FL_DEV bool bl_dot_zero_neg(bool nonzero, u64 negz, u64 K, u32 rnd) {
     return rnd == FL_RD;
 }
 
+// The end of blas_gemv's row i (bl_epi_one's rules for one output of a
+// gemv): the row's sum acc (NF + 2 words) with cnt possibly inexact terms
+// at the scales ea (the row's) and eb (x's), special when the row or x
+// holds a NaN or an infinity; alpha (head a0, limbs alm), beta and c
+// (has_c); ah and xh the row's and x's K heads (an exact zero's sign).
+// Returns 0 (decided: o, tern) or 1 (the host computes the element).
+template <int NF>
+FL_DEV u32 bl_gv_epi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, i64 ea, i64 eb,
+                     u64 a0, const u64 *alm, u32 lal, bool has_c, u64 bh, const u64 *bem, u32 lbe,
+                     u64 ch, const u64 *cm, u32 lc, const u64 *ah, const u64 *xh, u64 K, u64 p,
+                     u32 rnd) {
+    const bool sp = special || (fl_tag(a0) & 3) >= FL_INF ||
+                    (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
+    tern = 0;
+    if (sp) return 1;
+    u32 r = bl_epilogue<NF>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch, cm,
+                            lc, p, rnd);
+    if (r == 2) {
+        fl_special(o, FL_ZERO, bl_zero_neg(a0, ah, 1, xh, 1, K, has_c, bh, ch, rnd));
+        tern = 0;
+        r = 0;
+    }
+    return r;
+}
+
 // ---- Complex reductions (notes/blas-cuda.md, "Complex operations") ----
 // Each part of a complex output is an exact sum of real products: with the
 // panels PA = [re | s_a im] (lines of op(A)), PBr = [re | -s_b im] and PBi
@@ -1996,7 +2021,10 @@ extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
     __syncthreads();
     const u64 xe = __ldcg(hdr), xs = __ldcg(hdr + 1);
     const bool special = s_fa || xs;
-    const bool run = s_ea && xe && !special;
+    // Products unless special (also where the row or x has no normal
+    // entry: a term of an entirely cut-off entry counts as inexact, as in
+    // blas_fin's path, which this path matches status for status).
+    const bool run = !special;
     const i64 ea = bl_esc(s_ea), eb = bl_esc(xe);
     u32 acc[BL_NW];
 #pragma unroll
@@ -2066,21 +2094,12 @@ extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
         sw[BL_NW] += sw[q * (BL_NW + 1) + BL_NW];
     }
     const u64 a0 = alh[0], bh = has_c ? beh[0] : 0, ch = has_c ? chd[i] : 0;
-    const bool sp = special || (fl_tag(a0) & 3) >= FL_INF ||
-                    (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
     FlOut out = {rl + i * rn, rn, 0};
     i8 tt = 0;
     u32 r = 1;
-    if (!sp && !(dbg & 2u)) {
-        r = bl_epilogue<BL_NF>(out, tt, sw, sw[BL_NW], ea, eb, a0, alm, lal, has_c != 0, bh, bem,
-                               lbe, ch, clb + i * lc, lc, p, rnd);
-        if (r == 2) {
-            const bool zn = bl_zero_neg(a0, ah, 1, xhd, 1, K, has_c != 0, bh, ch, rnd);
-            fl_special(out, FL_ZERO, zn);
-            tt = 0;
-            r = 0;
-        }
-    }
+    if (!(dbg & 2u))
+        r = bl_gv_epi<BL_NF>(out, tt, sw, sw[BL_NW], special, ea, eb, a0, alm, lal, has_c != 0, bh,
+                             bem, lbe, ch, clb + i * lc, lc, ah, xhd, K, p, rnd);
     if (dbg) r = 0;
     if (r) {
         fl_special(out, FL_ZERO, false);
