@@ -1220,7 +1220,11 @@ fn blasgpu_gemv_rows_vs_cpu() {
     for case in 0..40 {
         let (m, k) = r.pick(&shapes);
         let p = r.pick(&precs);
-        let q = if r.below(3) == 0 { r.pick(&[64u64, 512, 1300, 2000]) } else { p };
+        let q = if r.below(3) == 0 {
+            r.pick(&[64u64, 512, 1300, 2000])
+        } else {
+            p
+        };
         let kind = r.pick(&kinds);
         let mut a = matrix(&mut r, m * k, q, kind);
         let mut x = matrix(&mut r, k, q, kind);
@@ -1259,14 +1263,23 @@ fn blasgpu_gemv_rows_vs_cpu() {
         let (got, gt) = am
             .to_engine(&dev)
             .unwrap()
-            .gemv(&on(&alpha), &on(&x), with_c.then_some((&on(&beta), &on(&y))), &og)
+            .gemv(
+                &on(&alpha),
+                &on(&x),
+                with_c.then_some((&on(&beta), &on(&y))),
+                &og,
+            )
             .unwrap();
         let (d1, h1) = mparray::linalg::cuda::stats();
         same(&format!("gemv rows {ctx}"), &got, &gt, &want, &wt);
         let plain = kind == Kind::Plain && !cancelling && p == 512 && q == 512;
         let plain = plain && alpha.tags().unwrap()[0] & 3 == 1;
         if plain {
-            assert_eq!((d1 - d0, h1 - h0), (m as u64, 0), "decided on the device: {ctx}");
+            assert_eq!(
+                (d1 - d0, h1 - h0),
+                (m as u64, 0),
+                "decided on the device: {ctx}"
+            );
         }
     }
 }

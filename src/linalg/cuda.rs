@@ -867,11 +867,7 @@ fn gemv_rows(
     };
     count((m - todo.len()) as u64, todo.len() as u64);
     if !todo.is_empty() {
-        let sx = Side {
-            f: x,
-            sl: 0,
-            sp: 1,
-        };
+        let sx = Side { f: x, sl: 0, sp: 1 };
         host_elements(
             &eng,
             nf,
