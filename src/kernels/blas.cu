@@ -586,6 +586,31 @@ FL_DEV bool bl_dot_zero_neg(bool nonzero, u64 negz, u64 K, u32 rnd) {
     return rnd == FL_RD;
 }
 
+// The end of blas_gemv's row i (bl_epi_one's rules for one output of a
+// gemv): the row's sum acc (NF + 2 words) with cnt possibly inexact terms
+// at the scales ea (the row's) and eb (x's), special when the row or x
+// holds a NaN or an infinity; alpha (head a0, limbs alm), beta and c
+// (has_c); ah and xh the row's and x's K heads (an exact zero's sign).
+// Returns 0 (decided: o, tern) or 1 (the host computes the element).
+template <int NF>
+FL_DEV u32 bl_gv_epi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, i64 ea, i64 eb,
+                     u64 a0, const u64 *alm, u32 lal, bool has_c, u64 bh, const u64 *bem, u32 lbe,
+                     u64 ch, const u64 *cm, u32 lc, const u64 *ah, const u64 *xh, u64 K, u64 p,
+                     u32 rnd) {
+    const bool sp = special || (fl_tag(a0) & 3) >= FL_INF ||
+                    (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
+    tern = 0;
+    if (sp) return 1;
+    u32 r = bl_epilogue<NF>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch, cm,
+                            lc, p, rnd);
+    if (r == 2) {
+        fl_special(o, FL_ZERO, bl_zero_neg(a0, ah, 1, xh, 1, K, has_c, bh, ch, rnd));
+        tern = 0;
+        r = 0;
+    }
+    return r;
+}
+
 // ---- Complex reductions (notes/blas-cuda.md, "Complex operations") ----
 // Each part of a complex output is an exact sum of real products: with the
 // panels PA = [re | s_a im] (lines of op(A)), PBr = [re | -s_b im] and PBi
@@ -1946,5 +1971,222 @@ extern "C" __global__ void __launch_bounds__(128)
         bl_cepi_one<BL_NF>(o, t, sr, sr[BL_NW], si, si[BL_NW], sc + BL_UND(m, n), sc + BL_ONE(m, n),
                            BL_CEPI_ARGS);
 }
+
+
+// ---- GEMV, a block per row (blas_gvx, blas_gemv; notes/blas-cuda.md,
+// "GEMV, a block per row") ----
+// Up to NF = 18 (a block of BL_GVT threads keeps 8 blocks per SM at most
+// 128 registers). The workspace header (u64): [0] x's scale (e + BL_EOFF,
+// 0: no normal entry), [1] 1 when x holds a NaN or an infinity, [2] the
+// count of undecided outputs.
+#if BL_NF <= 18
+#define BL_GVT 64
+
+// x's scale and special flag, its packed records xrec[k BL_REC ..]
+// (blas_pack's layout) and the undecided count reset: one block (K x
+// (BL_NF + 1) words of conversions, K <= 2^16).
+extern "C" __global__ void __launch_bounds__(1024)
+    blas_gvx(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 *hdr, u32 *xrec) {
+    __shared__ unsigned long long s_e;
+    __shared__ u32 s_f;
+    const u32 t = threadIdx.x, lane = t & 31, T = blockDim.x;
+    if (t == 0) {
+        s_e = 0;
+        s_f = 0;
+    }
+    __syncthreads();
+    u64 e = 0;
+    u32 f = 0;
+    for (u64 k = t; k < K; k += T) {
+        const u64 h = xh[k];
+        const u32 c = fl_tag(h) & 3;
+        if (c == FL_NORMAL) {
+            const u64 v = (u64)(fl_exp(h) + BL_EOFF);
+            e = v > e ? v : e;
+        } else if (c != FL_ZERO) {
+            f = 1;
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
+        e = v > e ? v : e;
+        f |= __shfl_xor_sync(0xffffffffu, f, o);
+    }
+    if (lane == 0) {
+        if (e) atomicMax(&s_e, (unsigned long long)e);
+        if (f) atomicOr(&s_f, f);
+    }
+    __syncthreads();
+    const i64 es = bl_esc(s_e);
+    for (u64 k = t; k < K; k += T) {
+        u32 w[BL_NF];
+        const u32 meta = bl_fix<BL_NF>(xh[k], xl + k * lx, lx, es, w);
+        u32 *r = xrec + k * BL_REC;
+#pragma unroll
+        for (int j = 0; j < BL_NF; j++) r[j] = w[j];
+        r[BL_NF] = meta;
+    }
+    if (t == 0) {
+        hdr[0] = s_e;
+        hdr[1] = s_f;
+        hdr[2] = 0;
+    }
+}
+
+// y_i = alpha sum_k A_ik x_k + beta c_i rounded, row i = blockIdx.x (heads
+// ahd[i asl + k], limbs alb + (i asl + k) la; x's records from blas_gvx):
+// (1) the row's scale and special flag from its heads; (2) the products, a
+// warp per 32 consecutive positions per round (A's mantissas staged by
+// cp.async as in blas_stream, x's records by 16-byte loads); (3) the
+// block's sum and the epilogue by its first thread (bl_epi_one's rules):
+// the result into rh[i], rl, tern[i], und[i] (1: the host computes it, and
+// hdr[2] grows). dbg (measurement modes, wrong results, nothing for the
+// host): bit 0 without bl_mac, bit 1 without the epilogue, bit 2 without
+// the products; pipe bit 0: double-buffered staging.
+extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
+    blas_gemv(const u64 *ahd, const u64 *alb, u32 la, i64 asl, const u64 *xhd, u64 K,
+              const u32 *xrec, u64 *hdr, const u64 *alh, const u64 *alm, u32 lal,
+              const u64 *beh, const u64 *bem, u32 lbe, u32 has_c, const u64 *chd,
+              const u64 *clb, u32 lc, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn, i8 *tern,
+              u8 *und, u32 pipe) {
+    __shared__ __align__(16) u32 stage[BL_GVT / 32][BL_NBUF][32 * BL_SST];
+    __shared__ unsigned long long s_ea;
+    __shared__ u32 s_fa;
+    __shared__ u32 sw[(BL_GVT / 32) * (BL_NW + 1)];
+    const u32 t = threadIdx.x, lane = t & 31, wib = t >> 5;
+    const u64 i = blockIdx.x;
+    const u64 *ah = ahd + i * asl;
+    const u64 *al = alb + i * asl * la;
+    const u32 dbg = pipe >> 1;
+    if (t == 0) {
+        s_ea = 0;
+        s_fa = 0;
+    }
+    __syncthreads();
+    {
+        // (1) The row's heads, four loads in flight per thread.
+        u64 e = 0;
+        u32 f = 0;
+        for (u64 kb = t; kb < K; kb += 4 * BL_GVT) {
+            u64 h[4];
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const u64 k = kb + r * BL_GVT;
+                h[r] = k < K ? ah[k] : 0;
+            }
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const u32 c = fl_tag(h[r]) & 3;
+                if (c == FL_NORMAL) {
+                    const u64 v = (u64)(fl_exp(h[r]) + BL_EOFF);
+                    e = v > e ? v : e;
+                } else if (c != FL_ZERO) {
+                    f = 1;
+                }
+            }
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
+            e = v > e ? v : e;
+            f |= __shfl_xor_sync(0xffffffffu, f, o);
+        }
+        if (lane == 0) {
+            if (e) atomicMax(&s_ea, (unsigned long long)e);
+            if (f) atomicOr(&s_fa, f);
+        }
+    }
+    __syncthreads();
+    const u64 xe = __ldcg(hdr), xs = __ldcg(hdr + 1);
+    const bool special = s_fa || xs;
+    // Products unless special (also where the row or x has no normal
+    // entry: a term of an entirely cut-off entry counts as inexact, as in
+    // blas_fin's path, which this path matches status for status).
+    const bool run = !special;
+    const i64 ea = bl_esc(s_ea), eb = bl_esc(xe);
+    u32 acc[BL_NW];
+#pragma unroll
+    for (int w = 0; w < BL_NW; w++) acc[w] = 0;
+    u32 cnt = 0;
+    if (run && !(dbg & 4u)) {
+        // (2) The products.
+        const bool sta = la <= BL_SLMAX;
+        const bool pp = (pipe & 1) && BL_NBUF == 2 && sta;
+        const u64 step = BL_GVT;
+        u32 cur = 0;
+        u64 kb = 32 * (u64)wib;
+        if (pp && kb < K) {
+            const u32 nl = K - kb < 32 ? (u32)(K - kb) : 32u;
+            bl_stage_async(stage[wib][0], al, kb, nl, la, lane);
+            bl_async_commit();
+        }
+        u64 hn = kb + lane < K ? ah[kb + lane] : 0;
+        for (; kb < K; kb += step) {
+            const u32 nl = K - kb < 32 ? (u32)(K - kb) : 32u;
+            const u64 k = kb + lane;
+            const u64 ha = hn;
+            if (k + step < K) hn = ah[k + step];
+            u32 *sA = stage[wib][cur];
+            if (pp) {
+                const u64 kn = kb + step;
+                if (kn < K) {
+                    const u32 nn = K - kn < 32 ? (u32)(K - kn) : 32u;
+                    bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)], al, kn, nn, la, lane);
+                }
+                bl_async_commit();
+                bl_async_wait1();
+            } else if (sta) {
+                bl_stage(sA, al, kb, nl, la, lane);
+            }
+            __syncwarp();
+            if (lane < nl) {
+                u32 a[BL_NF], b[BL_NF];
+                const u32 ma = sta ? bl_fix32<BL_NF>(ha, sA + lane * BL_SST, 2 * la, ea, a)
+                                   : bl_fix<BL_NF>(ha, al + k * la, la, ea, a);
+                const u32 mb = bl_rec_load(xrec + k * BL_REC, b);
+                if (dbg & 1u) {
+                    u32 x = ma ^ mb;
+#pragma unroll
+                    for (int w = 0; w < BL_NF; w++) x ^= a[w] ^ b[w];
+                    acc[0] += x & 0xffu;
+                } else {
+                    bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                }
+            }
+            __syncwarp();
+            if (pp) cur ^= 1;
+        }
+        if (pp) asm volatile("cp.async.wait_all;" ::: "memory");
+    }
+    // (3) The block's sum and the epilogue.
+    for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
+    if (lane == 0) {
+#pragma unroll
+        for (int w = 0; w < BL_NW; w++) sw[wib * (BL_NW + 1) + w] = acc[w];
+        sw[wib * (BL_NW + 1) + BL_NW] = cnt;
+    }
+    __syncthreads();
+    if (t != 0) return;
+    for (u32 q = 1; q < BL_GVT / 32; q++) {
+        bl_acc_add(sw, sw + q * (BL_NW + 1), BL_NW);
+        sw[BL_NW] += sw[q * (BL_NW + 1) + BL_NW];
+    }
+    const u64 a0 = alh[0], bh = has_c ? beh[0] : 0, ch = has_c ? chd[i] : 0;
+    FlOut out = {rl + i * rn, rn, 0};
+    i8 tt = 0;
+    u32 r = 1;
+    if (!(dbg & 2u))
+        r = bl_gv_epi<BL_NF>(out, tt, sw, sw[BL_NW], special, ea, eb, a0, alm, lal, has_c != 0, bh,
+                             bem, lbe, ch, clb + i * lc, lc, ah, xhd, K, p, rnd);
+    if (dbg) r = 0;
+    if (r) {
+        fl_special(out, FL_ZERO, false);
+        atomicAdd((unsigned long long *)(hdr + 2), 1ull);
+    }
+    if (dbg & 2u) fl_special(out, FL_ZERO, (sw[0] ^ sw[BL_NW]) & 1);
+    rh[i] = out.head;
+    tern[i] = tt;
+    und[i] = (u8)r;
+}
+#endif
 
 #endif

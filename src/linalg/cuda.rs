@@ -711,7 +711,180 @@ pub(crate) fn gemv(
         sl: 0,
         sp: 1,
     };
+    // MPARRAY_BLAS_GEMVOLD: the general path (scales, streaming product,
+    // blas_fin), for comparison.
+    if std::env::var_os("MPARRAY_BLAS_GEMVOLD").is_none()
+        && let Some(r) = gemv_rows(sa, xd, m, k, ald, bc, prec, rnd)?
+    {
+        return Ok(Some(wrap(r)));
+    }
     Ok(product(sa, sx, m, 1, k, Some(ald), bc, prec, rnd, 0)?.map(wrap))
+}
+
+/// `alpha*A*x + beta*y` with A's rows contiguous (`a.sp == 1`), a block
+/// per row (`blas_gvx`: x's scale and records; `blas_gemv`: each row's
+/// scale, products, sum and epilogue) and one read of the undecided count;
+/// the host's exact core for the undecided rows. None where this path does
+/// not serve the case (the caller takes [`product`]): tiers above 18
+/// words, `k > 2^16`, A's rows not contiguous. `MPARRAY_BLAS_GVDBG` (bit 0:
+/// without bl_mac, 1: without the epilogue, 2: without the products; wrong
+/// results) is for measurements only.
+#[allow(clippy::too_many_arguments)]
+fn gemv_rows(
+    a: Side,
+    x: &CudaFloats,
+    m: usize,
+    k: usize,
+    alpha: &CudaFloats,
+    beta_c: Option<(&CudaFloats, &CudaFloats, usize)>,
+    prec: u64,
+    rnd: Round,
+) -> Result<Option<(CudaFloats, CudaSlice<i8>)>> {
+    let rn = check_prec(prec)?;
+    let ls = beta_c.map_or(0, |(be, c, _)| {
+        be.limbs_per_element().max(c.limbs_per_element())
+    });
+    let ls = ls.max(alpha.limbs_per_element());
+    let Some(nf) = tier_for(prec, k, ls) else {
+        return Ok(None);
+    };
+    let wide = a.f.limbs_per_element().max(x.limbs_per_element()) >= 1 << 24;
+    if nf > 18 || a.sp != 1 || m == 0 || k == 0 || k > 1 << 16 || m > i32::MAX as usize || wide {
+        return Ok(None);
+    }
+    let eng = a.f.engine().clone();
+    let mut prof = Prof::new();
+    prof.mark(&eng, "start")?;
+    let rec = ((nf + 1 + 3) & !3) as usize;
+    let mut hdr = memory::alloc::<u64>(&eng, 4)?;
+    let mut xrec = memory::alloc::<u32>(&eng, k * rec)?;
+    {
+        let f = eng.function(&inst(nf), "blas_gvx")?;
+        let (xh, xl) = x.raw_parts();
+        let (lx, k_u) = (x.limbs_per_element() as u32, k as u64);
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(xh)
+            .arg(xl)
+            .arg(&lx)
+            .arg(&k_u)
+            .arg(&mut hdr)
+            .arg(&mut xrec);
+        let c = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1024, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: x holds k elements; hdr 4 words; xrec k records.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_gvx"))?;
+    }
+    prof.mark(&eng, "x")?;
+    let mut out = CudaFloats::uninit(&eng, m, prec)?;
+    let mut tern = memory::alloc::<i8>(&eng, m)?;
+    let mut und = memory::alloc::<u8>(&eng, m)?;
+    {
+        let f = eng.function(&inst(nf), "blas_gemv")?;
+        let (ah, al) = a.f.raw_parts();
+        let la = a.f.limbs_per_element() as u32;
+        let (alh, alm) = alpha.raw_parts();
+        let lal = alpha.limbs_per_element() as u32;
+        let (beh, bem, lbe, chd, clb, lc, has_c) = match beta_c {
+            Some((be, c, _)) => {
+                let (bh, bm) = be.raw_parts();
+                let (ch, cl) = c.raw_parts();
+                (
+                    bh,
+                    bm,
+                    be.limbs_per_element() as u32,
+                    ch,
+                    cl,
+                    c.limbs_per_element() as u32,
+                    1u32,
+                )
+            }
+            None => (alh, alm, lal, alh, alm, lal, 0u32),
+        };
+        let dbg: u32 = std::env::var("MPARRAY_BLAS_GVDBG")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .map_or(0, |d| d & 7);
+        let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32 | (dbg << 1);
+        let (k_u, rc, rn_u) = (k as u64, round_code(rnd), rn as u32);
+        let (orh, orl) = out.raw_parts_mut();
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(ah)
+            .arg(al)
+            .arg(&la)
+            .arg(&a.sl)
+            .arg(x.raw_parts().0)
+            .arg(&k_u)
+            .arg(&xrec)
+            .arg(&mut hdr)
+            .arg(alh)
+            .arg(alm)
+            .arg(&lal)
+            .arg(beh)
+            .arg(bem)
+            .arg(&lbe)
+            .arg(&has_c)
+            .arg(chd)
+            .arg(clb)
+            .arg(&lc)
+            .arg(&prec)
+            .arg(&rc)
+            .arg(orh)
+            .arg(orl)
+            .arg(&rn_u)
+            .arg(&mut tern)
+            .arg(&mut und)
+            .arg(&pipe);
+        let c = LaunchConfig {
+            grid_dim: (m as u32, 1, 1),
+            block_dim: (64, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: row i's k positions at i*sl (contiguous) index A; xrec
+        // holds k records; y (when given) m elements; out m elements of rn
+        // limbs, tern and und m bytes; hdr 4 words.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_gemv"))?;
+    }
+    prof.mark(&eng, "rows")?;
+    // Inside a [`Deferred`] scope the count is read later, with other data.
+    let Some(hdr) = defer_count(&eng, hdr, 2, m) else {
+        return Ok(Some((out, tern)));
+    };
+    let nund = eng
+        .stream()
+        .clone_dtoh(&hdr.slice(2..3))
+        .map_err(Error::driver("copying from the device"))?[0] as usize;
+    prof.mark(&eng, "count read")?;
+    prof.print()?;
+    let todo: Vec<usize> = if nund == 0 {
+        Vec::new()
+    } else {
+        let flags = memory::download(&eng, &und)?;
+        (0..m).filter(|&o| flags[o] != 0).collect()
+    };
+    count((m - todo.len()) as u64, todo.len() as u64);
+    if !todo.is_empty() {
+        let sx = Side { f: x, sl: 0, sp: 1 };
+        host_elements(
+            &eng,
+            nf,
+            &todo,
+            a,
+            sx,
+            1,
+            k,
+            Some(alpha),
+            beta_c,
+            prec,
+            rnd,
+            0,
+            &mut out,
+            &mut tern,
+        )?;
+    }
+    Ok(Some((out, tern)))
 }
 
 /// `sum x[i] y[i]` on the device (see [`gemm`]).
