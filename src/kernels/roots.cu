@@ -248,6 +248,9 @@ __device__ __forceinline__ void rt_gmul_n(u32 g, u64 *r, const u64 *x, const u64
 
 // Shared words of rt_wmul's scratch per warp.
 #define RT_WSC (3 * 2 * RT_N)
+// Groups of lanes with a product each at most (the kernels' shared
+// scratch gsc; RT_BLOCK / 8 of 8 lanes fit).
+#define RT_GROUPS 40
 
 // r = x + y or x - y.
 __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p,
@@ -579,7 +582,7 @@ __device__ __forceinline__ void rt_mark(RtProf &pf, int k) {
 template <bool FIRST, bool TREE = true>
 __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, u32 n,
                              const u64 *one, u64 p, u64 *pdi, i64 kshift, u32 *sf,
-                             RtProf &pf) {
+                             RtProf &pf, u64 (*gsc)[RT_WSC]) {
     u64 *D = w.T, *SQ = RT_F(w.T, 2 * n), *IQ = RT_F(w.T, 4 * n);
     const u32 m2 = 2 * (n - 1);
     for (u32 m = threadIdx.x; m < m2 + (FIRST ? 3 : 0); m += blockDim.x) {
@@ -604,11 +607,15 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
     }
     __syncthreads();
     rt_mark(pf, 5);
-    for (u32 m = threadIdx.x; m < m2; m += blockDim.x) {
+    // RT_V bit 512: the squares and products by groups of 8 lanes.
+    const u32 gl = (RT_V & 512) != 0 && RT_N >= 8 && blockDim.x / 8 <= RT_GROUPS ? 8 : 1;
+    const u32 ng = blockDim.x / gl;
+    u64 *gs = gsc[gl > 1 ? threadIdx.x / gl : 0];
+    for (u32 m = threadIdx.x / gl; m < m2; m += ng) {
         u32 j = m / 2, part = m % 2;
         j += j >= i;
         const u64 *d = RT_F(D, 2 * j + part);
-        rt_mul(RT_F(SQ, 2 * j + part), d, d, p, FL_RN);
+        rt_gmul_n(gl, RT_F(SQ, 2 * j + part), d, d, p, FL_RN, gs);
     }
     __syncthreads();
     rt_mark(pf, 6);
@@ -620,12 +627,12 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
     }
     __syncthreads();
     rt_mark(pf, 7);
-    for (u32 m = threadIdx.x; m < m2; m += blockDim.x) {
+    for (u32 m = threadIdx.x / gl; m < m2; m += ng) {
         u32 j = m / 2, part = m % 2;
         j += j >= i;
         u64 *r = RT_F(w.S, 2 * j + part);
-        rt_mul(r, RT_F(D, 2 * j + part), RT_F(IQ, j), p, FL_RN);
-        if (part) rt_negate(r);
+        rt_gmul_n(gl, r, RT_F(D, 2 * j + part), RT_F(IQ, j), p, FL_RN, gs);
+        if (part && threadIdx.x % gl == 0) rt_negate(r);
     }
     __syncthreads();
     rt_mark(pf, 8);
@@ -740,7 +747,6 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
 
 // The power levels' group products: at most RT_GROUPS groups (their
 // shared scratch), of at least 4 lanes.
-#define RT_GROUPS 40
 // Lanes per product of a power level with `prods` products on `b` threads:
 // the largest power of two up to 32 with prods * g <= b, at least 4 and
 // with at most RT_GROUPS groups; 1 (a product per thread) otherwise or
@@ -819,19 +825,29 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     // others spread over every thread.
     {
         const u32 g = 2 * n + 1, tot = 4 * g + n + 1;
-        for (u32 m = t; m < tot; m += B) {
+        // RT_V bit 256: each product by a group of 8 lanes.
+        const u32 gl = (RT_V & 256) != 0 && RT_N >= 8 && B / 8 <= RT_GROUPS ? 8 : 1, ng = B / gl;
+        for (u32 m = t / gl; m < tot; m += ng) {
+            u64 *r;
+            const u64 *a, *b;
+            u32 rnd = FL_RN;
             if (m >= 2 * g && m < 2 * g + n + 1) {
                 const u32 k = m - 2 * g;
-                rt_mul(RT_F(w.Z, k), RT_F(AB, k), RT_F(R, k), p, FL_RU);
+                r = RT_F(w.Z, k);
+                a = RT_F(AB, k);
+                b = RT_F(R, k);
+                rnd = FL_RU;
             } else {
-                const u32 mm = m < 2 * g ? m : m - (n + 1), grp = mm / g, r = mm % g;
+                const u32 mm = m < 2 * g ? m : m - (n + 1), grp = mm / g, rm = mm % g;
                 const u32 c = grp == 0 ? 0 : (grp == 1 ? 2 : (grp == 2 ? 1 : 3));
-                const bool q = r > n;
-                const u32 k = q ? r - (n + 1) : r;
-                const u64 *a = (q ? D : A) + (u64)k * RT_CW, *y = X + (u64)k * RT_CW;
-                rt_mul(RT_F(T, 8 * k + (q ? 4 : 0) + c), RT_F(a, c & 1), RT_F(y, c == 1 || c == 2),
-                       p, FL_RN);
+                const bool q = rm > n;
+                const u32 k = q ? rm - (n + 1) : rm;
+                const u64 *ca = (q ? D : A) + (u64)k * RT_CW, *y = X + (u64)k * RT_CW;
+                r = RT_F(T, 8 * k + (q ? 4 : 0) + c);
+                a = RT_F(ca, c & 1);
+                b = RT_F(y, c == 1 || c == 2);
             }
+            rt_gmul_n(gl, r, a, b, p, rnd, gsc[gl > 1 ? t / gl : 0]);
         }
         __syncthreads();
         rt_mark(pf, 2);
@@ -847,7 +863,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     }
     // The repulsion's leaves (T is free again), then the sums of p, p', the
     // noise and S together, level by level.
-    rt_repulsion<false, false>(i, xi, x, w, n, one, p, nullptr, 0, sf, pf);
+    rt_repulsion<false, false>(i, xi, x, w, n, one, p, nullptr, 0, sf, pf, gsc);
     {
         RtTree tr[4] = {{w.P, n + 1, 2, 0xffffffffu, FL_RN},
                         {w.Q, n, 2, 0xffffffffu, FL_RN},
@@ -881,6 +897,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     roots_aberth_next(const u64 *x, const u64 *t, u64 *tout, const u64 *pd, u64 *ws, u8 *flags,
                       const u64 *consts, u32 n, u64 p, u32 last, u64 *prof, u32 profon) {
     __shared__ u32 sf[4];
+    __shared__ u64 gsc[RT_GROUPS][RT_WSC];
     RtProf pf = rt_prof(prof, profon, 16);
     const u32 i = blockIdx.x;
     const u64 *one = consts, *tol2 = consts + RT_W;
@@ -888,7 +905,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     const RtWs w = rt_ws(ws, i, n);
     if (threadIdx.x == 0) sf[2] = 0;
     const u64 *pdi = pd + (u64)i * 2 * RT_CW;
-    rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf, pf);
+    rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf, pf, gsc);
     rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, false, last != 0, pf);
     rt_done(pf);
 }
