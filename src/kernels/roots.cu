@@ -573,6 +573,9 @@ __device__ __forceinline__ void rt_mark(RtProf &pf, int k) {
 #define RT_F_ISO 1
 #define RT_F_NOISE 2
 #define RT_F_SMALL 4
+// A step not made: the iteration had stopped (cuda_roots.rs's chained
+// steps).
+#define RT_F_SKIP 0x80
 
 // The leaves 1/(x_i - t_j), j != i, into S and their sum into S's leaf 0
 // (block-wide): d = x_i - t_j, its parts' squares, q = 1/(d_r^2 + d_i^2),
@@ -762,13 +765,31 @@ __device__ __forceinline__ u32 rt_power_group(u32 prods, u32 b) {
 // first correction t^(1) into tout, p and p' into pd, the flags.
 // consts: 1 and tol^2.
 extern "C" __global__ void __launch_bounds__(RT_BLOCK)
-    roots_aberth_first(const u64 *x, u64 *tout, u64 *pd, u64 *ws, u8 *flags, const u64 *A,
+    roots_aberth_first(const u64 *x, u64 *tout, u64 *pd, u64 *ws, u8 *fring, const u64 *A,
                        const u64 *D, const u64 *AB, const u64 *consts, u32 n, u64 p, i64 kshift,
-                       u32 last, u64 *prof, u32 profon) {
+                       u32 last, u64 *prof, u32 profon, u32 row, u32 prow, u32 prow2,
+                       u32 check) {
     __shared__ u32 sf[4];
     __shared__ u64 gsc[RT_GROUPS][RT_WSC];
-    RtProf pf = rt_prof(prof, profon, 0);
     const u32 i = blockIdx.x, t = threadIdx.x, B = blockDim.x;
+    u8 *flags = fring + (u64)row * n;
+    if (check != 0) {
+        // The stopping test of the previous step (polyroots.rs's run):
+        // every root converged, or that step skipped; then skip this one.
+        const u8 *f1 = fring + (u64)prow * n, *f2 = fring + (u64)prow2 * n;
+        bool open = false;
+        for (u32 j = t; j < n; j += B) {
+            const u8 f = f1[j];
+            const bool conv = (f & RT_F_SKIP) != 0 ||
+                              ((f & RT_F_ISO) != 0 && ((f & RT_F_NOISE) != 0 || (f2[j] & RT_F_SMALL) != 0));
+            open = open || !conv;
+        }
+        if (__syncthreads_or(open) == 0) {
+            if (t == 0) flags[i] = RT_F_SKIP;
+            return;
+        }
+    }
+    RtProf pf = rt_prof(prof, profon, 0);
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
     const RtWs w = rt_ws(ws, i, n);
@@ -894,8 +915,11 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
 
 // A later sub-step, block i = root i: t' = x_i - p/(p' - p S(t)).
 extern "C" __global__ void __launch_bounds__(RT_BLOCK)
-    roots_aberth_next(const u64 *x, const u64 *t, u64 *tout, const u64 *pd, u64 *ws, u8 *flags,
-                      const u64 *consts, u32 n, u64 p, u32 last, u64 *prof, u32 profon) {
+    roots_aberth_next(const u64 *x, const u64 *t, u64 *tout, const u64 *pd, u64 *ws, u8 *fring,
+                      const u64 *consts, u32 n, u64 p, u32 last, u64 *prof, u32 profon, u32 row) {
+    u8 *flags = fring + (u64)row * n;
+    // The step's first sub-step skipped (the iteration had stopped).
+    if ((flags[blockIdx.x] & RT_F_SKIP) != 0) return;
     __shared__ u32 sf[4];
     __shared__ u64 gsc[RT_GROUPS][RT_WSC];
     RtProf pf = rt_prof(prof, profon, 16);

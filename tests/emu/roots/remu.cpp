@@ -31,6 +31,7 @@ static EmuDim threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {256, 1, 1
 static inline void __syncthreads() {}
 static inline void __syncwarp() {}
 static inline void __syncwarp(unsigned) {}
+static inline int __syncthreads_or(int p) { return p; }
 static inline long long clock64() { return 0; }
 static inline u64 atomicAdd(u64 *p, u64 v) {
     u64 o = *p;
