@@ -471,6 +471,15 @@ fn emulate_float(
         e, p, n, &lk, tier, &consts, &plan,
     ));
     srcs.push(codegen::float_kernel(e, p, n, &lk, tier, &consts, tile));
+    // Compile-time precision and rounding mode, fast and exact code in
+    // separate functions.
+    plan.inline = false;
+    plan.const_p = true;
+    plan.split = true;
+    plan.const_rnd = Some(mparray::float::cuda::round_code(rnd));
+    srcs.push(codegen::float_kernel_regs(
+        e, p, n, &lk, tier, &consts, &plan,
+    ));
     let mut src = String::new();
     for (v, s) in srcs.iter().enumerate() {
         src.push_str(&format!(
@@ -523,7 +532,12 @@ int main() {{
 
 /// Each emulated kernel's output against `want`.
 fn check_emulated(got: &[(Vec<u64>, Vec<u64>)], want: &FloatArray, what: &str) {
-    let names = ["register", "register inline", "generic"];
+    let names = [
+        "register",
+        "register inline",
+        "generic",
+        "register (constant p and mode, split)",
+    ];
     for (v, (rh, rl)) in got.iter().enumerate() {
         let tags: Vec<u8> = rh.iter().map(|h| (h & 0xff) as u8).collect();
         let exps: Vec<i64> = rh.iter().map(|h| (*h as i64) >> 8).collect();
@@ -643,6 +657,11 @@ fn nvrtc_time_of_generated_float_kernels() {
             )
             .unwrap();
             let ms = t0.elapsed().as_secs_f64() * 1e3;
+            if let Ok(d) = std::env::var("MPARRAY_EXPR_SRC_DIR") {
+                let stem = format!("{d}/{}-{kind}", text.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+                let _ = std::fs::write(format!("{stem}.cu"), &src);
+                let _ = std::fs::write(format!("{stem}.cubin"), &c.cubin);
+            }
             let info: Vec<&str> = c
                 .log
                 .lines()

@@ -519,6 +519,20 @@ pub struct RegsPlan {
     /// (`fl_mul_short32`) rather than 64-bit ones (`fl_mul_short`, the
     /// product of FloatArray's mul kernels).
     pub mul32: bool,
+    /// The register paths with the precision as a compile-time constant
+    /// (`EX_P`): the rounding's masks and shifts fold.
+    pub const_p: bool,
+    /// The register path of each operation kind in its own out-of-line
+    /// function (`ex_fast_*`), which calls the exact code (`ex_slow_*`,
+    /// another out-of-line function) only when it cannot decide: the fast
+    /// function's frame is not the exact code's.
+    pub split: bool,
+    /// The rounding mode as a compile-time constant (`EX_RND`; the kernel
+    /// then serves that mode only, and its source says which).
+    pub const_rnd: Option<u32>,
+    /// Blocks per SM asked of ptxas (`__launch_bounds__`'s second
+    /// argument; 0: none).
+    pub min_blocks: u32,
 }
 
 /// Whether an operation's result may overwrite an operand's slot: the
@@ -651,6 +665,10 @@ pub fn regs_plan(expr: &Expr, n_out: usize, in_limbs: &[usize]) -> Option<RegsPl
         slot,
         inline: false,
         mul32: true,
+        const_p: false,
+        split: false,
+        const_rnd: None,
+        min_blocks: 0,
     })
 }
 
@@ -684,9 +702,12 @@ pub fn float_kernel_regs(
     let _ = writeln!(s, "// Generated: {}", expr.canonical());
     let _ = writeln!(
         s,
-        "#define FL_NL {tier}\n#define EX_N {n}\n#define EX_T {}\n#define EX_S {st}",
+        "#define FL_NL {tier}\n#define EX_N {n}\n#define EX_T {}\n#define EX_S {st}\n#define EX_P {prec}ull",
         plan.threads
     );
+    if let Some(r) = plan.const_rnd {
+        let _ = writeln!(s, "#define EX_RND {r}u");
+    }
     s.push_str(COMMON);
     s.push_str(&FLOAT_COMMON.replace("#include \"common.cuh\"", ""));
     for (i, c) in consts.iter().enumerate() {
@@ -724,6 +745,7 @@ pub fn float_kernel_regs(
     if !matches!(nodes[root], Node::Op(..)) {
         want("SET");
     }
+    let mut fast_kinds: Vec<&str> = Vec::new();
     for k in &kinds {
         // Out of line, the register path first (plan.inline: at the node).
         let pre = if plan.inline {
@@ -754,6 +776,9 @@ pub fn float_kernel_regs(
                 _ => "",
             }
         };
+        let fp = if plan.const_p { "EX_P" } else { "p" };
+        let fr = if plan.const_rnd.is_some() { "EX_RND" } else { "rnd" };
+        let pre = pre.replace(", p, rnd", &format!(", {fp}, {fr}"));
         let body = match *k {
             "NEG" => "fl_set(o, xh, xm, lx, true, false, 0, p, rnd)".to_string(),
             "SET" => "fl_set(o, xh, xm, lx, false, false, 0, p, rnd)".to_string(),
@@ -761,10 +786,19 @@ pub fn float_kernel_regs(
                 "fl_arith<FL_NL>(FL_OP_{op}, rnd, p, o, xh, xm, lx, yh, ym, ly, zh, zm, lz)"
             ),
         };
-        let _ = writeln!(
-            s,
-            "__device__ __noinline__ u64 ex_slow_{k}(u32 rnd, u64 p, u64 *om, u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz) {{\n    FlOut o = {{om, EX_N, 0}};\n    {pre}\n    {body};\n    (void)yh; (void)ym; (void)ly; (void)zh; (void)zm; (void)lz;\n    return o.head;\n}}"
-        );
+        let args = "u32 rnd, u64 p, u64 *om, u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz";
+        if plan.split && !pre.is_empty() {
+            let _ = writeln!(
+                s,
+                "__device__ __noinline__ u64 ex_slow_{k}({args}) {{\n    FlOut o = {{om, EX_N, 0}};\n    {body};\n    (void)yh; (void)ym; (void)ly; (void)zh; (void)zm; (void)lz;\n    return o.head;\n}}\n__device__ __noinline__ u64 ex_fast_{k}({args}) {{\n    FlOut o = {{om, EX_N, 0}};\n    {pre}\n    return ex_slow_{k}(rnd, p, om, xh, xm, lx, yh, ym, ly, zh, zm, lz);\n}}"
+            );
+            fast_kinds.push(*k);
+        } else {
+            let _ = writeln!(
+                s,
+                "__device__ __noinline__ u64 ex_slow_{k}({args}) {{\n    FlOut o = {{om, EX_N, 0}};\n    {pre}\n    {body};\n    (void)yh; (void)ym; (void)ly; (void)zh; (void)zm; (void)lz;\n    return o.head;\n}}"
+            );
+        }
     }
     // Coalesced staging of one operand of L limbs: slot base `sh` (thread
     // t at sh + t * EX_S), elements base.. of g; full tiles unrolled.
@@ -825,7 +859,12 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
     }
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__(EX_T) expr_float(u64 *__restrict__ rh, u64 *__restrict__ rl, {}, u64 len, u32 rnd) {{",
+        "extern \"C\" __global__ void __launch_bounds__(EX_T{}) expr_float(u64 *__restrict__ rh, u64 *__restrict__ rl, {}, u64 len, u32 rnd) {{",
+        if plan.min_blocks > 0 {
+            format!(", {}", plan.min_blocks)
+        } else {
+            String::new()
+        },
         params.join(", ")
     );
     let _ = writeln!(s, "    const u64 p = {prec}ull;");
@@ -874,8 +913,13 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
                     if a.len() > 2 { x(2) } else { z.clone() },
                 );
                 let kind = float_kind(*op);
+                let entry = if fast_kinds.contains(&kind) {
+                    "fast"
+                } else {
+                    "slow"
+                };
                 let slow = format!(
-                    "ex_slow_{kind}(rnd, p, o.m, {}, {}, {}, {}, {}, {}, {}, {}, {})",
+                    "ex_{entry}_{kind}(rnd, p, o.m, {}, {}, {}, {}, {}, {}, {}, {}, {})",
                     x0.0, x0.1, x0.2, x1.0, x1.1, x1.2, x2.0, x2.1, x2.2
                 );
                 let both = x0.2 == n && x1.2 == n;
