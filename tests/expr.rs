@@ -477,6 +477,7 @@ fn emulate_float(
     plan.const_p = true;
     plan.split = true;
     plan.const_rnd = Some(mparray::float::cuda::round_code(rnd));
+    plan.direct = true;
     srcs.push(codegen::float_kernel_regs(
         e, p, n, &lk, tier, &consts, &plan,
     ));
@@ -536,7 +537,7 @@ fn check_emulated(got: &[(Vec<u64>, Vec<u64>)], want: &FloatArray, what: &str) {
         "register",
         "register inline",
         "generic",
-        "register (constant p and mode, split)",
+        "register (constant p and mode, split, direct loads)",
     ];
     for (v, (rh, rl)) in got.iter().enumerate() {
         let tags: Vec<u8> = rh.iter().map(|h| (h & 0xff) as u8).collect();
@@ -643,6 +644,17 @@ fn nvrtc_time_of_generated_float_kernels() {
             plan.inline = true;
             srcs.push((
                 "regs-inline",
+                codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan),
+            ));
+            // MPARRAY_EXPR_OPT's letters, as eval_float reads them.
+            let opt = std::env::var("MPARRAY_EXPR_OPT").unwrap_or_default();
+            plan.inline = false;
+            plan.const_p = opt.contains('p');
+            plan.split = opt.contains('s');
+            plan.direct = opt.contains('d');
+            plan.const_rnd = opt.contains('r').then_some(0);
+            srcs.push((
+                "regs-opt",
                 codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan),
             ));
         }

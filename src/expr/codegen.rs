@@ -533,6 +533,12 @@ pub struct RegsPlan {
     /// Blocks per SM asked of ptxas (`__launch_bounds__`'s second
     /// argument; 0: none).
     pub min_blocks: u32,
+    /// Every thread loads its own element's limbs into its slots (16-byte
+    /// words) and stores its own result, with no barrier: the warps of a
+    /// block do not wait for each other, so that one computes while
+    /// another waits for memory (else the block's loads are coalesced
+    /// through shared memory between barriers).
+    pub direct: bool,
 }
 
 /// Whether an operation's result may overwrite an operand's slot: the
@@ -669,6 +675,7 @@ pub fn regs_plan(expr: &Expr, n_out: usize, in_limbs: &[usize]) -> Option<RegsPl
         split: false,
         const_rnd: None,
         min_blocks: 0,
+        direct: false,
     })
 }
 
@@ -832,6 +839,37 @@ __device__ __forceinline__ void ex_in(u64 *sh, const u64 *g, u64 base, u32 cnt) 
     }
 }
 template <int L>
+__device__ __forceinline__ void ex_in1(u64 *slot, const u64 *g, u64 i) {
+    const u64 *src = g + i * L;
+    if (L % 2 == 0) {
+#pragma unroll
+        for (u32 r = 0; r < L / 2; r++) {
+            ulonglong2 v = ((const ulonglong2 *)src)[r];
+            slot[2 * r] = v.x;
+            slot[2 * r + 1] = v.y;
+        }
+    } else {
+#pragma unroll
+        for (u32 r = 0; r < L; r++) slot[r] = src[r];
+    }
+}
+template <int L>
+__device__ __forceinline__ void ex_out1(u64 *g, const u64 *slot, u64 i) {
+    u64 *dst = g + i * L;
+    if (L % 2 == 0) {
+#pragma unroll
+        for (u32 r = 0; r < L / 2; r++) {
+            ulonglong2 v;
+            v.x = slot[2 * r];
+            v.y = slot[2 * r + 1];
+            ((ulonglong2 *)dst)[r] = v;
+        }
+    } else {
+#pragma unroll
+        for (u32 r = 0; r < L; r++) dst[r] = slot[r];
+    }
+}
+template <int L>
 __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt) {
     u64 *dst = g + base * L;
     if (L % 2 == 0) {
@@ -874,17 +912,31 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
     s.push_str("      u64 base = tile * T; u32 cnt = len - base < T ? (u32)(len - base) : T;\n");
     s.push_str("      u32 t = threadIdx.x; u64 i = base + (t < cnt ? t : 0);\n");
     let slot_ptr = |j: usize| format!("(sm + ({j} * EX_T + t) * EX_S)");
+    if plan.direct {
+        s.push_str("      if (t < cnt) {\n");
+    }
     for (i, node) in nodes.iter().enumerate() {
         if let (true, Node::Input(k)) = (live[i], node) {
             let j = plan.slot[i].expect("input slot");
-            let _ = writeln!(
-                s,
-                "      ex_in<{}>(sm + {j} * EX_T * EX_S, l{k}, base, cnt); u64 x{i}h = h{k}[i];",
-                in_limbs[*k]
-            );
+            if plan.direct {
+                let _ = writeln!(
+                    s,
+                    "        ex_in1<{}>({}, l{k}, i); u64 x{i}h = h{k}[i];",
+                    in_limbs[*k],
+                    slot_ptr(j)
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "      ex_in<{}>(sm + {j} * EX_T * EX_S, l{k}, base, cnt); u64 x{i}h = h{k}[i];",
+                    in_limbs[*k]
+                );
+            }
         }
     }
-    s.push_str("      __syncthreads();\n      if (t < cnt) {\n");
+    if !plan.direct {
+        s.push_str("      __syncthreads();\n      if (t < cnt) {\n");
+    }
     // (head, limbs pointer, limb count) per node.
     let mut val: Vec<(String, String, usize)> = vec![Default::default(); nodes.len()];
     for (i, node) in nodes.iter().enumerate() {
@@ -997,11 +1049,19 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
             j
         }
     };
-    s.push_str("      }\n      __syncthreads();\n");
-    let _ = writeln!(
-        s,
-        "      ex_out<EX_N>(rl, sm + {out_slot} * EX_T * EX_S, base, cnt);\n      __syncthreads();\n    }}\n}}"
-    );
+    if plan.direct {
+        let _ = writeln!(
+            s,
+            "        ex_out1<EX_N>(rl, {}, i);\n      }}\n    }}\n}}",
+            slot_ptr(out_slot)
+        );
+    } else {
+        s.push_str("      }\n      __syncthreads();\n");
+        let _ = writeln!(
+            s,
+            "      ex_out<EX_N>(rl, sm + {out_slot} * EX_T * EX_S, base, cnt);\n      __syncthreads();\n    }}\n}}"
+        );
+    }
     s
 }
 

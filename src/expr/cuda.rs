@@ -308,6 +308,7 @@ pub fn eval_float(
             let opt = knob("MPARRAY_EXPR_OPT").unwrap_or_default();
             p.const_p = opt.contains('p');
             p.split = opt.contains('s');
+            p.direct = opt.contains('d');
             p.const_rnd = opt.contains('r').then(|| round_code(rnd));
             // MPARRAY_EXPR_MINB: blocks per SM for __launch_bounds__.
             p.min_blocks = knob("MPARRAY_EXPR_MINB")
@@ -330,14 +331,15 @@ pub fn eval_float(
         Some(plan) => function(
             eng,
             format!(
-                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}:{}:{}:{:?}:{}",
+                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}:{}:{}:{:?}:{}:{}",
                 plan.inline,
                 plan.threads,
                 plan.mul32,
                 plan.const_p,
                 plan.split,
                 plan.const_rnd,
-                plan.min_blocks
+                plan.min_blocks,
+                plan.direct
             ),
             || codegen::float_kernel_regs(expr, prec, n_out, &in_limbs, tier, consts, plan),
             "expr_float",
