@@ -478,6 +478,7 @@ fn emulate_float(
     plan.split = true;
     plan.const_rnd = Some(mparray::float::cuda::round_code(rnd));
     plan.direct = true;
+    plan.mul_round32 = true;
     srcs.push(codegen::float_kernel_regs(
         e, p, n, &lk, tier, &consts, &plan,
     ));
@@ -537,7 +538,7 @@ fn check_emulated(got: &[(Vec<u64>, Vec<u64>)], want: &FloatArray, what: &str) {
         "register",
         "register inline",
         "generic",
-        "register (constant p and mode, split, direct loads)",
+        "register (constant p and mode, split, direct loads, 32-bit rounding)",
     ];
     for (v, (rh, rl)) in got.iter().enumerate() {
         let tags: Vec<u8> = rh.iter().map(|h| (h & 0xff) as u8).collect();
@@ -596,12 +597,24 @@ fn generated_float_kernels_random_trees_on_the_host() {
         let p = [128u64, 512, 1000][round];
         let rnd = modes[round];
         let nin = 2 + r.index(3);
-        let text = float_text(&mut r, nin, 6);
         let names: Vec<String> = (0..nin)
             .map(|k| ((b'a' + k as u8) as char).to_string())
             .collect();
-        let e = parse::parse_with(&text, Some(&names)).unwrap();
-        let ins = float_inputs(&mut r, nin, 40, &[p, p, p + 37, 64]);
+        let pin = [p, p, p + 37, 64];
+        // A tree whose slots fit the register kernel (a deep tree at 16
+        // limbs may not: the library then takes the generic kernel).
+        let n = mparray::float::limbs_for_prec(p);
+        let lk: Vec<usize> = (0..nin)
+            .map(|k| mparray::float::limbs_for_prec(pin[k % 4]))
+            .collect();
+        let (text, e) = loop {
+            let text = float_text(&mut r, nin, 6);
+            let e = parse::parse_with(&text, Some(&names)).unwrap();
+            if mparray::expr::codegen::regs_plan(&e, n, &lk).is_some() {
+                break (text, e);
+            }
+        };
+        let ins = float_inputs(&mut r, nin, 40, &pin);
         let refs: Vec<&FloatArray> = ins.iter().collect();
         let chain = expr::chain_float(&e, &refs, p, rnd).unwrap();
         if let Some(got) = emulate_float(&e, &ins, p, rnd, round == 1) {
@@ -652,6 +665,7 @@ fn nvrtc_time_of_generated_float_kernels() {
             plan.const_p = opt.contains('p');
             plan.split = opt.contains('s');
             plan.direct = opt.contains('d');
+            plan.mul_round32 = opt.contains('f');
             plan.const_rnd = opt.contains('r').then_some(0);
             srcs.push((
                 "regs-opt",

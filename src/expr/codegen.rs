@@ -539,6 +539,9 @@ pub struct RegsPlan {
     /// another waits for memory (else the block's loads are coalesced
     /// through shared memory between barriers).
     pub direct: bool,
+    /// The products by [`EX_MUL32`] (fl_mul_short32's product, its
+    /// rounding on 32-bit words) rather than fl_mul_short32.
+    pub mul_round32: bool,
 }
 
 /// Whether an operation's result may overwrite an operand's slot: the
@@ -585,6 +588,118 @@ __device__ __forceinline__ void ex_div_fast(FlOut &o, u64 xh, const u64 *xm, u64
     }
     bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
     fl_round_regs<N>(o, hi, below, e, neg, p, rnd);
+}
+"#;
+
+/// x * y for normal x, y and destination of EX_N >= 4 limbs: the short
+/// product of fl_mul_short32 (the same limb products, the same decision
+/// test on the low 62 bits of limb N - 1), then its rounding on 32-bit
+/// words: the normalising shift by one bit as funnel shifts, the increment
+/// as one carry chain from the word of the unit in the last place, the
+/// sticky bit always set (the decided short product has a nonzero bit
+/// below the round bit). The same value, ternary and range check as
+/// fl_round_regs on the same limbs; with a compile-time precision the
+/// masks fold.
+const EX_MUL32: &str = r#"
+__device__ __forceinline__ u32 ex_fsh1(u32 lo, u32 hi) { return (hi << 1) | (lo >> 31); }
+template <int N>
+__device__ __forceinline__ bool ex_mul32(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd, i8 &ret) {
+    constexpr int M = 2 * N, K = M - 3;
+    u32 a[M], b[M];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        a[2 * i] = (u32)xm[i];
+        a[2 * i + 1] = (u32)(xm[i] >> 32);
+        b[2 * i] = (u32)ym[i];
+        b[2 * i + 1] = (u32)(ym[i] >> 32);
+    }
+    u32 E[M + 2], O[M + 3];
+#pragma unroll
+    for (int c = 0; c < M + 2; c++) E[c] = 0;
+#pragma unroll
+    for (int c = 0; c < M + 3; c++) O[c] = 0;
+    u32 cf = 0;
+#pragma unroll
+    for (int v = 0; v < M; v++) {
+        const u32 bv = b[v];
+        const int u0 = K - v > 0 ? K - v : 0;
+#pragma unroll
+        for (int par = 0; par < 2; par++) {
+            u32 *R = par ? O : E;
+            const int base = par ? M - 3 : M - 2;
+            const int us = u0 + (((u0 + v) & 1) != par ? 1 : 0);
+            const int ul = M - 1 - (((M - 1 + v) & 1) != par ? 1 : 0);
+            if (us > ul) continue;
+            const bool more = ul + 2 <= M;
+#pragma unroll
+            for (int u = us; u <= ul; u += 2) {
+                const int c = u + v - base;
+                R[c] = u == us ? fl32_mad_lo_cc(a[u], bv, R[c], cf)
+                               : fl32_madc_lo_cc(a[u], bv, R[c], cf);
+                R[c + 1] = u == ul && !more ? fl32_madc_hi(a[u], bv, R[c + 1], cf)
+                                            : fl32_madc_hi_cc(a[u], bv, R[c + 1], cf);
+            }
+            if (more) {
+                const int c = ul + v + 2 - base;
+                R[c] = fl32_addc(R[c], 0, cf);
+            }
+        }
+    }
+    E[0] = fl32_add_cc(E[0], O[1], cf);
+#pragma unroll
+    for (int c = 1; c < M + 1; c++) E[c] = fl32_addc_cc(E[c], O[c + 1], cf);
+    E[M + 1] = fl32_addc(E[M + 1], O[M + 2], cf);
+    // The decision (fl_mul_short32's): limb N - 1 = E[0], E[1].
+    const u64 m62 = (1ull << 62) - 1;
+    u64 u = ((u64)E[0] | ((u64)E[1] << 32)) & m62;
+    if (u == 0 || u >= m62 - (u64)(2 * N)) return false;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((E[M + 1] >> 31) == 0) {
+#pragma unroll
+        for (int c = M + 1; c > 0; c--) E[c] = ex_fsh1(E[c - 1], E[c]);
+        E[0] <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    // Kept words E[2..M+1]; low bits of the last place below bit `low`.
+    // The precision at compile time (EX_P == p): every index below folds,
+    // and the carry chain is one run of add.cc / addc.cc.
+    constexpr u32 low = (u32)(64ull * N - EX_P);
+    bool rb = low > 0 ? ((E[2 + (low - 1) / 32] >> ((low - 1) % 32)) & 1) != 0
+                      : (E[1] >> 31) != 0;
+    bool inc;
+    switch (rnd) {
+    case FL_RN: inc = rb; break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = !neg; break;
+    case FL_RD: inc = neg; break;
+    default: inc = true; break;
+    }
+    // Clear the bits below the last place.
+#pragma unroll
+    for (int w = 0; w < M; w++) {
+        if ((u32)(32 * w + 32) <= low) E[2 + w] = 0;
+        else if ((u32)(32 * w) < low) E[2 + w] &= ~((1u << (low % 32)) - 1);
+    }
+    if (inc) {
+        constexpr u32 w0 = low / 32, add = 1u << (low % 32);
+        u32 carry = 0;
+        cf = 0;
+#pragma unroll
+        for (int w = 0; w < M; w++) {
+            if ((u32)w == w0) E[2 + w] = fl32_add_cc(E[2 + w], add, cf);
+            else if ((u32)w > w0) E[2 + w] = fl32_addc_cc(E[2 + w], 0, cf);
+        }
+        carry = fl32_addc(0, 0, cf);
+        if (carry) {
+            E[M + 1] = 0x80000000u;
+            e += 1;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < N; i++) o.m[i] = (u64)E[2 + 2 * i] | ((u64)E[3 + 2 * i] << 32);
+    ret = fl_finish(o, neg, e, fl_ternary(inc, neg), inc, p, rnd);
+    return true;
 }
 "#;
 
@@ -676,6 +791,7 @@ pub fn regs_plan(expr: &Expr, n_out: usize, in_limbs: &[usize]) -> Option<RegsPl
         const_rnd: None,
         min_blocks: 0,
         direct: false,
+        mul_round32: false,
     })
 }
 
@@ -737,6 +853,10 @@ pub fn float_kernel_regs(
     {
         s.push_str(EX_DIV_FAST);
     }
+    let mul_round32 = plan.mul_round32 && plan.mul32 && n >= 4 && !plan.inline;
+    if mul_round32 {
+        s.push_str(EX_MUL32);
+    }
     // The out-of-line exact code, one function per operation kind used.
     let mut kinds: Vec<&str> = Vec::new();
     let mut want = |k: &'static str| {
@@ -785,6 +905,11 @@ pub fn float_kernel_regs(
         };
         let fp = if plan.const_p { "EX_P" } else { "p" };
         let fr = if plan.const_rnd.is_some() { "EX_RND" } else { "rnd" };
+        let pre = if mul_round32 && *k == "MUL" {
+            pre.replace("fl_mul_short32<EX_N>", "ex_mul32<EX_N>")
+        } else {
+            pre.to_string()
+        };
         let pre = pre.replace(", p, rnd", &format!(", {fp}, {fr}"));
         let body = match *k {
             "NEG" => "fl_set(o, xh, xm, lx, true, false, 0, p, rnd)".to_string(),

@@ -309,6 +309,7 @@ pub fn eval_float(
             p.const_p = opt.contains('p');
             p.split = opt.contains('s');
             p.direct = opt.contains('d');
+            p.mul_round32 = opt.contains('f');
             p.const_rnd = opt.contains('r').then(|| round_code(rnd));
             // MPARRAY_EXPR_MINB: blocks per SM for __launch_bounds__.
             p.min_blocks = knob("MPARRAY_EXPR_MINB")
@@ -331,7 +332,7 @@ pub fn eval_float(
         Some(plan) => function(
             eng,
             format!(
-                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}:{}:{}:{:?}:{}:{}",
+                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}:{}:{}:{:?}:{}:{}:{}",
                 plan.inline,
                 plan.threads,
                 plan.mul32,
@@ -339,7 +340,8 @@ pub fn eval_float(
                 plan.split,
                 plan.const_rnd,
                 plan.min_blocks,
-                plan.direct
+                plan.direct,
+                plan.mul_round32
             ),
             || codegen::float_kernel_regs(expr, prec, n_out, &in_limbs, tier, consts, plan),
             "expr_float",
