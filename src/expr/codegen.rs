@@ -591,7 +591,8 @@ __device__ __forceinline__ void ex_div_fast(FlOut &o, u64 xh, const u64 *xm, u64
 }
 "#;
 
-/// x * y for normal x, y and destination of EX_N >= 4 limbs: the short
+/// x * y for normal x, y and destination of N >= 4 limbs at precision P
+/// (a compile-time constant, the output's: 64N - 63 <= P <= 64N): the short
 /// product of fl_mul_short32 (the same limb products, the same decision
 /// test on the low 62 bits of limb N - 1), then its rounding on 32-bit
 /// words: the normalising shift by one bit as funnel shifts, the increment
@@ -600,9 +601,9 @@ __device__ __forceinline__ void ex_div_fast(FlOut &o, u64 xh, const u64 *xm, u64
 /// below the round bit). The same value, ternary and range check as
 /// fl_round_regs on the same limbs; with a compile-time precision the
 /// masks fold.
-const EX_MUL32: &str = r#"
+pub const EX_MUL32: &str = r#"
 __device__ __forceinline__ u32 ex_fsh1(u32 lo, u32 hi) { return (hi << 1) | (lo >> 31); }
-template <int N>
+template <int N, u64 P>
 __device__ __forceinline__ bool ex_mul32(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd, i8 &ret) {
     constexpr int M = 2 * N, K = M - 3;
     u32 a[M], b[M];
@@ -662,11 +663,12 @@ __device__ __forceinline__ bool ex_mul32(FlOut &o, u64 xh, const u64 *xm, u64 yh
     }
     bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
     // Kept words E[2..M+1]; low bits of the last place below bit `low`.
-    // The precision at compile time (EX_P == p): every index below folds,
+    // The precision at compile time (P == p): every index below folds,
     // and the carry chain is one run of add.cc / addc.cc.
-    constexpr u32 low = (u32)(64ull * N - EX_P);
-    bool rb = low > 0 ? ((E[2 + (low - 1) / 32] >> ((low - 1) % 32)) & 1) != 0
-                      : (E[1] >> 31) != 0;
+    constexpr u32 low = (u32)(64ull * N - P);
+    bool rb;
+    if constexpr (low > 0) rb = ((E[2 + (low - 1) / 32] >> ((low - 1) % 32)) & 1) != 0;
+    else rb = (E[1] >> 31) != 0;
     bool inc;
     switch (rnd) {
     case FL_RN: inc = rb; break;
@@ -904,9 +906,13 @@ pub fn float_kernel_regs(
             }
         };
         let fp = if plan.const_p { "EX_P" } else { "p" };
-        let fr = if plan.const_rnd.is_some() { "EX_RND" } else { "rnd" };
+        let fr = if plan.const_rnd.is_some() {
+            "EX_RND"
+        } else {
+            "rnd"
+        };
         let pre = if mul_round32 && *k == "MUL" {
-            pre.replace("fl_mul_short32<EX_N>", "ex_mul32<EX_N>")
+            pre.replace("fl_mul_short32<EX_N>", "ex_mul32<EX_N, EX_P>")
         } else {
             pre.to_string()
         };
