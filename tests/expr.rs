@@ -474,11 +474,7 @@ fn emulate_float(
     // Compile-time precision and rounding mode, fast and exact code in
     // separate functions.
     plan.inline = false;
-    plan.const_p = true;
-    plan.split = true;
-    plan.const_rnd = Some(mparray::float::cuda::round_code(rnd));
-    plan.direct = true;
-    plan.mul_round32 = true;
+    plan.set_opt("psrdf", mparray::float::cuda::round_code(rnd));
     srcs.push(codegen::float_kernel_regs(
         e, p, n, &lk, tier, &consts, &plan,
     ));
@@ -660,13 +656,10 @@ fn nvrtc_time_of_generated_float_kernels() {
                 codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan),
             ));
             // MPARRAY_EXPR_OPT's letters, as eval_float reads them.
-            let opt = std::env::var("MPARRAY_EXPR_OPT").unwrap_or_default();
+            let opt = std::env::var("MPARRAY_EXPR_OPT")
+                .unwrap_or_else(|_| codegen::REGS_DEFAULT_OPT.to_string());
             plan.inline = false;
-            plan.const_p = opt.contains('p');
-            plan.split = opt.contains('s');
-            plan.direct = opt.contains('d');
-            plan.mul_round32 = opt.contains('f');
-            plan.const_rnd = opt.contains('r').then_some(0);
+            plan.set_opt(&opt, 0);
             srcs.push((
                 "regs-opt",
                 codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan),

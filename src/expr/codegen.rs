@@ -705,6 +705,26 @@ __device__ __forceinline__ bool ex_mul32(FlOut &o, u64 xh, const u64 *xm, u64 yh
 }
 "#;
 
+/// The register kernel's options that `expr::eval_float` takes unless
+/// `MPARRAY_EXPR_OPT` names others (see [`RegsPlan::set_opt`]).
+pub const REGS_DEFAULT_OPT: &str = "psrdf";
+
+impl RegsPlan {
+    /// Sets the code options from letters: `p` compile-time precision,
+    /// `r` compile-time rounding mode (`rnd`, the launch's), `s` fast and
+    /// exact code in separate functions, `d` direct per-thread loads and
+    /// stores without barriers, `f` the products' rounding on 32-bit words
+    /// ([`EX_MUL32`]). Letters absent are off (e.g. "0": the kernel as
+    /// first built, for measurements).
+    pub fn set_opt(&mut self, opt: &str, rnd: u32) {
+        self.const_p = opt.contains('p');
+        self.split = opt.contains('s');
+        self.direct = opt.contains('d');
+        self.mul_round32 = opt.contains('f');
+        self.const_rnd = opt.contains('r').then_some(rnd);
+    }
+}
+
 /// The plan of the register kernel, or None when the output has more than
 /// [`REGS_MAX_LIMBS`] limbs or the slots of 32 elements do not fit.
 /// Every live input is staged into a slot at the start of a tile; an

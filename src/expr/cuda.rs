@@ -302,15 +302,12 @@ pub fn eval_float(
             // FloatArray's mul kernels (measurements).
             p.mul32 = !matches!(knob("MPARRAY_EXPR_MUL").as_deref(), Some("64"));
             // MPARRAY_EXPR_THREADS=64 or 32: smaller tiles (measurements).
-            // MPARRAY_EXPR_OPT: letters p (compile-time precision in the
-            // register paths), s (fast and exact code in separate
-            // functions), r (compile-time rounding mode); measurements.
-            let opt = knob("MPARRAY_EXPR_OPT").unwrap_or_default();
-            p.const_p = opt.contains('p');
-            p.split = opt.contains('s');
-            p.direct = opt.contains('d');
-            p.mul_round32 = opt.contains('f');
-            p.const_rnd = opt.contains('r').then(|| round_code(rnd));
+            // The code options (codegen::RegsPlan::set_opt);
+            // MPARRAY_EXPR_OPT=letters replaces the default (measurements;
+            // "0": none of them).
+            let opt =
+                knob("MPARRAY_EXPR_OPT").unwrap_or_else(|| codegen::REGS_DEFAULT_OPT.to_string());
+            p.set_opt(&opt, round_code(rnd));
             // MPARRAY_EXPR_MINB: blocks per SM for __launch_bounds__.
             p.min_blocks = knob("MPARRAY_EXPR_MINB")
                 .and_then(|v| v.parse::<u32>().ok())
