@@ -893,7 +893,7 @@ fn generated_float_products_whose_rounding_carries_out_on_the_host() {
             for j in 0..n {
                 x += Natural::from(r.next()) << (64 * j);
             }
-            x = x % (Natural::from(1u32) << k);
+            x %= Natural::from(1u32) << k;
             x |= Natural::from(1u32) << (k - 1);
             let y = (&top - Natural::from(1u32)) / &x;
             xs.push(x.to_string());
