@@ -706,10 +706,9 @@ __device__ __forceinline__ bool ex_mul32(FlOut &o, u64 xh, const u64 *xm, u64 yh
 "#;
 
 /// The register kernel's options that `expr::eval_float` takes unless
-/// `MPARRAY_EXPR_OPT` names others (see [`RegsPlan::set_opt`]): none, the
-/// kernel as measured on the H200; "psrdf" (checked on the host, compiled
-/// by NVRTC 13.0) has not run on a device yet (notes/expr.md).
-pub const REGS_DEFAULT_OPT: &str = "0";
+/// `MPARRAY_EXPR_OPT` names others (see [`RegsPlan::set_opt`]): all five,
+/// the fastest on the H200 (notes/expr.md); "0" is the kernel without them.
+pub const REGS_DEFAULT_OPT: &str = "psrdf";
 
 impl RegsPlan {
     /// Sets the code options from letters: `p` compile-time precision,
