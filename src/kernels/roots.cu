@@ -528,6 +528,30 @@ __device__ __forceinline__ RtWs rt_ws(u64 *ws, u32 i, u32 n) {
 // Float k of a packed array.
 #define RT_F(a, k) ((a) + (u64)(k) * RT_W)
 
+// The launch's dynamic shared memory (its base; its size in bytes into
+// `bytes`). With enough of it (cuda_roots.rs passes it when the device
+// has room) the kernels keep their per-root values there instead of in
+// the global workspace (same operations on the same values, so the same
+// bits; only the memory differs): roots_aberth_first X, R, P, Q, Z, S
+// and U (T stays global), roots_aberth_next S, U, T's 5n floats and
+// copies of t and x_i, roots_certify its H. Words needed: rt_sm_first,
+// rt_sm_next, rt_cert_words (cuda_roots.rs computes the same).
+__device__ __forceinline__ u64 *rt_dsm(u32 &bytes) {
+#ifdef __CUDA_ARCH__
+    extern __shared__ __align__(16) u64 rt_dsm_base[];
+    u32 v;
+    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(v));
+    bytes = v;
+    return rt_dsm_base;
+#else
+    bytes = 0;
+    return nullptr;
+#endif
+}
+
+__device__ __forceinline__ u64 rt_sm_first(u32 n) { return (10 * (u64)n + 30) * RT_W; }
+__device__ __forceinline__ u64 rt_sm_next(u32 n) { return (9 * (u64)n + 26) * RT_W; }
+
 // The profile (MPARRAY_ROOTS_PROFILE): thread 0 of each block adds the
 // clock cycles since its last mark to slot k (after a barrier, so a slot
 // holds the block's time for that phase); p null when off.
@@ -560,6 +584,20 @@ __device__ __forceinline__ void rt_done(RtProf &pf) {
         atomicAdd(pf.p + 11, (unsigned long long)(rt_gtime() - pf.g0));
         atomicAdd(pf.p + 12, (unsigned long long)(clock64() - pf.c0));
     }
+}
+
+// The profile's launch spans: slots 64 + 6 row + 2 k (the earliest block
+// start, %globaltimer) and + 1 (the latest block end) of the step's
+// launch k (0: roots_aberth_first; 1 + last: roots_aberth_next), for
+// cuda_roots.rs's span and gap report.
+__device__ __forceinline__ void rt_span(u64 *prof, u32 on, u32 row, u32 k, bool end) {
+#ifdef __CUDA_ARCH__
+    if (on && threadIdx.x == 0) {
+        unsigned long long *s = (unsigned long long *)prof + 64 + 6 * row + 2 * k;
+        if (end) atomicMax(s + 1, (unsigned long long)rt_gtime());
+        else atomicMin(s, (unsigned long long)rt_gtime());
+    }
+#endif
 }
 
 __device__ __forceinline__ void rt_mark(RtProf &pf, int k) {
@@ -773,6 +811,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     __shared__ u64 gsc[RT_GROUPS][RT_WSC];
     const u32 i = blockIdx.x, t = threadIdx.x, B = blockDim.x;
     u8 *flags = fring + (u64)row * n;
+    rt_span(prof, profon, row, 0, false);
     if (check != 0) {
         // The stopping test of the previous step (polyroots.rs's run):
         // every root converged, or that step skipped; then skip this one.
@@ -792,7 +831,20 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     RtProf pf = rt_prof(prof, profon, 0);
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
-    const RtWs w = rt_ws(ws, i, n);
+    RtWs w = rt_ws(ws, i, n);
+    {
+        u32 db;
+        u64 *sm = rt_dsm(db);
+        if (rt_sm_first(n) * 8 <= db) {
+            w.X = sm;
+            w.R = w.X + (u64)(n + 1) * RT_CW;
+            w.P = w.R + (u64)(n + 1) * RT_W;
+            w.Q = w.P + (u64)(n + 1) * RT_CW;
+            w.Z = w.Q + (u64)n * RT_CW;
+            w.S = w.Z + (u64)(n + 1) * RT_W;
+            w.U = w.S + (u64)n * RT_CW;
+        }
+    }
     u64 *X = w.X, *R = w.R, *T = w.T;
     if (t == 0) {
         rt_copy(X, one, RT_W);
@@ -911,6 +963,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     rt_mark(pf, 9);
     rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, true, last != 0, pf);
     rt_done(pf);
+    rt_span(prof, profon, row, 0, true);
 }
 
 // A later sub-step, block i = root i: t' = x_i - p/(p' - p S(t)).
@@ -918,6 +971,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     roots_aberth_next(const u64 *x, const u64 *t, u64 *tout, const u64 *pd, u64 *ws, u8 *fring,
                       const u64 *consts, u32 n, u64 p, u32 last, u64 *prof, u32 profon, u32 row) {
     u8 *flags = fring + (u64)row * n;
+    rt_span(prof, profon, row, 1 + last, false);
     // The step's first sub-step skipped (the iteration had stopped).
     if ((flags[blockIdx.x] & RT_F_SKIP) != 0) return;
     __shared__ u32 sf[4];
@@ -926,12 +980,28 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     const u32 i = blockIdx.x;
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
-    const RtWs w = rt_ws(ws, i, n);
+    RtWs w = rt_ws(ws, i, n);
+    {
+        u32 db;
+        u64 *sm = rt_dsm(db);
+        if (rt_sm_next(n) * 8 <= db) {
+            w.S = sm;
+            w.U = w.S + (u64)n * RT_CW;
+            w.T = w.U + (u64)24 * RT_W;
+            u64 *tc = w.T + (u64)5 * n * RT_W, *xc = tc + (u64)n * RT_CW;
+            for (u32 k = threadIdx.x; k < n * RT_CW; k += blockDim.x) tc[k] = t[k];
+            for (u32 k = threadIdx.x; k < RT_CW; k += blockDim.x) xc[k] = xi[k];
+            t = tc;
+            xi = xc;
+            __syncthreads();
+        }
+    }
     if (threadIdx.x == 0) sf[2] = 0;
     const u64 *pdi = pd + (u64)i * 2 * RT_CW;
     rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf, pf, gsc);
     rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, false, last != 0, pf);
     rt_done(pf);
+    rt_span(prof, profon, row, 1 + last, true);
 }
 
 // Per-point workspace of roots_certify, in floats: per k = 0..n the four
@@ -1070,6 +1140,11 @@ extern "C" __global__ void roots_certify(const u64 *x, u64 *out, const u64 *A, c
     __shared__ u64 ax[RT_W], rr[RT_W], uu[RT_W], mm[RT_W];
     __shared__ u64 ring[4][5][RT_W];
     u64 *H = ws + (u64)blockIdx.x * rt_cert_words(n);
+    {
+        u32 db;
+        u64 *sm = rt_dsm(db);
+        if (rt_cert_words(n) * 8 <= db) H = sm;
+    }
 #define RT_H(k, f) RT_F(H, 8 * (u64)(k) + (f))
     for (u32 i = blockIdx.x; i < len; i += gridDim.x) {
         const u64 *xi = x + (u64)i * RT_CW;
