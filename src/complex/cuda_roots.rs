@@ -83,7 +83,7 @@ const CERT_BLOCK: u32 = 256;
 
 /// Words of one root's workspace (roots.cu's `rt_ws_words`).
 fn ws_words(n: usize, w: usize) -> usize {
-    (18 * n + 38) * w
+    (23 * n + 38) * w
 }
 
 /// Words of one point's workspace of `roots_certify` (`rt_cert_words`).
@@ -119,7 +119,10 @@ fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
     if let Some(b) = knobs().smem {
         return b;
     }
-    let (w, room) = (nl + 1, eng.info().max_shared_per_block_optin.max(0) as usize);
+    let (w, room) = (
+        nl + 1,
+        eng.info().max_shared_per_block_optin.max(0) as usize,
+    );
     let room = room.saturating_sub(static_smem(nl, knobs().block));
     let (f, x) = (8 * sm_first(n, w), 8 * sm_next(n, w));
     [f.max(x), x]
