@@ -822,12 +822,13 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
         else if (wk == 1) rt_wmul(RT_F(U, 3), RT_F(tn, 1), RT_F(tn, 1), p, FL_RN, sc);
         else if (l0 && wk == 2) rt_add(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN);
         __syncthreads();
-        if (t == 0) {
-            u64 b[RT_W], a16[RT_W];
-            rt_add(b, RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
-            rt_mul(a16, b, tol2, p, FL_RN);
-            sf[2] = rt_le(RT_F(U, 4), a16) ? 1 : 0;
-        }
+        // |t'|^2 (U5), then tol^2 |t'|^2 (U6) by a warp, then the test
+        // (U5 and U6 are free by now).
+        if (t == 0) rt_add(RT_F(U, 5), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
+        __syncthreads();
+        if (wk == 0) rt_wmul(RT_F(U, 6), RT_F(U, 5), tol2, p, FL_RN, sc);
+        __syncthreads();
+        if (t == 0) sf[2] = rt_le(RT_F(U, 4), RT_F(U, 6)) ? 1 : 0;
     }
     __syncthreads();
     if (t == 0) {
