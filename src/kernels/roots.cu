@@ -35,7 +35,8 @@ __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_
 // operations on other threads: 64, 128, 256, 512 (see rt_power_group,
 // roots_certify, the term products, rt_repulsion); 1024: the first
 // sub-step's powers and the repulsion's leaves on the two halves of the
-// block at once (rt_powers, rt_rep_leaves). Default 4: on the H200 (2026-12-02
+// block at once (rt_powers, rt_rep_leaves), 2048 and 4096 their shares.
+// Default 4: on the H200 (2026-12-02
 // 18:59 UTC, notes/solvers.md) only the generic division was faster (a
 // round of 127 divisions 129k -> 62k cycles); the rolled product and the
 // generic addition were slower or no faster.
@@ -953,12 +954,13 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     }
     __syncthreads();
     rt_mark(pf, 0);
-    // The powers; RT_V bit 1024: on the first half of the block while the
-    // second half makes the repulsion's leaves (independent of them; its
-    // values in E): the same operations.
-    const bool ovl = (RT_V & 1024) != 0 && B % 64 == 0;
+    // The powers; RT_V bit 1024: on the first h threads of the block (half
+    // of it; with bit 2048 five eighths, with bit 4096 three quarters)
+    // while the others make the repulsion's leaves (independent of them;
+    // its values in E): the same operations.
+    const u32 h = (RT_V & 2048) != 0 ? B / 8 * 5 : ((RT_V & 4096) != 0 ? B / 4 * 3 : B / 2);
+    const bool ovl = (RT_V & 1024) != 0 && h % 32 == 0 && h > 0 && h < B;
     if (ovl) {
-        const u32 h = B / 2;
         if (t < h) rt_powers(X, R, T, n, p, t, h, 1, gsc);
         else
             rt_rep_leaves(i, xi, x, w.E, RT_F(w.E, 2 * n), RT_F(w.E, 4 * n), w.S, n, one, p, t - h,
