@@ -109,6 +109,10 @@ fn static_smem(nl: usize, block: u32) -> usize {
     (40 + block as usize / 32) * 48 * nl + 32 * (nl + 1) * 8 + 1024
 }
 
+/// Whether the kernels get dynamic shared memory without
+/// `MPARRAY_ROOTS_SMEM` (see notes/solvers.md, "Shared memory, ...").
+const SMEM_BY_DEFAULT: bool = true;
+
 /// Dynamic shared bytes of the iteration's launches (both kernels get
 /// the same): enough for both kernels' values when the device allows it
 /// (the H200: 227 KiB a block; Wilkinson 128 at 1024 bits needs 174
@@ -118,6 +122,9 @@ fn static_smem(nl: usize, block: u32) -> usize {
 fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
     if let Some(b) = knobs().smem {
         return b;
+    }
+    if !SMEM_BY_DEFAULT {
+        return 0;
     }
     let (w, room) = (
         nl + 1,
@@ -136,6 +143,9 @@ fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
 fn cert_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
     if let Some(b) = knobs().smem {
         return b;
+    }
+    if !SMEM_BY_DEFAULT {
+        return 0;
     }
     let room = (eng.info().max_shared_per_block_optin.max(0) as usize)
         .saturating_sub(static_smem(nl, CERT_BLOCK));
