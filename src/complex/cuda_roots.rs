@@ -110,15 +110,19 @@ fn static_smem(nl: usize, block: u32) -> usize {
 }
 
 /// Whether the kernels get dynamic shared memory without
-/// `MPARRAY_ROOTS_SMEM` (see notes/solvers.md, "Shared memory, ...").
-const SMEM_BY_DEFAULT: bool = true;
+/// `MPARRAY_ROOTS_SMEM` (see notes/solvers.md, "Shared memory, ..."):
+/// off until the shared-memory kernels have run on a GPU
+/// (`MPARRAY_ROOTS_SMEM=232448` or any size turns them on; the kernels
+/// check the size they got).
+const SMEM_BY_DEFAULT: bool = false;
 
 /// Dynamic shared bytes of the iteration's launches (both kernels get
 /// the same): enough for both kernels' values when the device allows it
 /// (the H200: 227 KiB a block; Wilkinson 128 at 1024 bits needs 174
 /// KiB), else for `roots_aberth_next`'s alone, else 0 (every value in the
 /// global workspace; each kernel checks the size it got). Same bits
-/// either way. `MPARRAY_ROOTS_SMEM` overrides it.
+/// either way. `MPARRAY_ROOTS_SMEM` overrides it; 0 unless
+/// [`SMEM_BY_DEFAULT`].
 fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
     if let Some(b) = knobs().smem {
         return b;
