@@ -22,8 +22,10 @@ pub const BLOCK: u32 = 256;
 /// instead of the built-in one), `MPARRAY_ROOTS_BLOCK` (threads per block
 /// of the iteration, passed as RT_BLOCK), `MPARRAY_ROOTS_V` (a variant
 /// number passed as RT_V), `MPARRAY_ROOTS_SMEM` (dynamic shared bytes per
-/// block), `MPARRAY_ROOTS_WS` (workspace words per root as a multiple of
-/// the built-in size), `MPARRAY_ROOTS_PROFILE` (the kernels' per-phase
+/// block of the iteration's kernels and of `roots_certify`; unset: as
+/// [`iter_smem`] and [`cert_smem`] choose; 0: none, every value in the
+/// global workspace), `MPARRAY_ROOTS_WS` (workspace words per root as a multiple of
+/// the built-in size; the default, unset, is [`iter_smem`]'s), `MPARRAY_ROOTS_PROFILE` (the kernels' per-phase
 /// clock counters, printed at the end of a solve), `MPARRAY_ROOTS_SYNC`
 /// (one step at a time, the flags read after each, instead of the
 /// chained steps of [`CudaIter::run_chained`]).
@@ -31,7 +33,7 @@ struct Knobs {
     src: &'static KernelSource,
     block: u32,
     v: i64,
-    smem: u32,
+    smem: Option<u32>,
     ws: usize,
     prof: bool,
     sync: bool,
@@ -53,7 +55,7 @@ fn knobs() -> &'static Knobs {
             src,
             block: num("MPARRAY_ROOTS_BLOCK").map_or(BLOCK, |b| b.clamp(32, 1024) as u32),
             v: num("MPARRAY_ROOTS_V").unwrap_or(0),
-            smem: num("MPARRAY_ROOTS_SMEM").map_or(0, |b| b.clamp(0, 227 << 10) as u32),
+            smem: num("MPARRAY_ROOTS_SMEM").map(|b| b.clamp(0, 227 << 10) as u32),
             ws: num("MPARRAY_ROOTS_WS").map_or(1, |b| b.clamp(1, 8) as usize),
             prof: std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some(),
             sync: std::env::var_os("MPARRAY_ROOTS_SYNC").is_some(),
@@ -61,8 +63,10 @@ fn knobs() -> &'static Knobs {
     })
 }
 
-/// Phase counters of the profile (roots.cu's RT_PROF_SLOTS).
-const PROF_SLOTS: usize = 64;
+/// Phase counters of the profile (roots.cu's RT_PROF_SLOTS), then per
+/// row of the flags' ring the launch spans (roots.cu's `rt_span`: six
+/// slots, the earliest start and the latest end of each launch).
+const PROF_SLOTS: usize = 64 + 6 * RING;
 
 /// Rows of the flags' ring (chained steps: a batch and the two steps
 /// before it).
@@ -79,12 +83,92 @@ const CERT_BLOCK: u32 = 256;
 
 /// Words of one root's workspace (roots.cu's `rt_ws_words`).
 fn ws_words(n: usize, w: usize) -> usize {
-    (18 * n + 38) * w
+    (23 * n + 38) * w
 }
 
 /// Words of one point's workspace of `roots_certify` (`rt_cert_words`).
 fn cert_words(n: usize, w: usize) -> usize {
     9 * (n + 1) * w
+}
+
+/// Words of dynamic shared memory with which `roots_aberth_first` and
+/// `roots_aberth_next` keep their per-root values there (roots.cu's
+/// `rt_sm_first`, `rt_sm_next`).
+fn sm_first(n: usize, w: usize) -> usize {
+    (10 * n + 30) * w
+}
+fn sm_next(n: usize, w: usize) -> usize {
+    (9 * n + 26) * w
+}
+
+/// A bound on a roots kernel's static shared bytes for `nl` limbs and
+/// `block` threads (roots.cu: the groups' and warps' product scratch,
+/// `(RT_GROUPS + block / 32) 6 RT_N` words, the certify's ring and
+/// scalars, the flags), with room to spare.
+fn static_smem(nl: usize, block: u32) -> usize {
+    (40 + block as usize / 32) * 48 * nl + 32 * (nl + 1) * 8 + 1024
+}
+
+/// Whether the kernels get dynamic shared memory without
+/// `MPARRAY_ROOTS_SMEM` (see notes/solvers.md, "Shared memory, ..."):
+/// off until the shared-memory kernels have run on a GPU
+/// (`MPARRAY_ROOTS_SMEM=232448` or any size turns them on; the kernels
+/// check the size they got).
+const SMEM_BY_DEFAULT: bool = false;
+
+/// Dynamic shared bytes of the iteration's launches (both kernels get
+/// the same): enough for both kernels' values when the device allows it
+/// (the H200: 227 KiB a block; Wilkinson 128 at 1024 bits needs 174
+/// KiB), else for `roots_aberth_next`'s alone, else 0 (every value in the
+/// global workspace; each kernel checks the size it got). Same bits
+/// either way. `MPARRAY_ROOTS_SMEM` overrides it; 0 unless
+/// [`SMEM_BY_DEFAULT`].
+fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
+    if let Some(b) = knobs().smem {
+        return b;
+    }
+    if !SMEM_BY_DEFAULT {
+        return 0;
+    }
+    let (w, room) = (
+        nl + 1,
+        eng.info().max_shared_per_block_optin.max(0) as usize,
+    );
+    let room = room.saturating_sub(static_smem(nl, knobs().block));
+    let (f, x) = (8 * sm_first(n, w), 8 * sm_next(n, w));
+    [f.max(x), x]
+        .into_iter()
+        .find(|&b| b <= room)
+        .map_or(0, |b| b as u32)
+}
+
+/// Dynamic shared bytes of `roots_certify`: its workspace when the device
+/// has room (else 0: the global one).
+fn cert_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
+    if let Some(b) = knobs().smem {
+        return b;
+    }
+    if !SMEM_BY_DEFAULT {
+        return 0;
+    }
+    let room = (eng.info().max_shared_per_block_optin.max(0) as usize)
+        .saturating_sub(static_smem(nl, CERT_BLOCK));
+    let b = 8 * cert_words(n, nl + 1);
+    if b <= room { b as u32 } else { 0 }
+}
+
+/// Raises `f`'s dynamic shared-memory limit to `bytes` where needed.
+fn allow_smem(f: &cudarc::driver::CudaFunction, bytes: u32) -> Result<()> {
+    if bytes > 48 * 1024 {
+        f.set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+        .map_err(Error::driver(
+            "raising the shared-memory limit of the roots kernels",
+        ))?;
+    }
+    Ok(())
 }
 
 /// The roots kernels for `nl` limbs per float.
@@ -142,8 +226,19 @@ pub(crate) struct CudaIter {
     prof: CudaSlice<u64>,
     /// Launches of roots_aberth_first and roots_aberth_next.
     launches: [u64; 2],
+    /// Dynamic shared bytes of both kernels' launches ([`iter_smem`]).
+    smem: u32,
     /// Host time of the launches and of the flags' downloads (ns).
     host_ns: [u128; 2],
+    /// The profile's launch spans and gaps (chained steps, ns):
+    /// per launch kind (first, next, last next) the sum of spans and
+    /// their count; the gaps first -> next, next -> last next, a step's
+    /// end -> the next step's start within a batch, and across a batch's
+    /// end (the host's wait); sums and counts.
+    spans: [[u64; 2]; 3],
+    gaps: [[u64; 2]; 4],
+    /// The end of the last step seen (ns, %globaltimer).
+    last_end: u64,
 }
 
 impl CudaIter {
@@ -178,7 +273,11 @@ impl CudaIter {
             flags: alloc_zeros(eng, (RING + 1) * n)?,
             prof: alloc_zeros(eng, PROF_SLOTS)?,
             launches: [0; 2],
+            smem: iter_smem(eng, n, su.nl),
             host_ns: [0; 2],
+            spans: [[0; 2]; 3],
+            gaps: [[0; 2]; 4],
+            last_end: 0,
         })
     }
 
@@ -186,7 +285,7 @@ impl CudaIter {
         LaunchConfig {
             grid_dim: (self.n as u32, 1, 1),
             block_dim: (knobs().block, 1, 1),
-            shared_mem_bytes: knobs().smem,
+            shared_mem_bytes: self.smem,
         }
     }
 
@@ -235,21 +334,74 @@ impl CudaIter {
             self.host_ns[0] as f64 * 1e-6,
             self.host_ns[1] as f64 * 1e-6
         );
+        let avg = |v: [u64; 2]| {
+            if v[1] == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1} us x {}", v[0] as f64 * 1e-3 / v[1] as f64, v[1])
+            }
+        };
+        if self.spans.iter().any(|v| v[1] > 0) {
+            eprintln!(
+                "roots launch spans (first block start to last block end): first {}, next {}, last next {}; gaps: first -> next {}, next -> last next {}, step -> step {}, across a batch {}",
+                avg(self.spans[0]),
+                avg(self.spans[1]),
+                avg(self.spans[2]),
+                avg(self.gaps[0]),
+                avg(self.gaps[1]),
+                avg(self.gaps[2]),
+                avg(self.gaps[3])
+            );
+        }
+        Ok(())
+    }
+
+    /// The profile's span slots reset (before a batch of chained steps).
+    fn reset_spans(&mut self) -> Result<()> {
+        let v: Vec<u64> = (0..6 * RING)
+            .map(|k| if k % 2 == 0 { u64::MAX } else { 0 })
+            .collect();
+        self.eng
+            .stream()
+            .memcpy_htod(&v, &mut self.prof.slice_mut(64..PROF_SLOTS))
+            .map_err(Error::driver("copying to the device"))
+    }
+
+    /// The spans of steps `from..to` (made, not skipped) into the sums.
+    fn take_spans(&mut self, from: usize, to: usize) -> Result<()> {
+        let c = download(&self.eng, &self.prof)?;
+        for s in from..to {
+            let r = 64 + 6 * (s % RING);
+            let sl = &c[r..r + 6];
+            let mut prev_end: Option<u64> = None;
+            for k in 0..3 {
+                let (a, b) = (sl[2 * k], sl[2 * k + 1]);
+                if a == u64::MAX || b == 0 || b < a {
+                    continue;
+                }
+                self.spans[k][0] += b - a;
+                self.spans[k][1] += 1;
+                if k == 0 {
+                    if self.last_end != 0 && a >= self.last_end {
+                        let g = if s == from { 3 } else { 2 };
+                        self.gaps[g][0] += a - self.last_end;
+                        self.gaps[g][1] += 1;
+                    }
+                } else if let Some(e) = prev_end.filter(|&e| a >= e) {
+                    self.gaps[k - 1][0] += a - e;
+                    self.gaps[k - 1][1] += 1;
+                }
+                prev_end = Some(b);
+            }
+            if let Some(e) = prev_end {
+                self.last_end = e;
+            }
+        }
         Ok(())
     }
 
     fn smem(&self, f: &cudarc::driver::CudaFunction) -> Result<()> {
-        let b = knobs().smem;
-        if b > 48 * 1024 {
-            f.set_attribute(
-                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                b as i32,
-            )
-            .map_err(Error::driver(
-                "raising the shared-memory limit of the roots kernels",
-            ))?;
-        }
-        Ok(())
+        allow_smem(f, self.smem)
     }
 }
 
@@ -368,6 +520,10 @@ impl CudaIter {
         let row = |s: usize| (s % RING) as u32;
         loop {
             let upto = (queued + BATCH).min(max_iter.saturating_add(1));
+            if knobs().prof {
+                self.reset_spans()?;
+            }
+            let from = queued;
             let h0 = std::time::Instant::now();
             while queued < upto {
                 let s = queued;
@@ -383,6 +539,15 @@ impl CudaIter {
             let fl = download(&self.eng, &self.flags)?;
             self.host_ns[0] += (h1 - h0).as_nanos();
             self.host_ns[1] += h1.elapsed().as_nanos();
+            if knobs().prof {
+                let to = (from..queued)
+                    .find(|&s| {
+                        let r = (s % RING) * n;
+                        fl[r..r + n].iter().any(|&v| v & F_SKIP != 0)
+                    })
+                    .unwrap_or(queued);
+                self.take_spans(from, to)?;
+            }
             while made < queued {
                 let s = made;
                 let r = row(s) as usize * n;
@@ -461,6 +626,8 @@ pub(crate) fn certify(eng: &Arc<CudaEngine>, su: &Setup, x: &[u64]) -> Result<Ve
     let grid = len.min(((256usize << 20) / 8 / per).max(1)).min(65535);
     let mut ws = alloc_zeros::<u64>(eng, grid * per)?;
     let f = eng.function(&instance(su.nl), "roots_certify")?;
+    let smem = cert_smem(eng, su.n, su.nl);
+    allow_smem(&f, smem)?;
     let (n32, len32, p) = (su.n as u32, len as u32, su.p);
     let mut b = eng.stream().launch_builder(&f);
     b.arg(&xd)
@@ -474,7 +641,7 @@ pub(crate) fn certify(eng: &Arc<CudaEngine>, su: &Setup, x: &[u64]) -> Result<Ve
     let cfg = LaunchConfig {
         grid_dim: (grid as u32, 1, 1),
         block_dim: (CERT_BLOCK, 1, 1),
-        shared_mem_bytes: 0,
+        shared_mem_bytes: smem,
     };
     // SAFETY: x holds len packed points, out len reals, A and er n + 1
     // values of the instance's limb count, ws grid points' workspaces.

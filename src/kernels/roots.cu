@@ -31,7 +31,12 @@ __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_
 // 8: rt_mul by fl_arith (full schoolbook product); 16: rt_mul_c's inner
 // loop not unrolled; 32: rt_wmul's carries and rounding by rolled loops
 // (rt_wfin_c). Every path computes the same exact integers or rounds
-// correctly, so the bits are the same. Default 4: on the H200 (2026-12-02
+// correctly, so the bits are the same. Not code size, the same
+// operations on other threads: 64, 128, 256, 512 (see rt_power_group,
+// roots_certify, the term products, rt_repulsion); 1024: the first
+// sub-step's powers and the repulsion's leaves on the two halves of the
+// block at once (rt_powers, rt_rep_leaves), 2048 and 4096 their shares.
+// Default 4: on the H200 (2026-12-02
 // 18:59 UTC, notes/solvers.md) only the generic division was faster (a
 // round of 127 divisions 129k -> 62k cycles); the rolled product and the
 // generic addition were slower or no faster.
@@ -497,11 +502,12 @@ __device__ void rt_tsums(const RtTree (&tr)[NT], u64 p) {
 // Per-root workspace, in floats of RT_W words: X (n+1 complex), R (n+1),
 // the leaves of p (n+1 complex), p' (n complex), noise (n+1), S (n
 // complex), T (8(n+1): the products before their sums), U (24: the
-// correction's values). cuda_roots.rs sizes the same.
-__device__ __forceinline__ u64 rt_ws_words(u32 n) { return (18 * (u64)n + 38) * RT_W; }
+// correction's values), E (5n: the first sub-step's repulsion values when
+// it runs beside the powers, RT_V bit 1024). cuda_roots.rs sizes the same.
+__device__ __forceinline__ u64 rt_ws_words(u32 n) { return (23 * (u64)n + 38) * RT_W; }
 
 struct RtWs {
-    u64 *X, *R, *P, *Q, *Z, *S, *T, *U;
+    u64 *X, *R, *P, *Q, *Z, *S, *T, *U, *E;
 };
 
 __device__ __forceinline__ RtWs rt_ws(u64 *ws, u32 i, u32 n) {
@@ -522,11 +528,37 @@ __device__ __forceinline__ RtWs rt_ws(u64 *ws, u32 i, u32 n) {
     w.T = b;
     b += (u64)8 * (n + 1) * RT_W;
     w.U = b;
+    b += (u64)24 * RT_W;
+    w.E = b;
     return w;
 }
 
 // Float k of a packed array.
 #define RT_F(a, k) ((a) + (u64)(k) * RT_W)
+
+// The launch's dynamic shared memory (its base; its size in bytes into
+// `bytes`). With enough of it (cuda_roots.rs passes it when the device
+// has room) the kernels keep their per-root values there instead of in
+// the global workspace (same operations on the same values, so the same
+// bits; only the memory differs): roots_aberth_first X, R, P, Q, Z, S
+// and U (T stays global), roots_aberth_next S, U, T's 5n floats and
+// copies of t and x_i, roots_certify its H. Words needed: rt_sm_first,
+// rt_sm_next, rt_cert_words (cuda_roots.rs computes the same).
+__device__ __forceinline__ u64 *rt_dsm(u32 &bytes) {
+#ifdef __CUDA_ARCH__
+    extern __shared__ __align__(16) u64 rt_dsm_base[];
+    u32 v;
+    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(v));
+    bytes = v;
+    return rt_dsm_base;
+#else
+    bytes = 0;
+    return nullptr;
+#endif
+}
+
+__device__ __forceinline__ u64 rt_sm_first(u32 n) { return (10 * (u64)n + 30) * RT_W; }
+__device__ __forceinline__ u64 rt_sm_next(u32 n) { return (9 * (u64)n + 26) * RT_W; }
 
 // The profile (MPARRAY_ROOTS_PROFILE): thread 0 of each block adds the
 // clock cycles since its last mark to slot k (after a barrier, so a slot
@@ -560,6 +592,20 @@ __device__ __forceinline__ void rt_done(RtProf &pf) {
         atomicAdd(pf.p + 11, (unsigned long long)(rt_gtime() - pf.g0));
         atomicAdd(pf.p + 12, (unsigned long long)(clock64() - pf.c0));
     }
+}
+
+// The profile's launch spans: slots 64 + 6 row + 2 k (the earliest block
+// start, %globaltimer) and + 1 (the latest block end) of the step's
+// launch k (0: roots_aberth_first; 1 + last: roots_aberth_next), for
+// cuda_roots.rs's span and gap report.
+__device__ __forceinline__ void rt_span(u64 *prof, u32 on, u32 row, u32 k, bool end) {
+#ifdef __CUDA_ARCH__
+    if (on && threadIdx.x == 0) {
+        unsigned long long *s = (unsigned long long *)prof + 64 + 6 * row + 2 * k;
+        if (end) atomicMax(s + 1, (unsigned long long)rt_gtime());
+        else atomicMin(s, (unsigned long long)rt_gtime());
+    }
+#endif
 }
 
 __device__ __forceinline__ void rt_mark(RtProf &pf, int k) {
@@ -646,6 +692,54 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
     }
 }
 
+// A barrier of the nt threads of a team: bar 0 the block's
+// (__syncthreads), else the named barrier bar (nt a multiple of 32).
+__device__ __forceinline__ void rt_bar(u32 bar, u32 nt) {
+#ifdef __CUDA_ARCH__
+    if (bar == 0) __syncthreads();
+    else asm volatile("bar.sync %0, %1;" ::"r"(bar), "r"(nt) : "memory");
+#else
+    __syncthreads();
+#endif
+}
+
+// rt_repulsion's leaves (no tree) by a team of nt threads (tid: the
+// thread's index in it, bar: its barrier), each product by one thread:
+// the same operations, D, SQ, IQ as given (2n, 2n, n floats).
+__device__ void rt_rep_leaves(u32 i, const u64 *xi, const u64 *t, u64 *D, u64 *SQ, u64 *IQ,
+                              u64 *S, u32 n, const u64 *one, u64 p, u32 tid, u32 nt, u32 bar) {
+    const u32 m2 = 2 * (n - 1);
+    for (u32 m = tid; m < m2; m += nt) {
+        u32 j = m / 2, part = m % 2;
+        j += j >= i;
+        rt_add(RT_F(D, 2 * j + part), RT_F(xi, part), RT_F(t + (u64)j * RT_CW, part), true, p,
+               FL_RN);
+    }
+    rt_bar(bar, nt);
+    for (u32 m = tid; m < m2; m += nt) {
+        u32 j = m / 2, part = m % 2;
+        j += j >= i;
+        const u64 *d = RT_F(D, 2 * j + part);
+        rt_mul(RT_F(SQ, 2 * j + part), d, d, p, FL_RN);
+    }
+    rt_bar(bar, nt);
+    for (u32 m = tid; m < n - 1; m += nt) {
+        u32 j = m + (m >= i);
+        u64 q[RT_W];
+        rt_add(q, RT_F(SQ, 2 * j), RT_F(SQ, 2 * j + 1), false, p, FL_RN);
+        rt_div(RT_F(IQ, j), one, q, p);
+    }
+    rt_bar(bar, nt);
+    for (u32 m = tid; m < m2; m += nt) {
+        u32 j = m / 2, part = m % 2;
+        j += j >= i;
+        u64 *r = RT_F(S, 2 * j + part);
+        rt_mul(r, RT_F(D, 2 * j + part), RT_F(IQ, j), p, FL_RN);
+        if (part) rt_negate(r);
+    }
+    rt_bar(bar, nt);
+}
+
 // The correction of root i from p, p' (pdi) and the sum S (S's leaf 0),
 // block-wide, the independent operations on different threads: ps = p S,
 // iso (first: 16 |ps|^2 <= |p'|^2), c = p (1/(p' - ps)), t' = x_i - c
@@ -729,12 +823,13 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
         else if (wk == 1) rt_wmul(RT_F(U, 3), RT_F(tn, 1), RT_F(tn, 1), p, FL_RN, sc);
         else if (l0 && wk == 2) rt_add(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN);
         __syncthreads();
-        if (t == 0) {
-            u64 b[RT_W], a16[RT_W];
-            rt_add(b, RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
-            rt_mul(a16, b, tol2, p, FL_RN);
-            sf[2] = rt_le(RT_F(U, 4), a16) ? 1 : 0;
-        }
+        // |t'|^2 (U5), then tol^2 |t'|^2 (U6) by a warp, then the test
+        // (U5 and U6 are free by now).
+        if (t == 0) rt_add(RT_F(U, 5), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
+        __syncthreads();
+        if (wk == 0) rt_wmul(RT_F(U, 6), RT_F(U, 5), tol2, p, FL_RN, sc);
+        __syncthreads();
+        if (t == 0) sf[2] = rt_le(RT_F(U, 4), RT_F(U, 6)) ? 1 : 0;
     }
     __syncthreads();
     if (t == 0) {
@@ -761,6 +856,42 @@ __device__ __forceinline__ u32 rt_power_group(u32 prods, u32 b) {
     return g >= 4 ? g : 1;
 }
 
+// The powers X_k = X_s X_{k-s}, R_k = R_s R_{k-s} (RU), s < k <= min(2s, n),
+// by a team of nt threads (tid, bar: as rt_rep_leaves; the block's
+// threads with bar 0): a level's products (four per complex power, one
+// per R), then its sums. The team's warps come first in the block (the
+// groups of lanes are aligned in their warps).
+__device__ void rt_powers(u64 *X, u64 *R, u64 *T, u32 n, u64 p, u32 tid, u32 nt, u32 bar,
+                          u64 (*gsc)[RT_WSC]) {
+    for (u32 s = 1; s < n; s *= 2) {
+        const u32 cnt = (2 * s < n ? 2 * s : n) - s;
+        const u64 *xs = X + (u64)s * RT_CW;
+        // The complex products (m < 4 cnt) before the R ones, so that a
+        // warp's lanes take one branch.
+        // Narrow levels: each product by a group of g lanes (rt_gmul).
+        const u32 g = rt_power_group(5 * cnt, nt);
+        const u32 step = g > 1 ? 1 : nt;
+        for (u32 m = g > 1 ? tid / g : tid; m < 5 * cnt; m += step) {
+            const bool rr = m >= 4 * cnt;
+            const u32 k = s + 1 + (rr ? m - 4 * cnt : m / 4), c = rr ? 4 : m % 4;
+            const u64 *y = X + (u64)(k - s) * RT_CW;
+            // One call for both kinds (a warp's groups stay on one path).
+            u64 *r = c == 4 ? RT_F(R, k) : RT_F(T, 4 * k + c);
+            const u64 *a = c == 4 ? RT_F(R, s) : RT_F(xs, c & 1);
+            const u64 *b = c == 4 ? RT_F(R, k - s) : RT_F(y, c == 1 || c == 2);
+            rt_gmul_n(g, r, a, b, p, c == 4 ? FL_RU : FL_RN, gsc[g > 1 ? m : 0]);
+            if (g > 1) break;
+        }
+        rt_bar(bar, nt);
+        for (u32 m = tid; m < 2 * cnt; m += nt) {
+            const u32 k = s + 1 + m / 2, part = m % 2;
+            rt_add(RT_F(X, 2 * k + part), RT_F(T, 4 * k + 2 * part), RT_F(T, 4 * k + 2 * part + 1),
+                   part == 0, p, FL_RN);
+        }
+        rt_bar(bar, nt);
+}
+}
+
 // Phase A of a step, block i = root i: powers, p, p', noise, S(x), the
 // first correction t^(1) into tout, p and p' into pd, the flags.
 // consts: 1 and tol^2.
@@ -773,6 +904,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     __shared__ u64 gsc[RT_GROUPS][RT_WSC];
     const u32 i = blockIdx.x, t = threadIdx.x, B = blockDim.x;
     u8 *flags = fring + (u64)row * n;
+    rt_span(prof, profon, row, 0, false);
     if (check != 0) {
         // The stopping test of the previous step (polyroots.rs's run):
         // every root converged, or that step skipped; then skip this one.
@@ -792,7 +924,20 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     RtProf pf = rt_prof(prof, profon, 0);
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
-    const RtWs w = rt_ws(ws, i, n);
+    RtWs w = rt_ws(ws, i, n);
+    {
+        u32 db;
+        u64 *sm = rt_dsm(db);
+        if (rt_sm_first(n) * 8 <= db) {
+            w.X = sm;
+            w.R = w.X + (u64)(n + 1) * RT_CW;
+            w.P = w.R + (u64)(n + 1) * RT_W;
+            w.Q = w.P + (u64)(n + 1) * RT_CW;
+            w.Z = w.Q + (u64)n * RT_CW;
+            w.S = w.Z + (u64)(n + 1) * RT_W;
+            w.U = w.S + (u64)n * RT_CW;
+        }
+    }
     u64 *X = w.X, *R = w.R, *T = w.T;
     if (t == 0) {
         rt_copy(X, one, RT_W);
@@ -809,34 +954,20 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     }
     __syncthreads();
     rt_mark(pf, 0);
-    // Powers X_k = X_s X_{k-s}, R_k = R_s R_{k-s} (RU), s < k <= min(2s, n):
-    // a level's products (four per complex power, one per R), then its sums.
-    for (u32 s = 1; s < n; s *= 2) {
-        const u32 cnt = (2 * s < n ? 2 * s : n) - s;
-        const u64 *xs = X + (u64)s * RT_CW;
-        // The complex products (m < 4 cnt) before the R ones, so that a
-        // warp's lanes take one branch.
-        // Narrow levels: each product by a group of g lanes (rt_gmul).
-        const u32 g = rt_power_group(5 * cnt, B);
-        const u32 step = g > 1 ? 1 : B;
-        for (u32 m = g > 1 ? t / g : t; m < 5 * cnt; m += step) {
-            const bool rr = m >= 4 * cnt;
-            const u32 k = s + 1 + (rr ? m - 4 * cnt : m / 4), c = rr ? 4 : m % 4;
-            const u64 *y = X + (u64)(k - s) * RT_CW;
-            // One call for both kinds (a warp's groups stay on one path).
-            u64 *r = c == 4 ? RT_F(R, k) : RT_F(T, 4 * k + c);
-            const u64 *a = c == 4 ? RT_F(R, s) : RT_F(xs, c & 1);
-            const u64 *b = c == 4 ? RT_F(R, k - s) : RT_F(y, c == 1 || c == 2);
-            rt_gmul_n(g, r, a, b, p, c == 4 ? FL_RU : FL_RN, gsc[g > 1 ? m : 0]);
-            if (g > 1) break;
-        }
+    // The powers; RT_V bit 1024: on the first h threads of the block (half
+    // of it; with bit 2048 five eighths, with bit 4096 three quarters)
+    // while the others make the repulsion's leaves (independent of them;
+    // its values in E): the same operations.
+    const u32 h = (RT_V & 2048) != 0 ? B / 8 * 5 : ((RT_V & 4096) != 0 ? B / 4 * 3 : B / 2);
+    const bool ovl = (RT_V & 1024) != 0 && h % 32 == 0 && h > 0 && h < B;
+    if (ovl) {
+        if (t < h) rt_powers(X, R, T, n, p, t, h, 1, gsc);
+        else
+            rt_rep_leaves(i, xi, x, w.E, RT_F(w.E, 2 * n), RT_F(w.E, 4 * n), w.S, n, one, p, t - h,
+                          B - h, 2);
         __syncthreads();
-        for (u32 m = t; m < 2 * cnt; m += B) {
-            const u32 k = s + 1 + m / 2, part = m % 2;
-            rt_add(RT_F(X, 2 * k + part), RT_F(T, 4 * k + 2 * part), RT_F(T, 4 * k + 2 * part + 1),
-                   part == 0, p, FL_RN);
-        }
-        __syncthreads();
+    } else {
+        rt_powers(X, R, T, n, p, t, B, 0, gsc);
     }
     rt_mark(pf, 1);
     // Terms A_k X_k, D_k X_k (products, then sums) and |A_k|_1 R_k (RU).
@@ -884,7 +1015,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     }
     // The repulsion's leaves (T is free again), then the sums of p, p', the
     // noise and S together, level by level.
-    rt_repulsion<false, false>(i, xi, x, w, n, one, p, nullptr, 0, sf, pf, gsc);
+    if (!ovl) rt_repulsion<false, false>(i, xi, x, w, n, one, p, nullptr, 0, sf, pf, gsc);
     {
         RtTree tr[4] = {{w.P, n + 1, 2, 0xffffffffu, FL_RN},
                         {w.Q, n, 2, 0xffffffffu, FL_RN},
@@ -911,6 +1042,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     rt_mark(pf, 9);
     rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, true, last != 0, pf);
     rt_done(pf);
+    rt_span(prof, profon, row, 0, true);
 }
 
 // A later sub-step, block i = root i: t' = x_i - p/(p' - p S(t)).
@@ -918,6 +1050,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     roots_aberth_next(const u64 *x, const u64 *t, u64 *tout, const u64 *pd, u64 *ws, u8 *fring,
                       const u64 *consts, u32 n, u64 p, u32 last, u64 *prof, u32 profon, u32 row) {
     u8 *flags = fring + (u64)row * n;
+    rt_span(prof, profon, row, 1 + last, false);
     // The step's first sub-step skipped (the iteration had stopped).
     if ((flags[blockIdx.x] & RT_F_SKIP) != 0) return;
     __shared__ u32 sf[4];
@@ -926,12 +1059,28 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     const u32 i = blockIdx.x;
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
-    const RtWs w = rt_ws(ws, i, n);
+    RtWs w = rt_ws(ws, i, n);
+    {
+        u32 db;
+        u64 *sm = rt_dsm(db);
+        if (rt_sm_next(n) * 8 <= db) {
+            w.S = sm;
+            w.U = w.S + (u64)n * RT_CW;
+            w.T = w.U + (u64)24 * RT_W;
+            u64 *tc = w.T + (u64)5 * n * RT_W, *xc = tc + (u64)n * RT_CW;
+            for (u32 k = threadIdx.x; k < n * RT_CW; k += blockDim.x) tc[k] = t[k];
+            for (u32 k = threadIdx.x; k < RT_CW; k += blockDim.x) xc[k] = xi[k];
+            t = tc;
+            xi = xc;
+            __syncthreads();
+        }
+    }
     if (threadIdx.x == 0) sf[2] = 0;
     const u64 *pdi = pd + (u64)i * 2 * RT_CW;
     rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf, pf, gsc);
     rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, false, last != 0, pf);
     rt_done(pf);
+    rt_span(prof, profon, row, 1 + last, true);
 }
 
 // Per-point workspace of roots_certify, in floats: per k = 0..n the four
@@ -1070,6 +1219,11 @@ extern "C" __global__ void roots_certify(const u64 *x, u64 *out, const u64 *A, c
     __shared__ u64 ax[RT_W], rr[RT_W], uu[RT_W], mm[RT_W];
     __shared__ u64 ring[4][5][RT_W];
     u64 *H = ws + (u64)blockIdx.x * rt_cert_words(n);
+    {
+        u32 db;
+        u64 *sm = rt_dsm(db);
+        if (rt_cert_words(n) * 8 <= db) H = sm;
+    }
 #define RT_H(k, f) RT_F(H, 8 * (u64)(k) + (f))
     for (u32 i = blockIdx.x; i < len; i += gridDim.x) {
         const u64 *xi = x + (u64)i * RT_CW;
