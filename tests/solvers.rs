@@ -738,8 +738,8 @@ fn cuda_gmres_gives_the_cpu_bits() {
     }
 }
 
-/// The DGKS pipeline (on CUDA by default; `MPARRAY_GMRES_PIPE=1` forces it
-/// on the CPU engine, with the same deferred reads falling back to
+/// The DGKS pipeline (off by default; `MPARRAY_GMRES_PIPE=1` turns it on,
+/// and on the CPU engine runs it with the same deferred reads falling back to
 /// immediate ones) gives the bits of the step-by-step path: `mparray
 /// gmres` run as a child process (the switch is an environment variable)
 /// on a random diagonally shifted matrix (a cycle ending early on
