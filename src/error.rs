@@ -82,6 +82,11 @@ pub enum Error {
     /// Invalid argument to an operation or command.
     #[error("{0}")]
     Invalid(String),
+    /// A wait for the device's result ended without it (a stall past
+    /// `MPARRAY_CUDA_WAIT_S`, or a kernel that finished without writing
+    /// its status); names what was awaited.
+    #[error("device wait: {0}")]
+    DeviceWait(String),
     /// Another MPI rank failed (feature `mpi`).
     #[error("rank {rank}: {message}")]
     Remote { rank: usize, message: String },

@@ -1,3 +1,4 @@
 fn main() {
-    std::process::exit(mparray::cli::main());
+    let code = mparray::cli::main();
+    mparray::cli::exit(code)
 }

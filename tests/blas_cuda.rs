@@ -1143,6 +1143,7 @@ fn blasgpu_dot_long_vs_cpu() {
         let (s1, _) = mparray::linalg::cuda::stats();
         let ctx = format!("dot case {case}: p {p} q {q} k {k} {kind:?} mirror {mirror} {rnd:?}");
         same(&ctx, &got, &gt, &want, &wt);
+        eprintln!("{ctx}: same bits ({} on the device)", s1 - s0);
         if kind == Kind::Plain && mirror == 0 && p > 1 {
             assert_eq!(s1 - s0, 1, "not decided on the device: {ctx}");
         }
@@ -1183,6 +1184,104 @@ fn blasgpu_random_decided_on_device() {
         let (d1, h1) = mparray::linalg::cuda::stats();
         same("random gemm", got.data(), &gt, want.data(), &wt);
         assert_eq!(d1 - d0, 64 * 48, "{} host elements", h1 - h0);
+    }
+}
+
+/// gemv's block per row (blas_gvx, blas_gemv) against the CPU engine:
+/// rows of many lengths (one warp round and less, several rounds, not
+/// multiples of 32, above 2^16 positions: the general path), A wider than
+/// the staging (read from global memory), every mode, spread and huge
+/// exponents, specials, exact and near cancellation along the rows, with
+/// and without y; plain rows at 512 bits are decided on the device.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn blasgpu_gemv_rows_vs_cpu() {
+    let _serial = serial();
+    let dev = cuda();
+    let s = seed();
+    let mut r = Rng(s ^ 0x6e);
+    let shapes = [
+        (1usize, 1usize),
+        (3, 31),
+        (7, 64),
+        (5, 65),
+        (40, 300),
+        (130, 97),
+        (9, 1000),
+        (2, 65537),
+    ];
+    let precs = [53u64, 200, 512, 513, 640, 1000];
+    let kinds = [
+        Kind::Plain,
+        Kind::Plain,
+        Kind::Spread,
+        Kind::Huge,
+        Kind::Specials,
+    ];
+    for case in 0..40 {
+        let (m, k) = r.pick(&shapes);
+        let p = r.pick(&precs);
+        let q = if r.below(3) == 0 {
+            r.pick(&[64u64, 512, 1300, 2000])
+        } else {
+            p
+        };
+        let kind = r.pick(&kinds);
+        let mut a = matrix(&mut r, m * k, q, kind);
+        let mut x = matrix(&mut r, k, q, kind);
+        let cancelling = r.below(4) == 0;
+        if cancelling {
+            let near = r.below(2) == 0;
+            // x as op(B)'s one column: A's rows cancel against it.
+            let (a2, x2) = cancel(&a, m, &x, 1, k, near);
+            (a, x) = (a2, x2);
+        }
+        let qs = p.min(512);
+        let ak = if r.below(6) == 0 {
+            Kind::Specials
+        } else {
+            Kind::Plain
+        };
+        let alpha = scalar(&mut r, qs, ak);
+        let beta = scalar(&mut r, qs, Kind::Plain);
+        let y = matrix(&mut r, m, qs, kind);
+        let with_c = r.below(3) != 0;
+        let rnd = r.pick(&MODES);
+        let am = Matrix::from_array(a, m, k).unwrap();
+        let og = Gemv {
+            op: Op::None,
+            prec: p,
+            rnd,
+        };
+        let ctx = format!(
+            "case {case} seed {s}: p {p} q {q} {m}x{k} {kind:?} cancel {cancelling} {rnd:?} c {with_c}"
+        );
+        let (want, wt) = am
+            .gemv(&alpha, &x, with_c.then_some((&beta, &y)), &og)
+            .unwrap();
+        let on = |v: &FloatArray| v.to_engine(&dev).unwrap();
+        let (d0, h0) = mparray::linalg::cuda::stats();
+        let (got, gt) = am
+            .to_engine(&dev)
+            .unwrap()
+            .gemv(
+                &on(&alpha),
+                &on(&x),
+                with_c.then_some((&on(&beta), &on(&y))),
+                &og,
+            )
+            .unwrap();
+        let (d1, h1) = mparray::linalg::cuda::stats();
+        same(&format!("gemv rows {ctx}"), &got, &gt, &want, &wt);
+        let plain = kind == Kind::Plain && !cancelling && p == 512 && q == 512;
+        let plain = plain && alpha.tags().unwrap()[0] & 3 == 1;
+        if plain {
+            assert_eq!(
+                (d1 - d0, h1 - h0),
+                (m as u64, 0),
+                "decided on the device: {ctx}"
+            );
+        }
     }
 }
 

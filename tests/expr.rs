@@ -471,6 +471,13 @@ fn emulate_float(
         e, p, n, &lk, tier, &consts, &plan,
     ));
     srcs.push(codegen::float_kernel(e, p, n, &lk, tier, &consts, tile));
+    // Compile-time precision and rounding mode, fast and exact code in
+    // separate functions.
+    plan.inline = false;
+    plan.set_opt("psrdf", mparray::float::cuda::round_code(rnd));
+    srcs.push(codegen::float_kernel_regs(
+        e, p, n, &lk, tier, &consts, &plan,
+    ));
     let mut src = String::new();
     for (v, s) in srcs.iter().enumerate() {
         src.push_str(&format!(
@@ -523,7 +530,12 @@ int main() {{
 
 /// Each emulated kernel's output against `want`.
 fn check_emulated(got: &[(Vec<u64>, Vec<u64>)], want: &FloatArray, what: &str) {
-    let names = ["register", "register inline", "generic"];
+    let names = [
+        "register",
+        "register inline",
+        "generic",
+        "register (constant p and mode, split, direct loads, 32-bit rounding)",
+    ];
     for (v, (rh, rl)) in got.iter().enumerate() {
         let tags: Vec<u8> = rh.iter().map(|h| (h & 0xff) as u8).collect();
         let exps: Vec<i64> = rh.iter().map(|h| (*h as i64) >> 8).collect();
@@ -581,12 +593,24 @@ fn generated_float_kernels_random_trees_on_the_host() {
         let p = [128u64, 512, 1000][round];
         let rnd = modes[round];
         let nin = 2 + r.index(3);
-        let text = float_text(&mut r, nin, 6);
         let names: Vec<String> = (0..nin)
             .map(|k| ((b'a' + k as u8) as char).to_string())
             .collect();
-        let e = parse::parse_with(&text, Some(&names)).unwrap();
-        let ins = float_inputs(&mut r, nin, 40, &[p, p, p + 37, 64]);
+        let pin = [p, p, p + 37, 64];
+        // A tree whose slots fit the register kernel (a deep tree at 16
+        // limbs may not: the library then takes the generic kernel).
+        let n = mparray::float::limbs_for_prec(p);
+        let lk: Vec<usize> = (0..nin)
+            .map(|k| mparray::float::limbs_for_prec(pin[k % 4]))
+            .collect();
+        let (text, e) = loop {
+            let text = float_text(&mut r, nin, 6);
+            let e = parse::parse_with(&text, Some(&names)).unwrap();
+            if mparray::expr::codegen::regs_plan(&e, n, &lk).is_some() {
+                break (text, e);
+            }
+        };
+        let ins = float_inputs(&mut r, nin, 40, &pin);
         let refs: Vec<&FloatArray> = ins.iter().collect();
         let chain = expr::chain_float(&e, &refs, p, rnd).unwrap();
         if let Some(got) = emulate_float(&e, &ins, p, rnd, round == 1) {
@@ -631,6 +655,15 @@ fn nvrtc_time_of_generated_float_kernels() {
                 "regs-inline",
                 codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan),
             ));
+            // MPARRAY_EXPR_OPT's letters, as eval_float reads them.
+            let opt = std::env::var("MPARRAY_EXPR_OPT")
+                .unwrap_or_else(|_| codegen::REGS_DEFAULT_OPT.to_string());
+            plan.inline = false;
+            plan.set_opt(&opt, 0);
+            srcs.push((
+                "regs-opt",
+                codegen::float_kernel_regs(&e, p, n, &lk, tier, &consts, &plan),
+            ));
         }
         for (kind, src) in srcs {
             let t0 = std::time::Instant::now();
@@ -643,6 +676,14 @@ fn nvrtc_time_of_generated_float_kernels() {
             )
             .unwrap();
             let ms = t0.elapsed().as_secs_f64() * 1e3;
+            if let Ok(d) = std::env::var("MPARRAY_EXPR_SRC_DIR") {
+                let stem = format!(
+                    "{d}/{}-{kind}",
+                    text.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+                );
+                let _ = std::fs::write(format!("{stem}.cu"), &src);
+                let _ = std::fs::write(format!("{stem}.cubin"), &c.cubin);
+            }
             let info: Vec<&str> = c
                 .log
                 .lines()
@@ -725,4 +766,155 @@ fn short_product_32_equals_the_exact_product_on_the_host() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert_eq!(text.matches("mismatches 0").count(), 8, "{text}");
+}
+
+/// The register kernel's product with its rounding on 32-bit words
+/// (`codegen::EX_MUL32`, variant `f` of the measurements) on the host
+/// against fl_mul_short32 (the same decisions) and the exact product
+/// rounded once (fl_mul_fast): limb counts 4, 5, 8, 9, 16, precisions
+/// 64N - low for low in {0, 1, 20, 31, 32, 33, 63}, every rounding mode,
+/// random and patterned limbs (runs of zeros and ones, all-ones mantissas
+/// whose rounding carries out), exponents near both ends of the range.
+#[test]
+fn product_rounding_on_32_bit_words_equals_the_exact_product_on_the_host() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let inc = root.join("src/kernels/float_common.cuh");
+    let mut src = String::from(
+        "#include <cstdio>\n#include <cstdlib>\ntypedef unsigned long long u64;\ntypedef unsigned int u32;\ntypedef long long i64;\ntypedef unsigned char u8;\n#define __device__\n#define __forceinline__ inline\n",
+    );
+    src.push_str(&format!("#include \"{}\"\n", inc.display()));
+    src.push_str(mparray::expr::codegen::EX_MUL32);
+    src.push_str(
+        r#"
+static u64 s;
+static u64 rnd64() { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s; }
+static u64 limb(int mode) {
+    static const u64 pat[] = {0, ~0ull, 1ull << 63, 0xffffffffull, 0xffffffff00000000ull, 1, 0x8000000080000000ull};
+    if (mode == 0 || (rnd64() & 3) == 0) return rnd64();
+    if (mode == 2) return ~0ull;
+    return pat[rnd64() % 7];
+}
+template <int N, u64 P>
+static long run(long iters, long &decided) {
+    long bad = 0;
+    for (long it = 0; it < iters; it++) {
+        u64 x[N], y[N];
+        int mode = it % 5 == 0 ? 0 : (it % 5 == 1 ? 2 : 1);
+        for (int i = 0; i < N; i++) { x[i] = limb(mode); y[i] = limb(mode); }
+        x[N - 1] |= 1ull << 63; y[N - 1] |= 1ull << 63;
+        i64 ex = (i64)(rnd64() % 4000) - 2000, ey = (i64)(rnd64() % 4000) - 2000;
+        if (it % 7 == 0) { ex = FL_EMAX - (i64)(rnd64() % 3); ey = (i64)(rnd64() % 3); }
+        if (it % 7 == 1) { ex = FL_EMIN + (i64)(rnd64() % 3); ey = -(i64)(rnd64() % 3); }
+        u64 xh = fl_head(FL_NORMAL | ((rnd64() & 1) ? FL_NEG : 0u), ex);
+        u64 yh = fl_head(FL_NORMAL | ((rnd64() & 1) ? FL_NEG : 0u), ey);
+        u32 rm = (u32)(rnd64() % 5);
+        u64 m1[N], m2[N], m3[N];
+        FlOut o1 = {m1, N, 0}, o2 = {m2, N, 0}, o3 = {m3, N, 0};
+        i8 t1 = 0, t3 = 0;
+        bool ok = ex_mul32<N, P>(o1, xh, x, yh, y, P, rm, t1);
+        bool ok3 = fl_mul_short32<N>(o3, xh, x, yh, y, P, rm, t3);
+        i8 t2 = fl_mul_fast<N>(o2, xh, x, yh, y, P, rm);
+        if (ok != ok3) { bad++; continue; }
+        if (!ok) continue;
+        decided++;
+        bool same = o1.head == o2.head && t1 == t2;
+        for (int i = 0; i < N; i++) same = same && m1[i] == m2[i];
+        if (!same) bad++;
+    }
+    return bad;
+}
+template <int N>
+static long all(long n, long &d) {
+    return run<N, 64 * N>(n, d) + run<N, 64 * N - 1>(n, d) + run<N, 64 * N - 20>(n, d) +
+           run<N, 64 * N - 31>(n, d) + run<N, 64 * N - 32>(n, d) + run<N, 64 * N - 33>(n, d) +
+           run<N, 64 * N - 63>(n, d);
+}
+int main(int argc, char **argv) {
+    long n = atol(argv[1]);
+    s = strtoull(argv[2], 0, 10) | 1;
+    long d = 0;
+    long bad = all<4>(n, d) + all<5>(n, d) + all<8>(n, d) + all<9>(n, d) + all<16>(n, d);
+    printf("decided %ld mismatches %ld\n", d, bad);
+    return bad ? 1 : 0;
+}
+"#,
+    );
+    if std::env::var_os("MPARRAY_NO_EMU").is_some() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("mparray-exmul32-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cpp = dir.join("m.cpp");
+    let exe = dir.join("m");
+    std::fs::write(&cpp, &src).unwrap();
+    let out = std::process::Command::new("g++")
+        .args(["-O1", "-std=c++17", "-w", "-o"])
+        .arg(&exe)
+        .arg(&cpp)
+        .output()
+        .expect("g++ (set MPARRAY_NO_EMU=1 to skip)");
+    assert!(
+        out.status.success(),
+        "g++: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::process::Command::new(&exe)
+        .args(["3000", &seed().to_string()])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{text}");
+    assert!(text.contains("mismatches 0"), "{text}");
+    let decided: u64 = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    assert!(decided > 50_000, "{text}");
+}
+
+/// Products just below a power of two (x random of 64N bits, y =
+/// floor((2^(128N-1) - 1) / x): the top 64N - 1 bits of x*y are ones and
+/// its limb N - 1 is random, so the short product decides and the
+/// rounding carries out to the next power of two) through the generated
+/// kernels on the host, output precision 64N - low, against the CPU engine.
+#[test]
+fn generated_float_products_whose_rounding_carries_out_on_the_host() {
+    let mut r = Rng(seed());
+    let e = Expr::parse("a*b").unwrap();
+    for (n, low, rnd) in [(8u64, 9u64, Round::Nearest), (5, 40, Round::Up)] {
+        let k = 64 * n;
+        let top = Natural::from(1u32) << (2 * k - 1);
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for _ in 0..24 {
+            let mut x = Natural::from(1u32) << (k - 1);
+            for j in 0..n {
+                x += Natural::from(r.next()) << (64 * j);
+            }
+            x %= Natural::from(1u32) << k;
+            x |= Natural::from(1u32) << (k - 1);
+            let y = (&top - Natural::from(1u32)) / &x;
+            xs.push(x.to_string());
+            ys.push(y.to_string());
+        }
+        let ins = vec![
+            FloatArray::from_strs(k, &xs).unwrap(),
+            FloatArray::from_strs(k, &ys).unwrap(),
+        ];
+        let p = k - low;
+        let refs: Vec<&FloatArray> = ins.iter().collect();
+        let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
+        // Every product rounds up to a power of two: mantissa 2^(64N-1).
+        let limbs = want.limbs().unwrap();
+        for i in 0..24 {
+            let m = &limbs[i * n as usize..(i + 1) * n as usize];
+            assert_eq!(m[n as usize - 1], 1u64 << 63, "element {i} carries out");
+            assert!(m[..n as usize - 1].iter().all(|&w| w == 0));
+        }
+        if let Some(got) = emulate_float(&e, &ins, p, rnd, false) {
+            check_emulated(&got, &want, &format!("carries at {p} bits {rnd:?}"));
+        }
+    }
 }

@@ -102,10 +102,10 @@ fn roots_scalar_ops_match_the_cpu_engine() {
                 (DevOp::Div, &[Round::Nearest][..]),
             ] {
                 for &rnd in modes {
-                    // The products also by a warp (rt_wmul: the emulator's
-                    // FW_GS set).
+                    // The products also by a group of lanes (rt_gmul, the
+                    // emulator's FW_GS; 32: rt_wmul).
                     let ways: &[Option<u32>] = if op == DevOp::Mul {
-                        &[None, Some(32)]
+                        &[None, Some(2), Some(4), Some(8), Some(16), Some(32)]
                     } else {
                         &[None]
                     };

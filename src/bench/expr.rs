@@ -56,6 +56,12 @@ pub struct ExprBenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Variants of the fused kernel timed in alternation on the same
+    /// inputs (measurements), each "NAME=VALUE,..." over the
+    /// `MPARRAY_EXPR_*` variables (an empty one: the environment alone),
+    /// e.g. `--variants "" --variants MPARRAY_EXPR_OPT=ps`.
+    #[arg(long = "variants")]
+    variants: Vec<String>,
 }
 
 /// malachite-float on one element: the same operations, one rounding each.
@@ -136,8 +142,18 @@ pub fn run(a: ExprBenchArgs) -> std::result::Result<(), CommandError> {
             .map(|h| h.to_engine(&engine))
             .collect::<Result<_>>()?;
         let refs: Vec<&FloatArray> = dev.iter().collect();
+        let variants: Vec<Option<String>> = if a.variants.is_empty() {
+            vec![None]
+        } else {
+            a.variants
+                .iter()
+                .map(|v| (!v.is_empty()).then(|| v.clone()))
+                .collect()
+        };
         // The first compile of a shape never seen: the same expression with
-        // a fresh constant (a new canonical form, so a new kernel).
+        // a fresh constant (a new canonical form, so a new kernel), with the
+        // first variant.
+        expr::cuda::set_knobs(variants[0].clone());
         let compile_ms = if engine.is_cuda() {
             let nonce = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -152,51 +168,78 @@ pub fn run(a: ExprBenchArgs) -> std::result::Result<(), CommandError> {
             None
         };
         let runs = a.runs.max(1);
-        let (tf, fused) = time_runs(&engine, 1, runs, || expr::eval_float(&e, &refs, p, rnd))?;
+        // Several variants: two passes over them, each variant's runs in a
+        // block, so that every variant is timed early and late.
+        let passes = if variants.len() > 1 { 2 } else { 1 };
+        let mut tf: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+        let mut fused: Vec<Option<FloatArray>> = (0..variants.len()).map(|_| None).collect();
+        for pass in 0..passes {
+            for (j, v) in variants.iter().enumerate() {
+                expr::cuda::set_knobs(v.clone());
+                let (t, f) = time_runs(&engine, 1, runs, || expr::eval_float(&e, &refs, p, rnd))?;
+                tf[j].extend(t);
+                if pass + 1 == passes {
+                    fused[j] = Some(f.to_host()?);
+                }
+            }
+        }
+        expr::cuda::set_knobs(None);
         let (tc, chain) = time_runs(&engine, 1, runs, || expr::chain_float(&e, &refs, p, rnd))?;
-        let (fused, chain) = (fused.to_host()?, chain.to_host()?);
-        let same = fused == chain;
-        let n = fused.len();
-        let idx: Vec<usize> = (0..16)
-            .map(|k| (k * 2654435761usize) % n)
-            .chain([n - 1])
-            .collect();
-        let mal = idx.iter().all(|&i| {
-            let xs: Vec<Float> = host.iter().map(|h| h.to_float(i).expect("host")).collect();
-            let want = reference(&e, &xs, p, rnd);
-            ComparableFloatRef(&fused.to_float(i).expect("host")) == ComparableFloatRef(&want)
-        });
-        let ok = same && mal;
-        all_ok &= ok;
+        let chain = chain.to_host()?;
         let ops = e
             .nodes()
             .iter()
             .filter(|n| matches!(n, Node::Op(..)))
             .count();
-        let (mf, mc) = (median(&tf), median(&tc));
-        if !a.json {
-            println!(
-                "{:>20} {:>5} {:>11.3} {:>11.3} {:>7.2}x {:>12} {}",
-                text,
-                ops,
-                mf,
-                mc,
-                mc / mf,
-                compile_ms.map_or("-".into(), |c| format!("{c:.0}")),
-                if ok {
-                    "ok (= chain, 17 vs malachite)"
-                } else if !same {
-                    "FAILED (differs from the chain)"
-                } else {
-                    "FAILED (differs from malachite)"
-                }
-            );
+        let mc = median(&tc);
+        for (j, v) in variants.iter().enumerate() {
+            let fused = fused[j].take().expect("timed");
+            let same = fused == chain;
+            let n = fused.len();
+            let idx: Vec<usize> = (0..16)
+                .map(|k| (k * 2654435761usize) % n)
+                .chain([n - 1])
+                .collect();
+            let mal = idx.iter().all(|&i| {
+                let xs: Vec<Float> = host.iter().map(|h| h.to_float(i).expect("host")).collect();
+                let want = reference(&e, &xs, p, rnd);
+                ComparableFloatRef(&fused.to_float(i).expect("host")) == ComparableFloatRef(&want)
+            });
+            let ok = same && mal;
+            all_ok &= ok;
+            let mf = median(&tf[j]);
+            let label = match v {
+                Some(v) => format!("{text} [{v}]"),
+                None if variants.len() > 1 => format!("{text} [env]"),
+                None => text.clone(),
+            };
+            if !a.json {
+                println!(
+                    "{:>20} {:>5} {:>11.3} {:>11.3} {:>7.2}x {:>12} {}",
+                    label,
+                    ops,
+                    mf,
+                    mc,
+                    mc / mf,
+                    compile_ms
+                        .filter(|_| j == 0)
+                        .map_or("-".into(), |c| format!("{c:.0}")),
+                    if ok {
+                        "ok (= chain, 17 vs malachite)"
+                    } else if !same {
+                        "FAILED (differs from the chain)"
+                    } else {
+                        "FAILED (differs from malachite)"
+                    }
+                );
+            }
+            rows.push(serde_json::json!({
+                "expr": text, "variant": v, "ops": ops, "len": len, "prec": p,
+                "fused_ms": mf, "chain_ms": mc, "speedup": mc / mf,
+                "first_compile_ms": compile_ms.filter(|_| j == 0),
+                "equal_to_chain": same, "malachite_ok": mal,
+            }));
         }
-        rows.push(serde_json::json!({
-            "expr": text, "ops": ops, "len": len, "prec": p,
-            "fused_ms": mf, "chain_ms": mc, "speedup": mc / mf,
-            "first_compile_ms": compile_ms, "equal_to_chain": same, "malachite_ok": mal,
-        }));
     }
     if a.json {
         println!(

@@ -65,6 +65,25 @@ pub(crate) fn engine_from_arg(name: &str) -> Result<Engine, CommandError> {
     CommandError::engine(name)
 }
 
+/// Ends the process with `code` after [`main`]: flushes the standard
+/// streams; a kernel compile still running in the background (a first use's
+/// fully optimised module) is dropped, not waited for, so that a first
+/// result does not wait on NVRTC (the next run starts it again).
+pub fn exit(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    if crate::engine::cuda::compiling_in_background() {
+        unsafe extern "C" {
+            fn _exit(code: i32) -> !;
+        }
+        // SAFETY: ends the process without running exit handlers, so NVRTC
+        // is never unloaded under the compiling thread.
+        unsafe { _exit(code) }
+    }
+    std::process::exit(code)
+}
+
 /// Runs the command line; returns the exit status. Under `mpirun` (feature
 /// `mpi`) the distributed commands run on every rank, the others on rank 0
 /// alone, and only rank 0 prints errors (the other ranks' reach it).

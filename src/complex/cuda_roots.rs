@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
-use super::polyroots::{CUDA_MAX_LIMBS, Setup, Stepper};
+use super::polyroots::{CUDA_MAX_LIMBS, F_ISO, F_NOISE, F_SMALL, Setup, Stepper};
 use crate::engine::CudaEngine;
 use crate::engine::cuda::memory::{alloc_zeros, download, upload};
 use crate::error::{Error, Result};
@@ -24,7 +24,9 @@ pub const BLOCK: u32 = 256;
 /// number passed as RT_V), `MPARRAY_ROOTS_SMEM` (dynamic shared bytes per
 /// block), `MPARRAY_ROOTS_WS` (workspace words per root as a multiple of
 /// the built-in size), `MPARRAY_ROOTS_PROFILE` (the kernels' per-phase
-/// clock counters, printed at the end of a solve).
+/// clock counters, printed at the end of a solve), `MPARRAY_ROOTS_SYNC`
+/// (one step at a time, the flags read after each, instead of the
+/// chained steps of [`CudaIter::run_chained`]).
 struct Knobs {
     src: &'static KernelSource,
     block: u32,
@@ -32,6 +34,7 @@ struct Knobs {
     smem: u32,
     ws: usize,
     prof: bool,
+    sync: bool,
 }
 
 fn knobs() -> &'static Knobs {
@@ -53,12 +56,23 @@ fn knobs() -> &'static Knobs {
             smem: num("MPARRAY_ROOTS_SMEM").map_or(0, |b| b.clamp(0, 227 << 10) as u32),
             ws: num("MPARRAY_ROOTS_WS").map_or(1, |b| b.clamp(1, 8) as usize),
             prof: std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some(),
+            sync: std::env::var_os("MPARRAY_ROOTS_SYNC").is_some(),
         }
     })
 }
 
 /// Phase counters of the profile (roots.cu's RT_PROF_SLOTS).
 const PROF_SLOTS: usize = 64;
+
+/// Rows of the flags' ring (chained steps: a batch and the two steps
+/// before it).
+const RING: usize = BATCH + 2;
+
+/// Steps enqueued between two reads of the flags (chained steps).
+const BATCH: usize = 8;
+
+/// roots.cu's RT_F_SKIP: a step not made (the iteration had stopped).
+const F_SKIP: u8 = 0x80;
 
 /// Threads per block of `roots_certify`.
 const CERT_BLOCK: u32 = 256;
@@ -86,6 +100,12 @@ pub fn instance(nl: usize) -> Instance {
     Instance::new(k.src, &d)
 }
 
+/// Whether the iteration runs chained ([`CudaIter::run_chained`], the
+/// default) rather than one step at a time (`MPARRAY_ROOTS_SYNC`).
+pub(crate) fn chained() -> bool {
+    !knobs().sync
+}
+
 /// Every instantiation the iteration can request (1 to 16 limbs).
 pub fn instances() -> Vec<Instance> {
     (1..=CUDA_MAX_LIMBS).map(instance).collect()
@@ -108,12 +128,15 @@ pub(crate) struct CudaIter {
     d: CudaSlice<u64>,
     ab: CudaSlice<u64>,
     consts: CudaSlice<u64>,
-    x: CudaSlice<u64>,
-    /// t^(l) ping-pong buffers; `cur` holds the last step's result.
-    t: [CudaSlice<u64>; 2],
+    /// The approximations x (`b[xi]`) and the sub-steps' t^(l) (the
+    /// other two, alternately); `cur`: the last step's result.
+    b: [CudaSlice<u64>; 3],
+    xi: usize,
     cur: usize,
     pd: CudaSlice<u64>,
     ws: CudaSlice<u64>,
+    /// The per-root flags: RING rows (a step's row: its number mod RING),
+    /// then a row of zeros.
     flags: CudaSlice<u8>,
     /// The kernels' phase counters (`MPARRAY_ROOTS_PROFILE`).
     prof: CudaSlice<u64>,
@@ -143,12 +166,16 @@ impl CudaIter {
             d: upload(eng, &su.d)?,
             ab: upload(eng, &su.ab)?,
             consts: upload(eng, &su.consts)?,
-            x: upload(eng, x)?,
-            t: [alloc_zeros(eng, n * cw)?, alloc_zeros(eng, n * cw)?],
+            b: [
+                upload(eng, x)?,
+                alloc_zeros(eng, n * cw)?,
+                alloc_zeros(eng, n * cw)?,
+            ],
+            xi: 0,
             cur: 0,
             pd: alloc_zeros(eng, n * 2 * cw)?,
             ws: alloc_zeros(eng, n * ws_words(n, w) * knobs().ws)?,
-            flags: alloc_zeros(eng, n)?,
+            flags: alloc_zeros(eng, (RING + 1) * n)?,
             prof: alloc_zeros(eng, PROF_SLOTS)?,
             launches: [0; 2],
             host_ns: [0; 2],
@@ -226,19 +253,37 @@ impl CudaIter {
     }
 }
 
-impl Stepper for CudaIter {
-    fn step(&mut self, order: usize) -> Result<Vec<u8>> {
+/// `b[i]` and `b[j]` (i != j), the second mutable.
+fn pair(b: &mut [CudaSlice<u64>; 3], i: usize, j: usize) -> (&CudaSlice<u64>, &mut CudaSlice<u64>) {
+    let [b0, b1, b2] = b;
+    match (i, j) {
+        (0, 1) => (b0, b1),
+        (0, 2) => (b0, b2),
+        (1, 0) => (b1, b0),
+        (1, 2) => (b1, b2),
+        (2, 0) => (b2, b0),
+        _ => (b2, b1),
+    }
+}
+
+impl CudaIter {
+    /// Enqueues one step of order `order` from `b[xi]` (its sub-steps
+    /// into the other two buffers alternately; `cur` gets the last), its
+    /// flags into row `row`; `check`: the kernels first test whether the
+    /// step before (flags in rows `prow`, `prow2`) stopped the iteration,
+    /// and skip the step if so.
+    fn enqueue(&mut self, order: usize, row: u32, prow: u32, prow2: u32, check: u32) -> Result<()> {
         let (n32, p, ks) = (self.n as u32, self.p, self.kshift);
-        let h0 = std::time::Instant::now();
         let cfg = self.cfg();
         let pon = u32::from(knobs().prof);
         let first = self.eng.function(&self.inst, "roots_aberth_first")?;
         self.smem(&first)?;
         let last = u32::from(order == 1);
+        let (ta, tb) = ((self.xi + 1) % 3, (self.xi + 2) % 3);
         {
-            let [t0, _] = &mut self.t;
+            let (x, t0) = pair(&mut self.b, self.xi, ta);
             let mut b = self.eng.stream().launch_builder(&first);
-            b.arg(&self.x)
+            b.arg(x)
                 .arg(t0)
                 .arg(&mut self.pd)
                 .arg(&mut self.ws)
@@ -252,9 +297,13 @@ impl Stepper for CudaIter {
                 .arg(&ks)
                 .arg(&last)
                 .arg(&mut self.prof)
-                .arg(&pon);
+                .arg(&pon)
+                .arg(&row)
+                .arg(&prow)
+                .arg(&prow2)
+                .arg(&check);
             // SAFETY: buffers sized in `new` for n roots of the instance's
-            // limb count; one block per root.
+            // limb count (flags: RING + 1 rows of n); one block per root.
             unsafe { b.launch(cfg) }.map_err(Error::driver("launching roots_aberth_first"))?;
         }
         self.launches[0] += 1;
@@ -265,19 +314,20 @@ impl Stepper for CudaIter {
         } else {
             None
         };
-        let mut cur = 0;
+        let mut cur = ta;
         for l in 1..order {
             let last = u32::from(l + 1 == order);
-            let (lo, hi) = self.t.split_at_mut(1);
-            let (tin, tout) = if cur == 0 {
-                (&lo[0], &mut hi[0])
-            } else {
-                (&hi[0], &mut lo[0])
-            };
+            let out = if cur == ta { tb } else { ta };
+            // x, t (read) and tout (written): three distinct buffers.
+            let [b0, b1, b2] = &mut self.b;
+            let mut refs: [Option<&mut CudaSlice<u64>>; 3] = [Some(b0), Some(b1), Some(b2)];
+            let x = refs[self.xi].take().expect("distinct");
+            let tin = refs[cur].take().expect("distinct");
+            let tout = refs[out].take().expect("distinct");
             let f = next.as_ref().expect("order > 1");
             let mut b = self.eng.stream().launch_builder(f);
-            b.arg(&self.x)
-                .arg(tin)
+            b.arg(&*x)
+                .arg(&*tin)
                 .arg(tout)
                 .arg(&self.pd)
                 .arg(&mut self.ws)
@@ -287,13 +337,89 @@ impl Stepper for CudaIter {
                 .arg(&p)
                 .arg(&last)
                 .arg(&mut self.prof)
-                .arg(&pon);
+                .arg(&pon)
+                .arg(&row);
             // SAFETY: as above.
             unsafe { b.launch(cfg) }.map_err(Error::driver("launching roots_aberth_next"))?;
             self.launches[1] += 1;
-            cur = 1 - cur;
+            cur = out;
         }
         self.cur = cur;
+        Ok(())
+    }
+
+    /// `polyroots::run`'s iteration with the steps chained on the device:
+    /// [`BATCH`] steps enqueued at a time, each step's first kernel testing
+    /// the step before's flags (the same stopping test) and skipping the
+    /// step, and the ones after, once the iteration has stopped; after each
+    /// batch the host reads the flags and replays `run`'s logic on them,
+    /// step by step (its outcome, the progress calls). Same steps, same
+    /// bits, one wait per batch instead of one per step.
+    pub(crate) fn run_chained(
+        &mut self,
+        order: usize,
+        max_iter: usize,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(Vec<u64>, Vec<bool>, usize)> {
+        let n = self.n;
+        let (mut ins, mut outs) = (Vec::new(), Vec::new());
+        let (mut queued, mut made) = (0usize, 0usize);
+        let mut step_ok = vec![false; n];
+        let row = |s: usize| (s % RING) as u32;
+        loop {
+            let upto = (queued + BATCH).min(max_iter.saturating_add(1));
+            let h0 = std::time::Instant::now();
+            while queued < upto {
+                let s = queued;
+                let prow = if s >= 1 { row(s - 1) } else { RING as u32 };
+                let prow2 = if s >= 2 { row(s - 2) } else { RING as u32 };
+                ins.push(self.xi);
+                self.enqueue(order, row(s), prow, prow2, u32::from(s >= 1))?;
+                outs.push(self.cur);
+                self.xi = self.cur;
+                queued += 1;
+            }
+            let h1 = std::time::Instant::now();
+            let fl = download(&self.eng, &self.flags)?;
+            self.host_ns[0] += (h1 - h0).as_nanos();
+            self.host_ns[1] += h1.elapsed().as_nanos();
+            while made < queued {
+                let s = made;
+                let r = row(s) as usize * n;
+                let f = &fl[r..r + n];
+                if f.iter().any(|&v| v & F_SKIP != 0) {
+                    return Err(Error::Invalid(format!(
+                        "roots: step {s} was skipped on the device before the iteration stopped"
+                    )));
+                }
+                let conv = f
+                    .iter()
+                    .zip(&step_ok)
+                    .map(|(&f, &ok)| f & F_ISO != 0 && (f & F_NOISE != 0 || ok))
+                    .collect::<Vec<_>>();
+                let done = conv.iter().all(|&c| c);
+                // The profile's launch counts: the steps made.
+                self.launches = [(s + 1) as u64, ((s + 1) * (order - 1)) as u64];
+                if s == max_iter {
+                    self.xi = ins[s];
+                    return Ok((self.roots()?, conv, s));
+                }
+                step_ok = f.iter().map(|&f| f & F_SMALL != 0).collect();
+                made += 1;
+                progress(made, conv.iter().filter(|&&c| c).count());
+                if done {
+                    self.xi = outs[s];
+                    return Ok((self.roots()?, conv, made));
+                }
+            }
+        }
+    }
+}
+
+impl Stepper for CudaIter {
+    fn step(&mut self, order: usize) -> Result<Vec<u8>> {
+        let h0 = std::time::Instant::now();
+        self.enqueue(order, 0, 0, 0, 0)?;
         let h1 = std::time::Instant::now();
         let f = download(&self.eng, &self.flags).map(|mut f| {
             f.truncate(self.n);
@@ -305,14 +431,14 @@ impl Stepper for CudaIter {
     }
 
     fn commit(&mut self) {
-        std::mem::swap(&mut self.x, &mut self.t[self.cur]);
+        self.xi = self.cur;
     }
 
     fn roots(&self) -> Result<Vec<u64>> {
         if knobs().prof {
             self.report()?;
         }
-        let mut v = download(&self.eng, &self.x)?;
+        let mut v = download(&self.eng, &self.b[self.xi])?;
         v.truncate(self.n * 2 * (self.p.div_ceil(64) as usize + 1));
         Ok(v)
     }

@@ -782,7 +782,11 @@ pub fn aberth_fused(
                     (std::time::Instant::now() - t1).as_secs_f64() * 1e3
                 );
             }
-            run(&mut st, su.n, order, max_iter, progress)?
+            if super::cuda_roots::chained() {
+                st.run_chained(order, max_iter, progress)?
+            } else {
+                run(&mut st, su.n, order, max_iter, progress)?
+            }
         }
         _ => {
             let cw = 2 * su.w();

@@ -519,6 +519,29 @@ pub struct RegsPlan {
     /// (`fl_mul_short32`) rather than 64-bit ones (`fl_mul_short`, the
     /// product of FloatArray's mul kernels).
     pub mul32: bool,
+    /// The register paths with the precision as a compile-time constant
+    /// (`EX_P`): the rounding's masks and shifts fold.
+    pub const_p: bool,
+    /// The register path of each operation kind in its own out-of-line
+    /// function (`ex_fast_*`), which calls the exact code (`ex_slow_*`,
+    /// another out-of-line function) only when it cannot decide: the fast
+    /// function's frame is not the exact code's.
+    pub split: bool,
+    /// The rounding mode as a compile-time constant (`EX_RND`; the kernel
+    /// then serves that mode only, and its source says which).
+    pub const_rnd: Option<u32>,
+    /// Blocks per SM asked of ptxas (`__launch_bounds__`'s second
+    /// argument; 0: none).
+    pub min_blocks: u32,
+    /// Every thread loads its own element's limbs into its slots (16-byte
+    /// words) and stores its own result, with no barrier: the warps of a
+    /// block do not wait for each other, so that one computes while
+    /// another waits for memory (else the block's loads are coalesced
+    /// through shared memory between barriers).
+    pub direct: bool,
+    /// The products by [`EX_MUL32`] (fl_mul_short32's product, its
+    /// rounding on 32-bit words) rather than fl_mul_short32.
+    pub mul_round32: bool,
 }
 
 /// Whether an operation's result may overwrite an operand's slot: the
@@ -567,6 +590,141 @@ __device__ __forceinline__ void ex_div_fast(FlOut &o, u64 xh, const u64 *xm, u64
     fl_round_regs<N>(o, hi, below, e, neg, p, rnd);
 }
 "#;
+
+/// x * y for normal x, y and destination of N >= 4 limbs at precision P
+/// (a compile-time constant, the output's: 64N - 63 <= P <= 64N): the short
+/// product of fl_mul_short32 (the same limb products, the same decision
+/// test on the low 62 bits of limb N - 1), then its rounding on 32-bit
+/// words: the normalising shift by one bit as funnel shifts, the increment
+/// as one carry chain from the word of the unit in the last place, the
+/// sticky bit always set (the decided short product has a nonzero bit
+/// below the round bit). The same value, ternary and range check as
+/// fl_round_regs on the same limbs; with a compile-time precision the
+/// masks fold.
+pub const EX_MUL32: &str = r#"
+__device__ __forceinline__ u32 ex_fsh1(u32 lo, u32 hi) { return (hi << 1) | (lo >> 31); }
+template <int N, u64 P>
+__device__ __forceinline__ bool ex_mul32(FlOut &o, u64 xh, const u64 *xm, u64 yh, const u64 *ym, u64 p, u32 rnd, i8 &ret) {
+    constexpr int M = 2 * N, K = M - 3;
+    u32 a[M], b[M];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        a[2 * i] = (u32)xm[i];
+        a[2 * i + 1] = (u32)(xm[i] >> 32);
+        b[2 * i] = (u32)ym[i];
+        b[2 * i + 1] = (u32)(ym[i] >> 32);
+    }
+    u32 E[M + 2], O[M + 3];
+#pragma unroll
+    for (int c = 0; c < M + 2; c++) E[c] = 0;
+#pragma unroll
+    for (int c = 0; c < M + 3; c++) O[c] = 0;
+    u32 cf = 0;
+#pragma unroll
+    for (int v = 0; v < M; v++) {
+        const u32 bv = b[v];
+        const int u0 = K - v > 0 ? K - v : 0;
+#pragma unroll
+        for (int par = 0; par < 2; par++) {
+            u32 *R = par ? O : E;
+            const int base = par ? M - 3 : M - 2;
+            const int us = u0 + (((u0 + v) & 1) != par ? 1 : 0);
+            const int ul = M - 1 - (((M - 1 + v) & 1) != par ? 1 : 0);
+            if (us > ul) continue;
+            const bool more = ul + 2 <= M;
+#pragma unroll
+            for (int u = us; u <= ul; u += 2) {
+                const int c = u + v - base;
+                R[c] = u == us ? fl32_mad_lo_cc(a[u], bv, R[c], cf)
+                               : fl32_madc_lo_cc(a[u], bv, R[c], cf);
+                R[c + 1] = u == ul && !more ? fl32_madc_hi(a[u], bv, R[c + 1], cf)
+                                            : fl32_madc_hi_cc(a[u], bv, R[c + 1], cf);
+            }
+            if (more) {
+                const int c = ul + v + 2 - base;
+                R[c] = fl32_addc(R[c], 0, cf);
+            }
+        }
+    }
+    E[0] = fl32_add_cc(E[0], O[1], cf);
+#pragma unroll
+    for (int c = 1; c < M + 1; c++) E[c] = fl32_addc_cc(E[c], O[c + 1], cf);
+    E[M + 1] = fl32_addc(E[M + 1], O[M + 2], cf);
+    // The decision (fl_mul_short32's): limb N - 1 = E[0], E[1].
+    const u64 m62 = (1ull << 62) - 1;
+    u64 u = ((u64)E[0] | ((u64)E[1] << 32)) & m62;
+    if (u == 0 || u >= m62 - (u64)(2 * N)) return false;
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    if ((E[M + 1] >> 31) == 0) {
+#pragma unroll
+        for (int c = M + 1; c > 0; c--) E[c] = ex_fsh1(E[c - 1], E[c]);
+        E[0] <<= 1;
+        e -= 1;
+    }
+    bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    // Kept words E[2..M+1]; low bits of the last place below bit `low`.
+    // The precision at compile time (P == p): every index below folds,
+    // and the carry chain is one run of add.cc / addc.cc.
+    constexpr u32 low = (u32)(64ull * N - P);
+    bool rb;
+    if constexpr (low > 0) rb = ((E[2 + (low - 1) / 32] >> ((low - 1) % 32)) & 1) != 0;
+    else rb = (E[1] >> 31) != 0;
+    bool inc;
+    switch (rnd) {
+    case FL_RN: inc = rb; break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = !neg; break;
+    case FL_RD: inc = neg; break;
+    default: inc = true; break;
+    }
+    // Clear the bits below the last place.
+#pragma unroll
+    for (int w = 0; w < M; w++) {
+        if ((u32)(32 * w + 32) <= low) E[2 + w] = 0;
+        else if ((u32)(32 * w) < low) E[2 + w] &= ~((1u << (low % 32)) - 1);
+    }
+    if (inc) {
+        constexpr u32 w0 = low / 32, add = 1u << (low % 32);
+        u32 carry = 0;
+        cf = 0;
+#pragma unroll
+        for (int w = 0; w < M; w++) {
+            if ((u32)w == w0) E[2 + w] = fl32_add_cc(E[2 + w], add, cf);
+            else if ((u32)w > w0) E[2 + w] = fl32_addc_cc(E[2 + w], 0, cf);
+        }
+        carry = fl32_addc(0, 0, cf);
+        if (carry) {
+            E[M + 1] = 0x80000000u;
+            e += 1;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < N; i++) o.m[i] = (u64)E[2 + 2 * i] | ((u64)E[3 + 2 * i] << 32);
+    ret = fl_finish(o, neg, e, fl_ternary(inc, neg), inc, p, rnd);
+    return true;
+}
+"#;
+
+/// The register kernel's options that `expr::eval_float` takes unless
+/// `MPARRAY_EXPR_OPT` names others (see [`RegsPlan::set_opt`]): all five,
+/// the fastest on the H200 (notes/expr.md); "0" is the kernel without them.
+pub const REGS_DEFAULT_OPT: &str = "psrdf";
+
+impl RegsPlan {
+    /// Sets the code options from letters: `p` compile-time precision,
+    /// `r` compile-time rounding mode (`rnd`, the launch's), `s` fast and
+    /// exact code in separate functions, `d` direct per-thread loads and
+    /// stores without barriers, `f` the products' rounding on 32-bit words
+    /// ([`EX_MUL32`]). Letters absent are off (e.g. "0": the kernel as
+    /// first built, for measurements).
+    pub fn set_opt(&mut self, opt: &str, rnd: u32) {
+        self.const_p = opt.contains('p');
+        self.split = opt.contains('s');
+        self.direct = opt.contains('d');
+        self.mul_round32 = opt.contains('f');
+        self.const_rnd = opt.contains('r').then_some(rnd);
+    }
+}
 
 /// The plan of the register kernel, or None when the output has more than
 /// [`REGS_MAX_LIMBS`] limbs or the slots of 32 elements do not fit.
@@ -651,6 +809,12 @@ pub fn regs_plan(expr: &Expr, n_out: usize, in_limbs: &[usize]) -> Option<RegsPl
         slot,
         inline: false,
         mul32: true,
+        const_p: false,
+        split: false,
+        const_rnd: None,
+        min_blocks: 0,
+        direct: false,
+        mul_round32: false,
     })
 }
 
@@ -684,9 +848,12 @@ pub fn float_kernel_regs(
     let _ = writeln!(s, "// Generated: {}", expr.canonical());
     let _ = writeln!(
         s,
-        "#define FL_NL {tier}\n#define EX_N {n}\n#define EX_T {}\n#define EX_S {st}",
+        "#define FL_NL {tier}\n#define EX_N {n}\n#define EX_T {}\n#define EX_S {st}\n#define EX_P {prec}ull",
         plan.threads
     );
+    if let Some(r) = plan.const_rnd {
+        let _ = writeln!(s, "#define EX_RND {r}u");
+    }
     s.push_str(COMMON);
     s.push_str(&FLOAT_COMMON.replace("#include \"common.cuh\"", ""));
     for (i, c) in consts.iter().enumerate() {
@@ -709,6 +876,10 @@ pub fn float_kernel_regs(
     {
         s.push_str(EX_DIV_FAST);
     }
+    let mul_round32 = plan.mul_round32 && plan.mul32 && n >= 4 && !plan.inline;
+    if mul_round32 {
+        s.push_str(EX_MUL32);
+    }
     // The out-of-line exact code, one function per operation kind used.
     let mut kinds: Vec<&str> = Vec::new();
     let mut want = |k: &'static str| {
@@ -724,6 +895,7 @@ pub fn float_kernel_regs(
     if !matches!(nodes[root], Node::Op(..)) {
         want("SET");
     }
+    let mut fast_kinds: Vec<&str> = Vec::new();
     for k in &kinds {
         // Out of line, the register path first (plan.inline: at the node).
         let pre = if plan.inline {
@@ -754,6 +926,18 @@ pub fn float_kernel_regs(
                 _ => "",
             }
         };
+        let fp = if plan.const_p { "EX_P" } else { "p" };
+        let fr = if plan.const_rnd.is_some() {
+            "EX_RND"
+        } else {
+            "rnd"
+        };
+        let pre = if mul_round32 && *k == "MUL" {
+            pre.replace("fl_mul_short32<EX_N>", "ex_mul32<EX_N, EX_P>")
+        } else {
+            pre.to_string()
+        };
+        let pre = pre.replace(", p, rnd", &format!(", {fp}, {fr}"));
         let body = match *k {
             "NEG" => "fl_set(o, xh, xm, lx, true, false, 0, p, rnd)".to_string(),
             "SET" => "fl_set(o, xh, xm, lx, false, false, 0, p, rnd)".to_string(),
@@ -761,10 +945,19 @@ pub fn float_kernel_regs(
                 "fl_arith<FL_NL>(FL_OP_{op}, rnd, p, o, xh, xm, lx, yh, ym, ly, zh, zm, lz)"
             ),
         };
-        let _ = writeln!(
-            s,
-            "__device__ __noinline__ u64 ex_slow_{k}(u32 rnd, u64 p, u64 *om, u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz) {{\n    FlOut o = {{om, EX_N, 0}};\n    {pre}\n    {body};\n    (void)yh; (void)ym; (void)ly; (void)zh; (void)zm; (void)lz;\n    return o.head;\n}}"
-        );
+        let args = "u32 rnd, u64 p, u64 *om, u64 xh, const u64 *xm, u32 lx, u64 yh, const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz";
+        if plan.split && !pre.is_empty() {
+            let _ = writeln!(
+                s,
+                "__device__ __noinline__ u64 ex_slow_{k}({args}) {{\n    FlOut o = {{om, EX_N, 0}};\n    {body};\n    (void)yh; (void)ym; (void)ly; (void)zh; (void)zm; (void)lz;\n    return o.head;\n}}\n__device__ __noinline__ u64 ex_fast_{k}({args}) {{\n    FlOut o = {{om, EX_N, 0}};\n    {pre}\n    return ex_slow_{k}(rnd, p, om, xh, xm, lx, yh, ym, ly, zh, zm, lz);\n}}"
+            );
+            fast_kinds.push(*k);
+        } else {
+            let _ = writeln!(
+                s,
+                "__device__ __noinline__ u64 ex_slow_{k}({args}) {{\n    FlOut o = {{om, EX_N, 0}};\n    {pre}\n    {body};\n    (void)yh; (void)ym; (void)ly; (void)zh; (void)zm; (void)lz;\n    return o.head;\n}}"
+            );
+        }
     }
     // Coalesced staging of one operand of L limbs: slot base `sh` (thread
     // t at sh + t * EX_S), elements base.. of g; full tiles unrolled.
@@ -798,6 +991,37 @@ __device__ __forceinline__ void ex_in(u64 *sh, const u64 *g, u64 base, u32 cnt) 
     }
 }
 template <int L>
+__device__ __forceinline__ void ex_in1(u64 *slot, const u64 *g, u64 i) {
+    const u64 *src = g + i * L;
+    if (L % 2 == 0) {
+#pragma unroll
+        for (u32 r = 0; r < L / 2; r++) {
+            ulonglong2 v = ((const ulonglong2 *)src)[r];
+            slot[2 * r] = v.x;
+            slot[2 * r + 1] = v.y;
+        }
+    } else {
+#pragma unroll
+        for (u32 r = 0; r < L; r++) slot[r] = src[r];
+    }
+}
+template <int L>
+__device__ __forceinline__ void ex_out1(u64 *g, const u64 *slot, u64 i) {
+    u64 *dst = g + i * L;
+    if (L % 2 == 0) {
+#pragma unroll
+        for (u32 r = 0; r < L / 2; r++) {
+            ulonglong2 v;
+            v.x = slot[2 * r];
+            v.y = slot[2 * r + 1];
+            ((ulonglong2 *)dst)[r] = v;
+        }
+    } else {
+#pragma unroll
+        for (u32 r = 0; r < L; r++) dst[r] = slot[r];
+    }
+}
+template <int L>
 __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt) {
     u64 *dst = g + base * L;
     if (L % 2 == 0) {
@@ -825,7 +1049,12 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
     }
     let _ = writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__(EX_T) expr_float(u64 *__restrict__ rh, u64 *__restrict__ rl, {}, u64 len, u32 rnd) {{",
+        "extern \"C\" __global__ void __launch_bounds__(EX_T{}) expr_float(u64 *__restrict__ rh, u64 *__restrict__ rl, {}, u64 len, u32 rnd) {{",
+        if plan.min_blocks > 0 {
+            format!(", {}", plan.min_blocks)
+        } else {
+            String::new()
+        },
         params.join(", ")
     );
     let _ = writeln!(s, "    const u64 p = {prec}ull;");
@@ -835,17 +1064,31 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
     s.push_str("      u64 base = tile * T; u32 cnt = len - base < T ? (u32)(len - base) : T;\n");
     s.push_str("      u32 t = threadIdx.x; u64 i = base + (t < cnt ? t : 0);\n");
     let slot_ptr = |j: usize| format!("(sm + ({j} * EX_T + t) * EX_S)");
+    if plan.direct {
+        s.push_str("      if (t < cnt) {\n");
+    }
     for (i, node) in nodes.iter().enumerate() {
         if let (true, Node::Input(k)) = (live[i], node) {
             let j = plan.slot[i].expect("input slot");
-            let _ = writeln!(
-                s,
-                "      ex_in<{}>(sm + {j} * EX_T * EX_S, l{k}, base, cnt); u64 x{i}h = h{k}[i];",
-                in_limbs[*k]
-            );
+            if plan.direct {
+                let _ = writeln!(
+                    s,
+                    "        ex_in1<{}>({}, l{k}, i); u64 x{i}h = h{k}[i];",
+                    in_limbs[*k],
+                    slot_ptr(j)
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "      ex_in<{}>(sm + {j} * EX_T * EX_S, l{k}, base, cnt); u64 x{i}h = h{k}[i];",
+                    in_limbs[*k]
+                );
+            }
         }
     }
-    s.push_str("      __syncthreads();\n      if (t < cnt) {\n");
+    if !plan.direct {
+        s.push_str("      __syncthreads();\n      if (t < cnt) {\n");
+    }
     // (head, limbs pointer, limb count) per node.
     let mut val: Vec<(String, String, usize)> = vec![Default::default(); nodes.len()];
     for (i, node) in nodes.iter().enumerate() {
@@ -874,8 +1117,13 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
                     if a.len() > 2 { x(2) } else { z.clone() },
                 );
                 let kind = float_kind(*op);
+                let entry = if fast_kinds.contains(&kind) {
+                    "fast"
+                } else {
+                    "slow"
+                };
                 let slow = format!(
-                    "ex_slow_{kind}(rnd, p, o.m, {}, {}, {}, {}, {}, {}, {}, {}, {})",
+                    "ex_{entry}_{kind}(rnd, p, o.m, {}, {}, {}, {}, {}, {}, {}, {}, {})",
                     x0.0, x0.1, x0.2, x1.0, x1.1, x1.2, x2.0, x2.1, x2.2
                 );
                 let both = x0.2 == n && x1.2 == n;
@@ -953,11 +1201,19 @@ __device__ __forceinline__ void ex_out(u64 *g, const u64 *sh, u64 base, u32 cnt)
             j
         }
     };
-    s.push_str("      }\n      __syncthreads();\n");
-    let _ = writeln!(
-        s,
-        "      ex_out<EX_N>(rl, sm + {out_slot} * EX_T * EX_S, base, cnt);\n      __syncthreads();\n    }}\n}}"
-    );
+    if plan.direct {
+        let _ = writeln!(
+            s,
+            "        ex_out1<EX_N>(rl, {}, i);\n      }}\n    }}\n}}",
+            slot_ptr(out_slot)
+        );
+    } else {
+        s.push_str("      }\n      __syncthreads();\n");
+        let _ = writeln!(
+            s,
+            "      ex_out<EX_N>(rl, sm + {out_slot} * EX_T * EX_S, base, cnt);\n      __syncthreads();\n    }}\n}}"
+        );
+    }
     s
 }
 

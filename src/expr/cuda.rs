@@ -230,6 +230,35 @@ pub fn eval_int(
     Ok(wrap(eng, limbs, len, r))
 }
 
+/// Overrides of the measurement variables (`MPARRAY_EXPR_*`) for this
+/// process, set by `mparray bench expr --variants`: "NAME=VALUE,..."
+/// (None: the environment alone).
+static KNOBS: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Sets (or clears) the overrides of [`knob`].
+pub fn set_knobs(v: Option<String>) {
+    if let Ok(mut k) = KNOBS.lock() {
+        *k = v;
+    }
+}
+
+/// A measurement variable: the override set by [`set_knobs`] when it names
+/// `name`, else the environment.
+fn knob(name: &str) -> Option<String> {
+    if let Ok(k) = KNOBS.lock()
+        && let Some(v) = k.as_ref()
+    {
+        for kv in v.split(',') {
+            if let Some((n, val)) = kv.split_once('=')
+                && n.trim() == name
+            {
+                return Some(val.trim().to_string());
+            }
+        }
+    }
+    std::env::var(name).ok()
+}
+
 /// Float evaluation on CUDA: one generated kernel; precisions above the
 /// device tiers are computed by the CPU engine and moved back.
 pub fn eval_float(
@@ -263,7 +292,7 @@ pub fn eval_float(
     // measurements); else the generic kernel,
     // staged through shared memory where it fits (MPARRAY_EXPR_TILE=0:
     // direct loads).
-    let kernel = std::env::var("MPARRAY_EXPR_KERNEL").ok();
+    let kernel = knob("MPARRAY_EXPR_KERNEL");
     let regs = if kernel.as_deref() == Some("generic") {
         None
     } else {
@@ -271,10 +300,20 @@ pub fn eval_float(
             p.inline = kernel.as_deref() == Some("inline");
             // MPARRAY_EXPR_MUL=64: the 64-bit limb short product of
             // FloatArray's mul kernels (measurements).
-            p.mul32 = !matches!(std::env::var("MPARRAY_EXPR_MUL").as_deref(), Ok("64"));
+            p.mul32 = !matches!(knob("MPARRAY_EXPR_MUL").as_deref(), Some("64"));
             // MPARRAY_EXPR_THREADS=64 or 32: smaller tiles (measurements).
-            if let Some(t) = std::env::var("MPARRAY_EXPR_THREADS")
-                .ok()
+            // The code options (codegen::RegsPlan::set_opt);
+            // MPARRAY_EXPR_OPT=letters replaces the default (measurements;
+            // "0": none of them).
+            let opt =
+                knob("MPARRAY_EXPR_OPT").unwrap_or_else(|| codegen::REGS_DEFAULT_OPT.to_string());
+            p.set_opt(&opt, round_code(rnd));
+            // MPARRAY_EXPR_MINB: blocks per SM for __launch_bounds__.
+            p.min_blocks = knob("MPARRAY_EXPR_MINB")
+                .and_then(|v| v.parse::<u32>().ok())
+                .filter(|&b| b <= 32)
+                .unwrap_or(0);
+            if let Some(t) = knob("MPARRAY_EXPR_THREADS")
                 .and_then(|v| v.parse::<u32>().ok())
                 .filter(|t| [32, 64].contains(t) && *t < p.threads)
             {
@@ -290,8 +329,16 @@ pub fn eval_float(
         Some(plan) => function(
             eng,
             format!(
-                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}",
-                plan.inline, plan.threads, plan.mul32
+                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}:{}:{}:{:?}:{}:{}:{}",
+                plan.inline,
+                plan.threads,
+                plan.mul32,
+                plan.const_p,
+                plan.split,
+                plan.const_rnd,
+                plan.min_blocks,
+                plan.direct,
+                plan.mul_round32
             ),
             || codegen::float_kernel_regs(expr, prec, n_out, &in_limbs, tier, consts, plan),
             "expr_float",

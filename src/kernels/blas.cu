@@ -586,6 +586,31 @@ FL_DEV bool bl_dot_zero_neg(bool nonzero, u64 negz, u64 K, u32 rnd) {
     return rnd == FL_RD;
 }
 
+// The end of blas_gemv's row i (bl_epi_one's rules for one output of a
+// gemv): the row's sum acc (NF + 2 words) with cnt possibly inexact terms
+// at the scales ea (the row's) and eb (x's), special when the row or x
+// holds a NaN or an infinity; alpha (head a0, limbs alm), beta and c
+// (has_c); ah and xh the row's and x's K heads (an exact zero's sign).
+// Returns 0 (decided: o, tern) or 1 (the host computes the element).
+template <int NF>
+FL_DEV u32 bl_gv_epi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, i64 ea, i64 eb,
+                     u64 a0, const u64 *alm, u32 lal, bool has_c, u64 bh, const u64 *bem, u32 lbe,
+                     u64 ch, const u64 *cm, u32 lc, const u64 *ah, const u64 *xh, u64 K, u64 p,
+                     u32 rnd) {
+    const bool sp = special || (fl_tag(a0) & 3) >= FL_INF ||
+                    (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
+    tern = 0;
+    if (sp) return 1;
+    u32 r = bl_epilogue<NF>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch, cm,
+                            lc, p, rnd);
+    if (r == 2) {
+        fl_special(o, FL_ZERO, bl_zero_neg(a0, ah, 1, xh, 1, K, has_c, bh, ch, rnd));
+        tern = 0;
+        r = 0;
+    }
+    return r;
+}
+
 // ---- Complex reductions (notes/blas-cuda.md, "Complex operations") ----
 // Each part of a complex output is an exact sum of real products: with the
 // panels PA = [re | s_a im] (lines of op(A)), PBr = [re | -s_b im] and PBi
@@ -1079,12 +1104,14 @@ FL_DEV void bl_shfl_add(u32 *acc, u32 &cnt, int off) {
     acc[BL_NW - 1] = bl_addc(acc[BL_NW - 1], x[BL_NW - 1]);
 }
 
-// Shared words per staged element of the streaming product (odd: lanes
-// reading their own elements hit distinct banks).
-// Above 34 words the staging holds elements of at most 19 limbs (4 warps x
-// 2 operands x 32 elements fit the 48 KB of static shared memory).
+// Shared words per staged element of the streaming product: even (each
+// limb one 8-byte cp.async) with an odd number of limbs, so that 32 lanes
+// reading word w of their own elements hit at most two lanes per bank
+// (and 16 lanes reading 8-byte pairs distinct banks). Above 34 words the
+// staging holds elements of at most 19 limbs (4 warps x 2 operands x 32
+// elements fit the 48 KB of static shared memory).
 #define BL_SLMAX (BL_NF <= 34 ? BL_LMAX : 19)
-#define BL_SST (2 * BL_SLMAX + 1)
+#define BL_SST (BL_SLMAX % 2 ? 2 * BL_SLMAX : 2 * BL_SLMAX + 2)
 
 // Copies the mantissas of elements base .. base+nl-1 (l <= BL_LMAX limbs
 // each; coalesced: consecutive lanes read consecutive limbs) into s,
@@ -1106,25 +1133,24 @@ FL_DEV void bl_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane
     }
 }
 
-// bl_stage with asynchronous copies (cp.async, 4 bytes each): the words
-// land in s after bl_async_wait and a __syncwarp. Unrolled (nl <= 32
-// elements: at most l limbs per lane), the shared offset of limb lane + 32 r
-// kept incrementally and the source at immediate offsets.
+// bl_stage with asynchronous copies (cp.async, one limb of 8 bytes each:
+// a warp's copy reads 256 consecutive bytes): the words land in s after
+// bl_async_wait and a __syncwarp. Unrolled (nl <= 32 elements: at most l
+// limbs per lane), the shared offset of limb lane + 32 r kept
+// incrementally and the source at immediate offsets. s: 8-byte aligned.
 FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u32 lane) {
     if (nl == 32 && (32 % l) == 0) {
         // A full round with l dividing 32 (512 bits: l = 8): limb lane +
         // 32 r is limb lane % l of element lane / l + r (32 / l), so the
         // shared offset moves by a constant step.
-        const u32 *src = (const u32 *)(limbs + base * l) + 2 * lane;
+        const u64 *src = limbs + base * l + lane;
         const u32 q = lane / l;
         u32 d = (u32)__cvta_generic_to_shared(s) + 4 * (q * BL_SST + 2 * (lane - q * l));
         const u32 dstep = 4 * (32 / l) * BL_SST;
 #pragma unroll
         for (u32 r = 0; r < BL_SLMAX; r++) {
             if (r < l) {
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 64 * r));
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4),
-                             "l"(src + 64 * r + 1));
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"(src + 32 * r));
                 d += dstep;
             }
         }
@@ -1132,17 +1158,14 @@ FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u3
     }
     u32 e = lane / l, t = lane - e * l;
     const u32 q32 = 32 / l, r32 = 32 - q32 * l;
-    const u32 *src = (const u32 *)(limbs + base * l) + 2 * lane;
+    const u64 *src = limbs + base * l + lane;
     u32 d = (u32)__cvta_generic_to_shared(s) + 4 * (e * BL_SST + 2 * t);
     const u32 dq = 4 * (q32 * BL_SST + 2 * r32), dw = 4 * (BL_SST - 2 * l);
 #pragma unroll
     for (u32 r = 0; r < BL_SLMAX; r++) {
         if (r < l) {
-            if (e < nl) {
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src + 64 * r));
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4),
-                             "l"(src + 64 * r + 1));
-            }
+            if (e < nl)
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"(src + 32 * r));
             t += r32;
             e += q32;
             d += dq;
@@ -1152,6 +1175,23 @@ FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u3
                 d += dw;
             }
         }
+    }
+}
+// blas_dot's 16-byte staging (pipe bit 8, MPARRAY_BLAS_STAGE16; 8-limb
+// elements only): element e of the round at s + 20 e words (5 chunks of 16
+// bytes, an odd number), chunk x = lane + 32 r is element x / 4, part
+// x % 4: four cp.async.cg of 16 bytes per lane for 32 elements.
+#define BL_SST16 20
+FL_DEV void bl_stage16(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 lane) {
+    const u32 d0 = (u32)__cvta_generic_to_shared(s);
+    const u64 *src = limbs + base * 8;
+#pragma unroll
+    for (u32 r = 0; r < 4; r++) {
+        const u32 x = lane + 32 * r;
+        if ((x >> 2) < nl)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                             d0 + 4 * ((x >> 2) * BL_SST16 + 4 * (x & 3))),
+                         "l"(src + 2 * x));
     }
 }
 // Copies n16 16-byte chunks from src to s (shared, 16-byte aligned), lane
@@ -1228,6 +1268,17 @@ FL_DEV u32 bl_rec_lds(const u32 *r, u32 *b) {
     return t[BL_NF];
 }
 
+// Asks L2 for the mantissas of positions kp .. kp+31 of the line at
+// element offset row (la limbs each; a full round only, in bounds, from a
+// 16-byte aligned address: the bulk prefetch's rules).
+FL_DEV void bl_prefetch_round(const u64 *lb, u32 la, u64 row, u64 kp, u64 K) {
+    const u64 *src = lb + (row + kp) * la;
+    if (kp + 32 > K || ((size_t)src & 15)) return;
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src),
+                 "r"(256u * la)
+                 : "memory");
+}
+
 // Double-buffered staging in the streaming product (the next round's
 // mantissas copied while the current round is converted and multiplied);
 // two buffers fit the 48 KB of static shared memory up to NF = 18.
@@ -1302,6 +1353,11 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
                                     nl * (BL_REC / 4), lane);
                 bl_async_commit();
             }
+            // pipe bits 4-6 (MPARRAY_BLAS_PF): op(A)'s mantissas asked of
+            // L2 pfd rounds ahead (as blas_dot).
+            const u32 pfd = sta ? (pipe >> 4) & 7u : 0u;
+            if (pfd && live && lane == 0)
+                for (u32 r = 1; r <= pfd; r++) bl_prefetch_round(alb, la, i * asl, zb + r * S, K);
             // The heads one round ahead (their loads in flight during a round).
             u64 han = 0, hbn = 0;
             if (live && zb + lane < K) {
@@ -1318,6 +1374,7 @@ template <int NBUF> FL_DEV void bl_stream(BL_STREAM_PARAMS) {
                     if (!bpk) hbn = bhd[j * bsl + (k + S) * bsp];
                 }
                 u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
+                if (pfd && lane == 0) bl_prefetch_round(alb, la, i * asl, kb + (pfd + 1) * S, K);
                 if (pp) {
                     // The next round's copies into the other buffer (its
                     // last reader finished before the previous __syncwarp).
@@ -1403,9 +1460,20 @@ extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) 
 // signs, the encoded scale) and takes a ticket. The last block aligns the
 // records to the largest scale (bl_acc_shr), adds them exactly and runs
 // bl_epilogue1: the result into rh[0], rl, tern[0] and its status (0:
-// decided, 1: the host computes it) into work[1]. work: zeroed, 4 +
-// gridDim.x BL_DREC words.
+// decided, 1: the host computes it) into work[1], and, when hst is not
+// null, (seq << 1) | status into *hst (page-locked host memory mapped into
+// the device). work: 4 + gridDim.x BL_DREC words, work[0] (the ticket)
+// zero at the start; the last block sets it back to zero.
 #define BL_DREC (BL_NW + 6)
+// Asks L2 for the mantissas of positions kp .. kp+31 of x (lane 0) or y
+// (lane 1), a full round only (16-byte multiples, in bounds).
+FL_DEV void bl_dot_prefetch(const u64 *alb, u32 la, const u64 *blb, u32 lb, u64 kp, u64 k1,
+                            u32 lane) {
+    if (lane == 0)
+        bl_prefetch_round(alb, la, 0, kp, k1);
+    else
+        bl_prefetch_round(blb, lb, 0, kp, k1);
+}
 // Record flags: a special entry, a nonzero term, a sum at a scale.
 #define BL_DSPEC 1u
 #define BL_DNZ 2u
@@ -1413,8 +1481,8 @@ extern "C" __global__ void __launch_bounds__(128) blas_stream(BL_STREAM_PARAMS) 
 extern "C" __global__ void __launch_bounds__(128, 4)
     blas_dot(const u64 *ahd, const u64 *alb, u32 la, const u64 *bhd, const u64 *blb, u32 lb,
              u64 K, u64 chunk, u32 pipe, u32 *work, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn,
-             i8 *tern) {
-    __shared__ u32 stage[4][BL_NBUF][2][32 * BL_SST];
+             i8 *tern, u32 *hst, u32 seq) {
+    __shared__ __align__(16) u32 stage[4][BL_NBUF][2][32 * BL_SST];
     __shared__ unsigned long long s_ex, s_ey;
     __shared__ u32 s_fl, s_nz, s_last;
     __shared__ u32 sw[4 * (BL_NW + 1)];
@@ -1425,6 +1493,15 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         s_ey = 0;
         s_fl = 0;
         s_nz = 0;
+    }
+    // pipe bits 4-6: prefetch distance pfd (rounds; 0: none). Each warp
+    // asks L2 for the mantissas of its round pfd ahead of the one it
+    // stages (cp.async.bulk.prefetch: one instruction per operand and
+    // round), its first pfd rounds before the heads pass.
+    const u32 pfd = (pipe >> 4) & 7u;
+    const u64 pstep = 32 * (u64)(T >> 5);
+    if (pfd && lane < 2) {
+        for (u32 r = 0; r < pfd; r++) bl_dot_prefetch(alb, la, blb, lb, k0 + 32 * (u64)wib + r * pstep, k1, lane);
     }
     __syncthreads();
     {
@@ -1481,14 +1558,22 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         // (2) The products (bl_stream's kmajor rounds).
         const bool sta = la <= BL_SLMAX, stb = lb <= BL_SLMAX;
         const bool pp = (pipe & 1) && BL_NBUF == 2 && (sta || stb);
+        // pipe bit 8: 16-byte staging (both operands of 8 limbs, pipelined).
+        const bool c16 = (pipe & 256u) && pp && la == 8 && lb == 8 && BL_SST16 <= BL_SST;
+        const u32 sst = c16 ? BL_SST16 : BL_SST;
         const u32 dbg = (pipe >> 1) & 3u;
         const u64 step = 32 * (u64)(T >> 5);
         u32 cur = 0;
         u64 kb = k0 + 32 * (u64)wib;
-        if (pp && kb < k1) {
+        if (pp && kb < k1 && !(pipe & 128u)) {
             const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
-            if (sta) bl_stage_async(stage[wib][0][0], alb, kb, nl, la, lane);
-            if (stb) bl_stage_async(stage[wib][0][1], blb, kb, nl, lb, lane);
+            if (c16) {
+                bl_stage16(stage[wib][0][0], alb, kb, nl, lane);
+                bl_stage16(stage[wib][0][1], blb, kb, nl, lane);
+            } else {
+                if (sta) bl_stage_async(stage[wib][0][0], alb, kb, nl, la, lane);
+                if (stb) bl_stage_async(stage[wib][0][1], blb, kb, nl, lb, lane);
+            }
             bl_async_commit();
         }
         // The heads one round ahead (their loads in flight during a round).
@@ -1506,14 +1591,22 @@ extern "C" __global__ void __launch_bounds__(128, 4)
                 hyn = bhd[k + step];
             }
             u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
+            if (pfd && lane < 2) bl_dot_prefetch(alb, la, blb, lb, kb + pfd * step, k1, lane);
             if (pp) {
                 const u64 kn = kb + step;
-                if (kn < k1) {
+                if (kn < k1 && !(pipe & 128u)) {
                     const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
-                    if (sta)
-                        bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, la, lane);
-                    if (stb)
-                        bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lb, lane);
+                    if (c16) {
+                        bl_stage16(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, lane);
+                        bl_stage16(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lane);
+                    } else {
+                        if (sta)
+                            bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, la,
+                                           lane);
+                        if (stb)
+                            bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lb,
+                                           lane);
+                    }
                 }
                 bl_async_commit();
                 bl_async_wait1();
@@ -1525,12 +1618,12 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             if (lane < nl) {
                 u32 a[BL_NF], b[BL_NF];
                 if (dbg) {
-                    bl_dbg_term(dbg, acc, cnt, sA + lane * BL_SST, sB + lane * BL_SST, hx, hy, ea, eb,
+                    bl_dbg_term(dbg, acc, cnt, sA + lane * sst, sB + lane * sst, hx, hy, ea, eb,
                                 2 * la, 2 * lb);
                 } else {
-                    const u32 ma = sta ? bl_fix32<BL_NF>(hx, sA + lane * BL_SST, 2 * la, ea, a)
+                    const u32 ma = sta ? bl_fix32<BL_NF>(hx, sA + lane * sst, 2 * la, ea, a)
                                        : bl_fix<BL_NF>(hx, alb + k * la, la, ea, a);
-                    const u32 mb = stb ? bl_fix32<BL_NF>(hy, sB + lane * BL_SST, 2 * lb, eb, b)
+                    const u32 mb = stb ? bl_fix32<BL_NF>(hy, sB + lane * sst, 2 * lb, eb, b)
                                        : bl_fix<BL_NF>(hy, blb + k * lb, lb, eb, b);
                     bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
                 }
@@ -1648,6 +1741,15 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         rh[0] = out.head;
         tern[0] = tt;
         work[1] = r;
+        // The ticket back to zero: the workspace serves the next call
+        // without a memset (every record is written before it is read).
+        work[0] = 0;
+        if (hst) {
+            // The status into the host's mapped word, tagged with the
+            // call's sequence number (the host polls it).
+            __threadfence_system();
+            *(volatile u32 *)hst = (seq << 1) | r;
+        }
     }
 }
 
@@ -1869,5 +1971,222 @@ extern "C" __global__ void __launch_bounds__(128)
         bl_cepi_one<BL_NF>(o, t, sr, sr[BL_NW], si, si[BL_NW], sc + BL_UND(m, n), sc + BL_ONE(m, n),
                            BL_CEPI_ARGS);
 }
+
+
+// ---- GEMV, a block per row (blas_gvx, blas_gemv; notes/blas-cuda.md,
+// "GEMV, a block per row") ----
+// Up to NF = 18 (a block of BL_GVT threads keeps 8 blocks per SM at most
+// 128 registers). The workspace header (u64): [0] x's scale (e + BL_EOFF,
+// 0: no normal entry), [1] 1 when x holds a NaN or an infinity, [2] the
+// count of undecided outputs.
+#if BL_NF <= 18
+#define BL_GVT 64
+
+// x's scale and special flag, its packed records xrec[k BL_REC ..]
+// (blas_pack's layout) and the undecided count reset: one block (K x
+// (BL_NF + 1) words of conversions, K <= 2^16).
+extern "C" __global__ void __launch_bounds__(1024)
+    blas_gvx(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 *hdr, u32 *xrec) {
+    __shared__ unsigned long long s_e;
+    __shared__ u32 s_f;
+    const u32 t = threadIdx.x, lane = t & 31, T = blockDim.x;
+    if (t == 0) {
+        s_e = 0;
+        s_f = 0;
+    }
+    __syncthreads();
+    u64 e = 0;
+    u32 f = 0;
+    for (u64 k = t; k < K; k += T) {
+        const u64 h = xh[k];
+        const u32 c = fl_tag(h) & 3;
+        if (c == FL_NORMAL) {
+            const u64 v = (u64)(fl_exp(h) + BL_EOFF);
+            e = v > e ? v : e;
+        } else if (c != FL_ZERO) {
+            f = 1;
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
+        e = v > e ? v : e;
+        f |= __shfl_xor_sync(0xffffffffu, f, o);
+    }
+    if (lane == 0) {
+        if (e) atomicMax(&s_e, (unsigned long long)e);
+        if (f) atomicOr(&s_f, f);
+    }
+    __syncthreads();
+    const i64 es = bl_esc(s_e);
+    for (u64 k = t; k < K; k += T) {
+        u32 w[BL_NF];
+        const u32 meta = bl_fix<BL_NF>(xh[k], xl + k * lx, lx, es, w);
+        u32 *r = xrec + k * BL_REC;
+#pragma unroll
+        for (int j = 0; j < BL_NF; j++) r[j] = w[j];
+        r[BL_NF] = meta;
+    }
+    if (t == 0) {
+        hdr[0] = s_e;
+        hdr[1] = s_f;
+        hdr[2] = 0;
+    }
+}
+
+// y_i = alpha sum_k A_ik x_k + beta c_i rounded, row i = blockIdx.x (heads
+// ahd[i asl + k], limbs alb + (i asl + k) la; x's records from blas_gvx):
+// (1) the row's scale and special flag from its heads; (2) the products, a
+// warp per 32 consecutive positions per round (A's mantissas staged by
+// cp.async as in blas_stream, x's records by 16-byte loads); (3) the
+// block's sum and the epilogue by its first thread (bl_epi_one's rules):
+// the result into rh[i], rl, tern[i], und[i] (1: the host computes it, and
+// hdr[2] grows). dbg (measurement modes, wrong results, nothing for the
+// host): bit 0 without bl_mac, bit 1 without the epilogue, bit 2 without
+// the products; pipe bit 0: double-buffered staging.
+extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
+    blas_gemv(const u64 *ahd, const u64 *alb, u32 la, i64 asl, const u64 *xhd, u64 K,
+              const u32 *xrec, u64 *hdr, const u64 *alh, const u64 *alm, u32 lal,
+              const u64 *beh, const u64 *bem, u32 lbe, u32 has_c, const u64 *chd,
+              const u64 *clb, u32 lc, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn, i8 *tern,
+              u8 *und, u32 pipe) {
+    __shared__ __align__(16) u32 stage[BL_GVT / 32][BL_NBUF][32 * BL_SST];
+    __shared__ unsigned long long s_ea;
+    __shared__ u32 s_fa;
+    __shared__ u32 sw[(BL_GVT / 32) * (BL_NW + 1)];
+    const u32 t = threadIdx.x, lane = t & 31, wib = t >> 5;
+    const u64 i = blockIdx.x;
+    const u64 *ah = ahd + i * asl;
+    const u64 *al = alb + i * asl * la;
+    const u32 dbg = pipe >> 1;
+    if (t == 0) {
+        s_ea = 0;
+        s_fa = 0;
+    }
+    __syncthreads();
+    {
+        // (1) The row's heads, four loads in flight per thread.
+        u64 e = 0;
+        u32 f = 0;
+        for (u64 kb = t; kb < K; kb += 4 * BL_GVT) {
+            u64 h[4];
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const u64 k = kb + r * BL_GVT;
+                h[r] = k < K ? ah[k] : 0;
+            }
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const u32 c = fl_tag(h[r]) & 3;
+                if (c == FL_NORMAL) {
+                    const u64 v = (u64)(fl_exp(h[r]) + BL_EOFF);
+                    e = v > e ? v : e;
+                } else if (c != FL_ZERO) {
+                    f = 1;
+                }
+            }
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
+            e = v > e ? v : e;
+            f |= __shfl_xor_sync(0xffffffffu, f, o);
+        }
+        if (lane == 0) {
+            if (e) atomicMax(&s_ea, (unsigned long long)e);
+            if (f) atomicOr(&s_fa, f);
+        }
+    }
+    __syncthreads();
+    const u64 xe = __ldcg(hdr), xs = __ldcg(hdr + 1);
+    const bool special = s_fa || xs;
+    // Products unless special (also where the row or x has no normal
+    // entry: a term of an entirely cut-off entry counts as inexact, as in
+    // blas_fin's path, which this path matches status for status).
+    const bool run = !special;
+    const i64 ea = bl_esc(s_ea), eb = bl_esc(xe);
+    u32 acc[BL_NW];
+#pragma unroll
+    for (int w = 0; w < BL_NW; w++) acc[w] = 0;
+    u32 cnt = 0;
+    if (run && !(dbg & 4u)) {
+        // (2) The products.
+        const bool sta = la <= BL_SLMAX;
+        const bool pp = (pipe & 1) && BL_NBUF == 2 && sta;
+        const u64 step = BL_GVT;
+        u32 cur = 0;
+        u64 kb = 32 * (u64)wib;
+        if (pp && kb < K) {
+            const u32 nl = K - kb < 32 ? (u32)(K - kb) : 32u;
+            bl_stage_async(stage[wib][0], al, kb, nl, la, lane);
+            bl_async_commit();
+        }
+        u64 hn = kb + lane < K ? ah[kb + lane] : 0;
+        for (; kb < K; kb += step) {
+            const u32 nl = K - kb < 32 ? (u32)(K - kb) : 32u;
+            const u64 k = kb + lane;
+            const u64 ha = hn;
+            if (k + step < K) hn = ah[k + step];
+            u32 *sA = stage[wib][cur];
+            if (pp) {
+                const u64 kn = kb + step;
+                if (kn < K) {
+                    const u32 nn = K - kn < 32 ? (u32)(K - kn) : 32u;
+                    bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)], al, kn, nn, la, lane);
+                }
+                bl_async_commit();
+                bl_async_wait1();
+            } else if (sta) {
+                bl_stage(sA, al, kb, nl, la, lane);
+            }
+            __syncwarp();
+            if (lane < nl) {
+                u32 a[BL_NF], b[BL_NF];
+                const u32 ma = sta ? bl_fix32<BL_NF>(ha, sA + lane * BL_SST, 2 * la, ea, a)
+                                   : bl_fix<BL_NF>(ha, al + k * la, la, ea, a);
+                const u32 mb = bl_rec_load(xrec + k * BL_REC, b);
+                if (dbg & 1u) {
+                    u32 x = ma ^ mb;
+#pragma unroll
+                    for (int w = 0; w < BL_NF; w++) x ^= a[w] ^ b[w];
+                    acc[0] += x & 0xffu;
+                } else {
+                    bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                }
+            }
+            __syncwarp();
+            if (pp) cur ^= 1;
+        }
+        if (pp) asm volatile("cp.async.wait_all;" ::: "memory");
+    }
+    // (3) The block's sum and the epilogue.
+    for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
+    if (lane == 0) {
+#pragma unroll
+        for (int w = 0; w < BL_NW; w++) sw[wib * (BL_NW + 1) + w] = acc[w];
+        sw[wib * (BL_NW + 1) + BL_NW] = cnt;
+    }
+    __syncthreads();
+    if (t != 0) return;
+    for (u32 q = 1; q < BL_GVT / 32; q++) {
+        bl_acc_add(sw, sw + q * (BL_NW + 1), BL_NW);
+        sw[BL_NW] += sw[q * (BL_NW + 1) + BL_NW];
+    }
+    const u64 a0 = alh[0], bh = has_c ? beh[0] : 0, ch = has_c ? chd[i] : 0;
+    FlOut out = {rl + i * rn, rn, 0};
+    i8 tt = 0;
+    u32 r = 1;
+    if (!(dbg & 2u))
+        r = bl_gv_epi<BL_NF>(out, tt, sw, sw[BL_NW], special, ea, eb, a0, alm, lal, has_c != 0, bh,
+                             bem, lbe, ch, clb + i * lc, lc, ah, xhd, K, p, rnd);
+    if (dbg) r = 0;
+    if (r) {
+        fl_special(out, FL_ZERO, false);
+        atomicAdd((unsigned long long *)(hdr + 2), 1ull);
+    }
+    if (dbg & 2u) fl_special(out, FL_ZERO, (sw[0] ^ sw[BL_NW]) & 1);
+    rh[i] = out.head;
+    tern[i] = tt;
+    und[i] = (u8)r;
+}
+#endif
 
 #endif

@@ -199,26 +199,58 @@ __device__ void rt_wfin_c(u64 *r, u64 xh, u64 yh, const u64 *sc, u64 p, u32 rnd)
     r[0] = o.head;
 }
 
-__device__ __noinline__ void rt_wmul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd,
+// r = x * y by a group of G lanes (G = 2..32, a power of two; the group's
+// lanes are aligned within their warp and all call it with the same
+// arguments): lane j of the group sums the columns j, j + G, ... of the
+// exact product into sc, then the group's lane 0 adds them up and rounds
+// (rt_wfin): the same exact product and rounding as rt_mul, so the same
+// bits. sc: the group's 3 (2 RT_N - 1) shared words. Not normal: lane 0
+// runs rt_mul.
+template <int G>
+__device__ __noinline__ void rt_gmul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd,
                                      u64 *sc) {
-    const u32 lane = threadIdx.x & 31;
+    static_assert(G >= 2 && G <= 32 && (G & (G - 1)) == 0, "G: a power of two up to 32");
+    const u32 lane = threadIdx.x & 31, gl = lane & (G - 1);
+    const unsigned mask = G == 32 ? 0xffffffffu : (((1u << G) - 1u) << (lane & ~(u32)(G - 1)));
     const u64 xh = x[0], yh = y[0];
     if (!(rt_normal(xh) && rt_normal(yh))) {
-        if (lane == 0) rt_mul(r, x, y, p, rnd);
-        __syncwarp();
+        if (gl == 0) rt_mul(r, x, y, p, rnd);
+        __syncwarp(mask);
         return;
     }
-    if (lane < 2 * RT_N - 1) rt_wcol(sc, x, y, (int)lane);
-    __syncwarp();
-    if (lane == 0) {
+    for (int k = (int)gl; k < 2 * RT_N - 1; k += G) rt_wcol(sc, x, y, k);
+    __syncwarp(mask);
+    if (gl == 0) {
         if ((RT_V & 32) != 0) rt_wfin_c(r, xh, yh, sc, p, rnd);
         else rt_wfin(r, xh, yh, sc, p, rnd);
     }
-    __syncwarp();
+    __syncwarp(mask);
+}
+
+// rt_gmul by the whole warp.
+__device__ __forceinline__ void rt_wmul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd,
+                                        u64 *sc) {
+    rt_gmul<32>(r, x, y, p, rnd, sc);
+}
+
+// rt_gmul for a group size known at run time (2..32; 1: rt_mul).
+__device__ __forceinline__ void rt_gmul_n(u32 g, u64 *r, const u64 *x, const u64 *y, u64 p,
+                                          u32 rnd, u64 *sc) {
+    switch (g) {
+    case 32: rt_gmul<32>(r, x, y, p, rnd, sc); break;
+    case 16: rt_gmul<16>(r, x, y, p, rnd, sc); break;
+    case 8: rt_gmul<8>(r, x, y, p, rnd, sc); break;
+    case 4: rt_gmul<4>(r, x, y, p, rnd, sc); break;
+    case 2: rt_gmul<2>(r, x, y, p, rnd, sc); break;
+    default: rt_mul(r, x, y, p, rnd);
+    }
 }
 
 // Shared words of rt_wmul's scratch per warp.
 #define RT_WSC (3 * 2 * RT_N)
+// Groups of lanes with a product each at most (the kernels' shared
+// scratch gsc; RT_BLOCK / 8 of 8 lanes fit).
+#define RT_GROUPS 40
 
 // r = x + y or x - y.
 __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p,
@@ -541,6 +573,9 @@ __device__ __forceinline__ void rt_mark(RtProf &pf, int k) {
 #define RT_F_ISO 1
 #define RT_F_NOISE 2
 #define RT_F_SMALL 4
+// A step not made: the iteration had stopped (cuda_roots.rs's chained
+// steps).
+#define RT_F_SKIP 0x80
 
 // The leaves 1/(x_i - t_j), j != i, into S and their sum into S's leaf 0
 // (block-wide): d = x_i - t_j, its parts' squares, q = 1/(d_r^2 + d_i^2),
@@ -550,7 +585,7 @@ __device__ __forceinline__ void rt_mark(RtProf &pf, int k) {
 template <bool FIRST, bool TREE = true>
 __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, u32 n,
                              const u64 *one, u64 p, u64 *pdi, i64 kshift, u32 *sf,
-                             RtProf &pf) {
+                             RtProf &pf, u64 (*gsc)[RT_WSC]) {
     u64 *D = w.T, *SQ = RT_F(w.T, 2 * n), *IQ = RT_F(w.T, 4 * n);
     const u32 m2 = 2 * (n - 1);
     for (u32 m = threadIdx.x; m < m2 + (FIRST ? 3 : 0); m += blockDim.x) {
@@ -575,11 +610,15 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
     }
     __syncthreads();
     rt_mark(pf, 5);
-    for (u32 m = threadIdx.x; m < m2; m += blockDim.x) {
+    // RT_V bit 512: the squares and products by groups of 8 lanes.
+    const u32 gl = (RT_V & 512) != 0 && RT_N >= 8 && blockDim.x / 8 <= RT_GROUPS ? 8 : 1;
+    const u32 ng = blockDim.x / gl;
+    u64 *gs = gsc[gl > 1 ? threadIdx.x / gl : 0];
+    for (u32 m = threadIdx.x / gl; m < m2; m += ng) {
         u32 j = m / 2, part = m % 2;
         j += j >= i;
         const u64 *d = RT_F(D, 2 * j + part);
-        rt_mul(RT_F(SQ, 2 * j + part), d, d, p, FL_RN);
+        rt_gmul_n(gl, RT_F(SQ, 2 * j + part), d, d, p, FL_RN, gs);
     }
     __syncthreads();
     rt_mark(pf, 6);
@@ -591,12 +630,12 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
     }
     __syncthreads();
     rt_mark(pf, 7);
-    for (u32 m = threadIdx.x; m < m2; m += blockDim.x) {
+    for (u32 m = threadIdx.x / gl; m < m2; m += ng) {
         u32 j = m / 2, part = m % 2;
         j += j >= i;
         u64 *r = RT_F(w.S, 2 * j + part);
-        rt_mul(r, RT_F(D, 2 * j + part), RT_F(IQ, j), p, FL_RN);
-        if (part) rt_negate(r);
+        rt_gmul_n(gl, r, RT_F(D, 2 * j + part), RT_F(IQ, j), p, FL_RN, gs);
+        if (part && threadIdx.x % gl == 0) rt_negate(r);
     }
     __syncthreads();
     rt_mark(pf, 8);
@@ -709,16 +748,48 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
 }
 
 
+// The power levels' group products: at most RT_GROUPS groups (their
+// shared scratch), of at least 4 lanes.
+// Lanes per product of a power level with `prods` products on `b` threads:
+// the largest power of two up to 32 with prods * g <= b, at least 4 and
+// with at most RT_GROUPS groups; 1 (a product per thread) otherwise or
+// below 8 limbs (RT_V bit 64: always 1).
+__device__ __forceinline__ u32 rt_power_group(u32 prods, u32 b) {
+    if ((RT_V & 64) != 0 || RT_N < 8 || prods > RT_GROUPS) return 1;
+    u32 g = 32;
+    while (g >= 4 && prods * g > b) g /= 2;
+    return g >= 4 ? g : 1;
+}
+
 // Phase A of a step, block i = root i: powers, p, p', noise, S(x), the
 // first correction t^(1) into tout, p and p' into pd, the flags.
 // consts: 1 and tol^2.
 extern "C" __global__ void __launch_bounds__(RT_BLOCK)
-    roots_aberth_first(const u64 *x, u64 *tout, u64 *pd, u64 *ws, u8 *flags, const u64 *A,
+    roots_aberth_first(const u64 *x, u64 *tout, u64 *pd, u64 *ws, u8 *fring, const u64 *A,
                        const u64 *D, const u64 *AB, const u64 *consts, u32 n, u64 p, i64 kshift,
-                       u32 last, u64 *prof, u32 profon) {
+                       u32 last, u64 *prof, u32 profon, u32 row, u32 prow, u32 prow2,
+                       u32 check) {
     __shared__ u32 sf[4];
-    RtProf pf = rt_prof(prof, profon, 0);
+    __shared__ u64 gsc[RT_GROUPS][RT_WSC];
     const u32 i = blockIdx.x, t = threadIdx.x, B = blockDim.x;
+    u8 *flags = fring + (u64)row * n;
+    if (check != 0) {
+        // The stopping test of the previous step (polyroots.rs's run):
+        // every root converged, or that step skipped; then skip this one.
+        const u8 *f1 = fring + (u64)prow * n, *f2 = fring + (u64)prow2 * n;
+        bool open = false;
+        for (u32 j = t; j < n; j += B) {
+            const u8 f = f1[j];
+            const bool conv = (f & RT_F_SKIP) != 0 ||
+                              ((f & RT_F_ISO) != 0 && ((f & RT_F_NOISE) != 0 || (f2[j] & RT_F_SMALL) != 0));
+            open = open || !conv;
+        }
+        if (__syncthreads_or(open) == 0) {
+            if (t == 0) flags[i] = RT_F_SKIP;
+            return;
+        }
+    }
+    RtProf pf = rt_prof(prof, profon, 0);
     const u64 *one = consts, *tol2 = consts + RT_W;
     const u64 *xi = x + (u64)i * RT_CW;
     const RtWs w = rt_ws(ws, i, n);
@@ -745,15 +816,19 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
         const u64 *xs = X + (u64)s * RT_CW;
         // The complex products (m < 4 cnt) before the R ones, so that a
         // warp's lanes take one branch.
-        for (u32 m = t; m < 5 * cnt; m += B) {
+        // Narrow levels: each product by a group of g lanes (rt_gmul).
+        const u32 g = rt_power_group(5 * cnt, B);
+        const u32 step = g > 1 ? 1 : B;
+        for (u32 m = g > 1 ? t / g : t; m < 5 * cnt; m += step) {
             const bool rr = m >= 4 * cnt;
             const u32 k = s + 1 + (rr ? m - 4 * cnt : m / 4), c = rr ? 4 : m % 4;
-            if (c == 4) {
-                rt_mul(RT_F(R, k), RT_F(R, s), RT_F(R, k - s), p, FL_RU);
-            } else {
-                const u64 *y = X + (u64)(k - s) * RT_CW;
-                rt_mul(RT_F(T, 4 * k + c), RT_F(xs, c & 1), RT_F(y, c == 1 || c == 2), p, FL_RN);
-            }
+            const u64 *y = X + (u64)(k - s) * RT_CW;
+            // One call for both kinds (a warp's groups stay on one path).
+            u64 *r = c == 4 ? RT_F(R, k) : RT_F(T, 4 * k + c);
+            const u64 *a = c == 4 ? RT_F(R, s) : RT_F(xs, c & 1);
+            const u64 *b = c == 4 ? RT_F(R, k - s) : RT_F(y, c == 1 || c == 2);
+            rt_gmul_n(g, r, a, b, p, c == 4 ? FL_RU : FL_RN, gsc[g > 1 ? m : 0]);
+            if (g > 1) break;
         }
         __syncthreads();
         for (u32 m = t; m < 2 * cnt; m += B) {
@@ -771,19 +846,29 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     // others spread over every thread.
     {
         const u32 g = 2 * n + 1, tot = 4 * g + n + 1;
-        for (u32 m = t; m < tot; m += B) {
+        // RT_V bit 256: each product by a group of 8 lanes.
+        const u32 gl = (RT_V & 256) != 0 && RT_N >= 8 && B / 8 <= RT_GROUPS ? 8 : 1, ng = B / gl;
+        for (u32 m = t / gl; m < tot; m += ng) {
+            u64 *r;
+            const u64 *a, *b;
+            u32 rnd = FL_RN;
             if (m >= 2 * g && m < 2 * g + n + 1) {
                 const u32 k = m - 2 * g;
-                rt_mul(RT_F(w.Z, k), RT_F(AB, k), RT_F(R, k), p, FL_RU);
+                r = RT_F(w.Z, k);
+                a = RT_F(AB, k);
+                b = RT_F(R, k);
+                rnd = FL_RU;
             } else {
-                const u32 mm = m < 2 * g ? m : m - (n + 1), grp = mm / g, r = mm % g;
+                const u32 mm = m < 2 * g ? m : m - (n + 1), grp = mm / g, rm = mm % g;
                 const u32 c = grp == 0 ? 0 : (grp == 1 ? 2 : (grp == 2 ? 1 : 3));
-                const bool q = r > n;
-                const u32 k = q ? r - (n + 1) : r;
-                const u64 *a = (q ? D : A) + (u64)k * RT_CW, *y = X + (u64)k * RT_CW;
-                rt_mul(RT_F(T, 8 * k + (q ? 4 : 0) + c), RT_F(a, c & 1), RT_F(y, c == 1 || c == 2),
-                       p, FL_RN);
+                const bool q = rm > n;
+                const u32 k = q ? rm - (n + 1) : rm;
+                const u64 *ca = (q ? D : A) + (u64)k * RT_CW, *y = X + (u64)k * RT_CW;
+                r = RT_F(T, 8 * k + (q ? 4 : 0) + c);
+                a = RT_F(ca, c & 1);
+                b = RT_F(y, c == 1 || c == 2);
             }
+            rt_gmul_n(gl, r, a, b, p, rnd, gsc[gl > 1 ? t / gl : 0]);
         }
         __syncthreads();
         rt_mark(pf, 2);
@@ -799,7 +884,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     }
     // The repulsion's leaves (T is free again), then the sums of p, p', the
     // noise and S together, level by level.
-    rt_repulsion<false, false>(i, xi, x, w, n, one, p, nullptr, 0, sf, pf);
+    rt_repulsion<false, false>(i, xi, x, w, n, one, p, nullptr, 0, sf, pf, gsc);
     {
         RtTree tr[4] = {{w.P, n + 1, 2, 0xffffffffu, FL_RN},
                         {w.Q, n, 2, 0xffffffffu, FL_RN},
@@ -830,9 +915,13 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
 
 // A later sub-step, block i = root i: t' = x_i - p/(p' - p S(t)).
 extern "C" __global__ void __launch_bounds__(RT_BLOCK)
-    roots_aberth_next(const u64 *x, const u64 *t, u64 *tout, const u64 *pd, u64 *ws, u8 *flags,
-                      const u64 *consts, u32 n, u64 p, u32 last, u64 *prof, u32 profon) {
+    roots_aberth_next(const u64 *x, const u64 *t, u64 *tout, const u64 *pd, u64 *ws, u8 *fring,
+                      const u64 *consts, u32 n, u64 p, u32 last, u64 *prof, u32 profon, u32 row) {
+    u8 *flags = fring + (u64)row * n;
+    // The step's first sub-step skipped (the iteration had stopped).
+    if ((flags[blockIdx.x] & RT_F_SKIP) != 0) return;
     __shared__ u32 sf[4];
+    __shared__ u64 gsc[RT_GROUPS][RT_WSC];
     RtProf pf = rt_prof(prof, profon, 16);
     const u32 i = blockIdx.x;
     const u64 *one = consts, *tol2 = consts + RT_W;
@@ -840,7 +929,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
     const RtWs w = rt_ws(ws, i, n);
     if (threadIdx.x == 0) sf[2] = 0;
     const u64 *pdi = pd + (u64)i * 2 * RT_CW;
-    rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf, pf);
+    rt_repulsion<false>(i, xi, t, w, n, one, p, nullptr, 0, sf, pf, gsc);
     rt_tail(i, xi, pdi, w, tout, flags, sf, one, tol2, p, false, last != 0, pf);
     rt_done(pf);
 }
@@ -871,6 +960,97 @@ __device__ void rt_cert_m(u64 *out, const u64 *h, u64 p) {
     rt_shift(out, m, -(i64)p, p, FL_RU);
 }
 
+// roots_certify's loop with the radius terms pipelined (8 warps or more):
+// the same operations as rt_cert_m and the radius steps, in the same
+// order on the same values, but each k's seven additions and shift spread
+// over successive ticks on lanes 0 of different warps, so that a tick
+// costs a product and two additions instead of a product plus the whole
+// chain. Tick j = n-1 .. -4: Horner's step k = j (products on warps 0-3,
+// t and s on lanes 0 of warps 0-1); M1 = |rr|+|ii| (warp 4), U1 = |t|_1
+// (warp 6), U2 = |s|_1 (warp 7) for k = j+1; M3 = (M1 + |ri|) + |ir|
+// (warp 3) for k = j+1; M5 = (M3 + U1) + U2 (warp 4) for k = j+2; MM =
+// 2^-p M5 (warp 5) for k = j+3; the radius r_k = (r_(k+1) |x|_1 + MM_k) +
+// er_k (product on warp 5, sums on lane 0 of warp 2) for k = j+4. ring:
+// per k mod 4 the values M1, M3, U1, U2 / M5 (slot 2 reused: U1 is read
+// before M5 is written, by the same thread), MM. The bound |s_0|_1 + r_0
+// into out (RU).
+#define RT_R(k, v) (ring[(k) & 3][v])
+__device__ void rt_cert_pipe(const u64 *xi, u64 *out, const u64 *A, const u64 *er, u64 *H, u32 n,
+                             u64 p, u64 *ax, u64 *rr, u64 *uu, u64 (*wsc)[RT_WSC],
+                             u64 (*ring)[5][RT_W]) {
+    const u32 t = threadIdx.x, wk = t >> 5;
+    const bool l0 = (t & 31) == 0;
+#define RT_H(k, f) RT_F(H, 8 * (u64)(k) + (f))
+    for (int j = (int)n - 1; j >= -4; j--) {
+        const int kh = j, ka = j + 1, kc = j + 2, kd = j + 3, kr = j + 4;
+        const bool hon = kh >= 0, aon = ka >= 0 && ka < (int)n, con = kc >= 0 && kc < (int)n,
+                   don = kd >= 0 && kd < (int)n, ron = kr >= 0 && kr < (int)n;
+        // Phase 1.
+        if (wk < 4) {
+            if (hon) {
+                const u64 *s = RT_H(kh + 1, 6);
+                rt_wmul(RT_H(kh, wk), RT_F(s, wk & 1), RT_F(xi, wk == 1 || wk == 2), p, FL_RN,
+                        wsc[wk]);
+            }
+        } else if (wk == 5) {
+            if (ron) rt_wmul(uu, rr, ax, p, FL_RU, wsc[5]);
+        } else if (l0 && aon) {
+            u64 ta[RT_W], tb[RT_W];
+            const u32 f = wk == 4 ? 0 : (wk == 6 ? 4 : 6);
+            if (wk <= 7) {
+                rt_abs(ta, RT_H(ka, f));
+                rt_abs(tb, RT_H(ka, f + 1));
+                rt_add(RT_R(ka, wk == 4 ? 0 : (wk == 6 ? 2 : 3)), ta, tb, false, p, FL_RU);
+            }
+        }
+        __syncthreads();
+        // Phase 2.
+        if (l0) {
+            if (wk < 2) {
+                if (hon) {
+                    rt_add(RT_H(kh, 4 + wk), RT_H(kh, 2 * wk), RT_H(kh, 2 * wk + 1), wk == 0, p,
+                           FL_RN);
+                    rt_add(RT_H(kh, 6 + wk), RT_H(kh, 4 + wk), A + (u64)kh * RT_CW + wk * RT_W,
+                           false, p, FL_RN);
+                }
+            } else if (wk == 2) {
+                if (ron) {
+                    u64 m[RT_W];
+                    rt_add(m, uu, RT_R(kr, 4), false, p, FL_RU);
+                    rt_add(rr, m, er + (u64)kr * RT_W, false, p, FL_RU);
+                }
+            } else if (wk == 3) {
+                if (aon) {
+                    u64 ta[RT_W], m[RT_W];
+                    rt_abs(ta, RT_H(ka, 2));
+                    rt_add(m, RT_R(ka, 0), ta, false, p, FL_RU);
+                    rt_abs(ta, RT_H(ka, 3));
+                    rt_add(RT_R(ka, 1), m, ta, false, p, FL_RU);
+                }
+            } else if (wk == 4) {
+                if (con) {
+                    u64 m[RT_W];
+                    rt_add(m, RT_R(kc, 1), RT_R(kc, 2), false, p, FL_RU);
+                    rt_add(RT_R(kc, 2), m, RT_R(kc, 3), false, p, FL_RU);
+                }
+            } else if (wk == 5) {
+                if (don) rt_shift(RT_R(kd, 4), RT_R(kd, 2), -(i64)p, p, FL_RU);
+            }
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        u64 ta[RT_W], tb[RT_W], u[RT_W];
+        rt_abs(ta, RT_H(0, 6));
+        rt_abs(tb, RT_H(0, 7));
+        rt_add(u, ta, tb, false, p, FL_RU);
+        rt_add(out, u, rr, false, p, FL_RU);
+    }
+    __syncthreads();
+#undef RT_H
+}
+#undef RT_R
+
 // The rigorous residual bound of polyroots.rs's certify_root, block b =
 // points b, b + gridDim.x, ...: Horner's rule, s_k = (t_r + A_r, t_i +
 // A_i) with t = (rr - ii, ri + ir) from the four rounded products (each by
@@ -888,6 +1068,7 @@ extern "C" __global__ void roots_certify(const u64 *x, u64 *out, const u64 *A, c
     const u32 wm = nw > 4 ? 4 : nw - 1, wu = nw > 5 ? 5 : nw - 1;
     __shared__ u64 wsc[6][RT_WSC];
     __shared__ u64 ax[RT_W], rr[RT_W], uu[RT_W], mm[RT_W];
+    __shared__ u64 ring[4][5][RT_W];
     u64 *H = ws + (u64)blockIdx.x * rt_cert_words(n);
 #define RT_H(k, f) RT_F(H, 8 * (u64)(k) + (f))
     for (u32 i = blockIdx.x; i < len; i += gridDim.x) {
@@ -901,37 +1082,41 @@ extern "C" __global__ void roots_certify(const u64 *x, u64 *out, const u64 *A, c
             rt_copy(rr, er + (u64)n * RT_W, RT_W);
         }
         __syncthreads();
-        for (u32 kk = n; kk-- > 0;) {
-            const u64 *s = RT_H(kk + 1, 6);
-            const bool rad = kk + 1 < n;
-            if (wk < 4) rt_wmul(RT_H(kk, wk), RT_F(s, wk & 1), RT_F(xi, wk == 1 || wk == 2), p, FL_RN,
-                                wsc[wk]);
-            if (rad && wk == wm && l0) rt_cert_m(mm, RT_H(kk + 1, 0), p);
-            if (rad && wk == wu) rt_wmul(uu, rr, ax, p, FL_RU, wsc[wu]);
-            __syncthreads();
-            if (l0 && wk < 2) {
-                rt_add(RT_H(kk, 4 + wk), RT_H(kk, 2 * wk), RT_H(kk, 2 * wk + 1), wk == 0, p, FL_RN);
-                rt_add(RT_H(kk, 6 + wk), RT_H(kk, 4 + wk), A + (u64)kk * RT_CW + wk * RT_W, false, p,
-                       FL_RN);
-            } else if (rad && l0 && wk == 2) {
-                u64 m[RT_W];
-                rt_add(m, uu, mm, false, p, FL_RU);
-                rt_add(rr, m, er + (u64)(kk + 1) * RT_W, false, p, FL_RU);
+        if (nw >= 8 && (RT_V & 128) == 0) {
+            rt_cert_pipe(xi, out + (u64)i * RT_W, A, er, H, n, p, ax, rr, uu, wsc, ring);
+        } else {
+            for (u32 kk = n; kk-- > 0;) {
+                const u64 *s = RT_H(kk + 1, 6);
+                const bool rad = kk + 1 < n;
+                if (wk < 4) rt_wmul(RT_H(kk, wk), RT_F(s, wk & 1), RT_F(xi, wk == 1 || wk == 2), p, FL_RN,
+                                    wsc[wk]);
+                if (rad && wk == wm && l0) rt_cert_m(mm, RT_H(kk + 1, 0), p);
+                if (rad && wk == wu) rt_wmul(uu, rr, ax, p, FL_RU, wsc[wu]);
+                __syncthreads();
+                if (l0 && wk < 2) {
+                    rt_add(RT_H(kk, 4 + wk), RT_H(kk, 2 * wk), RT_H(kk, 2 * wk + 1), wk == 0, p, FL_RN);
+                    rt_add(RT_H(kk, 6 + wk), RT_H(kk, 4 + wk), A + (u64)kk * RT_CW + wk * RT_W, false, p,
+                           FL_RN);
+                } else if (rad && l0 && wk == 2) {
+                    u64 m[RT_W];
+                    rt_add(m, uu, mm, false, p, FL_RU);
+                    rt_add(rr, m, er + (u64)(kk + 1) * RT_W, false, p, FL_RU);
+                }
+                __syncthreads();
             }
+            // The radius's last step (k = 0) and the bound.
+            if (wk == wm && l0) rt_cert_m(mm, RT_H(0, 0), p);
+            if (wk == wu) rt_wmul(uu, rr, ax, p, FL_RU, wsc[wu]);
             __syncthreads();
-        }
-        // The radius's last step (k = 0) and the bound.
-        if (wk == wm && l0) rt_cert_m(mm, RT_H(0, 0), p);
-        if (wk == wu) rt_wmul(uu, rr, ax, p, FL_RU, wsc[wu]);
-        __syncthreads();
-        if (t == 0) {
-            u64 m[RT_W], ta[RT_W], tb[RT_W], u[RT_W];
-            rt_add(m, uu, mm, false, p, FL_RU);
-            rt_add(rr, m, er, false, p, FL_RU);
-            rt_abs(ta, RT_H(0, 6));
-            rt_abs(tb, RT_H(0, 7));
-            rt_add(u, ta, tb, false, p, FL_RU);
-            rt_add(out + (u64)i * RT_W, u, rr, false, p, FL_RU);
+            if (t == 0) {
+                u64 m[RT_W], ta[RT_W], tb[RT_W], u[RT_W];
+                rt_add(m, uu, mm, false, p, FL_RU);
+                rt_add(rr, m, er, false, p, FL_RU);
+                rt_abs(ta, RT_H(0, 6));
+                rt_abs(tb, RT_H(0, 7));
+                rt_add(u, ta, tb, false, p, FL_RU);
+                rt_add(out + (u64)i * RT_W, u, rr, false, p, FL_RU);
+            }
         }
         __syncthreads();
     }

@@ -29,6 +29,7 @@ use super::exact::Terms;
 use super::{Matrix, Op};
 use crate::engine::CudaEngine;
 use crate::engine::cuda::memory;
+use crate::engine::cuda::pool::{self, Pool};
 use crate::error::{Error, Result};
 use crate::float::cuda::{CudaFloats, round_code};
 use crate::float::round::{Out, Round};
@@ -354,10 +355,7 @@ pub(crate) fn product(
     let Some(sc) = defer_count(&eng, sc, u, nout) else {
         return Ok(Some((out, tern)));
     };
-    let nund = eng
-        .stream()
-        .clone_dtoh(&sc.slice(u..u + 1))
-        .map_err(Error::driver("copying from the device"))?[0] as usize;
+    let nund = read_word(&eng, &sc.slice(u..u + 1))? as usize;
     stage("count read")?;
     if prof {
         for w in marks.windows(2) {
@@ -501,7 +499,8 @@ pub(crate) fn accumulate(
         // MPARRAY_BLAS_NOSTAGEX: x's records read with __ldg, not staged (bit 3).
         let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32
             | dbg_bits()
-            | ((std::env::var_os("MPARRAY_BLAS_NOSTAGEX").is_some() as u32) << 3);
+            | ((std::env::var_os("MPARRAY_BLAS_NOSTAGEX").is_some() as u32) << 3)
+            | pf_rounds(STREAM_PF) << 4;
         let (ah, al) = a.f.raw_parts();
         let (bh, bl) = b.f.raw_parts();
         let mut bld = eng.stream().launch_builder(&f);
@@ -712,7 +711,180 @@ pub(crate) fn gemv(
         sl: 0,
         sp: 1,
     };
+    // MPARRAY_BLAS_GEMVOLD: the general path (scales, streaming product,
+    // blas_fin), for comparison.
+    if std::env::var_os("MPARRAY_BLAS_GEMVOLD").is_none()
+        && let Some(r) = gemv_rows(sa, xd, m, k, ald, bc, prec, rnd)?
+    {
+        return Ok(Some(wrap(r)));
+    }
     Ok(product(sa, sx, m, 1, k, Some(ald), bc, prec, rnd, 0)?.map(wrap))
+}
+
+/// `alpha*A*x + beta*y` with A's rows contiguous (`a.sp == 1`), a block
+/// per row (`blas_gvx`: x's scale and records; `blas_gemv`: each row's
+/// scale, products, sum and epilogue) and one read of the undecided count;
+/// the host's exact core for the undecided rows. None where this path does
+/// not serve the case (the caller takes [`product`]): tiers above 18
+/// words, `k > 2^16`, A's rows not contiguous. `MPARRAY_BLAS_GVDBG` (bit 0:
+/// without bl_mac, 1: without the epilogue, 2: without the products; wrong
+/// results) is for measurements only.
+#[allow(clippy::too_many_arguments)]
+fn gemv_rows(
+    a: Side,
+    x: &CudaFloats,
+    m: usize,
+    k: usize,
+    alpha: &CudaFloats,
+    beta_c: Option<(&CudaFloats, &CudaFloats, usize)>,
+    prec: u64,
+    rnd: Round,
+) -> Result<Option<(CudaFloats, CudaSlice<i8>)>> {
+    let rn = check_prec(prec)?;
+    let ls = beta_c.map_or(0, |(be, c, _)| {
+        be.limbs_per_element().max(c.limbs_per_element())
+    });
+    let ls = ls.max(alpha.limbs_per_element());
+    let Some(nf) = tier_for(prec, k, ls) else {
+        return Ok(None);
+    };
+    let wide = a.f.limbs_per_element().max(x.limbs_per_element()) >= 1 << 24;
+    if nf > 18 || a.sp != 1 || m == 0 || k == 0 || k > 1 << 16 || m > i32::MAX as usize || wide {
+        return Ok(None);
+    }
+    let eng = a.f.engine().clone();
+    let mut prof = Prof::new();
+    prof.mark(&eng, "start")?;
+    let rec = ((nf + 1 + 3) & !3) as usize;
+    let mut hdr = memory::alloc::<u64>(&eng, 4)?;
+    let mut xrec = memory::alloc::<u32>(&eng, k * rec)?;
+    {
+        let f = eng.function(&inst(nf), "blas_gvx")?;
+        let (xh, xl) = x.raw_parts();
+        let (lx, k_u) = (x.limbs_per_element() as u32, k as u64);
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(xh)
+            .arg(xl)
+            .arg(&lx)
+            .arg(&k_u)
+            .arg(&mut hdr)
+            .arg(&mut xrec);
+        let c = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1024, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: x holds k elements; hdr 4 words; xrec k records.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_gvx"))?;
+    }
+    prof.mark(&eng, "x")?;
+    let mut out = CudaFloats::uninit(&eng, m, prec)?;
+    let mut tern = memory::alloc::<i8>(&eng, m)?;
+    let mut und = memory::alloc::<u8>(&eng, m)?;
+    {
+        let f = eng.function(&inst(nf), "blas_gemv")?;
+        let (ah, al) = a.f.raw_parts();
+        let la = a.f.limbs_per_element() as u32;
+        let (alh, alm) = alpha.raw_parts();
+        let lal = alpha.limbs_per_element() as u32;
+        let (beh, bem, lbe, chd, clb, lc, has_c) = match beta_c {
+            Some((be, c, _)) => {
+                let (bh, bm) = be.raw_parts();
+                let (ch, cl) = c.raw_parts();
+                (
+                    bh,
+                    bm,
+                    be.limbs_per_element() as u32,
+                    ch,
+                    cl,
+                    c.limbs_per_element() as u32,
+                    1u32,
+                )
+            }
+            None => (alh, alm, lal, alh, alm, lal, 0u32),
+        };
+        let dbg: u32 = std::env::var("MPARRAY_BLAS_GVDBG")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .map_or(0, |d| d & 7);
+        let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32 | (dbg << 1);
+        let (k_u, rc, rn_u) = (k as u64, round_code(rnd), rn as u32);
+        let (orh, orl) = out.raw_parts_mut();
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(ah)
+            .arg(al)
+            .arg(&la)
+            .arg(&a.sl)
+            .arg(x.raw_parts().0)
+            .arg(&k_u)
+            .arg(&xrec)
+            .arg(&mut hdr)
+            .arg(alh)
+            .arg(alm)
+            .arg(&lal)
+            .arg(beh)
+            .arg(bem)
+            .arg(&lbe)
+            .arg(&has_c)
+            .arg(chd)
+            .arg(clb)
+            .arg(&lc)
+            .arg(&prec)
+            .arg(&rc)
+            .arg(orh)
+            .arg(orl)
+            .arg(&rn_u)
+            .arg(&mut tern)
+            .arg(&mut und)
+            .arg(&pipe);
+        let c = LaunchConfig {
+            grid_dim: (m as u32, 1, 1),
+            block_dim: (64, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: row i's k positions at i*sl (contiguous) index A; xrec
+        // holds k records; y (when given) m elements; out m elements of rn
+        // limbs, tern and und m bytes; hdr 4 words.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_gemv"))?;
+    }
+    prof.mark(&eng, "rows")?;
+    // Inside a [`Deferred`] scope the count is read later, with other data.
+    let Some(hdr) = defer_count(&eng, hdr, 2, m) else {
+        return Ok(Some((out, tern)));
+    };
+    let nund = eng
+        .stream()
+        .clone_dtoh(&hdr.slice(2..3))
+        .map_err(Error::driver("copying from the device"))?[0] as usize;
+    prof.mark(&eng, "count read")?;
+    prof.print()?;
+    let todo: Vec<usize> = if nund == 0 {
+        Vec::new()
+    } else {
+        let flags = memory::download(&eng, &und)?;
+        (0..m).filter(|&o| flags[o] != 0).collect()
+    };
+    count((m - todo.len()) as u64, todo.len() as u64);
+    if !todo.is_empty() {
+        let sx = Side { f: x, sl: 0, sp: 1 };
+        host_elements(
+            &eng,
+            nf,
+            &todo,
+            a,
+            sx,
+            1,
+            k,
+            Some(alpha),
+            beta_c,
+            prec,
+            rnd,
+            0,
+            &mut out,
+            &mut tern,
+        )?;
+    }
+    Ok(Some((out, tern)))
 }
 
 /// `sum x[i] y[i]` on the device (see [`gemm`]).
@@ -763,8 +935,9 @@ struct Prof {
 
 impl Prof {
     fn new() -> Prof {
+        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         Prof {
-            on: std::env::var_os("MPARRAY_BLAS_PROFILE").is_some(),
+            on: *ON.get_or_init(|| std::env::var_os("MPARRAY_BLAS_PROFILE").is_some()),
             t0: std::time::Instant::now(),
             marks: Vec::new(),
         }
@@ -801,6 +974,72 @@ impl Prof {
     }
 }
 
+/// `blas_dot`'s default L2 prefetch distance (rounds of 32 positions per
+/// warp).
+const DOT_PF: u32 = 0;
+
+/// `blas_stream`'s (kmajor rounds: op(A)'s mantissas only).
+const STREAM_PF: u32 = 0;
+
+/// The L2 prefetch distance: `MPARRAY_BLAS_PF` (0 ... 7, for
+/// measurements), else `default`.
+fn pf_rounds(default: u32) -> u32 {
+    std::env::var("MPARRAY_BLAS_PF")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(default)
+        .min(7)
+}
+
+/// `blas_dot`'s 16-byte staging (8-limb operands) by default; else
+/// 8-byte copies (`MPARRAY_BLAS_STAGE8` / `MPARRAY_BLAS_STAGE16` choose).
+const DOT_STAGE16: bool = false;
+
+/// [`dot_fused`]'s switches, read once per process (measurements only):
+/// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
+/// workspace per call), `MPARRAY_BLAS_NOMAP` (the status by a copy),
+/// `MPARRAY_BLAS_NOPIPE`, `MPARRAY_BLAS_DBG`, `MPARRAY_BLAS_PF` (the L2
+/// prefetch distance in rounds, 0 ... 7), `MPARRAY_BLAS_NOSTAGE` (with
+/// `MPARRAY_BLAS_DBG` only: no staging copies), `MPARRAY_BLAS_STAGE16` /
+/// `MPARRAY_BLAS_STAGE8` (the staging copies' width).
+struct DotEnv {
+    blocks: usize,
+    nocache: bool,
+    nomap: bool,
+    /// The kernel's `pipe` bits.
+    pipe: u32,
+}
+
+fn dot_env() -> &'static DotEnv {
+    static ENV: std::sync::OnceLock<DotEnv> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| {
+        let on = |v: &str| std::env::var_os(v).is_some();
+        // One wave: 4 blocks of 128 threads per SM on the H200.
+        let blocks = std::env::var("MPARRAY_BLAS_DOTBLOCKS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(132 * 4)
+            .max(1);
+        let dbg = dbg_bits();
+        let nostage = dbg != 0 && on("MPARRAY_BLAS_NOSTAGE");
+        let c16 = if on("MPARRAY_BLAS_STAGE8") {
+            false
+        } else {
+            DOT_STAGE16 || on("MPARRAY_BLAS_STAGE16")
+        };
+        DotEnv {
+            blocks,
+            nocache: on("MPARRAY_BLAS_NOCACHE"),
+            nomap: on("MPARRAY_BLAS_NOMAP"),
+            pipe: !on("MPARRAY_BLAS_NOPIPE") as u32
+                | dbg
+                | pf_rounds(DOT_PF) << 4
+                | (nostage as u32) << 7
+                | (c16 as u32) << 8,
+        }
+    })
+}
+
 /// `x . y` (`k` contiguous positions each) in one launch (`blas_dot`:
 /// per-block scales, the blocks' sums aligned and added and the epilogue
 /// by the last block) and one read of its status; the host's exact core
@@ -825,32 +1064,69 @@ fn dot_fused(
         return Ok(None);
     }
     let eng = x.f.engine().clone();
+    // This call's own workspace, mapped word and event, out of the
+    // engine's pool (no lock held across the launch, the wait or the
+    // host's work; see engine::cuda::pool).
+    let wss = eng.resource("blas_dot workspaces", |_| Ok(Pool::<DotWs>::default()))?;
+    let mut ws = wss.take().unwrap_or_default();
+    let env = dot_env();
     let mut prof = Prof::new();
     prof.mark(&eng, "start")?;
-    let mut out = CudaFloats::uninit(&eng, 1, prec)?;
-    let mut tern = memory::alloc::<i8>(&eng, 1)?;
-    // One wave: 4 blocks of 128 threads per SM on the H200.
-    let want: usize = std::env::var("MPARRAY_BLAS_DOTBLOCKS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(132 * 4)
-        .max(1);
-    let chunk = k.div_ceil(want).next_multiple_of(128);
+    // The output: the one made during the previous call (same precision),
+    // else new.
+    let (mut out, mut tern) = match ws.spare.take() {
+        Some((p, o, t)) if p == prec => (o, t),
+        _ => (
+            CudaFloats::uninit(&eng, 1, prec)?,
+            memory::alloc::<i8>(&eng, 1)?,
+        ),
+    };
+    let chunk = k.div_ceil(env.blocks).next_multiple_of(128);
     let blocks = k.div_ceil(chunk);
     let drec = nf as usize + 2 + 6;
-    let mut work = memory::alloc_zeros::<u32>(&eng, 4 + blocks * drec)?;
-    let f = eng.function(&inst(nf), "blas_dot")?;
+    let nwork = 4 + blocks * drec;
+    let mut fresh = None;
+    if env.nocache {
+        fresh = Some(memory::alloc_zeros::<u32>(&eng, nwork)?);
+    } else if ws.work.as_ref().is_none_or(|w| w.len() < nwork) {
+        ws.work = None;
+        ws.work = Some(memory::alloc_zeros::<u32>(&eng, nwork)?);
+    }
+    let mapped = !env.nomap && ws.map(&eng)?;
+    let (hst, seq) = if mapped {
+        ws.seq = if ws.seq >= 1 << 30 { 1 } else { ws.seq + 1 };
+        (ws.dev, ws.seq)
+    } else {
+        (0u64, 0u32)
+    };
+    // The kernel, kept with the workspace (no registry look-up per call).
+    if ws.func.as_ref().is_none_or(|(t, _)| *t != nf) {
+        ws.func = Some((nf, eng.function(&inst(nf), "blas_dot")?));
+    }
+    let DotWs {
+        work: cached,
+        host,
+        ev,
+        func,
+        spare,
+        ..
+    } = &mut ws;
+    let f = &func.as_ref().expect("set above").1;
+    let work = match fresh.as_mut() {
+        Some(w) => w,
+        None => cached.as_mut().expect("allocated above"),
+    };
     let (la, lb) = (
         x.f.limbs_per_element() as u32,
         y.f.limbs_per_element() as u32,
     );
     let (k_u, chunk_u, rc, rn_u) = (k as u64, chunk as u64, round_code(rnd), rn as u32);
-    let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32 | dbg_bits();
+    let pipe = env.pipe;
     let (xh, xl) = x.f.raw_parts();
     let (yh, yl) = y.f.raw_parts();
     {
         let (orh, orl) = out.raw_parts_mut();
-        let mut bld = eng.stream().launch_builder(&f);
+        let mut bld = eng.stream().launch_builder(f);
         bld.arg(xh)
             .arg(xl)
             .arg(&la)
@@ -860,15 +1136,20 @@ fn dot_fused(
             .arg(&k_u)
             .arg(&chunk_u)
             .arg(&pipe)
-            .arg(&mut work)
+            .arg(&mut *work)
             .arg(&prec)
             .arg(&rc)
             .arg(orh)
             .arg(orl)
             .arg(&rn_u)
-            .arg(&mut tern);
-        // SAFETY: x and y hold k elements each; work holds 4 + blocks*drec
-        // words (zeroed); out one element of rn limbs, tern one byte.
+            .arg(&mut tern)
+            .arg(&hst)
+            .arg(&seq);
+        // SAFETY: x and y hold k elements each; work holds at least 4 +
+        // blocks*drec words, its ticket (word 0) zero (zeroed when
+        // allocated, set back to zero by each call's last block); out one
+        // element of rn limbs, tern one byte; hst is 0 or the device
+        // address of the mapped host word.
         let c = LaunchConfig {
             grid_dim: (blocks as u32, 1, 1),
             block_dim: (128, 1, 1),
@@ -877,10 +1158,29 @@ fn dot_fused(
         unsafe { bld.launch(c) }.map_err(launch_err("blas_dot"))?;
     }
     prof.mark(&eng, "dot")?;
-    let status = eng
-        .stream()
-        .clone_dtoh(&work.slice(1..2))
-        .map_err(Error::driver("copying from the device"))?[0];
+    // The next call's output, allocated while the kernel runs (off the
+    // path from the call to the launch; stream-ordered after it).
+    if !env.nocache {
+        *spare = Some((
+            prec,
+            CudaFloats::uninit(&eng, 1, prec)?,
+            memory::alloc::<i8>(&eng, 1)?,
+        ));
+    }
+    let status = match (mapped, host.as_ref(), ev.as_ref()) {
+        (true, Some(h), Some(ev)) => {
+            ev.record(eng.stream())
+                .map_err(Error::driver("recording an event"))?;
+            poll_status(h, seq, ev)?
+        }
+        _ => eng
+            .stream()
+            .clone_dtoh(&work.slice(1..2))
+            .map_err(Error::driver("copying from the device"))?[0],
+    };
+    // The status arrived: the last block has set the ticket back to zero,
+    // so the workspace serves the next call (an error above drops it).
+    wss.give(ws);
     prof.mark(&eng, "status read")?;
     prof.print()?;
     if status == 0 {
@@ -905,6 +1205,194 @@ fn dot_fused(
         )?;
     }
     Ok(Some((out, tern)))
+}
+
+/// A page-locked host word and an event for [`read_word`] (one per call,
+/// kept in the engine's pool "blas host words").
+struct HostWord {
+    host: cudarc::driver::PinnedHostSlice<u64>,
+    ev: cudarc::driver::CudaEvent,
+}
+
+impl HostWord {
+    fn new(eng: &CudaEngine) -> Result<HostWord> {
+        let ctx = eng.context();
+        // SAFETY: read only after a copy into it has completed.
+        let host = unsafe { ctx.alloc_pinned_with_flags::<u64>(1, 0) }
+            .map_err(Error::driver("allocating page-locked host memory"))?;
+        Ok(HostWord {
+            host,
+            ev: wait_event(eng)?,
+        })
+    }
+}
+
+/// An event whose synchronisation sleeps instead of spinning.
+fn wait_event(eng: &CudaEngine) -> Result<cudarc::driver::CudaEvent> {
+    eng.context()
+        .new_event(Some(
+            cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC,
+        ))
+        .map_err(Error::driver("creating an event"))
+}
+
+/// One u64 of the device (`src`, after the queued work) through a
+/// page-locked word: an asynchronous copy and a bounded spin on an event
+/// recorded after it, then a sleeping wait ([`pool::wait_for`]; a pageable
+/// `cuMemcpyDtoH` costs 10-16 us on the H200; `MPARRAY_BLAS_NOMAP`: that
+/// copy, for measurements). The word and the event are this call's own
+/// (taken out of the engine's pool, no lock held while waiting).
+fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
+    if std::env::var_os("MPARRAY_BLAS_NOMAP").is_some() {
+        return Ok(eng
+            .stream()
+            .clone_dtoh(src)
+            .map_err(Error::driver("copying from the device"))?[0]);
+    }
+    let words = eng.resource("blas host words", |_| Ok(Pool::<HostWord>::default()))?;
+    let mut hw = match words.take() {
+        Some(h) => h,
+        None => HostWord::new(eng)?,
+    };
+    eng.stream()
+        .memcpy_dtoh(src, &mut hw.host)
+        .map_err(Error::driver("copying from the device"))?;
+    hw.ev
+        .record(eng.stream())
+        .map_err(Error::driver("recording an event"))?;
+    let ev = &hw.ev;
+    pool::wait_for(
+        "a BLAS count from the device",
+        pool::stall_limit(),
+        || {
+            Ok(ev
+                .try_is_complete()
+                .map_err(Error::driver("waiting for the device"))?
+                .then_some(()))
+        },
+        || {
+            ev.synchronize()
+                .map_err(Error::driver("waiting for the device"))
+        },
+    )?;
+    // The copy is complete (the event follows it): the slice's own wait
+    // returns at once.
+    let v = hw
+        .host
+        .as_slice()
+        .map_err(Error::driver("page-locked host memory"))?[0];
+    words.give(hw);
+    Ok(v)
+}
+
+/// One call's state of [`dot_fused`], kept in the engine's pool "blas_dot
+/// workspaces" between calls (a call owns it from before its launch to
+/// after its status read; it goes back only when the status arrived, i.e.
+/// the last block set the ticket back to zero): the workspace, a
+/// page-locked host word mapped into the device into which `blas_dot`
+/// writes `(seq << 1) | status`, and an event recorded after the launch.
+#[derive(Default)]
+struct DotWs {
+    work: Option<CudaSlice<u32>>,
+    host: Option<cudarc::driver::PinnedHostSlice<u32>>,
+    /// The mapped word's device address.
+    dev: u64,
+    /// The last call's sequence number (1 ... 2^30).
+    seq: u32,
+    /// Recorded after each launch: tells a finished kernel from a slow one.
+    ev: Option<cudarc::driver::CudaEvent>,
+    /// Mapping failed once: the status goes by a copy.
+    nomap: bool,
+    /// `blas_dot` of the tier last used.
+    func: Option<(u32, cudarc::driver::CudaFunction)>,
+    /// An output (precision, one element, its ternary) for the next call.
+    spare: Option<(u64, CudaFloats, CudaSlice<i8>)>,
+}
+
+impl DotWs {
+    /// Maps the host word (once); false where the driver cannot.
+    fn map(&mut self, eng: &CudaEngine) -> Result<bool> {
+        if self.host.is_some() {
+            return Ok(true);
+        }
+        if self.nomap {
+            return Ok(false);
+        }
+        let ctx = eng.context();
+        // SAFETY: the word is written below before anything reads it.
+        let mapped = unsafe {
+            ctx.alloc_pinned_with_flags::<u32>(1, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)
+        };
+        let Ok(mut h) = mapped else {
+            self.nomap = true;
+            return Ok(false);
+        };
+        let p = h
+            .as_mut_ptr()
+            .map_err(Error::driver("page-locked host memory"))?;
+        // SAFETY: p is the allocation's one word.
+        unsafe { std::ptr::write_volatile(p, 0) };
+        let mut dev: cudarc::driver::sys::CUdeviceptr = 0;
+        ctx.bind_to_thread()
+            .map_err(Error::driver("binding the context"))?;
+        // SAFETY: p was allocated by cuMemHostAlloc with DEVICEMAP.
+        let r = unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut dev, p.cast(), 0) };
+        if r != cudarc::driver::sys::CUresult::CUDA_SUCCESS || dev == 0 {
+            self.nomap = true;
+            return Ok(false);
+        }
+        self.ev = Some(wait_event(eng)?);
+        self.host = Some(h);
+        self.dev = dev;
+        Ok(true)
+    }
+}
+
+/// Waits for `blas_dot`'s status with sequence number `seq` in the mapped
+/// word `h` ([`pool::wait_for`]: a bounded spin, then a sleeping wait on
+/// `ev`). `ev` (recorded after the launch) completes only after the kernel
+/// has written the word, so a completed event without it is an error,
+/// never a wait.
+fn poll_status(
+    h: &cudarc::driver::PinnedHostSlice<u32>,
+    seq: u32,
+    ev: &cudarc::driver::CudaEvent,
+) -> Result<u32> {
+    // The pointer without PinnedHostSlice's synchronisation (its event is
+    // never recorded: the word is only written by the device).
+    let p = h
+        .as_ptr()
+        .map_err(Error::driver("page-locked host memory"))?;
+    // SAFETY: p is the allocation's one word, written by the device.
+    let read = || {
+        let v = unsafe { std::ptr::read_volatile(p) };
+        (v >> 1 == seq).then_some(v & 1)
+    };
+    let mut polls = 0u32;
+    pool::wait_for(
+        "blas_dot's status",
+        pool::stall_limit(),
+        || {
+            if let Some(r) = read() {
+                return Ok(Some(r));
+            }
+            polls = polls.wrapping_add(1);
+            if polls.is_multiple_of(64)
+                && ev
+                    .try_is_complete()
+                    .map_err(Error::driver("waiting for the device"))?
+            {
+                return read().map(Some).ok_or_else(|| {
+                    Error::DeviceWait("blas_dot finished without writing its status".into())
+                });
+            }
+            Ok(None)
+        },
+        || {
+            ev.synchronize()
+                .map_err(Error::driver("waiting for the device"))
+        },
+    )
 }
 
 /// A product whose undecided count is still on the device (see

@@ -7,6 +7,7 @@
 
 pub mod compile;
 pub mod memory;
+pub mod pool;
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -25,6 +26,42 @@ use crate::kernels::Instance;
 fn background() -> &'static Mutex<HashMap<String, bool>> {
     static B: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
     B.get_or_init(Default::default)
+}
+
+/// How many background compiles are still running, and a signal when one
+/// ends.
+fn in_flight() -> &'static (Mutex<usize>, std::sync::Condvar) {
+    static F: OnceLock<(Mutex<usize>, std::sync::Condvar)> = OnceLock::new();
+    F.get_or_init(Default::default)
+}
+
+/// Whether a background compile is still running in this process.
+pub fn compiling_in_background() -> bool {
+    *in_flight().0.lock().unwrap_or_else(|p| p.into_inner()) > 0
+}
+
+/// Waits (at most `limit`) until no background compile runs.
+pub fn wait_for_background(limit: std::time::Duration) {
+    let (m, cv) = in_flight();
+    let end = std::time::Instant::now() + limit;
+    let mut n = m.lock().unwrap_or_else(|p| p.into_inner());
+    while *n > 0 {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        n = cv
+            .wait_timeout(n, left)
+            .unwrap_or_else(|p| p.into_inner())
+            .0;
+    }
+}
+
+/// Run by libc's `exit`: a process must not unload NVRTC while a thread is
+/// inside it (its static destructors run at exit; a compile in flight then
+/// crashed the process after its last result).
+extern "C" fn wait_at_exit() {
+    wait_for_background(std::time::Duration::from_secs(300));
 }
 
 /// What `mparray info` prints about a device.
@@ -281,22 +318,29 @@ impl CudaEngine {
     /// The resource `key` of this engine, made by `init` on first use and
     /// kept for the engine's lifetime (so it is freed with the engine, and two
     /// engines never share one). `key` must always name the same type `T`.
+    /// `init` runs without the registry's lock (it may run rayon work or
+    /// device work whose callers enter here again; a lock held across it
+    /// could deadlock): two threads may both make the resource, and the
+    /// first one stored is kept.
     pub fn resource<T: Any + Send + Sync>(
         &self,
         key: &'static str,
         init: impl FnOnce(&CudaEngine) -> Result<T>,
     ) -> Result<Arc<T>> {
-        let mut map = self.resources.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(r) = map.get(key) {
-            return r.clone().downcast::<T>().map_err(|_| {
+        let typed = |r: Arc<dyn Any + Send + Sync>| {
+            r.downcast::<T>().map_err(|_| {
                 Error::Invalid(format!(
                     "engine resource {key:?} requested with another type"
                 ))
-            });
+            })
+        };
+        let lock = || self.resources.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(r) = lock().get(key).cloned() {
+            return typed(r);
         }
-        let r = Arc::new(init(self)?);
-        map.insert(key, r.clone());
-        Ok(r)
+        let made: Arc<dyn Any + Send + Sync> = Arc::new(init(self)?);
+        let r = lock().entry(key).or_insert(made).clone();
+        typed(r)
     }
 
     /// Whether the module of `inst` is at hand without NVRTC: loaded, or
@@ -344,6 +388,17 @@ impl CudaEngine {
             inst.options(),
             self.info.arch(),
         );
+        // Registered after NVRTC was loaded (the first-use compile came
+        // first), so it runs before NVRTC's own exit handlers.
+        static AT_EXIT: std::sync::Once = std::sync::Once::new();
+        AT_EXIT.call_once(|| {
+            unsafe extern "C" {
+                fn atexit(f: extern "C" fn()) -> i32;
+            }
+            // SAFETY: registers a plain function with libc.
+            unsafe { atexit(wait_at_exit) };
+        });
+        *in_flight().0.lock().unwrap_or_else(|p| p.into_inner()) += 1;
         let spawned = std::thread::Builder::new()
             .name("mparray-nvrtc".into())
             .spawn(move || {
@@ -352,8 +407,13 @@ impl CudaEngine {
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .insert(key, ok);
+                let (m, cv) = in_flight();
+                *m.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+                cv.notify_all();
             });
-        drop(spawned);
+        if spawned.is_err() {
+            *in_flight().0.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        }
     }
 
     /// Whether a [`CudaEngine::compile_in_background`] of `inst` finished

@@ -6,9 +6,9 @@
 // (u64 little-endian); stdout: rh, rl, tern.
 // Only add (0), sub (1), mul (2) and div (3, to nearest) with every operand
 // and the result of exactly n = 4, 7 or 16 limbs; tern is always 0 (the
-// roots kernels do not keep it). FW_GS set (any value): the product by
-// rt_wmul, the warp's lanes run one after another, lane 0 (which adds the
-// columns and rounds) last. Build: g++ -O1 -std=c++17 -o remu remu.cpp
+// roots kernels do not keep it). FW_GS = g (2, 4, 8, 16 or 32): the
+// product by rt_gmul<g> (32: rt_wmul), the group's lanes run one after
+// another, lane 0 (which adds the columns and rounds) last. Build: g++ -O1 -std=c++17 -o remu remu.cpp
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -30,6 +30,8 @@ static EmuDim threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {256, 1, 1
               gridDim = {1, 1, 1};
 static inline void __syncthreads() {}
 static inline void __syncwarp() {}
+static inline void __syncwarp(unsigned) {}
+static inline int __syncthreads_or(int p) { return p; }
 static inline long long clock64() { return 0; }
 static inline u64 atomicAdd(u64 *p, u64 v) {
     u64 o = *p;
@@ -88,17 +90,20 @@ static std::vector<u64> rd(size_t n) {
     return v;
 }
 
-// rt_wmul of copy NS by the 32 lanes of warp 0, lane 0 last.
+// rt_gmul of copy NS by a group of `gs` lanes (lanes 0..gs-1 of warp
+// 0), the group's lane 0 last (gs = 32: rt_wmul).
 #define RT_WARP(NS)                                                                                \
     do {                                                                                           \
         static u64 sc[3 * 2 * 16];                                                                 \
-        for (int lane = 31; lane >= 0; lane--) {                                                   \
+        for (int lane = gs - 1; lane >= 0; lane--) {                                               \
             threadIdx.x = (unsigned)lane;                                                          \
-            NS::rt_wmul(r, x, y, p, rnd, sc);                                                      \
+            if (gs == 32) NS::rt_wmul(r, x, y, p, rnd, sc);                                        \
+            else NS::rt_gmul_n((u32)gs, r, x, y, p, rnd, sc);                                      \
         }                                                                                          \
     } while (0)
 
 static bool warp = false;
+static int gs = 32;
 
 template <int N>
 static void one(u32 op, u32 rnd, u64 p, const u64 *x, const u64 *y, u64 *r) {
@@ -125,6 +130,8 @@ static void one(u32 op, u32 rnd, u64 p, const u64 *x, const u64 *y, u64 *r) {
 
 int main() {
     warp = getenv("FW_GS") != nullptr;
+    if (warp) gs = atoi(getenv("FW_GS"));
+    if (warp && gs != 2 && gs != 4 && gs != 8 && gs != 16 && gs != 32) return 2;
     std::vector<u64> h = rd(9);
     u32 op = (u32)h[0], rnd = (u32)h[1];
     u64 p = h[2], n = h[3], len = h[8];
