@@ -12,7 +12,8 @@ use malachite_base::num::conversion::traits::{ExactFrom, RoundingFrom};
 use malachite_base::rounding_modes::RoundingMode;
 use malachite_float::Float;
 use malachite_q::Rational;
-use mparray::linalg::Matrix;
+use mparray::linalg::cuda::{Deferred, Staging};
+use mparray::linalg::{Gemv, Matrix};
 use mparray::solvers::gmres::{GmresOpts, GmresResult, Ortho, gmres, gmres_complex};
 use mparray::solvers::problems::{self, coeff_array};
 use mparray::solvers::roots::{self, AberthOpts, Radius, RootsResult, Start, StsOpts};
@@ -738,19 +739,12 @@ fn cuda_gmres_gives_the_cpu_bits() {
     }
 }
 
-/// The DGKS pipeline (on CUDA by default; `MPARRAY_GMRES_PIPE=1` forces it
-/// on the CPU engine, with the same deferred reads falling back to
-/// immediate ones) gives the bits of the step-by-step path: `mparray
-/// gmres` run as a child process (the switch is an environment variable)
-/// on a random diagonally shifted matrix (a cycle ending early on
-/// convergence), at 1100 bits, and on the 53-bit Hilbert matrix (second
-/// DGKS passes), with the pipeline off, on, and on with every step's
-/// speculation rejected (`MPARRAY_GMRES_REDO=1`): every digit of x and of
-/// the residual history equal.
-#[test]
-fn gmres_pipeline_gives_the_same_bits() {
-    let dir = std::env::temp_dir().join(format!("mparray-gmres-pipe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// Writes the pipeline tests' problems into `dir`: `rA.mtx`/`rb.mtx`, a
+/// random `n x n` matrix `R + 2 sqrt(n) I` (R uniform in [-1, 1), seeded),
+/// and `hA.mtx`/`hb.mtx`, the Hilbert matrix of order 12 and `b_i =
+/// (-1)^i` (as f64 decimal strings).
+fn write_pipeline_problems(dir: &std::path::Path, n: usize) {
+    std::fs::create_dir_all(dir).unwrap();
     let mut state = common::seed() | 1;
     let mut rnd = move || {
         state ^= state << 13;
@@ -765,7 +759,6 @@ fn gmres_pipeline_gives_the_same_bits() {
         }
         std::fs::write(dir.join(name), s).unwrap();
     };
-    let n = 60;
     let a: Vec<f64> = (0..n * n)
         .map(|k| {
             rnd()
@@ -787,56 +780,90 @@ fn gmres_pipeline_gives_the_same_bits() {
         .collect();
     write("hA.mtx", 12, 12, &h);
     write("hb.mtx", 12, 1, &hb);
-    let cases: [(&str, &[&str]); 3] = [
-        (
-            "r",
-            &["--prec", "256", "--restart", "7", "--max-restarts", "8"],
-        ),
-        (
-            "r",
-            &["--prec", "1100", "--restart", "5", "--max-restarts", "3"],
-        ),
-        (
-            "h",
-            &["--prec", "53", "--restart", "12", "--max-restarts", "3"],
-        ),
-    ];
-    for (p, args) in cases {
-        let run = |env: &[(&str, &str)]| -> (String, String) {
-            let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_mparray"));
-            c.args(["gmres", "--engine", "cpu"]).args(args);
-            c.arg(dir.join(format!("{p}A.mtx")))
-                .arg(dir.join(format!("{p}b.mtx")));
-            for (k, v) in env {
-                c.env(k, v);
-            }
-            let o = c.output().unwrap();
-            assert!(
-                o.status.success(),
-                "{args:?}: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            // Without the timing line.
-            let out = String::from_utf8(o.stdout)
-                .unwrap()
-                .lines()
-                .filter(|l| !l.starts_with("% gmres:"))
-                .collect::<Vec<_>>()
-                .join("\n");
-            (out, String::from_utf8_lossy(&o.stderr).into_owned())
-        };
+}
+
+/// `mparray gmres --engine ENGINE ARGS` on problem `p` of `dir` as a child
+/// process with `env`: its output without the timing line, and its
+/// standard error.
+fn run_gmres_cli(
+    dir: &std::path::Path,
+    p: &str,
+    engine: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (String, String) {
+    let mut c = std::process::Command::new(common::mparray_bin());
+    c.args(["gmres", "--engine", engine]).args(args);
+    c.arg(dir.join(format!("{p}A.mtx")))
+        .arg(dir.join(format!("{p}b.mtx")));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{engine} {args:?} {env:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("% gmres:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (out, String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// The pipelined steps kept, from `MPARRAY_GMRES_TRACE=1`'s summary line.
+fn kept_steps(trace: &str) -> usize {
+    trace
+        .split("gmres trace: ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The pipeline tests' cases: a random diagonally shifted matrix at 256
+/// bits (a cycle ending early on convergence) and at 1100 bits, and the
+/// 53-bit Hilbert matrix (second DGKS passes).
+const PIPELINE_CASES: [(&str, &[&str]); 3] = [
+    (
+        "r",
+        &["--prec", "256", "--restart", "7", "--max-restarts", "8"],
+    ),
+    (
+        "r",
+        &["--prec", "1100", "--restart", "5", "--max-restarts", "3"],
+    ),
+    (
+        "h",
+        &["--prec", "53", "--restart", "12", "--max-restarts", "3"],
+    ),
+];
+
+/// The DGKS pipeline (`MPARRAY_GMRES_PIPE=1` turns it on on any engine,
+/// `=0` off; on the CPU engine its deferred reads fall back to immediate
+/// ones) gives the bits of the step-by-step path: `mparray gmres` run as a
+/// child process (the switch is an environment variable) on a random
+/// 60 x 60 at 256 and 1100 bits and the 53-bit Hilbert matrix, with the
+/// pipeline off, on, and on with every step's speculation rejected
+/// (`MPARRAY_GMRES_REDO=1`): every digit of x and of the residual history
+/// equal, and most steps keep their speculation (the path under test).
+/// The asynchronous device read the pipeline relies on is tested on CUDA
+/// by `cuda_gmres_deferred_read_waits_for_the_copy`.
+#[test]
+fn gmres_pipeline_gives_the_same_bits() {
+    let dir = std::env::temp_dir().join(format!("mparray-gmres-pipe-{}", std::process::id()));
+    let n = 60;
+    write_pipeline_problems(&dir, n);
+    for (p, args) in PIPELINE_CASES {
+        let run = |env: &[(&str, &str)]| run_gmres_cli(&dir, p, "cpu", args, env);
         let base = run(&[("MPARRAY_GMRES_PIPE", "0")]).0;
         assert!(base.lines().count() > n / 5, "{args:?}: {base}");
         let (piped, trace) = run(&[("MPARRAY_GMRES_PIPE", "1"), ("MPARRAY_GMRES_TRACE", "1")]);
         assert_eq!(base, piped, "{args:?}");
-        // Most steps kept their speculation (the path under test).
-        let kept: usize = trace
-            .split("gmres trace: ")
-            .nth(1)
-            .and_then(|t| t.split(' ').next())
-            .and_then(|k| k.parse().ok())
-            .unwrap_or(0);
-        assert!(kept >= 10, "{args:?}: {trace}");
+        assert!(kept_steps(&trace) >= 10, "{args:?}: {trace}");
         assert_eq!(
             base,
             run(&[("MPARRAY_GMRES_PIPE", "1"), ("MPARRAY_GMRES_REDO", "1")]).0,
@@ -844,4 +871,119 @@ fn gmres_pipeline_gives_the_same_bits() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The DGKS pipeline on CUDA against the CPU engine, bit for bit: `mparray
+/// gmres --engine cuda` with the pipeline on (`MPARRAY_GMRES_PIPE=1`, and
+/// with `MPARRAY_GMRES_REDO=1`), off (`=0`) and as by default, against
+/// `--engine cpu`, on the cases of `gmres_pipeline_gives_the_same_bits`
+/// with a random 400 x 400 (the device's queue a product ahead of the
+/// host's reads, as in the bench).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuda_gmres_pipeline_gives_the_cpu_bits() {
+    Engine::cuda().expect("a CUDA device");
+    let dir = std::env::temp_dir().join(format!("mparray-gmres-cpipe-{}", std::process::id()));
+    write_pipeline_problems(&dir, 400);
+    for (p, args) in PIPELINE_CASES {
+        let cpu = run_gmres_cli(&dir, p, "cpu", args, &[]).0;
+        assert!(cpu.lines().count() > 12, "{args:?}: {cpu}");
+        let (piped, trace) = run_gmres_cli(
+            &dir,
+            p,
+            "cuda",
+            args,
+            &[("MPARRAY_GMRES_PIPE", "1"), ("MPARRAY_GMRES_TRACE", "1")],
+        );
+        assert_eq!(cpu, piped, "{args:?}, pipeline");
+        eprintln!(
+            "{args:?}: {}",
+            trace
+                .lines()
+                .filter(|l| l.contains("gmres trace"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        assert!(kept_steps(&trace) >= 5, "{args:?}: {trace}");
+        for env in [
+            &[("MPARRAY_GMRES_PIPE", "1"), ("MPARRAY_GMRES_REDO", "1")][..],
+            &[("MPARRAY_GMRES_PIPE", "0")],
+            &[],
+        ] {
+            assert_eq!(
+                cpu,
+                run_gmres_cli(&dir, p, "cuda", args, env).0,
+                "{args:?} {env:?}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The pipeline's asynchronous read ([`Deferred::finish_async`], then
+/// `Ticket::wait`) gives the device array's contents while the device is
+/// still busy with work queued after it (as the pipeline's next `A v`):
+/// deferred products at 256 ... 2264 bits (the `2p + 64` projections of
+/// 256 and 1100 bits among them), lengths changing between reads (the
+/// staging buffer reused and regrown), each read against the array's
+/// synchronous download. Before 2026-12-03 the host read the page-locked
+/// buffer without waiting for the copy (its event was never recorded: the
+/// engine tracks no events), and the pipeline failed on the H200 parsing
+/// stale words (`not a valid float of precision 576`).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cuda_gmres_deferred_read_waits_for_the_copy() {
+    let cuda = Engine::cuda().expect("a CUDA device");
+    let seed = common::seed();
+    let mut staging = Staging::default();
+    for (n, prec) in [
+        (1500, 256u64),
+        (700, 576),
+        (1000, 320),
+        (300, 2264),
+        (40, 576),
+    ] {
+        let (a, x) = random_problem(n, prec, seed ^ n as u64);
+        let (a, x) = (a.to_engine(&cuda).unwrap(), x.to_engine(&cuda).unwrap());
+        let one = FloatArray::from_f64s(prec, &[1.0], Round::Nearest)
+            .unwrap()
+            .0
+            .into_engine(&cuda)
+            .unwrap();
+        let g = Gemv {
+            prec,
+            ..Gemv::default()
+        };
+        for _ in 0..3 {
+            let sc = Deferred::begin();
+            let y = a.gemv(&one, &x, None, &g).unwrap().0;
+            // y.y as the pipeline makes it: y as a 1 x n matrix times
+            // itself at prec + 64 bits (deferred; a fused dot reads its
+            // status at once).
+            let ym = Matrix::from_array_ld(y, 1, n, n).unwrap();
+            let gs = Gemv {
+                prec: prec + 64,
+                ..g
+            };
+            let yy = ym.gemv(&one, ym.data(), None, &gs).unwrap().0;
+            let y = ym.into_data();
+            let ticket = sc.finish_async(&[&y, &yy], &mut staging).unwrap();
+            // Work queued after the copy, in a scope of its own.
+            let sc2 = Deferred::begin();
+            let z = a.gemv(&one, &y, None, &g).unwrap().0;
+            let (hs, _) = ticket.wait().unwrap();
+            let (zs, _) = sc2.finish(&[&z]).unwrap();
+            assert_eq!(
+                hs[0].to_hex_strings().unwrap(),
+                y.to_hex_strings().unwrap(),
+                "n {n}, {prec} bits"
+            );
+            assert_eq!(
+                hs[1].to_hex_strings().unwrap(),
+                yy.to_hex_strings().unwrap(),
+                "n {n}, {prec} bits"
+            );
+            assert_eq!(zs[0].to_hex_strings().unwrap(), z.to_hex_strings().unwrap());
+        }
+    }
 }

@@ -1588,6 +1588,10 @@ impl Drop for Deferred {
 #[derive(Default)]
 pub struct Staging {
     host: Option<cudarc::driver::PinnedHostSlice<u64>>,
+    /// Recorded after each copy into `host`; [`Ticket::wait`] waits for it.
+    /// (The engine tracks no events, so `PinnedHostSlice`'s own event is
+    /// never recorded and its `as_slice` does not wait for the copy.)
+    ev: Option<cudarc::driver::CudaEvent>,
 }
 
 /// The read of a [`Deferred`] scope queued by [`Deferred::finish_async`]:
@@ -1652,7 +1656,15 @@ impl Deferred {
                 .iter()
                 .map(|d| d.len() * (1 + d.limbs_per_element()))
                 .sum::<usize>();
+        if staging.ev.is_none() {
+            staging.ev = Some(wait_event(&eng)?);
+        }
+        let ev = staging.ev.as_ref().expect("made above");
         if staging.host.as_ref().is_none_or(|h| h.len() < total.max(1)) {
+            // A copy still queued into the old buffer ends before it is
+            // freed.
+            ev.synchronize()
+                .map_err(Error::driver("waiting for the device"))?;
             staging.host = None;
             // SAFETY: page-locked memory, written by the copy below before
             // Ticket::wait reads it (after the copy's event).
@@ -1664,10 +1676,18 @@ impl Deferred {
                 .map_err(Error::driver("allocating page-locked memory"))?,
             );
         }
-        let host = staging.host.as_mut().expect("allocated");
-        // The device buffer as long as the host one (the copy moves the
-        // host buffer's length; the items past `total` are not read).
-        let mut st = memory::alloc::<u64>(&eng, host.len())?;
+        // The host buffer's first `total` items as a plain slice: the copy
+        // moves exactly the device buffer (a `PinnedHostSlice` destination
+        // would move its whole length). Its own event is never recorded
+        // (no event tracking), so this returns at once; the copies into it
+        // are ordered by `ev`.
+        let host = &mut staging
+            .host
+            .as_mut()
+            .expect("allocated")
+            .as_mut_slice()
+            .map_err(Error::driver("page-locked host memory"))?[..total];
+        let mut st = memory::alloc::<u64>(&eng, total.max(1))?;
         let s = eng.stream();
         let mut at = 0;
         for p in &list {
@@ -1690,9 +1710,12 @@ impl Deferred {
             }
         }
         if total > 0 {
-            s.memcpy_dtoh(&st, host)
+            s.memcpy_dtoh(&st.slice(0..total), host)
                 .map_err(Error::driver("copying from the device"))?;
         }
+        // The copy into page-locked memory is asynchronous: Ticket::wait
+        // reads the buffer only after this event.
+        ev.record(s).map_err(Error::driver("recording an event"))?;
         let nout = list.iter().map(|p| p.nout as u64).sum();
         Ok(Ticket {
             inner: TicketInner::Queued {
@@ -1717,12 +1740,29 @@ impl Ticket<'_> {
                 layout,
                 nout,
             } => {
+                // Wait for the copy (its event, recorded right after it):
+                // a bounded spin, then a sleeping wait.
+                let ev = staging.ev.as_ref().expect("recorded by finish_async");
+                pool::wait_for(
+                    "a deferred read from the device",
+                    pool::stall_limit(),
+                    || {
+                        Ok(ev
+                            .try_is_complete()
+                            .map_err(Error::driver("waiting for the device"))?
+                            .then_some(()))
+                    },
+                    || {
+                        ev.synchronize()
+                            .map_err(Error::driver("waiting for the device"))
+                    },
+                )?;
                 let host = staging
                     .host
                     .as_ref()
                     .expect("allocated")
                     .as_slice()
-                    .map_err(Error::driver("waiting for a copy from the device"))?;
+                    .map_err(Error::driver("page-locked host memory"))?;
                 let decided = host[..counts].iter().all(|&c| c == 0);
                 if decided {
                     count(nout, 0);

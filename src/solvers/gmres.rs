@@ -40,15 +40,16 @@ pub enum Ortho {
     /// small `gemv`s and a `dot` per step in the usual case, launched back
     /// to back with their checks read at the end (see
     /// [`Deferred`]). With `MPARRAY_GMRES_PIPE=1` (off by default until
-    /// it has run on the device) the step is pipelined: `w1.w1` by a `1 x n`
-    /// product, `v_{j+1} = w1 / ||w1||` made on the device as if `w1` were
-    /// kept, and `A v_{j+1}` launched before the step's one read (an
-    /// asynchronous copy into page-locked memory), so the host's wait and
-    /// its Givens work overlap that product; when the read shows an
-    /// undecided product, a second pass needed, or `||w1|| = 0`, the
-    /// speculative product is dropped and the step redone with every
-    /// product checked (the same bits either way). Real matrices only;
-    /// for a complex one it is [`Ortho::Cgs2`].
+    /// its fixed read has run on the device; on any engine) the step is
+    /// pipelined: `w1.w1` by a `1 x n` product, the second pass launched
+    /// too when the last step needed one, `v_{j+1}` (`w1` or `w2` over its
+    /// norm) made on the device, and `A v_{j+1}` launched before the
+    /// step's one read (an asynchronous copy into page-locked memory), so
+    /// the host's wait and its Givens work overlap that product; when the
+    /// read shows an undecided product, a wrong guess about the second
+    /// pass, or a zero norm, the speculative product is dropped and the
+    /// step redone with every product checked (the same bits either way).
+    /// Real matrices only; for a complex one it is [`Ortho::Cgs2`].
     #[default]
     Dgks,
     /// Classical Gram-Schmidt applied twice: per pass `h' = V w` (rounded
@@ -316,15 +317,17 @@ pub fn gmres_with(
         // MPARRAY_GMRES_DEFER=0: every product checked at once (as before
         // the deferred checks; for measurements).
         let defer = std::env::var_os("MPARRAY_GMRES_DEFER").is_none_or(|v| v != "0");
-        // The DGKS pipeline (off by default until it has run on the device;
-        // MPARRAY_GMRES_PIPE=1 turns it on, on CUDA with the deferred checks
-        // and the overlap, or on any engine for tests):
-        // v_{j+1} made on the device and A v_{j+1} launched before the
-        // step's one read, which then overlaps that product (see
-        // `Ortho::Dgks`); a failed speculation redoes the step checked.
+        // The DGKS pipeline (off by default until its fixed read has run on
+        // the device; MPARRAY_GMRES_PIPE=1 turns it on, on CUDA with the
+        // deferred checks and the overlap, or on any engine for tests): v_{j+1} made on the device and A v_{j+1}
+        // launched before the step's one read, which then overlaps that
+        // product (see `Ortho::Dgks`); a failed speculation redoes the step
+        // checked.
         let pipe = opts.ortho == Ortho::Dgks
-            && std::env::var_os("MPARRAY_GMRES_PIPE").is_some_and(|v| v == "1")
-            && (!eng.is_cuda() || (overlap && defer));
+            && match std::env::var("MPARRAY_GMRES_PIPE").as_deref() {
+                Ok("1") => !eng.is_cuda() || (overlap && defer),
+                _ => false,
+            };
         if pipe && ones.is_none() {
             let v = vec![1i64; n];
             ones = Some(Matrix::from_array_ld(
@@ -980,8 +983,10 @@ fn dgks_launch(
         prec: p + 64,
         rnd: gt.rnd,
     };
-    let w1m = Matrix::from_array_ld(w1.try_clone()?, 1, n, n)?;
-    let w1w1 = w1m.gemv(one, &w1, None, &gs)?.0;
+    // w1 as a 1 x n matrix times itself (no copy of w1).
+    let w1m = Matrix::from_array_ld(w1, 1, n, n)?;
+    let w1w1 = w1m.gemv(one, w1m.data(), None, &gs)?.0;
+    let w1 = w1m.into_data();
     dt.mark("w1.w1");
     // The second pass (as the checked path's): h2 = [V_j; w1] w1, w2 = w1 -
     // V_j^T (h2 * mask), w2.w2.
@@ -991,8 +996,9 @@ fn dgks_launch(
         let hm2 = he2.mul(mask, gw.prec, RN)?;
         let w2 = ve.gemv(minus_one, &hm2, Some((one, &w1)), gt)?.0;
         vdata = ve.into_data();
-        let w2m = Matrix::from_array_ld(w2.try_clone()?, 1, n, n)?;
-        let w2w2 = w2m.gemv(one, &w2, None, &gs)?.0;
+        let w2m = Matrix::from_array_ld(w2, 1, n, n)?;
+        let w2w2 = w2m.gemv(one, w2m.data(), None, &gs)?.0;
+        let w2 = w2m.into_data();
         dt.mark("second pass");
         Some((he2, w2, w2w2))
     } else {
