@@ -8,18 +8,24 @@
 //! with the width/precision and the device architecture it keys the
 //! generated CUDA kernels.
 //!
-//! Two kinds of evaluation, one per number kind:
+//! Three kinds of evaluation, one per number kind:
 //! - integers ([`eval_int`]): modulo 2^W, as [`IntArray`]'s operations
 //!   (`+ - *` low half, shifts by constants, `& | ^ ~`, comparisons giving
 //!   0 or 1, `c ? x : y`);
-//! - floats ([`eval_float`]): `+ - * /`, `sqrt`, `fma`, unary `-`, each
-//!   rounded once to the output precision in the given mode, as
-//!   [`FloatArray`]'s operations (so the result equals the unfused chain
-//!   with every intermediate at the output precision, bit for bit).
+//! - floats ([`eval_float`]): `+ - * /`, `sqrt`, `fma`, unary `-` and the
+//!   functions (`exp(a*b)`: every [`Func`], and [`Func2`]), each rounded
+//!   once to the output precision in the given mode, as [`FloatArray`]'s
+//!   operations (so the result equals the unfused chain with every
+//!   intermediate at the output precision, bit for bit);
+//! - complex floats ([`eval_complex`]): `+ - * /`, `sqrt`, unary `-`, the
+//!   [`CFunc`]s and `pow`, both parts of each rounded once (MPC), equal to
+//!   [`chain_complex`] bit for bit.
 //!
 //! On the CPU an expression runs per element across all cores with no
-//! temporary arrays (cpu.rs); on CUDA as one generated kernel (codegen.rs,
-//! cuda.rs).
+//! temporary arrays (cpu.rs, complex/expr.rs); on CUDA float arithmetic is
+//! one generated kernel (codegen.rs, cuda.rs), a function node the
+//! library's function kernels between fused arithmetic segments, and a
+//! complex expression the chain of the device's operations.
 
 pub mod codegen;
 pub mod cpu;
