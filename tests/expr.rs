@@ -1077,6 +1077,16 @@ fn complex_random_trees_vs_chain() {
             (g, c) => panic!("{text}: {:?} vs {:?}", g.err(), c.err()),
         }
     }
+    // Every complex function and pow at least once, in a tree.
+    for f in mparray::complex::CFunc::ALL {
+        let text = format!("({}(a*b) - pow(b, 0.5)) / a", f.name());
+        let e = Expr::parse(&text).unwrap();
+        let ins = complex_inputs(&mut r, 2, 12, &[64, 90]);
+        let rnd = modes[r.index(modes.len())];
+        let g = expr::eval_complex(&e, &[&ins[0], &ins[1]], 64, rnd).unwrap();
+        let c = expr::chain_complex(&e, &[&ins[0], &ins[1]], 64, rnd).unwrap();
+        assert!(g == c, "{text} {rnd:?}");
+    }
     // A constant is real (+0 imaginary part); the root may be an input.
     let a = mparray::ComplexArray::from_strs(53, 53, &[("1.5", "-2")]).unwrap();
     let e = Expr::parse("a*2 - 0.5").unwrap();
