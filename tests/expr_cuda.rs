@@ -324,3 +324,28 @@ fn cuda_complex_trees_vs_cpu() {
         );
     }
 }
+
+/// Every complex function and pow in an expression on the device (the
+/// device chain) against the CPU engine's fused evaluation, bit for bit.
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_complex_every_function_vs_cpu() {
+    use mparray::complex::{CFunc, CRound};
+    let dev = cuda();
+    let mut r = Rng(seed());
+    let modes = CRound::all();
+    for f in CFunc::ALL {
+        let text = format!("({}(a*b) - pow(b, 0.5)) / a", f.name());
+        let e = Expr::parse(&text).unwrap();
+        let ins = complex_inputs(&mut r, 2, 200, &[128, 150]);
+        let rnd = modes[r.index(modes.len())];
+        let want = expr::eval_complex(&e, &[&ins[0], &ins[1]], 128, rnd).unwrap();
+        let on: Vec<mparray::ComplexArray> =
+            ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
+        let got = expr::eval_complex(&e, &[&on[0], &on[1]], 128, rnd).unwrap();
+        assert!(
+            got.to_engine(&Engine::Cpu).unwrap() == want,
+            "{text} {rnd:?}: device vs CPU"
+        );
+    }
+}
