@@ -13,8 +13,9 @@
 //!
 //! FUNC is `sqrt`, `fma` (3 arguments), `select` (3: `select(c, x, y)` is
 //! `c ? x : y`), a one-argument function of `Func` (`exp`, `log`, `sin`,
-//! ...) or a two-argument one of `Func2` (`atan2`, `hypot`, `pow`, `agm`). NUMBER: decimal (floats: with `.` and `e`), or `0x` hex.
-//! Errors carry the 1-based column.
+//! ...) or a two-argument one of `Func2` (`atan2`, `hypot`, `pow`, `agm`).
+//! NUMBER: decimal (floats: with `.` and `e`), or `0x` hex. Errors carry the
+//! 1-based column.
 
 use super::{Expr, Op};
 use crate::float::func::{Func, Func2};
