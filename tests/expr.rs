@@ -156,7 +156,7 @@ fn common_subexpressions_are_one_node() {
 #[test]
 fn parser_errors_name_the_column() {
     let names = vec!["a".to_string(), "b".to_string()];
-    let cases: [(&str, usize, &str); 12] = [
+    let cases: [(&str, usize, &str); 15] = [
         ("a+*b", 3, "expected a name"),
         ("a+", 3, "the end"),
         ("(a+b", 5, "expected ')'"),
@@ -169,6 +169,9 @@ fn parser_errors_name_the_column() {
         ("", 1, "empty expression"),
         ("12ab", 3, "in a number"),
         ("a ? b", 6, "expected ':'"),
+        ("b*expp(a)", 3, "unknown function 'expp'"),
+        ("a + exp(a, b)", 5, "exp takes 1 arguments"),
+        ("hypot(a)", 1, "hypot takes 2 arguments"),
     ];
     for (text, col, msg) in cases {
         let e = parse::parse_with(text, Some(&names)).unwrap_err();
@@ -181,6 +184,33 @@ fn parser_errors_name_the_column() {
     // Kind checks.
     assert!(Expr::parse("a/b").unwrap().check_kind(false).is_err());
     assert!(Expr::parse("a<<3").unwrap().check_kind(true).is_err());
+    assert!(Expr::parse("exp(a)").unwrap().check_kind(false).is_err());
+    assert!(
+        Expr::parse("exp(a)+atan2(a,b)")
+            .unwrap()
+            .check_kind(true)
+            .is_ok()
+    );
+    for ok in ["sqrt(a)/b-exp(-a)", "pow(a, acos(b))", "tanh(a)*sinh(b)"] {
+        assert!(Expr::parse(ok).unwrap().check_complex().is_ok(), "{ok}");
+    }
+    for bad in ["fma(a,b,a)", "cbrt(a)", "atan2(a,b)", "a<<1", "log2(a)"] {
+        let e = Expr::parse(bad).unwrap().check_complex().unwrap_err();
+        assert!(
+            e.to_string().contains("not defined for complex"),
+            "{bad}: {e}"
+        );
+    }
+    // Functions are nodes of the canonical form; a name without '(' is an
+    // input.
+    assert_eq!(
+        Expr::parse("exp(a*b)+exp(b*a)").unwrap().canonical(),
+        "i0;i1;mul(0,1);exp(2);add(3,3)"
+    );
+    assert_eq!(
+        Expr::parse("exp + log(exp)").unwrap().canonical(),
+        "i0;log(0);add(0,1)"
+    );
 }
 
 #[test]
@@ -917,4 +947,245 @@ fn generated_float_products_whose_rounding_carries_out_on_the_host() {
             check_emulated(&got, &want, &format!("carries at {p} bits {rnd:?}"));
         }
     }
+}
+
+/// Float trees with functions (depth up to 6; every `Func` at least once:
+/// tree k has `Func::ALL[k % 20]` at its root, and functions inside) on
+/// random and special inputs of mixed precisions: the fused CPU evaluation
+/// equals the chain of FloatArray operations bit for bit.
+#[test]
+fn float_function_trees_vs_chain() {
+    let mut r = Rng(seed());
+    let names = func_names();
+    for k in 0..44 {
+        let p = r.pick(&[24u64, 53, 64, 113, 200]);
+        let rnd = Round::ALL[k % 5];
+        let nin = 1 + r.index(3);
+        let inner = float_fn_text(&mut r, nin, 1 + (k % 6) as u32);
+        let text = if k < 40 {
+            let arg = float_fn_arg(&mut r, nin);
+            format!("({}({arg}) * {inner})", names[k % names.len()])
+        } else {
+            inner
+        };
+        let vn: Vec<String> = (0..nin)
+            .map(|j| ((b'a' + j as u8) as char).to_string())
+            .collect();
+        let e = parse::parse_with(&text, Some(&vn)).unwrap();
+        let ins = float_inputs(&mut r, nin, 16, &[p, p + 37, 64]);
+        let refs: Vec<&FloatArray> = ins.iter().collect();
+        let got = expr::eval_float(&e, &refs, p, rnd).unwrap();
+        let chain = expr::chain_float(&e, &refs, p, rnd).unwrap();
+        assert!(
+            got == chain,
+            "{text} at {p} bits {rnd:?}: differs from the chain"
+        );
+    }
+}
+
+/// A sample against the independent reference of the function tests
+/// (float::func::reference: other methods in malachite-float at a higher
+/// precision): `f(a*b)` (`acosh(a*b+2)`), the product rounded once by
+/// malachite, then the reference's correctly rounded `f` in the same mode;
+/// also `atan2(a*b, a)` and `hypot(a*b, b)`.
+#[test]
+fn float_functions_vs_the_reference() {
+    use malachite_float::{ComparableFloatRef, Float};
+    use mparray::float::func::{Func, Func2, reference};
+    let mut r = Rng(seed());
+    let p = 80u64;
+    for (k, f) in Func::ALL.into_iter().enumerate() {
+        let rnd = Round::ALL[k % 5];
+        let m = mparray::float::to_rounding_mode(rnd);
+        let strs = |r: &mut Rng| -> Vec<String> {
+            (0..4)
+                .map(|_| format!("0.{}{}", 3 + r.below(6), r.next()))
+                .collect()
+        };
+        let (sa, sb) = (strs(&mut r), strs(&mut r));
+        let a = FloatArray::from_strs(p, &sa).unwrap();
+        let b = FloatArray::from_strs(p + 20, &sb).unwrap();
+        let text = if f == Func::Acosh {
+            "acosh(a*b+2)".to_string()
+        } else {
+            format!("{}(a*b)", f.name())
+        };
+        let e = Expr::parse(&text).unwrap();
+        let got = expr::eval_float(&e, &[&a, &b], p, rnd).unwrap();
+        for i in 0..a.len() {
+            let mut x = a
+                .to_float(i)
+                .unwrap()
+                .mul_prec_round(b.to_float(i).unwrap(), p, m)
+                .0;
+            if f == Func::Acosh {
+                x = x.add_prec_round(Float::from(2u32), p, m).0;
+            }
+            let want = &reference::reference(f, &x, p)[k % 5].0;
+            assert!(
+                ComparableFloatRef(&got.to_float(i).unwrap()) == ComparableFloatRef(want),
+                "{text} {rnd:?} element {i}: {} vs {want}",
+                got.to_float(i).unwrap()
+            );
+        }
+        if k < 2 {
+            let g = [Func2::Atan2, Func2::Hypot][k];
+            let e = Expr::parse(&format!("{}(a*b, b)", g.name())).unwrap();
+            let got = expr::eval_float(&e, &[&a, &b], p, rnd).unwrap();
+            for i in 0..a.len() {
+                let x = a
+                    .to_float(i)
+                    .unwrap()
+                    .mul_prec_round(b.to_float(i).unwrap(), p, m)
+                    .0;
+                let want = &reference::reference2(g, &x, &b.to_float(i).unwrap(), p)[k % 5].0;
+                assert!(
+                    ComparableFloatRef(&got.to_float(i).unwrap()) == ComparableFloatRef(want),
+                    "{g:?} {rnd:?} element {i}"
+                );
+            }
+        }
+    }
+}
+
+/// Complex trees (depth up to 5: + - * /, unary minus; sqrt, the CFuncs and
+/// pow of leaves or one operation on leaves) on random and special inputs: the fused CPU evaluation equals the
+/// chain of ComplexArray operations bit for bit, in mixed modes.
+#[test]
+fn complex_random_trees_vs_chain() {
+    use mparray::complex::CRound;
+    let mut r = Rng(seed());
+    let modes = CRound::all();
+    for k in 0..30 {
+        let p = r.pick(&[24u64, 53, 100]);
+        let rnd = modes[r.index(modes.len())];
+        let nin = 1 + r.index(3);
+        let text = complex_text(&mut r, nin, 1 + (k % 5) as u32);
+        let vn: Vec<String> = (0..nin)
+            .map(|j| ((b'a' + j as u8) as char).to_string())
+            .collect();
+        let e = parse::parse_with(&text, Some(&vn)).unwrap();
+        let ins = complex_inputs(&mut r, nin, 8, &[p, p + 30]);
+        let refs: Vec<&mparray::ComplexArray> = ins.iter().collect();
+        let got = expr::eval_complex(&e, &refs, p, rnd);
+        let chain = expr::chain_complex(&e, &refs, p, rnd);
+        match (got, chain) {
+            (Ok(g), Ok(c)) => assert!(g == c, "{text} at {p} bits {rnd:?}: differs from the chain"),
+            // An element the library gives up on (its working-precision
+            // cap) fails both alike.
+            (Err(g), Err(c)) => assert_eq!(g.to_string(), c.to_string(), "{text}"),
+            (g, c) => panic!("{text}: {:?} vs {:?}", g.err(), c.err()),
+        }
+    }
+    // Every complex function and pow at least once, in a tree.
+    for f in mparray::complex::CFunc::ALL {
+        let text = format!("({}(a*b) - pow(b, 0.5)) / a", f.name());
+        let e = Expr::parse(&text).unwrap();
+        let ins = complex_inputs(&mut r, 2, 12, &[64, 90]);
+        let rnd = modes[r.index(modes.len())];
+        let g = expr::eval_complex(&e, &[&ins[0], &ins[1]], 64, rnd).unwrap();
+        let c = expr::chain_complex(&e, &[&ins[0], &ins[1]], 64, rnd).unwrap();
+        assert!(g == c, "{text} {rnd:?}");
+    }
+    // A constant is real (+0 imaginary part); the root may be an input.
+    let a = mparray::ComplexArray::from_strs(53, 53, &[("1.5", "-2")]).unwrap();
+    let e = Expr::parse("a*2 - 0.5").unwrap();
+    let got = expr::eval_complex(&e, &[&a], 53, CRound::both(Round::Nearest)).unwrap();
+    assert_eq!(
+        got.to_dec_strings(5, Round::Nearest).unwrap(),
+        vec![("2.5000e+00".to_string(), "-4.0000e+00".to_string())]
+    );
+    let e = Expr::parse("a").unwrap();
+    let got = expr::eval_complex(&e, &[&a], 2, CRound::both(Round::Zero)).unwrap();
+    assert!(got == a.set_prec(2, 2, CRound::both(Round::Zero)).unwrap());
+    assert!(
+        expr::eval_complex(
+            &Expr::parse("fma(a,a,a)").unwrap(),
+            &[&a],
+            53,
+            CRound::both(Round::Nearest)
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn cli_eval_functions_and_complex() {
+    let t = Tmp::new();
+    let f = file(&t, "f.txt", "0.5\n2\n");
+    let out = std::process::Command::new(mparray_bin())
+        .args([
+            "float",
+            "eval",
+            "exp(log(a)*3)+sin(0)",
+            "--prec",
+            "53",
+            "--engine",
+            "cpu",
+            "--digits",
+            "6",
+        ])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1.25000e-01\n8.00000e+00\n"
+    );
+    let z = file(&t, "z.txt", "1 2\n-0.5 0\n");
+    let w = file(&t, "w.txt", "0 1\n2 -1\n");
+    let out = std::process::Command::new(mparray_bin())
+        .args([
+            "complex", "eval", "a*b+a", "--prec", "53", "--round", "NZ", "--engine", "cpu",
+            "--digits", "4",
+        ])
+        .arg(&z)
+        .arg(&w)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // (1+2i)i + 1+2i = -1+3i; (-0.5)(2-i) - 0.5 = -1.5+0.5i.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "-1.000e+00 3.000e+00\n-1.500e+00 5.000e-01\n"
+    );
+    for (ex, msg) in [
+        ("a + expp(b)", "column 5"),
+        ("fma(a,b,a)", "not defined for complex"),
+    ] {
+        let out = std::process::Command::new(mparray_bin())
+            .args(["complex", "eval", ex, "--prec", "53", "--engine", "cpu"])
+            .arg(&z)
+            .arg(&w)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{ex}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(msg),
+            "{ex}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let bad = file(&t, "bad.txt", "1 2\n3\n");
+    let out = std::process::Command::new(mparray_bin())
+        .args(["complex", "eval", "a*b", "--prec", "53", "--engine", "cpu"])
+        .arg(&z)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(":2:"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -230,3 +230,122 @@ fn cuda_float_register_kernel_random_trees_vs_device_chain() {
         assert!(f == c, "{text} at {p} bits {rnd:?}");
     }
 }
+
+/// Float trees with functions (depth up to 4, every `Func` at the root of
+/// one tree, `Func2` inside) on the device: the function nodes run the
+/// library's CUDA function kernels, the arithmetic segments between them
+/// the generated kernels; equal to the CPU engine's fused evaluation bit
+/// for bit, and to the device chain.
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_float_function_trees_vs_cpu() {
+    let dev = cuda();
+    let mut r = Rng(seed());
+    let names_f = func_names();
+    // Each new segment shape and each function's module at a new tier is a
+    // first compile (about 1 s each): few precisions, depth up to 4.
+    for k in 0..20 {
+        let p = [192u64, 512][k % 2];
+        let rnd = Round::ALL[k % 5];
+        let nin = 1 + r.index(3);
+        let inner = float_fn_text(&mut r, nin, 1 + (k % 4) as u32);
+        let text = if k < 20 {
+            let arg = float_fn_arg(&mut r, nin);
+            format!("({}({arg}) - {inner})", names_f[k % names_f.len()])
+        } else {
+            inner
+        };
+        let e = parse::parse_with(&text, Some(&names(nin))).unwrap();
+        let ins: Vec<FloatArray> = (0..nin)
+            .map(|j| rand_floats(&mut r, [p, p + 37, 64][j % 3], 300))
+            .collect();
+        let refs: Vec<&FloatArray> = ins.iter().collect();
+        let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
+        let on: Vec<FloatArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
+        let onr: Vec<&FloatArray> = on.iter().collect();
+        let got = expr::eval_float(&e, &onr, p, rnd).unwrap();
+        assert!(
+            got.to_host().unwrap() == want,
+            "{text} at {p} bits {rnd:?}: device vs CPU"
+        );
+        if k % 4 == 0 {
+            let c = expr::chain_float(&e, &onr, p, rnd).unwrap();
+            assert!(
+                c.to_host().unwrap() == want,
+                "{text} at {p} bits {rnd:?}: device chain"
+            );
+        }
+    }
+    // Constant-only segments, a shared subexpression, a function at the root.
+    for text in [
+        "exp(2*3) + a",
+        "sin(a*b) * cos(a*b) + a*b",
+        "log(hypot(a, b*b))",
+    ] {
+        let e = Expr::parse(text).unwrap();
+        let ins: Vec<FloatArray> = (0..e.inputs().len())
+            .map(|_| rand_floats(&mut r, 192, 1000))
+            .collect();
+        let refs: Vec<&FloatArray> = ins.iter().collect();
+        let want = expr::eval_float(&e, &refs, 192, Round::Nearest).unwrap();
+        let on: Vec<FloatArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
+        let onr: Vec<&FloatArray> = on.iter().collect();
+        let got = expr::eval_float(&e, &onr, 192, Round::Nearest).unwrap();
+        assert!(got.to_host().unwrap() == want, "{text}");
+    }
+}
+
+/// Complex trees (depth up to 4: CFuncs, pow) on the device (the chain
+/// of ComplexArray's device operations) against the CPU engine's fused
+/// evaluation, bit for bit.
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_complex_trees_vs_cpu() {
+    use mparray::complex::CRound;
+    let dev = cuda();
+    let mut r = Rng(seed());
+    let modes = CRound::all();
+    for k in 0..10 {
+        let p = [100u64, 256][k % 2];
+        let rnd = modes[r.index(modes.len())];
+        let nin = 1 + r.index(3);
+        let text = complex_text(&mut r, nin, 1 + (k % 4) as u32);
+        let e = parse::parse_with(&text, Some(&names(nin))).unwrap();
+        let ins = complex_inputs(&mut r, nin, 64, &[p, p + 30]);
+        let refs: Vec<&mparray::ComplexArray> = ins.iter().collect();
+        let want = expr::eval_complex(&e, &refs, p, rnd).unwrap();
+        let on: Vec<mparray::ComplexArray> =
+            ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
+        let onr: Vec<&mparray::ComplexArray> = on.iter().collect();
+        let got = expr::eval_complex(&e, &onr, p, rnd).unwrap();
+        assert!(
+            got.to_engine(&Engine::Cpu).unwrap() == want,
+            "{text} at {p} bits {rnd:?}: device vs CPU"
+        );
+    }
+}
+
+/// Every complex function and pow in an expression on the device (the
+/// device chain) against the CPU engine's fused evaluation, bit for bit.
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_complex_every_function_vs_cpu() {
+    use mparray::complex::{CFunc, CRound};
+    let dev = cuda();
+    let mut r = Rng(seed());
+    let modes = CRound::all();
+    for f in CFunc::ALL {
+        let text = format!("({}(a*b) - pow(b, 0.5)) / a", f.name());
+        let e = Expr::parse(&text).unwrap();
+        let ins = complex_inputs(&mut r, 2, 200, &[128, 150]);
+        let rnd = modes[r.index(modes.len())];
+        let want = expr::eval_complex(&e, &[&ins[0], &ins[1]], 128, rnd).unwrap();
+        let on: Vec<mparray::ComplexArray> =
+            ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
+        let got = expr::eval_complex(&e, &[&on[0], &on[1]], 128, rnd).unwrap();
+        assert!(
+            got.to_engine(&Engine::Cpu).unwrap() == want,
+            "{text} {rnd:?}: device vs CPU"
+        );
+    }
+}

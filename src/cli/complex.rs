@@ -153,7 +153,7 @@ pub struct ComplexArgs {
 }
 
 /// Parses every line of `input` as "re im" at precision `prec`.
-fn parse_complex(input: &Input, prec: u64) -> Result<ComplexArray, CommandError> {
+pub(super) fn parse_complex(input: &Input, prec: u64) -> Result<ComplexArray, CommandError> {
     let lines = input.lines();
     let mut re = Vec::with_capacity(lines.len());
     let mut im = Vec::with_capacity(lines.len());

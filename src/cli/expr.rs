@@ -1,7 +1,10 @@
-//! `mparray int eval EXPR --bits W [--engine E] [--hex|--dec] FILE...` and
+//! `mparray int eval EXPR --bits W [--engine E] [--hex|--dec] FILE...`,
 //! `mparray float eval EXPR --prec P [--round R] [--engine E] [--hex]
-//! [--digits D] FILE...`: an element-wise expression over files of one
-//! number per line, fused into one pass (one kernel on CUDA).
+//! [--digits D] FILE...` and `mparray complex eval EXPR --prec P [--round
+//! RR] ... FILE...` (files of "re im" lines): an element-wise expression
+//! over files of one number per line, fused into one pass (floats on CUDA:
+//! one kernel per arithmetic segment, functions by the library's kernels;
+//! complex on CUDA: the chain of device operations).
 //!
 //! Inputs are named `a`, `b`, `c`, ... by file order, or `--var x=FILE`
 //! (then every input is named). A malformed expression or an unknown name
@@ -13,6 +16,7 @@ use std::path::PathBuf;
 use clap::Parser;
 
 use super::{CommandError, Input, engine_from_arg};
+use crate::complex::{CRound, ComplexArray};
 use crate::expr::{self, Expr};
 use crate::float::{self, FloatArray, Round};
 use crate::int::{IntArray, Radix, parse};
@@ -51,8 +55,9 @@ struct IntEval {
     about = "A float expression over files, each operation rounded once (MPFR)"
 )]
 struct FloatEval {
-    /// The expression, e.g. "(a*b+c*d)/e": + - * /, sqrt(x), fma(x, y, z),
-    /// unary minus, numbers.
+    /// The expression, e.g. "(a*b+c*d)/e" or "exp(a*b)+c": + - * /, sqrt(x),
+    /// fma(x, y, z), unary minus, numbers, the functions exp, log, sin, ...
+    /// (those of `mparray float`) and atan2, hypot, pow, agm.
     expr: String,
     /// Precision of the result and of every intermediate, in bits.
     #[arg(long, value_name = "P")]
@@ -79,11 +84,51 @@ struct FloatEval {
     files: Vec<PathBuf>,
 }
 
-/// `mparray int eval ...` / `mparray float eval ...`: Some(exit status),
+#[derive(Parser)]
+#[command(
+    name = "mparray complex eval",
+    about = "A complex expression over files, each operation rounded once per part (MPC)"
+)]
+struct ComplexEval {
+    /// The expression, e.g. "exp(a*b)+c": + - * /, sqrt, unary minus,
+    /// numbers (real), exp, log, sin, cos, tan, sinh, cosh, tanh, atan,
+    /// asin, acos, pow(x, y).
+    expr: String,
+    /// Precision of both parts of the result and of every intermediate.
+    #[arg(long, value_name = "P")]
+    prec: u64,
+    /// Rounding modes of the real and imaginary parts (two of N, Z, U, D,
+    /// A as NZ, or one letter for both), for every operation.
+    #[arg(long, default_value = "NN")]
+    round: String,
+    /// Precision of both parts of the inputs (default P).
+    #[arg(long, value_name = "Q")]
+    in_prec: Option<u64>,
+    /// Engine: cpu, cuda or auto.
+    #[arg(long, default_value = "auto")]
+    engine: String,
+    /// Print exact hex floats.
+    #[arg(long, conflicts_with = "digits")]
+    hex: bool,
+    /// Significant decimal digits (0: enough to read back).
+    #[arg(long, default_value_t = 0)]
+    digits: usize,
+    /// Named inputs: NAME=FILE (repeatable; replaces the positional files).
+    #[arg(long = "var", value_name = "NAME=FILE")]
+    vars: Vec<String>,
+    /// Input files, one "re im" per line: a, b, c, ... in order.
+    files: Vec<PathBuf>,
+}
+
+/// `mparray int eval ...` / `mparray float eval ...` / `mparray complex
+/// eval ...`: Some(exit status),
 /// or None for any other command line.
 pub fn intercept() -> Option<i32> {
     let args: Vec<String> = std::env::args().collect();
-    if args.len() < 3 || args[2] != "eval" || !matches!(args[1].as_str(), "int" | "float") {
+    if args.len() < 3
+        || args[2] != "eval"
+        || !matches!(args[1].as_str(), "int" | "float" | "complex")
+    {
         return None;
     }
     let rest =
@@ -96,9 +141,17 @@ pub fn intercept() -> Option<i32> {
                 return Some(if e.use_stderr() { 2 } else { 0 });
             }
         }
-    } else {
+    } else if args[1] == "float" {
         match FloatEval::try_parse_from(rest) {
             Ok(a) => run_float(a),
+            Err(e) => {
+                let _ = e.print();
+                return Some(if e.use_stderr() { 2 } else { 0 });
+            }
+        }
+    } else {
+        match ComplexEval::try_parse_from(rest) {
+            Ok(a) => run_complex(a),
             Err(e) => {
                 let _ = e.print();
                 return Some(if e.use_stderr() { 2 } else { 0 });
@@ -153,7 +206,7 @@ fn inputs(
                 .next()
                 .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !ok || matches!(n, "sqrt" | "fma" | "select") {
+            if !ok || expr::parse::function(n).is_some() {
                 return Err(CommandError::Input(format!(
                     "--var {s:?}: {n:?} is not a usable name"
                 )));
@@ -277,5 +330,56 @@ fn run_float(a: FloatEval) -> Result<(), CommandError> {
         };
         r.to_dec_strings(d, Round::Nearest)?
     };
+    write_lines(&lines)
+}
+
+fn run_complex(a: ComplexEval) -> Result<(), CommandError> {
+    float::check_prec(a.prec).map_err(|e| CommandError::Input(format!("--prec: {e}")))?;
+    let in_prec = a.in_prec.unwrap_or(a.prec);
+    float::check_prec(in_prec).map_err(|e| CommandError::Input(format!("--in-prec: {e}")))?;
+    let rnd =
+        CRound::from_name(&a.round).map_err(|e| CommandError::Input(format!("--round: {e}")))?;
+    if a.digits > super::float::MAX_DIGITS {
+        return Err(CommandError::Input(format!(
+            "--digits {}: too many",
+            a.digits
+        )));
+    }
+    let (e, paths) = inputs(&a.expr, &a.vars, &a.files)?;
+    e.check_complex()
+        .map_err(|x| CommandError::Input(x.to_string()))?;
+    if paths.is_empty() {
+        return Err(CommandError::Input("no input files".into()));
+    }
+    let engine = engine_from_arg(&a.engine)?;
+    let files: Vec<Input> = paths
+        .iter()
+        .map(|p| Input::read(p))
+        .collect::<Result<_, _>>()?;
+    same_lines(&files)?;
+    let mut arrays = Vec::new();
+    for f in &files {
+        arrays.push(super::complex::parse_complex(f, in_prec)?.into_engine(&engine)?);
+    }
+    drop(files);
+    let refs: Vec<&ComplexArray> = arrays.iter().collect();
+    let (re, im) = expr::eval_complex(&e, &refs, a.prec, rnd)?.into_parts();
+    let strings = |r: &FloatArray| {
+        if a.hex {
+            r.to_hex_strings()
+        } else {
+            let d = if a.digits == 0 {
+                1 + (a.prec as f64 * std::f64::consts::LOG10_2).ceil() as usize
+            } else {
+                a.digits
+            };
+            r.to_dec_strings(d, Round::Nearest)
+        }
+    };
+    let lines: Vec<String> = strings(&re)?
+        .into_iter()
+        .zip(strings(&im)?)
+        .map(|(r, i)| format!("{r} {i}"))
+        .collect();
     write_lines(&lines)
 }

@@ -24,6 +24,7 @@ pub mod cuda;
 pub mod cuda_func;
 pub mod cuda_roots;
 pub(crate) mod cuda_sts;
+pub(crate) mod expr;
 mod func;
 pub mod polyroots;
 mod pow;

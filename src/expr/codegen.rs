@@ -245,7 +245,7 @@ pub fn int_kernel(expr: &Expr, limbs: usize, consts: &[Option<Vec<u64>>]) -> Str
                     Op::Select => {
                         format!("ex_copy({v}, ex_nonzero({}) ? {} : {})", x(0), x(1), x(2))
                     }
-                    Op::Div | Op::Sqrt | Op::Fma => unreachable!("check_kind"),
+                    _ => unreachable!("check_kind"),
                 };
                 let _ = writeln!(s, "        {call};");
                 name[i] = v;

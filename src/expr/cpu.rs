@@ -183,7 +183,7 @@ pub(crate) fn int_op(op: Op, r: &mut [u64], x: &[&[u64]], s: &mut Vec<u64>) {
             };
             r.copy_from_slice(pick);
         }
-        Op::Div | Op::Sqrt | Op::Fma => unreachable!("check_kind rejects float operations"),
+        _ => unreachable!("check_kind rejects float operations"),
     }
 }
 
@@ -252,6 +252,9 @@ pub(crate) fn float_op(
         Op::Sqrt => arith::sqrt(out, &x[0], p, rnd, s),
         Op::Fma => arith::fma(out, &x[0], &x[1], &x[2], false, p, rnd, s),
         Op::Neg => arith::set(out, &x[0], true, false, p, rnd),
+        // The per-element code of FloatArray's CPU functions (Ziv's loop).
+        Op::Func(f) => crate::float::func::eval_one(out, f, &x[0], p, rnd),
+        Op::Func2(f) => crate::float::func::eval2_one(out, f, &x[0], &x[1], p, rnd),
         _ => unreachable!("check_kind rejects integer operations"),
     }
 }

@@ -8,18 +8,24 @@
 //! with the width/precision and the device architecture it keys the
 //! generated CUDA kernels.
 //!
-//! Two kinds of evaluation, one per number kind:
+//! Three kinds of evaluation, one per number kind:
 //! - integers ([`eval_int`]): modulo 2^W, as [`IntArray`]'s operations
 //!   (`+ - *` low half, shifts by constants, `& | ^ ~`, comparisons giving
 //!   0 or 1, `c ? x : y`);
-//! - floats ([`eval_float`]): `+ - * /`, `sqrt`, `fma`, unary `-`, each
-//!   rounded once to the output precision in the given mode, as
-//!   [`FloatArray`]'s operations (so the result equals the unfused chain
-//!   with every intermediate at the output precision, bit for bit).
+//! - floats ([`eval_float`]): `+ - * /`, `sqrt`, `fma`, unary `-` and the
+//!   functions (`exp(a*b)`: every [`Func`], and [`Func2`]), each rounded
+//!   once to the output precision in the given mode, as [`FloatArray`]'s
+//!   operations (so the result equals the unfused chain with every
+//!   intermediate at the output precision, bit for bit);
+//! - complex floats ([`eval_complex`]): `+ - * /`, `sqrt`, unary `-`, the
+//!   [`CFunc`]s and `pow`, both parts of each rounded once (MPC), equal to
+//!   [`chain_complex`] bit for bit.
 //!
 //! On the CPU an expression runs per element across all cores with no
-//! temporary arrays (cpu.rs); on CUDA as one generated kernel (codegen.rs,
-//! cuda.rs).
+//! temporary arrays (cpu.rs, complex/expr.rs); on CUDA float arithmetic is
+//! one generated kernel (codegen.rs, cuda.rs), a function node the
+//! library's function kernels between fused arithmetic segments, and a
+//! complex expression the chain of the device's operations.
 
 pub mod codegen;
 pub mod cpu;
@@ -28,8 +34,10 @@ pub mod parse;
 
 use std::collections::HashMap;
 
+use crate::complex::{CFunc, CRound, ComplexArray};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::float::func::{Func, Func2};
 use crate::float::{FloatArray, Round};
 use crate::int::IntArray;
 
@@ -63,12 +71,17 @@ pub enum Op {
     Ge,
     /// `c ? x : y` (c nonzero).
     Select,
+    /// A one-argument function, correctly rounded once (floats: every
+    /// [`Func`]; complex: those named as a [`CFunc`]).
+    Func(Func),
+    /// A two-argument function (floats: every [`Func2`]; complex: `pow`).
+    Func2(Func2),
 }
 
 impl Op {
     pub fn arity(self) -> usize {
         match self {
-            Op::Sqrt | Op::Neg | Op::Not | Op::Shl(_) | Op::Shr(_) => 1,
+            Op::Sqrt | Op::Neg | Op::Not | Op::Shl(_) | Op::Shr(_) | Op::Func(_) => 1,
             Op::Fma | Op::Select => 3,
             _ => 2,
         }
@@ -78,12 +91,40 @@ impl Op {
     pub fn for_float(self) -> bool {
         matches!(
             self,
-            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Sqrt | Op::Fma | Op::Neg
+            Op::Add
+                | Op::Sub
+                | Op::Mul
+                | Op::Div
+                | Op::Sqrt
+                | Op::Fma
+                | Op::Neg
+                | Op::Func(_)
+                | Op::Func2(_)
         )
     }
 
     pub fn for_int(self) -> bool {
-        !matches!(self, Op::Div | Op::Sqrt | Op::Fma)
+        !matches!(
+            self,
+            Op::Div | Op::Sqrt | Op::Fma | Op::Func(_) | Op::Func2(_)
+        )
+    }
+
+    /// Whether the operation exists for complex floats: `+ - * /`, `sqrt`,
+    /// unary minus, the functions of [`CFunc`] and `pow` (mpc_pow).
+    pub fn for_complex(self) -> bool {
+        match self {
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Sqrt | Op::Neg => true,
+            Op::Func(f) => CFunc::from_name(f.name()).is_some(),
+            Op::Func2(f) => f == Func2::Pow,
+            _ => false,
+        }
+    }
+
+    /// Whether the operation is a function (not fused into the generated
+    /// arithmetic kernels on CUDA).
+    pub fn is_func(self) -> bool {
+        matches!(self, Op::Func(_) | Op::Func2(_))
     }
 
     /// The canonical name.
@@ -109,6 +150,8 @@ impl Op {
             Op::Gt => "gt".into(),
             Op::Ge => "ge".into(),
             Op::Select => "sel".into(),
+            Op::Func(f) => f.name().into(),
+            Op::Func2(f) => f.name().into(),
         }
     }
 }
@@ -257,15 +300,26 @@ impl Expr {
 
     /// Checks that every operation exists for the number kind.
     pub fn check_kind(&self, float: bool) -> Result<()> {
+        self.check(
+            if float { "floats" } else { "integers" },
+            if float { Op::for_float } else { Op::for_int },
+        )
+    }
+
+    /// Checks that every operation exists for complex floats.
+    pub fn check_complex(&self) -> Result<()> {
+        self.check("complex floats", Op::for_complex)
+    }
+
+    fn check(&self, kind: &str, ok: fn(Op) -> bool) -> Result<()> {
         let live = self.live();
         for (i, n) in self.nodes.iter().enumerate() {
             if let (true, Node::Op(op, _)) = (live[i], n)
-                && !(if float { op.for_float() } else { op.for_int() })
+                && !ok(*op)
             {
                 return Err(Error::Invalid(format!(
-                    "operation {} is not defined for {}",
+                    "operation {} is not defined for {kind}",
                     op.name(),
-                    if float { "floats" } else { "integers" }
                 )));
             }
         }
@@ -373,7 +427,150 @@ pub fn eval_float(
     let consts = cpu::float_constants(expr, prec, rnd)?;
     match inputs[0].engine() {
         Engine::Cpu => cpu::eval_float(expr, inputs, &consts, prec, rnd, n),
+        Engine::Cuda(_) if expr.has_funcs() => eval_float_split(expr, inputs, prec, rnd),
         Engine::Cuda(eng) => cuda::eval_float(&eng, expr, inputs, &consts, prec, rnd, n),
+    }
+}
+
+impl Expr {
+    /// Whether a live node is a function ([`Op::is_func`]).
+    pub fn has_funcs(&self) -> bool {
+        let live = self.live();
+        self.nodes
+            .iter()
+            .enumerate()
+            .any(|(i, n)| live[i] && matches!(n, Node::Op(op, _) if op.is_func()))
+    }
+
+    /// The arithmetic segment below node `j`: a new expression of the
+    /// nodes `j` depends on through operations that are not functions, whose
+    /// inputs are the inputs and function nodes it reaches (`leaves`, node
+    /// indices of `self`, in the new expression's input order).
+    fn segment(&self, j: usize) -> (Expr, Vec<usize>) {
+        fn copy(
+            src: &Expr,
+            i: usize,
+            e: &mut Expr,
+            map: &mut HashMap<usize, usize>,
+            leaves: &mut Vec<usize>,
+        ) -> usize {
+            if let Some(&k) = map.get(&i) {
+                return k;
+            }
+            let k = match &src.nodes[i] {
+                Node::Op(op, a) if !op.is_func() => {
+                    let args: Vec<usize> =
+                        a.iter().map(|&x| copy(src, x, e, map, leaves)).collect();
+                    e.op(*op, &args)
+                }
+                Node::Const(c) => e.constant(c),
+                _ => {
+                    leaves.push(i);
+                    e.input(&format!("n{i}"))
+                }
+            };
+            map.insert(i, k);
+            k
+        }
+        let mut e = Expr::new();
+        let mut leaves = Vec::new();
+        let r = copy(self, j, &mut e, &mut HashMap::new(), &mut leaves);
+        e.set_root(r);
+        (e, leaves)
+    }
+}
+
+/// Float evaluation with function nodes on CUDA: each function node is the
+/// library's function (`FloatArray::func`, `func2`: its CUDA kernels), the
+/// arithmetic between them one fused kernel per segment (an operand of a
+/// function, and the root). A node shared by two segments is computed in
+/// each (the same bits).
+fn eval_float_split(
+    expr: &Expr,
+    inputs: &[&FloatArray],
+    prec: u64,
+    rnd: Round,
+) -> Result<FloatArray> {
+    let live = expr.live();
+    let mut vals: Vec<Option<FloatArray>> = (0..expr.nodes.len()).map(|_| None).collect();
+    for (i, n) in expr.nodes.iter().enumerate() {
+        if let (true, Node::Op(op, a)) = (live[i], n)
+            && op.is_func()
+        {
+            let v = {
+                let x = split_operand(expr, a[0], inputs, &vals, prec, rnd)?;
+                match op {
+                    Op::Func(f) => x.func(*f, prec, rnd)?,
+                    Op::Func2(f) => {
+                        let y = split_operand(expr, a[1], inputs, &vals, prec, rnd)?;
+                        x.func2(&y, *f, prec, rnd)?
+                    }
+                    _ => unreachable!("is_func"),
+                }
+            };
+            vals[i] = Some(v);
+        }
+    }
+    match &expr.nodes[expr.root] {
+        Node::Op(op, _) if op.is_func() => Ok(vals[expr.root].take().expect("computed")),
+        _ => match split_operand(expr, expr.root, inputs, &vals, prec, rnd)? {
+            Val::Owned(v) => Ok(v),
+            Val::Borrowed(v) => v.set_prec(prec, rnd),
+        },
+    }
+}
+
+/// An operand: borrowed (an input, a function's result) or computed.
+enum Val<'a> {
+    Borrowed(&'a FloatArray),
+    Owned(FloatArray),
+}
+
+impl std::ops::Deref for Val<'_> {
+    type Target = FloatArray;
+    fn deref(&self) -> &FloatArray {
+        match self {
+            Val::Borrowed(v) => v,
+            Val::Owned(v) => v,
+        }
+    }
+}
+
+/// The value of node `j` as an operand of a function in
+/// [`eval_float_split`]: an input (at its own precision, as the chain
+/// passes it), a function's result, or its arithmetic segment fused.
+fn split_operand<'a>(
+    expr: &Expr,
+    j: usize,
+    inputs: &[&'a FloatArray],
+    vals: &'a [Option<FloatArray>],
+    prec: u64,
+    rnd: Round,
+) -> Result<Val<'a>> {
+    match &expr.nodes[j] {
+        Node::Input(k) => Ok(Val::Borrowed(inputs[*k])),
+        Node::Op(op, _) if op.is_func() => {
+            Ok(Val::Borrowed(vals[j].as_ref().expect("topological")))
+        }
+        _ => {
+            let (mut seg, leaves) = expr.segment(j);
+            let ins: Vec<&FloatArray> = leaves
+                .iter()
+                .map(|&l| match &expr.nodes[l] {
+                    Node::Input(k) => inputs[*k],
+                    _ => vals[l].as_ref().expect("topological"),
+                })
+                .collect();
+            if ins.is_empty() {
+                // Constants only: on the CPU engine (an unused input gives
+                // the length), moved to the device.
+                let host = inputs[0].to_engine(&Engine::Cpu)?;
+                seg.declare(&["_"]);
+                let c = eval_float(&seg, &[&host], prec, rnd)?;
+                return Ok(Val::Owned(c.to_engine(&inputs[0].engine())?));
+            }
+            Ok(Val::Owned(eval_float(&seg, &ins, prec, rnd)?))
+        }
     }
 }
 
@@ -479,6 +676,8 @@ pub fn chain_float(
                     Op::Sqrt => x(0).sqrt(prec, rnd)?,
                     Op::Fma => x(0).fma(x(1), x(2), prec, rnd)?,
                     Op::Neg => x(0).neg(prec, rnd)?,
+                    Op::Func(f) => x(0).func(*f, prec, rnd)?,
+                    Op::Func2(f) => x(0).func2(x(1), *f, prec, rnd)?,
                     _ => unreachable!("check_kind"),
                 }
             }
@@ -487,6 +686,95 @@ pub fn chain_float(
     }
     match &expr.nodes[expr.root] {
         Node::Input(k) => inputs[*k].set_prec(prec, rnd),
+        _ => vals[expr.root]
+            .take()
+            .ok_or_else(|| Error::Invalid("empty expression".into())),
+    }
+}
+
+/// Evaluates a complex expression (`+ - * /`, `sqrt`, unary minus, the
+/// functions of [`CFunc`], `pow`), both parts of every operation rounded
+/// once to `prec` bits in the modes of `rnd` (MPC's semantics, as
+/// [`ComplexArray`]'s operations); a constant is a real number (rounded
+/// in `rnd.re`) with imaginary part +0. The CPU engine fuses the whole
+/// expression per element; on CUDA it is the chain of `ComplexArray`'s
+/// device operations ([`chain_complex`]). Either way the result equals the
+/// chain bit for bit.
+pub fn eval_complex(
+    expr: &Expr,
+    inputs: &[&ComplexArray],
+    prec: u64,
+    rnd: CRound,
+) -> Result<ComplexArray> {
+    expr.check_complex()?;
+    if inputs.is_empty() {
+        return Err(Error::Invalid(
+            "a complex expression needs at least one input".into(),
+        ));
+    }
+    let n = check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?;
+    crate::float::check_prec(prec)?;
+    match inputs[0].engine() {
+        Engine::Cpu => crate::complex::expr::eval(expr, inputs, prec, rnd, n),
+        Engine::Cuda(_) => chain_complex(expr, inputs, prec, rnd),
+    }
+}
+
+/// The unfused complex chain: one `ComplexArray` operation per node, every
+/// intermediate at `prec` bits (both parts).
+pub fn chain_complex(
+    expr: &Expr,
+    inputs: &[&ComplexArray],
+    prec: u64,
+    rnd: CRound,
+) -> Result<ComplexArray> {
+    expr.check_complex()?;
+    let a0 = inputs
+        .first()
+        .ok_or_else(|| Error::Invalid("chain_complex needs an input".into()))?;
+    check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?;
+    let (engine, len) = (a0.engine(), a0.len());
+    let live = expr.live();
+    let p = prec;
+    let mut vals: Vec<Option<ComplexArray>> = (0..expr.nodes.len()).map(|_| None).collect();
+    for (i, n) in expr.nodes.iter().enumerate() {
+        if !live[i] || matches!(n, Node::Input(_)) {
+            continue;
+        }
+        let v = match n {
+            Node::Input(_) => unreachable!("skipped"),
+            Node::Const(c) => {
+                let re = FloatArray::from_strs_ternary(p, &vec![c.as_str(); len], rnd.re)
+                    .map_err(|e| Error::Invalid(format!("constant {c} in the expression: {e}")))?
+                    .0;
+                let im = FloatArray::from_strs_ternary(p, &vec!["0"; len], rnd.im)?.0;
+                ComplexArray::new(re, im)?.into_engine(&engine)?
+            }
+            Node::Op(op, a) => {
+                let x = |j: usize| -> &ComplexArray {
+                    match &expr.nodes[a[j]] {
+                        Node::Input(k) => inputs[*k],
+                        _ => vals[a[j]].as_ref().expect("topological"),
+                    }
+                };
+                match op {
+                    Op::Add => x(0).add(x(1), p, p, rnd)?,
+                    Op::Sub => x(0).sub(x(1), p, p, rnd)?,
+                    Op::Mul => x(0).mul(x(1), p, p, rnd)?,
+                    Op::Div => x(0).div(x(1), p, p, rnd)?,
+                    Op::Neg => x(0).neg(p, p, rnd)?,
+                    Op::Func2(Func2::Pow) => x(0).pow(x(1), p, p, rnd)?,
+                    _ => {
+                        let f = crate::complex::expr::cfunc(*op).expect("check_complex");
+                        x(0).func(f, p, p, rnd)?
+                    }
+                }
+            }
+        };
+        vals[i] = Some(v);
+    }
+    match &expr.nodes[expr.root] {
+        Node::Input(k) => inputs[*k].set_prec(p, p, rnd),
         _ => vals[expr.root]
             .take()
             .ok_or_else(|| Error::Invalid("empty expression".into())),

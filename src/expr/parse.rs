@@ -11,11 +11,14 @@
 //! atom   := NAME | NUMBER | '(' expr ')' | FUNC '(' expr (',' expr)* ')'
 //! ```
 //!
-//! FUNC is `sqrt`, `fma` (3 arguments) or `select` (3: `select(c, x, y)` is
-//! `c ? x : y`). NUMBER: decimal (floats: with `.` and `e`), or `0x` hex.
-//! Errors carry the 1-based column.
+//! FUNC is `sqrt`, `fma` (3 arguments), `select` (3: `select(c, x, y)` is
+//! `c ? x : y`), a one-argument function of `Func` (`exp`, `log`, `sin`,
+//! ...) or a two-argument one of `Func2` (`atan2`, `hypot`, `pow`, `agm`).
+//! NUMBER: decimal (floats: with `.` and `e`), or `0x` hex. Errors carry the
+//! 1-based column.
 
 use super::{Expr, Op};
+use crate::float::func::{Func, Func2};
 
 /// A syntax error at a column (1-based, in characters).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -279,19 +282,16 @@ impl Parser<'_> {
             Tok::Name(name) => {
                 self.at += 1;
                 if self.eat("(") {
-                    let (op, n) = match name.as_str() {
-                        "sqrt" => (Op::Sqrt, 1),
-                        "fma" => (Op::Fma, 3),
-                        "select" => (Op::Select, 3),
-                        _ => {
-                            return Err(ParseError {
-                                column: col,
-                                message: format!(
-                                    "unknown function '{name}' (known: sqrt, fma, select)"
-                                ),
-                            });
-                        }
+                    let Some(op) = function(&name) else {
+                        return Err(ParseError {
+                            column: col,
+                            message: format!(
+                                "unknown function '{name}' (known: {})",
+                                function_names().join(", ")
+                            ),
+                        });
                     };
+                    let n = op.arity();
                     let mut args = vec![self.expr()?];
                     while self.eat(",") {
                         args.push(self.expr()?);
@@ -328,6 +328,28 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// The operation of a function name: `sqrt`, `fma`, `select`, the
+/// one-argument functions of [`Func`] and the two-argument ones of
+/// [`Func2`].
+pub fn function(name: &str) -> Option<Op> {
+    match name {
+        "sqrt" => Some(Op::Sqrt),
+        "fma" => Some(Op::Fma),
+        "select" => Some(Op::Select),
+        _ => Func::from_name(name)
+            .map(Op::Func)
+            .or_else(|| Func2::from_name(name).map(Op::Func2)),
+    }
+}
+
+/// Every function name [`function`] knows.
+pub fn function_names() -> Vec<&'static str> {
+    let mut v = vec!["sqrt", "fma", "select"];
+    v.extend(Func::ALL.iter().map(|f| f.name()));
+    v.extend(Func2::ALL.iter().map(|f| f.name()));
+    v
 }
 
 /// Parses `text`; any name is an input, declared in order of first use.

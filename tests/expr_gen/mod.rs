@@ -177,3 +177,149 @@ pub fn float_reference(e: &Expr, xs: &[Float], p: u64, rnd: Round) -> Float {
     }
     r
 }
+
+/// The one-argument float functions' names (every `Func`).
+pub fn func_names() -> Vec<&'static str> {
+    mparray::float::func::Func::ALL
+        .iter()
+        .map(|f| f.name())
+        .collect()
+}
+
+/// A random float expression with function calls: `float_text`'s
+/// operations at any depth and, about one node in three, a function of
+/// `Func` (or, less often, of `Func2`). A function's argument is
+/// arithmetic of depth up to 2 on leaves, or a function of bounded range
+/// (sin, atan, log, ...) of a leaf: trig of an argument of exponent 2^30
+/// (as sin(exp(exp2(a))) can produce) needs 2^30 bits of pi, out of reach
+/// of any library, so these trees keep function arguments of moderate
+/// exponent (up to about 2^9: products of two inputs up to 1e40).
+pub fn float_fn_text(r: &mut Rng, nin: usize, depth: u32) -> String {
+    let arg = |r: &mut Rng| float_fn_arg(r, nin);
+    if depth == 0 || r.below(5) == 0 {
+        return float_leaf(r, nin);
+    }
+    let sub = |r: &mut Rng| float_fn_text(r, nin, depth - 1);
+    match r.below(12) {
+        0 => format!("({} + {})", sub(r), sub(r)),
+        1 => format!("({} - {})", sub(r), sub(r)),
+        2 => format!("({} * {})", sub(r), sub(r)),
+        3 => format!("({} / {})", sub(r), sub(r)),
+        4 => format!("sqrt({})", sub(r)),
+        5 => format!("fma({}, {}, {})", sub(r), sub(r), sub(r)),
+        6 => format!("-{}", sub(r)),
+        7 => {
+            let f = ["atan2", "hypot", "pow", "agm"][r.index(4)];
+            format!("{f}({}, {})", arg(r), arg(r))
+        }
+        _ => {
+            let names = func_names();
+            format!("{}({})", names[r.index(names.len())], arg(r))
+        }
+    }
+}
+
+fn float_leaf(r: &mut Rng, nin: usize) -> String {
+    if r.below(8) == 0 {
+        return ["1", "0.1", "3.5e2", "2"][r.index(4)].into();
+    }
+    ((b'a' + r.index(nin) as u8) as char).to_string()
+}
+
+fn float_arith(r: &mut Rng, nin: usize, depth: u32) -> String {
+    if depth == 0 || r.below(4) == 0 {
+        return float_leaf(r, nin);
+    }
+    let sub = |r: &mut Rng| float_arith(r, nin, depth - 1);
+    match r.below(7) {
+        0 => format!("({} + {})", sub(r), sub(r)),
+        1 => format!("({} - {})", sub(r), sub(r)),
+        2 => format!("({} * {})", sub(r), sub(r)),
+        3 => format!("({} / {})", sub(r), sub(r)),
+        4 => format!("sqrt({})", sub(r)),
+        5 => format!("fma({}, {}, {})", sub(r), sub(r), sub(r)),
+        _ => format!("-{}", sub(r)),
+    }
+}
+
+/// A function argument of [`float_fn_text`]: arithmetic of depth up to 2
+/// on leaves, or (one in four) a function of bounded range of a leaf.
+pub fn float_fn_arg(r: &mut Rng, nin: usize) -> String {
+    if r.below(4) == 0 {
+        let f = [
+            "sin", "cos", "atan", "tanh", "log", "log2", "log10", "log1p", "asinh", "cbrt",
+        ][r.index(10)];
+        format!("{f}({})", float_leaf(r, nin))
+    } else {
+        float_arith(r, nin, 2)
+    }
+}
+
+/// A random complex expression over `nin` inputs: + - * /, unary minus,
+/// and, as operands of those, sqrt, the complex functions and pow of a
+/// leaf or of one operation on leaves (nested functions of large values,
+/// as tanh(exp(exp(b))), can take the library minutes to decide: kept out
+/// of these tests).
+pub fn complex_text(r: &mut Rng, nin: usize, depth: u32) -> String {
+    let leaf = |r: &mut Rng| -> String {
+        if r.below(8) == 0 {
+            return ["1", "0.5", "2", "-3"][r.index(4)].into();
+        }
+        ((b'a' + r.index(nin) as u8) as char).to_string()
+    };
+    let simple = |r: &mut Rng| -> String {
+        if r.below(2) == 0 {
+            leaf(r)
+        } else {
+            let op = ["+", "-", "*", "/"][r.index(4)];
+            format!("({} {op} {})", leaf(r), leaf(r))
+        }
+    };
+    if depth == 0 || r.below(5) == 0 {
+        return leaf(r);
+    }
+    let sub = |r: &mut Rng| complex_text(r, nin, depth - 1);
+    match r.below(12) {
+        0 | 1 => format!("({} + {})", sub(r), sub(r)),
+        2 => format!("({} - {})", sub(r), sub(r)),
+        3 | 4 => format!("({} * {})", sub(r), sub(r)),
+        5 => format!("({} / {})", sub(r), sub(r)),
+        6 => format!("-{}", sub(r)),
+        7 => format!("pow({}, {})", simple(r), simple(r)),
+        _ => {
+            let f = [
+                "sqrt", "exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "atan", "asin",
+                "acos",
+            ][r.index(12)];
+            format!("{f}({})", simple(r))
+        }
+    }
+}
+
+/// Random complex arrays (special parts about one in ten) of mixed precisions.
+pub fn complex_inputs(
+    r: &mut Rng,
+    nin: usize,
+    len: usize,
+    precs: &[u64],
+) -> Vec<mparray::ComplexArray> {
+    (0..nin)
+        .map(|k| {
+            let p = precs[k % precs.len()];
+            let part = |r: &mut Rng| -> String {
+                match r.below(10) {
+                    0 => ["0", "-0", "inf", "-inf", "nan", "1", "-1"][r.index(7)].into(),
+                    _ => format!(
+                        "{}{}.{}e{}",
+                        if r.below(2) == 0 { "-" } else { "" },
+                        r.below(4),
+                        r.next() % 100000,
+                        r.range(-2, 1)
+                    ),
+                }
+            };
+            let items: Vec<(String, String)> = (0..len).map(|_| (part(r), part(r))).collect();
+            mparray::ComplexArray::from_strs(p, p, &items).unwrap()
+        })
+        .collect()
+}
