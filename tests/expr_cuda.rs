@@ -131,6 +131,18 @@ fn rand_floats(r: &mut Rng, p: u64, len: usize) -> FloatArray {
     FloatArray::from_strs(p, &strs).unwrap()
 }
 
+/// The first element where two arrays differ, both values in hex.
+fn first_diff(got: &FloatArray, want: &FloatArray) -> String {
+    let (g, w) = (got.to_hex_strings(), want.to_hex_strings());
+    match (g, w) {
+        (Ok(g), Ok(w)) => match g.iter().zip(&w).position(|(x, y)| x != y) {
+            Some(i) => format!("element {i}: device {} CPU {}", g[i], w[i]),
+            None => format!("lengths {} and {}", g.len(), w.len()),
+        },
+        (g, w) => format!("unreadable: device {:?} CPU {:?}", g.err(), w.err()),
+    }
+}
+
 #[test]
 #[ignore = "needs a GPU"]
 fn cuda_float_random_trees_vs_cpu() {
@@ -151,10 +163,14 @@ fn cuda_float_random_trees_vs_cpu() {
         let on: Vec<FloatArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
         let onr: Vec<&FloatArray> = on.iter().collect();
         let got = expr::eval_float(&e, &onr, p, rnd)
-            .unwrap()
+            .unwrap_or_else(|err| panic!("{text} at {p} bits {rnd:?}: {err}"))
             .to_host()
             .unwrap();
-        assert!(got == want, "{text} at {p} bits {rnd:?}");
+        assert!(
+            got == want,
+            "{text} at {p} bits {rnd:?}: {}",
+            first_diff(&got, &want)
+        );
     }
     // Above the device tiers: the CPU engine, moved back.
     let big = 64 * 300;
@@ -263,10 +279,13 @@ fn cuda_float_function_trees_vs_cpu() {
         let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
         let on: Vec<FloatArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
         let onr: Vec<&FloatArray> = on.iter().collect();
-        let got = expr::eval_float(&e, &onr, p, rnd).unwrap();
+        let got = expr::eval_float(&e, &onr, p, rnd)
+            .unwrap_or_else(|err| panic!("{text} at {p} bits {rnd:?}: {err}"));
+        let got = got.to_host().unwrap();
         assert!(
-            got.to_host().unwrap() == want,
-            "{text} at {p} bits {rnd:?}: device vs CPU"
+            got == want,
+            "{text} at {p} bits {rnd:?}: device vs CPU: {}",
+            first_diff(&got, &want)
         );
         if k % 4 == 0 {
             let c = expr::chain_float(&e, &onr, p, rnd).unwrap();

@@ -543,6 +543,19 @@ fn floatemu_all_ops_vs_cpu() {
     }
 }
 
+/// Every op with the result written over an operand of another limb count
+/// (longer, shorter, equal), as the expression kernels' slots do: the
+/// same bits as the CPU engine.
+#[test]
+fn floatemu_in_place_vs_cpu() {
+    if let Some(d) = Dev::emu() {
+        float_dev::in_place(|| {
+            all_ops(&d, seed(), false);
+            specials(&d);
+        });
+    }
+}
+
 #[test]
 fn floatemu_specials_every_pair() {
     if let Some(d) = Dev::emu() {

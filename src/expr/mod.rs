@@ -508,6 +508,7 @@ fn eval_float_split(
                     _ => unreachable!("is_func"),
                 }
             };
+            check_split(&v, || format!("function node {i} ({})", op.name()))?;
             vals[i] = Some(v);
         }
     }
@@ -569,9 +570,29 @@ fn split_operand<'a>(
                 let c = eval_float(&seg, &[&host], prec, rnd)?;
                 return Ok(Val::Owned(c.to_engine(&inputs[0].engine())?));
             }
-            Ok(Val::Owned(eval_float(&seg, &ins, prec, rnd)?))
+            let v = eval_float(&seg, &ins, prec, rnd)?;
+            check_split(&v, || format!("segment {}", seg.canonical()))?;
+            Ok(Val::Owned(v))
         }
     }
+}
+
+/// With `MPARRAY_EXPR_CHECK=1` (diagnostics), every intermediate array of
+/// [`eval_float_split`] is read back and checked to be canonical; the error
+/// names the node that made it.
+fn check_split(v: &FloatArray, what: impl Fn() -> String) -> Result<()> {
+    if std::env::var("MPARRAY_EXPR_CHECK").as_deref() != Ok("1") {
+        return Ok(());
+    }
+    let h = v.host()?;
+    crate::float::CpuFloats::from_raw(
+        v.prec(),
+        h.tags().to_vec(),
+        h.exps().to_vec(),
+        h.limbs().to_vec(),
+    )
+    .map(|_| ())
+    .map_err(|e| Error::Invalid(format!("{}: {e}", what())))
 }
 
 /// The unfused chain: one library operation (one array) per node, for

@@ -131,18 +131,27 @@ FL_DEV u64 fl_add_n(u64 *r, const u64 *a, const u64 *b, u32 n) {
 FL_DEV void fl_round_mant(u64 *m, u32 n, u64 p, const u64 *src, u32 s, bool sticky, bool neg,
                           u32 rnd, bool &inexact, bool &inc, bool &carry) {
     u32 low = (u32)(64ull * n - p);
-    for (u32 i = 0; i < n; i++) m[i] = (i + s >= n) ? src[i + s - n] : 0;
+    // m may be src itself (the expression kernels round in place): the
+    // limbs below the kept ones are read first, and the copy runs upwards
+    // when src is longer (each read above its write), downwards when it
+    // is shorter (each read below its write, the zeros last).
     u32 nb = s > n ? s - n : 0;
+    u64 top = nb > 0 ? src[nb - 1] : 0;
+    bool under = nb > 1 && fl_any(src, nb - 1);
+    if (s >= n) {
+        for (u32 i = 0; i < n; i++) m[i] = src[i + s - n];
+    } else {
+        for (u32 i = n; i-- > 0;) m[i] = (i + s >= n) ? src[i + s - n] : 0;
+    }
     bool rb, st;
     if (low > 0) {
         u64 mask = (1ull << low) - 1;
         rb = (m[0] >> (low - 1)) & 1;
-        st = (m[0] & (mask >> 1)) != 0 || sticky || fl_any(src, nb);
+        st = (m[0] & (mask >> 1)) != 0 || sticky || top != 0 || under;
         m[0] &= ~mask;
     } else if (nb > 0) {
-        u64 top = src[nb - 1];
         rb = top >> 63;
-        st = (top << 1) != 0 || sticky || fl_any(src, nb - 1);
+        st = (top << 1) != 0 || sticky || under;
     } else {
         rb = false;
         st = sticky;

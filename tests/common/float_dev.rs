@@ -67,6 +67,19 @@ pub fn heads(a: &FloatArray) -> Vec<u64> {
         .collect()
 }
 
+thread_local! {
+    static IN_PLACE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with this thread's emulator calls writing each result over an
+/// operand (MPARRAY_FLOAT_EMU_INPLACE), as the expression kernels' slots do.
+pub fn in_place<T>(f: impl FnOnce() -> T) -> T {
+    IN_PLACE.with(|c| c.set(true));
+    let r = f();
+    IN_PLACE.with(|c| c.set(false));
+    r
+}
+
 /// Runs operation `code` (`op` gives `k` for mul_2si) on the emulator at
 /// `path` (`gs`: a forced group size, as FW_GS); code 13 (cmp) returns
 /// only the ternary values, with an empty array.
@@ -110,6 +123,9 @@ pub fn emu_run(
     let mut cmd = Command::new(path);
     if let Some(g) = gs {
         cmd.env("FW_GS", g.to_string());
+    }
+    if IN_PLACE.with(|c| c.get()) {
+        cmd.env("MPARRAY_FLOAT_EMU_INPLACE", "1");
     }
     let mut child = cmd
         .stdin(Stdio::piped())

@@ -62,9 +62,46 @@ int main() {
          zl = rd(len * lz);
     std::vector<u64> rh(len), rl(len * n + 1);
     std::vector<i64> tn(len);
+    // MPARRAY_FLOAT_EMU_INPLACE=1: the result written over an operand (x in
+    // even elements, y in odd ones where the op has y), as the expression
+    // kernels do: a slot of max(n, l) limbs holding the operand, the same
+    // base for both.
+    const bool inplace = getenv("MPARRAY_FLOAT_EMU_INPLACE") != nullptr;
+    u32 mx = n > lx ? n : lx;
+    mx = mx > ly ? mx : ly;
+    std::vector<u64> slot(mx + 1);
     for (u64 i = 0; i < len; i++) {
         FlOut o = {rl.data() + i * n, n, 0};
         i8 t;
+        if (inplace) {
+            bool ony = (i & 1) && ly > 0 && op != FL_OP_SQRT && op != FL_OP_CMP;
+            u32 l = ony ? ly : lx;
+            std::vector<u64> &src = ony ? yl : xl;
+            for (u32 j = 0; j <= mx; j++) slot[j] = 0xdeadbeefcafef00dull;
+            for (u32 j = 0; j < l; j++) slot[j] = src[i * l + j];
+            const u64 *xm = ony ? xl.data() + i * lx : slot.data();
+            const u64 *ym = ony ? slot.data() : yl.data() + i * ly;
+            o.m = slot.data();
+            if ((op == FL_OP_MUL || op == FL_OP_ADD || op == FL_OP_SUB || op == FL_OP_SQRT) &&
+                n == lx && (op == FL_OP_SQRT || n == ly) &&
+                fast(op, n, o, xh[i], xm, yh[i], ym, p, rnd, t))
+                ;
+            else if (op <= FL_OP_FMS) {
+                u32 a, b, c, pp;
+                fl_scratch(op, n, lx, op == FL_OP_SQRT ? 0 : ly, op >= FL_OP_FMA ? lz : 0, a, b, c,
+                           pp);
+                std::vector<u64> A(a), B(b), C(c), P(pp);
+                t = fl_arith_buf(op, rnd, p, o, xh[i], xm, lx, yh[i], ym, ly, zh[i],
+                                 zl.data() + i * lz, lz, A.data(), B.data(), C.data(), P.data());
+            } else if (op == FL_OP_CMP)
+                t = fl_cmp(xh[i], xm, lx, yh[i], ym, ly);
+            else
+                t = fl_misc(op, rnd, p, k, o, xh[i], xm, lx, yh[i], ym, ly);
+            for (u32 j = 0; j < n; j++) rl[i * n + j] = op == FL_OP_CMP ? 0 : slot[j];
+            rh[i] = o.head;
+            tn[i] = t;
+            continue;
+        }
         if (op == FL_OP_CMP)
             t = fl_cmp(xh[i], xl.data() + i * lx, lx, yh[i], yl.data() + i * ly, ly);
         else if ((op == FL_OP_MUL || op == FL_OP_ADD || op == FL_OP_SUB || op == FL_OP_SQRT) &&
