@@ -121,20 +121,21 @@ const SMEM_BY_DEFAULT: bool = false;
 /// (the H200: 227 KiB a block; Wilkinson 128 at 1024 bits needs 174
 /// KiB), else for `roots_aberth_next`'s alone, else 0 (every value in the
 /// global workspace; each kernel checks the size it got). Same bits
-/// either way. `MPARRAY_ROOTS_SMEM` overrides it; 0 unless
+/// either way. `MPARRAY_ROOTS_SMEM` overrides it (capped at what the
+/// device allows beside the static shared memory); 0 unless
 /// [`SMEM_BY_DEFAULT`].
 fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
-    if let Some(b) = knobs().smem {
-        return b;
-    }
-    if !SMEM_BY_DEFAULT {
-        return 0;
-    }
     let (w, room) = (
         nl + 1,
         eng.info().max_shared_per_block_optin.max(0) as usize,
     );
     let room = room.saturating_sub(static_smem(nl, knobs().block));
+    if let Some(b) = knobs().smem {
+        return b.min(room as u32);
+    }
+    if !SMEM_BY_DEFAULT {
+        return 0;
+    }
     let (f, x) = (8 * sm_first(n, w), 8 * sm_next(n, w));
     [f.max(x), x]
         .into_iter()
@@ -145,14 +146,14 @@ fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
 /// Dynamic shared bytes of `roots_certify`: its workspace when the device
 /// has room (else 0: the global one).
 fn cert_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
+    let room = (eng.info().max_shared_per_block_optin.max(0) as usize)
+        .saturating_sub(static_smem(nl, CERT_BLOCK));
     if let Some(b) = knobs().smem {
-        return b;
+        return b.min(room as u32);
     }
     if !SMEM_BY_DEFAULT {
         return 0;
     }
-    let room = (eng.info().max_shared_per_block_optin.max(0) as usize)
-        .saturating_sub(static_smem(nl, CERT_BLOCK));
     let b = 8 * cert_words(n, nl + 1);
     if b <= room { b as u32 } else { 0 }
 }

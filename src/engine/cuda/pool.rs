@@ -25,8 +25,22 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 
-/// How long a host wait spins before it stops using the CPU.
+/// How long a host wait spins before it stops using the CPU, unless
+/// `MPARRAY_CUDA_SPIN_US` gives another time (microseconds; for
+/// measurements: a sleeping wait's wake-up may cost a short read more
+/// than the spin saves, notes/solvers.md).
 pub const SPIN: Duration = Duration::from_micros(200);
+
+/// The spin of [`wait_for`]: [`SPIN`] or `MPARRAY_CUDA_SPIN_US`.
+pub fn spin() -> Duration {
+    static S: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *S.get_or_init(|| {
+        std::env::var("MPARRAY_CUDA_SPIN_US")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(SPIN, Duration::from_micros)
+    })
+}
 
 /// Items kept per pool at most (more concurrent calls make fresh ones,
 /// dropped at their end).
@@ -91,14 +105,14 @@ pub fn wait_for<R>(
     mut poll: impl FnMut() -> Result<Option<R>>,
     block: impl FnOnce() -> Result<()>,
 ) -> Result<R> {
-    let t0 = Instant::now();
+    let (t0, spin) = (Instant::now(), spin());
     let mut n = 0u32;
     loop {
         if let Some(r) = poll()? {
             return Ok(r);
         }
         n = n.wrapping_add(1);
-        if n.is_multiple_of(64) && t0.elapsed() >= SPIN {
+        if n.is_multiple_of(64) && t0.elapsed() >= spin {
             break;
         }
         std::hint::spin_loop();
