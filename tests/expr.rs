@@ -299,63 +299,62 @@ fn file(t: &Tmp, name: &str, text: &str) -> std::path::PathBuf {
     p
 }
 
+/// Runs the CLI with `args`, then the files.
+fn cli(args: &[&str], files: &[&std::path::Path]) -> std::process::Output {
+    std::process::Command::new(mparray_bin())
+        .args(args)
+        .args(files)
+        .output()
+        .unwrap()
+}
+
+/// The CLI's standard output; it must succeed.
+fn cli_ok(args: &[&str], files: &[&std::path::Path]) -> String {
+    let out = cli(args, files);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The CLI exits 2 and its message contains `msg`.
+fn cli_fails(args: &[&str], files: &[&std::path::Path], msg: &str) {
+    let out = cli(args, files);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(msg), "{args:?}: {err}");
+}
+
 #[test]
 fn cli_eval() {
     let t = Tmp::new();
     let a = file(&t, "a.txt", "1\n2\n0x10\n");
     let b = file(&t, "b.txt", "3\n4\n5\n");
-    let out = std::process::Command::new(mparray_bin())
-        .args([
-            "int",
-            "eval",
-            "(a*a+b)*(b*b+b)+a*b",
-            "--bits",
-            "64",
-            "--engine",
-            "cpu",
-        ])
-        .arg(&a)
-        .arg(&b)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let e64 = ["--bits", "64", "--engine", "cpu"];
+    let out = cli_ok(
+        &[&["int", "eval", "(a*a+b)*(b*b+b)+a*b"], &e64[..]].concat(),
+        &[&a, &b],
     );
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "51\n168\n7910\n");
-    let out = std::process::Command::new(mparray_bin())
-        .args([
-            "int", "eval", "x - y", "--bits", "64", "--engine", "cpu", "--dec",
-        ])
-        .arg(format!("--var=y={}", a.display()))
-        .arg(format!("--var=x={}", b.display()))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    assert_eq!(out, "51\n168\n7910\n");
+    let (vy, vx) = (
+        format!("--var=y={}", a.display()),
+        format!("--var=x={}", b.display()),
     );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "2\n2\n18446744073709551605\n"
+    let out = cli_ok(
+        &[&["int", "eval", "x - y", "--dec", &vy, &vx], &e64[..]].concat(),
+        &[],
     );
+    assert_eq!(out, "2\n2\n18446744073709551605\n");
     // Errors: exit 2 with the column.
     for (ex, msg) in [("a + * b", "column 5"), ("a + c", "unknown name 'c'")] {
-        let out = std::process::Command::new(mparray_bin())
-            .args(["int", "eval", ex, "--bits", "64", "--engine", "cpu"])
-            .arg(&a)
-            .arg(&b)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{ex}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains(msg), "{ex}");
+        cli_fails(&[&["int", "eval", ex], &e64[..]].concat(), &[&a, &b], msg);
     }
     let f = file(&t, "f.txt", "1.5\n-2\n");
     let g = file(&t, "g.txt", "0.25\n3\n");
-    let out = std::process::Command::new(mparray_bin())
-        .args([
+    let s = cli_ok(
+        &[
             "float",
             "eval",
             "sqrt(a*a + b)",
@@ -365,17 +364,9 @@ fn cli_eval() {
             "cpu",
             "--digits",
             "6",
-        ])
-        .arg(&f)
-        .arg(&g)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
+        &[&f, &g],
     );
-    let s = String::from_utf8_lossy(&out.stdout).to_string();
     let lines: Vec<&str> = s.lines().collect();
     assert_eq!(lines.len(), 2);
     assert!(lines[0].starts_with("1.58114"), "{s}");
@@ -1113,8 +1104,8 @@ fn complex_random_trees_vs_chain() {
 fn cli_eval_functions_and_complex() {
     let t = Tmp::new();
     let f = file(&t, "f.txt", "0.5\n2\n");
-    let out = std::process::Command::new(mparray_bin())
-        .args([
+    let out = cli_ok(
+        &[
             "float",
             "eval",
             "exp(log(a)*3)+sin(0)",
@@ -1124,68 +1115,36 @@ fn cli_eval_functions_and_complex() {
             "cpu",
             "--digits",
             "6",
-        ])
-        .arg(&f)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
+        &[&f],
     );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "1.25000e-01\n8.00000e+00\n"
-    );
+    assert_eq!(out, "1.25000e-01\n8.00000e+00\n");
     let z = file(&t, "z.txt", "1 2\n-0.5 0\n");
     let w = file(&t, "w.txt", "0 1\n2 -1\n");
-    let out = std::process::Command::new(mparray_bin())
-        .args([
+    let out = cli_ok(
+        &[
             "complex", "eval", "a*b+a", "--prec", "53", "--round", "NZ", "--engine", "cpu",
             "--digits", "4",
-        ])
-        .arg(&z)
-        .arg(&w)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
+        &[&z, &w],
     );
     // (1+2i)i + 1+2i = -1+3i; (-0.5)(2-i) - 0.5 = -1.5+0.5i.
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "-1.000e+00 3.000e+00\n-1.500e+00 5.000e-01\n"
-    );
+    assert_eq!(out, "-1.000e+00 3.000e+00\n-1.500e+00 5.000e-01\n");
+    let c53 = ["--prec", "53", "--engine", "cpu"];
     for (ex, msg) in [
         ("a + expp(b)", "column 5"),
         ("fma(a,b,a)", "not defined for complex"),
     ] {
-        let out = std::process::Command::new(mparray_bin())
-            .args(["complex", "eval", ex, "--prec", "53", "--engine", "cpu"])
-            .arg(&z)
-            .arg(&w)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{ex}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains(msg),
-            "{ex}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        cli_fails(
+            &[&["complex", "eval", ex], &c53[..]].concat(),
+            &[&z, &w],
+            msg,
         );
     }
     let bad = file(&t, "bad.txt", "1 2\n3\n");
-    let out = std::process::Command::new(mparray_bin())
-        .args(["complex", "eval", "a*b", "--prec", "53", "--engine", "cpu"])
-        .arg(&z)
-        .arg(&bad)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains(":2:"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    cli_fails(
+        &[&["complex", "eval", "a*b"], &c53[..]].concat(),
+        &[&z, &bad],
+        ":2:",
     );
 }

@@ -143,6 +143,32 @@ fn first_diff(got: &FloatArray, want: &FloatArray) -> String {
     }
 }
 
+/// `e` over `ins` on the device equals the CPU engine's result bit for
+/// bit; returns that result and the inputs on the device.
+fn device_equals_cpu(
+    dev: &Engine,
+    e: &Expr,
+    ins: &[FloatArray],
+    p: u64,
+    rnd: Round,
+    text: &str,
+) -> (FloatArray, Vec<FloatArray>) {
+    let refs: Vec<&FloatArray> = ins.iter().collect();
+    let want = expr::eval_float(e, &refs, p, rnd).unwrap();
+    let on: Vec<FloatArray> = ins.iter().map(|a| a.to_engine(dev).unwrap()).collect();
+    let onr: Vec<&FloatArray> = on.iter().collect();
+    let got = expr::eval_float(e, &onr, p, rnd)
+        .unwrap_or_else(|err| panic!("{text} at {p} bits {rnd:?}: {err}"))
+        .to_host()
+        .unwrap();
+    assert!(
+        got == want,
+        "{text} at {p} bits {rnd:?}: device vs CPU: {}",
+        first_diff(&got, &want)
+    );
+    (want, on)
+}
+
 #[test]
 #[ignore = "needs a GPU"]
 fn cuda_float_random_trees_vs_cpu() {
@@ -158,19 +184,7 @@ fn cuda_float_random_trees_vs_cpu() {
         let ins: Vec<FloatArray> = (0..nin)
             .map(|k| rand_floats(&mut r, [p, p + 37, 64][k % 3], 500))
             .collect();
-        let refs: Vec<&FloatArray> = ins.iter().collect();
-        let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
-        let on: Vec<FloatArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
-        let onr: Vec<&FloatArray> = on.iter().collect();
-        let got = expr::eval_float(&e, &onr, p, rnd)
-            .unwrap_or_else(|err| panic!("{text} at {p} bits {rnd:?}: {err}"))
-            .to_host()
-            .unwrap();
-        assert!(
-            got == want,
-            "{text} at {p} bits {rnd:?}: {}",
-            first_diff(&got, &want)
-        );
+        device_equals_cpu(&dev, &e, &ins, p, rnd, &text);
     }
     // Above the device tiers: the CPU engine, moved back.
     let big = 64 * 300;
@@ -275,18 +289,8 @@ fn cuda_float_function_trees_vs_cpu() {
         let ins: Vec<FloatArray> = (0..nin)
             .map(|j| rand_floats(&mut r, [p, p + 37, 64][j % 3], 300))
             .collect();
-        let refs: Vec<&FloatArray> = ins.iter().collect();
-        let want = expr::eval_float(&e, &refs, p, rnd).unwrap();
-        let on: Vec<FloatArray> = ins.iter().map(|a| a.to_engine(&dev).unwrap()).collect();
+        let (want, on) = device_equals_cpu(&dev, &e, &ins, p, rnd, &text);
         let onr: Vec<&FloatArray> = on.iter().collect();
-        let got = expr::eval_float(&e, &onr, p, rnd)
-            .unwrap_or_else(|err| panic!("{text} at {p} bits {rnd:?}: {err}"));
-        let got = got.to_host().unwrap();
-        assert!(
-            got == want,
-            "{text} at {p} bits {rnd:?}: device vs CPU: {}",
-            first_diff(&got, &want)
-        );
         if k % 4 == 0 {
             let c = expr::chain_float(&e, &onr, p, rnd).unwrap();
             assert!(

@@ -595,6 +595,46 @@ fn check_split(v: &FloatArray, what: impl Fn() -> String) -> Result<()> {
     .map_err(|e| Error::Invalid(format!("{}: {e}", what())))
 }
 
+/// The walk of the unfused chains: every live node in order, one array
+/// per node, `konst(node, text)` for a constant and `op(op, operands)` for
+/// an operation; an input at the root goes through `root_input`.
+fn walk_chain<T>(
+    expr: &Expr,
+    inputs: &[&T],
+    mut konst: impl FnMut(usize, &str) -> Result<T>,
+    mut op: impl FnMut(Op, &[&T]) -> Result<T>,
+    root_input: impl FnOnce(&T) -> Result<T>,
+) -> Result<T> {
+    let live = expr.live();
+    let mut vals: Vec<Option<T>> = (0..expr.nodes.len()).map(|_| None).collect();
+    for (i, n) in expr.nodes.iter().enumerate() {
+        if !live[i] {
+            continue;
+        }
+        let v = match n {
+            Node::Input(_) => continue,
+            Node::Const(c) => konst(i, c)?,
+            Node::Op(o, a) => {
+                let xs: Vec<&T> = a
+                    .iter()
+                    .map(|&j| match &expr.nodes[j] {
+                        Node::Input(k) => inputs[*k],
+                        _ => vals[j].as_ref().expect("topological"),
+                    })
+                    .collect();
+                op(*o, &xs)?
+            }
+        };
+        vals[i] = Some(v);
+    }
+    match &expr.nodes[expr.root] {
+        Node::Input(k) => root_input(inputs[*k]),
+        _ => vals[expr.root]
+            .take()
+            .ok_or_else(|| Error::Invalid("empty expression".into())),
+    }
+}
+
 /// The unfused chain: one library operation (one array) per node, for
 /// comparison (benchmarks, tests). Ints: add, sub and mul are the library's;
 /// the operations `IntArray` lacks run as one-node expressions.
@@ -603,54 +643,36 @@ pub fn chain_int(expr: &Expr, inputs: &[&IntArray]) -> Result<IntArray> {
         .first()
         .ok_or_else(|| Error::Invalid("chain_int needs an input".into()))?;
     let (bits, len, engine) = (a0.bits(), a0.len(), a0.engine());
-    let live = expr.live();
-    let mut vals: Vec<Option<IntArray>> = (0..expr.nodes.len()).map(|_| None).collect();
-    for (i, n) in expr.nodes.iter().enumerate() {
-        if !live[i] || matches!(n, Node::Input(_)) {
-            continue;
+    // An operation IntArray lacks, and an input at the root: a one-node
+    // expression.
+    let one = |op: Option<Op>, xs: &[&IntArray]| {
+        let mut e = Expr::new();
+        let names = ["x", "y", "z"];
+        let args: Vec<usize> = (0..xs.len()).map(|j| e.input(names[j])).collect();
+        match op {
+            Some(op) => {
+                e.op(op, &args);
+            }
+            None => e.set_root(args[0]),
         }
-        let v = match n {
-            Node::Input(_) => unreachable!("skipped"),
-            Node::Const(c) => {
-                let mut e = Expr::new();
-                e.constant(c);
-                eval_int_on(&e, &[], &engine, bits, len)?
-            }
-            Node::Op(op, a) => {
-                let x = |j: usize| -> &IntArray {
-                    match &expr.nodes[a[j]] {
-                        Node::Input(k) => inputs[*k],
-                        _ => vals[a[j]].as_ref().expect("topological"),
-                    }
-                };
-                match op {
-                    Op::Add => x(0).add(x(1))?,
-                    Op::Sub => x(0).sub(x(1))?,
-                    Op::Mul => x(0).mul(x(1))?,
-                    _ => {
-                        let mut e = Expr::new();
-                        let names = ["x", "y", "z"];
-                        let args: Vec<usize> = (0..a.len()).map(|j| e.input(names[j])).collect();
-                        e.op(*op, &args);
-                        let ins: Vec<&IntArray> = (0..a.len()).map(x).collect();
-                        eval_int(&e, &ins)?
-                    }
-                }
-            }
-        };
-        vals[i] = Some(v);
-    }
-    match &expr.nodes[expr.root] {
-        Node::Input(k) => {
+        eval_int(&e, xs)
+    };
+    walk_chain(
+        expr,
+        inputs,
+        |_, c| {
             let mut e = Expr::new();
-            let x = e.input("x");
-            e.set_root(x);
-            eval_int(&e, &[inputs[*k]])
-        }
-        _ => vals[expr.root]
-            .take()
-            .ok_or_else(|| Error::Invalid("empty expression".into())),
-    }
+            e.constant(c);
+            eval_int_on(&e, &[], &engine, bits, len)
+        },
+        |op, x| match op {
+            Op::Add => x[0].add(x[1]),
+            Op::Sub => x[0].sub(x[1]),
+            Op::Mul => x[0].mul(x[1]),
+            _ => one(Some(op), x),
+        },
+        |x| one(None, &[x]),
+    )
 }
 
 /// The unfused float chain: one `FloatArray` operation per node, every
@@ -661,56 +683,36 @@ pub fn chain_float(
     prec: u64,
     rnd: Round,
 ) -> Result<FloatArray> {
-    let live = expr.live();
     let engine = inputs
         .first()
         .ok_or_else(|| Error::Invalid("chain_float needs an input".into()))?
         .engine();
     let len = inputs[0].len();
-    let mut vals: Vec<Option<FloatArray>> = (0..expr.nodes.len()).map(|_| None).collect();
     let consts = cpu::float_constants(expr, prec, rnd)?;
-    for (i, n) in expr.nodes.iter().enumerate() {
-        if !live[i] || matches!(n, Node::Input(_)) {
-            continue;
-        }
-        let v = match n {
-            Node::Input(_) => unreachable!("skipped"),
-            Node::Const(_) => {
-                let c = consts[i].as_ref().expect("constant");
-                let strs = vec![c.text.clone(); len];
-                FloatArray::from_strs_ternary(prec, &strs, rnd)?
-                    .0
-                    .to_engine(&engine)?
-            }
-            Node::Op(op, a) => {
-                let x = |j: usize| -> &FloatArray {
-                    match &expr.nodes[a[j]] {
-                        Node::Input(k) => inputs[*k],
-                        _ => vals[a[j]].as_ref().expect("topological"),
-                    }
-                };
-                match op {
-                    Op::Add => x(0).add(x(1), prec, rnd)?,
-                    Op::Sub => x(0).sub(x(1), prec, rnd)?,
-                    Op::Mul => x(0).mul(x(1), prec, rnd)?,
-                    Op::Div => x(0).div(x(1), prec, rnd)?,
-                    Op::Sqrt => x(0).sqrt(prec, rnd)?,
-                    Op::Fma => x(0).fma(x(1), x(2), prec, rnd)?,
-                    Op::Neg => x(0).neg(prec, rnd)?,
-                    Op::Func(f) => x(0).func(*f, prec, rnd)?,
-                    Op::Func2(f) => x(0).func2(x(1), *f, prec, rnd)?,
-                    _ => unreachable!("check_kind"),
-                }
-            }
-        };
-        vals[i] = Some(v);
-    }
-    match &expr.nodes[expr.root] {
-        Node::Input(k) => inputs[*k].set_prec(prec, rnd),
-        _ => vals[expr.root]
-            .take()
-            .ok_or_else(|| Error::Invalid("empty expression".into())),
-    }
+    walk_chain(
+        expr,
+        inputs,
+        |i, _| {
+            let c = consts[i].as_ref().expect("constant");
+            let strs = vec![c.text.clone(); len];
+            FloatArray::from_strs_ternary(prec, &strs, rnd)?
+                .0
+                .to_engine(&engine)
+        },
+        |op, x| match op {
+            Op::Add => x[0].add(x[1], prec, rnd),
+            Op::Sub => x[0].sub(x[1], prec, rnd),
+            Op::Mul => x[0].mul(x[1], prec, rnd),
+            Op::Div => x[0].div(x[1], prec, rnd),
+            Op::Sqrt => x[0].sqrt(prec, rnd),
+            Op::Fma => x[0].fma(x[1], x[2], prec, rnd),
+            Op::Neg => x[0].neg(prec, rnd),
+            Op::Func(f) => x[0].func(f, prec, rnd),
+            Op::Func2(f) => x[0].func2(x[1], f, prec, rnd),
+            _ => unreachable!("check_kind"),
+        },
+        |x| x.set_prec(prec, rnd),
+    )
 }
 
 /// Evaluates a complex expression (`+ - * /`, `sqrt`, unary minus, the
@@ -755,49 +757,29 @@ pub fn chain_complex(
         .ok_or_else(|| Error::Invalid("chain_complex needs an input".into()))?;
     check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?;
     let (engine, len) = (a0.engine(), a0.len());
-    let live = expr.live();
     let p = prec;
-    let mut vals: Vec<Option<ComplexArray>> = (0..expr.nodes.len()).map(|_| None).collect();
-    for (i, n) in expr.nodes.iter().enumerate() {
-        if !live[i] || matches!(n, Node::Input(_)) {
-            continue;
-        }
-        let v = match n {
-            Node::Input(_) => unreachable!("skipped"),
-            Node::Const(c) => {
-                let re = FloatArray::from_strs_ternary(p, &vec![c.as_str(); len], rnd.re)
-                    .map_err(|e| Error::Invalid(format!("constant {c} in the expression: {e}")))?
-                    .0;
-                let im = FloatArray::from_strs_ternary(p, &vec!["0"; len], rnd.im)?.0;
-                ComplexArray::new(re, im)?.into_engine(&engine)?
+    walk_chain(
+        expr,
+        inputs,
+        |_, c| {
+            let re = FloatArray::from_strs_ternary(p, &vec![c; len], rnd.re)
+                .map_err(|e| Error::Invalid(format!("constant {c} in the expression: {e}")))?
+                .0;
+            let im = FloatArray::from_strs_ternary(p, &vec!["0"; len], rnd.im)?.0;
+            ComplexArray::new(re, im)?.into_engine(&engine)
+        },
+        |op, x| match op {
+            Op::Add => x[0].add(x[1], p, p, rnd),
+            Op::Sub => x[0].sub(x[1], p, p, rnd),
+            Op::Mul => x[0].mul(x[1], p, p, rnd),
+            Op::Div => x[0].div(x[1], p, p, rnd),
+            Op::Neg => x[0].neg(p, p, rnd),
+            Op::Func2(Func2::Pow) => x[0].pow(x[1], p, p, rnd),
+            _ => {
+                let f = crate::complex::expr::cfunc(op).expect("check_complex");
+                x[0].func(f, p, p, rnd)
             }
-            Node::Op(op, a) => {
-                let x = |j: usize| -> &ComplexArray {
-                    match &expr.nodes[a[j]] {
-                        Node::Input(k) => inputs[*k],
-                        _ => vals[a[j]].as_ref().expect("topological"),
-                    }
-                };
-                match op {
-                    Op::Add => x(0).add(x(1), p, p, rnd)?,
-                    Op::Sub => x(0).sub(x(1), p, p, rnd)?,
-                    Op::Mul => x(0).mul(x(1), p, p, rnd)?,
-                    Op::Div => x(0).div(x(1), p, p, rnd)?,
-                    Op::Neg => x(0).neg(p, p, rnd)?,
-                    Op::Func2(Func2::Pow) => x(0).pow(x(1), p, p, rnd)?,
-                    _ => {
-                        let f = crate::complex::expr::cfunc(*op).expect("check_complex");
-                        x(0).func(f, p, p, rnd)?
-                    }
-                }
-            }
-        };
-        vals[i] = Some(v);
-    }
-    match &expr.nodes[expr.root] {
-        Node::Input(k) => inputs[*k].set_prec(p, p, rnd),
-        _ => vals[expr.root]
-            .take()
-            .ok_or_else(|| Error::Invalid("empty expression".into())),
-    }
+        },
+        |x| x.set_prec(p, p, rnd),
+    )
 }

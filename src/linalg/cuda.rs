@@ -1260,9 +1260,22 @@ fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
     hw.ev
         .record(eng.stream())
         .map_err(Error::driver("recording an event"))?;
-    let ev = &hw.ev;
+    event_done("a BLAS count from the device", &hw.ev)?;
+    // The copy is complete (the event follows it): the slice's own wait
+    // returns at once.
+    let v = hw
+        .host
+        .as_slice()
+        .map_err(Error::driver("page-locked host memory"))?[0];
+    words.give(hw);
+    Ok(v)
+}
+
+/// Waits for `ev` (recorded after the work `what` names): a bounded spin,
+/// then a sleeping wait ([`pool::wait_for`]).
+fn event_done(what: &str, ev: &cudarc::driver::CudaEvent) -> Result<()> {
     pool::wait_for(
-        "a BLAS count from the device",
+        what,
         pool::stall_limit(),
         || {
             Ok(ev
@@ -1274,15 +1287,7 @@ fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
             ev.synchronize()
                 .map_err(Error::driver("waiting for the device"))
         },
-    )?;
-    // The copy is complete (the event follows it): the slice's own wait
-    // returns at once.
-    let v = hw
-        .host
-        .as_slice()
-        .map_err(Error::driver("page-locked host memory"))?[0];
-    words.give(hw);
-    Ok(v)
+    )
 }
 
 /// One call's state of [`dot_fused`], kept in the engine's pool "blas_dot
@@ -1743,20 +1748,7 @@ impl Ticket<'_> {
                 // Wait for the copy (its event, recorded right after it):
                 // a bounded spin, then a sleeping wait.
                 let ev = staging.ev.as_ref().expect("recorded by finish_async");
-                pool::wait_for(
-                    "a deferred read from the device",
-                    pool::stall_limit(),
-                    || {
-                        Ok(ev
-                            .try_is_complete()
-                            .map_err(Error::driver("waiting for the device"))?
-                            .then_some(()))
-                    },
-                    || {
-                        ev.synchronize()
-                            .map_err(Error::driver("waiting for the device"))
-                    },
-                )?;
+                event_done("a deferred read from the device", ev)?;
                 let host = staging
                     .host
                     .as_ref()

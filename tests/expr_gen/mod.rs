@@ -201,13 +201,7 @@ pub fn float_fn_text(r: &mut Rng, nin: usize, depth: u32) -> String {
     }
     let sub = |r: &mut Rng| float_fn_text(r, nin, depth - 1);
     match r.below(12) {
-        0 => format!("({} + {})", sub(r), sub(r)),
-        1 => format!("({} - {})", sub(r), sub(r)),
-        2 => format!("({} * {})", sub(r), sub(r)),
-        3 => format!("({} / {})", sub(r), sub(r)),
-        4 => format!("sqrt({})", sub(r)),
-        5 => format!("fma({}, {}, {})", sub(r), sub(r), sub(r)),
-        6 => format!("-{}", sub(r)),
+        k @ 0..=6 => arith_node(r, k, sub),
         7 => {
             let f = ["atan2", "hypot", "pow", "agm"][r.index(4)];
             format!("{f}({}, {})", arg(r), arg(r))
@@ -231,7 +225,14 @@ fn float_arith(r: &mut Rng, nin: usize, depth: u32) -> String {
         return float_leaf(r, nin);
     }
     let sub = |r: &mut Rng| float_arith(r, nin, depth - 1);
-    match r.below(7) {
+    let k = r.below(7);
+    arith_node(r, k, sub)
+}
+
+/// Arithmetic node `k` (0..7: + - * / sqrt fma, else unary minus) over
+/// subtrees drawn by `sub`.
+fn arith_node(r: &mut Rng, k: u64, sub: impl Fn(&mut Rng) -> String) -> String {
+    match k {
         0 => format!("({} + {})", sub(r), sub(r)),
         1 => format!("({} - {})", sub(r), sub(r)),
         2 => format!("({} * {})", sub(r), sub(r)),
