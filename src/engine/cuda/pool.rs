@@ -26,10 +26,12 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result};
 
 /// How long a host wait spins before it stops using the CPU, unless
-/// `MPARRAY_CUDA_SPIN_US` gives another time (microseconds; for
-/// measurements: a sleeping wait's wake-up may cost a short read more
-/// than the spin saves, notes/solvers.md).
-pub const SPIN: Duration = Duration::from_micros(200);
+/// `MPARRAY_CUDA_SPIN_US` gives another time (microseconds). Long enough
+/// for the reads behind a GEMV or a dot (0.1-1 ms on the H200): a sleeping
+/// wait's wake-up costs such a read more than the spin (with 200 us, a
+/// GMRES step took 0.15-0.25 ms more than with the unbounded spin before;
+/// notes/solvers.md).
+pub const SPIN: Duration = Duration::from_millis(2);
 
 /// The spin of [`wait_for`]: [`SPIN`] or `MPARRAY_CUDA_SPIN_US`.
 pub fn spin() -> Duration {
