@@ -8,12 +8,14 @@
 //! - `wait_for_*`: a poll that never succeeds ends in an error naming the
 //!   wait after the stall limit (never a hang); one that succeeds late, or
 //!   only after the blocking step, returns its value.
+//! - `slots_*`: the background compiles' slots never have more holders
+//!   than their limit, and closing them releases every waiting thread.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mparray::engine::cuda::pool::{Pool, wait_for};
+use mparray::engine::cuda::pool::{Pool, Slots, wait_for};
 use mparray::error::Error;
 use rayon::prelude::*;
 
@@ -120,4 +122,63 @@ fn wait_for_late_value() {
     // A block after which the value is still missing: an error, not a hang.
     let r: Result<u32, _> = wait_for("missing", None, || Ok(None), || Ok(()));
     assert!(matches!(r, Err(Error::DeviceWait(_))), "{r:?}");
+}
+
+#[test]
+fn slots_bound_their_holders() {
+    let slots = Slots::new(3);
+    let (now, most, done) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    );
+    std::thread::scope(|sc| {
+        for _ in 0..16 {
+            sc.spawn(|| {
+                for _ in 0..20 {
+                    assert!(slots.acquire());
+                    let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(n, Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_micros(200));
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    slots.release();
+                    done.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    assert_eq!(done.load(Ordering::SeqCst), 320);
+    let m = most.load(Ordering::SeqCst);
+    assert!((1..=3).contains(&m), "{m} holders at once");
+    assert_eq!(slots.held(), 0);
+    // A limit of 0 is one slot.
+    let one = Slots::new(0);
+    assert!(one.acquire());
+    assert_eq!(one.held(), 1);
+    one.release();
+}
+
+#[test]
+fn slots_close_releases_the_waiting() {
+    let slots = Slots::new(1);
+    assert!(slots.acquire());
+    let refused = AtomicUsize::new(0);
+    std::thread::scope(|sc| {
+        for _ in 0..4 {
+            sc.spawn(|| {
+                if !slots.acquire() {
+                    refused.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+        }
+        // The four wait behind the holder until the slots close.
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(refused.load(Ordering::SeqCst), 0);
+        slots.close();
+    });
+    assert_eq!(refused.load(Ordering::SeqCst), 4);
+    // The holder keeps its slot; nothing new is admitted.
+    assert_eq!(slots.held(), 1);
+    slots.release();
+    assert!(!slots.acquire());
 }

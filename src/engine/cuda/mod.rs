@@ -57,10 +57,22 @@ pub fn wait_for_background(limit: std::time::Duration) {
     }
 }
 
+/// The background compiles' slots: a quarter of the cores compile at once
+/// (the others stay for the process's own first-use compiles and work).
+fn background_slots() -> &'static pool::Slots {
+    static S: OnceLock<pool::Slots> = OnceLock::new();
+    S.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        pool::Slots::new(cores / 4)
+    })
+}
+
 /// Run by libc's `exit`: a process must not unload NVRTC while a thread is
 /// inside it (its static destructors run at exit; a compile in flight then
-/// crashed the process after its last result).
+/// crashed the process after its last result). Compiles still waiting for
+/// a slot are dropped (a later process starts them again).
 extern "C" fn wait_at_exit() {
+    background_slots().close();
     wait_for_background(std::time::Duration::from_secs(300));
 }
 
@@ -365,7 +377,9 @@ impl CudaEngine {
     }
 
     /// Compiles `inst` into the disk cache on a thread of its own, once per
-    /// key and process, so that a later [`CudaEngine::is_ready`] finds it.
+    /// key and process, so that a later [`CudaEngine::is_ready`] finds it;
+    /// a quarter of the cores compile at once, the others wait in line
+    /// (dropped at exit).
     /// Nothing happens without a disk cache. A failed compile is dropped:
     /// the module in use stays. Used to replace a first-use module
     /// (`--Ofast-compile`) by the fully optimised one without making the
@@ -374,6 +388,11 @@ impl CudaEngine {
         let Some(dir) = self.info.cache_dir.clone() else {
             return;
         };
+        // MPARRAY_BG_COMPILE=0: first-use modules only (test runs on an
+        // empty cache; `kernels compile --cache` fills it instead).
+        if std::env::var("MPARRAY_BG_COMPILE").as_deref() == Ok("0") {
+            return;
+        }
         let key = inst.key();
         {
             let mut started = background().lock().unwrap_or_else(|p| p.into_inner());
@@ -402,7 +421,12 @@ impl CudaEngine {
         let spawned = std::thread::Builder::new()
             .name("mparray-nvrtc".into())
             .spawn(move || {
-                let ok = compile::compile(name, &src, &opts, &arch, Some(&dir)).is_ok();
+                let slots = background_slots();
+                let ok = slots.acquire() && {
+                    let ok = compile::compile(name, &src, &opts, &arch, Some(&dir)).is_ok();
+                    slots.release();
+                    ok
+                };
                 background()
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())

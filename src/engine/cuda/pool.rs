@@ -144,3 +144,60 @@ pub fn wait_for<R>(
         }
     }
 }
+
+/// At most `limit` holders at once, the rest waiting in line, until
+/// [`Slots::close`]: then waiting ones give up and new ones are refused.
+/// The background compiles take one each (a bound on the NVRTC threads
+/// that compete with a process's own first-use compiles; at exit the
+/// queued ones are dropped instead of awaited).
+pub struct Slots {
+    state: Mutex<(usize, bool)>,
+    freed: std::sync::Condvar,
+    limit: usize,
+}
+
+impl Slots {
+    /// Slots for `limit` holders (at least one).
+    pub fn new(limit: usize) -> Slots {
+        Slots {
+            state: Mutex::new((0, false)),
+            freed: std::sync::Condvar::new(),
+            limit: limit.max(1),
+        }
+    }
+
+    /// Waits for a slot: true when taken (give it back with
+    /// [`Slots::release`]), false once the slots are closed.
+    pub fn acquire(&self) -> bool {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if s.1 {
+                return false;
+            }
+            if s.0 < self.limit {
+                s.0 += 1;
+                return true;
+            }
+            s = self.freed.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Gives a slot back.
+    pub fn release(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        s.0 = s.0.saturating_sub(1);
+        self.freed.notify_all();
+    }
+
+    /// Refuses every later [`Slots::acquire`] and wakes the waiting ones
+    /// (they get false); holders keep their slots.
+    pub fn close(&self) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
+        self.freed.notify_all();
+    }
+
+    /// Slots held now.
+    pub fn held(&self) -> usize {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).0
+    }
+}
