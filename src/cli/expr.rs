@@ -90,7 +90,7 @@ struct FloatEval {
     about = "A complex expression over files, each operation rounded once per part (MPC)"
 )]
 struct ComplexEval {
-    /// The expression, e.g. "exp(a*b)+c": + - * /, sqrt, unary minus,
+    /// The expression, e.g. "exp(a*b)+c": + - * /, sqrt, fma(x, y, z), unary minus,
     /// numbers (real), exp, log, sin, cos, tan, sinh, cosh, tanh, atan,
     /// asin, acos, pow(x, y).
     expr: String,

@@ -523,6 +523,56 @@ impl ComplexArray {
         Ok((r, t, stats))
     }
 
+    /// `self * b + c` (mpc_fma: each part of the exact value rounded once
+    /// inside MPFR's exponent range), each part rounded to its precision
+    /// in its mode of `rnd`, and the ternary pairs. On CUDA the operands
+    /// are computed by the CPU engine and the result moved back (no device
+    /// kernel yet).
+    pub fn fma_ternary(
+        &self,
+        b: &ComplexArray,
+        c: &ComplexArray,
+        pr: u64,
+        pi: u64,
+        rnd: CRound,
+    ) -> Result<CWithTernary> {
+        for m in [b, c] {
+            if !self.engine().same_as(&m.engine()) {
+                return Err(Error::EngineMismatch(
+                    self.engine().describe(),
+                    m.engine().describe(),
+                ));
+            }
+        }
+        let engine = self.engine();
+        let host = |x: &ComplexArray| x.to_engine(&Engine::Cpu);
+        let (x, y, z) = (host(self)?, host(b)?, host(c)?);
+        let (r, t) = x.cpu().expect("cpu").fma_ternary(
+            y.cpu().expect("cpu"),
+            z.cpu().expect("cpu"),
+            pr,
+            pi,
+            rnd,
+        )?;
+        Ok((
+            ComplexArray::from(r).into_engine(&engine)?,
+            ComplexTernary::on(&engine, t)?,
+        ))
+    }
+
+    /// `self * b + c` (mpc_fma), each part rounded to its precision in its
+    /// mode of `rnd`.
+    pub fn fma(
+        &self,
+        b: &ComplexArray,
+        c: &ComplexArray,
+        pr: u64,
+        pi: u64,
+        rnd: CRound,
+    ) -> Result<ComplexArray> {
+        Ok(self.fma_ternary(b, c, pr, pi, rnd)?.0)
+    }
+
     /// `f(self)`, each part correctly rounded to `pr`, `pi` bits in its
     /// mode of `rnd`, the ternary pairs, and (on CUDA) the statistics of
     /// the device's retries and of the elements the CPU engine computed.

@@ -5,7 +5,7 @@
 //! operations (every intermediate an array at that precision) bit for bit.
 
 use super::scalar::{self, F, Part};
-use super::{CFunc, CRound, ComplexArray, CpuComplex, arith, build2, func, pow};
+use super::{CFunc, CRound, ComplexArray, CpuComplex, arith, build2, fma, func, pow};
 use crate::error::{Error, Result};
 use crate::expr::{Expr, Node, Op};
 use crate::float::func::Func2;
@@ -53,6 +53,7 @@ fn op_elem(
     op: Op,
     x: &[&(F, F)],
     bits: &[u64],
+    precs: &[(u64, u64)],
     p: u64,
     rnd: CRound,
 ) -> std::result::Result<[Part; 2], String> {
@@ -72,6 +73,7 @@ fn op_elem(
             scalar::set(&x[0].1.negate(), p, rnd.im),
         ],
         Op::Func2(Func2::Pow) => pow::pow(x[0], x[1], p, p, rnd, cap2())?,
+        Op::Fma => fma::fma(x[0], x[1], x[2], &[precs[0], precs[1], precs[2]], p, p, rnd),
         _ => {
             let f = cfunc(op).expect("check_complex");
             let cap = scalar::cap_elem(scalar::cap_for(p, bits[0]), &[&x[0].0, &x[0].1]);
@@ -108,6 +110,15 @@ pub(crate) fn eval(
             _ => inner,
         })
         .collect();
+    // Part precisions: an input's own, every other node's p (as the chain's
+    // arrays); mpc_fma's products depend on them at the range's ends.
+    let precs: Vec<(u64, u64)> = nodes
+        .iter()
+        .map(|n| match n {
+            Node::Input(k) => (ins[*k].prec_re(), ins[*k].prec_im()),
+            _ => (p, p),
+        })
+        .collect();
     let (r, _) = build2(len, p, p, |i| {
         let mut v: Vec<Option<(F, F)>> = vec![None; nodes.len()];
         for (j, n) in nodes.iter().enumerate() {
@@ -124,7 +135,8 @@ pub(crate) fn eval(
                             .map(|&t| v[t].as_ref().expect("topological"))
                             .collect();
                         let bs: Vec<u64> = a.iter().map(|&t| bits[t]).collect();
-                        op_elem(*op, &xs, &bs, p, rnd)?
+                        let ps: Vec<(u64, u64)> = a.iter().map(|&t| precs[t]).collect();
+                        op_elem(*op, &xs, &bs, &ps, p, rnd)?
                     };
                     if j == root {
                         return Ok(r);

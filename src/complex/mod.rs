@@ -25,6 +25,7 @@ pub mod cuda_func;
 pub mod cuda_roots;
 pub(crate) mod cuda_sts;
 pub(crate) mod expr;
+mod fma;
 mod func;
 pub mod polyroots;
 mod pow;
@@ -310,6 +311,35 @@ impl CpuComplex {
         rnd: CRound,
     ) -> Result<(CpuComplex, Ternary)> {
         self.binary(b, pr, pi, |x, y| arith::mul(x, y, pr, pi, rnd))
+    }
+
+    /// `self * b + c` (mpc_fma) and the ternary pairs.
+    pub fn fma_ternary(
+        &self,
+        b: &CpuComplex,
+        c: &CpuComplex,
+        pr: u64,
+        pi: u64,
+        rnd: CRound,
+    ) -> Result<(CpuComplex, Ternary)> {
+        self.same_len(b)?;
+        self.same_len(c)?;
+        let q = [
+            (self.prec_re(), self.prec_im()),
+            (b.prec_re(), b.prec_im()),
+            (c.prec_re(), c.prec_im()),
+        ];
+        build2(self.len(), pr, pi, |i| {
+            Ok(fma::fma(
+                &self.parts(i),
+                &b.parts(i),
+                &c.parts(i),
+                &q,
+                pr,
+                pi,
+                rnd,
+            ))
+        })
     }
 
     /// `self / b` (mpc_div) and the ternary pairs.

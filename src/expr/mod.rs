@@ -17,7 +17,7 @@
 //!   once to the output precision in the given mode, as [`FloatArray`]'s
 //!   operations (so the result equals the unfused chain with every
 //!   intermediate at the output precision, bit for bit);
-//! - complex floats ([`eval_complex`]): `+ - * /`, `sqrt`, unary `-`, the
+//! - complex floats ([`eval_complex`]): `+ - * /`, `sqrt`, `fma`, unary `-`, the
 //!   [`CFunc`]s and `pow`, both parts of each rounded once (MPC), equal to
 //!   [`chain_complex`] bit for bit.
 //!
@@ -51,7 +51,7 @@ pub enum Op {
     Div,
     /// Floats only.
     Sqrt,
-    /// `fma(a, b, c) = a*b + c`, one rounding (floats only).
+    /// `fma(a, b, c) = a*b + c`, one rounding (mpfr_fma; complex: mpc_fma).
     Fma,
     /// Unary minus (ints: 0 - x modulo 2^W).
     Neg,
@@ -111,10 +111,11 @@ impl Op {
     }
 
     /// Whether the operation exists for complex floats: `+ - * /`, `sqrt`,
-    /// unary minus, the functions of [`CFunc`] and `pow` (mpc_pow).
+    /// `fma` (mpc_fma), unary minus, the functions of [`CFunc`] and `pow`
+    /// (mpc_pow).
     pub fn for_complex(self) -> bool {
         match self {
-            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Sqrt | Op::Neg => true,
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Sqrt | Op::Neg | Op::Fma => true,
             Op::Func(f) => CFunc::from_name(f.name()).is_some(),
             Op::Func2(f) => f == Func2::Pow,
             _ => false,
@@ -715,7 +716,7 @@ pub fn chain_float(
     )
 }
 
-/// Evaluates a complex expression (`+ - * /`, `sqrt`, unary minus, the
+/// Evaluates a complex expression (`+ - * /`, `sqrt`, `fma`, unary minus, the
 /// functions of [`CFunc`], `pow`), both parts of every operation rounded
 /// once to `prec` bits in the modes of `rnd` (MPC's semantics, as
 /// [`ComplexArray`]'s operations); a constant is a real number (rounded
@@ -774,6 +775,7 @@ pub fn chain_complex(
             Op::Mul => x[0].mul(x[1], p, p, rnd),
             Op::Div => x[0].div(x[1], p, p, rnd),
             Op::Neg => x[0].neg(p, p, rnd),
+            Op::Fma => x[0].fma(x[1], x[2], p, p, rnd),
             Op::Func2(Func2::Pow) => x[0].pow(x[1], p, p, rnd),
             _ => {
                 let f = crate::complex::expr::cfunc(op).expect("check_complex");

@@ -285,7 +285,8 @@ pub fn complex_text(r: &mut Rng, nin: usize, depth: u32) -> String {
         2 => format!("({} - {})", sub(r), sub(r)),
         3 | 4 => format!("({} * {})", sub(r), sub(r)),
         5 => format!("({} / {})", sub(r), sub(r)),
-        6 => format!("-{}", sub(r)),
+        6 if r.below(2) == 0 => format!("-{}", sub(r)),
+        6 => format!("fma({}, {}, {})", sub(r), sub(r), sub(r)),
         7 => format!("pow({}, {})", simple(r), simple(r)),
         _ => {
             let f = [
