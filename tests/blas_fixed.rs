@@ -8,7 +8,6 @@
 
 mod common;
 
-use std::cmp::Ordering;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -18,7 +17,6 @@ use malachite_base::num::basic::traits::{Infinity, NaN, NegativeZero, One, Zero}
 use malachite_float::{ComparableFloat, Float};
 use malachite_q::Rational;
 use mparray::complex::CRound;
-use mparray::float::to_rounding_mode;
 use mparray::linalg::{CGemm, CGemv, Gemm, Gemv, Herk, Op, Syrk, Uplo, fixed};
 use mparray::{ComplexArray, Engine, FloatArray, Matrix, Round};
 
@@ -142,35 +140,7 @@ fn ref_sum(terms: &[Term], p: u64, rnd: Round) -> Option<(Float, i8)> {
             nonzero += 1;
         }
     }
-    let zero = |neg: bool| {
-        Some((
-            if neg {
-                Float::NEGATIVE_ZERO
-            } else {
-                Float::ZERO
-            },
-            0,
-        ))
-    };
-    if nonzero == 0 {
-        return zero(if zeros > 0 && negz == zeros {
-            true
-        } else if negz == 0 {
-            false
-        } else {
-            rnd == Round::Down
-        });
-    }
-    if sum == 0u32 {
-        return zero(rnd == Round::Down);
-    }
-    let (f, o) = Float::from_rational_prec_round(sum, p, to_rounding_mode(rnd));
-    let t = match o {
-        Ordering::Less => -1,
-        Ordering::Equal => 0,
-        Ordering::Greater => 1,
-    };
-    Some((f, t))
+    Some(common::mpfr_sum_of(sum, nonzero, zeros, negz, p, rnd))
 }
 
 fn same(what: &str, got: (&Float, i8), want: (&Float, i8)) {

@@ -8,8 +8,6 @@
 
 mod common;
 
-use std::cmp::Ordering;
-
 use common::{Rng, seed};
 use malachite_base::num::arithmetic::traits::PowerOf2;
 use malachite_base::num::basic::traits::{
@@ -60,35 +58,7 @@ fn reference(terms: &[(Vec<&Float>, bool)], p: u64, rnd: Round) -> (Float, i8) {
             0,
         );
     }
-    let zero = |neg: bool| {
-        (
-            if neg {
-                Float::NEGATIVE_ZERO
-            } else {
-                Float::ZERO
-            },
-            0,
-        )
-    };
-    if nonzero == 0 {
-        return zero(if zeros > 0 && negz == zeros {
-            true
-        } else if negz == 0 {
-            false
-        } else {
-            rnd == Round::Down
-        });
-    }
-    if sum == 0u32 {
-        return zero(rnd == Round::Down);
-    }
-    let (f, o) = Float::from_rational_prec_round(sum, p, to_rounding_mode(rnd));
-    let t = match o {
-        Ordering::Less => -1,
-        Ordering::Equal => 0,
-        Ordering::Greater => 1,
-    };
-    (f, t)
+    common::mpfr_sum_of(sum, nonzero, zeros, negz, p, rnd)
 }
 
 /// A random part: a special value now and then, else a float of `q` bits

@@ -431,3 +431,44 @@ pub fn num_hex(bits: &str) -> String {
         })
         .collect()
 }
+
+/// `mpfr_sum`'s result from its terms' exact values: `sum` of the
+/// `nonzero` nonzero terms, and the `zeros` zero terms of which `negz` are
+/// negative. An exact zero sum is `+0` (`-0` rounding down), except when
+/// every term is a zero of one sign; otherwise the sum rounded once to `p`
+/// bits, with its ternary value.
+pub fn mpfr_sum_of(
+    sum: malachite_q::Rational,
+    nonzero: usize,
+    zeros: usize,
+    negz: usize,
+    p: u64,
+    rnd: mparray::Round,
+) -> (malachite_float::Float, i8) {
+    use malachite_base::num::basic::traits::{NegativeZero, Zero};
+    use malachite_float::Float;
+    let zero = |neg: bool| {
+        (
+            if neg {
+                Float::NEGATIVE_ZERO
+            } else {
+                Float::ZERO
+            },
+            0,
+        )
+    };
+    if nonzero == 0 {
+        return zero(if zeros > 0 && negz == zeros {
+            true
+        } else if negz == 0 {
+            false
+        } else {
+            rnd == mparray::Round::Down
+        });
+    }
+    if sum == 0u32 {
+        return zero(rnd == mparray::Round::Down);
+    }
+    let (f, o) = Float::from_rational_prec_round(sum, p, mparray::float::to_rounding_mode(rnd));
+    (f, o as i8)
+}
