@@ -354,6 +354,22 @@ impl ComplexArray {
         pr: u64,
         pi: u64,
     ) -> Result<CWithTernary> {
+        self.run_opt(more, cpu, Some(dev), pr, pi)
+    }
+
+    /// As [`ComplexArray::run`]; without `dev` (an operation with no device
+    /// kernel) CUDA operands always go through the CPU engine.
+    fn run_opt<D>(
+        &self,
+        more: &[&ComplexArray],
+        cpu: impl FnOnce(&CpuComplex, &[&CpuComplex]) -> Result<(CpuComplex, Ternary)>,
+        dev: Option<D>,
+        pr: u64,
+        pi: u64,
+    ) -> Result<CWithTernary>
+    where
+        D: FnOnce(&CudaComplex, &[&CudaComplex]) -> Result<(CudaComplex, CudaTernary)>,
+    {
         for m in more {
             if !self.engine().same_as(&m.engine()) {
                 return Err(Error::EngineMismatch(
@@ -387,7 +403,7 @@ impl ComplexArray {
                 let fits = precs.iter().all(|&p| p <= MAX_CUDA_PREC)
                     && v.iter()
                         .all(|d| d.re().prec() <= MAX_CUDA_PREC && d.im().prec() <= MAX_CUDA_PREC);
-                if fits {
+                if let (true, Some(dev)) = (fits, dev) {
                     let (r, t) = dev(a, &v)?;
                     let len = r.len();
                     return Ok((r.into(), ComplexTernary::cuda(a.engine(), t, len)));
@@ -536,28 +552,14 @@ impl ComplexArray {
         pi: u64,
         rnd: CRound,
     ) -> Result<CWithTernary> {
-        for m in [b, c] {
-            if !self.engine().same_as(&m.engine()) {
-                return Err(Error::EngineMismatch(
-                    self.engine().describe(),
-                    m.engine().describe(),
-                ));
-            }
-        }
-        let engine = self.engine();
-        let host = |x: &ComplexArray| x.to_engine(&Engine::Cpu);
-        let (x, y, z) = (host(self)?, host(b)?, host(c)?);
-        let (r, t) = x.cpu().expect("cpu").fma_ternary(
-            y.cpu().expect("cpu"),
-            z.cpu().expect("cpu"),
+        type Dev = fn(&CudaComplex, &[&CudaComplex]) -> Result<(CudaComplex, CudaTernary)>;
+        self.run_opt(
+            &[b, c],
+            |x: &CpuComplex, m: &[&CpuComplex]| x.fma_ternary(m[0], m[1], pr, pi, rnd),
+            None::<Dev>,
             pr,
             pi,
-            rnd,
-        )?;
-        Ok((
-            ComplexArray::from(r).into_engine(&engine)?,
-            ComplexTernary::on(&engine, t)?,
-        ))
+        )
     }
 
     /// `self * b + c` (mpc_fma), each part rounded to its precision in its

@@ -558,10 +558,7 @@ fn split_operand<'a>(
             let (mut seg, leaves) = expr.segment(j);
             let ins: Vec<&FloatArray> = leaves
                 .iter()
-                .map(|&l| match &expr.nodes[l] {
-                    Node::Input(k) => inputs[*k],
-                    _ => vals[l].as_ref().expect("topological"),
-                })
+                .map(|&l| computed(expr, inputs, vals, l))
                 .collect();
             if ins.is_empty() {
                 // Constants only: on the CPU engine (an unused input gives
@@ -596,6 +593,15 @@ fn check_split(v: &FloatArray, what: impl Fn() -> String) -> Result<()> {
     .map_err(|e| Error::Invalid(format!("{}: {e}", what())))
 }
 
+/// Node `j`'s array in a walk: an input, or the value computed before
+/// (nodes come in topological order).
+fn computed<'a, T>(expr: &Expr, inputs: &[&'a T], vals: &'a [Option<T>], j: usize) -> &'a T {
+    match &expr.nodes[j] {
+        Node::Input(k) => inputs[*k],
+        _ => vals[j].as_ref().expect("topological"),
+    }
+}
+
 /// The walk of the unfused chains: every live node in order, one array
 /// per node, `konst(node, text)` for a constant and `op(op, operands)` for
 /// an operation; an input at the root goes through `root_input`.
@@ -618,10 +624,7 @@ fn walk_chain<T>(
             Node::Op(o, a) => {
                 let xs: Vec<&T> = a
                     .iter()
-                    .map(|&j| match &expr.nodes[j] {
-                        Node::Input(k) => inputs[*k],
-                        _ => vals[j].as_ref().expect("topological"),
-                    })
+                    .map(|&j| computed(expr, inputs, &vals, j))
                     .collect();
                 op(*o, &xs)?
             }
