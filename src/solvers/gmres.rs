@@ -39,8 +39,8 @@ pub enum Ortho {
     /// on `w1`), `w2 = w1 - V^T h2` and `w2.w2` (`dot`), `h = h + h2`. Two
     /// small `gemv`s and a `dot` per step in the usual case, launched back
     /// to back with their checks read at the end (see
-    /// [`Deferred`]). With `MPARRAY_GMRES_PIPE=1` (off by default until
-    /// its fixed read has run on the device; on any engine) the step is
+    /// [`Deferred`]). With `MPARRAY_GMRES_PIPE=1` (off by default: on the
+    /// H200 it gained nothing, 2026-12-03; on any engine) the step is
     /// pipelined: `w1.w1` by a `1 x n` product, the second pass launched
     /// too when the last step needed one, `v_{j+1}` (`w1` or `w2` over its
     /// norm) made on the device, and `A v_{j+1}` launched before the
@@ -317,8 +317,8 @@ pub fn gmres_with(
         // MPARRAY_GMRES_DEFER=0: every product checked at once (as before
         // the deferred checks; for measurements).
         let defer = std::env::var_os("MPARRAY_GMRES_DEFER").is_none_or(|v| v != "0");
-        // The DGKS pipeline (off by default until its fixed read has run on
-        // the device; MPARRAY_GMRES_PIPE=1 turns it on, on CUDA with the
+        // The DGKS pipeline (off by default: no gain on the H200,
+        // 2026-12-03; MPARRAY_GMRES_PIPE=1 turns it on, on CUDA with the
         // deferred checks and the overlap, or on any engine for tests): v_{j+1} made on the device and A v_{j+1}
         // launched before the step's one read, which then overlaps that
         // product (see `Ortho::Dgks`); a failed speculation redoes the step
