@@ -56,6 +56,16 @@ fn source(key: String, make: impl FnOnce() -> String) -> &'static KernelSource {
     src
 }
 
+/// The constants' values for a source key: they are compiled in, rounded
+/// in the expression's mode, so two modes can give two sources.
+fn consts_key(consts: &[Option<FConst>]) -> u64 {
+    let mut s = String::new();
+    for c in consts.iter().flatten() {
+        s.push_str(&format!("{}:{}:{:?};", c.tag, c.exp, c.limbs));
+    }
+    fnv(&s)
+}
+
 /// The function `func` of the generated source for `key` on `eng`
 /// (generated and compiled on first use).
 pub fn function(
@@ -330,7 +340,7 @@ pub fn eval_float(
         Some(plan) => function(
             eng,
             format!(
-                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}:{}:{}:{:?}:{}:{}:{}",
+                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}:{}:{}:{:?}:{}:{}:{}:{:x}",
                 plan.inline,
                 plan.threads,
                 plan.mul32,
@@ -339,14 +349,18 @@ pub fn eval_float(
                 plan.const_rnd,
                 plan.min_blocks,
                 plan.direct,
-                plan.mul_round32
+                plan.mul_round32,
+                consts_key(consts)
             ),
             || codegen::float_kernel_regs(expr, prec, n_out, &in_limbs, tier, consts, plan),
             "expr_float",
         )?,
         None => function(
             eng,
-            format!("float:{canon}:{prec}:{in_limbs:?}:{tier}:{tile}"),
+            format!(
+                "float:{canon}:{prec}:{in_limbs:?}:{tier}:{tile}:{:x}",
+                consts_key(consts)
+            ),
             || codegen::float_kernel(expr, prec, n_out, &in_limbs, tier, consts, tile),
             "expr_float",
         )?,
@@ -431,7 +445,10 @@ pub fn eval_complex(
     let canon = expr.canonical();
     let f = function(
         eng,
-        format!("cplx:{canon}:{prec}:{in_limbs:?}:{tier}"),
+        format!(
+            "cplx:{canon}:{prec}:{in_limbs:?}:{tier}:{:x}",
+            consts_key(&consts)
+        ),
         || codegen::complex_kernel(expr, prec, n_out, &in_limbs, tier, &consts),
         "expr_complex",
     )?;

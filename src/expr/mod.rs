@@ -793,6 +793,39 @@ pub struct ComplexStats {
     pub host: usize,
 }
 
+impl ComplexStats {
+    fn add(&mut self, o: &ComplexStats) {
+        self.fused += o.fused;
+        self.patched += o.patched;
+        self.split += o.split;
+        self.host += o.host;
+    }
+}
+
+/// The split evaluation of CUDA ([`eval_split`]: `/`, `sqrt`, `fma`,
+/// `pow` and the functions as `ComplexArray` operations, the segments
+/// between them fused) on the inputs' engine, whatever it is: on the CPU
+/// engine it checks the split's walk without a device (tests).
+#[doc(hidden)]
+pub fn eval_complex_split_on(
+    expr: &Expr,
+    inputs: &[&ComplexArray],
+    prec: u64,
+    rnd: CRound,
+) -> Result<(ComplexArray, ComplexStats)> {
+    expr.check_complex()?;
+    if inputs.is_empty() {
+        return Err(Error::Invalid(
+            "a complex expression needs at least one input".into(),
+        ));
+    }
+    let n = check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?;
+    crate::float::check_prec(prec)?;
+    let mut stats = ComplexStats::default();
+    let r = eval_complex_split(expr, inputs, prec, rnd, n, &mut stats)?;
+    Ok((r, stats))
+}
+
 /// [`eval_complex`] and what it did ([`ComplexStats`]).
 pub fn eval_complex_stats(
     expr: &Expr,
@@ -857,10 +890,10 @@ fn eval_complex_split(
                 let c = crate::complex::expr::eval(&seg, &[&host], p, rnd, len)?;
                 return c.into_engine(&inputs[0].engine());
             }
-            let Engine::Cuda(eng) = ins[0].engine() else {
-                unreachable!("inputs on one CUDA engine")
-            };
-            cuda::eval_complex(&eng, &seg, ins, p, rnd, len, stats)
+            // No split node in a segment: the generated kernel on CUDA.
+            let (v, s) = eval_complex_stats(&seg, ins, p, rnd)?;
+            stats.add(&s);
+            Ok(v)
         },
         |_, op, x| complex_op(op, x, p, rnd),
         |x| x.set_prec(p, p, rnd),
