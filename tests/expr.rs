@@ -1415,3 +1415,52 @@ fn complex_split_walk_on_the_cpu() {
         }
     }
 }
+
+/// NVRTC compiles the generated complex kernels (no GPU needed, NVRTC in
+/// LD_LIBRARY_PATH): shapes of 1 to 13 operations at 53 to 1100 bits with
+/// mixed part precisions; prints the time and ptxas's registers, stack
+/// and spills. `cargo test --release --test expr nvrtc_compiles_generated_complex
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs NVRTC; prints compile times"]
+fn nvrtc_compiles_generated_complex_kernels() {
+    use mparray::expr::{codegen, cpu};
+    let arch = std::env::var("MPARRAY_ARCH").unwrap_or_else(|_| "sm_90".into());
+    for (text, p, lk) in [
+        ("a*b", 53u64, vec![(1usize, 1usize), (1, 1)]),
+        ("(a*b+c*d)*e - -a*0.1", 512, vec![(8, 8); 5]),
+        (
+            "(a*a - b)*(b*c + 2.5) - c*(a - b*b)*a",
+            1100,
+            vec![(18, 1), (1, 18), (20, 18)],
+        ),
+    ] {
+        let e = Expr::parse(text).unwrap();
+        let n = mparray::float::limbs_for_prec(p);
+        let maxl = lk.iter().fold(n, |m, &(a, b)| m.max(a).max(b));
+        let tier = mparray::float::cuda::tier_for(maxl).unwrap();
+        let consts = cpu::float_constants(&e, p, Round::Nearest).unwrap();
+        let src = codegen::complex_kernel(&e, p, n, &lk, tier, &consts);
+        let t0 = std::time::Instant::now();
+        let c = mparray::engine::cuda::compile::compile(
+            "expr_c",
+            &src,
+            &["--ptxas-options=-v".to_string()],
+            &arch,
+            None,
+        )
+        .unwrap_or_else(|err| panic!("{text} at {p} bits: {err}"));
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        println!(
+            "{text} at {p} bits (tier {tier}): {ms:.0} ms, {} bytes of source",
+            src.len()
+        );
+        for l in c
+            .log
+            .lines()
+            .filter(|l| l.contains("registers") || l.contains("spill") || l.contains("stack"))
+        {
+            println!("    {}", l.trim());
+        }
+    }
+}
