@@ -7,7 +7,12 @@
 //!   intermediates in local arrays (or global scratch for wide elements);
 //! - [`float_kernel`]: any float expression, a thread per element, each
 //!   operation the per-element code of float_common.cuh that FloatArray's
-//!   kernels run (the register fast paths where the limb counts allow).
+//!   kernels run (the register fast paths where the limb counts allow;
+//!   [`float_kernel_regs`] up to 16 limbs);
+//! - [`complex_kernel`]: complex `+ - *` and unary minus, a thread per
+//!   element, both parts of each node by fl_arith as ComplexArray's device
+//!   operations compute them; elements with an unusual product listed for
+//!   the CPU engine.
 //!
 //! Each source pastes only the headers it uses; entry points of the
 //! included kernel files are cut off, so NVRTC compiles one kernel.

@@ -9,6 +9,11 @@
 //! - sums of inputs (`a+b+a+...`): the generated staged carry-scan kernel
 //!   (a block per unit of elements, the six-add's tier);
 //! - anything else: the generated thread-per-element kernel.
+//!
+//! Complex `+ - *` and unary minus: the generated thread-per-element kernel
+//! of [`codegen::complex_kernel`]; the elements it lists (an unusual
+//! product) are gathered, recomputed by the CPU engine's fused evaluation
+//! and scattered back.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

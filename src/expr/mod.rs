@@ -22,10 +22,14 @@
 //!   [`chain_complex`] bit for bit.
 //!
 //! On the CPU an expression runs per element across all cores with no
-//! temporary arrays (cpu.rs, complex/expr.rs); on CUDA float arithmetic is
+//! temporary arrays (cpu.rs, complex/expr.rs). On CUDA float arithmetic is
 //! one generated kernel (codegen.rs, cuda.rs), a function node the
-//! library's function kernels between fused arithmetic segments, and a
-//! complex expression the chain of the device's operations.
+//! library's function kernels between fused arithmetic segments; complex
+//! `+ - *` and unary minus are one generated kernel as well (its elements
+//! with an unusual product recomputed by the CPU engine and written back,
+//! [`ComplexStats`] counts them), and `/`, `sqrt`, `fma`, `pow` and the
+//! functions are `ComplexArray`'s device operations between fused segments
+//! (the split of the float functions, shared code).
 
 pub mod codegen;
 pub mod cpu;
@@ -765,7 +769,7 @@ pub fn chain_float(
 /// expression per element. On CUDA `+ - *` and unary minus are one
 /// generated kernel (its unusual products recomputed by the CPU engine),
 /// and `/`, `sqrt`, `fma`, `pow` and the functions run as `ComplexArray`'s
-/// operations between fused segments ([`eval_split`]). Either way the
+/// operations between fused segments (the float functions' split). Either way the
 /// result equals [`chain_complex`] bit for bit.
 pub fn eval_complex(
     expr: &Expr,
