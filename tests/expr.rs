@@ -1202,7 +1202,10 @@ int main() {{
     }}
     u32 modes[] = {{{}}};
     for (u32 q = 0; q < {}; q++) {{
-        std::vector<u64> rrh(n), rrl(n * {n}), rih(n), ril(n * {n}), ix(n, ~0ull);
+        // Garbage where the kernel must write (the device's outputs are
+        // not initialised).
+        const u64 g = 0x5a5a5a5a5a5a5a5aull;
+        std::vector<u64> rrh(n, g), rrl(n * {n}, g), rih(n, g), ril(n * {n}, g), ix(n, ~0ull);
         std::vector<u32> idx(n);
         u32 cnt = 0;
         expr_complex(rrh.data(), rrl.data(), rih.data(), ril.data(), {}, n, modes[2 * q], modes[2 * q + 1], &cnt, idx.data());
@@ -1288,6 +1291,14 @@ fn generated_complex_kernel_random_trees_on_the_host() {
             CRound::all()
         };
         cases.push((text, e, ins, p, modes));
+    }
+    // An input at the root (mpc_set), a square, constants, a negation.
+    for (text, p) in [("a", 100u64), ("-(a*a) + 0.1*b - a*(b*a)", 130)] {
+        let e = Expr::parse(text).unwrap();
+        let ins = complex_mixed_inputs(&mut r, e.inputs().len(), 40, &[(p, 70), (200, p)], 2);
+        let re = Round::Down;
+        let modes = Round::ALL.iter().map(|&im| CRound { re, im }).collect();
+        cases.push((text.to_string(), e, ins, p, modes));
     }
     let runs: Vec<_> = std::thread::scope(|s| {
         let hs: Vec<_> = cases
