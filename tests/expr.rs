@@ -1386,6 +1386,7 @@ fn complex_split_walk_on_the_cpu() {
     ] {
         texts.push((t.to_string(), 2));
     }
+    let mut ok = 0;
     for (k, (text, nin)) in texts.iter().enumerate() {
         let p = [53u64, 65, 128, 200][k % 4];
         let rnd = modes[k % modes.len()];
@@ -1412,6 +1413,7 @@ fn complex_split_walk_on_the_cpu() {
         let chain = expr::chain_complex(&e, &refs, p, rnd);
         match (split, fused, chain) {
             (Ok((s, st)), Ok(f), Ok(c)) => {
+                ok += 1;
                 assert!(s == f, "{what}: split vs fused");
                 assert!(f == c, "{what}: fused vs chain");
                 assert_eq!(st.split, nsplit, "{what}");
@@ -1425,6 +1427,12 @@ fn complex_split_walk_on_the_cpu() {
             (s, f, c) => panic!("{what}: {:?} vs {:?} vs {:?}", s.err(), f.err(), c.err()),
         }
     }
+    // Most trees evaluate (a failure is an element past the cap).
+    assert!(
+        ok * 4 >= texts.len() * 3,
+        "{ok} of {} evaluated",
+        texts.len()
+    );
 }
 
 /// NVRTC compiles the generated complex kernels (no GPU needed, NVRTC in
