@@ -492,7 +492,9 @@ pub fn eval_complex(
         let arrays: Vec<ComplexArray> = xs.into_iter().map(ComplexArray::from).collect();
         let refs: Vec<&ComplexArray> = arrays.iter().collect();
         let r = crate::complex::expr::eval(expr, &refs, prec, rnd, listed)?;
-        Ok(r.cpu().expect("the CPU engine's result").clone())
+        r.cpu()
+            .cloned()
+            .ok_or_else(|| Error::Invalid("the CPU engine's result is not on the CPU".into()))
     })?;
     stats.patched += listed;
     Ok(out.into())
