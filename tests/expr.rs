@@ -398,6 +398,7 @@ static EmuDim blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, threadIdx = {0, 0, 0},
 typedef unsigned long long u64;
 struct ulonglong2 { u64 x, y; };
 static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
+static inline unsigned atomicAdd(unsigned *a, unsigned v) { unsigned o = *a; *a += v; return o; }
 "#;
 
 fn emulate(src: &str, input: &[u64], out_words: usize) -> Option<Vec<u64>> {
@@ -1151,4 +1152,334 @@ fn cli_eval_functions_and_complex() {
         &[&z, &bad],
         ":2:",
     );
+}
+
+/// The generated complex kernel for `e` on the host, run once per mode
+/// pair of `modes` (its constants rounded in `modes[0].re`): per pair the
+/// parts (heads, limbs, heads, limbs) and the listed elements, or None
+/// when emulation is off.
+#[allow(clippy::type_complexity)]
+fn emulate_complex(
+    e: &Expr,
+    ins: &[mparray::ComplexArray],
+    p: u64,
+    modes: &[mparray::complex::CRound],
+) -> Option<Vec<([Vec<u64>; 4], Vec<u32>)>> {
+    use mparray::expr::{codegen, cpu};
+    use mparray::float::cuda::round_code;
+    let n = mparray::float::limbs_for_prec(p);
+    let lf = mparray::float::limbs_for_prec;
+    let lk: Vec<(usize, usize)> = ins
+        .iter()
+        .map(|a| (lf(a.prec_re()), lf(a.prec_im())))
+        .collect();
+    let maxl = lk.iter().fold(n, |m, &(a, b)| m.max(a).max(b));
+    let tier = mparray::float::cuda::tier_for(maxl).unwrap();
+    let consts = cpu::float_constants(e, p, modes[0].re).unwrap();
+    let mut src = codegen::complex_kernel(e, p, n, &lk, tier, &consts);
+    let m = ins.len();
+    let len = ins[0].len();
+    let limbs: Vec<String> = lk
+        .iter()
+        .flat_map(|&(a, b)| [a.to_string(), b.to_string()])
+        .collect();
+    let args: Vec<String> = (0..2 * m)
+        .map(|k| format!("h[{k}].data(), l[{k}].data()"))
+        .collect();
+    let codes: Vec<String> = modes
+        .iter()
+        .flat_map(|c| [round_code(c.re).to_string(), round_code(c.im).to_string()])
+        .collect();
+    src.push_str(&format!(
+        r#"
+int main() {{
+    u64 n = {len};
+    std::vector<u64> h[{}], l[{}];
+    u64 lk[] = {{{}}};
+    for (int k = 0; k < {}; k++) {{
+        h[k].resize(n); l[k].resize(n * lk[k]);
+        fread(h[k].data(), 8, n, stdin); fread(l[k].data(), 8, n * lk[k], stdin);
+    }}
+    u32 modes[] = {{{}}};
+    for (u32 q = 0; q < {}; q++) {{
+        // Garbage where the kernel must write (the device's outputs are
+        // not initialised).
+        const u64 g = 0x5a5a5a5a5a5a5a5aull;
+        std::vector<u64> rrh(n, g), rrl(n * {n}, g), rih(n, g), ril(n * {n}, g), ix(n, ~0ull);
+        std::vector<u32> idx(n);
+        u32 cnt = 0;
+        expr_complex(rrh.data(), rrl.data(), rih.data(), ril.data(), {}, n, modes[2 * q], modes[2 * q + 1], &cnt, idx.data());
+        for (u32 j = 0; j < cnt; j++) ix[j] = idx[j];
+        fwrite(rrh.data(), 8, n, stdout); fwrite(rrl.data(), 8, n * {n}, stdout);
+        fwrite(rih.data(), 8, n, stdout); fwrite(ril.data(), 8, n * {n}, stdout);
+        fwrite(ix.data(), 8, n, stdout);
+    }}
+}}
+"#,
+        2 * m,
+        2 * m,
+        limbs.join(", "),
+        2 * m,
+        codes.join(", "),
+        modes.len(),
+        args.join(", ")
+    ));
+    let src = src.replace("extern \"C\" ", "");
+    let mut input = Vec::new();
+    for a in ins {
+        for part in [a.re().unwrap(), a.im().unwrap()] {
+            let (t, x) = (part.tags().unwrap(), part.exps().unwrap());
+            input.extend((0..len).map(|i| ((x[i] as u64) << 8) | t[i] as u64));
+            input.extend_from_slice(part.limbs().unwrap());
+        }
+    }
+    let per = 3 * len + 2 * len * n;
+    let got = emulate(&src, &input, modes.len() * per)?;
+    Some(
+        got.chunks(per)
+            .map(|c| {
+                let (rh, c) = c.split_at(len);
+                let (rl, c) = c.split_at(len * n);
+                let (ih, c) = c.split_at(len);
+                let (il, ix) = c.split_at(len * n);
+                let listed: Vec<u32> = ix
+                    .iter()
+                    .take_while(|&&x| x != u64::MAX)
+                    .map(|&x| x as u32)
+                    .collect();
+                ([rh.to_vec(), rl.to_vec(), ih.to_vec(), il.to_vec()], listed)
+            })
+            .collect(),
+    )
+}
+
+/// The generated complex kernel (`+ - *`, unary minus, constants) on the
+/// host: random trees of depth up to 6 at precisions crossing limb
+/// boundaries, inputs of mixed part precisions with signed zeros,
+/// infinities, NaN, exponents at the range's ends and exact cancellations,
+/// every pair of rounding modes (the real part's mode fixed where the
+/// tree has constants, as they are compiled in). The elements the kernel
+/// computes equal the CPU engine's fused evaluation bit for bit; the
+/// elements it lists for the CPU engine are exactly those with an unusual
+/// product (`complex_expected_flags`); both kinds occur.
+#[test]
+fn generated_complex_kernel_random_trees_on_the_host() {
+    use mparray::ComplexArray;
+    use mparray::complex::CRound;
+    let mut r = Rng(seed());
+    // Trees, inputs and modes first; the g++ builds then run in parallel.
+    let mut cases = Vec::new();
+    let precs = [53u64, 64, 65, 128, 200, 512, 1024, 1100];
+    for (k, p) in precs.iter().chain(&precs).copied().enumerate() {
+        let nin = 1 + r.index(3);
+        let vn: Vec<String> = (0..nin)
+            .map(|j| ((b'a' + j as u8) as char).to_string())
+            .collect();
+        let (text, e) = loop {
+            let text = complex_arith_text(&mut r, nin, 2 + (k % 5) as u32, false);
+            let e = parse::parse_with(&text, Some(&vn)).unwrap();
+            if e.nodes().iter().any(|n| matches!(n, Node::Op(..))) {
+                break (text, e);
+            }
+        };
+        let pparts = [(p, p + 13), (64, p), (p + 70, 53)];
+        let ins = complex_mixed_inputs(&mut r, nin, 40, &pparts, if k % 8 == 5 { 0 } else { 2 });
+        let re = Round::ALL[k % 5];
+        let modes: Vec<CRound> = if e.nodes().iter().any(|n| matches!(n, Node::Const(_))) {
+            Round::ALL.iter().map(|&im| CRound { re, im }).collect()
+        } else {
+            CRound::all()
+        };
+        cases.push((text, e, ins, p, modes));
+    }
+    // An input at the root (mpc_set), a square, constants, a negation.
+    for (text, p) in [("a", 100u64), ("-(a*a) + 0.1*b - a*(b*a)", 130)] {
+        let e = Expr::parse(text).unwrap();
+        let ins = complex_mixed_inputs(&mut r, e.inputs().len(), 40, &[(p, 70), (200, p)], 2);
+        let re = Round::Down;
+        let modes = Round::ALL.iter().map(|&im| CRound { re, im }).collect();
+        cases.push((text.to_string(), e, ins, p, modes));
+    }
+    let runs: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = cases
+            .iter()
+            .map(|(_, e, ins, p, modes)| s.spawn(move || emulate_complex(e, ins, *p, modes)))
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let (mut listed, mut direct) = (0usize, 0usize);
+    for ((text, e, ins, p, modes), run) in cases.iter().zip(runs) {
+        let Some(run) = run else { return };
+        let refs: Vec<&ComplexArray> = ins.iter().collect();
+        let n = mparray::float::limbs_for_prec(*p);
+        for (q, (rnd, (parts, list))) in modes.iter().zip(run).enumerate() {
+            let what = format!("{text} at {p} bits {rnd:?}");
+            let want = expr::eval_complex(e, &refs, *p, *rnd).unwrap();
+            if q == 0 {
+                let chain = expr::chain_complex(e, &refs, *p, *rnd).unwrap();
+                assert!(want == chain, "{what}: fused vs chain");
+            }
+            let flags = complex_expected_flags(e, &refs, *p, *rnd);
+            let mut got_flags = vec![false; flags.len()];
+            for &i in &list {
+                assert!(!got_flags[i as usize], "{what}: element {i} listed twice");
+                got_flags[i as usize] = true;
+            }
+            assert_eq!(got_flags, flags, "{what}: listed elements");
+            listed += list.len();
+            let (wr, wi) = (want.re().unwrap(), want.im().unwrap());
+            for (i, &f) in flags.iter().enumerate() {
+                if f {
+                    continue;
+                }
+                direct += 1;
+                for (w, h, l, part) in [
+                    (&wr, &parts[0], &parts[1], "re"),
+                    (&wi, &parts[2], &parts[3], "im"),
+                ] {
+                    let head = ((w.exps().unwrap()[i] as u64) << 8) | w.tags().unwrap()[i] as u64;
+                    assert_eq!(h[i], head, "{what}: element {i} {part} head");
+                    assert_eq!(
+                        &l[i * n..(i + 1) * n],
+                        &w.limbs().unwrap()[i * n..(i + 1) * n],
+                        "{what}: element {i} {part} limbs"
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("complex kernel on the host: {listed} elements listed, {direct} computed");
+    assert!(
+        listed > 0 && direct > 0,
+        "listed {listed}, computed {direct}"
+    );
+}
+
+/// The split evaluation's walk (CUDA's scheme for complex expressions with
+/// `/`, `sqrt`, `fma`, `pow` and the functions: those as ComplexArray
+/// operations, the `+ - *` segments between them fused) run on the CPU
+/// engine: equal to the fused CPU evaluation and to the chain bit for bit
+/// on random trees with special inputs, shared subexpressions, constant
+/// segments; one ComplexArray operation per split node.
+#[test]
+fn complex_split_walk_on_the_cpu() {
+    use mparray::ComplexArray;
+    use mparray::complex::CRound;
+    let mut r = Rng(seed());
+    let modes = CRound::all();
+    let mut texts: Vec<(String, usize)> = Vec::new();
+    for k in 0..24 {
+        let nin = 1 + r.index(3);
+        let t = if k % 2 == 0 {
+            complex_arith_text(&mut r, nin, 2 + (k % 5) as u32, true)
+        } else {
+            complex_text(&mut r, nin, 1 + (k % 4) as u32)
+        };
+        texts.push((t, nin));
+    }
+    for t in [
+        "exp(2*3) + a",
+        "sqrt(a*b) * (a*b) + a*b",
+        "pow(a*b - b, a) / (a + 0.1)",
+        "-sqrt(a)",
+        "fma(a, b, a*b) * exp(b)",
+    ] {
+        texts.push((t.to_string(), 2));
+    }
+    let mut ok = 0;
+    for (k, (text, nin)) in texts.iter().enumerate() {
+        let p = [53u64, 65, 128, 200][k % 4];
+        let rnd = modes[k % modes.len()];
+        let vn: Vec<String> = (0..*nin)
+            .map(|j| ((b'a' + j as u8) as char).to_string())
+            .collect();
+        let e = parse::parse_with(text, Some(&vn)).unwrap();
+        let ins = complex_mixed_inputs(&mut r, *nin, 24, &[(p, p + 13), (64, p)], 1);
+        let refs: Vec<&ComplexArray> = ins.iter().collect();
+        let what = format!("{text} at {p} bits {rnd:?}");
+        let live = e.live();
+        let nsplit = e
+            .nodes()
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| {
+                live[*i]
+                    && matches!(n, Node::Op(op, _)
+                        if !matches!(op, mparray::expr::Op::Add | mparray::expr::Op::Sub | mparray::expr::Op::Mul | mparray::expr::Op::Neg))
+            })
+            .count();
+        let split = expr::eval_complex_split_on(&e, &refs, p, rnd);
+        let fused = expr::eval_complex(&e, &refs, p, rnd);
+        let chain = expr::chain_complex(&e, &refs, p, rnd);
+        match (split, fused, chain) {
+            (Ok((s, st)), Ok(f), Ok(c)) => {
+                ok += 1;
+                assert!(s == f, "{what}: split vs fused");
+                assert!(f == c, "{what}: fused vs chain");
+                assert_eq!(st.split, nsplit, "{what}");
+            }
+            // An element the library gives up on (its working-precision
+            // cap) fails all alike.
+            (Err(s), Err(f), Err(c)) => {
+                assert_eq!(s.to_string(), f.to_string(), "{what}");
+                assert_eq!(f.to_string(), c.to_string(), "{what}");
+            }
+            (s, f, c) => panic!("{what}: {:?} vs {:?} vs {:?}", s.err(), f.err(), c.err()),
+        }
+    }
+    // Most trees evaluate (a failure is an element past the cap).
+    assert!(
+        ok * 4 >= texts.len() * 3,
+        "{ok} of {} evaluated",
+        texts.len()
+    );
+}
+
+/// NVRTC compiles the generated complex kernels (no GPU needed, NVRTC in
+/// LD_LIBRARY_PATH): shapes of 1 to 13 operations at 53 to 1100 bits with
+/// mixed part precisions; prints the time and ptxas's registers, stack
+/// and spills. `cargo test --release --test expr nvrtc_compiles_generated_complex
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs NVRTC; prints compile times"]
+fn nvrtc_compiles_generated_complex_kernels() {
+    use mparray::expr::{codegen, cpu};
+    let arch = std::env::var("MPARRAY_ARCH").unwrap_or_else(|_| "sm_90".into());
+    for (text, p, lk) in [
+        ("a*b", 53u64, vec![(1usize, 1usize), (1, 1)]),
+        ("(a*b+c*d)*e - -a*0.1", 512, vec![(8, 8); 5]),
+        (
+            "(a*a - b)*(b*c + 2.5) - c*(a - b*b)*a",
+            1100,
+            vec![(18, 1), (1, 18), (20, 18)],
+        ),
+    ] {
+        let e = Expr::parse(text).unwrap();
+        let n = mparray::float::limbs_for_prec(p);
+        let maxl = lk.iter().fold(n, |m, &(a, b)| m.max(a).max(b));
+        let tier = mparray::float::cuda::tier_for(maxl).unwrap();
+        let consts = cpu::float_constants(&e, p, Round::Nearest).unwrap();
+        let src = codegen::complex_kernel(&e, p, n, &lk, tier, &consts);
+        let t0 = std::time::Instant::now();
+        let c = mparray::engine::cuda::compile::compile(
+            "expr_c",
+            &src,
+            &["--ptxas-options=-v".to_string()],
+            &arch,
+            None,
+        )
+        .unwrap_or_else(|err| panic!("{text} at {p} bits: {err}"));
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        println!(
+            "{text} at {p} bits (tier {tier}): {ms:.0} ms, {} bytes of source",
+            src.len()
+        );
+        for l in c
+            .log
+            .lines()
+            .filter(|l| l.contains("registers") || l.contains("spill") || l.contains("stack"))
+        {
+            println!("    {}", l.trim());
+        }
+    }
 }

@@ -2,14 +2,16 @@
 //! (depth up to 6, every operation) against the CPU engine's fused result
 //! and malachite, the Poly and sum shapes at widths crossing the tiers
 //! against the hand-fused kernels, float expressions against the unfused
-//! chain on the device, bit for bit. Ignored without a GPU.
+//! chain on the device, complex expressions (the generated kernel, its
+//! patched elements, the split) against the CPU engine and the device
+//! chain, bit for bit. Ignored without a GPU.
 mod common;
 mod expr_gen;
 
 use common::*;
 use expr_gen::*;
 use malachite_nz::natural::Natural;
-use mparray::expr::{self, Expr, parse};
+use mparray::expr::{self, Expr, Op, parse};
 use mparray::float::Round;
 use mparray::{Engine, FloatArray, Fused, IntArray};
 
@@ -370,5 +372,167 @@ fn cuda_complex_every_function_vs_cpu() {
             got.to_engine(&Engine::Cpu).unwrap() == want,
             "{text} {rnd:?}: device vs CPU"
         );
+    }
+}
+
+/// `e` over the complex `ins` on the device ([`expr::eval_complex_stats`])
+/// equals the CPU engine's fused evaluation and the device chain bit for
+/// bit; returns what the device evaluation did.
+fn complex_device_equals_cpu(
+    dev: &Engine,
+    e: &Expr,
+    ins: &[mparray::ComplexArray],
+    p: u64,
+    rnd: mparray::complex::CRound,
+    what: &str,
+) -> expr::ComplexStats {
+    let refs: Vec<&mparray::ComplexArray> = ins.iter().collect();
+    let want = expr::eval_complex(e, &refs, p, rnd).unwrap();
+    let on: Vec<mparray::ComplexArray> = ins.iter().map(|a| a.to_engine(dev).unwrap()).collect();
+    let onr: Vec<&mparray::ComplexArray> = on.iter().collect();
+    let (got, stats) =
+        expr::eval_complex_stats(e, &onr, p, rnd).unwrap_or_else(|err| panic!("{what}: {err}"));
+    let got = got.to_engine(&Engine::Cpu).unwrap();
+    if got != want {
+        let (g, w) = (
+            got.to_hex_strings().unwrap(),
+            want.to_hex_strings().unwrap(),
+        );
+        let i = g.iter().zip(&w).position(|(x, y)| x != y).unwrap_or(0);
+        panic!(
+            "{what}: device vs CPU, element {i}: device {:?} CPU {:?} ({stats:?})",
+            g[i], w[i]
+        );
+    }
+    let chain = expr::chain_complex(e, &onr, p, rnd).unwrap();
+    assert!(
+        chain.to_engine(&Engine::Cpu).unwrap() == want,
+        "{what}: device chain vs CPU"
+    );
+    stats
+}
+
+/// The generated complex kernel on the device: random trees of `+ - *`,
+/// unary minus and constants (depth up to 6), some with `/`, `sqrt`,
+/// `exp`, `pow` nodes (the split: ComplexArray operations between fused
+/// segments), inputs of mixed part precisions with signed zeros,
+/// infinities, NaN, exponents at the range's ends and exact cancellations,
+/// precisions across limb boundaries (53 to 1100 bits), all 25 pairs of
+/// rounding modes over the trees. Equal to the CPU engine's fused evaluation and to the
+/// device chain bit for bit; a fused tree's patched elements are exactly
+/// those with an unusual product (`complex_expected_flags`).
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_complex_fused_random_trees_vs_cpu_and_chain() {
+    use mparray::complex::CRound;
+    let dev = cuda();
+    let mut r = Rng(seed());
+    let modes = CRound::all();
+    let precs = [53u64, 64, 65, 128, 200, 512, 1024, 1100];
+    let (mut patched, mut split) = (0usize, 0usize);
+    // Each new shape is a first compile (about 2 s): 10 trees, three mode
+    // pairs each, all 25 pairs over the trees.
+    for k in 0..10 {
+        let p = precs[k % precs.len()];
+        let nin = 1 + r.index(3);
+        let with_split = k % 3 == 2;
+        // A split tree has at least one split node.
+        let (text, e) = loop {
+            let text = complex_arith_text(&mut r, nin, 2 + (k % 5) as u32, with_split);
+            let e = parse::parse_with(&text, Some(&names(nin))).unwrap();
+            let live = e.live();
+            let splits = e.nodes().iter().enumerate().any(|(i, n)| {
+                live[i]
+                    && matches!(n, mparray::expr::Node::Op(op, _)
+                        if !matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Neg))
+            });
+            if splits == with_split {
+                break (text, e);
+            }
+        };
+        let pparts = [(p, p + 13), (64, p), (p + 70, 53)];
+        let special = match (with_split, k % 4) {
+            (_, 3) => 0,
+            (true, _) => 1,
+            _ => 2,
+        };
+        let ins = complex_mixed_inputs(&mut r, nin, 400, &pparts, special);
+        for j in 0..3 {
+            let rnd = modes[(3 * k + j) % modes.len()];
+            let what = format!("{text} at {p} bits {rnd:?}");
+            let stats = complex_device_equals_cpu(&dev, &e, &ins, p, rnd, &what);
+            if stats.split == 0 {
+                let refs: Vec<&mparray::ComplexArray> = ins.iter().collect();
+                let want = complex_expected_flags(&e, &refs, p, rnd);
+                assert_eq!(
+                    stats.patched,
+                    want.iter().filter(|&&f| f).count(),
+                    "{what}: patched elements ({stats:?})"
+                );
+                assert_eq!((stats.fused, stats.host), (1, 0), "{what}: {stats:?}");
+            }
+            patched += stats.patched;
+            split += stats.split;
+        }
+    }
+    assert!(patched > 0 && split > 0, "patched {patched}, split {split}");
+}
+
+/// Fixed shapes of the complex kernel: products of products on all-normal
+/// inputs patch nothing, the same with special values patch exactly the
+/// unusual products; many elements (several blocks); parts above the
+/// device tiers (the CPU engine); a constant-only segment, a shared
+/// subexpression and a split node at the root; an inexact constant under
+/// two modes (two sources).
+#[test]
+#[ignore = "needs a GPU"]
+fn cuda_complex_fused_shapes() {
+    use mparray::complex::CRound;
+    let dev = cuda();
+    let mut r = Rng(seed());
+    let e = Expr::parse("(a*b)*(c*a) - (b*c)*c + -a").unwrap();
+    for (p, special) in [(128u64, 0), (512, 0), (512, 2), (2000, 2)] {
+        let pparts = [(p, p), (p + 64, 64), (53, p)];
+        let ins = complex_mixed_inputs(&mut r, 3, 20000, &pparts, special);
+        let rnd = CRound {
+            re: Round::Up,
+            im: Round::Nearest,
+        };
+        let what = format!("products at {p} bits, special {special}");
+        let stats = complex_device_equals_cpu(&dev, &e, &ins, p, rnd, &what);
+        assert_eq!((stats.fused, stats.split, stats.host), (1, 0, 0), "{what}");
+        if special > 0 {
+            assert!(stats.patched > 0, "{what}: {stats:?}");
+        } else {
+            assert_eq!(stats.patched, 0, "{what}");
+        }
+    }
+    // Above the device tiers: the CPU engine, moved back.
+    let big = 64 * 300;
+    let ins = complex_mixed_inputs(&mut r, 2, 20, &[(big, big)], 2);
+    let stats = complex_device_equals_cpu(
+        &dev,
+        &Expr::parse("a*b+a").unwrap(),
+        &ins,
+        big,
+        CRound::both(Round::Nearest),
+        "above the tiers",
+    );
+    assert_eq!((stats.fused, stats.host), (0, 1));
+    for (text, split) in [
+        ("exp(2*3) + a", 1),
+        ("sqrt(a*b) * (a*b) + a*b", 1),
+        ("pow(a*b - b, a) / (a + 0.1)", 2),
+    ] {
+        let e = Expr::parse(text).unwrap();
+        let ins = complex_mixed_inputs(&mut r, e.inputs().len(), 500, &[(192, 150)], 1);
+        let stats =
+            complex_device_equals_cpu(&dev, &e, &ins, 192, CRound::both(Round::Nearest), text);
+        assert_eq!(stats.split, split, "{text}: {stats:?}");
+    }
+    let e = Expr::parse("a*0.1 + 0.1").unwrap();
+    let ins = complex_mixed_inputs(&mut r, 1, 100, &[(1100, 1100)], 0);
+    for m in [Round::Up, Round::Down] {
+        complex_device_equals_cpu(&dev, &e, &ins, 1100, CRound::both(m), "a*0.1 + 0.1");
     }
 }

@@ -498,3 +498,37 @@ fn scatter(
     unsafe { b.launch(grid(bad.cnt)) }.map_err(Error::driver("launching float_scatter"))?;
     Ok(())
 }
+
+/// Recomputes the elements `idx[..cnt]` (listed on the device by a kernel,
+/// in any order) on the CPU engine and writes them into `out`: the
+/// elements of each input are gathered (only they cross to the host), `f`
+/// evaluates them there, the results are scattered back. The generated
+/// complex expression kernel's patch (src/expr/cuda.rs).
+pub(crate) fn patch_listed(
+    out: &mut CudaComplex,
+    inputs: &[&CudaComplex],
+    idx: CudaSlice<u32>,
+    cnt: usize,
+    f: impl FnOnce(Vec<CpuComplex>) -> Result<CpuComplex>,
+) -> Result<()> {
+    if cnt == 0 {
+        return Ok(());
+    }
+    let bad = Bad { idx, cnt };
+    let ins: Vec<CpuComplex> = inputs
+        .iter()
+        .map(|a| a.gather(&bad))
+        .collect::<Result<_>>()?;
+    let r = f(ins)?;
+    if r.len() != cnt {
+        return Err(Error::Shape(format!(
+            "{} patched elements for {cnt} listed",
+            r.len()
+        )));
+    }
+    // The ternary values are not kept (the expression has none): one
+    // scratch array takes them.
+    let mut tern = memory::alloc_zeros::<i8>(out.engine(), out.len())?;
+    scatter(&mut out.re, &mut tern, &bad, r.re(), &vec![0; cnt])?;
+    scatter(&mut out.im, &mut tern, &bad, r.im(), &vec![0; cnt])
+}

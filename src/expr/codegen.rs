@@ -7,7 +7,12 @@
 //!   intermediates in local arrays (or global scratch for wide elements);
 //! - [`float_kernel`]: any float expression, a thread per element, each
 //!   operation the per-element code of float_common.cuh that FloatArray's
-//!   kernels run (the register fast paths where the limb counts allow).
+//!   kernels run (the register fast paths where the limb counts allow;
+//!   [`float_kernel_regs`] up to 16 limbs);
+//! - [`complex_kernel`]: complex `+ - *` and unary minus, a thread per
+//!   element, both parts of each node by fl_arith as ComplexArray's device
+//!   operations compute them; elements with an unusual product listed for
+//!   the CPU engine.
 //!
 //! Each source pastes only the headers it uses; entry points of the
 //! included kernel files are cut off, so NVRTC compiles one kernel.
@@ -1230,4 +1235,263 @@ fn float_kind(op: Op) -> &'static str {
         Op::Neg => "NEG",
         _ => unreachable!("check_kind"),
     }
+}
+
+// ---------------------------------------------------------------------------
+// The complex arithmetic kernel (`+ - *`, unary minus): a thread per
+// element, both parts of every node, each rounded once as ComplexArray's
+// device operations round them.
+
+/// The device functions of the complex kernel. Scratch: the exact
+/// products `t = b d` are held at `lb + ld` limbs (at most twice the tier;
+/// fl_arith's buffers, 2 NL + 4 limbs, hold the fms window of such a `t`).
+const CPLX_PRODUCT: &str = r#"
+// One operation of the exact code (fl_arith at the tier), out of line so
+// that NVRTC compiles it once whatever the expression's size.
+FL_NOINL i8 ex_arith(u32 op, u32 rnd, u64 p, FlOut &o, u64 xh, const u64 *xm, u32 lx, u64 yh,
+                     const u64 *ym, u32 ly, u64 zh, const u64 *zm, u32 lz) {
+    return fl_arith<FL_NL>(op, rnd, p, o, xh, xm, lx, yh, ym, ly, zh, zm, lz);
+}
+
+// x (negated when flip) rounded to the destination.
+FL_NOINL void ex_set(FlOut &o, u64 xh, const u64 *xm, u32 lx, bool flip, u64 p, u32 rnd) {
+    fl_set(o, xh, xm, lx, flip, false, 0, p, rnd);
+}
+
+// (a + bi)(c + di) as CudaComplex::mul_ternary computes it: t = b d and
+// u = b c exact (held at lb + ld, lb + lc limbs), then re = a c - t and
+// im = a d + u, each rounded once. False (nothing written) where the
+// device's mul hands the element to the CPU engine (float_unusual's
+// test): a part that is not a normal number (MPC's C99 rules, signed
+// zeros), or an exact product whose exponent could leave the range.
+FL_NOINL bool ex_cmul(FlOut &re, FlOut &im, u64 p, u32 rre, u32 rim, u64 ah, const u64 *am,
+                      u32 la, u64 bh, const u64 *bm, u32 lb, u64 ch, const u64 *cm, u32 lc,
+                      u64 dh, const u64 *dm, u32 ld) {
+    if ((fl_tag(ah) & 3) != FL_NORMAL || (fl_tag(bh) & 3) != FL_NORMAL ||
+        (fl_tag(ch) & 3) != FL_NORMAL || (fl_tag(dh) & 3) != FL_NORMAL)
+        return false;
+    const i64 ea = fl_exp(ah), eb = fl_exp(bh), ec = fl_exp(ch), ed = fl_exp(dh);
+    const i64 es[4] = {ea + ec, eb + ed, ea + ed, eb + ec};
+    for (int q = 0; q < 4; q++)
+        if (es[q] <= FL_EMIN + 1 || es[q] >= FL_EMAX) return false;
+    u64 t[2 * FL_NL], u[2 * FL_NL];
+    FlOut ot = {t, lb + ld, 0}, ou = {u, lb + lc, 0};
+    ex_arith(FL_OP_MUL, FL_RN, 64ull * (lb + ld), ot, bh, bm, lb, dh, dm, ld, 0, nullptr, 0);
+    ex_arith(FL_OP_MUL, FL_RN, 64ull * (lb + lc), ou, bh, bm, lb, ch, cm, lc, 0, nullptr, 0);
+    ex_arith(FL_OP_FMS, rre, p, re, ah, am, la, ch, cm, lc, ot.head, t, lb + ld);
+    ex_arith(FL_OP_FMA, rim, p, im, ah, am, la, dh, dm, ld, ou.head, u, lb + lc);
+    return true;
+}
+"#;
+
+/// The complex arithmetic kernel `expr_complex` of an expression of `+ - *`
+/// and unary minus (check with [`complex_fusable`]) at `prec` bits
+/// (`n_out` limbs), inputs of `in_limbs` (real, imaginary) limbs, scratch
+/// tier `tier` (at least every limb count), constants `consts` (real,
+/// rounded to `prec` in the real part's mode).
+///
+/// Per element, `ex_celem` computes every live node's two parts in order
+/// (add, sub: fl_arith per part; neg: fl_set; mul: `ex_cmul`); the slots of
+/// the intermediates are reused by liveness. It returns false where a
+/// product's operands are unusual (`ex_cmul`); the kernel then lists the
+/// element (`idx[atomicAdd(cnt, 1)]`) and the host recomputes the whole
+/// expression for it on the CPU engine.
+pub fn complex_kernel(
+    expr: &Expr,
+    prec: u64,
+    n_out: usize,
+    in_limbs: &[(usize, usize)],
+    tier: usize,
+    consts: &[Option<FConst>],
+) -> String {
+    let live = expr.live();
+    let nodes = expr.nodes();
+    let root = expr.root();
+    let mut s = String::new();
+    let _ = writeln!(s, "// Generated complex: {}", expr.canonical());
+    let _ = writeln!(s, "#define FL_NL {tier}");
+    s.push_str(COMMON);
+    s.push_str(&FLOAT_COMMON.replace("#include \"common.cuh\"", ""));
+    s.push_str(CPLX_PRODUCT);
+    for (i, c) in consts.iter().enumerate() {
+        if let (true, Some(c)) = (live[i], c) {
+            let _ = writeln!(
+                s,
+                "__device__ const u64 C{i}[{n_out}] = {{{}}};",
+                limb_list(&c.limbs)
+            );
+        }
+    }
+    // The last live user of each node: its slot is free after it.
+    let mut last = vec![0usize; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        if let (true, Node::Op(_, a)) = (live[i], n) {
+            for &j in a {
+                last[j] = i;
+            }
+        }
+    }
+    let mut params = Vec::new();
+    let mut args = Vec::new();
+    for k in 0..in_limbs.len() {
+        for part in ["r", "i"] {
+            params.push(format!(
+                "const u64 *__restrict__ h{part}{k}, const u64 *__restrict__ l{part}{k}"
+            ));
+            args.push(format!("h{part}{k}, l{part}{k}"));
+        }
+    }
+    // (head, limbs, limb count) of each part of each node.
+    type Part = (String, String, usize);
+    let none: Part = (String::new(), String::new(), 0);
+    let mut val: Vec<[Part; 2]> = vec![[none.clone(), none]; nodes.len()];
+    let mut slot = vec![usize::MAX; nodes.len()];
+    let (mut free, mut nslots) = (Vec::<usize>::new(), 0usize);
+    let mut body = String::new();
+    for (i, node) in nodes.iter().enumerate() {
+        if !live[i] {
+            continue;
+        }
+        match node {
+            Node::Input(k) => {
+                let (lr, li) = in_limbs[*k];
+                let _ = writeln!(
+                    body,
+                    "    const u64 x{i}rh = hr{k}[i], x{i}ih = hi{k}[i]; const u64 *x{i}rm = lr{k} + i * {lr}, *x{i}im = li{k} + i * {li};"
+                );
+                val[i] = [
+                    (format!("x{i}rh"), format!("x{i}rm"), lr),
+                    (format!("x{i}ih"), format!("x{i}im"), li),
+                ];
+            }
+            Node::Const(_) => {
+                let c = consts[i].as_ref().expect("constant");
+                let head = ((c.exp as u64) << 8) | c.tag as u64;
+                // A real constant: imaginary part +0 (head 0, limbs unread).
+                val[i] = [
+                    (format!("0x{head:x}ull"), format!("C{i}"), n_out),
+                    ("0ull".into(), format!("C{i}"), n_out),
+                ];
+            }
+            Node::Op(op, a) => {
+                let (dr, di) = if i == root {
+                    ("rrl + i * n".to_string(), "ril + i * n".to_string())
+                } else {
+                    let k = free.pop().unwrap_or_else(|| {
+                        nslots += 1;
+                        nslots - 1
+                    });
+                    slot[i] = k;
+                    (format!("s{k}r"), format!("s{k}i"))
+                };
+                let _ = writeln!(
+                    body,
+                    "    u64 x{i}rh, x{i}ih; {{ FlOut o = {{{dr}, n, 0}}, q = {{{di}, n, 0}};"
+                );
+                let x = |j: usize, part: usize| {
+                    let v = &val[a[j]][part];
+                    format!("{}, {}, {}", v.0, v.1, v.2)
+                };
+                match op {
+                    Op::Add | Op::Sub => {
+                        let code = if *op == Op::Add {
+                            "FL_OP_ADD"
+                        } else {
+                            "FL_OP_SUB"
+                        };
+                        let _ = writeln!(
+                            body,
+                            "      ex_arith({code}, rre, p, o, {}, {}, 0, nullptr, 0);\n      ex_arith({code}, rim, p, q, {}, {}, 0, nullptr, 0);",
+                            x(0, 0),
+                            x(1, 0),
+                            x(0, 1),
+                            x(1, 1)
+                        );
+                    }
+                    Op::Neg => {
+                        let _ = writeln!(
+                            body,
+                            "      ex_set(o, {}, true, p, rre);\n      ex_set(q, {}, true, p, rim);",
+                            x(0, 0),
+                            x(0, 1)
+                        );
+                    }
+                    Op::Mul => {
+                        let _ = writeln!(
+                            body,
+                            "      if (!ex_cmul(o, q, p, rre, rim, {}, {}, {}, {})) return false;",
+                            x(0, 0),
+                            x(0, 1),
+                            x(1, 0),
+                            x(1, 1)
+                        );
+                    }
+                    _ => unreachable!("complex_fusable"),
+                }
+                let _ = writeln!(body, "      x{i}rh = o.head; x{i}ih = q.head; }}");
+                val[i] = [
+                    (format!("x{i}rh"), dr, n_out),
+                    (format!("x{i}ih"), di, n_out),
+                ];
+                let mut ops = a.clone();
+                ops.dedup();
+                for &j in &ops {
+                    if slot[j] != usize::MAX && last[j] == i {
+                        free.push(slot[j]);
+                    }
+                }
+            }
+        }
+    }
+    match &nodes[root] {
+        Node::Op(..) => {
+            let _ = writeln!(body, "    rrh[i] = x{root}rh; rih[i] = x{root}ih;");
+        }
+        // An input or a constant at the root: rounded to p (mpc_set).
+        _ => {
+            let (r, m) = (&val[root][0], &val[root][1]);
+            let _ = writeln!(
+                body,
+                "    {{ FlOut o = {{rrl + i * n, n, 0}}, q = {{ril + i * n, n, 0}};\n      ex_set(o, {}, {}, {}, false, p, rre); ex_set(q, {}, {}, {}, false, p, rim);\n      rrh[i] = o.head; rih[i] = q.head; }}",
+                r.0, r.1, r.2, m.0, m.1, m.2
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "// One element; false where the CPU engine must compute it.\nFL_NOINL bool ex_celem(u64 i, u64 *rrh, u64 *rrl, u64 *rih, u64 *ril, {}, u32 rre, u32 rim) {{",
+        params.join(", ")
+    );
+    let _ = writeln!(s, "    const u64 p = {prec}ull; const u32 n = {n_out};");
+    for k in 0..nslots {
+        let _ = writeln!(s, "    u64 s{k}r[{n_out}], s{k}i[{n_out}];");
+    }
+    s.push_str(&body);
+    s.push_str("    return true;\n}\n\n");
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__(128) expr_complex(u64 *__restrict__ rrh, u64 *__restrict__ rrl, u64 *__restrict__ rih, u64 *__restrict__ ril, {}, u64 len, u32 rre, u32 rim, u32 *cnt, u32 *idx) {{",
+        params.join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len; i += (u64)gridDim.x * blockDim.x)\n        if (!ex_celem(i, rrh, rrl, rih, ril, {}, rre, rim)) idx[atomicAdd(cnt, 1u)] = (u32)i;\n}}",
+        args.join(", ")
+    );
+    s
+}
+
+/// Whether the complex kernel computes every live operation of `expr`
+/// (`+ - *` and unary minus).
+pub fn complex_fusable(expr: &Expr) -> bool {
+    let live = expr.live();
+    expr.nodes().iter().enumerate().all(|(i, n)| match n {
+        Node::Op(op, _) if live[i] => complex_fused_op(*op),
+        _ => true,
+    })
+}
+
+/// The complex operations the generated kernel computes.
+pub fn complex_fused_op(op: Op) -> bool {
+    matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Neg)
 }

@@ -9,6 +9,11 @@
 //! - sums of inputs (`a+b+a+...`): the generated staged carry-scan kernel
 //!   (a block per unit of elements, the six-add's tier);
 //! - anything else: the generated thread-per-element kernel.
+//!
+//! Complex `+ - *` and unary minus: the generated thread-per-element kernel
+//! of [`codegen::complex_kernel`]; the elements it lists (an unusual
+//! product) are gathered, recomputed by the CPU engine's fused evaluation
+//! and scattered back.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -17,6 +22,7 @@ use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::cpu::FConst;
 use super::{Expr, Node, Op, codegen};
+use crate::complex::{CRound, ComplexArray};
 use crate::engine::CudaEngine;
 use crate::error::{Error, Result};
 use crate::float::cuda::{CudaFloats, round_code, tier_for};
@@ -53,6 +59,16 @@ fn source(key: String, make: impl FnOnce() -> String) -> &'static KernelSource {
     }));
     m.insert(key, src);
     src
+}
+
+/// The constants' values for a source key: they are compiled in, rounded
+/// in the expression's mode, so two modes can give two sources.
+fn consts_key(consts: &[Option<FConst>]) -> u64 {
+    let mut s = String::new();
+    for c in consts.iter().flatten() {
+        s.push_str(&format!("{}:{}:{:?};", c.tag, c.exp, c.limbs));
+    }
+    fnv(&s)
 }
 
 /// The function `func` of the generated source for `key` on `eng`
@@ -329,7 +345,7 @@ pub fn eval_float(
         Some(plan) => function(
             eng,
             format!(
-                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}:{}:{}:{:?}:{}:{}:{}",
+                "fregs:{canon}:{prec}:{in_limbs:?}:{tier}:{}:{}:{}:{}:{}:{:?}:{}:{}:{}:{:x}",
                 plan.inline,
                 plan.threads,
                 plan.mul32,
@@ -338,14 +354,18 @@ pub fn eval_float(
                 plan.const_rnd,
                 plan.min_blocks,
                 plan.direct,
-                plan.mul_round32
+                plan.mul_round32,
+                consts_key(consts)
             ),
             || codegen::float_kernel_regs(expr, prec, n_out, &in_limbs, tier, consts, plan),
             "expr_float",
         )?,
         None => function(
             eng,
-            format!("float:{canon}:{prec}:{in_limbs:?}:{tier}:{tile}"),
+            format!(
+                "float:{canon}:{prec}:{in_limbs:?}:{tier}:{tile}:{:x}",
+                consts_key(consts)
+            ),
             || codegen::float_kernel(expr, prec, n_out, &in_limbs, tier, consts, tile),
             "expr_float",
         )?,
@@ -378,5 +398,104 @@ pub fn eval_float(
         };
         crate::int::cuda::launched(unsafe { b.launch(cfg) }, "expr_float")?;
     }
+    Ok(out.into())
+}
+
+/// Complex evaluation of `+ - *` and unary minus on CUDA: one generated
+/// kernel ([`codegen::complex_kernel`]); the elements it lists (a product
+/// of unusual operands) are recomputed by the CPU engine's fused
+/// evaluation of the whole expression and written back. Parts above the
+/// device tiers: the CPU engine, moved back.
+pub fn eval_complex(
+    eng: &Arc<CudaEngine>,
+    expr: &Expr,
+    inputs: &[&ComplexArray],
+    prec: u64,
+    rnd: CRound,
+    len: usize,
+    stats: &mut super::ComplexStats,
+) -> Result<ComplexArray> {
+    use crate::complex::cuda::{CudaComplex, patch_listed};
+    let _op = crate::engine::cuda::memory::op_scope("complex expression");
+    let engine = crate::engine::Engine::Cuda(eng.clone());
+    let n_out = crate::float::limbs_for_prec(prec);
+    let lf = crate::float::limbs_for_prec;
+    let in_limbs: Vec<(usize, usize)> = inputs
+        .iter()
+        .map(|a| (lf(a.prec_re()), lf(a.prec_im())))
+        .collect();
+    let maxl = in_limbs.iter().fold(n_out, |m, &(r, i)| m.max(r).max(i));
+    let tier = tier_for(maxl);
+    // The kernel lists elements by u32 index (as float_unusual).
+    let (Some(tier), true) = (tier, u32::try_from(len).is_ok()) else {
+        stats.host += 1;
+        let host: Vec<ComplexArray> = inputs
+            .iter()
+            .map(|a| a.to_engine(&crate::engine::Engine::Cpu))
+            .collect::<Result<_>>()?;
+        let refs: Vec<&ComplexArray> = host.iter().collect();
+        return crate::complex::expr::eval(expr, &refs, prec, rnd, len)?.into_engine(&engine);
+    };
+    if len == 0 {
+        return ComplexArray::zeros(&engine, 0, prec, prec);
+    }
+    let devs: Vec<&CudaComplex> = inputs
+        .iter()
+        .map(|a| {
+            a.device()
+                .ok_or_else(|| Error::Invalid("expression input not on the device".into()))
+        })
+        .collect::<Result<_>>()?;
+    let consts = super::cpu::float_constants(expr, prec, rnd.re)?;
+    let canon = expr.canonical();
+    let f = function(
+        eng,
+        format!(
+            "cplx:{canon}:{prec}:{in_limbs:?}:{tier}:{:x}",
+            consts_key(&consts)
+        ),
+        || codegen::complex_kernel(expr, prec, n_out, &in_limbs, tier, &consts),
+        "expr_complex",
+    )?;
+    let mut re = CudaFloats::uninit(eng, len, prec)?;
+    let mut im = CudaFloats::uninit(eng, len, prec)?;
+    let mut cnt = crate::engine::cuda::memory::alloc_zeros_for::<u32>(eng, "patch counter", 1)?;
+    let mut idx = crate::engine::cuda::memory::alloc_for::<u32>(eng, "patch list", len)?;
+    let (n, rr, ri) = (len as u64, round_code(rnd.re), round_code(rnd.im));
+    {
+        let (rrh, rrl) = re.raw_parts_mut();
+        let (rih, ril) = im.raw_parts_mut();
+        let mut b = eng.stream().launch_builder(&f);
+        b.arg(rrh).arg(rrl).arg(rih).arg(ril);
+        for d in &devs {
+            let (h, l) = d.re().raw_parts();
+            b.arg(h).arg(l);
+            let (h, l) = d.im().raw_parts();
+            b.arg(h).arg(l);
+        }
+        b.arg(&n).arg(&rr).arg(&ri).arg(&mut cnt).arg(&mut idx);
+        // SAFETY: heads of len words and limbs of len * limbs words per
+        // part, as the kernel indexes them; idx has len slots, each claimed
+        // once through the counter.
+        crate::int::cuda::launched(
+            unsafe { b.launch(crate::int::cuda::grid(n, 128)) },
+            "expr_complex",
+        )?;
+    }
+    stats.fused += 1;
+    let listed = eng
+        .stream()
+        .clone_dtoh(&cnt)
+        .map_err(Error::driver("copying from the device"))?[0] as usize;
+    let mut out = CudaComplex::new(re, im)?;
+    patch_listed(&mut out, &devs, idx, listed, |xs| {
+        let arrays: Vec<ComplexArray> = xs.into_iter().map(ComplexArray::from).collect();
+        let refs: Vec<&ComplexArray> = arrays.iter().collect();
+        let r = crate::complex::expr::eval(expr, &refs, prec, rnd, listed)?;
+        r.cpu()
+            .cloned()
+            .ok_or_else(|| Error::Invalid("the CPU engine's result is not on the CPU".into()))
+    })?;
+    stats.patched += listed;
     Ok(out.into())
 }

@@ -22,10 +22,14 @@
 //!   [`chain_complex`] bit for bit.
 //!
 //! On the CPU an expression runs per element across all cores with no
-//! temporary arrays (cpu.rs, complex/expr.rs); on CUDA float arithmetic is
+//! temporary arrays (cpu.rs, complex/expr.rs). On CUDA float arithmetic is
 //! one generated kernel (codegen.rs, cuda.rs), a function node the
-//! library's function kernels between fused arithmetic segments, and a
-//! complex expression the chain of the device's operations.
+//! library's function kernels between fused arithmetic segments; complex
+//! `+ - *` and unary minus are one generated kernel as well (its elements
+//! with an unusual product recomputed by the CPU engine and written back,
+//! [`ComplexStats`] counts them), and `/`, `sqrt`, `fma`, `pow` and the
+//! functions are `ComplexArray`'s device operations between fused segments
+//! (the split of the float functions, shared code).
 
 pub mod codegen;
 pub mod cpu;
@@ -436,21 +440,27 @@ pub fn eval_float(
 impl Expr {
     /// Whether a live node is a function ([`Op::is_func`]).
     pub fn has_funcs(&self) -> bool {
+        self.has_split(Op::is_func)
+    }
+
+    /// Whether a live node is an operation `split` names.
+    fn has_split(&self, split: fn(Op) -> bool) -> bool {
         let live = self.live();
         self.nodes
             .iter()
             .enumerate()
-            .any(|(i, n)| live[i] && matches!(n, Node::Op(op, _) if op.is_func()))
+            .any(|(i, n)| live[i] && matches!(n, Node::Op(op, _) if split(*op)))
     }
 
     /// The arithmetic segment below node `j`: a new expression of the
-    /// nodes `j` depends on through operations that are not functions, whose
-    /// inputs are the inputs and function nodes it reaches (`leaves`, node
+    /// nodes `j` depends on through operations `split` does not name, whose
+    /// inputs are the inputs and `split` nodes it reaches (`leaves`, node
     /// indices of `self`, in the new expression's input order).
-    fn segment(&self, j: usize) -> (Expr, Vec<usize>) {
+    fn segment(&self, j: usize, split: fn(Op) -> bool) -> (Expr, Vec<usize>) {
         fn copy(
             src: &Expr,
             i: usize,
+            split: fn(Op) -> bool,
             e: &mut Expr,
             map: &mut HashMap<usize, usize>,
             leaves: &mut Vec<usize>,
@@ -459,9 +469,11 @@ impl Expr {
                 return k;
             }
             let k = match &src.nodes[i] {
-                Node::Op(op, a) if !op.is_func() => {
-                    let args: Vec<usize> =
-                        a.iter().map(|&x| copy(src, x, e, map, leaves)).collect();
+                Node::Op(op, a) if !split(*op) => {
+                    let args: Vec<usize> = a
+                        .iter()
+                        .map(|&x| copy(src, x, split, e, map, leaves))
+                        .collect();
                     e.op(*op, &args)
                 }
                 Node::Const(c) => e.constant(c),
@@ -475,62 +487,22 @@ impl Expr {
         }
         let mut e = Expr::new();
         let mut leaves = Vec::new();
-        let r = copy(self, j, &mut e, &mut HashMap::new(), &mut leaves);
+        let r = copy(self, j, split, &mut e, &mut HashMap::new(), &mut leaves);
         e.set_root(r);
         (e, leaves)
     }
 }
 
-/// Float evaluation with function nodes on CUDA: each function node is the
-/// library's function (`FloatArray::func`, `func2`: its CUDA kernels), the
-/// arithmetic between them one fused kernel per segment (an operand of a
-/// function, and the root). A node shared by two segments is computed in
-/// each (the same bits).
-fn eval_float_split(
-    expr: &Expr,
-    inputs: &[&FloatArray],
-    prec: u64,
-    rnd: Round,
-) -> Result<FloatArray> {
-    let live = expr.live();
-    let mut vals: Vec<Option<FloatArray>> = (0..expr.nodes.len()).map(|_| None).collect();
-    for (i, n) in expr.nodes.iter().enumerate() {
-        if let (true, Node::Op(op, a)) = (live[i], n)
-            && op.is_func()
-        {
-            let v = {
-                let x = split_operand(expr, a[0], inputs, &vals, prec, rnd)?;
-                match op {
-                    Op::Func(f) => x.func(*f, prec, rnd)?,
-                    Op::Func2(f) => {
-                        let y = split_operand(expr, a[1], inputs, &vals, prec, rnd)?;
-                        x.func2(&y, *f, prec, rnd)?
-                    }
-                    _ => unreachable!("is_func"),
-                }
-            };
-            check_split(&v, || format!("function node {i} ({})", op.name()))?;
-            vals[i] = Some(v);
-        }
-    }
-    match &expr.nodes[expr.root] {
-        Node::Op(op, _) if op.is_func() => Ok(vals[expr.root].take().expect("computed")),
-        _ => match split_operand(expr, expr.root, inputs, &vals, prec, rnd)? {
-            Val::Owned(v) => Ok(v),
-            Val::Borrowed(v) => v.set_prec(prec, rnd),
-        },
-    }
+/// An operand of a split evaluation: borrowed (an input, a split node's
+/// result) or computed (a fused segment).
+enum Val<'a, T> {
+    Borrowed(&'a T),
+    Owned(T),
 }
 
-/// An operand: borrowed (an input, a function's result) or computed.
-enum Val<'a> {
-    Borrowed(&'a FloatArray),
-    Owned(FloatArray),
-}
-
-impl std::ops::Deref for Val<'_> {
-    type Target = FloatArray;
-    fn deref(&self) -> &FloatArray {
+impl<T> std::ops::Deref for Val<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
         match self {
             Val::Borrowed(v) => v,
             Val::Owned(v) => v,
@@ -538,41 +510,111 @@ impl std::ops::Deref for Val<'_> {
     }
 }
 
-/// The value of node `j` as an operand of a function in
-/// [`eval_float_split`]: an input (at its own precision, as the chain
-/// passes it), a function's result, or its arithmetic segment fused.
-fn split_operand<'a>(
+/// The split evaluation on CUDA, shared by floats and complex numbers:
+/// every live node whose operation `split` names runs as the library's
+/// array operation (`apply(node, op, operands)`, in topological order);
+/// each of its operands that is neither an input nor a split node's result
+/// is an arithmetic segment ([`Expr::segment`]) evaluated fused by
+/// `fused(segment, its inputs)` (no inputs: a segment of constants); the
+/// root likewise, or `root_input` when it is an input. A node shared by two
+/// segments is computed in each (the same bits).
+fn eval_split<T>(
     expr: &Expr,
-    j: usize,
-    inputs: &[&'a FloatArray],
-    vals: &'a [Option<FloatArray>],
+    inputs: &[&T],
+    split: fn(Op) -> bool,
+    mut fused: impl FnMut(Expr, &[&T]) -> Result<T>,
+    mut apply: impl FnMut(usize, Op, &[&T]) -> Result<T>,
+    root_input: impl FnOnce(&T) -> Result<T>,
+) -> Result<T> {
+    // Node j's value as an operand: an input (at its own precision, as the
+    // chain passes it), a split node's result, or its segment fused.
+    fn operand<'a, T>(
+        expr: &Expr,
+        j: usize,
+        inputs: &[&'a T],
+        vals: &'a [Option<T>],
+        split: fn(Op) -> bool,
+        fused: &mut impl FnMut(Expr, &[&T]) -> Result<T>,
+    ) -> Result<Val<'a, T>> {
+        match &expr.nodes[j] {
+            Node::Input(k) => Ok(Val::Borrowed(inputs[*k])),
+            Node::Op(op, _) if split(*op) => {
+                Ok(Val::Borrowed(vals[j].as_ref().expect("topological")))
+            }
+            _ => {
+                let (seg, leaves) = expr.segment(j, split);
+                let ins: Vec<&T> = leaves
+                    .iter()
+                    .map(|&l| computed(expr, inputs, vals, l))
+                    .collect();
+                Ok(Val::Owned(fused(seg, &ins)?))
+            }
+        }
+    }
+    let live = expr.live();
+    let mut vals: Vec<Option<T>> = (0..expr.nodes.len()).map(|_| None).collect();
+    for (i, n) in expr.nodes.iter().enumerate() {
+        if let (true, Node::Op(op, a)) = (live[i], n)
+            && split(*op)
+        {
+            let v = {
+                let xs: Vec<Val<T>> = a
+                    .iter()
+                    .map(|&j| operand(expr, j, inputs, &vals, split, &mut fused))
+                    .collect::<Result<_>>()?;
+                let refs: Vec<&T> = xs.iter().map(|x| &**x).collect();
+                apply(i, *op, &refs)?
+            };
+            vals[i] = Some(v);
+        }
+    }
+    match &expr.nodes[expr.root] {
+        Node::Op(op, _) if split(*op) => Ok(vals[expr.root].take().expect("computed")),
+        _ => match operand(expr, expr.root, inputs, &vals, split, &mut fused)? {
+            Val::Owned(v) => Ok(v),
+            Val::Borrowed(v) => root_input(v),
+        },
+    }
+}
+
+/// Float evaluation with function nodes on CUDA ([`eval_split`]): each
+/// function node is the library's function (`FloatArray::func`, `func2`:
+/// its CUDA kernels), the arithmetic between them one fused kernel per
+/// segment (an operand of a function, and the root).
+fn eval_float_split(
+    expr: &Expr,
+    inputs: &[&FloatArray],
     prec: u64,
     rnd: Round,
-) -> Result<Val<'a>> {
-    match &expr.nodes[j] {
-        Node::Input(k) => Ok(Val::Borrowed(inputs[*k])),
-        Node::Op(op, _) if op.is_func() => {
-            Ok(Val::Borrowed(vals[j].as_ref().expect("topological")))
-        }
-        _ => {
-            let (mut seg, leaves) = expr.segment(j);
-            let ins: Vec<&FloatArray> = leaves
-                .iter()
-                .map(|&l| computed(expr, inputs, vals, l))
-                .collect();
+) -> Result<FloatArray> {
+    eval_split(
+        expr,
+        inputs,
+        Op::is_func,
+        |mut seg, ins| {
             if ins.is_empty() {
                 // Constants only: on the CPU engine (an unused input gives
                 // the length), moved to the device.
                 let host = inputs[0].to_engine(&Engine::Cpu)?;
                 seg.declare(&["_"]);
                 let c = eval_float(&seg, &[&host], prec, rnd)?;
-                return Ok(Val::Owned(c.to_engine(&inputs[0].engine())?));
+                return c.to_engine(&inputs[0].engine());
             }
-            let v = eval_float(&seg, &ins, prec, rnd)?;
+            let v = eval_float(&seg, ins, prec, rnd)?;
             check_split(&v, || format!("segment {}", seg.canonical()))?;
-            Ok(Val::Owned(v))
-        }
-    }
+            Ok(v)
+        },
+        |i, op, x| {
+            let v = match op {
+                Op::Func(f) => x[0].func(f, prec, rnd)?,
+                Op::Func2(f) => x[0].func2(x[1], f, prec, rnd)?,
+                _ => unreachable!("is_func"),
+            };
+            check_split(&v, || format!("function node {i} ({})", op.name()))?;
+            Ok(v)
+        },
+        |x| x.set_prec(prec, rnd),
+    )
 }
 
 /// With `MPARRAY_EXPR_CHECK=1` (diagnostics), every intermediate array of
@@ -724,15 +766,57 @@ pub fn chain_float(
 /// once to `prec` bits in the modes of `rnd` (MPC's semantics, as
 /// [`ComplexArray`]'s operations); a constant is a real number (rounded
 /// in `rnd.re`) with imaginary part +0. The CPU engine fuses the whole
-/// expression per element; on CUDA it is the chain of `ComplexArray`'s
-/// device operations ([`chain_complex`]). Either way the result equals the
-/// chain bit for bit.
+/// expression per element. On CUDA `+ - *` and unary minus are one
+/// generated kernel (its unusual products recomputed by the CPU engine),
+/// and `/`, `sqrt`, `fma`, `pow` and the functions run as `ComplexArray`'s
+/// operations between fused segments (the float functions' split). Either way the
+/// result equals [`chain_complex`] bit for bit.
 pub fn eval_complex(
     expr: &Expr,
     inputs: &[&ComplexArray],
     prec: u64,
     rnd: CRound,
 ) -> Result<ComplexArray> {
+    eval_complex_stats(expr, inputs, prec, rnd).map(|(r, _)| r)
+}
+
+/// What [`eval_complex_stats`] did on CUDA (all zero on the CPU engine).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ComplexStats {
+    /// Launches of generated complex kernels (one per fused segment).
+    pub fused: usize,
+    /// Elements those kernels listed (a product of unusual operands: a
+    /// zero, infinite or NaN part, or an exact product near the exponent
+    /// range's ends) and the CPU engine recomputed.
+    pub patched: usize,
+    /// Nodes run as `ComplexArray` operations (`/`, `sqrt`, `fma`, `pow`,
+    /// the functions).
+    pub split: usize,
+    /// Segments computed on the CPU engine (parts above the device tiers,
+    /// or constants only).
+    pub host: usize,
+}
+
+impl ComplexStats {
+    fn add(&mut self, o: &ComplexStats) {
+        self.fused += o.fused;
+        self.patched += o.patched;
+        self.split += o.split;
+        self.host += o.host;
+    }
+}
+
+/// The split evaluation of CUDA ([`eval_split`]: `/`, `sqrt`, `fma`,
+/// `pow` and the functions as `ComplexArray` operations, the segments
+/// between them fused) on the inputs' engine, whatever it is: on the CPU
+/// engine it checks the split's walk without a device (tests).
+#[doc(hidden)]
+pub fn eval_complex_split_on(
+    expr: &Expr,
+    inputs: &[&ComplexArray],
+    prec: u64,
+    rnd: CRound,
+) -> Result<(ComplexArray, ComplexStats)> {
     expr.check_complex()?;
     if inputs.is_empty() {
         return Err(Error::Invalid(
@@ -741,9 +825,100 @@ pub fn eval_complex(
     }
     let n = check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?;
     crate::float::check_prec(prec)?;
-    match inputs[0].engine() {
-        Engine::Cpu => crate::complex::expr::eval(expr, inputs, prec, rnd, n),
-        Engine::Cuda(_) => chain_complex(expr, inputs, prec, rnd),
+    let mut stats = ComplexStats::default();
+    let r = eval_complex_split(expr, inputs, prec, rnd, n, &mut stats)?;
+    Ok((r, stats))
+}
+
+/// [`eval_complex`] and what it did ([`ComplexStats`]).
+pub fn eval_complex_stats(
+    expr: &Expr,
+    inputs: &[&ComplexArray],
+    prec: u64,
+    rnd: CRound,
+) -> Result<(ComplexArray, ComplexStats)> {
+    expr.check_complex()?;
+    if inputs.is_empty() {
+        return Err(Error::Invalid(
+            "a complex expression needs at least one input".into(),
+        ));
+    }
+    let n = check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?;
+    crate::float::check_prec(prec)?;
+    let mut stats = ComplexStats::default();
+    let r = match inputs[0].engine() {
+        Engine::Cpu => crate::complex::expr::eval(expr, inputs, prec, rnd, n)?,
+        Engine::Cuda(eng) if !expr.has_split(complex_split) => {
+            cuda::eval_complex(&eng, expr, inputs, prec, rnd, n, &mut stats)?
+        }
+        Engine::Cuda(_) => eval_complex_split(expr, inputs, prec, rnd, n, &mut stats)?,
+    };
+    Ok((r, stats))
+}
+
+/// The complex operations that are not fused on CUDA.
+fn complex_split(op: Op) -> bool {
+    !codegen::complex_fused_op(op)
+}
+
+/// Complex evaluation on CUDA with operations the generated kernel does
+/// not compute ([`eval_split`]): those run as `ComplexArray`'s operations
+/// (their CUDA paths), the `+ - *` and negations between them one
+/// generated kernel per segment.
+fn eval_complex_split(
+    expr: &Expr,
+    inputs: &[&ComplexArray],
+    prec: u64,
+    rnd: CRound,
+    len: usize,
+    stats: &mut ComplexStats,
+) -> Result<ComplexArray> {
+    let live = expr.live();
+    stats.split += expr
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| live[*i] && matches!(n, Node::Op(op, _) if complex_split(*op)))
+        .count();
+    let p = prec;
+    eval_split(
+        expr,
+        inputs,
+        complex_split,
+        |mut seg, ins| {
+            if ins.is_empty() {
+                // Constants only: on the CPU engine, moved to the device.
+                stats.host += 1;
+                let host = inputs[0].to_engine(&Engine::Cpu)?;
+                seg.declare(&["_"]);
+                let c = crate::complex::expr::eval(&seg, &[&host], p, rnd, len)?;
+                return c.into_engine(&inputs[0].engine());
+            }
+            // No split node in a segment: the generated kernel on CUDA.
+            let (v, s) = eval_complex_stats(&seg, ins, p, rnd)?;
+            stats.add(&s);
+            Ok(v)
+        },
+        |_, op, x| complex_op(op, x, p, rnd),
+        |x| x.set_prec(p, p, rnd),
+    )
+}
+
+/// One node of a complex chain: `ComplexArray`'s operation, both parts at
+/// `p` bits.
+fn complex_op(op: Op, x: &[&ComplexArray], p: u64, rnd: CRound) -> Result<ComplexArray> {
+    match op {
+        Op::Add => x[0].add(x[1], p, p, rnd),
+        Op::Sub => x[0].sub(x[1], p, p, rnd),
+        Op::Mul => x[0].mul(x[1], p, p, rnd),
+        Op::Div => x[0].div(x[1], p, p, rnd),
+        Op::Neg => x[0].neg(p, p, rnd),
+        Op::Fma => x[0].fma(x[1], x[2], p, p, rnd),
+        Op::Func2(Func2::Pow) => x[0].pow(x[1], p, p, rnd),
+        _ => {
+            let f = crate::complex::expr::cfunc(op).expect("check_complex");
+            x[0].func(f, p, p, rnd)
+        }
     }
 }
 
@@ -772,19 +947,7 @@ pub fn chain_complex(
             let im = FloatArray::from_strs_ternary(p, &vec!["0"; len], rnd.im)?.0;
             ComplexArray::new(re, im)?.into_engine(&engine)
         },
-        |op, x| match op {
-            Op::Add => x[0].add(x[1], p, p, rnd),
-            Op::Sub => x[0].sub(x[1], p, p, rnd),
-            Op::Mul => x[0].mul(x[1], p, p, rnd),
-            Op::Div => x[0].div(x[1], p, p, rnd),
-            Op::Neg => x[0].neg(p, p, rnd),
-            Op::Fma => x[0].fma(x[1], x[2], p, p, rnd),
-            Op::Func2(Func2::Pow) => x[0].pow(x[1], p, p, rnd),
-            _ => {
-                let f = crate::complex::expr::cfunc(op).expect("check_complex");
-                x[0].func(f, p, p, rnd)
-            }
-        },
+        |op, x| complex_op(op, x, p, rnd),
         |x| x.set_prec(p, p, rnd),
     )
 }

@@ -325,3 +325,172 @@ pub fn complex_inputs(
         })
         .collect()
 }
+
+/// A random complex expression of the fused operations (`+ - *`, unary
+/// minus, real constants) over `nin` inputs, depth up to `depth`; with
+/// `split`, now and then a `/`, `sqrt`, `exp` (of a product of inputs) or
+/// `pow` node (the split evaluation on CUDA).
+pub fn complex_arith_text(r: &mut Rng, nin: usize, depth: u32, split: bool) -> String {
+    if depth == 0 || r.below(6) == 0 {
+        if r.below(8) == 0 {
+            return ["1", "0.1", "-3", "2.5e3"][r.index(4)].into();
+        }
+        return ((b'a' + r.index(nin) as u8) as char).to_string();
+    }
+    let sub = |r: &mut Rng| complex_arith_text(r, nin, depth - 1, split);
+    match r.below(if split { 14 } else { 10 }) {
+        0 | 1 => format!("({} + {})", sub(r), sub(r)),
+        2 | 3 => format!("({} - {})", sub(r), sub(r)),
+        4..=7 => format!("({} * {})", sub(r), sub(r)),
+        8 => {
+            let x = sub(r);
+            format!("({x} * {x})")
+        }
+        9 => format!("-{}", sub(r)),
+        10 => format!("({} / {})", sub(r), sub(r)),
+        11 => format!("sqrt({})", sub(r)),
+        // Of inputs only: nested exponentials reach arguments whose
+        // reduction takes the CPU engine minutes.
+        12 => {
+            let x = (b'a' + r.index(nin) as u8) as char;
+            let y = (b'a' + r.index(nin) as u8) as char;
+            format!("exp({x} * {y})")
+        }
+        _ => format!("pow({}, {})", sub(r), ["2", "0.5", "a"][r.index(3)]),
+    }
+}
+
+/// One part of the fused complex kernels' test inputs at `q` bits: with
+/// `special` >= 1, one in twenty a signed zero, an infinity or NaN; with
+/// `special` = 2, one in twenty an exponent near the range's ends (products
+/// that leave it, or nearly; not for functions, whose argument reduction
+/// would need that many bits); `small` (a few bits, shared between the inputs of an element:
+/// exact products and exact cancellations) one in five; else a random
+/// normal number near 1.
+fn complex_part(r: &mut Rng, q: u64, special: u8, small: (u32, i64, bool)) -> crate::common::Raw {
+    use mparray::float::{EMAX, EMIN};
+    let n = q.div_ceil(64) as usize;
+    let zero = |t: u8| (t, 0i64, vec![0u64; n]);
+    let neg = r.below(2) == 0;
+    match r.below(40) {
+        0..=1 if special >= 1 => match r.below(5) {
+            0 => zero(0),
+            1 => zero(4),
+            2 => zero(2),
+            3 => zero(6),
+            _ => zero(3),
+        },
+        2..=3 if special == 2 => {
+            let e = match r.below(4) {
+                0 => EMAX - r.below(3) as i64,
+                1 => EMIN + r.below(3) as i64,
+                2 => EMAX / 2 + r.range(-2, 3),
+                _ => EMIN / 2 + r.range(-2, 3),
+            };
+            crate::common::elem(r, q, e, neg)
+        }
+        4..=11 => {
+            let mut m = vec![0u64; n];
+            m[n - 1] = (small.0 as u64) << 32;
+            (1 | if small.2 { 4 } else { 0 }, small.1, m)
+        }
+        _ => {
+            let e = r.range(-8, 9);
+            crate::common::elem(r, q, e, neg)
+        }
+    }
+}
+
+/// Random complex arrays, input k with part precisions `precs[k % len]`
+/// (real, imaginary), parts as [`complex_part`] (`special`: 0 normal
+/// numbers only, 1 also zeros, infinities and NaN, 2 also exponents at the
+/// range's ends).
+pub fn complex_mixed_inputs(
+    r: &mut Rng,
+    nin: usize,
+    len: usize,
+    precs: &[(u64, u64)],
+    special: u8,
+) -> Vec<mparray::ComplexArray> {
+    // Per element, two small values the inputs share.
+    let shared: Vec<[(u32, i64, bool); 2]> = (0..len)
+        .map(|_| {
+            let mut s = || {
+                (
+                    (1u32 << 31) | (r.next() as u32 & 0x7fe0_0000),
+                    r.range(-3, 4),
+                    r.below(2) == 0,
+                )
+            };
+            [s(), s()]
+        })
+        .collect();
+    (0..nin)
+        .map(|k| {
+            let (pr, pi) = precs[k % precs.len()];
+            let mut part = |q: u64| {
+                let (mut t, mut e, mut l) = (Vec::new(), Vec::new(), Vec::new());
+                for s in &shared {
+                    let w = s[r.index(2)];
+                    let (tag, x, m) = complex_part(r, q, special, w);
+                    t.push(tag);
+                    e.push(x);
+                    l.extend(m);
+                }
+                FloatArray::from_raw(q, t, e, l).unwrap()
+            };
+            let re = part(pr);
+            let im = part(pi);
+            mparray::ComplexArray::new(re, im).unwrap()
+        })
+        .collect()
+}
+
+/// The elements the generated complex kernel must list for the CPU engine
+/// (float_unusual's test on every live product's operands, as the chain
+/// holds them: an input at its precisions, anything else its value at
+/// `p`): a part that is not a normal number, or an exponent sum of the
+/// products `ac, bd, ad, bc` at or beyond `EMIN + 1`, `EMAX`.
+pub fn complex_expected_flags(
+    e: &Expr,
+    ins: &[&mparray::ComplexArray],
+    p: u64,
+    rnd: mparray::complex::CRound,
+) -> Vec<bool> {
+    use mparray::float::{EMAX, EMIN};
+    let len = ins[0].len();
+    let live = e.live();
+    let mut flags = vec![false; len];
+    let value = |j: usize| -> (Vec<u8>, Vec<i64>, Vec<u8>, Vec<i64>) {
+        let a = match &e.nodes()[j] {
+            Node::Input(k) => ins[*k].to_engine(&mparray::Engine::Cpu).unwrap(),
+            _ => {
+                let mut sub = e.clone();
+                sub.set_root(j);
+                mparray::expr::eval_complex(&sub, ins, p, rnd).unwrap()
+            }
+        };
+        let (re, im) = (a.re().unwrap(), a.im().unwrap());
+        (
+            re.tags().unwrap().to_vec(),
+            re.exps().unwrap().to_vec(),
+            im.tags().unwrap().to_vec(),
+            im.exps().unwrap().to_vec(),
+        )
+    };
+    for (i, n) in e.nodes().iter().enumerate() {
+        if let (true, Node::Op(Op::Mul, a)) = (live[i], n) {
+            let (x, y) = (value(a[0]), value(a[1]));
+            for (el, f) in flags.iter_mut().enumerate() {
+                let tags = [x.0[el], x.2[el], y.0[el], y.2[el]];
+                let (ea, eb, ec, ed) = (x.1[el], x.3[el], y.1[el], y.3[el]);
+                let bad = tags.iter().any(|t| t & 3 != 1)
+                    || [ea + ec, eb + ed, ea + ed, eb + ec]
+                        .iter()
+                        .any(|&s| s <= EMIN + 1 || s >= EMAX);
+                *f |= bad;
+            }
+        }
+    }
+    flags
+}
