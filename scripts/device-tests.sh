@@ -7,7 +7,8 @@
 # e.g. the ones a change touches), WARM=1 (fill the kernel cache before the
 # tests instead of beside them: on an empty cache, binaries that each need
 # many first-use modules (complex_edges, expr_cuda, blas_cuda) ran past
-# 150 s with the whole cache compiling beside them, 2026-12-03).
+# 150 s with the whole cache compiling beside them, 2026-12-03), COMPILE=0
+# (no cache fill: each test compiles what it uses, at first use).
 set -uo pipefail
 out=${OUT:-/tmp/mparray-out}; mkdir -p "$out"
 DL=${DL:-560}; CAP=${CAP:-150}
@@ -23,7 +24,9 @@ for p in /work/main/target/release; do
 done
 $bin info | head -5
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
-if [ "${WARM:-0}" = 1 ]; then
+if [ "${COMPILE:-1}" = 0 ]; then
+  echo "no kernel cache fill" > "$out/compile.log"
+elif [ "${WARM:-0}" = 1 ]; then
   timeout $(( $(left) / 2 )) $bin kernels compile --cache > "$out/compile.log" 2>&1
   echo "kernels compile --cache: exit $? at $(( $(date +%s) - s0 )) s"
 else

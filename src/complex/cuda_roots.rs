@@ -110,11 +110,11 @@ fn static_smem(nl: usize, block: u32) -> usize {
 }
 
 /// Whether the kernels get dynamic shared memory without
-/// `MPARRAY_ROOTS_SMEM` (see notes/solvers.md, "Shared memory, ..."):
-/// off until the shared-memory kernels have run on a GPU
-/// (`MPARRAY_ROOTS_SMEM=232448` or any size turns them on; the kernels
-/// check the size they got).
-const SMEM_BY_DEFAULT: bool = false;
+/// `MPARRAY_ROOTS_SMEM` (`MPARRAY_ROOTS_SMEM=0`: none). On: on the H200
+/// (2026-12-03, notes/solvers.md) Wilkinson 128 at 1024 bits took 29.5 /
+/// 30.2 ms with every value in shared memory against 32.6 / 33.3 ms in the
+/// global workspace, with the same bits (tests/roots_fused.rs).
+const SMEM_BY_DEFAULT: bool = true;
 
 /// Dynamic shared bytes of the iteration's launches (both kernels get
 /// the same): enough for both kernels' values when the device allows it
@@ -122,8 +122,8 @@ const SMEM_BY_DEFAULT: bool = false;
 /// KiB), else for `roots_aberth_next`'s alone, else 0 (every value in the
 /// global workspace; each kernel checks the size it got). Same bits
 /// either way. `MPARRAY_ROOTS_SMEM` overrides it (capped at what the
-/// device allows beside the static shared memory); 0 unless
-/// [`SMEM_BY_DEFAULT`].
+/// device allows beside the static shared memory); 0 when
+/// [`SMEM_BY_DEFAULT`] is off.
 fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
     let (w, room) = (
         nl + 1,
