@@ -1483,3 +1483,62 @@ fn nvrtc_compiles_generated_complex_kernels() {
         }
     }
 }
+
+/// The GPU test `cuda_complex_fused_shapes`' products of products on the
+/// host emulator: a product of products with mixed part precisions at
+/// 128, 512 and 2000 bits, with and without special values; the listed
+/// elements are exactly the predicted ones (without specials, those whose
+/// shared values cancel exactly) and
+/// every other element equals the CPU engine's fused evaluation.
+#[test]
+fn generated_complex_kernel_products_of_products_on_the_host() {
+    use mparray::ComplexArray;
+    use mparray::complex::CRound;
+    let mut r = Rng(seed());
+    let e = Expr::parse("(a*b)*(c*a) - (b*c)*c + -a").unwrap();
+    let rnd = CRound {
+        re: Round::Up,
+        im: Round::Nearest,
+    };
+    for (p, special) in [(128u64, 0u8), (512, 0), (512, 2), (2000, 2)] {
+        let pparts = [(p, p), (p + 64, 64), (53, p)];
+        let ins = complex_mixed_inputs(&mut r, 3, 600, &pparts, special);
+        let Some(mut run) = emulate_complex(&e, &ins, p, &[rnd]) else {
+            return;
+        };
+        let (parts, list) = run.remove(0);
+        let refs: Vec<&ComplexArray> = ins.iter().collect();
+        let what = format!("products at {p} bits, special {special}");
+        let want = expr::eval_complex(&e, &refs, p, rnd).unwrap();
+        let flags = complex_expected_flags(&e, &refs, p, rnd);
+        let mut got = vec![false; flags.len()];
+        for &i in &list {
+            got[i as usize] = true;
+        }
+        assert_eq!(got, flags, "{what}: listed elements");
+        // Without special inputs only exact cancellations (the shared
+        // values) list elements; with them some must be listed.
+        if special > 0 {
+            assert!(!list.is_empty(), "{what}: none listed");
+        }
+        let n = mparray::float::limbs_for_prec(p);
+        let (wr, wi) = (want.re().unwrap(), want.im().unwrap());
+        for (i, &f) in flags.iter().enumerate() {
+            if f {
+                continue;
+            }
+            for (w, h, l, part) in [
+                (&wr, &parts[0], &parts[1], "re"),
+                (&wi, &parts[2], &parts[3], "im"),
+            ] {
+                let head = ((w.exps().unwrap()[i] as u64) << 8) | w.tags().unwrap()[i] as u64;
+                assert_eq!(h[i], head, "{what}: element {i} {part} head");
+                assert_eq!(
+                    &l[i * n..(i + 1) * n],
+                    &w.limbs().unwrap()[i * n..(i + 1) * n],
+                    "{what}: element {i} {part} limbs"
+                );
+            }
+        }
+    }
+}

@@ -110,11 +110,14 @@ fn static_smem(nl: usize, block: u32) -> usize {
 }
 
 /// Whether the kernels get dynamic shared memory without
-/// `MPARRAY_ROOTS_SMEM` (`MPARRAY_ROOTS_SMEM=0`: none). On: on the H200
-/// (2026-12-03, notes/solvers.md) Wilkinson 128 at 1024 bits took 29.5 /
-/// 30.2 ms with every value in shared memory against 32.6 / 33.3 ms in the
-/// global workspace, with the same bits (tests/roots_fused.rs).
-const SMEM_BY_DEFAULT: bool = true;
+/// `MPARRAY_ROOTS_SMEM`. Off: on the H200 (2026-12-03, notes/solvers.md)
+/// Wilkinson 128 at 1024 bits took 29.5 / 30.2 ms with every value in
+/// shared memory (`MPARRAY_ROOTS_SMEM=232448`) against 32.6 / 33.3 ms in
+/// the global workspace, with the same bits; but with the default sizes
+/// `roots_certify`'s launch was refused (a small dynamic size beside a
+/// large static one, see [`allow_smem`]), and the fix has not run on a
+/// GPU.
+const SMEM_BY_DEFAULT: bool = false;
 
 /// Dynamic shared bytes of the iteration's launches (both kernels get
 /// the same): enough for both kernels' values when the device allows it
@@ -122,8 +125,8 @@ const SMEM_BY_DEFAULT: bool = true;
 /// KiB), else for `roots_aberth_next`'s alone, else 0 (every value in the
 /// global workspace; each kernel checks the size it got). Same bits
 /// either way. `MPARRAY_ROOTS_SMEM` overrides it (capped at what the
-/// device allows beside the static shared memory); 0 when
-/// [`SMEM_BY_DEFAULT`] is off.
+/// device allows beside the static shared memory); 0 unless
+/// [`SMEM_BY_DEFAULT`].
 fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
     let (w, room) = (
         nl + 1,
@@ -158,9 +161,14 @@ fn cert_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
     if b <= room { b as u32 } else { 0 }
 }
 
-/// Raises `f`'s dynamic shared-memory limit to `bytes` where needed.
+/// Raises `f`'s dynamic shared-memory limit to `bytes`. Needed whenever
+/// static plus dynamic shared memory exceed 48 KiB, not only when the
+/// dynamic size alone does: the default limit is 48 KiB less the static
+/// size (at 16 limbs the kernels' static scratch is about 37 KB, so a
+/// certify workspace of a few tens of KB was refused with
+/// CUDA_ERROR_INVALID_VALUE on the H200).
 fn allow_smem(f: &cudarc::driver::CudaFunction, bytes: u32) -> Result<()> {
-    if bytes > 48 * 1024 {
+    if bytes > 0 {
         f.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             bytes as i32,
