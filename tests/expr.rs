@@ -1311,41 +1311,15 @@ fn generated_complex_kernel_random_trees_on_the_host() {
     for ((text, e, ins, p, modes), run) in cases.iter().zip(runs) {
         let Some(run) = run else { return };
         let refs: Vec<&ComplexArray> = ins.iter().collect();
-        let n = mparray::float::limbs_for_prec(*p);
         for (q, (rnd, (parts, list))) in modes.iter().zip(run).enumerate() {
             let what = format!("{text} at {p} bits {rnd:?}");
-            let want = expr::eval_complex(e, &refs, *p, *rnd).unwrap();
             if q == 0 {
+                let want = expr::eval_complex(e, &refs, *p, *rnd).unwrap();
                 let chain = expr::chain_complex(e, &refs, *p, *rnd).unwrap();
                 assert!(want == chain, "{what}: fused vs chain");
             }
-            let flags = complex_expected_flags(e, &refs, *p, *rnd);
-            let mut got_flags = vec![false; flags.len()];
-            for &i in &list {
-                assert!(!got_flags[i as usize], "{what}: element {i} listed twice");
-                got_flags[i as usize] = true;
-            }
-            assert_eq!(got_flags, flags, "{what}: listed elements");
             listed += list.len();
-            let (wr, wi) = (want.re().unwrap(), want.im().unwrap());
-            for (i, &f) in flags.iter().enumerate() {
-                if f {
-                    continue;
-                }
-                direct += 1;
-                for (w, h, l, part) in [
-                    (&wr, &parts[0], &parts[1], "re"),
-                    (&wi, &parts[2], &parts[3], "im"),
-                ] {
-                    let head = ((w.exps().unwrap()[i] as u64) << 8) | w.tags().unwrap()[i] as u64;
-                    assert_eq!(h[i], head, "{what}: element {i} {part} head");
-                    assert_eq!(
-                        &l[i * n..(i + 1) * n],
-                        &w.limbs().unwrap()[i * n..(i + 1) * n],
-                        "{what}: element {i} {part} limbs"
-                    );
-                }
-            }
+            direct += check_emulated_complex(&what, e, &refs, *p, *rnd, &parts, &list);
         }
     }
     eprintln!("complex kernel on the host: {listed} elements listed, {direct} computed");
@@ -1509,36 +1483,56 @@ fn generated_complex_kernel_products_of_products_on_the_host() {
         let (parts, list) = run.remove(0);
         let refs: Vec<&ComplexArray> = ins.iter().collect();
         let what = format!("products at {p} bits, special {special}");
-        let want = expr::eval_complex(&e, &refs, p, rnd).unwrap();
-        let flags = complex_expected_flags(&e, &refs, p, rnd);
-        let mut got = vec![false; flags.len()];
-        for &i in &list {
-            got[i as usize] = true;
-        }
-        assert_eq!(got, flags, "{what}: listed elements");
+        check_emulated_complex(&what, &e, &refs, p, rnd, &parts, &list);
         // Without special inputs only exact cancellations (the shared
         // values) list elements; with them some must be listed.
         if special > 0 {
             assert!(!list.is_empty(), "{what}: none listed");
         }
-        let n = mparray::float::limbs_for_prec(p);
-        let (wr, wi) = (want.re().unwrap(), want.im().unwrap());
-        for (i, &f) in flags.iter().enumerate() {
-            if f {
-                continue;
-            }
-            for (w, h, l, part) in [
-                (&wr, &parts[0], &parts[1], "re"),
-                (&wi, &parts[2], &parts[3], "im"),
-            ] {
-                let head = ((w.exps().unwrap()[i] as u64) << 8) | w.tags().unwrap()[i] as u64;
-                assert_eq!(h[i], head, "{what}: element {i} {part} head");
-                assert_eq!(
-                    &l[i * n..(i + 1) * n],
-                    &w.limbs().unwrap()[i * n..(i + 1) * n],
-                    "{what}: element {i} {part} limbs"
-                );
-            }
+    }
+}
+
+/// Checks an emulated run of the generated complex kernel: the listed
+/// elements are exactly those with an unusual product, each once, and
+/// every other element equals the CPU engine's fused evaluation (heads
+/// and limbs of both parts). The number of elements compared.
+fn check_emulated_complex(
+    what: &str,
+    e: &Expr,
+    refs: &[&mparray::ComplexArray],
+    p: u64,
+    rnd: mparray::complex::CRound,
+    parts: &[Vec<u64>; 4],
+    list: &[u32],
+) -> usize {
+    let want = expr::eval_complex(e, refs, p, rnd).unwrap();
+    let flags = complex_expected_flags(e, refs, p, rnd);
+    let mut got_flags = vec![false; flags.len()];
+    for &i in list {
+        assert!(!got_flags[i as usize], "{what}: element {i} listed twice");
+        got_flags[i as usize] = true;
+    }
+    assert_eq!(got_flags, flags, "{what}: listed elements");
+    let n = mparray::float::limbs_for_prec(p);
+    let (wr, wi) = (want.re().unwrap(), want.im().unwrap());
+    let mut direct = 0;
+    for (i, &f) in flags.iter().enumerate() {
+        if f {
+            continue;
+        }
+        direct += 1;
+        for (w, h, l, part) in [
+            (&wr, &parts[0], &parts[1], "re"),
+            (&wi, &parts[2], &parts[3], "im"),
+        ] {
+            let head = ((w.exps().unwrap()[i] as u64) << 8) | w.tags().unwrap()[i] as u64;
+            assert_eq!(h[i], head, "{what}: element {i} {part} head");
+            assert_eq!(
+                &l[i * n..(i + 1) * n],
+                &w.limbs().unwrap()[i * n..(i + 1) * n],
+                "{what}: element {i} {part} limbs"
+            );
         }
     }
+    direct
 }

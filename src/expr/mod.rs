@@ -817,6 +817,15 @@ pub fn eval_complex_split_on(
     prec: u64,
     rnd: CRound,
 ) -> Result<(ComplexArray, ComplexStats)> {
+    let n = check_complex_call(expr, inputs, prec)?;
+    let mut stats = ComplexStats::default();
+    let r = eval_complex_split(expr, inputs, prec, rnd, n, &mut stats)?;
+    Ok((r, stats))
+}
+
+/// The checks of a complex evaluation: the expression's operations, at
+/// least one input, equal lengths on one engine, the precision; the length.
+fn check_complex_call(expr: &Expr, inputs: &[&ComplexArray], prec: u64) -> Result<usize> {
     expr.check_complex()?;
     if inputs.is_empty() {
         return Err(Error::Invalid(
@@ -825,9 +834,7 @@ pub fn eval_complex_split_on(
     }
     let n = check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?;
     crate::float::check_prec(prec)?;
-    let mut stats = ComplexStats::default();
-    let r = eval_complex_split(expr, inputs, prec, rnd, n, &mut stats)?;
-    Ok((r, stats))
+    Ok(n)
 }
 
 /// [`eval_complex`] and what it did ([`ComplexStats`]).
@@ -837,14 +844,7 @@ pub fn eval_complex_stats(
     prec: u64,
     rnd: CRound,
 ) -> Result<(ComplexArray, ComplexStats)> {
-    expr.check_complex()?;
-    if inputs.is_empty() {
-        return Err(Error::Invalid(
-            "a complex expression needs at least one input".into(),
-        ));
-    }
-    let n = check_inputs(expr, inputs, |a| a.len(), |a| a.engine())?;
-    crate::float::check_prec(prec)?;
+    let n = check_complex_call(expr, inputs, prec)?;
     let mut stats = ComplexStats::default();
     let r = match inputs[0].engine() {
         Engine::Cpu => crate::complex::expr::eval(expr, inputs, prec, rnd, n)?,
