@@ -8,7 +8,9 @@
 # tests instead of beside them: on an empty cache, binaries that each need
 # many first-use modules (complex_edges, expr_cuda, blas_cuda) ran past
 # 150 s with the whole cache compiling beside them, 2026-12-03), COMPILE=0
-# (no cache fill: each test compiles what it uses, at first use).
+# (no cache fill: each test compiles what it uses, at first use). A
+# .gpuz/kernels.tar.xz made by scripts/cache-pack.sh (the warm set compiled
+# here by the device's NVRTC version) is unpacked into the cache first.
 set -uo pipefail
 out=${OUT:-/tmp/mparray-out}; mkdir -p "$out"
 DL=${DL:-560}; CAP=${CAP:-150}
@@ -16,6 +18,12 @@ s0=$(date +%s)
 left() { echo $(( DL - ($(date +%s) - s0) )); }
 if [ ! -d .gpu ]; then
   if [ -f .gpuz/gpu.tar.xz ]; then tar xJf .gpuz/gpu.tar.xz; else tar xzf .gpuz/gpu.tar.gz; fi
+fi
+# A kernel cache filled off the device (scripts/cache-pack.sh), if carried.
+if [ -f .gpuz/kernels.tar.xz ]; then
+  c=${MPARRAY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mparray/kernels}
+  mkdir -p "$c" /tmp/carried && tar xJf .gpuz/kernels.tar.xz -C /tmp/carried \
+    && cp -n /tmp/carried/cache/* "$c"/ && echo "kernel cache: $(ls /tmp/carried/cache | wc -l) CUBINs carried"
 fi
 bin=.gpu/bin/mparray
 # Tests built by cargo run the CLI from env!("CARGO_BIN_EXE_mparray").
