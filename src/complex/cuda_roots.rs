@@ -24,7 +24,7 @@ pub const BLOCK: u32 = 256;
 /// number passed as RT_V), `MPARRAY_ROOTS_SMEM` (dynamic shared bytes per
 /// block of the iteration's kernels and of `roots_certify`; unset: as
 /// [`iter_smem`] and [`cert_smem`] choose; 0: none, every value in the
-/// global workspace), `MPARRAY_ROOTS_WS` (workspace words per root as a multiple of
+/// global workspace; `auto`: the sizes [`SMEM_BY_DEFAULT`] would give), `MPARRAY_ROOTS_WS` (workspace words per root as a multiple of
 /// the built-in size; the default, unset, is [`iter_smem`]'s), `MPARRAY_ROOTS_PROFILE` (the kernels' per-phase
 /// clock counters, printed at the end of a solve), `MPARRAY_ROOTS_SYNC`
 /// (one step at a time, the flags read after each, instead of the
@@ -34,6 +34,7 @@ struct Knobs {
     block: u32,
     v: i64,
     smem: Option<u32>,
+    smem_auto: bool,
     ws: usize,
     prof: bool,
     sync: bool,
@@ -56,6 +57,7 @@ fn knobs() -> &'static Knobs {
             block: num("MPARRAY_ROOTS_BLOCK").map_or(BLOCK, |b| b.clamp(32, 1024) as u32),
             v: num("MPARRAY_ROOTS_V").unwrap_or(0),
             smem: num("MPARRAY_ROOTS_SMEM").map(|b| b.clamp(0, 227 << 10) as u32),
+            smem_auto: std::env::var("MPARRAY_ROOTS_SMEM").is_ok_and(|v| v == "auto"),
             ws: num("MPARRAY_ROOTS_WS").map_or(1, |b| b.clamp(1, 8) as usize),
             prof: std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some(),
             sync: std::env::var_os("MPARRAY_ROOTS_SYNC").is_some(),
@@ -136,7 +138,7 @@ fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
     if let Some(b) = knobs().smem {
         return b.min(room as u32);
     }
-    if !SMEM_BY_DEFAULT {
+    if !(SMEM_BY_DEFAULT || knobs().smem_auto) {
         return 0;
     }
     let (f, x) = (8 * sm_first(n, w), 8 * sm_next(n, w));
@@ -154,7 +156,7 @@ fn cert_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
     if let Some(b) = knobs().smem {
         return b.min(room as u32);
     }
-    if !SMEM_BY_DEFAULT {
+    if !(SMEM_BY_DEFAULT || knobs().smem_auto) {
         return 0;
     }
     let b = 8 * cert_words(n, nl + 1);
