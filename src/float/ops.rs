@@ -15,6 +15,11 @@ use crate::error::Result;
 /// Elements per rayon task.
 const BLOCK: usize = 256;
 
+/// Elements per rayon task of [`build_fine`]: operations of microseconds
+/// per element (the functions), where a batch of a hundred elements
+/// (a polynomial's starting points) should already use every core.
+const FINE_BLOCK: usize = 4;
+
 /// Builds an array of `len` elements of precision `prec`, element `i`
 /// computed by `f(i, out, scratch)` which returns its ternary value.
 pub(crate) fn build<F>(len: usize, prec: u64, f: F) -> Result<(CpuFloats, Vec<i8>)>
@@ -27,6 +32,30 @@ where
     Ok((r, tern))
 }
 
+/// [`build`] in tasks of [`FINE_BLOCK`] elements, for element operations
+/// that cost microseconds each (no scratch: `f` gets an empty one).
+pub(crate) fn build_fine<F>(len: usize, prec: u64, f: F) -> Result<(CpuFloats, Vec<i8>)>
+where
+    F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
+{
+    let mut r = CpuFloats::zeros(len, prec)?;
+    let mut tern = crate::engine::host::zeros("ternary values", len)?;
+    let n = r.n;
+    par_blocks(
+        &mut r,
+        Some(&mut tern),
+        FINE_BLOCK,
+        |base, tg, ex, lm, tn| {
+            let (mut s, tn) = (Scratch::default(), tn.expect("ternary slots"));
+            let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
+            for (j, ((tag, exp), m)) in outs.enumerate() {
+                tn[j] = f(base + j, &mut Out { tag, exp, m }, &mut s);
+            }
+        },
+    );
+    Ok((r, tern))
+}
+
 /// Computes every element of `r` in place (see [`build`]), storing the
 /// ternary values when asked.
 pub(crate) fn fill<F>(r: &mut CpuFloats, tern: Option<&mut [i8]>, f: F)
@@ -34,7 +63,7 @@ where
     F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
 {
     let n = r.n;
-    par_blocks(r, tern, |base, tg, ex, lm, mut tn| {
+    par_blocks(r, tern, BLOCK, |base, tg, ex, lm, mut tn| {
         let mut s = Scratch::default();
         let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
         for (j, ((tag, exp), m)) in outs.enumerate() {
@@ -57,7 +86,7 @@ where
     G: Fn(usize, &mut [Out; LANES], &mut Scratch) -> [i8; LANES] + Sync,
 {
     let n = r.n;
-    par_blocks(r, tern, |base, tg, ex, lm, mut tn| {
+    par_blocks(r, tern, BLOCK, |base, tg, ex, lm, mut tn| {
         let mut s = Scratch::default();
         let full = tg.len() / LANES * LANES;
         let (tg, tg1) = tg.split_at_mut(full);
@@ -94,25 +123,25 @@ where
 }
 
 /// Runs `run(first element, tags, exps, limbs, ternary slots)` on blocks of
-/// [`BLOCK`] elements of `r` in parallel.
-fn par_blocks<R>(r: &mut CpuFloats, tern: Option<&mut [i8]>, run: R)
+/// `block` elements of `r` in parallel.
+fn par_blocks<R>(r: &mut CpuFloats, tern: Option<&mut [i8]>, block: usize, run: R)
 where
     R: Fn(usize, &mut [u8], &mut [i64], &mut [u64], Option<&mut [i8]>) + Sync,
 {
     let n = r.n;
     let it = r
         .tags
-        .par_chunks_mut(BLOCK)
-        .zip(r.exps.par_chunks_mut(BLOCK))
-        .zip(r.limbs.par_chunks_mut(BLOCK * n));
+        .par_chunks_mut(block)
+        .zip(r.exps.par_chunks_mut(block))
+        .zip(r.limbs.par_chunks_mut(block * n));
     match tern {
         Some(t) => it
-            .zip(t.par_chunks_mut(BLOCK))
+            .zip(t.par_chunks_mut(block))
             .enumerate()
-            .for_each(|(blk, (((tg, ex), lm), tn))| run(blk * BLOCK, tg, ex, lm, Some(tn))),
+            .for_each(|(blk, (((tg, ex), lm), tn))| run(blk * block, tg, ex, lm, Some(tn))),
         None => it
             .enumerate()
-            .for_each(|(blk, ((tg, ex), lm))| run(blk * BLOCK, tg, ex, lm, None)),
+            .for_each(|(blk, ((tg, ex), lm))| run(blk * block, tg, ex, lm, None)),
     }
 }
 
@@ -392,7 +421,7 @@ impl CpuFloats {
             FloatOp::Add | FloatOp::Sub => {
                 let (b, sub) = (b.unwrap(), op == FloatOp::Sub);
                 if self.n == out.n && b.n == out.n {
-                    par_blocks(out, ternary, |base, tg, ex, lm, tn| {
+                    par_blocks(out, ternary, BLOCK, |base, tg, ex, lm, tn| {
                         let mut s = Scratch::default();
                         arith::add_block(self, b, sub, base, tg, ex, lm, tn, p, rnd, &mut s)
                     })
@@ -405,7 +434,7 @@ impl CpuFloats {
             FloatOp::Mul => {
                 let b = b.unwrap();
                 if self.n == out.n && b.n == out.n {
-                    par_blocks(out, ternary, |base, tg, ex, lm, tn| {
+                    par_blocks(out, ternary, BLOCK, |base, tg, ex, lm, tn| {
                         let mut s = Scratch::default();
                         arith::mul_block(self, b, base, tg, ex, lm, tn, p, rnd, &mut s)
                     })

@@ -28,7 +28,7 @@ use malachite_base::num::logic::traits::SignificantBits;
 use malachite_nz::integer::Integer;
 use malachite_nz::natural::Natural;
 
-use super::ops::build;
+use super::ops::{build, build_fine};
 use super::round::{Out, Round, finish, round_mant};
 use super::{Class, CpuFloats, Elem, check_prec};
 use crate::error::Result;
@@ -315,7 +315,7 @@ impl CpuFloats {
         check_prec(prec)?;
         let retried = AtomicU64::new(0);
         let failed = std::sync::atomic::AtomicBool::new(false);
-        let (r, t) = build(self.len(), prec, |i, out, _| {
+        let (r, t) = build_fine(self.len(), prec, |i, out, _| {
             let x = self.get(i);
             let core = |o: &mut Out, w: u64| core::eval(f, o, &x, w, prec, rnd);
             let Some((t, re)) = eval_elem(out, &core, prec, rnd) else {
