@@ -6,11 +6,12 @@
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaEvent, CudaSlice, LaunchConfig, PinnedHostSlice, PushKernelArg};
 
 use super::polyroots::{CUDA_MAX_LIMBS, F_ISO, F_NOISE, F_SMALL, Setup, Stepper};
 use crate::engine::CudaEngine;
 use crate::engine::cuda::memory::{alloc_zeros, download, upload};
+use crate::engine::cuda::pool::{event_done, wait_event};
 use crate::error::{Error, Result};
 use crate::kernels::{Instance, KernelSource, ROOTS};
 
@@ -112,14 +113,13 @@ fn static_smem(nl: usize, block: u32) -> usize {
 }
 
 /// Whether the kernels get dynamic shared memory without
-/// `MPARRAY_ROOTS_SMEM`. Off: on the H200 (2026-12-03, notes/solvers.md)
-/// Wilkinson 128 at 1024 bits took 29.5 / 30.2 ms with every value in
-/// shared memory (`MPARRAY_ROOTS_SMEM=232448`) against 32.6 / 33.3 ms in
-/// the global workspace, with the same bits; but with the default sizes
-/// `roots_certify`'s launch was refused (a small dynamic size beside a
-/// large static one, see [`allow_smem`]), and the fix has not run on a
-/// GPU.
-const SMEM_BY_DEFAULT: bool = false;
+/// `MPARRAY_ROOTS_SMEM`. On: on the H200 (2026-12-03 13:15 UTC, commit
+/// 9831274, with `MPARRAY_ROOTS_SMEM=auto`, i.e. these sizes) Wilkinson 128
+/// at 1024 bits took 28.9 / 29.9 ms against 33.0 ms in the global
+/// workspace, with the same bits (tests/roots_fused.rs 3/3); the certify
+/// kernel's launch with a small dynamic size beside a large static one
+/// needs [`allow_smem`]'s raised limit.
+const SMEM_BY_DEFAULT: bool = true;
 
 /// Dynamic shared bytes of the iteration's launches (both kernels get
 /// the same): enough for both kernels' values when the device allows it
@@ -127,8 +127,8 @@ const SMEM_BY_DEFAULT: bool = false;
 /// KiB), else for `roots_aberth_next`'s alone, else 0 (every value in the
 /// global workspace; each kernel checks the size it got). Same bits
 /// either way. `MPARRAY_ROOTS_SMEM` overrides it (capped at what the
-/// device allows beside the static shared memory); 0 unless
-/// [`SMEM_BY_DEFAULT`].
+/// device allows beside the static shared memory); 0 when
+/// [`SMEM_BY_DEFAULT`] is off.
 fn iter_smem(eng: &CudaEngine, n: usize, nl: usize) -> u32 {
     let (w, room) = (
         nl + 1,
@@ -233,6 +233,9 @@ pub(crate) struct CudaIter {
     /// The per-root flags: RING rows (a step's row: its number mod RING),
     /// then a row of zeros.
     flags: CudaSlice<u8>,
+    /// The flags' page-locked copy and the event recorded after the copy
+    /// into it ([`CudaIter::queue_flags`]), made at the first read.
+    fcopy: Option<(PinnedHostSlice<u8>, CudaEvent)>,
     /// The kernels' phase counters (`MPARRAY_ROOTS_PROFILE`).
     prof: CudaSlice<u64>,
     /// Launches of roots_aberth_first and roots_aberth_next.
@@ -282,6 +285,7 @@ impl CudaIter {
             pd: alloc_zeros(eng, n * 2 * cw)?,
             ws: alloc_zeros(eng, n * ws_words(n, w) * knobs().ws)?,
             flags: alloc_zeros(eng, (RING + 1) * n)?,
+            fcopy: None,
             prof: alloc_zeros(eng, PROF_SLOTS)?,
             launches: [0; 2],
             smem: iter_smem(eng, n, su.nl),
@@ -526,40 +530,49 @@ impl CudaIter {
     ) -> Result<(Vec<u64>, Vec<bool>, usize)> {
         let n = self.n;
         let (mut ins, mut outs) = (Vec::new(), Vec::new());
-        let (mut queued, mut made) = (0usize, 0usize);
+        // Steps enqueued, processed, and covered by the queued flags' copy.
+        let (mut queued, mut made, mut readable) = (0usize, 0usize, 0usize);
         let mut step_ok = vec![false; n];
         let row = |s: usize| (s % RING) as u32;
+        let end = max_iter.saturating_add(1);
+        // Look-ahead: the next batch is enqueued behind the flags' copy
+        // before the host waits for it, so the device does not idle while
+        // the host reads and enqueues (about 70 us a batch on the H200).
+        // Steps past the stop are skipped on the device. Not with the
+        // profile, whose spans are taken per batch, nor with
+        // `MPARRAY_ROOTS_NOAHEAD` (for measurements).
+        let ahead = !knobs().prof && std::env::var_os("MPARRAY_ROOTS_NOAHEAD").is_none();
+        let mut from = 0;
         loop {
-            let upto = (queued + BATCH).min(max_iter.saturating_add(1));
-            if knobs().prof {
-                self.reset_spans()?;
+            if readable == made {
+                if queued == made {
+                    if knobs().prof {
+                        self.reset_spans()?;
+                    }
+                    from = queued;
+                    let upto = (queued + BATCH).min(end);
+                    self.enqueue_steps(order, &mut queued, upto, &mut ins, &mut outs)?;
+                }
+                self.queue_flags()?;
+                readable = queued;
             }
-            let from = queued;
-            let h0 = std::time::Instant::now();
-            while queued < upto {
-                let s = queued;
-                let prow = if s >= 1 { row(s - 1) } else { RING as u32 };
-                let prow2 = if s >= 2 { row(s - 2) } else { RING as u32 };
-                ins.push(self.xi);
-                self.enqueue(order, row(s), prow, prow2, u32::from(s >= 1))?;
-                outs.push(self.cur);
-                self.xi = self.cur;
-                queued += 1;
+            if ahead && queued < end {
+                let upto = (queued + BATCH).min(end);
+                self.enqueue_steps(order, &mut queued, upto, &mut ins, &mut outs)?;
             }
             let h1 = std::time::Instant::now();
-            let fl = download(&self.eng, &self.flags)?;
-            self.host_ns[0] += (h1 - h0).as_nanos();
+            let fl = self.wait_flags()?;
             self.host_ns[1] += h1.elapsed().as_nanos();
             if knobs().prof {
-                let to = (from..queued)
+                let to = (from..readable)
                     .find(|&s| {
                         let r = (s % RING) * n;
                         fl[r..r + n].iter().any(|&v| v & F_SKIP != 0)
                     })
-                    .unwrap_or(queued);
+                    .unwrap_or(readable);
                 self.take_spans(from, to)?;
             }
-            while made < queued {
+            while made < readable {
                 let s = made;
                 let r = row(s) as usize * n;
                 let f = &fl[r..r + n];
@@ -589,6 +602,75 @@ impl CudaIter {
                 }
             }
         }
+    }
+
+    /// Enqueues steps `queued..upto` (chained: each step's first launch
+    /// tests the previous step's flags), recording each step's input and
+    /// output buffers.
+    fn enqueue_steps(
+        &mut self,
+        order: usize,
+        queued: &mut usize,
+        upto: usize,
+        ins: &mut Vec<usize>,
+        outs: &mut Vec<usize>,
+    ) -> Result<()> {
+        let row = |s: usize| (s % RING) as u32;
+        let h0 = std::time::Instant::now();
+        while *queued < upto {
+            let s = *queued;
+            let prow = if s >= 1 { row(s - 1) } else { RING as u32 };
+            let prow2 = if s >= 2 { row(s - 2) } else { RING as u32 };
+            ins.push(self.xi);
+            self.enqueue(order, row(s), prow, prow2, u32::from(s >= 1))?;
+            outs.push(self.cur);
+            self.xi = self.cur;
+            *queued += 1;
+        }
+        self.host_ns[0] += h0.elapsed().as_nanos();
+        Ok(())
+    }
+
+    /// Queues an asynchronous copy of the flags (all rows, as they are
+    /// after the work enqueued so far) into page-locked memory and an
+    /// event after it; [`CudaIter::wait_flags`] reads it.
+    fn queue_flags(&mut self) -> Result<()> {
+        if self.fcopy.is_none() {
+            // SAFETY: page-locked bytes, written by the copy below before
+            // wait_flags reads them (after the copy's event).
+            let host = unsafe {
+                self.eng
+                    .context()
+                    .alloc_pinned_with_flags::<u8>(self.flags.len(), 0)
+            }
+            .map_err(Error::driver("allocating page-locked memory"))?;
+            self.fcopy = Some((host, wait_event(&self.eng)?));
+        }
+        let s = self.eng.stream();
+        let (host, ev) = self.fcopy.as_mut().expect("made above");
+        let len = self.flags.len();
+        // A plain slice destination: the engine tracks no events, so the
+        // pinned slice's own event would never be recorded; `ev` orders
+        // the read.
+        let dst = &mut host
+            .as_mut_slice()
+            .map_err(Error::driver("page-locked host memory"))?[..len];
+        s.memcpy_dtoh(&self.flags, dst)
+            .map_err(Error::driver("copying the roots' flags from the device"))?;
+        ev.record(s).map_err(Error::driver("recording an event"))
+    }
+
+    /// The flags copied by the last [`CudaIter::queue_flags`], once the
+    /// copy has finished.
+    fn wait_flags(&mut self) -> Result<Vec<u8>> {
+        let (host, ev) = self.fcopy.as_ref().ok_or_else(|| {
+            Error::Invalid("roots: the flags were read before a copy was queued".into())
+        })?;
+        event_done("the roots' flags from the device", ev)?;
+        Ok(host
+            .as_slice()
+            .map_err(Error::driver("page-locked host memory"))?[..self.flags.len()]
+            .to_vec())
     }
 }
 

@@ -36,12 +36,15 @@ __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_
 // roots_certify, the term products, rt_repulsion); 1024: the first
 // sub-step's powers and the repulsion's leaves on the two halves of the
 // block at once (rt_powers, rt_rep_leaves), 2048 and 4096 their shares.
-// Default 4: on the H200 (2026-12-02
-// 18:59 UTC, notes/solvers.md) only the generic division was faster (a
-// round of 127 divisions 129k -> 62k cycles); the rolled product and the
-// generic addition were slower or no faster.
+// Default 3076 = 4 + 1024 + 2048: the generic division (on the H200,
+// 2026-12-02 18:59 UTC, notes/solvers.md, a round of 127 divisions 129k ->
+// 62k cycles; the rolled product and the generic addition were slower or
+// no faster) and the first sub-step's powers beside the repulsion on 5/8
+// of the block (2026-12-03 13:23 UTC, commit 9831274, with the values in
+// shared memory: Wilkinson 128 at 1024 bits 27.4-27.6 ms against 28.3 for
+// 1028, 27.9 for 5124, 28.2 for 12 and 29.3 for 4).
 #ifndef RT_V
-#define RT_V 4
+#define RT_V 3076
 #endif
 
 // x * y for normal x, y (RT_N >= 4) by the short product of fl_mul_short

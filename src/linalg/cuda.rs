@@ -29,7 +29,7 @@ use super::exact::Terms;
 use super::{Matrix, Op};
 use crate::engine::CudaEngine;
 use crate::engine::cuda::memory;
-use crate::engine::cuda::pool::{self, Pool};
+use crate::engine::cuda::pool::{self, Pool, event_done, wait_event};
 use crate::error::{Error, Result};
 use crate::float::cuda::{CudaFloats, round_code};
 use crate::float::round::{Out, Round};
@@ -1227,15 +1227,6 @@ impl HostWord {
     }
 }
 
-/// An event whose synchronisation sleeps instead of spinning.
-fn wait_event(eng: &CudaEngine) -> Result<cudarc::driver::CudaEvent> {
-    eng.context()
-        .new_event(Some(
-            cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC,
-        ))
-        .map_err(Error::driver("creating an event"))
-}
-
 /// One u64 of the device (`src`, after the queued work) through a
 /// page-locked word: an asynchronous copy and a bounded spin on an event
 /// recorded after it, then a sleeping wait ([`pool::wait_for`]; a pageable
@@ -1269,25 +1260,6 @@ fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
         .map_err(Error::driver("page-locked host memory"))?[0];
     words.give(hw);
     Ok(v)
-}
-
-/// Waits for `ev` (recorded after the work `what` names): a bounded spin,
-/// then a sleeping wait ([`pool::wait_for`]).
-fn event_done(what: &str, ev: &cudarc::driver::CudaEvent) -> Result<()> {
-    pool::wait_for(
-        what,
-        pool::stall_limit(),
-        || {
-            Ok(ev
-                .try_is_complete()
-                .map_err(Error::driver("waiting for the device"))?
-                .then_some(()))
-        },
-        || {
-            ev.synchronize()
-                .map_err(Error::driver("waiting for the device"))
-        },
-    )
 }
 
 /// One call's state of [`dot_fused`], kept in the engine's pool "blas_dot

@@ -23,6 +23,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::CudaEngine;
 use crate::error::{Error, Result};
 
 /// How long a host wait spins before it stops using the CPU, unless
@@ -200,4 +201,32 @@ impl Slots {
     pub fn held(&self) -> usize {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).0
     }
+}
+
+/// An event whose synchronisation sleeps instead of spinning.
+pub fn wait_event(eng: &CudaEngine) -> Result<cudarc::driver::CudaEvent> {
+    eng.context()
+        .new_event(Some(
+            cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC,
+        ))
+        .map_err(Error::driver("creating an event"))
+}
+
+/// Waits for `ev` (recorded after the work `what` names): a bounded spin,
+/// then a sleeping wait ([`wait_for`]).
+pub fn event_done(what: &str, ev: &cudarc::driver::CudaEvent) -> Result<()> {
+    wait_for(
+        what,
+        stall_limit(),
+        || {
+            Ok(ev
+                .try_is_complete()
+                .map_err(Error::driver("waiting for the device"))?
+                .then_some(()))
+        },
+        || {
+            ev.synchronize()
+                .map_err(Error::driver("waiting for the device"))
+        },
+    )
 }
