@@ -11,7 +11,7 @@ use cudarc::driver::{CudaEvent, CudaSlice, LaunchConfig, PinnedHostSlice, PushKe
 use super::polyroots::{CUDA_MAX_LIMBS, F_ISO, F_NOISE, F_SMALL, Setup, Stepper};
 use crate::engine::CudaEngine;
 use crate::engine::cuda::memory::{alloc_zeros, download, upload};
-use crate::engine::cuda::pool::{event_done, wait_event};
+use crate::engine::cuda::pool::{Pool, event_done, wait_event};
 use crate::error::{Error, Result};
 use crate::kernels::{Instance, KernelSource, ROOTS};
 
@@ -234,8 +234,9 @@ pub(crate) struct CudaIter {
     /// then a row of zeros.
     flags: CudaSlice<u8>,
     /// The flags' page-locked copy and the event recorded after the copy
-    /// into it ([`CudaIter::queue_flags`]), made at the first read.
-    fcopy: Option<(PinnedHostSlice<u8>, CudaEvent)>,
+    /// into it ([`CudaIter::queue_flags`]), taken from the engine's pool
+    /// at the first read and given back when the iteration is dropped.
+    fcopy: Option<FlagCopy>,
     /// The kernels' phase counters (`MPARRAY_ROOTS_PROFILE`).
     prof: CudaSlice<u64>,
     /// Launches of roots_aberth_first and roots_aberth_next.
@@ -635,42 +636,84 @@ impl CudaIter {
     /// after the work enqueued so far) into page-locked memory and an
     /// event after it; [`CudaIter::wait_flags`] reads it.
     fn queue_flags(&mut self) -> Result<()> {
+        let len = self.flags.len();
         if self.fcopy.is_none() {
-            // SAFETY: page-locked bytes, written by the copy below before
-            // wait_flags reads them (after the copy's event).
-            let host = unsafe {
-                self.eng
-                    .context()
-                    .alloc_pinned_with_flags::<u8>(self.flags.len(), 0)
-            }
-            .map_err(Error::driver("allocating page-locked memory"))?;
-            self.fcopy = Some((host, wait_event(&self.eng)?));
+            self.fcopy = Some(FlagCopy::take(&self.eng, len)?);
         }
         let s = self.eng.stream();
-        let (host, ev) = self.fcopy.as_mut().expect("made above");
-        let len = self.flags.len();
+        let fc = self.fcopy.as_mut().expect("taken above");
         // A plain slice destination: the engine tracks no events, so the
         // pinned slice's own event would never be recorded; `ev` orders
         // the read.
-        let dst = &mut host
+        let dst = &mut fc
+            .host
             .as_mut_slice()
             .map_err(Error::driver("page-locked host memory"))?[..len];
         s.memcpy_dtoh(&self.flags, dst)
             .map_err(Error::driver("copying the roots' flags from the device"))?;
-        ev.record(s).map_err(Error::driver("recording an event"))
+        fc.ev.record(s).map_err(Error::driver("recording an event"))
     }
 
     /// The flags copied by the last [`CudaIter::queue_flags`], once the
     /// copy has finished.
     fn wait_flags(&mut self) -> Result<Vec<u8>> {
-        let (host, ev) = self.fcopy.as_ref().ok_or_else(|| {
+        let fc = self.fcopy.as_ref().ok_or_else(|| {
             Error::Invalid("roots: the flags were read before a copy was queued".into())
         })?;
-        event_done("the roots' flags from the device", ev)?;
-        Ok(host
+        event_done("the roots' flags from the device", &fc.ev)?;
+        Ok(fc
+            .host
             .as_slice()
             .map_err(Error::driver("page-locked host memory"))?[..self.flags.len()]
             .to_vec())
+    }
+}
+
+/// Page-locked bytes for the flags' copy and the event recorded after it,
+/// kept in the engine's pool "roots flag copies" between solves: a
+/// page-locked allocation costs far more than a step's host work.
+struct FlagCopy {
+    host: PinnedHostSlice<u8>,
+    ev: CudaEvent,
+}
+
+impl FlagCopy {
+    /// One of at least `len` bytes: from the pool, else a new one.
+    fn take(eng: &Arc<CudaEngine>, len: usize) -> Result<FlagCopy> {
+        let pool = eng.resource("roots flag copies", |_| Ok(Pool::<FlagCopy>::default()))?;
+        if let Some(fc) = pool.take() {
+            if fc.host.len() >= len {
+                return Ok(fc);
+            }
+        }
+        // SAFETY: page-locked bytes, written by a copy before they are
+        // read (after the copy's event).
+        let host = unsafe {
+            eng.context()
+                .alloc_pinned_with_flags::<u8>(len.max(16 << 10), 0)
+        }
+        .map_err(Error::driver("allocating page-locked memory"))?;
+        Ok(FlagCopy {
+            host,
+            ev: wait_event(eng)?,
+        })
+    }
+}
+
+impl Drop for CudaIter {
+    /// The flags' copy goes back to the pool once its last copy is done
+    /// (on an error it is dropped, not reused).
+    fn drop(&mut self) {
+        if let Some(fc) = self.fcopy.take() {
+            if fc.ev.synchronize().is_ok() {
+                if let Ok(pool) = self
+                    .eng
+                    .resource("roots flag copies", |_| Ok(Pool::<FlagCopy>::default()))
+                {
+                    pool.give(fc);
+                }
+            }
+        }
     }
 }
 
