@@ -447,7 +447,7 @@ pub fn gmres_with(
                     vdata = vd;
                     if !zero {
                         let inv = hone.div(&hn, p, RN)?;
-                        let v = bcast(&inv, n)?.into_engine(&eng)?.mul(&wf, p, RN)?;
+                        let v = bcast(&inv, n, &eng)?.mul(&wf, p, RN)?;
                         vdata = put_row(vdata, (j + 1) * n, &v)?;
                         vs.push(v);
                     }
@@ -573,7 +573,7 @@ pub fn gmres_with(
                     // w * (1/||w||) (as scal, the factor broadcast on the
                     // host: no download of it).
                     let inv = hone.div(&hn, p, RN)?;
-                    let v = bcast(&inv, n)?.into_engine(&eng)?.mul(&w, p, RN)?;
+                    let v = bcast(&inv, n, &eng)?.mul(&w, p, RN)?;
                     vdata = put_row(vdata, (j + 1) * n, &v)?;
                     vs.push(v);
                 }
@@ -983,10 +983,8 @@ fn dgks_launch(
         prec: p + 64,
         rnd: gt.rnd,
     };
-    // w1 as a 1 x n matrix times itself (no copy of w1).
-    let w1m = Matrix::from_array_ld(w1, 1, n, n)?;
-    let w1w1 = w1m.gemv(one, w1m.data(), None, &gs)?.0;
-    let w1 = w1m.into_data();
+    // The fused dot (its status read with the scope's counts).
+    let w1w1 = w1.dot(&w1, p + 64, RN)?.0;
     dt.mark("w1.w1");
     // The second pass (as the checked path's): h2 = [V_j; w1] w1, w2 = w1 -
     // V_j^T (h2 * mask), w2.w2.
@@ -996,9 +994,7 @@ fn dgks_launch(
         let hm2 = he2.mul(mask, gw.prec, RN)?;
         let w2 = ve.gemv(minus_one, &hm2, Some((one, &w1)), gt)?.0;
         vdata = ve.into_data();
-        let w2m = Matrix::from_array_ld(w2, 1, n, n)?;
-        let w2w2 = w2m.gemv(one, w2m.data(), None, &gs)?.0;
-        let w2 = w2m.into_data();
+        let w2w2 = w2.dot(&w2, p + 64, RN)?.0;
         dt.mark("second pass");
         Some((he2, w2, w2w2))
     } else {
@@ -1012,7 +1008,13 @@ fn dgks_launch(
         let hn = nsq.sqrt(p, RN)?;
         let inv = one.div(&hn, p, RN)?;
         let gb = Gemv { prec: p, ..gs };
-        let b = ones.gemv(&inv, one, None, &gb)?.0;
+        // 1/||w|| repeated on the device (exact copies; the product `ones *
+        // 1` with alpha = 1/||w|| with MPARRAY_GMRES_HOSTBCAST=1, as before).
+        let b = if host_bcast() {
+            ones.gemv(&inv, one, None, &gb)?.0
+        } else {
+            inv.repeat_first(n, &inv.engine())?
+        };
         let v = b.mul(wf, p, RN)?;
         vdata = put_row(vdata, (j + 1) * n, &v)?;
         dt.mark("v");
@@ -1204,8 +1206,20 @@ fn report_trace(trace: &[[std::time::Instant; 4]], redone: usize) {
     );
 }
 
-/// The one element of `a` (CPU engine) repeated `n` times (CPU engine).
-fn bcast(a: &FloatArray, n: usize) -> Result<FloatArray> {
+/// `MPARRAY_GMRES_HOSTBCAST=1` (see [`bcast`]).
+fn host_bcast() -> bool {
+    static HOST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HOST.get_or_init(|| std::env::var_os("MPARRAY_GMRES_HOSTBCAST").is_some_and(|v| v == "1"))
+}
+
+/// The one element of `a` (CPU engine) repeated `n` times on `eng`: on
+/// CUDA one element uploaded and repeated on the device;
+/// `MPARRAY_GMRES_HOSTBCAST=1`: `n` copies made on the host and uploaded
+/// (as before 2026-12-03, for measurements). Exact copies either way.
+fn bcast(a: &FloatArray, n: usize, eng: &Engine) -> Result<FloatArray> {
+    if !host_bcast() {
+        return a.repeat_first(n, eng);
+    }
     let h = a.host()?;
     let la = h.limbs_per_element();
     FloatArray::from_raw(
@@ -1213,7 +1227,8 @@ fn bcast(a: &FloatArray, n: usize) -> Result<FloatArray> {
         vec![h.tags()[0]; n],
         vec![h.exps()[0]; n],
         h.limbs()[..la].repeat(n),
-    )
+    )?
+    .into_engine(eng)
 }
 
 /// A Hessenberg column's Givens work (`Lsq::column` with `zero` false)

@@ -87,7 +87,7 @@ impl CudaFloats {
     }
 
     /// `len` copies of element 0 (an array of at least one element).
-    fn broadcast(&self, len: usize) -> Result<CudaFloats> {
+    pub(crate) fn broadcast(&self, len: usize) -> Result<CudaFloats> {
         let mut r = CudaFloats::zeros(&self.eng, len, self.prec)?;
         if len == 0 {
             return Ok(r);
