@@ -326,7 +326,8 @@ pub fn gmres_with(
         let pipe = opts.ortho == Ortho::Dgks
             && match std::env::var("MPARRAY_GMRES_PIPE").as_deref() {
                 Ok("1") => !eng.is_cuda() || (overlap && defer),
-                _ => false,
+                Ok("0") => false,
+                _ => PIPE_BY_DEFAULT && eng.is_cuda() && overlap && defer,
             };
         if pipe && ones.is_none() {
             let v = vec![1i64; n];
@@ -1205,6 +1206,10 @@ fn report_trace(trace: &[[std::time::Instant; 4]], redone: usize) {
         sum[3] / k
     );
 }
+
+/// Whether the DGKS pipeline runs by default on CUDA (`MPARRAY_GMRES_PIPE`
+/// 0 or 1 overrides it).
+const PIPE_BY_DEFAULT: bool = true;
 
 /// `MPARRAY_GMRES_HOSTBCAST=1` (see [`bcast`]).
 fn host_bcast() -> bool {
