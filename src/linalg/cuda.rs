@@ -1610,26 +1610,9 @@ impl Deferred {
                 .flatten()
                 .map(|d| d.len() * (1 + d.limbs_per_element()))
                 .sum::<usize>();
-        let mut st = memory::alloc::<u64>(&eng, total)?;
-        let s = eng.stream();
-        let mut at = 0;
-        for p in &list {
-            s.memcpy_dtod(&p.sc.slice(p.at..p.at + 1), &mut st.slice_mut(at..at + 1))
-                .map_err(Error::driver("gathering a download on the device"))?;
-            at += 1;
-        }
-        for d in dev.iter().flatten() {
-            let (len, la) = (d.len(), d.limbs_per_element());
-            if len > 0 {
-                let (h, l) = d.raw_parts();
-                s.memcpy_dtod(&h.slice(0..len), &mut st.slice_mut(at..at + len))
-                    .map_err(Error::driver("gathering a download on the device"))?;
-                at += len;
-                s.memcpy_dtod(&l.slice(0..len * la), &mut st.slice_mut(at..at + len * la))
-                    .map_err(Error::driver("gathering a download on the device"))?;
-                at += len * la;
-            }
-        }
+        let mut st = memory::alloc::<u64>(&eng, total.max(1))?;
+        let on: Vec<&CudaFloats> = dev.iter().flatten().copied().collect();
+        gather_scope(&eng, &list, &on, &mut st)?;
         let host = if total == 0 {
             Vec::new()
         } else {
@@ -1661,6 +1644,68 @@ impl Deferred {
         }
         Ok((copies, decided))
     }
+}
+
+/// The scope's undecided counts, then each array's heads and limbs, into
+/// `st` (a [`Deferred`] read's layout): one `float_gather_segs` launch when the
+/// segments fit its table, else a device copy per segment
+/// (`MPARRAY_BLAS_GATHERCOPY=1`: always the copies, for measurements).
+fn gather_scope(
+    eng: &Arc<CudaEngine>,
+    list: &[Pending],
+    dev: &[&CudaFloats],
+    st: &mut CudaSlice<u64>,
+) -> Result<()> {
+    use cudarc::driver::DevicePtr;
+    static COPY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let copy =
+        *COPY.get_or_init(|| std::env::var_os("MPARRAY_BLAS_GATHERCOPY").is_some_and(|v| v == "1"));
+    let s = eng.stream();
+    let nseg = list.len() + 2 * dev.iter().filter(|d| d.len() > 0).count();
+    if !copy && nseg <= 32 {
+        let mut segs = Vec::with_capacity(nseg);
+        let mut at = 0u64;
+        for p in list {
+            if p.at >= p.sc.len() {
+                return Err(Error::Invalid("a deferred count out of its buffer".into()));
+            }
+            let (ptr, _g) = p.sc.device_ptr(s);
+            segs.push((ptr + 8 * p.at as u64, 1, at));
+            at += 1;
+        }
+        for d in dev {
+            let (len, la) = (d.len() as u64, d.limbs_per_element() as u64);
+            if len > 0 {
+                let (h, l) = d.raw_parts();
+                let (hp, _g) = h.device_ptr(s);
+                segs.push((hp, len, at));
+                at += len;
+                let (lp, _g) = l.device_ptr(s);
+                segs.push((lp, len * la, at));
+                at += len * la;
+            }
+        }
+        return crate::float::cuda::gather(eng, &segs, st);
+    }
+    let mut at = 0;
+    for p in list {
+        s.memcpy_dtod(&p.sc.slice(p.at..p.at + 1), &mut st.slice_mut(at..at + 1))
+            .map_err(Error::driver("gathering a download on the device"))?;
+        at += 1;
+    }
+    for d in dev {
+        let (len, la) = (d.len(), d.limbs_per_element());
+        if len > 0 {
+            let (h, l) = d.raw_parts();
+            s.memcpy_dtod(&h.slice(0..len), &mut st.slice_mut(at..at + len))
+                .map_err(Error::driver("gathering a download on the device"))?;
+            at += len;
+            s.memcpy_dtod(&l.slice(0..len * la), &mut st.slice_mut(at..at + len * la))
+                .map_err(Error::driver("gathering a download on the device"))?;
+            at += len * la;
+        }
+    }
+    Ok(())
 }
 
 impl Drop for Deferred {
@@ -1780,26 +1825,11 @@ impl Deferred {
             .map_err(Error::driver("page-locked host memory"))?[..total];
         let mut st = memory::alloc::<u64>(&eng, total.max(1))?;
         let s = eng.stream();
-        let mut at = 0;
-        for p in &list {
-            s.memcpy_dtod(&p.sc.slice(p.at..p.at + 1), &mut st.slice_mut(at..at + 1))
-                .map_err(Error::driver("gathering a download on the device"))?;
-            at += 1;
-        }
-        let mut layout = Vec::with_capacity(dev.len());
-        for d in &dev {
-            let (len, la) = (d.len(), d.limbs_per_element());
-            layout.push((d.prec(), len, la));
-            if len > 0 {
-                let (h, l) = d.raw_parts();
-                s.memcpy_dtod(&h.slice(0..len), &mut st.slice_mut(at..at + len))
-                    .map_err(Error::driver("gathering a download on the device"))?;
-                at += len;
-                s.memcpy_dtod(&l.slice(0..len * la), &mut st.slice_mut(at..at + len * la))
-                    .map_err(Error::driver("gathering a download on the device"))?;
-                at += len * la;
-            }
-        }
+        let layout = dev
+            .iter()
+            .map(|d| (d.prec(), d.len(), d.limbs_per_element()))
+            .collect();
+        gather_scope(&eng, &list, &dev, &mut st)?;
         if total > 0 {
             s.memcpy_dtoh(&st.slice(0..total), host)
                 .map_err(Error::driver("copying from the device"))?;

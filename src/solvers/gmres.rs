@@ -39,11 +39,13 @@ pub enum Ortho {
     /// on `w1`), `w2 = w1 - V^T h2` and `w2.w2` (`dot`), `h = h + h2`. Two
     /// small `gemv`s and a `dot` per step in the usual case, launched back
     /// to back with their checks read at the end (see
-    /// [`Deferred`]). With `MPARRAY_GMRES_PIPE=1` (off by default: on the
-    /// H200 it gained nothing, 2026-12-03; on any engine) the step is
-    /// pipelined: `w1.w1` by a `1 x n` product, the second pass launched
+    /// [`Deferred`]; `dot` inside such a scope reads its status with the
+    /// scope's counts too). On CUDA by default (`MPARRAY_GMRES_PIPE=0`
+    /// turns it off; `=1` turns it on on any engine, for tests) the step
+    /// is pipelined: the second pass launched
     /// too when the last step needed one, `v_{j+1}` (`w1` or `w2` over its
-    /// norm) made on the device, and `A v_{j+1}` launched before the
+    /// norm, the inverse repeated by `float_fill`) made on the device, and
+    /// `A v_{j+1}` launched before the
     /// step's one read (an asynchronous copy into page-locked memory), so
     /// the host's wait and its Givens work overlap that product; when the
     /// read shows an undecided product, a wrong guess about the second
@@ -950,10 +952,12 @@ struct DgksLaunch {
 }
 
 /// `w` into row `j + 1`, `he = [V_j; w] w`, `w1 = w - V_j^T (he * mask)`,
-/// `w1` into row `j + 1`, `w1.w1` (a `1 x n` product at `p + 64` bits);
+/// `w1` into row `j + 1`, `w1.w1` (`dot` at `p + 64` bits, its status
+/// deferred as the products' counts);
 /// with `two` the second pass (`[V_j; w1] w1`, `w2`, `w2.w2`); with `next`
 /// `||w||` (w = w2 or w1) = the root of `w.w` rounded to p, its inverse,
-/// broadcast by the product `ones * 1` with `alpha = 1/||w||` (exact), and
+/// repeated on the device (`float_fill`; with `MPARRAY_GMRES_HOSTBCAST=1`
+/// the product `ones * 1` with `alpha = 1/||w||`, as before), and
 /// `v_{j+1}` = the broadcast times `w` into row `j + 1`: all launched on
 /// the device, nothing read (the products' checks are in the caller's
 /// deferred scope). The same operations as the checked path's, so the same

@@ -88,7 +88,8 @@ impl CudaFloats {
 
     /// `len` copies of element 0 (an array of at least one element).
     pub(crate) fn broadcast(&self, len: usize) -> Result<CudaFloats> {
-        let mut r = CudaFloats::zeros(&self.eng, len, self.prec)?;
+        // float_fill writes every head and limb.
+        let mut r = CudaFloats::uninit(&self.eng, len, self.prec)?;
         if len == 0 {
             return Ok(r);
         }
