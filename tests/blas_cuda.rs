@@ -1769,3 +1769,113 @@ fn blasgpu_complex_speed() {
         );
     }
 }
+
+/// The small products of GMRES's orthogonalisation on the device against
+/// the CPU engine: `[V; w] w` (rows 1 ... 64 of long sums, k around the
+/// streaming product's split floors 64 and 256, tiers above gemv_rows'),
+/// `V^T h` (many outputs of 1 ... 33 terms around the floors 4 and 16),
+/// random and cancelling; then the same products and a fused dot inside a
+/// `Deferred` scope (their checks read at its end): decided plain cases
+/// give the CPU's bits, and a cancelled dot reads back as undecided.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn blasgpu_small_products_vs_cpu() {
+    use mparray::linalg::cuda::Deferred;
+    let _serial = serial();
+    let dev = cuda();
+    let s = seed();
+    let mut r = Rng(s ^ 0x5a11);
+    let on = |v: &FloatArray| v.to_engine(&dev).unwrap();
+    for case in 0..48 {
+        let trans = r.below(2) == 0;
+        let (m, k) = if trans {
+            (
+                r.pick(&[1usize, 7, 100, 1000, 4096]),
+                r.pick(&[1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33]),
+            )
+        } else {
+            (
+                r.pick(&[1usize, 2, 5, 17, 30, 33, 64]),
+                r.pick(&[63usize, 64, 65, 255, 256, 257, 1000, 4096]),
+            )
+        };
+        let p = r.pick(&[53u64, 256, 320, 576, 700, 1000]);
+        let q = r.pick(&[256u64, p]);
+        let kind = r.pick(&[Kind::Plain, Kind::Plain, Kind::Spread, Kind::Specials]);
+        let mut a = matrix(&mut r, m * k, q, kind);
+        let mut x = matrix(&mut r, k, q, kind);
+        let cancelling = r.below(3) == 0;
+        if cancelling {
+            let (a2, x2) = cancel(&a, m, &x, 1, k, r.below(2) == 0);
+            (a, x) = (a2, x2);
+        }
+        let rnd = r.pick(&MODES);
+        let alpha = scalar(&mut r, p.min(512), Kind::Plain);
+        let beta = scalar(&mut r, p.min(512), Kind::Plain);
+        let y = matrix(&mut r, m, q, kind);
+        let with_c = r.below(2) == 0;
+        // op(A) = the m x k rows either way.
+        let (am, op) = if trans {
+            (
+                Matrix::from_array(transpose(&a, m, k), k, m).unwrap(),
+                Op::Trans,
+            )
+        } else {
+            (Matrix::from_array(a, m, k).unwrap(), Op::None)
+        };
+        let og = Gemv { op, prec: p, rnd };
+        let ctx = format!(
+            "case {case} seed {s}: p {p} q {q} {m}x{k} {op:?} {kind:?} cancel {cancelling} {rnd:?} c {with_c}"
+        );
+        let (want, wt) = am
+            .gemv(&alpha, &x, with_c.then_some((&beta, &y)), &og)
+            .unwrap();
+        let ad = am.to_engine(&dev).unwrap();
+        let (got, gt) = ad
+            .gemv(
+                &on(&alpha),
+                &on(&x),
+                with_c.then_some((&on(&beta), &on(&y))),
+                &og,
+            )
+            .unwrap();
+        same(&format!("small gemv {ctx}"), &got, &gt, &want, &wt);
+        // Deferred: the product and x.x (fused dot at p + 64 bits).
+        let (wd, wdt) = x.dot(&x, p + 64, rnd).unwrap();
+        let sc = Deferred::begin();
+        let (g2, _) = ad
+            .gemv(
+                &on(&alpha),
+                &on(&x),
+                with_c.then_some((&on(&beta), &on(&y))),
+                &og,
+            )
+            .unwrap();
+        let (gd, _) = on(&x).dot(&on(&x), p + 64, rnd).unwrap();
+        let (copies, decided) = sc.finish(&[&g2, &gd]).unwrap();
+        if decided {
+            same(&format!("deferred gemv {ctx}"), &copies[0], &wt, &want, &wt);
+            same(&format!("deferred dot {ctx}"), &copies[1], &wdt, &wd, &wdt);
+        } else {
+            eprintln!("deferred scope undecided: {ctx}");
+        }
+        // A cancelled dot inside a scope: undecided (exact zero or a
+        // last-bit difference at 2p + 64 bits needs the host), then the
+        // checked call gives the CPU's bits.
+        if kind == Kind::Plain && k >= 64 {
+            let (cx, cy) = mirror_cancel(&x, &x, true);
+            let sc = Deferred::begin();
+            let (gd, _) = on(&cx).dot(&on(&cy), 2 * p + 64, rnd).unwrap();
+            let (_, decided) = sc.finish(&[&gd]).unwrap();
+            let (want, wt) = cx.dot(&cy, 2 * p + 64, rnd).unwrap();
+            let (got, gt) = on(&cx).dot(&on(&cy), 2 * p + 64, rnd).unwrap();
+            same(
+                &format!("cancelled dot {ctx} (deferred: decided {decided})"),
+                &got,
+                &gt,
+                &want,
+                &wt,
+            );
+        }
+    }
+}

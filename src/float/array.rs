@@ -489,6 +489,41 @@ impl FloatArray {
         }
     }
 
+    /// Element 0 repeated `n` times on `engine` (exact copies): on CUDA the
+    /// one element is uploaded and repeated on the device (`float_fill`),
+    /// not `n` copies made on the host and uploaded.
+    pub(crate) fn repeat_first(&self, n: usize, engine: &crate::Engine) -> Result<FloatArray> {
+        if self.is_empty() {
+            return Err(Error::Shape("repeat_first: an empty array".into()));
+        }
+        if let (Some(d), crate::Engine::Cuda(e)) = (self.device(), engine)
+            && Arc::ptr_eq(d.engine(), e)
+        {
+            return Ok(FloatArray::from(d.broadcast(n)?));
+        }
+        let h = self.host()?;
+        let la = h.limbs_per_element();
+        if engine.is_cuda() {
+            let one = FloatArray::from(CpuFloats::from_raw(
+                h.prec(),
+                vec![h.tags()[0]],
+                vec![h.exps()[0]],
+                h.limbs()[..la].to_vec(),
+            )?)
+            .into_engine(engine)?;
+            if let Some(d) = one.device() {
+                return Ok(FloatArray::from(d.broadcast(n)?));
+            }
+        }
+        FloatArray::from(CpuFloats::from_raw(
+            h.prec(),
+            vec![h.tags()[0]; n],
+            vec![h.exps()[0]; n],
+            h.limbs()[..la].repeat(n),
+        )?)
+        .into_engine(engine)
+    }
+
     pub(crate) fn into_store(self) -> Store {
         self.store
     }

@@ -133,6 +133,56 @@ fn inst_misc() -> Instance {
     Instance::new(&FLOAT_MISC, &[])
 }
 
+/// One segment table of `float_gather_segs` (float_misc.cu's `FlGatherTab`):
+/// (source, words, destination offset) for up to 32 segments.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct GatherTab {
+    s: [[u64; 3]; 32],
+}
+
+// SAFETY: plain words, the layout of the kernel's struct (three u64 per
+// segment), passed by value.
+unsafe impl cudarc::driver::DeviceRepr for GatherTab {}
+
+/// Copies the segments `(src, words, offset)` (device addresses of u64
+/// words on `eng`, at most 32) into `dst` at their offsets in one launch
+/// (`float_gather_segs`). The caller keeps the sources alive and the offsets
+/// inside `dst` (in words).
+pub(crate) fn gather(
+    eng: &Arc<CudaEngine>,
+    segs: &[(u64, u64, u64)],
+    dst: &mut CudaSlice<u64>,
+) -> Result<()> {
+    if segs.is_empty() {
+        return Ok(());
+    }
+    if segs.len() > 32
+        || segs
+            .iter()
+            .any(|&(_, len, off)| off + len > dst.len() as u64)
+    {
+        return Err(Error::Invalid("float_gather_segs: bad segments".into()));
+    }
+    let mut tab = GatherTab { s: [[0; 3]; 32] };
+    for (t, &(src, len, off)) in tab.s.iter_mut().zip(segs) {
+        *t = [src, len, off];
+    }
+    let f = eng.function(&inst_misc(), "float_gather_segs")?;
+    let nseg = segs.len() as u32;
+    let mut b = eng.stream().launch_builder(&f);
+    b.arg(dst).arg(&tab).arg(&nseg);
+    let c = cudarc::driver::LaunchConfig {
+        grid_dim: (nseg, 1, 1),
+        block_dim: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: every segment's source holds `len` words (the caller's
+    // buffers), its destination range is inside dst (checked above).
+    unsafe { b.launch(c) }.map_err(Error::driver("launching float_gather_segs"))?;
+    Ok(())
+}
+
 /// Every instantiation this module can request.
 pub fn instances() -> Vec<Instance> {
     let mut v: Vec<Instance> = TIERS.iter().map(|&t| inst_arith(t)).collect();

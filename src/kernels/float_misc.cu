@@ -140,3 +140,20 @@ extern "C" __global__ void float_scatter(u64 *rh, u64 *rl, i8 *tern, u32 n, cons
         for (u32 l = 0; l < n; l++) rl[k * n + l] = sl[(u64)i * n + l];
     }
 }
+
+// float_gather_segs: up to 32 segments of u64 words into dst in one
+// launch (linalg::cuda::Deferred's reads, instead of a copy per segment):
+// block b copies segment b (len words from src to dst + off).
+struct FlGatherSeg {
+    const u64 *src;
+    u64 len;
+    u64 off;
+};
+struct FlGatherTab {
+    FlGatherSeg s[32];
+};
+extern "C" __global__ void float_gather_segs(u64 *dst, FlGatherTab tab, u32 nseg) {
+    if (blockIdx.x >= nseg) return;
+    const FlGatherSeg g = tab.s[blockIdx.x];
+    for (u64 i = threadIdx.x; i < g.len; i += blockDim.x) dst[g.off + i] = g.src[i];
+}

@@ -475,10 +475,18 @@ pub(crate) fn accumulate(
         } else {
             (target / 32) / nout
         };
+        // The fewest positions per split (kmajor: per warp-lane round of
+        // 32 splits); small outputs with long sums (GMRES's `[V; w] w`,
+        // `j + 2` rows of n) and many outputs of short sums (`V^T h`) get
+        // more splits (any split gives the same bits: exact integer sums).
+        let (kper_w, kper_t) = split_floor();
         let s_all = if kmajor {
-            32 * wpo.clamp(1, (k / 256).max(1)).min(65535)
+            32 * wpo.clamp(1, (k / kper_w).max(1)).min(65535)
         } else {
-            target.div_ceil(nout).clamp(1, (k / 16).max(1)).min(65535)
+            target
+                .div_ceil(nout)
+                .clamp(1, (k / kper_t).max(1))
+                .min(65535)
         };
         splits = if kmajor { s_all / 32 } else { s_all };
         // op(B)'s lines converted once when several rows of op(A) use them
@@ -533,6 +541,21 @@ pub(crate) fn accumulate(
             .map_err(launch_err("blas_stream"))?;
     }
     Ok(Acc { sc, acc, splits })
+}
+
+/// The streaming product's fewest positions per split: (kmajor, per warp
+/// of 32 splits; other, per split). 64 and 4 by default (256 and 16 before
+/// 2026-12-03: the small products of GMRES ran on a few blocks);
+/// `MPARRAY_BLAS_SPLITOLD=1` restores 256 and 16 (for measurements).
+pub(crate) fn split_floor() -> (usize, usize) {
+    static F: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
+    *F.get_or_init(|| {
+        if std::env::var_os("MPARRAY_BLAS_SPLITOLD").is_some_and(|v| v == "1") {
+            (256, 16)
+        } else {
+            (64, 4)
+        }
+    })
 }
 
 /// Computes the output elements `todo` on the host with the exact core and
@@ -998,6 +1021,8 @@ const DOT_STAGE16: bool = false;
 /// [`dot_fused`]'s switches, read once per process (measurements only):
 /// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
 /// workspace per call), `MPARRAY_BLAS_NOMAP` (the status by a copy),
+/// `MPARRAY_BLAS_DOTNODEFER=1` (the status read at once inside a
+/// [`Deferred`] scope too),
 /// `MPARRAY_BLAS_NOPIPE`, `MPARRAY_BLAS_DBG`, `MPARRAY_BLAS_PF` (the L2
 /// prefetch distance in rounds, 0 ... 7), `MPARRAY_BLAS_NOSTAGE` (with
 /// `MPARRAY_BLAS_DBG` only: no staging copies), `MPARRAY_BLAS_STAGE16` /
@@ -1006,6 +1031,7 @@ struct DotEnv {
     blocks: usize,
     nocache: bool,
     nomap: bool,
+    nodefer: bool,
     /// The kernel's `pipe` bits.
     pipe: u32,
 }
@@ -1031,6 +1057,7 @@ fn dot_env() -> &'static DotEnv {
             blocks,
             nocache: on("MPARRAY_BLAS_NOCACHE"),
             nomap: on("MPARRAY_BLAS_NOMAP"),
+            nodefer: std::env::var_os("MPARRAY_BLAS_DOTNODEFER").is_some_and(|v| v == "1"),
             pipe: !on("MPARRAY_BLAS_NOPIPE") as u32
                 | dbg
                 | pf_rounds(DOT_PF) << 4
@@ -1092,7 +1119,11 @@ fn dot_fused(
         ws.work = None;
         ws.work = Some(memory::alloc_zeros::<u32>(&eng, nwork)?);
     }
-    let mapped = !env.nomap && ws.map(&eng)?;
+    // Inside an active [`Deferred`] scope the status is not read here: it
+    // is copied into a word of its own and read with the scope's counts
+    // (`MPARRAY_BLAS_DOTNODEFER=1`: read at once, for measurements).
+    let deferring = defer_active() && !env.nodefer;
+    let mapped = !deferring && !env.nomap && ws.map(&eng)?;
     let (hst, seq) = if mapped {
         ws.seq = if ws.seq >= 1 << 30 { 1 } else { ws.seq + 1 };
         (ws.dev, ws.seq)
@@ -1158,6 +1189,56 @@ fn dot_fused(
         unsafe { bld.launch(c) }.map_err(launch_err("blas_dot"))?;
     }
     prof.mark(&eng, "dot")?;
+    if deferring {
+        // The status (work[1], a u32) into the low half of a zeroed word:
+        // the next call may reuse the workspace before the scope's read.
+        let mut word = memory::alloc_zeros::<u64>(&eng, 1)?;
+        {
+            // SAFETY: a u64 holds two u32s; only the first is written.
+            let mut low = unsafe { word.transmute_mut::<u32>(1) }
+                .ok_or_else(|| Error::Invalid("blas_dot: status word".into()))?;
+            eng.stream()
+                .memcpy_dtod(&work.slice(1..2), &mut low)
+                .map_err(Error::driver("copying blas_dot's status"))?;
+        }
+        if !env.nocache {
+            *spare = Some((
+                prec,
+                CudaFloats::uninit(&eng, 1, prec)?,
+                memory::alloc::<i8>(&eng, 1)?,
+            ));
+        }
+        // Stream order: the next launch on this stream starts after this
+        // one's last block has set the ticket back to zero.
+        wss.give(ws);
+        if let Some(word) = defer_count(&eng, word, 0, 1) {
+            // The scope ended in between (cannot happen on one thread):
+            // read the status now.
+            let st = read_word(&eng, &word.slice(0..1))?;
+            if st != 0 {
+                count(0, 1);
+                host_elements(
+                    &eng,
+                    nf,
+                    &[0],
+                    x,
+                    y,
+                    1,
+                    k,
+                    None,
+                    None,
+                    prec,
+                    rnd,
+                    0,
+                    &mut out,
+                    &mut tern,
+                )?;
+            } else {
+                count(1, 0);
+            }
+        }
+        return Ok(Some((out, tern)));
+    }
     // The next call's output, allocated while the kernel runs (off the
     // path from the call to the launch; stream-ordered after it).
     if !env.nocache {
@@ -1387,6 +1468,11 @@ thread_local! {
     static DEFER: std::cell::RefCell<Option<Vec<Pending>>> = const { std::cell::RefCell::new(None) };
 }
 
+/// Whether a [`Deferred`] scope is active on this thread.
+fn defer_active() -> bool {
+    DEFER.with(|d| d.borrow().is_some())
+}
+
 /// [`product`]'s hook: inside an active [`Deferred`] scope, keeps `sc`
 /// (whose item `at` is the undecided count of `nout` outputs) for the
 /// scope's one read and returns None; else gives `sc` back.
@@ -1496,26 +1582,9 @@ impl Deferred {
                 .flatten()
                 .map(|d| d.len() * (1 + d.limbs_per_element()))
                 .sum::<usize>();
-        let mut st = memory::alloc::<u64>(&eng, total)?;
-        let s = eng.stream();
-        let mut at = 0;
-        for p in &list {
-            s.memcpy_dtod(&p.sc.slice(p.at..p.at + 1), &mut st.slice_mut(at..at + 1))
-                .map_err(Error::driver("gathering a download on the device"))?;
-            at += 1;
-        }
-        for d in dev.iter().flatten() {
-            let (len, la) = (d.len(), d.limbs_per_element());
-            if len > 0 {
-                let (h, l) = d.raw_parts();
-                s.memcpy_dtod(&h.slice(0..len), &mut st.slice_mut(at..at + len))
-                    .map_err(Error::driver("gathering a download on the device"))?;
-                at += len;
-                s.memcpy_dtod(&l.slice(0..len * la), &mut st.slice_mut(at..at + len * la))
-                    .map_err(Error::driver("gathering a download on the device"))?;
-                at += len * la;
-            }
-        }
+        let mut st = memory::alloc::<u64>(&eng, total.max(1))?;
+        let on: Vec<&CudaFloats> = dev.iter().flatten().copied().collect();
+        gather_scope(&eng, &list, &on, &mut st)?;
         let host = if total == 0 {
             Vec::new()
         } else {
@@ -1547,6 +1616,68 @@ impl Deferred {
         }
         Ok((copies, decided))
     }
+}
+
+/// The scope's undecided counts, then each array's heads and limbs, into
+/// `st` (a [`Deferred`] read's layout): one `float_gather_segs` launch when the
+/// segments fit its table, else a device copy per segment
+/// (`MPARRAY_BLAS_GATHERCOPY=1`: always the copies, for measurements).
+fn gather_scope(
+    eng: &Arc<CudaEngine>,
+    list: &[Pending],
+    dev: &[&CudaFloats],
+    st: &mut CudaSlice<u64>,
+) -> Result<()> {
+    use cudarc::driver::DevicePtr;
+    static COPY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let copy =
+        *COPY.get_or_init(|| std::env::var_os("MPARRAY_BLAS_GATHERCOPY").is_some_and(|v| v == "1"));
+    let s = eng.stream();
+    let nseg = list.len() + 2 * dev.iter().filter(|d| d.len() > 0).count();
+    if !copy && nseg <= 32 {
+        let mut segs = Vec::with_capacity(nseg);
+        let mut at = 0u64;
+        for p in list {
+            if p.at >= p.sc.len() {
+                return Err(Error::Invalid("a deferred count out of its buffer".into()));
+            }
+            let (ptr, _g) = p.sc.device_ptr(s);
+            segs.push((ptr + 8 * p.at as u64, 1, at));
+            at += 1;
+        }
+        for d in dev {
+            let (len, la) = (d.len() as u64, d.limbs_per_element() as u64);
+            if len > 0 {
+                let (h, l) = d.raw_parts();
+                let (hp, _g) = h.device_ptr(s);
+                segs.push((hp, len, at));
+                at += len;
+                let (lp, _g) = l.device_ptr(s);
+                segs.push((lp, len * la, at));
+                at += len * la;
+            }
+        }
+        return crate::float::cuda::gather(eng, &segs, st);
+    }
+    let mut at = 0;
+    for p in list {
+        s.memcpy_dtod(&p.sc.slice(p.at..p.at + 1), &mut st.slice_mut(at..at + 1))
+            .map_err(Error::driver("gathering a download on the device"))?;
+        at += 1;
+    }
+    for d in dev {
+        let (len, la) = (d.len(), d.limbs_per_element());
+        if len > 0 {
+            let (h, l) = d.raw_parts();
+            s.memcpy_dtod(&h.slice(0..len), &mut st.slice_mut(at..at + len))
+                .map_err(Error::driver("gathering a download on the device"))?;
+            at += len;
+            s.memcpy_dtod(&l.slice(0..len * la), &mut st.slice_mut(at..at + len * la))
+                .map_err(Error::driver("gathering a download on the device"))?;
+            at += len * la;
+        }
+    }
+    Ok(())
 }
 
 impl Drop for Deferred {
@@ -1666,26 +1797,11 @@ impl Deferred {
             .map_err(Error::driver("page-locked host memory"))?[..total];
         let mut st = memory::alloc::<u64>(&eng, total.max(1))?;
         let s = eng.stream();
-        let mut at = 0;
-        for p in &list {
-            s.memcpy_dtod(&p.sc.slice(p.at..p.at + 1), &mut st.slice_mut(at..at + 1))
-                .map_err(Error::driver("gathering a download on the device"))?;
-            at += 1;
-        }
-        let mut layout = Vec::with_capacity(dev.len());
-        for d in &dev {
-            let (len, la) = (d.len(), d.limbs_per_element());
-            layout.push((d.prec(), len, la));
-            if len > 0 {
-                let (h, l) = d.raw_parts();
-                s.memcpy_dtod(&h.slice(0..len), &mut st.slice_mut(at..at + len))
-                    .map_err(Error::driver("gathering a download on the device"))?;
-                at += len;
-                s.memcpy_dtod(&l.slice(0..len * la), &mut st.slice_mut(at..at + len * la))
-                    .map_err(Error::driver("gathering a download on the device"))?;
-                at += len * la;
-            }
-        }
+        let layout = dev
+            .iter()
+            .map(|d| (d.prec(), d.len(), d.limbs_per_element()))
+            .collect();
+        gather_scope(&eng, &list, &dev, &mut st)?;
         if total > 0 {
             s.memcpy_dtoh(&st.slice(0..total), host)
                 .map_err(Error::driver("copying from the device"))?;

@@ -39,11 +39,13 @@ pub enum Ortho {
     /// on `w1`), `w2 = w1 - V^T h2` and `w2.w2` (`dot`), `h = h + h2`. Two
     /// small `gemv`s and a `dot` per step in the usual case, launched back
     /// to back with their checks read at the end (see
-    /// [`Deferred`]). With `MPARRAY_GMRES_PIPE=1` (off by default: on the
-    /// H200 it gained nothing, 2026-12-03; on any engine) the step is
-    /// pipelined: `w1.w1` by a `1 x n` product, the second pass launched
+    /// [`Deferred`]; `dot` inside such a scope reads its status with the
+    /// scope's counts too). On CUDA by default (`MPARRAY_GMRES_PIPE=0`
+    /// turns it off; `=1` turns it on on any engine, for tests) the step
+    /// is pipelined: the second pass launched
     /// too when the last step needed one, `v_{j+1}` (`w1` or `w2` over its
-    /// norm) made on the device, and `A v_{j+1}` launched before the
+    /// norm, the inverse repeated by `float_fill`) made on the device, and
+    /// `A v_{j+1}` launched before the
     /// step's one read (an asynchronous copy into page-locked memory), so
     /// the host's wait and its Givens work overlap that product; when the
     /// read shows an undecided product, a wrong guess about the second
@@ -326,7 +328,8 @@ pub fn gmres_with(
         let pipe = opts.ortho == Ortho::Dgks
             && match std::env::var("MPARRAY_GMRES_PIPE").as_deref() {
                 Ok("1") => !eng.is_cuda() || (overlap && defer),
-                _ => false,
+                Ok("0") => false,
+                _ => PIPE_BY_DEFAULT && eng.is_cuda() && overlap && defer,
             };
         if pipe && ones.is_none() {
             let v = vec![1i64; n];
@@ -447,7 +450,7 @@ pub fn gmres_with(
                     vdata = vd;
                     if !zero {
                         let inv = hone.div(&hn, p, RN)?;
-                        let v = bcast(&inv, n)?.into_engine(&eng)?.mul(&wf, p, RN)?;
+                        let v = bcast(&inv, n, &eng)?.mul(&wf, p, RN)?;
                         vdata = put_row(vdata, (j + 1) * n, &v)?;
                         vs.push(v);
                     }
@@ -573,7 +576,7 @@ pub fn gmres_with(
                     // w * (1/||w||) (as scal, the factor broadcast on the
                     // host: no download of it).
                     let inv = hone.div(&hn, p, RN)?;
-                    let v = bcast(&inv, n)?.into_engine(&eng)?.mul(&w, p, RN)?;
+                    let v = bcast(&inv, n, &eng)?.mul(&w, p, RN)?;
                     vdata = put_row(vdata, (j + 1) * n, &v)?;
                     vs.push(v);
                 }
@@ -949,10 +952,12 @@ struct DgksLaunch {
 }
 
 /// `w` into row `j + 1`, `he = [V_j; w] w`, `w1 = w - V_j^T (he * mask)`,
-/// `w1` into row `j + 1`, `w1.w1` (a `1 x n` product at `p + 64` bits);
+/// `w1` into row `j + 1`, `w1.w1` (`dot` at `p + 64` bits, its status
+/// deferred as the products' counts);
 /// with `two` the second pass (`[V_j; w1] w1`, `w2`, `w2.w2`); with `next`
 /// `||w||` (w = w2 or w1) = the root of `w.w` rounded to p, its inverse,
-/// broadcast by the product `ones * 1` with `alpha = 1/||w||` (exact), and
+/// repeated on the device (`float_fill`; with `MPARRAY_GMRES_HOSTBCAST=1`
+/// the product `ones * 1` with `alpha = 1/||w||`, as before), and
 /// `v_{j+1}` = the broadcast times `w` into row `j + 1`: all launched on
 /// the device, nothing read (the products' checks are in the caller's
 /// deferred scope). The same operations as the checked path's, so the same
@@ -983,10 +988,8 @@ fn dgks_launch(
         prec: p + 64,
         rnd: gt.rnd,
     };
-    // w1 as a 1 x n matrix times itself (no copy of w1).
-    let w1m = Matrix::from_array_ld(w1, 1, n, n)?;
-    let w1w1 = w1m.gemv(one, w1m.data(), None, &gs)?.0;
-    let w1 = w1m.into_data();
+    // The fused dot (its status read with the scope's counts).
+    let w1w1 = w1.dot(&w1, p + 64, RN)?.0;
     dt.mark("w1.w1");
     // The second pass (as the checked path's): h2 = [V_j; w1] w1, w2 = w1 -
     // V_j^T (h2 * mask), w2.w2.
@@ -996,9 +999,7 @@ fn dgks_launch(
         let hm2 = he2.mul(mask, gw.prec, RN)?;
         let w2 = ve.gemv(minus_one, &hm2, Some((one, &w1)), gt)?.0;
         vdata = ve.into_data();
-        let w2m = Matrix::from_array_ld(w2, 1, n, n)?;
-        let w2w2 = w2m.gemv(one, w2m.data(), None, &gs)?.0;
-        let w2 = w2m.into_data();
+        let w2w2 = w2.dot(&w2, p + 64, RN)?.0;
         dt.mark("second pass");
         Some((he2, w2, w2w2))
     } else {
@@ -1012,7 +1013,13 @@ fn dgks_launch(
         let hn = nsq.sqrt(p, RN)?;
         let inv = one.div(&hn, p, RN)?;
         let gb = Gemv { prec: p, ..gs };
-        let b = ones.gemv(&inv, one, None, &gb)?.0;
+        // 1/||w|| repeated on the device (exact copies; the product `ones *
+        // 1` with alpha = 1/||w|| with MPARRAY_GMRES_HOSTBCAST=1, as before).
+        let b = if host_bcast() {
+            ones.gemv(&inv, one, None, &gb)?.0
+        } else {
+            inv.repeat_first(n, &inv.engine())?
+        };
         let v = b.mul(wf, p, RN)?;
         vdata = put_row(vdata, (j + 1) * n, &v)?;
         dt.mark("v");
@@ -1204,8 +1211,24 @@ fn report_trace(trace: &[[std::time::Instant; 4]], redone: usize) {
     );
 }
 
-/// The one element of `a` (CPU engine) repeated `n` times (CPU engine).
-fn bcast(a: &FloatArray, n: usize) -> Result<FloatArray> {
+/// Whether the DGKS pipeline runs by default on CUDA (`MPARRAY_GMRES_PIPE`
+/// 0 or 1 overrides it).
+const PIPE_BY_DEFAULT: bool = true;
+
+/// `MPARRAY_GMRES_HOSTBCAST=1` (see [`bcast`]).
+fn host_bcast() -> bool {
+    static HOST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HOST.get_or_init(|| std::env::var_os("MPARRAY_GMRES_HOSTBCAST").is_some_and(|v| v == "1"))
+}
+
+/// The one element of `a` (CPU engine) repeated `n` times on `eng`: on
+/// CUDA one element uploaded and repeated on the device;
+/// `MPARRAY_GMRES_HOSTBCAST=1`: `n` copies made on the host and uploaded
+/// (as before 2026-12-03, for measurements). Exact copies either way.
+fn bcast(a: &FloatArray, n: usize, eng: &Engine) -> Result<FloatArray> {
+    if !host_bcast() {
+        return a.repeat_first(n, eng);
+    }
     let h = a.host()?;
     let la = h.limbs_per_element();
     FloatArray::from_raw(
@@ -1213,7 +1236,8 @@ fn bcast(a: &FloatArray, n: usize) -> Result<FloatArray> {
         vec![h.tags()[0]; n],
         vec![h.exps()[0]; n],
         h.limbs()[..la].repeat(n),
-    )
+    )?
+    .into_engine(eng)
 }
 
 /// A Hessenberg column's Givens work (`Lsq::column` with `zero` false)

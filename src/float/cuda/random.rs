@@ -87,8 +87,9 @@ impl CudaFloats {
     }
 
     /// `len` copies of element 0 (an array of at least one element).
-    fn broadcast(&self, len: usize) -> Result<CudaFloats> {
-        let mut r = CudaFloats::zeros(&self.eng, len, self.prec)?;
+    pub(crate) fn broadcast(&self, len: usize) -> Result<CudaFloats> {
+        // float_fill writes every head and limb.
+        let mut r = CudaFloats::uninit(&self.eng, len, self.prec)?;
         if len == 0 {
             return Ok(r);
         }
