@@ -759,9 +759,29 @@ pub fn aberth_fused(
             "the Aberth order L must be at least 1".into(),
         ));
     }
-    let prof = std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some();
     let t0 = std::time::Instant::now();
     let su = Setup::new(coeffs, prec, tol2)?;
+    aberth_fused_setup(su, t0, x0, prec, order, max_iter, progress)
+}
+
+/// [`aberth_fused`] with the coefficients' [`Setup`] already made (the
+/// solver makes it beside the starting points; `t0`: when it began, for
+/// the profile).
+pub(crate) fn aberth_fused_setup(
+    su: Setup,
+    t0: std::time::Instant,
+    x0: &ComplexArray,
+    prec: u64,
+    order: usize,
+    max_iter: usize,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<FusedRoots> {
+    if order == 0 {
+        return Err(Error::Invalid(
+            "the Aberth order L must be at least 1".into(),
+        ));
+    }
+    let prof = std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some();
     let ts = std::time::Instant::now();
     if x0.len() != su.n {
         return Err(Error::Shape(format!(
