@@ -109,7 +109,8 @@ __device__ __forceinline__ void conv(u64 h, const u32 *sm, u32 sx, int tig, u32 
 // Block: 16 WARPS rows (a warp per 16-row m-tile) x KS elements (slice
 // blockIdx.y), ST pipeline stages of E elements. Writes
 // Hout[slice][row][80], Nout[slice][row][72].
-// dbg bit 0: no H mma (the fragments xor-ed into one accumulator).
+// dbg bit 0: no H mma (the fragments xor-ed into one accumulator); bit 2:
+// no conversion and no mma (the staging alone).
 template <int KS, int WARPS, int ST>
 __global__ void __launch_bounds__(32 * WARPS, 1)
     gemv_mma(const u32 *__restrict__ Am, const u64 *__restrict__ Ah, const u32 *__restrict__ Rg,
@@ -180,6 +181,10 @@ __global__ void __launch_bounds__(32 * WARPS, 1)
         const int buf = s % ST;
         const u32 *sA = As + buf * ROWS * ASTR;
         const u64 *sH = Hs + buf * ROWS * E;
+        if (dbg & 4) {  // staging only: one word per row and stage
+            H[0][0] ^= sA[r0 * ASTR + tig] ^ sA[r1 * ASTR + tig] ^ (u32)sH[r0 * E];
+            continue;
+        }
 #pragma unroll
         for (int el = 0; el < E; el++) {
             const int e = s * E + el;
@@ -692,6 +697,7 @@ int main(int argc, char **argv) {
 #if VSEL == 0 || VSEL == 1
     run_variant<64, 8, 4>(sets, D, 0, Tr, Nr, Sr, reps);
     run_variant<64, 8, 4>(sets, D, 1, Tr, Nr, Sr, reps);
+    run_variant<64, 8, 4>(sets, D, 4, Tr, Nr, Sr, reps);
 #endif
 #if VSEL == 0 || VSEL == 2
     run_variant<128, 4, 4>(sets, D, 0, Tr, Nr, Sr, reps);
