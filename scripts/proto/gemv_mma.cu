@@ -460,7 +460,8 @@ static float median(std::vector<float> v) {
 
 template <int KS, int WARPS, int ST>
 static void run_variant(Set *sets, const Dev &D, int dbg, const std::vector<u32> *Tr,
-                        const std::vector<u32> *Nr, const std::vector<u32> *Sr, int reps) {
+                        const std::vector<u32> *Nr, const std::vector<u32> *Sr, int reps,
+                        bool check) {
     CK(cudaFuncSetAttribute(gemv_mma<KS, WARPS, ST>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                             (int)smem_bytes<KS, WARPS, ST>()));
     cudaFuncAttributes fa;
@@ -468,7 +469,8 @@ static void run_variant(Set *sets, const Dev &D, int dbg, const std::vector<u32>
     const int nsl = K / KS;
     bool ok = true;
     int bad = 0;
-    if (!dbg) {
+    if (check && dbg) return;
+    if (check) {
         for (int si = 0; si < 2; si++) {
             CK(cudaMemset(D.H, 0xA5, (size_t)nsl * M * ND * 4));
             CK(cudaMemset(D.N, 0x5A, (size_t)nsl * M * NV * 4));
@@ -504,6 +506,12 @@ static void run_variant(Set *sets, const Dev &D, int dbg, const std::vector<u32>
             }
         }
     }
+    if (check) {
+        printf("KS=%d WARPS=%d ST=%d: check %s (%d bad rows of %d)\n", KS, WARPS, ST,
+               ok ? "OK" : "FAILED", bad, 2 * M);
+        fflush(stdout);
+        return;
+    }
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
@@ -529,14 +537,37 @@ static void run_variant(Set *sets, const Dev &D, int dbg, const std::vector<u32>
     std::vector<float> s = tk;
     std::sort(s.begin(), s.end());
     printf("KS=%d WARPS=%d ST=%d dbg=%d regs=%d lmem=%zu smem=%zu grid=%dx%d: kernel median %.1f us (min %.1f max %.1f), "
-           "fold %.1f us, check %s (%d bad rows of %d)\n",
+           "fold %.1f us\n",
            KS, WARPS, ST, dbg, fa.numRegs, (size_t)fa.localSizeBytes, smem_bytes<KS, WARPS, ST>(),
            M / (16 * WARPS), K / KS,
-           median(tk), s.front(), s.back(), median(tf), dbg ? "skipped" : (ok ? "OK" : "FAILED"),
-           bad, dbg ? 0 : 2 * M);
+           median(tk), s.front(), s.back(), median(tf));
     fflush(stdout);
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
+}
+
+// VSEL (build with -DVSEL=n) picks the variants, so that several builds
+// can run in parallel.
+#ifndef VSEL
+#define VSEL 0
+#endif
+static void variants(Set *sets, const Dev &D, const std::vector<u32> *Tr,
+                     const std::vector<u32> *Nr, const std::vector<u32> *Sr, int reps, bool CHECK) {
+#if VSEL == 0 || VSEL == 1
+    run_variant<64, 8, 4>(sets, D, 0, Tr, Nr, Sr, reps, CHECK);
+    run_variant<64, 8, 4>(sets, D, 1, Tr, Nr, Sr, reps, CHECK);
+    run_variant<64, 8, 4>(sets, D, 4, Tr, Nr, Sr, reps, CHECK);
+#endif
+#if VSEL == 0 || VSEL == 2
+    run_variant<128, 4, 4>(sets, D, 0, Tr, Nr, Sr, reps, CHECK);
+#endif
+#if VSEL == 0 || VSEL == 3
+    run_variant<64, 4, 3>(sets, D, 0, Tr, Nr, Sr, reps, CHECK);
+    run_variant<64, 4, 3>(sets, D, 1, Tr, Nr, Sr, reps, CHECK);
+#endif
+#if VSEL == 0 || VSEL == 4
+    run_variant<32, 16, 2>(sets, D, 0, Tr, Nr, Sr, reps, CHECK);
+#endif
 }
 
 int main(int argc, char **argv) {
@@ -645,6 +676,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     std::vector<u32> Tr[2], Nr[2], Sr[2];
+    variants(sets, D, Tr, Nr, Sr, reps, false);  // timings first
     cudaEvent_t c0, c1;
     CK(cudaEventCreate(&c0));
     CK(cudaEventCreate(&c1));
@@ -689,26 +721,7 @@ int main(int argc, char **argv) {
     CK(cudaEventElapsedTime(&rms, c0, c1));
     printf("reference ready (%.0f ms)\n", rms);
     fflush(stdout);
-    // VSEL (build with -DVSEL=n) picks the variants, so that several builds
-    // can run in parallel.
-#ifndef VSEL
-#define VSEL 0
-#endif
-#if VSEL == 0 || VSEL == 1
-    run_variant<64, 8, 4>(sets, D, 0, Tr, Nr, Sr, reps);
-    run_variant<64, 8, 4>(sets, D, 1, Tr, Nr, Sr, reps);
-    run_variant<64, 8, 4>(sets, D, 4, Tr, Nr, Sr, reps);
-#endif
-#if VSEL == 0 || VSEL == 2
-    run_variant<128, 4, 4>(sets, D, 0, Tr, Nr, Sr, reps);
-#endif
-#if VSEL == 0 || VSEL == 3
-    run_variant<64, 4, 3>(sets, D, 0, Tr, Nr, Sr, reps);
-    run_variant<64, 4, 3>(sets, D, 1, Tr, Nr, Sr, reps);
-#endif
-#if VSEL == 0 || VSEL == 4
-    run_variant<32, 16, 2>(sets, D, 0, Tr, Nr, Sr, reps);
-#endif
+    variants(sets, D, Tr, Nr, Sr, reps, true);  // then the checks
     printf("done\n");
     return 0;
 }
