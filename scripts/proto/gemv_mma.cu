@@ -51,6 +51,7 @@ static const int NV = 72;      // x's bytes (9 n-tiles)
 static const int RW = 38;      // words per shifted copy of x's reversed bytes (30 used)
 static const int RE = 4 * RW;  // words per element
 static const int RP = 108;     // R[q] = X_{RP - q}
+static const int EOFF = 4096;  // heads: (EOFF - d) << 1 | sign
 static const int E = 4;        // elements per pipeline stage
 static const int ASTR = E * L + 4;  // words per row in a stage (padded)
 
@@ -80,10 +81,12 @@ __device__ __forceinline__ void cp_wait() {
 // 4 bits -> 4 bytes (0/1).
 __device__ __forceinline__ u32 spread4(u32 b) { return (b * 0x00204081u) & 0x01010101u; }
 
-// Words j = 4q + tig (q = 0..4) of A~ for the element with head h (d << 1 |
-// sign) and mantissa sm[0..16), sign of x sx.
-__device__ __forceinline__ void conv(u64 h, const u32 *sm, u32 sx, int tig, u32 *aw, u32 &n) {
-    const int d = (int)(h >> 1);
+// Words j = 4q + tig (q = 0..4) of A~ for the element with head h (e << 1 |
+// sign; d = rs - e, rs the row's scale: its largest e) and mantissa
+// sm[0..16), sign of x sx.
+__device__ __forceinline__ void conv(u64 h, int rs, const u32 *sm, u32 sx, int tig, u32 *aw,
+                                     u32 &n) {
+    const int d = rs - (int)(h >> 1);
     const u32 s = ((u32)h & 1u) ^ sx;
     n = s;
     const u32 cm = 0u - s;
@@ -115,7 +118,7 @@ template <int KS, int WARPS, int ST>
 __global__ void __launch_bounds__(32 * WARPS, 1)
     gemv_mma(const u32 *__restrict__ Am, const u64 *__restrict__ Ah, const u32 *__restrict__ Rg,
              const u32 *__restrict__ XTg, const unsigned char *__restrict__ SXg, u32 *Hout,
-             u32 *Nout, int dbg) {
+             u32 *Nout, const int *__restrict__ RS, int dbg) {
     constexpr int ROWS = 16 * WARPS, NT = 32 * WARPS;
     extern __shared__ __align__(16) u32 smem[];
     u32 *Rs = smem;                        // KS * RE
@@ -173,6 +176,7 @@ __global__ void __launch_bounds__(32 * WARPS, 1)
     const int qb = RP - D0 - gid + 4 * tig;
     const int cs = qb & 3, wb = qb >> 2;
     const int r0 = wid * 16 + gid, r1 = r0 + 8;
+    const int rs0 = RS[row0 + r0], rs1 = RS[row0 + r1];
     for (int s = 0; s < NS; s++) {
         cp_wait<ST - 2>();
         __syncthreads();
@@ -190,8 +194,8 @@ __global__ void __launch_bounds__(32 * WARPS, 1)
             const int e = s * E + el;
             const u32 sx = SXs[e];
             u32 a0[5], a1[5], n0, n1;
-            conv(sH[r0 * E + el], sA + r0 * ASTR + el * L, sx, tig, a0, n0);
-            conv(sH[r1 * E + el], sA + r1 * ASTR + el * L, sx, tig, a1, n1);
+            conv(sH[r0 * E + el], rs0, sA + r0 * ASTR + el * L, sx, tig, a0, n0);
+            conv(sH[r1 * E + el], rs1, sA + r1 * ASTR + el * L, sx, tig, a1, n1);
             nm0 |= n0 << (e & 15);
             nm1 |= n1 << (e & 15);
             const u32 *p = Rs + e * RE + cs * RW + wb;
@@ -298,6 +302,25 @@ __global__ void fold(const u32 *Hout, const u32 *Nout, int nsl, u32 *T, u32 *Nn,
     }
 }
 
+__device__ __forceinline__ int imax(int a, int b) { return a > b ? a : b; }
+
+// The rows' scales: RS[i] = the largest e of row i (a block of 128 per row).
+__global__ void rowscale(const u64 *__restrict__ Ah, int *RS) {
+    __shared__ int sm[4];
+    const int i = blockIdx.x, t = threadIdx.x;
+    const u64 *h = Ah + (size_t)i * K;
+    u64 v[K / 128];
+#pragma unroll
+    for (int j = 0; j < K / 128; j++) v[j] = h[t + 128 * j];
+    int m = -1;
+#pragma unroll
+    for (int j = 0; j < K / 128; j++) m = imax(m, (int)(v[j] >> 1));
+    for (int o = 16; o > 0; o >>= 1) m = imax(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if ((t & 31) == 0) sm[t >> 5] = m;
+    __syncthreads();
+    if (t == 0) RS[i] = imax(imax(sm[0], sm[1]), imax(sm[2], sm[3]));
+}
+
 __global__ void readall(const uint4 *a, size_t n, uint4 *out) {
     uint4 x = make_uint4(0, 0, 0, 0);
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
@@ -366,7 +389,7 @@ static void make_set(Set &S) {
         if (rnd() % 97 == 0) S.m[e * L] = 0;  // some trailing zero words
         u64 r = rnd();
         int d = (r % 64 == 0) ? (int)((r >> 8) % 700) : (int)((r >> 8) % 48);
-        S.h[e] = ((u64)d << 1) | ((r >> 40) & 1);
+        S.h[e] = ((u64)(EOFF - d) << 1) | ((r >> 40) & 1);
     }
     CK(cudaMalloc(&S.dm, S.m.size() * 4));
     CK(cudaMalloc(&S.dh, S.h.size() * 8));
@@ -385,10 +408,12 @@ static void cpu_ref(const Set &S, const std::vector<u32> &xw, const std::vector<
 #pragma omp parallel for schedule(dynamic, 4)
     for (int i = 0; i < M; i++) {
         u64 tc[ND + 4] = {0}, nc[NV] = {0}, pc[ND + 4] = {0}, qc[ND + 4] = {0};
+        int rmax = -1;
+        for (int k = 0; k < K; k++) rmax = std::max(rmax, (int)(S.h[(size_t)i * K + k] >> 1));
         for (int k = 0; k < K; k++) {
             const size_t e = (size_t)i * K + k;
             u32 w[NF];
-            const int d = (int)(S.h[e] >> 1);
+            const int d = rmax - (int)(S.h[e] >> 1);
             const u32 s = (u32)(S.h[e] & 1) ^ (u32)xs[k];
             cpu_fix(&S.m[e * L], d, w);
             unsigned char ab[72], mb[72], xb[72];
@@ -443,6 +468,7 @@ static size_t smem_bytes() {
 
 struct Dev {
     u32 *R, *XT, *H, *N, *T, *Nn, *S;
+    int *RS;
     unsigned char *SX;
 };
 
@@ -450,7 +476,7 @@ template <int KS, int WARPS, int ST>
 static void launch(const Set &S, const Dev &D, int dbg, cudaStream_t st) {
     dim3 g(M / (16 * WARPS), K / KS);
     gemv_mma<KS, WARPS, ST><<<g, 32 * WARPS, smem_bytes<KS, WARPS, ST>(), st>>>(
-        S.dm, S.dh, D.R, D.XT, D.SX, D.H, D.N, dbg);
+        S.dm, S.dh, D.R, D.XT, D.SX, D.H, D.N, D.RS, dbg);
 }
 
 static float median(std::vector<float> v) {
@@ -476,6 +502,8 @@ static void run_variant(Set *sets, const Dev &D, int dbg, const std::vector<u32>
             CK(cudaMemset(D.N, 0x5A, (size_t)nsl * M * NV * 4));
             CK(cudaMemset(D.T, 0xEE, (size_t)M * 24 * 4));
             CK(cudaMemset(D.Nn, 0xEE, (size_t)M * 20 * 4));
+            CK(cudaMemset(D.RS, 0x7f, (size_t)M * 4));
+            rowscale<<<M, 128>>>(sets[si].dh, D.RS);
             launch<KS, WARPS, ST>(sets[si], D, 0, 0);
             CK(cudaGetLastError());
             CK(cudaMemset(D.S, 0xEE, (size_t)M * 20 * 4));
@@ -515,15 +543,30 @@ static void run_variant(Set *sets, const Dev &D, int dbg, const std::vector<u32>
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
+    rowscale<<<M, 128>>>(sets[0].dh, D.RS);
     for (int w = 0; w < 5; w++) launch<KS, WARPS, ST>(sets[w & 1], D, dbg, 0);
     CK(cudaGetLastError());
-    std::vector<float> tk, tf;
+    std::vector<float> tk, tf, tr, tc;
     for (int r = 0; r < reps; r++) {
+        float ms;
+        CK(cudaEventRecord(a));
+        rowscale<<<M, 128>>>(sets[r & 1].dh, D.RS);
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        CK(cudaEventElapsedTime(&ms, a, b));
+        tr.push_back(ms * 1000);
+        CK(cudaEventRecord(a));
+        rowscale<<<M, 128>>>(sets[r & 1].dh, D.RS);
+        launch<KS, WARPS, ST>(sets[r & 1], D, dbg, 0);
+        fold<<<M, 160>>>(D.H, D.N, nsl, D.T, D.Nn, D.S);
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        CK(cudaEventElapsedTime(&ms, a, b));
+        tc.push_back(ms * 1000);
         CK(cudaEventRecord(a));
         launch<KS, WARPS, ST>(sets[r & 1], D, dbg, 0);
         CK(cudaEventRecord(b));
         CK(cudaEventSynchronize(b));
-        float ms;
         CK(cudaEventElapsedTime(&ms, a, b));
         tk.push_back(ms * 1000);
         CK(cudaEventRecord(a));
@@ -537,10 +580,10 @@ static void run_variant(Set *sets, const Dev &D, int dbg, const std::vector<u32>
     std::vector<float> s = tk;
     std::sort(s.begin(), s.end());
     printf("KS=%d WARPS=%d ST=%d dbg=%d regs=%d lmem=%zu smem=%zu grid=%dx%d: kernel median %.1f us (min %.1f max %.1f), "
-           "fold %.1f us\n",
+           "fold %.1f us, row scales %.1f us, the three in a row %.1f us\n",
            KS, WARPS, ST, dbg, fa.numRegs, (size_t)fa.localSizeBytes, smem_bytes<KS, WARPS, ST>(),
            M / (16 * WARPS), K / KS,
-           median(tk), s.front(), s.back(), median(tf));
+           median(tk), s.front(), s.back(), median(tf), median(tr), median(tc));
     fflush(stdout);
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
@@ -619,6 +662,7 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&D.T, (size_t)M * 24 * 4));
     CK(cudaMalloc(&D.Nn, (size_t)M * 20 * 4));
     CK(cudaMalloc(&D.S, (size_t)M * 20 * 4));
+    CK(cudaMalloc(&D.RS, (size_t)M * 4));
     Set sets[2];
     make_set(sets[0]);
     make_set(sets[1]);
