@@ -1504,15 +1504,31 @@ FL_DEV void bl_mbar_wait(u32 bar, u32 ph) {
 }
 // Lane 0: the mantissas of positions kb .. kb+nl-1 of both operands (8
 // limbs each) into the slot at shared address d, completing on bar.
-FL_DEV void bl_bulk_issue(u32 d, u32 bar, const u64 *alb, const u64 *blb, u64 kb, u32 nl) {
+// ev: with an L2 evict-first policy (the mantissas are read once; the
+// heads, read twice, stay).
+FL_DEV void bl_bulk_issue(u32 d, u32 bar, const u64 *alb, const u64 *blb, u64 kb, u32 nl,
+                          bool ev) {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
                  "r"(128u * nl)
                  : "memory");
+    u64 pol = 0;
+    if (ev) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
 #pragma unroll
     for (u32 q = 0; q < 4; q++) {
         if (8 * q < nl) {
             const u32 n = nl - 8 * q >= 8 ? 512u : 64u * (nl - 8 * q);
+            if (ev) {
+                asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::"
+                             "cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(d + 4 * q * BL_BGRP),
+                             "l"(alb + (kb + 8 * q) * 8), "r"(n), "r"(bar), "l"(pol)
+                             : "memory");
+                asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::"
+                             "cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(d + 4 * (4 + q) * BL_BGRP),
+                             "l"(blb + (kb + 8 * q) * 8), "r"(n), "r"(bar), "l"(pol)
+                             : "memory");
+                continue;
+            }
             asm volatile(
                 "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
                     d + 4 * q * BL_BGRP),
@@ -1548,6 +1564,8 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     const u32 S = (pipe >> 9) & 7u;
     const bool bulk = S >= 2 && S <= 4 && T == 128 && la == 8 && lb == 8 &&
                       !(((size_t)alb | (size_t)blb) & 15) && !(pipe & 128u);
+    // pipe bit 12: the bulk copies with an L2 evict-first policy.
+    const bool bev = (pipe & 4096u) != 0;
     const u32 sm0 = (u32)__cvta_generic_to_shared(bl_dot_sm);
     const u32 bar0 = sm0 + 8 * 4 * wib, ring0 = sm0 + 128 + 4 * BL_BSLOT * S * wib;
     const u64 bstep = 32 * (u64)(T >> 5);
@@ -1567,7 +1585,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             const u64 kb = k0 + 32 * (u64)wib + r * bstep;
             if (kb >= k1) break;
             const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
-            bl_bulk_issue(ring0 + 4 * BL_BSLOT * r, bar0 + 8 * r, alb, blb, kb, nl);
+            bl_bulk_issue(ring0 + 4 * BL_BSLOT * r, bar0 + 8 * r, alb, blb, kb, nl, bev);
             nissued++;
         }
     }
@@ -1672,7 +1690,8 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             if (run && kn < k1) {
                 if (lane == 0) {
                     const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
-                    bl_bulk_issue(ring0 + 4 * BL_BSLOT * slot, bar0 + 8 * slot, alb, blb, kn, nn);
+                    bl_bulk_issue(ring0 + 4 * BL_BSLOT * slot, bar0 + 8 * slot, alb, blb, kn, nn,
+                                      bev);
                 }
                 nissued++;
             }

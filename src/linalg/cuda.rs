@@ -1027,7 +1027,8 @@ const DOT_STAGE16: bool = false;
 /// prefetch distance in rounds, 0 ... 7), `MPARRAY_BLAS_NOSTAGE` (with
 /// `MPARRAY_BLAS_DBG` only: no staging copies), `MPARRAY_BLAS_STAGE16` /
 /// `MPARRAY_BLAS_STAGE8` (the staging copies' width), `MPARRAY_BLAS_BULK`
-/// (bulk staging: slots per warp, 0 or 2 ... 4).
+/// (bulk staging: slots per warp, 0 or 2 ... 4), `MPARRAY_BLAS_EVICT` (its
+/// copies with an L2 evict-first policy).
 struct DotEnv {
     blocks: usize,
     /// Bulk staging's slots per warp (0: off).
@@ -1070,7 +1071,8 @@ fn dot_env() -> &'static DotEnv {
                 | pf_rounds(DOT_PF) << 4
                 | (nostage as u32) << 7
                 | (c16 as u32) << 8
-                | bulk << 9,
+                | bulk << 9
+                | (on("MPARRAY_BLAS_EVICT") as u32) << 12,
         }
     })
 }
