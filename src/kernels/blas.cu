@@ -1601,19 +1601,20 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     }
     __syncthreads();
     {
-        // (1) The heads, four loads of each operand in flight per thread.
+        // (1) The heads, eight loads of each operand in flight per thread
+        // (a chunk of 2048 positions: two trips to memory).
         u64 ex = 0, ey = 0;
         u32 fl = 0, nz = 0;
-        for (u64 kb = k0 + t; kb < k1; kb += 4 * (u64)T) {
-            u64 hx[4], hy[4];
+        for (u64 kb = k0 + t; kb < k1; kb += 8 * (u64)T) {
+            u64 hx[8], hy[8];
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
+            for (int r = 0; r < 8; r++) {
                 const u64 k = kb + r * (u64)T;
                 hx[r] = k < k1 ? ahd[k] : 0;
                 hy[r] = k < k1 ? bhd[k] : 0;
             }
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
+            for (int r = 0; r < 8; r++) {
                 const u32 cx = fl_tag(hx[r]) & 3, cy = fl_tag(hy[r]) & 3;
                 if (cx == FL_NORMAL) {
                     const u64 e = (u64)(fl_exp(hx[r]) + BL_EOFF);
