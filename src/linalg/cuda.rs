@@ -995,7 +995,7 @@ fn pf_rounds(default: u32) -> u32 {
 /// `blas_dot`'s bulk staging (8-limb operands, 16-byte aligned limbs):
 /// slots per warp by default (0: off; `MPARRAY_BLAS_BULK=S`, S = 2 ... 4,
 /// overrides).
-const DOT_BULK: u32 = 0;
+const DOT_BULK: u32 = 3;
 
 /// `blas_dot`'s dynamic shared memory: the staging buffers of 4 warps
 /// (blas.cu's `stage[4][BL_NBUF][2][32 * BL_SST]`, tiers up to 18 words),
