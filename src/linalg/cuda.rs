@@ -994,8 +994,10 @@ fn pf_rounds(default: u32) -> u32 {
 
 /// `blas_dot`'s bulk staging (8-limb operands, 16-byte aligned limbs):
 /// slots per warp by default (0: off; `MPARRAY_BLAS_BULK=S`, S = 2 ... 4,
-/// overrides).
-const DOT_BULK: u32 = 3;
+/// overrides). Off: on the H200 it measured 106-110 us for a 512-bit
+/// DOT of 2^20 terms against 103 us for the 16-byte staging
+/// (notes/blas-cuda.md, "DOT, bulk copies").
+const DOT_BULK: u32 = 0;
 
 /// `blas_dot`'s dynamic shared memory: the staging buffers of 4 warps
 /// (blas.cu's `stage[4][BL_NBUF][2][32 * BL_SST]`, tiers up to 18 words),
@@ -1016,9 +1018,10 @@ fn dot_smem(nf: u32, bulk: u32) -> u32 {
     }
 }
 
-/// `blas_dot`'s 16-byte staging (8-limb operands) by default; else
-/// 8-byte copies (`MPARRAY_BLAS_STAGE8` / `MPARRAY_BLAS_STAGE16` choose).
-const DOT_STAGE16: bool = false;
+/// `blas_dot`'s 16-byte staging (8-limb operands, 16-byte aligned limbs)
+/// by default; else 8-byte copies (`MPARRAY_BLAS_STAGE8` /
+/// `MPARRAY_BLAS_STAGE16` choose).
+const DOT_STAGE16: bool = true;
 
 /// [`dot_fused`]'s switches, read once per process (measurements only):
 /// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
