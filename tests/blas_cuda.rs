@@ -1152,6 +1152,58 @@ fn blasgpu_dot_long_vs_cpu() {
     eprintln!("device decided {} dots, host {}", d1 - d0, h1 - h0);
 }
 
+/// `dot` of 512-bit operands (8 limbs: blas_dot's bulk staging, see
+/// notes/blas-cuda.md) against the CPU engine at lengths around a warp's
+/// round (32 positions), a block's chunk (128) and the ring's refills (a
+/// warp's rounds 4 x 32 apart), one position up to 2^18 + 3; output
+/// precisions of every served tier, every mode, spread and huge exponents,
+/// specials, exact and near cancellation. Plain inputs are decided on the
+/// device.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn blasgpu_dot512_vs_cpu() {
+    let _serial = serial();
+    let dev = cuda();
+    let mut r = Rng(seed() ^ 0x512d);
+    let lens = [
+        1usize, 2, 31, 32, 33, 127, 128, 129, 255, 256, 383, 384, 385, 511, 512, 513, 1023, 1025,
+        4096, 4113, 70001, 262147,
+    ];
+    for (case, &k) in lens.iter().enumerate() {
+        let p = r.pick(&[53u64, 200, 512, 512, 512]);
+        let kind = if k > 4200 {
+            r.pick(&[Kind::Plain, Kind::Plain, Kind::Spread])
+        } else {
+            r.pick(&[
+                Kind::Plain,
+                Kind::Plain,
+                Kind::Spread,
+                Kind::Specials,
+                Kind::Huge,
+            ])
+        };
+        let (mut x, mut y) = (matrix(&mut r, k, 512, kind), matrix(&mut r, k, 512, kind));
+        let mirror = if k > 4200 { 0 } else { r.below(3) };
+        if mirror > 0 {
+            (x, y) = mirror_cancel(&x, &y, mirror == 2);
+        }
+        let rnd = r.pick(&MODES);
+        let (want, wt) = x.dot(&y, p, rnd).unwrap();
+        let (s0, _) = mparray::linalg::cuda::stats();
+        let (got, gt) = x
+            .to_engine(&dev)
+            .unwrap()
+            .dot(&y.to_engine(&dev).unwrap(), p, rnd)
+            .unwrap();
+        let (s1, _) = mparray::linalg::cuda::stats();
+        let ctx = format!("dot512 case {case}: p {p} k {k} {kind:?} mirror {mirror} {rnd:?}");
+        same(&ctx, &got, &gt, &want, &wt);
+        if kind == Kind::Plain && mirror == 0 {
+            assert_eq!(s1 - s0, 1, "not decided on the device: {ctx}");
+        }
+    }
+}
+
 /// Ordinary random inputs (a 64 x 48 x 100 product at 512 bits, every
 /// mode) are decided on the device.
 #[test]

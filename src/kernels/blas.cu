@@ -1474,6 +1474,74 @@ FL_DEV void bl_dot_prefetch(const u64 *alb, u32 la, const u64 *blb, u32 lb, u64 
     else
         bl_prefetch_round(blb, lb, 0, kp, k1);
 }
+// blas_dot's bulk staging (pipe bits 9-11: S = 2 ... 4 slots per warp,
+// MPARRAY_BLAS_BULK; 8-limb operands, 16-byte aligned limbs): a ring of S
+// slots per warp, each one round's mantissas of both operands, filled by
+// 1-D bulk copies (cp.async.bulk, the copy engine: one instruction per 8
+// elements, 512 bytes) that complete on the slot's mbarrier, so S rounds
+// are in flight per warp with no per-lane copy instructions. In a slot,
+// operand o's elements 8 q .. 8 q + 7 lie at word 132 (33 o + q) (512
+// bytes and 16 of padding per group), element e of a group at 16 e: 32
+// lanes reading word w of their own elements meet at most 4 per bank (as
+// the 16-byte staging).
+#define BL_BSLOT 1056 // words per slot (4224 bytes)
+#define BL_BGRP 132   // words per group of 8 elements
+FL_DEV u32 bl_bulk_off(u32 e) { return (e >> 3) * BL_BGRP + (e & 7) * 16; }
+FL_DEV void bl_mbar_init(u32 bar) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+}
+// Waits for the phase of parity ph of the mbarrier at bar.
+FL_DEV void bl_mbar_wait(u32 bar, u32 ph) {
+    u32 ok = 0;
+    do {
+        asm volatile("{\n .reg .pred p;\n"
+                     " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     " selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(ok)
+                     : "r"(bar), "r"(ph)
+                     : "memory");
+    } while (!ok);
+}
+// Lane 0: the mantissas of positions kb .. kb+nl-1 of both operands (8
+// limbs each) into the slot at shared address d, completing on bar.
+// ev: with an L2 evict-first policy (the mantissas are read once; the
+// heads, read twice, stay).
+FL_DEV void bl_bulk_issue(u32 d, u32 bar, const u64 *alb, const u64 *blb, u64 kb, u32 nl,
+                          bool ev) {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+                 "r"(128u * nl)
+                 : "memory");
+    u64 pol = 0;
+    if (ev) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+#pragma unroll
+    for (u32 q = 0; q < 4; q++) {
+        if (8 * q < nl) {
+            const u32 n = nl - 8 * q >= 8 ? 512u : 64u * (nl - 8 * q);
+            if (ev) {
+                asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::"
+                             "cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(d + 4 * q * BL_BGRP),
+                             "l"(alb + (kb + 8 * q) * 8), "r"(n), "r"(bar), "l"(pol)
+                             : "memory");
+                asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::"
+                             "cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(d + 4 * (4 + q) * BL_BGRP),
+                             "l"(blb + (kb + 8 * q) * 8), "r"(n), "r"(bar), "l"(pol)
+                             : "memory");
+                continue;
+            }
+            asm volatile(
+                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                    d + 4 * q * BL_BGRP),
+                "l"(alb + (kb + 8 * q) * 8), "r"(n), "r"(bar)
+                : "memory");
+            asm volatile(
+                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                    d + 4 * (4 + q) * BL_BGRP),
+                "l"(blb + (kb + 8 * q) * 8), "r"(n), "r"(bar)
+                : "memory");
+        }
+    }
+}
 // Record flags: a special entry, a nonzero term, a sum at a scale.
 #define BL_DSPEC 1u
 #define BL_DNZ 2u
@@ -1482,18 +1550,46 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     blas_dot(const u64 *ahd, const u64 *alb, u32 la, const u64 *bhd, const u64 *blb, u32 lb,
              u64 K, u64 chunk, u32 pipe, u32 *work, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn,
              i8 *tern, u32 *hst, u32 seq) {
-    __shared__ __align__(16) u32 stage[4][BL_NBUF][2][32 * BL_SST];
+    // Dynamic shared memory (the host sizes it): the staging buffers, or
+    // with bulk staging 16 mbarriers and then 4 S slots of BL_BSLOT words.
+    extern __shared__ __align__(16) u32 bl_dot_sm[];
+    u32(*stage)[BL_NBUF][2][32 * BL_SST] = (u32(*)[BL_NBUF][2][32 * BL_SST])bl_dot_sm;
     __shared__ unsigned long long s_ex, s_ey;
     __shared__ u32 s_fl, s_nz, s_last;
     __shared__ u32 sw[4 * (BL_NW + 1)];
     const u32 t = threadIdx.x, lane = t & 31, wib = t >> 5, T = blockDim.x;
     const u64 k0 = blockIdx.x * chunk, k1 = k0 + chunk < K ? k0 + chunk : K;
+    // pipe bits 9-11: bulk staging with S slots per warp (notes above
+    // bl_bulk_off); 8-limb operands with 16-byte aligned limbs only.
+    const u32 S = (pipe >> 9) & 7u;
+    const bool bulk = S >= 2 && S <= 4 && T == 128 && la == 8 && lb == 8 &&
+                      !(((size_t)alb | (size_t)blb) & 15) && !(pipe & 128u);
+    // pipe bit 12: the bulk copies with an L2 evict-first policy.
+    const bool bev = (pipe & 4096u) != 0;
+    const u32 sm0 = (u32)__cvta_generic_to_shared(bl_dot_sm);
+    const u32 bar0 = sm0 + 8 * 4 * wib, ring0 = sm0 + 128 + 4 * BL_BSLOT * S * wib;
+    const u64 bstep = 32 * (u64)(T >> 5);
+    u32 nissued = 0;
     if (t == 0) {
         s_ex = 0;
         s_ey = 0;
         s_fl = 0;
         s_nz = 0;
     }
+    if (bulk && lane == 0) {
+        // The first S rounds go out before the heads pass (the copies do
+        // not depend on the scales).
+        for (u32 r = 0; r < S; r++) bl_mbar_init(bar0 + 8 * r);
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        for (u32 r = 0; r < S; r++) {
+            const u64 kb = k0 + 32 * (u64)wib + r * bstep;
+            if (kb >= k1) break;
+            const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
+            bl_bulk_issue(ring0 + 4 * BL_BSLOT * r, bar0 + 8 * r, alb, blb, kb, nl, bev);
+            nissued++;
+        }
+    }
+    nissued = __shfl_sync(0xffffffffu, nissued, 0);
     // pipe bits 4-6: prefetch distance pfd (rounds; 0: none). Each warp
     // asks L2 for the mantissas of its round pfd ahead of the one it
     // stages (cp.async.bulk.prefetch: one instruction per operand and
@@ -1505,19 +1601,20 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     }
     __syncthreads();
     {
-        // (1) The heads, four loads of each operand in flight per thread.
+        // (1) The heads, eight loads of each operand in flight per thread
+        // (a chunk of 2048 positions: two trips to memory).
         u64 ex = 0, ey = 0;
         u32 fl = 0, nz = 0;
-        for (u64 kb = k0 + t; kb < k1; kb += 4 * (u64)T) {
-            u64 hx[4], hy[4];
+        for (u64 kb = k0 + t; kb < k1; kb += 8 * (u64)T) {
+            u64 hx[8], hy[8];
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
+            for (int r = 0; r < 8; r++) {
                 const u64 k = kb + r * (u64)T;
                 hx[r] = k < k1 ? ahd[k] : 0;
                 hy[r] = k < k1 ? bhd[k] : 0;
             }
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
+            for (int r = 0; r < 8; r++) {
                 const u32 cx = fl_tag(hx[r]) & 3, cy = fl_tag(hy[r]) & 3;
                 if (cx == FL_NORMAL) {
                     const u64 e = (u64)(fl_exp(hx[r]) + BL_EOFF);
@@ -1554,12 +1651,64 @@ extern "C" __global__ void __launch_bounds__(128, 4)
 #pragma unroll
     for (int w = 0; w < BL_NW; w++) acc[w] = 0;
     u32 cnt = 0;
-    if (run) {
+    if (bulk) {
+        // (2') The products from the bulk-staged ring (round r in slot r %
+        // S, phase (r / S) & 1); a slot is refilled with round r + S once
+        // the warp has read round r. Without run the issued rounds are
+        // only waited for (no copy may be in flight at exit).
+        const u32 dbg = (pipe >> 1) & 3u;
+        u64 kb = k0 + 32 * (u64)wib;
+        u64 hxn = 0, hyn = 0;
+        if (run && kb + lane < k1) {
+            hxn = ahd[kb + lane];
+            hyn = bhd[kb + lane];
+        }
+        u32 slot = 0, ph = 0;
+        for (u32 r = 0; r < nissued; r++) {
+            const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
+            const u64 k = kb + lane;
+            const u64 hx = hxn, hy = hyn;
+            if (run && k + bstep < k1) {
+                hxn = ahd[k + bstep];
+                hyn = bhd[k + bstep];
+            }
+            bl_mbar_wait(bar0 + 8 * slot, ph);
+            const u32 *sA = bl_dot_sm + (ring0 - sm0) / 4 + BL_BSLOT * slot;
+            const u32 *sB = sA + 4 * BL_BGRP;
+            if (run && lane < nl) {
+                const u32 o = bl_bulk_off(lane);
+                u32 a[BL_NF], b[BL_NF];
+                if (dbg) {
+                    bl_dbg_term(dbg, acc, cnt, sA + o, sB + o, hx, hy, ea, eb, 16, 16);
+                } else {
+                    const u32 ma = bl_fix32<BL_NF>(hx, sA + o, 16, ea, a);
+                    const u32 mb = bl_fix32<BL_NF>(hy, sB + o, 16, eb, b);
+                    bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+                }
+            }
+            __syncwarp();
+            const u64 kn = kb + S * bstep;
+            if (run && kn < k1) {
+                if (lane == 0) {
+                    const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
+                    bl_bulk_issue(ring0 + 4 * BL_BSLOT * slot, bar0 + 8 * slot, alb, blb, kn, nn,
+                                      bev);
+                }
+                nissued++;
+            }
+            kb += bstep;
+            if (++slot == S) {
+                slot = 0;
+                ph ^= 1;
+            }
+        }
+    } else if (run) {
         // (2) The products (bl_stream's kmajor rounds).
         const bool sta = la <= BL_SLMAX, stb = lb <= BL_SLMAX;
         const bool pp = (pipe & 1) && BL_NBUF == 2 && (sta || stb);
         // pipe bit 8: 16-byte staging (both operands of 8 limbs, pipelined).
-        const bool c16 = (pipe & 256u) && pp && la == 8 && lb == 8 && BL_SST16 <= BL_SST;
+        const bool c16 = (pipe & 256u) && pp && la == 8 && lb == 8 && BL_SST16 <= BL_SST &&
+                         !(((size_t)alb | (size_t)blb) & 15);
         const u32 sst = c16 ? BL_SST16 : BL_SST;
         const u32 dbg = (pipe >> 1) & 3u;
         const u64 step = 32 * (u64)(T >> 5);

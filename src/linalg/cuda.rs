@@ -22,6 +22,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 
@@ -1014,9 +1015,36 @@ fn pf_rounds(default: u32) -> u32 {
         .min(7)
 }
 
-/// `blas_dot`'s 16-byte staging (8-limb operands) by default; else
-/// 8-byte copies (`MPARRAY_BLAS_STAGE8` / `MPARRAY_BLAS_STAGE16` choose).
-const DOT_STAGE16: bool = false;
+/// `blas_dot`'s bulk staging (8-limb operands, 16-byte aligned limbs):
+/// slots per warp by default (0: off; `MPARRAY_BLAS_BULK=S`, S = 2 ... 4,
+/// overrides). Off: on the H200 it measured 106-110 us for a 512-bit
+/// DOT of 2^20 terms against 103 us for the 16-byte staging
+/// (notes/blas-cuda.md, "DOT, bulk copies").
+const DOT_BULK: u32 = 0;
+
+/// `blas_dot`'s dynamic shared memory: the staging buffers of 4 warps
+/// (blas.cu's `stage[4][BL_NBUF][2][32 * BL_SST]`, tiers up to 18 words),
+/// or with `bulk` slots per warp, 16 mbarriers and 4 `bulk` slots of 4224
+/// bytes (`BL_BSLOT`), whichever is larger.
+fn dot_smem(nf: u32, bulk: u32) -> u32 {
+    let lmax = nf / 2 + 2;
+    let sst = if lmax % 2 == 1 {
+        2 * lmax
+    } else {
+        2 * lmax + 2
+    };
+    let old = 4 * 2 * 2 * 32 * sst * 4;
+    if bulk >= 2 {
+        old.max(128 + 4 * bulk * 4224)
+    } else {
+        old
+    }
+}
+
+/// `blas_dot`'s 16-byte staging (8-limb operands, 16-byte aligned limbs)
+/// by default; else 8-byte copies (`MPARRAY_BLAS_STAGE8` /
+/// `MPARRAY_BLAS_STAGE16` choose).
+const DOT_STAGE16: bool = true;
 
 /// [`dot_fused`]'s switches, read once per process (measurements only):
 /// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
@@ -1026,9 +1054,13 @@ const DOT_STAGE16: bool = false;
 /// `MPARRAY_BLAS_NOPIPE`, `MPARRAY_BLAS_DBG`, `MPARRAY_BLAS_PF` (the L2
 /// prefetch distance in rounds, 0 ... 7), `MPARRAY_BLAS_NOSTAGE` (with
 /// `MPARRAY_BLAS_DBG` only: no staging copies), `MPARRAY_BLAS_STAGE16` /
-/// `MPARRAY_BLAS_STAGE8` (the staging copies' width).
+/// `MPARRAY_BLAS_STAGE8` (the staging copies' width), `MPARRAY_BLAS_BULK`
+/// (bulk staging: slots per warp, 0 or 2 ... 4), `MPARRAY_BLAS_EVICT` (its
+/// copies with an L2 evict-first policy).
 struct DotEnv {
     blocks: usize,
+    /// Bulk staging's slots per warp (0: off).
+    bulk: u32,
     nocache: bool,
     nomap: bool,
     nodefer: bool,
@@ -1053,8 +1085,14 @@ fn dot_env() -> &'static DotEnv {
         } else {
             DOT_STAGE16 || on("MPARRAY_BLAS_STAGE16")
         };
+        let bulk = std::env::var("MPARRAY_BLAS_BULK")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .unwrap_or(DOT_BULK);
+        let bulk = if (2..=4).contains(&bulk) { bulk } else { 0 };
         DotEnv {
             blocks,
+            bulk,
             nocache: on("MPARRAY_BLAS_NOCACHE"),
             nomap: on("MPARRAY_BLAS_NOMAP"),
             nodefer: std::env::var_os("MPARRAY_BLAS_DOTNODEFER").is_some_and(|v| v == "1"),
@@ -1062,7 +1100,9 @@ fn dot_env() -> &'static DotEnv {
                 | dbg
                 | pf_rounds(DOT_PF) << 4
                 | (nostage as u32) << 7
-                | (c16 as u32) << 8,
+                | (c16 as u32) << 8
+                | bulk << 9
+                | (on("MPARRAY_BLAS_EVICT") as u32) << 12,
         }
     })
 }
@@ -1131,8 +1171,27 @@ fn dot_fused(
         (0u64, 0u32)
     };
     // The kernel, kept with the workspace (no registry look-up per call).
+    let smem = dot_smem(nf, env.bulk);
     if ws.func.as_ref().is_none_or(|(t, _)| *t != nf) {
-        ws.func = Some((nf, eng.function(&inst(nf), "blas_dot")?));
+        let f = eng.function(&inst(nf), "blas_dot")?;
+        if smem > 48 * 1024 {
+            f.set_attribute(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                smem as i32,
+            )
+            .map_err(Error::driver("raising the shared-memory limit of blas_dot"))?;
+        }
+        if env.bulk >= 2 {
+            // 4 blocks of 4 warps per SM need the largest shared carve-out.
+            f.set_attribute(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                100,
+            )
+            .map_err(Error::driver(
+                "setting the shared-memory carve-out of blas_dot",
+            ))?;
+        }
+        ws.func = Some((nf, f));
     }
     let DotWs {
         work: cached,
@@ -1184,7 +1243,7 @@ fn dot_fused(
         let c = LaunchConfig {
             grid_dim: (blocks as u32, 1, 1),
             block_dim: (128, 1, 1),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: smem,
         };
         unsafe { bld.launch(c) }.map_err(launch_err("blas_dot"))?;
     }
