@@ -681,10 +681,10 @@ impl FlagCopy {
     /// One of at least `len` bytes: from the pool, else a new one.
     fn take(eng: &Arc<CudaEngine>, len: usize) -> Result<FlagCopy> {
         let pool = eng.resource("roots flag copies", |_| Ok(Pool::<FlagCopy>::default()))?;
-        if let Some(fc) = pool.take() {
-            if fc.host.len() >= len {
-                return Ok(fc);
-            }
+        if let Some(fc) = pool.take()
+            && fc.host.len() >= len
+        {
+            return Ok(fc);
         }
         // SAFETY: page-locked bytes, written by a copy before they are
         // read (after the copy's event).
@@ -704,15 +704,13 @@ impl Drop for CudaIter {
     /// The flags' copy goes back to the pool once its last copy is done
     /// (on an error it is dropped, not reused).
     fn drop(&mut self) {
-        if let Some(fc) = self.fcopy.take() {
-            if fc.ev.synchronize().is_ok() {
-                if let Ok(pool) = self
-                    .eng
-                    .resource("roots flag copies", |_| Ok(Pool::<FlagCopy>::default()))
-                {
-                    pool.give(fc);
-                }
-            }
+        if let Some(fc) = self.fcopy.take()
+            && fc.ev.synchronize().is_ok()
+            && let Ok(pool) = self
+                .eng
+                .resource("roots flag copies", |_| Ok(Pool::<FlagCopy>::default()))
+        {
+            pool.give(fc);
         }
     }
 }
