@@ -754,11 +754,6 @@ pub fn aberth_fused(
     max_iter: usize,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<FusedRoots> {
-    if order == 0 {
-        return Err(Error::Invalid(
-            "the Aberth order L must be at least 1".into(),
-        ));
-    }
     let t0 = std::time::Instant::now();
     let su = Setup::new(coeffs, prec, tol2)?;
     aberth_fused_setup(su, t0, x0, prec, order, max_iter, progress)
