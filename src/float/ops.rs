@@ -33,26 +33,14 @@ where
 }
 
 /// [`build`] in tasks of [`FINE_BLOCK`] elements, for element operations
-/// that cost microseconds each (no scratch: `f` gets an empty one).
+/// that cost microseconds each.
 pub(crate) fn build_fine<F>(len: usize, prec: u64, f: F) -> Result<(CpuFloats, Vec<i8>)>
 where
     F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
 {
     let mut r = CpuFloats::zeros(len, prec)?;
     let mut tern = crate::engine::host::zeros("ternary values", len)?;
-    let n = r.n;
-    par_blocks(
-        &mut r,
-        Some(&mut tern),
-        FINE_BLOCK,
-        |base, tg, ex, lm, tn| {
-            let (mut s, tn) = (Scratch::default(), tn.expect("ternary slots"));
-            let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
-            for (j, ((tag, exp), m)) in outs.enumerate() {
-                tn[j] = f(base + j, &mut Out { tag, exp, m }, &mut s);
-            }
-        },
-    );
+    fill_in(&mut r, Some(&mut tern), FINE_BLOCK, f);
     Ok((r, tern))
 }
 
@@ -62,8 +50,16 @@ pub(crate) fn fill<F>(r: &mut CpuFloats, tern: Option<&mut [i8]>, f: F)
 where
     F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
 {
+    fill_in(r, tern, BLOCK, f)
+}
+
+/// [`fill`] in rayon tasks of `block` elements.
+fn fill_in<F>(r: &mut CpuFloats, tern: Option<&mut [i8]>, block: usize, f: F)
+where
+    F: Fn(usize, &mut Out, &mut Scratch) -> i8 + Sync,
+{
     let n = r.n;
-    par_blocks(r, tern, BLOCK, |base, tg, ex, lm, mut tn| {
+    par_blocks(r, tern, block, |base, tg, ex, lm, mut tn| {
         let mut s = Scratch::default();
         let outs = tg.iter_mut().zip(ex.iter_mut()).zip(lm.chunks_exact_mut(n));
         for (j, ((tag, exp), m)) in outs.enumerate() {
