@@ -503,25 +503,21 @@ impl FloatArray {
         }
         let h = self.host()?;
         let la = h.limbs_per_element();
-        if engine.is_cuda() {
-            let one = FloatArray::from(CpuFloats::from_raw(
+        let copies = |k: usize| {
+            CpuFloats::from_raw(
                 h.prec(),
-                vec![h.tags()[0]],
-                vec![h.exps()[0]],
-                h.limbs()[..la].to_vec(),
-            )?)
-            .into_engine(engine)?;
+                vec![h.tags()[0]; k],
+                vec![h.exps()[0]; k],
+                h.limbs()[..la].repeat(k),
+            )
+        };
+        if engine.is_cuda() {
+            let one = FloatArray::from(copies(1)?).into_engine(engine)?;
             if let Some(d) = one.device() {
                 return Ok(FloatArray::from(d.broadcast(n)?));
             }
         }
-        FloatArray::from(CpuFloats::from_raw(
-            h.prec(),
-            vec![h.tags()[0]; n],
-            vec![h.exps()[0]; n],
-            h.limbs()[..la].repeat(n),
-        )?)
-        .into_engine(engine)
+        FloatArray::from(copies(n)?).into_engine(engine)
     }
 
     pub(crate) fn into_store(self) -> Store {
