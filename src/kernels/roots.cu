@@ -35,7 +35,11 @@ __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_
 // operations on other threads: 64, 128, 256, 512 (see rt_power_group,
 // roots_certify, the term products, rt_repulsion); 1024: the first
 // sub-step's powers and the repulsion's leaves on the two halves of the
-// block at once (rt_powers, rt_rep_leaves), 2048 and 4096 their shares.
+// block at once (rt_powers, rt_rep_leaves), 2048 and 4096 their shares;
+// 8192: the residual bound's, the correction's and the trees' narrow
+// levels' additions on one lane each (rt_cadd, rt_tsums) instead of by a
+// whole warp (rt_wadd); 16384: the warp products' carries and rounding
+// on the lanes too (rt_wmul_l) instead of on lane 0 (rt_wfin).
 // Default 3076 = 4 + 1024 + 2048: the generic division (on the H200,
 // 2026-12-02 18:59 UTC, notes/solvers.md, a round of 127 divisions 129k ->
 // 62k cycles; the rolled product and the generic addition were slower or
@@ -460,6 +464,29 @@ __device__ __noinline__ void rt_wadd(u64 *r, const u64 *x, const u64 *y, bool su
     rt_wround(r, v, 1, rt_shfl(v, 0) | (sticky ? 1 : 0), e, neg, p, rnd);
 }
 
+// r = x + y or x - y with the signs of x (absf & 1) and y (absf & 2)
+// cleared, by the calling warp: rt_wadd, or with RT_V & 8192 rt_add on its
+// lane 0 (the same bits). The residual bound's and the correction's
+// additions (roots_certify, rt_tail).
+__device__ __forceinline__ void rt_cadd(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p,
+                                        u32 rnd, u32 absf) {
+    if ((RT_V & 8192) == 0) {
+        rt_wadd(r, x, y, sub, p, rnd, absf);
+        return;
+    }
+    if ((threadIdx.x & 31) == 0) {
+        u64 ta[RT_W], tb[RT_W];
+        for (int k = 0; k < RT_W; k++) {
+            ta[k] = x[k];
+            tb[k] = y[k];
+        }
+        if (absf & 1) ta[0] &= ~(u64)FL_NEG;
+        if (absf & 2) tb[0] &= ~(u64)FL_NEG;
+        rt_add(r, ta, tb, sub, p, rnd);
+    }
+    __syncwarp();
+}
+
 // r = x * y by the 32 lanes of the calling warp with the carries and the
 // rounding on the lanes too (rt_wmul with RT_V & 16384; r distinct from x
 // and y): lane k sums column k of the exact product (fl_mac's three words
@@ -703,16 +730,20 @@ __device__ __forceinline__ u32 rt_pairs(u32 cnt, u32 s) {
 
 // NT trees summed together, level by level (block-wide): a level's
 // additions, every tree's and every part's, are the block's items, each
-// the same operation as in the tree's own sum.
+// the same operation as in the tree's own sum: one per thread, or, in a
+// level of at most two per warp, one per warp (rt_wadd into the warp's
+// row of gsc, then copied; not with RT_V & 8192).
 template <int NT>
-__device__ void rt_tsums(const RtTree (&tr)[NT], u64 p) {
+__device__ void rt_tsums(const RtTree (&tr)[NT], u64 p, u64 (*gsc)[RT_WSC]) {
     u32 maxc = 0;
     for (int a = 0; a < NT; a++) maxc = tr[a].cnt > maxc ? tr[a].cnt : maxc;
+    const u32 nw = blockDim.x >> 5, wk = threadIdx.x >> 5, lane = threadIdx.x & 31;
     u32 s = 1;
     for (; s < maxc; s *= 2) {
         u32 tot = 0;
         for (int a = 0; a < NT; a++) tot += rt_pairs(tr[a].cnt, s) * tr[a].parts;
-        for (u32 m = threadIdx.x; m < tot; m += blockDim.x) {
+        const bool wide = (RT_V & 8192) == 0 && tot <= 2 * nw;
+        for (u32 m = wide ? wk : threadIdx.x; m < tot; m += wide ? nw : blockDim.x) {
             u32 mm = m;
             int a = 0;
             while (a + 1 < NT && mm >= rt_pairs(tr[a].cnt, s) * tr[a].parts) {
@@ -724,7 +755,16 @@ __device__ void rt_tsums(const RtTree (&tr)[NT], u64 p) {
             bool l = rt_present(k, s, cnt, skip), r = rt_present(k + s, s, cnt, skip);
             u64 *pa = tr[a].v + ((u64)k * parts + part) * RT_W;
             u64 *pb = tr[a].v + ((u64)(k + s) * parts + part) * RT_W;
-            if (l && r) {
+            if (wide) {
+                if (l && r) {
+                    u64 *tmp = gsc[wk];
+                    rt_wadd(tmp, pa, pb, false, p, tr[a].rnd, 0);
+                    for (u32 k = lane; k < RT_W; k += 32) pa[k] = tmp[k];
+                } else if (r) {
+                    for (u32 k = lane; k < RT_W; k += 32) pa[k] = pb[k];
+                }
+                __syncwarp();
+            } else if (l && r) {
                 u64 tmp[RT_W];
                 rt_add(tmp, pa, pb, false, p, tr[a].rnd);
                 rt_copy(pa, tmp, RT_W);
@@ -929,7 +969,7 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
     rt_mark(pf, 8);
     if (TREE) {
         RtTree tr[1] = {{w.S, n, 2, i, FL_RN}};
-        rt_tsums(tr, p);
+        rt_tsums(tr, p, gsc);
         rt_mark(pf, 9);
     }
 }
@@ -996,7 +1036,9 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     const u32 t = threadIdx.x;
     // Each independent operation on its own warp (different warps run in
     // parallel; lanes of one warp on different branches would not): the
-    // products by the whole warp (rt_wmul), the rest on its lane 0.
+    // products and additions by the whole warp (rt_wmul, rt_cadd; sc, the
+    // warp's scratch, holds a sum for lane 0's next step), the rest on its
+    // lane 0.
     const u32 wk = t >> 5;
     const bool l0 = (t & 31) == 0;
     __shared__ u64 wsc[RT_BLOCK / 32][RT_WSC];
@@ -1010,31 +1052,32 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     else if (first && wk == 5) rt_wmul(RT_F(U, 5), di, di, p, FL_RN, sc);
     __syncthreads();
     // ps (U6, U7); |p'|^2 (U8).
-    if (l0 && wk == 0) rt_add(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN);
-    else if (l0 && wk == 1) rt_add(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
-    else if (first && l0 && wk == 2) rt_add(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN);
+    if (wk == 0) rt_cadd(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN, 0);
+    else if (wk == 1) rt_cadd(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN, 0);
+    else if (first && wk == 2) rt_cadd(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN, 0);
     __syncthreads();
     // den = p' - ps (U9, U10); |ps|^2's squares.
-    if (l0 && wk == 0) rt_add(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN);
-    else if (l0 && wk == 1) rt_add(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN);
+    if (wk == 0) rt_cadd(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN, 0);
+    else if (wk == 1) rt_cadd(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN, 0);
     else if (first && wk == 2) rt_wmul(RT_F(U, 11), RT_F(U, 6), RT_F(U, 6), p, FL_RN, sc);
     else if (first && wk == 3) rt_wmul(RT_F(U, 12), RT_F(U, 7), RT_F(U, 7), p, FL_RN, sc);
     __syncthreads();
     // den's squares; iso.
     if (wk == 0) rt_wmul(RT_F(U, 13), RT_F(U, 9), RT_F(U, 9), p, FL_RN, sc);
     else if (wk == 1) rt_wmul(RT_F(U, 14), RT_F(U, 10), RT_F(U, 10), p, FL_RN, sc);
-    else if (first && l0 && wk == 2) {
-        u64 a[RT_W], a16[RT_W];
-        rt_add(a, RT_F(U, 11), RT_F(U, 12), false, p, FL_RN);
-        rt_shift(a16, a, 4, p, FL_RN);
-        sf[1] = rt_le(a16, RT_F(U, 8)) ? 1 : 0;
+    else if (first && wk == 2) {
+        rt_cadd(sc, RT_F(U, 11), RT_F(U, 12), false, p, FL_RN, 0);
+        if (l0) {
+            u64 a16[RT_W];
+            rt_shift(a16, sc, 4, p, FL_RN);
+            sf[1] = rt_le(a16, RT_F(U, 8)) ? 1 : 0;
+        }
     }
     __syncthreads();
     // 1/(den_r^2 + den_i^2) (U15).
-    if (t == 0) {
-        u64 q[RT_W];
-        rt_add(q, RT_F(U, 13), RT_F(U, 14), false, p, FL_RN);
-        rt_div(RT_F(U, 15), one, q, p);
+    if (wk == 0) {
+        rt_cadd(sc, RT_F(U, 13), RT_F(U, 14), false, p, FL_RN, 0);
+        if (l0) rt_div(RT_F(U, 15), one, sc, p);
     }
     __syncthreads();
     // 1/den (U16, U17).
@@ -1050,24 +1093,24 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     else if (wk == 2) rt_wmul(RT_F(U, 20), pr, RT_F(U, 17), p, FL_RN, sc);
     else if (wk == 3) rt_wmul(RT_F(U, 21), pi, RT_F(U, 16), p, FL_RN, sc);
     __syncthreads();
-    if (l0 && wk == 0) rt_add(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN);
-    else if (l0 && wk == 1) rt_add(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN);
+    if (wk == 0) rt_cadd(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN, 0);
+    else if (wk == 1) rt_cadd(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN, 0);
     __syncthreads();
     // t' = x_i - c; |c|^2's squares.
     u64 *tn = tout + (u64)i * RT_CW;
-    if (l0 && wk == 0) rt_add(tn, xi, RT_F(U, 22), true, p, FL_RN);
-    else if (l0 && wk == 1) rt_add(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN);
+    if (wk == 0) rt_cadd(tn, xi, RT_F(U, 22), true, p, FL_RN, 0);
+    else if (wk == 1) rt_cadd(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN, 0);
     else if (last && wk == 2) rt_wmul(RT_F(U, 0), RT_F(U, 22), RT_F(U, 22), p, FL_RN, sc);
     else if (last && wk == 3) rt_wmul(RT_F(U, 1), RT_F(U, 23), RT_F(U, 23), p, FL_RN, sc);
     if (last) {
         __syncthreads();
         if (wk == 0) rt_wmul(RT_F(U, 2), tn, tn, p, FL_RN, sc);
         else if (wk == 1) rt_wmul(RT_F(U, 3), RT_F(tn, 1), RT_F(tn, 1), p, FL_RN, sc);
-        else if (l0 && wk == 2) rt_add(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN);
+        else if (wk == 2) rt_cadd(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN, 0);
         __syncthreads();
         // |t'|^2 (U5), then tol^2 |t'|^2 (U6) by a warp, then the test
         // (U5 and U6 are free by now).
-        if (t == 0) rt_add(RT_F(U, 5), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
+        if (wk == 0) rt_cadd(RT_F(U, 5), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN, 0);
         __syncthreads();
         if (wk == 0) rt_wmul(RT_F(U, 6), RT_F(U, 5), tol2, p, FL_RN, sc);
         __syncthreads();
@@ -1263,7 +1306,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
                         {w.Q, n, 2, 0xffffffffu, FL_RN},
                         {w.Z, n + 1, 1, 0xffffffffu, FL_RU},
                         {w.S, n, 2, i, FL_RN}};
-        rt_tsums(tr, p);
+        rt_tsums(tr, p, gsc);
         rt_mark(pf, 4);
     }
     // At noise: |p|_1 <= 2^kshift noise (RU); p and p' to pd.
@@ -1365,26 +1408,6 @@ __device__ void rt_cert_m(u64 *out, const u64 *h, u64 p) {
 // per k mod 4 the values M1, M3, U1, U2 / M5 (slot 2 reused: U1 is read
 // before M5 is written, by the same thread), MM. The bound |s_0|_1 + r_0
 // into out (RU).
-// r = x + y or x - y with the signs of x (absf & 1) and y (absf & 2)
-// cleared, by the calling warp: rt_wadd, or with RT_V & 8192 rt_add on its
-// lane 0 (the same bits).
-__device__ __forceinline__ void rt_cadd(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p,
-                                        u32 rnd, u32 absf) {
-    if ((RT_V & 8192) == 0) {
-        rt_wadd(r, x, y, sub, p, rnd, absf);
-        return;
-    }
-    if ((threadIdx.x & 31) == 0) {
-        u64 ta[RT_W], tb[RT_W];
-        rt_copy(ta, x, RT_W);
-        rt_copy(tb, y, RT_W);
-        if (absf & 1) ta[0] &= ~(u64)FL_NEG;
-        if (absf & 2) tb[0] &= ~(u64)FL_NEG;
-        rt_add(r, ta, tb, sub, p, rnd);
-    }
-    __syncwarp();
-}
-
 #define RT_R(k, v) (ring[(k) & 3][v])
 __device__ void rt_cert_pipe(const u64 *xi, u64 *out, const u64 *A, const u64 *er, u64 *H, u32 n,
                              u64 p, u64 *ax, u64 *rr, u64 *uu, u64 (*wsc)[RT_WSC],
