@@ -103,9 +103,9 @@ fn roots_scalar_ops_match_the_cpu_engine() {
             ] {
                 for &rnd in modes {
                     // The products also by a group of lanes (rt_gmul, the
-                    // emulator's FW_GS; 32: rt_wmul).
-                    // 200: rt_wmul_l (the carries and rounding on the
-                    // lanes too).
+                    // emulator's FW_GS; 32: rt_gmul<32>) and by rt_wmul_l
+                    // (200: the carries and rounding on the lanes too; the
+                    // default rt_wmul).
                     let ways: &[Option<u32>] = if op == DevOp::Mul {
                         &[
                             None,

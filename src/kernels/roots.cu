@@ -40,15 +40,19 @@ __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_
 // levels' additions on one lane each (rt_cadd, rt_tsums) instead of by a
 // whole warp (rt_wadd); 16384: the warp products' carries and rounding
 // on the lanes too (rt_wmul_l) instead of on lane 0 (rt_wfin).
-// Default 3076 = 4 + 1024 + 2048: the generic division (on the H200,
-// 2026-12-02 18:59 UTC, notes/solvers.md, a round of 127 divisions 129k ->
-// 62k cycles; the rolled product and the generic addition were slower or
-// no faster) and the first sub-step's powers beside the repulsion on 5/8
-// of the block (2026-12-03 13:23 UTC, commit 9831274, with the values in
-// shared memory: Wilkinson 128 at 1024 bits 27.4-27.6 ms against 28.3 for
-// 1028, 27.9 for 5124, 28.2 for 12 and 29.3 for 4).
+// 32768: roots_certify's phases timed (clock64) and printed by block 0 (a
+// measurement aid). Default 19460 = 4 + 1024 + 2048 + 16384: the generic
+// division (on the H200, 2026-12-02 18:59 UTC, notes/solvers.md, a round
+// of 127 divisions 129k -> 62k cycles; the rolled product and the generic
+// addition were slower or no faster), the first sub-step's powers beside
+// the repulsion on 5/8 of the block (2026-12-03 13:23 UTC, commit 9831274,
+// with the values in shared memory: Wilkinson 128 at 1024 bits 27.4-27.6
+// ms against 28.3 for 1028, 27.9 for 5124, 28.2 for 12 and 29.3 for 4),
+// and the warp products' carries on the lanes (2026-12-03 16:59 UTC, the
+// roots.cu of commit ed68223: 25.9 ms three times, against 26.5-26.7 with
+// 3076 and 27.3-27.5 for main 7734875's roots.cu in the same call).
 #ifndef RT_V
-#define RT_V 3076
+#define RT_V 19460
 #endif
 
 // x * y for normal x, y (RT_N >= 4) by the short product of fl_mul_short
@@ -1415,10 +1419,14 @@ __device__ void rt_cert_pipe(const u64 *xi, u64 *out, const u64 *A, const u64 *e
     const u32 t = threadIdx.x, wk = t >> 5;
     const bool l0 = (t & 31) == 0;
 #define RT_H(k, f) RT_F(H, 8 * (u64)(k) + (f))
+    // RT_V & 32768 (a measurement aid): each warp's cycles in its own work
+    // and in the whole phase (to the barrier's end), printed by block 0.
+    long long cy[4] = {0, 0, 0, 0}, c0 = 0, c1 = 0;
     for (int j = (int)n - 1; j >= -4; j--) {
         const int kh = j, ka = j + 1, kc = j + 2, kd = j + 3, kr = j + 4;
         const bool hon = kh >= 0, aon = ka >= 0 && ka < (int)n, con = kc >= 0 && kc < (int)n,
                    don = kd >= 0 && kd < (int)n, ron = kr >= 0 && kr < (int)n;
+        if ((RT_V & 32768) != 0) c0 = clock64();
         // Phase 1.
         if (wk < 4) {
             if (hon) {
@@ -1433,7 +1441,14 @@ __device__ void rt_cert_pipe(const u64 *xi, u64 *out, const u64 *A, const u64 *e
             rt_cadd(RT_R(ka, wk == 4 ? 0 : (wk == 6 ? 2 : 3)), RT_H(ka, f), RT_H(ka, f + 1), false,
                     p, FL_RU, 3);
         }
+        if ((RT_V & 32768) != 0) c1 = clock64();
         __syncthreads();
+        if ((RT_V & 32768) != 0) {
+            const long long c2 = clock64();
+            cy[0] += c1 - c0;
+            cy[1] += c2 - c0;
+            c0 = c2;
+        }
         // Phase 2 (warp 5's shift on its lane 0).
         if (wk < 2) {
             if (hon) {
@@ -1460,8 +1475,23 @@ __device__ void rt_cert_pipe(const u64 *xi, u64 *out, const u64 *A, const u64 *e
         } else if (wk == 5 && l0) {
             if (don) rt_shift(RT_R(kd, 4), RT_R(kd, 2), -(i64)p, p, FL_RU);
         }
+        if ((RT_V & 32768) != 0) c1 = clock64();
         __syncthreads();
+        if ((RT_V & 32768) != 0) {
+            cy[2] += c1 - c0;
+            cy[3] += clock64() - c0;
+        }
     }
+#if (RT_V & 32768) != 0
+    if (blockIdx.x == 0 && (t & 31) == 0)
+        printf("roots_certify block 0 warp %u: phase 1 own %lld, whole %lld; phase 2 own %lld, "
+               "whole %lld cycles (%d ticks)\n",
+               wk, cy[0], cy[1], cy[2], cy[3], (int)n + 4);
+#else
+    (void)cy;
+    (void)c0;
+    (void)c1;
+#endif
     if (t == 0) {
         u64 ta[RT_W], tb[RT_W], u[RT_W];
         rt_abs(ta, RT_H(0, 6));

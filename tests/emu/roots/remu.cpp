@@ -7,7 +7,7 @@
 // Only add (0), sub (1), mul (2) and div (3, to nearest) with every operand
 // and the result of exactly n = 4, 7 or 16 limbs; tern is always 0 (the
 // roots kernels do not keep it). FW_GS = g (2, 4, 8, 16 or 32): the
-// product by rt_gmul<g> (32: rt_wmul), the group's lanes run one after
+// product by rt_gmul<g> (32: rt_wmul without RT_V & 16384), the group's lanes run one after
 // another, lane 0 (which adds the columns and rounds) last. FW_GS = 100
 // + a (a = 0..3): add and sub by rt_wadd with absf = a (the warp's 32
 // lanes emulated by replay, rt_emu_ballot); FW_GS = 200: mul by rt_wmul_l
@@ -161,14 +161,14 @@ static std::vector<u64> rd(size_t n) {
 }
 
 // rt_gmul of copy NS by a group of `gs` lanes (lanes 0..gs-1 of warp
-// 0), the group's lane 0 last (gs = 32: rt_wmul).
+// 0), the group's lane 0 last (gs = 32: rt_gmul<32>, rt_wmul without RT_V
+// & 16384).
 #define RT_WARP(NS)                                                                                \
     do {                                                                                           \
         static u64 sc[3 * 2 * 16];                                                                 \
         for (int lane = gs - 1; lane >= 0; lane--) {                                               \
             threadIdx.x = (unsigned)lane;                                                          \
-            if (gs == 32) NS::rt_wmul(r, x, y, p, rnd, sc);                                        \
-            else NS::rt_gmul_n((u32)gs, r, x, y, p, rnd, sc);                                      \
+            NS::rt_gmul_n((u32)gs, r, x, y, p, rnd, sc);                                           \
         }                                                                                          \
     } while (0)
 
