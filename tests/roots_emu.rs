@@ -141,7 +141,8 @@ fn roots_scalar_ops_match_the_cpu_engine() {
 
 /// rt_wadd (the warp's addition of the residual bound: lane L holds limb L,
 /// carries by ballots; the emulator replays the 32 lanes, FW_GS = 100 +
-/// absf) against the CPU engine on |x| (absf & 1) and |y| (absf & 2): the
+/// absf) against the CPU engine on |x| (absf & 1) and |y| (absf & 2),
+/// zero operands and cancellations on lane 0 or on the lanes (absf & 4): the
 /// cases of `roots_scalar_ops_match_the_cpu_engine` (cancellation, carries
 /// across every limb from all-ones mantissas, zeros, exponents equal, near
 /// and far apart, to nearest and upward), and exponent differences on
@@ -193,7 +194,7 @@ fn roots_warp_addition_matches_the_cpu_engine() {
                     _ => {}
                 }
             }
-            for absf in 0u32..4 {
+            for absf in 0u32..8 {
                 let xa = if absf & 1 != 0 { abs(&xe) } else { xe.clone() };
                 let ya = if absf & 2 != 0 { abs(&ye) } else { ye.clone() };
                 let (x, y) = (array(p, xe.clone()), array(p, ye.clone()));

@@ -37,9 +37,11 @@ __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_
 // sub-step's powers and the repulsion's leaves on the two halves of the
 // block at once (rt_powers, rt_rep_leaves), 2048 and 4096 their shares;
 // 8192: the residual bound's, the correction's and the trees' narrow
-// levels' additions on one lane each (rt_cadd, rt_tsums) instead of by a
+// levels' additions on one lane each (rt_addw, rt_tsums) instead of by a
 // whole warp (rt_wadd); 16384: the warp products' carries and rounding
-// on the lanes too (rt_wmul_l) instead of on lane 0 (rt_wfin).
+// on the lanes too (rt_wmul_l) instead of on lane 0 (rt_wfin); 65536:
+// rt_wadd's zero operands and exact cancellations on the lanes too (not
+// on lane 0 through rt_add's generic fl_arith).
 // 32768: roots_certify's phases timed (clock64) and printed by block 0 (a
 // measurement aid). Default 19460 = 4 + 1024 + 2048 + 16384: the generic
 // division (on the H200, 2026-12-02 18:59 UTC, notes/solvers.md, a round
@@ -368,14 +370,17 @@ __device__ __forceinline__ void rt_wround(u64 *r, u64 v, int b, u64 below, i64 e
 
 // r = x + y or x - y (sub) by the 32 lanes of the calling warp (every lane
 // calls it with the same arguments; r distinct from x and y), with the
-// signs of x (absf & 1) and y (absf & 2) cleared first: fl_add_fast's
+// signs of x (absf & 1) and y (absf & 2) cleared first (absf & 4: a zero
+// operand and exact cancellation on the lanes too): fl_add_fast's
 // operations on the same integers, lane L holding limb L of its window of
 // W + 1 = RT_N + 2 limbs: the magnitudes compared by a ballot, y's limb
 // shift and bit shift by shuffles (sticky by ballot), the sum or
 // difference with carries (or borrows) by rt_carries, the normalization
 // by shuffles, fl_round_regs's rounding with its increment's carries by
 // rt_carries, then lane 0 fl_finish (the range). So the same bits as
-// rt_add. Not both normal, or an exact cancellation: lane 0 runs rt_add.
+// rt_add. Not both normal, or an exact cancellation: lane 0 runs rt_add
+// (absf & 4: only NaN and infinities; a zero operand is fl_arith's
+// rounding of the other by rt_wround, zero results its signed zeros).
 __device__ __noinline__ void rt_wadd(u64 *r, const u64 *x, const u64 *y, bool subop, u64 p,
                                      u32 rnd, u32 absf) {
     constexpr int N = RT_N, W = RT_N + 1;
@@ -394,7 +399,25 @@ __device__ __noinline__ void rt_wadd(u64 *r, const u64 *x, const u64 *y, bool su
         u32 m = rt_ballot(X != Y);
         if (m != 0) ord = (int)(i64)rt_shfl(X < Y ? ~0ull : 1ull, (int)rt_top32(m));
     }
-    if (!(rt_normal(xh) && rt_normal(yh)) || (sub && ord == 0)) {
+    const bool xz = (fl_tag(xh) & 3) == FL_ZERO, yz = (fl_tag(yh) & 3) == FL_ZERO;
+    const bool xv = rt_normal(xh), yv = rt_normal(yh);
+    if ((absf & 4) != 0 && ((xz && (yz || yv)) || (yz && xv) || (xv && yv && sub && ord == 0))) {
+        // absf & 4: zeros on the lanes too. Both zero, or x - x: fl_arith's
+        // and fl_add_fast's signed zeros.
+        if (xz == yz) {
+            const bool zn = xz ? (xn == yn ? xn : rnd == FL_RD) : rnd == FL_RD;
+            if (L == 0) r[0] = fl_head(fl_mk_tag(FL_ZERO, zn), 0);
+            else if (L <= N) r[L] = 0;
+            __syncwarp();
+            return;
+        }
+        // One zero: the other rounded to p (fl_arith's fl_round_to with no
+        // limbs below, so fl_round_regs's hi[0] = 0 and below = 0).
+        const u64 m = L >= 2 && L <= N + 1 ? (xz ? y[L - 1] : x[L - 1]) : 0;
+        rt_wround(r, m, 1, 0, xz ? ey : ex, xz ? yn : xn, p, rnd);
+        return;
+    }
+    if (!(xv && yv) || (sub && ord == 0)) {
         if (L == 0) {
             u64 ta[RT_W], tb[RT_W];
             for (int k = 0; k < RT_W; k++) {
@@ -468,14 +491,17 @@ __device__ __noinline__ void rt_wadd(u64 *r, const u64 *x, const u64 *y, bool su
     rt_wround(r, v, 1, rt_shfl(v, 0) | (sticky ? 1 : 0), e, neg, p, rnd);
 }
 
+// rt_wadd's absf bit 4 (zeros on the lanes) from RT_V & 65536.
+#define RT_WZ ((RT_V & 65536) != 0 ? 4u : 0u)
+
 // r = x + y or x - y with the signs of x (absf & 1) and y (absf & 2)
 // cleared, by the calling warp: rt_wadd, or with RT_V & 8192 rt_add on its
 // lane 0 (the same bits). The residual bound's and the correction's
 // additions (roots_certify, rt_tail).
-__device__ __forceinline__ void rt_cadd(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p,
+__device__ __forceinline__ void rt_addw(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p,
                                         u32 rnd, u32 absf) {
     if ((RT_V & 8192) == 0) {
-        rt_wadd(r, x, y, sub, p, rnd, absf);
+        rt_wadd(r, x, y, sub, p, rnd, absf | RT_WZ);
         return;
     }
     if ((threadIdx.x & 31) == 0) {
@@ -762,7 +788,7 @@ __device__ void rt_tsums(const RtTree (&tr)[NT], u64 p, u64 (*gsc)[RT_WSC]) {
             if (wide) {
                 if (l && r) {
                     u64 *tmp = gsc[wk];
-                    rt_wadd(tmp, pa, pb, false, p, tr[a].rnd, 0);
+                    rt_wadd(tmp, pa, pb, false, p, tr[a].rnd, RT_WZ);
                     for (u32 k = lane; k < RT_W; k += 32) pa[k] = tmp[k];
                 } else if (r) {
                     for (u32 k = lane; k < RT_W; k += 32) pa[k] = pb[k];
@@ -1040,7 +1066,7 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     const u32 t = threadIdx.x;
     // Each independent operation on its own warp (different warps run in
     // parallel; lanes of one warp on different branches would not): the
-    // products and additions by the whole warp (rt_wmul, rt_cadd; sc, the
+    // products and additions by the whole warp (rt_wmul, rt_addw; sc, the
     // warp's scratch, holds a sum for lane 0's next step), the rest on its
     // lane 0.
     const u32 wk = t >> 5;
@@ -1056,13 +1082,13 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     else if (first && wk == 5) rt_wmul(RT_F(U, 5), di, di, p, FL_RN, sc);
     __syncthreads();
     // ps (U6, U7); |p'|^2 (U8).
-    if (wk == 0) rt_cadd(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN, 0);
-    else if (wk == 1) rt_cadd(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN, 0);
-    else if (first && wk == 2) rt_cadd(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN, 0);
+    if (wk == 0) rt_addw(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN, 0);
+    else if (wk == 1) rt_addw(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN, 0);
+    else if (first && wk == 2) rt_addw(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN, 0);
     __syncthreads();
     // den = p' - ps (U9, U10); |ps|^2's squares.
-    if (wk == 0) rt_cadd(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN, 0);
-    else if (wk == 1) rt_cadd(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN, 0);
+    if (wk == 0) rt_addw(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN, 0);
+    else if (wk == 1) rt_addw(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN, 0);
     else if (first && wk == 2) rt_wmul(RT_F(U, 11), RT_F(U, 6), RT_F(U, 6), p, FL_RN, sc);
     else if (first && wk == 3) rt_wmul(RT_F(U, 12), RT_F(U, 7), RT_F(U, 7), p, FL_RN, sc);
     __syncthreads();
@@ -1070,7 +1096,7 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     if (wk == 0) rt_wmul(RT_F(U, 13), RT_F(U, 9), RT_F(U, 9), p, FL_RN, sc);
     else if (wk == 1) rt_wmul(RT_F(U, 14), RT_F(U, 10), RT_F(U, 10), p, FL_RN, sc);
     else if (first && wk == 2) {
-        rt_cadd(sc, RT_F(U, 11), RT_F(U, 12), false, p, FL_RN, 0);
+        rt_addw(sc, RT_F(U, 11), RT_F(U, 12), false, p, FL_RN, 0);
         if (l0) {
             u64 a16[RT_W];
             rt_shift(a16, sc, 4, p, FL_RN);
@@ -1080,7 +1106,7 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     __syncthreads();
     // 1/(den_r^2 + den_i^2) (U15).
     if (wk == 0) {
-        rt_cadd(sc, RT_F(U, 13), RT_F(U, 14), false, p, FL_RN, 0);
+        rt_addw(sc, RT_F(U, 13), RT_F(U, 14), false, p, FL_RN, 0);
         if (l0) rt_div(RT_F(U, 15), one, sc, p);
     }
     __syncthreads();
@@ -1097,24 +1123,24 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     else if (wk == 2) rt_wmul(RT_F(U, 20), pr, RT_F(U, 17), p, FL_RN, sc);
     else if (wk == 3) rt_wmul(RT_F(U, 21), pi, RT_F(U, 16), p, FL_RN, sc);
     __syncthreads();
-    if (wk == 0) rt_cadd(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN, 0);
-    else if (wk == 1) rt_cadd(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN, 0);
+    if (wk == 0) rt_addw(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN, 0);
+    else if (wk == 1) rt_addw(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN, 0);
     __syncthreads();
     // t' = x_i - c; |c|^2's squares.
     u64 *tn = tout + (u64)i * RT_CW;
-    if (wk == 0) rt_cadd(tn, xi, RT_F(U, 22), true, p, FL_RN, 0);
-    else if (wk == 1) rt_cadd(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN, 0);
+    if (wk == 0) rt_addw(tn, xi, RT_F(U, 22), true, p, FL_RN, 0);
+    else if (wk == 1) rt_addw(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN, 0);
     else if (last && wk == 2) rt_wmul(RT_F(U, 0), RT_F(U, 22), RT_F(U, 22), p, FL_RN, sc);
     else if (last && wk == 3) rt_wmul(RT_F(U, 1), RT_F(U, 23), RT_F(U, 23), p, FL_RN, sc);
     if (last) {
         __syncthreads();
         if (wk == 0) rt_wmul(RT_F(U, 2), tn, tn, p, FL_RN, sc);
         else if (wk == 1) rt_wmul(RT_F(U, 3), RT_F(tn, 1), RT_F(tn, 1), p, FL_RN, sc);
-        else if (wk == 2) rt_cadd(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN, 0);
+        else if (wk == 2) rt_addw(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN, 0);
         __syncthreads();
         // |t'|^2 (U5), then tol^2 |t'|^2 (U6) by a warp, then the test
         // (U5 and U6 are free by now).
-        if (wk == 0) rt_cadd(RT_F(U, 5), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN, 0);
+        if (wk == 0) rt_addw(RT_F(U, 5), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN, 0);
         __syncthreads();
         if (wk == 0) rt_wmul(RT_F(U, 6), RT_F(U, 5), tol2, p, FL_RN, sc);
         __syncthreads();
@@ -1438,7 +1464,7 @@ __device__ void rt_cert_pipe(const u64 *xi, u64 *out, const u64 *A, const u64 *e
             if (ron) rt_wmul(uu, rr, ax, p, FL_RU, wsc[5]);
         } else if (aon && wk <= 7) {
             const u32 f = wk == 4 ? 0 : (wk == 6 ? 4 : 6);
-            rt_cadd(RT_R(ka, wk == 4 ? 0 : (wk == 6 ? 2 : 3)), RT_H(ka, f), RT_H(ka, f + 1), false,
+            rt_addw(RT_R(ka, wk == 4 ? 0 : (wk == 6 ? 2 : 3)), RT_H(ka, f), RT_H(ka, f + 1), false,
                     p, FL_RU, 3);
         }
         if ((RT_V & 32768) != 0) c1 = clock64();
@@ -1452,25 +1478,25 @@ __device__ void rt_cert_pipe(const u64 *xi, u64 *out, const u64 *A, const u64 *e
         // Phase 2 (warp 5's shift on its lane 0).
         if (wk < 2) {
             if (hon) {
-                rt_cadd(RT_H(kh, 4 + wk), RT_H(kh, 2 * wk), RT_H(kh, 2 * wk + 1), wk == 0, p, FL_RN,
+                rt_addw(RT_H(kh, 4 + wk), RT_H(kh, 2 * wk), RT_H(kh, 2 * wk + 1), wk == 0, p, FL_RN,
                         0);
-                rt_cadd(RT_H(kh, 6 + wk), RT_H(kh, 4 + wk), A + (u64)kh * RT_CW + wk * RT_W, false,
+                rt_addw(RT_H(kh, 6 + wk), RT_H(kh, 4 + wk), A + (u64)kh * RT_CW + wk * RT_W, false,
                         p, FL_RN, 0);
             }
         } else if (wk == 2) {
             if (ron) {
-                rt_cadd(wsc[2], uu, RT_R(kr, 4), false, p, FL_RU, 0);
-                rt_cadd(rr, wsc[2], er + (u64)kr * RT_W, false, p, FL_RU, 0);
+                rt_addw(wsc[2], uu, RT_R(kr, 4), false, p, FL_RU, 0);
+                rt_addw(rr, wsc[2], er + (u64)kr * RT_W, false, p, FL_RU, 0);
             }
         } else if (wk == 3) {
             if (aon) {
-                rt_cadd(wsc[3], RT_R(ka, 0), RT_H(ka, 2), false, p, FL_RU, 2);
-                rt_cadd(RT_R(ka, 1), wsc[3], RT_H(ka, 3), false, p, FL_RU, 2);
+                rt_addw(wsc[3], RT_R(ka, 0), RT_H(ka, 2), false, p, FL_RU, 2);
+                rt_addw(RT_R(ka, 1), wsc[3], RT_H(ka, 3), false, p, FL_RU, 2);
             }
         } else if (wk == 4) {
             if (con) {
-                rt_cadd(wsc[4], RT_R(kc, 1), RT_R(kc, 2), false, p, FL_RU, 0);
-                rt_cadd(RT_R(kc, 2), wsc[4], RT_R(kc, 3), false, p, FL_RU, 0);
+                rt_addw(wsc[4], RT_R(kc, 1), RT_R(kc, 2), false, p, FL_RU, 0);
+                rt_addw(RT_R(kc, 2), wsc[4], RT_R(kc, 3), false, p, FL_RU, 0);
             }
         } else if (wk == 5 && l0) {
             if (don) rt_shift(RT_R(kd, 4), RT_R(kd, 2), -(i64)p, p, FL_RU);

@@ -9,7 +9,7 @@
 // roots kernels do not keep it). FW_GS = g (2, 4, 8, 16 or 32): the
 // product by rt_gmul<g> (32: rt_wmul without RT_V & 16384), the group's lanes run one after
 // another, lane 0 (which adds the columns and rounds) last. FW_GS = 100
-// + a (a = 0..3): add and sub by rt_wadd with absf = a (the warp's 32
+// + a (a = 0..7): add and sub by rt_wadd with absf = a (the warp's 32
 // lanes emulated by replay, rt_emu_ballot); FW_GS = 200: mul by rt_wmul_l
 // (the same replay). Build: g++ -O1 -std=c++17 -o remu remu.cpp
 #include <cstdio>
@@ -212,7 +212,7 @@ int main() {
         wmull = true;
         warp = false;
     }
-    if (warp && gs >= 100 && gs <= 103) {
+    if (warp && gs >= 100 && gs <= 107) {
         wadd = true;
         warp = false;
         absf = (u32)(gs - 100);
