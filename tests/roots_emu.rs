@@ -103,9 +103,19 @@ fn roots_scalar_ops_match_the_cpu_engine() {
             ] {
                 for &rnd in modes {
                     // The products also by a group of lanes (rt_gmul, the
-                    // emulator's FW_GS; 32: rt_wmul).
+                    // emulator's FW_GS; 32: rt_gmul<32>) and by rt_wmul_l
+                    // (200: the carries and rounding on the lanes too; the
+                    // default rt_wmul).
                     let ways: &[Option<u32>] = if op == DevOp::Mul {
-                        &[None, Some(2), Some(4), Some(8), Some(16), Some(32)]
+                        &[
+                            None,
+                            Some(2),
+                            Some(4),
+                            Some(8),
+                            Some(16),
+                            Some(32),
+                            Some(200),
+                        ]
                     } else {
                         &[None]
                     };
@@ -127,4 +137,92 @@ fn roots_scalar_ops_match_the_cpu_engine() {
         }
     }
     eprintln!("roots.cu scalar operations: {checked} results checked (seed {s})");
+}
+
+/// rt_wadd (the warp's addition of the residual bound: lane L holds limb L,
+/// carries by ballots; the emulator replays the 32 lanes, FW_GS = 100 +
+/// absf) against the CPU engine on |x| (absf & 1) and |y| (absf & 2),
+/// zero operands and cancellations on lane 0 or on the lanes (absf & 4): the
+/// cases of `roots_scalar_ops_match_the_cpu_engine` (cancellation, carries
+/// across every limb from all-ones mantissas, zeros, exponents equal, near
+/// and far apart, to nearest and upward), and exponent differences on
+/// every limb boundary.
+#[test]
+fn roots_warp_addition_matches_the_cpu_engine() {
+    let Some(exe) = common::emulator("MPARRAY_ROOTS_EMU", "tests/emu/roots/remu.cpp") else {
+        return;
+    };
+    let exe = exe.to_string_lossy().into_owned();
+    let s = seed();
+    let mut r = Rng(s);
+    let len = 300;
+    let mut checked = 0;
+    let abs = |a: &[El]| -> Vec<El> { a.iter().map(|(t, e, m)| (t & !4, *e, m.clone())).collect() };
+    for n in [4usize, 7, 16] {
+        let top = 64 * n as u64;
+        for (pi, p) in [top, top - 1, top - 37, top - 63].into_iter().enumerate() {
+            let base: Vec<i64> = (0..len).map(|_| r.range(-200, 200)).collect();
+            let ey: Vec<i64> = base
+                .iter()
+                .map(|&e| match r.below(6) {
+                    0 => e - r.range(0, 64 * n as i64 + 70),
+                    1 => e - 64 * r.range(0, n as i64 + 2) - r.range(-1, 1),
+                    2 => e + r.range(-2, 2),
+                    _ => e,
+                })
+                .collect();
+            let xe: Vec<El> = base.iter().map(|&e| element(&mut r, n, p, e)).collect();
+            let mut ye: Vec<El> = ey.iter().map(|&e| element(&mut r, n, p, e)).collect();
+            // Some y equal to x or to -x in magnitude (exact cancellation,
+            // the highest differing limb far down).
+            for i in 0..len {
+                match r.below(8) {
+                    0 => ye[i] = xe[i].clone(),
+                    1 => {
+                        let (t, e, m) = xe[i].clone();
+                        ye[i] = (t ^ 4, e, m);
+                    }
+                    2 => {
+                        let (t, e, mut m) = xe[i].clone();
+                        if t & 3 == 1 {
+                            let b = r.below(p) + (64 * n as u64 - p);
+                            m[(b / 64) as usize] ^= 1 << (b % 64);
+                            m[n - 1] |= 1 << 63;
+                        }
+                        ye[i] = (t ^ 4, e, m);
+                    }
+                    _ => {}
+                }
+            }
+            for absf in 0u32..8 {
+                let xa = if absf & 1 != 0 { abs(&xe) } else { xe.clone() };
+                let ya = if absf & 2 != 0 { abs(&ye) } else { ye.clone() };
+                let (x, y) = (array(p, xe.clone()), array(p, ye.clone()));
+                let (xr, yr) = (array(p, xa), array(p, ya));
+                for (op, rnd) in [
+                    (DevOp::Add, Round::Nearest),
+                    (DevOp::Add, Round::Up),
+                    (DevOp::Sub, Round::Nearest),
+                    (DevOp::Sub, Round::Up),
+                ] {
+                    // Not every pairing at every size: the replay is slow.
+                    if (absf as usize + pi) % 2 == 1 && rnd == Round::Up {
+                        continue;
+                    }
+                    let (got, _) =
+                        emu_run(&exe, Some(100 + absf), op.code(), op, &[&x, &y], p, rnd);
+                    let want = cpu(op, &[&xr, &yr], p, rnd).0;
+                    let z = vec![0i8; len];
+                    same(
+                        &format!("seed {s}: rt_wadd {op:?} {rnd:?} n {n} p {p} absf {absf}"),
+                        &(got, z.clone()),
+                        &(want, z),
+                        &[&xr, &yr],
+                    );
+                    checked += len;
+                }
+            }
+        }
+    }
+    eprintln!("roots.cu rt_wadd: {checked} results checked (seed {s})");
 }

@@ -756,16 +756,19 @@ pub fn aberth_fused(
 ) -> Result<FusedRoots> {
     let t0 = std::time::Instant::now();
     let su = Setup::new(coeffs, prec, tol2)?;
-    aberth_fused_setup(su, t0, x0, prec, order, max_iter, progress)
+    aberth_fused_setup(su, t0, x0, &x0.engine(), prec, order, max_iter, progress)
 }
 
 /// [`aberth_fused`] with the coefficients' [`Setup`] already made (the
 /// solver makes it beside the starting points; `t0`: when it began, for
-/// the profile).
+/// the profile) and the iteration on `eng` (`x0` on any engine: it is
+/// packed on the host).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn aberth_fused_setup(
     su: Setup,
     t0: std::time::Instant,
     x0: &ComplexArray,
+    eng: &Engine,
     prec: u64,
     order: usize,
     max_iter: usize,
@@ -785,7 +788,7 @@ pub(crate) fn aberth_fused_setup(
             su.n
         )));
     }
-    let eng = x0.engine();
+    let eng = eng.clone();
     let x = pack_complex(x0, prec)?;
     let t1 = std::time::Instant::now();
     let (packed, converged, iterations) = match &eng {

@@ -35,16 +35,26 @@ __device__ __forceinline__ bool rt_normal(u64 h) { return (fl_tag(h) & 3) == FL_
 // operations on other threads: 64, 128, 256, 512 (see rt_power_group,
 // roots_certify, the term products, rt_repulsion); 1024: the first
 // sub-step's powers and the repulsion's leaves on the two halves of the
-// block at once (rt_powers, rt_rep_leaves), 2048 and 4096 their shares.
-// Default 3076 = 4 + 1024 + 2048: the generic division (on the H200,
-// 2026-12-02 18:59 UTC, notes/solvers.md, a round of 127 divisions 129k ->
-// 62k cycles; the rolled product and the generic addition were slower or
-// no faster) and the first sub-step's powers beside the repulsion on 5/8
-// of the block (2026-12-03 13:23 UTC, commit 9831274, with the values in
-// shared memory: Wilkinson 128 at 1024 bits 27.4-27.6 ms against 28.3 for
-// 1028, 27.9 for 5124, 28.2 for 12 and 29.3 for 4).
+// block at once (rt_powers, rt_rep_leaves), 2048 and 4096 their shares;
+// 8192: the residual bound's, the correction's and the trees' narrow
+// levels' additions on one lane each (rt_addw, rt_tsums) instead of by a
+// whole warp (rt_wadd); 16384: the warp products' carries and rounding
+// on the lanes too (rt_wmul_l) instead of on lane 0 (rt_wfin); 65536:
+// rt_wadd's zero operands and exact cancellations on the lanes too (not
+// on lane 0 through rt_add's generic fl_arith).
+// 32768: roots_certify's phases timed (clock64) and printed by block 0 (a
+// measurement aid). Default 19460 = 4 + 1024 + 2048 + 16384: the generic
+// division (on the H200, 2026-12-02 18:59 UTC, notes/solvers.md, a round
+// of 127 divisions 129k -> 62k cycles; the rolled product and the generic
+// addition were slower or no faster), the first sub-step's powers beside
+// the repulsion on 5/8 of the block (2026-12-03 13:23 UTC, commit 9831274,
+// with the values in shared memory: Wilkinson 128 at 1024 bits 27.4-27.6
+// ms against 28.3 for 1028, 27.9 for 5124, 28.2 for 12 and 29.3 for 4),
+// and the warp products' carries on the lanes (2026-12-03 16:59 UTC, the
+// roots.cu of commit ed68223: 25.9 ms three times, against 26.5-26.7 with
+// 3076 and 27.3-27.5 for main 7734875's roots.cu in the same call).
 #ifndef RT_V
-#define RT_V 3076
+#define RT_V 19460
 #endif
 
 // x * y for normal x, y (RT_N >= 4) by the short product of fl_mul_short
@@ -235,10 +245,13 @@ __device__ __noinline__ void rt_gmul(u64 *r, const u64 *x, const u64 *y, u64 p, 
     __syncwarp(mask);
 }
 
-// rt_gmul by the whole warp.
+__device__ __noinline__ void rt_wmul_l(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd);
+
+// rt_gmul by the whole warp (RT_V & 16384: rt_wmul_l).
 __device__ __forceinline__ void rt_wmul(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd,
                                         u64 *sc) {
-    rt_gmul<32>(r, x, y, p, rnd, sc);
+    if ((RT_V & 16384) != 0) rt_wmul_l(r, x, y, p, rnd);
+    else rt_gmul<32>(r, x, y, p, rnd, sc);
 }
 
 // rt_gmul for a group size known at run time (2..32; 1: rt_mul).
@@ -271,6 +284,289 @@ __device__ __noinline__ void rt_add(u64 *r, const u64 *x, const u64 *y, bool sub
         fl_arith<RT_N>(sub ? FL_OP_SUB : FL_OP_ADD, rnd, p, o, xh, x + 1, RT_N, yh, y + 1, RT_N,
                        0, x + 1, 0);
     r[0] = o.head;
+}
+
+// The warp's collectives for rt_wadd (every lane of the warp calls them):
+// on the host (tests/emu/roots/remu.cpp) they are the emulator's, which
+// runs the lanes one after another and replays them until every ballot
+// and shuffle has all 32 lanes' values.
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ u32 rt_ballot(bool pr) { return __ballot_sync(0xffffffffu, pr); }
+__device__ __forceinline__ u64 rt_shfl(u64 v, int src) {
+    return __shfl_sync(0xffffffffu, v, src & 31);
+}
+__device__ __forceinline__ u32 rt_top32(u32 m) { return 31 - (u32)__clz(m); }
+#else
+static inline u32 rt_ballot(bool pr) { return rt_emu_ballot(pr); }
+static inline u64 rt_shfl(u64 v, int src) { return rt_emu_shfl(v, src & 31); }
+static inline u32 rt_top32(u32 m) { return m ? 31 - (u32)__builtin_clz(m) : 0; }
+#endif
+
+// Carries into lanes from each lane's generate (g) and propagate (pp)
+// bits (g and pp exclusive) and a carry cin into lane 0: bit L of the
+// result is the carry into lane L (carry out of lane L: g_L | pp_L c_L),
+// by one integer addition: (G | P) + G + cin has the carry c_L into bit L,
+// and c_L = sum_L ^ (G | P)_L ^ G_L = sum_L ^ P_L (bit 32: the carry out of
+// lane 31).
+__device__ __forceinline__ u64 rt_carries(u32 G, u32 P, u32 cin) {
+    return ((u64)(G | P) + G + cin) ^ P;
+}
+
+// fl_round_regs<RT_N>(o, hi, below, e, neg, p, rnd) by the calling warp,
+// hi[j] on lane b + j (j = 0..RT_N; v: this lane's limb; b + RT_N <= 31;
+// below uniform), the result into r: the round and sticky bits from lanes
+// b and b + 1 (m_0), the increment's carries by rt_carries, the kept limbs
+// m_i written by lanes b + 1 + i, then lane 0 fl_finish (the range). The
+// same bits as fl_round_regs.
+__device__ __forceinline__ void rt_wround(u64 *r, u64 v, int b, u64 below, i64 e, bool neg,
+                                          u64 p, u32 rnd) {
+    constexpr int N = RT_N;
+    const int L = (int)(threadIdx.x & 31);
+    const u64 vh = rt_shfl(v, b), vm = rt_shfl(v, b + 1);
+    const u32 low = (u32)(64ull * N - p);
+    bool rb, st;
+    u64 m0 = vm;
+    if (low > 0) {
+        const u64 mask = (1ull << low) - 1;
+        rb = (vm >> (low - 1)) & 1;
+        st = ((vm & (mask >> 1)) | vh | below) != 0;
+        m0 = vm & ~mask;
+    } else {
+        rb = vh >> 63;
+        st = ((vh << 1) | below) != 0;
+    }
+    const bool inexact = rb || st;
+    bool inc;
+    switch (rnd) {
+    case FL_RN: inc = rb && (st || ((m0 >> low) & 1)); break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = inexact && !neg; break;
+    case FL_RD: inc = inexact && neg; break;
+    default: inc = inexact; break;
+    }
+    const bool kept = L > b && L <= b + N;
+    u64 m = L == b + 1 ? m0 : v;
+    if (inc) {
+        const u64 a = L == b + 1 ? 1ull << low : 0;
+        const u64 t = m + a;
+        const u64 cc = rt_carries(rt_ballot(kept && t < a), rt_ballot(kept && t == ~0ull), 0u);
+        m = t + ((cc >> L) & 1);
+        if (((cc >> (b + N + 1)) & 1) != 0) {
+            // Carry out of the top: every kept limb wrapped to 0.
+            if (L == b + N) m = 1ull << 63;
+            e += 1;
+        }
+    }
+    if (kept) r[L - b] = m;
+    __syncwarp();
+    if (L == 0) {
+        FlOut o = {r + 1, RT_N, 0};
+        i8 t = inexact ? fl_ternary(inc, neg) : 0;
+        fl_finish(o, neg, e, t, inc, p, rnd);
+        r[0] = o.head;
+    }
+    __syncwarp();
+}
+
+// r = x + y or x - y (sub) by the 32 lanes of the calling warp (every lane
+// calls it with the same arguments; r distinct from x and y), with the
+// signs of x (absf & 1) and y (absf & 2) cleared first (absf & 4: a zero
+// operand and exact cancellation on the lanes too): fl_add_fast's
+// operations on the same integers, lane L holding limb L of its window of
+// W + 1 = RT_N + 2 limbs: the magnitudes compared by a ballot, y's limb
+// shift and bit shift by shuffles (sticky by ballot), the sum or
+// difference with carries (or borrows) by rt_carries, the normalization
+// by shuffles, fl_round_regs's rounding with its increment's carries by
+// rt_carries, then lane 0 fl_finish (the range). So the same bits as
+// rt_add. Not both normal, or an exact cancellation: lane 0 runs rt_add
+// (absf & 4: only NaN and infinities; a zero operand is fl_arith's
+// rounding of the other by rt_wround, zero results its signed zeros).
+__device__ __noinline__ void rt_wadd(u64 *r, const u64 *x, const u64 *y, bool subop, u64 p,
+                                     u32 rnd, u32 absf) {
+    constexpr int N = RT_N, W = RT_N + 1;
+    static_assert(W + 1 <= 31, "rt_wadd: RT_N + 2 limbs on 32 lanes, with a lane to spare");
+    const int L = (int)(threadIdx.x & 31);
+    u64 xh = x[0], yh = y[0];
+    if (absf & 1) xh &= ~(u64)FL_NEG;
+    if (absf & 2) yh &= ~(u64)FL_NEG;
+    i64 ex = fl_exp(xh), ey = fl_exp(yh);
+    u64 X = L >= 1 && L <= N ? x[L] : 0, Y = L >= 1 && L <= N ? y[L] : 0;
+    bool xn = (fl_tag(xh) & FL_NEG) != 0, yn = ((fl_tag(yh) & FL_NEG) != 0) != subop;
+    bool sub = xn != yn;
+    int ord = ex != ey ? (ex < ey ? -1 : 1) : 0;
+    if (ord == 0) {
+        // The highest limb where they differ (fl_add_fast's loop's last).
+        u32 m = rt_ballot(X != Y);
+        if (m != 0) ord = (int)(i64)rt_shfl(X < Y ? ~0ull : 1ull, (int)rt_top32(m));
+    }
+    const bool xz = (fl_tag(xh) & 3) == FL_ZERO, yz = (fl_tag(yh) & 3) == FL_ZERO;
+    const bool xv = rt_normal(xh), yv = rt_normal(yh);
+    if ((absf & 4) != 0 && ((xz && (yz || yv)) || (yz && xv) || (xv && yv && sub && ord == 0))) {
+        // absf & 4: zeros on the lanes too. Both zero, or x - x: fl_arith's
+        // and fl_add_fast's signed zeros.
+        if (xz == yz) {
+            const bool zn = xz ? (xn == yn ? xn : rnd == FL_RD) : rnd == FL_RD;
+            if (L == 0) r[0] = fl_head(fl_mk_tag(FL_ZERO, zn), 0);
+            else if (L <= N) r[L] = 0;
+            __syncwarp();
+            return;
+        }
+        // One zero: the other rounded to p (fl_arith's fl_round_to with no
+        // limbs below, so fl_round_regs's hi[0] = 0 and below = 0).
+        const u64 m = L >= 2 && L <= N + 1 ? (xz ? y[L - 1] : x[L - 1]) : 0;
+        rt_wround(r, m, 1, 0, xz ? ey : ex, xz ? yn : xn, p, rnd);
+        return;
+    }
+    if (!(xv && yv) || (sub && ord == 0)) {
+        if (L == 0) {
+            u64 ta[RT_W], tb[RT_W];
+            for (int k = 0; k < RT_W; k++) {
+                ta[k] = x[k];
+                tb[k] = y[k];
+            }
+            ta[0] = xh;
+            tb[0] = yh;
+            rt_add(r, ta, tb, subop, p, rnd);
+        }
+        __syncwarp();
+        return;
+    }
+    bool neg = xn;
+    if (ord < 0) {
+        u64 t = X;
+        X = Y;
+        Y = t;
+        i64 te = ex;
+        ex = ey;
+        ey = te;
+        neg = yn;
+    }
+    // Y >> d within the window (limbs 0..W-1), sticky from the bits out.
+    u64 d = (u64)(ex - ey);
+    bool sticky;
+    if (d >= 64ull * W) {
+        sticky = rt_ballot(L < W && Y != 0) != 0;
+        Y = 0;
+    } else {
+        const int q = (int)(d / 64), rs = (int)(d % 64);
+        sticky = rt_ballot(L < q && Y != 0) != 0;
+        u64 y1 = rt_shfl(Y, L + q);
+        if (L + q >= W) y1 = 0;
+        if (rs != 0) {
+            u64 y0 = rt_shfl(y1, 0), yu = rt_shfl(y1, L + 1);
+            if (L + 1 >= W) yu = 0;
+            sticky = sticky || (y0 << (64 - rs)) != 0;
+            y1 = (y1 >> rs) | (yu << (64 - rs));
+        }
+        Y = y1;
+    }
+    // The sum (W + 1 limbs, the carry in limb W) or the difference minus
+    // the sticky borrow (fl_add_fast's extra borrow), limb W zero.
+    const bool in = L < W;
+    u64 s, c;
+    if (sub) {
+        s = X - Y;
+        c = rt_carries(rt_ballot(in && X < Y), rt_ballot(in && X == Y), sticky ? 1u : 0u);
+        s = in ? s - ((c >> L) & 1) : 0;
+    } else {
+        s = X + Y;
+        c = rt_carries(rt_ballot(in && s < X), rt_ballot(in && s == ~0ull), 0u);
+        s = L <= W ? s + ((c >> L) & 1) : 0;
+    }
+    // Normalize: the top nonzero limb to W (a limb shift up by z), then
+    // its top bit (lz).
+    const u32 nz = rt_ballot(L <= W && s != 0);
+    const int z = W - (int)(nz != 0 ? rt_top32(nz) : 0);
+    u64 v = rt_shfl(s, L - z);
+    if (L < z || L > W) v = 0;
+    const u64 vt = rt_shfl(v, W);
+    const u32 lz = vt != 0 ? fl_clz(vt) & 63 : 0;
+    if (lz != 0) {
+        u64 vd = rt_shfl(v, L - 1);
+        if (L == 0) vd = 0;
+        v = L <= W ? (v << lz) | (vd >> (64 - lz)) : 0;
+    }
+    i64 e = ex + 64 * (1 - (i64)z) - (i64)lz;
+    // fl_round_regs<N>(o, limbs 1..W, limb 0 | sticky, e, neg, p, rnd).
+    rt_wround(r, v, 1, rt_shfl(v, 0) | (sticky ? 1 : 0), e, neg, p, rnd);
+}
+
+// rt_wadd's absf bit 4 (zeros on the lanes) from RT_V & 65536.
+#define RT_WZ ((RT_V & 65536) != 0 ? 4u : 0u)
+
+// r = x + y or x - y with the signs of x (absf & 1) and y (absf & 2)
+// cleared, by the calling warp: rt_wadd, or with RT_V & 8192 rt_add on its
+// lane 0 (the same bits). The residual bound's and the correction's
+// additions (roots_certify, rt_tail).
+__device__ __forceinline__ void rt_addw(u64 *r, const u64 *x, const u64 *y, bool sub, u64 p,
+                                        u32 rnd, u32 absf) {
+    if ((RT_V & 8192) == 0) {
+        rt_wadd(r, x, y, sub, p, rnd, absf | RT_WZ);
+        return;
+    }
+    if ((threadIdx.x & 31) == 0) {
+        u64 ta[RT_W], tb[RT_W];
+        for (int k = 0; k < RT_W; k++) {
+            ta[k] = x[k];
+            tb[k] = y[k];
+        }
+        if (absf & 1) ta[0] &= ~(u64)FL_NEG;
+        if (absf & 2) tb[0] &= ~(u64)FL_NEG;
+        rt_add(r, ta, tb, sub, p, rnd);
+    }
+    __syncwarp();
+}
+
+// r = x * y by the 32 lanes of the calling warp with the carries and the
+// rounding on the lanes too (rt_wmul with RT_V & 16384; r distinct from x
+// and y): lane k sums column k of the exact product (fl_mac's three words
+// c0, c1, c2, as rt_wcol), then T_k = c0_k + c1_(k-1) + c2_(k-2) (lo_k
+// and h_k <= 2) and limb k = lo_k + h_(k-1) with the carries by
+// rt_carries: the exact product's 2 RT_N limbs on lanes 0..2 RT_N - 1.
+// Then rt_wfin's normalization (one bit up when the top bit is clear;
+// limb N - 2 shifted alone, the limbs below it only OR-ed, unshifted, into
+// the sticky) and rt_wround. So the same bits as rt_wfin and rt_mul. Not
+// normal: lane 0 runs rt_mul.
+__device__ __noinline__ void rt_wmul_l(u64 *r, const u64 *x, const u64 *y, u64 p, u32 rnd) {
+    constexpr int N = RT_N;
+    static_assert(2 * RT_N <= 32, "rt_wmul_l: 2 RT_N limbs on 32 lanes");
+    const int L = (int)(threadIdx.x & 31);
+    const u64 xh = x[0], yh = y[0];
+    if (!(rt_normal(xh) && rt_normal(yh))) {
+        if (L == 0) rt_mul(r, x, y, p, rnd);
+        __syncwarp();
+        return;
+    }
+    u64 c0 = 0, c1 = 0, c2 = 0;
+    {
+        const int i0 = L < N ? 0 : L - N + 1, i1 = L < N ? L : N - 1;
+        for (int q = i0; q <= i1; q++) fl_mac<true>(c0, c1, c2, x[1 + q], y[1 + L - q]);
+    }
+    u64 s1 = rt_shfl(c1, L - 1), s2 = rt_shfl(c2, L - 2);
+    if (L < 1) s1 = 0;
+    if (L < 2) s2 = 0;
+    u64 lo = c0 + s1;
+    u64 h = lo < s1 ? 1 : 0;
+    lo += s2;
+    h += lo < s2 ? 1 : 0;
+    u64 hp = rt_shfl(h, L - 1);
+    if (L < 1) hp = 0;
+    const u64 u = lo + hp;
+    const bool in = L < 2 * N;
+    const u64 c = rt_carries(rt_ballot(in && u < lo), rt_ballot(in && u == ~0ull), 0u);
+    const u64 limb = in ? u + ((c >> L) & 1) : 0;
+    const u64 top = rt_shfl(limb, 2 * N - 1), prev = rt_shfl(limb, L - 1);
+    const u32 lowm = rt_ballot(L <= N - 3 && limb != 0);
+    i64 e = fl_exp(xh) + fl_exp(yh);
+    u64 v = limb;
+    if ((top >> 63) == 0) {
+        v = (limb << 1) | (L >= N - 1 && L >= 1 ? prev >> 63 : 0);
+        e -= 1;
+    }
+    u64 r2 = rt_shfl(v, N - 2);
+    if (N < 2) r2 = 0;
+    const bool neg = ((fl_tag(xh) ^ fl_tag(yh)) & FL_NEG) != 0;
+    rt_wround(r, v, N - 1, r2 | (lowm != 0 ? 1 : 0), e, neg, p, rnd);
 }
 
 // r = x / y, to nearest, by fl_div_num's integers: U = x B^k, k = RT_N + 1,
@@ -464,16 +760,20 @@ __device__ __forceinline__ u32 rt_pairs(u32 cnt, u32 s) {
 
 // NT trees summed together, level by level (block-wide): a level's
 // additions, every tree's and every part's, are the block's items, each
-// the same operation as in the tree's own sum.
+// the same operation as in the tree's own sum: one per thread, or, in a
+// level of at most two per warp, one per warp (rt_wadd into the warp's
+// row of gsc, then copied; not with RT_V & 8192).
 template <int NT>
-__device__ void rt_tsums(const RtTree (&tr)[NT], u64 p) {
+__device__ void rt_tsums(const RtTree (&tr)[NT], u64 p, u64 (*gsc)[RT_WSC]) {
     u32 maxc = 0;
     for (int a = 0; a < NT; a++) maxc = tr[a].cnt > maxc ? tr[a].cnt : maxc;
+    const u32 nw = blockDim.x >> 5, wk = threadIdx.x >> 5, lane = threadIdx.x & 31;
     u32 s = 1;
     for (; s < maxc; s *= 2) {
         u32 tot = 0;
         for (int a = 0; a < NT; a++) tot += rt_pairs(tr[a].cnt, s) * tr[a].parts;
-        for (u32 m = threadIdx.x; m < tot; m += blockDim.x) {
+        const bool wide = (RT_V & 8192) == 0 && tot <= 2 * nw;
+        for (u32 m = wide ? wk : threadIdx.x; m < tot; m += wide ? nw : blockDim.x) {
             u32 mm = m;
             int a = 0;
             while (a + 1 < NT && mm >= rt_pairs(tr[a].cnt, s) * tr[a].parts) {
@@ -485,7 +785,16 @@ __device__ void rt_tsums(const RtTree (&tr)[NT], u64 p) {
             bool l = rt_present(k, s, cnt, skip), r = rt_present(k + s, s, cnt, skip);
             u64 *pa = tr[a].v + ((u64)k * parts + part) * RT_W;
             u64 *pb = tr[a].v + ((u64)(k + s) * parts + part) * RT_W;
-            if (l && r) {
+            if (wide) {
+                if (l && r) {
+                    u64 *tmp = gsc[wk];
+                    rt_wadd(tmp, pa, pb, false, p, tr[a].rnd, RT_WZ);
+                    for (u32 k = lane; k < RT_W; k += 32) pa[k] = tmp[k];
+                } else if (r) {
+                    for (u32 k = lane; k < RT_W; k += 32) pa[k] = pb[k];
+                }
+                __syncwarp();
+            } else if (l && r) {
                 u64 tmp[RT_W];
                 rt_add(tmp, pa, pb, false, p, tr[a].rnd);
                 rt_copy(pa, tmp, RT_W);
@@ -690,7 +999,7 @@ __device__ void rt_repulsion(u32 i, const u64 *xi, const u64 *t, const RtWs &w, 
     rt_mark(pf, 8);
     if (TREE) {
         RtTree tr[1] = {{w.S, n, 2, i, FL_RN}};
-        rt_tsums(tr, p);
+        rt_tsums(tr, p, gsc);
         rt_mark(pf, 9);
     }
 }
@@ -757,7 +1066,9 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     const u32 t = threadIdx.x;
     // Each independent operation on its own warp (different warps run in
     // parallel; lanes of one warp on different branches would not): the
-    // products by the whole warp (rt_wmul), the rest on its lane 0.
+    // products and additions by the whole warp (rt_wmul, rt_addw; sc, the
+    // warp's scratch, holds a sum for lane 0's next step), the rest on its
+    // lane 0.
     const u32 wk = t >> 5;
     const bool l0 = (t & 31) == 0;
     __shared__ u64 wsc[RT_BLOCK / 32][RT_WSC];
@@ -771,31 +1082,32 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     else if (first && wk == 5) rt_wmul(RT_F(U, 5), di, di, p, FL_RN, sc);
     __syncthreads();
     // ps (U6, U7); |p'|^2 (U8).
-    if (l0 && wk == 0) rt_add(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN);
-    else if (l0 && wk == 1) rt_add(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
-    else if (first && l0 && wk == 2) rt_add(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN);
+    if (wk == 0) rt_addw(RT_F(U, 6), RT_F(U, 0), RT_F(U, 1), true, p, FL_RN, 0);
+    else if (wk == 1) rt_addw(RT_F(U, 7), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN, 0);
+    else if (first && wk == 2) rt_addw(RT_F(U, 8), RT_F(U, 4), RT_F(U, 5), false, p, FL_RN, 0);
     __syncthreads();
     // den = p' - ps (U9, U10); |ps|^2's squares.
-    if (l0 && wk == 0) rt_add(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN);
-    else if (l0 && wk == 1) rt_add(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN);
+    if (wk == 0) rt_addw(RT_F(U, 9), dr, RT_F(U, 6), true, p, FL_RN, 0);
+    else if (wk == 1) rt_addw(RT_F(U, 10), di, RT_F(U, 7), true, p, FL_RN, 0);
     else if (first && wk == 2) rt_wmul(RT_F(U, 11), RT_F(U, 6), RT_F(U, 6), p, FL_RN, sc);
     else if (first && wk == 3) rt_wmul(RT_F(U, 12), RT_F(U, 7), RT_F(U, 7), p, FL_RN, sc);
     __syncthreads();
     // den's squares; iso.
     if (wk == 0) rt_wmul(RT_F(U, 13), RT_F(U, 9), RT_F(U, 9), p, FL_RN, sc);
     else if (wk == 1) rt_wmul(RT_F(U, 14), RT_F(U, 10), RT_F(U, 10), p, FL_RN, sc);
-    else if (first && l0 && wk == 2) {
-        u64 a[RT_W], a16[RT_W];
-        rt_add(a, RT_F(U, 11), RT_F(U, 12), false, p, FL_RN);
-        rt_shift(a16, a, 4, p, FL_RN);
-        sf[1] = rt_le(a16, RT_F(U, 8)) ? 1 : 0;
+    else if (first && wk == 2) {
+        rt_addw(sc, RT_F(U, 11), RT_F(U, 12), false, p, FL_RN, 0);
+        if (l0) {
+            u64 a16[RT_W];
+            rt_shift(a16, sc, 4, p, FL_RN);
+            sf[1] = rt_le(a16, RT_F(U, 8)) ? 1 : 0;
+        }
     }
     __syncthreads();
     // 1/(den_r^2 + den_i^2) (U15).
-    if (t == 0) {
-        u64 q[RT_W];
-        rt_add(q, RT_F(U, 13), RT_F(U, 14), false, p, FL_RN);
-        rt_div(RT_F(U, 15), one, q, p);
+    if (wk == 0) {
+        rt_addw(sc, RT_F(U, 13), RT_F(U, 14), false, p, FL_RN, 0);
+        if (l0) rt_div(RT_F(U, 15), one, sc, p);
     }
     __syncthreads();
     // 1/den (U16, U17).
@@ -811,24 +1123,24 @@ __device__ void rt_tail(u32 i, const u64 *xi, const u64 *pdi, const RtWs &w, u64
     else if (wk == 2) rt_wmul(RT_F(U, 20), pr, RT_F(U, 17), p, FL_RN, sc);
     else if (wk == 3) rt_wmul(RT_F(U, 21), pi, RT_F(U, 16), p, FL_RN, sc);
     __syncthreads();
-    if (l0 && wk == 0) rt_add(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN);
-    else if (l0 && wk == 1) rt_add(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN);
+    if (wk == 0) rt_addw(RT_F(U, 22), RT_F(U, 18), RT_F(U, 19), true, p, FL_RN, 0);
+    else if (wk == 1) rt_addw(RT_F(U, 23), RT_F(U, 20), RT_F(U, 21), false, p, FL_RN, 0);
     __syncthreads();
     // t' = x_i - c; |c|^2's squares.
     u64 *tn = tout + (u64)i * RT_CW;
-    if (l0 && wk == 0) rt_add(tn, xi, RT_F(U, 22), true, p, FL_RN);
-    else if (l0 && wk == 1) rt_add(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN);
+    if (wk == 0) rt_addw(tn, xi, RT_F(U, 22), true, p, FL_RN, 0);
+    else if (wk == 1) rt_addw(RT_F(tn, 1), RT_F(xi, 1), RT_F(U, 23), true, p, FL_RN, 0);
     else if (last && wk == 2) rt_wmul(RT_F(U, 0), RT_F(U, 22), RT_F(U, 22), p, FL_RN, sc);
     else if (last && wk == 3) rt_wmul(RT_F(U, 1), RT_F(U, 23), RT_F(U, 23), p, FL_RN, sc);
     if (last) {
         __syncthreads();
         if (wk == 0) rt_wmul(RT_F(U, 2), tn, tn, p, FL_RN, sc);
         else if (wk == 1) rt_wmul(RT_F(U, 3), RT_F(tn, 1), RT_F(tn, 1), p, FL_RN, sc);
-        else if (l0 && wk == 2) rt_add(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN);
+        else if (wk == 2) rt_addw(RT_F(U, 4), RT_F(U, 0), RT_F(U, 1), false, p, FL_RN, 0);
         __syncthreads();
         // |t'|^2 (U5), then tol^2 |t'|^2 (U6) by a warp, then the test
         // (U5 and U6 are free by now).
-        if (t == 0) rt_add(RT_F(U, 5), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN);
+        if (wk == 0) rt_addw(RT_F(U, 5), RT_F(U, 2), RT_F(U, 3), false, p, FL_RN, 0);
         __syncthreads();
         if (wk == 0) rt_wmul(RT_F(U, 6), RT_F(U, 5), tol2, p, FL_RN, sc);
         __syncthreads();
@@ -1024,7 +1336,7 @@ extern "C" __global__ void __launch_bounds__(RT_BLOCK)
                         {w.Q, n, 2, 0xffffffffu, FL_RN},
                         {w.Z, n + 1, 1, 0xffffffffu, FL_RU},
                         {w.S, n, 2, i, FL_RN}};
-        rt_tsums(tr, p);
+        rt_tsums(tr, p, gsc);
         rt_mark(pf, 4);
     }
     // At noise: |p|_1 <= 2^kshift noise (RU); p and p' to pd.
@@ -1133,10 +1445,14 @@ __device__ void rt_cert_pipe(const u64 *xi, u64 *out, const u64 *A, const u64 *e
     const u32 t = threadIdx.x, wk = t >> 5;
     const bool l0 = (t & 31) == 0;
 #define RT_H(k, f) RT_F(H, 8 * (u64)(k) + (f))
+    // RT_V & 32768 (a measurement aid): each warp's cycles in its own work
+    // and in the whole phase (to the barrier's end), printed by block 0.
+    long long cy[4] = {0, 0, 0, 0}, c0 = 0, c1 = 0;
     for (int j = (int)n - 1; j >= -4; j--) {
         const int kh = j, ka = j + 1, kc = j + 2, kd = j + 3, kr = j + 4;
         const bool hon = kh >= 0, aon = ka >= 0 && ka < (int)n, con = kc >= 0 && kc < (int)n,
                    don = kd >= 0 && kd < (int)n, ron = kr >= 0 && kr < (int)n;
+        if ((RT_V & 32768) != 0) c0 = clock64();
         // Phase 1.
         if (wk < 4) {
             if (hon) {
@@ -1146,51 +1462,62 @@ __device__ void rt_cert_pipe(const u64 *xi, u64 *out, const u64 *A, const u64 *e
             }
         } else if (wk == 5) {
             if (ron) rt_wmul(uu, rr, ax, p, FL_RU, wsc[5]);
-        } else if (l0 && aon) {
-            u64 ta[RT_W], tb[RT_W];
+        } else if (aon && wk <= 7) {
             const u32 f = wk == 4 ? 0 : (wk == 6 ? 4 : 6);
-            if (wk <= 7) {
-                rt_abs(ta, RT_H(ka, f));
-                rt_abs(tb, RT_H(ka, f + 1));
-                rt_add(RT_R(ka, wk == 4 ? 0 : (wk == 6 ? 2 : 3)), ta, tb, false, p, FL_RU);
-            }
+            rt_addw(RT_R(ka, wk == 4 ? 0 : (wk == 6 ? 2 : 3)), RT_H(ka, f), RT_H(ka, f + 1), false,
+                    p, FL_RU, 3);
         }
+        if ((RT_V & 32768) != 0) c1 = clock64();
         __syncthreads();
-        // Phase 2.
-        if (l0) {
-            if (wk < 2) {
-                if (hon) {
-                    rt_add(RT_H(kh, 4 + wk), RT_H(kh, 2 * wk), RT_H(kh, 2 * wk + 1), wk == 0, p,
-                           FL_RN);
-                    rt_add(RT_H(kh, 6 + wk), RT_H(kh, 4 + wk), A + (u64)kh * RT_CW + wk * RT_W,
-                           false, p, FL_RN);
-                }
-            } else if (wk == 2) {
-                if (ron) {
-                    u64 m[RT_W];
-                    rt_add(m, uu, RT_R(kr, 4), false, p, FL_RU);
-                    rt_add(rr, m, er + (u64)kr * RT_W, false, p, FL_RU);
-                }
-            } else if (wk == 3) {
-                if (aon) {
-                    u64 ta[RT_W], m[RT_W];
-                    rt_abs(ta, RT_H(ka, 2));
-                    rt_add(m, RT_R(ka, 0), ta, false, p, FL_RU);
-                    rt_abs(ta, RT_H(ka, 3));
-                    rt_add(RT_R(ka, 1), m, ta, false, p, FL_RU);
-                }
-            } else if (wk == 4) {
-                if (con) {
-                    u64 m[RT_W];
-                    rt_add(m, RT_R(kc, 1), RT_R(kc, 2), false, p, FL_RU);
-                    rt_add(RT_R(kc, 2), m, RT_R(kc, 3), false, p, FL_RU);
-                }
-            } else if (wk == 5) {
-                if (don) rt_shift(RT_R(kd, 4), RT_R(kd, 2), -(i64)p, p, FL_RU);
-            }
+        if ((RT_V & 32768) != 0) {
+            const long long c2 = clock64();
+            cy[0] += c1 - c0;
+            cy[1] += c2 - c0;
+            c0 = c2;
         }
+        // Phase 2 (warp 5's shift on its lane 0).
+        if (wk < 2) {
+            if (hon) {
+                rt_addw(RT_H(kh, 4 + wk), RT_H(kh, 2 * wk), RT_H(kh, 2 * wk + 1), wk == 0, p, FL_RN,
+                        0);
+                rt_addw(RT_H(kh, 6 + wk), RT_H(kh, 4 + wk), A + (u64)kh * RT_CW + wk * RT_W, false,
+                        p, FL_RN, 0);
+            }
+        } else if (wk == 2) {
+            if (ron) {
+                rt_addw(wsc[2], uu, RT_R(kr, 4), false, p, FL_RU, 0);
+                rt_addw(rr, wsc[2], er + (u64)kr * RT_W, false, p, FL_RU, 0);
+            }
+        } else if (wk == 3) {
+            if (aon) {
+                rt_addw(wsc[3], RT_R(ka, 0), RT_H(ka, 2), false, p, FL_RU, 2);
+                rt_addw(RT_R(ka, 1), wsc[3], RT_H(ka, 3), false, p, FL_RU, 2);
+            }
+        } else if (wk == 4) {
+            if (con) {
+                rt_addw(wsc[4], RT_R(kc, 1), RT_R(kc, 2), false, p, FL_RU, 0);
+                rt_addw(RT_R(kc, 2), wsc[4], RT_R(kc, 3), false, p, FL_RU, 0);
+            }
+        } else if (wk == 5 && l0) {
+            if (don) rt_shift(RT_R(kd, 4), RT_R(kd, 2), -(i64)p, p, FL_RU);
+        }
+        if ((RT_V & 32768) != 0) c1 = clock64();
         __syncthreads();
+        if ((RT_V & 32768) != 0) {
+            cy[2] += c1 - c0;
+            cy[3] += clock64() - c0;
+        }
     }
+#if (RT_V & 32768) != 0
+    if (blockIdx.x == 0 && (t & 31) == 0)
+        printf("roots_certify block 0 warp %u: phase 1 own %lld, whole %lld; phase 2 own %lld, "
+               "whole %lld cycles (%d ticks)\n",
+               wk, cy[0], cy[1], cy[2], cy[3], (int)n + 4);
+#else
+    (void)cy;
+    (void)c0;
+    (void)c1;
+#endif
     if (t == 0) {
         u64 ta[RT_W], tb[RT_W], u[RT_W];
         rt_abs(ta, RT_H(0, 6));

@@ -181,7 +181,7 @@ pub fn aberth_with(
     // The starting points and the coefficients' setup (each a fraction of
     // a millisecond of host work at n = 128, 1024 bits) side by side.
     let (x0, su) = rayon::join(
-        || ctx.start(&opts.start),
+        || ctx.start_on(&opts.start, &Engine::Cpu),
         || crate::complex::polyroots::Setup::new(coeffs, prec, &tol2),
     );
     let (x0, su) = (x0?, su?);
@@ -199,6 +199,7 @@ pub fn aberth_with(
         su,
         std::time::Instant::now(),
         &x0,
+        &ctx.eng,
         prec,
         opts.order,
         opts.max_iter,
@@ -355,6 +356,12 @@ impl Ctx {
 
     /// The starting circle's points on the engine.
     fn start(&self, s: &Start) -> Result<ComplexArray> {
+        self.start_on(s, &self.eng)
+    }
+
+    /// [`Ctx::start`] on `eng` (the fused iteration takes them on the host:
+    /// it packs them there before its upload).
+    fn start_on(&self, s: &Start, eng: &Engine) -> Result<ComplexArray> {
         let t_s = std::time::Instant::now();
         let (n, p) = (self.n, self.p);
         if !s.offset.is_finite() {
@@ -408,7 +415,7 @@ impl Ctx {
         let re = cos.fma(&rr, &repeat(&Engine::Cpu, &c.0, n, hp)?, p, RN)?;
         let im = sin.fma(&rr, &repeat(&Engine::Cpu, &c.1, n, hp)?, p, RN)?;
         let t_ang = std::time::Instant::now();
-        let x0 = ComplexArray::new(re, im)?.into_engine(&self.eng)?;
+        let x0 = ComplexArray::new(re, im)?.into_engine(eng)?;
         if std::env::var_os("MPARRAY_ROOTS_PROFILE").is_some() {
             let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
             eprintln!(
