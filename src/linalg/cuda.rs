@@ -1046,6 +1046,15 @@ fn dot_smem(nf: u32, bulk: u32) -> u32 {
 /// `MPARRAY_BLAS_STAGE16` choose).
 const DOT_STAGE16: bool = true;
 
+/// `blas_dot`'s cp.async staging issues the first rounds' copies (0: none,
+/// 1: the first round, 2: the first two) before the heads pass
+/// (`MPARRAY_BLAS_EARLY=n` chooses).
+const DOT_EARLY: u32 = 0;
+
+/// `blas_dot`'s mantissa copies with an L2 evict-first policy
+/// (`MPARRAY_BLAS_EVICT` / `MPARRAY_BLAS_NOEVICT` choose).
+const DOT_EVICT: bool = false;
+
 /// [`dot_fused`]'s switches, read once per process (measurements only):
 /// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
 /// workspace per call), `MPARRAY_BLAS_NOMAP` (the status by a copy),
@@ -1055,8 +1064,12 @@ const DOT_STAGE16: bool = true;
 /// prefetch distance in rounds, 0 ... 7), `MPARRAY_BLAS_NOSTAGE` (with
 /// `MPARRAY_BLAS_DBG` only: no staging copies), `MPARRAY_BLAS_STAGE16` /
 /// `MPARRAY_BLAS_STAGE8` (the staging copies' width), `MPARRAY_BLAS_BULK`
-/// (bulk staging: slots per warp, 0 or 2 ... 4), `MPARRAY_BLAS_EVICT` (its
-/// copies with an L2 evict-first policy).
+/// (bulk staging: slots per warp, 0 or 2 ... 4), `MPARRAY_BLAS_EVICT` /
+/// `MPARRAY_BLAS_NOEVICT` (the bulk or 16-byte copies with an L2
+/// evict-first policy), `MPARRAY_BLAS_EARLY` (the first rounds' copies
+/// before the heads pass: 0, 1 or 2 rounds), `MPARRAY_BLAS_NOHEADS` (with
+/// `MPARRAY_BLAS_DBG` only: the scales from the first 128 heads of each
+/// block).
 struct DotEnv {
     blocks: usize,
     /// Bulk staging's slots per warp (0: off).
@@ -1090,6 +1103,16 @@ fn dot_env() -> &'static DotEnv {
             .and_then(|v| v.parse::<u32>().ok())
             .unwrap_or(DOT_BULK);
         let bulk = if (2..=4).contains(&bulk) { bulk } else { 0 };
+        let early = std::env::var("MPARRAY_BLAS_EARLY")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .unwrap_or(DOT_EARLY)
+            .min(2);
+        let evict = if on("MPARRAY_BLAS_NOEVICT") {
+            false
+        } else {
+            DOT_EVICT || on("MPARRAY_BLAS_EVICT")
+        };
         DotEnv {
             blocks,
             bulk,
@@ -1102,7 +1125,9 @@ fn dot_env() -> &'static DotEnv {
                 | (nostage as u32) << 7
                 | (c16 as u32) << 8
                 | bulk << 9
-                | (on("MPARRAY_BLAS_EVICT") as u32) << 12,
+                | (evict as u32) << 12
+                | early << 13
+                | ((dbg != 0 && on("MPARRAY_BLAS_NOHEADS")) as u32) << 15,
         }
     })
 }
