@@ -1077,6 +1077,9 @@ struct DotEnv {
     nocache: bool,
     nomap: bool,
     nodefer: bool,
+    /// `MPARRAY_BLAS_CARVEOUT=n`: the preferred shared-memory carve-out
+    /// (percent) of `blas_dot` with any staging.
+    carveout: Option<i32>,
     /// The kernel's `pipe` bits.
     pipe: u32,
 }
@@ -1119,6 +1122,10 @@ fn dot_env() -> &'static DotEnv {
             nocache: on("MPARRAY_BLAS_NOCACHE"),
             nomap: on("MPARRAY_BLAS_NOMAP"),
             nodefer: std::env::var_os("MPARRAY_BLAS_DOTNODEFER").is_some_and(|v| v == "1"),
+            carveout: std::env::var("MPARRAY_BLAS_CARVEOUT")
+                .ok()
+                .and_then(|v| v.parse::<i32>().ok())
+                .map(|v| v.clamp(0, 100)),
             pipe: !on("MPARRAY_BLAS_NOPIPE") as u32
                 | dbg
                 | pf_rounds(DOT_PF) << 4
@@ -1206,15 +1213,23 @@ fn dot_fused(
             )
             .map_err(Error::driver("raising the shared-memory limit of blas_dot"))?;
         }
-        if env.bulk >= 2 {
+        if env.bulk >= 2 || env.carveout.is_some() {
             // 4 blocks of 4 warps per SM need the largest shared carve-out.
             f.set_attribute(
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                100,
+                env.carveout.unwrap_or(100),
             )
             .map_err(Error::driver(
                 "setting the shared-memory carve-out of blas_dot",
             ))?;
+        }
+        if prof.on {
+            // Blocks of 128 threads per SM with this shared memory, as the
+            // driver's occupancy calculator counts them.
+            let occ = f
+                .occupancy_max_active_blocks_per_multiprocessor(128, smem as usize, None)
+                .map_err(Error::driver("blas_dot's occupancy"))?;
+            eprintln!("  blas dot: {occ} blocks per SM, {smem} bytes of dynamic shared memory");
         }
         ws.func = Some((nf, f));
     }
