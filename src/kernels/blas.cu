@@ -1599,37 +1599,6 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         }
     }
     nissued = __shfl_sync(0xffffffffu, nissued, 0);
-    // The cp.async staging's switches (they do not depend on the scales).
-    const bool sta = la <= BL_SLMAX, stb = lb <= BL_SLMAX;
-    const bool pp = !bulk && (pipe & 1) && BL_NBUF == 2 && (sta || stb);
-    // pipe bit 8: 16-byte staging (both operands of 8 limbs, pipelined).
-    const bool c16 = (pipe & 256u) && pp && la == 8 && lb == 8 && BL_SST16 <= BL_SST &&
-                     !(((size_t)alb | (size_t)blb) & 15);
-    // pipe bit 12 with the 16-byte staging: the copies with an L2
-    // evict-first policy (as the bulk copies').
-    const bool ev16 = c16 && bev;
-    u64 pol16 = 0;
-    if (ev16) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol16));
-    const u64 step = 32 * (u64)(T >> 5);
-    // pipe bits 13-14 (early, with pp): the warp's first round (early 1)
-    // or first two rounds (early 2 or 3) copied before the heads pass
-    // (the copies do not depend on the scales), each its own group.
-    const u32 early = pp && !(pipe & 128u) ? (pipe >> 13) & 3u : 0u;
-    u32 npre = 0;
-    for (u32 r = 0; r < (early >= 2 ? 2u : early); r++) {
-        const u64 kb = k0 + 32 * (u64)wib + r * step;
-        if (kb >= k1) break;
-        const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
-        if (c16) {
-            bl_stage16(stage[wib][r][0], alb, kb, nl, lane, ev16, pol16);
-            bl_stage16(stage[wib][r][1], blb, kb, nl, lane, ev16, pol16);
-        } else {
-            if (sta) bl_stage_async(stage[wib][r][0], alb, kb, nl, la, lane);
-            if (stb) bl_stage_async(stage[wib][r][1], blb, kb, nl, lb, lane);
-        }
-        bl_async_commit();
-        npre++;
-    }
     // pipe bits 4-6: prefetch distance pfd (rounds; 0: none). Each warp
     // asks L2 for the mantissas of its round pfd ahead of the one it
     // stages (cp.async.bulk.prefetch: one instruction per operand and
@@ -1745,19 +1714,26 @@ extern "C" __global__ void __launch_bounds__(128, 4)
                 ph ^= 1;
             }
         }
-    } else if (!run) {
-        // No products: the early copies are waited for (none may be in
-        // flight at exit).
-        if (npre) asm volatile("cp.async.wait_all;" ::: "memory");
-    } else {
+    } else if (run) {
         // (2) The products (bl_stream's kmajor rounds).
+        const bool sta = la <= BL_SLMAX, stb = lb <= BL_SLMAX;
+        const bool pp = (pipe & 1) && BL_NBUF == 2 && (sta || stb);
+        // pipe bit 8: 16-byte staging (both operands of 8 limbs, pipelined).
+        const bool c16 = (pipe & 256u) && pp && la == 8 && lb == 8 && BL_SST16 <= BL_SST &&
+                         !(((size_t)alb | (size_t)blb) & 15);
+        // pipe bit 12 with the 16-byte staging: the copies with an L2
+        // evict-first policy (the mantissas are read once; the heads, read
+        // again by the rounds, stay in L2).
+        const bool ev16 = c16 && bev;
+        u64 pol16 = 0;
+        if (ev16)
+            asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol16));
         const u32 sst = c16 ? BL_SST16 : BL_SST;
         const u32 dbg = (pipe >> 1) & 3u;
+        const u64 step = 32 * (u64)(T >> 5);
         u32 cur = 0;
         u64 kb = k0 + 32 * (u64)wib;
-        // Round 1 already issued (early 2): no copy at the first round.
-        bool skip1 = npre >= 2;
-        if (pp && kb < k1 && !(pipe & 128u) && !npre) {
+        if (pp && kb < k1 && !(pipe & 128u)) {
             const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
             if (c16) {
                 bl_stage16(stage[wib][0][0], alb, kb, nl, lane, ev16, pol16);
@@ -1784,11 +1760,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             }
             u32 *sA = stage[wib][cur][0], *sB = stage[wib][cur][1];
             if (pfd && lane < 2) bl_dot_prefetch(alb, la, blb, lb, kb + pfd * step, k1, lane);
-            if (pp && skip1) {
-                // Rounds 0 and 1 in flight (two groups): wait for round 0.
-                skip1 = false;
-                bl_async_wait1();
-            } else if (pp) {
+            if (pp) {
                 const u64 kn = kb + step;
                 if (kn < k1 && !(pipe & 128u)) {
                     const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;

@@ -1046,14 +1046,11 @@ fn dot_smem(nf: u32, bulk: u32) -> u32 {
 /// `MPARRAY_BLAS_STAGE16` choose).
 const DOT_STAGE16: bool = true;
 
-/// `blas_dot`'s cp.async staging issues the first rounds' copies (0: none,
-/// 1: the first round, 2: the first two) before the heads pass
-/// (`MPARRAY_BLAS_EARLY=n` chooses).
-const DOT_EARLY: u32 = 0;
-
-/// `blas_dot`'s mantissa copies with an L2 evict-first policy
-/// (`MPARRAY_BLAS_EVICT` / `MPARRAY_BLAS_NOEVICT` choose).
-const DOT_EVICT: bool = false;
+/// `blas_dot`'s mantissa copies (the 16-byte staging's, or the bulk
+/// ring's) with an L2 evict-first policy, so that the heads, read again by
+/// every round, stay in L2 (`MPARRAY_BLAS_NOEVICT` / `MPARRAY_BLAS_EVICT`
+/// choose).
+const DOT_EVICT: bool = true;
 
 /// [`dot_fused`]'s switches, read once per process (measurements only):
 /// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
@@ -1066,8 +1063,7 @@ const DOT_EVICT: bool = false;
 /// `MPARRAY_BLAS_STAGE8` (the staging copies' width), `MPARRAY_BLAS_BULK`
 /// (bulk staging: slots per warp, 0 or 2 ... 4), `MPARRAY_BLAS_EVICT` /
 /// `MPARRAY_BLAS_NOEVICT` (the bulk or 16-byte copies with an L2
-/// evict-first policy), `MPARRAY_BLAS_EARLY` (the first rounds' copies
-/// before the heads pass: 0, 1 or 2 rounds), `MPARRAY_BLAS_NOHEADS` (with
+/// evict-first policy), `MPARRAY_BLAS_NOHEADS` (with
 /// `MPARRAY_BLAS_DBG` only: the scales from the first 128 heads of each
 /// block).
 struct DotEnv {
@@ -1106,11 +1102,6 @@ fn dot_env() -> &'static DotEnv {
             .and_then(|v| v.parse::<u32>().ok())
             .unwrap_or(DOT_BULK);
         let bulk = if (2..=4).contains(&bulk) { bulk } else { 0 };
-        let early = std::env::var("MPARRAY_BLAS_EARLY")
-            .ok()
-            .and_then(|v| v.parse::<u32>().ok())
-            .unwrap_or(DOT_EARLY)
-            .min(2);
         let evict = if on("MPARRAY_BLAS_NOEVICT") {
             false
         } else {
@@ -1133,7 +1124,6 @@ fn dot_env() -> &'static DotEnv {
                 | (c16 as u32) << 8
                 | bulk << 9
                 | (evict as u32) << 12
-                | early << 13
                 | ((dbg != 0 && on("MPARRAY_BLAS_NOHEADS")) as u32) << 15,
         }
     })
