@@ -1182,16 +1182,25 @@ FL_DEV void bl_stage_async(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 l, u3
 // bytes, an odd number), chunk x = lane + 32 r is element x / 4, part
 // x % 4: four cp.async.cg of 16 bytes per lane for 32 elements.
 #define BL_SST16 20
-FL_DEV void bl_stage16(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 lane) {
+// ev: with an L2 evict-first policy pol (the mantissas are read once; the
+// heads, read twice, stay in L2).
+FL_DEV void bl_stage16(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 lane, bool ev = false,
+                       u64 pol = 0) {
     const u32 d0 = (u32)__cvta_generic_to_shared(s);
     const u64 *src = limbs + base * 8;
 #pragma unroll
     for (u32 r = 0; r < 4; r++) {
         const u32 x = lane + 32 * r;
-        if ((x >> 2) < nl)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                             d0 + 4 * ((x >> 2) * BL_SST16 + 4 * (x & 3))),
-                         "l"(src + 2 * x));
+        if ((x >> 2) < nl) {
+            if (ev)
+                asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
+                                 d0 + 4 * ((x >> 2) * BL_SST16 + 4 * (x & 3))),
+                             "l"(src + 2 * x), "l"(pol));
+            else
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                                 d0 + 4 * ((x >> 2) * BL_SST16 + 4 * (x & 3))),
+                             "l"(src + 2 * x));
+        }
     }
 }
 // Copies n16 16-byte chunks from src to s (shared, 16-byte aligned), lane
@@ -1605,13 +1614,16 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         // (a chunk of 2048 positions: two trips to memory).
         u64 ex = 0, ey = 0;
         u32 fl = 0, nz = 0;
-        for (u64 kb = k0 + t; kb < k1; kb += 8 * (u64)T) {
+        // pipe bit 15 (measurement modes only): the heads of the first
+        // T positions only (the scales from them; wrong results).
+        const u64 kh = ((pipe & 32768u) && ((pipe >> 1) & 3u)) ? (k0 + T < k1 ? k0 + T : k1) : k1;
+        for (u64 kb = k0 + t; kb < kh; kb += 8 * (u64)T) {
             u64 hx[8], hy[8];
 #pragma unroll
             for (int r = 0; r < 8; r++) {
                 const u64 k = kb + r * (u64)T;
-                hx[r] = k < k1 ? ahd[k] : 0;
-                hy[r] = k < k1 ? bhd[k] : 0;
+                hx[r] = k < kh ? ahd[k] : 0;
+                hy[r] = k < kh ? bhd[k] : 0;
             }
 #pragma unroll
             for (int r = 0; r < 8; r++) {
@@ -1709,6 +1721,13 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         // pipe bit 8: 16-byte staging (both operands of 8 limbs, pipelined).
         const bool c16 = (pipe & 256u) && pp && la == 8 && lb == 8 && BL_SST16 <= BL_SST &&
                          !(((size_t)alb | (size_t)blb) & 15);
+        // pipe bit 12 with the 16-byte staging: the copies with an L2
+        // evict-first policy (the mantissas are read once; the heads, read
+        // again by the rounds, stay in L2).
+        const bool ev16 = c16 && bev;
+        u64 pol16 = 0;
+        if (ev16)
+            asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol16));
         const u32 sst = c16 ? BL_SST16 : BL_SST;
         const u32 dbg = (pipe >> 1) & 3u;
         const u64 step = 32 * (u64)(T >> 5);
@@ -1717,8 +1736,8 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         if (pp && kb < k1 && !(pipe & 128u)) {
             const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
             if (c16) {
-                bl_stage16(stage[wib][0][0], alb, kb, nl, lane);
-                bl_stage16(stage[wib][0][1], blb, kb, nl, lane);
+                bl_stage16(stage[wib][0][0], alb, kb, nl, lane, ev16, pol16);
+                bl_stage16(stage[wib][0][1], blb, kb, nl, lane, ev16, pol16);
             } else {
                 if (sta) bl_stage_async(stage[wib][0][0], alb, kb, nl, la, lane);
                 if (stb) bl_stage_async(stage[wib][0][1], blb, kb, nl, lb, lane);
@@ -1746,8 +1765,10 @@ extern "C" __global__ void __launch_bounds__(128, 4)
                 if (kn < k1 && !(pipe & 128u)) {
                     const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
                     if (c16) {
-                        bl_stage16(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, lane);
-                        bl_stage16(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lane);
+                        bl_stage16(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, lane, ev16,
+                                   pol16);
+                        bl_stage16(stage[wib][cur ^ (BL_NBUF - 1)][1], blb, kn, nn, lane, ev16,
+                                   pol16);
                     } else {
                         if (sta)
                             bl_stage_async(stage[wib][cur ^ (BL_NBUF - 1)][0], alb, kn, nn, la,

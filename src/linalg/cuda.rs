@@ -1046,6 +1046,12 @@ fn dot_smem(nf: u32, bulk: u32) -> u32 {
 /// `MPARRAY_BLAS_STAGE16` choose).
 const DOT_STAGE16: bool = true;
 
+/// `blas_dot`'s mantissa copies (the 16-byte staging's, or the bulk
+/// ring's) with an L2 evict-first policy, so that the heads, read again by
+/// every round, stay in L2 (`MPARRAY_BLAS_NOEVICT` / `MPARRAY_BLAS_EVICT`
+/// choose).
+const DOT_EVICT: bool = true;
+
 /// [`dot_fused`]'s switches, read once per process (measurements only):
 /// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
 /// workspace per call), `MPARRAY_BLAS_NOMAP` (the status by a copy),
@@ -1055,8 +1061,11 @@ const DOT_STAGE16: bool = true;
 /// prefetch distance in rounds, 0 ... 7), `MPARRAY_BLAS_NOSTAGE` (with
 /// `MPARRAY_BLAS_DBG` only: no staging copies), `MPARRAY_BLAS_STAGE16` /
 /// `MPARRAY_BLAS_STAGE8` (the staging copies' width), `MPARRAY_BLAS_BULK`
-/// (bulk staging: slots per warp, 0 or 2 ... 4), `MPARRAY_BLAS_EVICT` (its
-/// copies with an L2 evict-first policy).
+/// (bulk staging: slots per warp, 0 or 2 ... 4), `MPARRAY_BLAS_EVICT` /
+/// `MPARRAY_BLAS_NOEVICT` (the bulk or 16-byte copies with an L2
+/// evict-first policy), `MPARRAY_BLAS_NOHEADS` (with
+/// `MPARRAY_BLAS_DBG` only: the scales from the first 128 heads of each
+/// block).
 struct DotEnv {
     blocks: usize,
     /// Bulk staging's slots per warp (0: off).
@@ -1064,6 +1073,9 @@ struct DotEnv {
     nocache: bool,
     nomap: bool,
     nodefer: bool,
+    /// `MPARRAY_BLAS_CARVEOUT=n`: the preferred shared-memory carve-out
+    /// (percent) of `blas_dot` with any staging.
+    carveout: Option<i32>,
     /// The kernel's `pipe` bits.
     pipe: u32,
 }
@@ -1090,19 +1102,29 @@ fn dot_env() -> &'static DotEnv {
             .and_then(|v| v.parse::<u32>().ok())
             .unwrap_or(DOT_BULK);
         let bulk = if (2..=4).contains(&bulk) { bulk } else { 0 };
+        let evict = if on("MPARRAY_BLAS_NOEVICT") {
+            false
+        } else {
+            DOT_EVICT || on("MPARRAY_BLAS_EVICT")
+        };
         DotEnv {
             blocks,
             bulk,
             nocache: on("MPARRAY_BLAS_NOCACHE"),
             nomap: on("MPARRAY_BLAS_NOMAP"),
             nodefer: std::env::var_os("MPARRAY_BLAS_DOTNODEFER").is_some_and(|v| v == "1"),
+            carveout: std::env::var("MPARRAY_BLAS_CARVEOUT")
+                .ok()
+                .and_then(|v| v.parse::<i32>().ok())
+                .map(|v| v.clamp(0, 100)),
             pipe: !on("MPARRAY_BLAS_NOPIPE") as u32
                 | dbg
                 | pf_rounds(DOT_PF) << 4
                 | (nostage as u32) << 7
                 | (c16 as u32) << 8
                 | bulk << 9
-                | (on("MPARRAY_BLAS_EVICT") as u32) << 12,
+                | (evict as u32) << 12
+                | ((dbg != 0 && on("MPARRAY_BLAS_NOHEADS")) as u32) << 15,
         }
     })
 }
@@ -1181,15 +1203,23 @@ fn dot_fused(
             )
             .map_err(Error::driver("raising the shared-memory limit of blas_dot"))?;
         }
-        if env.bulk >= 2 {
+        if env.bulk >= 2 || env.carveout.is_some() {
             // 4 blocks of 4 warps per SM need the largest shared carve-out.
             f.set_attribute(
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                100,
+                env.carveout.unwrap_or(100),
             )
             .map_err(Error::driver(
                 "setting the shared-memory carve-out of blas_dot",
             ))?;
+        }
+        if prof.on {
+            // Blocks of 128 threads per SM with this shared memory, as the
+            // driver's occupancy calculator counts them.
+            let occ = f
+                .occupancy_max_active_blocks_per_multiprocessor(128, smem as usize, None)
+                .map_err(Error::driver("blas_dot's occupancy"))?;
+            eprintln!("  blas dot: {occ} blocks per SM, {smem} bytes of dynamic shared memory");
         }
         ws.func = Some((nf, f));
     }
