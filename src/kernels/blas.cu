@@ -2134,8 +2134,7 @@ extern "C" __global__ void __launch_bounds__(128)
 // x's scale and special flag, its packed records xrec[k BL_REC ..]
 // (blas_pack's layout) and the undecided count reset: one block (K x
 // (BL_NF + 1) words of conversions, K <= 2^16).
-extern "C" __global__ void __launch_bounds__(1024)
-    blas_gvx(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 *hdr, u32 *xrec) {
+FL_DEV void bl_gvx(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 *hdr, u32 *xrec) {
     __shared__ unsigned long long s_e;
     __shared__ u32 s_f;
     const u32 t = threadIdx.x, lane = t & 31, T = blockDim.x;
@@ -2180,6 +2179,11 @@ extern "C" __global__ void __launch_bounds__(1024)
         hdr[1] = s_f;
         hdr[2] = 0;
     }
+}
+
+extern "C" __global__ void __launch_bounds__(1024)
+    blas_gvx(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 *hdr, u32 *xrec) {
+    bl_gvx(xh, xl, lx, K, hdr, xrec);
 }
 
 // y_i = alpha sum_k A_ik x_k + beta c_i rounded, row i = blockIdx.x (heads
@@ -2366,9 +2370,8 @@ extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
 
 // Each row's scale (e + BL_EOFF, 0: no normal entry) and special flag:
 // rse[2 i], rse[2 i + 1]; a warp per row.
-extern "C" __global__ void __launch_bounds__(256)
-    blas_gmr(const u64 *ahd, i64 asl, u64 m, u64 K, u64 *rse) {
-    const u64 i = (u64)blockIdx.x * 8 + (threadIdx.x >> 5);
+FL_DEV void bl_gmr(const u64 *ahd, i64 asl, u64 m, u64 K, u64 *rse, u64 blk) {
+    const u64 i = blk * 8 + (threadIdx.x >> 5);
     const u32 lane = threadIdx.x & 31;
     if (i >= m) return;
     const u64 *ah = ahd + i * asl;
@@ -2403,35 +2406,122 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
+extern "C" __global__ void __launch_bounds__(256)
+    blas_gmr(const u64 *ahd, i64 asl, u64 m, u64 K, u64 *rse) {
+    bl_gmr(ahd, asl, m, K, rse, blockIdx.x);
+}
+
 // x's forms for blas_gmm from its records (blas_gvx), for Kp (a multiple
 // of BL_MKS) positions, those from K on zero: R (4 copies of x's reversed
 // bytes shifted by 0..3 bytes: word w of copy c holds X_(RP - 4w - c - b)
 // in byte b), XT (x's bytes of 4 consecutive positions per word: XT[(k/4)
 // 72 + v] byte k % 4 = X_kv) and XM (the records' metas).
-extern "C" __global__ void __launch_bounds__(128)
-    blas_gmx(const u32 *xrec, u64 K, u64 Kp, u32 *R, u32 *XT, u32 *XM) {
-    const u64 k = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= Kp) return;
+FL_DEV void bl_gmx(u64 k, const u32 *xrec, u64 K, u32 *R, u32 *XT, u32 *XM) {
     const u32 *rc = xrec + k * BL_REC;
     const bool in = k < K;
     XM[k] = in ? rc[BL_NF] : BL_META(BL_ZEXACT0, false);
-    for (int c = 0; c < 4; c++)
-        for (int w = 0; w < BL_MRW; w++) {
-            u32 x = 0;
-            for (int b = 0; b < 4; b++) {
-                const int v = BL_MRP - (4 * w + c + b);
-                if (in && v >= 0 && v < BL_MNV) x |= ((rc[v >> 2] >> (8 * (v & 3))) & 255u) << (8 * b);
-            }
-            R[k * BL_MRE + c * BL_MRW + w] = x;
+    // Y word j = X_(108 - 4j - b) in byte b: byte 0 of x's word 27 - j,
+    // bytes 3, 2, 1 of its word 26 - j (words outside 0..17 zero).
+    u32 xw[BL_NF];
+#pragma unroll
+    for (int w = 0; w < BL_NF; w++) xw[w] = in ? rc[w] : 0u;
+    u32 Y[BL_MRW + 1];
+#pragma unroll
+    for (int jj = 0; jj <= BL_MRW; jj++) {
+        const int hi = 27 - jj, lo = 26 - jj;
+        const u32 h = (hi >= 0 && hi < BL_NF) ? xw[hi] : 0u;
+        const u32 l = (lo >= 0 && lo < BL_NF) ? xw[lo] : 0u;
+        Y[jj] = __byte_perm(l, h, 0x1234);
+    }
+    u32 *rk = R + k * BL_MRE;
+#pragma unroll
+    for (int w = 0; w < BL_MRW; w++) rk[w] = Y[w];
+#pragma unroll
+    for (int c = 1; c < 4; c++)
+#pragma unroll
+        for (int w = 0; w < BL_MRW; w++) rk[c * BL_MRW + w] = __funnelshift_r(Y[w], Y[w + 1], 8 * c);
+    if ((k & 3) == 0) {
+        // XT[(k/4) 72 + 4w + b] byte j = byte b of x_(k+j)'s word w.
+#pragma unroll 1
+        for (int w = 0; w < BL_NF; w++) {
+            u32 q[4];
+#pragma unroll
+            for (int jj = 0; jj < 4; jj++) q[jj] = k + jj < K ? xrec[(k + jj) * BL_REC + w] : 0u;
+            const u32 lo01 = __byte_perm(q[0], q[1], 0x5140), hi01 = __byte_perm(q[0], q[1], 0x7362);
+            const u32 lo23 = __byte_perm(q[2], q[3], 0x5140), hi23 = __byte_perm(q[2], q[3], 0x7362);
+            u32 *o = XT + (k / 4) * BL_MNV + 4 * w;
+            o[0] = __byte_perm(lo01, lo23, 0x5410);
+            o[1] = __byte_perm(lo01, lo23, 0x7632);
+            o[2] = __byte_perm(hi01, hi23, 0x5410);
+            o[3] = __byte_perm(hi01, hi23, 0x7632);
         }
-    if ((k & 3) == 0)
-        for (int v = 0; v < BL_MNV; v++) {
-            u32 x = 0;
-            for (int j = 0; j < 4; j++)
-                if (k + j < K)
-                    x |= ((xrec[(k + j) * BL_REC + (v >> 2)] >> (8 * (v & 3))) & 255u) << (8 * j);
-            XT[(k / 4) * BL_MNV + v] = x;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+    blas_gmx(const u32 *xrec, u64 K, u64 Kp, u32 *R, u32 *XT, u32 *XM) {
+    const u64 k = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < Kp) bl_gmx(k, xrec, K, R, XT, XM);
+}
+
+// blas_gvx, blas_gmx and blas_gmr in one launch of 256-thread blocks:
+// blocks below nx = Kp / 256 each find x's scale and special flag (all K
+// heads) and convert 256 positions (records and byte forms; block 0
+// writes hdr), the others a row's scale and special flag per warp.
+extern "C" __global__ void __launch_bounds__(256)
+    blas_gmp(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 Kp, u64 *hdr, u32 *xrec, u32 *R,
+             u32 *XT, u32 *XM, const u64 *ahd, i64 asl, u64 m, u64 *rse) {
+    const u64 nx = (Kp + 255) / 256;
+    if (blockIdx.x >= nx) {
+        bl_gmr(ahd, asl, m, K, rse, blockIdx.x - nx);
+        return;
+    }
+    __shared__ unsigned long long s_e;
+    __shared__ u32 s_f;
+    const u32 t = threadIdx.x, lane = t & 31;
+    if (t == 0) {
+        s_e = 0;
+        s_f = 0;
+    }
+    __syncthreads();
+    u64 e = 0;
+    u32 f = 0;
+    for (u64 k = t; k < K; k += 256) {
+        const u64 h = xh[k];
+        const u32 c = fl_tag(h) & 3;
+        if (c == FL_NORMAL) {
+            const u64 v = (u64)(fl_exp(h) + BL_EOFF);
+            e = v > e ? v : e;
+        } else if (c != FL_ZERO) {
+            f = 1;
         }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
+        e = v > e ? v : e;
+        f |= __shfl_xor_sync(0xffffffffu, f, o);
+    }
+    if (lane == 0) {
+        if (e) atomicMax(&s_e, (unsigned long long)e);
+        if (f) atomicOr(&s_f, f);
+    }
+    __syncthreads();
+    const u64 k = (u64)blockIdx.x * 256 + t;
+    if (k < K) {
+        u32 w[BL_NF];
+        const u32 meta = bl_fix<BL_NF>(xh[k], xl + k * lx, lx, bl_esc(s_e), w);
+        u32 *r = xrec + k * BL_REC;
+#pragma unroll
+        for (int j = 0; j < BL_NF; j++) r[j] = w[j];
+        r[BL_NF] = meta;
+    }
+    __syncthreads();
+    if (k < Kp) bl_gmx(k, xrec, K, R, XT, XM);
+    if (blockIdx.x == 0 && t == 0) {
+        hdr[0] = s_e;
+        hdr[1] = s_f;
+        hdr[2] = 0;
+    }
 }
 
 FL_DEV void bl_mma32(u32 *c, u32 a0, u32 a1, u32 a2, u32 a3, u32 b0, u32 b1) {

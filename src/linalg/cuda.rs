@@ -790,7 +790,12 @@ fn gemv_rows(
     let rec = ((nf + 1 + 3) & !3) as usize;
     let mut hdr = memory::alloc::<u64>(&eng, 4)?;
     let mut xrec = memory::alloc::<u32>(&eng, k * rec)?;
-    {
+    let la = a.f.limbs_per_element();
+    let nsl = k.div_ceil(MMA_KS);
+    let mode = mma_mode();
+    let mma = mode > 0 && nf == 18 && la == 8 && nsl * m * MMA_PART <= 1 << 26;
+    // The fused preparation (mode 2) converts x inside blas_gmp.
+    if !(mma && mode == 2) {
         let f = eng.function(&inst(nf), "blas_gvx")?;
         let (xh, xl) = x.raw_parts();
         let (lx, k_u) = (x.limbs_per_element() as u32, k as u64);
@@ -813,13 +818,20 @@ fn gemv_rows(
     let mut out = CudaFloats::uninit(&eng, m, prec)?;
     let mut tern = memory::alloc::<i8>(&eng, m)?;
     let mut und = memory::alloc::<u8>(&eng, m)?;
-    let la = a.f.limbs_per_element();
-    let kp = k.div_ceil(MMA_KS) * MMA_KS;
-    let nsl = kp / MMA_KS;
-    if mma_on() && nf == 18 && la == 8 && nsl * m * MMA_PART <= 1 << 26 {
+    if mma {
         gemv_mma(
-            &eng, a, x, m, k, &mut hdr, &xrec, alpha, beta_c, prec, rnd, &mut out, &mut tern,
-            &mut und, &mut prof,
+            &eng,
+            a,
+            x,
+            (m, k, mode == 2),
+            &mut hdr,
+            &mut xrec,
+            alpha,
+            beta_c,
+            prec,
+            rnd,
+            (&mut out, &mut tern, &mut und),
+            &mut prof,
         )?;
     } else {
         let f = eng.function(&inst(nf), "blas_gemv")?;
@@ -937,8 +949,12 @@ const MMA_SMEM: u32 = (64 * 152 + 16 * 72 + 64 + 3 * 64 * 68) * 4 + 3 * 64 * 4 *
 
 /// Whether gemv takes the int8 tensor-core path where it serves the case
 /// (`MPARRAY_BLAS_MMA`: 1 on, 0 off; default off).
-fn mma_on() -> bool {
-    std::env::var("MPARRAY_BLAS_MMA").is_ok_and(|v| v == "1")
+fn mma_mode() -> u32 {
+    match std::env::var("MPARRAY_BLAS_MMA").as_deref() {
+        Ok("1") => 1,
+        Ok("2") => 2,
+        _ => 0,
+    }
 }
 
 /// The rows of [`gemv_rows`] on the int8 tensor cores (tier 18, A of 8
@@ -953,17 +969,14 @@ fn gemv_mma(
     eng: &Arc<CudaEngine>,
     a: Side,
     x: &CudaFloats,
-    m: usize,
-    k: usize,
+    (m, k, fused): (usize, usize, bool),
     hdr: &mut CudaSlice<u64>,
-    xrec: &CudaSlice<u32>,
+    xrec: &mut CudaSlice<u32>,
     alpha: &CudaFloats,
     beta_c: Option<(&CudaFloats, &CudaFloats, usize)>,
     prec: u64,
     rnd: Round,
-    out: &mut CudaFloats,
-    tern: &mut CudaSlice<i8>,
-    und: &mut CudaSlice<u8>,
+    (out, tern, und): (&mut CudaFloats, &mut CudaSlice<i8>, &mut CudaSlice<u8>),
     prof: &mut Prof,
 ) -> Result<()> {
     MMA_CALLS.fetch_add(1, Ordering::Relaxed);
@@ -973,26 +986,54 @@ fn gemv_mma(
     let (ah, al) = a.f.raw_parts();
     let (m_u, k_u, kp_u, nsl_u) = (m as u64, k as u64, kp as u64, nsl as u64);
     let mut rse = memory::alloc::<u64>(eng, 2 * m)?;
-    {
-        let f = eng.function(&inst(nf), "blas_gmr")?;
-        let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(ah).arg(&a.sl).arg(&m_u).arg(&k_u).arg(&mut rse);
-        let c = LaunchConfig {
-            grid_dim: (m.div_ceil(8) as u32, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        // SAFETY: row i's k heads at i*sl; rse 2m words.
-        unsafe { bld.launch(c) }.map_err(launch_err("blas_gmr"))?;
-    }
-    prof.mark(eng, "mma row scales")?;
     let mut xr = memory::alloc::<u32>(eng, kp * 152)?;
     let mut xt = memory::alloc::<u32>(eng, kp / 4 * 72)?;
     let mut xm = memory::alloc::<u32>(eng, kp)?;
-    {
+    if fused {
+        let f = eng.function(&inst(nf), "blas_gmp")?;
+        let (xh, xl) = x.raw_parts();
+        let lx = x.limbs_per_element() as u32;
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(xh)
+            .arg(xl)
+            .arg(&lx)
+            .arg(&k_u)
+            .arg(&kp_u)
+            .arg(&mut *hdr)
+            .arg(&mut *xrec)
+            .arg(&mut xr)
+            .arg(&mut xt)
+            .arg(&mut xm)
+            .arg(ah)
+            .arg(&a.sl)
+            .arg(&m_u)
+            .arg(&mut rse);
+        let c = LaunchConfig {
+            grid_dim: ((kp.div_ceil(256) + m.div_ceil(8)) as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: x holds k elements, hdr 4 words, xrec k records; xr, xt,
+        // xm kp positions; row i's k heads at i*sl; rse 2m words.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_gmp"))?;
+        prof.mark(eng, "mma x and row scales")?;
+    } else {
+        {
+            let f = eng.function(&inst(nf), "blas_gmr")?;
+            let mut bld = eng.stream().launch_builder(&f);
+            bld.arg(ah).arg(&a.sl).arg(&m_u).arg(&k_u).arg(&mut rse);
+            let c = LaunchConfig {
+                grid_dim: (m.div_ceil(8) as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: row i's k heads at i*sl; rse 2m words.
+            unsafe { bld.launch(c) }.map_err(launch_err("blas_gmr"))?;
+        }
+        prof.mark(eng, "mma row scales")?;
         let f = eng.function(&inst(nf), "blas_gmx")?;
         let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(xrec)
+        bld.arg(&*xrec)
             .arg(&k_u)
             .arg(&kp_u)
             .arg(&mut xr)
@@ -1005,8 +1046,8 @@ fn gemv_mma(
         };
         // SAFETY: xrec holds k records; xr, xt, xm kp positions.
         unsafe { bld.launch(c) }.map_err(launch_err("blas_gmx"))?;
+        prof.mark(eng, "mma x forms")?;
     }
-    prof.mark(eng, "mma x forms")?;
     let mut part = memory::alloc::<u32>(eng, nsl * m * MMA_PART)?;
     {
         let f = eng.function(&inst(nf), "blas_gmm")?;
