@@ -1374,7 +1374,7 @@ impl Drop for EnvSet {
     }
 }
 
-/// gemv on the int8 tensor cores (`MPARRAY_BLAS_MMA=1` and `2`: tier 18, A of 8
+/// gemv on the int8 tensor cores (`MPARRAY_BLAS_MMA=1`, `2`, `3`: tier 18, A of 8
 /// limbs) against the CPU engine bit for bit: shapes crossing the 64-row
 /// block and the 64-position slice, spread and huge exponents, exact and
 /// near cancellation, short mantissas (exact terms), zeros, NaN and
@@ -1451,8 +1451,9 @@ fn blasgpu_gemv_mma_vs_cpu() {
         let y = matrix(&mut r, m, qs, kind);
         let with_c = r.below(3) != 0;
         let rnd = r.pick(&MODES);
-        // Mode 1: separate launches; 2: x's forms and the row scales in one.
-        let mode = if case % 2 == 0 { "1" } else { "2" };
+        // Mode 1: separate launches; 2: x's forms and the row scales in
+        // one; 3: as 2 with x's copies staged with A (blas_gmm5).
+        let mode = ["1", "2", "3"][case % 3];
         let _mma = EnvSet::new("MPARRAY_BLAS_MMA", mode);
         let am = Matrix::from_array(a, m, k).unwrap();
         let og = Gemv {

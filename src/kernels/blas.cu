@@ -2600,30 +2600,35 @@ FL_DEV int bl_mconv(u64 h, i64 rs, const u32 *sm, u32 sx, int tig, u32 *aw, u32 
 // (NF + 2 words, two's complement, units 2^544) and its count of possibly
 // inexact terms into part[(slice m + row) BL_MPART ..]. Rows from m on
 // repeat row m - 1 (not written); positions from K on read as zeros.
-extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
-    blas_gmm(const u64 *ahd, const u64 *alb, i64 asl, u64 m, u64 K, const u64 *rse,
-             const u32 *Rg, const u32 *XTg, const u32 *XMg, u32 *part) {
+// ST stages; RS: x's shifted copies staged with A (RS, a ring of ST x
+// BL_ME elements) instead of held for the whole slice.
+template <int ST, bool RS>
+FL_DEV void bl_gmm(const u64 *ahd, const u64 *alb, i64 asl, u64 m, u64 K, const u64 *rse,
+                   const u32 *Rg, const u32 *XTg, const u32 *XMg, u32 *part) {
     extern __shared__ __align__(16) u32 smem[];
+    constexpr int RWORDS = RS ? ST * BL_ME * BL_MRE : BL_MKS * BL_MRE;
     u32 *Rs = smem;
-    u32 *XTs = Rs + BL_MKS * BL_MRE;
+    u32 *XTs = Rs + RWORDS;
     u32 *XMs = XTs + (BL_MKS / 4) * BL_MNV;
     u32 *As = XMs + BL_MKS;
-    u64 *Hs = (u64 *)(As + BL_MST * BL_MROWS * BL_MASTR);
+    u64 *Hs = (u64 *)(As + ST * BL_MROWS * BL_MASTR);
     const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
     const int gid = lane >> 2, tig = lane & 3;
     const u64 row0 = (u64)blockIdx.x * BL_MROWS;
     const u64 k0 = (u64)blockIdx.y * BL_MKS;
     {
-        const uint4 *src = (const uint4 *)(Rg + k0 * BL_MRE);
-        uint4 *dst = (uint4 *)Rs;
-        for (int i = t; i < BL_MKS * BL_MRE / 4; i += 32 * BL_MWARPS) dst[i] = src[i];
+        if (!RS) {
+            const uint4 *src = (const uint4 *)(Rg + k0 * BL_MRE);
+            uint4 *dst = (uint4 *)Rs;
+            for (int i = t; i < BL_MKS * BL_MRE / 4; i += 32 * BL_MWARPS) dst[i] = src[i];
+        }
         const uint4 *s2 = (const uint4 *)(XTg + (k0 / 4) * BL_MNV);
         uint4 *d2 = (uint4 *)XTs;
         for (int i = t; i < (BL_MKS / 4) * BL_MNV / 4; i += 32 * BL_MWARPS) d2[i] = s2[i];
         for (int i = t; i < BL_MKS; i += 32 * BL_MWARPS) XMs[i] = XMg[k0 + i];
     }
     auto issue = [&](int s) {
-        const int buf = s % BL_MST;
+        const int buf = s % ST;
         const u64 kg = k0 + (u64)s * BL_ME;
         u32 *dA = As + buf * BL_MROWS * BL_MASTR;
 #pragma unroll
@@ -2645,10 +2650,17 @@ extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
             const bool ok = kk < K;
             bl_cp8z(dH + r * BL_ME + q, ok ? ahd + row * asl + kk : ahd, ok);
         }
+        if (RS) {
+            // x's forms of the stage's elements (padded to Kp: always there).
+            u32 *dR = Rs + buf * BL_ME * BL_MRE;
+            const u32 *sR = Rg + kg * BL_MRE;
+            for (int c = t; c < BL_ME * BL_MRE / 4; c += 32 * BL_MWARPS)
+                bl_cp16z(dR + 4 * c, sR + 4 * c, true);
+        }
     };
     constexpr int NS = BL_MKS / BL_ME;
 #pragma unroll
-    for (int s = 0; s < BL_MST - 1; s++) {
+    for (int s = 0; s < ST - 1; s++) {
         issue(s);
         bl_async_commit();
     }
@@ -2668,11 +2680,11 @@ extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
     const u64 g0 = row0 + r0 < m ? row0 + r0 : m - 1, g1 = row0 + r1 < m ? row0 + r1 : m - 1;
     const i64 rs0 = bl_esc(rse[2 * g0]), rs1 = bl_esc(rse[2 * g1]);
     for (int s = 0; s < NS; s++) {
-        bl_cp_wait<BL_MST - 2>();
+        bl_cp_wait<ST - 2>();
         __syncthreads();
-        if (s + BL_MST - 1 < NS) issue(s + BL_MST - 1);
+        if (s + ST - 1 < NS) issue(s + ST - 1);
         bl_async_commit();
-        const int buf = s % BL_MST;
+        const int buf = s % ST;
         const u32 *sA = As + buf * BL_MROWS * BL_MASTR;
         const u64 *sH = Hs + buf * BL_MROWS * BL_ME;
 #pragma unroll
@@ -2688,7 +2700,7 @@ extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
             c1 += (z1 + zx < BL_NF - 1) ? 1u : 0u;
             nm0 |= n0 << (e & 15);
             nm1 |= n1 << (e & 15);
-            const u32 *p = Rs + e * BL_MRE + cs * BL_MRW + wb;
+            const u32 *p = (RS ? Rs + (buf * BL_ME + el) * BL_MRE : Rs + e * BL_MRE) + cs * BL_MRW + wb;
 #pragma unroll
             for (int j = 0; j < 5; j++) bl_mma32(H[j], a0[0], a1[0], a0[1], a1[1], p[-2 * j], p[4 - 2 * j]);
 #pragma unroll
@@ -2711,7 +2723,7 @@ extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
     __syncthreads();
     const u32 cv0 = __shfl_sync(0xffffffffu, c0, 4 * (lane & 7));
     const u32 cv1 = __shfl_sync(0xffffffffu, c1, 4 * (lane & 7));
-    u32 *cw = smem + wid * 16 * (BL_MND + BL_MNV);
+    u32 *cw = (RS ? As : smem) + wid * 16 * (BL_MND + BL_MNV);
     constexpr int CW = BL_MND + BL_MNV;
 #pragma unroll
     for (int j = 0; j < 10; j++) {
@@ -2751,6 +2763,19 @@ extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
         }
         so[BL_NW] = lane < 8 ? cv0 : cv1;
     }
+}
+
+extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
+    blas_gmm(const u64 *ahd, const u64 *alb, i64 asl, u64 m, u64 K, const u64 *rse,
+             const u32 *Rg, const u32 *XTg, const u32 *XMg, u32 *part) {
+    bl_gmm<BL_MST, false>(ahd, alb, asl, m, K, rse, Rg, XTg, XMg, part);
+}
+
+// x's copies streamed with A through 5 stages (more of A in flight).
+extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
+    blas_gmm5(const u64 *ahd, const u64 *alb, i64 asl, u64 m, u64 K, const u64 *rse,
+              const u32 *Rg, const u32 *XTg, const u32 *XMg, u32 *part) {
+    bl_gmm<5, true>(ahd, alb, asl, m, K, rse, Rg, XTg, XMg, part);
 }
 
 // Row i = blockIdx.x (a warp): the slices' sums and counts, then

@@ -794,8 +794,8 @@ fn gemv_rows(
     let nsl = k.div_ceil(MMA_KS);
     let mode = mma_mode();
     let mma = mode > 0 && nf == 18 && la == 8 && nsl * m * MMA_PART <= 1 << 26;
-    // The fused preparation (mode 2) converts x inside blas_gmp.
-    if !(mma && mode == 2) {
+    // The fused preparation (modes 2, 3) converts x inside blas_gmp.
+    if !(mma && mode >= 2) {
         let f = eng.function(&inst(nf), "blas_gvx")?;
         let (xh, xl) = x.raw_parts();
         let (lx, k_u) = (x.limbs_per_element() as u32, k as u64);
@@ -823,7 +823,7 @@ fn gemv_rows(
             &eng,
             a,
             x,
-            (m, k, mode == 2),
+            (m, k, mode),
             &mut hdr,
             &mut xrec,
             alpha,
@@ -946,13 +946,18 @@ const MMA_KS: usize = 64;
 const MMA_PART: usize = 21;
 const MMA_ROWS: usize = 64;
 const MMA_SMEM: u32 = (64 * 152 + 16 * 72 + 64 + 3 * 64 * 68) * 4 + 3 * 64 * 4 * 8;
+/// `blas_gmm5`'s (5 stages, x's copies staged with A).
+const MMA_SMEM5: u32 = (5 * 4 * 152 + 16 * 72 + 64 + 5 * 64 * 68) * 4 + 5 * 64 * 4 * 8;
 
 /// Whether gemv takes the int8 tensor-core path where it serves the case
-/// (`MPARRAY_BLAS_MMA`: 1 on, 0 off; default off).
+/// (`MPARRAY_BLAS_MMA`: 0 off, the default; 1 separate launches for x's
+/// forms and the row scales; 2 one launch for both (`blas_gmp`); 3 as 2
+/// with `blas_gmm5`, x's copies staged with A through 5 stages).
 fn mma_mode() -> u32 {
     match std::env::var("MPARRAY_BLAS_MMA").as_deref() {
         Ok("1") => 1,
         Ok("2") => 2,
+        Ok("3") => 3,
         _ => 0,
     }
 }
@@ -969,7 +974,7 @@ fn gemv_mma(
     eng: &Arc<CudaEngine>,
     a: Side,
     x: &CudaFloats,
-    (m, k, fused): (usize, usize, bool),
+    (m, k, mode): (usize, usize, u32),
     hdr: &mut CudaSlice<u64>,
     xrec: &mut CudaSlice<u32>,
     alpha: &CudaFloats,
@@ -989,7 +994,7 @@ fn gemv_mma(
     let mut xr = memory::alloc::<u32>(eng, kp * 152)?;
     let mut xt = memory::alloc::<u32>(eng, kp / 4 * 72)?;
     let mut xm = memory::alloc::<u32>(eng, kp)?;
-    if fused {
+    if mode >= 2 {
         let f = eng.function(&inst(nf), "blas_gmp")?;
         let (xh, xl) = x.raw_parts();
         let lx = x.limbs_per_element() as u32;
@@ -1050,10 +1055,15 @@ fn gemv_mma(
     }
     let mut part = memory::alloc::<u32>(eng, nsl * m * MMA_PART)?;
     {
-        let f = eng.function(&inst(nf), "blas_gmm")?;
+        let (name, smem) = if mode == 3 {
+            ("blas_gmm5", MMA_SMEM5)
+        } else {
+            ("blas_gmm", MMA_SMEM)
+        };
+        let f = eng.function(&inst(nf), name)?;
         f.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            MMA_SMEM as i32,
+            smem as i32,
         )
         .map_err(Error::driver("raising the shared-memory limit of blas_gmm"))?;
         let mut bld = eng.stream().launch_builder(&f);
@@ -1070,11 +1080,11 @@ fn gemv_mma(
         let c = LaunchConfig {
             grid_dim: (m.div_ceil(MMA_ROWS) as u32, nsl as u32, 1),
             block_dim: (128, 1, 1),
-            shared_mem_bytes: MMA_SMEM,
+            shared_mem_bytes: smem,
         };
         // SAFETY: rows below m of k positions at i*sl (contiguous, 8 limbs
         // each); x's forms of kp positions; part nsl*m records.
-        unsafe { bld.launch(c) }.map_err(launch_err("blas_gmm"))?;
+        unsafe { bld.launch(c) }.map_err(launch_err(name))?;
     }
     prof.mark(eng, "mma products")?;
     {
