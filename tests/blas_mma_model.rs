@@ -395,7 +395,7 @@ fn byte_perm(x: u32, y: u32, s: u32) -> u32 {
     })
 }
 
-/// blas.cu's `bl_gmx` builds x's forms by byte permutes and funnel shifts
+/// blas.cu's `bl_gmx64` builds x's forms by byte permutes and funnel shifts
 /// (Y word j from x's words 27 - j and 26 - j, copy c word w = (Y[w],
 /// Y[w + 1]) >> 8c, a 4 x 4 byte transposition for XT): the same words as
 /// the definitions (R: word w of copy c holds X_(108 - 4w - c - b) in byte

@@ -2416,68 +2416,71 @@ extern "C" __global__ void __launch_bounds__(256)
 // bytes shifted by 0..3 bytes: word w of copy c holds X_(RP - 4w - c - b)
 // in byte b), XT (x's bytes of 4 consecutive positions per word: XT[(k/4)
 // 72 + v] byte k % 4 = X_kv) and XM (the records' metas).
-FL_DEV void bl_gmx(u64 k, const u32 *xrec, u64 K, u32 *R, u32 *XT, u32 *XM) {
-    const u32 *rc = xrec + k * BL_REC;
-    const bool in = k < K;
-    XM[k] = in ? rc[BL_NF] : BL_META(BL_ZEXACT0, false);
-    // Y word j = X_(108 - 4j - b) in byte b: byte 0 of x's word 27 - j,
-    // bytes 3, 2, 1 of its word 26 - j (words outside 0..17 zero).
-    u32 xw[BL_NF];
+// x's forms of positions [kb, kb + 64) from their words in shared memory
+// (Xw[e 19 + j]: j < 18 the words, 18 the meta; zeros and an exact zero's
+// meta past K), by all the block's threads (coalesced stores); Ys: 64 x
+// 39 words of scratch. Y word j = X_(108 - 4j - b) in byte b: byte 0 of
+// x's word 27 - j, bytes 3, 2, 1 of its word 26 - j; copy c word w =
+// (Y[w], Y[w + 1]) >> 8c; XT[(k/4) 72 + v] byte j = X_(k + j, v).
+FL_DEV void bl_gmx64(u64 kb, const u32 *Xw, u32 *Ys, u32 *R, u32 *XT, u32 *XM) {
+    const u32 t = threadIdx.x, T = blockDim.x;
+    for (u32 e = t; e < 64; e += T) {
+        const u32 *xw = Xw + e * 19;
 #pragma unroll
-    for (int w = 0; w < BL_NF; w++) xw[w] = in ? rc[w] : 0u;
-    u32 Y[BL_MRW + 1];
-#pragma unroll
-    for (int jj = 0; jj <= BL_MRW; jj++) {
-        const int hi = 27 - jj, lo = 26 - jj;
-        const u32 h = (hi >= 0 && hi < BL_NF) ? xw[hi] : 0u;
-        const u32 l = (lo >= 0 && lo < BL_NF) ? xw[lo] : 0u;
-        Y[jj] = __byte_perm(l, h, 0x1234);
-    }
-    u32 *rk = R + k * BL_MRE;
-#pragma unroll
-    for (int w = 0; w < BL_MRW; w++) rk[w] = Y[w];
-#pragma unroll
-    for (int c = 1; c < 4; c++)
-#pragma unroll
-        for (int w = 0; w < BL_MRW; w++) rk[c * BL_MRW + w] = __funnelshift_r(Y[w], Y[w + 1], 8 * c);
-    if ((k & 3) == 0) {
-        // XT[(k/4) 72 + 4w + b] byte j = byte b of x_(k+j)'s word w.
-#pragma unroll 1
-        for (int w = 0; w < BL_NF; w++) {
-            u32 q[4];
-#pragma unroll
-            for (int jj = 0; jj < 4; jj++) q[jj] = k + jj < K ? xrec[(k + jj) * BL_REC + w] : 0u;
-            const u32 lo01 = __byte_perm(q[0], q[1], 0x5140), hi01 = __byte_perm(q[0], q[1], 0x7362);
-            const u32 lo23 = __byte_perm(q[2], q[3], 0x5140), hi23 = __byte_perm(q[2], q[3], 0x7362);
-            u32 *o = XT + (k / 4) * BL_MNV + 4 * w;
-            o[0] = __byte_perm(lo01, lo23, 0x5410);
-            o[1] = __byte_perm(lo01, lo23, 0x7632);
-            o[2] = __byte_perm(hi01, hi23, 0x5410);
-            o[3] = __byte_perm(hi01, hi23, 0x7632);
+        for (int jj = 0; jj <= BL_MRW; jj++) {
+            const int hi = 27 - jj, lo = 26 - jj;
+            const u32 h = (hi >= 0 && hi < BL_NF) ? xw[hi] : 0u;
+            const u32 l = (lo >= 0 && lo < BL_NF) ? xw[lo] : 0u;
+            Ys[e * 39 + jj] = __byte_perm(l, h, 0x1234);
         }
+        XM[kb + e] = xw[BL_NF];
+    }
+    __syncthreads();
+    for (u32 idx = t; idx < 64 * BL_MRE; idx += T) {
+        const u32 e = idx / BL_MRE, w = idx % BL_MRE, c = w / BL_MRW, ww = w % BL_MRW;
+        const u32 *y = Ys + e * 39;
+        R[(kb + e) * BL_MRE + w] = __funnelshift_r(y[ww], y[ww + 1], 8 * c);
+    }
+    for (u32 idx = t; idx < 16 * BL_MNV; idx += T) {
+        const u32 g = idx / BL_MNV, v = idx % BL_MNV;
+        u32 x = 0;
+#pragma unroll
+        for (int jj = 0; jj < 4; jj++)
+            x |= ((Xw[(4 * g + jj) * 19 + (v >> 2)] >> (8 * (v & 3))) & 255u) << (8 * jj);
+        XT[(kb / 4 + g) * BL_MNV + v] = x;
     }
 }
 
-extern "C" __global__ void __launch_bounds__(128)
+// x's forms (R, XT, XM for Kp positions, a multiple of 64) from its
+// records (blas_gvx): a block of 256 threads per 64 positions.
+extern "C" __global__ void __launch_bounds__(256)
     blas_gmx(const u32 *xrec, u64 K, u64 Kp, u32 *R, u32 *XT, u32 *XM) {
-    const u64 k = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < Kp) bl_gmx(k, xrec, K, R, XT, XM);
+    __shared__ u32 Xw[64 * 19], Ys[64 * 39];
+    const u64 kb = (u64)blockIdx.x * 64;
+    for (u32 idx = threadIdx.x; idx < 64 * 19; idx += blockDim.x) {
+        const u64 k = kb + idx / 19;
+        const u32 j = idx % 19;
+        Xw[idx] = k < K ? xrec[k * BL_REC + j] : (j == BL_NF ? BL_META(BL_ZEXACT0, false) : 0u);
+    }
+    __syncthreads();
+    bl_gmx64(kb, Xw, Ys, R, XT, XM);
 }
 
 // blas_gvx, blas_gmx and blas_gmr in one launch of 256-thread blocks:
-// blocks below nx = Kp / 256 each find x's scale and special flag (all K
-// heads) and convert 256 positions (records and byte forms; block 0
-// writes hdr), the others a row's scale and special flag per warp.
+// blocks below nx = Kp / 64 each find x's scale and special flag (all K
+// heads) and convert 64 positions into x's forms (block 0 writes hdr; no
+// records), the others a row's scale and special flag per warp.
 extern "C" __global__ void __launch_bounds__(256)
-    blas_gmp(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 Kp, u64 *hdr, u32 *xrec, u32 *R,
-             u32 *XT, u32 *XM, const u64 *ahd, i64 asl, u64 m, u64 *rse) {
-    const u64 nx = (Kp + 255) / 256;
+    blas_gmp(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 Kp, u64 *hdr, u32 *R, u32 *XT,
+             u32 *XM, const u64 *ahd, i64 asl, u64 m, u64 *rse) {
+    const u64 nx = Kp / 64;
     if (blockIdx.x >= nx) {
         bl_gmr(ahd, asl, m, K, rse, blockIdx.x - nx);
         return;
     }
     __shared__ unsigned long long s_e;
     __shared__ u32 s_f;
+    __shared__ u32 Xw[64 * 19], Ys[64 * 39];
     const u32 t = threadIdx.x, lane = t & 31;
     if (t == 0) {
         s_e = 0;
@@ -2506,17 +2509,23 @@ extern "C" __global__ void __launch_bounds__(256)
         if (f) atomicOr(&s_f, f);
     }
     __syncthreads();
-    const u64 k = (u64)blockIdx.x * 256 + t;
-    if (k < K) {
+    const u64 kb = (u64)blockIdx.x * 64;
+    if (t < 64) {
+        const u64 k = kb + t;
         u32 w[BL_NF];
-        const u32 meta = bl_fix<BL_NF>(xh[k], xl + k * lx, lx, bl_esc(s_e), w);
-        u32 *r = xrec + k * BL_REC;
+        u32 meta = BL_META(BL_ZEXACT0, false);
+        if (k < K) {
+            meta = bl_fix<BL_NF>(xh[k], xl + k * lx, lx, bl_esc(s_e), w);
+        } else {
 #pragma unroll
-        for (int j = 0; j < BL_NF; j++) r[j] = w[j];
-        r[BL_NF] = meta;
+            for (int j = 0; j < BL_NF; j++) w[j] = 0;
+        }
+#pragma unroll
+        for (int j = 0; j < BL_NF; j++) Xw[t * 19 + j] = w[j];
+        Xw[t * 19 + BL_NF] = meta;
     }
     __syncthreads();
-    if (k < Kp) bl_gmx(k, xrec, K, R, XT, XM);
+    bl_gmx64(kb, Xw, Ys, R, XT, XM);
     if (blockIdx.x == 0 && t == 0) {
         hdr[0] = s_e;
         hdr[1] = s_f;

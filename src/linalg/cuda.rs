@@ -1005,7 +1005,6 @@ fn gemv_mma(
             .arg(&k_u)
             .arg(&kp_u)
             .arg(&mut *hdr)
-            .arg(&mut *xrec)
             .arg(&mut xr)
             .arg(&mut xt)
             .arg(&mut xm)
@@ -1014,12 +1013,12 @@ fn gemv_mma(
             .arg(&m_u)
             .arg(&mut rse);
         let c = LaunchConfig {
-            grid_dim: ((kp.div_ceil(256) + m.div_ceil(8)) as u32, 1, 1),
+            grid_dim: ((kp / 64 + m.div_ceil(8)) as u32, 1, 1),
             block_dim: (256, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: x holds k elements, hdr 4 words, xrec k records; xr, xt,
-        // xm kp positions; row i's k heads at i*sl; rse 2m words.
+        // SAFETY: x holds k elements, hdr 4 words; xr, xt, xm kp
+        // positions; row i's k heads at i*sl; rse 2m words.
         unsafe { bld.launch(c) }.map_err(launch_err("blas_gmp"))?;
         prof.mark(eng, "mma x and row scales")?;
     } else {
@@ -1045,8 +1044,8 @@ fn gemv_mma(
             .arg(&mut xt)
             .arg(&mut xm);
         let c = LaunchConfig {
-            grid_dim: (kp.div_ceil(128) as u32, 1, 1),
-            block_dim: (128, 1, 1),
+            grid_dim: ((kp / 64) as u32, 1, 1),
+            block_dim: (256, 1, 1),
             shared_mem_bytes: 0,
         };
         // SAFETY: xrec holds k records; xr, xt, xm kp positions.
