@@ -1337,6 +1337,175 @@ fn blasgpu_gemv_rows_vs_cpu() {
     }
 }
 
+/// Keeps only the top 1-3 limbs of some normal entries (the others
+/// zeroed), so that many terms are exact (the exactness count).
+fn shorten(r: &mut Rng, a: &FloatArray) -> FloatArray {
+    let (tags, exps, mut limbs) = (
+        a.tags().unwrap().to_vec(),
+        a.exps().unwrap().to_vec(),
+        a.limbs().unwrap().to_vec(),
+    );
+    let l = a.limbs_per_element();
+    for i in 0..tags.len() {
+        if tags[i] & 3 == 1 && r.below(3) != 0 {
+            let keep = 1 + r.below(3) as usize;
+            for w in limbs[i * l..(i + 1) * l - keep.min(l)].iter_mut() {
+                *w = 0;
+            }
+        }
+    }
+    FloatArray::from_raw(a.prec(), tags, exps, limbs).unwrap()
+}
+
+/// Sets an environment variable for the life of the value (device tests
+/// hold `serial`, so no other device test reads it meanwhile).
+struct EnvSet(&'static str);
+impl EnvSet {
+    fn new(k: &'static str, v: &str) -> EnvSet {
+        // SAFETY: the tests that read this variable hold `serial`.
+        unsafe { std::env::set_var(k, v) };
+        EnvSet(k)
+    }
+}
+impl Drop for EnvSet {
+    fn drop(&mut self) {
+        // SAFETY: as in `new`.
+        unsafe { std::env::remove_var(self.0) };
+    }
+}
+
+/// gemv on the int8 tensor cores (`MPARRAY_BLAS_MMA=1`, `2`, `3`: tier 18, A of 8
+/// limbs) against the CPU engine bit for bit: shapes crossing the 64-row
+/// block and the 64-position slice, spread and huge exponents, exact and
+/// near cancellation, short mantissas (exact terms), zeros, NaN and
+/// infinities in A and x, every rounding mode, with and without C.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn blasgpu_gemv_mma_vs_cpu() {
+    let _serial = serial();
+    let dev = cuda();
+    let s = seed();
+    let mut r = Rng(s ^ 0x3a7);
+    let shapes = [
+        (1usize, 1usize),
+        (1, 64),
+        (3, 63),
+        (5, 65),
+        (63, 129),
+        (64, 64),
+        (65, 200),
+        (130, 97),
+        (9, 1000),
+        (200, 333),
+        (1, 4097),
+        (2, 65536),
+    ];
+    let kinds = [
+        Kind::Plain,
+        Kind::Plain,
+        Kind::Spread,
+        Kind::Huge,
+        Kind::Specials,
+    ];
+    let cases: usize = std::env::var("MPARRAY_MMA_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48);
+    let mut served = 0;
+    for case in 0..cases {
+        let (m, k) = if case < shapes.len() {
+            shapes[case]
+        } else {
+            r.pick(&shapes)
+        };
+        let p = r.pick(&[512u64, 512, 480, 500]);
+        let qa = r.pick(&[512u64, 512, 500, 449, 300]);
+        let qx = r.pick(&[512u64, 512, 64, 300, 1000]);
+        let kind = r.pick(&kinds);
+        let xkind = if r.below(4) == 0 {
+            r.pick(&kinds)
+        } else {
+            kind
+        };
+        let mut a = matrix(&mut r, m * k, qa, kind);
+        let mut x = matrix(&mut r, k, qx, xkind);
+        let short = r.below(4) == 0;
+        if short {
+            a = shorten(&mut r, &a);
+            x = shorten(&mut r, &x);
+        }
+        let cancelling = r.below(4) == 0 && qa == qx;
+        if cancelling {
+            let near = r.below(2) == 0;
+            let (a2, x2) = cancel(&a, m, &x, 1, k, near);
+            (a, x) = (a2, x2);
+        }
+        let qs = p.min(512);
+        let ak = if r.below(8) == 0 {
+            Kind::Specials
+        } else {
+            Kind::Plain
+        };
+        let alpha = scalar(&mut r, qs, ak);
+        let beta = scalar(&mut r, qs, Kind::Plain);
+        let y = matrix(&mut r, m, qs, kind);
+        let with_c = r.below(3) != 0;
+        let rnd = r.pick(&MODES);
+        // Mode 1: separate launches; 2: x's forms and the row scales in
+        // one; 3: as 2 with x's copies staged with A (blas_gmm5).
+        let mode = ["1", "2", "3"][case % 3];
+        let _mma = EnvSet::new("MPARRAY_BLAS_MMA", mode);
+        let am = Matrix::from_array(a, m, k).unwrap();
+        let og = Gemv {
+            op: Op::None,
+            prec: p,
+            rnd,
+        };
+        let ctx = format!(
+            "case {case} mode {mode} seed {s}: p {p} qa {qa} qx {qx} {m}x{k} {kind:?}/{xkind:?} short {short} \
+             cancel {cancelling} {rnd:?} c {with_c}"
+        );
+        let (want, wt) = am
+            .gemv(&alpha, &x, with_c.then_some((&beta, &y)), &og)
+            .unwrap();
+        let on = |v: &FloatArray| v.to_engine(&dev).unwrap();
+        let c0 = mparray::linalg::cuda::mma_calls();
+        let (d0, h0) = mparray::linalg::cuda::stats();
+        let (got, gt) = am
+            .to_engine(&dev)
+            .unwrap()
+            .gemv(
+                &on(&alpha),
+                &on(&x),
+                with_c.then_some((&on(&beta), &on(&y))),
+                &og,
+            )
+            .unwrap();
+        let (d1, h1) = mparray::linalg::cuda::stats();
+        let c1 = mparray::linalg::cuda::mma_calls();
+        same(&format!("gemv mma {ctx}"), &got, &gt, &want, &wt);
+        let ls = if with_c { qs.div_ceil(64) as usize } else { 0 };
+        let ls = ls.max(qs.div_ceil(64) as usize);
+        let expect = tier_for(p, k, ls) == Some(18) && qa.div_ceil(64) == 8;
+        assert_eq!(c1 - c0, expect as u64, "mma path taken: {ctx}");
+        served += expect as usize;
+        let plain = kind == Kind::Plain && xkind == Kind::Plain && !cancelling && !short;
+        let plain = plain && expect && alpha.tags().unwrap()[0] & 3 == 1;
+        if plain {
+            assert_eq!(
+                (d1 - d0, h1 - h0),
+                (m as u64, 0),
+                "decided on the device: {ctx}"
+            );
+        }
+    }
+    eprintln!("blasgpu_gemv_mma_vs_cpu: {served} of {cases} cases on the tensor-core path");
+    assert!(
+        served * 3 >= cases * 2,
+        "too few cases on the tensor-core path"
+    );
+}
+
 /// Timed runs of DOT and GEMV in `blasgpu_speed` (`MPARRAY_BLAS_SPEED_RUNS`,
 /// default 2).
 fn speed_runs() -> usize {

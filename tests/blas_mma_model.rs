@@ -384,3 +384,82 @@ fn mma_model_vs_exact() {
     eprintln!("{rows} rows checked, {exact_terms} exact terms");
     assert!(exact_terms > 0);
 }
+
+/// CUDA's `__byte_perm(x, y, s)`: byte n of the result is byte `s`'s
+/// nibble n of the 8 bytes (x low, y high).
+fn byte_perm(x: u32, y: u32, s: u32) -> u32 {
+    let b = ((y as u64) << 32) | x as u64;
+    (0..4).fold(0u32, |r, n| {
+        let sel = (s >> (4 * n)) & 7;
+        r | ((((b >> (8 * sel)) & 255) as u32) << (8 * n))
+    })
+}
+
+/// blas.cu's `bl_gmx64` builds x's forms by byte permutes and funnel shifts
+/// (Y word j from x's words 27 - j and 26 - j, copy c word w = (Y[w],
+/// Y[w + 1]) >> 8c, a 4 x 4 byte transposition for XT): the same words as
+/// the definitions (R: word w of copy c holds X_(108 - 4w - c - b) in byte
+/// b; XT[(k/4) 72 + v] byte j = X_(k + j, v)).
+#[test]
+fn mma_x_forms_by_byte_permutes() {
+    let mut g = Rng(seed() ^ 0x9e);
+    for _ in 0..200 {
+        let xs: Vec<[u32; NF]> = (0..4)
+            .map(|_| {
+                let mut w = [0u32; NF];
+                for x in w.iter_mut() {
+                    *x = g.next() as u32;
+                }
+                w
+            })
+            .collect();
+        let xw = &xs[0];
+        let xb = bytes(xw);
+        let y: Vec<u32> = (0..=RW as i64)
+            .map(|j| {
+                let word = |i: i64| {
+                    if (0..NF as i64).contains(&i) {
+                        xw[i as usize]
+                    } else {
+                        0
+                    }
+                };
+                byte_perm(word(26 - j), word(27 - j), 0x1234)
+            })
+            .collect();
+        for c in 0..4 {
+            for w in 0..RW {
+                let mut want = 0u32;
+                for b in 0..4 {
+                    let v = RP - (4 * w + c + b) as i64;
+                    if (0..72).contains(&v) {
+                        want |= (xb[v as usize] as u32) << (8 * b);
+                    }
+                }
+                let got = if c == 0 {
+                    y[w]
+                } else {
+                    ((((y[w + 1] as u64) << 32) | y[w] as u64) >> (8 * c)) as u32
+                };
+                assert_eq!(got, want, "copy {c} word {w}");
+            }
+        }
+        for w in 0..NF {
+            let q: Vec<u32> = xs.iter().map(|x| x[w]).collect();
+            let lo01 = byte_perm(q[0], q[1], 0x5140);
+            let hi01 = byte_perm(q[0], q[1], 0x7362);
+            let lo23 = byte_perm(q[2], q[3], 0x5140);
+            let hi23 = byte_perm(q[2], q[3], 0x7362);
+            let o = [
+                byte_perm(lo01, lo23, 0x5410),
+                byte_perm(lo01, lo23, 0x7632),
+                byte_perm(hi01, hi23, 0x5410),
+                byte_perm(hi01, hi23, 0x7632),
+            ];
+            for b in 0..4 {
+                let want = (0..4).fold(0u32, |r, j| r | (((q[j] >> (8 * b)) & 255) << (8 * j)));
+                assert_eq!(o[b], want, "XT word {w} byte {b}");
+            }
+        }
+    }
+}

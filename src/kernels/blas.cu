@@ -2155,8 +2155,7 @@ extern "C" __global__ void __launch_bounds__(128)
 // x's scale and special flag, its packed records xrec[k BL_REC ..]
 // (blas_pack's layout) and the undecided count reset: one block (K x
 // (BL_NF + 1) words of conversions, K <= 2^16).
-extern "C" __global__ void __launch_bounds__(1024)
-    blas_gvx(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 *hdr, u32 *xrec) {
+FL_DEV void bl_gvx(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 *hdr, u32 *xrec) {
     __shared__ unsigned long long s_e;
     __shared__ u32 s_f;
     const u32 t = threadIdx.x, lane = t & 31, T = blockDim.x;
@@ -2201,6 +2200,11 @@ extern "C" __global__ void __launch_bounds__(1024)
         hdr[1] = s_f;
         hdr[2] = 0;
     }
+}
+
+extern "C" __global__ void __launch_bounds__(1024)
+    blas_gvx(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 *hdr, u32 *xrec) {
+    bl_gvx(xh, xl, lx, K, hdr, xrec);
 }
 
 // y_i = alpha sum_k A_ik x_k + beta c_i rounded, row i = blockIdx.x (heads
@@ -2353,6 +2357,494 @@ extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
         atomicAdd((unsigned long long *)(hdr + 2), 1ull);
     }
     if (dbg & 2u) fl_special(out, FL_ZERO, (sw[0] ^ sw[BL_NW]) & 1);
+    rh[i] = out.head;
+    tern[i] = tt;
+    und[i] = (u8)r;
+}
+#endif
+
+// ---- GEMV on int8 tensor cores (blas_gmr, blas_gmx, blas_gmm, blas_gmf;
+// notes/blas-cuda.md, "GEMV on int8 tensor cores") ----
+// Tier NF = 18 only (F = 576 bits, 72 bytes), A of 8 limbs (16 words).
+// a' = bl_fix32's words (same scale, same truncation); the kernel keeps the
+// byte pairs u + v >= 68 of each term (a superset of bl_mac's word pairs,
+// so bl_mac's error bound and exactness rule hold) and counts the terms
+// as bl_mac does. Signs: A~ = a' ^ (s ? ~0 : 0) and n = s per term; the
+// row's signed sum in units 2^544 is S = T + sum_v N_v c_v (T the kept
+// byte-pair product of A~ and x', N_v = sum_k n_k X_kv, c_v = [v >= 68]
+// 2^(8(v - 68)) + [v < 68] - 2^(8v + 32)); tests/blas_mma_model.rs
+// models the lanes' arithmetic.
+#if BL_NF == 18
+#define BL_MD0 68
+#define BL_MND 80
+#define BL_MNV 72
+#define BL_MRW 38
+#define BL_MRE (4 * BL_MRW)
+#define BL_MRP 108
+#define BL_MKS 64
+#define BL_MWARPS 4
+#define BL_MST 3
+#define BL_ME 4
+#define BL_MROWS (16 * BL_MWARPS)
+#define BL_MASTR (BL_ME * 16 + 4)
+#define BL_MPART (BL_NW + 1)
+
+// Each row's scale (e + BL_EOFF, 0: no normal entry) and special flag:
+// rse[2 i], rse[2 i + 1]; a warp per row.
+FL_DEV void bl_gmr(const u64 *ahd, i64 asl, u64 m, u64 K, u64 *rse, u64 blk) {
+    const u64 i = blk * 8 + (threadIdx.x >> 5);
+    const u32 lane = threadIdx.x & 31;
+    if (i >= m) return;
+    const u64 *ah = ahd + i * asl;
+    u64 e = 0;
+    u32 f = 0;
+    for (u64 kb = lane; kb < K; kb += 128) {
+        u64 h[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const u64 k = kb + 32 * r;
+            h[r] = k < K ? ah[k] : 0;
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const u32 c = fl_tag(h[r]) & 3;
+            if (c == FL_NORMAL) {
+                const u64 v = (u64)(fl_exp(h[r]) + BL_EOFF);
+                e = v > e ? v : e;
+            } else if (c != FL_ZERO) {
+                f = 1;
+            }
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
+        e = v > e ? v : e;
+        f |= __shfl_xor_sync(0xffffffffu, f, o);
+    }
+    if (lane == 0) {
+        rse[2 * i] = e;
+        rse[2 * i + 1] = f;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    blas_gmr(const u64 *ahd, i64 asl, u64 m, u64 K, u64 *rse) {
+    bl_gmr(ahd, asl, m, K, rse, blockIdx.x);
+}
+
+// x's forms for blas_gmm from its records (blas_gvx), for Kp (a multiple
+// of BL_MKS) positions, those from K on zero: R (4 copies of x's reversed
+// bytes shifted by 0..3 bytes: word w of copy c holds X_(RP - 4w - c - b)
+// in byte b), XT (x's bytes of 4 consecutive positions per word: XT[(k/4)
+// 72 + v] byte k % 4 = X_kv) and XM (the records' metas).
+// x's forms of positions [kb, kb + 64) from their words in shared memory
+// (Xw[e 19 + j]: j < 18 the words, 18 the meta; zeros and an exact zero's
+// meta past K), by all the block's threads (coalesced stores); Ys: 64 x
+// 39 words of scratch. Y word j = X_(108 - 4j - b) in byte b: byte 0 of
+// x's word 27 - j, bytes 3, 2, 1 of its word 26 - j; copy c word w =
+// (Y[w], Y[w + 1]) >> 8c; XT[(k/4) 72 + v] byte j = X_(k + j, v).
+FL_DEV void bl_gmx64(u64 kb, const u32 *Xw, u32 *Ys, u32 *R, u32 *XT, u32 *XM) {
+    const u32 t = threadIdx.x, T = blockDim.x;
+    for (u32 e = t; e < 64; e += T) {
+        const u32 *xw = Xw + e * 19;
+#pragma unroll
+        for (int jj = 0; jj <= BL_MRW; jj++) {
+            const int hi = 27 - jj, lo = 26 - jj;
+            const u32 h = (hi >= 0 && hi < BL_NF) ? xw[hi] : 0u;
+            const u32 l = (lo >= 0 && lo < BL_NF) ? xw[lo] : 0u;
+            Ys[e * 39 + jj] = __byte_perm(l, h, 0x1234);
+        }
+        XM[kb + e] = xw[BL_NF];
+    }
+    __syncthreads();
+    for (u32 idx = t; idx < 64 * BL_MRE; idx += T) {
+        const u32 e = idx / BL_MRE, w = idx % BL_MRE, c = w / BL_MRW, ww = w % BL_MRW;
+        const u32 *y = Ys + e * 39;
+        R[(kb + e) * BL_MRE + w] = __funnelshift_r(y[ww], y[ww + 1], 8 * c);
+    }
+    for (u32 idx = t; idx < 16 * BL_MNV; idx += T) {
+        const u32 g = idx / BL_MNV, v = idx % BL_MNV;
+        u32 x = 0;
+#pragma unroll
+        for (int jj = 0; jj < 4; jj++)
+            x |= ((Xw[(4 * g + jj) * 19 + (v >> 2)] >> (8 * (v & 3))) & 255u) << (8 * jj);
+        XT[(kb / 4 + g) * BL_MNV + v] = x;
+    }
+}
+
+// x's forms (R, XT, XM for Kp positions, a multiple of 64) from its
+// records (blas_gvx): a block of 256 threads per 64 positions.
+extern "C" __global__ void __launch_bounds__(256)
+    blas_gmx(const u32 *xrec, u64 K, u64 Kp, u32 *R, u32 *XT, u32 *XM) {
+    __shared__ u32 Xw[64 * 19], Ys[64 * 39];
+    const u64 kb = (u64)blockIdx.x * 64;
+    for (u32 idx = threadIdx.x; idx < 64 * 19; idx += blockDim.x) {
+        const u64 k = kb + idx / 19;
+        const u32 j = idx % 19;
+        Xw[idx] = k < K ? xrec[k * BL_REC + j] : (j == BL_NF ? BL_META(BL_ZEXACT0, false) : 0u);
+    }
+    __syncthreads();
+    bl_gmx64(kb, Xw, Ys, R, XT, XM);
+}
+
+// blas_gvx, blas_gmx and blas_gmr in one launch of 256-thread blocks:
+// blocks below nx = Kp / 64 each find x's scale and special flag (all K
+// heads) and convert 64 positions into x's forms (block 0 writes hdr; no
+// records), the others a row's scale and special flag per warp.
+extern "C" __global__ void __launch_bounds__(256)
+    blas_gmp(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 Kp, u64 *hdr, u32 *R, u32 *XT,
+             u32 *XM, const u64 *ahd, i64 asl, u64 m, u64 *rse) {
+    const u64 nx = Kp / 64;
+    if (blockIdx.x >= nx) {
+        bl_gmr(ahd, asl, m, K, rse, blockIdx.x - nx);
+        return;
+    }
+    __shared__ unsigned long long s_e;
+    __shared__ u32 s_f;
+    __shared__ u32 Xw[64 * 19], Ys[64 * 39];
+    const u32 t = threadIdx.x, lane = t & 31;
+    if (t == 0) {
+        s_e = 0;
+        s_f = 0;
+    }
+    __syncthreads();
+    u64 e = 0;
+    u32 f = 0;
+    for (u64 k = t; k < K; k += 256) {
+        const u64 h = xh[k];
+        const u32 c = fl_tag(h) & 3;
+        if (c == FL_NORMAL) {
+            const u64 v = (u64)(fl_exp(h) + BL_EOFF);
+            e = v > e ? v : e;
+        } else if (c != FL_ZERO) {
+            f = 1;
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
+        e = v > e ? v : e;
+        f |= __shfl_xor_sync(0xffffffffu, f, o);
+    }
+    if (lane == 0) {
+        if (e) atomicMax(&s_e, (unsigned long long)e);
+        if (f) atomicOr(&s_f, f);
+    }
+    __syncthreads();
+    const u64 kb = (u64)blockIdx.x * 64;
+    if (t < 64) {
+        const u64 k = kb + t;
+        u32 w[BL_NF];
+        u32 meta = BL_META(BL_ZEXACT0, false);
+        if (k < K) {
+            meta = bl_fix<BL_NF>(xh[k], xl + k * lx, lx, bl_esc(s_e), w);
+        } else {
+#pragma unroll
+            for (int j = 0; j < BL_NF; j++) w[j] = 0;
+        }
+#pragma unroll
+        for (int j = 0; j < BL_NF; j++) Xw[t * 19 + j] = w[j];
+        Xw[t * 19 + BL_NF] = meta;
+    }
+    __syncthreads();
+    bl_gmx64(kb, Xw, Ys, R, XT, XM);
+    if (blockIdx.x == 0 && t == 0) {
+        hdr[0] = s_e;
+        hdr[1] = s_f;
+        hdr[2] = 0;
+    }
+}
+
+FL_DEV void bl_mma32(u32 *c, u32 a0, u32 a1, u32 a2, u32 a3, u32 b0, u32 b1) {
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+FL_DEV void bl_mma16(u32 *c, u32 a0, u32 a1, u32 b0) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+                 : "r"(a0), "r"(a1), "r"(b0));
+}
+// 16 bytes (8: cp8) from src, or zeros when !ok (src is then not read).
+FL_DEV void bl_cp16z(void *dst, const void *src, bool ok) {
+    const u32 d = (u32)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
+                 "r"(ok ? 16 : 0)
+                 : "memory");
+}
+FL_DEV void bl_cp8z(void *dst, const void *src, bool ok) {
+    const u32 d = (u32)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src),
+                 "r"(ok ? 8 : 0)
+                 : "memory");
+}
+template <int N> FL_DEV void bl_cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+// 4 bits -> 4 bytes (0/1).
+FL_DEV u32 bl_spread4(u32 b) { return (b * 0x00204081u) & 0x01010101u; }
+
+// Words j = 4q + tig (q < 5) of A~ for the element with head h and
+// mantissa sm[0..16) on a row of scale rs, x's sign sx: bl_fix32's words
+// complemented when the term is negative (n = 1). Returns bl_fix32's z
+// (low zero words; BL_ZEXACT0 for a zero or special, -BL_ZEXACT0 when the
+// truncation is inexact).
+FL_DEV int bl_mconv(u64 h, i64 rs, const u32 *sm, u32 sx, int tig, u32 *aw, u32 &n) {
+    const u32 tag = fl_tag(h);
+    if ((tag & 3) != FL_NORMAL) {
+#pragma unroll
+        for (int q = 0; q < 5; q++) aw[q] = 0;
+        n = 0;
+        return BL_ZEXACT0;
+    }
+    const i64 d = rs - fl_exp(h);
+    const u32 s = ((tag & FL_NEG) ? 1u : 0u) ^ sx;
+    n = s;
+    const u32 cm = 0u - s;
+    if (d >= 32 * BL_NF) {
+#pragma unroll
+        for (int q = 0; q < 5; q++) aw[q] = (4 * q + tig < BL_NF) ? cm : 0u;
+        return -BL_ZEXACT0;
+    }
+    const int o = (int)d - 64;
+    const int base = o >> 5;
+    const u32 sh = (u32)o & 31u;
+#pragma unroll
+    for (int q = 0; q < 5; q++) {
+        const int j = 4 * q + tig;
+        const int x0 = base + j, x1 = x0 + 1;
+        const u32 lo = (u32)x0 < 16u ? sm[x0] : 0u;
+        const u32 hi = (u32)x1 < 16u ? sm[x1] : 0u;
+        const u32 w = __funnelshift_r(lo, hi, sh);
+        aw[q] = j < BL_NF ? (w ^ cm) : 0u;
+    }
+    u32 i = 0;
+    while (i < 15 && sm[i] == 0) i++;
+    const int tz = 32 * (int)i + (int)bl_ctz32(sm[i] | (i == 15 ? 0x80000000u : 0u));
+    return tz >= o ? (tz - o) >> 5 : -BL_ZEXACT0;
+}
+
+// The products of rows [row0, row0 + BL_MROWS) (blockIdx.x) and the slice
+// of BL_MKS positions blockIdx.y: a warp per 16-row m-tile, A's mantissas
+// and heads staged by cp.async (BL_MST stages of BL_ME elements), the
+// terms on the int8 tensor cores, then each row's signed sum of the slice
+// (NF + 2 words, two's complement, units 2^544) and its count of possibly
+// inexact terms into part[(slice m + row) BL_MPART ..]. Rows from m on
+// repeat row m - 1 (not written); positions from K on read as zeros.
+// ST stages; RS: x's shifted copies staged with A (RS, a ring of ST x
+// BL_ME elements) instead of held for the whole slice.
+template <int ST, bool RS>
+FL_DEV void bl_gmm(const u64 *ahd, const u64 *alb, i64 asl, u64 m, u64 K, const u64 *rse,
+                   const u32 *Rg, const u32 *XTg, const u32 *XMg, u32 *part) {
+    extern __shared__ __align__(16) u32 smem[];
+    constexpr int RWORDS = RS ? ST * BL_ME * BL_MRE : BL_MKS * BL_MRE;
+    u32 *Rs = smem;
+    u32 *XTs = Rs + RWORDS;
+    u32 *XMs = XTs + (BL_MKS / 4) * BL_MNV;
+    u32 *As = XMs + BL_MKS;
+    u64 *Hs = (u64 *)(As + ST * BL_MROWS * BL_MASTR);
+    const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
+    const int gid = lane >> 2, tig = lane & 3;
+    const u64 row0 = (u64)blockIdx.x * BL_MROWS;
+    const u64 k0 = (u64)blockIdx.y * BL_MKS;
+    {
+        if (!RS) {
+            const uint4 *src = (const uint4 *)(Rg + k0 * BL_MRE);
+            uint4 *dst = (uint4 *)Rs;
+            for (int i = t; i < BL_MKS * BL_MRE / 4; i += 32 * BL_MWARPS) dst[i] = src[i];
+        }
+        const uint4 *s2 = (const uint4 *)(XTg + (k0 / 4) * BL_MNV);
+        uint4 *d2 = (uint4 *)XTs;
+        for (int i = t; i < (BL_MKS / 4) * BL_MNV / 4; i += 32 * BL_MWARPS) d2[i] = s2[i];
+        for (int i = t; i < BL_MKS; i += 32 * BL_MWARPS) XMs[i] = XMg[k0 + i];
+    }
+    auto issue = [&](int s) {
+        const int buf = s % ST;
+        const u64 kg = k0 + (u64)s * BL_ME;
+        u32 *dA = As + buf * BL_MROWS * BL_MASTR;
+#pragma unroll
+        for (int c = t; c < BL_MROWS * BL_ME * 4; c += 32 * BL_MWARPS) {
+            const int r = c / (BL_ME * 4), q = c % (BL_ME * 4);
+            const u64 row = row0 + r < m ? row0 + r : m - 1;
+            const u64 kk = kg + q / 4;
+            const bool ok = kk < K;
+            const u32 *src = ok ? (const u32 *)alb + (row * asl + kk) * 16 + (q & 3) * 4
+                                : (const u32 *)alb;
+            bl_cp16z(dA + r * BL_MASTR + q * 4, src, ok);
+        }
+        u64 *dH = Hs + buf * BL_MROWS * BL_ME;
+#pragma unroll
+        for (int c = t; c < BL_MROWS * BL_ME; c += 32 * BL_MWARPS) {
+            const int r = c / BL_ME, q = c % BL_ME;
+            const u64 row = row0 + r < m ? row0 + r : m - 1;
+            const u64 kk = kg + q;
+            const bool ok = kk < K;
+            bl_cp8z(dH + r * BL_ME + q, ok ? ahd + row * asl + kk : ahd, ok);
+        }
+        if (RS) {
+            // x's forms of the stage's elements (padded to Kp: always there).
+            u32 *dR = Rs + buf * BL_ME * BL_MRE;
+            const u32 *sR = Rg + kg * BL_MRE;
+            for (int c = t; c < BL_ME * BL_MRE / 4; c += 32 * BL_MWARPS)
+                bl_cp16z(dR + 4 * c, sR + 4 * c, true);
+        }
+    };
+    constexpr int NS = BL_MKS / BL_ME;
+#pragma unroll
+    for (int s = 0; s < ST - 1; s++) {
+        issue(s);
+        bl_async_commit();
+    }
+    u32 H[10][4], N[9][4];
+#pragma unroll
+    for (int j = 0; j < 10; j++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) H[j][i] = 0;
+#pragma unroll
+    for (int j = 0; j < 9; j++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) N[j][i] = 0;
+    u32 nm0 = 0, nm1 = 0, c0 = 0, c1 = 0;
+    const int qb = BL_MRP - BL_MD0 - gid + 4 * tig;
+    const int cs = qb & 3, wb = qb >> 2;
+    const int r0 = wid * 16 + gid, r1 = r0 + 8;
+    const u64 g0 = row0 + r0 < m ? row0 + r0 : m - 1, g1 = row0 + r1 < m ? row0 + r1 : m - 1;
+    const i64 rs0 = bl_esc(rse[2 * g0]), rs1 = bl_esc(rse[2 * g1]);
+    for (int s = 0; s < NS; s++) {
+        bl_cp_wait<ST - 2>();
+        __syncthreads();
+        if (s + ST - 1 < NS) issue(s + ST - 1);
+        bl_async_commit();
+        const int buf = s % ST;
+        const u32 *sA = As + buf * BL_MROWS * BL_MASTR;
+        const u64 *sH = Hs + buf * BL_MROWS * BL_ME;
+#pragma unroll
+        for (int el = 0; el < BL_ME; el++) {
+            const int e = s * BL_ME + el;
+            const u32 xm = XMs[e];
+            const u32 sx = xm & 1u;
+            const int zx = (int)(xm >> 1) - BL_ZB;
+            u32 a0[5], a1[5], n0, n1;
+            const int z0 = bl_mconv(sH[r0 * BL_ME + el], rs0, sA + r0 * BL_MASTR + el * 16, sx, tig, a0, n0);
+            const int z1 = bl_mconv(sH[r1 * BL_ME + el], rs1, sA + r1 * BL_MASTR + el * 16, sx, tig, a1, n1);
+            c0 += (z0 + zx < BL_NF - 1) ? 1u : 0u;
+            c1 += (z1 + zx < BL_NF - 1) ? 1u : 0u;
+            nm0 |= n0 << (e & 15);
+            nm1 |= n1 << (e & 15);
+            const u32 *p = (RS ? Rs + (buf * BL_ME + el) * BL_MRE : Rs + e * BL_MRE) + cs * BL_MRW + wb;
+#pragma unroll
+            for (int j = 0; j < 5; j++) bl_mma32(H[j], a0[0], a1[0], a0[1], a1[1], p[-2 * j], p[4 - 2 * j]);
+#pragma unroll
+            for (int j = 0; j < 9; j++) bl_mma32(H[j], a0[2], a1[2], a0[3], a1[3], p[8 - 2 * j], p[12 - 2 * j]);
+#pragma unroll
+            for (int j = 0; j < 10; j++) bl_mma16(H[j], a0[4], a1[4], p[16 - 2 * j]);
+            if ((e & 15) == 15) {
+                const u32 b0 = bl_spread4((nm0 >> (4 * tig)) & 15u);
+                const u32 b1 = bl_spread4((nm1 >> (4 * tig)) & 15u);
+                const u32 *xt = XTs + ((e - 15) / 4 + tig) * BL_MNV + gid;
+#pragma unroll
+                for (int j = 0; j < 9; j++) bl_mma16(N[j], b0, b1, xt[8 * j]);
+                nm0 = nm1 = 0;
+            }
+        }
+    }
+    bl_cp_wait<0>();
+    // The slice's signed sum per row: the columns through shared memory
+    // (each warp its own 16 x 152 words), then lane r < 16 folds row r.
+    __syncthreads();
+    const u32 cv0 = __shfl_sync(0xffffffffu, c0, 4 * (lane & 7));
+    const u32 cv1 = __shfl_sync(0xffffffffu, c1, 4 * (lane & 7));
+    u32 *cw = (RS ? As : smem) + wid * 16 * (BL_MND + BL_MNV);
+    constexpr int CW = BL_MND + BL_MNV;
+#pragma unroll
+    for (int j = 0; j < 10; j++) {
+        cw[gid * CW + 8 * j + 2 * tig] = H[j][0];
+        cw[gid * CW + 8 * j + 2 * tig + 1] = H[j][1];
+        cw[(gid + 8) * CW + 8 * j + 2 * tig] = H[j][2];
+        cw[(gid + 8) * CW + 8 * j + 2 * tig + 1] = H[j][3];
+    }
+#pragma unroll
+    for (int j = 0; j < 9; j++) {
+        cw[gid * CW + BL_MND + 8 * j + 2 * tig] = N[j][0];
+        cw[gid * CW + BL_MND + 8 * j + 2 * tig + 1] = N[j][1];
+        cw[(gid + 8) * CW + BL_MND + 8 * j + 2 * tig] = N[j][2];
+        cw[(gid + 8) * CW + BL_MND + 8 * j + 2 * tig + 1] = N[j][3];
+    }
+    __syncwarp();
+    const u64 row = row0 + wid * 16 + lane;
+    if (lane < 16 && row < m) {
+        const u32 *c = cw + lane * CW;
+        long long low = 0;
+        for (int v = 0; v < BL_MD0; v++) low += (long long)c[BL_MND + v];
+        long long cy = low;
+        u32 *so = part + ((u64)blockIdx.y * m + row) * BL_MPART;
+#pragma unroll 1
+        for (int w = 0; w < BL_NW; w++) {
+            long long v = cy;
+#pragma unroll
+            for (int b = 0; b < 4; b++) {
+                const int q = 4 * w + b;
+                long long x = q < BL_MND ? (long long)c[q] : 0;
+                if (q < 4) x += (long long)c[BL_MND + BL_MD0 + q];
+                if (q >= 4 && q - 4 < BL_MNV) x -= (long long)c[BL_MND + q - 4];
+                v += x * (1ll << (8 * b));
+            }
+            so[w] = (u32)v;
+            cy = v >> 32;
+        }
+        so[BL_NW] = lane < 8 ? cv0 : cv1;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
+    blas_gmm(const u64 *ahd, const u64 *alb, i64 asl, u64 m, u64 K, const u64 *rse,
+             const u32 *Rg, const u32 *XTg, const u32 *XMg, u32 *part) {
+    bl_gmm<BL_MST, false>(ahd, alb, asl, m, K, rse, Rg, XTg, XMg, part);
+}
+
+// x's copies streamed with A through 5 stages (more of A in flight).
+extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
+    blas_gmm5(const u64 *ahd, const u64 *alb, i64 asl, u64 m, u64 K, const u64 *rse,
+              const u32 *Rg, const u32 *XTg, const u32 *XMg, u32 *part) {
+    bl_gmm<5, true>(ahd, alb, asl, m, K, rse, Rg, XTg, XMg, part);
+}
+
+// Row i = blockIdx.x (a warp): the slices' sums and counts, then
+// blas_gemv's epilogue (bl_gv_epi) by lane 0: y_i, its ternary and its
+// flag (hdr[2] grows for an undecided row).
+extern "C" __global__ void __launch_bounds__(32)
+    blas_gmf(const u32 *part, u64 nsl, u64 m, const u64 *rse, const u64 *ahd, i64 asl,
+             const u64 *xhd, u64 K, u64 *hdr, const u64 *alh, const u64 *alm, u32 lal,
+             const u64 *beh, const u64 *bem, u32 lbe, u32 has_c, const u64 *chd,
+             const u64 *clb, u32 lc, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn, i8 *tern,
+             u8 *und) {
+    const u64 i = blockIdx.x;
+    const u32 lane = threadIdx.x;
+    u32 acc[BL_NW];
+#pragma unroll
+    for (int w = 0; w < BL_NW; w++) acc[w] = 0;
+    u32 cnt = 0;
+    for (u64 s = lane; s < nsl; s += 32) {
+        const u32 *q = part + (s * m + i) * BL_MPART;
+        u32 x[BL_NW];
+#pragma unroll
+        for (int w = 0; w < BL_NW; w++) x[w] = __ldcg(q + w);
+        bl_acc_add(acc, x, BL_NW);
+        cnt += __ldcg(q + BL_NW);
+    }
+    for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
+    if (lane != 0) return;
+    const u64 xe = __ldcg(hdr), xs = __ldcg(hdr + 1);
+    const bool special = rse[2 * i + 1] != 0 || xs != 0;
+    const i64 ea = bl_esc(rse[2 * i]), eb = bl_esc(xe);
+    const u64 a0 = alh[0], bh = has_c ? beh[0] : 0, ch = has_c ? chd[i] : 0;
+    FlOut out = {rl + i * rn, rn, 0};
+    i8 tt = 0;
+    u32 r = bl_gv_epi<BL_NF>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh,
+                             bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd);
+    if (r) {
+        fl_special(out, FL_ZERO, false);
+        atomicAdd((unsigned long long *)(hdr + 2), 1ull);
+    }
     rh[i] = out.head;
     tern[i] = tt;
     und[i] = (u8)r;

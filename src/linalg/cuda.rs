@@ -54,6 +54,14 @@ pub(super) fn count(device: u64, host: u64) {
     ON_HOST.fetch_add(host, Ordering::Relaxed);
 }
 
+/// Calls of gemv that took the int8 tensor-core path (`gemv_mma`).
+static MMA_CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// How many gemv calls took the int8 tensor-core path so far.
+pub fn mma_calls() -> u64 {
+    MMA_CALLS.load(Ordering::Relaxed)
+}
+
 /// Output elements decided on the device and computed on the host since
 /// the start of the process (for tests and benchmarks; complex outputs
 /// count per part, `nrm2` as one element).
@@ -782,7 +790,12 @@ fn gemv_rows(
     let rec = ((nf + 1 + 3) & !3) as usize;
     let mut hdr = memory::alloc::<u64>(&eng, 4)?;
     let mut xrec = memory::alloc::<u32>(&eng, k * rec)?;
-    {
+    let la = a.f.limbs_per_element();
+    let nsl = k.div_ceil(MMA_KS);
+    let mode = mma_mode();
+    let mma = mode > 0 && nf == 18 && la == 8 && nsl * m * MMA_PART <= 1 << 26;
+    // The fused preparation (modes 2, 3) converts x inside blas_gmp.
+    if !(mma && mode >= 2) {
         let f = eng.function(&inst(nf), "blas_gvx")?;
         let (xh, xl) = x.raw_parts();
         let (lx, k_u) = (x.limbs_per_element() as u32, k as u64);
@@ -805,7 +818,22 @@ fn gemv_rows(
     let mut out = CudaFloats::uninit(&eng, m, prec)?;
     let mut tern = memory::alloc::<i8>(&eng, m)?;
     let mut und = memory::alloc::<u8>(&eng, m)?;
-    {
+    if mma {
+        gemv_mma(
+            &eng,
+            a,
+            x,
+            (m, k, mode),
+            &mut hdr,
+            &mut xrec,
+            alpha,
+            beta_c,
+            prec,
+            rnd,
+            (&mut out, &mut tern, &mut und),
+            &mut prof,
+        )?;
+    } else {
         let f = eng.function(&inst(nf), "blas_gemv")?;
         let (ah, al) = a.f.raw_parts();
         let la = a.f.limbs_per_element() as u32;
@@ -909,6 +937,217 @@ fn gemv_rows(
         )?;
     }
     Ok(Some((out, tern)))
+}
+
+/// Positions per slice of `blas_gmm` (blas.cu's BL_MKS), words per row
+/// and slice of its partial sums (BL_MPART), rows per block (BL_MROWS)
+/// and its dynamic shared memory.
+const MMA_KS: usize = 64;
+const MMA_PART: usize = 21;
+const MMA_ROWS: usize = 64;
+const MMA_SMEM: u32 = (64 * 152 + 16 * 72 + 64 + 3 * 64 * 68) * 4 + 3 * 64 * 4 * 8;
+/// `blas_gmm5`'s (5 stages, x's copies staged with A).
+const MMA_SMEM5: u32 = (5 * 4 * 152 + 16 * 72 + 64 + 5 * 64 * 68) * 4 + 5 * 64 * 4 * 8;
+
+/// Whether gemv takes the int8 tensor-core path where it serves the case
+/// (`MPARRAY_BLAS_MMA`: 0 off, the default; 1 separate launches for x's
+/// forms and the row scales; 2 one launch for both (`blas_gmp`); 3 as 2
+/// with `blas_gmm5`, x's copies staged with A through 5 stages).
+fn mma_mode() -> u32 {
+    match std::env::var("MPARRAY_BLAS_MMA").as_deref() {
+        Ok("1") => 1,
+        Ok("2") => 2,
+        Ok("3") => 3,
+        _ => 0,
+    }
+}
+
+/// The rows of [`gemv_rows`] on the int8 tensor cores (tier 18, A of 8
+/// limbs; notes/blas-cuda.md "GEMV on int8 tensor cores"): `blas_gmr`
+/// (each row's scale and special flag), `blas_gmx` (x's byte forms from
+/// its records), `blas_gmm` (the products per slice of 64 positions, each
+/// row's signed slice sum and count), `blas_gmf` (the slices' sum and the
+/// epilogue, `blas_gemv`'s rules): the same elements, ternaries and flags
+/// as `blas_gemv` where both decide.
+#[allow(clippy::too_many_arguments)]
+fn gemv_mma(
+    eng: &Arc<CudaEngine>,
+    a: Side,
+    x: &CudaFloats,
+    (m, k, mode): (usize, usize, u32),
+    hdr: &mut CudaSlice<u64>,
+    xrec: &mut CudaSlice<u32>,
+    alpha: &CudaFloats,
+    beta_c: Option<(&CudaFloats, &CudaFloats, usize)>,
+    prec: u64,
+    rnd: Round,
+    (out, tern, und): (&mut CudaFloats, &mut CudaSlice<i8>, &mut CudaSlice<u8>),
+    prof: &mut Prof,
+) -> Result<()> {
+    MMA_CALLS.fetch_add(1, Ordering::Relaxed);
+    let nf = 18u32;
+    let kp = k.div_ceil(MMA_KS) * MMA_KS;
+    let nsl = kp / MMA_KS;
+    let (ah, al) = a.f.raw_parts();
+    let (m_u, k_u, kp_u, nsl_u) = (m as u64, k as u64, kp as u64, nsl as u64);
+    let mut rse = memory::alloc::<u64>(eng, 2 * m)?;
+    let mut xr = memory::alloc::<u32>(eng, kp * 152)?;
+    let mut xt = memory::alloc::<u32>(eng, kp / 4 * 72)?;
+    let mut xm = memory::alloc::<u32>(eng, kp)?;
+    if mode >= 2 {
+        let f = eng.function(&inst(nf), "blas_gmp")?;
+        let (xh, xl) = x.raw_parts();
+        let lx = x.limbs_per_element() as u32;
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(xh)
+            .arg(xl)
+            .arg(&lx)
+            .arg(&k_u)
+            .arg(&kp_u)
+            .arg(&mut *hdr)
+            .arg(&mut xr)
+            .arg(&mut xt)
+            .arg(&mut xm)
+            .arg(ah)
+            .arg(&a.sl)
+            .arg(&m_u)
+            .arg(&mut rse);
+        let c = LaunchConfig {
+            grid_dim: ((kp / 64 + m.div_ceil(8)) as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: x holds k elements, hdr 4 words; xr, xt, xm kp
+        // positions; row i's k heads at i*sl; rse 2m words.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_gmp"))?;
+        prof.mark(eng, "mma x and row scales")?;
+    } else {
+        {
+            let f = eng.function(&inst(nf), "blas_gmr")?;
+            let mut bld = eng.stream().launch_builder(&f);
+            bld.arg(ah).arg(&a.sl).arg(&m_u).arg(&k_u).arg(&mut rse);
+            let c = LaunchConfig {
+                grid_dim: (m.div_ceil(8) as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: row i's k heads at i*sl; rse 2m words.
+            unsafe { bld.launch(c) }.map_err(launch_err("blas_gmr"))?;
+        }
+        prof.mark(eng, "mma row scales")?;
+        let f = eng.function(&inst(nf), "blas_gmx")?;
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(&*xrec)
+            .arg(&k_u)
+            .arg(&kp_u)
+            .arg(&mut xr)
+            .arg(&mut xt)
+            .arg(&mut xm);
+        let c = LaunchConfig {
+            grid_dim: ((kp / 64) as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: xrec holds k records; xr, xt, xm kp positions.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_gmx"))?;
+        prof.mark(eng, "mma x forms")?;
+    }
+    let mut part = memory::alloc::<u32>(eng, nsl * m * MMA_PART)?;
+    {
+        let (name, smem) = if mode == 3 {
+            ("blas_gmm5", MMA_SMEM5)
+        } else {
+            ("blas_gmm", MMA_SMEM)
+        };
+        let f = eng.function(&inst(nf), name)?;
+        f.set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            smem as i32,
+        )
+        .map_err(Error::driver("raising the shared-memory limit of blas_gmm"))?;
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(ah)
+            .arg(al)
+            .arg(&a.sl)
+            .arg(&m_u)
+            .arg(&k_u)
+            .arg(&rse)
+            .arg(&xr)
+            .arg(&xt)
+            .arg(&xm)
+            .arg(&mut part);
+        let c = LaunchConfig {
+            grid_dim: (m.div_ceil(MMA_ROWS) as u32, nsl as u32, 1),
+            block_dim: (128, 1, 1),
+            shared_mem_bytes: smem,
+        };
+        // SAFETY: rows below m of k positions at i*sl (contiguous, 8 limbs
+        // each); x's forms of kp positions; part nsl*m records.
+        unsafe { bld.launch(c) }.map_err(launch_err(name))?;
+    }
+    prof.mark(eng, "mma products")?;
+    {
+        let f = eng.function(&inst(nf), "blas_gmf")?;
+        let (alh, alm) = alpha.raw_parts();
+        let lal = alpha.limbs_per_element() as u32;
+        let (beh, bem, lbe, chd, clb, lc, has_c) = match beta_c {
+            Some((be, c, _)) => {
+                let (bh, bm) = be.raw_parts();
+                let (ch, cl) = c.raw_parts();
+                (
+                    bh,
+                    bm,
+                    be.limbs_per_element() as u32,
+                    ch,
+                    cl,
+                    c.limbs_per_element() as u32,
+                    1u32,
+                )
+            }
+            None => (alh, alm, lal, alh, alm, lal, 0u32),
+        };
+        let rn_u = out.limbs_per_element() as u32;
+        let rc = round_code(rnd);
+        let (orh, orl) = out.raw_parts_mut();
+        let mut bld = eng.stream().launch_builder(&f);
+        bld.arg(&part)
+            .arg(&nsl_u)
+            .arg(&m_u)
+            .arg(&rse)
+            .arg(ah)
+            .arg(&a.sl)
+            .arg(x.raw_parts().0)
+            .arg(&k_u)
+            .arg(hdr)
+            .arg(alh)
+            .arg(alm)
+            .arg(&lal)
+            .arg(beh)
+            .arg(bem)
+            .arg(&lbe)
+            .arg(&has_c)
+            .arg(chd)
+            .arg(clb)
+            .arg(&lc)
+            .arg(&prec)
+            .arg(&rc)
+            .arg(orh)
+            .arg(orl)
+            .arg(&rn_u)
+            .arg(tern)
+            .arg(und);
+        let c = LaunchConfig {
+            grid_dim: (m as u32, 1, 1),
+            block_dim: (32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: part holds nsl*m records; rse 2m words; row i's heads
+        // at i*sl; y (when given) m elements; out m elements, tern and und
+        // m bytes; hdr 4 words.
+        unsafe { bld.launch(c) }.map_err(launch_err("blas_gmf"))?;
+    }
+    prof.mark(eng, "mma sum + epilogue")?;
+    Ok(())
 }
 
 /// `sum x[i] y[i]` on the device (see [`gemm`]).
