@@ -1112,6 +1112,11 @@ fn gemv_mma(
         };
         let rn_u = out.limbs_per_element() as u32;
         let rc = round_code(rnd);
+        // MPARRAY_BLAS_GVDBG bit 1: without the epilogue (as blas_gemv's).
+        let dbg: u32 = std::env::var("MPARRAY_BLAS_GVDBG")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .map_or(0, |d| d & 2);
         let (orh, orl) = out.raw_parts_mut();
         let mut bld = eng.stream().launch_builder(&f);
         bld.arg(&part)
@@ -1139,7 +1144,8 @@ fn gemv_mma(
             .arg(orl)
             .arg(&rn_u)
             .arg(tern)
-            .arg(und);
+            .arg(und)
+            .arg(&dbg);
         let c = LaunchConfig {
             grid_dim: (m as u32, 1, 1),
             block_dim: (32, 1, 1),
