@@ -17,7 +17,8 @@
 //! `MPARRAY_BLAS_NOPIPE` single-buffers its staging,
 //! `MPARRAY_BLAS_TARGET` sets its thread count, `MPARRAY_BLAS_NOPACK`
 //! converts gemv's x per product, `MPARRAY_BLAS_PROFILE` prints each
-//! stage's device time (events between the launches).
+//! stage's device time (events between the launches),
+//! `MPARRAY_BLAS_MMA` picks gemv's int8 tensor-core variant (0: off).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -756,7 +757,9 @@ pub(crate) fn gemv(
 /// `alpha*A*x + beta*y` with A's rows contiguous (`a.sp == 1`), a block
 /// per row (`blas_gvx`: x's scale and records; `blas_gemv`: each row's
 /// scale, products, sum and epilogue) and one read of the undecided count;
-/// the host's exact core for the undecided rows. None where this path does
+/// the host's exact core for the undecided rows. At tier 18 with A of 8
+/// limbs the rows go to the int8 tensor cores instead ([`gemv_mma`], unless
+/// `MPARRAY_BLAS_MMA=0`). None where this path does
 /// not serve the case (the caller takes [`product`]): tiers above 18
 /// words, `k > 2^16`, A's rows not contiguous. `MPARRAY_BLAS_GVDBG` (bit 0:
 /// without bl_mac, 1: without the epilogue, 2: without the products; wrong
@@ -950,15 +953,16 @@ const MMA_SMEM: u32 = (64 * 152 + 16 * 72 + 64 + 3 * 64 * 68) * 4 + 3 * 64 * 4 *
 const MMA_SMEM5: u32 = (5 * 4 * 152 + 16 * 72 + 64 + 5 * 64 * 68) * 4 + 5 * 64 * 4 * 8;
 
 /// Whether gemv takes the int8 tensor-core path where it serves the case
-/// (`MPARRAY_BLAS_MMA`: 0 off, the default; 1 separate launches for x's
-/// forms and the row scales; 2 one launch for both (`blas_gmp`); 3 as 2
-/// with `blas_gmm5`, x's copies staged with A through 5 stages).
+/// (`MPARRAY_BLAS_MMA`: 0 off (the block-per-row `blas_gemv`); 1 separate
+/// launches for x's forms and the row scales; 2, the default, one launch
+/// for both (`blas_gmp`); 3 as 2 with `blas_gmm5`, x's copies staged with
+/// A through 5 stages; notes/blas-cuda.md has the figures of each).
 fn mma_mode() -> u32 {
     match std::env::var("MPARRAY_BLAS_MMA").as_deref() {
+        Ok("0") => 0,
         Ok("1") => 1,
-        Ok("2") => 2,
         Ok("3") => 3,
-        _ => 0,
+        _ => 2,
     }
 }
 
@@ -1108,6 +1112,11 @@ fn gemv_mma(
         };
         let rn_u = out.limbs_per_element() as u32;
         let rc = round_code(rnd);
+        // MPARRAY_BLAS_GVDBG bit 1: without the epilogue (as blas_gemv's).
+        let dbg: u32 = std::env::var("MPARRAY_BLAS_GVDBG")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .map_or(0, |d| d & 2);
         let (orh, orl) = out.raw_parts_mut();
         let mut bld = eng.stream().launch_builder(&f);
         bld.arg(&part)
@@ -1135,7 +1144,8 @@ fn gemv_mma(
             .arg(orl)
             .arg(&rn_u)
             .arg(tern)
-            .arg(und);
+            .arg(und)
+            .arg(&dbg);
         let c = LaunchConfig {
             grid_dim: (m as u32, 1, 1),
             block_dim: (32, 1, 1),
