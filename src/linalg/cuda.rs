@@ -842,26 +842,8 @@ fn gemv_rows(
         let la = a.f.limbs_per_element() as u32;
         let (alh, alm) = alpha.raw_parts();
         let lal = alpha.limbs_per_element() as u32;
-        let (beh, bem, lbe, chd, clb, lc, has_c) = match beta_c {
-            Some((be, c, _)) => {
-                let (bh, bm) = be.raw_parts();
-                let (ch, cl) = c.raw_parts();
-                (
-                    bh,
-                    bm,
-                    be.limbs_per_element() as u32,
-                    ch,
-                    cl,
-                    c.limbs_per_element() as u32,
-                    1u32,
-                )
-            }
-            None => (alh, alm, lal, alh, alm, lal, 0u32),
-        };
-        let dbg: u32 = std::env::var("MPARRAY_BLAS_GVDBG")
-            .ok()
-            .and_then(|v| v.parse::<u32>().ok())
-            .map_or(0, |d| d & 7);
+        let (beh, bem, lbe, chd, clb, lc, has_c) = epilogue_operands(alpha, beta_c);
+        let dbg = gemv_dbg() & 7;
         let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32 | (dbg << 1);
         let (k_u, rc, rn_u) = (k as u64, round_code(rnd), rn as u32);
         let (orh, orl) = out.raw_parts_mut();
@@ -1094,29 +1076,11 @@ fn gemv_mma(
         let f = eng.function(&inst(nf), "blas_gmf")?;
         let (alh, alm) = alpha.raw_parts();
         let lal = alpha.limbs_per_element() as u32;
-        let (beh, bem, lbe, chd, clb, lc, has_c) = match beta_c {
-            Some((be, c, _)) => {
-                let (bh, bm) = be.raw_parts();
-                let (ch, cl) = c.raw_parts();
-                (
-                    bh,
-                    bm,
-                    be.limbs_per_element() as u32,
-                    ch,
-                    cl,
-                    c.limbs_per_element() as u32,
-                    1u32,
-                )
-            }
-            None => (alh, alm, lal, alh, alm, lal, 0u32),
-        };
+        let (beh, bem, lbe, chd, clb, lc, has_c) = epilogue_operands(alpha, beta_c);
         let rn_u = out.limbs_per_element() as u32;
         let rc = round_code(rnd);
         // MPARRAY_BLAS_GVDBG bit 1: without the epilogue (as blas_gemv's).
-        let dbg: u32 = std::env::var("MPARRAY_BLAS_GVDBG")
-            .ok()
-            .and_then(|v| v.parse::<u32>().ok())
-            .map_or(0, |d| d & 2);
+        let dbg = gemv_dbg() & 2;
         let (orh, orl) = out.raw_parts_mut();
         let mut bld = eng.stream().launch_builder(&f);
         bld.arg(&part)
@@ -2203,4 +2167,42 @@ impl Ticket<'_> {
             }
         }
     }
+}
+
+/// The gemv epilogue's beta and C operands as kernel arguments (heads,
+/// limbs, limbs per element of beta, then of C, then whether there is a C);
+/// without C, alpha's in their place (never read).
+#[allow(clippy::type_complexity)]
+fn epilogue_operands<'a>(
+    alpha: &'a CudaFloats,
+    beta_c: Option<(&'a CudaFloats, &'a CudaFloats, usize)>,
+) -> (
+    &'a CudaSlice<u64>,
+    &'a CudaSlice<u64>,
+    u32,
+    &'a CudaSlice<u64>,
+    &'a CudaSlice<u64>,
+    u32,
+    u32,
+) {
+    let (alh, alm) = alpha.raw_parts();
+    let lal = alpha.limbs_per_element() as u32;
+    match beta_c {
+        Some((be, c, _)) => {
+            let (bh, bm) = be.raw_parts();
+            let (ch, cl) = c.raw_parts();
+            let (lb, lc) = (be.limbs_per_element() as u32, c.limbs_per_element() as u32);
+            (bh, bm, lb, ch, cl, lc, 1)
+        }
+        None => (alh, alm, lal, alh, alm, lal, 0),
+    }
+}
+
+/// `MPARRAY_BLAS_GVDBG` (measurements only; wrong results): bits 0-2 for
+/// `blas_gemv`, bit 1 for `blas_gmf` (no epilogue).
+fn gemv_dbg() -> u32 {
+    std::env::var("MPARRAY_BLAS_GVDBG")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(0)
 }
