@@ -1376,6 +1376,30 @@ fn dot_fused(
     prof.mark(&eng, "start")?;
     // The output: the one made during the previous call (same precision),
     // else new.
+    // A status of 0: decided on the device; else the exact host retry.
+    let settle = |status: u64, out: &mut CudaFloats, tern: &mut CudaSlice<i8>| -> Result<()> {
+        if status == 0 {
+            count(1, 0);
+            return Ok(());
+        }
+        count(0, 1);
+        host_elements(
+            &eng,
+            nf,
+            &[0],
+            x,
+            y,
+            1,
+            k,
+            None,
+            None,
+            prec,
+            rnd,
+            0,
+            out,
+            tern,
+        )
+    };
     let (mut out, mut tern) = match ws.spare.take() {
         Some((p, o, t)) if p == prec => (o, t),
         _ => (
@@ -1517,27 +1541,7 @@ fn dot_fused(
             // The scope ended in between (cannot happen on one thread):
             // read the status now.
             let st = read_word(&eng, &word.slice(0..1))?;
-            if st != 0 {
-                count(0, 1);
-                host_elements(
-                    &eng,
-                    nf,
-                    &[0],
-                    x,
-                    y,
-                    1,
-                    k,
-                    None,
-                    None,
-                    prec,
-                    rnd,
-                    0,
-                    &mut out,
-                    &mut tern,
-                )?;
-            } else {
-                count(1, 0);
-            }
+            settle(st, &mut out, &mut tern)?;
         }
         return Ok(Some((out, tern)));
     }
@@ -1566,27 +1570,7 @@ fn dot_fused(
     wss.give(ws);
     prof.mark(&eng, "status read")?;
     prof.print()?;
-    if status == 0 {
-        count(1, 0);
-    } else {
-        count(0, 1);
-        host_elements(
-            &eng,
-            nf,
-            &[0],
-            x,
-            y,
-            1,
-            k,
-            None,
-            None,
-            prec,
-            rnd,
-            0,
-            &mut out,
-            &mut tern,
-        )?;
-    }
+    settle(u64::from(status), &mut out, &mut tern)?;
     Ok(Some((out, tern)))
 }
 
