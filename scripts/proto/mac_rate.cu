@@ -1,12 +1,14 @@
 // Measurement: the rate of the integer and FP64 instructions a 512-bit
 // exact short product can be built from, on the device (H200, sm_90), and
-// two whole short products per term at blas_dot's occupancy (128 threads,
-// 4 blocks per SM, at most 128 registers):
+// whole short products per term at blas_dot's occupancy (128 threads, 4
+// blocks per SM, at most 128 registers):
 //   - "cc":  bl_mac's carry chains (18 x 18 words, columns >= 17, P added
 //            to a 20-word accumulator with the sign), as in blas.cu;
 //   - "d24": 24-bit digits (24 x 24, columns >= 23) by mad.wide.s32 into
-//            64-bit column sums that carry nothing within a term.
-// notes/blas-cuda.md, "DOT, carry-free digit products".
+//            64-bit column sums that carry nothing within a term;
+//   - "w":   bl_mac's P by rows of 64-bit products (mul.wide.u32);
+//   - "w2":  "w" with even and odd rows in two independent chains.
+// notes/blas-cuda.md, "DOT: other products (2026-12-04)".
 //
 // Build: nvcc -O3 -arch=sm_90 mac_rate.cu -o mac_rate
 #ifndef __CUDACC_RTC__
@@ -204,6 +206,62 @@ __device__ __forceinline__ void mac_cc(u32 *acc, const u32 *a, const u32 *b, u32
     acc[NF + 1] = addc(acc[NF + 1], s);
 }
 
+// bl_mac's P by rows of 64-bit products: t = a_u b_v + P[c] + carry
+// (fits in 64 bits), one mul.wide per word pair instead of mad.lo + mad.hi.
+__device__ __forceinline__ void mac_w(u32 *acc, const u32 *a, const u32 *b, u32 sgn) {
+    u32 P[NF + 1];
+#pragma unroll
+    for (int c = 0; c <= NF; c++) P[c] = 0;
+#pragma unroll
+    for (int v = 0; v < NF; v++) {
+        const u32 bv = b[v];
+        const int u0 = NF - 1 - v;
+        u64 t = (u64)a[u0] * bv + P[0];
+        P[0] = (u32)t;
+#pragma unroll
+        for (int c = 1; c <= v; c++) {
+            t = (u64)a[u0 + c] * bv + P[c] + (t >> 32);
+            P[c] = (u32)t;
+        }
+        P[v + 1] = (u32)(t >> 32);
+    }
+    const u32 s = 0u - (sgn & 1u);
+    add_cc(s & 1u, 0xffffffffu);
+#pragma unroll
+    for (int c = 0; c <= NF; c++) acc[c] = addc_cc(acc[c], P[c] ^ s);
+    acc[NF + 1] = addc(acc[NF + 1], s);
+}
+// Two independent row chains (even and odd rows into P and Q), added at
+// the end: twice the instruction-level parallelism of mac_w.
+__device__ __forceinline__ void mac_w2(u32 *acc, const u32 *a, const u32 *b, u32 sgn) {
+    u32 P[NF + 1], Q[NF + 1];
+#pragma unroll
+    for (int c = 0; c <= NF; c++) P[c] = Q[c] = 0;
+#pragma unroll
+    for (int v = 0; v < NF; v++) {
+        const u32 bv = b[v];
+        const int u0 = NF - 1 - v;
+        u32 *R = (v & 1) ? Q : P;
+        u64 t = (u64)a[u0] * bv + R[0];
+        R[0] = (u32)t;
+#pragma unroll
+        for (int c = 1; c <= v; c++) {
+            t = (u64)a[u0 + c] * bv + R[c] + (t >> 32);
+            R[c] = (u32)t;
+        }
+        R[v + 1] = (u32)(t >> 32);
+    }
+    const u32 s = 0u - (sgn & 1u);
+    add_cc(s & 1u, 0xffffffffu);
+#pragma unroll
+    for (int c = 0; c <= NF; c++) acc[c] = addc_cc(acc[c], P[c] ^ s);
+    acc[NF + 1] = addc(acc[NF + 1], s);
+    add_cc(s & 1u, 0xffffffffu);
+#pragma unroll
+    for (int c = 0; c <= NF; c++) acc[c] = addc_cc(acc[c], Q[c] ^ s);
+    acc[NF + 1] = addc(acc[NF + 1], s);
+}
+
 // 24 digits of 24 bits from 18 words (digit i = bits 24i .. 24i+23): a
 // funnel shift of two words and a mask, or one of them.
 __device__ __forceinline__ void digits24(const u32 *w, u32 *d) {
@@ -264,6 +322,46 @@ __global__ void __launch_bounds__(128, 4) k_term_cc(const u32 *ops, u32 *out, in
             b[i] = __ldg(pb + i);
         }
         mac_cc(acc, a, b, a[0] ^ b[3]);
+    }
+    u32 s = 0;
+#pragma unroll
+    for (int c = 0; c < NF + 2; c++) s ^= acc[c];
+    out[t] = s;
+}
+__global__ void __launch_bounds__(128, 4) k_term_w(const u32 *ops, u32 *out, int terms) {
+    u32 acc[NF + 2];
+#pragma unroll
+    for (int c = 0; c < NF + 2; c++) acc[c] = 0;
+    const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int r = 0; r < terms; r++) {
+        const u32 *pa = ops + ((t + r) & 1023) * 36, *pb = pa + 18;
+        u32 a[NF], b[NF];
+#pragma unroll
+        for (int i = 0; i < NF; i++) {
+            a[i] = __ldg(pa + i);
+            b[i] = __ldg(pb + i);
+        }
+        mac_w(acc, a, b, a[0] ^ b[3]);
+    }
+    u32 s = 0;
+#pragma unroll
+    for (int c = 0; c < NF + 2; c++) s ^= acc[c];
+    out[t] = s;
+}
+__global__ void __launch_bounds__(128, 4) k_term_w2(const u32 *ops, u32 *out, int terms) {
+    u32 acc[NF + 2];
+#pragma unroll
+    for (int c = 0; c < NF + 2; c++) acc[c] = 0;
+    const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int r = 0; r < terms; r++) {
+        const u32 *pa = ops + ((t + r) & 1023) * 36, *pb = pa + 18;
+        u32 a[NF], b[NF];
+#pragma unroll
+        for (int i = 0; i < NF; i++) {
+            a[i] = __ldg(pa + i);
+            b[i] = __ldg(pb + i);
+        }
+        mac_w2(acc, a, b, a[0] ^ b[3]);
     }
     u32 s = 0;
 #pragma unroll
@@ -380,7 +478,7 @@ int main() {
         struct {
             const char *name;
             void (*k)(const u32 *, u32 *, int);
-        } ks[] = {{"cc (bl_mac)", k_term_cc}, {"d24 (mad.wide.s32)", k_term_d24}, {"d24v (volatile)", k_term_d24v}};
+        } ks[] = {{"cc (bl_mac)", k_term_cc}, {"d24 (mad.wide.s32)", k_term_d24}, {"w (mul.wide rows)", k_term_w}, {"w2 (two row chains)", k_term_w2}};
         for (auto &k : ks) {
             cudaFuncAttributes at;
             cudaFuncGetAttributes(&at, k.k);

@@ -1551,6 +1551,170 @@ FL_DEV void bl_bulk_issue(u32 d, u32 bar, const u64 *alb, const u64 *blb, u64 kb
         }
     }
 }
+// ---- DOT on int8 tensor cores (pipe bit 14; NF = 18, 8-limb operands;
+// notes/blas-cuda.md, "DOT on int8 tensor cores") ----
+// Each warp alone, per round of 32 positions: each lane converts its
+// element of x and y (bl_dm_fix: bl_fix32's words and meta, from a
+// 16-word staging row with swizzled 16-byte chunks), x complemented for a
+// negative term; a 4 x 4 byte transpose in each group of four lanes (two
+// shuffles and two byte permutes per word) writes the bytes as the warp's
+// X^T and Y^T rows (row u = byte u of the 576-bit fixed point, 32 bytes =
+// the round's positions; row 72 of X^T the sign bits n_k, rows 73-79
+// zero). Then G~ = X~^T Y over the round by mma.m16n8k32 (u8 x u8 -> s32,
+// A = X^T rows 16 mu.., B = Y^T rows 8 nv..), the 33 tiles with u + v >=
+// 68 somewhere, each from a zero accumulator; lane (g, t)'s entries of
+// tile (mu, nv) lie on the diagonals u + v = 8 j + {0, 1} + g + 2 t, j = 2
+// mu + nv (rows g) or 2 mu + nv + 1 (rows g + 8), and are added into R[j]
+// (u32; flushed into the block's u64 diagonal sums D every 32 rounds),
+// except X^T row 72 (N_v, into Nr). The block's sum in units 2^544:
+// sum_{u < 72, u + v >= 68} G~_uv 2^(8(u + v - 68)) - sum_v N_v (2^(8(v +
+// 4)) - [v >= 68] 2^(8(v - 68)) - [v < 68]), N_v = sum over negative
+// terms of y's byte v: a negative term adds kept(X~ Y) = 255 sum_v Y_v T_v
+// - kept(X Y), T_v = sum_{u >= 68 - v, u < 72} 2^(8(u + v - 68)), 255 T_v
+// = 2^(8(v + 4)) - [v >= 68] 2^(8(v - 68)) - [v < 68]. Kept byte pairs u +
+// v >= 68 hold bl_mac's word pairs U + V >= 17, so bl_mac's bound per
+// counted term and its exactness rule (z_x + z_y >= 17) hold; the count
+// is bl_mac's. scripts/proto/dot_mma_model.py models the data movement.
+#if BL_NF == 18
+// At most 2^14 positions per block: D (u64) stays below 2^37, so that the
+// final coefficients and words fit in i64.
+#define BL_DM_MAXCHUNK 16384
+// Word j of staged element e (16 words, chunk c at c ^ ((e >> 1) & 3)).
+FL_DEV u32 bl_dm_at(u32 e, u32 j) { return e * 16 + 4 * ((j >> 2) ^ ((e >> 1) & 3)) + (j & 3); }
+// Copies the 8 limbs of elements base .. base+nl-1 into s (32 x 16 words,
+// bl_dm_at's layout): four 16-byte cp.async.cg per lane.
+FL_DEV void bl_dm_stage(u32 *s, const u64 *limbs, u64 base, u32 nl, u32 lane, u64 pol) {
+    const u32 d0 = (u32)__cvta_generic_to_shared(s);
+    const u64 *src = limbs + base * 8;
+#pragma unroll
+    for (u32 r = 0; r < 4; r++) {
+        const u32 x = lane + 32 * r, e = x >> 2;
+        if (e < nl)
+            asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
+                             d0 + 4 * bl_dm_at(e, 4 * (x & 3))),
+                         "l"(src + 2 * x), "l"(pol));
+    }
+}
+// bl_fix32<18> of a staged 16-word mantissa (row e of s).
+FL_DEV u32 bl_dm_fix(u64 h, const u32 *s, u32 e, i64 esc, u32 *w) {
+    const u32 tag = fl_tag(h);
+    const i64 d = esc - fl_exp(h);
+    const bool zero = (tag & 3) != FL_NORMAL || d >= 512 + 32 * 18;
+    const int o = zero ? 512 : (int)(d - 64);
+    if (zero || o >= 512) {
+#pragma unroll
+        for (int j = 0; j < 18; j++) w[j] = 0;
+        return zero && (tag & 3) != FL_NORMAL ? BL_META(BL_ZEXACT0, false)
+                                              : BL_META(-BL_ZEXACT0, (tag & FL_NEG) != 0);
+    }
+    const int base = o >> 5;
+    const u32 sh = (u32)o & 31;
+    u32 lo = (u32)base < 16u ? s[bl_dm_at(e, (u32)base)] : 0u;
+#pragma unroll
+    for (int j = 0; j < 18; j++) {
+        const u32 q = (u32)(base + j + 1);
+        const u32 hi = q < 16u ? s[bl_dm_at(e, q)] : 0u;
+        w[j] = bl_funnel(lo, hi, sh);
+        lo = hi;
+    }
+    u32 i = 0;
+    while (i < 15 && s[bl_dm_at(e, i)] == 0) i++;
+    const int tz = 32 * (int)i + (int)bl_ctz32(s[bl_dm_at(e, i)] | (i == 15 ? 0x80000000u : 0u));
+    const int z = tz >= o ? (tz - o) >> 5 : -BL_ZEXACT0;
+    return BL_META(z, (tag & FL_NEG) != 0);
+}
+// Lane 4g + b of each group of four gets byte b of the four lanes' x (in
+// lane order): a 4 x 4 byte transpose by two shuffles.
+FL_DEV u32 bl_dm_tr(u32 x, u32 lane) {
+    u32 y = __shfl_xor_sync(0xffffffffu, x, 2);
+    x = __byte_perm(x, y, (lane & 2) ? 0x3276u : 0x5410u);
+    y = __shfl_xor_sync(0xffffffffu, x, 1);
+    return __byte_perm(x, y, (lane & 1) ? 0x3715u : 0x6240u);
+}
+// Byte address of (row, 16-byte chunk c) of a 32-byte form row (the chunk
+// swapped in rows 4-7 of each 8: ldmatrix's 8 rows hit 8 bank groups).
+FL_DEV u32 bl_dm_addr(u32 base, u32 row, u32 c) { return base + row * 32 + 16 * (c ^ ((row >> 2) & 1)); }
+FL_DEV void bl_dm_ldm4(u32 addr, u32 *r) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+FL_DEV void bl_dm_ldm2(u32 addr, u32 *r) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(addr));
+}
+// d = A B (m16n8k32, u8 x u8 -> s32, from a zero accumulator).
+FL_DEV void bl_dm_mma(u32 *d, const u32 *a, u32 b0, u32 b1) {
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+                 "{%8,%9}, {%10,%10,%10,%10};"
+                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0u));
+}
+// The round's 33 tiles from the warp's forms at xt, yt, added into R0/R1
+// (diagonal 8 j + 0 / 8 j + 1 relative to the lane) and Nr (X^T row 72).
+// Row 16 mu + r + 8 i and row 8 nv + r have r's swizzle bit ((r >> 2) & 1),
+// so each lane's addresses are one base plus immediates.
+FL_DEV void bl_dm_round(u32 xt, u32 yt, u32 lane, u32 *R0, u32 *R1, u32 (*Nr)[2]) {
+    const u32 mi = lane >> 3, r = lane & 7, sw = (r >> 2) & 1;
+    const u32 xa = xt + (r + 8 * (mi & 1)) * 32 + 16 * ((mi >> 1) ^ sw);
+    const u32 ya = yt + (r + 8 * (mi >> 1)) * 32 + 16 * ((mi & 1) ^ sw);
+    u32 A[5][4];
+#pragma unroll
+    for (int mu = 0; mu < 5; mu++) bl_dm_ldm4(xa + 512 * mu, A[mu]);
+#pragma unroll
+    for (int nv = 0; nv < 9; nv += 2) {
+        u32 b[4];
+        if (nv + 1 < 9)
+            bl_dm_ldm4(ya + 256 * nv, b);
+        else
+            bl_dm_ldm2(ya + 256 * nv, b);
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int n = nv + h;
+            if (n >= 9) continue;
+#pragma unroll
+            for (int mu = 0; mu < 5; mu++) {
+                if (16 * mu + 8 * n < 46) continue;
+                u32 d[4];
+                bl_dm_mma(d, A[mu], b[2 * h], b[2 * h + 1]);
+                const int j = 2 * mu + n;
+                R0[j] += d[0];
+                R1[j] += d[1];
+                if (mu == 4) {
+                    Nr[n][0] += d[2];
+                    Nr[n][1] += d[3];
+                } else {
+                    R0[j + 1] += d[2];
+                    R1[j + 1] += d[3];
+                }
+            }
+        }
+    }
+}
+// R and Nr into the block's D (diagonals u + v - 68 >= 0) and Nv, zeroed.
+FL_DEV void bl_dm_flush(u32 lane, u32 *R0, u32 *R1, u32 (*Nr)[2], unsigned long long *D,
+                        unsigned long long *Nv) {
+    const u32 g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int j = 0; j < 18; j++) {
+        const u32 d = 8 * j + g + 2 * t;
+        if (d >= 68 && d < 148 && R0[j]) atomicAdd(D + (d - 68), (unsigned long long)R0[j]);
+        if (d + 1 >= 68 && d + 1 < 148 && R1[j])
+            atomicAdd(D + (d + 1 - 68), (unsigned long long)R1[j]);
+        R0[j] = R1[j] = 0;
+    }
+#pragma unroll
+    for (int n = 0; n < 9; n++) {
+        if (g == 0) {
+            if (Nr[n][0]) atomicAdd(Nv + 8 * n + 2 * t, (unsigned long long)Nr[n][0]);
+            if (Nr[n][1]) atomicAdd(Nv + 8 * n + 2 * t + 1, (unsigned long long)Nr[n][1]);
+        }
+        Nr[n][0] = Nr[n][1] = 0;
+    }
+}
+#endif
+
 // Record flags: a special entry, a nonzero term, a sum at a scale.
 #define BL_DSPEC 1u
 #define BL_DNZ 2u
@@ -1572,9 +1736,18 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     // bl_bulk_off); 8-limb operands with 16-byte aligned limbs only.
     const u32 S = (pipe >> 9) & 7u;
     const bool bulk = S >= 2 && S <= 4 && T == 128 && la == 8 && lb == 8 &&
-                      !(((size_t)alb | (size_t)blb) & 15) && !(pipe & 128u);
+                      !(((size_t)alb | (size_t)blb) & 15) && !(pipe & 128u) && !(pipe & 16384u);
     // pipe bit 12: the bulk copies with an L2 evict-first policy.
     const bool bev = (pipe & 4096u) != 0;
+    // pipe bit 14: the products on the int8 tensor cores (NF = 18, 8-limb
+    // 16-byte aligned operands, chunks of at most BL_DM_MAXCHUNK).
+#if BL_NF == 18
+    const bool mmad = (pipe & 16384u) && T == 128 && la == 8 && lb == 8 &&
+                      chunk <= BL_DM_MAXCHUNK && !(((size_t)alb | (size_t)blb) & 15) &&
+                      !(pipe & 128u);
+#else
+    const bool mmad = false;
+#endif
     const u32 sm0 = (u32)__cvta_generic_to_shared(bl_dot_sm);
     const u32 bar0 = sm0 + 8 * 4 * wib, ring0 = sm0 + 128 + 4 * BL_BSLOT * S * wib;
     const u64 bstep = 32 * (u64)(T >> 5);
@@ -1663,6 +1836,149 @@ extern "C" __global__ void __launch_bounds__(128, 4)
 #pragma unroll
     for (int w = 0; w < BL_NW; w++) acc[w] = 0;
     u32 cnt = 0;
+#if BL_NF == 18
+    if (mmad) {
+        // (2'') The products on the tensor cores (notes above bl_dm_fix).
+        // Dynamic shared memory, per warp (3264 words): staging [2
+        // buffers][x, y][32 x 16 words], X^T (80 rows of 32 bytes) and Y^T
+        // (72 rows); then the block's D (80 u64), Nv (72) and coef (80).
+        // Measurement modes (MPARRAY_BLAS_DBG; wrong results): 1 without
+        // the mma, 3 without the forms and the mma.
+        const u32 dbg = (pipe >> 1) & 3u;
+        u32 *stg = bl_dot_sm + wib * 3264;
+        const u32 xt = sm0 + 4 * (wib * 3264 + 2048), yt = xt + 80 * 32;
+        unsigned long long *D = (unsigned long long *)(bl_dot_sm + 4 * 3264);
+        unsigned long long *Nv = D + 80;
+        // X^T rows 73-79 stay zero.
+        for (u32 i = lane; i < 7 * 8; i += 32) bl_dot_sm[wib * 3264 + 2048 + 73 * 8 + i] = 0;
+        for (u32 i = t; i < 152; i += T) D[i] = 0;
+        u32 R0[18], R1[18], Nr[9][2];
+#pragma unroll
+        for (int j = 0; j < 18; j++) R0[j] = R1[j] = 0;
+#pragma unroll
+        for (int n = 0; n < 9; n++) Nr[n][0] = Nr[n][1] = 0;
+        u64 pol = 0;
+        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+        // Every warp runs the block's rounds (some without positions).
+        const u32 R = run ? (u32)((k1 - k0 + 127) / 128) : 0u;
+        u32 cur = 0;
+        u64 kb = k0 + 32 * (u64)wib;
+        if (R && kb < k1) {
+            const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
+            bl_dm_stage(stg, alb, kb, nl, lane, pol);
+            bl_dm_stage(stg + 512, blb, kb, nl, lane, pol);
+        }
+        bl_async_commit();
+        u64 hxn = 0, hyn = 0;
+        if (R && kb + lane < k1) {
+            hxn = ahd[kb + lane];
+            hyn = bhd[kb + lane];
+        }
+        __syncthreads(); // D zeroed before any flush
+        for (u32 r = 0; r < R; r++, kb += 128) {
+            const u64 k = kb + lane;
+            const u64 hx = hxn, hy = hyn;
+            if (k + 128 < k1) {
+                hxn = ahd[k + 128];
+                hyn = bhd[k + 128];
+            }
+            {
+                const u64 kn = kb + 128;
+                if (kn < k1) {
+                    const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
+                    bl_dm_stage(stg + 1024 * (cur ^ 1), alb, kn, nn, lane, pol);
+                    bl_dm_stage(stg + 1024 * (cur ^ 1) + 512, blb, kn, nn, lane, pol);
+                }
+                bl_async_commit();
+                bl_async_wait1();
+            }
+            // The staged round, and the forms of the round before read.
+            __syncwarp();
+            const bool in = k < k1;
+            // The term's sign from the heads (the metas' sign bits: a
+            // normal element's sign, else +).
+            const u32 nx = in && (fl_tag(hx) & 3) == FL_NORMAL && (fl_tag(hx) & FL_NEG);
+            const u32 ny = in && (fl_tag(hy) & 3) == FL_NORMAL && (fl_tag(hy) & FL_NEG);
+            const u32 neg = nx ^ ny, cm = 0u - neg;
+            const u32 nmask = __ballot_sync(0xffffffffu, neg != 0);
+            const u32 *sx = stg + 1024 * cur, *sy = sx + 512;
+            // Row 4 j + b, chunk g >> 2 (swizzled by j & 1), word g & 3.
+            const u32 g = lane >> 2, b = lane & 3;
+            const u32 fo0 = 32 * b + 16 * (g >> 2) + 4 * (g & 3), fo1 = fo0 ^ 16u;
+            u32 w[18], ma = BL_META(BL_ZEXACT0, false), mb = BL_META(BL_ZEXACT0, false);
+#pragma unroll
+            for (int q = 0; q < 2; q++) {
+                if (in) {
+                    const u32 m = bl_dm_fix(q ? hy : hx, q ? sy : sx, lane, q ? eb : ea, w);
+                    if (q)
+                        mb = m;
+                    else
+                        ma = m;
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 18; j++) w[j] = 0;
+                }
+                const u32 ft = q ? yt : xt, c = q ? 0u : cm;
+                if (dbg == 3) {
+#pragma unroll
+                    for (int j = 0; j < 18; j++) cnt += w[j] & 1u;
+                    continue;
+                }
+#pragma unroll
+                for (int j = 0; j < 18; j++) {
+                    const u32 v = bl_dm_tr(w[j] ^ c, lane);
+                    asm volatile("st.shared.u32 [%0], %1;" ::"r"(ft + 128 * j + ((j & 1) ? fo1 : fo0)),
+                                 "r"(v)
+                                 : "memory");
+                }
+            }
+            if (lane < 8) {
+                const u32 n4 = (nmask >> (4 * lane)) & 15u;
+                const u32 nw = (n4 & 1u) | ((n4 & 2u) << 7) | ((n4 & 4u) << 14) | ((n4 & 8u) << 21);
+                asm volatile("st.shared.u32 [%0], %1;" ::"r"(bl_dm_addr(xt, 72, lane >> 2) + 4 * (lane & 3)),
+                             "r"(nw)
+                             : "memory");
+            }
+            {
+                const int za = (int)(ma >> 1) - BL_ZB, zb = (int)(mb >> 1) - BL_ZB;
+                cnt += (za + zb < 17) ? 1u : 0u;
+            }
+            __syncwarp();
+            if (dbg != 1 && dbg != 3) bl_dm_round(xt, yt, lane, R0, R1, Nr);
+            // R holds at most 32 rounds (an entry is at most 32 * 255^2 per
+            // round, at most 10 entries per R word: < 2^29.3).
+            if ((r & 31) == 31) bl_dm_flush(lane, R0, R1, Nr, D, Nv);
+            cur ^= 1;
+        }
+        asm volatile("cp.async.wait_all;" ::: "memory");
+        bl_dm_flush(lane, R0, R1, Nr, D, Nv);
+        __syncthreads();
+        // coef[p] (bytes p = 0..79 of the sum in units 2^544): D[p] - N_(p-4)
+        // + [p <= 3] N_(68+p) + [p = 0] sum_(v < 68) N_v; then words of 4
+        // bytes and one carry chain (thread 0 of the block; the other lanes'
+        // accumulators stay zero).
+        long long *coef = (long long *)(D + 152);
+        if (t < 80) {
+            long long c = (long long)D[t];
+            if (t >= 4 && t < 76) c -= (long long)Nv[t - 4];
+            if (t <= 3) c += (long long)Nv[68 + t];
+            if (t == 0)
+                for (u32 v = 0; v < 68; v++) c += (long long)Nv[v];
+            coef[t] = c;
+        }
+        __syncthreads();
+        if (t == 0) {
+            long long cy = 0;
+#pragma unroll
+            for (int w = 0; w < 20; w++) {
+                const long long x = coef[4 * w] + coef[4 * w + 1] * 256 + coef[4 * w + 2] * 65536 +
+                                    coef[4 * w + 3] * 16777216 + cy;
+                acc[w] = (u32)x;
+                cy = x >> 32;
+            }
+        }
+    } else
+#endif
     if (bulk) {
         // (2') The products from the bulk-staged ring (round r in slot r %
         // S, phase (r / S) & 1); a slot is refilled with round r + S once

@@ -1238,8 +1238,10 @@ const DOT_BULK: u32 = 0;
 /// `blas_dot`'s dynamic shared memory: the staging buffers of 4 warps
 /// (blas.cu's `stage[4][BL_NBUF][2][32 * BL_SST]`, tiers up to 18 words),
 /// or with `bulk` slots per warp, 16 mbarriers and 4 `bulk` slots of 4224
-/// bytes (`BL_BSLOT`), whichever is larger.
-fn dot_smem(nf: u32, bulk: u32) -> u32 {
+/// bytes (`BL_BSLOT`), or with `mma` (tier 18) the tensor-core path's
+/// per-warp staging and forms and the block's diagonal sums, whichever is
+/// larger.
+fn dot_smem(nf: u32, bulk: u32, mma: bool) -> u32 {
     let lmax = nf / 2 + 2;
     let sst = if lmax % 2 == 1 {
         2 * lmax
@@ -1247,7 +1249,11 @@ fn dot_smem(nf: u32, bulk: u32) -> u32 {
         2 * lmax + 2
     };
     let old = 4 * 2 * 2 * 32 * sst * 4;
-    if bulk >= 2 {
+    if mma && nf == 18 {
+        // Per warp: staging 2 x 2 x 32 x 16 words, X^T 80 and Y^T 72 rows
+        // of 32 bytes; then D, Nv and coef (232 eight-byte words).
+        old.max(4 * 3264 * 4 + 232 * 8)
+    } else if bulk >= 2 {
         old.max(128 + 4 * bulk * 4224)
     } else {
         old
@@ -1264,6 +1270,11 @@ const DOT_STAGE16: bool = true;
 /// every round, stay in L2 (`MPARRAY_BLAS_NOEVICT` / `MPARRAY_BLAS_EVICT`
 /// choose).
 const DOT_EVICT: bool = true;
+
+/// `blas_dot` takes its products on the int8 tensor cores (tier 18, 8-limb
+/// operands; notes/blas-cuda.md, "DOT on int8 tensor cores";
+/// `MPARRAY_BLAS_DOTNOMMA` / `MPARRAY_BLAS_DOTMMA` choose).
+const DOT_MMA: bool = false;
 
 /// [`dot_fused`]'s switches, read once per process (measurements only):
 /// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
@@ -1289,6 +1300,8 @@ struct DotEnv {
     /// `MPARRAY_BLAS_CARVEOUT=n`: the preferred shared-memory carve-out
     /// (percent) of `blas_dot` with any staging.
     carveout: Option<i32>,
+    /// The products on the int8 tensor cores (pipe bit 14).
+    mma: bool,
     /// The kernel's `pipe` bits.
     pipe: u32,
 }
@@ -1320,7 +1333,13 @@ fn dot_env() -> &'static DotEnv {
         } else {
             DOT_EVICT || on("MPARRAY_BLAS_EVICT")
         };
+        let mma = if on("MPARRAY_BLAS_DOTNOMMA") {
+            false
+        } else {
+            DOT_MMA || on("MPARRAY_BLAS_DOTMMA")
+        };
         DotEnv {
+            mma,
             blocks,
             bulk,
             nocache: on("MPARRAY_BLAS_NOCACHE"),
@@ -1337,6 +1356,7 @@ fn dot_env() -> &'static DotEnv {
                 | (c16 as u32) << 8
                 | bulk << 9
                 | (evict as u32) << 12
+                | (mma as u32) << 14
                 | ((dbg != 0 && on("MPARRAY_BLAS_NOHEADS")) as u32) << 15,
         }
     })
@@ -1430,7 +1450,7 @@ fn dot_fused(
         (0u64, 0u32)
     };
     // The kernel, kept with the workspace (no registry look-up per call).
-    let smem = dot_smem(nf, env.bulk);
+    let smem = dot_smem(nf, env.bulk, env.mma);
     if ws.func.as_ref().is_none_or(|(t, _)| *t != nf) {
         let f = eng.function(&inst(nf), "blas_dot")?;
         if smem > 48 * 1024 {
@@ -1440,7 +1460,7 @@ fn dot_fused(
             )
             .map_err(Error::driver("raising the shared-memory limit of blas_dot"))?;
         }
-        if env.bulk >= 2 || env.carveout.is_some() {
+        if env.bulk >= 2 || env.mma || env.carveout.is_some() {
             // 4 blocks of 4 warps per SM need the largest shared carve-out.
             f.set_attribute(
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
