@@ -591,8 +591,9 @@ FL_DEV bool bl_dot_zero_neg(bool nonzero, u64 negz, u64 K, u32 rnd) {
 // at the scales ea (the row's) and eb (x's), special when the row or x
 // holds a NaN or an infinity; alpha (head a0, limbs alm), beta and c
 // (has_c); ah and xh the row's and x's K heads (an exact zero's sign).
-// Returns 0 (decided: o, tern) or 1 (the host computes the element).
-template <int NF>
+// Returns 0 (decided: o, tern) or 1 (the host computes the element). REG:
+// bl_epilogue's register multiplies (the same bits).
+template <int NF, bool REG = false>
 FL_DEV u32 bl_gv_epi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, i64 ea, i64 eb,
                      u64 a0, const u64 *alm, u32 lal, bool has_c, u64 bh, const u64 *bem, u32 lbe,
                      u64 ch, const u64 *cm, u32 lc, const u64 *ah, const u64 *xh, u64 K, u64 p,
@@ -601,8 +602,8 @@ FL_DEV u32 bl_gv_epi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, 
                     (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
     tern = 0;
     if (sp) return 1;
-    u32 r = bl_epilogue<NF>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch, cm,
-                            lc, p, rnd);
+    u32 r = bl_epilogue<NF, REG>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch,
+                                 cm, lc, p, rnd);
     if (r == 2) {
         fl_special(o, FL_ZERO, bl_zero_neg(a0, ah, 1, xh, 1, K, has_c, bh, ch, rnd));
         tern = 0;
@@ -2148,9 +2149,27 @@ extern "C" __global__ void __launch_bounds__(128)
 // Up to NF = 18 (a block of BL_GVT threads keeps 8 blocks per SM at most
 // 128 registers). The workspace header (u64): [0] x's scale (e + BL_EOFF,
 // 0: no normal entry), [1] 1 when x holds a NaN or an infinity, [2] the
-// count of undecided outputs.
+// count of undecided outputs, [3] the count of finished rows (the ticket of
+// bl_gv_done; reset with [2]).
 #if BL_NF <= 18
 #define BL_GVT 64
+
+// The end of a row's epilogue (one thread per row): r = 1 adds the row to
+// the undecided count hdr[2]; with hst (page-locked host memory mapped into
+// the device, 0: none) the last of the m rows to finish writes (seq << 1) |
+// (count != 0) into *hst, which the host polls instead of copying hdr[2].
+FL_DEV void bl_gv_done(u64 *hdr, u32 r, u64 m, u32 *hst, u32 seq) {
+    if (r) atomicAdd((unsigned long long *)(hdr + 2), 1ull);
+    if (!hst) return;
+    __threadfence();
+    const u64 t = atomicAdd((unsigned long long *)(hdr + 3), 1ull);
+    if (t + 1 == m) {
+        __threadfence();
+        const u64 n = atomicAdd((unsigned long long *)(hdr + 2), 0ull);
+        __threadfence_system();
+        *(volatile u32 *)hst = (seq << 1) | (n != 0 ? 1u : 0u);
+    }
+}
 
 // x's scale and special flag, its packed records xrec[k BL_REC ..]
 // (blas_pack's layout) and the undecided count reset: one block (K x
@@ -2199,6 +2218,7 @@ FL_DEV void bl_gvx(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 *hdr, u32 *x
         hdr[0] = s_e;
         hdr[1] = s_f;
         hdr[2] = 0;
+        hdr[3] = 0;
     }
 }
 
@@ -2222,7 +2242,7 @@ extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
               const u32 *xrec, u64 *hdr, const u64 *alh, const u64 *alm, u32 lal,
               const u64 *beh, const u64 *bem, u32 lbe, u32 has_c, const u64 *chd,
               const u64 *clb, u32 lc, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn, i8 *tern,
-              u8 *und, u32 pipe) {
+              u8 *und, u32 pipe, u32 *hst, u32 seq) {
     __shared__ __align__(16) u32 stage[BL_GVT / 32][BL_NBUF][32 * BL_SST];
     __shared__ unsigned long long s_ea;
     __shared__ u32 s_fa;
@@ -2352,14 +2372,12 @@ extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
         r = bl_gv_epi<BL_NF>(out, tt, sw, sw[BL_NW], special, ea, eb, a0, alm, lal, has_c != 0, bh,
                              bem, lbe, ch, clb + i * lc, lc, ah, xhd, K, p, rnd);
     if (dbg) r = 0;
-    if (r) {
-        fl_special(out, FL_ZERO, false);
-        atomicAdd((unsigned long long *)(hdr + 2), 1ull);
-    }
+    if (r) fl_special(out, FL_ZERO, false);
     if (dbg & 2u) fl_special(out, FL_ZERO, (sw[0] ^ sw[BL_NW]) & 1);
     rh[i] = out.head;
     tern[i] = tt;
     und[i] = (u8)r;
+    bl_gv_done(hdr, r, gridDim.x, hst, seq);
 }
 #endif
 
@@ -2389,41 +2407,60 @@ extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
 #define BL_MASTR (BL_ME * 16 + 4)
 #define BL_MPART (BL_NW + 1)
 
+// One head into a line's scale e (the largest e + BL_EOFF of its normal
+// entries) and special flag f, without branches (so that the compiler
+// keeps a round's loads ahead of their uses).
+FL_DEV void bl_gscan(u64 h, u64 &e, u32 &f) {
+    const u32 c = fl_tag(h) & 3;
+    const u64 v = (u64)(fl_exp(h) + BL_EOFF);
+    e = (c == FL_NORMAL && v > e) ? v : e;
+    f |= (c != FL_NORMAL && c != FL_ZERO) ? 1u : 0u;
+}
+
 // Each row's scale (e + BL_EOFF, 0: no normal entry) and special flag:
-// rse[2 i], rse[2 i + 1]; a warp per row.
+// rse[2 i], rse[2 i + 1]; a block of 256 threads per BL_GRB rows, 4 warps
+// per row (8 loads in flight per lane: a 1024-position row in one round,
+// the whole matrix's heads in flight at once; the bytes in flight, not the
+// instructions, set the rate), the warps' results through shared memory.
+#define BL_GRB 2
 FL_DEV void bl_gmr(const u64 *ahd, i64 asl, u64 m, u64 K, u64 *rse, u64 blk) {
-    const u64 i = blk * 8 + (threadIdx.x >> 5);
-    const u32 lane = threadIdx.x & 31;
-    if (i >= m) return;
-    const u64 *ah = ahd + i * asl;
-    u64 e = 0;
-    u32 f = 0;
-    for (u64 kb = lane; kb < K; kb += 128) {
-        u64 h[4];
+    __shared__ unsigned long long s_re[BL_GRB];
+    __shared__ u32 s_rf[BL_GRB];
+    const u32 t = threadIdx.x, lane = t & 31, wr = (t >> 5) & 3, ri = t >> 7;
+    const u64 i = blk * BL_GRB + ri;
+    if (t < BL_GRB) {
+        s_re[t] = 0;
+        s_rf[t] = 0;
+    }
+    __syncthreads();
+    if (i < m) {
+        const u64 *ah = ahd + i * asl;
+        u64 e = 0;
+        u32 f = 0;
+        for (u64 kb = lane + 32 * wr; kb < K; kb += 1024) {
+            u64 h[8];
 #pragma unroll
-        for (int r = 0; r < 4; r++) {
-            const u64 k = kb + 32 * r;
-            h[r] = k < K ? ah[k] : 0;
-        }
-#pragma unroll
-        for (int r = 0; r < 4; r++) {
-            const u32 c = fl_tag(h[r]) & 3;
-            if (c == FL_NORMAL) {
-                const u64 v = (u64)(fl_exp(h[r]) + BL_EOFF);
-                e = v > e ? v : e;
-            } else if (c != FL_ZERO) {
-                f = 1;
+            for (int r = 0; r < 8; r++) {
+                const u64 k = kb + 128 * r;
+                h[r] = k < K ? ah[k] : 0;
             }
+#pragma unroll
+            for (int r = 0; r < 8; r++) bl_gscan(h[r], e, f);
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
+            e = v > e ? v : e;
+            f |= __shfl_xor_sync(0xffffffffu, f, o);
+        }
+        if (lane == 0) {
+            if (e) atomicMax(&s_re[ri], (unsigned long long)e);
+            if (f) atomicOr(&s_rf[ri], f);
         }
     }
-    for (int o = 16; o > 0; o >>= 1) {
-        const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
-        e = v > e ? v : e;
-        f |= __shfl_xor_sync(0xffffffffu, f, o);
-    }
-    if (lane == 0) {
-        rse[2 * i] = e;
-        rse[2 * i + 1] = f;
+    __syncthreads();
+    if (i < m && (t & 127) == 0) {
+        rse[2 * i] = s_re[ri];
+        rse[2 * i + 1] = s_rf[ri];
     }
 }
 
@@ -2490,7 +2527,13 @@ extern "C" __global__ void __launch_bounds__(256)
 // blas_gvx, blas_gmx and blas_gmr in one launch of 256-thread blocks:
 // blocks below nx = Kp / 64 each find x's scale and special flag (all K
 // heads) and convert 64 positions into x's forms (block 0 writes hdr; no
-// records), the others a row's scale and special flag per warp.
+// records), the others the scales and special flags of BL_GRB rows each
+// (bl_gmr). An x
+// block issues its loads at once: the K heads (4 per thread per round) and
+// its 64 elements' limbs (coalesced into shared memory when lx <= 16), so
+// that the conversion (bl_fix, unchanged) reads shared memory instead of
+// a serial chain of global loads per thread.
+#define BL_GPLX 16
 extern "C" __global__ void __launch_bounds__(256)
     blas_gmp(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 Kp, u64 *hdr, u32 *R, u32 *XT,
              u32 *XM, const u64 *ahd, i64 asl, u64 m, u64 *rse) {
@@ -2502,23 +2545,42 @@ extern "C" __global__ void __launch_bounds__(256)
     __shared__ unsigned long long s_e;
     __shared__ u32 s_f;
     __shared__ u32 Xw[64 * 19], Ys[64 * 39];
+    __shared__ u64 Xl[64 * BL_GPLX], Xh[64];
     const u32 t = threadIdx.x, lane = t & 31;
+    const u64 kb = (u64)blockIdx.x * 64;
+    const bool stl = lx <= BL_GPLX;
     if (t == 0) {
         s_e = 0;
         s_f = 0;
     }
+    // This block's 64 heads and (stl) limbs, zeros past K.
+    if (t < 64) Xh[t] = kb + t < K ? xh[kb + t] : 0;
+    if (stl) {
+        // At most 4 limbs per thread (64 lx <= 1024), loaded together.
+        const u64 n = (K - kb < 64 ? K - kb : 64) * (u64)lx;
+        const u64 *src = xl + kb * lx;
+        u64 v[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const u32 idx = t + 256 * r;
+            v[r] = idx < n ? src[idx] : 0;
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+            if (t + 256 * r < 64 * lx) Xl[t + 256 * r] = v[r];
+    }
     __syncthreads();
     u64 e = 0;
     u32 f = 0;
-    for (u64 k = t; k < K; k += 256) {
-        const u64 h = xh[k];
-        const u32 c = fl_tag(h) & 3;
-        if (c == FL_NORMAL) {
-            const u64 v = (u64)(fl_exp(h) + BL_EOFF);
-            e = v > e ? v : e;
-        } else if (c != FL_ZERO) {
-            f = 1;
+    for (u64 k0 = t; k0 < K; k0 += 1024) {
+        u64 h[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const u64 k = k0 + 256 * r;
+            h[r] = k < K ? xh[k] : 0;
         }
+#pragma unroll
+        for (int r = 0; r < 4; r++) bl_gscan(h[r], e, f);
     }
     for (int o = 16; o > 0; o >>= 1) {
         const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
@@ -2530,13 +2592,12 @@ extern "C" __global__ void __launch_bounds__(256)
         if (f) atomicOr(&s_f, f);
     }
     __syncthreads();
-    const u64 kb = (u64)blockIdx.x * 64;
     if (t < 64) {
         const u64 k = kb + t;
         u32 w[BL_NF];
         u32 meta = BL_META(BL_ZEXACT0, false);
         if (k < K) {
-            meta = bl_fix<BL_NF>(xh[k], xl + k * lx, lx, bl_esc(s_e), w);
+            meta = bl_fix<BL_NF>(Xh[t], stl ? Xl + t * lx : xl + k * lx, lx, bl_esc(s_e), w);
         } else {
 #pragma unroll
             for (int j = 0; j < BL_NF; j++) w[j] = 0;
@@ -2551,6 +2612,7 @@ extern "C" __global__ void __launch_bounds__(256)
         hdr[0] = s_e;
         hdr[1] = s_f;
         hdr[2] = 0;
+        hdr[3] = 0;
     }
 }
 
@@ -2810,13 +2872,15 @@ extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
 
 // Row i = blockIdx.x (a warp): the slices' sums and counts, then
 // blas_gemv's epilogue (bl_gv_epi) by lane 0: y_i, its ternary and its
-// flag (hdr[2] grows for an undecided row).
+// flag (hdr[2] grows for an undecided row; bl_gv_done: the status word
+// hst). dbg bit 1: without the epilogue (measurements only); bit 4: the
+// epilogue's register multiplies (the same bits).
 extern "C" __global__ void __launch_bounds__(32)
     blas_gmf(const u32 *part, u64 nsl, u64 m, const u64 *rse, const u64 *ahd, i64 asl,
              const u64 *xhd, u64 K, u64 *hdr, const u64 *alh, const u64 *alm, u32 lal,
              const u64 *beh, const u64 *bem, u32 lbe, u32 has_c, const u64 *chd,
              const u64 *clb, u32 lc, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn, i8 *tern,
-             u8 *und, u32 dbg) {
+             u8 *und, u32 dbg, u32 *hst, u32 seq) {
     const u64 i = blockIdx.x;
     const u32 lane = threadIdx.x;
     u32 acc[BL_NW];
@@ -2845,17 +2909,22 @@ extern "C" __global__ void __launch_bounds__(32)
         rh[i] = out.head;
         tern[i] = 0;
         und[i] = 0;
+        bl_gv_done(hdr, 0, m, hst, seq);
         return;
     }
-    u32 r = bl_gv_epi<BL_NF>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh,
+    u32 r;
+    if (dbg & 16u)
+        r = bl_gv_epi<BL_NF, true>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0,
+                                   bh, bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p,
+                                   rnd);
+    else
+        r = bl_gv_epi<BL_NF>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh,
                              bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd);
-    if (r) {
-        fl_special(out, FL_ZERO, false);
-        atomicAdd((unsigned long long *)(hdr + 2), 1ull);
-    }
+    if (r) fl_special(out, FL_ZERO, false);
     rh[i] = out.head;
     tern[i] = tt;
     und[i] = (u8)r;
+    bl_gv_done(hdr, r, m, hst, seq);
 }
 #endif
 
