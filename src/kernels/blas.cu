@@ -586,14 +586,195 @@ FL_DEV bool bl_dot_zero_neg(bool nonzero, u64 negz, u64 K, u32 rnd) {
     return rnd == FL_RD;
 }
 
+// gemv's compact epilogue (blas_gmf with MPARRAY_BLAS_GVEPI=1): bl_epilogue's
+// arithmetic, step for step (the same values, so the same elements,
+// ternaries and statuses; tests/emu/blas/emu.cpp compares the two), in
+// compact code: no loop unrolled, the multiword steps out of line. The
+// epilogue runs once per output and all of a gemv's outputs at once, so
+// its time is one thread's pass over it, and the straight-line code of the
+// inlined version (about 120 KB of blas_gmf's SASS) is fetched line by line.
+FL_NOINL void bl_gv_mul(u64 *r, const u64 *a, u32 la, const u64 *b, u32 lb) {
+#pragma unroll 1
+    for (u32 i = 0; i < la + lb; i++) r[i] = 0;
+#pragma unroll 1
+    for (u32 i = 0; i < la; i++) {
+        u64 ai = a[i], c = 0;
+#pragma unroll 1
+        for (u32 j = 0; j < lb; j++) {
+            u64 lo = ai * b[j], hi = fl_mulhi(ai, b[j]);
+            lo += c;
+            hi += lo < c;
+            u64 t = r[i + j] + lo;
+            hi += t < lo;
+            r[i + j] = t;
+            c = hi;
+        }
+        r[i + lb] = c;
+    }
+}
+
+// r = a + b, a - b (n limbs; r may be a or b); the carry, the borrow.
+FL_NOINL u64 bl_gv_add(u64 *r, const u64 *a, const u64 *b, u32 n) {
+    u64 c = 0;
+#pragma unroll 1
+    for (u32 i = 0; i < n; i++) {
+        u64 x = a[i];
+        u64 sm = x + b[i];
+        u64 c1 = sm < x;
+        u64 t = sm + c;
+        u64 c2 = t < sm;
+        r[i] = t;
+        c = c1 | c2;
+    }
+    return c;
+}
+FL_NOINL u64 bl_gv_sub(u64 *r, const u64 *a, const u64 *b, u32 n) {
+    u64 br = 0;
+#pragma unroll 1
+    for (u32 i = 0; i < n; i++) {
+        u64 x = a[i], y = b[i];
+        u64 dd = x - y;
+        u64 b1 = x < y;
+        u64 rr = dd - br;
+        u64 b2 = dd < br;
+        r[i] = rr;
+        br = b1 | b2;
+    }
+    return br;
+}
+
+// x = -x (n limbs, two's complement).
+FL_NOINL void bl_gv_neg(u64 *x, u32 n) {
+    u64 c = 1;
+#pragma unroll 1
+    for (u32 i = 0; i < n; i++) {
+        u64 v = ~x[i] + c;
+        c = (c && v == 0) ? 1 : 0;
+        x[i] = v;
+    }
+}
+
+// bl_place with the helpers above.
+FL_NOINL bool bl_gv_place(u64 *buf, u32 wb, const u64 *src, u32 ls, i64 sh, bool neg, u64 *tmp) {
+    const i64 d = -sh;
+    const bool in = d < 64 * (i64)ls && d > -64 * (i64)wb;
+    const int q = in ? (int)(d >> 6) : 0;
+    const u32 r = (u32)(d & 63);
+    u64 lo = in && q >= 0 && q < (int)ls ? src[q] : 0;
+#pragma unroll 1
+    for (u32 i = 0; i < wb; i++) {
+        const int x = q + (int)i + 1;
+        u64 hi = in && x >= 0 && x < (int)ls ? src[x] : 0;
+        tmp[i] = r ? (lo >> r) | (hi << (64 - r)) : lo;
+        lo = hi;
+    }
+    bool cut = sh < 0 && bl_bits_any(src, ls, -sh);
+    if (neg)
+        bl_gv_sub(buf, buf, tmp, wb);
+    else
+        bl_gv_add(buf, buf, tmp, wb);
+    return cut;
+}
+
+// buf (wb limbs, bl bits) shifted left so that its top bit is bit 64 wb - 1,
+// then rounded (fl_round_to).
+FL_NOINL i8 bl_gv_round(FlOut &o, bool neg, i64 lo, u64 *buf, u32 wb, i64 bl, bool sticky, u64 p,
+                        u32 rnd) {
+    u32 lz = (u32)(64 * wb - bl);
+    fl_shl(buf, wb, lz & 63);
+#pragma unroll 1
+    for (u32 i = wb; i-- > 0;) buf[i] = i >= (lz >> 6) ? buf[i - (lz >> 6)] : 0;
+    return fl_round_to(o, neg, lo + bl, buf, wb, sticky, p, rnd);
+}
+
+template <int NF>
+FL_NOINL u32 bl_gv_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 eb, u64 ah,
+                            const u64 *am, u32 la, bool has_c, u64 bh, const u64 *bm, u32 lb,
+                            u64 ch, const u64 *cm, u32 lc, u64 p, u32 rnd) {
+    const u32 NWL = NF / 2 + 1, WB = 2 * (NF / 2 + 2) + 2;
+    u64 X[2 * (NF / 2 + 2) + 2], Y[2 * (NF / 2 + 2)], buf[2 * (NF / 2 + 2) + 2],
+        tmp[2 * (NF / 2 + 2) + 2], mag[NF / 2 + 1];
+#pragma unroll 1
+    for (u32 i = 0; i < NWL; i++) mag[i] = (u64)acc[2 * i] | ((u64)acc[2 * i + 1] << 32);
+    bool aneg = (mag[NWL - 1] >> 63) != 0;
+    if (aneg) bl_gv_neg(mag, NWL);
+    bool alpha_on = (fl_tag(ah) & 3) == FL_NORMAL;
+    i64 NOTOP = -((i64)1 << 62);
+    u32 lx = la + NWL;
+    i64 ux = ea + eb - 32 * (i64)NF - 32 + fl_exp(ah) - 64 * (i64)la;
+    i64 topx = NOTOP, ex = NOTOP;
+    bool xneg = aneg != ((fl_tag(ah) & FL_NEG) != 0);
+    if (alpha_on) {
+        bl_gv_mul(X, am, la, mag, NWL);
+        i64 bx = bl_bitlen(X, lx);
+        if (bx) topx = ux + bx;
+        if (cnt) ex = ux + bl_bitlen64(cnt) + 33 + bl_bitlen64(NF) + 64 * (i64)la;
+    }
+    u32 ly = lb + lc;
+    i64 uy = 0, topy = NOTOP;
+    bool yneg = false, y_on = false;
+    if (has_c && (fl_tag(bh) & 3) == FL_NORMAL && (fl_tag(ch) & 3) == FL_NORMAL) {
+        y_on = true;
+        bl_gv_mul(Y, bm, lb, cm, lc);
+        uy = fl_exp(bh) - 64 * (i64)lb + fl_exp(ch) - 64 * (i64)lc;
+        topy = uy + bl_bitlen(Y, ly);
+        yneg = ((fl_tag(bh) ^ fl_tag(ch)) & FL_NEG) != 0;
+    }
+    i64 top = topx > topy ? topx : topy;
+    if (ex > top) top = ex;
+    if (top == NOTOP) return 2;
+    i64 hi = top + 2, lo = hi - 64 * (i64)WB;
+#pragma unroll 1
+    for (u32 i = 0; i < WB; i++) buf[i] = 0;
+    bool cut = false;
+    if (topx != NOTOP) cut |= bl_gv_place(buf, WB, X, lx, ux - lo, xneg, tmp);
+    if (y_on) cut |= bl_gv_place(buf, WB, Y, ly, uy - lo, yneg, tmp);
+    bool neg = (buf[WB - 1] >> 63) != 0;
+    if (neg) bl_gv_neg(buf, WB);
+    i64 e2 = -1;
+    if (ex != NOTOP) {
+        e2 = ex - lo + 1;
+        if (e2 < 2) e2 = 2;
+    } else if (cut) {
+        e2 = 1;
+    }
+    if (e2 < 0) {
+        i64 bl = bl_bitlen(buf, WB);
+        if (bl == 0) return 2;
+        tern = bl_gv_round(o, neg, lo, buf, WB, bl, false, p, rnd);
+        return 0;
+    }
+#pragma unroll 1
+    for (u32 i = 0; i < WB; i++) {
+        tmp[i] = 0;
+        X[i] = buf[i];
+    }
+    tmp[e2 >> 6] = 1ull << (e2 & 63);
+    if (bl_gv_sub(buf, buf, tmp, WB)) return 1;
+    bl_gv_add(X, X, tmp, WB);
+    i64 bl = bl_bitlen(buf, WB);
+    if (bl == 0 || bl != bl_bitlen(X, WB)) return 1;
+    i64 s = bl - (i64)p - 1;
+    if (s < 0) return 1;
+#pragma unroll 1
+    for (u32 i = (u32)(s >> 6); i < WB; i++) {
+        u64 d = buf[i] ^ X[i];
+        if (i == (u32)(s >> 6)) d &= ~((1ull << (s & 63)) - 1);
+        if (d) return 1;
+    }
+    tern = bl_gv_round(o, neg, lo, buf, WB, bl, true, p, rnd);
+    return 0;
+}
+
 // The end of blas_gemv's row i (bl_epi_one's rules for one output of a
 // gemv): the row's sum acc (NF + 2 words) with cnt possibly inexact terms
 // at the scales ea (the row's) and eb (x's), special when the row or x
 // holds a NaN or an infinity; alpha (head a0, limbs alm), beta and c
 // (has_c); ah and xh the row's and x's K heads (an exact zero's sign).
 // Returns 0 (decided: o, tern) or 1 (the host computes the element). REG:
-// bl_epilogue's register multiplies (the same bits).
-template <int NF, bool REG = false>
+// bl_epilogue's register multiplies; CMP: bl_gv_epilogue (compact code);
+// the same bits either way.
+template <int NF, bool REG = false, bool CMP = false>
 FL_DEV u32 bl_gv_epi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, i64 ea, i64 eb,
                      u64 a0, const u64 *alm, u32 lal, bool has_c, u64 bh, const u64 *bem, u32 lbe,
                      u64 ch, const u64 *cm, u32 lc, const u64 *ah, const u64 *xh, u64 K, u64 p,
@@ -602,7 +783,12 @@ FL_DEV u32 bl_gv_epi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, 
                     (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
     tern = 0;
     if (sp) return 1;
-    u32 r = bl_epilogue<NF, REG>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch,
+    u32 r;
+    if constexpr (CMP)
+        r = bl_gv_epilogue<NF>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch, cm,
+                               lc, p, rnd);
+    else
+        r = bl_epilogue<NF, REG>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch,
                                  cm, lc, p, rnd);
     if (r == 2) {
         fl_special(o, FL_ZERO, bl_zero_neg(a0, ah, 1, xh, 1, K, has_c, bh, ch, rnd));
@@ -2870,11 +3056,250 @@ extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
     bl_gmm<5, true>(ahd, alb, asl, m, K, rse, Rg, XTg, XMg, part);
 }
 
+// ---- gemv's warp epilogue (blas_gmf, MPARRAY_BLAS_GVEPI=2) ----
+// bl_gv_epi's values with a limb per lane: every multiword step of
+// bl_epilogue (the exact products alpha |S| and beta c, the two
+// placements into the window, the negations, L = M - 2^e2 and H = M +
+// 2^e2, the comparison, the normalisation) as a few instructions per lane,
+// carries by ballots (a lane's carry in from the generate and propagate
+// masks G, P: ((G | P) + G) ^ P); only fl_round_to and an exact zero's
+// sign (bl_zero_neg) stay on lane 0. The same exact integers, so the same
+// decisions and roundings as bl_epilogue.
+#define BL_WFULL 0xffffffffu
+
+// The carry (borrow) into this lane from each lane's generate g and
+// propagate p (disjoint; lanes past the value: both false).
+FL_DEV u32 bl_w_cin(bool g, bool p, u32 lane) {
+    const u32 G = __ballot_sync(BL_WFULL, g), P = __ballot_sync(BL_WFULL, p);
+    return ((((G | P) + G) ^ P) >> lane) & 1u;
+}
+
+// a + b (a limb per lane; lanes from n on: zeros in, ignored out).
+FL_DEV u64 bl_w_add(u64 a, u64 b, u32 lane, u32 n) {
+    const u64 t = a + b;
+    const bool in = lane < n;
+    return t + bl_w_cin(in && t < a, in && t == ~0ull, lane);
+}
+
+// a - b, and the borrow out of limb n - 1 (into bo, every lane).
+FL_DEV u64 bl_w_sub(u64 a, u64 b, u32 lane, u32 n, bool &bo) {
+    const u64 t = a - b;
+    const bool in = lane < n;
+    const bool g = in && a < b, p = in && t == 0;
+    const u32 G = __ballot_sync(BL_WFULL, g), P = __ballot_sync(BL_WFULL, p);
+    const u32 B = ((G | P) + G) ^ P;
+    const u32 top = 1u << (n - 1);
+    bo = (G & top) != 0 || ((P & top) != 0 && (B & top) != 0);
+    return t - ((B >> lane) & 1u);
+}
+
+// -x on n limbs (two's complement).
+FL_DEV u64 bl_w_neg(u64 x, u32 lane, u32 n) { return bl_w_add(~x, lane == 0 ? 1 : 0, lane, n); }
+
+// Bits of the n-limb magnitude (0 for 0).
+FL_DEV i64 bl_w_bitlen(u64 x, u32 lane, u32 n) {
+    const u32 nz = __ballot_sync(BL_WFULL, lane < n && x != 0);
+    const int top = nz ? 31 - __clz((int)nz) : 0;
+    const u64 v = __shfl_sync(BL_WFULL, x, top);
+    return nz ? 64 * (i64)top + bl_bitlen64(v) : 0;
+}
+
+// Limb j (this lane) of the exact product of a (la limbs in memory, the
+// same for every lane) and b (lb limbs, limb j in lane j, zeros above):
+// la + lb limbs. Column sums of the 128-bit partial products (lo parts in
+// column i + j, hi parts in column i + j + 1) in 96 bits, then the carries.
+FL_DEV u64 bl_w_mul(const u64 *a, u32 la, u64 b, u32 lane) {
+    u64 lo = 0, hl = 0;
+    u32 lc = 0, hc = 0;
+#pragma unroll 1
+    for (u32 i = 0; i < la; i++) {
+        const u64 ai = a[i];
+        const u64 bs = __shfl_up_sync(BL_WFULL, b, i);
+        const u64 bj = lane >= i ? bs : 0;
+        const u64 pl = ai * bj, ph = fl_mulhi(ai, bj);
+        lo += pl;
+        lc += lo < pl;
+        hl += ph;
+        hc += hl < ph;
+    }
+    // Column j = lo + 2^64 lc + (hl + 2^64 hc of column j - 1).
+    const u64 hp = __shfl_up_sync(BL_WFULL, hl, 1);
+    const u32 hcp = __shfl_up_sync(BL_WFULL, hc, 1);
+    const u64 hp0 = lane ? hp : 0;
+    const u32 hcp0 = lane ? hcp : 0;
+    u64 t = lo + hp0;
+    u32 hi = lc + hcp0 + (t < hp0); // < 2^32: at most 2 la + 1
+    // t + 2^64 hi: hi goes to the next limb, then one carry chain.
+    const u32 hin = __shfl_up_sync(BL_WFULL, hi, 1);
+    const u64 hin0 = lane ? hin : 0;
+    const u64 t2 = t + hin0;
+    return t2 + bl_w_cin(t2 < hin0, t2 == ~0ull, lane);
+}
+
+// bl_place: buf += (neg ? -1 : 1) trunc(src 2^sh) on wb limbs (src: ls
+// limbs, limb s in lane s); returns whether bits were cut off below.
+FL_DEV u64 bl_w_place(u64 buf, u32 wb, u64 src, u32 ls, i64 sh, bool neg, u32 lane, bool &cut) {
+    const i64 d = -sh;
+    const bool in = d < 64 * (i64)ls && d > -64 * (i64)wb;
+    const int q = in ? (int)(d >> 6) : 0;
+    const u32 r = (u32)(d & 63);
+    const int x0 = q + (int)lane, x1 = x0 + 1;
+    const u64 s0 = __shfl_sync(BL_WFULL, src, x0 & 31), s1 = __shfl_sync(BL_WFULL, src, x1 & 31);
+    const u64 lo = in && x0 >= 0 && x0 < (int)ls ? s0 : 0;
+    const u64 hi = in && x1 >= 0 && x1 < (int)ls ? s1 : 0;
+    const u64 tmp = lane < wb ? (r ? (lo >> r) | (hi << (64 - r)) : lo) : 0;
+    // bl_bits_any(src, ls, d): d >= 64 ls counts as true (src is nonzero).
+    bool below = false;
+    if (d > 0) {
+        const u64 m = (u64)lane * 64 + 64 <= (u64)d ? ~0ull
+                      : (u64)lane * 64 < (u64)d ? (1ull << (d & 63)) - 1
+                                                : 0;
+        below = __ballot_sync(BL_WFULL, lane < ls && (src & m) != 0) != 0 || d >= 64 * (i64)ls;
+    }
+    cut = below;
+    bool bo;
+    return neg ? bl_w_sub(buf, tmp, lane, wb, bo) : bl_w_add(buf, tmp, lane, wb);
+}
+
+// The normalised window (top bit of limb wb - 1 set) of the wb-limb
+// magnitude x of bl bits: x << (64 wb - bl), a limb per lane.
+FL_DEV u64 bl_w_norm(u64 x, u32 wb, i64 bl, u32 lane) {
+    const u32 lz = (u32)(64 * wb - bl), q = lz >> 6, r = lz & 63;
+    const int i0 = (int)lane - (int)q, i1 = i0 - 1;
+    const u64 a = __shfl_sync(BL_WFULL, x, i0 & 31), b = __shfl_sync(BL_WFULL, x, i1 & 31);
+    const u64 va = i0 >= 0 ? a : 0, vb = i1 >= 0 ? b : 0;
+    return r ? (va << r) | (vb >> (64 - r)) : va;
+}
+
+// bl_epilogue by the whole warp (acc, cnt valid in lane 0; the arguments
+// the same in every lane); o and tern written by lane 0 (sb: WB limbs of
+// shared memory for fl_round_to). Returns bl_epilogue's status in every
+// lane.
+template <int NF>
+FL_DEV u32 bl_w_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 eb, u64 ah,
+                         const u64 *am, u32 la, bool has_c, u64 bh, const u64 *bm, u32 lb, u64 ch,
+                         const u64 *cm, u32 lc, u64 p, u32 rnd, u64 *sb) {
+    const u32 lane = threadIdx.x & 31;
+    const u32 NWL = NF / 2 + 1, WB = 2 * (NF / 2 + 2) + 2;
+    cnt = __shfl_sync(BL_WFULL, cnt, 0);
+    u64 mag = 0;
+#pragma unroll
+    for (int w = 0; w < NF + 2; w++) {
+        const u64 v = __shfl_sync(BL_WFULL, acc[w], 0);
+        if (lane == (u32)(w / 2)) mag |= v << (32 * (w & 1));
+    }
+    const bool aneg = (__shfl_sync(BL_WFULL, mag, NWL - 1) >> 63) != 0;
+    if (aneg) mag = bl_w_neg(mag, lane, NWL);
+    if (lane >= NWL) mag = 0;
+    const bool alpha_on = (fl_tag(ah) & 3) == FL_NORMAL;
+    const i64 NOTOP = -((i64)1 << 62);
+    const u32 lx = la + NWL;
+    const i64 ux = ea + eb - 32 * (i64)NF - 32 + fl_exp(ah) - 64 * (i64)la;
+    i64 topx = NOTOP, ex = NOTOP;
+    const bool xneg = aneg != ((fl_tag(ah) & FL_NEG) != 0);
+    u64 X = 0;
+    if (alpha_on) {
+        X = bl_w_mul(am, la, mag, lane);
+        if (lane >= lx) X = 0;
+        const i64 bx = bl_w_bitlen(X, lane, lx);
+        if (bx) topx = ux + bx;
+        if (cnt) ex = ux + bl_bitlen64(cnt) + 33 + bl_bitlen64(NF) + 64 * (i64)la;
+    }
+    const u32 ly = lb + lc;
+    i64 uy = 0, topy = NOTOP;
+    bool yneg = false, y_on = false;
+    u64 Y = 0;
+    if (has_c && (fl_tag(bh) & 3) == FL_NORMAL && (fl_tag(ch) & 3) == FL_NORMAL) {
+        y_on = true;
+        const u64 cl = lane < lc ? cm[lane] : 0;
+        Y = bl_w_mul(bm, lb, cl, lane);
+        if (lane >= ly) Y = 0;
+        uy = fl_exp(bh) - 64 * (i64)lb + fl_exp(ch) - 64 * (i64)lc;
+        topy = uy + bl_w_bitlen(Y, lane, ly);
+        yneg = ((fl_tag(bh) ^ fl_tag(ch)) & FL_NEG) != 0;
+    }
+    i64 top = topx > topy ? topx : topy;
+    if (ex > top) top = ex;
+    if (top == NOTOP) return 2;
+    const i64 hi = top + 2, lo = hi - 64 * (i64)WB;
+    u64 buf = 0;
+    bool cut = false, c1;
+    if (topx != NOTOP) {
+        buf = bl_w_place(buf, WB, X, lx, ux - lo, xneg, lane, c1);
+        cut |= c1;
+    }
+    if (y_on) {
+        buf = bl_w_place(buf, WB, Y, ly, uy - lo, yneg, lane, c1);
+        cut |= c1;
+    }
+    const bool neg = (__shfl_sync(BL_WFULL, buf, WB - 1) >> 63) != 0;
+    if (neg) buf = bl_w_neg(buf, lane, WB);
+    if (lane >= WB) buf = 0;
+    i64 e2 = -1;
+    if (ex != NOTOP) {
+        e2 = ex - lo + 1;
+        if (e2 < 2) e2 = 2;
+    } else if (cut) {
+        e2 = 1;
+    }
+    bool sticky = false;
+    i64 bl;
+    if (e2 < 0) {
+        bl = bl_w_bitlen(buf, lane, WB);
+        if (bl == 0) return 2;
+    } else {
+        const u64 t = lane == (u32)(e2 >> 6) ? 1ull << (e2 & 63) : 0;
+        bool bo;
+        const u64 L = bl_w_sub(buf, t, lane, WB, bo);
+        if (bo) return 1; // M < 2^e2
+        u64 H = bl_w_add(buf, t, lane, WB);
+        if (lane >= WB) H = 0;
+        bl = bl_w_bitlen(L, lane, WB);
+        if (bl == 0 || bl != bl_w_bitlen(H, lane, WB)) return 1;
+        const i64 s = bl - (i64)p - 1;
+        if (s < 0) return 1;
+        u64 dd = L ^ H;
+        if (lane < (u32)(s >> 6) || lane >= WB) dd = 0;
+        if (lane == (u32)(s >> 6)) dd &= ~((1ull << (s & 63)) - 1);
+        if (__ballot_sync(BL_WFULL, dd != 0)) return 1;
+        buf = L;
+        sticky = true;
+    }
+    const u64 nb = bl_w_norm(buf, WB, bl, lane);
+    if (lane < WB) sb[lane] = nb;
+    __syncwarp();
+    if (lane == 0) tern = fl_round_to(o, neg, lo + bl, sb, WB, sticky, p, rnd);
+    return 0;
+}
+
+// bl_gv_epi by the whole warp (bl_w_epilogue): the status in every lane,
+// o and tern by lane 0.
+FL_DEV u32 bl_gv_wepi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, i64 ea, i64 eb,
+                      u64 a0, const u64 *alm, u32 lal, bool has_c, u64 bh, const u64 *bem,
+                      u32 lbe, u64 ch, const u64 *cm, u32 lc, const u64 *ah, const u64 *xh, u64 K,
+                      u64 p, u32 rnd, u64 *sb) {
+    const bool sp = special || (fl_tag(a0) & 3) >= FL_INF ||
+                    (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
+    tern = 0;
+    if (sp) return 1;
+    u32 r = bl_w_epilogue<BL_NF>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch,
+                                 cm, lc, p, rnd, sb);
+    if (r == 2) {
+        if ((threadIdx.x & 31) == 0)
+            fl_special(o, FL_ZERO, bl_zero_neg(a0, ah, 1, xh, 1, K, has_c, bh, ch, rnd));
+        tern = 0;
+        r = 0;
+    }
+    return r;
+}
+
 // Row i = blockIdx.x (a warp): the slices' sums and counts, then
 // blas_gemv's epilogue (bl_gv_epi) by lane 0: y_i, its ternary and its
 // flag (hdr[2] grows for an undecided row; bl_gv_done: the status word
 // hst). dbg bit 1: without the epilogue (measurements only); bit 4: the
-// epilogue's register multiplies (the same bits).
+// epilogue's register multiplies, bit 5: bl_gv_epilogue, bit 6: the warp
+// epilogue (bl_gv_wepi), bit 7 with it: checked against bl_gv_epi (the
+// same bits).
 extern "C" __global__ void __launch_bounds__(32)
     blas_gmf(const u32 *part, u64 nsl, u64 m, const u64 *rse, const u64 *ahd, i64 asl,
              const u64 *xhd, u64 K, u64 *hdr, const u64 *alh, const u64 *alm, u32 lal,
@@ -2896,13 +3321,43 @@ extern "C" __global__ void __launch_bounds__(32)
         cnt += __ldcg(q + BL_NW);
     }
     for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
-    if (lane != 0) return;
     const u64 xe = __ldcg(hdr), xs = __ldcg(hdr + 1);
     const bool special = rse[2 * i + 1] != 0 || xs != 0;
     const i64 ea = bl_esc(rse[2 * i]), eb = bl_esc(xe);
     const u64 a0 = alh[0], bh = has_c ? beh[0] : 0, ch = has_c ? chd[i] : 0;
     FlOut out = {rl + i * rn, rn, 0};
     i8 tt = 0;
+    if ((dbg & 64u) && !(dbg & 2u)) {
+        // The warp epilogue; with bit 7 checked against bl_gv_epi (a line
+        // on stdout for each row where they differ; measurements only).
+        __shared__ u64 sb[32];
+        u32 r = bl_gv_wepi(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh, bem,
+                           lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd, sb);
+        if (lane != 0) return;
+        if (dbg & 128u) {
+            u64 l2[BL_LMAX];
+            FlOut o2 = {l2, rn, 0};
+            i8 t2 = 0;
+            const u32 r2 =
+                bl_gv_epi<BL_NF>(o2, t2, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh,
+                                 bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd);
+            bool same = r2 == r && (r != 0 || (o2.head == out.head && t2 == tt));
+            for (u32 w = 0; same && r == 0 && w < rn && (fl_tag(o2.head) & 3) == FL_NORMAL; w++)
+                same = l2[w] == out.m[w];
+            if (!same)
+                printf("blas_gmf: row %llu: the warp epilogue differs (r %u/%u, head %llx/%llx, "
+                       "tern %d/%d)\n",
+                       (unsigned long long)i, r, r2, (unsigned long long)out.head,
+                       (unsigned long long)o2.head, (int)tt, (int)t2);
+        }
+        if (r) fl_special(out, FL_ZERO, false);
+        rh[i] = out.head;
+        tern[i] = tt;
+        und[i] = (u8)r;
+        bl_gv_done(hdr, r, m, hst, seq);
+        return;
+    }
+    if (lane != 0) return;
     if (dbg & 2u) {
         // Without the epilogue (measurements only; wrong results).
         fl_special(out, FL_ZERO, (acc[0] ^ cnt) & 1);
@@ -2917,6 +3372,10 @@ extern "C" __global__ void __launch_bounds__(32)
         r = bl_gv_epi<BL_NF, true>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0,
                                    bh, bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p,
                                    rnd);
+    else if (dbg & 32u)
+        r = bl_gv_epi<BL_NF, false, true>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal,
+                                          has_c != 0, bh, bem, lbe, ch, clb + i * lc, lc,
+                                          ahd + i * asl, xhd, K, p, rnd);
     else
         r = bl_gv_epi<BL_NF>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh,
                              bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd);
