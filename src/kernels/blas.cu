@@ -586,195 +586,13 @@ FL_DEV bool bl_dot_zero_neg(bool nonzero, u64 negz, u64 K, u32 rnd) {
     return rnd == FL_RD;
 }
 
-// gemv's compact epilogue (blas_gmf with MPARRAY_BLAS_GVEPI=1): bl_epilogue's
-// arithmetic, step for step (the same values, so the same elements,
-// ternaries and statuses; tests/emu/blas/emu.cpp compares the two), in
-// compact code: no loop unrolled, the multiword steps out of line. The
-// epilogue runs once per output and all of a gemv's outputs at once, so
-// its time is one thread's pass over it, and the straight-line code of the
-// inlined version (about 120 KB of blas_gmf's SASS) is fetched line by line.
-FL_NOINL void bl_gv_mul(u64 *r, const u64 *a, u32 la, const u64 *b, u32 lb) {
-#pragma unroll 1
-    for (u32 i = 0; i < la + lb; i++) r[i] = 0;
-#pragma unroll 1
-    for (u32 i = 0; i < la; i++) {
-        u64 ai = a[i], c = 0;
-#pragma unroll 1
-        for (u32 j = 0; j < lb; j++) {
-            u64 lo = ai * b[j], hi = fl_mulhi(ai, b[j]);
-            lo += c;
-            hi += lo < c;
-            u64 t = r[i + j] + lo;
-            hi += t < lo;
-            r[i + j] = t;
-            c = hi;
-        }
-        r[i + lb] = c;
-    }
-}
-
-// r = a + b, a - b (n limbs; r may be a or b); the carry, the borrow.
-FL_NOINL u64 bl_gv_add(u64 *r, const u64 *a, const u64 *b, u32 n) {
-    u64 c = 0;
-#pragma unroll 1
-    for (u32 i = 0; i < n; i++) {
-        u64 x = a[i];
-        u64 sm = x + b[i];
-        u64 c1 = sm < x;
-        u64 t = sm + c;
-        u64 c2 = t < sm;
-        r[i] = t;
-        c = c1 | c2;
-    }
-    return c;
-}
-FL_NOINL u64 bl_gv_sub(u64 *r, const u64 *a, const u64 *b, u32 n) {
-    u64 br = 0;
-#pragma unroll 1
-    for (u32 i = 0; i < n; i++) {
-        u64 x = a[i], y = b[i];
-        u64 dd = x - y;
-        u64 b1 = x < y;
-        u64 rr = dd - br;
-        u64 b2 = dd < br;
-        r[i] = rr;
-        br = b1 | b2;
-    }
-    return br;
-}
-
-// x = -x (n limbs, two's complement).
-FL_NOINL void bl_gv_neg(u64 *x, u32 n) {
-    u64 c = 1;
-#pragma unroll 1
-    for (u32 i = 0; i < n; i++) {
-        u64 v = ~x[i] + c;
-        c = (c && v == 0) ? 1 : 0;
-        x[i] = v;
-    }
-}
-
-// bl_place with the helpers above.
-FL_NOINL bool bl_gv_place(u64 *buf, u32 wb, const u64 *src, u32 ls, i64 sh, bool neg, u64 *tmp) {
-    const i64 d = -sh;
-    const bool in = d < 64 * (i64)ls && d > -64 * (i64)wb;
-    const int q = in ? (int)(d >> 6) : 0;
-    const u32 r = (u32)(d & 63);
-    u64 lo = in && q >= 0 && q < (int)ls ? src[q] : 0;
-#pragma unroll 1
-    for (u32 i = 0; i < wb; i++) {
-        const int x = q + (int)i + 1;
-        u64 hi = in && x >= 0 && x < (int)ls ? src[x] : 0;
-        tmp[i] = r ? (lo >> r) | (hi << (64 - r)) : lo;
-        lo = hi;
-    }
-    bool cut = sh < 0 && bl_bits_any(src, ls, -sh);
-    if (neg)
-        bl_gv_sub(buf, buf, tmp, wb);
-    else
-        bl_gv_add(buf, buf, tmp, wb);
-    return cut;
-}
-
-// buf (wb limbs, bl bits) shifted left so that its top bit is bit 64 wb - 1,
-// then rounded (fl_round_to).
-FL_NOINL i8 bl_gv_round(FlOut &o, bool neg, i64 lo, u64 *buf, u32 wb, i64 bl, bool sticky, u64 p,
-                        u32 rnd) {
-    u32 lz = (u32)(64 * wb - bl);
-    fl_shl(buf, wb, lz & 63);
-#pragma unroll 1
-    for (u32 i = wb; i-- > 0;) buf[i] = i >= (lz >> 6) ? buf[i - (lz >> 6)] : 0;
-    return fl_round_to(o, neg, lo + bl, buf, wb, sticky, p, rnd);
-}
-
-template <int NF>
-FL_NOINL u32 bl_gv_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 eb, u64 ah,
-                            const u64 *am, u32 la, bool has_c, u64 bh, const u64 *bm, u32 lb,
-                            u64 ch, const u64 *cm, u32 lc, u64 p, u32 rnd) {
-    const u32 NWL = NF / 2 + 1, WB = 2 * (NF / 2 + 2) + 2;
-    u64 X[2 * (NF / 2 + 2) + 2], Y[2 * (NF / 2 + 2)], buf[2 * (NF / 2 + 2) + 2],
-        tmp[2 * (NF / 2 + 2) + 2], mag[NF / 2 + 1];
-#pragma unroll 1
-    for (u32 i = 0; i < NWL; i++) mag[i] = (u64)acc[2 * i] | ((u64)acc[2 * i + 1] << 32);
-    bool aneg = (mag[NWL - 1] >> 63) != 0;
-    if (aneg) bl_gv_neg(mag, NWL);
-    bool alpha_on = (fl_tag(ah) & 3) == FL_NORMAL;
-    i64 NOTOP = -((i64)1 << 62);
-    u32 lx = la + NWL;
-    i64 ux = ea + eb - 32 * (i64)NF - 32 + fl_exp(ah) - 64 * (i64)la;
-    i64 topx = NOTOP, ex = NOTOP;
-    bool xneg = aneg != ((fl_tag(ah) & FL_NEG) != 0);
-    if (alpha_on) {
-        bl_gv_mul(X, am, la, mag, NWL);
-        i64 bx = bl_bitlen(X, lx);
-        if (bx) topx = ux + bx;
-        if (cnt) ex = ux + bl_bitlen64(cnt) + 33 + bl_bitlen64(NF) + 64 * (i64)la;
-    }
-    u32 ly = lb + lc;
-    i64 uy = 0, topy = NOTOP;
-    bool yneg = false, y_on = false;
-    if (has_c && (fl_tag(bh) & 3) == FL_NORMAL && (fl_tag(ch) & 3) == FL_NORMAL) {
-        y_on = true;
-        bl_gv_mul(Y, bm, lb, cm, lc);
-        uy = fl_exp(bh) - 64 * (i64)lb + fl_exp(ch) - 64 * (i64)lc;
-        topy = uy + bl_bitlen(Y, ly);
-        yneg = ((fl_tag(bh) ^ fl_tag(ch)) & FL_NEG) != 0;
-    }
-    i64 top = topx > topy ? topx : topy;
-    if (ex > top) top = ex;
-    if (top == NOTOP) return 2;
-    i64 hi = top + 2, lo = hi - 64 * (i64)WB;
-#pragma unroll 1
-    for (u32 i = 0; i < WB; i++) buf[i] = 0;
-    bool cut = false;
-    if (topx != NOTOP) cut |= bl_gv_place(buf, WB, X, lx, ux - lo, xneg, tmp);
-    if (y_on) cut |= bl_gv_place(buf, WB, Y, ly, uy - lo, yneg, tmp);
-    bool neg = (buf[WB - 1] >> 63) != 0;
-    if (neg) bl_gv_neg(buf, WB);
-    i64 e2 = -1;
-    if (ex != NOTOP) {
-        e2 = ex - lo + 1;
-        if (e2 < 2) e2 = 2;
-    } else if (cut) {
-        e2 = 1;
-    }
-    if (e2 < 0) {
-        i64 bl = bl_bitlen(buf, WB);
-        if (bl == 0) return 2;
-        tern = bl_gv_round(o, neg, lo, buf, WB, bl, false, p, rnd);
-        return 0;
-    }
-#pragma unroll 1
-    for (u32 i = 0; i < WB; i++) {
-        tmp[i] = 0;
-        X[i] = buf[i];
-    }
-    tmp[e2 >> 6] = 1ull << (e2 & 63);
-    if (bl_gv_sub(buf, buf, tmp, WB)) return 1;
-    bl_gv_add(X, X, tmp, WB);
-    i64 bl = bl_bitlen(buf, WB);
-    if (bl == 0 || bl != bl_bitlen(X, WB)) return 1;
-    i64 s = bl - (i64)p - 1;
-    if (s < 0) return 1;
-#pragma unroll 1
-    for (u32 i = (u32)(s >> 6); i < WB; i++) {
-        u64 d = buf[i] ^ X[i];
-        if (i == (u32)(s >> 6)) d &= ~((1ull << (s & 63)) - 1);
-        if (d) return 1;
-    }
-    tern = bl_gv_round(o, neg, lo, buf, WB, bl, true, p, rnd);
-    return 0;
-}
-
 // The end of blas_gemv's row i (bl_epi_one's rules for one output of a
 // gemv): the row's sum acc (NF + 2 words) with cnt possibly inexact terms
 // at the scales ea (the row's) and eb (x's), special when the row or x
 // holds a NaN or an infinity; alpha (head a0, limbs alm), beta and c
 // (has_c); ah and xh the row's and x's K heads (an exact zero's sign).
-// Returns 0 (decided: o, tern) or 1 (the host computes the element). REG:
-// bl_epilogue's register multiplies; CMP: bl_gv_epilogue (compact code);
-// the same bits either way.
-template <int NF, bool REG = false, bool CMP = false>
+// Returns 0 (decided: o, tern) or 1 (the host computes the element).
+template <int NF>
 FL_DEV u32 bl_gv_epi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, i64 ea, i64 eb,
                      u64 a0, const u64 *alm, u32 lal, bool has_c, u64 bh, const u64 *bem, u32 lbe,
                      u64 ch, const u64 *cm, u32 lc, const u64 *ah, const u64 *xh, u64 K, u64 p,
@@ -783,13 +601,8 @@ FL_DEV u32 bl_gv_epi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, 
                     (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
     tern = 0;
     if (sp) return 1;
-    u32 r;
-    if constexpr (CMP)
-        r = bl_gv_epilogue<NF>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch, cm,
-                               lc, p, rnd);
-    else
-        r = bl_epilogue<NF, REG>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch,
-                                 cm, lc, p, rnd);
+    u32 r = bl_epilogue<NF>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch, cm,
+                            lc, p, rnd);
     if (r == 2) {
         fl_special(o, FL_ZERO, bl_zero_neg(a0, ah, 1, xh, 1, K, has_c, bh, ch, rnd));
         tern = 0;
@@ -3056,15 +2869,17 @@ extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
     bl_gmm<5, true>(ahd, alb, asl, m, K, rse, Rg, XTg, XMg, part);
 }
 
-// ---- gemv's warp epilogue (blas_gmf, MPARRAY_BLAS_GVEPI=2) ----
+// ---- gemv's warp epilogue (blas_gmf; MPARRAY_BLAS_GVEPI=0: bl_gv_epi) ----
 // bl_gv_epi's values with a limb per lane: every multiword step of
 // bl_epilogue (the exact products alpha |S| and beta c, the two
 // placements into the window, the negations, L = M - 2^e2 and H = M +
 // 2^e2, the comparison, the normalisation) as a few instructions per lane,
 // carries by ballots (a lane's carry in from the generate and propagate
-// masks G, P: ((G | P) + G) ^ P); only fl_round_to and an exact zero's
-// sign (bl_zero_neg) stay on lane 0. The same exact integers, so the same
-// decisions and roundings as bl_epilogue.
+// masks G, P: ((G | P) + G) ^ P), the rounding too (fl_round_mant's steps);
+// only fl_finish and an exact zero's sign (bl_zero_neg) stay on lane 0. The same exact integers, so the same
+// decisions and roundings as bl_epilogue. The steps used more than once are
+// out of line: the epilogue runs once per warp, so its time follows the
+// code it fetches more than the instructions it executes.
 #define BL_WFULL 0xffffffffu
 
 // The carry (borrow) into this lane from each lane's generate g and
@@ -3075,14 +2890,14 @@ FL_DEV u32 bl_w_cin(bool g, bool p, u32 lane) {
 }
 
 // a + b (a limb per lane; lanes from n on: zeros in, ignored out).
-FL_DEV u64 bl_w_add(u64 a, u64 b, u32 lane, u32 n) {
+FL_NOINL u64 bl_w_add(u64 a, u64 b, u32 lane, u32 n) {
     const u64 t = a + b;
     const bool in = lane < n;
     return t + bl_w_cin(in && t < a, in && t == ~0ull, lane);
 }
 
 // a - b, and the borrow out of limb n - 1 (into bo, every lane).
-FL_DEV u64 bl_w_sub(u64 a, u64 b, u32 lane, u32 n, bool &bo) {
+FL_NOINL u64 bl_w_sub(u64 a, u64 b, u32 lane, u32 n, bool &bo) {
     const u64 t = a - b;
     const bool in = lane < n;
     const bool g = in && a < b, p = in && t == 0;
@@ -3097,7 +2912,7 @@ FL_DEV u64 bl_w_sub(u64 a, u64 b, u32 lane, u32 n, bool &bo) {
 FL_DEV u64 bl_w_neg(u64 x, u32 lane, u32 n) { return bl_w_add(~x, lane == 0 ? 1 : 0, lane, n); }
 
 // Bits of the n-limb magnitude (0 for 0).
-FL_DEV i64 bl_w_bitlen(u64 x, u32 lane, u32 n) {
+FL_NOINL i64 bl_w_bitlen(u64 x, u32 lane, u32 n) {
     const u32 nz = __ballot_sync(BL_WFULL, lane < n && x != 0);
     const int top = nz ? 31 - __clz((int)nz) : 0;
     const u64 v = __shfl_sync(BL_WFULL, x, top);
@@ -3108,7 +2923,7 @@ FL_DEV i64 bl_w_bitlen(u64 x, u32 lane, u32 n) {
 // same for every lane) and b (lb limbs, limb j in lane j, zeros above):
 // la + lb limbs. Column sums of the 128-bit partial products (lo parts in
 // column i + j, hi parts in column i + j + 1) in 96 bits, then the carries.
-FL_DEV u64 bl_w_mul(const u64 *a, u32 la, u64 b, u32 lane) {
+FL_NOINL u64 bl_w_mul(const u64 *a, u32 la, u64 b, u32 lane) {
     u64 lo = 0, hl = 0;
     u32 lc = 0, hc = 0;
 #pragma unroll 1
@@ -3138,7 +2953,7 @@ FL_DEV u64 bl_w_mul(const u64 *a, u32 la, u64 b, u32 lane) {
 
 // bl_place: buf += (neg ? -1 : 1) trunc(src 2^sh) on wb limbs (src: ls
 // limbs, limb s in lane s); returns whether bits were cut off below.
-FL_DEV u64 bl_w_place(u64 buf, u32 wb, u64 src, u32 ls, i64 sh, bool neg, u32 lane, bool &cut) {
+FL_NOINL u64 bl_w_place(u64 buf, u32 wb, u64 src, u32 ls, i64 sh, bool neg, u32 lane, bool &cut) {
     const i64 d = -sh;
     const bool in = d < 64 * (i64)ls && d > -64 * (i64)wb;
     const int q = in ? (int)(d >> 6) : 0;
@@ -3163,7 +2978,7 @@ FL_DEV u64 bl_w_place(u64 buf, u32 wb, u64 src, u32 ls, i64 sh, bool neg, u32 la
 
 // The normalised window (top bit of limb wb - 1 set) of the wb-limb
 // magnitude x of bl bits: x << (64 wb - bl), a limb per lane.
-FL_DEV u64 bl_w_norm(u64 x, u32 wb, i64 bl, u32 lane) {
+FL_NOINL u64 bl_w_norm(u64 x, u32 wb, i64 bl, u32 lane) {
     const u32 lz = (u32)(64 * wb - bl), q = lz >> 6, r = lz & 63;
     const int i0 = (int)lane - (int)q, i1 = i0 - 1;
     const u64 a = __shfl_sync(BL_WFULL, x, i0 & 31), b = __shfl_sync(BL_WFULL, x, i1 & 31);
@@ -3171,14 +2986,67 @@ FL_DEV u64 bl_w_norm(u64 x, u32 wb, i64 bl, u32 lane) {
     return r ? (va << r) | (vb >> (64 - r)) : va;
 }
 
+// fl_round_to(o, neg, e, src, WB, sticky, p, rnd) with src (WB limbs, the
+// top bit of limb WB - 1 set) a limb per lane: fl_round_mant's kept limbs,
+// round bit, sticky bit and increment by the lanes (the increment's carry
+// by ballots), then fl_finish by lane 0. Returns the ternary (lane 0).
+FL_NOINL i8 bl_w_round(FlOut &o, bool neg, i64 e, u64 x, u32 wb, bool sticky, u64 p, u32 rnd,
+                       u32 lane) {
+    const u32 n = o.n, nb = wb - n;
+    const u32 low = (u32)(64ull * n - p);
+    const u64 top = __shfl_sync(BL_WFULL, x, nb - 1);
+    const bool under = __ballot_sync(BL_WFULL, lane + 1 < nb && x != 0) != 0;
+    const u64 m0 = __shfl_sync(BL_WFULL, x, nb);
+    bool rb, st;
+    u64 mask = 0;
+    if (low > 0) {
+        mask = (1ull << low) - 1;
+        rb = (m0 >> (low - 1)) & 1;
+        st = (m0 & (mask >> 1)) != 0 || sticky || top != 0 || under;
+    } else {
+        rb = top >> 63;
+        st = (top << 1) != 0 || sticky || under;
+    }
+    const bool inexact = rb || st;
+    bool inc;
+    switch (rnd) {
+    case FL_RN: inc = rb && (st || ((m0 >> low) & 1)); break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = inexact && !neg; break;
+    case FL_RD: inc = inexact && neg; break;
+    default: inc = inexact; break;
+    }
+    const bool kept = lane >= nb && lane < wb;
+    u64 v = lane == nb ? x & ~mask : x;
+    bool carry = false;
+    if (inc) {
+        const u64 c = lane == nb ? 1ull << low : 0;
+        const u64 t = v + c;
+        const bool g = kept && t < v, pp = kept && t == ~0ull;
+        const u32 G = __ballot_sync(BL_WFULL, g), P = __ballot_sync(BL_WFULL, pp);
+        const u32 C = ((G | P) + G) ^ P;
+        v = t + ((C >> lane) & 1u);
+        carry = ((C >> wb) & 1u) != 0;
+        if (carry && lane == wb - 1) v = 1ull << 63;
+    }
+    if (kept) o.m[lane - nb] = v;
+    __syncwarp();
+    i8 t = 0;
+    if (lane == 0) {
+        const i8 tt = inexact ? fl_ternary(inc, neg) : 0;
+        t = fl_finish(o, neg, e + (carry ? 1 : 0), tt, inc, p, rnd);
+    }
+    return t;
+}
+
 // bl_epilogue by the whole warp (acc, cnt valid in lane 0; the arguments
-// the same in every lane); o and tern written by lane 0 (sb: WB limbs of
-// shared memory for fl_round_to). Returns bl_epilogue's status in every
-// lane.
+// the same in every lane); o's limbs by the lanes, its head and tern by
+// lane 0 (rl0: the rounding too, by fl_round_to). Returns bl_epilogue's
+// status in every lane.
 template <int NF>
 FL_DEV u32 bl_w_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 eb, u64 ah,
                          const u64 *am, u32 la, bool has_c, u64 bh, const u64 *bm, u32 lb, u64 ch,
-                         const u64 *cm, u32 lc, u64 p, u32 rnd, u64 *sb) {
+                         const u64 *cm, u32 lc, u64 p, u32 rnd, bool rl0) {
     const u32 lane = threadIdx.x & 31;
     const u32 NWL = NF / 2 + 1, WB = 2 * (NF / 2 + 2) + 2;
     cnt = __shfl_sync(BL_WFULL, cnt, 0);
@@ -3266,9 +3134,17 @@ FL_DEV u32 bl_w_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i6
         sticky = true;
     }
     const u64 nb = bl_w_norm(buf, WB, bl, lane);
-    if (lane < WB) sb[lane] = nb;
-    __syncwarp();
-    if (lane == 0) tern = fl_round_to(o, neg, lo + bl, sb, WB, sticky, p, rnd);
+    if (rl0) {
+        // fl_round_to by lane 0 (measurements: the lanes' rounding's
+        // alternative).
+        __shared__ u64 sb[32];
+        if (lane < WB) sb[lane] = nb;
+        __syncwarp();
+        if (lane == 0) tern = fl_round_to(o, neg, lo + bl, sb, WB, sticky, p, rnd);
+        return 0;
+    }
+    const i8 t = bl_w_round(o, neg, lo + bl, lane < WB ? nb : 0, WB, sticky, p, rnd, lane);
+    if (lane == 0) tern = t;
     return 0;
 }
 
@@ -3277,13 +3153,13 @@ FL_DEV u32 bl_w_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i6
 FL_DEV u32 bl_gv_wepi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, i64 ea, i64 eb,
                       u64 a0, const u64 *alm, u32 lal, bool has_c, u64 bh, const u64 *bem,
                       u32 lbe, u64 ch, const u64 *cm, u32 lc, const u64 *ah, const u64 *xh, u64 K,
-                      u64 p, u32 rnd, u64 *sb) {
+                      u64 p, u32 rnd, bool rl0) {
     const bool sp = special || (fl_tag(a0) & 3) >= FL_INF ||
                     (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
     tern = 0;
     if (sp) return 1;
     u32 r = bl_w_epilogue<BL_NF>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch,
-                                 cm, lc, p, rnd, sb);
+                                 cm, lc, p, rnd, rl0);
     if (r == 2) {
         if ((threadIdx.x & 31) == 0)
             fl_special(o, FL_ZERO, bl_zero_neg(a0, ah, 1, xh, 1, K, has_c, bh, ch, rnd));
@@ -3296,10 +3172,11 @@ FL_DEV u32 bl_gv_wepi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special,
 // Row i = blockIdx.x (a warp): the slices' sums and counts, then
 // blas_gemv's epilogue (bl_gv_epi) by lane 0: y_i, its ternary and its
 // flag (hdr[2] grows for an undecided row; bl_gv_done: the status word
-// hst). dbg bit 1: without the epilogue (measurements only); bit 4: the
-// epilogue's register multiplies, bit 5: bl_gv_epilogue, bit 6: the warp
-// epilogue (bl_gv_wepi), bit 7 with it: checked against bl_gv_epi (the
-// same bits).
+// hst). The epilogue by the whole warp (bl_gv_wepi), or with dbg bit 2 by
+// lane 0 (bl_gv_epi); the same bits. dbg bit 3: the warp's checked against
+// bl_gv_epi (a line on stdout per row where they differ), bit 4: the
+// warp's with fl_round_to by lane 0, bit 1: without the epilogue (wrong
+// results); measurements only.
 extern "C" __global__ void __launch_bounds__(32)
     blas_gmf(const u32 *part, u64 nsl, u64 m, const u64 *rse, const u64 *ahd, i64 asl,
              const u64 *xhd, u64 K, u64 *hdr, const u64 *alh, const u64 *alm, u32 lal,
@@ -3327,14 +3204,12 @@ extern "C" __global__ void __launch_bounds__(32)
     const u64 a0 = alh[0], bh = has_c ? beh[0] : 0, ch = has_c ? chd[i] : 0;
     FlOut out = {rl + i * rn, rn, 0};
     i8 tt = 0;
-    if ((dbg & 64u) && !(dbg & 2u)) {
-        // The warp epilogue; with bit 7 checked against bl_gv_epi (a line
-        // on stdout for each row where they differ; measurements only).
-        __shared__ u64 sb[32];
+    if (!(dbg & 6u)) {
         u32 r = bl_gv_wepi(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh, bem,
-                           lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd, sb);
+                           lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd,
+                           (dbg & 16u) != 0);
         if (lane != 0) return;
-        if (dbg & 128u) {
+        if (dbg & 8u) {
             u64 l2[BL_LMAX];
             FlOut o2 = {l2, rn, 0};
             i8 t2 = 0;
@@ -3367,18 +3242,9 @@ extern "C" __global__ void __launch_bounds__(32)
         bl_gv_done(hdr, 0, m, hst, seq);
         return;
     }
-    u32 r;
-    if (dbg & 16u)
-        r = bl_gv_epi<BL_NF, true>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0,
+    const u32 r = bl_gv_epi<BL_NF>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0,
                                    bh, bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p,
                                    rnd);
-    else if (dbg & 32u)
-        r = bl_gv_epi<BL_NF, false, true>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal,
-                                          has_c != 0, bh, bem, lbe, ch, clb + i * lc, lc,
-                                          ahd + i * asl, xhd, K, p, rnd);
-    else
-        r = bl_gv_epi<BL_NF>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh,
-                             bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd);
     if (r) fl_special(out, FL_ZERO, false);
     rh[i] = out.head;
     tern[i] = tt;

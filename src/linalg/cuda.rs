@@ -1003,16 +1003,14 @@ fn gemv_rows(
 /// [`gemv_rows`]' switches, read once per process (measurements only):
 /// `MPARRAY_BLAS_NOMAP` (the status by a copy of the count, as before the
 /// mapped word), `MPARRAY_BLAS_NOCACHE` (new buffers and output every
-/// call, as before the workspaces), `MPARRAY_BLAS_EPIREG` (`blas_gmf`'s
-/// epilogue with bl_epilogue's register multiplies; the same bits),
-/// `MPARRAY_BLAS_GVEPI` (`blas_gmf`'s epilogue, the same bits: 0 the
-/// inlined `bl_gv_epi`, 1 the compact `bl_gv_epilogue`, 2 the warp's
-/// `bl_gv_wepi`, 3 the warp's checked against `bl_gv_epi`: a line on
-/// stdout for each row where they differ).
+/// call, as before the workspaces), `MPARRAY_BLAS_GVEPI` (`blas_gmf`'s
+/// epilogue, the same bits: 2, the default, by the whole warp; 0 by one
+/// thread, `bl_gv_epi`; 3 the warp's checked against `bl_gv_epi`, a line
+/// on stdout for each row where they differ; 4 the warp's with the
+/// rounding by one thread, `fl_round_to`; 5: 4 checked).
 struct GemvEnv {
     nomap: bool,
     nocache: bool,
-    epireg: bool,
     epi: u32,
 }
 
@@ -1023,11 +1021,10 @@ fn gemv_env() -> &'static GemvEnv {
         GemvEnv {
             nomap: on("MPARRAY_BLAS_NOMAP"),
             nocache: on("MPARRAY_BLAS_NOCACHE"),
-            epireg: on("MPARRAY_BLAS_EPIREG"),
             epi: std::env::var("MPARRAY_BLAS_GVEPI")
                 .ok()
                 .and_then(|v| v.parse().ok())
-                .unwrap_or(0),
+                .unwrap_or(2),
         }
     })
 }
@@ -1361,16 +1358,17 @@ fn gemv_mma(
         let rn_u = out.limbs_per_element() as u32;
         let rc = round_code(rnd);
         // MPARRAY_BLAS_GVDBG bit 1: without the epilogue (as blas_gemv's);
-        // bit 4: the register multiplies (MPARRAY_BLAS_EPIREG); bits 5-7:
-        // the compact or the warp epilogue (MPARRAY_BLAS_GVEPI).
-        let env = gemv_env();
-        let epi = match env.epi {
-            1 => 32,
-            2 => 64,
-            3 => 64 | 128,
+        // bit 2: the one-thread epilogue, bit 3: the warp's checked, bit 4:
+        // the warp's with the rounding by one thread (MPARRAY_BLAS_GVEPI 0,
+        // 3, 4, 5).
+        let epi = match gemv_env().epi {
+            0 => 4,
+            3 => 8,
+            4 => 16,
+            5 => 8 | 16,
             _ => 0,
         };
-        let dbg = gemv_dbg() & 2 | (env.epireg as u32) << 4 | epi;
+        let dbg = gemv_dbg() & 2 | epi;
         let (orh, orl) = out.raw_parts_mut();
         let mut bld = eng.stream().launch_builder(&f);
         bld.arg(&*part)
