@@ -2464,9 +2464,27 @@ extern "C" __global__ void __launch_bounds__(128)
 // Up to NF = 18 (a block of BL_GVT threads keeps 8 blocks per SM at most
 // 128 registers). The workspace header (u64): [0] x's scale (e + BL_EOFF,
 // 0: no normal entry), [1] 1 when x holds a NaN or an infinity, [2] the
-// count of undecided outputs.
+// count of undecided outputs, [3] the count of finished rows (the ticket of
+// bl_gv_done; reset with [2]).
 #if BL_NF <= 18
 #define BL_GVT 64
+
+// The end of a row's epilogue (one thread per row): r = 1 adds the row to
+// the undecided count hdr[2]; with hst (page-locked host memory mapped into
+// the device, 0: none) the last of the m rows to finish writes (seq << 1) |
+// (count != 0) into *hst, which the host polls instead of copying hdr[2].
+FL_DEV void bl_gv_done(u64 *hdr, u32 r, u64 m, u32 *hst, u32 seq) {
+    if (r) atomicAdd((unsigned long long *)(hdr + 2), 1ull);
+    if (!hst) return;
+    __threadfence();
+    const u64 t = atomicAdd((unsigned long long *)(hdr + 3), 1ull);
+    if (t + 1 == m) {
+        __threadfence();
+        const u64 n = atomicAdd((unsigned long long *)(hdr + 2), 0ull);
+        __threadfence_system();
+        *(volatile u32 *)hst = (seq << 1) | (n != 0 ? 1u : 0u);
+    }
+}
 
 // x's scale and special flag, its packed records xrec[k BL_REC ..]
 // (blas_pack's layout) and the undecided count reset: one block (K x
@@ -2515,6 +2533,7 @@ FL_DEV void bl_gvx(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 *hdr, u32 *x
         hdr[0] = s_e;
         hdr[1] = s_f;
         hdr[2] = 0;
+        hdr[3] = 0;
     }
 }
 
@@ -2538,7 +2557,7 @@ extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
               const u32 *xrec, u64 *hdr, const u64 *alh, const u64 *alm, u32 lal,
               const u64 *beh, const u64 *bem, u32 lbe, u32 has_c, const u64 *chd,
               const u64 *clb, u32 lc, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn, i8 *tern,
-              u8 *und, u32 pipe) {
+              u8 *und, u32 pipe, u32 *hst, u32 seq) {
     __shared__ __align__(16) u32 stage[BL_GVT / 32][BL_NBUF][32 * BL_SST];
     __shared__ unsigned long long s_ea;
     __shared__ u32 s_fa;
@@ -2668,14 +2687,12 @@ extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
         r = bl_gv_epi<BL_NF>(out, tt, sw, sw[BL_NW], special, ea, eb, a0, alm, lal, has_c != 0, bh,
                              bem, lbe, ch, clb + i * lc, lc, ah, xhd, K, p, rnd);
     if (dbg) r = 0;
-    if (r) {
-        fl_special(out, FL_ZERO, false);
-        atomicAdd((unsigned long long *)(hdr + 2), 1ull);
-    }
+    if (r) fl_special(out, FL_ZERO, false);
     if (dbg & 2u) fl_special(out, FL_ZERO, (sw[0] ^ sw[BL_NW]) & 1);
     rh[i] = out.head;
     tern[i] = tt;
     und[i] = (u8)r;
+    bl_gv_done(hdr, r, gridDim.x, hst, seq);
 }
 #endif
 
@@ -2705,41 +2722,60 @@ extern "C" __global__ void __launch_bounds__(BL_GVT, 8)
 #define BL_MASTR (BL_ME * 16 + 4)
 #define BL_MPART (BL_NW + 1)
 
+// One head into a line's scale e (the largest e + BL_EOFF of its normal
+// entries) and special flag f, without branches (so that the compiler
+// keeps a round's loads ahead of their uses).
+FL_DEV void bl_gscan(u64 h, u64 &e, u32 &f) {
+    const u32 c = fl_tag(h) & 3;
+    const u64 v = (u64)(fl_exp(h) + BL_EOFF);
+    e = (c == FL_NORMAL && v > e) ? v : e;
+    f |= (c != FL_NORMAL && c != FL_ZERO) ? 1u : 0u;
+}
+
 // Each row's scale (e + BL_EOFF, 0: no normal entry) and special flag:
-// rse[2 i], rse[2 i + 1]; a warp per row.
+// rse[2 i], rse[2 i + 1]; a block of 256 threads per BL_GRB rows, 4 warps
+// per row (8 loads in flight per lane: a 1024-position row in one round,
+// the whole matrix's heads in flight at once; the bytes in flight, not the
+// instructions, set the rate), the warps' results through shared memory.
+#define BL_GRB 2
 FL_DEV void bl_gmr(const u64 *ahd, i64 asl, u64 m, u64 K, u64 *rse, u64 blk) {
-    const u64 i = blk * 8 + (threadIdx.x >> 5);
-    const u32 lane = threadIdx.x & 31;
-    if (i >= m) return;
-    const u64 *ah = ahd + i * asl;
-    u64 e = 0;
-    u32 f = 0;
-    for (u64 kb = lane; kb < K; kb += 128) {
-        u64 h[4];
+    __shared__ unsigned long long s_re[BL_GRB];
+    __shared__ u32 s_rf[BL_GRB];
+    const u32 t = threadIdx.x, lane = t & 31, wr = (t >> 5) & 3, ri = t >> 7;
+    const u64 i = blk * BL_GRB + ri;
+    if (t < BL_GRB) {
+        s_re[t] = 0;
+        s_rf[t] = 0;
+    }
+    __syncthreads();
+    if (i < m) {
+        const u64 *ah = ahd + i * asl;
+        u64 e = 0;
+        u32 f = 0;
+        for (u64 kb = lane + 32 * wr; kb < K; kb += 1024) {
+            u64 h[8];
 #pragma unroll
-        for (int r = 0; r < 4; r++) {
-            const u64 k = kb + 32 * r;
-            h[r] = k < K ? ah[k] : 0;
-        }
-#pragma unroll
-        for (int r = 0; r < 4; r++) {
-            const u32 c = fl_tag(h[r]) & 3;
-            if (c == FL_NORMAL) {
-                const u64 v = (u64)(fl_exp(h[r]) + BL_EOFF);
-                e = v > e ? v : e;
-            } else if (c != FL_ZERO) {
-                f = 1;
+            for (int r = 0; r < 8; r++) {
+                const u64 k = kb + 128 * r;
+                h[r] = k < K ? ah[k] : 0;
             }
+#pragma unroll
+            for (int r = 0; r < 8; r++) bl_gscan(h[r], e, f);
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
+            e = v > e ? v : e;
+            f |= __shfl_xor_sync(0xffffffffu, f, o);
+        }
+        if (lane == 0) {
+            if (e) atomicMax(&s_re[ri], (unsigned long long)e);
+            if (f) atomicOr(&s_rf[ri], f);
         }
     }
-    for (int o = 16; o > 0; o >>= 1) {
-        const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
-        e = v > e ? v : e;
-        f |= __shfl_xor_sync(0xffffffffu, f, o);
-    }
-    if (lane == 0) {
-        rse[2 * i] = e;
-        rse[2 * i + 1] = f;
+    __syncthreads();
+    if (i < m && (t & 127) == 0) {
+        rse[2 * i] = s_re[ri];
+        rse[2 * i + 1] = s_rf[ri];
     }
 }
 
@@ -2806,7 +2842,13 @@ extern "C" __global__ void __launch_bounds__(256)
 // blas_gvx, blas_gmx and blas_gmr in one launch of 256-thread blocks:
 // blocks below nx = Kp / 64 each find x's scale and special flag (all K
 // heads) and convert 64 positions into x's forms (block 0 writes hdr; no
-// records), the others a row's scale and special flag per warp.
+// records), the others the scales and special flags of BL_GRB rows each
+// (bl_gmr). An x
+// block issues its loads at once: the K heads (4 per thread per round) and
+// its 64 elements' limbs (coalesced into shared memory when lx <= 16), so
+// that the conversion (bl_fix, unchanged) reads shared memory instead of
+// a serial chain of global loads per thread.
+#define BL_GPLX 16
 extern "C" __global__ void __launch_bounds__(256)
     blas_gmp(const u64 *xh, const u64 *xl, u32 lx, u64 K, u64 Kp, u64 *hdr, u32 *R, u32 *XT,
              u32 *XM, const u64 *ahd, i64 asl, u64 m, u64 *rse) {
@@ -2818,23 +2860,42 @@ extern "C" __global__ void __launch_bounds__(256)
     __shared__ unsigned long long s_e;
     __shared__ u32 s_f;
     __shared__ u32 Xw[64 * 19], Ys[64 * 39];
+    __shared__ u64 Xl[64 * BL_GPLX], Xh[64];
     const u32 t = threadIdx.x, lane = t & 31;
+    const u64 kb = (u64)blockIdx.x * 64;
+    const bool stl = lx <= BL_GPLX;
     if (t == 0) {
         s_e = 0;
         s_f = 0;
     }
+    // This block's 64 heads and (stl) limbs, zeros past K.
+    if (t < 64) Xh[t] = kb + t < K ? xh[kb + t] : 0;
+    if (stl) {
+        // At most 4 limbs per thread (64 lx <= 1024), loaded together.
+        const u64 n = (K - kb < 64 ? K - kb : 64) * (u64)lx;
+        const u64 *src = xl + kb * lx;
+        u64 v[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const u32 idx = t + 256 * r;
+            v[r] = idx < n ? src[idx] : 0;
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+            if (t + 256 * r < 64 * lx) Xl[t + 256 * r] = v[r];
+    }
     __syncthreads();
     u64 e = 0;
     u32 f = 0;
-    for (u64 k = t; k < K; k += 256) {
-        const u64 h = xh[k];
-        const u32 c = fl_tag(h) & 3;
-        if (c == FL_NORMAL) {
-            const u64 v = (u64)(fl_exp(h) + BL_EOFF);
-            e = v > e ? v : e;
-        } else if (c != FL_ZERO) {
-            f = 1;
+    for (u64 k0 = t; k0 < K; k0 += 1024) {
+        u64 h[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const u64 k = k0 + 256 * r;
+            h[r] = k < K ? xh[k] : 0;
         }
+#pragma unroll
+        for (int r = 0; r < 4; r++) bl_gscan(h[r], e, f);
     }
     for (int o = 16; o > 0; o >>= 1) {
         const u64 v = __shfl_xor_sync(0xffffffffu, e, o);
@@ -2846,13 +2907,12 @@ extern "C" __global__ void __launch_bounds__(256)
         if (f) atomicOr(&s_f, f);
     }
     __syncthreads();
-    const u64 kb = (u64)blockIdx.x * 64;
     if (t < 64) {
         const u64 k = kb + t;
         u32 w[BL_NF];
         u32 meta = BL_META(BL_ZEXACT0, false);
         if (k < K) {
-            meta = bl_fix<BL_NF>(xh[k], xl + k * lx, lx, bl_esc(s_e), w);
+            meta = bl_fix<BL_NF>(Xh[t], stl ? Xl + t * lx : xl + k * lx, lx, bl_esc(s_e), w);
         } else {
 #pragma unroll
             for (int j = 0; j < BL_NF; j++) w[j] = 0;
@@ -2867,6 +2927,7 @@ extern "C" __global__ void __launch_bounds__(256)
         hdr[0] = s_e;
         hdr[1] = s_f;
         hdr[2] = 0;
+        hdr[3] = 0;
     }
 }
 
@@ -3124,15 +3185,320 @@ extern "C" __global__ void __launch_bounds__(32 * BL_MWARPS, 1)
     bl_gmm<5, true>(ahd, alb, asl, m, K, rse, Rg, XTg, XMg, part);
 }
 
+// ---- gemv's warp epilogue (blas_gmf; MPARRAY_BLAS_GVEPI=0: bl_gv_epi) ----
+// bl_gv_epi's values with a limb per lane: every multiword step of
+// bl_epilogue (the exact products alpha |S| and beta c, the two
+// placements into the window, the negations, L = M - 2^e2 and H = M +
+// 2^e2, the comparison, the normalisation) as a few instructions per lane,
+// carries by ballots (a lane's carry in from the generate and propagate
+// masks G, P: ((G | P) + G) ^ P), the rounding too (fl_round_mant's steps);
+// only fl_finish and an exact zero's sign (bl_zero_neg) stay on lane 0. The same exact integers, so the same
+// decisions and roundings as bl_epilogue. The steps used more than once are
+// out of line: the epilogue runs once per warp, so its time follows the
+// code it fetches more than the instructions it executes.
+#define BL_WFULL 0xffffffffu
+
+// The carry (borrow) into this lane from each lane's generate g and
+// propagate p (disjoint; lanes past the value: both false).
+FL_DEV u32 bl_w_cin(bool g, bool p, u32 lane) {
+    const u32 G = __ballot_sync(BL_WFULL, g), P = __ballot_sync(BL_WFULL, p);
+    return ((((G | P) + G) ^ P) >> lane) & 1u;
+}
+
+// a + b (a limb per lane; lanes from n on: zeros in, ignored out).
+FL_NOINL u64 bl_w_add(u64 a, u64 b, u32 lane, u32 n) {
+    const u64 t = a + b;
+    const bool in = lane < n;
+    return t + bl_w_cin(in && t < a, in && t == ~0ull, lane);
+}
+
+// a - b, and the borrow out of limb n - 1 (into bo, every lane).
+FL_NOINL u64 bl_w_sub(u64 a, u64 b, u32 lane, u32 n, bool &bo) {
+    const u64 t = a - b;
+    const bool in = lane < n;
+    const bool g = in && a < b, p = in && t == 0;
+    const u32 G = __ballot_sync(BL_WFULL, g), P = __ballot_sync(BL_WFULL, p);
+    const u32 B = ((G | P) + G) ^ P;
+    const u32 top = 1u << (n - 1);
+    bo = (G & top) != 0 || ((P & top) != 0 && (B & top) != 0);
+    return t - ((B >> lane) & 1u);
+}
+
+// -x on n limbs (two's complement).
+FL_DEV u64 bl_w_neg(u64 x, u32 lane, u32 n) { return bl_w_add(~x, lane == 0 ? 1 : 0, lane, n); }
+
+// Bits of the n-limb magnitude (0 for 0).
+FL_NOINL i64 bl_w_bitlen(u64 x, u32 lane, u32 n) {
+    const u32 nz = __ballot_sync(BL_WFULL, lane < n && x != 0);
+    const int top = nz ? 31 - __clz((int)nz) : 0;
+    const u64 v = __shfl_sync(BL_WFULL, x, top);
+    return nz ? 64 * (i64)top + bl_bitlen64(v) : 0;
+}
+
+// Limb j (this lane) of the exact product of a (la limbs in memory, the
+// same for every lane) and b (lb limbs, limb j in lane j, zeros above):
+// la + lb limbs. Column sums of the 128-bit partial products (lo parts in
+// column i + j, hi parts in column i + j + 1) in 96 bits, then the carries.
+FL_NOINL u64 bl_w_mul(const u64 *a, u32 la, u64 b, u32 lane) {
+    u64 lo = 0, hl = 0;
+    u32 lc = 0, hc = 0;
+#pragma unroll 1
+    for (u32 i = 0; i < la; i++) {
+        const u64 ai = a[i];
+        const u64 bs = __shfl_up_sync(BL_WFULL, b, i);
+        const u64 bj = lane >= i ? bs : 0;
+        const u64 pl = ai * bj, ph = fl_mulhi(ai, bj);
+        lo += pl;
+        lc += lo < pl;
+        hl += ph;
+        hc += hl < ph;
+    }
+    // Column j = lo + 2^64 lc + (hl + 2^64 hc of column j - 1).
+    const u64 hp = __shfl_up_sync(BL_WFULL, hl, 1);
+    const u32 hcp = __shfl_up_sync(BL_WFULL, hc, 1);
+    const u64 hp0 = lane ? hp : 0;
+    const u32 hcp0 = lane ? hcp : 0;
+    u64 t = lo + hp0;
+    u32 hi = lc + hcp0 + (t < hp0); // < 2^32: at most 2 la + 1
+    // t + 2^64 hi: hi goes to the next limb, then one carry chain.
+    const u32 hin = __shfl_up_sync(BL_WFULL, hi, 1);
+    const u64 hin0 = lane ? hin : 0;
+    const u64 t2 = t + hin0;
+    return t2 + bl_w_cin(t2 < hin0, t2 == ~0ull, lane);
+}
+
+// bl_place: buf += (neg ? -1 : 1) trunc(src 2^sh) on wb limbs (src: ls
+// limbs, limb s in lane s); returns whether bits were cut off below.
+FL_NOINL u64 bl_w_place(u64 buf, u32 wb, u64 src, u32 ls, i64 sh, bool neg, u32 lane, bool &cut) {
+    const i64 d = -sh;
+    const bool in = d < 64 * (i64)ls && d > -64 * (i64)wb;
+    const int q = in ? (int)(d >> 6) : 0;
+    const u32 r = (u32)(d & 63);
+    const int x0 = q + (int)lane, x1 = x0 + 1;
+    const u64 s0 = __shfl_sync(BL_WFULL, src, x0 & 31), s1 = __shfl_sync(BL_WFULL, src, x1 & 31);
+    const u64 lo = in && x0 >= 0 && x0 < (int)ls ? s0 : 0;
+    const u64 hi = in && x1 >= 0 && x1 < (int)ls ? s1 : 0;
+    const u64 tmp = lane < wb ? (r ? (lo >> r) | (hi << (64 - r)) : lo) : 0;
+    // bl_bits_any(src, ls, d): d >= 64 ls counts as true (src is nonzero).
+    bool below = false;
+    if (d > 0) {
+        const u64 m = (u64)lane * 64 + 64 <= (u64)d ? ~0ull
+                      : (u64)lane * 64 < (u64)d ? (1ull << (d & 63)) - 1
+                                                : 0;
+        below = __ballot_sync(BL_WFULL, lane < ls && (src & m) != 0) != 0 || d >= 64 * (i64)ls;
+    }
+    cut = below;
+    bool bo;
+    return neg ? bl_w_sub(buf, tmp, lane, wb, bo) : bl_w_add(buf, tmp, lane, wb);
+}
+
+// The normalised window (top bit of limb wb - 1 set) of the wb-limb
+// magnitude x of bl bits: x << (64 wb - bl), a limb per lane.
+FL_NOINL u64 bl_w_norm(u64 x, u32 wb, i64 bl, u32 lane) {
+    const u32 lz = (u32)(64 * wb - bl), q = lz >> 6, r = lz & 63;
+    const int i0 = (int)lane - (int)q, i1 = i0 - 1;
+    const u64 a = __shfl_sync(BL_WFULL, x, i0 & 31), b = __shfl_sync(BL_WFULL, x, i1 & 31);
+    const u64 va = i0 >= 0 ? a : 0, vb = i1 >= 0 ? b : 0;
+    return r ? (va << r) | (vb >> (64 - r)) : va;
+}
+
+// fl_round_to(o, neg, e, src, WB, sticky, p, rnd) with src (WB limbs, the
+// top bit of limb WB - 1 set) a limb per lane: fl_round_mant's kept limbs,
+// round bit, sticky bit and increment by the lanes (the increment's carry
+// by ballots), then fl_finish by lane 0. Returns the ternary (lane 0).
+FL_NOINL i8 bl_w_round(FlOut &o, bool neg, i64 e, u64 x, u32 wb, bool sticky, u64 p, u32 rnd,
+                       u32 lane) {
+    const u32 n = o.n, nb = wb - n;
+    const u32 low = (u32)(64ull * n - p);
+    const u64 top = __shfl_sync(BL_WFULL, x, nb - 1);
+    const bool under = __ballot_sync(BL_WFULL, lane + 1 < nb && x != 0) != 0;
+    const u64 m0 = __shfl_sync(BL_WFULL, x, nb);
+    bool rb, st;
+    u64 mask = 0;
+    if (low > 0) {
+        mask = (1ull << low) - 1;
+        rb = (m0 >> (low - 1)) & 1;
+        st = (m0 & (mask >> 1)) != 0 || sticky || top != 0 || under;
+    } else {
+        rb = top >> 63;
+        st = (top << 1) != 0 || sticky || under;
+    }
+    const bool inexact = rb || st;
+    bool inc;
+    switch (rnd) {
+    case FL_RN: inc = rb && (st || ((m0 >> low) & 1)); break;
+    case FL_RZ: inc = false; break;
+    case FL_RU: inc = inexact && !neg; break;
+    case FL_RD: inc = inexact && neg; break;
+    default: inc = inexact; break;
+    }
+    const bool kept = lane >= nb && lane < wb;
+    u64 v = lane == nb ? x & ~mask : x;
+    bool carry = false;
+    if (inc) {
+        const u64 c = lane == nb ? 1ull << low : 0;
+        const u64 t = v + c;
+        const bool g = kept && t < v, pp = kept && t == ~0ull;
+        const u32 G = __ballot_sync(BL_WFULL, g), P = __ballot_sync(BL_WFULL, pp);
+        const u32 C = ((G | P) + G) ^ P;
+        v = t + ((C >> lane) & 1u);
+        carry = ((C >> wb) & 1u) != 0;
+        if (carry && lane == wb - 1) v = 1ull << 63;
+    }
+    if (kept) o.m[lane - nb] = v;
+    __syncwarp();
+    i8 t = 0;
+    if (lane == 0) {
+        const i8 tt = inexact ? fl_ternary(inc, neg) : 0;
+        t = fl_finish(o, neg, e + (carry ? 1 : 0), tt, inc, p, rnd);
+    }
+    return t;
+}
+
+// bl_epilogue by the whole warp (acc, cnt valid in lane 0; the arguments
+// the same in every lane); o's limbs by the lanes, its head and tern by
+// lane 0 (rl0: the rounding too, by fl_round_to). Returns bl_epilogue's
+// status in every lane.
+template <int NF>
+FL_DEV u32 bl_w_epilogue(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, i64 ea, i64 eb, u64 ah,
+                         const u64 *am, u32 la, bool has_c, u64 bh, const u64 *bm, u32 lb, u64 ch,
+                         const u64 *cm, u32 lc, u64 p, u32 rnd, bool rl0) {
+    const u32 lane = threadIdx.x & 31;
+    const u32 NWL = NF / 2 + 1, WB = 2 * (NF / 2 + 2) + 2;
+    cnt = __shfl_sync(BL_WFULL, cnt, 0);
+    u64 mag = 0;
+#pragma unroll
+    for (int w = 0; w < NF + 2; w++) {
+        const u64 v = __shfl_sync(BL_WFULL, acc[w], 0);
+        if (lane == (u32)(w / 2)) mag |= v << (32 * (w & 1));
+    }
+    const bool aneg = (__shfl_sync(BL_WFULL, mag, NWL - 1) >> 63) != 0;
+    if (aneg) mag = bl_w_neg(mag, lane, NWL);
+    if (lane >= NWL) mag = 0;
+    const bool alpha_on = (fl_tag(ah) & 3) == FL_NORMAL;
+    const i64 NOTOP = -((i64)1 << 62);
+    const u32 lx = la + NWL;
+    const i64 ux = ea + eb - 32 * (i64)NF - 32 + fl_exp(ah) - 64 * (i64)la;
+    i64 topx = NOTOP, ex = NOTOP;
+    const bool xneg = aneg != ((fl_tag(ah) & FL_NEG) != 0);
+    u64 X = 0;
+    if (alpha_on) {
+        X = bl_w_mul(am, la, mag, lane);
+        if (lane >= lx) X = 0;
+        const i64 bx = bl_w_bitlen(X, lane, lx);
+        if (bx) topx = ux + bx;
+        if (cnt) ex = ux + bl_bitlen64(cnt) + 33 + bl_bitlen64(NF) + 64 * (i64)la;
+    }
+    const u32 ly = lb + lc;
+    i64 uy = 0, topy = NOTOP;
+    bool yneg = false, y_on = false;
+    u64 Y = 0;
+    if (has_c && (fl_tag(bh) & 3) == FL_NORMAL && (fl_tag(ch) & 3) == FL_NORMAL) {
+        y_on = true;
+        const u64 cl = lane < lc ? cm[lane] : 0;
+        Y = bl_w_mul(bm, lb, cl, lane);
+        if (lane >= ly) Y = 0;
+        uy = fl_exp(bh) - 64 * (i64)lb + fl_exp(ch) - 64 * (i64)lc;
+        topy = uy + bl_w_bitlen(Y, lane, ly);
+        yneg = ((fl_tag(bh) ^ fl_tag(ch)) & FL_NEG) != 0;
+    }
+    i64 top = topx > topy ? topx : topy;
+    if (ex > top) top = ex;
+    if (top == NOTOP) return 2;
+    const i64 hi = top + 2, lo = hi - 64 * (i64)WB;
+    u64 buf = 0;
+    bool cut = false, c1;
+    if (topx != NOTOP) {
+        buf = bl_w_place(buf, WB, X, lx, ux - lo, xneg, lane, c1);
+        cut |= c1;
+    }
+    if (y_on) {
+        buf = bl_w_place(buf, WB, Y, ly, uy - lo, yneg, lane, c1);
+        cut |= c1;
+    }
+    const bool neg = (__shfl_sync(BL_WFULL, buf, WB - 1) >> 63) != 0;
+    if (neg) buf = bl_w_neg(buf, lane, WB);
+    if (lane >= WB) buf = 0;
+    i64 e2 = -1;
+    if (ex != NOTOP) {
+        e2 = ex - lo + 1;
+        if (e2 < 2) e2 = 2;
+    } else if (cut) {
+        e2 = 1;
+    }
+    bool sticky = false;
+    i64 bl;
+    if (e2 < 0) {
+        bl = bl_w_bitlen(buf, lane, WB);
+        if (bl == 0) return 2;
+    } else {
+        const u64 t = lane == (u32)(e2 >> 6) ? 1ull << (e2 & 63) : 0;
+        bool bo;
+        const u64 L = bl_w_sub(buf, t, lane, WB, bo);
+        if (bo) return 1; // M < 2^e2
+        u64 H = bl_w_add(buf, t, lane, WB);
+        if (lane >= WB) H = 0;
+        bl = bl_w_bitlen(L, lane, WB);
+        if (bl == 0 || bl != bl_w_bitlen(H, lane, WB)) return 1;
+        const i64 s = bl - (i64)p - 1;
+        if (s < 0) return 1;
+        u64 dd = L ^ H;
+        if (lane < (u32)(s >> 6) || lane >= WB) dd = 0;
+        if (lane == (u32)(s >> 6)) dd &= ~((1ull << (s & 63)) - 1);
+        if (__ballot_sync(BL_WFULL, dd != 0)) return 1;
+        buf = L;
+        sticky = true;
+    }
+    const u64 nb = bl_w_norm(buf, WB, bl, lane);
+    if (rl0) {
+        // fl_round_to by lane 0 (measurements: the lanes' rounding's
+        // alternative).
+        __shared__ u64 sb[32];
+        if (lane < WB) sb[lane] = nb;
+        __syncwarp();
+        if (lane == 0) tern = fl_round_to(o, neg, lo + bl, sb, WB, sticky, p, rnd);
+        return 0;
+    }
+    const i8 t = bl_w_round(o, neg, lo + bl, lane < WB ? nb : 0, WB, sticky, p, rnd, lane);
+    if (lane == 0) tern = t;
+    return 0;
+}
+
+// bl_gv_epi by the whole warp (bl_w_epilogue): the status in every lane,
+// o and tern by lane 0.
+FL_DEV u32 bl_gv_wepi(FlOut &o, i8 &tern, const u32 *acc, u32 cnt, bool special, i64 ea, i64 eb,
+                      u64 a0, const u64 *alm, u32 lal, bool has_c, u64 bh, const u64 *bem,
+                      u32 lbe, u64 ch, const u64 *cm, u32 lc, const u64 *ah, const u64 *xh, u64 K,
+                      u64 p, u32 rnd, bool rl0) {
+    const bool sp = special || (fl_tag(a0) & 3) >= FL_INF ||
+                    (has_c && ((fl_tag(bh) & 3) >= FL_INF || (fl_tag(ch) & 3) >= FL_INF));
+    tern = 0;
+    if (sp) return 1;
+    u32 r = bl_w_epilogue<BL_NF>(o, tern, acc, cnt, ea, eb, a0, alm, lal, has_c, bh, bem, lbe, ch,
+                                 cm, lc, p, rnd, rl0);
+    if (r == 2) {
+        if ((threadIdx.x & 31) == 0)
+            fl_special(o, FL_ZERO, bl_zero_neg(a0, ah, 1, xh, 1, K, has_c, bh, ch, rnd));
+        tern = 0;
+        r = 0;
+    }
+    return r;
+}
+
 // Row i = blockIdx.x (a warp): the slices' sums and counts, then
 // blas_gemv's epilogue (bl_gv_epi) by lane 0: y_i, its ternary and its
-// flag (hdr[2] grows for an undecided row).
+// flag (hdr[2] grows for an undecided row; bl_gv_done: the status word
+// hst). The epilogue by the whole warp (bl_gv_wepi), or with dbg bit 2 by
+// lane 0 (bl_gv_epi); the same bits. dbg bit 3: the warp's checked against
+// bl_gv_epi (a line on stdout per row where they differ), bit 4: the
+// warp's with fl_round_to by lane 0, bit 1: without the epilogue (wrong
+// results); measurements only.
 extern "C" __global__ void __launch_bounds__(32)
     blas_gmf(const u32 *part, u64 nsl, u64 m, const u64 *rse, const u64 *ahd, i64 asl,
              const u64 *xhd, u64 K, u64 *hdr, const u64 *alh, const u64 *alm, u32 lal,
              const u64 *beh, const u64 *bem, u32 lbe, u32 has_c, const u64 *chd,
              const u64 *clb, u32 lc, u64 p, u32 rnd, u64 *rh, u64 *rl, u32 rn, i8 *tern,
-             u8 *und, u32 dbg) {
+             u8 *und, u32 dbg, u32 *hst, u32 seq) {
     const u64 i = blockIdx.x;
     const u32 lane = threadIdx.x;
     u32 acc[BL_NW];
@@ -3148,30 +3514,58 @@ extern "C" __global__ void __launch_bounds__(32)
         cnt += __ldcg(q + BL_NW);
     }
     for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
-    if (lane != 0) return;
     const u64 xe = __ldcg(hdr), xs = __ldcg(hdr + 1);
     const bool special = rse[2 * i + 1] != 0 || xs != 0;
     const i64 ea = bl_esc(rse[2 * i]), eb = bl_esc(xe);
     const u64 a0 = alh[0], bh = has_c ? beh[0] : 0, ch = has_c ? chd[i] : 0;
     FlOut out = {rl + i * rn, rn, 0};
     i8 tt = 0;
+    if (!(dbg & 6u)) {
+        u32 r = bl_gv_wepi(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh, bem,
+                           lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd,
+                           (dbg & 16u) != 0);
+        if (lane != 0) return;
+        if (dbg & 8u) {
+            u64 l2[BL_LMAX];
+            FlOut o2 = {l2, rn, 0};
+            i8 t2 = 0;
+            const u32 r2 =
+                bl_gv_epi<BL_NF>(o2, t2, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh,
+                                 bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd);
+            bool same = r2 == r && (r != 0 || (o2.head == out.head && t2 == tt));
+            for (u32 w = 0; same && r == 0 && w < rn && (fl_tag(o2.head) & 3) == FL_NORMAL; w++)
+                same = l2[w] == out.m[w];
+            if (!same)
+                printf("blas_gmf: row %llu: the warp epilogue differs (r %u/%u, head %llx/%llx, "
+                       "tern %d/%d)\n",
+                       (unsigned long long)i, r, r2, (unsigned long long)out.head,
+                       (unsigned long long)o2.head, (int)tt, (int)t2);
+        }
+        if (r) fl_special(out, FL_ZERO, false);
+        rh[i] = out.head;
+        tern[i] = tt;
+        und[i] = (u8)r;
+        bl_gv_done(hdr, r, m, hst, seq);
+        return;
+    }
+    if (lane != 0) return;
     if (dbg & 2u) {
         // Without the epilogue (measurements only; wrong results).
         fl_special(out, FL_ZERO, (acc[0] ^ cnt) & 1);
         rh[i] = out.head;
         tern[i] = 0;
         und[i] = 0;
+        bl_gv_done(hdr, 0, m, hst, seq);
         return;
     }
-    u32 r = bl_gv_epi<BL_NF>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0, bh,
-                             bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p, rnd);
-    if (r) {
-        fl_special(out, FL_ZERO, false);
-        atomicAdd((unsigned long long *)(hdr + 2), 1ull);
-    }
+    const u32 r = bl_gv_epi<BL_NF>(out, tt, acc, cnt, special, ea, eb, a0, alm, lal, has_c != 0,
+                                   bh, bem, lbe, ch, clb + i * lc, lc, ahd + i * asl, xhd, K, p,
+                                   rnd);
+    if (r) fl_special(out, FL_ZERO, false);
     rh[i] = out.head;
     tern[i] = tt;
     und[i] = (u8)r;
+    bl_gv_done(hdr, r, m, hst, seq);
 }
 #endif
 

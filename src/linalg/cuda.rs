@@ -756,14 +756,17 @@ pub(crate) fn gemv(
 
 /// `alpha*A*x + beta*y` with A's rows contiguous (`a.sp == 1`), a block
 /// per row (`blas_gvx`: x's scale and records; `blas_gemv`: each row's
-/// scale, products, sum and epilogue) and one read of the undecided count;
-/// the host's exact core for the undecided rows. At tier 18 with A of 8
-/// limbs the rows go to the int8 tensor cores instead ([`gemv_mma`], unless
-/// `MPARRAY_BLAS_MMA=0`). None where this path does
-/// not serve the case (the caller takes [`product`]): tiers above 18
-/// words, `k > 2^16`, A's rows not contiguous. `MPARRAY_BLAS_GVDBG` (bit 0:
-/// without bl_mac, 1: without the epilogue, 2: without the products; wrong
-/// results) is for measurements only.
+/// scale, products, sum and epilogue) and one read of the undecided
+/// status; the host's exact core for the undecided rows. At tier 18 with A
+/// of 8 limbs the rows go to the int8 tensor cores instead ([`gemv_mma`],
+/// unless `MPARRAY_BLAS_MMA=0`). None where this path does not serve the
+/// case (the caller takes [`product`]): tiers above 18 words, `k > 2^16`,
+/// A's rows not contiguous. The buffers, a mapped host word and the next
+/// call's output come from a per-call workspace ([`GemvWs`]); the last row
+/// to finish writes the status into the mapped word, which the host polls
+/// (no copy from the device). `MPARRAY_BLAS_GVDBG` (bit 0: without bl_mac,
+/// 1: without the epilogue, 2: without the products; wrong results) is for
+/// measurements only, as are the switches of [`gemv_env`].
 #[allow(clippy::too_many_arguments)]
 fn gemv_rows(
     a: Side,
@@ -788,17 +791,50 @@ fn gemv_rows(
         return Ok(None);
     }
     let eng = a.f.engine().clone();
+    let env = gemv_env();
     let mut prof = Prof::new();
     prof.mark(&eng, "start")?;
-    let rec = ((nf + 1 + 3) & !3) as usize;
-    let mut hdr = memory::alloc::<u64>(&eng, 4)?;
-    let mut xrec = memory::alloc::<u32>(&eng, k * rec)?;
+    let wss = eng.resource("blas gemv workspaces", |_| Ok(Pool::<GemvWs>::default()))?;
+    let mut ws = wss.take().unwrap_or_default();
+    if env.nocache {
+        ws.drop_buffers();
+    }
+    // Inside an active [`Deferred`] scope the count is kept (in a header of
+    // this call's own) for the scope's read; else the status comes through
+    // the mapped word.
+    let deferring = defer_active();
+    let mapped = !deferring && !env.nomap && ws.word.map(&eng)?;
+    let (hst, seq) = if mapped {
+        ws.word.seq = if ws.word.seq >= 1 << 30 {
+            1
+        } else {
+            ws.word.seq + 1
+        };
+        (ws.word.dev, ws.word.seq)
+    } else {
+        (0u64, 0u32)
+    };
+    let mut hdr = match ws.hdr.take() {
+        Some(h) if !deferring => h,
+        _ => memory::alloc::<u64>(&eng, 4)?,
+    };
     let la = a.f.limbs_per_element();
     let nsl = k.div_ceil(MMA_KS);
     let mode = mma_mode();
     let mma = mode > 0 && nf == 18 && la == 8 && nsl * m * MMA_PART <= 1 << 26;
+    // The output: the one made during the previous call (same shape and
+    // precision), else new.
+    let (mut out, mut tern) = match ws.spare.take() {
+        Some((p, n, o, t)) if p == prec && n == m => (o, t),
+        _ => (
+            CudaFloats::uninit(&eng, m, prec)?,
+            memory::alloc::<i8>(&eng, m)?,
+        ),
+    };
     // The fused preparation (modes 2, 3) converts x inside blas_gmp.
     if !(mma && mode >= 2) {
+        let rec = ((nf + 1 + 3) & !3) as usize;
+        let xrec = ws_buf(&mut ws.xrec, &eng, k * rec)?;
         let f = eng.function(&inst(nf), "blas_gvx")?;
         let (xh, xl) = x.raw_parts();
         let (lx, k_u) = (x.limbs_per_element() as u32, k as u64);
@@ -808,7 +844,7 @@ fn gemv_rows(
             .arg(&lx)
             .arg(&k_u)
             .arg(&mut hdr)
-            .arg(&mut xrec);
+            .arg(xrec);
         let c = LaunchConfig {
             grid_dim: (1, 1, 1),
             block_dim: (1024, 1, 1),
@@ -818,9 +854,7 @@ fn gemv_rows(
         unsafe { bld.launch(c) }.map_err(launch_err("blas_gvx"))?;
     }
     prof.mark(&eng, "x")?;
-    let mut out = CudaFloats::uninit(&eng, m, prec)?;
-    let mut tern = memory::alloc::<i8>(&eng, m)?;
-    let mut und = memory::alloc::<u8>(&eng, m)?;
+    ws_buf(&mut ws.und, &eng, m)?;
     if mma {
         gemv_mma(
             &eng,
@@ -828,12 +862,13 @@ fn gemv_rows(
             x,
             (m, k, mode),
             &mut hdr,
-            &mut xrec,
+            &mut ws,
+            (hst, seq),
             alpha,
             beta_c,
             prec,
             rnd,
-            (&mut out, &mut tern, &mut und),
+            (&mut out, &mut tern),
             &mut prof,
         )?;
     } else {
@@ -847,6 +882,11 @@ fn gemv_rows(
         let pipe = std::env::var_os("MPARRAY_BLAS_NOPIPE").is_none() as u32 | (dbg << 1);
         let (k_u, rc, rn_u) = (k as u64, round_code(rnd), rn as u32);
         let (orh, orl) = out.raw_parts_mut();
+        let GemvWs { xrec, und, .. } = &mut ws;
+        let (xrec, und) = (
+            xrec.as_ref().expect("allocated above"),
+            und.as_mut().expect("allocated above"),
+        );
         let mut bld = eng.stream().launch_builder(&f);
         bld.arg(ah)
             .arg(al)
@@ -854,7 +894,7 @@ fn gemv_rows(
             .arg(&a.sl)
             .arg(x.raw_parts().0)
             .arg(&k_u)
-            .arg(&xrec)
+            .arg(xrec)
             .arg(&mut hdr)
             .arg(alh)
             .arg(alm)
@@ -872,8 +912,10 @@ fn gemv_rows(
             .arg(orl)
             .arg(&rn_u)
             .arg(&mut tern)
-            .arg(&mut und)
-            .arg(&pipe);
+            .arg(und)
+            .arg(&pipe)
+            .arg(&hst)
+            .arg(&seq);
         let c = LaunchConfig {
             grid_dim: (m as u32, 1, 1),
             block_dim: (64, 1, 1),
@@ -881,26 +923,60 @@ fn gemv_rows(
         };
         // SAFETY: row i's k positions at i*sl (contiguous) index A; xrec
         // holds k records; y (when given) m elements; out m elements of rn
-        // limbs, tern and und m bytes; hdr 4 words.
+        // limbs, tern and und at least m bytes; hdr 4 words; hst is 0 or
+        // the device address of the mapped host word.
         unsafe { bld.launch(c) }.map_err(launch_err("blas_gemv"))?;
     }
     prof.mark(&eng, "rows")?;
-    // Inside a [`Deferred`] scope the count is read later, with other data.
-    let Some(hdr) = defer_count(&eng, hdr, 2, m) else {
-        return Ok(Some((out, tern)));
+    if mapped {
+        let ev = ws.word.ev.as_ref().expect("set by map");
+        ev.record(eng.stream())
+            .map_err(Error::driver("recording an event"))?;
+    }
+    // The next call's output, allocated while the kernels run
+    // (stream-ordered after them).
+    if !env.nocache {
+        ws.spare = Some((
+            prec,
+            m,
+            CudaFloats::uninit(&eng, m, prec)?,
+            memory::alloc::<i8>(&eng, m)?,
+        ));
+    }
+    // Inside a [`Deferred`] scope the count is read later, with other data;
+    // the workspace serves the next call at once (stream order).
+    if deferring {
+        match defer_count(&eng, hdr, 2, m) {
+            None => {
+                wss.give(ws);
+                return Ok(Some((out, tern)));
+            }
+            // The scope ended in between (cannot happen on one thread):
+            // the count is read now (by a copy: nothing was mapped).
+            Some(h) => hdr = h,
+        }
+    }
+    let any = match (mapped, ws.word.host.as_ref(), ws.word.ev.as_ref()) {
+        (true, Some(h), Some(ev)) => poll_mapped("gemv's undecided count", h, seq, ev)? != 0,
+        _ => {
+            eng.stream()
+                .clone_dtoh(&hdr.slice(2..3))
+                .map_err(Error::driver("copying from the device"))?[0]
+                != 0
+        }
     };
-    let nund = eng
-        .stream()
-        .clone_dtoh(&hdr.slice(2..3))
-        .map_err(Error::driver("copying from the device"))?[0] as usize;
     prof.mark(&eng, "count read")?;
     prof.print()?;
-    let todo: Vec<usize> = if nund == 0 {
+    let todo: Vec<usize> = if !any {
         Vec::new()
     } else {
-        let flags = memory::download(&eng, &und)?;
+        let flags = memory::download(&eng, ws.und.as_ref().expect("allocated above"))?;
         (0..m).filter(|&o| flags[o] != 0).collect()
     };
+    // The status arrived (the last row has finished): the workspace serves
+    // the next call (an error above drops it).
+    ws.hdr = Some(hdr);
+    wss.give(ws);
     count((m - todo.len()) as u64, todo.len() as u64);
     if !todo.is_empty() {
         let sx = Side { f: x, sl: 0, sp: 1 };
@@ -924,12 +1000,191 @@ fn gemv_rows(
     Ok(Some((out, tern)))
 }
 
+/// [`gemv_rows`]' switches, read once per process (measurements only):
+/// `MPARRAY_BLAS_NOMAP` (the status by a copy of the count, as before the
+/// mapped word), `MPARRAY_BLAS_NOCACHE` (new buffers and output every
+/// call, as before the workspaces), `MPARRAY_BLAS_GVEPI` (`blas_gmf`'s
+/// epilogue, the same bits: 2, the default, by the whole warp; 0 by one
+/// thread, `bl_gv_epi`; 3 the warp's checked against `bl_gv_epi`, a line
+/// on stdout for each row where they differ; 4 the warp's with the
+/// rounding by one thread, `fl_round_to`; 5: 4 checked).
+struct GemvEnv {
+    nomap: bool,
+    nocache: bool,
+    epi: u32,
+}
+
+fn gemv_env() -> &'static GemvEnv {
+    static ENV: std::sync::OnceLock<GemvEnv> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| {
+        let on = |v: &str| std::env::var_os(v).is_some();
+        GemvEnv {
+            nomap: on("MPARRAY_BLAS_NOMAP"),
+            nocache: on("MPARRAY_BLAS_NOCACHE"),
+            epi: std::env::var("MPARRAY_BLAS_GVEPI")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(2),
+        }
+    })
+}
+
+/// A page-locked host word mapped into the device, into which a kernel
+/// writes `(seq << 1) | status`, and an event recorded after the kernel
+/// (tells a finished kernel from a slow one).
+#[derive(Default)]
+struct MappedWord {
+    host: Option<cudarc::driver::PinnedHostSlice<u32>>,
+    /// The word's device address.
+    dev: u64,
+    /// The last call's sequence number (1 ... 2^30).
+    seq: u32,
+    ev: Option<cudarc::driver::CudaEvent>,
+    /// Mapping failed once: the status goes by a copy.
+    nomap: bool,
+}
+
+impl MappedWord {
+    /// Maps the host word (once); false where the driver cannot.
+    fn map(&mut self, eng: &CudaEngine) -> Result<bool> {
+        if self.host.is_some() {
+            return Ok(true);
+        }
+        if self.nomap {
+            return Ok(false);
+        }
+        let ctx = eng.context();
+        // SAFETY: the word is written below before anything reads it.
+        let mapped = unsafe {
+            ctx.alloc_pinned_with_flags::<u32>(1, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)
+        };
+        let Ok(mut h) = mapped else {
+            self.nomap = true;
+            return Ok(false);
+        };
+        let p = h
+            .as_mut_ptr()
+            .map_err(Error::driver("page-locked host memory"))?;
+        // SAFETY: p is the allocation's one word.
+        unsafe { std::ptr::write_volatile(p, 0) };
+        let mut dev: cudarc::driver::sys::CUdeviceptr = 0;
+        ctx.bind_to_thread()
+            .map_err(Error::driver("binding the context"))?;
+        // SAFETY: p was allocated by cuMemHostAlloc with DEVICEMAP.
+        let r = unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut dev, p.cast(), 0) };
+        if r != cudarc::driver::sys::CUresult::CUDA_SUCCESS || dev == 0 {
+            self.nomap = true;
+            return Ok(false);
+        }
+        self.ev = Some(wait_event(eng)?);
+        self.host = Some(h);
+        self.dev = dev;
+        Ok(true)
+    }
+}
+
+/// Waits for the status with sequence number `seq` in the mapped word `h`
+/// (a bounded spin, then a sleeping wait on `ev`; as [`poll_status`], with
+/// `what` in its errors). `ev` (recorded after the kernel that writes the
+/// word) completes only after the word is written, so a completed event
+/// without it is an error, never a wait.
+fn poll_mapped(
+    what: &str,
+    h: &cudarc::driver::PinnedHostSlice<u32>,
+    seq: u32,
+    ev: &cudarc::driver::CudaEvent,
+) -> Result<u32> {
+    let p = h
+        .as_ptr()
+        .map_err(Error::driver("page-locked host memory"))?;
+    // SAFETY: p is the allocation's one word, written by the device.
+    let read = || {
+        let v = unsafe { std::ptr::read_volatile(p) };
+        (v >> 1 == seq).then_some(v & 1)
+    };
+    let mut polls = 0u32;
+    pool::wait_for(
+        what,
+        pool::stall_limit(),
+        || {
+            if let Some(r) = read() {
+                return Ok(Some(r));
+            }
+            polls = polls.wrapping_add(1);
+            if polls.is_multiple_of(64)
+                && ev
+                    .try_is_complete()
+                    .map_err(Error::driver("waiting for the device"))?
+            {
+                return read().map(Some).ok_or_else(|| {
+                    Error::DeviceWait(format!("{what}: the kernel finished without writing it"))
+                });
+            }
+            Ok(None)
+        },
+        || {
+            ev.synchronize()
+                .map_err(Error::driver("waiting for the device"))
+        },
+    )
+}
+
+/// One call's state of [`gemv_rows`], kept in the engine's pool "blas gemv
+/// workspaces" between calls (a call owns it from before its launches to
+/// after its status read; inside a [`Deferred`] scope, until its launches
+/// are queued, the header being the call's own): the header (x's scale and
+/// flag, the undecided count, the rows' ticket; reset by the first kernel),
+/// x's records, the row scales, x's forms, the slices' sums, the flags, the
+/// mapped status word and an output for the next call. Buffers only grow;
+/// the kernels use their first items.
+#[derive(Default)]
+struct GemvWs {
+    hdr: Option<CudaSlice<u64>>,
+    xrec: Option<CudaSlice<u32>>,
+    rse: Option<CudaSlice<u64>>,
+    xr: Option<CudaSlice<u32>>,
+    xt: Option<CudaSlice<u32>>,
+    xm: Option<CudaSlice<u32>>,
+    part: Option<CudaSlice<u32>>,
+    und: Option<CudaSlice<u8>>,
+    word: MappedWord,
+    /// An output (precision, length, the elements, their ternaries) for
+    /// the next call.
+    spare: Option<(u64, usize, CudaFloats, CudaSlice<i8>)>,
+}
+
+impl GemvWs {
+    /// Drops every buffer but the mapped word (`MPARRAY_BLAS_NOCACHE`).
+    fn drop_buffers(&mut self) {
+        let word = std::mem::take(&mut self.word);
+        *self = GemvWs {
+            word,
+            ..GemvWs::default()
+        };
+    }
+}
+
+/// The buffer in `slot`, (re)allocated when it holds fewer than `n` items.
+fn ws_buf<'a, T: cudarc::driver::DeviceRepr>(
+    slot: &'a mut Option<CudaSlice<T>>,
+    eng: &Arc<CudaEngine>,
+    n: usize,
+) -> Result<&'a mut CudaSlice<T>> {
+    if slot.as_ref().is_none_or(|b| b.len() < n) {
+        *slot = None;
+        *slot = Some(memory::alloc::<T>(eng, n)?);
+    }
+    Ok(slot.as_mut().expect("allocated above"))
+}
+
 /// Positions per slice of `blas_gmm` (blas.cu's BL_MKS), words per row
 /// and slice of its partial sums (BL_MPART), rows per block (BL_MROWS)
 /// and its dynamic shared memory.
 const MMA_KS: usize = 64;
 const MMA_PART: usize = 21;
 const MMA_ROWS: usize = 64;
+/// Rows per block of `blas_gmr` and of `blas_gmp`'s row blocks (BL_GRB).
+const GMR_ROWS: usize = 2;
 const MMA_SMEM: u32 = (64 * 152 + 16 * 72 + 64 + 3 * 64 * 68) * 4 + 3 * 64 * 4 * 8;
 /// `blas_gmm5`'s (5 stages, x's copies staged with A).
 const MMA_SMEM5: u32 = (5 * 4 * 152 + 16 * 72 + 64 + 5 * 64 * 68) * 4 + 5 * 64 * 4 * 8;
@@ -949,12 +1204,14 @@ fn mma_mode() -> u32 {
 }
 
 /// The rows of [`gemv_rows`] on the int8 tensor cores (tier 18, A of 8
-/// limbs; notes/blas-cuda.md "GEMV on int8 tensor cores"): `blas_gmr`
-/// (each row's scale and special flag), `blas_gmx` (x's byte forms from
-/// its records), `blas_gmm` (the products per slice of 64 positions, each
-/// row's signed slice sum and count), `blas_gmf` (the slices' sum and the
-/// epilogue, `blas_gemv`'s rules): the same elements, ternaries and flags
-/// as `blas_gemv` where both decide.
+/// limbs; notes/blas-cuda.md "GEMV on int8 tensor cores"): `blas_gmp` (x's
+/// forms and each row's scale and special flag; mode 1: `blas_gmr` and
+/// `blas_gmx` from `blas_gvx`'s records), `blas_gmm` (the products per
+/// slice of 64 positions, each row's signed slice sum and count),
+/// `blas_gmf` (the slices' sum and the epilogue, `blas_gemv`'s rules; the
+/// last row writes the status into the mapped word `hst`, 0: none): the
+/// same elements, ternaries and flags as `blas_gemv` where both decide.
+/// The buffers come from `ws` (its `und` already allocated for m rows).
 #[allow(clippy::too_many_arguments)]
 fn gemv_mma(
     eng: &Arc<CudaEngine>,
@@ -962,12 +1219,13 @@ fn gemv_mma(
     x: &CudaFloats,
     (m, k, mode): (usize, usize, u32),
     hdr: &mut CudaSlice<u64>,
-    xrec: &mut CudaSlice<u32>,
+    ws: &mut GemvWs,
+    (hst, seq): (u64, u32),
     alpha: &CudaFloats,
     beta_c: Option<(&CudaFloats, &CudaFloats, usize)>,
     prec: u64,
     rnd: Round,
-    (out, tern, und): (&mut CudaFloats, &mut CudaSlice<i8>, &mut CudaSlice<u8>),
+    (out, tern): (&mut CudaFloats, &mut CudaSlice<i8>),
     prof: &mut Prof,
 ) -> Result<()> {
     MMA_CALLS.fetch_add(1, Ordering::Relaxed);
@@ -976,10 +1234,29 @@ fn gemv_mma(
     let nsl = kp / MMA_KS;
     let (ah, al) = a.f.raw_parts();
     let (m_u, k_u, kp_u, nsl_u) = (m as u64, k as u64, kp as u64, nsl as u64);
-    let mut rse = memory::alloc::<u64>(eng, 2 * m)?;
-    let mut xr = memory::alloc::<u32>(eng, kp * 152)?;
-    let mut xt = memory::alloc::<u32>(eng, kp / 4 * 72)?;
-    let mut xm = memory::alloc::<u32>(eng, kp)?;
+    ws_buf(&mut ws.rse, eng, 2 * m)?;
+    ws_buf(&mut ws.xr, eng, kp * 152)?;
+    ws_buf(&mut ws.xt, eng, kp / 4 * 72)?;
+    ws_buf(&mut ws.xm, eng, kp)?;
+    ws_buf(&mut ws.part, eng, nsl * m * MMA_PART)?;
+    let GemvWs {
+        xrec,
+        rse,
+        xr,
+        xt,
+        xm,
+        part,
+        und,
+        ..
+    } = ws;
+    let (rse, xr, xt, xm, part, und) = (
+        rse.as_mut().expect("allocated above"),
+        xr.as_mut().expect("allocated above"),
+        xt.as_mut().expect("allocated above"),
+        xm.as_mut().expect("allocated above"),
+        part.as_mut().expect("allocated above"),
+        und.as_mut().expect("allocated by the caller"),
+    );
     if mode >= 2 {
         let f = eng.function(&inst(nf), "blas_gmp")?;
         let (xh, xl) = x.raw_parts();
@@ -991,54 +1268,54 @@ fn gemv_mma(
             .arg(&k_u)
             .arg(&kp_u)
             .arg(&mut *hdr)
-            .arg(&mut xr)
-            .arg(&mut xt)
-            .arg(&mut xm)
+            .arg(&mut *xr)
+            .arg(&mut *xt)
+            .arg(&mut *xm)
             .arg(ah)
             .arg(&a.sl)
             .arg(&m_u)
-            .arg(&mut rse);
+            .arg(&mut *rse);
         let c = LaunchConfig {
-            grid_dim: ((kp / 64 + m.div_ceil(8)) as u32, 1, 1),
+            grid_dim: ((kp / 64 + m.div_ceil(GMR_ROWS)) as u32, 1, 1),
             block_dim: (256, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: x holds k elements, hdr 4 words; xr, xt, xm kp
-        // positions; row i's k heads at i*sl; rse 2m words.
+        // SAFETY: x holds k elements, hdr 4 words; xr, xt, xm at least kp
+        // positions; row i's k heads at i*sl; rse at least 2m words.
         unsafe { bld.launch(c) }.map_err(launch_err("blas_gmp"))?;
         prof.mark(eng, "mma x and row scales")?;
     } else {
         {
             let f = eng.function(&inst(nf), "blas_gmr")?;
             let mut bld = eng.stream().launch_builder(&f);
-            bld.arg(ah).arg(&a.sl).arg(&m_u).arg(&k_u).arg(&mut rse);
+            bld.arg(ah).arg(&a.sl).arg(&m_u).arg(&k_u).arg(&mut *rse);
             let c = LaunchConfig {
-                grid_dim: (m.div_ceil(8) as u32, 1, 1),
+                grid_dim: (m.div_ceil(GMR_ROWS) as u32, 1, 1),
                 block_dim: (256, 1, 1),
                 shared_mem_bytes: 0,
             };
-            // SAFETY: row i's k heads at i*sl; rse 2m words.
+            // SAFETY: row i's k heads at i*sl; rse at least 2m words.
             unsafe { bld.launch(c) }.map_err(launch_err("blas_gmr"))?;
         }
         prof.mark(eng, "mma row scales")?;
         let f = eng.function(&inst(nf), "blas_gmx")?;
+        let xrec = xrec.as_ref().expect("blas_gvx's records");
         let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(&*xrec)
+        bld.arg(xrec)
             .arg(&k_u)
             .arg(&kp_u)
-            .arg(&mut xr)
-            .arg(&mut xt)
-            .arg(&mut xm);
+            .arg(&mut *xr)
+            .arg(&mut *xt)
+            .arg(&mut *xm);
         let c = LaunchConfig {
             grid_dim: ((kp / 64) as u32, 1, 1),
             block_dim: (256, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: xrec holds k records; xr, xt, xm kp positions.
+        // SAFETY: xrec holds k records; xr, xt, xm at least kp positions.
         unsafe { bld.launch(c) }.map_err(launch_err("blas_gmx"))?;
         prof.mark(eng, "mma x forms")?;
     }
-    let mut part = memory::alloc::<u32>(eng, nsl * m * MMA_PART)?;
     {
         let (name, smem) = if mode == 3 {
             ("blas_gmm5", MMA_SMEM5)
@@ -1057,18 +1334,19 @@ fn gemv_mma(
             .arg(&a.sl)
             .arg(&m_u)
             .arg(&k_u)
-            .arg(&rse)
-            .arg(&xr)
-            .arg(&xt)
-            .arg(&xm)
-            .arg(&mut part);
+            .arg(&*rse)
+            .arg(&*xr)
+            .arg(&*xt)
+            .arg(&*xm)
+            .arg(&mut *part);
         let c = LaunchConfig {
             grid_dim: (m.div_ceil(MMA_ROWS) as u32, nsl as u32, 1),
             block_dim: (128, 1, 1),
             shared_mem_bytes: smem,
         };
         // SAFETY: rows below m of k positions at i*sl (contiguous, 8 limbs
-        // each); x's forms of kp positions; part nsl*m records.
+        // each); x's forms of at least kp positions; part at least nsl*m
+        // records.
         unsafe { bld.launch(c) }.map_err(launch_err(name))?;
     }
     prof.mark(eng, "mma products")?;
@@ -1079,14 +1357,24 @@ fn gemv_mma(
         let (beh, bem, lbe, chd, clb, lc, has_c) = epilogue_operands(alpha, beta_c);
         let rn_u = out.limbs_per_element() as u32;
         let rc = round_code(rnd);
-        // MPARRAY_BLAS_GVDBG bit 1: without the epilogue (as blas_gemv's).
-        let dbg = gemv_dbg() & 2;
+        // MPARRAY_BLAS_GVDBG bit 1: without the epilogue (as blas_gemv's);
+        // bit 2: the one-thread epilogue, bit 3: the warp's checked, bit 4:
+        // the warp's with the rounding by one thread (MPARRAY_BLAS_GVEPI 0,
+        // 3, 4, 5).
+        let epi = match gemv_env().epi {
+            0 => 4,
+            3 => 8,
+            4 => 16,
+            5 => 8 | 16,
+            _ => 0,
+        };
+        let dbg = gemv_dbg() & 2 | epi;
         let (orh, orl) = out.raw_parts_mut();
         let mut bld = eng.stream().launch_builder(&f);
-        bld.arg(&part)
+        bld.arg(&*part)
             .arg(&nsl_u)
             .arg(&m_u)
-            .arg(&rse)
+            .arg(&*rse)
             .arg(ah)
             .arg(&a.sl)
             .arg(x.raw_parts().0)
@@ -1109,15 +1397,18 @@ fn gemv_mma(
             .arg(&rn_u)
             .arg(tern)
             .arg(und)
-            .arg(&dbg);
+            .arg(&dbg)
+            .arg(&hst)
+            .arg(&seq);
         let c = LaunchConfig {
             grid_dim: (m as u32, 1, 1),
             block_dim: (32, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: part holds nsl*m records; rse 2m words; row i's heads
-        // at i*sl; y (when given) m elements; out m elements, tern and und
-        // m bytes; hdr 4 words.
+        // SAFETY: part holds at least nsl*m records; rse 2m words; row i's
+        // heads at i*sl; y (when given) m elements; out m elements, tern
+        // and und at least m bytes; hdr 4 words; hst is 0 or the device
+        // address of the mapped host word.
         unsafe { bld.launch(c) }.map_err(launch_err("blas_gmf"))?;
     }
     prof.mark(eng, "mma sum + epilogue")?;
