@@ -1745,8 +1745,6 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     const bool mmad = (pipe & 16384u) && T == 128 && la == 8 && lb == 8 &&
                       chunk <= BL_DM_MAXCHUNK && !(((size_t)alb | (size_t)blb) & 15) &&
                       !(pipe & 128u);
-#else
-    const bool mmad = false;
 #endif
     const u32 sm0 = (u32)__cvta_generic_to_shared(bl_dot_sm);
     const u32 bar0 = sm0 + 8 * 4 * wib, ring0 = sm0 + 128 + 4 * BL_BSLOT * S * wib;
