@@ -935,7 +935,7 @@ fn gemv_rows(
     }
     // The next call's output, allocated while the kernels run
     // (stream-ordered after them).
-    if !env.nocache {
+    if !env.nocache && m.saturating_mul(8 + 8 * rn) <= GEMV_KEEP_BYTES {
         ws.spare = Some((
             prec,
             m,
@@ -948,6 +948,7 @@ fn gemv_rows(
     if deferring {
         match defer_count(&eng, hdr, 2, m) {
             None => {
+                ws.trim();
                 wss.give(ws);
                 return Ok(Some((out, tern)));
             }
@@ -976,6 +977,7 @@ fn gemv_rows(
     // The status arrived (the last row has finished): the workspace serves
     // the next call (an error above drops it).
     ws.hdr = Some(hdr);
+    ws.trim();
     wss.give(ws);
     count((m - todo.len()) as u64, todo.len() as u64);
     if !todo.is_empty() {
@@ -1153,7 +1155,47 @@ struct GemvWs {
     spare: Option<(u64, usize, CudaFloats, CudaSlice<i8>)>,
 }
 
+/// Bytes of one buffer (or the spare output) that [`GemvWs`] keeps for
+/// the next call; larger ones are freed at the end of their call, as
+/// before the workspaces (a pool of up to 16 workspaces must not hold on
+/// to the slice sums of a large gemv).
+const GEMV_KEEP_BYTES: usize = 8 << 20;
+
 impl GemvWs {
+    /// Frees the buffers (and the spare output) above [`GEMV_KEEP_BYTES`].
+    fn trim(&mut self) {
+        fn big<T>(b: &Option<CudaSlice<T>>) -> bool {
+            b.as_ref()
+                .is_some_and(|b| b.len() * std::mem::size_of::<T>() > GEMV_KEEP_BYTES)
+        }
+        if big(&self.xrec) {
+            self.xrec = None;
+        }
+        if big(&self.rse) {
+            self.rse = None;
+        }
+        if big(&self.xr) {
+            self.xr = None;
+        }
+        if big(&self.xt) {
+            self.xt = None;
+        }
+        if big(&self.xm) {
+            self.xm = None;
+        }
+        if big(&self.part) {
+            self.part = None;
+        }
+        if big(&self.und) {
+            self.und = None;
+        }
+        if self.spare.as_ref().is_some_and(|(p, n, _, _)| {
+            n.saturating_mul(8 + 8 * p.div_ceil(64) as usize) > GEMV_KEEP_BYTES
+        }) {
+            self.spare = None;
+        }
+    }
+
     /// Drops every buffer but the mapped word (`MPARRAY_BLAS_NOCACHE`).
     fn drop_buffers(&mut self) {
         let word = std::mem::take(&mut self.word);
