@@ -226,10 +226,27 @@ fn scalar(r: &mut Rng, q: u64, kind: Kind) -> FloatArray {
 /// Emulated products against the CPU engine's gemm over random cases:
 /// returns (decided, undecided) counts of the `Plain` cases.
 fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize, dot: bool) -> (usize, usize) {
-    let mut r = Rng(seed);
     let precs = [
         1u64, 2, 53, 64, 65, 100, 128, 129, 200, 256, 300, 512, 513, 700, 1000, 1100, 2000, 2048,
     ];
+    let ks: &[usize] = if dot {
+        &[1, 2, 3, 5, 17, 40, 100, 333]
+    } else {
+        &[0, 1, 2, 3, 5, 8, 17, 40]
+    };
+    emu_cases_from(exe, seed, cases, dot, &precs, ks)
+}
+
+/// [`emu_cases`] drawing precisions from `precs` and lengths from `ks`.
+fn emu_cases_from(
+    exe: &std::path::Path,
+    seed: u64,
+    cases: usize,
+    dot: bool,
+    precs: &[u64],
+    ks: &[usize],
+) -> (usize, usize) {
+    let mut r = Rng(seed);
     let kinds = [
         Kind::Plain,
         Kind::Plain,
@@ -251,11 +268,7 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize, dot: bool) -> (usiz
         } else {
             (r.range(1, 4) as usize, r.range(1, 4) as usize)
         };
-        let k = if dot {
-            r.pick(&[1usize, 2, 3, 5, 17, 40, 100, 333])
-        } else {
-            r.pick(&[0usize, 1, 2, 3, 5, 8, 17, 40])
-        };
+        let k = r.pick(ks);
         let kind = r.pick(&kinds);
         // Near the exponent limits: both factors' exponents about e0, so the
         // products' about 2 e0 (the limits are +-2^30).
@@ -279,7 +292,7 @@ fn emu_cases(exe: &std::path::Path, seed: u64, cases: usize, dot: bool) -> (usiz
             (a, bt) = cancel(&a, m, &bt, n, k, near);
         }
         let qs = if r.below(4) == 0 {
-            r.pick(&precs[..10])
+            r.pick(&precs[..precs.len().min(10)])
         } else {
             p.min(512)
         };
@@ -398,6 +411,30 @@ fn blasemu_dot() {
         "{und} of {} plain elements undecided",
         dec + und
     );
+}
+
+/// The fused dot with running scales (blas_dot's pipe bit 16: tier 18,
+/// 8-limb operands) on the host: operands of 449-512 bits, lengths that
+/// give a warp several rounds (a block's 4 warps take rounds of 32
+/// positions 128 apart) and blocks 1 ... 7, every kind of the other
+/// cases (spread and huge exponents raise the scales between rounds). The
+/// emulation checks its conversions against the reference, its answer
+/// against the fused dot's where both decide, and the test against the
+/// CPU engine.
+#[test]
+fn blasemu_dot_running() {
+    let Some(exe) = common::emulator("MPARRAY_BLAS_EMU", "tests/emu/blas/emu.cpp") else {
+        return;
+    };
+    let (dec, und) = emu_cases_from(
+        &exe,
+        seed() ^ 0xd072,
+        160,
+        true,
+        &[449, 450, 480, 500, 511, 512],
+        &[1, 31, 33, 129, 200, 333, 700, 1500],
+    );
+    assert!(dec > 0 && und * 50 <= dec, "{und} of {} plain elements undecided", dec + und);
 }
 
 // ---- complex operations through the real kernels (emulated) -------------

@@ -176,6 +176,70 @@ FL_DEV u32 bl_fix32(u64 h, const u32 *mm, u32 L, i64 esc, u32 *w) {
     return BL_META(z, (tag & FL_NEG) != 0);
 }
 
+// bl_fix32 of a normal element of 16 mantissa words held in registers (m;
+// mm: the same words in memory, read only past a zero low word) at tier 18
+// when its exponent lies 0 <= d < 64 bits below esc: then o = d - 64 < 0,
+// no bit is cut and a' = m 2^(64 - d), word j a funnel shift of m's words
+// j - 2, j - 1 (d < 32) or j - 1, j (d >= 32) with constant register
+// indices. The same words and meta as bl_fix32 (the emulation checks it).
+FL_DEV u32 bl_fix32_near(u64 h, const u32 *m, const u32 *mm, i64 d, u32 *w) {
+    const bool up = d >= 32;
+    const u32 sh = (u32)d & 31;
+    u32 lo = 0;
+#pragma unroll
+    for (int j = 0; j < 18; j++) {
+        // c_(j+1): m[j] (d >= 32) or m[j - 1] (d < 32), 0 outside.
+        const u32 a = j < 16 ? m[j] : 0u, b = j >= 1 && j <= 16 ? m[j - 1] : 0u;
+        const u32 hi = up ? a : b;
+        w[j] = bl_funnel(lo, hi, sh);
+        lo = hi;
+    }
+    // Exact (o < 0); the low zero words of a' from m's trailing zeros tz.
+    int tz;
+    if (m[0]) {
+        tz = (int)bl_ctz32(m[0]);
+    } else {
+        u32 i = 1;
+        while (mm[i] == 0) i++;
+        tz = 32 * (int)i + (int)bl_ctz32(mm[i]);
+    }
+    return BL_META((tz + 64 - (int)d) >> 5, (fl_tag(h) & FL_NEG) != 0);
+}
+
+// acc (NW words, two's complement) >>= d as bl_acc_shr, with constant
+// register indices only (a word shift by the bits of d >> 5, then a funnel
+// shift), so that acc stays in registers.
+template <int NW> FL_DEV void bl_acc_shr_r(u32 *acc, u64 d, u32 &cnt) {
+    if (d == 0) return;
+    const u32 fill = (acc[NW - 1] >> 31) ? ~0u : 0u;
+    bool cut = false;
+#pragma unroll
+    for (int w = 0; w < NW; w++) {
+        const u64 lo = 32 * (u64)w;
+        if (lo + 32 <= d)
+            cut |= acc[w] != 0;
+        else if (lo < d)
+            cut |= (acc[w] & ((1u << (u32)(d - lo)) - 1u)) != 0;
+    }
+    if (cut) cnt++;
+    if (d >= 32 * (u64)NW) {
+#pragma unroll
+        for (int w = 0; w < NW; w++) acc[w] = fill;
+        return;
+    }
+    const u32 q = (u32)(d >> 5), r = (u32)(d & 31);
+#pragma unroll
+    for (int b = 0; b < 5; b++) {
+        const int s = 1 << b;
+        if (q & (u32)s) {
+#pragma unroll
+            for (int w = 0; w < NW; w++) acc[w] = w + s < NW ? acc[w + s] : fill;
+        }
+    }
+#pragma unroll
+    for (int w = 0; w < NW; w++) acc[w] = bl_funnel(acc[w], w + 1 < NW ? acc[w + 1] : fill, r);
+}
+
 // bl_fix32 on an element of la 64-bit limbs.
 template <int NF>
 FL_DEV u32 bl_fix(u64 h, const u64 *m, u32 la, i64 esc, u32 *w) {
@@ -1715,6 +1779,33 @@ FL_DEV void bl_dm_flush(u32 lane, u32 *R0, u32 *R1, u32 (*Nr)[2], unsigned long 
 }
 #endif
 
+#if BL_NF == 18
+// The largest of the warp's 32 values v (all lanes active).
+FL_DEV u64 bl_warp_max64(u64 v) {
+    const u32 h = __reduce_max_sync(0xffffffffu, (u32)(v >> 32));
+    const u32 l = __reduce_max_sync(0xffffffffu, (u32)(v >> 32) == h ? (u32)v : 0u);
+    return ((u64)h << 32) | l;
+}
+
+// bl_fix32 of an 8-limb element staged at s (a 16-byte aligned row of the
+// 16-byte staging): bl_fix32_near from four 16-byte loads when it applies,
+// else bl_fix32 itself.
+FL_DEV u32 bl_fix32_v4(u64 h, const u32 *s, i64 esc, u32 *w) {
+    const i64 d = esc - fl_exp(h);
+    if ((fl_tag(h) & 3) != FL_NORMAL || d < 0 || d >= 64) return bl_fix32<18>(h, s, 16, esc, w);
+    u32 m[16];
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        const uint4 v = ((const uint4 *)s)[q];
+        m[4 * q] = v.x;
+        m[4 * q + 1] = v.y;
+        m[4 * q + 2] = v.z;
+        m[4 * q + 3] = v.w;
+    }
+    return bl_fix32_near(h, m, s, d, w);
+}
+#endif
+
 // Record flags: a special entry, a nonzero term, a sum at a scale.
 #define BL_DSPEC 1u
 #define BL_DNZ 2u
@@ -1745,6 +1836,14 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     const bool mmad = (pipe & 16384u) && T == 128 && la == 8 && lb == 8 &&
                       chunk <= BL_DM_MAXCHUNK && !(((size_t)alb | (size_t)blb) & 15) &&
                       !(pipe & 128u);
+#endif
+#if BL_NF == 18
+    // pipe bit 16: no heads pass; each warp's scales are the largest
+    // exponents seen so far (notes above the branch).
+    const bool run2 = (pipe & 65536u) && !mmad && !bulk && T == 128 && la == 8 && lb == 8 &&
+                      (pipe & 1u) && !(pipe & 128u) && !(((size_t)alb | (size_t)blb) & 15);
+#else
+    const bool run2 = false;
 #endif
     const u32 sm0 = (u32)__cvta_generic_to_shared(bl_dot_sm);
     const u32 bar0 = sm0 + 8 * 4 * wib, ring0 = sm0 + 128 + 4 * BL_BSLOT * S * wib;
@@ -1780,7 +1879,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         for (u32 r = 0; r < pfd; r++) bl_dot_prefetch(alb, la, blb, lb, k0 + 32 * (u64)wib + r * pstep, k1, lane);
     }
     __syncthreads();
-    {
+    if (!run2) {
         // (1) The heads, eight loads of each operand in flight per thread
         // (a chunk of 2048 positions: two trips to memory).
         u64 ex = 0, ey = 0;
@@ -1830,6 +1929,8 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     __syncthreads();
     const bool run = s_ex && s_ey && !(s_fl & BL_DSPEC);
     const i64 ea = bl_esc(s_ex), eb = bl_esc(s_ey);
+    // The record's scale sum (+ BL_UOFF; 0: no sum).
+    u64 urec = run ? (u64)(ea + eb + BL_UOFF) : 0;
     u32 acc[BL_NW];
 #pragma unroll
     for (int w = 0; w < BL_NW; w++) acc[w] = 0;
@@ -1975,6 +2076,102 @@ extern "C" __global__ void __launch_bounds__(128, 4)
                 cy = x >> 32;
             }
         }
+    } else if (run2) {
+        // (2''') Running scales, no heads pass: each warp converts at the
+        // largest normal exponents of x and y among the positions it has
+        // seen (its round's included: a scale at least the entries'
+        // exponents, as the error analysis asks). When a round raises
+        // them, every lane's sum moves to the new scale sum by
+        // bl_acc_shr_r (floor; a cut counts as one inexact term, as the
+        // last block's alignment). After the rounds the warps' sums move
+        // to the block's largest scale sum, which the record carries. The
+        // flags and the count of terms whose signs differ come from the
+        // rounds' heads. The staging is the 16-byte one (evict-first),
+        // its first round issued at once; the words come by four 16-byte
+        // shared loads per operand (80-byte rows: no bank conflicts) and
+        // are shifted in registers (bl_fix32_near) unless an element lies
+        // 64 or more bits below its scale (bl_fix32 from shared memory).
+        u64 pol = 0;
+        if (bev) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+        const u64 step = 32 * (u64)(T >> 5);
+        u32 cur = 0;
+        u64 kb = k0 + 32 * (u64)wib;
+        if (kb < k1) {
+            const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
+            bl_stage16(stage[wib][0][0], alb, kb, nl, lane, bev, pol);
+            bl_stage16(stage[wib][0][1], blb, kb, nl, lane, bev, pol);
+            bl_async_commit();
+        }
+        u64 hxn = 0, hyn = 0;
+        if (kb + lane < k1) {
+            hxn = ahd[kb + lane];
+            hyn = bhd[kb + lane];
+        }
+        // Encoded scales (e + BL_EOFF; 0: none yet), warp-uniform.
+        u64 rex = 0, rey = 0;
+        u32 fl = 0, nz = 0;
+        for (; kb < k1; kb += step) {
+            const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
+            const u64 k = kb + lane;
+            const u64 hx = hxn, hy = hyn;
+            if (k + step < k1) {
+                hxn = ahd[k + step];
+                hyn = bhd[k + step];
+            }
+            {
+                const u64 kn = kb + step;
+                if (kn < k1) {
+                    const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
+                    bl_stage16(stage[wib][cur ^ 1][0], alb, kn, nn, lane, bev, pol);
+                    bl_stage16(stage[wib][cur ^ 1][1], blb, kn, nn, lane, bev, pol);
+                }
+                bl_async_commit();
+            }
+            // The round's classes (zeros past k1: heads 0), flags, scales.
+            const u32 cx = fl_tag(hx) & 3, cy = fl_tag(hy) & 3;
+            fl |= (cx >= FL_INF || cy >= FL_INF) ? BL_DSPEC : 0u;
+            fl |= (cx == FL_NORMAL && cy == FL_NORMAL) ? BL_DNZ : 0u;
+            nz += ((fl_tag(hx) ^ fl_tag(hy)) & FL_NEG) ? 1u : 0u;
+            const u64 mx = bl_warp_max64(cx == FL_NORMAL ? (u64)(fl_exp(hx) + BL_EOFF) : 0),
+                      my = bl_warp_max64(cy == FL_NORMAL ? (u64)(fl_exp(hy) + BL_EOFF) : 0);
+            if (mx > rex || my > rey) {
+                const u64 nx = mx > rex ? mx : rex, ny = my > rey ? my : rey;
+                // Before both scales exist no term was nonzero: acc is 0.
+                if (rex && rey) bl_acc_shr_r<BL_NW>(acc, (nx - rex) + (ny - rey), cnt);
+                rex = nx;
+                rey = ny;
+            }
+            bl_async_wait1();
+            __syncwarp();
+            if (lane < nl) {
+                const u32 *sA = stage[wib][cur][0] + lane * BL_SST16,
+                          *sB = stage[wib][cur][1] + lane * BL_SST16;
+                u32 a[BL_NF], b[BL_NF];
+                const u32 ma = bl_fix32_v4(hx, sA, bl_esc(rex), a);
+                const u32 mb = bl_fix32_v4(hy, sB, bl_esc(rey), b);
+                bl_mac<BL_NF>(acc, cnt, a, ma, b, mb);
+            }
+            __syncwarp();
+            cur ^= 1;
+        }
+        asm volatile("cp.async.wait_all;" ::: "memory");
+        // The warps' sums at the block's largest scale sum.
+        __shared__ unsigned long long s_wu[4];
+        const u64 wu = rex && rey ? rex + rey : 0;
+        for (int o = 16; o > 0; o >>= 1) {
+            fl |= __shfl_xor_sync(0xffffffffu, fl, o);
+            nz += __shfl_xor_sync(0xffffffffu, nz, o);
+        }
+        if (lane == 0) {
+            s_wu[wib] = wu;
+            atomicOr(&s_fl, fl);
+            atomicAdd(&s_nz, nz);
+        }
+        __syncthreads();
+        u64 ub = 0;
+        for (u32 q = 0; q < T / 32; q++) ub = s_wu[q] > ub ? s_wu[q] : ub;
+        if (wu) bl_acc_shr_r<BL_NW>(acc, ub - wu, cnt);
+        urec = ub ? ub - 2 * (u64)BL_EOFF + (u64)BL_UOFF : 0;
     } else
 #endif
     if (bulk) {
@@ -2132,11 +2329,10 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         }
         u32 *rec = work + 4 + (u64)blockIdx.x * BL_DREC;
         for (int w = 0; w <= BL_NW; w++) rec[w] = sw[w];
-        rec[BL_NW + 1] = s_fl | (run ? BL_DRUN : 0u);
+        rec[BL_NW + 1] = s_fl | (urec ? BL_DRUN : 0u);
         rec[BL_NW + 2] = s_nz;
-        const u64 ue = run ? (u64)(ea + eb + BL_UOFF) : 0;
-        rec[BL_NW + 4] = (u32)ue;
-        rec[BL_NW + 5] = (u32)(ue >> 32);
+        rec[BL_NW + 4] = (u32)urec;
+        rec[BL_NW + 5] = (u32)(urec >> 32);
         __threadfence();
         s_last = atomicAdd(work, 1u) == gridDim.x - 1;
     }

@@ -1609,6 +1609,11 @@ const DOT_EVICT: bool = true;
 /// `MPARRAY_BLAS_DOTNOMMA` / `MPARRAY_BLAS_DOTMMA` choose).
 const DOT_MMA: bool = false;
 
+/// `blas_dot` at tier 18 with 8-limb operands takes running per-warp
+/// scales instead of its heads pass (pipe bit 16; notes/blas-cuda.md, "DOT
+/// without a heads pass"; `MPARRAY_BLAS_DOT2=0` / `=1` choose).
+const DOT_RUNNING: bool = false;
+
 /// [`dot_fused`]'s switches, read once per process (measurements only):
 /// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
 /// workspace per call), `MPARRAY_BLAS_NOMAP` (the status by a copy),
@@ -1671,6 +1676,11 @@ fn dot_env() -> &'static DotEnv {
         } else {
             DOT_MMA || on("MPARRAY_BLAS_DOTMMA")
         };
+        let running = match std::env::var("MPARRAY_BLAS_DOT2").ok().as_deref() {
+            Some("0") => false,
+            Some(_) => true,
+            None => DOT_RUNNING,
+        };
         DotEnv {
             mma,
             blocks,
@@ -1690,7 +1700,8 @@ fn dot_env() -> &'static DotEnv {
                 | bulk << 9
                 | (evict as u32) << 12
                 | (mma as u32) << 14
-                | ((dbg != 0 && on("MPARRAY_BLAS_NOHEADS")) as u32) << 15,
+                | ((dbg != 0 && on("MPARRAY_BLAS_NOHEADS")) as u32) << 15
+                | (running as u32) << 16,
         }
     })
 }

@@ -144,44 +144,22 @@ static void scale(const u64 *h, u64 K, i64 &e, u32 &f) {
 // scale sum (bl_acc_shr), added, and rounded by bl_epilogue1 (an exact
 // zero's sign by bl_dot_zero_neg, checked against bl_zero_neg). Returns
 // the status (0 decided, 1 host), the result in o and t.
+// A block's record of the fused dot: its sum (at scale sum u), count,
+// flags (1: a special entry, 2: a nonzero term, 4: a sum at a scale) and
+// the count of terms whose factors' signs differ.
+template <int NF> struct DotRec {
+    u32 acc[NF + 2], cnt, fl, nz;
+    i64 u;
+};
+
+// blas_dot's last block on the host: the records aligned to the largest
+// scale sum (bl_acc_shr), added, and rounded by bl_epilogue1 (an exact
+// zero's sign by bl_dot_zero_neg, checked against bl_zero_neg). Returns
+// the status (0 decided, 1 host), the result in o and t.
 template <int NF>
-static u32 dot_fused(FlOut &o, i8 &t, const u64 *ah, const u64 *al, u32 la, const u64 *bh,
-                     const u64 *bl, u32 lb, u64 K, u64 S, u64 p, u32 rnd) {
+static u32 dot_finish(std::vector<DotRec<NF>> &recs, FlOut &o, i8 &t, const u64 *ah,
+                      const u64 *bh, u64 K, u64 p, u32 rnd) {
     const int NW = NF + 2;
-    u64 chunk = (K + S - 1) / S;
-    struct Rec {
-        u32 acc[NF + 2], cnt, fl, nz;
-        i64 u;
-    };
-    std::vector<Rec> recs;
-    for (u64 k0 = 0; k0 < K; k0 += chunk) {
-        u64 k1 = std::min(K, k0 + chunk);
-        Rec rc = {};
-        i64 ex = 0, ey = 0;
-        u32 fx = 0, fy = 0;
-        scale(ah + k0, k1 - k0, ex, fx);
-        scale(bh + k0, k1 - k0, ey, fy);
-        bool anyx = false, anyy = false;
-        for (u64 k = k0; k < k1; k++) {
-            u32 cx = fl_tag(ah[k]) & 3, cy = fl_tag(bh[k]) & 3;
-            anyx |= cx == FL_NORMAL;
-            anyy |= cy == FL_NORMAL;
-            if (cx >= FL_INF || cy >= FL_INF) rc.fl |= 1;
-            if (cx == FL_NORMAL && cy == FL_NORMAL) rc.fl |= 2;
-            rc.nz += ((fl_tag(ah[k]) ^ fl_tag(bh[k])) & FL_NEG) ? 1 : 0;
-        }
-        if (anyx && anyy && !(rc.fl & 1)) {
-            rc.fl |= 4;
-            rc.u = ex + ey;
-            for (u64 k = k0; k < k1; k++) {
-                u32 a[NF], b[NF];
-                u32 ma = fix<NF>(ah[k], al + k * la, la, ex, a);
-                u32 mb = fix<NF>(bh[k], bl + k * lb, lb, ey, b);
-                bl_mac<NF>(rc.acc, rc.cnt, a, ma, b, mb);
-            }
-        }
-        recs.push_back(rc);
-    }
     u32 fl = 0;
     u64 nz = 0;
     i64 U = 0;
@@ -217,6 +195,139 @@ static u32 dot_fused(FlOut &o, i8 &t, const u64 *ah, const u64 *al, u32 la, cons
         r = 0;
     }
     return r;
+}
+
+// blas_dot on the host: K positions in S contiguous blocks (chunk =
+// ceil(K / S)), each summed at its own scales (the largest exponents of
+// its normal x and y entries) with its flags, then dot_finish.
+template <int NF>
+static u32 dot_fused(FlOut &o, i8 &t, const u64 *ah, const u64 *al, u32 la, const u64 *bh,
+                     const u64 *bl, u32 lb, u64 K, u64 S, u64 p, u32 rnd) {
+    u64 chunk = (K + S - 1) / S;
+    std::vector<DotRec<NF>> recs;
+    for (u64 k0 = 0; k0 < K; k0 += chunk) {
+        u64 k1 = std::min(K, k0 + chunk);
+        DotRec<NF> rc = {};
+        i64 ex = 0, ey = 0;
+        u32 fx = 0, fy = 0;
+        scale(ah + k0, k1 - k0, ex, fx);
+        scale(bh + k0, k1 - k0, ey, fy);
+        bool anyx = false, anyy = false;
+        for (u64 k = k0; k < k1; k++) {
+            u32 cx = fl_tag(ah[k]) & 3, cy = fl_tag(bh[k]) & 3;
+            anyx |= cx == FL_NORMAL;
+            anyy |= cy == FL_NORMAL;
+            if (cx >= FL_INF || cy >= FL_INF) rc.fl |= 1;
+            if (cx == FL_NORMAL && cy == FL_NORMAL) rc.fl |= 2;
+            rc.nz += ((fl_tag(ah[k]) ^ fl_tag(bh[k])) & FL_NEG) ? 1 : 0;
+        }
+        if (anyx && anyy && !(rc.fl & 1)) {
+            rc.fl |= 4;
+            rc.u = ex + ey;
+            for (u64 k = k0; k < k1; k++) {
+                u32 a[NF], b[NF];
+                u32 ma = fix<NF>(ah[k], al + k * la, la, ex, a);
+                u32 mb = fix<NF>(bh[k], bl + k * lb, lb, ey, b);
+                bl_mac<NF>(rc.acc, rc.cnt, a, ma, b, mb);
+            }
+        }
+        recs.push_back(rc);
+    }
+    return dot_finish<NF>(recs, o, t, ah, bh, K, p, rnd);
+}
+
+// bl_fix32_v4's conversion on the host (tier 18, 8-limb elements):
+// bl_fix32_near when the element lies 0 <= d < 64 bits below the scale,
+// else bl_fix; either checked against ref_fix32.
+static u32 fix_v4(u64 h, const u64 *m, i64 esc, u32 *w) {
+    const i64 d = esc - fl_exp(h);
+    if ((fl_tag(h) & 3) != FL_NORMAL || d < 0 || d >= 64) return fix<18>(h, m, 8, esc, w);
+    u32 r[18];
+    const u32 *m32 = (const u32 *)m;
+    u32 meta = bl_fix32_near(h, m32, m32, d, w);
+    u32 rm = ref_fix32<18>(h, m32, 16, esc, r);
+    bool same = meta == rm;
+    for (int j = 0; j < 18; j++) same = same && w[j] == r[j];
+    if (!same) {
+        fprintf(stderr, "blas emu: bl_fix32_near differs from the reference\n");
+        abort();
+    }
+    return meta;
+}
+
+// The largest normal exponent among heads h[0..n) as blas_dot's running
+// scales encode it (e + BL_EOFF; 0: none).
+static u64 enc_max(const u64 *h, u64 n) {
+    u64 m = 0;
+    for (u64 i = 0; i < n; i++)
+        if ((fl_tag(h[i]) & 3) == FL_NORMAL) m = std::max(m, (u64)(fl_exp(h[i]) + BL_EOFF));
+    return m;
+}
+
+// blas_dot with running scales (pipe bit 16; tier 18, 8-limb operands) on
+// the host: blocks of chunk = ceil(K / S) positions, 4 warps of 32 lanes,
+// warp w taking rounds of positions k0 + 32 w + 128 r + lane. Each warp's
+// scales are the largest normal exponents of the rounds seen so far; when
+// a round raises them, every lane's sum moves (bl_acc_shr_r, a cut
+// counted); lanes convert by fix_v4 and add bl_mac's terms. The warps'
+// lane sums move to the block's largest scale sum, then dot_finish.
+static u32 dot_running(FlOut &o, i8 &t, const u64 *ah, const u64 *al, const u64 *bh,
+                       const u64 *bl, u64 K, u64 S, u64 p, u32 rnd) {
+    const int NF = 18, NW = NF + 2;
+    u64 chunk = (K + S - 1) / S;
+    std::vector<DotRec<NF>> recs;
+    for (u64 k0 = 0; k0 < K; k0 += chunk) {
+        u64 k1 = std::min(K, k0 + chunk);
+        DotRec<NF> rc = {};
+        static u32 lacc[4][32][NW], lcnt[4][32];
+        u64 wu[4] = {0, 0, 0, 0};
+        for (int w = 0; w < 4; w++) {
+            for (int l = 0; l < 32; l++) {
+                std::fill(lacc[w][l], lacc[w][l] + NW, 0u);
+                lcnt[w][l] = 0;
+            }
+            u64 rex = 0, rey = 0;
+            for (u64 kb = k0 + 32 * (u64)w; kb < k1; kb += 128) {
+                const u64 nl = std::min<u64>(32, k1 - kb);
+                for (u64 k = kb; k < kb + nl; k++) {
+                    u32 cx = fl_tag(ah[k]) & 3, cy = fl_tag(bh[k]) & 3;
+                    if (cx >= FL_INF || cy >= FL_INF) rc.fl |= 1;
+                    if (cx == FL_NORMAL && cy == FL_NORMAL) rc.fl |= 2;
+                    rc.nz += ((fl_tag(ah[k]) ^ fl_tag(bh[k])) & FL_NEG) ? 1 : 0;
+                }
+                const u64 mx = enc_max(ah + kb, nl), my = enc_max(bh + kb, nl);
+                if (mx > rex || my > rey) {
+                    const u64 nx = std::max(mx, rex), ny = std::max(my, rey);
+                    if (rex && rey)
+                        for (int l = 0; l < 32; l++)
+                            bl_acc_shr_r<NW>(lacc[w][l], (nx - rex) + (ny - rey), lcnt[w][l]);
+                    rex = nx;
+                    rey = ny;
+                }
+                for (u64 l = 0; l < nl; l++) {
+                    const u64 k = kb + l;
+                    u32 a[NF], b[NF];
+                    u32 ma = fix_v4(ah[k], al + 8 * k, bl_esc(rex), a);
+                    u32 mb = fix_v4(bh[k], bl + 8 * k, bl_esc(rey), b);
+                    bl_mac<NF>(lacc[w][l], lcnt[w][l], a, ma, b, mb);
+                }
+            }
+            wu[w] = rex && rey ? rex + rey : 0;
+        }
+        const u64 ub = *std::max_element(wu, wu + 4);
+        for (int w = 0; w < 4; w++)
+            for (int l = 0; l < 32; l++) {
+                if (wu[w]) bl_acc_shr_r<NW>(lacc[w][l], ub - wu[w], lcnt[w][l]);
+                bl_acc_add(rc.acc, lacc[w][l], NW);
+                rc.cnt += lcnt[w][l];
+            }
+        if (ub) {
+            rc.fl |= 4;
+            rc.u = (i64)(ub - 2 * (u64)BL_EOFF);
+        }
+        recs.push_back(rc);
+    }
+    return dot_finish<NF>(recs, o, t, ah, bh, K, p, rnd);
 }
 
 // blas_gvx and blas_gemv (gemv, a block per row) on the host for row i of
@@ -373,6 +484,23 @@ static void run(const std::vector<u64> &hd) {
                     !(o2.head == o.head && l2 == outl && t2 == t)) {
                     fprintf(stderr, "blas emu: the fused dot differs from blas_fin's path\n");
                     abort();
+                }
+                if (NF == 18 && la == 8 && lb == 8) {
+                    // Running scales (pipe bit 16): where both decide they
+                    // agree; its answer is the device's with that path.
+                    std::vector<u64> l4(rn);
+                    FlOut o4 = {l4.data(), rn, 0};
+                    i8 t4 = 0;
+                    u32 r4 = dot_running(o4, t4, ah.data(), al.data(), bh.data(), bl.data(), K, S,
+                                         p, rnd);
+                    if (r4 == 0 && r2 == 0 && !(o4.head == o2.head && l4 == l2 && t4 == t2)) {
+                        fprintf(stderr, "blas emu: the running-scale dot differs from the fused dot\n");
+                        abort();
+                    }
+                    r2 = r4;
+                    t2 = t4;
+                    o2.head = o4.head;
+                    l2 = l4;
                 }
                 r = r2;
                 t = t2;
