@@ -434,7 +434,11 @@ fn blasemu_dot_running() {
         &[449, 450, 480, 500, 511, 512],
         &[1, 31, 33, 129, 200, 333, 700, 1500],
     );
-    assert!(dec > 0 && und * 50 <= dec, "{und} of {} plain elements undecided", dec + und);
+    assert!(
+        dec > 0 && und * 50 <= dec,
+        "{und} of {} plain elements undecided",
+        dec + und
+    );
 }
 
 // ---- complex operations through the real kernels (emulated) -------------
@@ -1189,18 +1193,28 @@ fn blasgpu_dot_long_vs_cpu() {
     eprintln!("device decided {} dots, host {}", d1 - d0, h1 - h0);
 }
 
-/// `dot` of 512-bit operands (8 limbs: blas_dot's bulk staging, see
+/// `dot` of 512-bit operands (8 limbs: blas_dot's tier-18 paths, see
 /// notes/blas-cuda.md) against the CPU engine at lengths around a warp's
-/// round (32 positions), a block's chunk (128) and the ring's refills (a
-/// warp's rounds 4 x 32 apart), one position up to 2^18 + 3; output
-/// precisions of every served tier, every mode, spread and huge exponents,
-/// specials, exact and near cancellation. Plain inputs are decided on the
+/// round (32 positions), a block's chunk (128) and a warp's rounds (4 x 32
+/// apart), one position up to 2^18 + 3; output precisions of every served
+/// tier, every mode, spread and huge exponents, specials, exact and near
+/// cancellation; each case by every product path (`set_dot_path`: heads
+/// pass, running scales, tensor cores). Plain inputs are decided on the
 /// device.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn blasgpu_dot512_vs_cpu() {
+    use mparray::linalg::cuda::{DotPath, set_dot_path};
     let _serial = serial();
     let dev = cuda();
+    // The process's default path again when the test ends (or fails).
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            set_dot_path(DotPath::Default);
+        }
+    }
+    let _reset = Reset;
     let mut r = Rng(seed() ^ 0x512d);
     let lens = [
         1usize, 2, 31, 32, 33, 127, 128, 129, 255, 256, 383, 384, 385, 511, 512, 513, 1023, 1025,
@@ -1226,17 +1240,19 @@ fn blasgpu_dot512_vs_cpu() {
         }
         let rnd = r.pick(&MODES);
         let (want, wt) = x.dot(&y, p, rnd).unwrap();
-        let (s0, _) = mparray::linalg::cuda::stats();
-        let (got, gt) = x
-            .to_engine(&dev)
-            .unwrap()
-            .dot(&y.to_engine(&dev).unwrap(), p, rnd)
-            .unwrap();
-        let (s1, _) = mparray::linalg::cuda::stats();
-        let ctx = format!("dot512 case {case}: p {p} k {k} {kind:?} mirror {mirror} {rnd:?}");
-        same(&ctx, &got, &gt, &want, &wt);
-        if kind == Kind::Plain && mirror == 0 {
-            assert_eq!(s1 - s0, 1, "not decided on the device: {ctx}");
+        let (xd, yd) = (x.to_engine(&dev).unwrap(), y.to_engine(&dev).unwrap());
+        for path in [DotPath::HeadsPass, DotPath::Running, DotPath::TensorCores] {
+            set_dot_path(path);
+            let (s0, _) = mparray::linalg::cuda::stats();
+            let (got, gt) = xd.dot(&yd, p, rnd).unwrap();
+            let (s1, _) = mparray::linalg::cuda::stats();
+            let ctx = format!(
+                "dot512 case {case} ({path:?}): p {p} k {k} {kind:?} mirror {mirror} {rnd:?}"
+            );
+            same(&ctx, &got, &gt, &want, &wt);
+            if kind == Kind::Plain && mirror == 0 {
+                assert_eq!(s1 - s0, 1, "not decided on the device: {ctx}");
+            }
         }
     }
 }

@@ -63,6 +63,49 @@ pub fn mma_calls() -> u64 {
     MMA_CALLS.load(Ordering::Relaxed)
 }
 
+/// The product path of the fused dot (`blas_dot`) at tier 18 with 8-limb
+/// operands, for tests and measurements ([`set_dot_path`]); every path
+/// gives the same bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DotPath {
+    /// The process's default (running scales unless the environment
+    /// chooses otherwise: `MPARRAY_BLAS_DOT2`, `MPARRAY_BLAS_DOTMMA`).
+    Default,
+    /// The per-block heads pass, then `bl_mac`'s products.
+    HeadsPass,
+    /// Running per-warp scales, no heads pass, `bl_mac`'s products.
+    Running,
+    /// The products on the int8 tensor cores (with the heads pass).
+    TensorCores,
+}
+
+/// The path [`set_dot_path`] chose (0: default, else 1 + the variant).
+static DOT_PATH: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Chooses the fused dot's product path for the whole process (tests and
+/// measurements: every path gives the same bits, the speeds differ).
+pub fn set_dot_path(p: DotPath) {
+    let v = match p {
+        DotPath::Default => 0,
+        DotPath::HeadsPass => 1,
+        DotPath::Running => 2,
+        DotPath::TensorCores => 3,
+    };
+    DOT_PATH.store(v, Ordering::Relaxed);
+}
+
+/// The fused dot's pipe bits and tensor-core flag after [`set_dot_path`].
+fn dot_path_bits(pipe: u32, mma: bool) -> (u32, bool) {
+    const RUN: u32 = 1 << 16;
+    const MMA: u32 = 1 << 14;
+    match DOT_PATH.load(Ordering::Relaxed) {
+        1 => (pipe & !(RUN | MMA), false),
+        2 => ((pipe | RUN) & !MMA, false),
+        3 => ((pipe | MMA) & !RUN, true),
+        _ => (pipe, mma),
+    }
+}
+
 /// Output elements decided on the device and computed on the host since
 /// the start of the process (for tests and benchmarks; complex outputs
 /// count per part, `nrm2` as one element).
@@ -804,16 +847,7 @@ fn gemv_rows(
     // the mapped word.
     let deferring = defer_active();
     let mapped = !deferring && !env.nomap && ws.word.map(&eng)?;
-    let (hst, seq) = if mapped {
-        ws.word.seq = if ws.word.seq >= 1 << 30 {
-            1
-        } else {
-            ws.word.seq + 1
-        };
-        (ws.word.dev, ws.word.seq)
-    } else {
-        (0u64, 0u32)
-    };
+    let (hst, seq) = if mapped { ws.word.next() } else { (0u64, 0u32) };
     let mut hdr = match ws.hdr.take() {
         Some(h) if !deferring => h,
         _ => memory::alloc::<u64>(&eng, 4)?,
@@ -1083,13 +1117,20 @@ impl MappedWord {
         self.dev = dev;
         Ok(true)
     }
+
+    /// The next call's sequence number (1 ... 2^30, then 1 again) and the
+    /// word's device address, for the kernel that writes the status.
+    fn next(&mut self) -> (u64, u32) {
+        self.seq = if self.seq >= 1 << 30 { 1 } else { self.seq + 1 };
+        (self.dev, self.seq)
+    }
 }
 
 /// Waits for the status with sequence number `seq` in the mapped word `h`
-/// (a bounded spin, then a sleeping wait on `ev`; as [`poll_status`], with
-/// `what` in its errors). `ev` (recorded after the kernel that writes the
-/// word) completes only after the word is written, so a completed event
-/// without it is an error, never a wait.
+/// ([`pool::wait_for`]: a bounded spin, then a sleeping wait on `ev`;
+/// `what` names the status in its errors). `ev` (recorded after the kernel
+/// that writes the word) completes only after the word is written, so a
+/// completed event without it is an error, never a wait.
 fn poll_mapped(
     what: &str,
     h: &cudarc::driver::PinnedHostSlice<u32>,
@@ -1612,7 +1653,7 @@ const DOT_MMA: bool = false;
 /// `blas_dot` at tier 18 with 8-limb operands takes running per-warp
 /// scales instead of its heads pass (pipe bit 16; notes/blas-cuda.md, "DOT
 /// without a heads pass"; `MPARRAY_BLAS_DOT2=0` / `=1` choose).
-const DOT_RUNNING: bool = false;
+const DOT_RUNNING: bool = true;
 
 /// [`dot_fused`]'s switches, read once per process (measurements only):
 /// `MPARRAY_BLAS_DOTBLOCKS` (blocks), `MPARRAY_BLAS_NOCACHE` (a zeroed
@@ -1786,16 +1827,17 @@ fn dot_fused(
     // is copied into a word of its own and read with the scope's counts
     // (`MPARRAY_BLAS_DOTNODEFER=1`: read at once, for measurements).
     let deferring = defer_active() && !env.nodefer;
-    let mapped = !deferring && !env.nomap && ws.map(&eng)?;
-    let (hst, seq) = if mapped {
-        ws.seq = if ws.seq >= 1 << 30 { 1 } else { ws.seq + 1 };
-        (ws.dev, ws.seq)
-    } else {
-        (0u64, 0u32)
-    };
-    // The kernel, kept with the workspace (no registry look-up per call).
-    let smem = dot_smem(nf, env.bulk, env.mma);
-    if ws.func.as_ref().is_none_or(|(t, _)| *t != nf) {
+    let mapped = !deferring && !env.nomap && ws.word.map(&eng)?;
+    let (hst, seq) = if mapped { ws.word.next() } else { (0u64, 0u32) };
+    // The kernel, kept with the workspace (no registry look-up per call);
+    // its attributes follow the path (set_dot_path may change it).
+    let (pipe, mma) = dot_path_bits(env.pipe, env.mma);
+    let smem = dot_smem(nf, env.bulk, mma);
+    if ws
+        .func
+        .as_ref()
+        .is_none_or(|(t, m, _)| *t != nf || *m != mma)
+    {
         let f = eng.function(&inst(nf), "blas_dot")?;
         if smem > 48 * 1024 {
             f.set_attribute(
@@ -1804,8 +1846,9 @@ fn dot_fused(
             )
             .map_err(Error::driver("raising the shared-memory limit of blas_dot"))?;
         }
-        if env.bulk >= 2 || env.mma || env.carveout.is_some() {
-            // 4 blocks of 4 warps per SM need the largest shared carve-out.
+        if env.bulk >= 2 || mma || env.carveout.is_some() {
+            // 4 blocks of 4 warps per SM need the largest shared carve-out
+            // (it stays with the function after a switch of path).
             f.set_attribute(
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                 env.carveout.unwrap_or(100),
@@ -1822,17 +1865,15 @@ fn dot_fused(
                 .map_err(Error::driver("blas_dot's occupancy"))?;
             eprintln!("  blas dot: {occ} blocks per SM, {smem} bytes of dynamic shared memory");
         }
-        ws.func = Some((nf, f));
+        ws.func = Some((nf, mma, f));
     }
     let DotWs {
         work: cached,
-        host,
-        ev,
+        word,
         func,
         spare,
-        ..
     } = &mut ws;
-    let f = &func.as_ref().expect("set above").1;
+    let f = &func.as_ref().expect("set above").2;
     let work = match fresh.as_mut() {
         Some(w) => w,
         None => cached.as_mut().expect("allocated above"),
@@ -1842,7 +1883,6 @@ fn dot_fused(
         y.f.limbs_per_element() as u32,
     );
     let (k_u, chunk_u, rc, rn_u) = (k as u64, chunk as u64, round_code(rnd), rn as u32);
-    let pipe = env.pipe;
     let (xh, xl) = x.f.raw_parts();
     let (yh, yl) = y.f.raw_parts();
     {
@@ -1918,11 +1958,11 @@ fn dot_fused(
             memory::alloc::<i8>(&eng, 1)?,
         ));
     }
-    let status = match (mapped, host.as_ref(), ev.as_ref()) {
+    let status = match (mapped, word.host.as_ref(), word.ev.as_ref()) {
         (true, Some(h), Some(ev)) => {
             ev.record(eng.stream())
                 .map_err(Error::driver("recording an event"))?;
-            poll_status(h, seq, ev)?
+            poll_mapped("blas_dot's status", h, seq, ev)?
         }
         _ => eng
             .stream()
@@ -2002,105 +2042,13 @@ fn read_word(eng: &Arc<CudaEngine>, src: &CudaView<u64>) -> Result<u64> {
 #[derive(Default)]
 struct DotWs {
     work: Option<CudaSlice<u32>>,
-    host: Option<cudarc::driver::PinnedHostSlice<u32>>,
-    /// The mapped word's device address.
-    dev: u64,
-    /// The last call's sequence number (1 ... 2^30).
-    seq: u32,
-    /// Recorded after each launch: tells a finished kernel from a slow one.
-    ev: Option<cudarc::driver::CudaEvent>,
-    /// Mapping failed once: the status goes by a copy.
-    nomap: bool,
-    /// `blas_dot` of the tier last used.
-    func: Option<(u32, cudarc::driver::CudaFunction)>,
+    /// The mapped status word and the event recorded after each launch.
+    word: MappedWord,
+    /// `blas_dot` of the tier last used, and whether it was set up for
+    /// the tensor-core path.
+    func: Option<(u32, bool, cudarc::driver::CudaFunction)>,
     /// An output (precision, one element, its ternary) for the next call.
     spare: Option<(u64, CudaFloats, CudaSlice<i8>)>,
-}
-
-impl DotWs {
-    /// Maps the host word (once); false where the driver cannot.
-    fn map(&mut self, eng: &CudaEngine) -> Result<bool> {
-        if self.host.is_some() {
-            return Ok(true);
-        }
-        if self.nomap {
-            return Ok(false);
-        }
-        let ctx = eng.context();
-        // SAFETY: the word is written below before anything reads it.
-        let mapped = unsafe {
-            ctx.alloc_pinned_with_flags::<u32>(1, cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP)
-        };
-        let Ok(mut h) = mapped else {
-            self.nomap = true;
-            return Ok(false);
-        };
-        let p = h
-            .as_mut_ptr()
-            .map_err(Error::driver("page-locked host memory"))?;
-        // SAFETY: p is the allocation's one word.
-        unsafe { std::ptr::write_volatile(p, 0) };
-        let mut dev: cudarc::driver::sys::CUdeviceptr = 0;
-        ctx.bind_to_thread()
-            .map_err(Error::driver("binding the context"))?;
-        // SAFETY: p was allocated by cuMemHostAlloc with DEVICEMAP.
-        let r = unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut dev, p.cast(), 0) };
-        if r != cudarc::driver::sys::CUresult::CUDA_SUCCESS || dev == 0 {
-            self.nomap = true;
-            return Ok(false);
-        }
-        self.ev = Some(wait_event(eng)?);
-        self.host = Some(h);
-        self.dev = dev;
-        Ok(true)
-    }
-}
-
-/// Waits for `blas_dot`'s status with sequence number `seq` in the mapped
-/// word `h` ([`pool::wait_for`]: a bounded spin, then a sleeping wait on
-/// `ev`). `ev` (recorded after the launch) completes only after the kernel
-/// has written the word, so a completed event without it is an error,
-/// never a wait.
-fn poll_status(
-    h: &cudarc::driver::PinnedHostSlice<u32>,
-    seq: u32,
-    ev: &cudarc::driver::CudaEvent,
-) -> Result<u32> {
-    // The pointer without PinnedHostSlice's synchronisation (its event is
-    // never recorded: the word is only written by the device).
-    let p = h
-        .as_ptr()
-        .map_err(Error::driver("page-locked host memory"))?;
-    // SAFETY: p is the allocation's one word, written by the device.
-    let read = || {
-        let v = unsafe { std::ptr::read_volatile(p) };
-        (v >> 1 == seq).then_some(v & 1)
-    };
-    let mut polls = 0u32;
-    pool::wait_for(
-        "blas_dot's status",
-        pool::stall_limit(),
-        || {
-            if let Some(r) = read() {
-                return Ok(Some(r));
-            }
-            polls = polls.wrapping_add(1);
-            if polls.is_multiple_of(64)
-                && ev
-                    .try_is_complete()
-                    .map_err(Error::driver("waiting for the device"))?
-            {
-                return read().map(Some).ok_or_else(|| {
-                    Error::DeviceWait("blas_dot finished without writing its status".into())
-                });
-            }
-            Ok(None)
-        },
-        || {
-            ev.synchronize()
-                .map_err(Error::driver("waiting for the device"))
-        },
-    )
 }
 
 /// A product whose undecided count is still on the device (see
