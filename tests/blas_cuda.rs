@@ -258,9 +258,9 @@ fn emu_cases_from(
     let mut plain_stats = (0, 0);
     let mut limits = 0;
     for case in 0..cases {
-        let p = r.pick(&precs);
-        let qa = if r.below(3) == 0 { r.pick(&precs) } else { p };
-        let qb = if r.below(3) == 0 { r.pick(&precs) } else { p };
+        let p = r.pick(precs);
+        let qa = if r.below(3) == 0 { r.pick(precs) } else { p };
+        let qb = if r.below(3) == 0 { r.pick(precs) } else { p };
         // dot: 1 x 1 outputs, alpha = 1, no C (the fused blas_dot), longer
         // sums over more blocks.
         let (m, n) = if dot {
