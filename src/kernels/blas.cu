@@ -2091,15 +2091,31 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         // shared loads per operand (80-byte rows: no bank conflicts) and
         // are shifted in registers (bl_fix32_near) unless an element lies
         // 64 or more bits below its scale (bl_fix32 from shared memory).
+        // The copies' L2 policy: evict-first (pipe bit 12), else normal.
         u64 pol = 0;
-        if (bev) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+        if (bev)
+            asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+        else
+            asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(pol));
         const u64 step = 32 * (u64)(T >> 5);
         u32 cur = 0;
         u64 kb = k0 + 32 * (u64)wib;
+        // Shared addresses of the staging rows (bl_stage16's layout): the
+        // operands' buffers 0, buffer 1 buf1 bytes further, this lane's four
+        // chunk offsets.
+        const u32 dA = (u32)__cvta_generic_to_shared(stage[wib][0][0]),
+                  dB = (u32)__cvta_generic_to_shared(stage[wib][0][1]),
+                  buf1 = (u32)__cvta_generic_to_shared(stage[wib][1][0]) - dA;
+        u32 doff[4];
+#pragma unroll
+        for (u32 r = 0; r < 4; r++) {
+            const u32 x = lane + 32 * r;
+            doff[r] = 4 * ((x >> 2) * BL_SST16 + 4 * (x & 3));
+        }
         if (kb < k1) {
             const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
-            bl_stage16(stage[wib][0][0], alb, kb, nl, lane, bev, pol);
-            bl_stage16(stage[wib][0][1], blb, kb, nl, lane, bev, pol);
+            bl_stage16(stage[wib][0][0], alb, kb, nl, lane, true, pol);
+            bl_stage16(stage[wib][0][1], blb, kb, nl, lane, true, pol);
             bl_async_commit();
         }
         u64 hxn = 0, hyn = 0;
@@ -2120,10 +2136,24 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             }
             {
                 const u64 kn = kb + step;
-                if (kn < k1) {
-                    const u32 nn = k1 - kn < 32 ? (u32)(k1 - kn) : 32u;
-                    bl_stage16(stage[wib][cur ^ 1][0], alb, kn, nn, lane, bev, pol);
-                    bl_stage16(stage[wib][cur ^ 1][1], blb, kn, nn, lane, bev, pol);
+                if (kn + 32 <= k1) {
+                    // A full round: four unguarded copies per operand.
+                    const u32 b = cur ? 0u : buf1;
+#pragma unroll
+                    for (u32 r = 0; r < 4; r++) {
+                        asm volatile(
+                            "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
+                                dA + b + doff[r]),
+                            "l"(alb + kn * 8 + 2 * (lane + 32 * r)), "l"(pol));
+                        asm volatile(
+                            "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
+                                dB + b + doff[r]),
+                            "l"(blb + kn * 8 + 2 * (lane + 32 * r)), "l"(pol));
+                    }
+                } else if (kn < k1) {
+                    const u32 nn = (u32)(k1 - kn);
+                    bl_stage16(stage[wib][cur ^ 1][0], alb, kn, nn, lane, true, pol);
+                    bl_stage16(stage[wib][cur ^ 1][1], blb, kn, nn, lane, true, pol);
                 }
                 bl_async_commit();
             }
