@@ -1806,6 +1806,14 @@ FL_DEV u32 bl_fix32_v4(u64 h, const u32 *s, i64 esc, u32 *w) {
 }
 #endif
 
+// The global timer (ns) into w[0], w[1] (measurements only).
+FL_DEV void bl_dot_time(u32 *w) {
+    u64 g;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+    w[0] = (u32)g;
+    w[1] = (u32)(g >> 32);
+}
+
 // Record flags: a special entry, a nonzero term, a sum at a scale.
 #define BL_DSPEC 1u
 #define BL_DNZ 2u
@@ -1822,6 +1830,11 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     __shared__ u32 s_fl, s_nz, s_last;
     __shared__ u32 sw[4 * (BL_NW + 1)];
     const u32 t = threadIdx.x, lane = t & 31, wib = t >> 5, T = blockDim.x;
+    // pipe bit 17 (measurements): the global timer at the block's start,
+    // its record, and the last block's sum and end, after the records
+    // (tms: 2 words per time; the host prints them).
+    u32 *const tms = (pipe & 131072u) ? work + 4 + (u64)gridDim.x * BL_DREC : nullptr;
+    if (tms && t == 0) bl_dot_time(tms + 4 * blockIdx.x);
     const u64 k0 = blockIdx.x * chunk, k1 = k0 + chunk < K ? k0 + chunk : K;
     // pipe bits 9-11: bulk staging with S slots per warp (notes above
     // bl_bulk_off); 8-limb operands with 16-byte aligned limbs only.
@@ -2364,6 +2377,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         rec[BL_NW + 4] = (u32)urec;
         rec[BL_NW + 5] = (u32)(urec >> 32);
         __threadfence();
+        if (tms) bl_dot_time(tms + 4 * blockIdx.x + 2);
         s_last = atomicAdd(work, 1u) == gridDim.x - 1;
     }
     __syncthreads();
@@ -2430,6 +2444,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     }
     __syncthreads();
     if (t == 0) {
+        if (tms) bl_dot_time(tms + 4 * gridDim.x);
         for (u32 q = 1; q < T / 32; q++) {
             bl_acc_add(sw, sw + q * (BL_NW + 1), BL_NW);
             sw[BL_NW] += sw[q * (BL_NW + 1) + BL_NW];
@@ -2447,6 +2462,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             }
         }
         if (r) fl_special(out, FL_ZERO, false);
+        if (tms) bl_dot_time(tms + 4 * gridDim.x + 2);
         if ((pipe >> 1) & 3u) r = 0; // measurement modes: no host work
         rh[0] = out.head;
         tern[0] = tt;

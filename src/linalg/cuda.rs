@@ -1668,7 +1668,7 @@ const DOT_RUNNING: bool = true;
 /// `MPARRAY_BLAS_NOEVICT` (the bulk or 16-byte copies with an L2
 /// evict-first policy), `MPARRAY_BLAS_NOHEADS` (with
 /// `MPARRAY_BLAS_DBG` only: the scales from the first 128 heads of each
-/// block).
+/// block), `MPARRAY_BLAS_DOTTIME` (the blocks' timeline on stderr).
 struct DotEnv {
     blocks: usize,
     /// Bulk staging's slots per warp (0: off).
@@ -1742,7 +1742,8 @@ fn dot_env() -> &'static DotEnv {
                 | (evict as u32) << 12
                 | (mma as u32) << 14
                 | ((dbg != 0 && on("MPARRAY_BLAS_NOHEADS")) as u32) << 15
-                | (running as u32) << 16,
+                | (running as u32) << 16
+                | (on("MPARRAY_BLAS_DOTTIME") as u32) << 17,
         }
     })
 }
@@ -1815,7 +1816,10 @@ fn dot_fused(
     let chunk = k.div_ceil(env.blocks).next_multiple_of(128);
     let blocks = k.div_ceil(chunk);
     let drec = nf as usize + 2 + 6;
-    let nwork = 4 + blocks * drec;
+    // With MPARRAY_BLAS_DOTTIME (pipe bit 17): the blocks' times after the
+    // records (4 words per block, 6 for the last block's sum).
+    let timed = env.pipe & (1 << 17) != 0;
+    let nwork = 4 + blocks * drec + if timed { 4 * blocks + 6 } else { 0 };
     let mut fresh = None;
     if env.nocache {
         fresh = Some(memory::alloc_zeros::<u32>(&eng, nwork)?);
@@ -1969,6 +1973,14 @@ fn dot_fused(
             .clone_dtoh(&work.slice(1..2))
             .map_err(Error::driver("copying from the device"))?[0],
     };
+    if timed {
+        let t0 = 4 + blocks * drec;
+        let w = eng
+            .stream()
+            .clone_dtoh(&work.slice(t0..t0 + 4 * blocks + 6))
+            .map_err(Error::driver("copying from the device"))?;
+        print_dot_times(&w, blocks);
+    }
     // The status arrived: the last block has set the ticket back to zero,
     // so the workspace serves the next call (an error above drops it).
     wss.give(ws);
@@ -1976,6 +1988,31 @@ fn dot_fused(
     prof.print()?;
     settle(u64::from(status), &mut out, &mut tern)?;
     Ok(Some((out, tern)))
+}
+
+/// `blas_dot`'s timeline (pipe bit 17): the blocks' start and record
+/// times (ns, two words each), then the last block's sum and end, printed
+/// relative to the first start.
+fn print_dot_times(w: &[u32], blocks: usize) {
+    let at = |i: usize| u64::from(w[2 * i]) | u64::from(w[2 * i + 1]) << 32;
+    let start: Vec<u64> = (0..blocks).map(|b| at(2 * b)).collect();
+    let rec: Vec<u64> = (0..blocks).map(|b| at(2 * b + 1)).collect();
+    let t0 = *start.iter().min().unwrap_or(&0);
+    let us = |t: u64| t.saturating_sub(t0) as f64 / 1e3;
+    let mut d: Vec<f64> = (0..blocks).map(|b| us(rec[b]) - us(start[b])).collect();
+    d.sort_by(f64::total_cmp);
+    eprintln!(
+        "  blas dot times: starts {:.1}..{:.1} us, records {:.1}..{:.1} us, block durations {:.1}/{:.1}/{:.1} us (min/median/max), last block's sum {:.1} us, end {:.1} us",
+        0.0,
+        us(*start.iter().max().unwrap_or(&0)),
+        us(*rec.iter().min().unwrap_or(&0)),
+        us(*rec.iter().max().unwrap_or(&0)),
+        d.first().copied().unwrap_or(0.0),
+        d.get(d.len() / 2).copied().unwrap_or(0.0),
+        d.last().copied().unwrap_or(0.0),
+        us(at(2 * blocks)),
+        us(at(2 * blocks + 1)),
+    );
 }
 
 /// A page-locked host word and an event for [`read_word`] (one per call,
