@@ -2090,7 +2090,11 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             }
         }
     } else if (run2) {
-        // (2''') Running scales, no heads pass: each warp converts at the
+        // (2''') Running scales, no heads pass, rounds taken on demand.
+        // Each warp takes rounds of 32 consecutive positions from a global
+        // counter (work[2]; the last block sets it back to zero), so the
+        // blocks end together whatever their SM's load; its next round's
+        // index is asked for one round ahead. Each warp converts at the
         // largest normal exponents of x and y among the positions it has
         // seen (its round's included: a scale at least the entries'
         // exponents, as the error analysis asks). When a round raises
@@ -2100,19 +2104,20 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         // to the block's largest scale sum, which the record carries. The
         // flags and the count of terms whose signs differ come from the
         // rounds' heads. The staging is the 16-byte one (evict-first),
-        // its first round issued at once; the words come by four 16-byte
-        // shared loads per operand (80-byte rows: no bank conflicts) and
-        // are shifted in registers (bl_fix32_near) unless an element lies
-        // 64 or more bits below its scale (bl_fix32 from shared memory).
+        // the next round's copies issued before the current round's
+        // products; the words come by four 16-byte shared loads per
+        // operand (80-byte rows: no bank conflicts) and are shifted in
+        // registers (bl_fix32_near) unless an element lies 64 or more bits
+        // below its scale (bl_fix32 from shared memory). The sum does not
+        // depend on which warp took which round (exact integer sums; the
+        // bound holds for any order).
         // The copies' L2 policy: evict-first (pipe bit 12), else normal.
         u64 pol = 0;
         if (bev)
             asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
         else
             asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(pol));
-        const u64 step = 32 * (u64)(T >> 5);
         u32 cur = 0;
-        u64 kb = k0 + 32 * (u64)wib;
         // Shared addresses of the staging rows (bl_stage16's layout): the
         // operands' buffers 0, buffer 1 buf1 bytes further, this lane's four
         // chunk offsets.
@@ -2125,52 +2130,65 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             const u32 x = lane + 32 * r;
             doff[r] = 4 * ((x >> 2) * BL_SST16 + 4 * (x & 3));
         }
-        if (kb < k1) {
-            const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
-            bl_stage16(stage[wib][0][0], alb, kb, nl, lane, true, pol);
-            bl_stage16(stage[wib][0][1], blb, kb, nl, lane, true, pol);
-            bl_async_commit();
-        }
+        // Round q's copies into buffer bf (0, 1).
+        auto stage_round = [&](u32 q, u32 bf) {
+            const u64 kq = 32 * (u64)q;
+            if (kq + 32 <= K) {
+                const u32 b = bf ? buf1 : 0u;
+#pragma unroll
+                for (u32 r = 0; r < 4; r++) {
+                    asm volatile(
+                        "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
+                            dA + b + doff[r]),
+                        "l"(alb + kq * 8 + 2 * (lane + 32 * r)), "l"(pol));
+                    asm volatile(
+                        "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
+                            dB + b + doff[r]),
+                        "l"(blb + kq * 8 + 2 * (lane + 32 * r)), "l"(pol));
+                }
+            } else {
+                const u32 nn = (u32)(K - kq);
+                bl_stage16(stage[wib][bf][0], alb, kq, nn, lane, true, pol);
+                bl_stage16(stage[wib][bf][1], blb, kq, nn, lane, true, pol);
+            }
+        };
+        u32 *const ctr = work + 2;
+        const u32 R = (u32)((K + 31) / 32);
+        u32 graw = 0;
+        if (lane == 0) graw = atomicAdd(ctr, 1u);
+        u32 q = __shfl_sync(0xffffffffu, graw, 0);
+        if (lane == 0 && q < R) graw = atomicAdd(ctr, 1u);
         u64 hxn = 0, hyn = 0;
-        if (kb + lane < k1) {
-            hxn = ahd[kb + lane];
-            hyn = bhd[kb + lane];
+        if (q < R) {
+            stage_round(q, 0);
+            const u64 k = 32 * (u64)q + lane;
+            if (k < K) {
+                hxn = ahd[k];
+                hyn = bhd[k];
+            }
         }
+        bl_async_commit();
         // Encoded scales (e + BL_EOFF; 0: none yet), warp-uniform.
         u64 rex = 0, rey = 0;
         u32 fl = 0, nz = 0;
-        for (; kb < k1; kb += step) {
-            const u32 nl = k1 - kb < 32 ? (u32)(k1 - kb) : 32u;
-            const u64 k = kb + lane;
+        while (q < R) {
+            // The next round (asked for one round ago), and the one after.
+            const u32 qn = __shfl_sync(0xffffffffu, graw, 0);
+            if (lane == 0 && qn < R) graw = atomicAdd(ctr, 1u);
+            const u64 kb = 32 * (u64)q;
+            const u32 nl = K - kb < 32 ? (u32)(K - kb) : 32u;
             const u64 hx = hxn, hy = hyn;
-            if (k + step < k1) {
-                hxn = ahd[k + step];
-                hyn = bhd[k + step];
-            }
-            {
-                const u64 kn = kb + step;
-                if (kn + 32 <= k1) {
-                    // A full round: four unguarded copies per operand.
-                    const u32 b = cur ? 0u : buf1;
-#pragma unroll
-                    for (u32 r = 0; r < 4; r++) {
-                        asm volatile(
-                            "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
-                                dA + b + doff[r]),
-                            "l"(alb + kn * 8 + 2 * (lane + 32 * r)), "l"(pol));
-                        asm volatile(
-                            "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
-                                dB + b + doff[r]),
-                            "l"(blb + kn * 8 + 2 * (lane + 32 * r)), "l"(pol));
-                    }
-                } else if (kn < k1) {
-                    const u32 nn = (u32)(k1 - kn);
-                    bl_stage16(stage[wib][cur ^ 1][0], alb, kn, nn, lane, true, pol);
-                    bl_stage16(stage[wib][cur ^ 1][1], blb, kn, nn, lane, true, pol);
+            hxn = hyn = 0;
+            if (qn < R) {
+                const u64 k = 32 * (u64)qn + lane;
+                if (k < K) {
+                    hxn = ahd[k];
+                    hyn = bhd[k];
                 }
-                bl_async_commit();
+                stage_round(qn, cur ^ 1);
             }
-            // The round's classes (zeros past k1: heads 0), flags, scales.
+            bl_async_commit();
+            // The round's classes (zeros past K: heads 0), flags, scales.
             const u32 cx = fl_tag(hx) & 3, cy = fl_tag(hy) & 3;
             fl |= (cx >= FL_INF || cy >= FL_INF) ? BL_DSPEC : 0u;
             fl |= (cx == FL_NORMAL && cy == FL_NORMAL) ? BL_DNZ : 0u;
@@ -2196,6 +2214,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
             }
             __syncwarp();
             cur ^= 1;
+            q = qn;
         }
         asm volatile("cp.async.wait_all;" ::: "memory");
         // The warps' sums at the block's largest scale sum.
@@ -2392,49 +2411,55 @@ extern "C" __global__ void __launch_bounds__(128, 4)
     __syncthreads();
     const u32 nb = gridDim.x;
     {
+        // One pass: each thread adds its records (b = t, t + T, ...) at the
+        // largest scale sum among them (bl_acc_shr_r moves its sum or the
+        // record; floor, a cut counted), then moves its sum to the block's
+        // largest U.
         u64 um = 0;
         u32 fl = 0, nz = 0;
+#pragma unroll
+        for (int w = 0; w < BL_NW; w++) acc[w] = 0;
+        cnt = 0;
+#pragma unroll 2
         for (u32 b = t; b < nb; b += T) {
             const u32 *r = work + 4 + (u64)b * BL_DREC;
+            u32 x[BL_NW];
+#pragma unroll
+            for (int w = 0; w < BL_NW; w++) x[w] = __ldcg(r + w);
+            u32 cb = __ldcg(r + BL_NW);
             const u32 f = __ldcg(r + BL_NW + 1);
-            fl |= f;
             nz += __ldcg(r + BL_NW + 2);
-            if (f & BL_DRUN) {
-                const u64 ue = (u64)__ldcg(r + BL_NW + 4) | ((u64)__ldcg(r + BL_NW + 5) << 32);
-                um = ue > um ? ue : um;
+            const u64 ue = (u64)__ldcg(r + BL_NW + 4) | ((u64)__ldcg(r + BL_NW + 5) << 32);
+            fl |= f;
+            if (!(f & BL_DRUN)) continue;
+            if (ue > um) {
+                if (um) bl_acc_shr_r<BL_NW>(acc, ue - um, cnt);
+                um = ue;
+            } else {
+                bl_acc_shr_r<BL_NW>(x, um - ue, cb);
             }
+            acc[0] = bl_add_cc(acc[0], x[0]);
+#pragma unroll
+            for (int w = 1; w < BL_NW - 1; w++) acc[w] = bl_addc_cc(acc[w], x[w]);
+            acc[BL_NW - 1] = bl_addc(acc[BL_NW - 1], x[BL_NW - 1]);
+            cnt += cb;
         }
+        u64 m = um;
         for (int o = 16; o > 0; o >>= 1) {
-            const u64 v = __shfl_xor_sync(0xffffffffu, um, o);
-            um = v > um ? v : um;
+            const u64 v = __shfl_xor_sync(0xffffffffu, m, o);
+            m = v > m ? v : m;
             fl |= __shfl_xor_sync(0xffffffffu, fl, o);
             nz += __shfl_xor_sync(0xffffffffu, nz, o);
         }
         if (lane == 0) {
-            atomicMax(&s_ex, (unsigned long long)um);
+            atomicMax(&s_ex, (unsigned long long)m);
             atomicOr(&s_fl, fl);
             atomicAdd(&s_nz, nz);
         }
+        __syncthreads();
+        if (um) bl_acc_shr_r<BL_NW>(acc, s_ex - um, cnt);
     }
-    __syncthreads();
     const u64 U = s_ex;
-#pragma unroll
-    for (int w = 0; w < BL_NW; w++) acc[w] = 0;
-    cnt = 0;
-    for (u32 b = t; b < nb; b += T) {
-        const u32 *r = work + 4 + (u64)b * BL_DREC;
-        if (!(__ldcg(r + BL_NW + 1) & BL_DRUN)) continue;
-        u32 x[BL_NW];
-        for (int w = 0; w < BL_NW; w++) x[w] = __ldcg(r + w);
-        u32 cb = __ldcg(r + BL_NW);
-        const u64 ue = (u64)__ldcg(r + BL_NW + 4) | ((u64)__ldcg(r + BL_NW + 5) << 32);
-        bl_acc_shr<BL_NW>(x, U - ue, cb);
-        acc[0] = bl_add_cc(acc[0], x[0]);
-#pragma unroll
-        for (int w = 1; w < BL_NW - 1; w++) acc[w] = bl_addc_cc(acc[w], x[w]);
-        acc[BL_NW - 1] = bl_addc(acc[BL_NW - 1], x[BL_NW - 1]);
-        cnt += cb;
-    }
     for (int off = 16; off > 0; off >>= 1) bl_shfl_add(acc, cnt, off);
     __syncthreads();
     if (lane == 0) {
@@ -2470,6 +2495,7 @@ extern "C" __global__ void __launch_bounds__(128, 4)
         // The ticket back to zero: the workspace serves the next call
         // without a memset (every record is written before it is read).
         work[0] = 0;
+        work[2] = 0; // the round counter of the running-scale path
         if (hst) {
             // The status into the host's mapped word, tagged with the
             // call's sequence number (the host polls it).

@@ -1813,8 +1813,23 @@ fn dot_fused(
             memory::alloc::<i8>(&eng, 1)?,
         ),
     };
+    let (pipe, mma) = dot_path_bits(env.pipe, env.mma);
     let chunk = k.div_ceil(env.blocks).next_multiple_of(128);
-    let blocks = k.div_ceil(chunk);
+    // The running-scale path (tier 18, 8-limb operands; the kernel checks
+    // the rest) takes its rounds on demand: every block slot of the wave,
+    // at most one block per 128 positions (blocks past the chunks of the
+    // other paths find no positions there).
+    let running = pipe & (1 << 16) != 0
+        && nf == 18
+        && !mma
+        && env.bulk == 0
+        && x.f.limbs_per_element() == 8
+        && y.f.limbs_per_element() == 8;
+    let blocks = if running {
+        env.blocks.min(k.div_ceil(128))
+    } else {
+        k.div_ceil(chunk)
+    };
     let drec = nf as usize + 2 + 6;
     // With MPARRAY_BLAS_DOTTIME (pipe bit 17): the blocks' times after the
     // records (4 words per block, 6 for the last block's sum).
@@ -1835,7 +1850,6 @@ fn dot_fused(
     let (hst, seq) = if mapped { ws.word.next() } else { (0u64, 0u32) };
     // The kernel, kept with the workspace (no registry look-up per call);
     // its attributes follow the path (set_dot_path may change it).
-    let (pipe, mma) = dot_path_bits(env.pipe, env.mma);
     let smem = dot_smem(nf, env.bulk, mma);
     if ws
         .func

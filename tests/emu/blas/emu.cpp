@@ -172,13 +172,35 @@ static u32 dot_finish(std::vector<DotRec<NF>> &recs, FlOut &o, i8 &t, const u64 
             first = false;
         }
     }
+    // As the last block: thread t (of TH) adds records t, t + TH, ... at
+    // the largest scale among them (bl_acc_shr_r moves its sum or the
+    // record), then moves its sum to U; the threads' sums are added. The
+    // device has 128 threads for up to 528 records; with the emulation's
+    // few blocks TH = 2 gives threads several records too.
+    const size_t TH = 2;
     u32 acc[NF + 2] = {0}, cnt = 0;
-    for (auto &rc : recs) {
-        if (!(rc.fl & 4)) continue;
-        u32 c = rc.cnt;
-        bl_acc_shr<NF + 2>(rc.acc, (u64)(U - rc.u), c);
-        bl_acc_add(acc, rc.acc, NW);
-        cnt += c;
+    for (size_t t0 = 0; t0 < TH && t0 < recs.size(); t0++) {
+        u32 ta[NF + 2] = {0}, tc = 0;
+        i64 um = 0;
+        bool any = false;
+        for (size_t b = t0; b < recs.size(); b += TH) {
+            auto &rc = recs[b];
+            if (!(rc.fl & 4)) continue;
+            u32 c = rc.cnt;
+            if (!any || rc.u > um) {
+                if (any) bl_acc_shr_r<NF + 2>(ta, (u64)(rc.u - um), tc);
+                um = rc.u;
+                any = true;
+            } else {
+                bl_acc_shr_r<NF + 2>(rc.acc, (u64)(um - rc.u), c);
+            }
+            bl_acc_add(ta, rc.acc, NW);
+            tc += c;
+        }
+        if (!any) continue;
+        bl_acc_shr_r<NF + 2>(ta, (u64)(U - um), tc);
+        bl_acc_add(acc, ta, NW);
+        cnt += tc;
     }
     t = 0;
     if (fl & 1) return 1;
@@ -265,67 +287,75 @@ static u64 enc_max(const u64 *h, u64 n) {
 }
 
 // blas_dot with running scales (pipe bit 16; tier 18, 8-limb operands) on
-// the host: blocks of chunk = ceil(K / S) positions, 4 warps of 32 lanes,
-// warp w taking rounds of positions k0 + 32 w + 128 r + lane. Each warp's
-// scales are the largest normal exponents of the rounds seen so far; when
-// a round raises them, every lane's sum moves (bl_acc_shr_r, a cut
-// counted); lanes convert by fix_v4 and add bl_mac's terms. The warps'
-// lane sums move to the block's largest scale sum, then dot_finish.
+// the host: S blocks of 4 warps of 32 lanes take the rounds of 32
+// positions (round q: positions 32 q ...) on demand, each warp its rounds
+// in increasing order; the emulation deals them out in a random order
+// (seed g), as the warps' speeds would. Each warp's scales are the largest
+// normal exponents of the rounds it has seen; when a round raises them,
+// every lane's sum moves (bl_acc_shr_r, a cut counted); lanes convert by
+// fix_v4 and add bl_mac's terms. The warps' lane sums move to the block's
+// largest scale sum, then dot_finish.
 static u32 dot_running(FlOut &o, i8 &t, const u64 *ah, const u64 *al, const u64 *bh,
-                       const u64 *bl, u64 K, u64 S, u64 p, u32 rnd) {
+                       const u64 *bl, u64 K, u64 S, u64 g, u64 p, u32 rnd) {
     const int NF = 18, NW = NF + 2;
-    u64 chunk = (K + S - 1) / S;
-    std::vector<DotRec<NF>> recs;
-    for (u64 k0 = 0; k0 < K; k0 += chunk) {
-        u64 k1 = std::min(K, k0 + chunk);
-        DotRec<NF> rc = {};
-        static u32 lacc[4][32][NW], lcnt[4][32];
-        u64 wu[4] = {0, 0, 0, 0};
-        for (int w = 0; w < 4; w++) {
-            for (int l = 0; l < 32; l++) {
-                std::fill(lacc[w][l], lacc[w][l] + NW, 0u);
-                lcnt[w][l] = 0;
-            }
-            u64 rex = 0, rey = 0;
-            for (u64 kb = k0 + 32 * (u64)w; kb < k1; kb += 128) {
-                const u64 nl = std::min<u64>(32, k1 - kb);
-                for (u64 k = kb; k < kb + nl; k++) {
-                    u32 cx = fl_tag(ah[k]) & 3, cy = fl_tag(bh[k]) & 3;
-                    if (cx >= FL_INF || cy >= FL_INF) rc.fl |= 1;
-                    if (cx == FL_NORMAL && cy == FL_NORMAL) rc.fl |= 2;
-                    rc.nz += ((fl_tag(ah[k]) ^ fl_tag(bh[k])) & FL_NEG) ? 1 : 0;
-                }
-                const u64 mx = enc_max(ah + kb, nl), my = enc_max(bh + kb, nl);
-                if (mx > rex || my > rey) {
-                    const u64 nx = std::max(mx, rex), ny = std::max(my, rey);
-                    if (rex && rey)
-                        for (int l = 0; l < 32; l++)
-                            bl_acc_shr_r<NW>(lacc[w][l], (nx - rex) + (ny - rey), lcnt[w][l]);
-                    rex = nx;
-                    rey = ny;
-                }
-                for (u64 l = 0; l < nl; l++) {
-                    const u64 k = kb + l;
-                    u32 a[NF], b[NF];
-                    u32 ma = fix_v4(ah[k], al + 8 * k, bl_esc(rex), a);
-                    u32 mb = fix_v4(bh[k], bl + 8 * k, bl_esc(rey), b);
-                    bl_mac<NF>(lacc[w][l], lcnt[w][l], a, ma, b, mb);
-                }
-            }
-            wu[w] = rex && rey ? rex + rey : 0;
+    const u64 R = (K + 31) / 32, W = 4 * S;
+    auto next = [&]() {
+        g ^= g << 13;
+        g ^= g >> 7;
+        g ^= g << 17;
+        return g;
+    };
+    // Round q to warp owner[q] (a warp takes increasing indices).
+    std::vector<u64> owner(R);
+    for (u64 q = 0; q < R; q++) owner[q] = next() % W;
+    std::vector<DotRec<NF>> recs(S);
+    std::vector<u32> lacc(W * 32 * NW, 0), lcnt(W * 32, 0);
+    std::vector<u64> rex(W, 0), rey(W, 0);
+    for (u64 q = 0; q < R; q++) {
+        const u64 w = owner[q], kb = 32 * q, nl = std::min<u64>(32, K - kb);
+        DotRec<NF> &rc = recs[w / 4];
+        for (u64 k = kb; k < kb + nl; k++) {
+            u32 cx = fl_tag(ah[k]) & 3, cy = fl_tag(bh[k]) & 3;
+            if (cx >= FL_INF || cy >= FL_INF) rc.fl |= 1;
+            if (cx == FL_NORMAL && cy == FL_NORMAL) rc.fl |= 2;
+            rc.nz += ((fl_tag(ah[k]) ^ fl_tag(bh[k])) & FL_NEG) ? 1 : 0;
         }
-        const u64 ub = *std::max_element(wu, wu + 4);
-        for (int w = 0; w < 4; w++)
+        const u64 mx = enc_max(ah + kb, nl), my = enc_max(bh + kb, nl);
+        if (mx > rex[w] || my > rey[w]) {
+            const u64 nx = std::max(mx, rex[w]), ny = std::max(my, rey[w]);
+            if (rex[w] && rey[w])
+                for (int l = 0; l < 32; l++)
+                    bl_acc_shr_r<NW>(&lacc[(w * 32 + l) * NW], (nx - rex[w]) + (ny - rey[w]),
+                                     lcnt[w * 32 + l]);
+            rex[w] = nx;
+            rey[w] = ny;
+        }
+        for (u64 l = 0; l < nl; l++) {
+            const u64 k = kb + l;
+            u32 a[NF], b[NF];
+            u32 ma = fix_v4(ah[k], al + 8 * k, bl_esc(rex[w]), a);
+            u32 mb = fix_v4(bh[k], bl + 8 * k, bl_esc(rey[w]), b);
+            bl_mac<NF>(&lacc[(w * 32 + l) * NW], lcnt[w * 32 + l], a, ma, b, mb);
+        }
+    }
+    for (u64 bk = 0; bk < S; bk++) {
+        DotRec<NF> &rc = recs[bk];
+        u64 ub = 0;
+        for (u64 w = 4 * bk; w < 4 * bk + 4; w++)
+            if (rex[w] && rey[w]) ub = std::max(ub, rex[w] + rey[w]);
+        for (u64 w = 4 * bk; w < 4 * bk + 4; w++) {
+            const u64 wu = rex[w] && rey[w] ? rex[w] + rey[w] : 0;
             for (int l = 0; l < 32; l++) {
-                if (wu[w]) bl_acc_shr_r<NW>(lacc[w][l], ub - wu[w], lcnt[w][l]);
-                bl_acc_add(rc.acc, lacc[w][l], NW);
-                rc.cnt += lcnt[w][l];
+                u32 *a = &lacc[(w * 32 + l) * NW];
+                if (wu) bl_acc_shr_r<NW>(a, ub - wu, lcnt[w * 32 + l]);
+                bl_acc_add(rc.acc, a, NW);
+                rc.cnt += lcnt[w * 32 + l];
             }
+        }
         if (ub) {
             rc.fl |= 4;
             rc.u = (i64)(ub - 2 * (u64)BL_EOFF);
         }
-        recs.push_back(rc);
     }
     return dot_finish<NF>(recs, o, t, ah, bh, K, p, rnd);
 }
@@ -492,6 +522,7 @@ static void run(const std::vector<u64> &hd) {
                     FlOut o4 = {l4.data(), rn, 0};
                     i8 t4 = 0;
                     u32 r4 = dot_running(o4, t4, ah.data(), al.data(), bh.data(), bl.data(), K, S,
+                                         0x9e3779b97f4a7c15ull ^ (K * 0x100000001b3ull) ^ ah[0],
                                          p, rnd);
                     if (r4 == 0 && r2 == 0 && !(o4.head == o2.head && l4 == l2 && t4 == t2)) {
                         fprintf(stderr, "blas emu: the running-scale dot differs from the fused dot\n");
