@@ -3,18 +3,24 @@
 //! malachite-float's `from_rational_prec_round` (ternary included), with
 //! `mpfr_sum`'s rules for special values and signed zeros. Every rounding
 //! mode; cancellation, exponents across the whole range, specials, shapes
-//! 0/1/odd, and order independence.
+//! 0/1/odd, and order independence. Long sums cancelling across exponents
+//! `+-2^29` (too wide for rationals) use a reference built from the exact
+//! sums of their separate clusters ([`cluster_ref`]), itself checked
+//! against the rational one on narrower spreads.
 
 mod common;
 
 use std::cmp::Ordering;
 
 use common::{Rng, seed};
-use malachite_base::num::arithmetic::traits::{Abs, PowerOf2};
+use malachite_base::num::arithmetic::traits::{Abs, PowerOf2, Sign};
 use malachite_base::num::basic::traits::{
-    Infinity, NaN, NegativeInfinity, NegativeZero, One, Zero,
+    Infinity, NaN, NegativeInfinity, NegativeOne, NegativeZero, One, Zero,
 };
+use malachite_base::num::logic::traits::SignificantBits;
 use malachite_float::{ComparableFloat, Float};
+use malachite_nz::integer::Integer;
+use malachite_nz::natural::Natural;
 use malachite_q::Rational;
 use mparray::complex::CRound;
 use mparray::float::to_rounding_mode;
@@ -1105,6 +1111,205 @@ fn products_outside_the_exponent_range() {
         } else {
             assert!(f.is_zero(), "{rnd:?}: -0, got {f}");
             assert_eq!(t0(&t), 1);
+        }
+    }
+}
+
+/// A factor `m 2^e` of a cancelling dot product (`m` a nonzero integer of
+/// at most `q` bits, or `2^q`).
+type Fac = (Integer, i64);
+
+fn fac_float(f: &Fac, q: u64) -> Float {
+    let (v, o) = Float::from_integer_prec(f.0.clone(), q);
+    assert_eq!(o, Ordering::Equal, "a factor of q bits");
+    v << f.1
+}
+
+/// A random factor of `q` bits (random sign) whose float exponent lies in
+/// `emin..=emax`.
+fn rnd_fac(g: &mut Rng, q: u64, emin: i64, emax: i64) -> Fac {
+    let n = q.div_ceil(64) as usize;
+    let mut l: Vec<u64> = (0..n).map(|_| g.next()).collect();
+    let extra = 64 * n as u64 - q;
+    l[n - 1] = (l[n - 1] >> extra) | (1 << (63 - extra));
+    let m = Integer::from(Natural::from_owned_limbs_asc(l));
+    let m = if g.below(2) == 1 { -m } else { m };
+    (m, g.range(emin, emax) - q as i64)
+}
+
+/// `2^e` as a factor.
+fn pow2_fac(e: i64) -> Fac {
+    (Integer::ONE, e)
+}
+
+/// The terms `x y` of a dot product of `n` terms: pairs `x y`, `(-x) y`
+/// that cancel exactly (or, when `near`, one in eight `(-x) y'` with `y'`
+/// one unit away from `y`: near cancellation), factor exponents in
+/// `+-spread`, and a few survivors: up to three random terms, or (`mid`)
+/// a midpoint `2^E (1 + 2^-p)` of precision `p` whose rounding only the
+/// sign of a term far below (or its absence) decides. Shuffled.
+fn cancelling_dot(
+    g: &mut Rng,
+    n: usize,
+    q: u64,
+    p: u64,
+    spread: i64,
+    near: bool,
+    mid: bool,
+) -> Vec<(Fac, Fac)> {
+    let mut t: Vec<(Fac, Fac)> = Vec::new();
+    if mid {
+        let e = g.range(-spread / 2, spread / 2);
+        let split = |g: &mut Rng, e: i64| {
+            let a = g.range(-spread / 4, spread / 4);
+            (pow2_fac(a), pow2_fac(e - a))
+        };
+        t.push(split(g, e));
+        t.push(split(g, e - p as i64));
+        if g.below(4) != 0 {
+            let far = e - p as i64 - g.range(1, spread);
+            let (x, mut y) = split(g, far);
+            if g.below(2) == 1 {
+                y.0 = -y.0;
+            }
+            t.push((x, y));
+        }
+    } else {
+        for _ in 0..g.below(4) {
+            t.push((
+                rnd_fac(g, q, -spread, spread),
+                rnd_fac(g, q, -spread, spread),
+            ));
+        }
+    }
+    while t.len() + 2 <= n {
+        let (x, y) = (
+            rnd_fac(g, q, -spread, spread),
+            rnd_fac(g, q, -spread, spread),
+        );
+        let mut y2 = y.clone();
+        if near && g.below(8) == 0 {
+            // One unit in y's last place up or down (never to zero).
+            y2.0 += if y2.0.unsigned_abs_ref() > &Natural::ONE && g.below(2) == 0 {
+                Integer::NEGATIVE_ONE
+            } else {
+                Integer::ONE
+            };
+        }
+        t.push((x.clone(), y));
+        t.push(((-x.0, x.1), y2));
+    }
+    for i in (1..t.len()).rev() {
+        t.swap(i, g.index(i + 1));
+    }
+    t
+}
+
+/// The reference for a sum of exact products `m 2^e` spread over huge
+/// exponent ranges, without rationals of `2^30` bits: sorted by top, the
+/// terms fall into clusters whose bit ranges lie at least `G = p +
+/// bits(n) + 64` bits apart, and each cluster's exact sum `C_c` (a
+/// multiple of `2^low_c`) is an integer of a few thousand bits. Let `C`
+/// be the largest nonzero one and `R` the sum below it: then
+/// `|R| < n 2^(low_C - G) < 2^(low_C - p - 1)`, closer to `C` than any
+/// rounding boundary (representable numbers and midpoints at `p` bits,
+/// spaced at least `2^(low_C - p - 1)` apart near `C`) other than `C`
+/// itself, and the sign of `R` is the sign of the next nonzero cluster sum
+/// (which outweighs all the rest by the same argument). So the sum rounds
+/// as `C + sign(R) 2^(low_C - G)`, a rational of a few thousand bits.
+fn cluster_ref(terms: &[(Fac, Fac)], p: u64, rnd: Round) -> (Float, i8) {
+    let bits = |m: &Integer| m.unsigned_abs_ref().significant_bits() as i64;
+    let nb = 64 - (terms.len() as u64).leading_zeros() as i64;
+    let gap = p as i64 + nb + 64;
+    // (top, low, index): the term's magnitude lies below 2^top and it is a
+    // multiple of 2^low.
+    let mut idx: Vec<(i64, i64, usize)> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, (x, y))| {
+            let low = x.1 + y.1;
+            (low + bits(&x.0) + bits(&y.0), low, i)
+        })
+        .collect();
+    idx.sort_unstable_by_key(|&(top, _, _)| std::cmp::Reverse(top));
+    let mut top_sum: Option<(Integer, i64)> = None;
+    let mut below = Ordering::Equal;
+    let mut i = 0;
+    while i < idx.len() {
+        let (mut j, mut low) = (i, idx[i].1);
+        while j < idx.len() && idx[j].0 > low - gap {
+            low = low.min(idx[j].1);
+            j += 1;
+        }
+        let mut c = Integer::ZERO;
+        for &(_, l, k) in &idx[i..j] {
+            let (x, y) = &terms[k];
+            c += (&x.0 * &y.0) << (l - low) as u64;
+        }
+        i = j;
+        if c == 0 {
+            continue;
+        }
+        if top_sum.is_none() {
+            top_sum = Some((c, low));
+        } else {
+            below = c.sign();
+            break;
+        }
+    }
+    let Some((c, low)) = top_sum else {
+        let z = if rnd == Round::Down {
+            Float::NEGATIVE_ZERO
+        } else {
+            Float::ZERO
+        };
+        return (z, 0);
+    };
+    let nudge = Rational::power_of_2(-gap);
+    let v = match below {
+        Ordering::Equal => Rational::from(c),
+        Ordering::Greater => Rational::from(c) + nudge,
+        Ordering::Less => Rational::from(c) - nudge,
+    };
+    let (f, o) = Float::from_rational_prec_round(v, p, to_rounding_mode(rnd));
+    (f << low, tern(o))
+}
+
+#[test]
+fn dot_cancellation_across_huge_exponent_ranges() {
+    // Mirrored pairs cancel exactly (or nearly), term clusters spread over
+    // exponents +-2^29 (one mpfr_sum pass per cluster), a few survivors or
+    // a midpoint that a far term decides. Narrow spreads check the cluster
+    // reference itself against the rational one.
+    let mut g = Rng(seed());
+    let precs = [1u64, 2, 3, 53, 64, 200, 1000, 2048];
+    // (n, q, spread, cases)
+    let plans: [(&[usize], &[u64], i64, usize); 4] = [
+        (&[10, 101, 400, 1001], &[1, 2, 53, 200], 1500, 12),
+        (&[2001, 5001], &[1, 2, 53, 200, 1000], 1 << 28, 6),
+        (&[20001], &[2048], 1 << 28, 1),
+        (&[70001], &[1, 53, 200], 1 << 28, 2),
+    ];
+    for (ns, qs, spread, cases) in plans {
+        for _ in 0..cases {
+            let (n, q, p) = (g.pick(ns), g.pick(qs), g.pick(&precs));
+            let (near, mid) = (g.below(3) == 0, g.below(3) == 0);
+            let terms = cancelling_dot(&mut g, n, q, p, spread, near, mid);
+            let x: Vec<Float> = terms.iter().map(|t| fac_float(&t.0, q)).collect();
+            let y: Vec<Float> = terms.iter().map(|t| fac_float(&t.1, q)).collect();
+            let (xa, ya) = (arr(q, &x), arr(q, &y));
+            let rat_terms = (spread < 4096).then(|| dot_terms(&x, &y));
+            for rnd in Round::ALL {
+                let what =
+                    format!("n={n} q={q} p={p} spread={spread} near={near} mid={mid} {rnd:?}");
+                let want = cluster_ref(&terms, p, rnd);
+                if let Some(rt) = &rat_terms {
+                    let r = ref_sum(rt, p, rnd);
+                    check(&format!("{what}: cluster reference"), &want.0, want.1, &r);
+                }
+                let (r, t) = xa.dot(&ya, p, rnd).unwrap();
+                check(&what, &first(&r), t0(&t), &want);
+            }
         }
     }
 }

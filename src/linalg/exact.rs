@@ -50,15 +50,34 @@
 //! # Cost
 //!
 //! Forming the products costs `O(n M(p))` (schoolbook limbs at BLAS
-//! precisions). A pass costs `O(n (p + log n)/64)` limb operations: each
-//! term is added once, shifted, into a window of `p + O(log n)` bits, and
-//! a term wholly below the window costs `O(1)`. Inputs without
-//! cancellation take one pass; every further pass moves the window down by
-//! at least `w - bits(k) - 2` bits or jumps to the next nonzero residual,
-//! so heavy cancellation costs a pass per `~p` bits cancelled and nothing
-//! per empty exponent range. The result depends only on the multiset of
+//! precisions). The sum sorts the terms by top once (`O(n log n)`) and
+//! walks the window down through them (every pass's `lo` lies below the
+//! last one's): a term is reached when `lo` first falls below its top,
+//! stays *active* while it has nonzero bits below `lo`, and is never
+//! visited again once `lo` is at or below its lowest set bit. The terms not
+//! yet reached lie wholly below the window: they only count in `k`, and the
+//! largest residual top among them is the first one's top, so they cost
+//! `O(1)` per pass as a group. A pass (or a step of the sign search) costs
+//! `O((p + log n)/64)` limb operations for the accumulator plus, per active
+//! term, one shifted addition of its bits in the window (`O((p + log
+//! n)/64)`, carries included) and a scan of its limbs for the top of its
+//! residual (usually `O(1)`). With `P` the number of passes and sign-search
+//! steps and `A` the sum over the terms of the passes and steps in which
+//! each is active, the whole sum costs `O(n log n + (P + A) (p + log
+//! n)/64)`: never `O(n)` per pass. Inputs without cancellation take one
+//! pass, which touches only the terms reaching into its window. A further
+//! pass moves `lo` down by at least `w - b > log2(n) + 27` bits (`b`, the
+//! accumulator's bits, is below `p + 6 + bits(k)`), usually by about `w`,
+//! and a sign-search step by at least `64 + log2(n)` bits, so a term of `W`
+//! bits is active in about `W / w + 2` passes (under repeated partial
+//! cancellation, at worst `W / (log2(n) + 27) + 2`) and at most about `W /
+//! 64 + 2` steps. An accumulator that cancels to zero jumps straight to the
+//! next nonzero residual, so heavy cancellation costs a pass per cancelling
+//! cluster of terms and nothing per empty exponent range (`n` terms
+//! cancelling in pairs across exponents `+-2^30`: up to `n / 2` passes over
+//! `O(1)` active terms each). The result depends only on the multiset of
 //! terms, never on their order (the accumulation is exact integer
-//! arithmetic).
+//! arithmetic; terms of equal top are reached in any order).
 
 use malachite_base::num::arithmetic::traits::Sign;
 use malachite_base::num::basic::traits::{One, Zero};
@@ -82,6 +101,35 @@ struct Item {
     e: i64,
     /// `e + bits(m)`: the term's magnitude is below `2^top`.
     top: i64,
+    /// The position of the lowest set bit (`e` plus the trailing zeros
+    /// of `m`): the term has nonzero bits below `lo` iff `low < lo`.
+    low: i64,
+}
+
+/// The window's walk down through the terms (see Cost in the [module
+/// docs](self)): each pass's `lo` lies below the last one's, so a term is
+/// reached once (when `lo` first falls below its top), stays *active*
+/// while it has nonzero bits below `lo` and is never visited again once
+/// `lo` reaches its lowest set bit. The terms not yet reached lie wholly
+/// below the window and are counted as a group.
+struct Walk {
+    /// Item indices by top, largest first.
+    order: Vec<usize>,
+    /// `order[..next]` have been reached; `order[next..]` lie wholly below
+    /// the last pass's `lo` (each one has nonzero bits below it, and the
+    /// largest residual top among them is `order[next]`'s top).
+    next: usize,
+    /// The reached items with nonzero bits below the last pass's `lo`.
+    active: Vec<usize>,
+    /// The last pass's `lo` (None before the first pass).
+    lo: Option<i64>,
+}
+
+impl Walk {
+    /// The number of terms with nonzero bits below the last pass's `lo`.
+    fn k(&self) -> u64 {
+        (self.active.len() + self.order.len() - self.next) as u64
+    }
 }
 
 /// The terms of one exact sum (see the [module docs](self)).
@@ -174,16 +222,6 @@ fn add_bits(acc: &mut [u64], m: &[u64], from: u64, to: u64, at: u64, neg: bool) 
     }
 }
 
-/// Whether `m` has a nonzero bit below bit `r` (`r >= 1`).
-fn any_below(m: &[u64], r: u64) -> bool {
-    let q = (r / 64) as usize;
-    if q >= 1 {
-        // The lowest limb is nonzero (trimmed).
-        return true;
-    }
-    m[0] & ((1u64 << r) - 1) != 0
-}
-
 /// The top (one past the highest set bit) of `m`'s bits below bit `r`,
 /// or `None` when they are all zero.
 fn top_below(m: &[u64], r: u64) -> Option<u64> {
@@ -263,12 +301,14 @@ impl Terms {
         let start = self.limbs.len();
         self.limbs.extend_from_slice(m);
         let top = e + nbits(m) as i64;
+        let low = e + m[0].trailing_zeros() as i64;
         self.items.push(Item {
             start,
             len: m.len(),
             neg,
             e,
             top,
+            low,
         });
     }
 
@@ -281,6 +321,7 @@ impl Terms {
         for it in &mut self.items {
             it.e += delta;
             it.top += delta;
+            it.low += delta;
         }
     }
 
@@ -289,30 +330,45 @@ impl Terms {
         self.items.iter().map(|it| it.top).max()
     }
 
-    /// The number of terms with nonzero bits below `lo`, and the largest
-    /// top of those residuals.
-    fn residuals(&self, lo: i64) -> (u64, Option<i64>) {
-        let mut k = 0;
-        let mut rt: Option<i64> = None;
-        for it in &self.items {
-            if it.e >= lo {
-                continue;
-            }
-            let m = self.mant(it);
-            if let Some(t) = top_below(m, (lo - it.e) as u64) {
-                k += 1;
-                let t = it.e + t as i64;
-                rt = Some(rt.map_or(t, |r| r.max(t)));
-            }
+    /// A walk before the first pass: the terms sorted by top.
+    fn walk(&self) -> Walk {
+        let mut order: Vec<usize> = (0..self.items.len()).collect();
+        order.sort_unstable_by_key(|&i| std::cmp::Reverse(self.items[i].top));
+        Walk {
+            order,
+            next: 0,
+            active: Vec::new(),
+            lo: None,
         }
-        (k, rt)
     }
 
-    /// One pass: `acc` (in units `2^prev`, `prev = None` before the first
-    /// pass) shifted to units `2^lo`, plus every term's bits in `[lo, prev)`
-    /// (truncated toward zero), in a window below `2^hi`. Returns the new
-    /// accumulator and the number of terms with bits left below `lo`.
-    fn pass(&self, acc: &Integer, prev: Option<i64>, lo: i64, hi: i64) -> (Integer, u64) {
+    /// The number of terms with nonzero bits below the last pass's `lo`,
+    /// and the largest top of those residuals: the active terms' residual
+    /// tops and the top of the first term not yet reached (wholly below
+    /// `lo`: its residual is the whole term).
+    fn residuals(&self, walk: &Walk) -> (u64, Option<i64>) {
+        let lo = walk.lo.expect("residuals after a pass");
+        let mut rt = walk.order.get(walk.next).map(|&i| self.items[i].top);
+        for &i in &walk.active {
+            let it = &self.items[i];
+            let t = top_below(self.mant(it), (lo - it.e) as u64)
+                .expect("an active term has nonzero bits below lo");
+            let t = it.e + t as i64;
+            rt = Some(rt.map_or(t, |r| r.max(t)));
+        }
+        (walk.k(), rt)
+    }
+
+    /// One pass: `acc` (in units `2^prev`, `prev` the last pass's `lo`,
+    /// None before the first pass) shifted to units `2^lo` (`lo < prev`),
+    /// plus every term's bits in `[lo, prev)` (truncated toward zero), in a
+    /// window below `2^hi`. Only the terms reached so far with nonzero bits
+    /// below `prev` and those whose top lies above `lo` can have such bits:
+    /// the walk's active terms. Returns the new accumulator and the number
+    /// of terms with bits left below `lo`.
+    fn pass(&self, walk: &mut Walk, acc: &Integer, lo: i64, hi: i64) -> (Integer, u64) {
+        let prev = walk.lo;
+        debug_assert!(prev.is_none_or(|pv| lo < pv), "the window moves down");
         let width = (hi - lo).max(1) as u64;
         let mut buf = vec![0u64; (width / 64 + 2) as usize];
         if let Some(pv) = prev
@@ -322,8 +378,16 @@ impl Terms {
             let b = nbits(&mag);
             add_bits(&mut buf, &mag, 0, b, (pv - lo) as u64, *acc < 0);
         }
-        let mut k = 0;
-        for it in &self.items {
+        // Reach the terms whose top lies above lo (their bits from the top
+        // down are all new: top <= prev, or this is the first pass).
+        while let Some(&i) = walk.order.get(walk.next)
+            && self.items[i].top > lo
+        {
+            walk.active.push(i);
+            walk.next += 1;
+        }
+        for &i in &walk.active {
+            let it = &self.items[i];
             let m = self.mant(it);
             let b = nbits(m) as i64;
             let from = (lo - it.e).max(0);
@@ -338,11 +402,11 @@ impl Terms {
                     it.neg,
                 );
             }
-            if lo > it.e && any_below(m, (lo - it.e) as u64) {
-                k += 1;
-            }
         }
-        (Integer::from_twos_complement_limbs_asc(&buf), k)
+        // A term whose bits below lo are all zero is done.
+        walk.active.retain(|&i| self.items[i].low < lo);
+        walk.lo = Some(lo);
+        (Integer::from_twos_complement_limbs_asc(&buf), walk.k())
     }
 
     /// Whether a term is NaN or infinite.
@@ -376,13 +440,12 @@ impl Terms {
         let nb = bits_u(self.items.len() as u64 + 1);
         let w = p as i64 + 2 * nb + 32;
         let mut acc = Integer::ZERO;
-        let mut prev = None;
+        let mut walk = self.walk();
         let mut lo = t0 - w;
         let mut hi = t0 + nb + 2;
         loop {
-            let (a, k) = self.pass(&acc, prev, lo, hi);
+            let (a, k) = self.pass(&mut walk, &acc, lo, hi);
             acc = a;
-            prev = Some(lo);
             if k == 0 {
                 return self.exact(out, &acc, lo, p, rnd);
             }
@@ -395,7 +458,7 @@ impl Terms {
                     if d != 0 && d.unsigned_abs_ref() >= &malachite_nz::natural::Natural::from(k) {
                         d.sign()
                     } else {
-                        self.tail_sign(d, lo, nb)
+                        self.tail_sign(&mut walk, d, nb)
                     };
                 let u = lo + z as i64;
                 let (l, h) = match sgn {
@@ -408,7 +471,7 @@ impl Terms {
                     "no rounding boundary lies inside one unit below the boundaries' spacing",
                 );
             }
-            let (_, rt) = self.residuals(lo);
+            let (_, rt) = self.residuals(&walk);
             let rt = rt.expect("k > 0 terms have residuals");
             let t = if b == 0 { rt } else { (lo + b).max(rt) };
             hi = t + nb + 2;
@@ -416,13 +479,14 @@ impl Terms {
         }
     }
 
-    /// The sign of `d 2^lo + R`, `R` the sum of the residuals below `lo`.
-    fn tail_sign(&self, d: Integer, lo: i64, nb: i64) -> Ordering {
+    /// The sign of `d 2^lo + R`, `lo` the walk's last `lo` and `R` the sum
+    /// of the residuals below it.
+    fn tail_sign(&self, walk: &mut Walk, d: Integer, nb: i64) -> Ordering {
         let w2 = 2 * nb + 64;
         let mut acc = d;
-        let mut lo = lo;
         loop {
-            let (k, rt) = self.residuals(lo);
+            let lo = walk.lo.expect("after a pass");
+            let (k, rt) = self.residuals(walk);
             let Some(rt) = rt else {
                 return acc.sign();
             };
@@ -433,9 +497,8 @@ impl Terms {
             }
             let t = if b == 0 { rt } else { (lo + b).max(rt) };
             let lo2 = (t - w2).min(lo - 1);
-            let (a, _) = self.pass(&acc, Some(lo), lo2, t + nb + 2);
+            let (a, _) = self.pass(walk, &acc, lo2, t + nb + 2);
             acc = a;
-            lo = lo2;
         }
     }
 
@@ -473,5 +536,335 @@ impl Terms {
         let low = 64 * n as u64 - w;
         let m = malachite_nz::natural::Natural::from_limbs_asc(&m) >> low;
         (m, exp - w as i64, t == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The walk against a copy of the algorithm as it was before it (every
+    //! pass, residual scan and sign-search step over every term): the same
+    //! decisions on the same exact values, so the same bits and ternary.
+
+    use super::*;
+    use crate::float::limbs_for_prec;
+
+    /// Whether `m` has a nonzero bit below bit `r` (`r >= 1`).
+    fn any_below(m: &[u64], r: u64) -> bool {
+        let q = (r / 64) as usize;
+        if q >= 1 {
+            return true;
+        }
+        m[0] & ((1u64 << r) - 1) != 0
+    }
+
+    fn old_residuals(s: &Terms, lo: i64) -> (u64, Option<i64>) {
+        let mut k = 0;
+        let mut rt: Option<i64> = None;
+        for it in &s.items {
+            if it.e >= lo {
+                continue;
+            }
+            let m = s.mant(it);
+            if let Some(t) = top_below(m, (lo - it.e) as u64) {
+                k += 1;
+                let t = it.e + t as i64;
+                rt = Some(rt.map_or(t, |r| r.max(t)));
+            }
+        }
+        (k, rt)
+    }
+
+    fn old_pass(s: &Terms, acc: &Integer, prev: Option<i64>, lo: i64, hi: i64) -> (Integer, u64) {
+        let width = (hi - lo).max(1) as u64;
+        let mut buf = vec![0u64; (width / 64 + 2) as usize];
+        if let Some(pv) = prev
+            && *acc != 0
+        {
+            let mag = acc.unsigned_abs_ref().to_limbs_asc();
+            let b = nbits(&mag);
+            add_bits(&mut buf, &mag, 0, b, (pv - lo) as u64, *acc < 0);
+        }
+        let mut k = 0;
+        for it in &s.items {
+            let m = s.mant(it);
+            let b = nbits(m) as i64;
+            let from = (lo - it.e).max(0);
+            let to = prev.map_or(b, |pv| (pv - it.e).min(b));
+            if from < to {
+                let at = (it.e + from - lo) as u64;
+                add_bits(&mut buf, m, from as u64, to as u64, at, it.neg);
+            }
+            if lo > it.e && any_below(m, (lo - it.e) as u64) {
+                k += 1;
+            }
+        }
+        (Integer::from_twos_complement_limbs_asc(&buf), k)
+    }
+
+    fn old_tail_sign(s: &Terms, d: Integer, lo: i64, nb: i64) -> Ordering {
+        let w2 = 2 * nb + 64;
+        let mut acc = d;
+        let mut lo = lo;
+        loop {
+            let (k, rt) = old_residuals(s, lo);
+            let Some(rt) = rt else {
+                return acc.sign();
+            };
+            let b = acc.significant_bits() as i64;
+            if b > 0 && b - 1 + (lo - rt) >= bits_u(k) {
+                return acc.sign();
+            }
+            let t = if b == 0 { rt } else { (lo + b).max(rt) };
+            let lo2 = (t - w2).min(lo - 1);
+            let (a, _) = old_pass(s, &acc, Some(lo), lo2, t + nb + 2);
+            acc = a;
+            lo = lo2;
+        }
+    }
+
+    /// `Terms::sum` as it was, for nonzero finite terms.
+    fn old_sum(s: &Terms, out: &mut Out, p: u64, rnd: Round) -> i8 {
+        let t0 = s.max_top().expect("nonzero terms");
+        let nb = bits_u(s.items.len() as u64 + 1);
+        let w = p as i64 + 2 * nb + 32;
+        let mut acc = Integer::ZERO;
+        let mut prev = None;
+        let mut lo = t0 - w;
+        let mut hi = t0 + nb + 2;
+        loop {
+            let (a, k) = old_pass(s, &acc, prev, lo, hi);
+            acc = a;
+            prev = Some(lo);
+            if k == 0 {
+                return s.exact(out, &acc, lo, p, rnd);
+            }
+            let b = acc.significant_bits() as i64;
+            if b >= p as i64 + 6 + bits_u(k) {
+                let z = (b - p as i64 - 4) as u64;
+                let q: Integer = (&acc + (Integer::ONE << (z - 1))) >> z;
+                let d: Integer = &acc - (&q << z);
+                let sgn =
+                    if d != 0 && d.unsigned_abs_ref() >= &malachite_nz::natural::Natural::from(k) {
+                        d.sign()
+                    } else {
+                        old_tail_sign(s, d, lo, nb)
+                    };
+                let u = lo + z as i64;
+                let (l, h) = match sgn {
+                    Ordering::Equal => return s.exact(out, &q, u, p, rnd),
+                    Ordering::Greater => (q.clone(), q + Integer::ONE),
+                    Ordering::Less => (&q - Integer::ONE, q),
+                };
+                let iv = Interval { lo: l, hi: h, s: u };
+                return round_interval(out, &iv, p, rnd).expect("rounding decided");
+            }
+            let (_, rt) = old_residuals(s, lo);
+            let rt = rt.expect("k > 0 terms have residuals");
+            let t = if b == 0 { rt } else { (lo + b).max(rt) };
+            hi = t + nb + 2;
+            lo = t - w;
+        }
+    }
+
+    /// A fresh seed per run, printed (MPARRAY_TEST_SEED replays one).
+    fn seed() -> u64 {
+        if let Ok(s) = std::env::var("MPARRAY_TEST_SEED") {
+            return s.parse().expect("MPARRAY_TEST_SEED must be a number");
+        }
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        let s = t ^ (std::process::id() as u64).rotate_left(32);
+        eprintln!("seed {s} (set MPARRAY_TEST_SEED={s} to replay)");
+        s
+    }
+
+    /// splitmix64.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        fn range(&mut self, lo: i64, hi: i64) -> i64 {
+            lo + self.below((hi - lo + 1) as u64) as i64
+        }
+    }
+
+    /// A normal float: sign, exponent, limbs (top bit set, bits below the
+    /// precision `q` clear).
+    type F = (bool, i64, Vec<u64>);
+
+    fn float(g: &mut Rng, q: u64, exp: i64) -> F {
+        let n = limbs_for_prec(q);
+        let mut m: Vec<u64> = (0..n).map(|_| g.next()).collect();
+        // Some mantissas end in long runs of zeros.
+        if g.below(3) == 0 {
+            let keep = 1 + g.below(q);
+            for (j, l) in m.iter_mut().enumerate() {
+                let bit0 = 64 * j as u64;
+                let from = (64 * n as u64 - keep).max(bit0);
+                if from >= bit0 + 64 {
+                    *l = 0;
+                } else {
+                    *l &= !((1u64 << (from - bit0)) - 1);
+                }
+            }
+        }
+        m[n - 1] |= 1 << 63;
+        let low = 64 * n as u64 - q;
+        m[0] &= !((1u64 << low) - 1);
+        (g.below(2) == 1, exp, m)
+    }
+
+    /// `f` changed by one unit in its last place (`q >= 2`).
+    fn nudge(f: &F, q: u64) -> F {
+        let mut g = f.clone();
+        let low = 64 * g.2.len() as u64 - q;
+        g.2[0] ^= 1u64 << low;
+        g
+    }
+
+    fn elem(f: &F) -> Elem<'_> {
+        Elem {
+            class: Class::Normal,
+            neg: f.0,
+            exp: f.1,
+            limbs: &f.2,
+        }
+    }
+
+    /// Random terms (one to three factors of `q` bits each) in clusters
+    /// spread over huge exponent ranges or close together, many cancelling
+    /// exactly or nearly with a partner (whole clusters cancel exactly), in
+    /// random order.
+    fn terms(g: &mut Rng, q: u64, p: u64) -> Vec<(Vec<F>, bool)> {
+        let mut out: Vec<(Vec<F>, bool)> = Vec::new();
+        let clusters = 1 + g.below(80) as usize;
+        let huge = g.below(2) == 0;
+        let mut base = 0i64;
+        for _ in 0..clusters {
+            base = if huge {
+                g.range(-(1 << 29), 1 << 29)
+            } else {
+                base - g.range(-(q as i64), 4 * q as i64 + 200)
+            };
+            // Every term cancelled exactly, exactly or nearly, or a mix
+            // with terms left alone.
+            let mix = g.below(4);
+            for _ in 0..1 + g.below(6) {
+                let nf = 1 + g.below(3) as usize;
+                let mut e = base + g.range(-(q as i64) - 5, 5);
+                let mut fs = Vec::new();
+                for i in 0..nf {
+                    let ei = if i + 1 == nf { e } else { g.range(-70, 70) };
+                    e -= ei;
+                    fs.push(float(g, q, ei));
+                }
+                let neg = g.below(2) == 1;
+                let roll = match mix {
+                    0 | 1 => 0,
+                    2 => 3 + g.below(2),
+                    _ => g.below(8),
+                };
+                match roll {
+                    0..=3 => out.push((fs.clone(), !neg)),
+                    4 if q >= 2 => {
+                        let mut fn2 = fs.clone();
+                        let j = g.below(nf as u64) as usize;
+                        fn2[j] = nudge(&fn2[j], q);
+                        out.push((fn2, !neg));
+                    }
+                    _ => {}
+                }
+                out.push((fs, neg));
+            }
+        }
+        // Sometimes 1 + 2^-d (for d = p a midpoint of precision p), whose
+        // rounding a far term (or nothing) decides.
+        if g.below(3) == 0 {
+            let one = |g: &mut Rng, e: i64| {
+                let mut f = float(g, q, e);
+                f.2.iter_mut().for_each(|l| *l = 0);
+                let n = f.2.len();
+                f.2[n - 1] = 1 << 63;
+                f.0 = false;
+                f
+            };
+            let a = one(g, 1);
+            // 2^-p: the midpoint 1 + 2^-p; else a random distance.
+            let d = if g.below(2) == 0 {
+                p as i64
+            } else {
+                g.range(1, 2100)
+            };
+            let b = one(g, 1 - d);
+            out.push((vec![a], false));
+            out.push((vec![b], g.below(2) == 1));
+            if g.below(4) != 0 {
+                let e = g.range(-(1 << 29), -2200);
+                let far = one(g, e);
+                out.push((vec![far], g.below(2) == 1));
+            }
+        }
+        for i in (1..out.len()).rev() {
+            out.swap(i, g.below(i as u64 + 1) as usize);
+        }
+        out
+    }
+
+    #[test]
+    fn walk_matches_every_term_passes() {
+        let mut g = Rng(seed());
+        let modes = [
+            Round::Nearest,
+            Round::Zero,
+            Round::Up,
+            Round::Down,
+            Round::Away,
+        ];
+        for case in 0..1000 {
+            let q = [1u64, 2, 3, 24, 53, 64, 65, 113, 200, 300][g.below(10) as usize];
+            let p = [1u64, 2, 3, 17, 53, 64, 65, 113, 200, 512, 2048][g.below(11) as usize];
+            let ts = terms(&mut g, q, p);
+            let mut s = Terms::new();
+            for (fs, neg) in &ts {
+                let es: Vec<Elem> = fs.iter().map(elem).collect();
+                let refs: Vec<&Elem> = es.iter().collect();
+                s.push(&refs, *neg);
+            }
+            if g.below(4) == 0 {
+                s.scale_2exp(g.range(-(1 << 20), 1 << 20));
+            }
+            for rnd in modes {
+                let n = limbs_for_prec(p);
+                let run = |f: &dyn Fn(&mut Out) -> i8| {
+                    let (mut tag, mut exp, mut m) = (0u8, 0i64, vec![0u64; n]);
+                    let mut out = Out {
+                        tag: &mut tag,
+                        exp: &mut exp,
+                        m: &mut m,
+                    };
+                    let t = f(&mut out);
+                    (tag, exp, m, t)
+                };
+                let got = run(&|o| s.sum(o, p, rnd));
+                let want = run(&|o| old_sum(&s, o, p, rnd));
+                assert_eq!(
+                    got,
+                    want,
+                    "case {case}: {} terms, q {q}, p {p}, {rnd:?}",
+                    ts.len()
+                );
+            }
+        }
     }
 }
