@@ -1651,8 +1651,10 @@ const DOT_EVICT: bool = true;
 const DOT_MMA: bool = false;
 
 /// `blas_dot` at tier 18 with 8-limb operands takes running per-warp
-/// scales instead of its heads pass (pipe bit 16; notes/blas-cuda.md, "DOT
-/// without a heads pass"; `MPARRAY_BLAS_DOT2=0` / `=1` choose).
+/// scales and rounds on demand instead of its heads pass and chunks (pipe
+/// bit 16; 90-92 us against 95-96 us for a 512-bit DOT of 2^20 terms on the
+/// H200; notes/blas-cuda.md, "DOT without a heads pass, rounds on demand";
+/// `MPARRAY_BLAS_DOT2=0` / `=1` choose).
 const DOT_RUNNING: bool = true;
 
 /// [`dot_fused`]'s switches, read once per process (measurements only):
