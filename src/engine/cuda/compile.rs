@@ -109,6 +109,44 @@ pub fn compile(
     arch: &str,
     cache: Option<&Path>,
 ) -> Result<Compiled> {
+    compile_with(name, source, options, arch, cache, true)
+}
+
+/// [`compile`] without reading the cache (its file is replaced): for a
+/// cached CUBIN the driver refused (a damaged file).
+pub fn recompile(
+    name: &str,
+    source: &str,
+    options: &[String],
+    arch: &str,
+    cache: Option<&Path>,
+) -> Result<Compiled> {
+    compile_with(name, source, options, arch, cache, false)
+}
+
+/// The counter of [`store`]'s temporary files.
+static TMP_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Writes `bytes` to the cache file `f` through a temporary file of its own
+/// (process id and a counter) renamed into place, so that a reader sees no
+/// file or a whole one, even when threads of one process store the same
+/// module at once. Failures are ignored (the cache is an optimisation).
+fn store(f: &Path, bytes: &[u8]) {
+    let n = TMP_SEQ.fetch_add(1, Ordering::Relaxed);
+    let tmp = f.with_extension(format!("tmp{}-{n}", std::process::id()));
+    if std::fs::write(&tmp, bytes).is_err() || std::fs::rename(&tmp, f).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+fn compile_with(
+    name: &str,
+    source: &str,
+    options: &[String],
+    arch: &str,
+    cache: Option<&Path>,
+    read: bool,
+) -> Result<Compiled> {
     let opts = full_options(options, arch);
     let file = match cache {
         Some(d) => Some(cache_file(name, source, options, arch, d)?),
@@ -117,7 +155,10 @@ pub fn compile(
             None
         }
     };
-    if let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok())
+    if let Some(bytes) = file
+        .as_ref()
+        .filter(|_| read)
+        .and_then(|f| std::fs::read(f).ok())
         && !bytes.is_empty()
     {
         return Ok(Compiled {
@@ -130,10 +171,7 @@ pub fn compile(
     if let (Some(f), Some(d)) = (&file, cache) {
         // The cache is an optimisation: failing to write it is not an error.
         if std::fs::create_dir_all(d).is_ok() {
-            let tmp = f.with_extension(format!("tmp{}", std::process::id()));
-            if std::fs::write(&tmp, &cubin).is_ok() {
-                let _ = std::fs::rename(&tmp, f);
-            }
+            store(f, &cubin);
         }
     }
     Ok(Compiled {
@@ -277,6 +315,52 @@ unsafe fn program_log(prog: nvrtc_sys::nvrtcProgram) -> String {
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
+
+    /// Threads store different contents into one cache file at once while
+    /// another reads it: every read finds no file or one whole content (a
+    /// shared temporary file would show truncated or mixed ones).
+    #[test]
+    fn store_never_shows_a_partial_file() {
+        let dir = std::env::temp_dir().join(format!("mparray-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("m.cubin");
+        let len = 1 << 18;
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let reader = {
+            let (f, stop) = (f.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut seen = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    if let Ok(b) = std::fs::read(&f) {
+                        assert_eq!(b.len(), len, "a partial cache file was read");
+                        assert!(b.iter().all(|&x| x == b[0]), "a mixed cache file was read");
+                        seen += 1;
+                    }
+                }
+                seen
+            })
+        };
+        let writers: Vec<_> = (0..8u8)
+            .map(|t| {
+                let f = f.clone();
+                std::thread::spawn(move || {
+                    let bytes = vec![t + 1; len];
+                    for _ in 0..40 {
+                        store(&f, &bytes);
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        stop.store(true, Ordering::Relaxed);
+        let seen = reader.join().unwrap();
+        assert!(seen > 0, "the reader never found the file");
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(left.len(), 1, "temporary files left behind");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// A closure slower than the limit gets the notice once, and only
     /// after the limit (it waits for the watcher's call, so no timing

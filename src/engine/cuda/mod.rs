@@ -363,17 +363,21 @@ impl CudaEngine {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .contains_key(&inst.key());
-        loaded
-            || self.info.cache_dir.as_deref().is_some_and(|d| {
-                compile::cache_file(
-                    inst.source.name,
-                    &inst.full_source(),
-                    &inst.options(),
-                    &self.info.arch(),
-                    d,
-                )
-                .is_ok_and(|f| f.is_file())
-            })
+        loaded || self.cache_path(inst).is_some_and(|f| f.is_file())
+    }
+
+    /// Where `inst`'s CUBIN is kept in the disk cache (None without a
+    /// cache, or without NVRTC to name its version).
+    pub fn cache_path(&self, inst: &Instance) -> Option<std::path::PathBuf> {
+        let d = self.info.cache_dir.as_deref()?;
+        compile::cache_file(
+            inst.source.name,
+            &inst.full_source(),
+            &inst.options(),
+            &self.info.arch(),
+            d,
+        )
+        .ok()
     }
 
     /// Compiles `inst` into the disk cache on a thread of its own, once per
@@ -474,17 +478,27 @@ impl CudaEngine {
             match map.get(&key) {
                 Some(m) => m.clone(),
                 None => {
-                    let compiled = compile::compile_noticed(
+                    let (name, src, opts, arch) = (
                         inst.source.name,
-                        &inst.full_source(),
-                        &inst.options(),
-                        &self.info.arch(),
-                        self.info.cache_dir.as_deref(),
-                    )?;
-                    let m = self
-                        .ctx
-                        .load_module(Ptx::from_binary(compiled.cubin))
-                        .map_err(Error::driver(format!("loading module {key}")))?;
+                        inst.full_source(),
+                        inst.options(),
+                        self.info.arch(),
+                    );
+                    let cache = self.info.cache_dir.as_deref();
+                    let compiled = compile::compile_noticed(name, &src, &opts, &arch, cache)?;
+                    let from_cache = compiled.from_cache;
+                    let m = match self.ctx.load_module(Ptx::from_binary(compiled.cubin)) {
+                        Ok(m) => m,
+                        // A cached CUBIN the driver refuses (a damaged
+                        // file): compiled again, the file replaced.
+                        Err(_) if from_cache => {
+                            let again = compile::recompile(name, &src, &opts, &arch, cache)?;
+                            self.ctx
+                                .load_module(Ptx::from_binary(again.cubin))
+                                .map_err(Error::driver(format!("loading module {key}")))?
+                        }
+                        Err(e) => return Err(Error::driver(format!("loading module {key}"))(e)),
+                    };
                     map.insert(key.clone(), m.clone());
                     m
                 }
