@@ -55,6 +55,9 @@ fn damaged_cache_file_is_compiled_again() {
         .find(|m| keys.contains(&m.key()))
         .unwrap_or_else(|| panic!("neither module loaded: {keys:?}"));
     let now = std::fs::read(ce.cache_path(used).unwrap()).unwrap();
-    assert!(now != bad && !now.is_empty(), "the damaged file was not replaced");
+    assert!(
+        now != bad && !now.is_empty(),
+        "the damaged file was not replaced"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

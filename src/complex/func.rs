@@ -413,19 +413,21 @@ fn exp(x: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u64) -> R2 {
         let im = beyond(a, 0, Func::Sin, b, pi, rnd.im);
         if re.is_some() || im.is_some() {
             return ziv([re, im], [pr, pi], [rnd.re, rnd.im], cap, |w, need| {
-                let e = Iv::of_fn(Func::Exp, a, w);
+                let (e, k) = exp_scaled(&Iv::point(a.clone()), w);
                 [
-                    need[0].then(|| e.mul(&Iv::of_fn(Func::Cos, b, w), w)),
-                    need[1].then(|| e.mul(&Iv::of_fn(Func::Sin, b, w), w)),
+                    need[0].then(|| e.mul(&Iv::of_fn(Func::Cos, b, w), w).scale(k)),
+                    need[1].then(|| e.mul(&Iv::of_fn(Func::Sin, b, w), w).scale(k)),
                 ]
             });
         }
     }
+    // Near the range's ends e^a leaves it while its parts may not:
+    // exp_scaled keeps the scale apart.
     ziv([None, None], [pr, pi], [rnd.re, rnd.im], cap, |w, need| {
-        let e = Iv::of_fn(Func::Exp, a, w);
+        let (e, k) = exp_scaled(&Iv::point(a.clone()), w);
         [
-            need[0].then(|| e.mul(&Iv::of_fn(Func::Cos, b, w), w)),
-            need[1].then(|| e.mul(&Iv::of_fn(Func::Sin, b, w), w)),
+            need[0].then(|| e.mul(&Iv::of_fn(Func::Cos, b, w), w).scale(k)),
+            need[1].then(|| e.mul(&Iv::of_fn(Func::Sin, b, w), w).scale(k)),
         ]
     })
 }
@@ -634,6 +636,32 @@ fn tanh_iv(x: &F, w: u64) -> Iv {
     let x2 = x.scale(1);
     let den = cosh_iv(&x2, w).add(&Iv::point(F::one(false)), w);
     sinh_iv(&x2, w).div(&den, w)
+}
+
+/// `e^t` as `(E, k)` with `e^t` in `E 2^k`: `k = 0` for a moderate `t`;
+/// where `|t|` is about the exponent range's size in natural units,
+/// `e^t` itself lies outside the range (the float functions round it to
+/// an infinity or zero) while its product by cos or sin of the angle may
+/// not, so `E = e^(t - k ln 2)` with `k` about `t / ln 2`, and the caller
+/// scales the product by `2^k` exactly (unbounded exponents until the
+/// final rounding).
+pub(super) fn exp_scaled(tr: &Iv, w: u64) -> (Iv, i64) {
+    let big = |v: &F| v.is_normal() && v.exp >= 28;
+    if !big(&tr.lo) || !big(&tr.hi) || tr.lo.neg() != tr.hi.neg() {
+        return (tr.mono(Func::Exp, w), 0);
+    }
+    // log2e_lower bounds |t| log2(e) from below.
+    let m = log2e_lower(&tr.lo).floor() as i64;
+    let k = if tr.lo.neg() { -m } else { m };
+    // k ln 2 to w + 64 bits (|k| < 2^41: the product's error is far below
+    // the interval's width at w bits).
+    let w2 = w + 64;
+    let ln2 = Iv {
+        lo: scalar::ln2(w2, Round::Down).0,
+        hi: scalar::ln2(w2, Round::Up).0,
+    };
+    let kl = ln2.mul(&Iv::point(scalar::from_int(k)), w2);
+    (tr.sub(&kl, w2).mono(Func::Exp, w), k)
 }
 
 /// A lower bound on `|x| log2(e)` for a normal `x` of moderate exponent.

@@ -23,7 +23,7 @@ use malachite_base::num::logic::traits::{BitAccess, SignificantBits};
 use malachite_nz::integer::Integer;
 use malachite_nz::natural::Natural;
 
-use super::func::{CFunc, arg_iv, eval, log2e_lower};
+use super::func::{CFunc, arg_iv, eval, exp_scaled, log2e_lower};
 use super::scalar::{self, F, Iv, Part, ziv};
 use super::{CRound, arith};
 use crate::float::func::{Func, Func2};
@@ -480,12 +480,12 @@ pub(super) fn pow(x: &(F, F), y: &(F, F), pr: u64, pi: u64, rnd: CRound, cap: u6
     far_underflow(x, y, &mut pre, pr.max(pi), cap);
     let z = ziv(pre, [pr, pi], [rnd.re, rnd.im], cap, |w, need| {
         let (tr, ti) = t_iv(x, y, w);
-        let e = tr.mono(Func::Exp, w);
+        let (e, k) = exp_scaled(&tr, w);
         let part = |f: Func| {
             let s = trig_iv(f, &ti, w);
             match beyond(&tr, &s) {
                 Some(v) => Iv::point(v),
-                None => e.mul(&s, w),
+                None => e.mul(&s, w).scale(k),
             }
         };
         [

@@ -249,6 +249,11 @@ pub(crate) fn pi(p: u64, rnd: Round) -> (F, i8) {
     F::run(p, |o| const_one(o, Const::Pi, p, rnd))
 }
 
+/// ln 2 correctly rounded.
+pub(crate) fn ln2(p: u64, rnd: Round) -> (F, i8) {
+    F::run(p, |o| const_one(o, Const::Ln2, p, rnd))
+}
+
 /// The exact product with an unbounded exponent (MPFR's special-value rules
 /// when an operand is not finite and nonzero).
 pub(crate) fn mul_exact(x: &F, y: &F) -> F {
