@@ -412,14 +412,13 @@ fn pow_as_mpc() {
     assert!(n >= 2400);
 }
 
-/// pow where `e^(y log x)` lies just beyond MPFR's exponent range while
-/// its parts may not (|Re(y log x)| about 2^30 ln 2): against GNU MPC 1.4.1
-/// (tests/complex_mpc_pow_range.txt, values of both parts in 16 modes at
-/// precisions 1 and 53: overflow to an infinity or the largest float,
-/// finite parts just below it, and parts at the bottom of the range).
-#[test]
-fn pow_beside_the_exponent_range_as_mpc() {
-    let data = include_str!("complex_mpc_pow_range.txt");
+/// The lines "P RND|operands...|z re im" of a file of GNU MPC results
+/// (values only; `#` lines are comments): `eval(p, rnd, operands)` against
+/// the expected parts; returns the number of lines.
+fn as_mpc_values(
+    data: &str,
+    eval: impl Fn(u64, CRound, &[ComplexArray]) -> mparray::Result<(ComplexArray, ComplexTernary)>,
+) -> usize {
     let mut n = 0;
     for line in data.lines().filter(|l| !l.starts_with('#')) {
         let f: Vec<&str> = line.split('|').collect();
@@ -430,16 +429,28 @@ fn pow_beside_the_exponent_range_as_mpc() {
             let (re, im) = s.split_once(' ').unwrap();
             ComplexArray::from_strs(p, p, &[(re, im)]).unwrap()
         };
-        let (z, t) = parse(f[1])
-            .pow_ternary(&parse(f[2]), p, p, rnd)
-            .unwrap_or_else(|e| panic!("{line}: {e}"));
-        let want = parse(f[3]);
+        let args: Vec<ComplexArray> = f[1..f.len() - 1].iter().map(|s| parse(s)).collect();
+        let (z, t) = eval(p, rnd, &args).unwrap_or_else(|e| panic!("{line}: {e}"));
         let t = t.to_pairs().unwrap();
-        let got = hex_first(&z, &t);
-        let want = hex_first(&want, &t);
-        assert_eq!(got, want, "{line}");
+        assert_eq!(
+            hex_first(&z, &t),
+            hex_first(&parse(f[f.len() - 1]), &t),
+            "{line}"
+        );
         n += 1;
     }
+    n
+}
+
+/// pow where `e^(y log x)` lies just beyond MPFR's exponent range while
+/// its parts may not (|Re(y log x)| about 2^30 ln 2): against GNU MPC 1.4.1
+/// (tests/complex_mpc_pow_range.txt, values of both parts in 16 modes at
+/// precisions 1 and 53: overflow to an infinity or the largest float,
+/// finite parts just below it, and parts at the bottom of the range).
+#[test]
+fn pow_beside_the_exponent_range_as_mpc() {
+    let data = include_str!("complex_mpc_pow_range.txt");
+    let n = as_mpc_values(data, |p, rnd, a| a[0].pow_ternary(&a[1], p, p, rnd));
     assert_eq!(n, 96);
 }
 
@@ -449,23 +460,7 @@ fn pow_beside_the_exponent_range_as_mpc() {
 #[test]
 fn exp_beside_the_exponent_range_as_mpc() {
     let data = include_str!("complex_mpc_exp_range.txt");
-    let mut n = 0;
-    for line in data.lines().filter(|l| !l.starts_with('#')) {
-        let f: Vec<&str> = line.split('|').collect();
-        let (p, rnd) = f[0].split_once(' ').unwrap();
-        let p = p.parse::<u64>().unwrap();
-        let rnd = CRound::from_name(rnd).unwrap();
-        let parse = |s: &str| {
-            let (re, im) = s.split_once(' ').unwrap();
-            ComplexArray::from_strs(p, p, &[(re, im)]).unwrap()
-        };
-        let (z, t) = parse(f[1])
-            .func_ternary(CFunc::Exp, p, p, rnd)
-            .unwrap_or_else(|e| panic!("{line}: {e}"));
-        let t = t.to_pairs().unwrap();
-        assert_eq!(hex_first(&z, &t), hex_first(&parse(f[2]), &t), "{line}");
-        n += 1;
-    }
+    let n = as_mpc_values(data, |p, rnd, a| a[0].func_ternary(CFunc::Exp, p, p, rnd));
     assert_eq!(n, 96);
 }
 

@@ -206,7 +206,9 @@ FL_DEV u32 bl_fix32_near(u64 h, const u32 *m, const u32 *mm, i64 d, u32 *w) {
     return BL_META((tz + 64 - (int)d) >> 5, (fl_tag(h) & FL_NEG) != 0);
 }
 
-// acc (NW words, two's complement) >>= d as bl_acc_shr, with constant
+// acc (NW words, two's complement) >>= d (arithmetic: floor, so less than
+// one unit is cut off); cnt grows by one when nonzero bits are cut off (one
+// unit is within the bound of one inexact term, NF 2^33 units). Constant
 // register indices only (a word shift by the bits of d >> 5, then a funnel
 // shift), so that acc stays in registers.
 template <int NW> FL_DEV void bl_acc_shr_r(u32 *acc, u64 d, u32 &cnt) {
@@ -612,33 +614,6 @@ FL_DEV i64 bl_esc(u64 x) { return x ? (i64)x - BL_EOFF : 0; }
 
 // Encoding of a block's scale sum u in its record: u + BL_UOFF.
 #define BL_UOFF ((i64)1 << 42)
-
-// acc (NW words, two's complement) >>= d (arithmetic: floor, so less than
-// one unit is cut off); cnt grows by one when nonzero bits are cut off
-// (one unit is within the bound of one inexact term, NF 2^33 units).
-template <int NW> FL_DEV void bl_acc_shr(u32 *acc, u64 d, u32 &cnt) {
-    if (d == 0) return;
-    const u32 fill = (acc[NW - 1] >> 31) ? ~0u : 0u;
-    bool cut = false;
-    for (int w = 0; w < NW; w++) {
-        const u64 lo = 32 * (u64)w;
-        if (lo + 32 <= d)
-            cut |= acc[w] != 0;
-        else if (lo < d)
-            cut |= (acc[w] & ((1u << (u32)(d - lo)) - 1u)) != 0;
-    }
-    if (cut) cnt++;
-    if (d >= 32 * (u64)NW) {
-        for (int w = 0; w < NW; w++) acc[w] = fill;
-        return;
-    }
-    const u32 q = (u32)(d >> 5), r = (u32)(d & 31);
-    for (u32 w = 0; w < (u32)NW; w++) {
-        const u32 lo = w + q < (u32)NW ? acc[w + q] : fill;
-        const u32 hi = w + q + 1 < (u32)NW ? acc[w + q + 1] : fill;
-        acc[w] = bl_funnel(lo, hi, r);
-    }
-}
 
 // The sign of an exact zero dot (bl_zero_neg with alpha = 1 and no C) from
 // counts over its K > 0 terms: nonzero (some x_k and y_k both normal) and
