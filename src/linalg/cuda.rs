@@ -1205,31 +1205,20 @@ const GEMV_KEEP_BYTES: usize = 8 << 20;
 impl GemvWs {
     /// Frees the buffers (and the spare output) above [`GEMV_KEEP_BYTES`].
     fn trim(&mut self) {
-        fn big<T>(b: &Option<CudaSlice<T>>) -> bool {
-            b.as_ref()
+        fn drop_big<T>(b: &mut Option<CudaSlice<T>>) {
+            if b.as_ref()
                 .is_some_and(|b| b.len() * std::mem::size_of::<T>() > GEMV_KEEP_BYTES)
+            {
+                *b = None;
+            }
         }
-        if big(&self.xrec) {
-            self.xrec = None;
-        }
-        if big(&self.rse) {
-            self.rse = None;
-        }
-        if big(&self.xr) {
-            self.xr = None;
-        }
-        if big(&self.xt) {
-            self.xt = None;
-        }
-        if big(&self.xm) {
-            self.xm = None;
-        }
-        if big(&self.part) {
-            self.part = None;
-        }
-        if big(&self.und) {
-            self.und = None;
-        }
+        drop_big(&mut self.xrec);
+        drop_big(&mut self.rse);
+        drop_big(&mut self.xr);
+        drop_big(&mut self.xt);
+        drop_big(&mut self.xm);
+        drop_big(&mut self.part);
+        drop_big(&mut self.und);
         if self.spare.as_ref().is_some_and(|(p, n, _, _)| {
             n.saturating_mul(8 + 8 * p.div_ceil(64) as usize) > GEMV_KEEP_BYTES
         }) {
