@@ -7,6 +7,7 @@ use malachite_nz::natural::Natural;
 use mparray::{Engine, Fused, IntArray};
 
 pub mod float_dev;
+pub mod fresh_cache;
 pub mod func_dev;
 
 /// A scratch folder of its own for one test, removed on drop.
