@@ -437,14 +437,23 @@ impl Terms {
             out.special(Class::Zero, neg);
             return 0;
         };
+        let mut scan = Walked {
+            s: self,
+            walk: self.walk(),
+        };
+        self.round_scan(&mut scan, t0, out, p, rnd)
+    }
+
+    /// [`Terms::sum`] for nonzero finite terms (`t0` their largest top),
+    /// its passes by `scan`.
+    fn round_scan(&self, scan: &mut impl Scan, t0: i64, out: &mut Out, p: u64, rnd: Round) -> i8 {
         let nb = bits_u(self.items.len() as u64 + 1);
         let w = p as i64 + 2 * nb + 32;
         let mut acc = Integer::ZERO;
-        let mut walk = self.walk();
         let mut lo = t0 - w;
         let mut hi = t0 + nb + 2;
         loop {
-            let (a, k) = self.pass(&mut walk, &acc, lo, hi);
+            let (a, k) = scan.pass(&acc, lo, hi);
             acc = a;
             if k == 0 {
                 return self.exact(out, &acc, lo, p, rnd);
@@ -458,7 +467,7 @@ impl Terms {
                     if d != 0 && d.unsigned_abs_ref() >= &malachite_nz::natural::Natural::from(k) {
                         d.sign()
                     } else {
-                        self.tail_sign(&mut walk, d, nb)
+                        tail_sign(scan, d, nb)
                     };
                 let u = lo + z as i64;
                 let (l, h) = match sgn {
@@ -471,34 +480,11 @@ impl Terms {
                     "no rounding boundary lies inside one unit below the boundaries' spacing",
                 );
             }
-            let (_, rt) = self.residuals(&walk);
+            let (_, rt) = scan.residuals();
             let rt = rt.expect("k > 0 terms have residuals");
             let t = if b == 0 { rt } else { (lo + b).max(rt) };
             hi = t + nb + 2;
             lo = t - w;
-        }
-    }
-
-    /// The sign of `d 2^lo + R`, `lo` the walk's last `lo` and `R` the sum
-    /// of the residuals below it.
-    fn tail_sign(&self, walk: &mut Walk, d: Integer, nb: i64) -> Ordering {
-        let w2 = 2 * nb + 64;
-        let mut acc = d;
-        loop {
-            let lo = walk.lo.expect("after a pass");
-            let (k, rt) = self.residuals(walk);
-            let Some(rt) = rt else {
-                return acc.sign();
-            };
-            let b = acc.significant_bits() as i64;
-            // |acc 2^lo| >= 2^(b-1+lo) > k 2^rt >= |R|.
-            if b > 0 && b - 1 + (lo - rt) >= bits_u(k) {
-                return acc.sign();
-            }
-            let t = if b == 0 { rt } else { (lo + b).max(rt) };
-            let lo2 = (t - w2).min(lo - 1);
-            let (a, _) = self.pass(walk, &acc, lo2, t + nb + 2);
-            acc = a;
         }
     }
 
@@ -539,11 +525,67 @@ impl Terms {
     }
 }
 
+/// How [`Terms::sum`]'s passes reach the terms: the walk ([`Walked`]), or
+/// in the unit tests a scan of every term (the algorithm before the walk).
+trait Scan {
+    /// [`Terms::pass`]: `acc` at the last pass's `lo` moved to `lo`, plus
+    /// the terms' bits in `[lo, last lo)`, in a window below `2^hi`; and
+    /// the number of terms with bits left below `lo`.
+    fn pass(&mut self, acc: &Integer, lo: i64, hi: i64) -> (Integer, u64);
+    /// [`Terms::residuals`]: the number of terms with bits below the last
+    /// pass's `lo`, and the largest top of those residuals.
+    fn residuals(&mut self) -> (u64, Option<i64>);
+    /// The last pass's `lo`.
+    fn lo(&self) -> i64;
+}
+
+/// The walk over a sum's terms, sorted by top.
+struct Walked<'a> {
+    s: &'a Terms,
+    walk: Walk,
+}
+
+impl Scan for Walked<'_> {
+    fn pass(&mut self, acc: &Integer, lo: i64, hi: i64) -> (Integer, u64) {
+        self.s.pass(&mut self.walk, acc, lo, hi)
+    }
+    fn residuals(&mut self) -> (u64, Option<i64>) {
+        self.s.residuals(&self.walk)
+    }
+    fn lo(&self) -> i64 {
+        self.walk.lo.expect("after a pass")
+    }
+}
+
+/// The sign of `d 2^lo + R`, `lo` the scan's last `lo` and `R` the sum of
+/// the residuals below it.
+fn tail_sign(scan: &mut impl Scan, d: Integer, nb: i64) -> Ordering {
+    let w2 = 2 * nb + 64;
+    let mut acc = d;
+    loop {
+        let lo = scan.lo();
+        let (k, rt) = scan.residuals();
+        let Some(rt) = rt else {
+            return acc.sign();
+        };
+        let b = acc.significant_bits() as i64;
+        // |acc 2^lo| >= 2^(b-1+lo) > k 2^rt >= |R|.
+        if b > 0 && b - 1 + (lo - rt) >= bits_u(k) {
+            return acc.sign();
+        }
+        let t = if b == 0 { rt } else { (lo + b).max(rt) };
+        let lo2 = (t - w2).min(lo - 1);
+        let (a, _) = scan.pass(&acc, lo2, t + nb + 2);
+        acc = a;
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    //! The walk against a copy of the algorithm as it was before it (every
-    //! pass, residual scan and sign-search step over every term): the same
-    //! decisions on the same exact values, so the same bits and ternary.
+    //! The walk against the algorithm as it was before it: every pass and
+    //! residual scan over every term, under the same driver
+    //! ([`Terms::round_scan`]): the same decisions on the same exact values,
+    //! so the same bits and ternary.
 
     use super::*;
     use crate::float::limbs_for_prec;
@@ -601,69 +643,31 @@ mod tests {
         (Integer::from_twos_complement_limbs_asc(&buf), k)
     }
 
-    fn old_tail_sign(s: &Terms, d: Integer, lo: i64, nb: i64) -> Ordering {
-        let w2 = 2 * nb + 64;
-        let mut acc = d;
-        let mut lo = lo;
-        loop {
-            let (k, rt) = old_residuals(s, lo);
-            let Some(rt) = rt else {
-                return acc.sign();
-            };
-            let b = acc.significant_bits() as i64;
-            if b > 0 && b - 1 + (lo - rt) >= bits_u(k) {
-                return acc.sign();
-            }
-            let t = if b == 0 { rt } else { (lo + b).max(rt) };
-            let lo2 = (t - w2).min(lo - 1);
-            let (a, _) = old_pass(s, &acc, Some(lo), lo2, t + nb + 2);
-            acc = a;
-            lo = lo2;
+    /// Every pass and residual scan over every term.
+    struct EveryTerm<'a> {
+        s: &'a Terms,
+        prev: Option<i64>,
+    }
+
+    impl Scan for EveryTerm<'_> {
+        fn pass(&mut self, acc: &Integer, lo: i64, hi: i64) -> (Integer, u64) {
+            let r = old_pass(self.s, acc, self.prev, lo, hi);
+            self.prev = Some(lo);
+            r
+        }
+        fn residuals(&mut self) -> (u64, Option<i64>) {
+            old_residuals(self.s, self.lo())
+        }
+        fn lo(&self) -> i64 {
+            self.prev.expect("after a pass")
         }
     }
 
     /// `Terms::sum` as it was, for nonzero finite terms.
     fn old_sum(s: &Terms, out: &mut Out, p: u64, rnd: Round) -> i8 {
         let t0 = s.max_top().expect("nonzero terms");
-        let nb = bits_u(s.items.len() as u64 + 1);
-        let w = p as i64 + 2 * nb + 32;
-        let mut acc = Integer::ZERO;
-        let mut prev = None;
-        let mut lo = t0 - w;
-        let mut hi = t0 + nb + 2;
-        loop {
-            let (a, k) = old_pass(s, &acc, prev, lo, hi);
-            acc = a;
-            prev = Some(lo);
-            if k == 0 {
-                return s.exact(out, &acc, lo, p, rnd);
-            }
-            let b = acc.significant_bits() as i64;
-            if b >= p as i64 + 6 + bits_u(k) {
-                let z = (b - p as i64 - 4) as u64;
-                let q: Integer = (&acc + (Integer::ONE << (z - 1))) >> z;
-                let d: Integer = &acc - (&q << z);
-                let sgn =
-                    if d != 0 && d.unsigned_abs_ref() >= &malachite_nz::natural::Natural::from(k) {
-                        d.sign()
-                    } else {
-                        old_tail_sign(s, d, lo, nb)
-                    };
-                let u = lo + z as i64;
-                let (l, h) = match sgn {
-                    Ordering::Equal => return s.exact(out, &q, u, p, rnd),
-                    Ordering::Greater => (q.clone(), q + Integer::ONE),
-                    Ordering::Less => (&q - Integer::ONE, q),
-                };
-                let iv = Interval { lo: l, hi: h, s: u };
-                return round_interval(out, &iv, p, rnd).expect("rounding decided");
-            }
-            let (_, rt) = old_residuals(s, lo);
-            let rt = rt.expect("k > 0 terms have residuals");
-            let t = if b == 0 { rt } else { (lo + b).max(rt) };
-            hi = t + nb + 2;
-            lo = t - w;
-        }
+        let mut scan = EveryTerm { s, prev: None };
+        s.round_scan(&mut scan, t0, out, p, rnd)
     }
 
     /// A fresh seed per run, printed (MPARRAY_TEST_SEED replays one).
