@@ -24,6 +24,10 @@ impl Stream {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     }
+    /// Below `n` (`n >= 1`; modulo bias below 2^-32 for `n < 2^32`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
     /// Uniform in `lo..=hi`.
     pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
         let span = (hi as i128 - lo as i128 + 1) as u128;

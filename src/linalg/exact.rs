@@ -589,6 +589,7 @@ mod tests {
 
     use super::*;
     use crate::float::limbs_for_prec;
+    use crate::float::random::Stream as Rng;
 
     /// Whether `m` has a nonzero bit below bit `r` (`r >= 1`).
     fn any_below(m: &[u64], r: u64) -> bool {
@@ -682,25 +683,6 @@ mod tests {
         let s = t ^ (std::process::id() as u64).rotate_left(32);
         eprintln!("seed {s} (set MPARRAY_TEST_SEED={s} to replay)");
         s
-    }
-
-    /// splitmix64.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-        fn range(&mut self, lo: i64, hi: i64) -> i64 {
-            lo + self.below((hi - lo + 1) as u64) as i64
-        }
     }
 
     /// A normal float: sign, exponent, limbs (top bit set, bits below the
@@ -827,7 +809,7 @@ mod tests {
 
     #[test]
     fn walk_matches_every_term_passes() {
-        let mut g = Rng(seed());
+        let mut g = Rng::new(seed(), 0);
         let modes = [
             Round::Nearest,
             Round::Zero,
