@@ -22,25 +22,9 @@
 // slice of KS elements; the fold adds them into T (24 words) and N (20).
 //
 // Build: nvcc -O3 -arch=sm_90 -Xcompiler -fopenmp gemv_mma.cu -o gemv_mma
-#include <cuda_runtime.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <algorithm>
-#include <vector>
 
-typedef uint32_t u32;
-typedef uint64_t u64;
-
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "proto.cuh"
 
 static const int M = 1024, K = 1024;
 static const int L = 16;       // mantissa words (512 bits)
@@ -440,14 +424,6 @@ __global__ void readall4(const uint4 *a, size_t n, uint4 *out) {
 }
 
 // ---- host ----
-static u64 rs = 0x243f6a8885a308d3ull;
-static inline u64 rnd() {
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return rs;
-}
-
 // a' = trunc(m 2^(64 - d)) (18 words), by a shift of the 20-word m 2^64.
 static void cpu_fix(const u32 *m, int d, u32 *w) {
     u32 big[20] = {0};
@@ -564,11 +540,6 @@ static void launch(const Set &S, const Dev &D, int dbg, cudaStream_t st) {
     dim3 g(M / (16 * WARPS), K / KS);
     gemv_mma<KS, WARPS, ST, E><<<g, 32 * WARPS, smem_bytes<KS, WARPS, ST, E>(), st>>>(
         S.dm, S.dh, D.R, D.XT, D.SX, D.H, D.N, D.RS, dbg);
-}
-
-static float median(std::vector<float> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 template <int KS, int WARPS, int ST, int E>

@@ -16,29 +16,13 @@
 // Each configuration: the median of 21 timed launches (CUDA events),
 // alternating between two copies of A so that L2 holds neither; every
 // stage's words are read back from shared memory and XORed into one word
-// per block, compared with the host's XOR of the same words (a wrong or
-// missing copy fails the line).
+// per block, compared with the host's XOR of the same words after the
+// first two launches (a wrong or missing copy fails the line: the two
+// copies of A differ, so a block that wrote nothing keeps the other
+// copy's word).
 //
 // Build: nvcc -O3 -arch=sm_90 gemv_stage.cu -o gemv_stage
-#include <cuda_runtime.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <algorithm>
-#include <vector>
-
-typedef uint32_t u32;
-typedef uint64_t u64;
-
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "proto.cuh"
 
 static const int M = 1024, K = 1024;
 
@@ -222,19 +206,6 @@ __global__ void __launch_bounds__(512) readall(const uint4 *p, size_t n, u32 *ou
     if (acc == 0x12345678u) out[0] = acc;
 }
 
-static u64 rng = 0x243f6a8885a308d3ull;
-static u64 rnd() {
-    rng += 0x9e3779b97f4a7c15ull;
-    u64 z = rng;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static float median(std::vector<float> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 struct Set {
     std::vector<u64> h, l;
     u64 *dh = nullptr, *dl = nullptr;
@@ -278,25 +249,18 @@ static void run(const Cfg &c, Set *sets, const uint4 *dxf, const std::vector<uin
     CK(cudaFuncSetAttribute(stage_k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, stage_k, c.thr, smem));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> ts;
     bool ok = true;
-    for (int r = 0; r < reps + 3; r++) {
-        const Set &S = sets[r & 1];
-        Args a{S.dh, S.dl, dxf, c, dout};
-        CK(cudaMemset(dout, 0, (size_t)gx * gy * 4));
-        CK(cudaEventRecord(e0));
-        stage_k<<<dim3(gx, gy), c.thr, smem>>>(a);
-        CK(cudaEventRecord(e1));
-        CK(cudaGetLastError());
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 3) ts.push_back(ms * 1000);
-        if (r < 2) {
-            // Check every block's word against the host (both sets).
+    const float md = time_median(
+        reps,
+        [&](int r) {
+            const Set &S = sets[r & 1];
+            Args a{S.dh, S.dl, dxf, c, dout};
+            stage_k<<<dim3(gx, gy), c.thr, smem>>>(a);
+        },
+        [&](int r) {
+            if (r >= 2 || !ok) return;
+            // Every block's word against the host (both sets).
+            const Set &S = sets[r & 1];
             std::vector<u32> o((size_t)gx * gy);
             CK(cudaMemcpy(o.data(), dout, o.size() * 4, cudaMemcpyDeviceToHost));
             for (int by = 0; by < gy && ok; by++)
@@ -305,9 +269,7 @@ static void run(const Cfg &c, Set *sets, const uint4 *dxf, const std::vector<uin
                         printf("%-28s WRONG at block (%d, %d)\n", c.name, bx, by);
                         ok = false;
                     }
-        }
-    }
-    const float md = median(ts);
+        });
     const double bytes = (double)M * K * 72;
     const double inflight = (double)(c.st - 1) * c.rows * c.me * 72 * per / 1024.0;
     printf("%-28s rows %3d me %2d st %d S %4d xs %5d thr %3d work %3d | %d/SM, %5.0f KB in flight/SM | "
@@ -315,8 +277,6 @@ static void run(const Cfg &c, Set *sets, const uint4 *dxf, const std::vector<uin
            c.name, c.rows, c.me, c.st, c.S, c.xs, c.thr, c.work, per, inflight, md, bytes / (md * 1e-6) / 1e12,
            ok ? "ok" : "WRONG");
     fflush(stdout);
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
 }
 
 int main(int argc, char **argv) {
@@ -346,23 +306,14 @@ int main(int argc, char **argv) {
     u32 *dout;
     CK(cudaMalloc(&dout, 1 << 20));
     {
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        std::vector<float> ts;
-        for (int r = 0; r < reps + 3; r++) {
-            const Set &S = sets[r & 1];
-            CK(cudaEventRecord(e0));
-            readall<<<pr.multiProcessorCount * 4, 512>>>((const uint4 *)S.dl, S.l.size() / 2, dout);
-            readall<<<pr.multiProcessorCount * 4, 512>>>((const uint4 *)S.dh, S.h.size() / 2, dout);
-            CK(cudaEventRecord(e1));
-            CK(cudaGetLastError());
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (r >= 3) ts.push_back(ms * 1000);
-        }
-        const float md = median(ts);
+        const float md = time_median(
+            reps,
+            [&](int r) {
+                const Set &S = sets[r & 1];
+                readall<<<pr.multiProcessorCount * 4, 512>>>((const uint4 *)S.dl, S.l.size() / 2, dout);
+                readall<<<pr.multiProcessorCount * 4, 512>>>((const uint4 *)S.dh, S.h.size() / 2, dout);
+            },
+            [](int) {});
         printf("%-28s %6.1f us %5.2f TB/s\n", "plain read of A (2 launches)", md,
                (double)M * K * 72 / (md * 1e-6) / 1e12);
     }
