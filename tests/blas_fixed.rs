@@ -664,13 +664,39 @@ fn inexact_truncation_is_decided() {
     let mut g = Rng(seed());
     for &p in &[1u64, 53, 64, 65, 128, 512, 513] {
         let k = 40;
+        let q = p.max(4);
         let mut x = floats(&mut g, k, p, Mix::Narrow);
         let mut y = floats(&mut g, k, p, Mix::Narrow);
-        // Entry 0 dominates; the others spread 2^-1 .. 2^-(2p+400) below.
-        x[0] = Float::power_of_2(3i64) + Float::ONE;
-        y[0] = Float::power_of_2(2i64);
+        // Entry 0 dominates: x0 in [8, 16) and y0 in [4, 8), odd q-bit
+        // mantissas, so that x0 y0 (2q bits, odd) lies at least one unit
+        // of its last bit from every rounding boundary at p bits (at p = 1
+        // it is half an odd number). The others (|x|, |y| < 16) are scaled
+        // by 2^-e and 2^(-e/2), e from 12 to 2p + 400, each below 2^-10 and
+        // all together below 1/16: they cannot cancel entry 0, and at p = 1
+        // cannot move it to a boundary; at larger p their bits make the sum
+        // generic. (With e from 1, one entry could cancel entry 0 exactly,
+        // or the sum be representable with only truncated terms left for
+        // the ternary: about 6% of seeds failed.)
+        let odd = |g: &mut Rng, top: i64| {
+            let mut limbs: Vec<u64> = (0..q.div_ceil(64)).map(|_| g.next()).collect();
+            let hi = (q - 1) % 64;
+            let last = limbs.len() - 1;
+            limbs[last] &= if hi == 63 {
+                u64::MAX
+            } else {
+                (1u64 << (hi + 1)) - 1
+            };
+            limbs[last] |= 1u64 << hi;
+            limbs[0] |= 1;
+            let m = malachite_nz::natural::Natural::from_limbs_asc(&limbs);
+            let (f, o) = Float::from_natural_prec(m, q);
+            assert_eq!(o, std::cmp::Ordering::Equal);
+            f * Float::power_of_2(top - q as i64)
+        };
+        x[0] = odd(&mut g, 4);
+        y[0] = odd(&mut g, 3);
         for i in 1..k {
-            let e = -(g.range(1, 2 * p as i64 + 400));
+            let e = -(g.range(12, 2 * p as i64 + 400));
             x[i] = x[i].clone() * Float::power_of_2(e);
             y[i] = y[i].clone() * Float::power_of_2(e / 2);
         }
